@@ -1,0 +1,9 @@
+/* A per-thread log of the layers an MPI call passes through. */
+#ifndef CHAINCHECK_H
+#define CHAINCHECK_H
+/* Appends one space-separated token to this thread's log. */
+void chaincheck_log(const char *module, char direction, const char *routine);
+/* Returns this thread's log and clears it; the pointer is valid until the
+ * next call on the same thread. */
+const char *chaincheck_take(void);
+#endif

@@ -1,0 +1,95 @@
+/* A module that logs its place in the chain. Build with -DNAME=A (the name
+ * it logs under) and optionally:
+ *   -DONLY_SEND  wrap MPI_Send only
+ *   -DNESTED     MPI_Send's wrapper also calls XMPI_Comm_rank (a nested
+ *                downward call into another routine's stack)
+ *   -DREENTER    MPI_Barrier's wrapper calls plain MPI_Comm_rank, which
+ *                re-enters the chain at the top
+ * It also counts every call it sees and prints the count at MPI_Finalize. */
+#include <mpi.h>
+#include <stdio.h>
+#include "chaincheck.h"
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define ME STR(NAME)
+
+int XMPI_Send(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+int XMPI_Recv(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+int XMPI_Comm_rank(MPI_Comm, int *);
+int XMPI_Barrier(MPI_Comm);
+int XMPI_Init(int *, char ***);
+int XMPI_Init_thread(int *, char ***, int, int *);
+int XMPI_Finalize(void);
+
+static long calls;
+
+#define AROUND(routine, call)                   \
+    do {                                        \
+        __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED); \
+        chaincheck_log(ME, '>', routine);       \
+        int rc_ = (call);                       \
+        chaincheck_log(ME, '<', routine);       \
+        return rc_;                             \
+    } while (0)
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+#ifdef NESTED
+    __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
+    chaincheck_log(ME, '>', "Send");
+    int me;
+    XMPI_Comm_rank(comm, &me);
+    int rc = XMPI_Send(buf, count, type, dest, tag, comm);
+    chaincheck_log(ME, '<', "Send");
+    return rc;
+#else
+    AROUND("Send", XMPI_Send(buf, count, type, dest, tag, comm));
+#endif
+}
+
+#ifndef ONLY_SEND
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status *status)
+{
+    AROUND("Recv", XMPI_Recv(buf, count, type, source, tag, comm, status));
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    AROUND("Comm_rank", XMPI_Comm_rank(comm, rank));
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+#ifdef REENTER
+    __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
+    chaincheck_log(ME, '>', "Barrier");
+    int me;
+    MPI_Comm_rank(comm, &me);
+    int rc = XMPI_Barrier(comm);
+    chaincheck_log(ME, '<', "Barrier");
+    return rc;
+#else
+    AROUND("Barrier", XMPI_Barrier(comm));
+#endif
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    AROUND("Init", XMPI_Init(argc, argv));
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    AROUND("Init_thread", XMPI_Init_thread(argc, argv, required, provided));
+}
+
+int MPI_Finalize(void)
+{
+    int rank;
+    XMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "seq %s: rank %d saw %ld calls\n", ME, rank, __atomic_load_n(&calls, __ATOMIC_RELAXED));
+    AROUND("Finalize", XMPI_Finalize());
+}
+#endif

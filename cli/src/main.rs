@@ -1,0 +1,35 @@
+//! The `pnmpi` command. `pnmpi run` starts an MPI program that was never
+//! linked with libpnmpi, by preloading libpnmpi into it.
+
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Chain MPI tools (PMPI modules) on an unmodified MPI program.
+#[derive(Parser)]
+#[command(name = "pnmpi", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a program with libpnmpi preloaded: `mpirun -np 4 pnmpi run -- ./app args`.
+    Run(run::RunArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+    };
+    match result {
+        Ok(never) => match never {},
+        Err(e) => {
+            eprintln!("pnmpi: error: {e:#}");
+            ExitCode::from(run::EXIT_LAUNCH_FAILED)
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! libpnmpi: exports every MPI routine of the native MPI and chains the
+//! modules named in the configuration in front of it (see README.md).
+
+mod config;
+mod dispatch;
+mod error;
+mod level;
+mod loader;
+mod startup;
+mod stubs;

@@ -1,0 +1,90 @@
+//! Loads the configured modules, finds which MPI routines each one wraps,
+//! and runs the LLNL-compatible module hooks.
+
+mod open;
+mod resolve;
+
+pub use resolve::search_dirs;
+
+use crate::config::{Config, ModuleSpec};
+use crate::error::Error;
+use open::Object;
+use pnmpi_mpi_sys::ROUTINE_NAMES;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// A loaded module.
+pub struct Module {
+    pub spec: ModuleSpec,
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    /// `PNMPI_ModuleName`, if the module exports it.
+    pub module_name: Option<String>,
+    /// `(routine id, wrapper address)` for every `MPI_X` it defines.
+    pub wraps: Vec<(usize, *const ())>,
+    /// Loaded from a private copy because the same file was listed before.
+    pub private_copy: bool,
+    object: Object,
+}
+
+// SAFETY: a Module only holds code and data addresses of a library that
+// stays loaded for the life of the process; nothing in it is mutated after
+// loading.
+unsafe impl Send for Module {}
+// SAFETY: as above.
+unsafe impl Sync for Module {}
+
+impl Module {
+    /// The module's name for messages: its `PNMPI_ModuleName`, or its
+    /// file name without `.so`.
+    pub fn display_name(&self) -> String {
+        self.module_name.clone().unwrap_or_else(|| {
+            let file = self.path.file_name().unwrap_or_default().to_string_lossy();
+            file.split(".so").next().unwrap_or_default().to_string()
+        })
+    }
+
+    /// Calls the hook `name` (a `void (*)(void)`) if the module defines it.
+    pub fn call_hook(&self, name: &str) {
+        if let Some(address) = self.object.own_symbol(name) {
+            // SAFETY: the PnMPI module API defines every hook as
+            // `void NAME(void)`.
+            let hook: extern "C" fn() = unsafe { std::mem::transmute(address) };
+            hook();
+        }
+    }
+}
+
+/// Loads every module of `config`, in order. Modules of every stack are
+/// loaded, so that errors in any of them stop the run.
+pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
+    let mut seen = HashSet::new();
+    let mut modules = Vec::with_capacity(config.modules.len());
+    for spec in &config.modules {
+        let path = resolve::resolve(spec, &config.file, dirs)?;
+        let identity = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let private_copy = !seen.insert(identity);
+        let object = Object::open(&path, private_copy).map_err(|reason| Error::Load {
+            file: config.file.clone(),
+            line: spec.line,
+            name: spec.name.clone(),
+            path: path.clone(),
+            reason,
+        })?;
+        let wraps = ROUTINE_NAMES
+            .iter()
+            .enumerate()
+            .filter_map(|(id, name)| object.own_symbol(name).map(|a| (id, a as *const ())))
+            .collect();
+        let module_name = object.own_string("PNMPI_ModuleName");
+        modules.push(Module {
+            spec: spec.clone(),
+            path,
+            module_name,
+            wraps,
+            private_copy,
+            object,
+        });
+    }
+    Ok(modules)
+}

@@ -1,0 +1,40 @@
+//! Runs bindgen on the native `mpi.h`, keeping the `PMPI_` prototypes and the
+//! types they use.
+
+use crate::error::{Error, Result};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// Macros that keep the C++ bindings and MPICH's type-tag attributes out of
+/// the parse; both only add noise that bindgen cannot use.
+const DEFINES: &[&str] = &[
+    "-DMPICH_NO_ATTR_TYPE_TAGS",
+    "-DOMPI_SKIP_MPICXX=1",
+    "-DMPICH_SKIP_MPICXX",
+];
+
+/// Returns bindgen's Rust source for every `PMPI_` function in `header`.
+pub fn bindings(header: &Path, include_dirs: &[PathBuf]) -> Result<String> {
+    let builder = bindgen::Builder::default()
+        .header(header.to_string_lossy())
+        .clang_args(include_dirs.iter().map(|d| format!("-I{}", d.display())))
+        .clang_args(DEFINES.iter().copied())
+        .allowlist_function("PMPI_.*")
+        .layout_tests(false)
+        .generate_comments(false)
+        .derive_default(true);
+    // bindgen panics (rather than erring) when it cannot load libclang.
+    let generated = catch_unwind(AssertUnwindSafe(|| builder.generate())).map_err(|panic| {
+        let detail = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "bindgen panicked".to_string());
+        Error::NoLibclang { detail }
+    })?;
+    let bindings = generated.map_err(|e| Error::Bindgen {
+        header: header.to_path_buf(),
+        detail: e.to_string(),
+    })?;
+    Ok(bindings.to_string())
+}

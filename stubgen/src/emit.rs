@@ -1,0 +1,83 @@
+//! Writes the routine table as Rust source: the names, and a
+//! `for_each_routine!` macro that hands each routine's signature to a
+//! caller-supplied macro. libpnmpi builds its stubs from it, modules build
+//! their wrappers from it, so every crate agrees on ids and types.
+
+use crate::parse::Routine;
+use std::fmt::Write;
+
+/// Rust source for the routine table of `routines`, for `flavor`.
+pub fn table(routines: &[Routine], flavor: &str) -> String {
+    let mut out = String::new();
+    let n = routines.len();
+    let _ = writeln!(out, "/// The MPI this table was generated from.");
+    let _ = writeln!(out, "pub const FLAVOR: &str = {flavor:?};");
+    let _ = writeln!(
+        out,
+        "/// How many routines libpnmpi intercepts; ids run from 0 to this."
+    );
+    let _ = writeln!(out, "pub const ROUTINE_COUNT: usize = {n};");
+    let _ = writeln!(out, "/// `MPI_` names by routine id.");
+    let _ = writeln!(out, "pub static ROUTINE_NAMES: [&str; {n}] = [");
+    for r in routines {
+        let _ = writeln!(out, "    {:?},", r.mpi_name());
+    }
+    let _ = writeln!(out, "];");
+    let _ = writeln!(
+        out,
+        "/// Calls `$m! {{ id, MPI_X, PMPI_X, XMPI_X, fixed|variadic (a0: T0, ...) -> R }}` once per routine."
+    );
+    let _ = writeln!(
+        out,
+        "#[macro_export]\nmacro_rules! for_each_routine {{\n    ($m:ident) => {{"
+    );
+    for (id, r) in routines.iter().enumerate() {
+        let params: Vec<String> = r
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("a{i}: {t}"))
+            .collect();
+        let kind = if r.variadic { "variadic" } else { "fixed" };
+        let _ = writeln!(
+            out,
+            "        $m! {{ {id}, MPI_{n}, PMPI_{n}, XMPI_{n}, {kind} ({}) -> {} }}",
+            params.join(", "),
+            r.ret,
+            n = r.name
+        );
+    }
+    let _ = writeln!(out, "    }};\n}}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_lists_ids_in_order_and_marks_variadic() {
+        let rs = vec![
+            Routine {
+                name: "Pcontrol".into(),
+                params: vec!["i32".into()],
+                ret: "i32".into(),
+                variadic: true,
+            },
+            Routine {
+                name: "Wtime".into(),
+                params: vec![],
+                ret: "f64".into(),
+                variadic: false,
+            },
+        ];
+        let t = table(&rs, "openmpi");
+        assert!(t.contains("pub const ROUTINE_COUNT: usize = 2;"));
+        assert!(
+            t.contains("$m! { 0, MPI_Pcontrol, PMPI_Pcontrol, XMPI_Pcontrol, variadic (a0: i32) -> i32 }")
+        );
+        assert!(t.contains("$m! { 1, MPI_Wtime, PMPI_Wtime, XMPI_Wtime, fixed () -> f64 }"));
+        // The generated source must be valid Rust.
+        syn::parse_file(&t).unwrap();
+    }
+}

@@ -1,0 +1,159 @@
+//! The chain itself: order, partial wrapping, nested and re-entrant calls,
+//! zero modules, duplicate modules. Real programs under real mpirun.
+
+mod common;
+use common::*;
+
+fn conf_of(modules: &[&std::path::Path]) -> String {
+    modules
+        .iter()
+        .map(|m| format!("module {}\n", m.file_stem().unwrap().to_string_lossy()))
+        .collect()
+}
+
+#[test]
+fn zero_modules_leave_results_intact() {
+    let case = Case::new();
+    for np in [1, 2, 4] {
+        let run = case.mpirun(np, &program("ring", Link::Pnmpi), &[]);
+        run.assert_ok();
+        let sum = np * (np - 1) / 2;
+        assert_eq!(
+            run.lines("ring:"),
+            [format!("ring: size {np} token {np} sum {sum} wtime_ok 1")]
+        );
+    }
+}
+
+#[test]
+fn one_two_and_three_modules_run_in_configuration_order() {
+    let (a, b, c) = (seq("A", &[]), seq("B", &[]), seq("C", &[]));
+    let mut case = Case::new();
+    case.conf(&conf_of(&[&a]));
+    let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(run.lines("Comm_rank:"), ["Comm_rank: A>Comm_rank A<Comm_rank"]);
+
+    case.conf(&conf_of(&[&b, &a]));
+    let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(run.lines("Send:"), ["Send: B>Send A>Send A<Send B<Send"]);
+
+    case.conf(&conf_of(&[&a, &b, &c]));
+    let run = case.mpirun(3, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(
+        run.lines("Init:"),
+        ["Init: A>Init B>Init C>Init C<Init B<Init A<Init"]
+    );
+    assert_eq!(
+        run.lines("Barrier:"),
+        ["Barrier: A>Barrier B>Barrier C>Barrier C<Barrier B<Barrier A<Barrier"]
+    );
+    // No module wraps MPI_Comm_size: it went straight to MPI.
+    assert_eq!(run.lines("Comm_size:"), ["Comm_size: "]);
+    // A saw the application's calls: Init, Comm_rank, Send or Recv (ranks 0
+    // and 1 only), Barrier (Finalize is counted after the print). Each
+    // module's Finalize wrapper calls XMPI_Comm_rank, which every module
+    // below it sees too: B one call more than A, C two more.
+    for (m, extra) in [("A", 0), ("B", 1), ("C", 2)] {
+        let want0 = format!("seq {m}: rank 0 saw {} calls", 4 + extra);
+        let want2 = format!("seq {m}: rank 2 saw {} calls", 3 + extra);
+        assert!(run.stderr.contains(&want0), "{want0}\n{}", run.stderr);
+        assert!(run.stderr.contains(&want2), "{want2}\n{}", run.stderr);
+    }
+}
+
+#[test]
+fn a_module_wrapping_only_send_is_skipped_for_other_routines() {
+    let (a, s, c) = (seq("A", &[]), seq("S", &["ONLY_SEND"]), seq("C", &[]));
+    let mut case = Case::new();
+    case.conf(&conf_of(&[&a, &s, &c]));
+    let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(
+        run.lines("Send:"),
+        ["Send: A>Send S>Send C>Send C<Send S<Send A<Send"]
+    );
+    assert_eq!(
+        run.lines("Barrier:"),
+        ["Barrier: A>Barrier C>Barrier C<Barrier A<Barrier"]
+    );
+}
+
+#[test]
+fn nested_downward_call_enters_the_other_routines_stack_below_the_caller() {
+    let (a, n, c) = (seq("A", &[]), seq("N", &["NESTED"]), seq("C", &[]));
+    let mut case = Case::new();
+    case.conf(&conf_of(&[&a, &n, &c]));
+    let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    // N's Send wrapper calls XMPI_Comm_rank: only C (below N) sees it, not A.
+    assert_eq!(
+        run.lines("Send:"),
+        ["Send: A>Send N>Send C>Comm_rank C<Comm_rank C>Send C<Send N<Send A<Send"]
+    );
+}
+
+#[test]
+fn plain_mpi_call_from_a_module_reenters_at_the_top() {
+    let (a, r, c) = (seq("A", &[]), seq("R", &["REENTER"]), seq("C", &[]));
+    let mut case = Case::new();
+    case.conf(&conf_of(&[&a, &r, &c]));
+    let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    // R's Barrier wrapper calls MPI_Comm_rank: the whole chain sees it,
+    // then R continues down its own Barrier chain.
+    assert_eq!(
+        run.lines("Barrier:"),
+        ["Barrier: A>Barrier R>Barrier A>Comm_rank R>Comm_rank C>Comm_rank C<Comm_rank R<Comm_rank A<Comm_rank C>Barrier C<Barrier R<Barrier A<Barrier"]
+    );
+}
+
+#[test]
+fn a_module_listed_twice_gets_two_private_instances() {
+    let a = seq("A", &[]);
+    let mut case = Case::new();
+    case.conf(&conf_of(&[&a, &a]));
+    let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(
+        run.lines("Comm_rank:"),
+        ["Comm_rank: A>Comm_rank A>Comm_rank A<Comm_rank A<Comm_rank"]
+    );
+    // Two instances, each with its own counter: the first saw the 4
+    // application calls, the second also the first's Finalize-time
+    // XMPI_Comm_rank. A shared instance would have printed one count twice.
+    assert!(run.stderr.contains("seq A: rank 0 saw 4 calls"), "{}", run.stderr);
+    assert!(run.stderr.contains("seq A: rank 0 saw 5 calls"), "{}", run.stderr);
+}
+
+#[test]
+fn the_empty_module_passes_every_call_through() {
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\nmodule {}\n",
+        empty_module().display(),
+        empty_module().display()
+    ));
+    let run = case.mpirun(4, &program("ring", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(run.lines("ring:"), ["ring: size 4 token 4 sum 6 wtime_ok 1"]);
+}
+
+#[test]
+fn toml_configuration_is_equivalent_to_the_classic_one() {
+    // One module by path, one by name through PNMPI_LIB_PATH.
+    let a = seq("A", &[]);
+    seq("B", &[]);
+    let mut case = Case::new();
+    let toml = format!(
+        "[[module]]\nname = \"{}\"\n\n[[module]]\nname = \"seqB\"\n",
+        a.display()
+    );
+    let file = case.write("tools.toml", &toml);
+    case.env("PNMPI_CONF", &file.to_string_lossy());
+    let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(run.lines("Send:"), ["Send: A>Send B>Send B<Send A<Send"]);
+}

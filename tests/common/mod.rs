@@ -1,0 +1,333 @@
+//! Test harness: builds the C programs and modules of `c-tests/` with the
+//! MPI that libpnmpi was built for, and runs them under that MPI's real
+//! `mpirun`.
+#![allow(dead_code)] // each test file uses a different part of the harness
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The MPI libpnmpi was generated for: "openmpi" or "mpich".
+pub const FLAVOR: &str = pnmpi_mpi_sys::FLAVOR;
+
+/// The routines libpnmpi intercepts.
+pub const ROUTINE_NAMES: &[&str] = &pnmpi_mpi_sys::ROUTINE_NAMES;
+
+/// The cargo profile folder holding libpnmpi.so, the modules and `pnmpi`.
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/<test>")
+        .to_path_buf()
+}
+
+pub fn libpnmpi() -> PathBuf {
+    let lib = target_dir().join("libpnmpi.so");
+    assert!(
+        lib.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        lib.display()
+    );
+    lib
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn mpicc() -> String {
+    std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into())
+}
+
+fn build_dir() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        tempfile::Builder::new()
+            .prefix("pnmpi-test-build")
+            .tempdir()
+            .expect("tempdir")
+    })
+    .path()
+}
+
+/// Folder holding the built test modules (put it on PNMPI_LIB_PATH).
+pub fn modules_dir() -> PathBuf {
+    let dir = build_dir().join("modules");
+    std::fs::create_dir_all(&dir).expect("modules dir");
+    dir
+}
+
+fn run_compiler(args: &[String], what: &str) {
+    let out = Command::new(mpicc()).args(args).output().expect("mpicc runs");
+    assert!(
+        out.status.success(),
+        "building {what} failed:\n{} {}\n{}",
+        mpicc(),
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Builds each artifact once per test process, whichever test asks first.
+/// The map lock is only held to find the artifact's own cell, so that one
+/// build may ask for another (a program needs libchaincheck).
+fn cached(key: String, build: impl FnOnce() -> PathBuf) -> PathBuf {
+    type Cells = Mutex<HashMap<String, Arc<OnceLock<PathBuf>>>>;
+    static CACHE: OnceLock<Cells> = OnceLock::new();
+    let cell = {
+        let mut cells = CACHE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        cells.entry(key).or_default().clone()
+    };
+    cell.get_or_init(build).clone()
+}
+
+fn c_tests() -> PathBuf {
+    repo().join("c-tests")
+}
+
+/// libchaincheck.so, the per-thread layer log shared by programs and modules.
+pub fn chaincheck() -> PathBuf {
+    cached("chaincheck".into(), || {
+        let out = build_dir().join("libchaincheck.so");
+        let src = c_tests().join("modules/chaincheck.c");
+        run_compiler(
+            &[
+                "-shared".into(),
+                "-fPIC".into(),
+                "-O2".into(),
+                "-o".into(),
+                s(&out),
+                s(&src),
+            ],
+            "libchaincheck",
+        );
+        out
+    })
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn chaincheck_link() -> Vec<String> {
+    let lib = chaincheck();
+    let dir = s(lib.parent().expect("folder"));
+    vec![
+        format!("-I{}", s(&c_tests().join("modules"))),
+        format!("-L{dir}"),
+        "-lchaincheck".into(),
+        format!("-Wl,-rpath,{dir}"),
+    ]
+}
+
+/// How a test program is linked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Link {
+    /// `-lpnmpi` before libmpi, as users link.
+    Pnmpi,
+    /// Against libmpi only (for `pnmpi run` and native baselines).
+    Native,
+}
+
+/// Builds `c-tests/programs/<name>.c`.
+pub fn program(name: &str, link: Link) -> PathBuf {
+    cached(format!("program {name} {link:?}"), || {
+        let out = build_dir().join(format!("{name}-{link:?}"));
+        let mut args = vec![
+            "-O2".into(),
+            "-g".into(),
+            "-o".into(),
+            s(&out),
+            s(&c_tests().join(format!("programs/{name}.c"))),
+        ];
+        args.extend(chaincheck_link());
+        args.push("-lpthread".into());
+        if link == Link::Pnmpi {
+            let target = s(&target_dir());
+            libpnmpi();
+            args.extend([
+                format!("-L{target}"),
+                "-Wl,--no-as-needed".into(),
+                "-lpnmpi".into(),
+                format!("-Wl,-rpath,{target}"),
+            ]);
+        }
+        run_compiler(&args, name);
+        out
+    })
+}
+
+/// Builds `c-tests/modules/<src>.c` as `<out_name>.so` in [`modules_dir`],
+/// with extra `-D` definitions.
+pub fn module(src: &str, out_name: &str, defines: &[&str]) -> PathBuf {
+    cached(format!("module {out_name}"), || {
+        let out = modules_dir().join(format!("{out_name}.so"));
+        let mut args = vec![
+            "-shared".into(),
+            "-fPIC".into(),
+            "-O2".into(),
+            "-g".into(),
+            "-o".into(),
+            s(&out),
+        ];
+        args.extend(defines.iter().map(|d| format!("-D{d}")));
+        args.push(s(&c_tests().join(format!("modules/{src}.c"))));
+        args.extend(chaincheck_link());
+        run_compiler(&args, out_name);
+        out
+    })
+}
+
+/// A `seq` module named `name` (see c-tests/modules/seq.c).
+pub fn seq(name: &str, options: &[&str]) -> PathBuf {
+    let mut defines = vec![format!("NAME={name}")];
+    defines.extend(options.iter().map(|o| o.to_string()));
+    let refs: Vec<&str> = defines.iter().map(String::as_str).collect();
+    let suffix: String = options.iter().map(|o| format!("_{}", o.to_lowercase())).collect();
+    module("seq", &format!("seq{name}{suffix}"), &refs)
+}
+
+/// The Rust `empty` module, which wraps every routine.
+pub fn empty_module() -> PathBuf {
+    let lib = target_dir().join("libempty.so");
+    assert!(
+        lib.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        lib.display()
+    );
+    lib
+}
+
+/// A finished run.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// Panics with the whole output unless the run succeeded.
+    pub fn assert_ok(&self) -> &Self {
+        assert!(
+            self.success(),
+            "run failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+            self.code,
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// Lines of stdout that start with `prefix`.
+    pub fn lines(&self, prefix: &str) -> Vec<&str> {
+        self.stdout.lines().filter(|l| l.starts_with(prefix)).collect()
+    }
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Run {
+        Run {
+            code: o.status.code(),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+/// A test's own working folder (also its HOME), so that no stray
+/// `.pnmpi-conf` is picked up, with the environment of the run.
+pub struct Case {
+    dir: tempfile::TempDir,
+    env: Vec<(String, String)>,
+}
+
+impl Default for Case {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Case {
+    pub fn new() -> Case {
+        let dir = tempfile::Builder::new()
+            .prefix("pnmpi-case")
+            .tempdir()
+            .expect("tempdir");
+        let env = vec![
+            ("HOME".into(), s(dir.path())),
+            ("PNMPI_LIB_PATH".into(), s(&modules_dir())),
+        ];
+        Case { dir, env }
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Sets an environment variable for the runs of this case.
+    pub fn env(&mut self, key: &str, value: &str) -> &mut Self {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Writes `./.pnmpi-conf` in the case folder.
+    pub fn conf(&mut self, text: &str) -> PathBuf {
+        self.write(".pnmpi-conf", text)
+    }
+
+    /// Writes a file in the case folder.
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.dir().join(name);
+        std::fs::write(&path, text).expect("write file");
+        path
+    }
+
+    /// Runs `np` ranks of `exe args` under the MPI's own launcher.
+    pub fn mpirun(&self, np: usize, exe: &Path, args: &[&str]) -> Run {
+        let mut cmd = launcher(np);
+        cmd.arg(exe).args(args);
+        self.finish(cmd)
+    }
+
+    /// Runs any command (e.g. `mpirun ... pnmpi run -- app`) with this
+    /// case's folder and environment.
+    pub fn finish(&self, mut cmd: Command) -> Run {
+        cmd.current_dir(self.dir())
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        let out = cmd.output().expect("launcher runs");
+        out.into()
+    }
+}
+
+/// `timeout mpirun -np N` for the selected MPI, with the options a
+/// container and an oversubscribed 2-core machine need.
+pub fn launcher(np: usize) -> Command {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("180");
+    if FLAVOR == "openmpi" {
+        cmd.args([
+            "mpirun.openmpi",
+            "--oversubscribe",
+            "--mca",
+            "btl",
+            "self,vader,tcp",
+        ])
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    } else {
+        cmd.arg("mpirun.mpich");
+    }
+    cmd.arg("-np").arg(np.to_string());
+    cmd
+}

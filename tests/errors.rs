@@ -1,0 +1,117 @@
+//! Bad configurations and bad modules stop the run before MPI starts, with
+//! a message naming the file, the line and the fix. None is skipped.
+
+mod common;
+use common::*;
+
+/// Runs ring with the case's configuration and checks that it stopped
+/// before the program printed anything, returning stderr.
+fn stopped(case: &Case) -> String {
+    let run = case.mpirun(2, &program("ring", Link::Pnmpi), &[]);
+    assert!(
+        !run.success(),
+        "the run should fail:\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(run.lines("ring:").is_empty(), "the program ran: {}", run.stdout);
+    assert!(
+        run.stderr.contains("stopping before MPI starts"),
+        "{}",
+        run.stderr
+    );
+    run.stderr
+}
+
+#[test]
+fn unknown_command_names_file_and_line() {
+    let mut case = Case::new();
+    let conf = case.conf("# tools\nmodule seqA\nmodul seqB\n");
+    seq("A", &[]);
+    let err = stopped(&case);
+    let want = format!("{}:3: unknown command `modul`", conf.display());
+    assert!(err.contains(&want), "{want}\n{err}");
+}
+
+#[test]
+fn argument_before_module_is_an_error() {
+    let mut case = Case::new();
+    let conf = case.conf("argument out dir\n");
+    let err = stopped(&case);
+    assert!(
+        err.contains(&format!("{}:1: `argument` before any `module`", conf.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_module_lists_the_folders_searched() {
+    let mut case = Case::new();
+    let conf = case.conf("module nosuchtool\n");
+    let err = stopped(&case);
+    let want = format!(
+        "{}:1: module `nosuchtool` not found; tried nosuchtool.so and libnosuchtool.so in: {}",
+        conf.display(),
+        modules_dir().display()
+    );
+    assert!(err.contains(&want), "{want}\n{err}");
+    assert!(err.contains("PNMPI_LIB_PATH"), "{err}");
+}
+
+#[test]
+fn unloadable_module_reports_dlerror() {
+    module("broken", "broken", &[]);
+    let mut case = Case::new();
+    case.conf("module broken\n");
+    let err = stopped(&case);
+    assert!(err.contains("module `broken`"), "{err}");
+    assert!(err.contains("cannot be loaded"), "{err}");
+    assert!(
+        err.contains("undefined symbol: pnmpi_test_symbol_that_does_not_exist"),
+        "{err}"
+    );
+}
+
+#[test]
+fn pnmpi_conf_naming_a_missing_file_is_an_error() {
+    let mut case = Case::new();
+    case.env("PNMPI_CONF", "/nonexistent/pnmpi.conf");
+    let err = stopped(&case);
+    assert!(err.contains("/nonexistent/pnmpi.conf"), "{err}");
+}
+
+#[test]
+fn toml_errors_name_the_line() {
+    let mut case = Case::new();
+    let file = case.write("pnmpi.toml", "[[module]]\nname = \"seqA\"\nstak = \"B\"\n");
+    case.env("PNMPI_CONF", &file.to_string_lossy());
+    let err = stopped(&case);
+    assert!(err.contains(&file.display().to_string()), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+}
+
+#[test]
+fn two_local_configurations_are_ambiguous() {
+    let mut case = Case::new();
+    case.conf("");
+    case.write("pnmpi.toml", "");
+    let err = stopped(&case);
+    assert!(err.contains("choose with PNMPI_CONF"), "{err}");
+}
+
+#[test]
+fn a_module_that_wraps_nothing_is_loaded_with_a_warning() {
+    module("nowrap", "nowrap", &[]);
+    let mut case = Case::new();
+    case.conf("module nowrap\n");
+    let run = case.mpirun(2, &program("ring", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(run.lines("ring:"), ["ring: size 2 token 2 sum 1 wtime_ok 1"]);
+    assert_eq!(
+        run.stderr.matches("warning: module `nowrap`").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("wraps no MPI routine"), "{}", run.stderr);
+}

@@ -1,0 +1,53 @@
+//! LLNL PnMPI's module hooks and the PNMPI_VERBOSE stack listing.
+
+mod common;
+use common::*;
+
+#[test]
+fn hooks_run_in_llnl_order_around_the_run() {
+    module("hooks", "hooks", &[]);
+    let mut case = Case::new();
+    case.conf("module hooks\n");
+    let run = case.mpirun(1, &program("ring", Link::Pnmpi), &[]);
+    run.assert_ok();
+    let hooks: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("hooks: ")).collect();
+    assert_eq!(
+        hooks,
+        [
+            "hooks: RegistrationPoint",
+            "hooks: Init",
+            "hooks: MPI_Init wrapper",
+            "hooks: Fini",
+            "hooks: UnregistrationPoint"
+        ]
+    );
+}
+
+#[test]
+fn verbose_lists_the_stack_once_on_rank_zero() {
+    module("hooks", "hooks", &[]);
+    let a = seq("A", &[]);
+    let mut case = Case::new();
+    let conf = case.conf(&format!(
+        "module hooks\nmodule {}\nstack other\nmodule seqB\n",
+        a.display()
+    ));
+    seq("B", &[]);
+    case.env("PNMPI_VERBOSE", "1");
+    let run = case.mpirun(2, &program("ring", Link::Pnmpi), &[]);
+    run.assert_ok();
+    let listing: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("pnmpi:")).collect();
+    let hooks = modules_dir().join("hooks.so");
+    let b = modules_dir().join("seqB.so");
+    assert_eq!(
+        listing,
+        [
+            format!("pnmpi: configuration {}", conf.display()),
+            "pnmpi: stack default: 2 module(s)".to_string(),
+            format!("pnmpi:   1. hook-tester {} (1 routines)", hooks.display()),
+            format!("pnmpi:   2. seqA {} (7 routines)", a.display()),
+            "pnmpi: stack other: 1 module(s)".to_string(),
+            format!("pnmpi:   1. seqB {} (7 routines)", b.display()),
+        ]
+    );
+}

@@ -1,0 +1,27 @@
+//! The paper's robustness test: a chain of 1000 modules.
+
+mod common;
+use common::*;
+
+#[test]
+fn a_thousand_modules_each_see_every_call_in_order() {
+    seq("A", &[]);
+    let mut case = Case::new();
+    case.conf(&"module seqA\n".repeat(1000));
+    let run = case.mpirun(2, &program("ring", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert_eq!(run.lines("ring:"), ["ring: size 2 token 2 sum 1 wtime_ok 1"]);
+    // Each of the 1000 private instances saw rank 0's 4 wrapped application
+    // calls (Init, Comm_rank, Send, Recv; Finalize is counted after the
+    // print), plus one Finalize-time XMPI_Comm_rank from every
+    // instance above it: the k-th saw 4 + k - 1 calls.
+    let mut counts: Vec<usize> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("seq A: rank 0 saw "))
+        .map(|l| l.trim_end_matches(" calls").parse().expect("a count"))
+        .collect();
+    counts.sort();
+    let want: Vec<usize> = (0..1000).map(|k| 4 + k).collect();
+    assert_eq!(counts, want);
+}
