@@ -22,6 +22,7 @@ fn main() {
     write("ffi.rs", &generated.ffi);
     write("routines.rs", &generated.table());
     write("pnmpi-build-report.txt", &generated.report());
+    write("xmpi.h", &generated.xmpi_header());
     let install = &generated.install;
     println!("cargo:rerun-if-changed={}", install.header.display());
     let lib_dir = install.library.parent().expect("a library file has a folder");
@@ -36,4 +37,5 @@ fn main() {
     println!("cargo:flavor={}", install.flavor.name());
     println!("cargo:lib_dir={}", lib_dir.display());
     println!("cargo:report={}", out.join("pnmpi-build-report.txt").display());
+    println!("cargo:xmpi_header={}", out.join("xmpi.h").display());
 }

@@ -1,8 +1,8 @@
 /* A module whose import cannot be resolved: dlopen with RTLD_NOW fails and
  * names the symbol. */
 #include <mpi.h>
+#include <xmpi.h>
 
-int XMPI_Barrier(MPI_Comm);
 void pnmpi_test_symbol_that_does_not_exist(void);
 
 int MPI_Barrier(MPI_Comm comm)

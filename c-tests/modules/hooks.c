@@ -1,9 +1,9 @@
 /* Exports PNMPI_ModuleName and every LLNL PnMPI module hook, and prints
  * when each runs, so the tests can check the order. */
 #include <mpi.h>
+#include <xmpi.h>
 #include <stdio.h>
 
-int XMPI_Init(int *, char ***);
 
 const char *PNMPI_ModuleName = "hook-tester";
 

@@ -7,6 +7,7 @@
  *                re-enters the chain at the top
  * It also counts every call it sees and prints the count at MPI_Finalize. */
 #include <mpi.h>
+#include <xmpi.h>
 #include <stdio.h>
 #include "chaincheck.h"
 
@@ -14,13 +15,6 @@
 #define STR(x) STR2(x)
 #define ME STR(NAME)
 
-int XMPI_Send(const void *, int, MPI_Datatype, int, int, MPI_Comm);
-int XMPI_Recv(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
-int XMPI_Comm_rank(MPI_Comm, int *);
-int XMPI_Barrier(MPI_Comm);
-int XMPI_Init(int *, char ***);
-int XMPI_Init_thread(int *, char ***, int, int *);
-int XMPI_Finalize(void);
 
 static long calls;
 

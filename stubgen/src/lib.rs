@@ -39,6 +39,11 @@ impl Generated {
         emit::table(&self.routines, self.install.flavor.name())
     }
 
+    /// The `xmpi.h` header for C modules (see [`emit::xmpi_header`]).
+    pub fn xmpi_header(&self) -> String {
+        emit::xmpi_header(&self.routines, self.install.flavor.name())
+    }
+
     /// The build report text.
     pub fn report(&self) -> String {
         report::render(self)

@@ -1,0 +1,25 @@
+# Convenience targets around cargo. One build per MPI: MPI=openmpi (the
+# default, target/) or MPI=mpich (target/mpich).
+#   make demo | make test | make install PREFIX=/opt/pnmpi [MPI=mpich]
+MPI ?= openmpi
+PREFIX ?= /usr/local
+TARGET = $(if $(filter mpich,$(MPI)),target/mpich,target)/release
+
+.PHONY: build demo test install
+
+build:
+	. scripts/mpi-env.sh $(MPI) && cargo build --release --workspace --locked
+
+demo:
+	scripts/demo.sh $(MPI)
+
+test:
+	scripts/test.sh
+
+install: build
+	install -d $(PREFIX)/lib/pnmpi/modules $(PREFIX)/include/pnmpi $(PREFIX)/bin $(PREFIX)/share/pnmpi
+	install -m 755 $(TARGET)/libpnmpi.so $(PREFIX)/lib/libpnmpi.so
+	install -m 755 $(TARGET)/libempty.so $(PREFIX)/lib/pnmpi/modules/empty.so
+	install -m 755 $(TARGET)/pnmpi $(TARGET)/pnmpi-patch $(PREFIX)/bin/
+	install -m 644 $(TARGET)/include/xmpi.h $(PREFIX)/include/pnmpi/xmpi.h
+	install -m 644 $(TARGET)/pnmpi-build-report.txt pnmpi.toml $(PREFIX)/share/pnmpi/

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds pnmpi and shows it chaining tools on a real 4-rank MPI program:
+# the same unmodified binary runs without tools, then with two tracing
+# layers and the paper's delay layer, loaded from a .pnmpi-conf.
+#   usage: scripts/demo.sh [openmpi|mpich]   (default: openmpi)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+# shellcheck source=scripts/mpi-env.sh
+. scripts/mpi-env.sh "${1:-openmpi}"
+cargo build --release --workspace --locked
+target="$CARGO_TARGET_DIR/release"
+
+work=$(mktemp -d -t pnmpi-demo-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+inc=(-I c-tests/modules -I "$target/include")
+$MPICC -shared -fPIC -O2 -o "$work/libchaincheck.so" c-tests/modules/chaincheck.c
+link=(-L"$work" -lchaincheck -Wl,-rpath,"$work")
+for name in A B; do
+    $MPICC -shared -fPIC -O2 "${inc[@]}" -DNAME=$name -o "$work/seq$name.so" c-tests/modules/seq.c "${link[@]}"
+done
+$MPICC -shared -fPIC -O2 "${inc[@]}" -o "$work/delay.so" c-tests/modules/delay.c
+# The application is linked with libmpi only: pnmpi run preloads libpnmpi.
+$MPICC -O2 "${inc[@]}" -o "$work/chain" c-tests/programs/chain.c "${link[@]}"
+$MPICC -O2 -o "$work/delay_bench" c-tests/programs/delay_bench.c
+
+echo
+echo "### 1. No tools: chain prints an empty layer log for each call"
+"${MPIRUN[@]}" -np 4 "$work/chain"
+
+cat > "$work/.pnmpi-conf" <<CONF
+# two tracing layers, in this order
+module seqA
+module seqB
+CONF
+echo
+echo "### 2. Two modules from $work/.pnmpi-conf, same binary, under pnmpi run"
+(cd "$work" && PNMPI_LIB_PATH="$work" "${MPIRUN[@]}" -np 4 "$target/pnmpi" run --verbose -- "$work/chain")
+
+echo
+echo "### 3. The paper's delay layer: 0 then 2 layers of +100 us per MPI_Send"
+printf 'module delay\nmodule delay\n' > "$work/delay.conf"
+cd "$work"
+rm .pnmpi-conf
+"${MPIRUN[@]}" -np 2 "$target/pnmpi" run -- "$work/delay_bench"
+"${MPIRUN[@]}" -np 2 "$target/pnmpi" run --conf "$work/delay.conf" --lib-path "$work" -- "$work/delay_bench"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages pnmpi needs, if any is missing: both MPIs
+# (Open MPI and MPICH are both first-class), libclang for bindgen, and a C
+# compiler. Uses sudo when not run as root.
+set -euo pipefail
+
+packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc make binutils)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "deps: installing ${missing[*]}" >&2
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null; then
+    echo "deps: cargo not found; install Rust 1.88 or newer (https://rustup.rs) and rerun" >&2
+    exit 1
+fi
