@@ -175,6 +175,8 @@ pub fn module(src: &str, out_name: &str, defines: &[&str]) -> PathBuf {
             "-o".into(),
             s(&out),
         ];
+        // The generated header that declares every XMPI_ entry point.
+        args.push(format!("-I{}", s(&target_dir().join("include"))));
         args.extend(defines.iter().map(|d| format!("-D{d}")));
         args.push(s(&c_tests().join(format!("modules/{src}.c"))));
         args.extend(chaincheck_link());
