@@ -20,7 +20,9 @@ fn main() {
     // OUT_DIR is target/<profile>/build/pnmpi-*/out; the outputs go to
     // target/<profile>/ beside libpnmpi.so.
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let Some(profile_dir) = out.ancestors().nth(3) else { return };
+    let Some(profile_dir) = out.ancestors().nth(3) else {
+        return;
+    };
     let report = dep("DEP_MPI_REPORT");
     let header = dep("DEP_MPI_XMPI_HEADER");
     let include = profile_dir.join("include");
@@ -28,7 +30,10 @@ fn main() {
         .and_then(|_| std::fs::copy(&report, profile_dir.join("pnmpi-build-report.txt")))
         .and_then(|_| std::fs::copy(&header, include.join("xmpi.h")));
     if let Err(e) = copies {
-        println!("cargo:warning=cannot copy the build report and xmpi.h to {}: {e}", profile_dir.display());
+        println!(
+            "cargo:warning=cannot copy the build report and xmpi.h to {}: {e}",
+            profile_dir.display()
+        );
     }
     println!("cargo:rerun-if-changed={}", report.display());
     println!("cargo:rerun-if-changed={}", header.display());

@@ -1,8 +1,9 @@
-/* fakempi: stand-in libraries for ptool_min, built with plain `cc -nostdlib`.
+/* fakempi: stand-in libraries for the patcher's tests, built with plain `cc -nostdlib`.
  *   default       defines PMPI_Send and pmpi_send_ (an "MPI"; link with fakempi.map to give
  *                 them the version FAKEMPI_1.0, so tools linked against it carry versioned
  *                 imports);
- *   -DAS_PNMPI    defines XMPI_Send and xmpi_send_ instead (a "libpnmpi" for --against);
+ *   -DAS_PNMPI    defines XMPI_Send and xmpi_send_ instead (a "libpnmpi" for --against,
+ *                 which lacks most of ptool's entry points);
  *   -DNO_FORTRAN  leaves out the Fortran routine.
  */
 #ifdef AS_PNMPI

@@ -57,12 +57,21 @@ pub fn table(routines: &[Routine], flavor: &str) -> String {
 pub fn xmpi_header(routines: &[Routine], flavor: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "/* XMPI_ entry points of libpnmpi, generated for {flavor}.");
-    let _ = writeln!(out, " * A module's wrapper calls XMPI_X to reach the next layer of the chain. */");
-    let _ = writeln!(out, "#ifndef PNMPI_XMPI_H\n#define PNMPI_XMPI_H\n#include <mpi.h>");
+    let _ = writeln!(
+        out,
+        " * A module's wrapper calls XMPI_X to reach the next layer of the chain. */"
+    );
+    let _ = writeln!(
+        out,
+        "#ifndef PNMPI_XMPI_H\n#define PNMPI_XMPI_H\n#include <mpi.h>"
+    );
     let _ = writeln!(out, "#ifdef __cplusplus\nextern \"C\" {{\n#endif");
     // Taking the type of a deprecated PMPI_ routine is not a use of it.
     let _ = writeln!(out, "#pragma GCC diagnostic push");
-    let _ = writeln!(out, "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"");
+    let _ = writeln!(
+        out,
+        "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\""
+    );
     for r in routines {
         let _ = writeln!(out, "__typeof__(PMPI_{n}) XMPI_{n};", n = r.name);
     }
@@ -77,7 +86,12 @@ mod tests {
 
     #[test]
     fn header_declares_each_entry_point_by_its_pmpi_type() {
-        let rs = vec![Routine { name: "Send".into(), params: vec![], ret: "i32".into(), variadic: false }];
+        let rs = vec![Routine {
+            name: "Send".into(),
+            params: vec![],
+            ret: "i32".into(),
+            variadic: false,
+        }];
         let h = xmpi_header(&rs, "mpich");
         assert!(h.contains("__typeof__(PMPI_Send) XMPI_Send;"));
         assert!(h.contains("#include <mpi.h>"));
