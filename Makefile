@@ -21,5 +21,5 @@ install: build
 	install -m 755 $(TARGET)/libpnmpi.so $(PREFIX)/lib/libpnmpi.so
 	install -m 755 $(TARGET)/libempty.so $(PREFIX)/lib/pnmpi/modules/empty.so
 	install -m 755 $(TARGET)/pnmpi $(TARGET)/pnmpi-patch $(PREFIX)/bin/
-	install -m 644 $(TARGET)/include/xmpi.h $(PREFIX)/include/pnmpi/xmpi.h
+	install -m 644 $(TARGET)/include/xmpi.h include/pnmpi.h $(PREFIX)/include/pnmpi/
 	install -m 644 $(TARGET)/pnmpi-build-report.txt pnmpi.toml $(PREFIX)/share/pnmpi/

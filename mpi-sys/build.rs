@@ -24,6 +24,14 @@ fn main() {
     write("pnmpi-build-report.txt", &generated.report());
     write("xmpi.h", &generated.xmpi_header());
     let install = &generated.install;
+    println!("cargo:rerun-if-changed=src/constants.c");
+    cc::Build::new()
+        .file("src/constants.c")
+        .includes(&install.include_dirs)
+        .define("OMPI_SKIP_MPICXX", "1")
+        .define("MPICH_SKIP_MPICXX", None)
+        .warnings(true)
+        .compile("pnmpi_mpi_constants");
     println!("cargo:rerun-if-changed={}", install.header.display());
     let lib_dir = install.library.parent().expect("a library file has a folder");
     println!("cargo:rustc-link-search=native={}", lib_dir.display());

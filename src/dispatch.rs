@@ -29,16 +29,18 @@ pub struct Hop {
     pub level: u32,
 }
 
-/// The link stack of one routine.
+/// The link stacks of one routine, over every configured stack.
 #[derive(Debug, Default)]
 struct Stack {
     hops: Box<[Hop]>,
-    /// `first_below[l]`: index in `hops` of the first wrapper whose level
-    /// is greater than `l`, or `hops.len()` when none is. Dense over all
-    /// levels so that finding the next layer is two loads, whatever the
-    /// depth; this is the M * N term of the memory model.
+    /// `first_below[l]`: index in `hops` of the next wrapper below level
+    /// `l` in `l`'s own stack, or `NONE`. Dense over all levels so that
+    /// finding the next layer is two loads, whatever the depth; this is the
+    /// M * N term of the memory model.
     first_below: Box<[u32]>,
 }
+
+const NONE: u32 = u32::MAX;
 
 /// Link stacks of every routine, indexed by routine id.
 #[derive(Debug)]
@@ -52,34 +54,63 @@ unsafe impl Send for Table {}
 // SAFETY: as above; the table is immutable once built.
 unsafe impl Sync for Table {}
 
+/// The modules of one stack, as the table needs them.
+pub struct StackLayout<'a> {
+    /// The level calls into this stack start from: 0 for the default
+    /// stack (the application), a pseudo-level for a named one.
+    pub top: u32,
+    /// `(level, wrappers as (routine id, address))` of each member, in
+    /// chain order.
+    pub members: Vec<(u32, &'a [(usize, *const ())])>,
+}
+
 impl Table {
-    /// Builds the stacks from `(routine id, wrapper address)` lists, one per
-    /// module in chain order; module `i` (0-based) gets level `i + 1`.
-    pub fn build(modules: &[Vec<(usize, *const ())>]) -> Table {
-        let mut hops: Vec<Vec<Hop>> = vec![Vec::new(); ROUTINE_COUNT];
-        for (i, wraps) in modules.iter().enumerate() {
-            let level = u32::try_from(i + 1).expect("fewer than 2^32 modules");
-            for &(id, func) in wraps {
-                hops[id].push(Hop { func, level });
+    /// Builds every routine's link stacks; `levels` bounds every level and
+    /// top used in `stacks`.
+    pub fn build(levels: usize, stacks: &[StackLayout]) -> Table {
+        let mut per_routine: Vec<Vec<Vec<Hop>>> = vec![vec![Vec::new(); stacks.len()]; ROUTINE_COUNT];
+        for (s, stack) in stacks.iter().enumerate() {
+            for &(level, wraps) in &stack.members {
+                for &(id, func) in wraps {
+                    per_routine[id][s].push(Hop { func, level });
+                }
             }
         }
-        let levels = modules.len() + 1;
-        let stacks = hops
+        let stacks_of_routines = per_routine
             .into_iter()
-            .map(|hops| {
-                if hops.is_empty() {
+            .map(|by_stack| {
+                if by_stack.iter().all(Vec::is_empty) {
                     return Stack::default();
                 }
-                let first_below = (0..levels as u32)
-                    .map(|l| hops.partition_point(|h| h.level <= l) as u32)
-                    .collect();
+                let mut hops = Vec::new();
+                let mut first_below = vec![NONE; levels];
+                for (stack, own) in stacks.iter().zip(by_stack) {
+                    let base = hops.len() as u32;
+                    let index_after = |level: u32| {
+                        let i = own.partition_point(|h| h.level <= level);
+                        if i < own.len() {
+                            base + i as u32
+                        } else {
+                            NONE
+                        }
+                    };
+                    // A named stack's top is numbered after every module;
+                    // entering at the top always reaches its first member.
+                    first_below[stack.top as usize] = if own.is_empty() { NONE } else { base };
+                    for &(level, _) in &stack.members {
+                        first_below[level as usize] = index_after(level);
+                    }
+                    hops.extend(own);
+                }
                 Stack {
                     hops: hops.into_boxed_slice(),
-                    first_below,
+                    first_below: first_below.into_boxed_slice(),
                 }
             })
             .collect();
-        Table { stacks }
+        Table {
+            stacks: stacks_of_routines,
+        }
     }
 
     /// The next layer of routine `id` below level `from`, or `None` for the
@@ -91,17 +122,17 @@ impl Table {
         stack.hops.get(index as usize).copied()
     }
 
-    /// How many modules wrap routine `id`.
+    /// How many modules wrap routine `id`, over all stacks.
     pub fn depth(&self, id: usize) -> usize {
         self.stacks[id].hops.len()
     }
 }
 
-/// Makes `table` the live one and sets the bit vector to match. The table
-/// is leaked on purpose (see the module doc).
-pub fn publish(table: Table) {
+/// Makes `table` the live one and sets the bit vector to match. Tables
+/// live for the whole run (see the module doc).
+pub fn publish(table: &'static Table) {
     let wrapped: Vec<bool> = (0..ROUTINE_COUNT).map(|id| table.depth(id) > 0).collect();
-    TABLE.store(Box::into_raw(Box::new(table)), Ordering::Release);
+    TABLE.store(std::ptr::from_ref(table).cast_mut(), Ordering::Release);
     for (w, word) in WRAPPED.iter().enumerate() {
         let bits = (0..64)
             .filter(|b| wrapped.get(w * 64 + b).copied().unwrap_or(false))
@@ -114,7 +145,7 @@ pub fn publish(table: Table) {
 #[inline(always)]
 pub fn next(id: usize, from: u32) -> Option<Hop> {
     let table = TABLE.load(Ordering::Acquire);
-    // SAFETY: a non-null TABLE points to a leaked, never-freed Table.
+    // SAFETY: a non-null TABLE points to a `'static` Table.
     unsafe { table.as_ref() }?.next(id, from)
 }
 
@@ -129,7 +160,12 @@ mod tests {
     #[test]
     fn next_skips_modules_that_do_not_wrap_the_routine() {
         // Three modules: 1 and 3 wrap routine 0, 2 wraps routine 1.
-        let t = Table::build(&[vec![(0, f(10))], vec![(1, f(20))], vec![(0, f(30))]]);
+        let (w1, w2, w3) = ([(0, f(10))], [(1, f(20))], [(0, f(30))]);
+        let default = StackLayout {
+            top: 0,
+            members: vec![(1, &w1[..]), (2, &w2[..]), (3, &w3[..])],
+        };
+        let t = Table::build(4, &[default]);
         assert_eq!(
             t.next(0, 0),
             Some(Hop {
@@ -166,8 +202,46 @@ mod tests {
     }
 
     #[test]
+    fn stacks_do_not_fall_through_into_each_other() {
+        // Default stack: module 1. Named stack (top 3): module 2.
+        let (w1, w2) = ([(0, f(10))], [(0, f(20))]);
+        let default = StackLayout {
+            top: 0,
+            members: vec![(1, &w1[..])],
+        };
+        let named = StackLayout {
+            top: 3,
+            members: vec![(2, &w2[..])],
+        };
+        let t = Table::build(4, &[default, named]);
+        assert_eq!(
+            t.next(0, 0),
+            Some(Hop {
+                func: f(10),
+                level: 1
+            })
+        );
+        // The bottom of the default stack is MPI, not the named stack.
+        assert_eq!(t.next(0, 1), None);
+        assert_eq!(
+            t.next(0, 3),
+            Some(Hop {
+                func: f(20),
+                level: 2
+            })
+        );
+        assert_eq!(t.next(0, 2), None);
+    }
+
+    #[test]
     fn empty_table_sends_everything_native() {
-        let t = Table::build(&[]);
+        let t = Table::build(
+            1,
+            &[StackLayout {
+                top: 0,
+                members: vec![],
+            }],
+        );
         assert_eq!(t.next(0, 0), None);
     }
 }

@@ -77,7 +77,7 @@ mod imp {
     }
 }
 
-pub use imp::get;
+pub use imp::{get, set};
 
 /// Holds the thread at a module's level for the duration of its wrapper,
 /// and puts the caller's level back afterwards, so that a wrapper's later

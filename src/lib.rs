@@ -1,10 +1,12 @@
 //! libpnmpi: exports every MPI routine of the native MPI and chains the
 //! modules named in the configuration in front of it (see README.md).
 
+mod chain;
 mod config;
 mod dispatch;
 mod error;
 mod level;
 mod loader;
+mod services;
 mod startup;
 mod stubs;

@@ -3,22 +3,30 @@
 //! stacks. Any error stops the process before MPI starts: a user who asked
 //! for a tool never silently runs without it.
 
-use crate::config::{self, Config, DEFAULT_STACK};
-use crate::dispatch::{self, Table};
+use crate::chain::Chain;
+use crate::config::{self, Config};
 use crate::error::Error;
 use crate::loader::{self, Module};
 use once_cell::sync::OnceCell;
+use pnmpi_mpi_sys::{constants, ffi};
 use std::path::{Path, PathBuf};
+use std::sync::Once;
 
-/// The loaded modules, in configuration order; set once, never dropped.
-static MODULES: OnceCell<Vec<Module>> = OnceCell::new();
+/// The loaded chain; set once, never dropped.
+static CHAIN: OnceCell<Chain> = OnceCell::new();
+static STARTED: Once = Once::new();
+
+/// The chain, once the modules are loaded.
+pub fn chain() -> Option<&'static Chain> {
+    CHAIN.get()
+}
 
 /// Exit status when the chain cannot be set up.
 const EXIT_SETUP_FAILED: i32 = 1;
 
 /// The world rank from the launcher's environment: MPI is not running yet
 /// when modules are loaded.
-fn launcher_rank() -> Option<u32> {
+fn launcher_rank() -> Option<i32> {
     ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
         .iter()
         .find_map(|v| std::env::var(v).ok()?.parse().ok())
@@ -31,11 +39,35 @@ fn verbose() -> bool {
 /// Loads the modules unless that was done already. Called by the stubs of
 /// the routines that start MPI.
 pub fn ensure_loaded() {
-    MODULES.get_or_init(|| match std::panic::catch_unwind(setup) {
-        Ok(Ok(modules)) => modules,
+    STARTED.call_once(|| match std::panic::catch_unwind(setup) {
+        Ok(Ok(())) => {}
         Ok(Err(e)) => fail(&e.to_string()),
         Err(_) => fail("internal error while loading modules (see the panic message above)"),
     });
+}
+
+/// MPI has started: if modules select by rank, make sure the selection used
+/// MPI's own world rank rather than the launcher's.
+pub fn after_start(routine: &str) {
+    let Some(chain) = chain().filter(|c| c.selects_ranks()) else {
+        return;
+    };
+    if routine == "MPI_Session_init" {
+        return;
+    }
+    let mut rank = 0;
+    // SAFETY: MPI is initialised (the start routine returned); `rank` is a
+    // local out-parameter.
+    if unsafe { ffi::PMPI_Comm_rank(constants::COMM_WORLD(), &mut rank) } == constants::SUCCESS() {
+        chain.set_rank(i64::from(rank));
+    }
+}
+
+/// The application called `MPI_Pcontrol(level)`.
+pub fn pcontrol(level: i64) {
+    if let Some(chain) = chain() {
+        chain.set_phase(level);
+    }
 }
 
 fn fail(msg: &str) -> ! {
@@ -75,16 +107,16 @@ fn read_config() -> Result<Config, Error> {
     }
 }
 
-fn setup() -> Result<Vec<Module>, Error> {
+fn setup() -> Result<(), Error> {
     let config = read_config()?;
     let dirs = loader::search_dirs(
         std::env::var("PNMPI_LIB_PATH").ok().as_deref(),
         install_module_dir(),
     );
     let modules = loader::load(&config, &dirs)?;
-    let rank0 = launcher_rank().unwrap_or(0) == 0;
+    let rank = launcher_rank().unwrap_or(0);
     for m in modules.iter().filter(|m| m.wraps.is_empty()) {
-        if rank0 {
+        if rank == 0 {
             eprintln!(
                 "pnmpi: warning: module `{}` ({}) wraps no MPI routine; it is loaded, but no call will pass through it",
                 m.spec.name,
@@ -92,30 +124,27 @@ fn setup() -> Result<Vec<Module>, Error> {
             );
         }
     }
+    let any = !modules.is_empty();
+    let chain = CHAIN.get_or_init(|| Chain::new(modules, config.pcontrol_mode, i64::from(rank)));
     for hook in ["PNMPI_RegistrationPoint", "PNMPI_Init"] {
-        modules.iter().for_each(|m| m.call_hook(hook));
+        chain.run_hook_everywhere(hook);
     }
-    let chain: Vec<Vec<(usize, *const ())>> = modules
-        .iter()
-        .filter(|m| m.spec.stack == DEFAULT_STACK)
-        .map(|m| m.wraps.clone())
-        .collect();
-    dispatch::publish(Table::build(&chain));
-    if !modules.is_empty() {
+    chain.publish();
+    if any {
         // SAFETY: registers a plain extern "C" function with no arguments.
         unsafe { libc::atexit(run_exit_hooks) };
     }
-    if verbose() && rank0 {
-        print_stack(&config, &modules);
+    if verbose() && rank == 0 {
+        print_stack(&config, &chain.modules);
     }
-    Ok(modules)
+    Ok(())
 }
 
 /// Runs `PNMPI_Fini`, then `PNMPI_UnregistrationPoint`, of every module.
 extern "C" fn run_exit_hooks() {
-    if let Some(modules) = MODULES.get() {
+    if let Some(chain) = chain() {
         for hook in ["PNMPI_Fini", "PNMPI_UnregistrationPoint"] {
-            modules.iter().for_each(|m| m.call_hook(hook));
+            chain.run_hook_everywhere(hook);
         }
     }
 }

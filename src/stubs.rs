@@ -44,20 +44,27 @@ const fn const_eq(a: &[u8], b: &[u8]) -> bool {
 const TOP: u32 = 0;
 
 macro_rules! define_stub {
-    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, fixed ($($a:ident : $t:ty),*) -> $r:ty) => {
-        define_stub!(@pair $id, $mpi, $pmpi, $xmpi, unsafe extern "C" fn($($t),*) -> $r, ($($a : $t),*) -> $r);
+    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident,
+     fixed ($($a:ident : $t:ty),*) -> $r:ty) => {
+        define_stub!(@entries $id, $mpi, $pmpi, $xmpi, $newstack, unsafe extern "C" fn($($t),*) -> $r,
+                     {}, ($($a : $t),*) -> $r);
     };
-    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, variadic ($($a:ident : $t:ty),*) -> $r:ty) => {
-        define_stub!(@pair $id, $mpi, $pmpi, $xmpi, unsafe extern "C" fn($($t),*, ...) -> $r, ($($a : $t),*) -> $r);
+    // Only MPI_Pcontrol is variadic: its level also selects the phase.
+    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident,
+     variadic ($a0:ident : $t0:ty) -> $r:ty) => {
+        define_stub!(@entries $id, $mpi, $pmpi, $xmpi, $newstack, unsafe extern "C" fn($t0, ...) -> $r,
+                     { startup::pcontrol(i64::from($a0)); }, ($a0 : $t0) -> $r);
     };
-    (@pair $id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $fty:ty, ($($a:ident : $t:ty),*) -> $r:ty) => {
+    (@entries $id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident, $fty:ty, $before:block,
+     ($($a:ident : $t:ty),*) -> $r:ty) => {
         #[allow(non_snake_case)]
         mod $mpi {
             use super::*;
 
             /// Calls the first layer of this routine's stack below the
-            /// application (`FROM_TOP`) or below the calling module. Taking
-            /// the same arguments as the entry points lets them tail-call it.
+            /// application (`FROM_TOP`) or below the calling thread's level.
+            /// Taking the same arguments as the entry points lets them
+            /// tail-call it.
             #[inline(never)]
             unsafe extern "C" fn descend<const FROM_TOP: bool>($($a: $t),*) -> $r {
                 let from = if FROM_TOP { TOP } else { level::get() };
@@ -83,8 +90,13 @@ macro_rules! define_stub {
             /// Called by C with the arguments of the MPI routine it is named after.
             #[no_mangle]
             pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+                $before
                 if starts_mpi(stringify!($mpi)) {
                     startup::ensure_loaded();
+                    // SAFETY: forwards the caller's arguments unchanged.
+                    let rc = unsafe { descend::<true>($($a),*) };
+                    startup::after_start(stringify!($mpi));
+                    return rc;
                 }
                 if !dispatch::is_wrapped($id) {
                     // SAFETY: forwards the caller's arguments unchanged to
@@ -105,6 +117,21 @@ macro_rules! define_stub {
                     // SAFETY: forwards the caller's arguments unchanged.
                     return unsafe { ffi::$pmpi($($a),*) };
                 }
+                // SAFETY: forwards the caller's arguments unchanged.
+                unsafe { descend::<false>($($a),*) }
+            }
+
+            /// Enters the stack whose handle is `stack` (from
+            /// `PNMPI_Service_GetStackByName`) at its top, and comes back to
+            /// the caller's own level afterwards. A handle that is no
+            /// stack's enters below that level, or MPI.
+            ///
+            /// # Safety
+            /// Called by C with a stack handle and the arguments of the MPI
+            /// routine it is named after.
+            #[no_mangle]
+            pub unsafe extern "C" fn $newstack(stack: std::ffi::c_int, $($a: $t),*) -> $r {
+                let _level = level::Guard::enter(stack as u32);
                 // SAFETY: forwards the caller's arguments unchanged.
                 unsafe { descend::<false>($($a),*) }
             }

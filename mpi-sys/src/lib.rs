@@ -19,5 +19,7 @@ pub mod ffi {
 
 include!(concat!(env!("OUT_DIR"), "/routines.rs"));
 
+pub mod constants;
+
 /// The build report: what was generated, what was skipped and why.
 pub const BUILD_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/pnmpi-build-report.txt"));

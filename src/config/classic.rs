@@ -5,18 +5,22 @@
 //! module NAME
 //! argument KEY VALUE...
 //! pcontrol on|off
+//! routines MPI_Send MPI_*recv    (only these routines)
+//! exclude MPI_Comm_*             (never these)
+//! ranks 0,4-7                    (only on these world ranks)
+//! phases 2-3                     (only while the last MPI_Pcontrol level is in the set)
 //! stack NAME
-//! globalpcontrol ...
+//! globalpcontrol int|on|off
 //! ```
 //!
 //! Unlike LLNL, an unknown command or a misplaced one is an error, never
 //! skipped.
 
-use super::{Config, ModuleSpec, DEFAULT_STACK};
+use super::{Config, IntSet, ModuleSpec, PcontrolMode, Routines, DEFAULT_STACK};
 use crate::error::Error;
 use std::path::Path;
 
-const COMMANDS: &str = "module, argument, pcontrol, stack, globalpcontrol";
+const COMMANDS: &str = "module, argument, pcontrol, routines, exclude, ranks, phases, stack, globalpcontrol";
 
 /// Drops a comment: `#` at the start of a word up to the end of the line.
 fn strip_comment(line: &str) -> &str {
@@ -58,6 +62,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, Error> {
                     stack: stack.clone(),
                     arguments: Vec::new(),
                     pcontrol: None,
+                    select: Default::default(),
                 });
             }
             "argument" => {
@@ -91,11 +96,23 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, Error> {
                 }
                 stack = rest.to_string();
             }
-            "globalpcontrol" => {
+            "globalpcontrol" => config.pcontrol_mode = PcontrolMode::parse(rest).map_err(err)?,
+            "routines" | "exclude" | "ranks" | "phases" => {
+                let Some(module) = config.modules.last_mut() else {
+                    return Err(err(format!(
+                        "`{command}` before any `module`; it applies to the module above it"
+                    )));
+                };
                 if rest.is_empty() {
-                    return Err(err("`globalpcontrol` needs a value".into()));
+                    return Err(err(format!("`{command}` needs a value")));
                 }
-                config.global_pcontrol = Some(rest.to_string());
+                let select = &mut module.select;
+                match command {
+                    "routines" => select.add_routines(Routines::parse(rest.split_whitespace()).map_err(err)?),
+                    "exclude" => select.add_exclude(Routines::parse(rest.split_whitespace()).map_err(err)?),
+                    "ranks" => select.ranks = Some(IntSet::parse(rest).map_err(err)?),
+                    _ => select.phases = Some(IntSet::parse(rest).map_err(err)?),
+                }
             }
             other => {
                 return Err(err(format!(
@@ -130,7 +147,7 @@ mod tests {
     #[test]
     fn arguments_pcontrol_and_stacks_attach_to_the_right_module() {
         let c = parse_ok(
-            "module a\nargument out dir with spaces  # comment\nargument k v#notacomment\npcontrol off\nstack B\nmodule b\nglobalpcontrol int\n",
+            "module a\nargument out dir with spaces  # comment\nargument k v#notacomment\npcontrol off\nstack B\nmodule b\nglobalpcontrol on\n",
         );
         assert_eq!(
             c.modules[0].arguments,
@@ -141,15 +158,31 @@ mod tests {
         );
         assert_eq!(c.modules[0].pcontrol, Some(false));
         assert_eq!(c.modules[1].stack, "B");
-        assert_eq!(c.global_pcontrol.as_deref(), Some("int"));
+        assert_eq!(c.pcontrol_mode, PcontrolMode::On);
+    }
+
+    #[test]
+    fn selection_commands_attach_to_the_module_above() {
+        let c = parse_ok(
+            "module a\nroutines MPI_Send\nroutines MPI_Recv\nexclude MPI_Recv\nranks 0,2-3\nphases 2\n",
+        );
+        let sel = &c.modules[0].select;
+        assert!(sel.covers("MPI_Send") && !sel.covers("MPI_Recv") && !sel.covers("MPI_Barrier"));
+        assert!(sel.active(2, 2) && !sel.active(1, 2) && !sel.active(0, 1));
     }
 
     #[test]
     fn errors_name_the_line_and_the_fix() {
         assert_eq!(
             parse_err("module a\nmodul b\n"),
-            "conf:2: unknown command `modul`; expected one of module, argument, pcontrol, stack, globalpcontrol"
+            "conf:2: unknown command `modul`; expected one of module, argument, pcontrol, routines, exclude, \
+             ranks, phases, stack, globalpcontrol"
         );
+        assert!(parse_err("globalpcontrol pmpi\n").starts_with("conf:1: globalpcontrol `pmpi` forwards"));
+        assert!(parse_err("ranks 1\n").starts_with("conf:1: `ranks` before any `module`"));
+        assert!(parse_err("module a\nroutines MPI_Sned\n")
+            .starts_with("conf:2: `MPI_Sned` matches no MPI routine"));
+        assert!(parse_err("module a\nphases 3-1\n").starts_with("conf:2: range `3-1`"));
         assert!(parse_err("argument k v\n").starts_with("conf:1: `argument` before any `module`"));
         assert!(parse_err("module a\npcontrol maybe\n").starts_with("conf:2: `pcontrol` takes `on` or `off`"));
         assert!(parse_err("pcontrol on\n").starts_with("conf:1: `pcontrol` before any `module`"));

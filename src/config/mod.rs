@@ -3,9 +3,11 @@
 
 mod classic;
 mod lookup;
+mod selection;
 mod toml_form;
 
 pub use lookup::find;
+pub use selection::{IntSet, Routines, Selection, INITIAL_PHASE};
 
 use crate::error::Error;
 use std::path::{Path, PathBuf};
@@ -26,6 +28,37 @@ pub struct ModuleSpec {
     pub arguments: Vec<(String, String)>,
     /// `pcontrol on|off`, if given.
     pub pcontrol: Option<bool>,
+    /// `routines`, `exclude`, `ranks`, `phases`.
+    pub select: Selection,
+}
+
+/// How `MPI_Pcontrol` reaches modules (`globalpcontrol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PcontrolMode {
+    /// LLNL's default: the level reaches the modules whose `pcontrol` is
+    /// on; without a `pcontrol` line, only the first module of a stack.
+    #[default]
+    Int,
+    /// Every module receives it.
+    On,
+    /// No module receives it; it goes straight to MPI.
+    Off,
+}
+
+impl PcontrolMode {
+    /// Parses a `globalpcontrol` value.
+    pub fn parse(value: &str) -> Result<PcontrolMode, String> {
+        match value {
+            "int" => Ok(PcontrolMode::Int),
+            "on" => Ok(PcontrolMode::On),
+            "off" => Ok(PcontrolMode::Off),
+            "pmpi" | "pnmpi" | "mixed" | "typed" => Err(format!(
+                "globalpcontrol `{value}` forwards MPI_Pcontrol's variable arguments, which pnmpi does not \
+                 do; use `int` (the default: the level only), `on` or `off`"
+            )),
+            other => Err(format!("globalpcontrol takes int, on or off, got `{other}`")),
+        }
+    }
 }
 
 /// A parsed configuration file.
@@ -34,8 +67,8 @@ pub struct Config {
     /// The file it came from (empty when no file exists).
     pub file: PathBuf,
     pub modules: Vec<ModuleSpec>,
-    /// `globalpcontrol ...`, kept verbatim.
-    pub global_pcontrol: Option<String>,
+    /// `globalpcontrol`.
+    pub pcontrol_mode: PcontrolMode,
 }
 
 /// Reads `file`, choosing the form by its extension (`.toml`) or content.

@@ -11,6 +11,7 @@ use crate::error::Error;
 use open::Object;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
 use std::collections::HashSet;
+use std::ffi::{CStr, CString};
 use std::path::PathBuf;
 
 /// A loaded module.
@@ -24,6 +25,8 @@ pub struct Module {
     pub wraps: Vec<(usize, *const ())>,
     /// Loaded from a private copy because the same file was listed before.
     pub private_copy: bool,
+    /// `argument KEY VALUE` as C strings, for the services.
+    arguments: Vec<(CString, CString)>,
     object: Object,
 }
 
@@ -44,14 +47,34 @@ impl Module {
         })
     }
 
-    /// Calls the hook `name` (a `void (*)(void)`) if the module defines it.
-    pub fn call_hook(&self, name: &str) {
-        if let Some(address) = self.object.own_symbol(name) {
-            // SAFETY: the PnMPI module API defines every hook as
-            // `void NAME(void)`.
-            let hook: extern "C" fn() = unsafe { std::mem::transmute(address) };
-            hook();
-        }
+    /// Calls the hook `name` (a `void (*)(void)`) if the module defines
+    /// it, and says whether it did.
+    pub fn call_hook(&self, name: &str) -> bool {
+        let Some(address) = self.object.own_symbol(name) else {
+            return false;
+        };
+        // SAFETY: the PnMPI module API defines every hook as
+        // `void NAME(void)`.
+        let hook: extern "C" fn() = unsafe { std::mem::transmute(address) };
+        hook();
+        true
+    }
+
+    /// The configured argument `key`, as the C string services hand out.
+    pub fn argument(&self, key: &str) -> Option<&CStr> {
+        self.arguments
+            .iter()
+            .rev()
+            .find(|(k, _)| k.to_bytes() == key.as_bytes())
+            .map(|(_, v)| v.as_c_str())
+    }
+}
+
+fn nul_in_argument(config: &Config, spec: &ModuleSpec, key: &str) -> Error {
+    Error::Syntax {
+        file: config.file.clone(),
+        line: spec.line,
+        msg: format!("argument `{key}` of module `{}` contains a NUL byte", spec.name),
     }
 }
 
@@ -77,12 +100,21 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
             .filter_map(|(id, name)| object.own_symbol(name).map(|a| (id, a as *const ())))
             .collect();
         let module_name = object.own_string("PNMPI_ModuleName");
+        let arguments = spec
+            .arguments
+            .iter()
+            .map(|(k, v)| {
+                let c = |s: &str| CString::new(s).map_err(|_| nul_in_argument(config, spec, k));
+                Ok((c(k)?, c(v)?))
+            })
+            .collect::<Result<_, Error>>()?;
         modules.push(Module {
             spec: spec.clone(),
             path,
             module_name,
             wraps,
             private_copy,
+            arguments,
             object,
         });
     }

@@ -65,6 +65,7 @@ mod tests {
             stack: "default".into(),
             arguments: vec![],
             pcontrol: None,
+            select: Default::default(),
         }
     }
 

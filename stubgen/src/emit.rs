@@ -25,7 +25,8 @@ pub fn table(routines: &[Routine], flavor: &str) -> String {
     let _ = writeln!(out, "];");
     let _ = writeln!(
         out,
-        "/// Calls `$m! {{ id, MPI_X, PMPI_X, XMPI_X, fixed|variadic (a0: T0, ...) -> R }}` once per routine."
+        "/// Calls `$m! {{ id, MPI_X, PMPI_X, XMPI_X, XMPI_X_NewStack, fixed|variadic (a0: T0, ...) -> R }}` \
+         once per routine."
     );
     let _ = writeln!(
         out,
@@ -41,7 +42,7 @@ pub fn table(routines: &[Routine], flavor: &str) -> String {
         let kind = if r.variadic { "variadic" } else { "fixed" };
         let _ = writeln!(
             out,
-            "        $m! {{ {id}, MPI_{n}, PMPI_{n}, XMPI_{n}, {kind} ({}) -> {} }}",
+            "        $m! {{ {id}, MPI_{n}, PMPI_{n}, XMPI_{n}, XMPI_{n}_NewStack, {kind} ({}) -> {} }}",
             params.join(", "),
             r.ret,
             n = r.name
@@ -116,9 +117,11 @@ mod tests {
         let t = table(&rs, "openmpi");
         assert!(t.contains("pub const ROUTINE_COUNT: usize = 2;"));
         assert!(
-            t.contains("$m! { 0, MPI_Pcontrol, PMPI_Pcontrol, XMPI_Pcontrol, variadic (a0: i32) -> i32 }")
+            t.contains("$m! { 0, MPI_Pcontrol, PMPI_Pcontrol, XMPI_Pcontrol, XMPI_Pcontrol_NewStack, variadic (a0: i32) -> i32 }")
         );
-        assert!(t.contains("$m! { 1, MPI_Wtime, PMPI_Wtime, XMPI_Wtime, fixed () -> f64 }"));
+        assert!(
+            t.contains("$m! { 1, MPI_Wtime, PMPI_Wtime, XMPI_Wtime, XMPI_Wtime_NewStack, fixed () -> f64 }")
+        );
         // The generated source must be valid Rust.
         syn::parse_file(&t).unwrap();
     }

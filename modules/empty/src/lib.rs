@@ -6,7 +6,7 @@
 //! always wraps exactly the routines libpnmpi exports.
 
 macro_rules! forward {
-    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $kind:ident ($($a:ident : $t:ty),*) -> $r:ty) => {
+    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident, $kind:ident ($($a:ident : $t:ty),*) -> $r:ty) => {
         extern "C" {
             fn $xmpi($($a: $t),*) -> $r;
         }

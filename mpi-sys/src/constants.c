@@ -1,0 +1,27 @@
+/* MPI's handle constants are cast macros (Open MPI: addresses of library
+ * globals; MPICH: integers) that bindgen cannot evaluate. Compiled against
+ * the native mpi.h, this file turns them into symbols Rust can read. */
+#include <mpi.h>
+
+const MPI_Comm pnmpi_sys_COMM_WORLD = MPI_COMM_WORLD;
+const MPI_Comm pnmpi_sys_COMM_SELF = MPI_COMM_SELF;
+const MPI_Comm pnmpi_sys_COMM_NULL = MPI_COMM_NULL;
+const MPI_Datatype pnmpi_sys_BYTE = MPI_BYTE;
+const MPI_Datatype pnmpi_sys_INT = MPI_INT;
+const MPI_Datatype pnmpi_sys_LONG_LONG = MPI_LONG_LONG;
+const MPI_Datatype pnmpi_sys_UINT64_T = MPI_UINT64_T;
+const MPI_Datatype pnmpi_sys_DOUBLE = MPI_DOUBLE;
+const MPI_Datatype pnmpi_sys_CHAR = MPI_CHAR;
+const MPI_Datatype pnmpi_sys_DATATYPE_NULL = MPI_DATATYPE_NULL;
+const MPI_Op pnmpi_sys_SUM = MPI_SUM;
+const MPI_Op pnmpi_sys_MAX = MPI_MAX;
+const MPI_Op pnmpi_sys_MIN = MPI_MIN;
+const MPI_Request pnmpi_sys_REQUEST_NULL = MPI_REQUEST_NULL;
+MPI_Status *const pnmpi_sys_STATUS_IGNORE = MPI_STATUS_IGNORE;
+MPI_Status *const pnmpi_sys_STATUSES_IGNORE = MPI_STATUSES_IGNORE;
+const int pnmpi_sys_ANY_SOURCE = MPI_ANY_SOURCE;
+const int pnmpi_sys_ANY_TAG = MPI_ANY_TAG;
+const int pnmpi_sys_PROC_NULL = MPI_PROC_NULL;
+const int pnmpi_sys_UNDEFINED = MPI_UNDEFINED;
+const int pnmpi_sys_SUCCESS = MPI_SUCCESS;
+const int pnmpi_sys_THREAD_MULTIPLE = MPI_THREAD_MULTIPLE;

@@ -1,0 +1,67 @@
+//! MPI's predefined handles and constants, read from the C shim
+//! `constants.c` that is compiled against the native `mpi.h`.
+
+use crate::ffi;
+
+macro_rules! constants {
+    ($($(#[$doc:meta])* $name:ident / $sym:ident : $ty:ty;)*) => {
+        extern "C" {
+            $(static $sym: $ty;)*
+        }
+        $(
+            $(#[$doc])*
+            #[allow(non_snake_case)]
+            pub fn $name() -> $ty {
+                // SAFETY: an immutable C object initialised at load time.
+                unsafe { $sym }
+            }
+        )*
+    };
+}
+
+constants! {
+    /// `MPI_COMM_WORLD`
+    COMM_WORLD / pnmpi_sys_COMM_WORLD: ffi::MPI_Comm;
+    /// `MPI_COMM_SELF`
+    COMM_SELF / pnmpi_sys_COMM_SELF: ffi::MPI_Comm;
+    /// `MPI_COMM_NULL`
+    COMM_NULL / pnmpi_sys_COMM_NULL: ffi::MPI_Comm;
+    /// `MPI_BYTE`
+    BYTE / pnmpi_sys_BYTE: ffi::MPI_Datatype;
+    /// `MPI_INT`
+    INT / pnmpi_sys_INT: ffi::MPI_Datatype;
+    /// `MPI_LONG_LONG`
+    LONG_LONG / pnmpi_sys_LONG_LONG: ffi::MPI_Datatype;
+    /// `MPI_UINT64_T`
+    UINT64_T / pnmpi_sys_UINT64_T: ffi::MPI_Datatype;
+    /// `MPI_DOUBLE`
+    DOUBLE / pnmpi_sys_DOUBLE: ffi::MPI_Datatype;
+    /// `MPI_CHAR`
+    CHAR / pnmpi_sys_CHAR: ffi::MPI_Datatype;
+    /// `MPI_DATATYPE_NULL`
+    DATATYPE_NULL / pnmpi_sys_DATATYPE_NULL: ffi::MPI_Datatype;
+    /// `MPI_SUM`
+    SUM / pnmpi_sys_SUM: ffi::MPI_Op;
+    /// `MPI_MAX`
+    MAX / pnmpi_sys_MAX: ffi::MPI_Op;
+    /// `MPI_MIN`
+    MIN / pnmpi_sys_MIN: ffi::MPI_Op;
+    /// `MPI_REQUEST_NULL`
+    REQUEST_NULL / pnmpi_sys_REQUEST_NULL: ffi::MPI_Request;
+    /// `MPI_STATUS_IGNORE`
+    STATUS_IGNORE / pnmpi_sys_STATUS_IGNORE: *mut ffi::MPI_Status;
+    /// `MPI_STATUSES_IGNORE`
+    STATUSES_IGNORE / pnmpi_sys_STATUSES_IGNORE: *mut ffi::MPI_Status;
+    /// `MPI_ANY_SOURCE`
+    ANY_SOURCE / pnmpi_sys_ANY_SOURCE: i32;
+    /// `MPI_ANY_TAG`
+    ANY_TAG / pnmpi_sys_ANY_TAG: i32;
+    /// `MPI_PROC_NULL`
+    PROC_NULL / pnmpi_sys_PROC_NULL: i32;
+    /// `MPI_UNDEFINED`
+    UNDEFINED / pnmpi_sys_UNDEFINED: i32;
+    /// `MPI_SUCCESS`
+    SUCCESS / pnmpi_sys_SUCCESS: i32;
+    /// `MPI_THREAD_MULTIPLE`
+    THREAD_MULTIPLE / pnmpi_sys_THREAD_MULTIPLE: i32;
+}
