@@ -1,6 +1,7 @@
 //! Loads the configured modules, finds which MPI routines each one wraps,
 //! and runs the LLNL-compatible module hooks.
 
+mod inspect;
 mod open;
 mod resolve;
 
@@ -10,9 +11,9 @@ use crate::config::{Config, ModuleSpec};
 use crate::error::Error;
 use open::Object;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::{CStr, CString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A loaded module.
 pub struct Module {
@@ -70,6 +71,53 @@ impl Module {
     }
 }
 
+/// Refuses a module that wraps `MPI_X` and calls `PMPI_X` directly: a PMPI
+/// tool that was not patched, which would silently cut the modules below
+/// it out of the chain.
+fn refuse_unpatched(
+    config: &Config,
+    spec: &ModuleSpec,
+    path: &Path,
+    imports: &BTreeSet<String>,
+    wraps: &[(usize, *const ())],
+) -> Result<(), Error> {
+    let bypassed: Vec<&str> = wraps
+        .iter()
+        .map(|&(id, _)| &ROUTINE_NAMES[id]["MPI_".len()..])
+        .filter(|name| imports.contains(*name))
+        .collect();
+    if bypassed.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = bypassed.iter().take(4).map(|n| format!("PMPI_{n}")).collect();
+    let more = if bypassed.len() > 4 {
+        format!(" and {} more", bypassed.len() - 4)
+    } else {
+        String::new()
+    };
+    Err(load_error(
+        config,
+        spec,
+        path,
+        format!(
+        "it is an unpatched PMPI tool: its wrappers call {}{more} directly, which would skip every module \
+         below it. Patch it first: pnmpi-patch {}",
+        shown.join(", "),
+        path.display()
+    ),
+    ))
+}
+
+fn load_error(config: &Config, spec: &ModuleSpec, path: &Path, reason: String) -> Error {
+    Error::Load {
+        file: config.file.clone(),
+        line: spec.line,
+        name: spec.name.clone(),
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
 fn nul_in_argument(config: &Config, spec: &ModuleSpec, key: &str) -> Error {
     Error::Syntax {
         file: config.file.clone(),
@@ -81,24 +129,27 @@ fn nul_in_argument(config: &Config, spec: &ModuleSpec, key: &str) -> Error {
 /// Loads every module of `config`, in order. Modules of every stack are
 /// loaded, so that errors in any of them stop the run.
 pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
-    let mut seen = HashSet::new();
+    // PMPI_ imports by file: a file listed again is a private copy of one
+    // already read.
+    let mut seen: HashMap<PathBuf, BTreeSet<String>> = HashMap::new();
     let mut modules = Vec::with_capacity(config.modules.len());
     for spec in &config.modules {
         let path = resolve::resolve(spec, &config.file, dirs)?;
         let identity = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        let private_copy = !seen.insert(identity);
-        let object = Object::open(&path, private_copy).map_err(|reason| Error::Load {
-            file: config.file.clone(),
-            line: spec.line,
-            name: spec.name.clone(),
-            path: path.clone(),
-            reason,
-        })?;
-        let wraps = ROUTINE_NAMES
+        let private_copy = seen.contains_key(&identity);
+        if !private_copy {
+            let imports =
+                inspect::pmpi_imports(&path).map_err(|reason| load_error(config, spec, &path, reason))?;
+            seen.insert(identity.clone(), imports);
+        }
+        let object =
+            Object::open(&path, private_copy).map_err(|reason| load_error(config, spec, &path, reason))?;
+        let wraps: Vec<(usize, *const ())> = ROUTINE_NAMES
             .iter()
             .enumerate()
             .filter_map(|(id, name)| object.own_symbol(name).map(|a| (id, a as *const ())))
             .collect();
+        refuse_unpatched(config, spec, &path, &seen[&identity], &wraps)?;
         let module_name = object.own_string("PNMPI_ModuleName");
         let arguments = spec
             .arguments
