@@ -197,7 +197,7 @@ pub unsafe extern "C" fn PNMPI_Service_RegisterGlobal(descriptor: *const GlobalD
         let d = unsafe { descriptor.as_ref() }.ok_or(FAILURE)?;
         let global = Global {
             name: field(&d.name)?,
-            sig: d.sig as i8,
+            sig: d.sig,
             addr: d.addr,
         };
         let me = current()?;
@@ -228,7 +228,7 @@ pub unsafe extern "C" fn PNMPI_Service_GetGlobalByName(
             Some((g.sig, g.addr))
         })
         .ok_or(NOGLOBAL)?;
-        if registered_sig != sig as i8 {
+        if registered_sig != sig {
             return Err(SIGNATURE);
         }
         // SAFETY: null is refused; otherwise the caller's writable descriptor.

@@ -4,7 +4,7 @@
 
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
 
 /// A function a module offers, with the signature it was registered with.
 pub struct Service {
@@ -16,7 +16,7 @@ pub struct Service {
 /// A variable a module offers.
 pub struct Global {
     pub name: String,
-    pub sig: i8,
+    pub sig: c_char,
     pub addr: *mut c_void,
 }
 
