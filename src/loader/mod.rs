@@ -42,10 +42,19 @@ impl Module {
     /// The module's name for messages: its `PNMPI_ModuleName`, or its
     /// file name without `.so`.
     pub fn display_name(&self) -> String {
-        self.module_name.clone().unwrap_or_else(|| {
-            let file = self.path.file_name().unwrap_or_default().to_string_lossy();
-            file.split(".so").next().unwrap_or_default().to_string()
-        })
+        self.module_name.clone().unwrap_or_else(|| self.file_stem())
+    }
+
+    /// The file name without `.so` and what follows it.
+    pub fn file_stem(&self) -> String {
+        let file = self.path.file_name().unwrap_or_default().to_string_lossy();
+        file.split(".so").next().unwrap_or_default().to_string()
+    }
+
+    /// Does `name` name this module: its `PNMPI_ModuleName`, its file stem
+    /// or the name it was configured by?
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.module_name.as_deref() == Some(name) || self.file_stem() == name || self.spec.name == name
     }
 
     /// Calls the hook `name` (a `void (*)(void)`) if the module defines

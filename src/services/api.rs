@@ -93,12 +93,7 @@ pub unsafe extern "C" fn PNMPI_Service_GetModuleByName(name: *const c_char, hand
         let name = unsafe { status::name(name, NAME_MAX) }?;
         let chain = chain()?;
         let index = registry::module_by_registered_name(name)
-            .or_else(|| {
-                chain
-                    .modules
-                    .iter()
-                    .position(|m| m.display_name() == name || m.spec.name == name)
-            })
+            .or_else(|| chain.modules.iter().position(|m| m.answers_to(name)))
             .ok_or(NOMODULE)?;
         put(handle, index as Handle)
     })
