@@ -165,18 +165,30 @@ pub fn program(name: &str, link: Link) -> PathBuf {
 /// Builds `c-tests/modules/<src>.c` as `<out_name>.so` in [`modules_dir`],
 /// with extra `-D` definitions.
 pub fn module(src: &str, out_name: &str, defines: &[&str]) -> PathBuf {
+    compile_module(src, out_name, defines, &[])
+}
+
+/// Builds a module like [`module`], for modules that use the services:
+/// also with `-I include` (for `<pnmpi.h>`, unchanged) and
+/// `-Wall -Wextra -Werror`.
+pub fn api_module(src: &str, out_name: &str, defines: &[&str]) -> PathBuf {
+    let include = format!("-I{}", s(&repo().join("include")));
+    compile_module(
+        src,
+        out_name,
+        defines,
+        &["-Wall".into(), "-Wextra".into(), "-Werror".into(), include],
+    )
+}
+
+fn compile_module(src: &str, out_name: &str, defines: &[&str], extra: &[String]) -> PathBuf {
     cached(format!("module {out_name}"), || {
         let out = modules_dir().join(format!("{out_name}.so"));
-        let mut args = vec![
-            "-shared".into(),
-            "-fPIC".into(),
-            "-O2".into(),
-            "-g".into(),
-            "-o".into(),
-            s(&out),
-        ];
+        let mut args: Vec<String> = ["-shared", "-fPIC", "-O2", "-g", "-o"].map(String::from).into();
+        args.push(s(&out));
         // The generated header that declares every XMPI_ entry point.
         args.push(format!("-I{}", s(&target_dir().join("include"))));
+        args.extend(extra.iter().cloned());
         args.extend(defines.iter().map(|d| format!("-D{d}")));
         args.push(s(&c_tests().join(format!("modules/{src}.c"))));
         args.extend(chaincheck_link());
