@@ -1,0 +1,150 @@
+//! The libpnmpi build under test and the MPI it belongs to.
+//!
+//! The bench measures the libpnmpi.so and libempty.so of its own cargo
+//! target folder (next to its executable), so that
+//! `CARGO_TARGET_DIR=target/mpich cargo run -p pnmpi-bench` measures the
+//! MPICH build and never mixes one MPI's libpnmpi with the other's programs.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The MPI implementations libpnmpi supports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    OpenMpi,
+    Mpich,
+}
+
+impl Flavor {
+    /// The name the libpnmpi build report uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Flavor::OpenMpi => "openmpi",
+            Flavor::Mpich => "mpich",
+        }
+    }
+
+    /// The flavor in the `MPI:` line of `pnmpi-build-report.txt`.
+    pub fn from_report(report: &str) -> Option<Flavor> {
+        let line = report.lines().find_map(|l| l.strip_prefix("MPI:"))?;
+        match line.split_whitespace().next()? {
+            "openmpi" => Some(Flavor::OpenMpi),
+            "mpich" => Some(Flavor::Mpich),
+            _ => None,
+        }
+    }
+
+    /// The flavor an `mpicc -show` command line links (`-lmpich` or `-lmpi`).
+    pub fn from_wrapper_flags(flags: &str) -> Option<Flavor> {
+        let libs: Vec<&str> = flags.split_whitespace().collect();
+        if libs.contains(&"-lmpich") {
+            Some(Flavor::Mpich)
+        } else if libs.contains(&"-lmpi") {
+            Some(Flavor::OpenMpi)
+        } else {
+            None
+        }
+    }
+
+    /// The launcher of this MPI, with the options a root container on an
+    /// oversubscribed machine needs; `np` ranks.
+    pub fn mpirun(self, np: usize) -> Command {
+        let mut cmd = match self {
+            Flavor::OpenMpi => {
+                let mut cmd = Command::new("mpirun.openmpi");
+                cmd.arg("--oversubscribe")
+                    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+                cmd
+            }
+            Flavor::Mpich => Command::new("mpirun.mpich"),
+        };
+        cmd.arg("-np").arg(np.to_string());
+        cmd
+    }
+}
+
+/// The artifacts of one `cargo build --release --workspace`.
+#[derive(Debug)]
+pub struct Install {
+    /// The folder holding libpnmpi.so; programs link and find it here.
+    pub dir: PathBuf,
+    /// The empty module, which a configuration lists once per layer.
+    pub libempty: PathBuf,
+    /// The MPI libpnmpi was generated for.
+    pub flavor: Flavor,
+}
+
+impl Install {
+    /// The build next to the running executable.
+    pub fn next_to_exe() -> Result<Install> {
+        let exe = std::env::current_exe().context("cannot find the pnmpi-bench executable")?;
+        let dir = exe.parent().context("the executable has no folder")?;
+        Install::in_dir(dir)
+    }
+
+    fn in_dir(dir: &Path) -> Result<Install> {
+        for lib in ["libpnmpi.so", "libempty.so"] {
+            if !dir.join(lib).is_file() {
+                bail!(
+                    "{} missing: build the workspace first (`cargo build --release --workspace`, \
+                     with the same MPICC and CARGO_TARGET_DIR)",
+                    dir.join(lib).display()
+                );
+            }
+        }
+        let report_path = dir.join("pnmpi-build-report.txt");
+        let report = std::fs::read_to_string(&report_path)
+            .with_context(|| format!("cannot read {}", report_path.display()))?;
+        let flavor = Flavor::from_report(&report)
+            .with_context(|| format!("{} names no known MPI", report_path.display()))?;
+        Ok(Install {
+            dir: dir.to_path_buf(),
+            libempty: dir.join("libempty.so"),
+            flavor,
+        })
+    }
+
+    /// Fails unless `mpicc` links the MPI this libpnmpi was built for: a
+    /// program of one MPI with the other's libpnmpi does not even start.
+    pub fn check_compiler(&self, mpicc: &str) -> Result<()> {
+        let out = Command::new(mpicc)
+            .arg("-show")
+            .output()
+            .with_context(|| format!("cannot run `{mpicc} -show`"))?;
+        let flags = String::from_utf8_lossy(&out.stdout);
+        let found = Flavor::from_wrapper_flags(&flags)
+            .with_context(|| format!("`{mpicc} -show` links neither -lmpi nor -lmpich: {flags}"))?;
+        if found != self.flavor {
+            bail!(
+                "{} was built for {} but MPICC={mpicc} is {}; use the target folder built with this \
+                 MPICC (e.g. MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpich)",
+                self.dir.join("libpnmpi.so").display(),
+                self.flavor.name(),
+                found.name()
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_flavor_of_a_build_report_and_of_mpicc() {
+        let report = "pnmpi build report\nMPI:        mpich (found via mpicc.mpich -show)\nheader: x\n";
+        assert_eq!(Flavor::from_report(report), Some(Flavor::Mpich));
+        assert_eq!(Flavor::from_report("MPI: openmpi\n"), Some(Flavor::OpenMpi));
+        assert_eq!(Flavor::from_report("no such line\n"), None);
+        let ompi =
+            "gcc -I/usr/lib/x86_64-linux-gnu/openmpi/include -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi";
+        assert_eq!(Flavor::from_wrapper_flags(ompi), Some(Flavor::OpenMpi));
+        let mpich =
+            "gcc -Wl,-z,relro -I/usr/include/x86_64-linux-gnu/mpich -L/usr/lib/x86_64-linux-gnu -lmpich";
+        assert_eq!(Flavor::from_wrapper_flags(mpich), Some(Flavor::Mpich));
+        assert_eq!(Flavor::from_wrapper_flags("gcc -lm"), None);
+    }
+}

@@ -1,0 +1,128 @@
+//! `pnmpi-bench`: measures what libpnmpi costs per MPI call, natively and
+//! through 0, 1, ... empty module layers, in one run, so that the numbers
+//! of issue 2's overhead bar (α, β of the paper's section 5) come from
+//! one machine state.
+//!
+//! Each round runs every setup once (in a rotated order), so that noise
+//! from other processes spreads over all setups alike; the report is the
+//! median over rounds.
+
+mod install;
+mod report;
+mod run;
+mod stats;
+
+use anyhow::Result;
+use clap::Parser;
+use install::Install;
+use report::{Context, Model, Summary};
+use run::{Bench, Launch, Setup};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Measure ns per MPI_Comm_rank call: native MPI versus libpnmpi with 0, 1, 10 ... empty modules.
+///
+/// Uses libpnmpi.so and libempty.so from the cargo target folder this
+/// executable is in; build the workspace first with the same MPICC and
+/// CARGO_TARGET_DIR. Prints a table to stdout and progress to stderr.
+#[derive(Parser, Debug)]
+#[command(name = "pnmpi-bench", version, about)]
+struct Args {
+    /// Layer counts to measure through libpnmpi (copies of the empty module);
+    /// 0 gives alpha, two counts >= 1 give beta.
+    #[arg(long, value_delimiter = ',', default_value = "0,1,10")]
+    layers: Vec<usize>,
+    /// Rounds; each runs every setup once.
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
+    /// MPI_Comm_rank calls timed per run, in 20 batches of which the fastest
+    /// counts (after a warm-up of a tenth as many).
+    #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(20..))]
+    calls: u64,
+    /// How to start each run.
+    #[arg(long, value_enum, default_value_t = Launch::Mpirun)]
+    launch: Launch,
+    /// Also write the medians as CSV to this file (replaced whole).
+    #[arg(long, value_name = "PATH")]
+    csv: Option<PathBuf>,
+    /// The MPI compiler wrapper; must be the MPI libpnmpi was built for.
+    #[arg(long, env = "MPICC", default_value = "mpicc")]
+    mpicc: String,
+}
+
+fn main() -> ExitCode {
+    match bench(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pnmpi-bench: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn bench(args: Args) -> Result<()> {
+    let mut layers = args.layers.clone();
+    layers.sort_unstable();
+    layers.dedup();
+    let install = Install::next_to_exe()?;
+    install.check_compiler(&args.mpicc)?;
+    eprintln!(
+        "pnmpi-bench: building with {} against {}",
+        args.mpicc,
+        install.dir.display()
+    );
+    let bench = Bench::prepare(&install, &args.mpicc, args.launch, args.calls, &layers)?;
+    let setups: Vec<Setup> = std::iter::once(Setup::Native)
+        .chain(layers.iter().map(|&layers| Setup::Pnmpi { layers }))
+        .collect();
+    let mut samples = vec![Vec::new(); setups.len()];
+    for round in 0..args.rounds as usize {
+        // Rotating the order keeps any drift within a round (a CPU clock
+        // settling, a neighbour starting) from always hitting one setup.
+        for k in 0..setups.len() {
+            let i = (round + k) % setups.len();
+            let ns = bench.measure(setups[i])?;
+            eprintln!(
+                "pnmpi-bench: round {}/{} {:<18} {ns:8.2} ns/call",
+                round + 1,
+                args.rounds,
+                setups[i].label()
+            );
+            samples[i].push(ns);
+        }
+    }
+    let rows: Vec<Summary> = setups
+        .iter()
+        .zip(&samples)
+        .map(|(&setup, s)| Summary::new(setup, s).expect("rounds >= 1 gives every setup a sample"))
+        .collect();
+    let model = Model::fit(&rows);
+    let ctx = Context {
+        benchmark: "comm_rank",
+        mpi: install.flavor.name(),
+        launch: args.launch.name(),
+        calls: args.calls,
+    };
+    println!("machine: {}", machine());
+    print!("{}", report::table(&ctx, &rows, &model));
+    if let Some(path) = &args.csv {
+        report::write_atomically(path, &report::csv(&ctx, &rows, &model))?;
+        eprintln!("pnmpi-bench: wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// The core count and CPU model, for reading numbers from other machines.
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")?
+                .split_once(':')
+                .map(|(_, m)| m.trim())
+        })
+        .unwrap_or("unknown CPU");
+    format!("{cores} cores, {model}")
+}

@@ -1,0 +1,51 @@
+//! Write pnmpi modules in Rust.
+//!
+//! A pnmpi module is a shared object (a `cdylib`) that defines the `MPI_X`
+//! routines it wraps and calls `XMPI_X` to reach the next layer of the
+//! chain. This crate gives a module everything it needs without writing
+//! `unsafe` code:
+//!
+//! - [`wrap!`] defines wrappers. Each wrapper's C signature comes from the
+//!   routine table that libpnmpi itself is generated from
+//!   ([`pnmpi_mpi_sys::for_each_routine!`]), so a misspelt routine, a wrong
+//!   number of arguments or a wrong return type is a compile error, never a
+//!   wrapper that silently does not match the application's call.
+//! - [`next`] calls other routines one layer down (`XMPI_`), with slices
+//!   and `Result`s instead of raw pointers and status codes; [`raw`]
+//!   declares every `XMPI_` entry point for what [`next`] does not cover.
+//! - [`services`] wraps LLNL PnMPI's `PNMPI_Service_*` API: arguments from
+//!   the configuration, module and stack handles, named services and
+//!   globals.
+//! - [`module!`] defines the name and the hooks (`PNMPI_Init` ...) from
+//!   Rust closures, and keeps their panics from unwinding into C.
+//!
+//! A module crate depends on this crate *and* on `pnmpi-mpi-sys`: the
+//! routine table spells its types `::pnmpi_mpi_sys::ffi::...`, so the
+//! wrappers it generates need that crate by name. Build it as a `cdylib`
+//! against the same MPI as libpnmpi; its `XMPI_` and `PNMPI_Service_`
+//! imports stay undefined in the `.so` and resolve against libpnmpi when
+//! libpnmpi loads the module. `docs/writing-modules.md` is the guide.
+//!
+//! MPI handles (`MPI_Comm`, `MPI_Datatype`, `MPI_Op`) are passed as they
+//! come from the application or from [`constants`]; as in C, MPI trusts
+//! them.
+
+pub mod hooks;
+pub mod next;
+pub mod raw;
+pub mod services;
+mod wrap;
+
+/// The native MPI's types, routine table and constants, re-exported so
+/// that modules and the macros of this crate use the same build of them.
+pub use pnmpi_mpi_sys as sys;
+
+/// MPI's predefined handles and values (`COMM_WORLD()`, `SUM()`, ...).
+pub use pnmpi_mpi_sys::constants;
+
+/// `MPI_Comm`: a pointer under Open MPI, an integer under MPICH.
+pub type Comm = sys::ffi::MPI_Comm;
+/// `MPI_Datatype`.
+pub type Datatype = sys::ffi::MPI_Datatype;
+/// `MPI_Op`.
+pub type Op = sys::ffi::MPI_Op;
