@@ -39,6 +39,10 @@ struct Args {
     /// counts (after a warm-up of a tenth as many).
     #[arg(long, default_value_t = 10_000_000, value_parser = clap::value_parser!(u64).range(20..))]
     calls: u64,
+    /// Also measure one module restricted to MPI_Send (`routines MPI_Send`):
+    /// on MPI_Comm_rank it should cost what 0 modules cost.
+    #[arg(long)]
+    send_only: bool,
     /// How to start each run.
     #[arg(long, value_enum, default_value_t = Launch::Mpirun)]
     launch: Launch,
@@ -74,6 +78,7 @@ fn bench(args: Args) -> Result<()> {
     let bench = Bench::prepare(&install, &args.mpicc, args.launch, args.calls, &layers)?;
     let setups: Vec<Setup> = std::iter::once(Setup::Native)
         .chain(layers.iter().map(|&layers| Setup::Pnmpi { layers }))
+        .chain(args.send_only.then_some(Setup::SendOnly))
         .collect();
     let mut samples = vec![Vec::new(); setups.len()];
     for round in 0..args.rounds as usize {

@@ -49,6 +49,9 @@ pub struct Model {
     pub first_layer: Option<f64>,
     /// β: the least-squares slope of the medians over layer counts >= 1.
     pub beta: Option<f64>,
+    /// One module restricted to MPI_Send minus 0 modules: what a module
+    /// costs on a routine it does not apply to (it should be nothing).
+    pub send_only: Option<f64>,
 }
 
 impl Model {
@@ -62,13 +65,22 @@ impl Model {
         let native = rows.iter().find(|r| r.setup == Setup::Native).map(|r| r.median);
         let layered: Vec<(f64, f64)> = rows
             .iter()
-            .filter_map(|r| r.setup.layers().filter(|&n| n >= 1).map(|n| (n as f64, r.median)))
+            .filter_map(|r| match r.setup {
+                Setup::Pnmpi { layers } if layers >= 1 => Some((layers as f64, r.median)),
+                _ => None,
+            })
             .collect();
         Model {
             native,
             alpha: native.zip(at(0)).map(|(native, zero)| zero - native),
             first_layer: at(0).zip(at(1)).map(|(zero, one)| one - zero),
             beta: slope(&layered),
+            send_only: rows
+                .iter()
+                .find(|r| r.setup == Setup::SendOnly)
+                .map(|r| r.median)
+                .zip(at(0))
+                .map(|(restricted, zero)| restricted - zero),
         }
     }
 }
@@ -123,6 +135,11 @@ pub fn table(ctx: &Context, rows: &[Summary], model: &Model) -> String {
         let v = verdict(beta, BETA_BAR_NS);
         lines.push(format!(
             "beta (slope over >= 1 layer): {beta:+.2} ns per layer   ({v} the bar of {BETA_BAR_NS} ns)"
+        ));
+    }
+    if let Some(send_only) = model.send_only {
+        lines.push(format!(
+            "restricted to MPI_Send (- 0 modules): {send_only:+.2} ns"
         ));
     }
     lines.iter().map(|l| format!("{l}\n")).collect()
@@ -214,7 +231,20 @@ mod tests {
         assert!((m.beta.unwrap() - 3.0).abs() < 1e-9);
         // Without 0 modules or a second layer count those terms are unknown.
         let m = Model::fit(&rows[..1]);
-        assert_eq!((m.alpha, m.first_layer, m.beta), (None, None, None));
+        assert_eq!(
+            (m.alpha, m.first_layer, m.beta, m.send_only),
+            (None, None, None, None)
+        );
+    }
+
+    #[test]
+    fn the_restricted_module_is_compared_to_zero_modules_and_kept_out_of_beta() {
+        let mut rows = rows();
+        rows.push(Summary::new(Setup::SendOnly, &[4.7, 4.8, 4.9]).unwrap());
+        let m = Model::fit(&rows);
+        assert!((m.send_only.unwrap() - 0.2).abs() < 1e-9);
+        assert!((m.beta.unwrap() - 3.0).abs() < 1e-9);
+        assert!(table(&ctx(), &rows, &m).contains("restricted to MPI_Send (- 0 modules): +0.20 ns"));
     }
 
     fn ctx() -> Context<'static> {

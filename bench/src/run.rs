@@ -35,6 +35,9 @@ pub enum Setup {
     Native,
     /// Linked with libpnmpi, with `layers` copies of the empty module.
     Pnmpi { layers: usize },
+    /// Linked with libpnmpi, with one empty module restricted to `MPI_Send`
+    /// (`routines MPI_Send`): what a deselected module costs elsewhere.
+    SendOnly,
 }
 
 impl Setup {
@@ -43,14 +46,16 @@ impl Setup {
         match self {
             Setup::Native => "native",
             Setup::Pnmpi { .. } => "pnmpi",
+            Setup::SendOnly => "pnmpi-send-only",
         }
     }
 
-    /// The number of module layers, `None` without libpnmpi.
+    /// The number of modules loaded, `None` without libpnmpi.
     pub fn layers(self) -> Option<usize> {
         match self {
             Setup::Native => None,
             Setup::Pnmpi { layers } => Some(layers),
+            Setup::SendOnly => Some(1),
         }
     }
 
@@ -60,6 +65,16 @@ impl Setup {
             Setup::Native => "native".into(),
             Setup::Pnmpi { layers: 1 } => "pnmpi, 1 module".into(),
             Setup::Pnmpi { layers } => format!("pnmpi, {layers} modules"),
+            Setup::SendOnly => "pnmpi, 1 module, routines MPI_Send".into(),
+        }
+    }
+
+    /// The configuration file of this setup in `dir`.
+    fn conf(self, dir: &Path) -> Option<PathBuf> {
+        match self {
+            Setup::Native => None,
+            Setup::Pnmpi { layers } => Some(dir.join(format!("layers-{layers}.conf"))),
+            Setup::SendOnly => Some(dir.join("send-only.conf")),
         }
     }
 }
@@ -107,9 +122,15 @@ impl Bench {
             format!("-Wl,-rpath,{lib_dir}"),
         ];
         compile(mpicc, &source, &linked, &pnmpi_flags)?;
-        for &n in layers {
-            let text = format!("module {module}\n").repeat(n);
-            std::fs::write(conf_path(workdir.path(), n), text).context("cannot write a configuration")?;
+        let confs = layers
+            .iter()
+            .map(|&n| (Setup::Pnmpi { layers: n }, format!("module {module}\n").repeat(n)))
+            .chain([(Setup::SendOnly, format!("module {module}\nroutines MPI_Send\n"))]);
+        for (setup, text) in confs {
+            let path = setup
+                .conf(workdir.path())
+                .expect("libpnmpi setups have a configuration");
+            std::fs::write(path, text).context("cannot write a configuration")?;
         }
         Ok(Bench {
             workdir,
@@ -127,7 +148,7 @@ impl Bench {
     pub fn measure(&self, setup: Setup) -> Result<f64> {
         let exe = match setup {
             Setup::Native => &self.native,
-            Setup::Pnmpi { .. } => &self.linked,
+            Setup::Pnmpi { .. } | Setup::SendOnly => &self.linked,
         };
         let mut cmd = match self.launch {
             Launch::Mpirun => {
@@ -138,11 +159,9 @@ impl Bench {
             Launch::Singleton => Command::new(exe),
         };
         cmd.arg(self.calls.to_string()).current_dir(self.workdir.path());
-        match setup.layers() {
+        match setup.conf(self.workdir.path()) {
             None => cmd.env_remove("PNMPI_CONF"),
-            Some(n) => cmd
-                .env("PNMPI_CONF", conf_path(self.workdir.path(), n))
-                .env("PNMPI_VERBOSE", "1"),
+            Some(conf) => cmd.env("PNMPI_CONF", conf).env("PNMPI_VERBOSE", "1"),
         };
         let out = cmd
             .output()
@@ -166,10 +185,6 @@ impl Bench {
         }
         ns_per_call(&stdout).ok_or_else(|| failed("printed no `ns_per_call` line"))
     }
-}
-
-fn conf_path(dir: &Path, layers: usize) -> PathBuf {
-    dir.join(format!("layers-{layers}.conf"))
 }
 
 fn compile(mpicc: &str, source: &Path, out: &Path, flags: &[String]) -> Result<()> {
