@@ -42,10 +42,11 @@ struct Stack {
 
 const NONE: u32 = u32::MAX;
 
-/// Link stacks of every routine, indexed by routine id.
+/// Link stacks of every routine, indexed by routine id (a fixed-size
+/// array, so that indexing by a routine's constant id needs no check).
 #[derive(Debug)]
 pub struct Table {
-    stacks: Box<[Stack]>,
+    stacks: Box<[Stack; ROUTINE_COUNT]>,
 }
 
 // SAFETY: the table holds code addresses of loaded modules, which stay
@@ -76,7 +77,7 @@ impl Table {
                 }
             }
         }
-        let stacks_of_routines = per_routine
+        let stacks_of_routines: Box<[Stack]> = per_routine
             .into_iter()
             .map(|by_stack| {
                 if by_stack.iter().all(Vec::is_empty) {
@@ -109,7 +110,7 @@ impl Table {
             })
             .collect();
         Table {
-            stacks: stacks_of_routines,
+            stacks: stacks_of_routines.try_into().expect("one stack per routine"),
         }
     }
 

@@ -22,36 +22,57 @@ mod imp {
         ".popsection",
     );
 
-    /// The current level of this thread.
-    #[inline(always)]
-    pub fn get() -> u32 {
-        let level: u32;
-        // SAFETY: reads this thread's 4-byte TLS slot defined above, through
-        // its GOT offset; the slot exists for every thread.
-        unsafe {
-            core::arch::asm!(
-                "mov {off}, qword ptr [rip + pnmpi_tls_level@GOTTPOFF]",
-                "mov {level:e}, dword ptr fs:[{off}]",
-                off = out(reg) _,
-                level = out(reg) level,
-                options(nostack, readonly, preserves_flags),
-            );
-        }
-        level
-    }
+    /// Where this thread's level lives: its offset from the thread
+    /// pointer. Read once per call, then used for every access.
+    #[derive(Clone, Copy)]
+    pub struct Slot(usize);
 
-    /// Sets the current level of this thread.
-    #[inline(always)]
-    pub fn set(level: u32) {
-        // SAFETY: writes this thread's own TLS slot; no other thread can see it.
-        unsafe {
-            core::arch::asm!(
-                "mov {off}, qword ptr [rip + pnmpi_tls_level@GOTTPOFF]",
-                "mov dword ptr fs:[{off}], {level:e}",
-                off = out(reg) _,
-                level = in(reg) level,
-                options(nostack, preserves_flags),
-            );
+    impl Slot {
+        /// The calling thread's slot.
+        #[inline(always)]
+        pub fn current() -> Slot {
+            let offset: usize;
+            // SAFETY: loads the TLS offset of the 4-byte slot defined above
+            // from its GOT entry; it is the same for every thread.
+            unsafe {
+                core::arch::asm!(
+                    "mov {off}, qword ptr [rip + pnmpi_tls_level@GOTTPOFF]",
+                    off = out(reg) offset,
+                    options(nostack, pure, readonly, preserves_flags),
+                );
+            }
+            Slot(offset)
+        }
+
+        /// The level stored in this slot.
+        #[inline(always)]
+        pub fn get(self) -> u32 {
+            let level: u32;
+            // SAFETY: reads the calling thread's own slot at its TLS offset.
+            unsafe {
+                core::arch::asm!(
+                    "mov {level:e}, dword ptr fs:[{off}]",
+                    off = in(reg) self.0,
+                    level = out(reg) level,
+                    options(nostack, readonly, preserves_flags),
+                );
+            }
+            level
+        }
+
+        /// Stores `level` in this slot.
+        #[inline(always)]
+        pub fn set(self, level: u32) {
+            // SAFETY: writes the calling thread's own slot; no other thread
+            // can see it.
+            unsafe {
+                core::arch::asm!(
+                    "mov dword ptr fs:[{off}], {level:e}",
+                    off = in(reg) self.0,
+                    level = in(reg) level,
+                    options(nostack, preserves_flags),
+                );
+            }
         }
     }
 }
@@ -64,25 +85,50 @@ mod imp {
         static LEVEL: Cell<u32> = const { Cell::new(0) };
     }
 
-    /// The current level of this thread.
-    #[inline(always)]
-    pub fn get() -> u32 {
-        LEVEL.with(Cell::get)
-    }
+    /// The calling thread's level (reached through `thread_local!`).
+    #[derive(Clone, Copy)]
+    pub struct Slot;
 
-    /// Sets the current level of this thread.
-    #[inline(always)]
-    pub fn set(level: u32) {
-        LEVEL.with(|l| l.set(level))
+    impl Slot {
+        /// The calling thread's slot.
+        #[inline(always)]
+        pub fn current() -> Slot {
+            Slot
+        }
+
+        /// The level stored in this slot.
+        #[inline(always)]
+        pub fn get(self) -> u32 {
+            LEVEL.with(Cell::get)
+        }
+
+        /// Stores `level` in this slot.
+        #[inline(always)]
+        pub fn set(self, level: u32) {
+            LEVEL.with(|l| l.set(level))
+        }
     }
 }
 
-pub use imp::{get, set};
+pub use imp::Slot;
+
+/// The current level of the calling thread.
+#[inline(always)]
+pub fn get() -> u32 {
+    Slot::current().get()
+}
+
+/// Sets the current level of the calling thread.
+#[inline(always)]
+pub fn set(level: u32) {
+    Slot::current().set(level)
+}
 
 /// Holds the thread at a module's level for the duration of its wrapper,
 /// and puts the caller's level back afterwards, so that a wrapper's later
 /// `XMPI_` calls (and the application after it) see the right position.
 pub struct Guard {
+    slot: Slot,
     previous: u32,
 }
 
@@ -90,15 +136,22 @@ impl Guard {
     /// Moves the thread to `level` until the guard drops.
     #[inline(always)]
     pub fn enter(level: u32) -> Guard {
-        let previous = imp::get();
-        imp::set(level);
-        Guard { previous }
+        let slot = Slot::current();
+        Guard::switch(slot, slot.get(), level)
+    }
+
+    /// Moves the thread from `previous`, already read from `slot`, to
+    /// `level` until the guard drops.
+    #[inline(always)]
+    pub fn switch(slot: Slot, previous: u32, level: u32) -> Guard {
+        slot.set(level);
+        Guard { slot, previous }
     }
 }
 
 impl Drop for Guard {
     #[inline(always)]
     fn drop(&mut self) {
-        imp::set(self.previous);
+        self.slot.set(self.previous);
     }
 }

@@ -67,14 +67,16 @@ macro_rules! define_stub {
             /// tail-call it.
             #[inline(never)]
             unsafe extern "C" fn descend<const FROM_TOP: bool>($($a: $t),*) -> $r {
-                let from = if FROM_TOP { TOP } else { level::get() };
+                let slot = level::Slot::current();
+                let current = slot.get();
+                let from = if FROM_TOP { TOP } else { current };
                 match dispatch::next($id, from) {
                     Some(hop) => {
                         // SAFETY: the loader only stores addresses of
                         // functions named after this routine, which have its
                         // C signature.
                         let wrapper: $fty = unsafe { std::mem::transmute(hop.func) };
-                        let _level = level::Guard::enter(hop.level);
+                        let _level = level::Guard::switch(slot, current, hop.level);
                         // SAFETY: forwards the caller's arguments unchanged.
                         unsafe { wrapper($($a),*) }
                     }
