@@ -23,6 +23,7 @@ $MPICC -shared -fPIC -O2 "${inc[@]}" -o "$work/delay.so" c-tests/modules/delay.c
 # The application is linked with libmpi only: pnmpi run preloads libpnmpi.
 $MPICC -O2 "${inc[@]}" -o "$work/chain" c-tests/programs/chain.c "${link[@]}"
 $MPICC -O2 -o "$work/delay_bench" c-tests/programs/delay_bench.c
+$MPICC -O2 -o "$work/stencil" c-tests/programs/stencil.c
 
 echo
 echo "### 1. No tools: chain prints an empty layer log for each call"
@@ -44,3 +45,11 @@ cd "$work"
 rm .pnmpi-conf
 "${MPIRUN[@]}" -np 2 "$target/pnmpi" run -- "$work/delay_bench"
 "${MPIRUN[@]}" -np 2 "$target/pnmpi" run --conf "$work/delay.conf" --lib-path "$work" -- "$work/delay_bench"
+
+echo
+echo "### 4. The tracer on a 4-rank stencil (halo exchange + allreduce): merge, statistics, Perfetto JSON"
+printf 'module tracer\nargument outdir %s\n' "$work/trace" > "$work/trace.conf"
+"${MPIRUN[@]}" -np 4 "$target/pnmpi" run --conf "$work/trace.conf" --lib-path "$target" -- "$work/stencil" 64 200 10
+"$target/pnmpi" trace merge "$work/trace" -o "$target/stencil.pnt"
+"$target/pnmpi" trace stats "$target/stencil.pnt"
+"$target/pnmpi" trace export --format chrome "$target/stencil.pnt" -o "$target/stencil.json"

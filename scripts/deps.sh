@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages pnmpi needs, if any is missing: both MPIs
-# (Open MPI and MPICH are both first-class), libclang for bindgen, and a C
-# compiler. Uses sudo when not run as root.
+# (Open MPI and MPICH are both first-class), libclang for bindgen, a C
+# compiler, and SimGrid (smpirun replays the tracer's exported traces).
+# Uses sudo when not run as root.
 set -euo pipefail
 
-packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc make binutils)
+packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc make binutils libsimgrid-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

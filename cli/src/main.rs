@@ -2,6 +2,7 @@
 //! linked with libpnmpi, by preloading libpnmpi into it.
 
 mod run;
+mod trace;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -18,12 +19,15 @@ struct Cli {
 enum Command {
     /// Run a program with libpnmpi preloaded: `mpirun -np 4 pnmpi run -- ./app args`.
     Run(run::RunArgs),
+    /// Merge, inspect and convert traces of the `tracer` module.
+    Trace(trace::TraceArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Trace(args) => return trace::run(args),
     };
     match result {
         Ok(never) => match never {},

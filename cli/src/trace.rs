@@ -1,0 +1,295 @@
+//! `pnmpi trace`: the tools for the `tracer` module's output. Each reads
+//! either a trace folder (the per-rank files the tracer wrote, merged in
+//! memory) or a merged `.pnt` file.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use pnmpi_trace::fields::{NV, VALUE_NAMES};
+use pnmpi_trace::trace::{Event, ReqRef, Trace};
+use pnmpi_trace::{chrome, merge, simgrid, stats};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Inputs above this size get a progress bar (on a terminal).
+const BIG: u64 = 16 << 20;
+
+/// Work on traces written by the `tracer` module.
+#[derive(Args)]
+pub struct TraceArgs {
+    #[command(subcommand)]
+    command: TraceCommand,
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Consolidate a trace folder's per-rank files into one compact trace.
+    Merge {
+        /// The tracer's output folder (rank-NNNNN.pnr files).
+        dir: PathBuf,
+        /// The merged trace to write.
+        #[arg(short, long, value_name = "FILE", default_value = "trace.pnt")]
+        output: PathBuf,
+    },
+    /// Print every event, one line each: `rank.thread start_ns duration_ns routine key=value...`.
+    Dump {
+        /// A merged trace (.pnt) or a trace folder.
+        input: PathBuf,
+        /// Only this rank.
+        #[arg(long)]
+        rank: Option<u32>,
+    },
+    /// Events and time per routine, bytes per event, compute/MPI split per rank.
+    Stats {
+        /// A merged trace (.pnt) or a trace folder.
+        input: PathBuf,
+    },
+    /// Convert to another tool's format.
+    Export {
+        /// A merged trace (.pnt) or a trace folder.
+        input: PathBuf,
+        /// `chrome`: Chrome/Perfetto JSON (one file); `simgrid`: SimGrid
+        /// time-independent trace for `smpirun -replay` (a folder).
+        #[arg(long, value_enum)]
+        format: Format,
+        /// Output file (chrome, default trace.json) or folder (simgrid, default simgrid/).
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// Chrome trace-event JSON, for ui.perfetto.dev and chrome://tracing.
+    Chrome,
+    /// SimGrid time-independent trace, for `smpirun -replay`.
+    Simgrid,
+}
+
+/// Runs a `pnmpi trace` subcommand.
+pub fn run(args: TraceArgs) -> ExitCode {
+    match dispatch(args.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pnmpi trace: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(command: TraceCommand) -> Result<()> {
+    match command {
+        TraceCommand::Merge { dir, output } => {
+            if !dir.is_dir() {
+                bail!(
+                    "{} is not a folder; `merge` takes the tracer's output folder",
+                    dir.display()
+                );
+            }
+            let trace = load(&dir)?.0;
+            let bar = bar(trace.event_count(), trace.event_count() * 8, "writing");
+            let bytes = trace.save(&output, &|n| bar.inc(n))?;
+            bar.finish_and_clear();
+            let events = trace.event_count();
+            println!(
+                "{}: {} ranks, {events} events, {bytes} bytes ({:.2} bytes/event)",
+                output.display(),
+                trace.world_size,
+                bytes as f64 / events.max(1) as f64
+            );
+            Ok(())
+        }
+        TraceCommand::Dump { input, rank } => {
+            let trace = load(&input)?.0;
+            let stdout = std::io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            dump(&trace, rank, &mut out).or_else(ignore_broken_pipe)
+        }
+        TraceCommand::Stats { input } => {
+            let (trace, size) = load(&input)?;
+            let text = stats::stats(&trace, size).to_string();
+            std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .or_else(ignore_broken_pipe)
+        }
+        TraceCommand::Export {
+            input,
+            format,
+            output,
+        } => {
+            let trace = load(&input)?.0;
+            let bar = bar(trace.event_count(), trace.event_count() * 100, "exporting");
+            match format {
+                Format::Chrome => {
+                    let path = output.unwrap_or_else(|| PathBuf::from("trace.json"));
+                    let tmp = path.with_extension("json.tmp");
+                    let file = std::fs::File::create(&tmp)
+                        .with_context(|| format!("cannot create {}", tmp.display()))?;
+                    let mut w = BufWriter::with_capacity(1 << 20, file);
+                    let sum = chrome::write(&trace, &mut w, &|n| bar.inc(n))
+                        .and_then(|s| w.flush().map(|()| s))
+                        .with_context(|| format!("cannot write {}", tmp.display()))?;
+                    std::fs::rename(&tmp, &path)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    bar.finish_and_clear();
+                    println!(
+                        "{}: {} slices, {} message arrows; open it in ui.perfetto.dev",
+                        path.display(),
+                        sum.slices,
+                        sum.flows
+                    );
+                }
+                Format::Simgrid => {
+                    let dir = output.unwrap_or_else(|| PathBuf::from("simgrid"));
+                    let x = simgrid::export(&trace, &dir, &|n| bar.inc(n))?;
+                    bar.finish_and_clear();
+                    println!(
+                        "{}: {} actions for {} ranks",
+                        dir.display(),
+                        x.actions,
+                        trace.world_size
+                    );
+                    for (routine, n) in &x.approximated {
+                        println!("  approximated: {n} x {routine}");
+                    }
+                    println!("replay it from that folder with: {}", x.command(trace.world_size));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn ignore_broken_pipe(e: std::io::Error) -> Result<()> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(e.into())
+    }
+}
+
+/// A progress bar for `len` steps, shown only for inputs of more than
+/// [`BIG`] bytes (`size` estimates them) and only on a terminal.
+fn bar(len: u64, size: u64, what: &str) -> ProgressBar {
+    if size < BIG {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:40}] {percent}% {eta}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(what.to_string());
+    bar
+}
+
+/// Reads a `.pnt` file, or merges a trace folder in memory; reports
+/// warnings on stderr. Returns the trace and its encoded size, if known.
+fn load(input: &Path) -> Result<(Trace, Option<u64>)> {
+    if input.is_dir() {
+        let files = merge::rank_files(input)?;
+        let total: u64 = files
+            .iter()
+            .filter_map(|f| std::fs::metadata(f).ok())
+            .map(|m| m.len())
+            .sum();
+        let bar = bar(total, total, "reading");
+        let (trace, warnings) = merge::merge_dir(input, &|n| bar.inc(n))?;
+        bar.finish_and_clear();
+        for w in warnings {
+            eprintln!("pnmpi trace: warning: {w}");
+        }
+        return Ok((trace, None));
+    }
+    let size = std::fs::metadata(input)
+        .with_context(|| format!("cannot read {}", input.display()))?
+        .len();
+    let (trace, truncated) = Trace::read(input)?;
+    if let Some(t) = truncated {
+        eprintln!("pnmpi trace: warning: {t}");
+    }
+    Ok((trace, Some(size)))
+}
+
+fn req_name(trace: &Trace, r: Option<ReqRef>) -> String {
+    match r.and_then(|r| trace.streams.get(r.stream as usize).map(|s| (s, r.index))) {
+        Some((s, index)) => format!("{}.{}#{index}", s.rank, s.thread),
+        None => "?".into(),
+    }
+}
+
+fn event_line(trace: &Trace, rank: u32, thread: u32, e: &Event) -> String {
+    let mut line = format!(
+        "{rank}.{thread} {} {} {}",
+        e.start,
+        e.duration(),
+        trace.routine(e)
+    );
+    for (name, v) in VALUE_NAMES.iter().zip(e.vals).take(NV) {
+        if let Some(v) = v {
+            if *name == "reqs" {
+                let last = e.first_req + (v.max(1) as u32) - 1;
+                line.push_str(&format!(
+                    " reqs={}",
+                    if last > e.first_req {
+                        format!("{}-{last}", e.first_req)
+                    } else {
+                        e.first_req.to_string()
+                    }
+                ));
+            } else {
+                line.push_str(&format!(" {name}={v}"));
+            }
+        }
+    }
+    if !e.done.is_empty() {
+        let done: Vec<String> = e
+            .done
+            .iter()
+            .map(|d| match d.status {
+                Some((src, tag)) => format!("{}@{src}/{tag}", req_name(trace, d.req)),
+                None => req_name(trace, d.req),
+            })
+            .collect();
+        line.push_str(&format!(" done={}", done.join(",")));
+    }
+    if !e.init.is_empty() {
+        let init: Vec<String> = e.init.iter().map(|&r| req_name(trace, r)).collect();
+        line.push_str(&format!(" init={}", init.join(",")));
+    }
+    match e.newcomm {
+        Some(Some(id)) => line.push_str(&format!(" newcomm={id}")),
+        Some(None) => line.push_str(" newcomm=null"),
+        None => {}
+    }
+    line
+}
+
+fn dump(trace: &Trace, only: Option<u32>, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "# pnmpi trace: {} ranks, {} threads, {} events, MPI: {}",
+        trace.world_size,
+        trace.streams.len(),
+        trace.event_count(),
+        trace.mpi
+    )?;
+    let world: Vec<String> = (0..trace.world_size).map(|r| r.to_string()).collect();
+    writeln!(out, "comm 0 world members={}", world.join(","))?;
+    writeln!(out, "comm 1 self")?;
+    for (i, c) in trace.comms.iter().enumerate() {
+        let list = |v: &[i64]| v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+        let mut line = format!("comm {} members={}", i + 2, list(&c.members));
+        if let Some(r) = &c.remote {
+            line.push_str(&format!(" remote={}", list(r)));
+        }
+        writeln!(out, "{line}")?;
+    }
+    for s in trace.streams.iter().filter(|s| only.is_none_or(|r| r == s.rank)) {
+        for e in &s.events {
+            writeln!(out, "{}", event_line(trace, s.rank, s.thread, e))?;
+        }
+    }
+    out.flush()
+}

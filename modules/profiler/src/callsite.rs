@@ -1,0 +1,401 @@
+//! Call sites: the application's return address of each MPI call, as
+//! mpiP records it, kept per thread in a preallocated table and resolved
+//! to function, file and line only at `MPI_Finalize`.
+//!
+//! Between the application and a wrapper of this module sit libpnmpi's
+//! entry point and dispatcher (and, when the profiler is not first in the
+//! chain, the modules above it), so the wrapper's own return address is
+//! never the call site. The slow path walks the stack with the `backtrace`
+//! crate: past this module's frames, past libpnmpi's, past any module
+//! that forwards the same routine (a frame inside that module's exported
+//! `MPI_X`), to the first other frame.
+//!
+//! Unwinding costs microseconds, so the walk also *learns the route*: the
+//! offset from the wrapper's stack pointer to its own return address (into
+//! libpnmpi), that return address, and the offset to the slot that held
+//! the call site's return address. Frames have fixed sizes, so on the next
+//! call that comes back to the same instruction of libpnmpi, the call site
+//! is two stack loads away. A site read that way is trusted only if it is
+//! already in the table, i.e. a walk has classified it before; anything
+//! else walks again.
+
+use crate::state::{Counter, Series};
+use std::ffi::{c_int, c_void, CStr};
+
+/// Frames a walk looks at: the profiler's, libpnmpi's and a few modules'.
+const MAX_FRAMES: usize = 64;
+/// Frames of one module searched for its MPI_X wrapper: a wrapper, and
+/// the closures and guards a module's SDK may put inside it.
+const MAX_OWN_FRAMES: usize = 8;
+/// Linear probes before a table counts a site as dropped.
+const MAX_PROBES: usize = 16;
+/// `RTLD_DL_SYMENT` of `<dlfcn.h>`: `dladdr1` also returns the ELF symbol.
+const RTLD_DL_SYMENT: c_int = 1;
+
+/// The stack pointer of the calling function (inlined into it).
+#[inline(always)]
+pub fn stack_pointer() -> usize {
+    let sp: usize;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: copies a register; touches no memory.
+    unsafe {
+        core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let anchor = 0u8;
+        sp = std::hint::black_box(&anchor) as *const u8 as usize;
+    }
+    sp
+}
+
+/// Reads a word of this thread's stack, above the caller's frame.
+///
+/// # Safety
+/// `addr` must be a mapped, 8-byte aligned address of the calling thread's
+/// stack.
+#[inline(always)]
+unsafe fn read_stack(addr: usize) -> usize {
+    // SAFETY: the caller guarantees a readable stack word; a volatile read
+    // through an integer address keeps the compiler from reasoning about
+    // which Rust object it belongs to.
+    unsafe { std::ptr::read_volatile(addr as *const usize) }
+}
+
+/// One learned route into a wrapper: its return address into libpnmpi and
+/// where the call site's return address then lies.
+#[derive(Default)]
+struct Way {
+    /// The wrapper's return address; 0: not learned.
+    ra: Counter,
+    /// Offset from the wrapper's stack pointer to the call site's return address.
+    site: Counter,
+}
+
+/// The routes learned for one routine's wrapper (two, so that a routine
+/// reached both from the application and from a module above does not
+/// thrash).
+#[derive(Default)]
+pub struct Routes {
+    /// Offset from the wrapper's stack pointer to its own return address; 0: none yet.
+    own: Counter,
+    ways: [Way; 2],
+    /// Which way the next route replaces.
+    next: Counter,
+    /// The last site of this routine and its slot in the table: a loop
+    /// calls from the same site again and again, and this skips the hash.
+    last: Counter,
+    last_slot: Counter,
+}
+
+impl Routes {
+    fn learn(&self, route: Route) {
+        self.own.set(route.own as u64);
+        if let Some(way) = self.ways.iter().find(|w| w.ra.get() == route.ra as u64) {
+            way.site.set(route.site as u64);
+            return;
+        }
+        let way = &self.ways[(self.next.get() & 1) as usize];
+        way.ra.set(route.ra as u64);
+        way.site.set(route.site as u64);
+        self.next.add(1);
+    }
+}
+
+/// One slot of a table: a (routine, return address) pair and its calls.
+#[derive(Default)]
+pub struct Site {
+    /// The call site's return address; 0: free slot.
+    ra: Counter,
+    routine: Counter,
+    /// The calls made from here.
+    pub stats: Series,
+}
+
+/// A thread's call sites: open addressing, preallocated, never resized
+/// (no allocation on the hot path). A call placed at a site is counted
+/// there only; its routine's statistics are the sum of its sites'.
+pub struct Table {
+    slots: Box<[Site]>,
+    /// Calls whose site found no slot, or that no walk could place (their
+    /// routine counts them instead).
+    pub dropped: Counter,
+}
+
+impl Table {
+    /// A table of `capacity` slots (a power of two).
+    pub fn new(capacity: usize) -> Table {
+        debug_assert!(capacity.is_power_of_two());
+        Table {
+            slots: (0..capacity).map(|_| Site::default()).collect(),
+            dropped: Counter::default(),
+        }
+    }
+
+    /// The sites in use: (routine id, return address, stats).
+    pub fn sites(&self) -> impl Iterator<Item = (usize, usize, &Series)> {
+        self.slots
+            .iter()
+            .filter(|s| s.ra.get() != 0)
+            .map(|s| (s.routine.get() as usize, s.ra.get() as usize, &s.stats))
+    }
+
+    /// The slots where (routine, ra) may be, in probing order.
+    #[inline(always)]
+    fn probe(&self, routine: usize, ra: usize) -> impl Iterator<Item = usize> {
+        let mask = self.slots.len() - 1;
+        let hash = ((ra as u64) ^ ((routine as u64) << 47)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let start = (hash >> 40) as usize;
+        (0..MAX_PROBES.min(self.slots.len())).map(move |i| (start + i) & mask)
+    }
+
+    /// The slot of (routine, ra), if a walk has put it in the table.
+    #[inline(always)]
+    fn find(&self, routine: usize, ra: usize) -> Option<usize> {
+        for i in self.probe(routine, ra) {
+            let slot = &self.slots[i];
+            let key = slot.ra.get() as usize;
+            if key == ra && slot.routine.get() as usize == routine {
+                return Some(i);
+            }
+            if key == 0 {
+                return None;
+            }
+        }
+        None
+    }
+
+    fn find_or_insert(&self, routine: usize, ra: usize) -> Option<usize> {
+        for i in self.probe(routine, ra) {
+            let slot = &self.slots[i];
+            let key = slot.ra.get() as usize;
+            if key == ra && slot.routine.get() as usize == routine {
+                return Some(i);
+            }
+            if key == 0 {
+                slot.routine.set(routine as u64);
+                slot.ra.set(ra as u64);
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// Counts a call in slot `i`, and remembers it as the routine's last site.
+    #[inline(always)]
+    fn hit(&self, routes: &Routes, i: usize, ra: usize, ticks: u64, bytes: u64) {
+        routes.last.set(ra as u64);
+        routes.last_slot.set(i as u64);
+        self.slots[i].stats.add(ticks, bytes);
+    }
+
+    /// Counts a call of `routine` under the site of the call whose wrapper
+    /// read `sp` as its stack pointer; false if it could not be placed.
+    #[inline(always)]
+    pub fn record(&self, routes: &Routes, routine: usize, sp: usize, ticks: u64, bytes: u64) -> bool {
+        let own = routes.own.get() as usize;
+        if own != 0 {
+            // SAFETY: `own` was measured by unwinding this routine's wrapper,
+            // whose frame has the same size on every call: sp + own is the
+            // wrapper's own return-address slot, in this thread's live stack.
+            let ra = unsafe { read_stack(sp + own) };
+            if let Some(way) = routes.ways.iter().find(|w| w.ra.get() as usize == ra) {
+                // SAFETY: the call came back through the same instruction of
+                // libpnmpi as when the route was learned, so the same
+                // fixed-size frames lie above, and sp + site is the slot
+                // that holds their caller's return address.
+                let site = unsafe { read_stack(sp + way.site.get() as usize) };
+                if site as u64 == routes.last.get() {
+                    self.slots[routes.last_slot.get() as usize]
+                        .stats
+                        .add(ticks, bytes);
+                    return true;
+                }
+                if let Some(i) = self.find(routine, site) {
+                    self.hit(routes, i, site, ticks, bytes);
+                    return true;
+                }
+            }
+        }
+        self.record_slow(routes, routine, sp, ticks, bytes)
+    }
+
+    /// Walks the stack to find the site, learns the route, counts the call.
+    #[cold]
+    #[inline(never)]
+    fn record_slow(&self, routes: &Routes, routine: usize, sp: usize, ticks: u64, bytes: u64) -> bool {
+        let walk = walk(sp, routine);
+        if let Some(route) = walk.route {
+            routes.learn(route);
+        }
+        match walk
+            .site
+            .and_then(|ra| Some((ra, self.find_or_insert(routine, ra)?)))
+        {
+            Some((ra, i)) => {
+                self.hit(routes, i, ra, ticks, bytes);
+                true
+            }
+            None => {
+                self.dropped.add(1);
+                false
+            }
+        }
+    }
+}
+
+/// A route into a wrapper, as offsets from its stack pointer.
+#[derive(Clone, Copy)]
+struct Route {
+    own: usize,
+    ra: usize,
+    site: usize,
+}
+
+struct Walk {
+    route: Option<Route>,
+    site: Option<usize>,
+}
+
+/// A frame as the unwinder reports it while walking.
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    /// Where the frame's function resumes: for all but the innermost, a
+    /// return address, held in the slot just below the caller's `sp`.
+    ip: usize,
+    /// The frame's stack pointer at its call (libgcc's `_Unwind_GetCFA`
+    /// during a backtrace is the callee's CFA, i.e. this).
+    sp: usize,
+}
+
+/// What `dladdr1` says about an address.
+struct Place {
+    /// The base of the object holding it, 0 if none.
+    base: usize,
+    /// Whether it lies inside that object's exported function `name`.
+    in_function: Option<&'static CStr>,
+}
+
+fn place(addr: usize) -> Place {
+    // SAFETY: Dl_info is plain data; all zeroes is a valid value.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    let mut sym: *mut libc::Elf64_Sym = std::ptr::null_mut();
+    // SAFETY: `info` and `sym` are local out-parameters; dladdr1 only reads
+    // the loader's tables.
+    let found = unsafe {
+        libc::dladdr1(
+            addr as *const c_void,
+            &mut info,
+            (&mut sym as *mut *mut libc::Elf64_Sym).cast(),
+            RTLD_DL_SYMENT,
+        )
+    };
+    if found == 0 {
+        return Place {
+            base: 0,
+            in_function: None,
+        };
+    }
+    let mut in_function = None;
+    if !info.dli_sname.is_null() && !sym.is_null() {
+        // SAFETY: dladdr1 set `sym` to the symbol's ELF entry, which lives as
+        // long as the object.
+        let size = unsafe { (*sym).st_size } as usize;
+        let start = info.dli_saddr as usize;
+        if addr >= start && addr < start + size {
+            // SAFETY: a NUL-terminated name in the object's string table,
+            // which stays mapped while the object is loaded (modules are
+            // never unloaded during the run).
+            in_function = Some(unsafe { CStr::from_ptr(info.dli_sname) });
+        }
+    }
+    Place {
+        base: info.dli_fbase as usize,
+        in_function,
+    }
+}
+
+/// The object holding `addr`, or 0.
+pub fn object_base(addr: usize) -> usize {
+    place(addr).base
+}
+
+/// Walks from the wrapper whose stack pointer is `sp` to the call site.
+fn walk(sp: usize, routine: usize) -> Walk {
+    let mut frames = [Frame::default(); MAX_FRAMES];
+    let mut n = 0;
+    // SAFETY: on Linux the unwinder is libgcc's _Unwind_Backtrace, which is
+    // thread-safe; the callback only copies two words.
+    unsafe {
+        backtrace::trace_unsynchronized(|f| {
+            frames[n] = Frame {
+                ip: f.ip() as usize,
+                sp: f.sp() as usize,
+            };
+            n += 1;
+            n < MAX_FRAMES
+        })
+    };
+    let frames = &frames[..n];
+    let none = Walk {
+        route: None,
+        site: None,
+    };
+    let bases = crate::objects();
+    // Every frame but the innermost holds a return address; ip - 1 lies in
+    // the call instruction, and so in the caller's object and function.
+    let object = |j: usize| object_base(frames[j].ip - 1);
+    // The wrapper's physical frame is the first whose stack pointer is not
+    // below the one it read; the frames before it are this walk's own and
+    // the unwinder's.
+    let Some(mut j) = frames.iter().position(|f| f.sp >= sp) else {
+        return none;
+    };
+    while j < n && object(j) == bases.profiler {
+        j += 1;
+    }
+    if j >= n {
+        return none;
+    }
+    // The return address into frame j lies just below frame j's stack pointer.
+    let own = frames[j].sp - 8 - sp;
+    let ra = frames[j].ip;
+    let mut route = None;
+    let name = pnmpi_mpi_sys::ROUTINE_NAMES[routine].as_bytes();
+    loop {
+        while j < n && object(j) == bases.libpnmpi {
+            j += 1;
+        }
+        if j >= n {
+            return Walk { route, site: None };
+        }
+        if route.is_none() && object_base(ra - 1) == bases.libpnmpi {
+            route = Some(Route {
+                own,
+                ra,
+                site: frames[j].sp - 8 - sp,
+            });
+        }
+        // The frames of the object the call came from. If one of its
+        // innermost few is that object's own MPI_X wrapper, the object only
+        // forwarded the call: go on to its caller. Otherwise its innermost
+        // frame is the site.
+        let first = j;
+        let base = object(j);
+        let mut forwards = false;
+        while base != 0 && j < n && j - first < MAX_OWN_FRAMES && object(j) == base {
+            let pc = frames[j].ip - 1;
+            forwards |= place(pc).in_function.is_some_and(|f| f.to_bytes() == name);
+            j += 1;
+        }
+        if !forwards {
+            return Walk {
+                route,
+                site: Some(frames[first].ip),
+            };
+        }
+        while j < n && object(j) == base {
+            j += 1;
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! profiler: pnmpi's bundled profiler module.
+//!
+//! It wraps every MPI routine of the routine table and records, per rank
+//! and from `MPI_Init` to `MPI_Finalize`: each routine's count, min, max,
+//! total and average time and the bytes it moves; the computation
+//! granularity (time between MPI calls) and communication overhead (time
+//! inside MPI) as distributions, as BCS-MPI's monitoring system (MMDS)
+//! does; latency and size distributions of chosen routines; and, as mpiP
+//! does, statistics per call site of the application. At `MPI_Finalize`
+//! rank 0 gathers every rank's profile on the module's own duplicate of
+//! `MPI_COMM_WORLD` and writes a text report, JSON and an SVG picture.
+//!
+//! Arguments (`argument KEY VALUE` after `module profiler`): `output`
+//! (the text report's path, default `pnmpi-profile.txt`; `.json` and
+//! `.svg` beside it), `resolution` and `range` of both distributions (or
+//! `comp_resolution`, `comp_range`, `comm_resolution`, `comm_range`),
+//! `distributions` (routines, `*` and `?` allowed), `latency_resolution`,
+//! `latency_range`, `size_resolution`, `size_range`, `callsites on|off`.
+//!
+//! Where it sits in the chain decides what it sees: below another module
+//! it also profiles that module's own MPI calls; above, it does not.
+
+mod bytes;
+mod callsite;
+mod clock;
+mod config;
+mod profile;
+mod report;
+mod state;
+mod svg;
+
+use pnmpi_sdk::raw::routine;
+use pnmpi_sdk::{constants, next, Comm};
+use std::ffi::c_int;
+use std::sync::OnceLock;
+
+pnmpi_sdk::module! {
+    name: "profiler",
+    init: config::load,
+}
+
+/// The objects whose frames lie between the application and a wrapper,
+/// by load address: the walk to a call site skips them.
+pub(crate) struct Objects {
+    libpnmpi: usize,
+    profiler: usize,
+}
+
+/// This process's libpnmpi and profiler objects.
+pub(crate) fn objects() -> &'static Objects {
+    static OBJECTS: OnceLock<Objects> = OnceLock::new();
+    OBJECTS.get_or_init(|| Objects {
+        libpnmpi: callsite::object_base(pnmpi_sdk::raw::XMPI_Comm_rank as *const () as usize),
+        profiler: callsite::object_base(objects as *const () as usize),
+    })
+}
+
+/// The module's duplicate of `MPI_COMM_WORLD`, for its report.
+struct World(Comm);
+
+// SAFETY: an MPI communicator handle names the same communicator in every
+// thread of the process; MPI, not the handle, synchronizes its use.
+unsafe impl Send for World {}
+// SAFETY: as above; the handle itself is never written after MPI_Init.
+unsafe impl Sync for World {}
+
+static WORLD: OnceLock<World> = OnceLock::new();
+
+/// Every routine but those that start and end the profile: time the call,
+/// count it under its routine and its call site.
+macro_rules! profile {
+    ($id:literal, MPI_Init, $($rest:tt)*) => {};
+    ($id:literal, MPI_Init_thread, $($rest:tt)*) => {};
+    ($id:literal, MPI_Finalize, $($rest:tt)*) => {};
+    ($id:literal, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident,
+     $kind:ident ($($a:ident : $t:ty),*) -> $r:ty) => {
+        /// Times and counts the call around the next layer.
+        ///
+        /// # Safety
+        /// Called by libpnmpi with the arguments of the MPI routine it is
+        /// named after.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            let call = state::Call::enter();
+            // SAFETY: this call's own arguments, unchanged, to the next
+            // layer's entry point of the same C signature.
+            let result = unsafe { pnmpi_sdk::raw::$xmpi($($a),*) };
+            call.leave($id, || bytes::moved!($mpi; $($a),*));
+            result
+        }
+    };
+}
+
+pnmpi_mpi_sys::for_each_routine!(profile);
+
+pnmpi_sdk::wrap! {
+    /// Starts the profile at its entry.
+    fn MPI_Init(_argc, _argv) {
+        start(routine::MPI_Init, || next!())
+    }
+
+    /// Starts the profile at its entry.
+    fn MPI_Init_thread(_argc, _argv, _required, _provided) {
+        start(routine::MPI_Init_thread, || next!())
+    }
+
+    /// Ends the profile at its entry and writes the report, then finalizes.
+    fn MPI_Finalize() {
+        finish();
+        next!()
+    }
+}
+
+/// Runs MPI's initialization `init`, duplicates `MPI_COMM_WORLD` for the
+/// report, sets the time base and records the call as routine `id`.
+fn start(id: usize, init: impl FnOnce() -> c_int) -> c_int {
+    let sp = callsite::stack_pointer();
+    let begin = clock::stamp();
+    let rc = init();
+    if rc != constants::SUCCESS() {
+        return rc;
+    }
+    match next::comm_dup(constants::COMM_WORLD()) {
+        Ok(comm) => {
+            WORLD.get_or_init(|| World(comm));
+        }
+        Err(e) => eprintln!("pnmpi profiler: cannot duplicate MPI_COMM_WORLD ({e}): no report"),
+    }
+    clock::calibrate(begin);
+    let end = clock::ticks();
+    if let Some(block) = state::block() {
+        block.record(id, sp, begin.ticks, end, true, 0);
+    }
+    rc
+}
+
+/// Closes the profile and has rank 0 write the report.
+fn finish() {
+    let end = clock::stamp();
+    let started = std::time::Instant::now();
+    let (Some(clock), Some(world), Some(config)) = (clock::get(), WORLD.get(), config::get()) else {
+        return;
+    };
+    let me = state::block();
+    if let Some(block) = me {
+        block.close(end.ticks);
+    }
+    let rank = next::comm_rank(world.0).unwrap_or(-1);
+    let profile = profile::collect(rank, clock, end, me);
+    match report::gather_and_write(world.0, &profile, config) {
+        Ok(Some(path)) => eprintln!(
+            "pnmpi profiler: wrote {} (with .json and .svg) in {:.1} ms",
+            path.display(),
+            started.elapsed().as_secs_f64() * 1e3
+        ),
+        Ok(None) => {}
+        Err(e) => eprintln!("pnmpi profiler: rank {rank}: {e}"),
+    }
+    if let Err(e) = next::comm_free(world.0) {
+        eprintln!("pnmpi profiler: cannot free its communicator: {e}");
+    }
+}

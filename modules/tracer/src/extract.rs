@@ -1,0 +1,229 @@
+//! Reading the arguments that matter out of a call: byte counts, handles
+//! as numbers, statuses, and the world ranks of a new communicator. These
+//! run after the traced call has returned, so their own MPI calls (through
+//! `XMPI_`, below the tracer) never count in its duration.
+
+use crate::{
+    XMPI_Comm_group, XMPI_Comm_remote_group, XMPI_Comm_remote_size, XMPI_Comm_size, XMPI_Comm_test_inter,
+    XMPI_Group_free, XMPI_Group_size, XMPI_Group_translate_ranks, XMPI_Type_size,
+};
+use pnmpi_mpi_sys::constants as mpi;
+use pnmpi_mpi_sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Group, MPI_Status};
+use pnmpi_trace::fields::UNKNOWN_RANK;
+use pnmpi_trace::rank::RawDone;
+use std::os::raw::c_int;
+
+/// A wrapper's reusable space (see `record::borrow`).
+#[derive(Default)]
+pub struct Scratch {
+    /// Request handles, read before a wait or test.
+    pub handles: Vec<u64>,
+    /// Statuses for calls that were given `MPI_STATUSES_IGNORE`.
+    pub statuses: Vec<MPI_Status>,
+    /// Completions.
+    pub done: Vec<RawDone>,
+    /// World ranks of a communicator's group.
+    pub members: Vec<i64>,
+    /// World ranks of its remote group.
+    pub remote: Vec<i64>,
+    /// Ranks for `MPI_Group_translate_ranks`.
+    pub ranks: Vec<c_int>,
+    /// Their translations.
+    pub world: Vec<c_int>,
+}
+
+/// An MPI handle as a number: a pointer under Open MPI, an `int` under MPICH.
+pub trait Handle: Copy {
+    /// Its bits.
+    fn bits(self) -> u64;
+    /// The handle with these bits.
+    fn from_bits(bits: u64) -> Self;
+}
+
+impl<T> Handle for *mut T {
+    fn bits(self) -> u64 {
+        self as usize as u64
+    }
+    fn from_bits(bits: u64) -> Self {
+        bits as usize as *mut T
+    }
+}
+
+impl Handle for c_int {
+    fn bits(self) -> u64 {
+        u64::from(self as u32)
+    }
+    fn from_bits(bits: u64) -> Self {
+        bits as u32 as c_int
+    }
+}
+
+/// `count` items of `dt`, in bytes.
+pub fn bytes<C: Into<i64>>(count: C, dt: MPI_Datatype) -> i64 {
+    count.into().saturating_mul(type_size(dt))
+}
+
+fn type_size(dt: MPI_Datatype) -> i64 {
+    let mut size: c_int = 0;
+    // SAFETY: `dt` is the application's datatype argument; `size` is local.
+    let rc = unsafe { XMPI_Type_size(dt, &mut size) };
+    if rc == mpi::SUCCESS() {
+        i64::from(size)
+    } else {
+        0
+    }
+}
+
+/// The sum of `n` counts at `p` (null: none).
+///
+/// # Safety
+/// `p` is null or points to `n` counts.
+pub unsafe fn sum<C: Copy + Into<i64>>(p: *const C, n: c_int) -> Option<i64> {
+    if p.is_null() || n < 0 {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    let counts = unsafe { std::slice::from_raw_parts(p, n as usize) };
+    Some(counts.iter().map(|&c| c.into()).sum())
+}
+
+/// The number of processes a `v` collective's count arrays cover: the
+/// group, or the remote group of an intercommunicator.
+pub fn peers(comm: MPI_Comm) -> c_int {
+    let mut inter: c_int = 0;
+    let mut n: c_int = 0;
+    // SAFETY: `comm` is the application's communicator; outputs are local.
+    unsafe {
+        XMPI_Comm_test_inter(comm, &mut inter);
+        if inter != 0 {
+            XMPI_Comm_remote_size(comm, &mut n);
+        } else {
+            XMPI_Comm_size(comm, &mut n);
+        }
+    }
+    n
+}
+
+/// Whether a receive was posted with a wildcard.
+pub fn wildcard(source: c_int, tag: c_int) -> bool {
+    source == mpi::ANY_SOURCE() || tag == mpi::ANY_TAG()
+}
+
+/// (source, tag) of a status.
+///
+/// # Safety
+/// `st` points to a status that MPI filled.
+pub unsafe fn status(st: *const MPI_Status) -> (i64, i64) {
+    // SAFETY: the caller's contract.
+    let st = unsafe { &*st };
+    (i64::from(st.MPI_SOURCE), i64::from(st.MPI_TAG))
+}
+
+/// A zeroed status, for calls given `MPI_STATUS_IGNORE`.
+pub fn blank_status() -> MPI_Status {
+    // SAFETY: MPI_Status is a C struct of integers, valid when zeroed.
+    unsafe { std::mem::zeroed() }
+}
+
+/// `statuses`, or, if the application passed `MPI_STATUSES_IGNORE`, `n`
+/// statuses of `scratch` (statuses are what tell where a wildcard
+/// receive's message came from).
+pub fn statuses(statuses: *mut MPI_Status, n: c_int, scratch: &mut Scratch) -> *mut MPI_Status {
+    if statuses != mpi::STATUSES_IGNORE() {
+        return statuses;
+    }
+    let n = n.max(1) as usize;
+    if scratch.statuses.len() < n {
+        scratch.statuses.resize(n, blank_status());
+    }
+    scratch.statuses.as_mut_ptr()
+}
+
+/// Reads `n` request handles into `scratch.handles`.
+///
+/// # Safety
+/// `reqs` points to `n` requests.
+pub unsafe fn snapshot<R: Handle>(reqs: *const R, n: c_int, scratch: &mut Scratch) {
+    scratch.handles.clear();
+    if reqs.is_null() || n <= 0 {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    let reqs = unsafe { std::slice::from_raw_parts(reqs, n as usize) };
+    scratch.handles.extend(reqs.iter().map(|r| r.bits()));
+}
+
+/// Records the completion of the `i`-th snapshot handle with `status`
+/// (null: none), unless it was `MPI_REQUEST_NULL`.
+///
+/// # Safety
+/// `status` is null or points to a status MPI filled.
+pub unsafe fn complete(scratch: &mut Scratch, i: usize, status: *const MPI_Status) {
+    let Some(&handle) = scratch.handles.get(i) else {
+        return;
+    };
+    if handle == mpi::REQUEST_NULL().bits() {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    let status = (!status.is_null()).then(|| unsafe { self::status(status) });
+    scratch.done.push(RawDone { handle, status });
+}
+
+/// Fills `scratch.members` (and `scratch.remote` for an intercommunicator)
+/// with the world ranks of `comm`'s groups; returns whether it is an
+/// intercommunicator.
+pub fn members(comm: MPI_Comm, scratch: &mut Scratch) -> bool {
+    let mut inter: c_int = 0;
+    // SAFETY: `comm` is a valid communicator (just created, or the parent
+    // of one); the group handles are local and freed below.
+    unsafe {
+        XMPI_Comm_test_inter(comm, &mut inter);
+        let mut group: MPI_Group = std::mem::zeroed();
+        XMPI_Comm_group(comm, &mut group);
+        translate(
+            group,
+            &mut scratch.members,
+            &mut scratch.ranks,
+            &mut scratch.world,
+        );
+        XMPI_Group_free(&mut group);
+        scratch.remote.clear();
+        if inter != 0 {
+            XMPI_Comm_remote_group(comm, &mut group);
+            translate(group, &mut scratch.remote, &mut scratch.ranks, &mut scratch.world);
+            XMPI_Group_free(&mut group);
+        }
+    }
+    inter != 0
+}
+
+/// World ranks of `group`'s members.
+///
+/// # Safety
+/// `group` is a valid group.
+unsafe fn translate(group: MPI_Group, out: &mut Vec<i64>, ranks: &mut Vec<c_int>, world: &mut Vec<c_int>) {
+    out.clear();
+    let mut n: c_int = 0;
+    let mut world_group: MPI_Group;
+    // SAFETY: the caller's contract; buffers are sized to the group.
+    unsafe {
+        XMPI_Group_size(group, &mut n);
+        ranks.clear();
+        ranks.extend(0..n);
+        world.clear();
+        world.resize(n.max(0) as usize, 0);
+        world_group = std::mem::zeroed();
+        XMPI_Comm_group(mpi::COMM_WORLD(), &mut world_group);
+        XMPI_Group_translate_ranks(group, n, ranks.as_ptr(), world_group, world.as_mut_ptr());
+        XMPI_Group_free(&mut world_group);
+    }
+    let undefined = mpi::UNDEFINED();
+    out.extend(world.iter().map(|&r| {
+        if r == undefined {
+            UNKNOWN_RANK
+        } else {
+            i64::from(r)
+        }
+    }));
+}

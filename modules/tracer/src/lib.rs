@@ -1,0 +1,896 @@
+//! The `tracer` module: records every MPI call of every rank, PSINS-style,
+//! into compact per-rank files that `pnmpi trace` merges, summarises and
+//! exports (Chrome/Perfetto, SimGrid).
+//!
+//! For each call it records the routine, its start and duration and so the
+//! CPU burst before it, and for the calls that matter to replay and
+//! analysis their arguments: peer, tag, communicator, bytes, root, the
+//! requests created and completed (with the status of wildcard receives),
+//! and the members of each communicator created. It wraps every routine
+//! of the MPI's table (`for_each_routine!`); the arguments of
+//! point-to-point, collective, request and communicator routines are read
+//! by per-shape wrappers chosen by routine name below.
+//!
+//! Configuration (`argument KEY VALUE` lines, else environment variables):
+//! `outdir` / `PNMPI_TRACE_DIR` (default: a fresh `pnmpi-trace-<UTC time>`
+//! in the working folder), `buffer` / `PNMPI_TRACE_BUFFER` (bytes per
+//! thread, `4M` by default; a full buffer is written out whole),
+//! `PNMPI_TRACE_CLOCK=tsc|monotonic` to force the clock.
+
+mod clock;
+mod extract;
+mod record;
+mod setup;
+
+use extract::{bytes, Handle};
+use pnmpi_mpi_sys::constants as mpi;
+use pnmpi_trace::rank::{RawEvent, RawNewComm};
+use std::ffi::c_char;
+
+/// The module's name, for libpnmpi's messages (`PNMPI_ModuleName`).
+#[repr(transparent)]
+pub struct ModuleName(*const c_char);
+
+// SAFETY: the pointer is to a string literal, immutable for the life of
+// the program.
+unsafe impl Sync for ModuleName {}
+
+/// Read by libpnmpi at load time.
+#[no_mangle]
+pub static PNMPI_ModuleName: ModuleName = ModuleName(c"tracer".as_ptr());
+
+/// libpnmpi's exit hook: a rank that never reached `MPI_Finalize` (it
+/// exited early, or another rank aborted) still writes what it buffered,
+/// as an unfinished `.part` file that the merge accepts.
+#[no_mangle]
+pub extern "C" fn PNMPI_Fini() {
+    if let Some(run) = record::run() {
+        if record::tracing() {
+            record::finish(false);
+            eprintln!(
+                "pnmpi tracer: rank {} exited without MPI_Finalize; its partial trace is in {}",
+                run.rank,
+                run.dir.display()
+            );
+        }
+    }
+}
+
+/// The common body of an argument-reading wrapper: `pre` runs before the
+/// traced call (it may shadow arguments, e.g. to supply a status), `post`
+/// after it, and records the event.
+macro_rules! traced {
+    (
+        $id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty,
+        |$s:ident, $scr:ident, $t0:ident, $t1:ident, $rc:ident| pre { $($pre:tt)* } post $post:block
+    ) => {
+        extern "C" {
+            fn $x($($a: $t),*) -> $r;
+        }
+
+        #[doc = concat!("Traces `", stringify!($mpi), "` with its arguments.")]
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            let $s = record::enter();
+            if $s.is_null() {
+                // SAFETY: the caller's arguments, unchanged, to the next layer.
+                return unsafe { $x($($a),*) };
+            }
+            // SAFETY: `enter` returned this thread's stream.
+            #[allow(unused_mut)]
+            let mut $scr = unsafe { record::borrow($s) };
+            $($pre)*
+            let $t0 = clock::now();
+            // SAFETY: the caller's arguments (a status the caller ignores
+            // possibly replaced by the tracer's own) to the next layer.
+            let $rc = unsafe { $x($($a),*) };
+            let $t1 = clock::now();
+            #[allow(unused_unsafe)]
+            $post
+            // SAFETY: `$s` is still this thread's stream.
+            unsafe { record::give_back($s, $scr) };
+            $rc
+        }
+    };
+}
+
+/// Records the event built by the post block.
+macro_rules! emit {
+    ($s:ident, $ev:expr) => {
+        // SAFETY: `$s` came from `enter` on this thread, and the traced call
+        // has returned.
+        unsafe { record::event($s, &$ev) }
+    };
+}
+
+/// Reads an output argument that MPI has written.
+macro_rules! out {
+    ($p:expr) => {
+        // SAFETY: MPI wrote this output argument; the pointer is the caller's.
+        unsafe { *$p }
+    };
+}
+
+fn ok(rc: i32) -> bool {
+    rc == mpi::SUCCESS()
+}
+
+/// Any routine: times only.
+macro_rules! plain {
+    ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        extern "C" {
+            fn $x($($a: $t),*) -> $r;
+        }
+
+        #[doc = concat!("Traces `", stringify!($mpi), "`.")]
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            let s = record::enter();
+            if s.is_null() {
+                // SAFETY: the caller's arguments, unchanged, to the next layer.
+                return unsafe { $x($($a),*) };
+            }
+            let t0 = clock::now();
+            // SAFETY: as above.
+            let rc = unsafe { $x($($a),*) };
+            let t1 = clock::now();
+            // SAFETY: `s` came from `enter` on this thread; the call returned.
+            unsafe { record::plain(s, $id, t0, t1) };
+            rc
+        }
+    };
+}
+
+/// Sends, and receives that create a request: (buf, count, type, peer, tag, comm[, request]).
+macro_rules! p2p {
+    ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $peer:ident: $tp:ty,
+        $tag:ident: $tt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        traced!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $peer: $tp, $tag: $tt, $c: $tc $(, $req: $tr)?) -> $r,
+            |s, scr, t0, t1, rc| pre {} post {
+                scr.handles.clear();
+                $(if ok(rc) { scr.handles.push(out!($req).bits()); })?
+                emit!(s, RawEvent {
+                    peer: Some(i64::from($peer)),
+                    tag: Some(i64::from($tag)),
+                    comm: Some($c.bits()),
+                    bytes: Some(bytes($n, $dt)),
+                    reqs: &scr.handles,
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+/// Blocking receives: (buf, count, type, source, tag, comm, status).
+macro_rules! recv {
+    ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $src:ident: $tp:ty,
+        $tag:ident: $tt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty) -> $r:ty) => {
+        traced!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r,
+            |s, scr, t0, t1, rc| pre {
+                let mut own = extract::blank_status();
+                let wild = extract::wildcard($src, $tag);
+                let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            } post {
+                // SAFETY: MPI filled the status of a successful receive.
+                let status = (wild && ok(rc)).then(|| unsafe { extract::status($st) });
+                emit!(s, RawEvent {
+                    peer: Some(i64::from($src)),
+                    tag: Some(i64::from($tag)),
+                    comm: Some($c.bits()),
+                    bytes: Some(bytes($n, $dt)),
+                    status,
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+/// `MPI_Sendrecv`.
+macro_rules! sendrecv {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $dest:ident: $td:ty,
+        $stag:ident: $tst:ty, $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $src:ident: $tsrc:ty,
+        $rtag:ident: $trt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty) -> $r:ty) => {
+        traced!($id, $mpi, $x, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $dest: $td, $stag: $tst, $rb: $trb, $rn: $trn,
+            $rdt: $trdt, $src: $tsrc, $rtag: $trt, $c: $tc, $st: $ts) -> $r,
+            |s, scr, t0, t1, rc| pre {
+                let mut own = extract::blank_status();
+                let wild = extract::wildcard($src, $rtag);
+                let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            } post {
+                // SAFETY: MPI filled the status of a successful call.
+                let status = (wild && ok(rc)).then(|| unsafe { extract::status($st) });
+                emit!(s, RawEvent {
+                    peer: Some(i64::from($dest)),
+                    tag: Some(i64::from($stag)),
+                    comm: Some($c.bits()),
+                    bytes: Some(bytes($sn, $sdt)),
+                    src: Some(i64::from($src)),
+                    rtag: Some(i64::from($rtag)),
+                    rbytes: Some(bytes($rn, $rdt)),
+                    status,
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+/// `MPI_Sendrecv_replace`.
+macro_rules! sendrecv_replace {
+    ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
+        $stag:ident: $tst:ty, $src:ident: $tsrc:ty, $rtag:ident: $trt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty)
+        -> $r:ty) => {
+        traced!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $dest: $td, $stag: $tst, $src: $tsrc, $rtag: $trt,
+            $c: $tc, $st: $ts) -> $r,
+            |s, scr, t0, t1, rc| pre {
+                let mut own = extract::blank_status();
+                let wild = extract::wildcard($src, $rtag);
+                let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            } post {
+                // SAFETY: MPI filled the status of a successful call.
+                let status = (wild && ok(rc)).then(|| unsafe { extract::status($st) });
+                let n = bytes($n, $dt);
+                emit!(s, RawEvent {
+                    peer: Some(i64::from($dest)),
+                    tag: Some(i64::from($stag)),
+                    comm: Some($c.bits()),
+                    bytes: Some(n),
+                    src: Some(i64::from($src)),
+                    rtag: Some(i64::from($rtag)),
+                    rbytes: Some(n),
+                    status,
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+/// `MPI_Probe` (source, tag, comm, status) and `MPI_Iprobe` (..., flag, status).
+macro_rules! probe {
+    ($id:expr, $mpi:ident, $x:ident, ($src:ident: $tp:ty, $tag:ident: $tt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty)
+        -> $r:ty) => {
+        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r, $src, $tag, $c, [], $st);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($src:ident: $tp:ty, $tag:ident: $tt:ty, $c:ident: $tc:ty, $flag:ident: $tf:ty,
+        $st:ident: $ts:ty) -> $r:ty) => {
+        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $flag: $tf, $st: $ts) -> $r, $src, $tag, $c, [$flag], $st);
+    };
+    (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $src:ident, $tag:ident, $c:ident, [$($flag:ident)?],
+        $st:ident) => {
+        traced!($id, $mpi, $x, $args -> $r,
+            |s, scr, t0, t1, rc| pre {
+                let mut own = extract::blank_status();
+                let wild = extract::wildcard($src, $tag);
+                let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            } post {
+                #[allow(unused_mut)]
+                let mut found = ok(rc);
+                $(found = found && out!($flag) != 0;)?
+                // SAFETY: MPI filled the status of a successful probe.
+                let status = (wild && found).then(|| unsafe { extract::status($st) });
+                emit!(s, RawEvent {
+                    peer: Some(i64::from($src)),
+                    tag: Some(i64::from($tag)),
+                    comm: Some($c.bits()),
+                    status,
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+/// Collectives whose arguments are read by `$read`, a function of the
+/// arguments returning (bytes, rbytes, root); the request of the
+/// nonblocking forms is the last argument.
+macro_rules! collective {
+    ($id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, comm $c:ident, req $($req:ident)?,
+        $read:expr) => {
+        traced!($id, $mpi, $x, ($($a: $t),*) -> $r,
+            |s, scr, t0, t1, rc| pre {} post {
+                scr.handles.clear();
+                $(if ok(rc) { scr.handles.push(out!($req).bits()); })?
+                let (bytes, rbytes, root): (Option<i64>, Option<i64>, Option<i64>) = $read;
+                emit!(s, RawEvent {
+                    comm: Some($c.bits()),
+                    bytes,
+                    rbytes,
+                    root,
+                    reqs: &scr.handles,
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+macro_rules! barrier {
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($c: $tc $(, $req: $tr)?) -> $r, comm $c, req $($req)?, (None, None, None));
+    };
+}
+
+macro_rules! bcast {
+    ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $root:ident: $tr0:ty,
+        $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $root: $tr0, $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, (Some(bytes($n, $dt)), None, Some(i64::from($root))));
+    };
+}
+
+macro_rules! reduce {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
+        $op:ident: $top:ty, $root:ident: $tr0:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $root: $tr0, $c: $tc
+            $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, (Some(bytes($n, $dt)), None, Some(i64::from($root))));
+    };
+}
+
+/// Allreduce, Scan, Exscan, Reduce_scatter_block: (sbuf, rbuf, count, type, op, comm[, request]).
+macro_rules! allreduce {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
+        $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, (Some(bytes($n, $dt)), None, None));
+    };
+}
+
+/// Gather, Scatter: (sbuf, scount, stype, rbuf, rcount, rtype, root, comm[, request]).
+macro_rules! gather {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty,
+        $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tr0:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
+        -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt, $root: $tr0,
+            $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, (Some(bytes($sn, $sdt)), Some(bytes($rn, $rdt)), Some(i64::from($root))));
+    };
+}
+
+/// Allgather, Alltoall: (sbuf, scount, stype, rbuf, rcount, rtype, comm[, request]).
+macro_rules! allgather {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty,
+        $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt, $c: $tc
+            $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, (Some(bytes($sn, $sdt)), Some(bytes($rn, $rdt)), None));
+    };
+}
+
+/// Total bytes of a counts array over the communicator's processes.
+///
+/// # Safety
+/// `counts` is null or has an entry per process of `comm` (remote group
+/// for an intercommunicator).
+unsafe fn total<C: Copy + Into<i64>>(
+    counts: *const C,
+    dt: pnmpi_mpi_sys::ffi::MPI_Datatype,
+    comm: pnmpi_mpi_sys::ffi::MPI_Comm,
+) -> Option<i64> {
+    // SAFETY: the caller's contract.
+    unsafe { extract::sum(counts, extract::peers(comm)) }.map(|n| bytes(n, dt))
+}
+
+/// Whether this process is `root` of `comm`: the `v` counts of the root
+/// side are significant there only.
+fn is_root(root: i32, comm: pnmpi_mpi_sys::ffi::MPI_Comm) -> bool {
+    let mut rank = -1;
+    // SAFETY: the application's communicator; the output is local.
+    unsafe { XMPI_Comm_rank(comm, &mut rank) };
+    rank == root
+}
+
+macro_rules! gatherv {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty,
+        $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty, $root:ident: $tr0:ty, $c:ident: $tc:ty
+        $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis, $rdt: $trdt,
+            $root: $tr0, $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, {
+                // SAFETY: receive counts are significant (one per process) at the root.
+                let r = if is_root($root, $c) { unsafe { total($rns, $rdt, $c) } } else { None };
+                (Some(bytes($sn, $sdt)), r, Some(i64::from($root)))
+            });
+    };
+}
+
+macro_rules! scatterv {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $dis:ident: $tdis:ty, $sdt:ident: $tsdt:ty,
+        $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tr0:ty, $c:ident: $tc:ty
+        $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $sns: $tsn, $dis: $tdis, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
+            $root: $tr0, $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, {
+                // SAFETY: send counts are significant (one per process) at the root.
+                let s = if is_root($root, $c) { unsafe { total($sns, $sdt, $c) } } else { None };
+                (s, Some(bytes($rn, $rdt)), Some(i64::from($root)))
+            });
+    };
+}
+
+macro_rules! allgatherv {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty,
+        $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
+        -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis, $rdt: $trdt,
+            $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, {
+                // SAFETY: one receive count per process.
+                (Some(bytes($sn, $sdt)), unsafe { total($rns, $rdt, $c) }, None)
+            });
+    };
+}
+
+macro_rules! alltoallv {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty, $sdt:ident: $tsdt:ty,
+        $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty
+        $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $sns: $tsn, $sd: $tsd, $sdt: $tsdt, $rb: $trb, $rns: $trn, $rd: $trd,
+            $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, {
+                // SAFETY: one count per process in each array.
+                unsafe { (total($sns, $sdt, $c), total($rns, $rdt, $c), None) }
+            });
+    };
+}
+
+macro_rules! reduce_scatter {
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dt:ident: $tdt:ty,
+        $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $rns: $trn, $dt: $tdt, $op: $top, $c: $tc $(, $req: $tr)?) -> $r,
+            comm $c, req $($req)?, {
+                // SAFETY: one receive count per process.
+                (unsafe { total($rns, $dt, $c) }, None, None)
+            });
+    };
+}
+
+/// `MPI_Wait` (request, status) and `MPI_Test` (request, flag, status).
+macro_rules! wait {
+    ($id:expr, $mpi:ident, $x:ident, ($req:ident: $tr:ty, $st:ident: $ts:ty) -> $r:ty) => {
+        wait!(@ $id, $mpi, $x, ($req: $tr, $st: $ts) -> $r, $req, [], $st);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($req:ident: $tr:ty, $flag:ident: $tf:ty, $st:ident: $ts:ty) -> $r:ty) => {
+        wait!(@ $id, $mpi, $x, ($req: $tr, $flag: $tf, $st: $ts) -> $r, $req, [$flag], $st);
+    };
+    (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $req:ident, [$($flag:ident)?], $st:ident) => {
+        traced!($id, $mpi, $x, $args -> $r,
+            |s, scr, t0, t1, rc| pre {
+                // SAFETY: the caller's request.
+                unsafe { extract::snapshot($req, 1, &mut scr) };
+                let mut own = extract::blank_status();
+                let $st = if $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            } post {
+                scr.done.clear();
+                #[allow(unused_mut)]
+                let mut done = ok(rc);
+                $(done = done && out!($flag) != 0;)?
+                if done {
+                    // SAFETY: MPI filled the status of a completed request.
+                    unsafe { extract::complete(&mut scr, 0, $st) };
+                }
+                emit!(s, RawEvent { done: &scr.done, ..RawEvent::plain($id, t0, t1) });
+            });
+    };
+}
+
+/// `MPI_Waitall` (count, requests, statuses) and `MPI_Testall` (..., flag, statuses).
+macro_rules! waitall {
+    ($id:expr, $mpi:ident, $x:ident, ($n:ident: $tn:ty, $reqs:ident: $tr:ty, $sts:ident: $ts:ty) -> $r:ty) => {
+        waitall!(@ $id, $mpi, $x, ($n: $tn, $reqs: $tr, $sts: $ts) -> $r, $n, $reqs, [], $sts);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($n:ident: $tn:ty, $reqs:ident: $tr:ty, $flag:ident: $tf:ty, $sts:ident: $ts:ty)
+        -> $r:ty) => {
+        waitall!(@ $id, $mpi, $x, ($n: $tn, $reqs: $tr, $flag: $tf, $sts: $ts) -> $r, $n, $reqs, [$flag], $sts);
+    };
+    (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $n:ident, $reqs:ident, [$($flag:ident)?], $sts:ident) => {
+        traced!($id, $mpi, $x, $args -> $r,
+            |s, scr, t0, t1, rc| pre {
+                // SAFETY: the caller's `count` requests.
+                unsafe { extract::snapshot($reqs, $n, &mut scr) };
+                let $sts = extract::statuses($sts, $n, &mut scr);
+            } post {
+                scr.done.clear();
+                #[allow(unused_mut)]
+                let mut done = ok(rc);
+                $(done = done && out!($flag) != 0;)?
+                if done {
+                    for i in 0..scr.handles.len() {
+                        // SAFETY: MPI filled one status per request.
+                        unsafe { extract::complete(&mut scr, i, $sts.add(i)) };
+                    }
+                }
+                emit!(s, RawEvent { done: &scr.done, ..RawEvent::plain($id, t0, t1) });
+            });
+    };
+}
+
+/// `MPI_Waitany` (count, requests, index, status) and `MPI_Testany` (..., index, flag, status).
+macro_rules! waitany {
+    ($id:expr, $mpi:ident, $x:ident, ($n:ident: $tn:ty, $reqs:ident: $tr:ty, $idx:ident: $ti:ty, $st:ident: $ts:ty)
+        -> $r:ty) => {
+        waitany!(@ $id, $mpi, $x, ($n: $tn, $reqs: $tr, $idx: $ti, $st: $ts) -> $r, $n, $reqs, $idx, [], $st);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($n:ident: $tn:ty, $reqs:ident: $tr:ty, $idx:ident: $ti:ty, $flag:ident: $tf:ty,
+        $st:ident: $ts:ty) -> $r:ty) => {
+        waitany!(@ $id, $mpi, $x, ($n: $tn, $reqs: $tr, $idx: $ti, $flag: $tf, $st: $ts) -> $r, $n, $reqs, $idx, [$flag], $st);
+    };
+    (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $n:ident, $reqs:ident, $idx:ident, [$($flag:ident)?],
+        $st:ident) => {
+        traced!($id, $mpi, $x, $args -> $r,
+            |s, scr, t0, t1, rc| pre {
+                // SAFETY: the caller's `count` requests.
+                unsafe { extract::snapshot($reqs, $n, &mut scr) };
+                let mut own = extract::blank_status();
+                let $st = if $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            } post {
+                scr.done.clear();
+                #[allow(unused_mut)]
+                let mut done = ok(rc);
+                $(done = done && out!($flag) != 0;)?
+                let i = out!($idx);
+                if done && i != mpi::UNDEFINED() && i >= 0 {
+                    // SAFETY: MPI filled the status of the completed request.
+                    unsafe { extract::complete(&mut scr, i as usize, $st) };
+                }
+                emit!(s, RawEvent { done: &scr.done, ..RawEvent::plain($id, t0, t1) });
+            });
+    };
+}
+
+/// `MPI_Waitsome`, `MPI_Testsome`: (count, requests, outcount, indices, statuses).
+macro_rules! waitsome {
+    ($id:expr, $mpi:ident, $x:ident, ($n:ident: $tn:ty, $reqs:ident: $tr:ty, $out:ident: $to:ty, $idx:ident: $ti:ty,
+        $sts:ident: $ts:ty) -> $r:ty) => {
+        traced!($id, $mpi, $x, ($n: $tn, $reqs: $tr, $out: $to, $idx: $ti, $sts: $ts) -> $r,
+            |s, scr, t0, t1, rc| pre {
+                // SAFETY: the caller's `count` requests.
+                unsafe { extract::snapshot($reqs, $n, &mut scr) };
+                let $sts = extract::statuses($sts, $n, &mut scr);
+            } post {
+                scr.done.clear();
+                let k = out!($out);
+                if ok(rc) && k != mpi::UNDEFINED() {
+                    for j in 0..k.max(0) as usize {
+                        let i = out!($idx.add(j));
+                        // SAFETY: MPI filled `outcount` indices and statuses.
+                        unsafe { extract::complete(&mut scr, i.max(0) as usize, $sts.add(j)) };
+                    }
+                }
+                emit!(s, RawEvent { done: &scr.done, ..RawEvent::plain($id, t0, t1) });
+            });
+    };
+}
+
+/// `MPI_Request_free`: the request is released (recorded as completed, no status).
+macro_rules! request_free {
+    ($id:expr, $mpi:ident, $x:ident, ($req:ident: $tr:ty) -> $r:ty) => {
+        traced!($id, $mpi, $x, ($req: $tr) -> $r,
+            |s, scr, t0, t1, rc| pre {
+                // SAFETY: the caller's request.
+                unsafe { extract::snapshot($req, 1, &mut scr) };
+            } post {
+                scr.done.clear();
+                if ok(rc) {
+                    // SAFETY: no status (null).
+                    unsafe { extract::complete(&mut scr, 0, std::ptr::null()) };
+                }
+                emit!(s, RawEvent { done: &scr.done, ..RawEvent::plain($id, t0, t1) });
+            });
+    };
+}
+
+/// `MPI_Start` (request) and `MPI_Startall` (count, requests).
+macro_rules! start {
+    ($id:expr, $mpi:ident, $x:ident, ($reqs:ident: $tr:ty) -> $r:ty) => {
+        start!(@ $id, $mpi, $x, ($reqs: $tr) -> $r, 1, $reqs);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($n:ident: $tn:ty, $reqs:ident: $tr:ty) -> $r:ty) => {
+        start!(@ $id, $mpi, $x, ($n: $tn, $reqs: $tr) -> $r, $n, $reqs);
+    };
+    (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $count:expr, $reqs:ident) => {
+        traced!($id, $mpi, $x, $args -> $r,
+            |s, scr, t0, t1, rc| pre {
+                let count = $count;
+                // SAFETY: the caller's `count` requests.
+                unsafe { extract::snapshot($reqs, count, &mut scr) };
+            } post {
+                if !ok(rc) {
+                    scr.handles.clear();
+                }
+                emit!(s, RawEvent { reqs: &scr.handles, ..RawEvent::plain($id, t0, t1) });
+            });
+    };
+}
+
+/// Communicator constructors: parent first, new communicator last.
+macro_rules! newcomm {
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $a5:ident: $t5:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $a5: $t5, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $a5:ident: $t5:ty, $a6:ident: $t6:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $a5: $t5, $a6: $t6, $new: $tnew) -> $r, $c, $new);
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $a5:ident: $t5:ty, $a6:ident: $t6:ty, $a7:ident: $t7:ty, $new:ident: $tnew:ty) -> $r:ty) => {
+        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $a5: $t5, $a6: $t6, $a7: $t7, $new: $tnew) -> $r, $c, $new);
+    };
+    (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $c:ident, $new:ident) => {
+        traced!($id, $mpi, $x, $args -> $r,
+            |s, scr, t0, t1, rc| pre {} post {
+                let handle = if ok(rc) { out!($new) } else { mpi::COMM_NULL() };
+                let inter = handle != mpi::COMM_NULL() && extract::members(handle, &mut scr);
+                if handle == mpi::COMM_NULL() {
+                    scr.members.clear();
+                }
+                emit!(s, RawEvent {
+                    comm: Some($c.bits()),
+                    newcomm: Some(RawNewComm {
+                        handle: handle.bits(),
+                        members: &scr.members,
+                        remote: inter.then_some(&scr.remote[..]),
+                    }),
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+/// `MPI_Comm_idup` (comm, newcomm, request): the new communicator may not
+/// be used before the request completes, so its members are the parent's.
+macro_rules! idup {
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $new:ident: $tnew:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        traced!($id, $mpi, $x, ($c: $tc, $new: $tnew, $req: $tr) -> $r,
+            |s, scr, t0, t1, rc| pre {} post {
+                let handle = if ok(rc) { out!($new) } else { mpi::COMM_NULL() };
+                let inter = extract::members($c, &mut scr);
+                scr.handles.clear();
+                if ok(rc) {
+                    scr.handles.push(out!($req).bits());
+                }
+                emit!(s, RawEvent {
+                    comm: Some($c.bits()),
+                    reqs: &scr.handles,
+                    newcomm: Some(RawNewComm {
+                        handle: handle.bits(),
+                        members: &scr.members,
+                        remote: inter.then_some(&scr.remote[..]),
+                    }),
+                    ..RawEvent::plain($id, t0, t1)
+                });
+            });
+    };
+}
+
+/// `MPI_Comm_free`, `MPI_Comm_disconnect`: the handle, read before MPI nulls it.
+macro_rules! comm_free {
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty) -> $r:ty) => {
+        traced!($id, $mpi, $x, ($c: $tc) -> $r,
+            |s, scr, t0, t1, rc| pre {
+                let handle = out!($c).bits();
+            } post {
+                emit!(s, RawEvent { comm: Some(handle), ..RawEvent::plain($id, t0, t1) });
+            });
+    };
+}
+
+/// `MPI_Init`, `MPI_Init_thread`: tracing starts once MPI is up. The
+/// recorded call includes the tracer's set-up (folder, clock offsets).
+macro_rules! init {
+    ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        extern "C" {
+            fn $x($($a: $t),*) -> $r;
+        }
+
+        #[doc = concat!("Starts tracing after `", stringify!($mpi), "`.")]
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            let kind = clock::choose();
+            let start = clock::pair();
+            // SAFETY: the caller's arguments, unchanged, to the next layer.
+            let rc = unsafe { $x($($a),*) };
+            if ok(rc) && !record::tracing() {
+                setup::init(start, kind);
+                let s = record::enter();
+                if !s.is_null() {
+                    // SAFETY: `s` came from `enter` on this thread.
+                    unsafe { record::plain(s, $id, start.tick, clock::now()) };
+                }
+            }
+            rc
+        }
+    };
+}
+
+/// `MPI_Finalize`: the last clock measurement, then every buffer is
+/// written out and the rank file gets its final name.
+macro_rules! finalize {
+    ($id:expr, $mpi:ident, $x:ident, () -> $r:ty) => {
+        extern "C" {
+            fn $x() -> $r;
+        }
+
+        /// Finishes the trace around `MPI_Finalize`.
+        ///
+        /// # Safety
+        /// Called by C as `MPI_Finalize`.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi() -> $r {
+            let s = record::enter();
+            let t0 = clock::now();
+            setup::finalize();
+            // SAFETY: no arguments.
+            let rc = unsafe { $x() };
+            if s.is_null() {
+                return rc;
+            }
+            let t1 = clock::now();
+            // SAFETY: `s` came from `enter` on this thread.
+            unsafe { record::plain(s, $id, t0, t1) };
+            record::finish(true);
+            if let Some(run) = record::run().filter(|r| r.rank == 0) {
+                let dir = run.dir.display();
+                eprintln!("pnmpi tracer: trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt");
+            }
+            rc
+        }
+    };
+}
+
+/// `MPI_Abort`: what was recorded is written before the process dies.
+macro_rules! abort {
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $code:ident: $tcode:ty) -> $r:ty) => {
+        extern "C" {
+            fn $x($c: $tc, $code: $tcode) -> $r;
+        }
+
+        /// Writes the trace out, then aborts.
+        ///
+        /// # Safety
+        /// Called by C as `MPI_Abort`.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($c: $tc, $code: $tcode) -> $r {
+            let s = record::enter();
+            if !s.is_null() {
+                let t = clock::now();
+                // SAFETY: `s` came from `enter` on this thread.
+                unsafe { record::plain(s, $id, t, t) };
+                record::finish(false);
+            }
+            // SAFETY: the caller's arguments, unchanged, to the next layer.
+            unsafe { $x($c, $code) }
+        }
+    };
+}
+
+/// Routes each routine of the table to the wrapper of its shape.
+macro_rules! wrap {
+    ($id:expr, $mpi:ident, $p:ident, $x:ident, $ns:ident, $k:ident $args:tt -> $r:ty) => {
+        wrap!(@ $mpi, $id, $mpi, $x, $args -> $r);
+    };
+    (@ MPI_Init, $($t:tt)*) => { init!($($t)*); };
+    (@ MPI_Init_thread, $($t:tt)*) => { init!($($t)*); };
+    (@ MPI_Finalize, $($t:tt)*) => { finalize!($($t)*); };
+    (@ MPI_Abort, $($t:tt)*) => { abort!($($t)*); };
+    (@ MPI_Send, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Bsend, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Ssend, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Rsend, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Isend, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Ibsend, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Issend, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Irsend, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Send_init, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Bsend_init, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Ssend_init, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Rsend_init, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Irecv, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Recv_init, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Send_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Bsend_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Ssend_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Rsend_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Isend_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Ibsend_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Issend_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Irsend_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Send_init_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Bsend_init_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Ssend_init_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Rsend_init_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Irecv_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Recv_init_c, $($t:tt)*) => { p2p!($($t)*); };
+    (@ MPI_Recv, $($t:tt)*) => { recv!($($t)*); };
+    (@ MPI_Recv_c, $($t:tt)*) => { recv!($($t)*); };
+    (@ MPI_Sendrecv, $($t:tt)*) => { sendrecv!($($t)*); };
+    (@ MPI_Sendrecv_c, $($t:tt)*) => { sendrecv!($($t)*); };
+    (@ MPI_Sendrecv_replace, $($t:tt)*) => { sendrecv_replace!($($t)*); };
+    (@ MPI_Sendrecv_replace_c, $($t:tt)*) => { sendrecv_replace!($($t)*); };
+    (@ MPI_Probe, $($t:tt)*) => { probe!($($t)*); };
+    (@ MPI_Iprobe, $($t:tt)*) => { probe!($($t)*); };
+    (@ MPI_Barrier, $($t:tt)*) => { barrier!($($t)*); };
+    (@ MPI_Ibarrier, $($t:tt)*) => { barrier!($($t)*); };
+    (@ MPI_Bcast, $($t:tt)*) => { bcast!($($t)*); };
+    (@ MPI_Ibcast, $($t:tt)*) => { bcast!($($t)*); };
+    (@ MPI_Reduce, $($t:tt)*) => { reduce!($($t)*); };
+    (@ MPI_Ireduce, $($t:tt)*) => { reduce!($($t)*); };
+    (@ MPI_Allreduce, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Iallreduce, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Scan, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Iscan, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Exscan, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Iexscan, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Reduce_scatter_block, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Ireduce_scatter_block, $($t:tt)*) => { allreduce!($($t)*); };
+    (@ MPI_Gather, $($t:tt)*) => { gather!($($t)*); };
+    (@ MPI_Igather, $($t:tt)*) => { gather!($($t)*); };
+    (@ MPI_Scatter, $($t:tt)*) => { gather!($($t)*); };
+    (@ MPI_Iscatter, $($t:tt)*) => { gather!($($t)*); };
+    (@ MPI_Allgather, $($t:tt)*) => { allgather!($($t)*); };
+    (@ MPI_Iallgather, $($t:tt)*) => { allgather!($($t)*); };
+    (@ MPI_Alltoall, $($t:tt)*) => { allgather!($($t)*); };
+    (@ MPI_Ialltoall, $($t:tt)*) => { allgather!($($t)*); };
+    (@ MPI_Gatherv, $($t:tt)*) => { gatherv!($($t)*); };
+    (@ MPI_Igatherv, $($t:tt)*) => { gatherv!($($t)*); };
+    (@ MPI_Scatterv, $($t:tt)*) => { scatterv!($($t)*); };
+    (@ MPI_Iscatterv, $($t:tt)*) => { scatterv!($($t)*); };
+    (@ MPI_Allgatherv, $($t:tt)*) => { allgatherv!($($t)*); };
+    (@ MPI_Iallgatherv, $($t:tt)*) => { allgatherv!($($t)*); };
+    (@ MPI_Alltoallv, $($t:tt)*) => { alltoallv!($($t)*); };
+    (@ MPI_Ialltoallv, $($t:tt)*) => { alltoallv!($($t)*); };
+    (@ MPI_Reduce_scatter, $($t:tt)*) => { reduce_scatter!($($t)*); };
+    (@ MPI_Ireduce_scatter, $($t:tt)*) => { reduce_scatter!($($t)*); };
+    (@ MPI_Wait, $($t:tt)*) => { wait!($($t)*); };
+    (@ MPI_Test, $($t:tt)*) => { wait!($($t)*); };
+    (@ MPI_Waitall, $($t:tt)*) => { waitall!($($t)*); };
+    (@ MPI_Testall, $($t:tt)*) => { waitall!($($t)*); };
+    (@ MPI_Waitany, $($t:tt)*) => { waitany!($($t)*); };
+    (@ MPI_Testany, $($t:tt)*) => { waitany!($($t)*); };
+    (@ MPI_Waitsome, $($t:tt)*) => { waitsome!($($t)*); };
+    (@ MPI_Testsome, $($t:tt)*) => { waitsome!($($t)*); };
+    (@ MPI_Request_free, $($t:tt)*) => { request_free!($($t)*); };
+    (@ MPI_Start, $($t:tt)*) => { start!($($t)*); };
+    (@ MPI_Startall, $($t:tt)*) => { start!($($t)*); };
+    (@ MPI_Comm_dup, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Comm_dup_with_info, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Comm_create, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Comm_create_group, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Comm_split, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Comm_split_type, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Cart_create, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Cart_sub, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Graph_create, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Dist_graph_create, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Dist_graph_create_adjacent, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Intercomm_create, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Intercomm_merge, $($t:tt)*) => { newcomm!($($t)*); };
+    (@ MPI_Comm_idup, $($t:tt)*) => { idup!($($t)*); };
+    (@ MPI_Comm_free, $($t:tt)*) => { comm_free!($($t)*); };
+    (@ MPI_Comm_disconnect, $($t:tt)*) => { comm_free!($($t)*); };
+    (@ $mpi:ident, $($t:tt)*) => { plain!($($t)*); };
+}
+
+pnmpi_mpi_sys::for_each_routine!(wrap);

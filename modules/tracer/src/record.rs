@@ -1,0 +1,340 @@
+//! Recording: per-thread streams, their buffers, and the rank file.
+//!
+//! Thread safety under `MPI_THREAD_MULTIPLE` comes from thread-local
+//! streams: each thread that calls MPI gets its own buffer and encoder
+//! (found through one thread-local pointer), so the hot path takes no
+//! lock, touches no shared cache line and allocates nothing. Only writing
+//! a full buffer to the rank file takes the file's lock. At
+//! `MPI_Finalize` (and at exit) the finalizing thread writes out every
+//! thread's buffer; MPI requires the other threads to be out of MPI by
+//! then, which is what makes that safe.
+
+use crate::clock;
+use crate::extract::Scratch;
+use pnmpi_trace::container;
+use pnmpi_trace::rank::{self, RankHeader, RawEncoder, RawEvent, Sync};
+use std::cell::Cell;
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Mutex, OnceLock};
+
+/// Room that a call without arguments needs in a buffer.
+const PLAIN_MAX: usize = 4 * pnmpi_trace::varint::MAX_LEN;
+
+/// Whether calls are being traced: from the end of the tracer's own set-up
+/// in `MPI_Init` to `MPI_Finalize`.
+static ON: AtomicBool = AtomicBool::new(false);
+
+/// The rank's output, set once by `MPI_Init`.
+static RUN: OnceLock<Run> = OnceLock::new();
+
+/// Every stream ever created, for the final write-out.
+static STREAMS: Mutex<Vec<StreamPtr>> = Mutex::new(Vec::new());
+
+static NEXT_STREAM: AtomicU32 = AtomicU32::new(0);
+
+/// The thread pointer of the thread that called `MPI_Init`, and its
+/// stream (null when not tracing): that thread, usually the only one,
+/// finds its stream without a thread-local lookup (`__tls_get_addr` in a
+/// shared object). Thread pointers are unique among live threads.
+static MAIN_TP: AtomicUsize = AtomicUsize::new(usize::MAX);
+static MAIN_STREAM: AtomicPtr<Stream> = AtomicPtr::new(std::ptr::null_mut());
+
+/// This thread's pointer (its TCB address): one instruction on x86-64.
+#[inline(always)]
+fn thread_pointer() -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let tp: usize;
+        // SAFETY: reads the first word of the thread control block, which
+        // x86-64 Linux keeps pointing to itself; no memory is written.
+        unsafe {
+            std::arch::asm!("mov {}, fs:0", out(reg) tp, options(nostack, readonly, preserves_flags, pure));
+        }
+        tp
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        usize::MAX - 1
+    }
+}
+
+thread_local! {
+    /// This thread's stream, or null before its first traced call.
+    static CURRENT: Cell<*mut Stream> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// The rank file being written.
+pub struct Run {
+    /// World rank.
+    pub rank: i32,
+    /// Trace folder.
+    pub dir: PathBuf,
+    file: Mutex<File>,
+    part: PathBuf,
+    buffer: usize,
+}
+
+/// A thread's buffer and encoder state.
+pub struct Stream {
+    id: u32,
+    enc: RawEncoder,
+    buf: Box<[u8]>,
+    len: usize,
+    total: u64,
+    /// Non-zero while inside a traced call: a call that re-enters the
+    /// chain from below (a module calling plain `MPI_X`) is not traced
+    /// again.
+    depth: u32,
+    /// Reusable space for the wrappers (request handles, statuses,
+    /// completions, group ranks), so that they do not allocate per call.
+    scratch: Scratch,
+}
+
+struct StreamPtr(*mut Stream);
+// SAFETY: a stream is used by its own thread, and by the finalizing thread
+// only once every other thread is out of MPI (see the module comment).
+unsafe impl Send for StreamPtr {}
+
+impl Run {
+    /// Creates the rank file (as `rank-NNNNN.pnr.part`) with its header.
+    pub fn create(dir: PathBuf, header: &RankHeader, buffer: usize) -> std::io::Result<Run> {
+        let name = format!("rank-{:05}.pnr", header.rank);
+        let part = dir.join(format!("{name}.part"));
+        let mut file = File::create(&part)?;
+        file.write_all(&header.prologue())?;
+        Ok(Run {
+            rank: header.rank as i32,
+            dir,
+            file: Mutex::new(file),
+            part,
+            buffer,
+        })
+    }
+
+    /// Appends whole chunks; on failure, stops tracing and says why once.
+    fn write(&self, parts: &[&[u8]]) {
+        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let result = parts.iter().try_for_each(|p| f.write_all(p));
+        if let Err(e) = result {
+            MAIN_STREAM.store(std::ptr::null_mut(), Relaxed);
+            if ON.swap(false, Relaxed) {
+                eprintln!(
+                    "pnmpi tracer: rank {}: cannot write {}: {e}; tracing stopped",
+                    self.rank,
+                    self.part.display()
+                );
+            }
+        }
+    }
+
+    /// Appends a chunk of another type.
+    pub fn chunk(&self, chunk_type: u8, payload: &[u8]) {
+        let mut bytes = Vec::with_capacity(payload.len() + 16);
+        container::push_chunk(&mut bytes, chunk_type, payload);
+        self.write(&[&bytes]);
+    }
+
+    /// Records a clock measurement.
+    pub fn sync(&self, sync: &Sync) {
+        self.chunk(rank::CHUNK_SYNC, &sync.encode());
+    }
+}
+
+/// Starts tracing with `run`'s file; the calling thread's stream counts
+/// its first gap from `start`.
+pub fn start(run: Run, start: u64) {
+    if RUN.set(run).is_ok() {
+        let s = new_stream(start);
+        MAIN_TP.store(thread_pointer(), Relaxed);
+        MAIN_STREAM.store(s, Relaxed);
+        ON.store(true, Relaxed);
+    }
+}
+
+/// Whether calls are being traced.
+pub fn tracing() -> bool {
+    ON.load(Relaxed)
+}
+
+/// The rank's output, once tracing started.
+pub fn run() -> Option<&'static Run> {
+    RUN.get()
+}
+
+fn new_stream(start: u64) -> *mut Stream {
+    let Some(run) = RUN.get() else {
+        return std::ptr::null_mut();
+    };
+    let stream = Box::new(Stream {
+        id: NEXT_STREAM.fetch_add(1, Relaxed),
+        enc: RawEncoder::new(start),
+        buf: vec![0u8; run.buffer].into_boxed_slice(),
+        len: 0,
+        total: 0,
+        depth: 0,
+        scratch: Default::default(),
+    });
+    let ptr = Box::into_raw(stream);
+    STREAMS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(StreamPtr(ptr));
+    CURRENT.set(ptr);
+    ptr
+}
+
+/// Called by every wrapper first: the thread's stream, marked busy, or
+/// null when the call is not to be traced (tracing off, or a nested call).
+#[inline(always)]
+pub fn enter() -> *mut Stream {
+    let s = if thread_pointer() == MAIN_TP.load(Relaxed) {
+        MAIN_STREAM.load(Relaxed)
+    } else {
+        other_thread()
+    };
+    if s.is_null() {
+        return s;
+    }
+    // SAFETY: `s` is this thread's stream, leaked for the life of the
+    // process; no reference to it is live here (wrappers only form one
+    // after the traced call returns), so the raw field accesses are sound.
+    unsafe {
+        if (*s).depth > 0 {
+            return std::ptr::null_mut();
+        }
+        (*s).depth = 1;
+    }
+    s
+}
+
+/// [`enter`] for threads other than the one that called `MPI_Init`.
+#[inline(never)]
+fn other_thread() -> *mut Stream {
+    if !ON.load(Relaxed) {
+        return std::ptr::null_mut();
+    }
+    let s = CURRENT.get();
+    if s.is_null() {
+        new_stream(clock::now())
+    } else {
+        s
+    }
+}
+
+/// Records a call without arguments.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
+    // SAFETY: the caller's contract; the traced call has returned, so this
+    // is the only reference to the stream.
+    let s = unsafe { &mut *s };
+    s.depth = 0;
+    if s.buf.len() - s.len < PLAIN_MAX {
+        s.flush();
+    }
+    s.len += s.enc.encode_plain(routine, t0, t1, &mut s.buf[s.len..]);
+    s.total += 1;
+}
+
+/// Lends the stream's scratch space to a wrapper, which gives it back
+/// with [`give_back`]; events built from it can then be recorded while it
+/// is out of the stream.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+pub unsafe fn borrow(s: *mut Stream) -> Scratch {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    std::mem::take(unsafe { &mut (*s).scratch })
+}
+
+/// Returns the scratch space lent by [`borrow`].
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+pub unsafe fn give_back(s: *mut Stream, scratch: Scratch) {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    unsafe { (*s).scratch = scratch };
+}
+
+/// Records a call with arguments.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
+    // SAFETY: the caller's contract, as for `plain`.
+    let s = unsafe { &mut *s };
+    s.depth = 0;
+    s.total += 1;
+    let need = ev.max_size();
+    if s.buf.len() - s.len < need {
+        s.flush();
+    }
+    if need > s.buf.len() {
+        // Larger than a whole buffer (a huge Waitall): a chunk of its own.
+        let mut big = vec![0u8; need];
+        let n = s.enc.encode(ev, &mut big);
+        s.write_chunk(&big[..n]);
+        return;
+    }
+    s.len += s.enc.encode(ev, &mut s.buf[s.len..]);
+}
+
+impl Stream {
+    /// Writes the buffer out as one chunk and empties it.
+    fn flush(&mut self) {
+        if self.enc.count() == 0 {
+            return;
+        }
+        let len = self.len;
+        self.len = 0;
+        let buf = std::mem::take(&mut self.buf);
+        self.write_chunk(&buf[..len]);
+        self.buf = buf;
+    }
+
+    fn write_chunk(&mut self, events: &[u8]) {
+        let info = self.enc.finish_chunk();
+        if let Some(run) = RUN.get() {
+            let head = rank::events_chunk_head(self.id, info, clock::pair(), events);
+            run.write(&[&head, events]);
+        }
+    }
+}
+
+/// Stops tracing and writes out every stream; with `complete`, also the
+/// `END` chunk and the final name. Returns the events recorded.
+pub fn finish(complete: bool) -> u64 {
+    ON.store(false, Relaxed);
+    MAIN_STREAM.store(std::ptr::null_mut(), Relaxed);
+    let Some(run) = RUN.get() else {
+        return 0;
+    };
+    let streams = STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut total = 0;
+    for p in streams.iter() {
+        // SAFETY: tracing is off and, by MPI's rules, no other thread is
+        // inside MPI now: nothing else uses the stream.
+        let s = unsafe { &mut *p.0 };
+        s.flush();
+        total += s.total;
+    }
+    if complete {
+        run.chunk(rank::CHUNK_END, &rank::end_payload(total));
+        let done = run.part.with_extension("");
+        let file = run.file.lock().unwrap_or_else(|e| e.into_inner());
+        let synced = file.sync_all().and_then(|()| std::fs::rename(&run.part, &done));
+        if let Err(e) = synced {
+            eprintln!(
+                "pnmpi tracer: rank {}: cannot finish {}: {e}",
+                run.rank,
+                done.display()
+            );
+        }
+    }
+    total
+}

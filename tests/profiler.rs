@@ -1,0 +1,507 @@
+//! The `profiler` module (modules/profiler) under real mpirun: exact call
+//! counts, computation phases in the right bin of the granularity
+//! distribution, the BCS-MPI accuracy check on every rank, two call sites
+//! of MPI_Send told apart with their file and line, what it sees stacked
+//! above and below the tracer, and its overhead benchmarks (ignored by
+//! default; see docs/performance.md).
+
+mod common;
+use common::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// libprofiler.so, built with the workspace.
+fn profiler() -> PathBuf {
+    built("libprofiler.so")
+}
+
+fn built(name: &str) -> PathBuf {
+    let lib = target_dir().join(name);
+    assert!(
+        lib.is_file(),
+        "{} missing: run `cargo build --release --workspace` first",
+        lib.display()
+    );
+    lib
+}
+
+/// What prof_phases.c does on each rank (see its header).
+const APP_CALLS: [(&str, u64); 7] = [
+    ("MPI_Init", 1),
+    ("MPI_Comm_rank", 1),
+    ("MPI_Comm_size", 1),
+    ("MPI_Barrier", 5),
+    ("MPI_Send", 5),
+    ("MPI_Recv", 5),
+    ("MPI_Allreduce", 1),
+];
+/// Its computation phases per rank, and their length in ms.
+const PHASES: u64 = 5;
+const PHASE_MS: f64 = 20.0;
+
+/// A finished profiled run: its case (kept for its folder) and report.
+struct Profiled {
+    case: Case,
+    text: String,
+    run: Run,
+}
+
+impl Profiled {
+    /// The lines of the section whose title starts with `title`.
+    fn section(&self, title: &str) -> Vec<&str> {
+        let mut lines = self.text.lines();
+        let head = format!("@--- {title}");
+        lines
+            .by_ref()
+            .find(|l| l.starts_with(&head))
+            .unwrap_or_else(|| panic!("no section `{title}` in the report:\n{}", self.text));
+        lines.next(); // the rule under the title
+        lines.take_while(|l| !l.starts_with("-----")).collect()
+    }
+
+    /// Routine -> count in a BCS-MPI primitive table (the header skipped).
+    fn counts(&self, title: &str) -> BTreeMap<String, u64> {
+        self.section(title)
+            .iter()
+            .skip(1)
+            .filter(|l| l.starts_with("MPI_"))
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f[0].to_string(), f[4].parse().expect("count"))
+            })
+            .collect()
+    }
+
+    /// The fields of a row of a primitive table, e.g. "Comp Granularity".
+    fn row(&self, title: &str, name: &str) -> Vec<f64> {
+        let line = self
+            .section(title)
+            .into_iter()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name} in {title}"));
+        line[name.len()..]
+            .split_whitespace()
+            .map(|f| f.parse().expect("number"))
+            .collect()
+    }
+
+    /// `(low, high) -> count` of a text histogram, bounds in its unit.
+    fn histogram(&self, name: &str) -> Vec<(f64, f64, u64)> {
+        let dist = self.section("Distributions");
+        let start = dist
+            .iter()
+            .position(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no distribution {name}:\n{}", self.text));
+        dist[start + 1..]
+            .iter()
+            .take_while(|l| l.starts_with("  ["))
+            .map(|l| {
+                let inner = &l[l.find('[').unwrap() + 1..];
+                let (low, rest) = inner.split_once(',').unwrap();
+                let (high, rest) = rest.split_once(')').unwrap();
+                let count = rest.split_whitespace().nth(1).unwrap();
+                let high = high.trim();
+                (
+                    low.trim().parse().unwrap(),
+                    if high == "inf" {
+                        f64::INFINITY
+                    } else {
+                        high.parse().unwrap()
+                    },
+                    count.parse().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    fn json(&self) -> PathBuf {
+        self.case.dir().join("profile.json")
+    }
+}
+
+/// Runs prof_phases on `np` ranks under `conf` (which names the modules;
+/// the profiler's report goes to profile.txt in the case folder).
+fn profile(np: usize, conf: &str) -> Profiled {
+    let mut case = Case::new();
+    case.conf(conf);
+    let run = case.mpirun(np, &program("prof_phases", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert!(
+        run.stdout.contains(&format!("prof_phases: size {np} sum")),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("pnmpi profiler: wrote"), "{}", run.stderr);
+    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
+    Profiled { case, text, run }
+}
+
+fn profiler_lines(extra: &str) -> String {
+    format!(
+        "module {}\nargument output profile.txt\n{extra}",
+        profiler().display()
+    )
+}
+
+/// Expected counts over `ranks` ranks.
+fn app_counts(ranks: u64) -> BTreeMap<String, u64> {
+    APP_CALLS
+        .iter()
+        .map(|&(r, n)| (r.to_string(), n * ranks))
+        .collect()
+}
+
+#[test]
+fn counts_phases_bytes_and_accuracy_are_exact() {
+    let p = profile(
+        2,
+        &profiler_lines("argument resolution 20ms\nargument range 100ms\nargument distributions MPI_Send\n"),
+    );
+    // Exact counts, all ranks and each rank.
+    assert_eq!(
+        p.counts("Primitive statistics (BCS-MPI"),
+        app_counts(2),
+        "{}",
+        p.text
+    );
+    for rank in 0..2 {
+        assert_eq!(
+            p.counts(&format!("Primitive statistics: rank {rank} ")),
+            app_counts(1),
+            "{}",
+            p.text
+        );
+    }
+    // One computation point before each call after MPI_Init and before
+    // MPI_Finalize, one communication point per call.
+    let calls: u64 = APP_CALLS.iter().map(|&(_, n)| n).sum::<u64>() * 2;
+    let comp = p.row("Primitive statistics (BCS-MPI", "Comp Granularity");
+    let comm = p.row("Primitive statistics (BCS-MPI", "Comm Overhead");
+    assert_eq!(comp[3] as u64, calls, "{}", p.text);
+    assert_eq!(comm[3] as u64, calls, "{}", p.text);
+    assert!(comp[1] >= PHASE_MS, "longest phase {} ms", comp[1]);
+    // The 20 ms phases all land in [20, 40) ms, every other gap in [0, 20):
+    // bins as wide as the phases leave room for a late wake-up on a loaded
+    // machine.
+    let hist = p.histogram("Comp Granularity");
+    let in_bin = |low: f64| hist.iter().filter(|h| h.0 == low).map(|h| h.2).sum::<u64>();
+    assert_eq!(in_bin(PHASE_MS), PHASES * 2, "{hist:?}\n{}", p.text);
+    assert_eq!(in_bin(0.0), calls - PHASES * 2, "{hist:?}");
+    assert_eq!(hist.len(), 2, "{hist:?}");
+    // The accuracy check holds on every rank.
+    let accuracy = p.section("Accuracy");
+    assert!(
+        p.text.contains("@ Accuracy check: 2 of 2 ranks within 0.01%"),
+        "{}",
+        accuracy.join("\n")
+    );
+    for line in accuracy.iter().skip(1).filter(|l| !l.starts_with('@')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (wall, sum, error): (f64, f64, f64) = (
+            f[1].parse().unwrap(),
+            f[4].parse().unwrap(),
+            f[5].parse().unwrap(),
+        );
+        assert!(error <= 0.01 && f[6] == "yes", "{line}");
+        assert!((wall - sum).abs() <= wall * 1e-4, "{line}");
+        assert!(wall >= PHASES as f64 * PHASE_MS / 1e3, "{line}");
+    }
+    // Bytes: 3 x 1024 + 2 x 512 sent per rank; sizes in their bins.
+    let bytes = p.section("Bytes moved per routine");
+    let send = bytes
+        .iter()
+        .find(|l| l.starts_with("MPI_Send "))
+        .expect("MPI_Send bytes");
+    assert_eq!(send.split_whitespace().nth(2), Some("8192"), "{send}");
+    let sizes = p.histogram("MPI_Send message size");
+    assert_eq!(sizes, vec![(0.0, 1024.0, 4), (1024.0, 2048.0, 6)], "{}", p.text);
+    let latency: u64 = p.histogram("MPI_Send latency").iter().map(|h| h.2).sum();
+    assert_eq!(latency, 10);
+    // The mpiP time section has a row per task and the total.
+    let time = p.section("MPI Time (seconds)");
+    assert_eq!(time.len(), 4, "{time:?}");
+    // The JSON parses and agrees; the SVG draws every distribution.
+    let check = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import json,sys; r=json.load(open(sys.argv[1])); \
+             assert r['ranks']==2 and all(a['within'] for a in r['accuracy']); \
+             print(sum(p['count'] for p in r['primitives'] if p['name']=='MPI_Barrier'))",
+        )
+        .arg(p.json())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&check.stdout).trim(), "10");
+    let svg = std::fs::read_to_string(p.case.dir().join("profile.svg")).expect("profile.svg");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    for title in [
+        "Comp Granularity",
+        "Comm Overhead",
+        "MPI_Send latency",
+        "MPI_Send message size",
+    ] {
+        assert!(svg.contains(title), "{title} missing from the SVG");
+    }
+}
+
+/// The line of prof_phases.c that holds `marker`.
+fn marked_line(marker: &str) -> u32 {
+    let src = std::fs::read_to_string(repo().join("c-tests/programs/prof_phases.c")).expect("source");
+    let tag = format!("/* {marker} */");
+    let index = src.lines().position(|l| l.contains(&tag)).expect("marker");
+    index as u32 + 1
+}
+
+#[test]
+fn two_send_call_sites_are_told_apart_with_file_and_line() {
+    let p = profile(2, &profiler_lines(""));
+    let sites: Vec<Vec<&str>> = p
+        .section("Callsites:")
+        .iter()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.last() == Some(&"Send"))
+        .collect();
+    assert_eq!(sites.len(), 2, "{}", p.text);
+    let (a, b) = (marked_line("SITE_A"), marked_line("SITE_B"));
+    let mut lines: Vec<u32> = sites.iter().map(|f| f[3].parse().unwrap()).collect();
+    lines.sort_unstable();
+    assert_eq!(lines, vec![a, b], "{}", p.text);
+    for f in &sites {
+        assert!(f[2].ends_with("prof_phases.c"), "{f:?}");
+        assert_eq!(f[4], "main", "{f:?}");
+    }
+    // Each site's calls and bytes, over both ranks.
+    let id_of = |line: u32| sites.iter().find(|f| f[3] == line.to_string()).unwrap()[0];
+    let sent = p.section("Aggregate Sent Message Size");
+    let row = |id: &str| -> Vec<&str> {
+        sent.iter()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f[0] == "Send" && f[1] == id)
+            .unwrap_or_else(|| panic!("no Send site {id}:\n{}", p.text))
+    };
+    assert_eq!(&row(id_of(a))[2..4], ["6", "6144"]);
+    assert_eq!(&row(id_of(b))[2..4], ["4", "2048"]);
+    let stats = p.section("Callsite Time statistics");
+    for (line, count) in [(a, "6"), (b, "4")] {
+        let id = id_of(line);
+        assert!(
+            stats.iter().any(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f[..4] == ["Send", id, "*", count]
+            }),
+            "no aggregate row for site {id}:\n{}",
+            p.text
+        );
+    }
+}
+
+/// Routines and counts of the profile, from its all-ranks table.
+fn routines(p: &Profiled) -> BTreeMap<String, u64> {
+    p.counts("Primitive statistics (BCS-MPI")
+}
+
+#[test]
+fn below_the_tracer_it_sees_the_tracers_own_calls_above_it_does_not() {
+    let tracer = built("libtracer.so");
+    let tracer_lines = |case: &str| format!("module {}\nargument outdir {case}\n", tracer.display());
+    let dir = tempfile::Builder::new()
+        .prefix("pnmpi-prof-trace")
+        .tempdir()
+        .expect("tempdir");
+    let out = |name: &str| dir.path().join(name).display().to_string();
+    // Profiler first: it sees the application's calls only.
+    let above = profile(2, &(profiler_lines("") + &tracer_lines(&out("above"))));
+    assert_eq!(routines(&above), app_counts(2), "{}", above.text);
+    assert!(above.run.stderr.contains("pnmpi tracer"), "{}", above.run.stderr);
+    // Tracer first: the profiler also sees what the tracer calls below it.
+    let below = profile(2, &(tracer_lines(&out("below")) + &profiler_lines("")));
+    let seen = routines(&below);
+    let extra: Vec<&String> = seen.keys().filter(|r| !app_counts(2).contains_key(*r)).collect();
+    assert!(
+        !extra.is_empty(),
+        "no routine of the tracer's own seen:\n{}",
+        below.text
+    );
+    for (routine, count) in app_counts(2) {
+        assert!(
+            seen.get(&routine).is_some_and(|&n| n >= count),
+            "{routine}: {seen:?}"
+        );
+    }
+    // The tracer's own calls are placed in the tracer, not in the program;
+    // the program's forwarded calls still at its own lines.
+    let sites = below.section("Callsites:");
+    assert!(
+        sites
+            .iter()
+            .any(|l| l.contains("tracer") && !l.contains("prof_phases.c")),
+        "no call site in the tracer:\n{}",
+        below.text
+    );
+    let line_a = marked_line("SITE_A").to_string();
+    assert!(
+        sites.iter().any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 5 && f[2].ends_with("prof_phases.c") && f[3] == line_a && f[5] == "Send"
+        }),
+        "the program's Send at line {line_a} is not a site below the tracer:\n{}",
+        below.text
+    );
+    eprintln!("seen only below the tracer: {extra:?}");
+}
+
+#[test]
+fn a_bad_argument_stops_the_run_naming_it() {
+    let mut case = Case::new();
+    case.conf(&profiler_lines("argument comp_resolution soon\n"));
+    let run = case.mpirun(1, &program("ring", Link::Pnmpi), &[]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("pnmpi profiler: argument comp_resolution: `soon` is not a duration"),
+        "{}",
+        run.stderr
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Benchmarks (docs/performance.md, "## Profiler"):
+//   cargo test --release --test profiler -- --ignored --nocapture
+// ---------------------------------------------------------------------------
+
+/// Builds a C file of the repository, linked with libpnmpi.
+fn bench_program(src: &str, name: &str) -> PathBuf {
+    let out = std::env::temp_dir().join(format!("pnmpi-prof-bench-{}-{name}", FLAVOR));
+    let target = target_dir().display().to_string();
+    let status = Command::new(mpicc())
+        .args(["-O2", "-g", "-o"])
+        .arg(&out)
+        .arg(repo().join(src))
+        .arg(format!("-L{target}"))
+        .args(["-Wl,--no-as-needed", "-lpnmpi"])
+        .arg(format!("-Wl,-rpath,{target}"))
+        .status()
+        .expect("mpicc runs");
+    assert!(status.success(), "building {src} failed");
+    out
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// The value after `key` in `text` (e.g. "ns_per_call 7.5").
+fn value_after(text: &str, key: &str) -> f64 {
+    let rest = &text[text.find(key).unwrap_or_else(|| panic!("no `{key}` in:\n{text}")) + key.len()..];
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// Runs `exe args` on `np` ranks in a case whose configuration is `conf`;
+/// returns the run and its launch-to-exit wall time.
+fn timed(np: usize, exe: &Path, args: &[&str], conf: &str) -> (Run, f64) {
+    let mut case = Case::new();
+    case.conf(conf);
+    let start = Instant::now();
+    let run = case.mpirun(np, exe, args);
+    let wall = start.elapsed().as_secs_f64();
+    run.assert_ok();
+    (run, wall)
+}
+
+#[test]
+#[ignore = "benchmark: run with --ignored --nocapture"]
+fn profiler_overhead_bench() {
+    let rounds: usize = std::env::var("PROF_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let setups = [
+        ("no module", String::new()),
+        ("empty", format!("module {}\n", empty_module().display())),
+        ("profiler", profiler_lines("")),
+    ];
+    // 1. Added cost per profiled call: MPI_Comm_rank loop, one rank.
+    let comm_rank = bench_program("bench/c/comm_rank.c", "comm_rank");
+    let mut ns: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
+    for round in 0..rounds {
+        for k in 0..setups.len() {
+            let i = (k + round) % setups.len();
+            // 2 million calls: 20 batches of a few ms, the fastest kept.
+            let (run, _) = timed(1, &comm_rank, &["2000000"], &setups[i].1);
+            ns[i].push(value_after(&run.stdout, "ns_per_call"));
+        }
+    }
+    let med: Vec<f64> = ns.iter_mut().map(|v| median(v)).collect();
+    // median() sorted the runs: the first is the minimum.
+    let min: Vec<f64> = ns.iter().map(|v| v[0]).collect();
+    println!("MPI_Comm_rank, ns per call, median of {rounds} interleaved runs ({FLAVOR}):");
+    for (i, (name, _)) in setups.iter().enumerate() {
+        println!("  {name:<10} {:>8.2}   runs: {:?}", med[i], ns[i]);
+    }
+    println!(
+        "  profiler - empty: {:.2} ns per call (medians), {:.2} ns (minima)",
+        med[2] - med[1],
+        min[2] - min[1]
+    );
+    // 2. Whole-run overhead: the stencil (c-tests/programs/stencil.c) at 4 ranks.
+    let stencil = program("stencil", Link::Pnmpi);
+    // MPICH busy-polls without yielding: 4 ranks on 2 cores run ~10x slower.
+    let default_iterations = if FLAVOR == "mpich" { "200" } else { "2000" };
+    let iterations = std::env::var("PROF_BENCH_ITERATIONS").unwrap_or_else(|_| default_iterations.into());
+    let mut app: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
+    let mut wall: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
+    let mut report_ms = Vec::new();
+    for round in 0..rounds {
+        for k in 0..setups.len() {
+            let i = (k + round) % setups.len();
+            let (run, w) = timed(4, &stencil, &["256", &iterations], &setups[i].1);
+            app[i].push(value_after(&run.stdout, " time"));
+            wall[i].push(w);
+            if i == 2 {
+                report_ms.push(value_after(&run.stderr, "(with .json and .svg) in"));
+            }
+        }
+    }
+    let app_med: Vec<f64> = app.iter_mut().map(|v| median(v)).collect();
+    let wall_med: Vec<f64> = wall.iter_mut().map(|v| median(v)).collect();
+    println!("stencil 256 {iterations}, 4 ranks, median of {rounds} interleaved runs ({FLAVOR}):");
+    for (i, (name, _)) in setups.iter().enumerate() {
+        println!(
+            "  {name:<10} app {:>8.4} s ({:+.2} %)   mpirun {:>8.4} s ({:+.2} %)   app runs: {:?}",
+            app_med[i],
+            100.0 * (app_med[i] / app_med[0] - 1.0),
+            wall_med[i],
+            100.0 * (wall_med[i] / wall_med[0] - 1.0),
+            app[i]
+        );
+    }
+    println!(
+        "  profiler report at MPI_Finalize: {:.1} ms (median)",
+        median(&mut report_ms)
+    );
+    // What the per-call cost alone predicts: stencil.c makes 9 calls per
+    // iteration (4 Irecv, 4 Isend, Waitall) and an Allreduce every 10th.
+    let calls = iterations.parse::<f64>().unwrap_or(0.0) * 9.1;
+    let added_s = calls * (med[2] - med[1]).max(0.0) * 1e-9;
+    println!(
+        "  predicted from the per-call cost: {calls:.0} calls per rank x {:.2} ns = {:.3} ms, {:.3} % of {:.4} s",
+        med[2] - med[1],
+        added_s * 1e3,
+        100.0 * added_s / app_med[0],
+        app_med[0]
+    );
+}

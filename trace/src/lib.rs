@@ -1,0 +1,28 @@
+//! The pnmpi trace format and its tools.
+//!
+//! The `tracer` module writes one [rank file](rank) per MPI rank while the
+//! application runs; [`merge`] consolidates them into one compact
+//! [`Trace`], which can be saved (`.pnt`), summarised ([`stats`]), and
+//! exported to the Chrome/Perfetto JSON format ([`chrome`]) or to SimGrid's
+//! time-independent replay format ([`simgrid`]). `docs/trace-format.md`
+//! specifies the bytes.
+//!
+//! This crate has no MPI dependency, so that traces can be read anywhere,
+//! and every decoder returns an error naming the file and byte offset of
+//! bad input rather than panicking.
+
+pub mod chrome;
+pub mod container;
+pub mod error;
+pub mod fields;
+pub mod merge;
+pub mod messages;
+pub mod rank;
+pub mod routine;
+pub mod simgrid;
+pub mod stats;
+pub mod trace;
+pub mod varint;
+
+pub use error::{Error, Result};
+pub use trace::Trace;

@@ -1,0 +1,930 @@
+//! Rank files (`rank-NNNNN.pnr`): what the tracer writes, one per rank.
+//!
+//! The tracer encodes straight into a fixed per-thread buffer with
+//! [`RawEncoder`], which never allocates, and writes the buffer out whole
+//! as one `EVENTS` chunk when it is full. Values are recorded as the
+//! application passed them (communicator and request handles, ranks local
+//! to their communicator, times in the tracer's clock ticks): translating
+//! them is left to [`crate::merge`], off the traced program's hot path.
+
+use crate::container::{self, Kind};
+use crate::error::{Error, Malformed, Result};
+use crate::fields::*;
+use crate::varint::{self, Cursor, Sink};
+use std::path::Path;
+
+/// Chunk type: a run of events of one thread.
+pub const CHUNK_EVENTS: u8 = 1;
+/// Chunk type: a clock-offset measurement against rank 0.
+pub const CHUNK_SYNC: u8 = 2;
+/// Chunk type: the tracer finished cleanly (written at `MPI_Finalize`).
+pub const CHUNK_END: u8 = 3;
+
+/// The unit of a rank file's times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// Nanoseconds of `CLOCK_MONOTONIC`.
+    Monotonic = 0,
+    /// Time-stamp counter ticks, converted to nanoseconds with the file's
+    /// calibration pairs.
+    Tsc = 1,
+}
+
+/// The same instant read on the trace clock and on `CLOCK_MONOTONIC`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ClockPair {
+    /// Trace clock.
+    pub tick: u64,
+    /// `CLOCK_MONOTONIC`, ns.
+    pub ns: u64,
+}
+
+/// Values of the MPI implementation the rank ran on, so that the merge can
+/// recognise them in recorded arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct MpiValues {
+    /// `MPI_COMM_WORLD`'s handle.
+    pub comm_world: u64,
+    /// `MPI_COMM_SELF`'s handle.
+    pub comm_self: u64,
+    /// `MPI_COMM_NULL`'s handle.
+    pub comm_null: u64,
+    /// `MPI_REQUEST_NULL`'s handle.
+    pub request_null: u64,
+    /// `MPI_ANY_SOURCE`.
+    pub any_source: i64,
+    /// `MPI_PROC_NULL`.
+    pub proc_null: i64,
+    /// `MPI_ANY_TAG`.
+    pub any_tag: i64,
+    /// `MPI_ROOT`.
+    pub root: i64,
+}
+
+/// A rank file's header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankHeader {
+    /// Rank in `MPI_COMM_WORLD`.
+    pub rank: u32,
+    /// Size of `MPI_COMM_WORLD`.
+    pub world_size: u32,
+    /// Identifies the run (the same in every rank file of a run).
+    pub run_id: u64,
+    /// Unit of the times.
+    pub clock: Clock,
+    /// Both clocks when tracing started.
+    pub start: ClockPair,
+    /// Process id.
+    pub pid: u32,
+    /// Host name.
+    pub host: String,
+    /// The MPI flavour ("openmpi", "mpich").
+    pub mpi: String,
+    /// The MPI's handles and constants.
+    pub values: MpiValues,
+    /// Routine names; an event's routine code indexes this table.
+    pub routines: Vec<String>,
+}
+
+impl RankHeader {
+    /// The header body.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + 24 * self.routines.len());
+        for v in [
+            u64::from(self.rank),
+            u64::from(self.world_size),
+            self.run_id,
+            self.clock as u64,
+        ] {
+            varint::push(&mut out, v);
+        }
+        varint::push(&mut out, self.start.tick);
+        varint::push(&mut out, self.start.ns);
+        varint::push(&mut out, u64::from(self.pid));
+        varint::push_str(&mut out, &self.host);
+        varint::push_str(&mut out, &self.mpi);
+        let v = &self.values;
+        for h in [v.comm_world, v.comm_self, v.comm_null, v.request_null] {
+            varint::push(&mut out, h);
+        }
+        for c in [v.any_source, v.proc_null, v.any_tag, v.root] {
+            varint::push_i(&mut out, c);
+        }
+        varint::push(&mut out, self.routines.len() as u64);
+        for r in &self.routines {
+            varint::push_str(&mut out, r);
+        }
+        out
+    }
+
+    /// The file prologue for this header.
+    pub fn prologue(&self) -> Vec<u8> {
+        container::prologue(Kind::Rank, &self.encode())
+    }
+
+    fn decode(c: &mut Cursor<'_>) -> Result<RankHeader, Malformed> {
+        let rank = c.u32()?;
+        let world_size = c.u32()?;
+        if rank >= world_size {
+            return Err(c.error(format!("rank {rank} not below world size {world_size}")));
+        }
+        let run_id = c.u64()?;
+        let clock = match c.u64()? {
+            0 => Clock::Monotonic,
+            1 => Clock::Tsc,
+            k => return Err(c.error(format!("unknown clock kind {k}"))),
+        };
+        let start = ClockPair {
+            tick: c.u64()?,
+            ns: c.u64()?,
+        };
+        let pid = c.u32()?;
+        let host = c.string()?;
+        let mpi = c.string()?;
+        let values = MpiValues {
+            comm_world: c.u64()?,
+            comm_self: c.u64()?,
+            comm_null: c.u64()?,
+            request_null: c.u64()?,
+            any_source: c.i64()?,
+            proc_null: c.i64()?,
+            any_tag: c.i64()?,
+            root: c.i64()?,
+        };
+        let n = c.count(1)?;
+        let routines = (0..n).map(|_| c.string()).collect::<Result<_, _>>()?;
+        Ok(RankHeader {
+            rank,
+            world_size,
+            run_id,
+            clock,
+            start,
+            pid,
+            host,
+            mpi,
+            values,
+            routines,
+        })
+    }
+}
+
+/// A request completed by a wait or test, as the tracer saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawDone {
+    /// The request's handle before the call.
+    pub handle: u64,
+    /// Its status (source local to the request's communicator, tag), when
+    /// MPI filled one.
+    pub status: Option<(i64, i64)>,
+}
+
+/// A communicator created by a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawNewComm<'a> {
+    /// Its handle (`MPI_COMM_NULL`'s when the call gave none).
+    pub handle: u64,
+    /// World ranks of its (local) group, in rank order; [`UNKNOWN_RANK`]
+    /// for processes outside `MPI_COMM_WORLD`.
+    pub members: &'a [i64],
+    /// World ranks of the remote group of an intercommunicator.
+    pub remote: Option<&'a [i64]>,
+}
+
+/// One call as the tracer records it. Absent fields are `None` or empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawEvent<'a> {
+    /// Index into the header's routine table.
+    pub routine: u32,
+    /// Trace clock at entry.
+    pub start: u64,
+    /// Trace clock at return.
+    pub end: u64,
+    /// [`PEER`], local to the communicator.
+    pub peer: Option<i64>,
+    /// [`TAG`]
+    pub tag: Option<i64>,
+    /// [`COMM`]: the communicator handle.
+    pub comm: Option<u64>,
+    /// [`BYTES`]
+    pub bytes: Option<i64>,
+    /// [`ROOT`], local to the communicator.
+    pub root: Option<i64>,
+    /// [`RBYTES`]
+    pub rbytes: Option<i64>,
+    /// [`SRC`], local to the communicator.
+    pub src: Option<i64>,
+    /// [`RTAG`]
+    pub rtag: Option<i64>,
+    /// [`REQ`]: handles of the requests created or started.
+    pub reqs: &'a [u64],
+    /// [`DONE`]
+    pub done: &'a [RawDone],
+    /// [`STATUS`]: (source, tag) of a blocking receive or probe.
+    pub status: Option<(i64, i64)>,
+    /// [`NEWCOMM`]
+    pub newcomm: Option<RawNewComm<'a>>,
+}
+
+impl RawEvent<'static> {
+    /// A call with no recorded argument.
+    pub const fn plain(routine: u32, start: u64, end: u64) -> RawEvent<'static> {
+        RawEvent {
+            routine,
+            start,
+            end,
+            peer: None,
+            tag: None,
+            comm: None,
+            bytes: None,
+            root: None,
+            rbytes: None,
+            src: None,
+            rtag: None,
+            reqs: &[],
+            done: &[],
+            status: None,
+            newcomm: None,
+        }
+    }
+}
+
+impl RawEvent<'_> {
+    /// An upper bound of its encoded size.
+    pub fn max_size(&self) -> usize {
+        const V: usize = varint::MAX_LEN;
+        let mut n = 4 * V + 8 * V + 2 * V + 2 * V;
+        n += self.reqs.len() * V + self.done.len() * (3 * V + 1);
+        if let Some(c) = &self.newcomm {
+            n += 4 * V + (c.members.len() + c.remote.map_or(0, <[i64]>::len)) * V;
+        }
+        n
+    }
+}
+
+/// Encodes one thread's events into a chunk, keeping the registers that
+/// make times and handles small: the end of the previous event, and the
+/// last communicator and request handles.
+#[derive(Clone, Debug)]
+pub struct RawEncoder {
+    base: u64,
+    prev_end: u64,
+    last_comm: u64,
+    last_req: u64,
+    count: u64,
+}
+
+/// What a finished chunk's prefix needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkInfo {
+    /// The trace clock the first event's gap counts from.
+    pub base: u64,
+    /// Events in the chunk.
+    pub count: u64,
+}
+
+impl RawEncoder {
+    /// A chunk whose first gap counts from `start`.
+    pub fn new(start: u64) -> RawEncoder {
+        RawEncoder {
+            base: start,
+            prev_end: start,
+            last_comm: 0,
+            last_req: 0,
+            count: 0,
+        }
+    }
+
+    /// Events encoded since the chunk started.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The end of the last event (the time the next gap counts from).
+    pub fn prev_end(&self) -> u64 {
+        self.prev_end
+    }
+
+    /// Closes the chunk: returns its base and count and starts the next
+    /// chunk from the current end, with cleared registers.
+    pub fn finish_chunk(&mut self) -> ChunkInfo {
+        let info = ChunkInfo {
+            base: self.base,
+            count: self.count,
+        };
+        *self = RawEncoder::new(self.prev_end);
+        info
+    }
+
+    #[inline(always)]
+    fn times(&mut self, s: &mut Sink<'_>, routine: u32, start: u64, end: u64) {
+        let gap = start.saturating_sub(self.prev_end);
+        let dur = end.saturating_sub(start);
+        // The decoder rebuilds times from gaps and durations; following the
+        // same sums keeps both in step even if a clock stepped back.
+        self.prev_end = self.prev_end.wrapping_add(gap).wrapping_add(dur);
+        self.count += 1;
+        s.put(u64::from(routine));
+        s.put(gap);
+        s.put(dur);
+    }
+
+    /// Encodes a call without arguments into `out`, which must have room
+    /// for 40 bytes; returns the bytes written. The tracer's path for most
+    /// routines.
+    #[inline(always)]
+    pub fn encode_plain(&mut self, routine: u32, start: u64, end: u64, out: &mut [u8]) -> usize {
+        let mut s = Sink::new(out);
+        self.times(&mut s, routine, start, end);
+        s.put(0);
+        s.len()
+    }
+
+    /// Encodes `ev` into `out`, which must hold at least
+    /// [`RawEvent::max_size`] bytes; returns the bytes written.
+    pub fn encode(&mut self, ev: &RawEvent<'_>, out: &mut [u8]) -> usize {
+        let mut s = Sink::new(out);
+        self.times(&mut s, ev.routine, ev.start, ev.end);
+        let mut mask = 0;
+        let bit = |present: bool, b: u32| if present { b } else { 0 };
+        mask |= bit(ev.peer.is_some(), PEER) | bit(ev.tag.is_some(), TAG) | bit(ev.comm.is_some(), COMM);
+        mask |= bit(ev.bytes.is_some(), BYTES) | bit(!ev.reqs.is_empty(), REQ);
+        mask |= bit(!ev.done.is_empty(), DONE) | bit(ev.root.is_some(), ROOT);
+        mask |= bit(ev.rbytes.is_some(), RBYTES) | bit(ev.src.is_some(), SRC) | bit(ev.rtag.is_some(), RTAG);
+        mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
+        s.put(u64::from(mask));
+        for v in [ev.peer, ev.tag].into_iter().flatten() {
+            s.put_i(v);
+        }
+        if let Some(c) = ev.comm {
+            s.put_i(c.wrapping_sub(self.last_comm) as i64);
+            self.last_comm = c;
+        }
+        if let Some(b) = ev.bytes {
+            s.put_i(b);
+        }
+        if !ev.reqs.is_empty() {
+            s.put(ev.reqs.len() as u64);
+            for &h in ev.reqs {
+                s.put_i(h.wrapping_sub(self.last_req) as i64);
+                self.last_req = h;
+            }
+        }
+        if !ev.done.is_empty() {
+            s.put(ev.done.len() as u64);
+            for d in ev.done {
+                s.put_i(d.handle.wrapping_sub(self.last_req) as i64);
+                self.last_req = d.handle;
+                match d.status {
+                    Some((source, tag)) => {
+                        s.put(1);
+                        s.put_i(source);
+                        s.put_i(tag);
+                    }
+                    None => s.put(0),
+                }
+            }
+        }
+        for v in [ev.root, ev.rbytes, ev.src, ev.rtag].into_iter().flatten() {
+            s.put_i(v);
+        }
+        if let Some((source, tag)) = ev.status {
+            s.put_i(source);
+            s.put_i(tag);
+        }
+        if let Some(c) = &ev.newcomm {
+            s.put_i(c.handle.wrapping_sub(self.last_comm) as i64);
+            self.last_comm = c.handle;
+            s.put(u64::from(c.remote.is_some()));
+            put_ranks(&mut s, c.members);
+            if let Some(remote) = c.remote {
+                put_ranks(&mut s, remote);
+            }
+        }
+        s.len()
+    }
+}
+
+fn put_ranks(s: &mut Sink<'_>, ranks: &[i64]) {
+    s.put(ranks.len() as u64);
+    let mut prev = -1i64;
+    for &r in ranks {
+        s.put_i(r.wrapping_sub(prev));
+        prev = r;
+    }
+}
+
+fn get_ranks(c: &mut Cursor<'_>) -> Result<Vec<i64>, Malformed> {
+    let n = c.count(1)?;
+    let mut prev = -1i64;
+    (0..n)
+        .map(|_| {
+            prev = prev.wrapping_add(c.i64()?);
+            Ok(prev)
+        })
+        .collect()
+}
+
+/// The prefix of an `EVENTS` chunk's payload; the encoded events follow it.
+pub fn events_prefix(stream: u32, info: ChunkInfo, pair: ClockPair) -> Vec<u8> {
+    let mut out = Vec::with_capacity(48);
+    for v in [u64::from(stream), info.base, pair.tick, pair.ns, info.count] {
+        varint::push(&mut out, v);
+    }
+    out
+}
+
+/// Everything of an `EVENTS` chunk that goes before its encoded `events`
+/// (the frame and the prefix), so that the tracer can write its buffer out
+/// without copying it.
+pub fn events_chunk_head(stream: u32, info: ChunkInfo, pair: ClockPair, events: &[u8]) -> Vec<u8> {
+    let prefix = events_prefix(stream, info, pair);
+    let mut head = container::frame(CHUNK_EVENTS, &[&prefix, events]);
+    head.extend_from_slice(&prefix);
+    head
+}
+
+/// A clock-offset measurement: at `pair`, rank 0's `CLOCK_MONOTONIC` read
+/// `pair.ns + offset`, measured with a round trip of `rtt` ns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sync {
+    /// 0 at `MPI_Init`, 1 at `MPI_Finalize`.
+    pub phase: u8,
+    /// When it was taken.
+    pub pair: ClockPair,
+    /// Rank 0's clock minus this rank's, ns.
+    pub offset: i64,
+    /// The best round trip, ns.
+    pub rtt: u64,
+}
+
+impl Sync {
+    /// The payload of a `SYNC` chunk.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(40);
+        varint::push(&mut out, u64::from(self.phase));
+        varint::push(&mut out, self.pair.tick);
+        varint::push(&mut out, self.pair.ns);
+        varint::push_i(&mut out, self.offset);
+        varint::push(&mut out, self.rtt);
+        out
+    }
+}
+
+/// The payload of the `END` chunk.
+pub fn end_payload(events: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    varint::push(&mut out, events);
+    out
+}
+
+/// A decoded communicator creation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewComm {
+    /// Its handle.
+    pub handle: u64,
+    /// World ranks of its (local) group.
+    pub members: Vec<i64>,
+    /// World ranks of the remote group of an intercommunicator.
+    pub remote: Option<Vec<i64>>,
+}
+
+/// A decoded event of a rank file.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RawRecord {
+    /// Index into the header's routine table.
+    pub routine: u32,
+    /// Trace clock at entry.
+    pub start: u64,
+    /// Trace clock at return.
+    pub end: u64,
+    /// See [`RawEvent`].
+    pub peer: Option<i64>,
+    /// See [`RawEvent`].
+    pub tag: Option<i64>,
+    /// See [`RawEvent`].
+    pub comm: Option<u64>,
+    /// See [`RawEvent`].
+    pub bytes: Option<i64>,
+    /// See [`RawEvent`].
+    pub root: Option<i64>,
+    /// See [`RawEvent`].
+    pub rbytes: Option<i64>,
+    /// See [`RawEvent`].
+    pub src: Option<i64>,
+    /// See [`RawEvent`].
+    pub rtag: Option<i64>,
+    /// See [`RawEvent`].
+    pub reqs: Vec<u64>,
+    /// See [`RawEvent`].
+    pub done: Vec<RawDone>,
+    /// See [`RawEvent`].
+    pub status: Option<(i64, i64)>,
+    /// See [`RawEvent`].
+    pub newcomm: Option<NewComm>,
+}
+
+impl RawRecord {
+    /// The record as encoder input (for tests and tools that rewrite rank files).
+    pub fn as_event(&self) -> RawEvent<'_> {
+        RawEvent {
+            routine: self.routine,
+            start: self.start,
+            end: self.end,
+            peer: self.peer,
+            tag: self.tag,
+            comm: self.comm,
+            bytes: self.bytes,
+            root: self.root,
+            rbytes: self.rbytes,
+            src: self.src,
+            rtag: self.rtag,
+            reqs: &self.reqs,
+            done: &self.done,
+            status: self.status,
+            newcomm: self.newcomm.as_ref().map(|c| RawNewComm {
+                handle: c.handle,
+                members: &c.members,
+                remote: c.remote.as_deref(),
+            }),
+        }
+    }
+}
+
+/// Decodes the events of one chunk, mirroring [`RawEncoder`].
+struct RawDecoder {
+    prev_end: u64,
+    last_comm: u64,
+    last_req: u64,
+}
+
+impl RawDecoder {
+    fn event(&mut self, c: &mut Cursor<'_>, routines: usize) -> Result<RawRecord, Malformed> {
+        let at = c.offset();
+        let routine = c.u32()?;
+        if routine as usize >= routines {
+            return Err(Malformed::new(
+                at,
+                format!("routine code {routine} outside the routine table ({routines} entries)"),
+            ));
+        }
+        let gap = c.u64()?;
+        let dur = c.u64()?;
+        let start = self.prev_end.wrapping_add(gap);
+        let end = start.wrapping_add(dur);
+        self.prev_end = end;
+        let mask_at = c.offset();
+        let mask = c.u64()?;
+        if mask & !u64::from(ALL & !INIT) != 0 {
+            return Err(Malformed::new(
+                mask_at,
+                format!("unknown field bits in mask {mask:#x}"),
+            ));
+        }
+        let mask = mask as u32;
+        let has = |b: u32| mask & b != 0;
+        let mut r = RawRecord {
+            routine,
+            start,
+            end,
+            ..RawRecord::default()
+        };
+        if has(PEER) {
+            r.peer = Some(c.i64()?);
+        }
+        if has(TAG) {
+            r.tag = Some(c.i64()?);
+        }
+        if has(COMM) {
+            self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
+            r.comm = Some(self.last_comm);
+        }
+        if has(BYTES) {
+            r.bytes = Some(c.i64()?);
+        }
+        if has(REQ) {
+            let n = c.count(1)?;
+            for _ in 0..n {
+                self.last_req = self.last_req.wrapping_add(c.i64()? as u64);
+                r.reqs.push(self.last_req);
+            }
+        }
+        if has(DONE) {
+            let n = c.count(2)?;
+            for _ in 0..n {
+                self.last_req = self.last_req.wrapping_add(c.i64()? as u64);
+                let status = match c.u64()? {
+                    0 => None,
+                    1 => Some((c.i64()?, c.i64()?)),
+                    f => return Err(c.error(format!("unknown completion flags {f}"))),
+                };
+                r.done.push(RawDone {
+                    handle: self.last_req,
+                    status,
+                });
+            }
+        }
+        if has(ROOT) {
+            r.root = Some(c.i64()?);
+        }
+        if has(RBYTES) {
+            r.rbytes = Some(c.i64()?);
+        }
+        if has(SRC) {
+            r.src = Some(c.i64()?);
+        }
+        if has(RTAG) {
+            r.rtag = Some(c.i64()?);
+        }
+        if has(STATUS) {
+            r.status = Some((c.i64()?, c.i64()?));
+        }
+        if has(NEWCOMM) {
+            self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
+            let inter = match c.u64()? {
+                0 => false,
+                1 => true,
+                f => return Err(c.error(format!("unknown communicator flags {f}"))),
+            };
+            let members = get_ranks(c)?;
+            let remote = if inter { Some(get_ranks(c)?) } else { None };
+            r.newcomm = Some(NewComm {
+                handle: self.last_comm,
+                members,
+                remote,
+            });
+        }
+        Ok(r)
+    }
+}
+
+/// One thread's events, its chunks concatenated in file order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawStream {
+    /// The thread's index on its rank (0 for the first thread that called MPI).
+    pub id: u32,
+    /// Its events.
+    pub records: Vec<RawRecord>,
+}
+
+/// A decoded rank file.
+#[derive(Clone, Debug)]
+pub struct RankFile {
+    /// Its header.
+    pub header: RankHeader,
+    /// Its threads' events, by stream id.
+    pub streams: Vec<RawStream>,
+    /// Its clock-offset measurements.
+    pub syncs: Vec<Sync>,
+    /// Every calibration pair (header, chunks, syncs), in file order.
+    pub pairs: Vec<ClockPair>,
+    /// The event total of the `END` chunk, if the tracer finished cleanly.
+    pub end: Option<u64>,
+    /// Set when the file ends inside a chunk.
+    pub truncated: Option<Malformed>,
+}
+
+impl RankFile {
+    /// Decodes a rank file's bytes.
+    pub fn parse(data: &[u8]) -> Result<RankFile, Malformed> {
+        let file = container::parse(data)?;
+        if file.kind != Kind::Rank {
+            return Err(Malformed::new(9, "a merged trace, not a rank file"));
+        }
+        let mut hc = file.header.clone();
+        let header = RankHeader::decode(&mut hc)?;
+        let mut out = RankFile {
+            pairs: vec![header.start],
+            header,
+            streams: Vec::new(),
+            syncs: Vec::new(),
+            end: None,
+            truncated: file.truncated,
+        };
+        for chunk in file.chunks {
+            let mut c = chunk.payload;
+            match chunk.chunk_type {
+                CHUNK_EVENTS => out.events_chunk(&mut c)?,
+                CHUNK_SYNC => {
+                    let phase = c.u64()?;
+                    let phase = u8::try_from(phase)
+                        .ok()
+                        .filter(|&p| p <= 1)
+                        .ok_or_else(|| c.error(format!("unknown sync phase {phase}")))?;
+                    let pair = ClockPair {
+                        tick: c.u64()?,
+                        ns: c.u64()?,
+                    };
+                    let offset = c.i64()?;
+                    let rtt = c.u64()?;
+                    out.pairs.push(pair);
+                    out.syncs.push(Sync {
+                        phase,
+                        pair,
+                        offset,
+                        rtt,
+                    });
+                }
+                CHUNK_END => out.end = Some(c.u64()?),
+                // Later versions may add chunk types; this reader skips them.
+                _ => continue,
+            }
+            if !c.is_empty() {
+                return Err(c.error("unexpected bytes at the end of a chunk"));
+            }
+        }
+        Ok(out)
+    }
+
+    fn events_chunk(&mut self, c: &mut Cursor<'_>) -> Result<(), Malformed> {
+        let id = c.u32()?;
+        let base = c.u64()?;
+        let pair = ClockPair {
+            tick: c.u64()?,
+            ns: c.u64()?,
+        };
+        self.pairs.push(pair);
+        let count = c.count(4)?;
+        let mut dec = RawDecoder {
+            prev_end: base,
+            last_comm: 0,
+            last_req: 0,
+        };
+        let routines = self.header.routines.len();
+        let index = match self.streams.iter().position(|s| s.id == id) {
+            Some(i) => i,
+            None => {
+                self.streams.push(RawStream {
+                    id,
+                    records: Vec::new(),
+                });
+                self.streams.len() - 1
+            }
+        };
+        let records = &mut self.streams[index].records;
+        records.reserve(count);
+        for _ in 0..count {
+            records.push(dec.event(c, routines)?);
+        }
+        Ok(())
+    }
+
+    /// Reads and decodes the rank file at `path`.
+    pub fn read(path: &Path) -> Result<RankFile> {
+        let data = std::fs::read(path).map_err(|e| Error::io(path.display(), e))?;
+        RankFile::parse(&data).map_err(|e| e.in_file(&path.display().to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn header() -> RankHeader {
+        RankHeader {
+            rank: 1,
+            world_size: 2,
+            run_id: 77,
+            clock: Clock::Tsc,
+            start: ClockPair { tick: 1000, ns: 500 },
+            pid: 4242,
+            host: "node".into(),
+            mpi: "openmpi".into(),
+            values: MpiValues {
+                comm_world: 0x7f00_1234_5000,
+                comm_self: 0x7f00_1234_6000,
+                comm_null: 0x7f00_1234_7000,
+                request_null: 0x7f00_1234_8000,
+                any_source: -1,
+                proc_null: -2,
+                any_tag: -1,
+                root: -4,
+            },
+            routines: vec![
+                "MPI_Init".into(),
+                "MPI_Isend".into(),
+                "MPI_Waitall".into(),
+                "MPI_Comm_split".into(),
+            ],
+        }
+    }
+
+    fn file_with(events: &[RawEvent<'_>]) -> Vec<u8> {
+        let h = header();
+        let mut out = h.prologue();
+        let mut enc = RawEncoder::new(h.start.tick);
+        let mut buf = vec![0u8; 1 << 16];
+        let mut len = 0;
+        for ev in events {
+            len += enc.encode(ev, &mut buf[len..]);
+        }
+        let info = enc.finish_chunk();
+        out.extend_from_slice(&events_chunk_head(
+            0,
+            info,
+            ClockPair { tick: 9000, ns: 4500 },
+            &buf[..len],
+        ));
+        out.extend_from_slice(&buf[..len]);
+        out
+    }
+
+    #[test]
+    fn every_field_round_trips() {
+        let done = [
+            RawDone {
+                handle: 0x5000_0010,
+                status: Some((1, 7)),
+            },
+            RawDone {
+                handle: 0x5000_0000,
+                status: None,
+            },
+        ];
+        let members = [0, 2, 3];
+        let remote = [1];
+        let events = [
+            RawEvent::plain(0, 1100, 5000),
+            RawEvent {
+                peer: Some(1),
+                tag: Some(-1),
+                comm: Some(0x7f00_1234_5000),
+                bytes: Some(800),
+                reqs: &[0x5000_0000, 0x5000_0010],
+                ..RawEvent::plain(1, 5100, 5200)
+            },
+            RawEvent {
+                done: &done,
+                status: Some((3, 9)),
+                root: Some(0),
+                rbytes: Some(16),
+                src: Some(-2),
+                rtag: Some(i64::MAX),
+                ..RawEvent::plain(2, 6000, 9000)
+            },
+            RawEvent {
+                comm: Some(0x7f00_1234_5000),
+                newcomm: Some(RawNewComm {
+                    handle: 0x7f00_2000_0000,
+                    members: &members,
+                    remote: Some(&remote),
+                }),
+                ..RawEvent::plain(3, 9000, 9000)
+            },
+        ];
+        let data = file_with(&events);
+        let f = RankFile::parse(&data).unwrap();
+        assert_eq!(f.header, header());
+        assert_eq!(f.streams.len(), 1);
+        let got: Vec<RawEvent<'_>> = f.streams[0].records.iter().map(RawRecord::as_event).collect();
+        assert_eq!(got, events);
+        assert_eq!(f.pairs.len(), 2);
+        assert!(f.truncated.is_none());
+        for ev in &events {
+            let mut buf = vec![0u8; ev.max_size()];
+            RawEncoder::new(0).encode(ev, &mut buf);
+        }
+    }
+
+    #[test]
+    fn plain_events_take_a_few_bytes() {
+        let mut enc = RawEncoder::new(0);
+        let mut buf = [0u8; 64];
+        let n = enc.encode_plain(55, 100, 130, &mut buf);
+        assert_eq!(n, 4);
+        assert_eq!(enc.count(), 1);
+        assert_eq!(enc.prev_end(), 130);
+    }
+
+    #[test]
+    fn a_clock_stepping_back_keeps_encoder_and_decoder_in_step() {
+        let events = [RawEvent::plain(0, 2000, 3000), RawEvent::plain(1, 2500, 2600)];
+        let f = RankFile::parse(&file_with(&events)).unwrap();
+        let r = &f.streams[0].records;
+        assert_eq!((r[1].start, r[1].end), (3000, 3100));
+    }
+
+    #[test]
+    fn sync_and_end_chunks_are_read() {
+        let mut data = file_with(&[RawEvent::plain(0, 1100, 1200)]);
+        let sync = Sync {
+            phase: 1,
+            pair: ClockPair { tick: 5, ns: 6 },
+            offset: -300,
+            rtt: 40,
+        };
+        container::push_chunk(&mut data, CHUNK_SYNC, &sync.encode());
+        container::push_chunk(&mut data, CHUNK_END, &end_payload(1));
+        container::push_chunk(&mut data, 99, b"future");
+        let f = RankFile::parse(&data).unwrap();
+        assert_eq!(f.syncs, [sync]);
+        assert_eq!(f.end, Some(1));
+    }
+
+    #[test]
+    fn a_bad_routine_code_is_an_error_at_its_offset() {
+        let data = file_with(&[RawEvent::plain(9, 1100, 1200)]);
+        let e = RankFile::parse(&data).unwrap_err();
+        assert!(e.what.contains("routine code 9"), "{e}");
+        assert!(e.offset > 0 && (e.offset as usize) < data.len());
+    }
+}

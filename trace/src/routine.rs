@@ -1,0 +1,199 @@
+//! What an MPI routine does, from its name: the exports and statistics
+//! need to know which calls send, receive, complete requests or are
+//! collectives, whichever MPI the trace came from.
+
+/// A collective operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Coll {
+    /// `MPI_Barrier`
+    Barrier,
+    /// `MPI_Bcast`
+    Bcast,
+    /// `MPI_Reduce`
+    Reduce,
+    /// `MPI_Allreduce`
+    Allreduce,
+    /// `MPI_Reduce_scatter`, `MPI_Reduce_scatter_block`
+    ReduceScatter,
+    /// `MPI_Scan`, `MPI_Exscan`
+    Scan,
+    /// `MPI_Gather`, `MPI_Gatherv`
+    Gather,
+    /// `MPI_Scatter`, `MPI_Scatterv`
+    Scatter,
+    /// `MPI_Allgather`, `MPI_Allgatherv`
+    Allgather,
+    /// `MPI_Alltoall`, `MPI_Alltoallv`
+    Alltoall,
+}
+
+/// The role of a routine in a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Sends a message (`MPI_Send` ...); `blocking: false` for the `I`
+    /// forms and persistent `*_init` forms, which create a request.
+    Send {
+        /// Completes before returning.
+        blocking: bool,
+    },
+    /// Receives a message.
+    Recv {
+        /// Completes before returning.
+        blocking: bool,
+    },
+    /// `MPI_Sendrecv`, `MPI_Sendrecv_replace`.
+    Sendrecv,
+    /// `MPI_Start`, `MPI_Startall`.
+    Start,
+    /// Waits for or tests requests.
+    Complete,
+    /// A collective; `blocking: false` for the `I` forms.
+    Collective {
+        /// Which.
+        op: Coll,
+        /// Completes before returning.
+        blocking: bool,
+        /// The `v` variant (per-rank counts).
+        vector: bool,
+    },
+    /// Creates or frees a communicator.
+    Communicator,
+    /// Anything else: local work as far as replay is concerned.
+    Other,
+}
+
+/// Classifies an `MPI_` routine name (large-count `_c` forms included).
+pub fn classify(name: &str) -> Kind {
+    let base = name.strip_prefix("MPI_").unwrap_or(name);
+    let base = base.strip_suffix("_c").unwrap_or(base);
+    let (persistent, base) = match base.strip_suffix("_init") {
+        Some(b) if !b.is_empty() => (true, b),
+        _ => (false, base),
+    };
+    match base {
+        "Send" | "Bsend" | "Ssend" | "Rsend" => {
+            return Kind::Send {
+                blocking: !persistent,
+            }
+        }
+        "Isend" | "Ibsend" | "Issend" | "Irsend" => return Kind::Send { blocking: false },
+        "Recv" => {
+            return Kind::Recv {
+                blocking: !persistent,
+            }
+        }
+        "Irecv" => return Kind::Recv { blocking: false },
+        "Sendrecv" | "Sendrecv_replace" => return Kind::Sendrecv,
+        "Start" | "Startall" => return Kind::Start,
+        "Wait" | "Waitall" | "Waitany" | "Waitsome" | "Test" | "Testall" | "Testany" | "Testsome"
+        | "Request_free" => return Kind::Complete,
+        _ => {}
+    }
+    if base.starts_with("Comm_")
+        && matches!(
+            &base[5..],
+            "dup"
+                | "dup_with_info"
+                | "idup"
+                | "split"
+                | "split_type"
+                | "create"
+                | "create_group"
+                | "free"
+                | "disconnect"
+        )
+        || matches!(
+            base,
+            "Cart_create"
+                | "Cart_sub"
+                | "Graph_create"
+                | "Dist_graph_create"
+                | "Dist_graph_create_adjacent"
+                | "Intercomm_create"
+                | "Intercomm_merge"
+        )
+    {
+        return Kind::Communicator;
+    }
+    // Collective names are capitalised like MPI's ("Allreduce", "Iallreduce"),
+    // never "AllReduce".
+    let lower = base.to_ascii_lowercase();
+    let canonical =
+        base.get(..1).is_some_and(|c| c.chars().all(char::is_uppercase)) && base[1..] == lower[1..];
+    if !canonical {
+        return Kind::Other;
+    }
+    let (nonblocking, op) = match collective(&lower) {
+        Some(op) => (false, op),
+        None => match lower.strip_prefix('i').and_then(collective) {
+            Some(op) => (true, op),
+            None => return Kind::Other,
+        },
+    };
+    Kind::Collective {
+        op: op.0,
+        blocking: !nonblocking && !persistent,
+        vector: op.1,
+    }
+}
+
+fn collective(lower: &str) -> Option<(Coll, bool)> {
+    Some(match lower {
+        "barrier" => (Coll::Barrier, false),
+        "bcast" => (Coll::Bcast, false),
+        "reduce" => (Coll::Reduce, false),
+        "allreduce" => (Coll::Allreduce, false),
+        "reduce_scatter" => (Coll::ReduceScatter, true),
+        "reduce_scatter_block" => (Coll::ReduceScatter, false),
+        "scan" | "exscan" => (Coll::Scan, false),
+        "gather" => (Coll::Gather, false),
+        "gatherv" => (Coll::Gather, true),
+        "scatter" => (Coll::Scatter, false),
+        "scatterv" => (Coll::Scatter, true),
+        "allgather" => (Coll::Allgather, false),
+        "allgatherv" => (Coll::Allgather, true),
+        "alltoall" => (Coll::Alltoall, false),
+        "alltoallv" => (Coll::Alltoall, true),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn point_to_point_routines() {
+        assert_eq!(classify("MPI_Send"), Kind::Send { blocking: true });
+        assert_eq!(classify("MPI_Issend"), Kind::Send { blocking: false });
+        assert_eq!(classify("MPI_Send_init"), Kind::Send { blocking: false });
+        assert_eq!(classify("MPI_Isend_c"), Kind::Send { blocking: false });
+        assert_eq!(classify("MPI_Recv"), Kind::Recv { blocking: true });
+        assert_eq!(classify("MPI_Recv_init"), Kind::Recv { blocking: false });
+        assert_eq!(classify("MPI_Sendrecv_replace"), Kind::Sendrecv);
+        assert_eq!(classify("MPI_Waitall"), Kind::Complete);
+        assert_eq!(classify("MPI_Startall"), Kind::Start);
+    }
+
+    #[test]
+    fn collectives_and_others() {
+        let c = |op, blocking, vector| Kind::Collective { op, blocking, vector };
+        assert_eq!(classify("MPI_Allreduce"), c(Coll::Allreduce, true, false));
+        assert_eq!(classify("MPI_Iallreduce"), c(Coll::Allreduce, false, false));
+        assert_eq!(classify("MPI_Alltoallv"), c(Coll::Alltoall, true, true));
+        assert_eq!(classify("MPI_Bcast_init"), c(Coll::Bcast, false, false));
+        assert_eq!(classify("MPI_Ibarrier"), c(Coll::Barrier, false, false));
+        assert_eq!(classify("MPI_Comm_split"), Kind::Communicator);
+        assert_eq!(classify("MPI_Comm_free"), Kind::Communicator);
+        for other in [
+            "MPI_Init",
+            "MPI_Comm_rank",
+            "MPI_Wtime",
+            "MPI_Info_create",
+            "MPI_Iprobe",
+            "MPI_Irecvx",
+        ] {
+            assert_eq!(classify(other), Kind::Other, "{other}");
+        }
+    }
+}

@@ -1,0 +1,446 @@
+//! Export to SimGrid's time-independent trace format, which
+//! `smpirun -replay` simulates: one action file per rank, an index listing
+//! them, a platform and a host file.
+//!
+//! CPU bursts become `compute` actions at 1 flop per ns on hosts of 1
+//! Gflop/s, so that a replay on the generated platform keeps the traced
+//! compute times. SimGrid replays collectives on `MPI_COMM_WORLD` only: a
+//! collective on a smaller communicator is replayed as messages through
+//! its root (gather to the root, then broadcast from it), with tags from
+//! [`SUBCOMM_TAG`] up. Nonblocking collectives are replayed where they were
+//! posted, as blocking ones; `v` collectives with their average count.
+
+use crate::error::{Error, Result};
+use crate::fields::{V, WILD_SOURCE, WILD_TAG};
+use crate::routine::{classify, Coll, Kind};
+use crate::trace::{Event, ReqRef, Trace};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Tags of the messages that stand for sub-communicator collectives:
+/// this plus the communicator id.
+pub const SUBCOMM_TAG: i64 = 1 << 28;
+
+/// What an export wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimgridExport {
+    /// The index file to pass to `-replay`.
+    pub index: PathBuf,
+    /// The platform file.
+    pub platform: PathBuf,
+    /// The host file.
+    pub hostfile: PathBuf,
+    /// Actions written.
+    pub actions: u64,
+    /// Calls replayed only approximately, by routine, with their counts.
+    pub approximated: Vec<(String, u64)>,
+}
+
+impl SimgridExport {
+    /// The command that replays the export, to run in its folder.
+    pub fn command(&self, ranks: u32) -> String {
+        let name = |p: &Path| {
+            p.file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        };
+        format!(
+            "smpirun -np {ranks} -platform {} -hostfile {} -replay {}",
+            name(&self.platform),
+            name(&self.hostfile),
+            name(&self.index)
+        )
+    }
+}
+
+/// SimGrid's request key: (source, destination, tag) in world ranks.
+type Key = (i64, i64, i64);
+
+struct Rank<'a> {
+    trace: &'a Trace,
+    kinds: &'a [Kind],
+    me: i64,
+    out: String,
+    actions: u64,
+    compute: u64,
+    /// Requests replayed with a key, to wait for.
+    keys: HashMap<ReqRef, Key>,
+    /// SimGrid's own table: it keeps one request per key.
+    stored: HashMap<Key, ReqRef>,
+    approximated: &'a mut HashMap<String, u64>,
+}
+
+impl Rank<'_> {
+    fn act(&mut self, action: &str) {
+        if self.compute > 0 {
+            let _ = writeln!(self.out, "{} compute {}", self.me, self.compute);
+            self.actions += 1;
+            self.compute = 0;
+        }
+        let _ = writeln!(self.out, "{} {action}", self.me);
+        self.actions += 1;
+    }
+
+    fn approx(&mut self, e: &Event) {
+        *self
+            .approximated
+            .entry(self.trace.routine(e).to_owned())
+            .or_insert(0) += 1;
+    }
+
+    /// A nonblocking send or receive with SimGrid key `key`.
+    fn post(&mut self, action: &str, req: ReqRef, key: Key) {
+        self.act(action);
+        self.keys.insert(req, key);
+        self.stored.entry(key).or_insert(req);
+    }
+
+    fn wait(&mut self, req: ReqRef) {
+        let Some(key) = self.keys.remove(&req) else {
+            return;
+        };
+        // A request SimGrid did not store (another of the same key was
+        // outstanding) completes without a wait.
+        if self.stored.get(&key) == Some(&req) {
+            self.stored.remove(&key);
+            self.act(&format!("wait {} {} {}", key.0, key.1, key.2));
+        }
+    }
+
+    fn event(
+        &mut self,
+        si: usize,
+        e: &Event,
+        wild: &HashMap<ReqRef, (i64, i64)>,
+        persistent: &HashMap<ReqRef, Persist>,
+    ) {
+        let me = self.me;
+        let req = ReqRef {
+            stream: si as u32,
+            index: e.first_req,
+        };
+        let peer = e.get(V::Peer).unwrap_or(-1);
+        let tag = e.get(V::Tag).unwrap_or(0);
+        let bytes = e.get(V::Bytes).unwrap_or(0).max(0);
+        let name = self.trace.routine(e);
+        match self.kinds[e.routine as usize] {
+            Kind::Send { blocking: true } if peer >= 0 => self.act(&format!("send {peer} {tag} {bytes}")),
+            Kind::Send { blocking: false } if peer >= 0 && !name.contains("_init") => {
+                self.post(&format!("isend {peer} {tag} {bytes}"), req, (me, peer, tag))
+            }
+            Kind::Recv { blocking: true } if peer >= 0 => self.act(&format!("recv {peer} {tag} {bytes}")),
+            Kind::Recv { blocking: false } if !name.contains("_init") => {
+                let (src, tag) = if e.get(V::Wild).unwrap_or(0) & (WILD_SOURCE | WILD_TAG) != 0 {
+                    wild.get(&req).copied().unwrap_or((-1, tag))
+                } else {
+                    (peer, tag)
+                };
+                if src >= 0 {
+                    self.post(&format!("irecv {src} {tag} {bytes}"), req, (src, me, tag));
+                }
+            }
+            Kind::Sendrecv => {
+                let (src, rtag) = (e.get(V::Src).unwrap_or(-1), e.get(V::Rtag).unwrap_or(0));
+                let rbytes = e.get(V::Rbytes).unwrap_or(bytes).max(0);
+                let key = (me, peer, tag);
+                let shadowed = peer >= 0 && self.stored.contains_key(&key);
+                if peer >= 0 {
+                    self.act(&format!("isend {peer} {tag} {bytes}"));
+                    self.stored.entry(key).or_insert(req);
+                }
+                if src >= 0 {
+                    self.act(&format!("recv {src} {rtag} {rbytes}"));
+                }
+                if peer >= 0 && !shadowed {
+                    self.stored.remove(&key);
+                    self.act(&format!("wait {me} {peer} {tag}"));
+                }
+            }
+            Kind::Start => {
+                for (i, init) in e.init.iter().enumerate() {
+                    let Some(p) = init.and_then(|r| persistent.get(&r)).copied() else {
+                        continue;
+                    };
+                    let activation = ReqRef {
+                        stream: si as u32,
+                        index: e.first_req + i as u32,
+                    };
+                    if p.peer < 0 {
+                        continue;
+                    }
+                    if p.send {
+                        self.post(
+                            &format!("isend {} {} {}", p.peer, p.tag, p.bytes),
+                            activation,
+                            (me, p.peer, p.tag),
+                        );
+                    } else {
+                        self.post(
+                            &format!("irecv {} {} {}", p.peer, p.tag, p.bytes),
+                            activation,
+                            (p.peer, me, p.tag),
+                        );
+                    }
+                }
+            }
+            Kind::Complete => {
+                let before = self.actions;
+                for d in &e.done {
+                    if let Some(r) = d.req {
+                        if name == "MPI_Request_free" {
+                            self.keys.remove(&r);
+                        } else {
+                            self.wait(r);
+                        }
+                    }
+                }
+                if self.actions == before {
+                    self.compute += e.duration();
+                }
+            }
+            Kind::Collective { op, blocking, vector } => {
+                if !blocking || vector {
+                    self.approx(e);
+                }
+                self.collective(e, op, vector);
+            }
+            _ => {
+                if !matches!(name, "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize") {
+                    self.compute += e.duration();
+                }
+            }
+        }
+    }
+
+    fn collective(&mut self, e: &Event, op: Coll, vector: bool) {
+        let comm = e.get(V::Comm).unwrap_or(-1);
+        let Some(members) = self.trace.members(comm, self.me as u32) else {
+            self.approx(e);
+            return;
+        };
+        let n = members.len().max(1) as i64;
+        let mut bytes = e.get(V::Bytes).unwrap_or(0).max(0);
+        let mut rbytes = e.get(V::Rbytes).unwrap_or(bytes).max(0);
+        if vector {
+            // Totals over the group: replay the average per process.
+            match op {
+                Coll::Alltoall => {
+                    bytes /= n;
+                    rbytes /= n;
+                }
+                Coll::Gather | Coll::Allgather => rbytes /= n,
+                Coll::Scatter => bytes /= n,
+                _ => {}
+            }
+        }
+        let root_world = e.get(V::Root).unwrap_or(members[0]);
+        let is_world = comm >= 0 && members.iter().copied().eq(0..i64::from(self.trace.world_size));
+        if is_world {
+            let root = root_world;
+            let action = match op {
+                Coll::Barrier => "barrier".to_string(),
+                Coll::Bcast => format!("bcast {bytes} {root}"),
+                Coll::Reduce => format!("reduce {bytes} 0 {root}"),
+                Coll::Allreduce | Coll::ReduceScatter | Coll::Scan => format!("allreduce {bytes} 0"),
+                Coll::Gather => format!("gather {bytes} {rbytes} {root}"),
+                Coll::Scatter => format!("scatter {bytes} {rbytes} {root}"),
+                Coll::Allgather => format!("allgather {bytes} {rbytes}"),
+                Coll::Alltoall => format!("alltoall {bytes} {rbytes}"),
+            };
+            if matches!(op, Coll::ReduceScatter | Coll::Scan) {
+                self.approx(e);
+            }
+            self.act(&action);
+            return;
+        }
+        if !members.contains(&self.me) {
+            self.approx(e);
+            return;
+        }
+        self.approx(e);
+        let tag = SUBCOMM_TAG + comm;
+        let size = bytes.max(1);
+        let others = |root: i64| members.iter().copied().filter(move |&m| m != root);
+        let me = self.me;
+        let fan_out = |s: &mut Self, root: i64| {
+            if me == root {
+                for m in others(root) {
+                    s.act(&format!("send {m} {tag} {size}"));
+                }
+            } else {
+                s.act(&format!("recv {root} {tag} {size}"));
+            }
+        };
+        let fan_in = |s: &mut Self, root: i64| {
+            if me == root {
+                for m in others(root) {
+                    s.act(&format!("recv {m} {tag} {size}"));
+                }
+            } else {
+                s.act(&format!("send {root} {tag} {size}"));
+            }
+        };
+        match op {
+            Coll::Bcast | Coll::Scatter => fan_out(self, root_world),
+            Coll::Reduce | Coll::Gather => fan_in(self, root_world),
+            _ => {
+                fan_in(self, members[0]);
+                fan_out(self, members[0]);
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Persist {
+    send: bool,
+    peer: i64,
+    tag: i64,
+    bytes: i64,
+}
+
+/// Writes the SimGrid replay files of `trace` into `dir` (created if
+/// needed); `progress` is told of each event done.
+pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<SimgridExport> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
+    let kinds: Vec<Kind> = trace.routines.iter().map(|n| classify(n)).collect();
+    // Sources and tags of wildcard receives, from their completions.
+    let mut wild: HashMap<ReqRef, (i64, i64)> = HashMap::new();
+    let mut persistent: HashMap<ReqRef, Persist> = HashMap::new();
+    for (si, s) in trace.streams.iter().enumerate() {
+        for e in &s.events {
+            for d in &e.done {
+                if let (Some(r), Some(st)) = (d.req, d.status) {
+                    wild.insert(r, st);
+                }
+            }
+            let name = trace.routine(e);
+            if name.contains("_init") {
+                if let k @ (Kind::Send { .. } | Kind::Recv { .. }) = kinds[e.routine as usize] {
+                    persistent.insert(
+                        ReqRef {
+                            stream: si as u32,
+                            index: e.first_req,
+                        },
+                        Persist {
+                            send: matches!(k, Kind::Send { .. }),
+                            peer: e.get(V::Peer).unwrap_or(-1),
+                            tag: e.get(V::Tag).unwrap_or(0),
+                            bytes: e.get(V::Bytes).unwrap_or(0).max(0),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    let mut approximated = HashMap::new();
+    let mut actions = 0;
+    let mut index = String::new();
+    for rank in 0..trace.world_size {
+        let mut r = Rank {
+            trace,
+            kinds: &kinds,
+            me: i64::from(rank),
+            out: String::new(),
+            actions: 0,
+            compute: 0,
+            keys: HashMap::new(),
+            stored: HashMap::new(),
+            approximated: &mut approximated,
+        };
+        r.act("init");
+        // A rank's threads, interleaved by start time.
+        let mut calls: Vec<(u64, usize, usize)> = Vec::new();
+        for (si, s) in trace.streams.iter().enumerate().filter(|(_, s)| s.rank == rank) {
+            calls.extend(s.events.iter().enumerate().map(|(ei, e)| (e.start, si, ei)));
+        }
+        calls.sort_unstable();
+        let mut prev_end = calls.first().map_or(0, |c| c.0);
+        for &(_, si, ei) in &calls {
+            let e = &trace.streams[si].events[ei];
+            r.compute += e.start.saturating_sub(prev_end);
+            prev_end = prev_end.max(e.end);
+            r.event(si, e, &wild, &persistent);
+        }
+        r.compute = 0;
+        r.act("finalize");
+        actions += r.actions;
+        let name = format!("rank-{rank:05}.txt");
+        let path = dir.join(&name);
+        std::fs::write(&path, r.out).map_err(|e| Error::io(path.display(), e))?;
+        index.push_str(&name);
+        index.push('\n');
+        progress(calls.len() as u64);
+    }
+    let write = |name: &str, text: String| -> Result<PathBuf> {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| Error::io(path.display(), e))?;
+        Ok(path)
+    };
+    let n = trace.world_size.max(1);
+    let platform = format!(
+        "<?xml version='1.0'?>\n\
+         <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
+         <!-- {n} hosts of 1 Gflop/s: a compute action of F flops lasts F ns, as traced. -->\n\
+         <platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n    \
+         <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"1Gf\" \
+         bw=\"10GBps\" lat=\"1us\" loopback_bw=\"50GBps\" loopback_lat=\"0.1us\"/>\n  </zone>\n</platform>\n",
+        n - 1
+    );
+    let hosts: String = (0..n).map(|i| format!("node-{i}\n")).collect();
+    let mut approximated: Vec<(String, u64)> = approximated.into_iter().collect();
+    approximated.sort();
+    let out = SimgridExport {
+        index: write("index.txt", index)?,
+        platform: write("platform.xml", platform)?,
+        hostfile: write("hostfile.txt", hosts)?,
+        actions,
+        approximated,
+    };
+    write(
+        "README.txt",
+        format!(
+            "SimGrid time-independent trace written by `pnmpi trace export --format simgrid`.\n\
+             Replay it from this folder (paths in index.txt are relative to it):\n\n    {}\n",
+            out.command(n)
+        ),
+    )?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::tests::sample;
+
+    #[test]
+    fn actions_of_the_sample() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = sample();
+        let x = export(&t, dir.path(), &|_| {}).unwrap();
+        let r0 = std::fs::read_to_string(dir.path().join("rank-00000.txt")).unwrap();
+        let r1 = std::fs::read_to_string(dir.path().join("rank-00001.txt")).unwrap();
+        assert_eq!(
+            r0.lines().collect::<Vec<_>>(),
+            [
+                "0 init",
+                "0 isend 1 5 800",
+                "0 compute 50",
+                "0 isend 1 5 800",
+                "0 compute 40",
+                "0 wait 0 1 5",
+                "0 finalize"
+            ]
+        );
+        assert_eq!(
+            r1.lines().collect::<Vec<_>>(),
+            ["1 init", "1 recv 0 5 0", "1 finalize"]
+        );
+        let index = std::fs::read_to_string(&x.index).unwrap();
+        assert_eq!(index, "rank-00000.txt\nrank-00001.txt\n");
+        assert_eq!(
+            x.command(2),
+            "smpirun -np 2 -platform platform.xml -hostfile hostfile.txt -replay index.txt"
+        );
+    }
+}

@@ -1,0 +1,271 @@
+//! Summary figures of a trace: events and time per routine, bytes per
+//! event, and the compute/communication split of each rank.
+
+use crate::fields::V;
+use crate::routine::{classify, Kind};
+use crate::trace::Trace;
+use std::fmt;
+
+/// One routine's totals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoutineStats {
+    /// Routine name.
+    pub name: String,
+    /// Calls.
+    pub calls: u64,
+    /// Time inside the calls, ns.
+    pub time: u64,
+    /// Bytes sent (or moved, for collectives) by the calls.
+    pub bytes: u64,
+}
+
+/// One rank's totals, between the end of `MPI_Init` and the start of
+/// `MPI_Finalize` (as mpiP counts), so that start-up does not hide the
+/// application's own split.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RankStats {
+    /// World rank.
+    pub rank: u32,
+    /// Calls (all of them).
+    pub events: u64,
+    /// From the end of its first call (or `MPI_Init`) to the start of
+    /// `MPI_Finalize` (or the end of its last call), ns.
+    pub wall: u64,
+    /// Time inside MPI, ns (summed over its threads).
+    pub mpi: u64,
+    /// Time between MPI calls (CPU bursts), ns.
+    pub compute: u64,
+}
+
+/// The whole trace's figures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// Ranks.
+    pub world_size: u32,
+    /// Threads traced.
+    pub streams: usize,
+    /// Calls.
+    pub events: u64,
+    /// Size of the encoded trace, when known.
+    pub file_bytes: Option<u64>,
+    /// Per routine, most time first.
+    pub routines: Vec<RoutineStats>,
+    /// Per rank.
+    pub ranks: Vec<RankStats>,
+    /// Point-to-point messages sent, and their bytes.
+    pub messages: (u64, u64),
+    /// Entries of the variable-length fields: completed and activated
+    /// requests, members of created communicators.
+    pub list_entries: u64,
+}
+
+/// Bytes of one event as a fixed-width binary record of the same fields,
+/// the comparison PSINS made against MPIDtrace: routine (u16), start and
+/// duration (u64 ns each; the CPU burst follows from them), peer, tag,
+/// communicator, root and request (i32 each), bytes (u64).
+pub const FIXED_RECORD: u64 = 2 + 8 + 8 + 4 * 5 + 8;
+/// Bytes per entry of a variable-length field in that record (a u32).
+pub const FIXED_ENTRY: u64 = 4;
+
+impl Stats {
+    /// Bytes per event of the encoded trace.
+    pub fn bytes_per_event(&self) -> Option<f64> {
+        self.file_bytes
+            .filter(|_| self.events > 0)
+            .map(|b| b as f64 / self.events as f64)
+    }
+
+    /// The same events as fixed-width records ([`FIXED_RECORD`]).
+    pub fn fixed_width_bytes(&self) -> u64 {
+        self.events * FIXED_RECORD + self.list_entries * FIXED_ENTRY
+    }
+}
+
+/// Computes the figures; `file_bytes` is the encoded size, if known.
+pub fn stats(trace: &Trace, file_bytes: Option<u64>) -> Stats {
+    let mut routines: Vec<RoutineStats> = trace
+        .routines
+        .iter()
+        .map(|n| RoutineStats {
+            name: n.clone(),
+            calls: 0,
+            time: 0,
+            bytes: 0,
+        })
+        .collect();
+    let kinds: Vec<Kind> = trace.routines.iter().map(|n| classify(n)).collect();
+    let mut ranks: Vec<RankStats> = (0..trace.world_size)
+        .map(|rank| RankStats {
+            rank,
+            ..RankStats::default()
+        })
+        .collect();
+    let edge: Vec<bool> = trace
+        .routines
+        .iter()
+        .map(|n| matches!(n.as_str(), "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize"))
+        .collect();
+    let mut messages = (0, 0);
+    let mut list_entries = 0u64;
+    for s in &trace.streams {
+        let Some(r) = ranks.get_mut(s.rank as usize) else {
+            continue;
+        };
+        let mut prev_end = s.events.first().map_or(0, |e| e.start);
+        let first = s
+            .events
+            .first()
+            .map_or(0, |e| if edge[e.routine as usize] { e.end } else { e.start });
+        let last = s
+            .events
+            .last()
+            .map_or(0, |e| if edge[e.routine as usize] { e.start } else { e.end });
+        r.wall = r.wall.max(last.saturating_sub(first));
+        for e in &s.events {
+            let rs = &mut routines[e.routine as usize];
+            rs.calls += 1;
+            rs.time += e.duration();
+            let bytes = e.get(V::Bytes).unwrap_or(0).max(0) as u64;
+            rs.bytes += bytes;
+            r.events += 1;
+            if !edge[e.routine as usize] {
+                r.mpi += e.duration();
+            }
+            r.compute += e.start.saturating_sub(prev_end);
+            prev_end = e.end;
+            list_entries += (e.done.len() + e.init.len()) as u64;
+            if let Some(Some(id)) = e.newcomm {
+                list_entries += trace.members(i64::from(id), s.rank).map_or(0, |m| m.len() as u64);
+            }
+            if matches!(kinds[e.routine as usize], Kind::Send { .. } | Kind::Sendrecv) {
+                messages.0 += 1;
+                messages.1 += bytes;
+            }
+        }
+    }
+    routines.retain(|r| r.calls > 0);
+    routines.sort_by(|a, b| b.time.cmp(&a.time).then_with(|| a.name.cmp(&b.name)));
+    Stats {
+        world_size: trace.world_size,
+        streams: trace.streams.len(),
+        events: trace.event_count(),
+        file_bytes,
+        routines,
+        ranks,
+        messages,
+        list_entries,
+    }
+}
+
+/// Formats ns with a unit that keeps 3-4 significant digits.
+pub fn human_ns(ns: u64) -> String {
+    match ns {
+        0..=9_999 => format!("{ns} ns"),
+        10_000..=9_999_999 => format!("{:.1} us", ns as f64 / 1e3),
+        10_000_000..=9_999_999_999 => format!("{:.1} ms", ns as f64 / 1e6),
+        _ => format!("{:.2} s", ns as f64 / 1e9),
+    }
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ranks {}  threads {}  events {}",
+            self.world_size, self.streams, self.events
+        )?;
+        if let (Some(b), Some(per)) = (self.file_bytes, self.bytes_per_event()) {
+            write!(f, "  trace bytes {b}  bytes/event {per:.2}")?;
+            let fixed = self.fixed_width_bytes();
+            write!(
+                f,
+                "  (fixed-width records: {fixed} bytes, {:.1}x larger)",
+                fixed as f64 / b.max(1) as f64
+            )?;
+        }
+        writeln!(f)?;
+        writeln!(
+            f,
+            "point-to-point messages {}  bytes {}",
+            self.messages.0, self.messages.1
+        )?;
+        let mpi_total: u64 = self.routines.iter().map(|r| r.time).sum();
+        writeln!(
+            f,
+            "\n{:<28} {:>10} {:>12} {:>7} {:>12} {:>14}",
+            "routine", "calls", "time", "%mpi", "mean", "bytes"
+        )?;
+        for r in &self.routines {
+            writeln!(
+                f,
+                "{:<28} {:>10} {:>12} {:>6.1}% {:>12} {:>14}",
+                r.name,
+                r.calls,
+                human_ns(r.time),
+                percent(r.time, mpi_total),
+                human_ns(r.time / r.calls.max(1)),
+                r.bytes
+            )?;
+        }
+        writeln!(
+            f,
+            "\nper rank, from the end of MPI_Init to the start of MPI_Finalize:"
+        )?;
+        writeln!(
+            f,
+            "{:<6} {:>10} {:>12} {:>12} {:>12} {:>7}",
+            "rank", "events", "wall", "compute", "mpi", "%mpi"
+        )?;
+        for r in &self.ranks {
+            writeln!(
+                f,
+                "{:<6} {:>10} {:>12} {:>12} {:>12} {:>6.1}%",
+                r.rank,
+                r.events,
+                human_ns(r.wall),
+                human_ns(r.compute),
+                human_ns(r.mpi),
+                percent(r.mpi, r.mpi + r.compute)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::tests::sample;
+
+    #[test]
+    fn figures_of_the_sample() {
+        let s = stats(&sample(), Some(1000));
+        assert_eq!(s.events, 6);
+        assert_eq!(s.bytes_per_event(), Some(1000.0 / 6.0));
+        let isend = s.routines.iter().find(|r| r.name == "MPI_Isend").unwrap();
+        assert_eq!((isend.calls, isend.time, isend.bytes), (2, 110, 1600));
+        assert_eq!(s.messages, (2, 1600));
+        let r0 = &s.ranks[0];
+        assert_eq!((r0.events, r0.wall, r0.mpi), (4, 1000, 810));
+        assert_eq!(r0.compute, 50 + 40 + 100);
+        let text = s.to_string();
+        assert!(text.contains("MPI_Waitall"), "{text}");
+        assert!(text.contains("bytes/event 166.67"), "{text}");
+    }
+
+    #[test]
+    fn human_units() {
+        assert_eq!(human_ns(999), "999 ns");
+        assert_eq!(human_ns(12_345), "12.3 us");
+        assert_eq!(human_ns(12_345_678), "12.3 ms");
+        assert_eq!(human_ns(12_345_678_901), "12.35 s");
+    }
+}

@@ -1,0 +1,900 @@
+//! Merged traces (`.pnt`): every rank's events on one clock (rank 0's,
+//! in ns from the start of the run), with communicators and requests
+//! resolved, in the most compact encoding of the format.
+//!
+//! Compactness comes from three rules on top of varints: times are gaps
+//! and durations; a value field that did not change since the previous
+//! event of the same routine in the chunk is left out (one mask bit);
+//! requests get implicit ids, so creating one costs nothing and completing
+//! one is a short back-reference.
+
+use crate::container::{self, Kind};
+use crate::error::{Error, Malformed, Result};
+use crate::fields::*;
+use crate::varint::{self, Cursor};
+use std::io::Write;
+use std::path::Path;
+
+/// Chunk type: the communicator table.
+pub const CHUNK_COMMS: u8 = 16;
+/// Chunk type: events of one thread of one rank.
+pub const CHUNK_STREAM: u8 = 17;
+/// Chunk type: per-rank clock alignment figures.
+pub const CHUNK_CLOCKS: u8 = 18;
+
+/// Events per `STREAM` chunk that the writer aims at; small enough that a
+/// damaged chunk loses little, large enough that chunk headers cost nothing.
+pub const CHUNK_EVENTS: usize = 1 << 16;
+
+/// A communicator of the table (ids from [`FIRST_TABLE_COMM`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Comm {
+    /// World ranks of its (local) group, in rank order.
+    pub members: Vec<i64>,
+    /// World ranks of the remote group of an intercommunicator.
+    pub remote: Option<Vec<i64>>,
+}
+
+/// A request: the `index`-th request created on stream `stream`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReqRef {
+    /// Index into [`Trace::streams`].
+    pub stream: u32,
+    /// Creation order on that stream, from 0.
+    pub index: u32,
+}
+
+/// A request that a wait, test or free completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Done {
+    /// The request, if the trace saw it created.
+    pub req: Option<ReqRef>,
+    /// (world source, tag) from its status, kept for receives posted with
+    /// a wildcard.
+    pub status: Option<(i64, i64)>,
+}
+
+/// One MPI call.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Event {
+    /// Index into [`Trace::routines`].
+    pub routine: u32,
+    /// Entry, ns on the trace clock.
+    pub start: u64,
+    /// Return, ns on the trace clock.
+    pub end: u64,
+    /// Value fields, indexed by [`V`]. Ranks are world ranks, communicators ids.
+    pub vals: [Option<i64>; NV],
+    /// The id (on this stream) of the first request this call created.
+    pub first_req: u32,
+    /// Requests completed or freed.
+    pub done: Vec<Done>,
+    /// For `MPI_Start`/`MPI_Startall`: the persistent request behind each
+    /// request created (activation).
+    pub init: Vec<Option<ReqRef>>,
+    /// The communicator created: `Some(None)` when the call returned `MPI_COMM_NULL`.
+    pub newcomm: Option<Option<u32>>,
+}
+
+impl Event {
+    /// A value field.
+    pub fn get(&self, v: V) -> Option<i64> {
+        self.vals[v as usize]
+    }
+
+    /// Sets a value field.
+    pub fn set(&mut self, v: V, value: Option<i64>) {
+        self.vals[v as usize] = value;
+    }
+
+    /// How many requests the call created.
+    pub fn created(&self) -> u32 {
+        self.get(V::Req)
+            .map_or(0, |n| n.clamp(0, i64::from(u32::MAX)) as u32)
+    }
+
+    /// The gap-free duration, ns.
+    pub fn duration(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+}
+
+/// One thread of one rank.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Stream {
+    /// World rank.
+    pub rank: u32,
+    /// Thread index on the rank (0: the first thread that called MPI).
+    pub thread: u32,
+    /// Its calls, in order.
+    pub events: Vec<Event>,
+}
+
+/// How one rank's clock was aligned to rank 0's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RankClock {
+    /// World rank.
+    pub rank: u32,
+    /// Offset to rank 0 measured at `MPI_Init`, ns.
+    pub init_offset: Option<i64>,
+    /// Offset measured at `MPI_Finalize`, ns.
+    pub fin_offset: Option<i64>,
+    /// Worst round trip of the measurements, ns (the alignment's error bound).
+    pub rtt: u64,
+    /// Whether its rank file ended cleanly.
+    pub complete: bool,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Trace {
+    /// Size of `MPI_COMM_WORLD`.
+    pub world_size: u32,
+    /// MPI flavour of the run.
+    pub mpi: String,
+    /// Routine names; [`Event::routine`] indexes this.
+    pub routines: Vec<String>,
+    /// Communicators beyond world and self (id = index + [`FIRST_TABLE_COMM`]).
+    pub comms: Vec<Comm>,
+    /// Every thread of every rank, ordered by rank then thread.
+    pub streams: Vec<Stream>,
+    /// Clock alignment per rank.
+    pub clocks: Vec<RankClock>,
+}
+
+impl Trace {
+    /// Total number of events.
+    pub fn event_count(&self) -> u64 {
+        self.streams.iter().map(|s| s.events.len() as u64).sum()
+    }
+
+    /// The name of an event's routine.
+    pub fn routine(&self, ev: &Event) -> &str {
+        self.routines.get(ev.routine as usize).map_or("?", String::as_str)
+    }
+
+    /// World ranks of communicator `id` as seen from `rank`, or `None` for
+    /// an unknown id.
+    pub fn members(&self, id: i64, rank: u32) -> Option<Vec<i64>> {
+        match id {
+            COMM_WORLD => Some((0..i64::from(self.world_size)).collect()),
+            COMM_SELF => Some(vec![i64::from(rank)]),
+            _ => {
+                let i = usize::try_from(id - FIRST_TABLE_COMM).ok()?;
+                self.comms.get(i).map(|c| c.members.clone())
+            }
+        }
+    }
+
+    /// Encodes the trace; `progress` is told of each event written.
+    pub fn write(&self, out: &mut impl Write, progress: &dyn Fn(u64)) -> std::io::Result<u64> {
+        let mut written = 0u64;
+        let mut put = |bytes: &[u8]| -> std::io::Result<()> {
+            written += bytes.len() as u64;
+            out.write_all(bytes)
+        };
+        put(&container::prologue(Kind::Merged, &self.header()))?;
+        let mut chunk = Vec::new();
+        container::push_chunk(&mut chunk, CHUNK_COMMS, &self.comms_payload());
+        container::push_chunk(&mut chunk, CHUNK_CLOCKS, &self.clocks_payload());
+        put(&chunk)?;
+        let mut payload = Vec::new();
+        for (index, stream) in self.streams.iter().enumerate() {
+            let mut next_req = 0u32;
+            let mut prev_end = stream.events.first().map_or(0, |e| e.start);
+            for part in stream.events.chunks(CHUNK_EVENTS) {
+                payload.clear();
+                for v in [
+                    index as u64,
+                    u64::from(stream.rank),
+                    u64::from(stream.thread),
+                    prev_end,
+                ] {
+                    varint::push(&mut payload, v);
+                }
+                varint::push(&mut payload, u64::from(next_req));
+                varint::push(&mut payload, part.len() as u64);
+                let mut enc = Encoder::new(self.routines.len(), index as u32, prev_end, next_req);
+                for ev in part {
+                    enc.event(ev, &mut payload);
+                }
+                prev_end = enc.prev_end;
+                next_req = enc.next_req;
+                chunk.clear();
+                container::push_chunk(&mut chunk, CHUNK_STREAM, &payload);
+                put(&chunk)?;
+                progress(part.len() as u64);
+            }
+        }
+        Ok(written)
+    }
+
+    /// Writes the trace to `path` through a temporary file and a rename, so
+    /// that a failed write never leaves a partial trace under the final name.
+    pub fn save(&self, path: &Path, progress: &dyn Fn(u64)) -> Result<u64> {
+        let tmp = path.with_extension("pnt.tmp");
+        let io = |e| Error::io(tmp.display(), e);
+        let file = std::fs::File::create(&tmp).map_err(io)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let n = self.write(&mut w, progress).map_err(io)?;
+        w.into_inner()
+            .map_err(|e| io(e.into_error()))?
+            .sync_all()
+            .map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path.display(), e))?;
+        Ok(n)
+    }
+
+    fn header(&self) -> Vec<u8> {
+        let mut h = Vec::new();
+        varint::push(&mut h, u64::from(self.world_size));
+        varint::push_str(&mut h, &self.mpi);
+        varint::push(&mut h, self.routines.len() as u64);
+        for r in &self.routines {
+            varint::push_str(&mut h, r);
+        }
+        h
+    }
+
+    fn comms_payload(&self) -> Vec<u8> {
+        let mut p = Vec::new();
+        varint::push(&mut p, self.comms.len() as u64);
+        for c in &self.comms {
+            varint::push(&mut p, u64::from(c.remote.is_some()));
+            push_ranks(&mut p, &c.members);
+            if let Some(r) = &c.remote {
+                push_ranks(&mut p, r);
+            }
+        }
+        p
+    }
+
+    fn clocks_payload(&self) -> Vec<u8> {
+        let mut p = Vec::new();
+        varint::push(&mut p, self.clocks.len() as u64);
+        for c in &self.clocks {
+            varint::push(&mut p, u64::from(c.rank));
+            let flags = u64::from(c.init_offset.is_some())
+                | u64::from(c.fin_offset.is_some()) << 1
+                | u64::from(c.complete) << 2;
+            varint::push(&mut p, flags);
+            for o in [c.init_offset, c.fin_offset].into_iter().flatten() {
+                varint::push_i(&mut p, o);
+            }
+            varint::push(&mut p, c.rtt);
+        }
+        p
+    }
+
+    /// Decodes a merged trace's bytes. A truncated last chunk is returned
+    /// as the second value, not as an error.
+    pub fn parse(data: &[u8]) -> Result<(Trace, Option<Malformed>), Malformed> {
+        let file = container::parse(data)?;
+        if file.kind != Kind::Merged {
+            return Err(Malformed::new(
+                9,
+                "a rank file, not a merged trace: merge it first",
+            ));
+        }
+        let mut h = file.header.clone();
+        let mut t = Trace {
+            world_size: h.u32()?,
+            mpi: h.string()?,
+            ..Trace::default()
+        };
+        let n = h.count(1)?;
+        t.routines = (0..n).map(|_| h.string()).collect::<Result<_, _>>()?;
+        for chunk in file.chunks {
+            let mut c = chunk.payload;
+            match chunk.chunk_type {
+                CHUNK_COMMS => {
+                    let n = c.count(2)?;
+                    for _ in 0..n {
+                        let inter = c.u64()?;
+                        if inter > 1 {
+                            return Err(c.error(format!("unknown communicator flags {inter}")));
+                        }
+                        let members = get_ranks(&mut c)?;
+                        let remote = if inter == 1 {
+                            Some(get_ranks(&mut c)?)
+                        } else {
+                            None
+                        };
+                        t.comms.push(Comm { members, remote });
+                    }
+                }
+                CHUNK_CLOCKS => {
+                    let n = c.count(3)?;
+                    for _ in 0..n {
+                        let rank = c.u32()?;
+                        let flags = c.u64()?;
+                        let init_offset = if flags & 1 != 0 { Some(c.i64()?) } else { None };
+                        let fin_offset = if flags & 2 != 0 { Some(c.i64()?) } else { None };
+                        t.clocks.push(RankClock {
+                            rank,
+                            init_offset,
+                            fin_offset,
+                            rtt: c.u64()?,
+                            complete: flags & 4 != 0,
+                        });
+                    }
+                }
+                CHUNK_STREAM => t.stream_chunk(&mut c)?,
+                _ => continue,
+            }
+            if !c.is_empty() {
+                return Err(c.error("unexpected bytes at the end of a chunk"));
+            }
+        }
+        Ok((t, file.truncated))
+    }
+
+    fn stream_chunk(&mut self, c: &mut Cursor<'_>) -> Result<(), Malformed> {
+        let at = c.offset();
+        let index = c.u32()?;
+        let rank = c.u32()?;
+        let thread = c.u32()?;
+        let base = c.u64()?;
+        let first_req = c.u32()?;
+        let count = c.count(4)?;
+        let i = index as usize;
+        if i > self.streams.len() {
+            return Err(Malformed::new(
+                at,
+                format!("stream {index} before stream {}", self.streams.len()),
+            ));
+        }
+        if i == self.streams.len() {
+            self.streams.push(Stream {
+                rank,
+                thread,
+                events: Vec::with_capacity(count),
+            });
+        }
+        let stream = &mut self.streams[i];
+        if (stream.rank, stream.thread) != (rank, thread) {
+            return Err(Malformed::new(
+                at,
+                format!("stream {index} changes rank or thread"),
+            ));
+        }
+        let mut dec = Encoder::new(self.routines.len(), index, base, first_req);
+        for _ in 0..count {
+            let ev = dec.decode(c)?;
+            stream.events.push(ev);
+        }
+        Ok(())
+    }
+
+    /// Reads a merged trace file; a truncated last chunk is reported in
+    /// the second value.
+    pub fn read(path: &Path) -> Result<(Trace, Option<Error>)> {
+        let name = path.display().to_string();
+        let data = std::fs::read(path).map_err(|e| Error::io(&name, e))?;
+        let (t, truncated) = Trace::parse(&data).map_err(|e| e.in_file(&name))?;
+        Ok((t, truncated.map(|m| m.in_file(&name))))
+    }
+}
+
+fn push_ranks(out: &mut Vec<u8>, ranks: &[i64]) {
+    varint::push(out, ranks.len() as u64);
+    let mut prev = -1i64;
+    for &r in ranks {
+        varint::push_i(out, r.wrapping_sub(prev));
+        prev = r;
+    }
+}
+
+fn get_ranks(c: &mut Cursor<'_>) -> Result<Vec<i64>, Malformed> {
+    let n = c.count(1)?;
+    let mut prev = -1i64;
+    (0..n)
+        .map(|_| {
+            prev = prev.wrapping_add(c.i64()?);
+            Ok(prev)
+        })
+        .collect()
+}
+
+/// How many earlier events of the same routine a merged event may take
+/// its unchanged fields from: codes in a chunk are `routine * HISTORY +
+/// slot`, and slot `s` names the (s+1)-th most recent event of that
+/// routine. Cyclic patterns (a halo exchange's four neighbours) then
+/// repeat at no cost.
+pub const HISTORY: usize = 4;
+
+/// The value fields of a routine's last [`HISTORY`] events, newest first.
+type History = [[Option<i64>; NV]; HISTORY];
+
+/// The per-chunk state shared by the merged encoder and decoder.
+struct Encoder {
+    hist: Vec<History>,
+    stream: u32,
+    prev_end: u64,
+    next_req: u32,
+}
+
+/// A merged value on the wire: zigzag plus one, 0 meaning "no value".
+fn put_val(out: &mut Vec<u8>, v: Option<i64>) {
+    match v {
+        // i64::MIN has no code; the writer clamps it (no real field reaches it).
+        Some(v) => varint::push(out, varint::zigzag(v.max(i64::MIN + 1)) + 1),
+        None => varint::push(out, 0),
+    }
+}
+
+fn val_len(v: Option<i64>) -> usize {
+    v.map_or(1, |v| varint::len(varint::zigzag(v.max(i64::MIN + 1)) + 1))
+}
+
+/// Moves `vals` to the front of a routine's history.
+fn remember(h: &mut History, vals: [Option<i64>; NV]) {
+    h.rotate_right(1);
+    h[0] = vals;
+}
+
+impl Encoder {
+    fn new(routines: usize, stream: u32, prev_end: u64, next_req: u32) -> Encoder {
+        Encoder {
+            hist: vec![[[None; NV]; HISTORY]; routines],
+            stream,
+            prev_end,
+            next_req,
+        }
+    }
+
+    fn reference(&self, r: Option<ReqRef>) -> (u64, Option<ReqRef>) {
+        match r {
+            Some(r) if r.stream == self.stream && r.index < self.next_req => {
+                (u64::from(self.next_req - 1 - r.index) + 1, None)
+            }
+            Some(r) => (0, Some(r)),
+            None => (0, None),
+        }
+    }
+
+    fn put_ref(&self, out: &mut Vec<u8>, r: Option<ReqRef>, low: u64, low_bits: u32) {
+        let (back, cross) = self.reference(r);
+        let x = (back << (low_bits + 1)) | u64::from(cross.is_some()) << low_bits | low;
+        varint::push(out, x);
+        if let Some(r) = cross {
+            varint::push(out, u64::from(r.stream));
+            varint::push(out, u64::from(r.index));
+        }
+    }
+
+    fn get_ref(&self, c: &mut Cursor<'_>, low_bits: u32) -> Result<(Option<ReqRef>, u64), Malformed> {
+        let at = c.offset();
+        let x = c.u64()?;
+        let low = x & ((1 << low_bits) - 1);
+        let cross = x >> low_bits & 1 == 1;
+        let back = x >> (low_bits + 1);
+        if cross {
+            let r = ReqRef {
+                stream: c.u32()?,
+                index: c.u32()?,
+            };
+            return Ok((Some(r), low));
+        }
+        if back == 0 {
+            return Ok((None, low));
+        }
+        Ok((Some(self.back(at, back)?), low))
+    }
+
+    /// The request `back` (>= 1) places before the next one.
+    fn back(&self, at: u64, back: u64) -> Result<ReqRef, Malformed> {
+        let index = u64::from(self.next_req).checked_sub(back).ok_or_else(|| {
+            Malformed::new(
+                at,
+                format!("request back-reference {back} before the first request"),
+            )
+        })?;
+        Ok(ReqRef {
+            stream: self.stream,
+            index: index as u32,
+        })
+    }
+
+    /// If `done` is a run of this stream's requests in creation order,
+    /// without statuses: (count, places before the next request of its last).
+    fn run(&self, done: &[Done]) -> Option<(u64, u64)> {
+        if done.len() < 2 || done.iter().any(|d| d.status.is_some()) {
+            return None;
+        }
+        let first = done[0].req.filter(|r| r.stream == self.stream)?;
+        let consecutive = done.iter().enumerate().all(|(i, d)| {
+            d.req
+                == Some(ReqRef {
+                    index: first.index + i as u32,
+                    ..first
+                })
+        });
+        let last = first.index + done.len() as u32 - 1;
+        (consecutive && last < self.next_req)
+            .then(|| (done.len() as u64, u64::from(self.next_req - 1 - last)))
+    }
+
+    fn event(&mut self, ev: &Event, out: &mut Vec<u8>) {
+        let h = &self.hist[ev.routine as usize];
+        // The slot whose fields cost least to patch.
+        let cost = |base: &[Option<i64>; NV]| -> usize {
+            (0..NV)
+                .filter(|&i| ev.vals[i] != base[i])
+                .map(|i| val_len(ev.vals[i]))
+                .sum()
+        };
+        let slot = (0..HISTORY).min_by_key(|&s| (cost(&h[s]), s)).unwrap_or(0);
+        let base = h[slot];
+        varint::push(out, u64::from(ev.routine) * HISTORY as u64 + slot as u64);
+        let gap = ev.start.saturating_sub(self.prev_end);
+        let dur = ev.end.saturating_sub(ev.start);
+        self.prev_end = self.prev_end.saturating_add(gap).saturating_add(dur);
+        varint::push(out, gap);
+        varint::push(out, dur);
+        let mut mask = 0u32;
+        for (i, bit) in VALUE_BITS.iter().enumerate() {
+            if ev.vals[i] != base[i] {
+                mask |= bit;
+            }
+        }
+        if !ev.done.is_empty() {
+            mask |= DONE;
+        }
+        if !ev.init.is_empty() {
+            mask |= INIT;
+        }
+        if ev.newcomm.is_some() {
+            mask |= NEWCOMM;
+        }
+        varint::push(out, u64::from(mask));
+        // Fields go in bit order: value fields and lists interleave. The
+        // call's own requests exist before its completions are written.
+        self.next_req += ev.created();
+        for bit in 0..13 {
+            let b = 1u32 << bit;
+            if mask & b == 0 {
+                continue;
+            }
+            if let Some(i) = VALUE_BITS.iter().position(|&vb| vb == b) {
+                put_val(out, ev.vals[i]);
+            } else if b == DONE {
+                if let Some((n, back)) = self.run(&ev.done) {
+                    varint::push(out, n << 1 | 1);
+                    varint::push(out, back);
+                    continue;
+                }
+                varint::push(out, (ev.done.len() as u64) << 1);
+                for d in &ev.done {
+                    self.put_ref(out, d.req, u64::from(d.status.is_some()), 1);
+                    if let Some((s, t)) = d.status {
+                        varint::push_i(out, s);
+                        varint::push_i(out, t);
+                    }
+                }
+            } else if b == NEWCOMM {
+                varint::push(out, ev.newcomm.flatten().map_or(0, |id| u64::from(id) + 1));
+            } else if b == INIT {
+                varint::push(out, ev.init.len() as u64);
+                for &r in &ev.init {
+                    self.put_ref(out, r, 0, 0);
+                }
+            }
+        }
+        remember(&mut self.hist[ev.routine as usize], ev.vals);
+    }
+
+    fn decode(&mut self, c: &mut Cursor<'_>) -> Result<Event, Malformed> {
+        let at = c.offset();
+        let code = c.u64()?;
+        let (routine, slot) = (code / HISTORY as u64, (code % HISTORY as u64) as usize);
+        if routine >= self.hist.len() as u64 {
+            return Err(Malformed::new(
+                at,
+                format!(
+                    "routine code {routine} outside the routine table ({} entries)",
+                    self.hist.len()
+                ),
+            ));
+        }
+        let routine = routine as u32;
+        let gap = c.u64()?;
+        let dur = c.u64()?;
+        let start = self.prev_end.checked_add(gap);
+        let end = start.and_then(|s| s.checked_add(dur));
+        let (Some(start), Some(end)) = (start, end) else {
+            return Err(Malformed::new(at, "event time overflows 64 bits"));
+        };
+        self.prev_end = end;
+        let mask_at = c.offset();
+        let mask = c.u64()?;
+        if mask & !u64::from(ALL) != 0 {
+            return Err(Malformed::new(
+                mask_at,
+                format!("unknown field bits in mask {mask:#x}"),
+            ));
+        }
+        let mask = mask as u32;
+        let mut ev = Event {
+            routine,
+            start,
+            end,
+            vals: self.hist[routine as usize][slot],
+            ..Event::default()
+        };
+        // REQ (bit 4) precedes every list: read the values first.
+        for (i, &b) in VALUE_BITS.iter().enumerate() {
+            if mask & b != 0 && b < DONE {
+                ev.vals[i] = get_val(c)?;
+            }
+        }
+        ev.first_req = self.next_req;
+        self.next_req = self.next_req.saturating_add(ev.created());
+        for bit in 5..13 {
+            let b = 1u32 << bit;
+            if mask & b == 0 {
+                continue;
+            }
+            if let Some(i) = VALUE_BITS.iter().position(|&vb| vb == b) {
+                ev.vals[i] = get_val(c)?;
+            } else if b == DONE {
+                let at = c.offset();
+                let h = c.u64()?;
+                if h & 1 == 1 {
+                    let n = h >> 1;
+                    let back = c.u64()?;
+                    let last = self.back(at, back.saturating_add(1))?;
+                    if n == 0 || n > u64::from(last.index) + 1 || n as usize > (c.remaining() + 1) << 16 {
+                        return Err(Malformed::new(
+                            at,
+                            format!("request run of {n} before the first request"),
+                        ));
+                    }
+                    let first = last.index + 1 - n as u32;
+                    ev.done.extend((first..=last.index).map(|index| Done {
+                        req: Some(ReqRef { index, ..last }),
+                        status: None,
+                    }));
+                    continue;
+                }
+                let n = usize::try_from(h >> 1)
+                    .ok()
+                    .filter(|&n| n <= c.remaining())
+                    .ok_or_else(|| Malformed::new(at, format!("count {} exceeds the data left", h >> 1)))?;
+                for _ in 0..n {
+                    let (req, has_status) = self.get_ref(c, 1)?;
+                    let status = if has_status == 1 {
+                        Some((c.i64()?, c.i64()?))
+                    } else {
+                        None
+                    };
+                    ev.done.push(Done { req, status });
+                }
+            } else if b == NEWCOMM {
+                let v = c.u64()?;
+                let id = if v == 0 {
+                    None
+                } else {
+                    Some(u32::try_from(v - 1).map_err(|_| c.error("communicator id out of range"))?)
+                };
+                ev.newcomm = Some(id);
+            } else if b == INIT {
+                let n = c.count(1)?;
+                for _ in 0..n {
+                    ev.init.push(self.get_ref(c, 0)?.0);
+                }
+            }
+        }
+        remember(&mut self.hist[routine as usize], ev.vals);
+        Ok(ev)
+    }
+}
+
+fn get_val(c: &mut Cursor<'_>) -> Result<Option<i64>, Malformed> {
+    let v = c.u64()?;
+    Ok(if v == 0 {
+        None
+    } else {
+        Some(varint::unzigzag(v - 1))
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A small two-rank trace with every kind of field.
+    pub fn sample() -> Trace {
+        let mut isend = Event {
+            routine: 1,
+            start: 100,
+            end: 150,
+            ..Event::default()
+        };
+        isend.set(V::Peer, Some(1));
+        isend.set(V::Tag, Some(5));
+        isend.set(V::Comm, Some(COMM_WORLD));
+        isend.set(V::Bytes, Some(800));
+        isend.set(V::Req, Some(1));
+        let mut isend2 = isend.clone();
+        isend2.start = 200;
+        isend2.end = 260;
+        isend2.first_req = 1;
+        let wait = Event {
+            routine: 2,
+            start: 300,
+            end: 900,
+            first_req: 2,
+            done: vec![
+                Done {
+                    req: Some(ReqRef { stream: 0, index: 0 }),
+                    status: None,
+                },
+                Done {
+                    req: Some(ReqRef { stream: 0, index: 1 }),
+                    status: Some((1, 5)),
+                },
+                Done {
+                    req: Some(ReqRef { stream: 1, index: 0 }),
+                    status: None,
+                },
+                Done {
+                    req: None,
+                    status: None,
+                },
+            ],
+            ..Event::default()
+        };
+        let mut split = Event {
+            routine: 3,
+            start: 1000,
+            end: 1100,
+            first_req: 2,
+            newcomm: Some(Some(2)),
+            ..Event::default()
+        };
+        split.set(V::Comm, Some(COMM_WORLD));
+        let mut recv = Event {
+            routine: 0,
+            start: 50,
+            end: 400,
+            ..Event::default()
+        };
+        recv.set(V::Peer, Some(0));
+        recv.set(V::Tag, Some(5));
+        recv.set(V::Comm, Some(COMM_WORLD));
+        recv.set(V::Wild, Some(WILD_SOURCE | WILD_TAG));
+        let null_split = Event {
+            routine: 3,
+            start: 1000,
+            end: 1200,
+            newcomm: Some(None),
+            vals: split.vals,
+            ..Event::default()
+        };
+        Trace {
+            world_size: 2,
+            mpi: "mpich".into(),
+            routines: vec![
+                "MPI_Recv".into(),
+                "MPI_Isend".into(),
+                "MPI_Waitall".into(),
+                "MPI_Comm_split".into(),
+            ],
+            comms: vec![Comm {
+                members: vec![0],
+                remote: None,
+            }],
+            streams: vec![
+                Stream {
+                    rank: 0,
+                    thread: 0,
+                    events: vec![isend, isend2, wait, split],
+                },
+                Stream {
+                    rank: 1,
+                    thread: 0,
+                    events: vec![recv, null_split],
+                },
+            ],
+            clocks: vec![
+                RankClock {
+                    rank: 0,
+                    init_offset: Some(0),
+                    fin_offset: Some(0),
+                    rtt: 0,
+                    complete: true,
+                },
+                RankClock {
+                    rank: 1,
+                    init_offset: Some(-1234),
+                    fin_offset: None,
+                    rtt: 900,
+                    complete: false,
+                },
+            ],
+        }
+    }
+
+    fn bytes_of(t: &Trace) -> Vec<u8> {
+        let mut out = Vec::new();
+        t.write(&mut out, &|_| {}).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_trace_round_trips() {
+        let t = sample();
+        let data = bytes_of(&t);
+        let (back, truncated) = Trace::parse(&data).unwrap();
+        assert!(truncated.is_none());
+        assert_eq!(back, t);
+    }
+
+    #[test]
+    fn unchanged_fields_cost_nothing() {
+        let mut t = sample();
+        t.streams.truncate(1);
+        let ev = t.streams[0].events[0].clone();
+        let many: Vec<Event> = (0..1000)
+            .map(|i| Event {
+                start: 1000 + i * 100,
+                end: 1000 + i * 100 + 50,
+                first_req: i as u32,
+                ..ev.clone()
+            })
+            .collect();
+        t.streams[0].events = many;
+        let data = bytes_of(&t);
+        let fixed = bytes_of(&Trace {
+            streams: vec![],
+            ..t.clone()
+        })
+        .len();
+        let per_event = (data.len() - fixed) as f64 / 1000.0;
+        // code, gap, duration and an empty mask: one byte each.
+        assert!(per_event < 4.1, "{per_event} bytes per event");
+        assert_eq!(Trace::parse(&data).unwrap().0, t);
+    }
+
+    #[test]
+    fn long_streams_span_chunks_and_keep_request_ids() {
+        let mut t = sample();
+        let ev = t.streams[0].events[0].clone();
+        t.streams[0].events = (0..(CHUNK_EVENTS as u64 + 10))
+            .map(|i| Event {
+                start: i * 10,
+                end: i * 10 + 5,
+                first_req: i as u32,
+                ..ev.clone()
+            })
+            .collect();
+        let last = t.streams[0].events.len() as u32 - 1;
+        t.streams[1].events.push(Event {
+            routine: 2,
+            start: 2000,
+            end: 2100,
+            done: vec![Done {
+                req: Some(ReqRef {
+                    stream: 0,
+                    index: last,
+                }),
+                status: None,
+            }],
+            ..Event::default()
+        });
+        t.streams[0].events.push(Event {
+            routine: 2,
+            start: u64::from(last) * 10 + 100,
+            end: u64::from(last) * 10 + 200,
+            first_req: last + 1,
+            done: vec![Done {
+                req: Some(ReqRef { stream: 0, index: 3 }),
+                status: None,
+            }],
+            ..Event::default()
+        });
+        let (back, _) = Trace::parse(&bytes_of(&t)).unwrap();
+        assert_eq!(back, t);
+    }
+}

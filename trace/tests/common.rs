@@ -1,0 +1,250 @@
+//! Builds rank files in memory, as the tracer would write them.
+#![allow(dead_code)] // each test file uses part of it
+
+use pnmpi_trace::container;
+use pnmpi_trace::rank::*;
+
+pub const WORLD: u64 = 0x7f00_0000_1000;
+pub const SELF: u64 = 0x7f00_0000_2000;
+pub const NULL: u64 = 0x7f00_0000_3000;
+pub const ROUTINES: [&str; 10] = [
+    "MPI_Init",
+    "MPI_Finalize",
+    "MPI_Comm_split",
+    "MPI_Isend",
+    "MPI_Irecv",
+    "MPI_Waitall",
+    "MPI_Allreduce",
+    "MPI_Recv",
+    "MPI_Send",
+    "MPI_Comm_rank",
+];
+
+pub fn code(name: &str) -> u32 {
+    ROUTINES.iter().position(|r| *r == name).unwrap() as u32
+}
+
+/// One rank's file: ticks are 2 per ns; `skew` ns are added to this
+/// rank's clock, and its syncs say so.
+pub struct RankBuilder {
+    header: RankHeader,
+    enc: RawEncoder,
+    buf: Vec<u8>,
+    len: usize,
+    skew: i64,
+    /// The stream (thread) the next flushed chunk belongs to.
+    pub stream: u32,
+    pub chunks: Vec<u8>,
+}
+
+impl RankBuilder {
+    pub fn new(rank: u32, world: u32, skew: i64) -> RankBuilder {
+        let start = ClockPair {
+            tick: 2_000_000,
+            ns: (1_000_000 + skew) as u64,
+        };
+        RankBuilder {
+            header: RankHeader {
+                rank,
+                world_size: world,
+                run_id: 99,
+                clock: Clock::Tsc,
+                start,
+                pid: 100 + rank,
+                host: "host".into(),
+                mpi: "openmpi".into(),
+                values: MpiValues {
+                    comm_world: WORLD,
+                    comm_self: SELF,
+                    comm_null: NULL,
+                    request_null: 0,
+                    any_source: -1,
+                    proc_null: -2,
+                    any_tag: -1,
+                    root: -4,
+                },
+                routines: ROUTINES.iter().map(|s| s.to_string()).collect(),
+            },
+            enc: RawEncoder::new(start.tick),
+            buf: vec![0; 1 << 16],
+            len: 0,
+            skew,
+            stream: 0,
+            chunks: Vec::new(),
+        }
+    }
+
+    /// Ticks of rank-0 time `ns` on this rank's clock.
+    pub fn tick(&self, ns: u64) -> u64 {
+        2 * ns
+    }
+
+    pub fn ev(&mut self, ev: RawEvent<'_>) {
+        let ev = RawEvent {
+            start: self.tick(ev.start),
+            end: self.tick(ev.end),
+            ..ev
+        };
+        self.len += self.enc.encode(&ev, &mut self.buf[self.len..]);
+    }
+
+    pub fn flush(&mut self, at_ns: u64) {
+        let info = self.enc.finish_chunk();
+        let pair = self.pair(at_ns);
+        self.chunks
+            .extend_from_slice(&events_chunk_head(self.stream, info, pair, &self.buf[..self.len]));
+        self.chunks.extend_from_slice(&self.buf[..self.len]);
+        self.len = 0;
+    }
+
+    fn pair(&self, ns: u64) -> ClockPair {
+        ClockPair {
+            tick: self.tick(ns),
+            ns: (ns as i64 + self.skew) as u64,
+        }
+    }
+
+    pub fn sync(&mut self, phase: u8, at_ns: u64) {
+        let s = Sync {
+            phase,
+            pair: self.pair(at_ns),
+            offset: -self.skew,
+            rtt: 500,
+        };
+        container::push_chunk(&mut self.chunks, CHUNK_SYNC, &s.encode());
+    }
+
+    pub fn finish(mut self, end: bool) -> Vec<u8> {
+        if end {
+            let n = self.enc.count();
+            container::push_chunk(&mut self.chunks, CHUNK_END, &end_payload(n));
+        }
+        let mut out = self.header.prologue();
+        out.extend_from_slice(&self.chunks);
+        out
+    }
+}
+
+pub fn plain(name: &str, start: u64, end: u64) -> RawEvent<'static> {
+    RawEvent::plain(code(name), start, end)
+}
+
+/// A three-rank run: a split communicator {0, 2}, point-to-point with a
+/// wildcard receive completed in a Waitall, an Allreduce on the split.
+pub fn three_ranks() -> Vec<Vec<u8>> {
+    let members = [0, 2];
+    let sub = 0x7f00_0000_9000u64;
+    // Rank 0.
+    let mut r0 = RankBuilder::new(0, 3, 0);
+    r0.ev(plain("MPI_Init", 1_000_100, 1_001_000));
+    r0.sync(0, 1_001_000);
+    let split = |h: u64| RawEvent {
+        comm: Some(WORLD),
+        newcomm: Some(RawNewComm {
+            handle: h,
+            members: &members,
+            remote: None,
+        }),
+        ..plain("MPI_Comm_split", 1_002_000, 1_003_000)
+    };
+    r0.ev(split(sub));
+    r0.ev(RawEvent {
+        peer: Some(1),
+        tag: Some(7),
+        comm: Some(WORLD),
+        bytes: Some(80),
+        reqs: &[0x5500],
+        ..plain("MPI_Isend", 1_004_000, 1_004_100)
+    });
+    r0.ev(RawEvent {
+        peer: Some(-1),
+        tag: Some(-1),
+        comm: Some(WORLD),
+        bytes: Some(16),
+        reqs: &[0x5600],
+        ..plain("MPI_Irecv", 1_004_200, 1_004_300)
+    });
+    r0.flush(1_004_300);
+    let done = [
+        RawDone {
+            handle: 0x5500,
+            status: Some((-1, -1)),
+        },
+        RawDone {
+            handle: 0x5600,
+            status: Some((2, 9)),
+        },
+    ];
+    r0.ev(RawEvent {
+        done: &done,
+        ..plain("MPI_Waitall", 1_005_000, 1_008_000)
+    });
+    r0.ev(RawEvent {
+        comm: Some(sub),
+        bytes: Some(8),
+        ..plain("MPI_Allreduce", 1_009_000, 1_010_000)
+    });
+    r0.ev(RawEvent {
+        peer: Some(1),
+        tag: Some(3),
+        comm: Some(sub),
+        bytes: Some(4),
+        status: Some((1, 3)),
+        ..plain("MPI_Recv", 1_011_000, 1_012_000)
+    });
+    r0.ev(plain("MPI_Finalize", 1_013_000, 1_014_000));
+    r0.sync(1, 1_013_500);
+    r0.flush(1_014_000);
+    // Rank 1, whose clock runs 5 us ahead.
+    let mut r1 = RankBuilder::new(1, 3, 5_000);
+    r1.ev(plain("MPI_Init", 1_000_000, 1_001_000));
+    r1.sync(0, 1_001_000);
+    r1.ev(RawEvent {
+        comm: Some(WORLD),
+        newcomm: Some(RawNewComm {
+            handle: NULL,
+            members: &[],
+            remote: None,
+        }),
+        ..plain("MPI_Comm_split", 1_002_000, 1_003_000)
+    });
+    r1.ev(RawEvent {
+        peer: Some(0),
+        tag: Some(7),
+        comm: Some(WORLD),
+        bytes: Some(80),
+        status: Some((0, 7)),
+        ..plain("MPI_Recv", 1_004_000, 1_005_000)
+    });
+    r1.ev(plain("MPI_Finalize", 1_013_000, 1_014_000));
+    r1.sync(1, 1_013_500);
+    r1.flush(1_014_000);
+    // Rank 2.
+    let mut r2 = RankBuilder::new(2, 3, -2_000);
+    r2.ev(plain("MPI_Init", 1_000_000, 1_001_000));
+    r2.sync(0, 1_001_000);
+    r2.ev(split(0x7f00_0000_a000));
+    r2.ev(RawEvent {
+        peer: Some(0),
+        tag: Some(9),
+        comm: Some(WORLD),
+        bytes: Some(16),
+        ..plain("MPI_Send", 1_004_000, 1_004_500)
+    });
+    r2.ev(RawEvent {
+        comm: Some(0x7f00_0000_a000),
+        bytes: Some(8),
+        ..plain("MPI_Allreduce", 1_009_000, 1_010_000)
+    });
+    r2.ev(RawEvent {
+        peer: Some(0),
+        tag: Some(3),
+        comm: Some(0x7f00_0000_a000),
+        bytes: Some(4),
+        ..plain("MPI_Send", 1_010_500, 1_010_600)
+    });
+    r2.ev(plain("MPI_Finalize", 1_013_000, 1_014_000));
+    r2.sync(1, 1_013_500);
+    r2.flush(1_014_000);
+    vec![r0.finish(true), r1.finish(true), r2.finish(true)]
+}
