@@ -74,6 +74,9 @@ pub struct Install {
     pub libempty: PathBuf,
     /// The MPI libpnmpi was generated for.
     pub flavor: Flavor,
+    /// How many routines libpnmpi has stubs for: the size of its
+    /// per-routine arrays, a term of the memory model.
+    pub routines: usize,
 }
 
 impl Install {
@@ -99,10 +102,13 @@ impl Install {
             .with_context(|| format!("cannot read {}", report_path.display()))?;
         let flavor = Flavor::from_report(&report)
             .with_context(|| format!("{} names no known MPI", report_path.display()))?;
+        let routines = generated_routines(&report)
+            .with_context(|| format!("{} has no `generated: N routines` line", report_path.display()))?;
         Ok(Install {
             dir: dir.to_path_buf(),
             libempty: dir.join("libempty.so"),
             flavor,
+            routines,
         })
     }
 
@@ -129,6 +135,12 @@ impl Install {
     }
 }
 
+/// N in the build report's `generated: N routines` line.
+fn generated_routines(report: &str) -> Option<usize> {
+    let line = report.lines().find_map(|l| l.strip_prefix("generated:"))?;
+    line.split_whitespace().next()?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +151,11 @@ mod tests {
         assert_eq!(Flavor::from_report(report), Some(Flavor::Mpich));
         assert_eq!(Flavor::from_report("MPI: openmpi\n"), Some(Flavor::OpenMpi));
         assert_eq!(Flavor::from_report("no such line\n"), None);
+        assert_eq!(generated_routines(report), None);
+        assert_eq!(
+            generated_routines("generated:  405 routines (MPI_ stub + XMPI_ entry each)\n"),
+            Some(405)
+        );
         let ompi =
             "gcc -I/usr/lib/x86_64-linux-gnu/openmpi/include -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi";
         assert_eq!(Flavor::from_wrapper_flags(ompi), Some(Flavor::OpenMpi));

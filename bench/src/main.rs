@@ -6,17 +6,23 @@
 //! Each round runs every setup once (in a rotated order), so that noise
 //! from other processes spreads over all setups alike; the report is the
 //! median over rounds.
+//!
+//! `pnmpi-bench suite` measures all of the paper's section 5 the same way
+//! in one run (issue 7): per-call overhead, ping-pong latency, MPI_Init
+//! time, delay layers, bandwidth and memory, with CSV and SVG plots.
 
 mod install;
+mod plot;
 mod report;
 mod run;
 mod stats;
+mod suite;
 
 use anyhow::Result;
 use clap::Parser;
 use install::Install;
 use report::{Context, Model, Summary};
-use run::{Bench, Launch, Setup};
+use run::{Bench, Launch, Program, Setup};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,8 +31,25 @@ use std::process::ExitCode;
 /// Uses libpnmpi.so and libempty.so from the cargo target folder this
 /// executable is in; build the workspace first with the same MPICC and
 /// CARGO_TARGET_DIR. Prints a table to stdout and progress to stderr.
+/// `pnmpi-bench suite` runs the paper's whole section 5 side by side.
 #[derive(Parser, Debug)]
-#[command(name = "pnmpi-bench", version, about)]
+#[command(name = "pnmpi-bench", version, about, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    overhead: Args,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Run the paper's section 5 side by side, interleaved: per-call overhead,
+    /// ping-pong latency, MPI_Init time, delay layers, bandwidth, memory.
+    Suite(suite::SuiteArgs),
+}
+
+/// The options of the per-call overhead measurement (no subcommand).
+#[derive(clap::Args, Debug)]
 struct Args {
     /// Layer counts to measure through libpnmpi (copies of the empty module);
     /// 0 gives alpha, two counts >= 1 give beta.
@@ -55,7 +78,12 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match bench(Args::parse()) {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Suite(args)) => suite::run(args),
+        None => bench(cli.overhead),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("pnmpi-bench: error: {e:#}");
@@ -75,11 +103,19 @@ fn bench(args: Args) -> Result<()> {
         args.mpicc,
         install.dir.display()
     );
-    let bench = Bench::prepare(&install, &args.mpicc, args.launch, args.calls, &layers)?;
     let setups: Vec<Setup> = std::iter::once(Setup::Native)
         .chain(layers.iter().map(|&layers| Setup::Pnmpi { layers }))
         .chain(args.send_only.then_some(Setup::SendOnly))
         .collect();
+    let bench = Bench::prepare(
+        &install,
+        &args.mpicc,
+        args.launch,
+        args.calls,
+        &install.libempty,
+        &[Program::CommRank],
+        &setups,
+    )?;
     let mut samples = vec![Vec::new(); setups.len()];
     for round in 0..args.rounds as usize {
         // Rotating the order keeps any drift within a round (a CPU clock

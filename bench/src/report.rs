@@ -195,6 +195,8 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    // A missing folder would otherwise fail the run after all its rounds.
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(text.as_bytes())
@@ -284,6 +286,10 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n1,2\n");
         // No temporary file is left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // Missing folders are made.
+        let deep = dir.path().join("a/b/out.csv");
+        write_atomically(&deep, "x\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&deep).unwrap(), "x\n");
     }
 
     #[test]
