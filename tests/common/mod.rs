@@ -313,6 +313,33 @@ impl Case {
         self.finish(cmd)
     }
 
+    /// Runs 2 ranks of `c-tests/programs/<name>` and checks that the run
+    /// stopped before MPI started: it failed, said so, and printed no line
+    /// starting with any of `silent` (the program's or a module's output).
+    /// Returns stderr, for the test to check the reason.
+    pub fn stopped(&self, name: &str, silent: &[&str]) -> String {
+        let run = self.mpirun(2, &program(name, Link::Pnmpi), &[]);
+        assert!(
+            !run.success(),
+            "the run should fail:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        for prefix in silent {
+            assert!(
+                run.lines(prefix).is_empty(),
+                "output `{prefix}` appeared: {}",
+                run.stdout
+            );
+        }
+        assert!(
+            run.stderr.contains("stopping before MPI starts"),
+            "{}",
+            run.stderr
+        );
+        run.stderr
+    }
+
     /// Runs any command (e.g. `mpirun ... pnmpi run -- app`) with this
     /// case's folder and environment.
     pub fn finish(&self, mut cmd: Command) -> Run {
