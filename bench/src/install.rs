@@ -9,60 +9,47 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The MPI implementations libpnmpi supports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flavor {
-    OpenMpi,
-    Mpich,
+/// The MPI implementations libpnmpi supports: stubgen's, the one the build
+/// report names.
+pub use stubgen::Flavor;
+
+/// The flavor in the `MPI:` line of `pnmpi-build-report.txt`.
+pub fn flavor_from_report(report: &str) -> Option<Flavor> {
+    let line = report.lines().find_map(|l| l.strip_prefix("MPI:"))?;
+    match line.split_whitespace().next()? {
+        "openmpi" => Some(Flavor::OpenMpi),
+        "mpich" => Some(Flavor::Mpich),
+        _ => None,
+    }
 }
 
-impl Flavor {
-    /// The name the libpnmpi build report uses.
-    pub fn name(self) -> &'static str {
-        match self {
-            Flavor::OpenMpi => "openmpi",
-            Flavor::Mpich => "mpich",
-        }
+/// The flavor an `mpicc -show` command line links (`-lmpich` or `-lmpi`).
+pub fn flavor_from_wrapper_flags(flags: &str) -> Option<Flavor> {
+    let libs: Vec<&str> = flags.split_whitespace().collect();
+    if libs.contains(&"-lmpich") {
+        Some(Flavor::Mpich)
+    } else if libs.contains(&"-lmpi") {
+        Some(Flavor::OpenMpi)
+    } else {
+        None
     }
+}
 
-    /// The flavor in the `MPI:` line of `pnmpi-build-report.txt`.
-    pub fn from_report(report: &str) -> Option<Flavor> {
-        let line = report.lines().find_map(|l| l.strip_prefix("MPI:"))?;
-        match line.split_whitespace().next()? {
-            "openmpi" => Some(Flavor::OpenMpi),
-            "mpich" => Some(Flavor::Mpich),
-            _ => None,
+/// The launcher of `flavor`, with the options a root container on an
+/// oversubscribed machine needs; `np` ranks.
+pub fn mpirun(flavor: Flavor, np: usize) -> Command {
+    let mut cmd = match flavor {
+        Flavor::OpenMpi => {
+            let mut cmd = Command::new("mpirun.openmpi");
+            cmd.arg("--oversubscribe")
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+            cmd
         }
-    }
-
-    /// The flavor an `mpicc -show` command line links (`-lmpich` or `-lmpi`).
-    pub fn from_wrapper_flags(flags: &str) -> Option<Flavor> {
-        let libs: Vec<&str> = flags.split_whitespace().collect();
-        if libs.contains(&"-lmpich") {
-            Some(Flavor::Mpich)
-        } else if libs.contains(&"-lmpi") {
-            Some(Flavor::OpenMpi)
-        } else {
-            None
-        }
-    }
-
-    /// The launcher of this MPI, with the options a root container on an
-    /// oversubscribed machine needs; `np` ranks.
-    pub fn mpirun(self, np: usize) -> Command {
-        let mut cmd = match self {
-            Flavor::OpenMpi => {
-                let mut cmd = Command::new("mpirun.openmpi");
-                cmd.arg("--oversubscribe")
-                    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-                    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-                cmd
-            }
-            Flavor::Mpich => Command::new("mpirun.mpich"),
-        };
-        cmd.arg("-np").arg(np.to_string());
-        cmd
-    }
+        Flavor::Mpich => Command::new("mpirun.mpich"),
+    };
+    cmd.arg("-np").arg(np.to_string());
+    cmd
 }
 
 /// The artifacts of one `cargo build --release --workspace`.
@@ -100,7 +87,7 @@ impl Install {
         let report_path = dir.join("pnmpi-build-report.txt");
         let report = std::fs::read_to_string(&report_path)
             .with_context(|| format!("cannot read {}", report_path.display()))?;
-        let flavor = Flavor::from_report(&report)
+        let flavor = flavor_from_report(&report)
             .with_context(|| format!("{} names no known MPI", report_path.display()))?;
         let routines = generated_routines(&report)
             .with_context(|| format!("{} has no `generated: N routines` line", report_path.display()))?;
@@ -120,7 +107,7 @@ impl Install {
             .output()
             .with_context(|| format!("cannot run `{mpicc} -show`"))?;
         let flags = String::from_utf8_lossy(&out.stdout);
-        let found = Flavor::from_wrapper_flags(&flags)
+        let found = flavor_from_wrapper_flags(&flags)
             .with_context(|| format!("`{mpicc} -show` links neither -lmpi nor -lmpich: {flags}"))?;
         if found != self.flavor {
             bail!(
@@ -148,9 +135,9 @@ mod tests {
     #[test]
     fn reads_the_flavor_of_a_build_report_and_of_mpicc() {
         let report = "pnmpi build report\nMPI:        mpich (found via mpicc.mpich -show)\nheader: x\n";
-        assert_eq!(Flavor::from_report(report), Some(Flavor::Mpich));
-        assert_eq!(Flavor::from_report("MPI: openmpi\n"), Some(Flavor::OpenMpi));
-        assert_eq!(Flavor::from_report("no such line\n"), None);
+        assert_eq!(flavor_from_report(report), Some(Flavor::Mpich));
+        assert_eq!(flavor_from_report("MPI: openmpi\n"), Some(Flavor::OpenMpi));
+        assert_eq!(flavor_from_report("no such line\n"), None);
         assert_eq!(generated_routines(report), None);
         assert_eq!(
             generated_routines("generated:  405 routines (MPI_ stub + XMPI_ entry each)\n"),
@@ -158,10 +145,10 @@ mod tests {
         );
         let ompi =
             "gcc -I/usr/lib/x86_64-linux-gnu/openmpi/include -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi";
-        assert_eq!(Flavor::from_wrapper_flags(ompi), Some(Flavor::OpenMpi));
+        assert_eq!(flavor_from_wrapper_flags(ompi), Some(Flavor::OpenMpi));
         let mpich =
             "gcc -Wl,-z,relro -I/usr/include/x86_64-linux-gnu/mpich -L/usr/lib/x86_64-linux-gnu -lmpich";
-        assert_eq!(Flavor::from_wrapper_flags(mpich), Some(Flavor::Mpich));
-        assert_eq!(Flavor::from_wrapper_flags("gcc -lm"), None);
+        assert_eq!(flavor_from_wrapper_flags(mpich), Some(Flavor::Mpich));
+        assert_eq!(flavor_from_wrapper_flags("gcc -lm"), None);
     }
 }

@@ -1,6 +1,6 @@
 //! Building the C benchmark program and running it in each configuration.
 
-use crate::install::{Flavor, Install};
+use crate::install::{mpirun, Flavor, Install};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -314,7 +314,7 @@ impl Bench {
         let mut cmd = match (self.launch, ranks) {
             (Launch::Singleton, 1) => Command::new(exe),
             _ => {
-                let mut cmd = self.flavor.mpirun(ranks);
+                let mut cmd = mpirun(self.flavor, ranks);
                 cmd.arg(exe);
                 cmd
             }

@@ -178,21 +178,42 @@ pub struct RawDone {
     pub status: Option<(i64, i64)>,
 }
 
-/// A communicator created by a call.
+/// A communicator created by a call, its rank lists borrowed
+/// ([`RawNewComm`], as the tracer records it) or owned ([`NewComm`], as
+/// decoded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RawNewComm<'a> {
+pub struct NewCommOf<Ranks> {
     /// Its handle (`MPI_COMM_NULL`'s when the call gave none).
     pub handle: u64,
     /// World ranks of its (local) group, in rank order; [`UNKNOWN_RANK`]
     /// for processes outside `MPI_COMM_WORLD`.
-    pub members: &'a [i64],
+    pub members: Ranks,
     /// World ranks of the remote group of an intercommunicator.
-    pub remote: Option<&'a [i64]>,
+    pub remote: Option<Ranks>,
 }
 
-/// One call as the tracer records it. Absent fields are `None` or empty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RawEvent<'a> {
+/// A communicator created by a call, as the tracer records it.
+pub type RawNewComm<'a> = NewCommOf<&'a [i64]>;
+
+/// A decoded communicator creation.
+pub type NewComm = NewCommOf<Vec<i64>>;
+
+impl<Ranks: AsRef<[i64]>> NewCommOf<Ranks> {
+    /// The same, borrowed.
+    pub fn as_raw(&self) -> RawNewComm<'_> {
+        RawNewComm {
+            handle: self.handle,
+            members: self.members.as_ref(),
+            remote: self.remote.as_ref().map(AsRef::as_ref),
+        }
+    }
+}
+
+/// One call, its lists (requests, completions, ranks) borrowed
+/// ([`RawEvent`], what the tracer records) or owned ([`RawRecord`], what a
+/// rank file decodes to). Absent fields are `None` or empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RawCall<Reqs, Done, Ranks> {
     /// Index into the header's routine table.
     pub routine: u32,
     /// Trace clock at entry.
@@ -216,13 +237,48 @@ pub struct RawEvent<'a> {
     /// [`RTAG`]
     pub rtag: Option<i64>,
     /// [`REQ`]: handles of the requests created or started.
-    pub reqs: &'a [u64],
+    pub reqs: Reqs,
     /// [`DONE`]
-    pub done: &'a [RawDone],
+    pub done: Done,
     /// [`STATUS`]: (source, tag) of a blocking receive or probe.
     pub status: Option<(i64, i64)>,
     /// [`NEWCOMM`]
-    pub newcomm: Option<RawNewComm<'a>>,
+    pub newcomm: Option<NewCommOf<Ranks>>,
+}
+
+/// One call as the tracer records it: the encoder's input.
+pub type RawEvent<'a> = RawCall<&'a [u64], &'a [RawDone], &'a [i64]>;
+
+/// A decoded event of a rank file.
+pub type RawRecord = RawCall<Vec<u64>, Vec<RawDone>, Vec<i64>>;
+
+impl<Reqs, Done, Ranks> RawCall<Reqs, Done, Ranks>
+where
+    Reqs: AsRef<[u64]>,
+    Done: AsRef<[RawDone]>,
+    Ranks: AsRef<[i64]>,
+{
+    /// The call as encoder input (for a [`RawRecord`]: for tests and tools
+    /// that rewrite rank files).
+    pub fn as_event(&self) -> RawEvent<'_> {
+        RawEvent {
+            routine: self.routine,
+            start: self.start,
+            end: self.end,
+            peer: self.peer,
+            tag: self.tag,
+            comm: self.comm,
+            bytes: self.bytes,
+            root: self.root,
+            rbytes: self.rbytes,
+            src: self.src,
+            rtag: self.rtag,
+            reqs: self.reqs.as_ref(),
+            done: self.done.as_ref(),
+            status: self.status,
+            newcomm: self.newcomm.as_ref().map(NewCommOf::as_raw),
+        }
+    }
 }
 
 impl RawEvent<'static> {
@@ -395,33 +451,13 @@ impl RawEncoder {
             s.put_i(c.handle.wrapping_sub(self.last_comm) as i64);
             self.last_comm = c.handle;
             s.put(u64::from(c.remote.is_some()));
-            put_ranks(&mut s, c.members);
+            varint::put_ranks(&mut s, c.members);
             if let Some(remote) = c.remote {
-                put_ranks(&mut s, remote);
+                varint::put_ranks(&mut s, remote);
             }
         }
         s.len()
     }
-}
-
-fn put_ranks(s: &mut Sink<'_>, ranks: &[i64]) {
-    s.put(ranks.len() as u64);
-    let mut prev = -1i64;
-    for &r in ranks {
-        s.put_i(r.wrapping_sub(prev));
-        prev = r;
-    }
-}
-
-fn get_ranks(c: &mut Cursor<'_>) -> Result<Vec<i64>, Malformed> {
-    let n = c.count(1)?;
-    let mut prev = -1i64;
-    (0..n)
-        .map(|_| {
-            prev = prev.wrapping_add(c.i64()?);
-            Ok(prev)
-        })
-        .collect()
 }
 
 /// The prefix of an `EVENTS` chunk's payload; the encoded events follow it.
@@ -475,79 +511,6 @@ pub fn end_payload(events: u64) -> Vec<u8> {
     let mut out = Vec::new();
     varint::push(&mut out, events);
     out
-}
-
-/// A decoded communicator creation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewComm {
-    /// Its handle.
-    pub handle: u64,
-    /// World ranks of its (local) group.
-    pub members: Vec<i64>,
-    /// World ranks of the remote group of an intercommunicator.
-    pub remote: Option<Vec<i64>>,
-}
-
-/// A decoded event of a rank file.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct RawRecord {
-    /// Index into the header's routine table.
-    pub routine: u32,
-    /// Trace clock at entry.
-    pub start: u64,
-    /// Trace clock at return.
-    pub end: u64,
-    /// See [`RawEvent`].
-    pub peer: Option<i64>,
-    /// See [`RawEvent`].
-    pub tag: Option<i64>,
-    /// See [`RawEvent`].
-    pub comm: Option<u64>,
-    /// See [`RawEvent`].
-    pub bytes: Option<i64>,
-    /// See [`RawEvent`].
-    pub root: Option<i64>,
-    /// See [`RawEvent`].
-    pub rbytes: Option<i64>,
-    /// See [`RawEvent`].
-    pub src: Option<i64>,
-    /// See [`RawEvent`].
-    pub rtag: Option<i64>,
-    /// See [`RawEvent`].
-    pub reqs: Vec<u64>,
-    /// See [`RawEvent`].
-    pub done: Vec<RawDone>,
-    /// See [`RawEvent`].
-    pub status: Option<(i64, i64)>,
-    /// See [`RawEvent`].
-    pub newcomm: Option<NewComm>,
-}
-
-impl RawRecord {
-    /// The record as encoder input (for tests and tools that rewrite rank files).
-    pub fn as_event(&self) -> RawEvent<'_> {
-        RawEvent {
-            routine: self.routine,
-            start: self.start,
-            end: self.end,
-            peer: self.peer,
-            tag: self.tag,
-            comm: self.comm,
-            bytes: self.bytes,
-            root: self.root,
-            rbytes: self.rbytes,
-            src: self.src,
-            rtag: self.rtag,
-            reqs: &self.reqs,
-            done: &self.done,
-            status: self.status,
-            newcomm: self.newcomm.as_ref().map(|c| RawNewComm {
-                handle: c.handle,
-                members: &c.members,
-                remote: c.remote.as_deref(),
-            }),
-        }
-    }
 }
 
 /// Decodes the events of one chunk, mirroring [`RawEncoder`].
@@ -645,8 +608,8 @@ impl RawDecoder {
                 1 => true,
                 f => return Err(c.error(format!("unknown communicator flags {f}"))),
             };
-            let members = get_ranks(c)?;
-            let remote = if inter { Some(get_ranks(c)?) } else { None };
+            let members = c.ranks()?;
+            let remote = if inter { Some(c.ranks()?) } else { None };
             r.newcomm = Some(NewComm {
                 handle: self.last_comm,
                 members,

@@ -241,9 +241,9 @@ impl Trace {
         varint::push(&mut p, self.comms.len() as u64);
         for c in &self.comms {
             varint::push(&mut p, u64::from(c.remote.is_some()));
-            push_ranks(&mut p, &c.members);
+            varint::put_ranks(&mut p, &c.members);
             if let Some(r) = &c.remote {
-                push_ranks(&mut p, r);
+                varint::put_ranks(&mut p, r);
             }
         }
         p
@@ -294,12 +294,8 @@ impl Trace {
                         if inter > 1 {
                             return Err(c.error(format!("unknown communicator flags {inter}")));
                         }
-                        let members = get_ranks(&mut c)?;
-                        let remote = if inter == 1 {
-                            Some(get_ranks(&mut c)?)
-                        } else {
-                            None
-                        };
+                        let members = c.ranks()?;
+                        let remote = if inter == 1 { Some(c.ranks()?) } else { None };
                         t.comms.push(Comm { members, remote });
                     }
                 }
@@ -374,26 +370,6 @@ impl Trace {
         let (t, truncated) = Trace::parse(&data).map_err(|e| e.in_file(&name))?;
         Ok((t, truncated.map(|m| m.in_file(&name))))
     }
-}
-
-fn push_ranks(out: &mut Vec<u8>, ranks: &[i64]) {
-    varint::push(out, ranks.len() as u64);
-    let mut prev = -1i64;
-    for &r in ranks {
-        varint::push_i(out, r.wrapping_sub(prev));
-        prev = r;
-    }
-}
-
-fn get_ranks(c: &mut Cursor<'_>) -> Result<Vec<i64>, Malformed> {
-    let n = c.count(1)?;
-    let mut prev = -1i64;
-    (0..n)
-        .map(|_| {
-            prev = prev.wrapping_add(c.i64()?);
-            Ok(prev)
-        })
-        .collect()
 }
 
 /// How many earlier events of the same routine a merged event may take

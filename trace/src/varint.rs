@@ -86,6 +86,43 @@ impl<'a> Sink<'a> {
     }
 }
 
+/// Where varints are written: a growing `Vec` (files) or a [`Sink`] (the
+/// tracer's fixed buffer).
+pub trait Put {
+    /// Writes `v` as a varint.
+    fn put(&mut self, v: u64);
+
+    /// Writes `v` zigzagged.
+    fn put_i(&mut self, v: i64) {
+        self.put(zigzag(v));
+    }
+}
+
+impl Put for Vec<u8> {
+    fn put(&mut self, v: u64) {
+        push(self, v);
+    }
+}
+
+impl Put for Sink<'_> {
+    #[inline(always)]
+    fn put(&mut self, v: u64) {
+        Sink::put(self, v);
+    }
+}
+
+/// Writes a list of world ranks: its length, then each rank as its
+/// zigzagged difference from the one before (the first from -1), so that
+/// consecutive ranks take a byte each. [`Cursor::ranks`] reads it.
+pub fn put_ranks(out: &mut impl Put, ranks: &[i64]) {
+    out.put(ranks.len() as u64);
+    let mut prev = -1i64;
+    for &r in ranks {
+        out.put_i(r.wrapping_sub(prev));
+        prev = r;
+    }
+}
+
 /// A reader over a byte slice that knows where the slice sits in its file,
 /// so that every error names the byte offset where decoding failed.
 #[derive(Clone)]
@@ -183,6 +220,18 @@ impl<'a> Cursor<'a> {
             .ok()
             .filter(|&n| n.saturating_mul(min_item_bytes.max(1)) <= self.remaining());
         fits.ok_or_else(|| Malformed::new(start, format!("count {n} exceeds the data left")))
+    }
+
+    /// A list of world ranks written by [`put_ranks`].
+    pub fn ranks(&mut self) -> Result<Vec<i64>, Malformed> {
+        let n = self.count(1)?;
+        let mut prev = -1i64;
+        (0..n)
+            .map(|_| {
+                prev = prev.wrapping_add(self.i64()?);
+                Ok(prev)
+            })
+            .collect()
     }
 
     /// A length-prefixed UTF-8 string.

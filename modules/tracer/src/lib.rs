@@ -606,34 +606,40 @@ macro_rules! start {
     };
 }
 
-/// Communicator constructors: parent first, new communicator last.
+/// The event of a communicator constructor: the parent `comm`, the new
+/// communicator's `handle`, and the members [`extract::members`] left in
+/// `scr` (with the remote group if `inter`).
+fn newcomm_event(
+    id: u32,
+    t0: u64,
+    t1: u64,
+    comm: u64,
+    handle: u64,
+    inter: bool,
+    scr: &extract::Scratch,
+) -> RawEvent<'_> {
+    RawEvent {
+        comm: Some(comm),
+        newcomm: Some(RawNewComm {
+            handle,
+            members: &scr.members,
+            remote: inter.then_some(&scr.remote[..]),
+        }),
+        ..RawEvent::plain(id, t0, t1)
+    }
+}
+
+/// Communicator constructors: parent first, new communicator last (any
+/// number of arguments between; `@last` finds the last one's name).
 macro_rules! newcomm {
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $new: $tnew) -> $r, $c, $new);
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty $(, $a:ident: $t:ty)+) -> $r:ty) => {
+        newcomm!(@last $id, $mpi, $x, ($c: $tc $(, $a: $t)+) -> $r, $c, [$($a)+]);
     };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $new: $tnew) -> $r, $c, $new);
+    (@last $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $c:ident, [$new:ident]) => {
+        newcomm!(@ $id, $mpi, $x, $args -> $r, $c, $new);
     };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $new: $tnew) -> $r, $c, $new);
-    };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $new: $tnew) -> $r, $c, $new);
-    };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $new: $tnew) -> $r, $c, $new);
-    };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $new: $tnew) -> $r, $c, $new);
-    };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $a5:ident: $t5:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $a5: $t5, $new: $tnew) -> $r, $c, $new);
-    };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $a5:ident: $t5:ty, $a6:ident: $t6:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $a5: $t5, $a6: $t6, $new: $tnew) -> $r, $c, $new);
-    };
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $a0:ident: $t0:ty, $a1:ident: $t1:ty, $a2:ident: $t2:ty, $a3:ident: $t3:ty, $a4:ident: $t4:ty, $a5:ident: $t5:ty, $a6:ident: $t6:ty, $a7:ident: $t7:ty, $new:ident: $tnew:ty) -> $r:ty) => {
-        newcomm!(@ $id, $mpi, $x, ($c: $tc, $a0: $t0, $a1: $t1, $a2: $t2, $a3: $t3, $a4: $t4, $a5: $t5, $a6: $t6, $a7: $t7, $new: $tnew) -> $r, $c, $new);
+    (@last $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $c:ident, [$skip:ident $($rest:ident)+]) => {
+        newcomm!(@last $id, $mpi, $x, $args -> $r, $c, [$($rest)+]);
     };
     (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $c:ident, $new:ident) => {
         traced!($id, $mpi, $x, $args -> $r,
@@ -643,15 +649,7 @@ macro_rules! newcomm {
                 if handle == mpi::COMM_NULL() {
                     scr.members.clear();
                 }
-                emit!(s, RawEvent {
-                    comm: Some($c.bits()),
-                    newcomm: Some(RawNewComm {
-                        handle: handle.bits(),
-                        members: &scr.members,
-                        remote: inter.then_some(&scr.remote[..]),
-                    }),
-                    ..RawEvent::plain($id, t0, t1)
-                });
+                emit!(s, newcomm_event($id, t0, t1, $c.bits(), handle.bits(), inter, &scr));
             });
     };
 }
@@ -669,14 +667,8 @@ macro_rules! idup {
                     scr.handles.push(out!($req).bits());
                 }
                 emit!(s, RawEvent {
-                    comm: Some($c.bits()),
                     reqs: &scr.handles,
-                    newcomm: Some(RawNewComm {
-                        handle: handle.bits(),
-                        members: &scr.members,
-                        remote: inter.then_some(&scr.remote[..]),
-                    }),
-                    ..RawEvent::plain($id, t0, t1)
+                    ..newcomm_event($id, t0, t1, $c.bits(), handle.bits(), inter, &scr)
                 });
             });
     };
