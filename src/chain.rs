@@ -8,6 +8,7 @@
 //! (0-based, configuration order, all stacks) is level `i + 1`; the top of
 //! the k-th named stack is level `N + k`. A stack handle is its top level.
 
+use crate::binding::Binding;
 use crate::config::{PcontrolMode, DEFAULT_STACK, INITIAL_PHASE};
 use crate::dispatch::{self, StackLayout, Table};
 use crate::level;
@@ -40,6 +41,11 @@ pub struct Chain {
     /// The wrappers of each module that its selection keeps, before rank
     /// and phase are applied.
     kept: Vec<Vec<(usize, *const ())>>,
+    /// How layers reach each other.
+    pub binding: Binding,
+    /// `(start, end, module index)` of every module segment, sorted, to
+    /// find the module a return address lies in.
+    code: Vec<(usize, usize, usize)>,
     live: Mutex<Live>,
 }
 
@@ -53,7 +59,7 @@ impl Chain {
     /// Groups `modules` into stacks (the default stack first, then named
     /// stacks in order of appearance) and applies the routine selection
     /// and Pcontrol delivery rules.
-    pub fn new(modules: Vec<Module>, pcontrol_mode: PcontrolMode, rank: i64) -> Chain {
+    pub fn new(modules: Vec<Module>, pcontrol_mode: PcontrolMode, binding: Binding, rank: i64) -> Chain {
         let mut stacks = vec![Stack {
             name: DEFAULT_STACK.into(),
             top: 0,
@@ -100,6 +106,12 @@ impl Chain {
                     .collect()
             })
             .collect();
+        let mut code: Vec<(usize, usize, usize)> = modules
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| m.ranges().map(move |(start, end)| (start, end, i)))
+            .collect();
+        code.sort_unstable();
         let live = Mutex::new(Live {
             rank,
             phase: INITIAL_PHASE,
@@ -110,6 +122,8 @@ impl Chain {
             stacks,
             pcontrol,
             kept,
+            binding,
+            code,
             live,
         }
     }
@@ -120,8 +134,9 @@ impl Chain {
     }
 
     /// Builds (or reuses) the table for the current rank and phase and
-    /// makes it live.
-    pub fn publish(&self) {
+    /// makes it live: in the dispatcher's tables, and in the entry table
+    /// and module GOT slots the binding writes.
+    pub fn publish(&self) -> Result<(), String> {
         let mut live = self.live.lock();
         let active: Vec<bool> = self
             .modules
@@ -144,6 +159,7 @@ impl Chain {
             Box::leak(Box::new(Table::build(self.levels(), &layouts)))
         });
         dispatch::publish(table);
+        self.binding.apply(&self.modules, table)
     }
 
     /// The application called `MPI_Pcontrol(level)`: switch phase, if any
@@ -157,7 +173,17 @@ impl Chain {
             std::mem::replace(&mut live.phase, phase) != phase
         };
         if changed {
-            self.publish();
+            self.republish();
+        }
+    }
+
+    /// Publishes again during the run, when there is no error path back
+    /// to the user: a failure to rewrite a module's GOT (which worked when
+    /// the modules were loaded) stops the process with the reason.
+    fn republish(&self) {
+        if let Err(e) = self.publish() {
+            eprintln!("pnmpi: error: cannot rebind the modules: {e}");
+            std::process::exit(1);
         }
     }
 
@@ -169,7 +195,7 @@ impl Chain {
             std::mem::replace(&mut live.rank, rank) != rank
         };
         if changed {
-            self.publish();
+            self.republish();
         }
     }
 
@@ -182,6 +208,13 @@ impl Chain {
     pub fn module_at(&self, level: u32) -> Option<(usize, &Module)> {
         let i = (level as usize).checked_sub(1)?;
         self.modules.get(i).map(|m| (i, m))
+    }
+
+    /// The module whose code or data holds `address`.
+    pub fn module_holding(&self, address: usize) -> Option<usize> {
+        let after = self.code.partition_point(|&(start, _, _)| start <= address);
+        let &(_, end, i) = self.code[..after].last()?;
+        (address < end).then_some(i)
     }
 
     /// The stack whose top is `top`.

@@ -38,4 +38,10 @@ pub enum Error {
         path: PathBuf,
         reason: String,
     },
+    /// An environment setting libpnmpi reads has a value it cannot use.
+    #[error("{0}")]
+    Setting(String),
+    /// The modules loaded but could not be bound to each other.
+    #[error("{0}")]
+    Bind(String),
 }

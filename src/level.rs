@@ -10,17 +10,33 @@
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    core::arch::global_asm!(
-        ".pushsection .tbss,\"awT\",@nobits",
-        ".p2align 2",
-        ".globl pnmpi_tls_level",
-        ".hidden pnmpi_tls_level",
-        ".type pnmpi_tls_level,@object",
-        ".size pnmpi_tls_level,4",
-        "pnmpi_tls_level:",
-        ".zero 4",
-        ".popsection",
-    );
+    /// Defines the hidden initial-exec TLS variable `$name` of `$size`
+    /// zeroed bytes, 8-byte aligned, for code that reads it through its
+    /// `@GOTTPOFF` offset.
+    macro_rules! tls_slot {
+        ($name:literal, $size:literal) => {
+            core::arch::global_asm!(concat!(
+                ".pushsection .tbss,\"awT\",@nobits\n.p2align 3\n.globl ",
+                $name,
+                "\n.hidden ",
+                $name,
+                "\n.type ",
+                $name,
+                ",@object\n.size ",
+                $name,
+                ",",
+                $size,
+                "\n",
+                $name,
+                ":\n.zero ",
+                $size,
+                "\n.popsection"
+            ));
+        };
+    }
+    pub(crate) use tls_slot;
+
+    tls_slot!("pnmpi_tls_level", 4);
 
     /// Where this thread's level lives: its offset from the thread
     /// pointer. Read once per call, then used for every access.
@@ -110,6 +126,8 @@ mod imp {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::tls_slot;
 pub use imp::Slot;
 
 /// The current level of the calling thread.

@@ -3,6 +3,7 @@
 //! stacks. Any error stops the process before MPI starts: a user who asked
 //! for a tool never silently runs without it.
 
+use crate::binding::{self, Binding};
 use crate::chain::Chain;
 use crate::config::{self, Config};
 use crate::error::Error;
@@ -125,17 +126,26 @@ fn setup() -> Result<(), Error> {
         }
     }
     let any = !modules.is_empty();
-    let chain = CHAIN.get_or_init(|| Chain::new(modules, config.pcontrol_mode, i64::from(rank)));
+    let requested = std::env::var(binding::VARIABLE).ok();
+    let binding = Binding::choose(requested.as_deref(), &modules).map_err(Error::Setting)?;
+    let chain = CHAIN.get_or_init(|| Chain::new(modules, config.pcontrol_mode, binding, i64::from(rank)));
     for hook in ["PNMPI_RegistrationPoint", "PNMPI_Init"] {
         chain.run_hook_everywhere(hook);
     }
-    chain.publish();
+    chain.publish().map_err(Error::Bind)?;
     if any {
         // SAFETY: registers a plain extern "C" function with no arguments.
         unsafe { libc::atexit(run_exit_hooks) };
     }
     if verbose() && rank == 0 {
         print_stack(&config, &chain.modules);
+        match &chain.binding {
+            Binding::Direct => {
+                let slots: usize = chain.modules.iter().map(|m| m.file().xmpi_slots.len()).sum();
+                eprintln!("pnmpi: binding: direct ({slots} XMPI_ slots bound)");
+            }
+            Binding::Dispatch(reason) => eprintln!("pnmpi: binding: dispatch ({reason})"),
+        }
     }
     Ok(())
 }

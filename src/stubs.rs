@@ -1,75 +1,89 @@
-//! The exported entry points, one pair per routine of the routine table:
+//! The exported entry points, one set per routine of the routine table:
 //!
-//! - `MPI_X`, which the application calls. If no module wraps X it costs one
-//!   load and one branch, then jumps to `PMPI_X`. Otherwise it enters the
-//!   first layer of X's link stack.
-//! - `XMPI_X`, which a module's wrapper calls to go one layer down: the next
-//!   module below the caller's level that wraps X, or `PMPI_X` at the
-//!   bottom.
-//!
-//! `MPI_Init`, `MPI_Init_thread` and `MPI_Session_init` first make sure the
-//! modules are loaded, so that the modules' own Init wrappers run.
+//! - `MPI_X`, which the application calls: one indirect jump through the
+//!   entry table (see `entry`), to the first wrapper of X or to `PMPI_X`,
+//!   so the first wrapper returns straight to the application's call site.
+//!   `MPI_Init`, `MPI_Init_thread` and `MPI_Session_init` first make sure
+//!   the modules are loaded, and `MPI_Pcontrol` first switches phase; they
+//!   keep a frame of libpnmpi's.
+//! - `XMPI_X`, which a module reaches when its call does not go through a
+//!   bound GOT slot (dispatch binding, a `dlsym`'ed pointer): the next
+//!   module below the caller that wraps X, or `PMPI_X` at the bottom.
+//! - `XMPI_X_NewStack`, which enters a named stack at its top.
 
-use crate::{dispatch, level, startup};
+use crate::{binding, caller, dispatch, level, startup};
 use pnmpi_mpi_sys::ffi;
-
-/// Is `name` one of the routines that start MPI (and so load modules)?
-const fn starts_mpi(name: &str) -> bool {
-    const STARTERS: [&str; 3] = ["MPI_Init", "MPI_Init_thread", "MPI_Session_init"];
-    let mut i = 0;
-    while i < STARTERS.len() {
-        if const_eq(name.as_bytes(), STARTERS[i].as_bytes()) {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-const fn const_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
 
 /// Level of the application, above every module.
 const TOP: u32 = 0;
 
 macro_rules! define_stub {
-    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident,
-     fixed ($($a:ident : $t:ty),*) -> $r:ty) => {
-        define_stub!(@entries $id, $mpi, $pmpi, $xmpi, $newstack, unsafe extern "C" fn($($t),*) -> $r,
-                     {}, ($($a : $t),*) -> $r);
+    // How the application's entry point behaves, by routine.
+    (@entry starter, $id:expr, $mpi:ident, $fty:ty, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        /// The application's entry point: loads the modules first.
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            startup::ensure_loaded();
+            // SAFETY: the entry table holds only functions of this
+            // routine's signature; the caller's arguments go on unchanged.
+            let rc = unsafe { std::mem::transmute::<*const (), $fty>(crate::entry::get($id))($($a),*) };
+            startup::after_start(stringify!($mpi));
+            rc
+        }
     };
-    // Only MPI_Pcontrol is variadic: its level also selects the phase.
-    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident,
-     variadic ($a0:ident : $t0:ty) -> $r:ty) => {
-        define_stub!(@entries $id, $mpi, $pmpi, $xmpi, $newstack, unsafe extern "C" fn($t0, ...) -> $r,
-                     { startup::pcontrol(i64::from($a0)); }, ($a0 : $t0) -> $r);
+    (@entry pcontrol, $id:expr, $mpi:ident, $fty:ty, ($a0:ident : $t0:ty) -> $r:ty) => {
+        /// The application's entry point: switches phase first.
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($a0: $t0) -> $r {
+            startup::pcontrol(i64::from($a0));
+            // SAFETY: as for the starters above.
+            unsafe { std::mem::transmute::<*const (), $fty>(crate::entry::get($id))($a0) }
+        }
     };
-    (@entries $id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident, $fty:ty, $before:block,
+    (@entry jump, $id:expr, $mpi:ident, $fty:ty, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        /// The application's entry point: one indirect jump, no frame.
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            core::arch::naked_asm!(
+                "jmp qword ptr [rip + {entry} + {offset}]",
+                entry = sym crate::entry::ENTRY,
+                offset = const $id * std::mem::size_of::<usize>(),
+            )
+        }
+
+        /// The application's entry point, through the entry table.
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[cfg(not(target_arch = "x86_64"))]
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            // SAFETY: as for the starters above.
+            unsafe { std::mem::transmute::<*const (), $fty>(crate::entry::get($id))($($a),*) }
+        }
+    };
+    (@entries $kind:ident, $id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident, $fty:ty,
      ($($a:ident : $t:ty),*) -> $r:ty) => {
         #[allow(non_snake_case)]
-        mod $mpi {
+        pub mod $mpi {
             use super::*;
 
-            /// Calls the first layer of this routine's stack below the
-            /// application (`FROM_TOP`) or below the calling thread's level.
-            /// Taking the same arguments as the entry points lets them
-            /// tail-call it.
-            #[inline(never)]
-            unsafe extern "C" fn descend<const FROM_TOP: bool>($($a: $t),*) -> $r {
-                let slot = level::Slot::current();
-                let current = slot.get();
-                let from = if FROM_TOP { TOP } else { current };
+            /// Calls the first layer of this routine's stack below level
+            /// `from`, with the thread at that layer's level meanwhile.
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments)] // MPI's own arity, plus three
+            unsafe fn descend(slot: level::Slot, current: u32, from: u32, $($a: $t),*) -> $r {
                 match dispatch::next($id, from) {
                     Some(hop) => {
                         // SAFETY: the loader only stores addresses of
@@ -86,42 +100,36 @@ macro_rules! define_stub {
                 }
             }
 
-            /// The application's entry point.
-            ///
-            /// # Safety
-            /// Called by C with the arguments of the MPI routine it is named after.
-            #[no_mangle]
-            pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
-                $before
-                if starts_mpi(stringify!($mpi)) {
-                    startup::ensure_loaded();
-                    // SAFETY: forwards the caller's arguments unchanged.
-                    let rc = unsafe { descend::<true>($($a),*) };
-                    startup::after_start(stringify!($mpi));
-                    return rc;
-                }
-                if !dispatch::is_wrapped($id) {
-                    // SAFETY: forwards the caller's arguments unchanged to
-                    // the native routine of the same signature.
-                    return unsafe { ffi::$pmpi($($a),*) };
-                }
-                // SAFETY: as above, through the link stack.
-                unsafe { descend::<true>($($a),*) }
+            /// The dispatcher's entry from the application (the entry
+            /// table holds it under dispatch binding).
+            pub unsafe extern "C" fn enter($($a: $t),*) -> $r {
+                let slot = level::Slot::current();
+                // SAFETY: forwards the caller's arguments unchanged.
+                unsafe { descend(slot, slot.get(), TOP, $($a),*) }
             }
 
-            /// The entry point a module calls to reach the next layer.
-            ///
-            /// # Safety
-            /// Called by C with the arguments of the MPI routine it is named after.
-            #[no_mangle]
-            pub unsafe extern "C" fn $xmpi($($a: $t),*) -> $r {
+            /// One layer below the module that called `XMPI_X`.
+            unsafe extern "C" fn below_caller($($a: $t),*) -> $r {
+                let from = binding::caller_level(caller::take());
                 if !dispatch::is_wrapped($id) {
                     // SAFETY: forwards the caller's arguments unchanged.
                     return unsafe { ffi::$pmpi($($a),*) };
                 }
+                let slot = level::Slot::current();
                 // SAFETY: forwards the caller's arguments unchanged.
-                unsafe { descend::<false>($($a),*) }
+                unsafe { descend(slot, slot.get(), from, $($a),*) }
             }
+
+            caller::records_caller!(
+                /// The entry point a module's unbound call reaches to go
+                /// one layer down.
+                ///
+                /// # Safety
+                /// Called by C with the arguments of the MPI routine it is named after.
+                $xmpi($($a : $t),*) -> $r => below_caller
+            );
+
+            define_stub!(@entry $kind, $id, $mpi, $fty, ($($a : $t),*) -> $r);
 
             /// Enters the stack whose handle is `stack` (from
             /// `PNMPI_Service_GetStackByName`) at its top, and comes back to
@@ -133,25 +141,33 @@ macro_rules! define_stub {
             /// routine it is named after.
             #[no_mangle]
             pub unsafe extern "C" fn $newstack(stack: std::ffi::c_int, $($a: $t),*) -> $r {
-                let _level = level::Guard::enter(stack as u32);
+                let slot = level::Slot::current();
+                let current = slot.get();
                 // SAFETY: forwards the caller's arguments unchanged.
-                unsafe { descend::<false>($($a),*) }
+                unsafe { descend(slot, current, stack as u32, $($a),*) }
             }
         }
     };
+    (@fixed $kind:ident, $id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident,
+     fixed ($($a:ident : $t:ty),*) -> $r:ty) => {
+        define_stub!(@entries $kind, $id, $mpi, $pmpi, $xmpi, $newstack,
+                     unsafe extern "C" fn($($t),*) -> $r, ($($a : $t),*) -> $r);
+    };
+    // Only MPI_Pcontrol is variadic: its level also selects the phase.
+    ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident,
+     variadic ($a0:ident : $t0:ty) -> $r:ty) => {
+        define_stub!(@entries pcontrol, $id, $mpi, $pmpi, $xmpi, $newstack,
+                     unsafe extern "C" fn($t0, ...) -> $r, ($a0 : $t0) -> $r);
+    };
+    // The routines that start MPI load the modules first.
+    ($id:expr, MPI_Init, $($rest:tt)*) => { define_stub!(@fixed starter, $id, MPI_Init, $($rest)*); };
+    ($id:expr, MPI_Init_thread, $($rest:tt)*) => {
+        define_stub!(@fixed starter, $id, MPI_Init_thread, $($rest)*);
+    };
+    ($id:expr, MPI_Session_init, $($rest:tt)*) => {
+        define_stub!(@fixed starter, $id, MPI_Session_init, $($rest)*);
+    };
+    ($id:expr, $mpi:ident, $($rest:tt)*) => { define_stub!(@fixed jump, $id, $mpi, $($rest)*); };
 }
 
 pnmpi_mpi_sys::for_each_routine!(define_stub);
-
-#[cfg(test)]
-mod tests {
-    use super::starts_mpi;
-
-    #[test]
-    fn only_init_routines_start_mpi() {
-        assert!(starts_mpi("MPI_Init"));
-        assert!(starts_mpi("MPI_Init_thread"));
-        assert!(!starts_mpi("MPI_Initialized"));
-        assert!(!starts_mpi("MPI_Send"));
-    }
-}

@@ -48,6 +48,8 @@ fn verbose_lists_the_stack_once_on_rank_zero() {
             format!("pnmpi:   2. seqA {} (7 routines)", a.display()),
             "pnmpi: stack other: 1 module(s)".to_string(),
             format!("pnmpi:   1. seqB {} (7 routines)", b.display()),
+            // One XMPI_Init in hooks.c, seven XMPI_ imports in each seq.
+            "pnmpi: binding: direct (15 XMPI_ slots bound)".to_string(),
         ]
     );
 }

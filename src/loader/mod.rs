@@ -9,11 +9,13 @@ pub use resolve::search_dirs;
 
 use crate::config::{Config, ModuleSpec};
 use crate::error::Error;
+use inspect::FileInfo;
 use open::Object;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A loaded module.
 pub struct Module {
@@ -55,6 +57,21 @@ impl Module {
     /// or the name it was configured by?
     pub fn answers_to(&self, name: &str) -> bool {
         self.module_name.as_deref() == Some(name) || self.file_stem() == name || self.spec.name == name
+    }
+
+    /// What the module's file says about it (GOT slots, segments).
+    pub fn file(&self) -> &FileInfo {
+        self.object.info()
+    }
+
+    /// The in-memory address of the module file's virtual address `vaddr`.
+    pub fn address(&self, vaddr: u64) -> usize {
+        self.object.address(vaddr)
+    }
+
+    /// The module's segments as `[start, end)` address ranges.
+    pub fn ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.object.ranges()
     }
 
     /// Calls the hook `name` (a `void (*)(void)`) if the module defines
@@ -138,27 +155,27 @@ fn nul_in_argument(config: &Config, spec: &ModuleSpec, key: &str) -> Error {
 /// Loads every module of `config`, in order. Modules of every stack are
 /// loaded, so that errors in any of them stop the run.
 pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
-    // PMPI_ imports by file: a file listed again is a private copy of one
+    // What each file says: a file listed again is a private copy of one
     // already read.
-    let mut seen: HashMap<PathBuf, BTreeSet<String>> = HashMap::new();
+    let mut seen: HashMap<PathBuf, Arc<FileInfo>> = HashMap::new();
     let mut modules = Vec::with_capacity(config.modules.len());
     for spec in &config.modules {
         let path = resolve::resolve(spec, &config.file, dirs)?;
         let identity = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         let private_copy = seen.contains_key(&identity);
         if !private_copy {
-            let imports =
-                inspect::pmpi_imports(&path).map_err(|reason| load_error(config, spec, &path, reason))?;
-            seen.insert(identity.clone(), imports);
+            let info = inspect::read(&path).map_err(|reason| load_error(config, spec, &path, reason))?;
+            seen.insert(identity.clone(), Arc::new(info));
         }
-        let object =
-            Object::open(&path, private_copy).map_err(|reason| load_error(config, spec, &path, reason))?;
+        let info = Arc::clone(&seen[&identity]);
+        let object = Object::open(&path, private_copy, info)
+            .map_err(|reason| load_error(config, spec, &path, reason))?;
         let wraps: Vec<(usize, *const ())> = ROUTINE_NAMES
             .iter()
             .enumerate()
             .filter_map(|(id, name)| object.own_symbol(name).map(|a| (id, a as *const ())))
             .collect();
-        refuse_unpatched(config, spec, &path, &seen[&identity], &wraps)?;
+        refuse_unpatched(config, spec, &path, &object.info().pmpi_imports, &wraps)?;
         let module_name = object.own_string("PNMPI_ModuleName");
         let arguments = spec
             .arguments

@@ -6,8 +6,9 @@ use super::status::{
     self, Status, FAILURE, NOARG, NOGLOBAL, NOMODULE, NOSERVICE, NOSTACK, SIGNATURE, SUCCESS,
 };
 use super::{NAME_MAX, SIG_MAX};
+use crate::caller::{self, records_caller};
 use crate::chain::Chain;
-use crate::{level, startup};
+use crate::{binding, level, startup};
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 /// `PNMPI_modHandle_t`: a module's index, or a stack's top level.
@@ -31,9 +32,13 @@ fn chain() -> Result<&'static Chain, Status> {
     startup::chain().ok_or(NOMODULE)
 }
 
-/// The calling module: the one whose hook or wrapper is running.
-fn current() -> Result<usize, Status> {
-    chain()?.module_at(level::get()).map(|(i, _)| i).ok_or(NOMODULE)
+/// The calling module: the one whose hook or wrapper is running, found
+/// by where the service returns to (see `binding::caller_level`).
+fn current(return_address: usize) -> Result<usize, Status> {
+    chain()?
+        .module_at(binding::caller_level(return_address))
+        .map(|(i, _)| i)
+        .ok_or(NOMODULE)
 }
 
 fn module(handle: Handle) -> Result<usize, Status> {
@@ -71,14 +76,18 @@ fn put<T>(out: *mut T, value: T) -> Result<(), Status> {
     Ok(())
 }
 
-/// # Safety
-/// `name` is a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn PNMPI_Service_RegisterModule(name: *const c_char) -> Status {
+records_caller!(
+    /// # Safety
+    /// `name` is a NUL-terminated string.
+    PNMPI_Service_RegisterModule(name: *const c_char) -> Status => register_module
+);
+
+unsafe extern "C" fn register_module(name: *const c_char) -> Status {
+    let caller = caller::take();
     answer(|| {
         // SAFETY: forwarded from the caller's contract.
         let name = unsafe { status::name(name, NAME_MAX) }?.to_string();
-        let me = current()?;
+        let me = current(caller)?;
         registry::with_entry(me, |e| e.name = Some(name));
         Ok(())
     })
@@ -99,11 +108,15 @@ pub unsafe extern "C" fn PNMPI_Service_GetModuleByName(name: *const c_char, hand
     })
 }
 
-/// # Safety
-/// `handle` points to writable memory.
-#[no_mangle]
-pub unsafe extern "C" fn PNMPI_Service_GetModuleSelf(handle: *mut Handle) -> Status {
-    answer(|| put(handle, current()? as Handle))
+records_caller!(
+    /// # Safety
+    /// `handle` points to writable memory.
+    PNMPI_Service_GetModuleSelf(handle: *mut Handle) -> Status => module_self
+);
+
+unsafe extern "C" fn module_self(handle: *mut Handle) -> Status {
+    let me = current(caller::take());
+    answer(|| put(handle, me? as Handle))
 }
 
 /// # Safety
@@ -131,10 +144,14 @@ pub extern "C" fn PNMPI_Service_ChangeStack(stack: Handle) -> Status {
     })
 }
 
-/// # Safety
-/// `descriptor` points to a filled `PNMPI_Service_descriptor_t`.
-#[no_mangle]
-pub unsafe extern "C" fn PNMPI_Service_RegisterService(descriptor: *const ServiceDescriptor) -> Status {
+records_caller!(
+    /// # Safety
+    /// `descriptor` points to a filled `PNMPI_Service_descriptor_t`.
+    PNMPI_Service_RegisterService(descriptor: *const ServiceDescriptor) -> Status => register_service
+);
+
+unsafe extern "C" fn register_service(descriptor: *const ServiceDescriptor) -> Status {
+    let caller = caller::take();
     answer(|| {
         // SAFETY: null is refused; otherwise the caller's descriptor.
         let d = unsafe { descriptor.as_ref() }.ok_or(FAILURE)?;
@@ -143,7 +160,7 @@ pub unsafe extern "C" fn PNMPI_Service_RegisterService(descriptor: *const Servic
             sig: field(&d.sig)?,
             fct: d.fct,
         };
-        let me = current()?;
+        let me = current(caller)?;
         registry::with_entry(me, |e| {
             e.services.retain(|s| s.name != service.name);
             e.services.push(service);
@@ -183,10 +200,14 @@ pub unsafe extern "C" fn PNMPI_Service_GetServiceByName(
     })
 }
 
-/// # Safety
-/// `descriptor` points to a filled `PNMPI_Global_descriptor_t`.
-#[no_mangle]
-pub unsafe extern "C" fn PNMPI_Service_RegisterGlobal(descriptor: *const GlobalDescriptor) -> Status {
+records_caller!(
+    /// # Safety
+    /// `descriptor` points to a filled `PNMPI_Global_descriptor_t`.
+    PNMPI_Service_RegisterGlobal(descriptor: *const GlobalDescriptor) -> Status => register_global
+);
+
+unsafe extern "C" fn register_global(descriptor: *const GlobalDescriptor) -> Status {
+    let caller = caller::take();
     answer(|| {
         // SAFETY: null is refused; otherwise the caller's descriptor.
         let d = unsafe { descriptor.as_ref() }.ok_or(FAILURE)?;
@@ -195,7 +216,7 @@ pub unsafe extern "C" fn PNMPI_Service_RegisterGlobal(descriptor: *const GlobalD
             sig: d.sig,
             addr: d.addr,
         };
-        let me = current()?;
+        let me = current(caller)?;
         registry::with_entry(me, |e| {
             e.globals.retain(|g| g.name != global.name);
             e.globals.push(global);
@@ -252,14 +273,17 @@ pub unsafe extern "C" fn PNMPI_Service_GetArgument(
     })
 }
 
-/// The calling module's argument `key`, or null.
-///
-/// # Safety
-/// `key` is a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn PNMPI_Service_GetArgumentSelf(key: *const c_char) -> *const c_char {
+records_caller!(
+    /// The calling module's argument `key`, or null.
+    ///
+    /// # Safety
+    /// `key` is a NUL-terminated string.
+    PNMPI_Service_GetArgumentSelf(key: *const c_char) -> *const c_char => argument_self
+);
+
+unsafe extern "C" fn argument_self(key: *const c_char) -> *const c_char {
+    let me = current(caller::take()).map_or(-1, |i| i as Handle);
     let mut value = std::ptr::null();
-    let me = current().map_or(-1, |i| i as Handle);
     // SAFETY: forwarded from the caller's contract; `value` is local.
     let status = unsafe { PNMPI_Service_GetArgument(me, key, &mut value) };
     if status == SUCCESS {
@@ -276,25 +300,32 @@ pub unsafe extern "C" fn PNMPI_Service_GetPcontrol(handle: Handle, flag: *mut c_
     answer(|| put(flag, c_int::from(chain()?.gets_pcontrol(module(handle)?))))
 }
 
-/// Does `MPI_Pcontrol` reach the calling module? 0 outside any module.
-#[no_mangle]
-pub extern "C" fn PNMPI_Service_GetPcontrolSelf() -> c_int {
-    match (chain(), current()) {
+records_caller!(
+    /// Does `MPI_Pcontrol` reach the calling module? 0 outside any module.
+    PNMPI_Service_GetPcontrolSelf() -> c_int => pcontrol_self
+);
+
+extern "C" fn pcontrol_self() -> c_int {
+    match (chain(), current(caller::take())) {
         (Ok(chain), Ok(me)) => c_int::from(chain.gets_pcontrol(me)),
         _ => 0,
     }
 }
 
-/// Calls `hook` in the next module below the caller, in the caller's
-/// stack, that defines it; that module may recurse in turn.
-///
-/// # Safety
-/// `hook` is a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn PNMPI_Service_CallHook(hook: *const c_char) {
+records_caller!(
+    /// Calls `hook` in the next module below the caller, in the caller's
+    /// stack, that defines it; that module may recurse in turn.
+    ///
+    /// # Safety
+    /// `hook` is a NUL-terminated string.
+    PNMPI_Service_CallHook(hook: *const c_char) -> () => call_hook
+);
+
+unsafe extern "C" fn call_hook(hook: *const c_char) {
+    let from = binding::caller_level(caller::take());
     // SAFETY: forwarded from the caller's contract.
     if let (Ok(hook), Ok(chain)) = (unsafe { status::name(hook, NAME_MAX) }, chain()) {
-        chain.call_hook_below(level::get(), hook);
+        chain.call_hook_below(from, hook);
     }
 }
 

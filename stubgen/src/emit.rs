@@ -49,6 +49,17 @@ pub fn table(routines: &[Routine], flavor: &str) -> String {
         );
     }
     let _ = writeln!(out, "    }};\n}}");
+    let pairs: String = routines
+        .iter()
+        .map(|r| format!("            (MPI_{n}, PMPI_{n}),\n", n = r.name))
+        .collect();
+    let _ = writeln!(
+        out,
+        "/// Calls `$m! {{ (MPI_X, PMPI_X), ... }}` once with every routine in id order, \
+         for tables indexed by routine id.\n\
+         #[macro_export]\nmacro_rules! all_routines {{\n    ($m:ident) => {{\n        $m! {{\n\
+         {pairs}        }}\n    }};\n}}"
+    );
     out
 }
 
@@ -122,6 +133,7 @@ mod tests {
         assert!(
             t.contains("$m! { 1, MPI_Wtime, PMPI_Wtime, XMPI_Wtime, XMPI_Wtime_NewStack, fixed () -> f64 }")
         );
+        assert!(t.contains("(MPI_Pcontrol, PMPI_Pcontrol),\n            (MPI_Wtime, PMPI_Wtime),"));
         // The generated source must be valid Rust.
         syn::parse_file(&t).unwrap();
     }

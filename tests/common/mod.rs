@@ -136,15 +136,24 @@ pub enum Link {
 
 /// Builds `c-tests/programs/<name>.c`.
 pub fn program(name: &str, link: Link) -> PathBuf {
-    cached(format!("program {name} {link:?}"), || {
-        let out = build_dir().join(format!("{name}-{link:?}"));
-        let mut args = vec![
-            "-O2".into(),
-            "-g".into(),
-            "-o".into(),
-            s(&out),
-            s(&c_tests().join(format!("programs/{name}.c"))),
-        ];
+    program_with_flags(name, link, "", &[])
+}
+
+/// Builds `c-tests/programs/<name>.c` like [`program`], with extra compiler
+/// and linker flags (e.g. `-rdynamic`), as `<name>-<link>-<tag>` (no tag:
+/// plain [`program`]).
+pub fn program_with_flags(name: &str, link: Link, tag: &str, flags: &[&str]) -> PathBuf {
+    cached(format!("program {name} {link:?} {tag}"), || {
+        let suffix = if tag.is_empty() {
+            String::new()
+        } else {
+            format!("-{tag}")
+        };
+        let out = build_dir().join(format!("{name}-{link:?}{suffix}"));
+        let mut args: Vec<String> = ["-O2", "-g", "-o"].map(String::from).into();
+        args.push(s(&out));
+        args.extend(flags.iter().map(|f| f.to_string()));
+        args.push(s(&c_tests().join(format!("programs/{name}.c"))));
         args.extend(chaincheck_link());
         args.push("-lpthread".into());
         if link == Link::Pnmpi {
@@ -179,6 +188,13 @@ pub fn api_module(src: &str, out_name: &str, defines: &[&str]) -> PathBuf {
         defines,
         &["-Wall".into(), "-Wextra".into(), "-Werror".into(), include],
     )
+}
+
+/// Builds a module like [`module`], with extra compiler and linker flags
+/// (`-Wl,-z,now`, `-fno-plt`, `-Wall`, ...).
+pub fn module_with_flags(src: &str, out_name: &str, defines: &[&str], flags: &[&str]) -> PathBuf {
+    let extra: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+    compile_module(src, out_name, defines, &extra)
 }
 
 fn compile_module(src: &str, out_name: &str, defines: &[&str], extra: &[String]) -> PathBuf {

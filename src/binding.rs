@@ -1,0 +1,170 @@
+//! How one layer reaches the next.
+//!
+//! - **Direct** (the default on x86-64): every `XMPI_X` GOT slot of every
+//!   module is written with the address of the next wrapper of X below
+//!   that module in its own stack, or with `PMPI_X`, and the entry table
+//!   behind the application's `MPI_X` holds the first wrapper. A call goes
+//!   from layer to layer exactly as under static PMPI linking: no lookup,
+//!   no thread-local state, no frame of libpnmpi's.
+//! - **Dispatch**: the entry table holds the dispatcher, which keeps the
+//!   calling thread's level and finds each next layer in the link stacks;
+//!   modules' `XMPI_X` imports reach libpnmpi's exported `XMPI_X`. Chosen
+//!   with `PNMPI_BINDING=dispatch`, on other architectures, and when a
+//!   module moves the thread between stacks with
+//!   `PNMPI_Service_ChangeStack` or keeps an `XMPI_X` address in data.
+//!
+//! Rebinding (a phase or rank selection change) writes the slots of the
+//! lowest module first and the entry table last, one aligned pointer store
+//! each, so a thread inside the chain meanwhile always finds a complete
+//! chain: old above, new below.
+
+use crate::dispatch::Table;
+use crate::loader::Module;
+use crate::{entry, level, startup};
+use pnmpi_mpi_sys::ROUTINE_COUNT;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The environment variable that chooses the binding.
+pub const VARIABLE: &str = "PNMPI_BINDING";
+
+/// Level of the application, the top of the default stack.
+const TOP: u32 = 0;
+
+/// How layers reach each other for the whole run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// Module GOT slots point straight at the next layer.
+    Direct,
+    /// Every layer goes through the dispatcher, for the reason given.
+    Dispatch(String),
+}
+
+impl Binding {
+    /// The binding for `modules`, given the value of `PNMPI_BINDING`.
+    pub fn choose(requested: Option<&str>, modules: &[Module]) -> Result<Binding, String> {
+        match requested.unwrap_or_default() {
+            "" | "direct" => {}
+            "dispatch" => return Ok(Binding::Dispatch(format!("{VARIABLE}=dispatch"))),
+            other => {
+                return Err(format!(
+                    "{VARIABLE}={other:?} is not a binding; use `direct` (the default) or `dispatch`"
+                ))
+            }
+        }
+        if !cfg!(target_arch = "x86_64") {
+            return Ok(Binding::Dispatch(
+                "direct binding is implemented for x86-64 only".into(),
+            ));
+        }
+        for m in modules {
+            if m.file().changes_stack {
+                return Ok(Binding::Dispatch(format!(
+                    "module `{}` calls PNMPI_Service_ChangeStack, whose thread-local stack switch only the \
+                     dispatcher follows",
+                    m.display_name()
+                )));
+            }
+            if let Some(name) = m.file().unbindable.first() {
+                return Ok(Binding::Dispatch(format!(
+                    "module `{}` keeps the address of {name} in data, where binding cannot follow it",
+                    m.display_name()
+                )));
+            }
+        }
+        Ok(Binding::Direct)
+    }
+
+    /// Points the entry table, and under direct binding every module's
+    /// `XMPI_X` slots, at the layers of `table`.
+    pub fn apply(&self, modules: &[Module], table: &Table) -> Result<(), String> {
+        match self {
+            Binding::Direct => {
+                for (i, m) in modules.iter().enumerate().rev() {
+                    bind_module(m, i as u32 + 1, table)?;
+                }
+                for id in 0..ROUTINE_COUNT {
+                    entry::set(id, table.next(id, TOP).map_or(entry::native(id), |hop| hop.func));
+                }
+            }
+            Binding::Dispatch(_) => {
+                for id in 0..ROUTINE_COUNT {
+                    let wrapped = table.depth(id) > 0;
+                    entry::set(
+                        id,
+                        if wrapped {
+                            entry::dispatcher(id)
+                        } else {
+                            entry::native(id)
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The level of the module that called an `XMPI_X` fallback entry or a
+/// `...Self` service, which returned to `return_address`: under direct
+/// binding the module holding that address, else the thread's level (kept
+/// by the dispatcher, and set while hooks run).
+pub fn caller_level(return_address: usize) -> u32 {
+    startup::chain()
+        .filter(|chain| chain.binding == Binding::Direct)
+        .and_then(|chain| chain.module_holding(return_address))
+        .map_or_else(level::get, |i| i as u32 + 1)
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf only reads a system constant.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size).unwrap_or(4096)
+}
+
+/// Writes every `XMPI_X` slot of module `m` (at `level`) with the next
+/// layer below it. Slots on pages the loader made read-only (RELRO) are
+/// written with that page made writable for the moment of the write.
+fn bind_module(m: &Module, level: u32, table: &Table) -> Result<(), String> {
+    let file = m.file();
+    if file.xmpi_slots.is_empty() {
+        return Ok(());
+    }
+    let page = page_size();
+    let floor = |address: usize| address & !(page - 1);
+    let relro = file
+        .relro
+        .map(|r| (floor(m.address(r.start)), floor(m.address(r.end()))));
+    let locked: BTreeSet<usize> = file
+        .xmpi_slots
+        .iter()
+        .map(|&(_, vaddr)| floor(m.address(vaddr)))
+        .filter(|p| relro.is_some_and(|(start, end)| (start..end).contains(p)))
+        .collect();
+    let protect = |prot: libc::c_int| -> Result<(), String> {
+        for &p in &locked {
+            // SAFETY: `p` is a page of the module's own RELRO segment,
+            // which stays mapped; only its protection changes, between
+            // read-only and read-write, so reads never fault.
+            if unsafe { libc::mprotect(p as *mut libc::c_void, page, prot) } != 0 {
+                return Err(format!(
+                    "cannot change the protection of module `{}`'s GOT page at {p:#x}: {}",
+                    m.display_name(),
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+        Ok(())
+    };
+    protect(libc::PROT_READ | libc::PROT_WRITE)?;
+    for &(id, vaddr) in &file.xmpi_slots {
+        let target = table.next(id, level).map_or(entry::native(id), |hop| hop.func);
+        let slot = m.address(vaddr) as *mut usize;
+        // SAFETY: `slot` is a GOT entry of the loaded module (a JUMP_SLOT or
+        // GLOB_DAT relocation names it), pointer-aligned and writable now;
+        // the atomic store lets threads calling through it meanwhile read
+        // either the old or the new layer, both complete.
+        unsafe { AtomicUsize::from_ptr(slot) }.store(target as usize, Ordering::Release);
+    }
+    protect(libc::PROT_READ)
+}
