@@ -11,7 +11,8 @@
 //!   modules' `XMPI_X` imports reach libpnmpi's exported `XMPI_X`. Chosen
 //!   with `PNMPI_BINDING=dispatch`, on other architectures, and when a
 //!   module moves the thread between stacks with
-//!   `PNMPI_Service_ChangeStack` or keeps an `XMPI_X` address in data.
+//!   `PNMPI_Service_ChangeStack`, keeps an `XMPI_X` address in data, or
+//!   brings in a library of its own that calls `XMPI_X`.
 //!
 //! Rebinding (a phase or rank selection change) writes the slots of the
 //! lowest module first and the entry table last, one aligned pointer store
@@ -63,6 +64,13 @@ impl Binding {
                     "module `{}` calls PNMPI_Service_ChangeStack, whose thread-local stack switch only the \
                      dispatcher follows",
                     m.display_name()
+                )));
+            }
+            if let Some(helper) = m.helpers_calling_xmpi.first() {
+                return Ok(Binding::Dispatch(format!(
+                    "module `{}` loaded {}, which calls XMPI_ routines from a GOT libpnmpi does not bind",
+                    m.display_name(),
+                    helper.display()
                 )));
             }
             if let Some(name) = m.file().unbindable.first() {

@@ -585,3 +585,31 @@ fn an_unknown_pnmpi_binding_stops_the_run() {
         assert!(err.contains(word), "`{word}` missing:\n{err}");
     }
 }
+
+#[test]
+fn a_module_whose_wrappers_call_down_from_its_own_library_gets_the_dispatcher() {
+    // The core library's GOT is not the module's: binding it to the
+    // module's level is not possible, so the whole chain is dispatched,
+    // and every call still reaches the module below exactly once.
+    module_with_flags("splitcore", "libsplitcore", &[], WARN);
+    let dir = modules_dir();
+    let (link, rpath) = (
+        format!("-L{}", dir.display()),
+        format!("-Wl,-rpath,{}", dir.display()),
+    );
+    let flags: Vec<&str> = WARN
+        .iter()
+        .copied()
+        .chain([link.as_str(), "-Wl,--no-as-needed", "-lsplitcore", rpath.as_str()])
+        .collect();
+    let front = module_with_flags("splitfront", "splitfront", &[], &flags);
+    let case = case_of(&[&front, &retaddr("B")], &[("PNMPI_VERBOSE", "1")]);
+    let run = run_app(&case, &[], 6);
+    let line = assert_binding_line(&run, "dispatch (");
+    assert!(line.contains("libsplitcore.so"), "{}", run.stderr);
+    assert_eq!(
+        sorted_lines(&run, "splitfront:"),
+        both_ranks(|r| [format!("splitfront: rank {r} sends 6")])
+    );
+    assert_all_from_libpnmpi(&run, &["retaddrB.so"]);
+}

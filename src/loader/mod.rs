@@ -1,6 +1,7 @@
 //! Loads the configured modules, finds which MPI routines each one wraps,
 //! and runs the LLNL-compatible module hooks.
 
+mod deps;
 mod inspect;
 mod open;
 mod resolve;
@@ -28,6 +29,9 @@ pub struct Module {
     pub wraps: Vec<(usize, *const ())>,
     /// Loaded from a private copy because the same file was listed before.
     pub private_copy: bool,
+    /// Libraries loaded with the module that call `XMPI_` routines
+    /// themselves (see `deps`).
+    pub helpers_calling_xmpi: Vec<PathBuf>,
     /// `argument KEY VALUE` as C strings, for the services.
     arguments: Vec<(CString, CString)>,
     object: Object,
@@ -168,8 +172,10 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
             seen.insert(identity.clone(), Arc::new(info));
         }
         let info = Arc::clone(&seen[&identity]);
+        let before = deps::loads();
         let object = Object::open(&path, private_copy, info)
             .map_err(|reason| load_error(config, spec, &path, reason))?;
+        let helpers_calling_xmpi = deps::helpers_calling_xmpi(before);
         let wraps: Vec<(usize, *const ())> = ROUTINE_NAMES
             .iter()
             .enumerate()
@@ -191,6 +197,7 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
             module_name,
             wraps,
             private_copy,
+            helpers_calling_xmpi,
             arguments,
             object,
         });

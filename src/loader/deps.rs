@@ -1,0 +1,60 @@
+//! The libraries a module brings in with it. A module whose wrappers live
+//! in a library of its own (a thin module file over a tool's core library)
+//! calls `XMPI_X` from that library, whose GOT libpnmpi does not bind: such
+//! calls can only be placed in the chain by the dispatcher.
+
+use std::ffi::{c_int, c_void, CStr, OsStr};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+/// How many objects the process has loaded so far (`dlpi_adds`).
+pub fn loads() -> u64 {
+    unsafe extern "C" fn first(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
+        // SAFETY: the loader passes a valid `info`; `data` is the `u64`
+        // below.
+        unsafe { *data.cast::<u64>() = (*info).dlpi_adds };
+        1
+    }
+    let mut adds = 0u64;
+    // SAFETY: the callback only reads `info` and writes `adds`.
+    unsafe { libc::dl_iterate_phdr(Some(first), (&raw mut adds).cast()) };
+    adds
+}
+
+/// The libraries loaded after `before` (a [`loads`] count), apart from
+/// the module itself (the first of them), that call `XMPI_` routines.
+pub fn helpers_calling_xmpi(before: u64) -> Vec<PathBuf> {
+    let added = loads().saturating_sub(before);
+    if added <= 1 {
+        return Vec::new();
+    }
+    last_loaded(added as usize - 1)
+        .into_iter()
+        .filter(|p| {
+            super::inspect::read(p).is_ok_and(|i| !i.xmpi_slots.is_empty() || !i.unbindable.is_empty())
+        })
+        .collect()
+}
+
+/// Paths of the `count` objects loaded last.
+fn last_loaded(count: usize) -> Vec<PathBuf> {
+    unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
+        // SAFETY: the loader passes a valid `info` whose name, if not null,
+        // is a C string; `data` is the vector below.
+        unsafe {
+            let name = (*info).dlpi_name;
+            let names = &mut *data.cast::<Vec<PathBuf>>();
+            names.push(if name.is_null() {
+                PathBuf::new()
+            } else {
+                PathBuf::from(OsStr::from_bytes(CStr::from_ptr(name).to_bytes()))
+            });
+        }
+        0
+    }
+    let mut names: Vec<PathBuf> = Vec::new();
+    // SAFETY: the callback only reads `info` and pushes to `names`.
+    unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut names).cast()) };
+    let skip = names.len().saturating_sub(count);
+    names.split_off(skip)
+}
