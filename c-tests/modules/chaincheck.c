@@ -21,3 +21,10 @@ const char *chaincheck_take(void)
     log_len = 0;
     return taken;
 }
+
+void chaincheck_show(int rank, const char *what)
+{
+    const char *log = chaincheck_take();
+    if (rank == 0)
+        printf("%s: %s\n", what, log);
+}

@@ -8,9 +8,7 @@ static int rank;
 
 static void show(const char *what)
 {
-    const char *log = chaincheck_take();
-    if (rank == 0)
-        printf("%s: %s\n", what, log);
+    chaincheck_show(rank, what);
 }
 
 int main(int argc, char **argv)

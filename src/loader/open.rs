@@ -1,6 +1,7 @@
-//! dlopen of one module file, and lookups that only accept symbols the
-//! module itself defines (a plain `dlsym` on a handle would also find the
-//! `MPI_X` of libpnmpi or libmpi among the module's dependencies).
+//! dlopen of one module file, and lookups of the symbols the module itself
+//! defines, from its file's dynamic symbol table placed at its load base
+//! (a plain `dlsym` on a handle would also find the `MPI_X` of libpnmpi or
+//! libmpi among the module's dependencies).
 
 use super::inspect::FileInfo;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
@@ -101,9 +102,9 @@ fn open_path(path: &Path) -> Result<Library, String> {
 /// the file is removed once loaded (the mapping keeps it alive).
 fn open_private_copy(path: &Path, loaded: u64) -> Result<Library, String> {
     let base = path.file_name().unwrap_or_default().to_string_lossy();
+    static COPIES: AtomicUsize = AtomicUsize::new(0);
     let mut last = String::new();
     for dir in [PathBuf::from("/dev/shm"), std::env::temp_dir()] {
-        static COPIES: AtomicUsize = AtomicUsize::new(0);
         let n = COPIES.fetch_add(1, Ordering::Relaxed);
         let copy = dir.join(format!("pnmpi-{}-copy{n}-{base}", std::process::id()));
         let written = std::fs::OpenOptions::new()

@@ -152,20 +152,17 @@ impl Table {
     /// The slot of (routine, ra), if a walk has put it in the table.
     #[inline(always)]
     fn find(&self, routine: usize, ra: usize) -> Option<usize> {
-        for i in self.probe(routine, ra) {
-            let slot = &self.slots[i];
-            let key = slot.ra.get() as usize;
-            if key == ra && slot.routine.get() as usize == routine {
-                return Some(i);
-            }
-            if key == 0 {
-                return None;
-            }
-        }
-        None
+        self.lookup::<false>(routine, ra)
     }
 
     fn find_or_insert(&self, routine: usize, ra: usize) -> Option<usize> {
+        self.lookup::<true>(routine, ra)
+    }
+
+    /// Probes for (routine, ra); at the first free slot, claims it when
+    /// `INSERT`, else stops. None when the probes run out.
+    #[inline(always)]
+    fn lookup<const INSERT: bool>(&self, routine: usize, ra: usize) -> Option<usize> {
         for i in self.probe(routine, ra) {
             let slot = &self.slots[i];
             let key = slot.ra.get() as usize;
@@ -173,6 +170,9 @@ impl Table {
                 return Some(i);
             }
             if key == 0 {
+                if !INSERT {
+                    return None;
+                }
                 slot.routine.set(routine as u64);
                 slot.ra.set(ra as u64);
                 return Some(i);
