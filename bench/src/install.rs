@@ -1,9 +1,10 @@
 //! The libpnmpi build under test and the MPI it belongs to.
 //!
-//! The bench measures the libpnmpi.so and libempty.so of its own cargo
-//! target folder (next to its executable), so that
-//! `CARGO_TARGET_DIR=target/mpich cargo run -p pnmpi-bench` measures the
-//! MPICH build and never mixes one MPI's libpnmpi with the other's programs.
+//! The bench measures the libpnmpi.so of its own cargo target folder (next
+//! to its executable), so that `CARGO_TARGET_DIR=target/mpich cargo run -p
+//! pnmpi-bench` measures the MPICH build and never mixes one MPI's libpnmpi
+//! with the other's programs. Its layers are the compact empty module of
+//! the same target folder, which it builds itself (`--profile compact`).
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -57,7 +58,8 @@ pub fn mpirun(flavor: Flavor, np: usize) -> Command {
 pub struct Install {
     /// The folder holding libpnmpi.so; programs link and find it here.
     pub dir: PathBuf,
-    /// The empty module, which a configuration lists once per layer.
+    /// The compact empty module (no std), which a configuration lists once
+    /// per layer: a layer as small as the paper's C layer.
     pub libempty: PathBuf,
     /// The MPI libpnmpi was generated for.
     pub flavor: Flavor,
@@ -75,14 +77,12 @@ impl Install {
     }
 
     fn in_dir(dir: &Path) -> Result<Install> {
-        for lib in ["libpnmpi.so", "libempty.so"] {
-            if !dir.join(lib).is_file() {
-                bail!(
-                    "{} missing: build the workspace first (`cargo build --release --workspace`, \
-                     with the same MPICC and CARGO_TARGET_DIR)",
-                    dir.join(lib).display()
-                );
-            }
+        if !dir.join("libpnmpi.so").is_file() {
+            bail!(
+                "{} missing: build the workspace first (`cargo build --release --workspace`, \
+                 with the same MPICC and CARGO_TARGET_DIR)",
+                dir.join("libpnmpi.so").display()
+            );
         }
         let report_path = dir.join("pnmpi-build-report.txt");
         let report = std::fs::read_to_string(&report_path)
@@ -93,7 +93,7 @@ impl Install {
             .with_context(|| format!("{} has no `generated: N routines` line", report_path.display()))?;
         Ok(Install {
             dir: dir.to_path_buf(),
-            libempty: dir.join("libempty.so"),
+            libempty: build_compact_empty(dir)?,
             flavor,
             routines,
         })
@@ -120,6 +120,36 @@ impl Install {
         }
         Ok(())
     }
+}
+
+/// Builds the compact empty module into the target folder that holds
+/// `dir` (cargo only relinks it when a source changed) and returns its path.
+/// A std-linked module maps 380 KiB per layer, so deep chains would measure
+/// page walks; `--module` still layers any other module.
+fn build_compact_empty(dir: &Path) -> Result<PathBuf> {
+    let target = dir.parent().context("the target folder has no parent")?;
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("pnmpi-bench: building the compact empty module (cargo build --profile compact)");
+    let status = Command::new(&cargo)
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            "compact",
+            "-p",
+            "pnmpi-module-empty",
+        ])
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target)
+        .status()
+        .with_context(|| format!("cannot run {}", Path::new(&cargo).display()))?;
+    if !status.success() {
+        bail!("`cargo build --profile compact -p pnmpi-module-empty` failed ({status})");
+    }
+    Ok(target.join("compact").join("libempty.so"))
 }
 
 /// N in the build report's `generated: N routines` line.

@@ -28,9 +28,9 @@ use std::process::ExitCode;
 
 /// Measure ns per MPI_Comm_rank call: native MPI versus libpnmpi with 0, 1, 10 ... empty modules.
 ///
-/// Uses libpnmpi.so and libempty.so from the cargo target folder this
-/// executable is in; build the workspace first with the same MPICC and
-/// CARGO_TARGET_DIR. Prints a table to stdout and progress to stderr.
+/// Uses libpnmpi.so from the cargo target folder this executable is in
+/// (build the workspace first with the same MPICC and CARGO_TARGET_DIR) and
+/// the compact empty module, which it builds into the same folder. Prints a table to stdout and progress to stderr.
 /// `pnmpi-bench suite` runs the paper's whole section 5 side by side.
 #[derive(Parser, Debug)]
 #[command(name = "pnmpi-bench", version, about, args_conflicts_with_subcommands = true)]

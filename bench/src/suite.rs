@@ -71,7 +71,9 @@ pub struct SuiteArgs {
     /// ping-pong runs always use mpirun.
     #[arg(long, value_enum, default_value_t = Launch::Mpirun)]
     launch: Launch,
-    /// The module to layer [default: libempty.so next to this executable].
+    /// The module to layer [default: the compact empty module, built into
+    /// this executable's target folder; `target/release/libempty.so` is the
+    /// std-linked one].
     #[arg(long, value_name = "PATH")]
     module: Option<PathBuf>,
     /// Write every median and every derived figure as CSV to this file.

@@ -2,8 +2,9 @@
 //! CI notices when the benchmark code, its C programs or its plots break.
 //! The numbers are meaningless at these sizes; only the plumbing is checked.
 //!
-//! Needs the workspace built first (libpnmpi.so and libempty.so next to the
-//! bench executable), as `scripts/test.sh` does.
+//! Needs the workspace built first (libpnmpi.so next to the bench
+//! executable), as `scripts/test.sh` does; the bench builds the compact
+//! empty module itself.
 
 use std::path::Path;
 use std::process::Command;

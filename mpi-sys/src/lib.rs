@@ -2,6 +2,11 @@
 //! declarations (`ffi`), and the routine table (`ROUTINE_NAMES`,
 //! `for_each_routine!`) that libpnmpi and every Rust module share, so that
 //! routine ids and signatures agree across crates.
+//!
+//! `no_std`, so that a module built without std (the compact empty module)
+//! can use it.
+
+#![no_std]
 
 extern crate self as pnmpi_mpi_sys;
 

@@ -68,7 +68,7 @@ fn ompi_like_header_yields_every_prototype() {
     // `const int sendcounts[]` decays to a pointer.
     assert_eq!(
         by("Alltoallw").params[1].replace(' ', ""),
-        "*const::std::os::raw::c_int"
+        "*const::core::ffi::c_int"
     );
     assert_eq!(by("Alltoallw").params.len(), 9);
     // Function-pointer typedef parameters keep the typedef's name.

@@ -4,6 +4,25 @@
 //!
 //! Its wrappers come from the same routine table as libpnmpi's stubs, so it
 //! always wraps exactly the routines libpnmpi exports.
+//!
+//! Built with `panic = "abort"` (`cargo build --profile compact`), it drops
+//! std: std's runtime would map 380 KiB per layer, and a chain of 1000
+//! private copies would then spend its time in page walks, not in layers.
+
+#![cfg_attr(panic = "abort", no_std)]
+
+#[cfg(panic = "abort")]
+extern "C" {
+    fn abort() -> !;
+}
+
+/// The wrappers cannot panic; this only satisfies `no_std`.
+#[cfg(panic = "abort")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: libc's abort takes no arguments and never returns.
+    unsafe { abort() }
+}
 
 macro_rules! forward {
     ($id:expr, $mpi:ident, $pmpi:ident, $xmpi:ident, $newstack:ident, $kind:ident ($($a:ident : $t:ty),*) -> $r:ty) => {
