@@ -23,7 +23,6 @@ use crate::dispatch::Table;
 use crate::loader::Module;
 use crate::{entry, level, startup};
 use pnmpi_mpi_sys::ROUTINE_COUNT;
-use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The environment variable that chooses the binding.
@@ -141,26 +140,32 @@ fn bind_module(m: &Module, level: u32, table: &Table) -> Result<(), String> {
     let page = page_size();
     let floor = |address: usize| address & !(page - 1);
     let relro = file
+        .layout
         .relro
         .map(|r| (floor(m.address(r.start)), floor(m.address(r.end()))));
-    let locked: BTreeSet<usize> = file
+    // The RELRO pages holding slots, as one range: RELRO is contiguous and
+    // all read-only, so one mprotect each way covers every slot.
+    let locked = file
         .xmpi_slots
         .iter()
         .map(|&(_, vaddr)| floor(m.address(vaddr)))
         .filter(|p| relro.is_some_and(|(start, end)| (start..end).contains(p)))
-        .collect();
+        .fold(None, |range: Option<(usize, usize)>, p| {
+            Some(range.map_or((p, p + page), |(lo, hi)| (lo.min(p), hi.max(p + page))))
+        });
     let protect = |prot: libc::c_int| -> Result<(), String> {
-        for &p in &locked {
-            // SAFETY: `p` is a page of the module's own RELRO segment,
-            // which stays mapped; only its protection changes, between
-            // read-only and read-write, so reads never fault.
-            if unsafe { libc::mprotect(p as *mut libc::c_void, page, prot) } != 0 {
-                return Err(format!(
-                    "cannot change the protection of module `{}`'s GOT page at {p:#x}: {}",
-                    m.display_name(),
-                    std::io::Error::last_os_error()
-                ));
-            }
+        let Some((lo, hi)) = locked else {
+            return Ok(());
+        };
+        // SAFETY: `lo .. hi` are whole pages of the module's own RELRO
+        // segment, which stays mapped; only their protection changes,
+        // between read-only and read-write, so reads never fault.
+        if unsafe { libc::mprotect(lo as *mut libc::c_void, hi - lo, prot) } != 0 {
+            return Err(format!(
+                "cannot change the protection of module `{}`'s GOT pages at {lo:#x}: {}",
+                m.display_name(),
+                std::io::Error::last_os_error()
+            ));
         }
         Ok(())
     };

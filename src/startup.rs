@@ -10,6 +10,8 @@ use crate::error::Error;
 use crate::loader::{self, Module};
 use once_cell::sync::OnceCell;
 use pnmpi_mpi_sys::{constants, ffi};
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -109,6 +111,7 @@ fn read_config() -> Result<Config, Error> {
 }
 
 fn setup() -> Result<(), Error> {
+    let started = std::time::Instant::now();
     let config = read_config()?;
     let dirs = loader::search_dirs(
         std::env::var("PNMPI_LIB_PATH").ok().as_deref(),
@@ -138,14 +141,24 @@ fn setup() -> Result<(), Error> {
         unsafe { libc::atexit(run_exit_hooks) };
     }
     if verbose() && rank == 0 {
-        print_stack(&config, &chain.modules);
+        let mut text = listing(&config, &chain.modules);
         match &chain.binding {
             Binding::Direct => {
                 let slots: usize = chain.modules.iter().map(|m| m.file().xmpi_slots.len()).sum();
-                eprintln!("pnmpi: binding: direct ({slots} XMPI_ slots bound)");
+                let _ = writeln!(text, "pnmpi: binding: direct ({slots} XMPI_ slots bound)");
             }
-            Binding::Dispatch(reason) => eprintln!("pnmpi: binding: dispatch ({reason})"),
+            Binding::Dispatch(reason) => {
+                let _ = writeln!(text, "pnmpi: binding: dispatch ({reason})");
+            }
         }
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        let _ = writeln!(
+            text,
+            "pnmpi: set up {} modules in {ms:.1} ms",
+            chain.modules.len()
+        );
+        // One write, so that other ranks' output cannot split its lines.
+        let _ = std::io::stderr().write_all(text.as_bytes());
     }
     Ok(())
 }
@@ -159,20 +172,23 @@ extern "C" fn run_exit_hooks() {
     }
 }
 
-fn print_stack(config: &Config, modules: &[Module]) {
+/// What `PNMPI_VERBOSE` says about the configuration and its stacks.
+fn listing(config: &Config, modules: &[Module]) -> String {
+    let mut text = String::new();
     if config.file.as_os_str().is_empty() {
-        eprintln!("pnmpi: no configuration found ($PNMPI_CONF, ./.pnmpi-conf, ./pnmpi.toml, ~/.pnmpi-conf); no modules loaded");
-        return;
+        text.push_str("pnmpi: no configuration found ($PNMPI_CONF, ./.pnmpi-conf, ./pnmpi.toml, ~/.pnmpi-conf); no modules loaded\n");
+        return text;
     }
-    eprintln!("pnmpi: configuration {}", config.file.display());
+    let _ = writeln!(text, "pnmpi: configuration {}", config.file.display());
     let mut stacks: Vec<&str> = modules.iter().map(|m| m.spec.stack.as_str()).collect();
     stacks.dedup();
     for stack in stacks {
         let members: Vec<&Module> = modules.iter().filter(|m| m.spec.stack == stack).collect();
-        eprintln!("pnmpi: stack {stack}: {} module(s)", members.len());
+        let _ = writeln!(text, "pnmpi: stack {stack}: {} module(s)", members.len());
         for (i, m) in members.iter().enumerate() {
             let copy = if m.private_copy { ", private copy" } else { "" };
-            eprintln!(
+            let _ = writeln!(
+                text,
                 "pnmpi:   {}. {} {} ({} routines{copy})",
                 i + 1,
                 m.display_name(),
@@ -181,4 +197,5 @@ fn print_stack(config: &Config, modules: &[Module]) {
             );
         }
     }
+    text
 }

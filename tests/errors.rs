@@ -102,3 +102,28 @@ fn a_module_that_wraps_nothing_is_loaded_with_a_warning() {
     );
     assert!(run.stderr.contains("wraps no MPI routine"), "{}", run.stderr);
 }
+
+#[test]
+fn a_module_file_that_is_not_elf_or_is_cut_short_is_refused_by_name() {
+    let mut case = Case::new();
+    let text = case.write("notelf.so", "this is not a shared library\n");
+    let conf = case.conf(&format!("module {}\n", text.display()));
+    let err = stopped(&case);
+    let want = format!("{}:1: module `{}`", conf.display(), text.display());
+    assert!(err.contains(&want), "{want}\n{err}");
+    assert!(err.contains("cannot parse it as ELF"), "{err}");
+
+    // A real module cut after its first page: its headers are whole, its
+    // segments not.
+    let whole = std::fs::read(target_dir().join("libempty.so")).unwrap();
+    let cut = case.write("cut.so", "");
+    std::fs::write(&cut, &whole[..4096]).unwrap();
+    let conf = case.conf(&format!("module {}\n", cut.display()));
+    let err = stopped(&case);
+    let want = format!("{}:1: module `{}`", conf.display(), cut.display());
+    assert!(err.contains(&want), "{want}\n{err}");
+    assert!(
+        err.contains("it is cut short: its segments need") && err.contains("but the file has 4096"),
+        "{err}"
+    );
+}

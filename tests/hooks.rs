@@ -36,7 +36,14 @@ fn verbose_lists_the_stack_once_on_rank_zero() {
     case.env("PNMPI_VERBOSE", "1");
     let run = case.mpirun(2, &program("ring", Link::Pnmpi), &[]);
     run.assert_ok();
-    let listing: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("pnmpi:")).collect();
+    let mut listing: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("pnmpi:")).collect();
+    // The last line says how long setting up took.
+    let took = listing.pop().unwrap_or_default();
+    let ms = took
+        .strip_prefix("pnmpi: set up 3 modules in ")
+        .and_then(|t| t.strip_suffix(" ms"))
+        .and_then(|t| t.parse::<f64>().ok());
+    assert!(ms.is_some_and(|ms| ms > 0.0), "{took}");
     let hooks = modules_dir().join("hooks.so");
     let b = modules_dir().join("seqB.so");
     assert_eq!(

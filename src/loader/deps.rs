@@ -3,6 +3,7 @@
 //! calls `XMPI_X` from that library, whose GOT libpnmpi does not bind: such
 //! calls can only be placed in the chain by the dispatcher.
 
+use super::{image::Image, inspect, layout};
 use std::ffi::{c_int, c_void, CStr, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -30,29 +31,42 @@ pub fn helpers_calling_xmpi(before: u64) -> Vec<PathBuf> {
     }
     last_loaded(added as usize - 1)
         .into_iter()
-        .filter(|p| {
-            super::inspect::read(p).is_ok_and(|i| !i.xmpi_slots.is_empty() || !i.unbindable.is_empty())
-        })
+        .filter(|&(ref path, base)| calls_xmpi(path, base))
+        .map(|(path, _)| path)
         .collect()
 }
 
-/// Paths of the `count` objects loaded last.
-fn last_loaded(count: usize) -> Vec<PathBuf> {
+/// Does the object loaded from `path` at `base` import `XMPI_` routines?
+fn calls_xmpi(path: &std::path::Path, base: usize) -> bool {
+    let Ok(layout) = layout::read(path) else {
+        return false;
+    };
+    let segments = layout.segments.clone();
+    // SAFETY: `base` is where the loader placed `path` (its
+    // `dl_iterate_phdr` entry), and libpnmpi never closes the module that
+    // brought it in.
+    let image = unsafe { Image::new(base, &segments) };
+    inspect::read(layout, &image).is_ok_and(|i| !i.xmpi_slots.is_empty() || !i.unbindable.is_empty())
+}
+
+/// Paths and load bases of the `count` objects loaded last.
+fn last_loaded(count: usize) -> Vec<(PathBuf, usize)> {
     unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
         // SAFETY: the loader passes a valid `info` whose name, if not null,
         // is a C string; `data` is the vector below.
         unsafe {
             let name = (*info).dlpi_name;
-            let names = &mut *data.cast::<Vec<PathBuf>>();
-            names.push(if name.is_null() {
+            let names = &mut *data.cast::<Vec<(PathBuf, usize)>>();
+            let path = if name.is_null() {
                 PathBuf::new()
             } else {
                 PathBuf::from(OsStr::from_bytes(CStr::from_ptr(name).to_bytes()))
-            });
+            };
+            names.push((path, (*info).dlpi_addr as usize));
         }
         0
     }
-    let mut names: Vec<PathBuf> = Vec::new();
+    let mut names: Vec<(PathBuf, usize)> = Vec::new();
     // SAFETY: the callback only reads `info` and pushes to `names`.
     unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut names).cast()) };
     let skip = names.len().saturating_sub(count);

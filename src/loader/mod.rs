@@ -2,7 +2,9 @@
 //! and runs the LLNL-compatible module hooks.
 
 mod deps;
+mod image;
 mod inspect;
+mod layout;
 mod open;
 mod resolve;
 
@@ -35,6 +37,7 @@ pub struct Module {
     /// `argument KEY VALUE` as C strings, for the services.
     arguments: Vec<(CString, CString)>,
     object: Object,
+    file: Arc<FileInfo>,
 }
 
 // SAFETY: a Module only holds code and data addresses of a library that
@@ -65,7 +68,7 @@ impl Module {
 
     /// What the module's file says about it (GOT slots, segments).
     pub fn file(&self) -> &FileInfo {
-        self.object.info()
+        &self.file
     }
 
     /// The in-memory address of the module file's virtual address `vaddr`.
@@ -75,13 +78,20 @@ impl Module {
 
     /// The module's segments as `[start, end)` address ranges.
     pub fn ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.object.ranges()
+        self.file.layout.segments.iter().map(|s| {
+            let span = s.memory;
+            (self.address(span.start), self.address(span.end()))
+        })
     }
 
     /// Calls the hook `name` (a `void (*)(void)`) if the module defines
     /// it, and says whether it did.
     pub fn call_hook(&self, name: &str) -> bool {
-        let Some(address) = self.object.own_symbol(name) else {
+        let Some(address) = self
+            .file
+            .symbol(name)
+            .map(|vaddr| self.address(vaddr) as *const ())
+        else {
             return false;
         };
         // SAFETY: the PnMPI module API defines every hook as
@@ -108,13 +118,13 @@ fn refuse_unpatched(
     config: &Config,
     spec: &ModuleSpec,
     path: &Path,
-    imports: &BTreeSet<String>,
+    imports: &BTreeSet<usize>,
     wraps: &[(usize, *const ())],
 ) -> Result<(), Error> {
     let bypassed: Vec<&str> = wraps
         .iter()
+        .filter(|(id, _)| imports.contains(id))
         .map(|&(id, _)| &ROUTINE_NAMES[id]["MPI_".len()..])
-        .filter(|name| imports.contains(*name))
         .collect();
     if bypassed.is_empty() {
         return Ok(());
@@ -156,33 +166,58 @@ fn nul_in_argument(config: &Config, spec: &ModuleSpec, key: &str) -> Error {
     }
 }
 
+/// The first `len` bytes of `path`: what a private copy needs.
+fn mapped_bytes(path: &Path, len: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::with_capacity(len as usize);
+    std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, len), &mut bytes))
+        .map_err(|e| format!("cannot read it for a private copy: {e}"))?;
+    if (bytes.len() as u64) < len {
+        return Err(format!("it shrank to {} bytes while being loaded", bytes.len()));
+    }
+    Ok(bytes)
+}
+
 /// Loads every module of `config`, in order. Modules of every stack are
 /// loaded, so that errors in any of them stop the run.
 pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
-    // What each file says: a file listed again is a private copy of one
-    // already read.
-    let mut seen: HashMap<PathBuf, Arc<FileInfo>> = HashMap::new();
+    // What each file says, and, once it is listed again, the bytes its
+    // private copies are made of (read once, however many copies).
+    let mut seen: HashMap<PathBuf, (Arc<FileInfo>, Option<Vec<u8>>)> = HashMap::new();
     let mut modules = Vec::with_capacity(config.modules.len());
     for spec in &config.modules {
         let path = resolve::resolve(spec, &config.file, dirs)?;
+        let fail = |reason| load_error(config, spec, &path, reason);
         let identity = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         let private_copy = seen.contains_key(&identity);
-        if !private_copy {
-            let info = inspect::read(&path).map_err(|reason| load_error(config, spec, &path, reason))?;
-            seen.insert(identity.clone(), Arc::new(info));
-        }
-        let info = Arc::clone(&seen[&identity]);
-        let before = deps::loads();
-        let object = Object::open(&path, private_copy, info)
-            .map_err(|reason| load_error(config, spec, &path, reason))?;
-        let helpers_calling_xmpi = deps::helpers_calling_xmpi(before);
-        let wraps: Vec<(usize, *const ())> = ROUTINE_NAMES
+        let (object, file, helpers_calling_xmpi) = match seen.get_mut(&identity) {
+            Some((file, copied)) => {
+                let bytes = match copied {
+                    Some(bytes) => bytes,
+                    None => copied.insert(mapped_bytes(&path, file.layout.loaded_bytes).map_err(fail)?),
+                };
+                let before = deps::loads();
+                let object = Object::open(&path, Some(bytes)).map_err(fail)?;
+                (object, Arc::clone(file), deps::helpers_calling_xmpi(before))
+            }
+            None => {
+                let layout = layout::read(&path).map_err(fail)?;
+                let before = deps::loads();
+                let object = Object::open(&path, None).map_err(fail)?;
+                let helpers = deps::helpers_calling_xmpi(before);
+                let segments = layout.segments.clone();
+                let file = Arc::new(inspect::read(layout, &object.image(&segments)).map_err(fail)?);
+                seen.insert(identity, (Arc::clone(&file), None));
+                (object, file, helpers)
+            }
+        };
+        let wraps: Vec<(usize, *const ())> = file
+            .wraps
             .iter()
-            .enumerate()
-            .filter_map(|(id, name)| object.own_symbol(name).map(|a| (id, a as *const ())))
+            .map(|&(id, vaddr)| (id, object.address(vaddr) as *const ()))
             .collect();
-        refuse_unpatched(config, spec, &path, &object.info().pmpi_imports, &wraps)?;
-        let module_name = object.own_string("PNMPI_ModuleName");
+        refuse_unpatched(config, spec, &path, &file.pmpi_imports, &wraps)?;
+        let module_name = file.symbol("PNMPI_ModuleName").and_then(|v| object.string_at(v));
         let arguments = spec
             .arguments
             .iter()
@@ -200,6 +235,7 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
             helpers_calling_xmpi,
             arguments,
             object,
+            file,
         });
     }
     Ok(modules)

@@ -1,14 +1,14 @@
-//! dlopen of one module file, and lookups of the symbols the module itself
-//! defines, from its file's dynamic symbol table placed at its load base
-//! (a plain `dlsym` on a handle would also find the `MPI_X` of libpnmpi or
-//! libmpi among the module's dependencies).
+//! dlopen of one module file, and where it was placed: symbols the module
+//! itself defines are found from its file's dynamic symbol table at its
+//! load base (a plain `dlsym` on a handle would also find the `MPI_X` of
+//! libpnmpi or libmpi among the module's dependencies).
 
-use super::inspect::FileInfo;
+use super::image::Image;
+use super::layout::Segment;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-use std::ffi::{c_void, CStr};
+use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 /// A loaded module file, kept open for the life of the process.
 pub struct Object {
@@ -16,20 +16,19 @@ pub struct Object {
     _library: Library,
     /// Where the file's address 0 is in memory (`l_addr`).
     base: usize,
-    info: Arc<FileInfo>,
 }
 
 impl Object {
     /// Opens `path` with `RTLD_NOW | RTLD_LOCAL`: every import is resolved
     /// now (so a missing one fails here, not mid-run), and the module's own
     /// `MPI_X` definitions stay out of the global scope. With `private`, a
-    /// copy of the file is opened instead, so that a module listed twice
-    /// gets its own state, as it would if linked twice.
-    pub fn open(path: &Path, private: bool, info: Arc<FileInfo>) -> Result<Object, String> {
-        let library = if private {
-            open_private_copy(path, info.loaded_bytes)?
-        } else {
-            open_path(path)?
+    /// copy of the file (`private`: the bytes the loader maps) is opened
+    /// instead, so that a module listed twice gets its own state, as it
+    /// would if linked twice.
+    pub fn open(path: &Path, private: Option<&[u8]>) -> Result<Object, String> {
+        let library = match private {
+            Some(bytes) => open_private_copy(path, bytes)?,
+            None => open_path(path)?,
         };
         let mut link_map: *mut libc::c_void = std::ptr::null_mut();
         let handle = library.into_raw();
@@ -46,13 +45,14 @@ impl Object {
         Ok(Object {
             _library: library,
             base,
-            info,
         })
     }
 
-    /// What the file says about the module.
-    pub fn info(&self) -> &FileInfo {
-        &self.info
+    /// The loaded object's `segments` (its file's), to read its tables.
+    pub fn image<'a>(&self, segments: &'a [Segment]) -> Image<'a> {
+        // SAFETY: `base` is where this object was loaded, and libpnmpi
+        // never closes a module (the Library is kept for the process).
+        unsafe { Image::new(self.base, segments) }
     }
 
     /// The in-memory address of the file's virtual address `vaddr`.
@@ -60,26 +60,11 @@ impl Object {
         self.base.wrapping_add(vaddr as usize)
     }
 
-    /// Address of `name` if this module itself defines it.
-    pub fn own_symbol(&self, name: &str) -> Option<*const c_void> {
-        self.info
-            .defined
-            .get(name)
-            .map(|&vaddr| self.address(vaddr) as *const c_void)
-    }
-
-    /// The module's segments as `[start, end)` address ranges.
-    pub fn ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.info
-            .segments
-            .iter()
-            .map(|s| (self.address(s.start), self.address(s.end())))
-    }
-
-    /// Reads a `const char *` variable the module defines (`PNMPI_ModuleName`).
-    pub fn own_string(&self, name: &str) -> Option<String> {
-        let address = self.own_symbol(name)? as *const *const libc::c_char;
-        // SAFETY: the module defines `name` as `const char *`; a null
+    /// Reads the `const char *` variable at the file's virtual address
+    /// `vaddr` (`PNMPI_ModuleName`).
+    pub fn string_at(&self, vaddr: u64) -> Option<String> {
+        let address = self.address(vaddr) as *const *const libc::c_char;
+        // SAFETY: the module defines a `const char *` there; a null
         // pointer is handled, a non-null one is a C string by contract.
         unsafe {
             let text = *address;
@@ -94,13 +79,14 @@ fn open_path(path: &Path) -> Result<Library, String> {
     unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| e.to_string())
 }
 
-/// Opens a private copy of `path`. The dynamic loader returns the existing
-/// object for a name it has loaded already, and for a file with the same
-/// device and inode, so the copy gets a fresh file with a name of its own.
-/// Only the `loaded` bytes the loader reads are copied (not the debug
-/// information), into memory-backed `/dev/shm` when it allows code, and
-/// the file is removed once loaded (the mapping keeps it alive).
-fn open_private_copy(path: &Path, loaded: u64) -> Result<Library, String> {
+/// Opens a private copy of `path`, whose mapped part is `bytes`. The
+/// dynamic loader returns the existing object for a name it has loaded
+/// already, and for a file with the same device and inode, so the copy gets
+/// a fresh file with a name of its own. Only the bytes the loader reads are
+/// written (not the debug information), into memory-backed `/dev/shm` when
+/// it allows code, and the file is removed once loaded (the mapping keeps
+/// it alive).
+fn open_private_copy(path: &Path, bytes: &[u8]) -> Result<Library, String> {
     let base = path.file_name().unwrap_or_default().to_string_lossy();
     static COPIES: AtomicUsize = AtomicUsize::new(0);
     let mut last = String::new();
@@ -111,10 +97,7 @@ fn open_private_copy(path: &Path, loaded: u64) -> Result<Library, String> {
             .write(true)
             .create_new(true)
             .open(&copy)
-            .and_then(|mut f| {
-                let mut source = std::io::Read::take(std::fs::File::open(path)?, loaded);
-                std::io::copy(&mut source, &mut f)
-            });
+            .and_then(|mut f| std::io::Write::write_all(&mut f, bytes));
         let opened = written
             .map_err(|e| format!("cannot make a private copy at {}: {e}", copy.display()))
             .and_then(|_| open_path(&copy));
