@@ -87,19 +87,21 @@ impl Table {
                 let mut first_below = vec![NONE; levels];
                 for (stack, own) in stacks.iter().zip(by_stack) {
                     let base = hops.len() as u32;
-                    let index_after = |level: u32| {
-                        let i = own.partition_point(|h| h.level <= level);
-                        if i < own.len() {
-                            base + i as u32
-                        } else {
-                            NONE
-                        }
-                    };
                     // A named stack's top is numbered after every module;
                     // entering at the top always reaches its first member.
                     first_below[stack.top as usize] = if own.is_empty() { NONE } else { base };
+                    // Members and their hops both go down the chain, so one
+                    // walk finds the first hop below each member.
+                    let mut below = 0;
                     for &(level, _) in &stack.members {
-                        first_below[level as usize] = index_after(level);
+                        while below < own.len() && own[below].level <= level {
+                            below += 1;
+                        }
+                        first_below[level as usize] = if below < own.len() {
+                            base + below as u32
+                        } else {
+                            NONE
+                        };
                     }
                     hops.extend(own);
                 }

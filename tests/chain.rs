@@ -114,7 +114,10 @@ fn plain_mpi_call_from_a_module_reenters_at_the_top() {
 fn a_module_listed_twice_gets_two_private_instances() {
     let a = seq("A", &[]);
     let mut case = Case::new();
-    case.conf(&conf_of(&[&a, &a]));
+    // Once by its path, once through a hard link: the same file either way.
+    let link = case.dir().join("seqA-link.so");
+    std::fs::hard_link(&a, &link).unwrap();
+    case.conf(&format!("module {}\nmodule {}\n", a.display(), link.display()));
     let run = case.mpirun(2, &program("chain", Link::Pnmpi), &[]);
     run.assert_ok();
     assert_eq!(

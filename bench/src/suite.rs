@@ -142,7 +142,7 @@ impl Part {
         match self {
             Part::Overhead => &["ns_per_call"],
             Part::Pingpong | Part::Delay => &["latency_ns"],
-            Part::Init => &["init_ns"],
+            Part::Init => &["init_ns", "setup_ms"],
             Part::Bandwidth => &["bandwidth_mb_s"],
             Part::Memory => &[
                 "heap_bytes",
@@ -628,6 +628,19 @@ pub fn figures(r: &Results, model: &TableModel) -> Vec<Figure> {
             "ms",
             INIT_100_BAR_MS,
         ));
+    }
+    // libpnmpi's own share, timed inside the process: free of the MPI's
+    // start-up noise, which is several ms from run to run.
+    for (setup, what) in [
+        (Setup::Pnmpi { layers: 100 }, "libpnmpi's own setup, 100 modules"),
+        (
+            Setup::Distinct { layers: 100 },
+            "libpnmpi's own setup, 100 distinct files",
+        ),
+    ] {
+        if let Some(setup_ms) = r.get(i, setup, "setup_ms") {
+            out.push(Figure::info(i, what, setup_ms, "ms"));
+        }
     }
     let points: Vec<(f64, f64)> = r
         .layered(i, "init_ns")

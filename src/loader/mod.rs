@@ -2,6 +2,7 @@
 //! and runs the LLNL-compatible module hooks.
 
 mod deps;
+mod dynsym;
 mod image;
 mod inspect;
 mod layout;
@@ -12,11 +13,13 @@ pub use resolve::search_dirs;
 
 use crate::config::{Config, ModuleSpec};
 use crate::error::Error;
+use dynsym::{gnu_hash, DynSymbols};
 use inspect::FileInfo;
 use open::Object;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::{CStr, CString};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -87,11 +90,7 @@ impl Module {
     /// Calls the hook `name` (a `void (*)(void)`) if the module defines
     /// it, and says whether it did.
     pub fn call_hook(&self, name: &str) -> bool {
-        let Some(address) = self
-            .file
-            .symbol(name)
-            .map(|vaddr| self.address(vaddr) as *const ())
-        else {
+        let Some(address) = own_symbol(&self.object, &self.file.layout, name).map(|a| a as *const ()) else {
             return false;
         };
         // SAFETY: the PnMPI module API defines every hook as
@@ -109,6 +108,14 @@ impl Module {
             .find(|(k, _)| k.to_bytes() == key.as_bytes())
             .map(|(_, v)| v.as_c_str())
     }
+}
+
+/// The address of `name` if the module loaded as `object` defines it itself
+/// (a `dlsym` on its handle would also search its dependencies).
+fn own_symbol(object: &Object, layout: &layout::Layout, name: &str) -> Option<usize> {
+    let symbols = DynSymbols::new(&object.image(&layout.segments), &layout.tables, layout.ctx).ok()?;
+    let value = symbols.lookup(name.as_bytes(), gnu_hash(name.as_bytes()))?;
+    Some(object.address(value))
 }
 
 /// Refuses a module that wraps `MPI_X` and calls `PMPI_X` directly: a PMPI
@@ -178,17 +185,26 @@ fn mapped_bytes(path: &Path, len: u64) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// A file as the dynamic loader tells files apart: device and inode.
+type FileId = (u64, u64);
+
+/// A file loaded before: what it says, and the bytes of its private
+/// copies once it is listed again.
+type Seen = (Arc<FileInfo>, Option<Vec<u8>>);
+
 /// Loads every module of `config`, in order. Modules of every stack are
 /// loaded, so that errors in any of them stop the run.
 pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
-    // What each file says, and, once it is listed again, the bytes its
-    // private copies are made of (read once, however many copies).
-    let mut seen: HashMap<PathBuf, (Arc<FileInfo>, Option<Vec<u8>>)> = HashMap::new();
+    // By device and inode, so that a second path to the same file (a
+    // link) also gets a private copy; the copies' bytes are read once.
+    let mut seen: HashMap<FileId, Seen> = HashMap::new();
     let mut modules = Vec::with_capacity(config.modules.len());
     for spec in &config.modules {
         let path = resolve::resolve(spec, &config.file, dirs)?;
         let fail = |reason| load_error(config, spec, &path, reason);
-        let identity = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let identity = std::fs::metadata(&path)
+            .map(|m| (m.dev(), m.ino()))
+            .map_err(|e| fail(format!("cannot read it: {e}")))?;
         let private_copy = seen.contains_key(&identity);
         let (object, file, helpers_calling_xmpi) = match seen.get_mut(&identity) {
             Some((file, copied)) => {
@@ -217,7 +233,8 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
             .map(|&(id, vaddr)| (id, object.address(vaddr) as *const ()))
             .collect();
         refuse_unpatched(config, spec, &path, &file.pmpi_imports, &wraps)?;
-        let module_name = file.symbol("PNMPI_ModuleName").and_then(|v| object.string_at(v));
+        let module_name =
+            own_symbol(&object, &file.layout, "PNMPI_ModuleName").and_then(|a| object.string_at(a));
         let arguments = spec
             .arguments
             .iter()

@@ -60,10 +60,10 @@ impl Object {
         self.base.wrapping_add(vaddr as usize)
     }
 
-    /// Reads the `const char *` variable at the file's virtual address
-    /// `vaddr` (`PNMPI_ModuleName`).
-    pub fn string_at(&self, vaddr: u64) -> Option<String> {
-        let address = self.address(vaddr) as *const *const libc::c_char;
+    /// Reads the `const char *` variable the module defines at `address`
+    /// (`PNMPI_ModuleName`).
+    pub fn string_at(&self, address: usize) -> Option<String> {
+        let address = address as *const *const libc::c_char;
         // SAFETY: the module defines a `const char *` there; a null
         // pointer is handled, a non-null one is a C string by contract.
         unsafe {

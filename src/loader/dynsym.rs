@@ -1,0 +1,233 @@
+//! A loaded object's dynamic symbol table, searched the way the dynamic
+//! loader searches it: through its GNU (or SysV) hash table, so that
+//! finding the `MPI_X` a module defines costs a few probes per routine
+//! rather than a pass over every symbol.
+
+use super::image::Image;
+use super::layout::Tables;
+use goblin::container::Ctx;
+use goblin::elf::section_header::SHN_UNDEF;
+use goblin::elf::sym::Sym;
+use scroll::ctx::SizeWith;
+use scroll::Pread;
+use std::ffi::CStr;
+
+/// The hash function of `DT_GNU_HASH` tables (djb2).
+pub fn gnu_hash(name: &[u8]) -> u32 {
+    name.iter()
+        .fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)))
+}
+
+/// The hash function of SysV `DT_HASH` tables.
+fn sysv_hash(name: &[u8]) -> u32 {
+    name.iter().fold(0u32, |h, &c| {
+        let h = (h << 4).wrapping_add(u32::from(c));
+        (h ^ ((h & 0xf000_0000) >> 24)) & 0x0fff_ffff
+    })
+}
+
+enum Hash<'a> {
+    Gnu {
+        table: &'a [u8],
+        buckets: usize,
+        first: usize,
+        bloom_words: usize,
+        shift: u32,
+    },
+    Sysv {
+        table: &'a [u8],
+        buckets: usize,
+    },
+}
+
+/// The dynamic symbols of one loaded object.
+pub struct DynSymbols<'a> {
+    ctx: Ctx,
+    symbols: &'a [u8],
+    strings: &'a [u8],
+    hash: Hash<'a>,
+}
+
+impl<'a> DynSymbols<'a> {
+    /// The symbol table `tables` names, in `image`.
+    pub fn new(image: &Image<'a>, tables: &Tables, ctx: Ctx) -> Result<DynSymbols<'a>, String> {
+        let (gnu, sysv) = (tables.gnu_hash, tables.hash);
+        let at = gnu.or(sysv).ok_or("it has no symbol hash table")?;
+        let table = image
+            .from(at)
+            .ok_or_else(|| format!("its symbol hash table at {at:#x} lies outside its readable segments"))?;
+        let word = |i: usize| word(table, i, ctx);
+        let hash = if gnu.is_some() {
+            Hash::Gnu {
+                table,
+                buckets: word(0)?,
+                first: word(1)?,
+                bloom_words: word(2)?,
+                shift: word(3)? as u32,
+            }
+        } else {
+            Hash::Sysv {
+                table,
+                buckets: word(0)?,
+            }
+        };
+        let strings = image
+            .from(tables.strtab.0)
+            .and_then(|s| s.get(..tables.strtab.1 as usize))
+            .ok_or("its dynamic string table lies outside its readable segments")?;
+        let symbols = image
+            .from(tables.symtab)
+            .ok_or("its dynamic symbol table lies outside its readable segments")?;
+        Ok(DynSymbols {
+            ctx,
+            symbols,
+            strings,
+            hash,
+        })
+    }
+
+    /// Symbol `index`.
+    pub fn get(&self, index: usize) -> Option<Sym> {
+        self.symbols
+            .pread_with(index * Sym::size_with(&self.ctx), self.ctx)
+            .ok()
+    }
+
+    /// The name of `sym`, without its NUL.
+    pub fn name(&self, sym: &Sym) -> &'a [u8] {
+        self.strings
+            .get(sym.st_name..)
+            .and_then(|s| CStr::from_bytes_until_nul(s).ok())
+            .map_or(&[], CStr::to_bytes)
+    }
+
+    /// The rest of `sym`'s name after `prefix`, if it starts so; checking
+    /// the prefix first spares the scan for the NUL of every other name.
+    pub fn name_after(&self, sym: &Sym, prefix: &[u8]) -> Option<&'a [u8]> {
+        let at = self.strings.get(sym.st_name..)?;
+        at.starts_with(prefix)
+            .then(|| self.name(sym))?
+            .get(prefix.len()..)
+    }
+
+    /// Is `sym` named `name`?
+    fn named(&self, sym: &Sym, name: &[u8]) -> bool {
+        let at = self.strings.get(sym.st_name..).unwrap_or_default();
+        at.starts_with(name) && at.get(name.len()) == Some(&0)
+    }
+
+    /// The value of the symbol `name` the object defines; `gnu` is
+    /// `gnu_hash(name)`, given so that callers can hash once for many
+    /// objects.
+    pub fn lookup(&self, name: &[u8], gnu: u32) -> Option<u64> {
+        let defined = |index: usize| {
+            let sym = self.get(index)?;
+            (sym.st_shndx != SHN_UNDEF as usize && self.named(&sym, name)).then_some(sym.st_value)
+        };
+        let word = |table: &[u8], i: usize| word(table, i, self.ctx).ok();
+        match self.hash {
+            Hash::Gnu {
+                table,
+                buckets,
+                first,
+                bloom_words,
+                shift,
+            } => {
+                if buckets == 0 || bloom_words == 0 {
+                    return None;
+                }
+                let bits = if self.ctx.container.is_big() { 64 } else { 32 };
+                let bloom_at = 16 + (gnu as usize / bits % bloom_words) * bits / 8;
+                let bloom: u64 = if bits == 64 {
+                    table.pread_with(bloom_at, self.ctx.le).ok()?
+                } else {
+                    u64::from(table.pread_with::<u32>(bloom_at, self.ctx.le).ok()?)
+                };
+                let (one, two) = (gnu as usize % bits, (gnu >> shift) as usize % bits);
+                if bloom >> one & bloom >> two & 1 == 0 {
+                    return None;
+                }
+                let bucket_at = 4 + bloom_words * bits / 32;
+                let mut index = word(table, bucket_at + gnu as usize % buckets)?;
+                if index < first {
+                    return None;
+                }
+                let chain_at = bucket_at + buckets;
+                loop {
+                    let h = word(table, chain_at + index - first)? as u32;
+                    if h | 1 == gnu | 1 {
+                        if let Some(value) = defined(index) {
+                            return Some(value);
+                        }
+                    }
+                    if h & 1 != 0 {
+                        return None;
+                    }
+                    index += 1;
+                }
+            }
+            Hash::Sysv { table, buckets } => {
+                if buckets == 0 {
+                    return None;
+                }
+                let chains = word(table, 1)?;
+                let mut index = word(table, 2 + sysv_hash(name) as usize % buckets)?;
+                let mut steps = 0;
+                while index != 0 && steps < chains {
+                    if let Some(value) = defined(index) {
+                        return Some(value);
+                    }
+                    index = word(table, 2 + buckets + index)?;
+                    steps += 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// How many symbols there are (the dynamic section does not say): a
+    /// SysV hash table says so; in a GNU one the symbol with the largest
+    /// bucket index starts the last chain, which ends at a hash value with
+    /// its low bit set.
+    pub fn count(&self) -> Result<usize, String> {
+        let count = match self.hash {
+            Hash::Sysv { table, .. } => word(table, 1, self.ctx)?,
+            Hash::Gnu {
+                table,
+                buckets,
+                first,
+                bloom_words,
+                ..
+            } => {
+                let bucket_at = 4 + bloom_words * if self.ctx.container.is_big() { 2 } else { 1 };
+                let mut last = 0;
+                for b in 0..buckets {
+                    last = last.max(word(table, bucket_at + b, self.ctx)?);
+                }
+                if last < first {
+                    first
+                } else {
+                    let chain_at = bucket_at + buckets;
+                    while word(table, chain_at + last - first, self.ctx)? & 1 == 0 {
+                        last += 1;
+                    }
+                    last + 1
+                }
+            }
+        };
+        if self.symbols.len() < count * Sym::size_with(&self.ctx) {
+            return Err(format!(
+                "its hash table counts {count} dynamic symbols, more than its segment holds"
+            ));
+        }
+        Ok(count)
+    }
+}
+
+/// The `i`th 32-bit word of a hash table.
+fn word(table: &[u8], i: usize, ctx: Ctx) -> Result<usize, String> {
+    table
+        .pread_with::<u32>(i * 4, ctx.le)
+        .map(|w| w as usize)
+        .map_err(|_| format!("its symbol hash table is cut short at word {i}"))
+}
