@@ -184,44 +184,6 @@ impl<'a> DynSymbols<'a> {
             }
         }
     }
-
-    /// How many symbols there are (the dynamic section does not say): a
-    /// SysV hash table says so; in a GNU one the symbol with the largest
-    /// bucket index starts the last chain, which ends at a hash value with
-    /// its low bit set.
-    pub fn count(&self) -> Result<usize, String> {
-        let count = match self.hash {
-            Hash::Sysv { table, .. } => word(table, 1, self.ctx)?,
-            Hash::Gnu {
-                table,
-                buckets,
-                first,
-                bloom_words,
-                ..
-            } => {
-                let bucket_at = 4 + bloom_words * if self.ctx.container.is_big() { 2 } else { 1 };
-                let mut last = 0;
-                for b in 0..buckets {
-                    last = last.max(word(table, bucket_at + b, self.ctx)?);
-                }
-                if last < first {
-                    first
-                } else {
-                    let chain_at = bucket_at + buckets;
-                    while word(table, chain_at + last - first, self.ctx)? & 1 == 0 {
-                        last += 1;
-                    }
-                    last + 1
-                }
-            }
-        };
-        if self.symbols.len() < count * Sym::size_with(&self.ctx) {
-            return Err(format!(
-                "its hash table counts {count} dynamic symbols, more than its segment holds"
-            ));
-        }
-        Ok(count)
-    }
 }
 
 /// The `i`th 32-bit word of a hash table.

@@ -94,35 +94,32 @@ pub fn read(layout: Layout, image: &Image) -> Result<FileInfo, String> {
         relocations(t.rela, true)?,
         relocations(t.rel, false)?,
     ];
-    let mut pmpi_imports = BTreeSet::new();
-    let mut changes_stack = false;
-    for index in 0..symbols.count()? {
-        let Some(sym) = symbols.get(index).filter(|s| s.st_shndx == SHN_UNDEF as usize) else {
-            continue;
-        };
-        pmpi_imports.extend(routine_id(symbols.name_after(&sym, b"PMPI_")));
-        changes_stack |= symbols.name_after(&sym, b"PNMPI_Service_ChangeStack") == Some(b"");
-    }
     let wraps = ROUTINE_NAMES
         .iter()
         .zip(ROUTINE_HASHES.iter())
         .enumerate()
         .filter_map(|(id, (name, &hash))| Some((id, symbols.lookup(name.as_bytes(), hash)?)))
         .collect();
+    // Every import the module uses has a relocation, so one pass over them
+    // finds the `XMPI_` slots, the `PMPI_` calls and `ChangeStack`.
     let mut xmpi_slots = Vec::new();
     let mut unbindable = BTreeSet::new();
+    let mut pmpi_imports = BTreeSet::new();
+    let mut changes_stack = false;
     for r in relocations.iter().flat_map(|s| s.iter()).filter(|r| r.r_sym != 0) {
-        let Some(id) = symbols
-            .get(r.r_sym)
-            .filter(|sym| sym.st_shndx == SHN_UNDEF as usize)
-            .and_then(|sym| routine_id(symbols.name_after(&sym, b"XMPI_")))
-        else {
+        let Some(sym) = symbols.get(r.r_sym).filter(|s| s.st_shndx == SHN_UNDEF as usize) else {
             continue;
         };
-        if SLOT_RELOCATIONS.contains(&r.r_type) {
-            xmpi_slots.push((id, r.r_offset));
+        if let Some(id) = routine_id(symbols.name_after(&sym, b"XMPI_")) {
+            if SLOT_RELOCATIONS.contains(&r.r_type) {
+                xmpi_slots.push((id, r.r_offset));
+            } else {
+                unbindable.insert(format!("X{}", ROUTINE_NAMES[id]));
+            }
+        } else if let Some(id) = routine_id(symbols.name_after(&sym, b"PMPI_")) {
+            pmpi_imports.insert(id);
         } else {
-            unbindable.insert(format!("X{}", ROUTINE_NAMES[id]));
+            changes_stack |= symbols.name_after(&sym, b"PNMPI_Service_ChangeStack") == Some(b"");
         }
     }
     Ok(FileInfo {
