@@ -56,6 +56,23 @@ pub extern "C" fn PNMPI_Fini() {
     }
 }
 
+/// The exported `MPI_X` with `$body`, and the `XMPI_X` import it calls
+/// down with: the frame every wrapper shape below shares.
+macro_rules! export {
+    ($mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $doc:expr, $body:block) => {
+        extern "C" {
+            fn $x($($a: $t),*) -> $r;
+        }
+
+        #[doc = $doc]
+        ///
+        /// # Safety
+        /// Called by C with the arguments of the MPI routine it is named after.
+        #[no_mangle]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r $body
+    };
+}
+
 /// The common body of an argument-reading wrapper: `pre` runs before the
 /// traced call (it may shadow arguments, e.g. to supply a status), `post`
 /// after it, and records the event.
@@ -64,16 +81,7 @@ macro_rules! traced {
         $id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty,
         |$s:ident, $scr:ident, $t0:ident, $t1:ident, $rc:ident| pre { $($pre:tt)* } post $post:block
     ) => {
-        extern "C" {
-            fn $x($($a: $t),*) -> $r;
-        }
-
-        #[doc = concat!("Traces `", stringify!($mpi), "` with its arguments.")]
-        ///
-        /// # Safety
-        /// Called by C with the arguments of the MPI routine it is named after.
-        #[no_mangle]
-        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+        export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
             let $s = record::enter();
             if $s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
@@ -93,7 +101,7 @@ macro_rules! traced {
             // SAFETY: `$s` is still this thread's stream.
             unsafe { record::give_back($s, $scr) };
             $rc
-        }
+        });
     };
 }
 
@@ -121,16 +129,7 @@ fn ok(rc: i32) -> bool {
 /// Any routine: times only.
 macro_rules! plain {
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
-        extern "C" {
-            fn $x($($a: $t),*) -> $r;
-        }
-
-        #[doc = concat!("Traces `", stringify!($mpi), "`.")]
-        ///
-        /// # Safety
-        /// Called by C with the arguments of the MPI routine it is named after.
-        #[no_mangle]
-        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+        export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "`."), {
             let s = record::enter();
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
@@ -143,7 +142,7 @@ macro_rules! plain {
             // SAFETY: `s` came from `enter` on this thread; the call returned.
             unsafe { record::plain(s, $id, t0, t1) };
             rc
-        }
+        });
     };
 }
 
@@ -690,16 +689,7 @@ macro_rules! comm_free {
 /// recorded call includes the tracer's set-up (folder, clock offsets).
 macro_rules! init {
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
-        extern "C" {
-            fn $x($($a: $t),*) -> $r;
-        }
-
-        #[doc = concat!("Starts tracing after `", stringify!($mpi), "`.")]
-        ///
-        /// # Safety
-        /// Called by C with the arguments of the MPI routine it is named after.
-        #[no_mangle]
-        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+        export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Starts tracing after `", stringify!($mpi), "`."), {
             let kind = clock::choose();
             let start = clock::pair();
             // SAFETY: the caller's arguments, unchanged, to the next layer.
@@ -713,7 +703,7 @@ macro_rules! init {
                 }
             }
             rc
-        }
+        });
     };
 }
 
@@ -721,16 +711,7 @@ macro_rules! init {
 /// written out and the rank file gets its final name.
 macro_rules! finalize {
     ($id:expr, $mpi:ident, $x:ident, () -> $r:ty) => {
-        extern "C" {
-            fn $x() -> $r;
-        }
-
-        /// Finishes the trace around `MPI_Finalize`.
-        ///
-        /// # Safety
-        /// Called by C as `MPI_Finalize`.
-        #[no_mangle]
-        pub unsafe extern "C" fn $mpi() -> $r {
+        export!($mpi, $x, () -> $r, "Finishes the trace around `MPI_Finalize`.", {
             let s = record::enter();
             let t0 = clock::now();
             setup::finalize();
@@ -748,23 +729,14 @@ macro_rules! finalize {
                 eprintln!("pnmpi tracer: trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt");
             }
             rc
-        }
+        });
     };
 }
 
 /// `MPI_Abort`: what was recorded is written before the process dies.
 macro_rules! abort {
     ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $code:ident: $tcode:ty) -> $r:ty) => {
-        extern "C" {
-            fn $x($c: $tc, $code: $tcode) -> $r;
-        }
-
-        /// Writes the trace out, then aborts.
-        ///
-        /// # Safety
-        /// Called by C as `MPI_Abort`.
-        #[no_mangle]
-        pub unsafe extern "C" fn $mpi($c: $tc, $code: $tcode) -> $r {
+        export!($mpi, $x, ($c: $tc, $code: $tcode) -> $r, "Writes the trace out, then aborts.", {
             let s = record::enter();
             if !s.is_null() {
                 let t = clock::now();
@@ -774,7 +746,7 @@ macro_rules! abort {
             }
             // SAFETY: the caller's arguments, unchanged, to the next layer.
             unsafe { $x($c, $code) }
-        }
+        });
     };
 }
 
