@@ -50,33 +50,35 @@ for case in "stencil 4 ${stencil_args[*]}" "pingpong 2 ${pingpong_args[*]}"; do
     echo "$prog (np $np, args $args): $("$target/pnmpi" trace stats "$work/$prog.pnt" | head -1)"
 done
 
+# compare BASE PATTERN NP PROGRAM ARGS...: ROUNDS rounds, each one run
+# under BASE and one under the tracer, keeping what the awk PATTERN prints
+# of a run's output; sets b and t to the medians of BASE's and the
+# tracer's values, b_runs and t_runs to their min-max.
+compare() {
+    local base=$1 pattern=$2 np=$3 v
+    shift 3
+    local -A got=()
+    for round in $(seq "$rounds"); do
+        for setup in "$base" tracer; do
+            v=$(run "$setup" "$np" "$@" | awk "$pattern")
+            got[$setup]+="$v "
+            echo "round $round $setup $v" >&2
+        done
+    done
+    b=$(echo "${got[$base]}" | tr ' ' '\n' | grep . | median)
+    t=$(echo "${got[tracer]}" | tr ' ' '\n' | grep . | median)
+    b_runs=$(echo "${got[$base]}" | spread)
+    t_runs=$(echo "${got[tracer]}" | spread)
+}
+
 echo
 echo "## 2. ns per MPI_Comm_rank call, 1 rank, median of $rounds rounds"
-calls=10000000
-declare -A ns
-for round in $(seq "$rounds"); do
-    for setup in empty tracer; do
-        v=$(run "$setup" 1 "$work/comm_rank" "$calls" | awk '/ns_per_call/ { print $2 }')
-        ns[$setup]+="$v "
-        echo "round $round $setup $v" >&2
-    done
-done
-e=$(echo "${ns[empty]}" | tr ' ' '\n' | grep . | median)
-t=$(echo "${ns[tracer]}" | tr ' ' '\n' | grep . | median)
-echo "empty module: $e ns (runs: $(echo "${ns[empty]}" | spread))   tracer: $t ns (runs: $(echo "${ns[tracer]}" | spread))"
-echo "added by the tracer: $(awk -v a="$t" -v b="$e" 'BEGIN { printf "%.1f", a - b }') ns per call"
+compare empty '/ns_per_call/ { print $2 }' 1 "$work/comm_rank" 10000000
+echo "empty module: $b ns (runs: $b_runs)   tracer: $t ns (runs: $t_runs)"
+echo "added by the tracer: $(awk -v a="$t" -v b="$b" 'BEGIN { printf "%.1f", a - b }') ns per call"
 
 echo
 echo "## 3. stencil ${stencil_args[*]} at 4 ranks: timed loop, median of $rounds rounds"
-declare -A secs
-for round in $(seq "$rounds"); do
-    for setup in none tracer; do
-        v=$(run "$setup" 4 "$work/stencil" "${stencil_args[@]}" | awk '/^stencil:/ { print $NF }')
-        secs[$setup]+="$v "
-        echo "round $round $setup $v" >&2
-    done
-done
-n=$(echo "${secs[none]}" | tr ' ' '\n' | grep . | median)
-t=$(echo "${secs[tracer]}" | tr ' ' '\n' | grep . | median)
-echo "no module: $n s (runs: $(echo "${secs[none]}" | spread))   tracer: $t s (runs: $(echo "${secs[tracer]}" | spread))"
-echo "overhead: $(awk -v a="$t" -v b="$n" 'BEGIN { printf "%.1f", 100 * (a - b) / b }') %"
+compare none '/^stencil:/ { print $NF }' 4 "$work/stencil" "${stencil_args[@]}"
+echo "no module: $b s (runs: $b_runs)   tracer: $t s (runs: $t_runs)"
+echo "overhead: $(awk -v a="$t" -v b="$b" 'BEGIN { printf "%.1f", 100 * (a - b) / b }') %"
