@@ -1,0 +1,160 @@
+//! The machine description: the target system a replay, a jitter
+//! simulation or a `vtime` run models. One TOML file (see
+//! `sim/machine.example.toml`, every key commented) gives the nodes and
+//! their relative CPU speed, the task-to-core mapping, the network's
+//! latency and bandwidth within and across nodes (constants or tables
+//! over message sizes), the eager/rendezvous threshold, how each
+//! collective is modelled, and a table per model for its own parameters.
+//!
+//! Errors name the file, the line and the key; a model's own table is
+//! read by the model (see [`Machine::model_table`]), so that a new model
+//! brings its parameters without a change here.
+
+pub mod curve;
+mod pick;
+mod schema;
+
+pub use curve::{Curve, Step};
+pub use schema::{CollChoice, Collectives, Level, Mapping, Network, NodeSpec};
+
+use crate::units::{Bandwidth, Ns, Time};
+use pnmpi_trace::routine::Coll;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A bad machine file: where and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineError {
+    /// The file, as the user named it.
+    pub file: String,
+    /// 1-based line, when the error has a place.
+    pub line: Option<usize>,
+    /// What is wrong and what to do.
+    pub what: String,
+}
+
+impl fmt::Display for MachineError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}: {}", self.file, self.what),
+            None => write!(f, "{}: {}", self.file, self.what),
+        }
+    }
+}
+
+impl std::error::Error for MachineError {}
+
+/// A loaded, validated machine.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// Where it came from (for messages), or `<built-in>`.
+    pub file: String,
+    /// Its text, kept so that models can read their own tables with
+    /// positions for their errors.
+    source: String,
+    /// A name for reports.
+    pub name: String,
+    /// Per node: cores and CPU ratio.
+    pub nodes: Vec<NodeSpec>,
+    /// How tasks map onto nodes.
+    pub mapping: Mapping,
+    /// Latency, bandwidth and protocol.
+    pub network: Network,
+    /// How each collective is modelled.
+    pub collectives: Collectives,
+}
+
+/// Turns a TOML deserialization error into the file, line and message.
+fn toml_error(file: &str, source: &str, e: &toml::de::Error) -> MachineError {
+    let line = e
+        .span()
+        .map(|s| source[..s.start.min(source.len())].matches('\n').count() + 1);
+    // toml's message names the key ("unknown field `x`", "in `network.intra`").
+    MachineError {
+        file: file.to_owned(),
+        line,
+        what: e.message().trim().to_owned(),
+    }
+}
+
+impl Machine {
+    /// Reads and validates a machine file.
+    pub fn load(path: &Path) -> Result<Machine, MachineError> {
+        let file = path.display().to_string();
+        let source = std::fs::read_to_string(path).map_err(|e| MachineError {
+            file: file.clone(),
+            line: None,
+            what: format!("cannot read it: {e}"),
+        })?;
+        Machine::parse(&file, &source)
+    }
+
+    /// Parses a machine description from text; `file` names it in errors.
+    pub fn parse(file: &str, source: &str) -> Result<Machine, MachineError> {
+        let raw: schema::File = toml::from_str(source).map_err(|e| toml_error(file, source, &e))?;
+        raw.validate(file, source)
+    }
+
+    /// A machine of `ranks` single-core nodes with one latency and
+    /// bandwidth, for tests and for `vtime`'s `latency`/`bandwidth` keys.
+    pub fn uniform(ranks: u32, latency: Time, bandwidth: Bandwidth) -> Machine {
+        let src = format!(
+            "[machine]\nnodes = {ranks}\ncores_per_node = 1\n[network]\nlatency = {:?}\nbandwidth = {:?}\n",
+            format!("{}ns", latency.0),
+            format!("{}B/s", bandwidth.0)
+        );
+        Machine::parse("<built-in>", &src).expect("a uniform machine is valid")
+    }
+
+    /// The machine's text with `key = value` lines appended to `[table]`:
+    /// re-parsed, so the result is validated like a file.
+    pub fn with_source(&self, source: String) -> Result<Machine, MachineError> {
+        Machine::parse(&self.file, &source)
+    }
+
+    /// The machine file's text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Total cores.
+    pub fn cores(&self) -> u64 {
+        self.nodes.iter().map(|n| u64::from(n.cores)).sum()
+    }
+
+    /// The node of every task of a run of `ranks` tasks.
+    pub fn place(&self, ranks: u32) -> Result<Vec<u32>, MachineError> {
+        self.mapping.place(self, ranks)
+    }
+
+    /// Reads the model table `[model.NAME]` into `T`. `Ok(None)` when the
+    /// file has no such table; errors carry the line and key.
+    pub fn model_table<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, MachineError> {
+        pick::table(&self.source, &["model", name]).map_err(|e| toml_error(&self.file, &self.source, &e))
+    }
+
+    /// Nanoseconds of target CPU for `ns` of traced CPU on `node`.
+    pub fn cpu(&self, node: u32, ns: Ns) -> Ns {
+        ns / self.nodes[node as usize].cpu_ratio
+    }
+
+    /// The network level between two nodes.
+    pub fn level(&self, a: u32, b: u32) -> &Level {
+        if a == b {
+            &self.network.intra
+        } else {
+            &self.network.inter
+        }
+    }
+
+    /// How collective `c` is modelled.
+    pub fn collective(&self, c: Coll) -> &CollChoice {
+        self.collectives.of(c)
+    }
+
+    /// Where the file is, for messages that point the user at it.
+    pub fn path(&self) -> PathBuf {
+        PathBuf::from(&self.file)
+    }
+}
