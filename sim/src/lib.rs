@@ -5,5 +5,32 @@
 //! the same parameters give the same answer in all three.
 
 pub mod coll;
+pub mod engine;
+pub mod input;
 pub mod machine;
+pub mod model;
 pub mod units;
+
+/// Why a simulation could not run or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// A bad machine file or model parameter.
+    #[error("{0}")]
+    Machine(#[from] machine::MachineError),
+    /// A bad trace.
+    #[error("{0}")]
+    Trace(pnmpi_trace::Error),
+    /// A bad SimGrid trace: file, line, what.
+    #[error("{file}:{line}: {what}")]
+    Input {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// The trace cannot complete on any machine.
+    #[error("the trace deadlocks: no rank can go on\n{0}")]
+    Deadlock(String),
+}

@@ -59,7 +59,11 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
         "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" | "" => 1e9,
-        _ => return Err(format!("unknown time unit `{unit}` in `{s}` (use ps, ns, us, ms or s)")),
+        _ => {
+            return Err(format!(
+                "unknown time unit `{unit}` in `{s}` (use ps, ns, us, ms or s)"
+            ))
+        }
     };
     Ok(Time(v * scale))
 }
@@ -96,14 +100,16 @@ pub fn parse_bytes(s: &str) -> Result<Bytes, String> {
 pub fn parse_bandwidth(s: &str) -> Result<Bandwidth, String> {
     let (v, unit) = split(s)?;
     let bits = |prefix: &str| -> Option<f64> {
-        Some(match prefix {
-            "" => 1.0,
-            "k" | "K" => 1e3,
-            "M" => 1e6,
-            "G" => 1e9,
-            "T" => 1e12,
-            _ => return None,
-        } / 8.0)
+        Some(
+            match prefix {
+                "" => 1.0,
+                "k" | "K" => 1e3,
+                "M" => 1e6,
+                "G" => 1e9,
+                "T" => 1e12,
+                _ => return None,
+            } / 8.0,
+        )
     };
     let scale = if let Some(u) = unit.strip_suffix("/s") {
         match u.strip_suffix("bit") {

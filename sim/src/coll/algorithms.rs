@@ -56,7 +56,11 @@ pub fn expand(name: &str, shape: &Shape, out: &mut Vec<Step>) {
 /// Every task sends `bytes` to the root, which receives from all.
 fn fan_in(s: &Shape, bytes: u64, out: &mut Vec<Step>) {
     if s.me == s.root {
-        out.extend((0..s.size).filter(|&i| i != s.root).map(|from| Step::Irecv { from, bytes }));
+        out.extend(
+            (0..s.size)
+                .filter(|&i| i != s.root)
+                .map(|from| Step::Irecv { from, bytes }),
+        );
     } else {
         out.push(Step::Isend { to: s.root, bytes });
     }
@@ -66,7 +70,11 @@ fn fan_in(s: &Shape, bytes: u64, out: &mut Vec<Step>) {
 /// The root sends `bytes` to every task.
 fn fan_out(s: &Shape, bytes: u64, out: &mut Vec<Step>) {
     if s.me == s.root {
-        out.extend((0..s.size).filter(|&i| i != s.root).map(|to| Step::Isend { to, bytes }));
+        out.extend(
+            (0..s.size)
+                .filter(|&i| i != s.root)
+                .map(|to| Step::Isend { to, bytes }),
+        );
     } else {
         out.push(Step::Irecv { from: s.root, bytes });
     }
@@ -120,8 +128,14 @@ fn scatter_flat(s: &Shape, out: &mut Vec<Step>) {
 
 fn allgather_flat(s: &Shape, out: &mut Vec<Step>) {
     for i in (0..s.size).filter(|&i| i != s.me) {
-        out.push(Step::Isend { to: i, bytes: s.bytes });
-        out.push(Step::Irecv { from: i, bytes: s.bytes });
+        out.push(Step::Isend {
+            to: i,
+            bytes: s.bytes,
+        });
+        out.push(Step::Irecv {
+            from: i,
+            bytes: s.bytes,
+        });
     }
     out.push(Step::WaitAll);
 }

@@ -111,7 +111,9 @@ mod tests {
 
     #[test]
     fn bad_tables() {
-        let e = toml::from_str::<Doc>("c = [{ size = 5, value = \"1us\" }]").err().unwrap();
+        let e = toml::from_str::<Doc>("c = [{ size = 5, value = \"1us\" }]")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("first step must be at size 0"), "{e}");
         let e = toml::from_str::<Doc>("c = [{ size = 0, value = \"1us\" }, { size = 0, value = \"2us\" }]")
             .err()

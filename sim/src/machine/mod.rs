@@ -15,7 +15,7 @@ mod pick;
 mod schema;
 
 pub use curve::{Curve, Step};
-pub use schema::{CollChoice, Collectives, Level, Mapping, Network, NodeSpec};
+pub use schema::{CollChoice, Collectives, Level, Mapping, Network, NodeSpec, Scaling, COLL_NAMES};
 
 use crate::units::{Bandwidth, Ns, Time};
 use pnmpi_trace::routine::Coll;

@@ -140,7 +140,11 @@ impl<'de> Deserialize<'de> for Network {
         let both = match (t.latency, t.bandwidth) {
             (Some(latency), Some(bandwidth)) => Some(Level { latency, bandwidth }),
             (None, None) => None,
-            _ => return Err(D::Error::custom("give both `latency` and `bandwidth`, or neither")),
+            _ => {
+                return Err(D::Error::custom(
+                    "give both `latency` and `bandwidth`, or neither",
+                ))
+            }
         };
         let pick = |level: Option<Level>, name: &str| {
             level.or_else(|| both.clone()).ok_or_else(|| {
@@ -189,14 +193,12 @@ struct CollEntry {
     algorithm: Option<String>,
 }
 
+/// `[collectives]`: `mode` and `scaling` for all, then a table per
+/// collective. Read as values (serde's `flatten` loses positions).
 #[derive(Deserialize, Default)]
+#[serde(transparent)]
 struct CollTable {
-    #[serde(default)]
-    mode: Option<String>,
-    #[serde(default)]
-    scaling: Option<Scaling>,
-    #[serde(flatten)]
-    per: BTreeMap<String, toml::Spanned<CollEntry>>,
+    keys: BTreeMap<String, toml::Spanned<toml::Value>>,
 }
 
 /// Every collective's choice.
@@ -221,7 +223,7 @@ pub const COLL_NAMES: [(&str, Coll); 10] = [
 
 /// The analytic scaling PSINS's simple model gives each collective when
 /// the file says nothing: rooted and tree-like ones log, all-to-all linear.
-fn default_scaling(c: Coll) -> Scaling {
+fn default_scaling_of(c: Coll) -> Scaling {
     match c {
         Coll::Alltoall | Coll::Allgather | Coll::Gather | Coll::Scatter => Scaling::Linear,
         _ => Scaling::Log,
@@ -245,7 +247,7 @@ impl Default for Collectives {
         Collectives {
             choices: COLL_NAMES
                 .iter()
-                .map(|&(_, c)| (c, CollChoice::Analytic(default_scaling(c))))
+                .map(|&(_, c)| (c, CollChoice::Analytic(default_scaling_of(c))))
                 .collect(),
         }
     }
@@ -316,7 +318,10 @@ impl File {
         };
         let nodes = *self.machine.nodes.get_ref();
         if nodes == 0 {
-            return Err(at(self.machine.nodes.span(), "[machine] nodes must be at least 1".into()));
+            return Err(at(
+                self.machine.nodes.span(),
+                "[machine] nodes must be at least 1".into(),
+            ));
         }
         if self.machine.cores_per_node == 0 {
             return Err(at(0..0, "[machine] cores_per_node must be at least 1".into()));
@@ -339,7 +344,10 @@ impl File {
             let t = n.get_ref();
             for &id in &t.ids {
                 let spec = specs.get_mut(id as usize).ok_or_else(|| {
-                    at(n.span(), format!("[[node]] ids: node {id} does not exist ([machine] nodes = {nodes})"))
+                    at(
+                        n.span(),
+                        format!("[[node]] ids: node {id} does not exist ([machine] nodes = {nodes})"),
+                    )
                 })?;
                 if let Some(c) = t.cores {
                     if c == 0 {
@@ -366,7 +374,9 @@ impl File {
                         if let Some(bad) = list.iter().find(|&&x| x >= nodes) {
                             return Err(at(
                                 m.span(),
-                                format!("[mapping] nodes: node {bad} does not exist ([machine] nodes = {nodes})"),
+                                format!(
+                                    "[mapping] nodes: node {bad} does not exist ([machine] nodes = {nodes})"
+                                ),
                             ));
                         }
                         Mapping::Explicit(list.clone())
@@ -380,7 +390,9 @@ impl File {
                     (Some(p), Some(_)) => {
                         return Err(at(
                             m.span(),
-                            format!("[mapping] policy `{p}` with a `nodes` list: the list is an explicit mapping"),
+                            format!(
+                                "[mapping] policy `{p}` with a `nodes` list: the list is an explicit mapping"
+                            ),
                         ))
                     }
                 }
@@ -407,27 +419,56 @@ impl CollTable {
             line: (span.end > 0).then(|| source[..span.start].matches('\n').count() + 1),
             what,
         };
-        let default_mode = self.mode.clone().unwrap_or_else(|| "analytic".into());
-        let mut out = Collectives::default();
-        for (name, entry) in &self.per {
-            if !COLL_NAMES.iter().any(|(n, _)| n == name) {
-                let names: Vec<&str> = COLL_NAMES.iter().map(|(n, _)| *n).collect();
-                return Err(err(
-                    entry.span(),
-                    format!("[collectives.{name}]: unknown collective; use one of {}", names.join(", ")),
-                ));
+        let mut default_mode = "analytic".to_string();
+        let mut default_scaling = None;
+        let mut per: BTreeMap<&str, (CollEntry, std::ops::Range<usize>)> = BTreeMap::new();
+        for (key, value) in &self.keys {
+            let span = value.span();
+            let v = value.get_ref().clone();
+            match key.as_str() {
+                "mode" => {
+                    default_mode = v
+                        .as_str()
+                        .ok_or_else(|| err(span.clone(), "[collectives] mode: expected a string".into()))?
+                        .to_owned()
+                }
+                "scaling" => {
+                    default_scaling =
+                        Some(Scaling::deserialize(v).map_err(|e| {
+                            err(span.clone(), format!("[collectives] scaling: {}", e.message()))
+                        })?)
+                }
+                name => {
+                    let Some(&(n, _)) = COLL_NAMES.iter().find(|(n, _)| *n == name) else {
+                        let names: Vec<&str> = COLL_NAMES.iter().map(|(n, _)| *n).collect();
+                        return Err(err(
+                            span,
+                            format!(
+                                "[collectives] `{name}`: unknown collective; use mode, scaling or one of {}",
+                                names.join(", ")
+                            ),
+                        ));
+                    };
+                    let entry = CollEntry::deserialize(v)
+                        .map_err(|e| err(span.clone(), format!("[collectives.{name}]: {}", e.message())))?;
+                    per.insert(n, (entry, span));
+                }
             }
         }
+        let mut out = Collectives::default();
         for (name, c) in COLL_NAMES {
-            let entry = self.per.get(name);
-            let e = entry.map(|s| s.get_ref());
-            let mode = e.and_then(|e| e.mode.clone()).unwrap_or_else(|| default_mode.clone());
-            let span = entry.map_or(0..0, |s| s.span());
+            let (e, span) = match per.get(name) {
+                Some((e, s)) => (Some(e), s.clone()),
+                None => (None, 0..0),
+            };
+            let mode = e
+                .and_then(|e| e.mode.clone())
+                .unwrap_or_else(|| default_mode.clone());
             let choice = match mode.as_str() {
                 "analytic" => CollChoice::Analytic(
                     e.and_then(|e| e.scaling)
-                        .or(self.scaling)
-                        .unwrap_or_else(|| default_scaling(c)),
+                        .or(default_scaling)
+                        .unwrap_or_else(|| default_scaling_of(c)),
                 ),
                 "algorithmic" => {
                     let alg = e
@@ -445,7 +486,11 @@ impl CollTable {
                     ))
                 }
             };
-            out.choices.iter_mut().find(|(k, _)| *k == c).expect("all listed").1 = choice;
+            out.choices
+                .iter_mut()
+                .find(|(k, _)| *k == c)
+                .expect("all listed")
+                .1 = choice;
         }
         Ok(out)
     }

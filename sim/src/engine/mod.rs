@@ -1,0 +1,744 @@
+//! The replay engine: a discrete-event simulation over the actors' op
+//! streams (PSINS's simulator).
+//!
+//! Each actor has a clock. The engine always advances the actor with the
+//! earliest clock, one op at a time, so the model sees messages in
+//! simulated-time order; an actor keeps going without touching the queue
+//! while it stays the earliest. A CPU burst moves the clock by the burst
+//! over the node's CPU ratio. A call that must wait (a receive before its
+//! send, a rendezvous send before its receive, a wait on requests, a
+//! collective before its last member) blocks the actor until the other
+//! side's post resolves it; the engine then knows the completion time
+//! from the model and puts the actor back in the queue at that time.
+//!
+//! Memory holds the actors, the unmatched messages and the open requests:
+//! it grows with ranks and messages in flight, never with the trace.
+
+mod matching;
+pub mod stats;
+
+use crate::coll::{self, Shape, Step};
+use crate::input::{Actor, Completion, Op, OpKind, OpSource, ReqId};
+use crate::machine::{CollChoice, Machine};
+use crate::model::{CollCall, Model, Msg};
+use crate::units::Ns;
+use crate::SimError;
+use matching::{Key, Mailboxes, PendingRecv, PendingSend};
+use pnmpi_trace::routine::Coll;
+use rustc_hash::FxHashMap;
+use stats::{ActorStats, RoutineStats, Stats};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::rc::Rc;
+
+/// Tag of the messages of expanded collectives: no application tag is
+/// negative except `MPI_ANY_TAG`, which never reaches matching.
+const COLL_TAG: i64 = -1000;
+
+/// Requests the engine makes for blocking calls and collective steps:
+/// above the indices a trace uses.
+const TEMP_REQ: u64 = 1 << 31;
+
+/// Stretches CPU bursts by operating-system noise (jitter); `None`
+/// replays noise-free.
+pub trait Noise {
+    /// Wall time at which `work` ns of CPU, started at `start` on
+    /// `actor`, is done.
+    fn run(&mut self, actor: usize, start: Ns, work: Ns) -> Ns;
+}
+
+/// Watches the replay as it goes (the timeline writer).
+pub trait Observer {
+    /// A call of `actor` ran from `start` to `end`, `wait` of it waiting.
+    fn call(&mut self, actor: usize, routine: u32, start: Ns, end: Ns, wait: Ns);
+    /// A message left `src` at `sent` and completed at `dst` at `received`.
+    fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64);
+}
+
+/// What a replay can be told besides the trace, machine and model.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// CPU noise.
+    pub noise: Option<&'a mut dyn Noise>,
+    /// A timeline writer.
+    pub observer: Option<&'a mut dyn Observer>,
+    /// Told of the ops replayed so far, every million or so.
+    pub progress: Option<&'a dyn Fn(u64)>,
+}
+
+/// A replay's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// End of `MPI_Init` to the start of the last `MPI_Finalize`, ns.
+    pub runtime: Ns,
+    /// The statistics.
+    pub stats: Stats,
+}
+
+/// What an actor is blocked on, for deadlock reports.
+#[derive(Clone, Debug)]
+enum Blocked {
+    Send { to: u32, tag: i64, comm: i64 },
+    Recv { from: Option<u32>, tag: i64, comm: i64 },
+    Wait(usize),
+    Coll { op: Coll, comm: i64 },
+}
+
+struct Call {
+    routine: u32,
+    start: Ns,
+}
+
+#[derive(Default)]
+struct ActorState {
+    node: u32,
+    clock: Ns,
+    started: bool,
+    done: bool,
+    /// Unresolved items the current call waits for.
+    blocked: u32,
+    resume_at: Ns,
+    /// The latest partner post among the resolved items of the call.
+    late: Ns,
+    call: Option<Call>,
+    what: Option<Blocked>,
+    pending: Option<Op>,
+    steps: VecDeque<Step>,
+    step_members: Option<Rc<[u32]>>,
+    step_comm: i64,
+    step_reqs: Vec<ReqId>,
+    next_temp: u64,
+    coll_seq: FxHashMap<i64, u64>,
+}
+
+#[derive(Default)]
+struct Req {
+    /// (completion, partner post) once known.
+    done: Option<(Ns, Ns)>,
+    waiter: Option<u32>,
+    /// A wildcard receive matched when its completion names the source.
+    deferred: Option<(Ns, i64, i64)>,
+}
+
+struct Rendezvous {
+    arrived: u32,
+    ready: Ns,
+    reqs: Vec<ReqId>,
+}
+
+/// The simulation state.
+struct Engine<'m, 'o> {
+    machine: &'m Machine,
+    model: &'m mut dyn Model,
+    noise: Option<&'o mut dyn Noise>,
+    observer: Option<&'o mut dyn Observer>,
+    actors: Vec<ActorState>,
+    info: Vec<Actor>,
+    /// Actor index of each rank's first thread.
+    rank_actor: Vec<usize>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    mail: Mailboxes,
+    reqs: FxHashMap<ReqId, Req>,
+    colls: FxHashMap<(i64, u64), Rendezvous>,
+    members: FxHashMap<(i64, u32), Rc<[u32]>>,
+    stats: Stats,
+    op: Op,
+}
+
+/// Simulated times are non-negative, so their bits order like the values.
+fn key(t: Ns) -> u64 {
+    t.max(0.0).to_bits()
+}
+
+/// Replays `src` on `machine` with `model`.
+pub fn replay(
+    src: &mut dyn OpSource,
+    machine: &Machine,
+    model: &mut dyn Model,
+    opts: Options<'_>,
+) -> Result<Outcome, SimError> {
+    let info = src.actors().to_vec();
+    let world = src.world_size();
+    let nodes = machine.place(world).map_err(SimError::Machine)?;
+    let mut rank_actor = vec![usize::MAX; world as usize];
+    for (i, a) in info.iter().enumerate().rev() {
+        if let Some(slot) = rank_actor.get_mut(a.rank as usize) {
+            *slot = i;
+        }
+    }
+    let mut e = Engine {
+        machine,
+        model,
+        noise: opts.noise,
+        observer: opts.observer,
+        actors: info
+            .iter()
+            .map(|a| ActorState {
+                node: nodes.get(a.rank as usize).copied().unwrap_or(0),
+                ..ActorState::default()
+            })
+            .collect(),
+        stats: Stats {
+            actors: info
+                .iter()
+                .map(|a| ActorStats {
+                    rank: a.rank,
+                    thread: a.thread,
+                    node: nodes.get(a.rank as usize).copied().unwrap_or(0),
+                    ..ActorStats::default()
+                })
+                .collect(),
+            routines: vec![RoutineStats::default(); src.routines().len()],
+            ..Stats::default()
+        },
+        info,
+        rank_actor,
+        heap: BinaryHeap::new(),
+        mail: Mailboxes::default(),
+        reqs: FxHashMap::default(),
+        colls: FxHashMap::default(),
+        members: FxHashMap::default(),
+        op: Op::default(),
+    };
+    for a in 0..e.actors.len() {
+        e.heap.push(Reverse((0, a as u32)));
+    }
+    let mut next_progress = 1 << 20;
+    while let Some(Reverse((_, a))) = e.heap.pop() {
+        e.advance(a as usize, src)?;
+        if let Some(p) = opts.progress {
+            if e.stats.events >= next_progress {
+                p(e.stats.events);
+                next_progress += 1 << 20;
+            }
+        }
+    }
+    if let Some(p) = opts.progress {
+        p(e.stats.events);
+    }
+    e.finish()
+}
+
+impl Engine<'_, '_> {
+    fn msg(&self, src: u32, dst: u32, bytes: u64) -> Msg {
+        let node = |r: u32| {
+            self.rank_actor
+                .get(r as usize)
+                .and_then(|&a| self.actors.get(a))
+                .map_or(0, |s| s.node)
+        };
+        Msg {
+            src,
+            dst,
+            src_node: node(src),
+            dst_node: node(dst),
+            bytes,
+        }
+    }
+
+    fn temp_req(&mut self, a: usize) -> ReqId {
+        let st = &mut self.actors[a];
+        st.next_temp += 1;
+        ((a as u64) << 32) | (TEMP_REQ + st.next_temp % TEMP_REQ)
+    }
+
+    /// Runs actor `a` until it blocks, ends, or is no longer the earliest.
+    fn advance(&mut self, a: usize, src: &mut dyn OpSource) -> Result<(), SimError> {
+        loop {
+            if self.actors[a].blocked > 0 || self.actors[a].done {
+                return Ok(());
+            }
+            if let Some(step) = self.actors[a].steps.pop_front() {
+                self.step(a, step);
+                continue;
+            }
+            self.close_call(a);
+            let op = match self.actors[a].pending.take() {
+                Some(op) => op,
+                None => {
+                    let mut op = std::mem::take(&mut self.op);
+                    if !src.next(a, &mut op)? {
+                        self.op = op;
+                        self.end_actor(a);
+                        return Ok(());
+                    }
+                    self.stats.events += 1;
+                    // The CPU burst before the call.
+                    let st = &mut self.actors[a];
+                    if st.started && op.gap > 0.0 {
+                        let work = self.machine.cpu(st.node, op.gap);
+                        self.compute(a, work);
+                    }
+                    // Stay in simulated-time order: yield if another actor is earlier.
+                    if let Some(Reverse((t, _))) = self.heap.peek() {
+                        if key(self.actors[a].clock) > *t {
+                            self.actors[a].pending = Some(op);
+                            self.heap.push(Reverse((key(self.actors[a].clock), a as u32)));
+                            return Ok(());
+                        }
+                    }
+                    op
+                }
+            };
+            self.execute(a, &op, &*src);
+            self.op = op;
+        }
+    }
+
+    fn end_actor(&mut self, a: usize) {
+        let st = &mut self.actors[a];
+        st.done = true;
+        self.stats.actors[a].end = st.clock;
+    }
+
+    fn open_call(&mut self, a: usize, routine: u32) {
+        let st = &mut self.actors[a];
+        st.call = Some(Call {
+            routine,
+            start: st.clock,
+        });
+        st.late = f64::NEG_INFINITY;
+    }
+
+    /// `work` ns of target CPU on actor `a`, stretched by noise if any.
+    fn compute(&mut self, a: usize, work: Ns) {
+        let st = &mut self.actors[a];
+        let end = match self.noise.as_deref_mut() {
+            Some(n) => n.run(a, st.clock, work),
+            None => st.clock + work,
+        };
+        self.stats.actors[a].compute += end - st.clock;
+        st.clock = end;
+    }
+
+    fn close_call(&mut self, a: usize) {
+        let st = &mut self.actors[a];
+        let Some(call) = st.call.take() else { return };
+        st.what = None;
+        let dur = st.clock - call.start;
+        let wait = (st.late - call.start).clamp(0.0, dur);
+        let s = &mut self.stats.actors[a];
+        s.comm += dur - wait;
+        s.wait += wait;
+        s.calls += 1;
+        let r = &mut self.stats.routines[call.routine as usize];
+        r.count += 1;
+        r.time += dur;
+        r.wait += wait;
+        if let Some(o) = self.observer.as_deref_mut() {
+            o.call(a, call.routine, call.start, st.clock, wait);
+        }
+    }
+
+    fn execute(&mut self, a: usize, op: &Op, src: &dyn OpSource) {
+        let rank = self.info[a].rank;
+        match &op.kind {
+            OpKind::Init => {
+                let st = &mut self.actors[a];
+                st.started = true;
+                st.clock = 0.0;
+            }
+            OpKind::Finalize => self.end_actor(a),
+            OpKind::Local => {
+                let st = &self.actors[a];
+                if st.started {
+                    let work = self.machine.cpu(st.node, op.dur);
+                    self.compute(a, work);
+                }
+            }
+            &OpKind::Send {
+                to,
+                tag,
+                comm,
+                bytes,
+                req,
+            } => {
+                self.open_call(a, op.routine);
+                let r = req.unwrap_or_else(|| self.temp_req(a));
+                self.post_send(a, r, self.msg(rank, to, bytes), tag, comm);
+                if req.is_none() {
+                    self.actors[a].what = Some(Blocked::Send { to, tag, comm });
+                    self.wait_for(a, r);
+                }
+            }
+            &OpKind::Recv {
+                from,
+                tag,
+                comm,
+                bytes: _,
+                req,
+            } => {
+                self.open_call(a, op.routine);
+                let r = req.unwrap_or_else(|| self.temp_req(a));
+                match from {
+                    Some(from) => self.post_recv(a, r, from, tag, comm, self.actors[a].clock),
+                    None => {
+                        let clock = self.actors[a].clock;
+                        self.reqs.insert(
+                            r,
+                            Req {
+                                deferred: Some((clock, tag, comm)),
+                                ..Req::default()
+                            },
+                        );
+                    }
+                }
+                if req.is_none() {
+                    self.actors[a].what = Some(Blocked::Recv { from, tag, comm });
+                    self.wait_for(a, r);
+                }
+            }
+            &OpKind::Sendrecv {
+                to,
+                stag,
+                sbytes,
+                from,
+                rtag,
+                rbytes: _,
+                comm,
+            } => {
+                self.open_call(a, op.routine);
+                let rr = self.temp_req(a);
+                let sr = self.temp_req(a);
+                self.post_recv(a, rr, from, rtag, comm, self.actors[a].clock);
+                self.post_send(a, sr, self.msg(rank, to, sbytes), stag, comm);
+                self.actors[a].what = Some(Blocked::Recv {
+                    from: Some(from),
+                    tag: rtag,
+                    comm,
+                });
+                self.wait_for(a, rr);
+                self.wait_for(a, sr);
+            }
+            OpKind::Wait(done) => {
+                self.open_call(a, op.routine);
+                self.actors[a].what = Some(Blocked::Wait(done.len()));
+                for &Completion { req, status } in done {
+                    self.resolve_deferred(a, req, status);
+                    self.wait_for(a, req);
+                }
+            }
+            &OpKind::Coll {
+                op: c,
+                comm,
+                bytes,
+                root,
+                req,
+            } => {
+                self.open_call(a, op.routine);
+                self.collective(a, src, (c, comm, bytes, root), req);
+            }
+        }
+    }
+
+    /// A send of `m` posted now by actor `a`, completing request `req`.
+    fn post_send(&mut self, a: usize, req: ReqId, m: Msg, tag: i64, comm: i64) {
+        let post = self.actors[a].clock;
+        self.reqs.insert(req, Req::default());
+        let free = self.model.send_overhead(&m, post);
+        let key: Key = (m.src, m.dst, tag, comm);
+        if self.model.eager(&m) {
+            let x = self.model.transfer(&m, free);
+            self.count_message(&m, free, x.start, x.end);
+            self.complete(req, free, f64::NEG_INFINITY);
+            match self.mail.take_recv(&key) {
+                Some(r) => {
+                    let done = self.model.recv_done(&m, x.end, r.post);
+                    self.delivered(&m, post, done);
+                    self.complete(r.req, done, post);
+                }
+                None => self.mail.push_send(
+                    key,
+                    PendingSend {
+                        req,
+                        msg: m,
+                        post,
+                        free,
+                        arrival: Some(x.end),
+                    },
+                ),
+            }
+        } else {
+            let s = PendingSend {
+                req,
+                msg: m,
+                post,
+                free,
+                arrival: None,
+            };
+            match self.mail.take_recv(&key) {
+                Some(r) => self.rendezvous(&s, &r),
+                None => self.mail.push_send(key, s),
+            }
+        }
+        self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
+    }
+
+    /// A receive posted at `post` by actor `a` from world rank `from`.
+    fn post_recv(&mut self, a: usize, req: ReqId, from: u32, tag: i64, comm: i64, post: Ns) {
+        let key: Key = (from, self.info[a].rank, tag, comm);
+        self.reqs.entry(req).or_default().deferred = None;
+        match self.mail.take_send(&key) {
+            Some(s) => match s.arrival {
+                Some(arrival) => {
+                    let done = self.model.recv_done(&s.msg, arrival, post);
+                    self.delivered(&s.msg, s.post, done);
+                    self.complete(req, done, s.post);
+                }
+                None => self.rendezvous(&s, &PendingRecv { req, post }),
+            },
+            None => {
+                self.mail.push_recv(key, PendingRecv { req, post });
+                self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
+            }
+        }
+    }
+
+    fn rendezvous(&mut self, s: &PendingSend, r: &PendingRecv) {
+        let ready = self.model.rendezvous_ready(&s.msg, s.free, r.post);
+        let x = self.model.transfer(&s.msg, ready);
+        self.count_message(&s.msg, ready, x.start, x.end);
+        let done = self.model.recv_done(&s.msg, x.end, r.post);
+        self.delivered(&s.msg, s.post, done);
+        self.complete(s.req, x.end, r.post);
+        self.complete(r.req, done, s.post);
+    }
+
+    fn count_message(&mut self, m: &Msg, ready: Ns, start: Ns, end: Ns) {
+        self.stats.messages += 1;
+        self.stats.sizes.add(m.bytes as f64);
+        self.stats.resource_wait += start - ready;
+        if m.bytes > 0 && end > start {
+            self.stats.bandwidths.add(m.bytes as f64 * 1e9 / (end - start));
+        }
+    }
+
+    fn delivered(&mut self, m: &Msg, sent: Ns, received: Ns) {
+        if let Some(o) = self.observer.as_deref_mut() {
+            let actor = |r: u32| self.rank_actor.get(r as usize).copied().unwrap_or(0);
+            o.message(actor(m.src), actor(m.dst), sent, received, m.bytes);
+        }
+    }
+
+    /// A wildcard receive's source is known now: match it as posted.
+    fn resolve_deferred(&mut self, a: usize, req: ReqId, status: Option<(u32, i64)>) {
+        let Some(r) = self.reqs.get_mut(&req) else { return };
+        let Some((post, tag, comm)) = r.deferred.take() else {
+            return;
+        };
+        match status {
+            Some((src, stag)) => self.post_recv(a, req, src, if tag < 0 { stag } else { tag }, comm, post),
+            // No status: the trace cannot say what it received; it completes at once.
+            None => r.done = Some((post, f64::NEG_INFINITY)),
+        }
+    }
+
+    /// Request `req` completes at `t`; its partner posted at `partner`.
+    fn complete(&mut self, req: ReqId, t: Ns, partner: Ns) {
+        let Some(r) = self.reqs.get_mut(&req) else { return };
+        match r.waiter {
+            Some(a) => {
+                self.reqs.remove(&req);
+                self.resolved(a as usize, t, partner);
+            }
+            None => r.done = Some((t, partner)),
+        }
+    }
+
+    fn resolved(&mut self, a: usize, t: Ns, partner: Ns) {
+        let st = &mut self.actors[a];
+        st.resume_at = st.resume_at.max(t);
+        st.late = st.late.max(partner);
+        st.blocked -= 1;
+        if st.blocked == 0 {
+            st.clock = self.model.resume(st.resume_at.max(st.clock));
+            self.heap.push(Reverse((key(st.clock), a as u32)));
+        }
+    }
+
+    /// The current call of `a` also waits for `req`.
+    fn wait_for(&mut self, a: usize, req: ReqId) {
+        let Some(r) = self.reqs.get_mut(&req) else {
+            return; // unknown to the replay (created before the trace): done
+        };
+        match r.done {
+            Some((t, partner)) => {
+                self.reqs.remove(&req);
+                let st = &mut self.actors[a];
+                st.clock = st.clock.max(t);
+                st.late = st.late.max(partner);
+            }
+            None => {
+                r.waiter = Some(a as u32);
+                let st = &mut self.actors[a];
+                if st.blocked == 0 {
+                    st.resume_at = st.clock;
+                }
+                st.blocked += 1;
+            }
+        }
+    }
+
+    /// World ranks of `comm` as `rank` sees it, cached.
+    fn members(&mut self, src: &dyn OpSource, rank: u32, comm: i64) -> Option<Rc<[u32]>> {
+        let k = (
+            comm,
+            if comm == pnmpi_trace::fields::COMM_SELF {
+                rank
+            } else {
+                0
+            },
+        );
+        if let Some(m) = self.members.get(&k) {
+            return Some(m.clone());
+        }
+        let m: Rc<[u32]> = src.members(comm, rank)?.into();
+        self.members.insert(k, m.clone());
+        Some(m)
+    }
+
+    /// A collective entered by actor `a`: expanded into its algorithm's
+    /// messages, or met by the other members at a rendezvous and timed by
+    /// the model. Nonblocking collectives always take the rendezvous.
+    fn collective(
+        &mut self,
+        a: usize,
+        src: &dyn OpSource,
+        call: (Coll, i64, u64, Option<u32>),
+        req: Option<ReqId>,
+    ) {
+        let (c, comm, bytes, root) = call;
+        let rank = self.info[a].rank;
+        let Some(members) = self.members(src, rank, comm) else {
+            return;
+        };
+        let Some(me) = members.iter().position(|&m| m == rank) else {
+            return;
+        };
+        let shape = Shape {
+            coll: c,
+            size: members.len() as u32,
+            me: me as u32,
+            root: root
+                .and_then(|r| members.iter().position(|&m| m == r))
+                .unwrap_or(0) as u32,
+            bytes,
+        };
+        self.actors[a].what = Some(Blocked::Coll { op: c, comm });
+        if let (CollChoice::Algorithmic(name), None) = (self.machine.collective(c), req) {
+            let st = &mut self.actors[a];
+            let mut steps = Vec::new();
+            coll::expand(name, &shape, &mut steps);
+            st.steps.extend(steps);
+            st.step_members = Some(members);
+            st.step_comm = comm;
+            return;
+        }
+        let st = &mut self.actors[a];
+        let seq = st.coll_seq.entry(comm).or_insert(0);
+        let n = *seq;
+        *seq += 1;
+        let clock = st.clock;
+        let r = req.unwrap_or_else(|| self.temp_req(a));
+        self.reqs.insert(r, Req::default());
+        let rv = self.colls.entry((comm, n)).or_insert(Rendezvous {
+            arrived: 0,
+            ready: 0.0,
+            reqs: Vec::new(),
+        });
+        rv.arrived += 1;
+        rv.ready = rv.ready.max(clock);
+        rv.reqs.push(r);
+        if rv.arrived == shape.size {
+            let rv = self.colls.remove(&(comm, n)).expect("just updated");
+            let nodes: Vec<u32> = members
+                .iter()
+                .map(|&m| {
+                    self.rank_actor
+                        .get(m as usize)
+                        .map_or(0, |&x| self.actors[x].node)
+                })
+                .collect();
+            let end = self
+                .model
+                .collective(&CollCall { shape, nodes: &nodes }, rv.ready);
+            for q in rv.reqs {
+                self.complete(q, end, rv.ready);
+            }
+        }
+        if req.is_none() {
+            self.wait_for(a, r);
+        }
+    }
+
+    fn step(&mut self, a: usize, step: Step) {
+        let members = self.actors[a]
+            .step_members
+            .clone()
+            .expect("steps come with their members");
+        let comm = self.actors[a].step_comm;
+        let rank = self.info[a].rank;
+        match step {
+            Step::Isend { to, bytes } => {
+                let r = self.temp_req(a);
+                self.post_send(a, r, self.msg(rank, members[to as usize], bytes), COLL_TAG, comm);
+                self.actors[a].step_reqs.push(r);
+            }
+            Step::Irecv { from, bytes: _ } => {
+                let r = self.temp_req(a);
+                let clock = self.actors[a].clock;
+                self.post_recv(a, r, members[from as usize], COLL_TAG, comm, clock);
+                self.actors[a].step_reqs.push(r);
+            }
+            Step::WaitAll => {
+                let reqs = std::mem::take(&mut self.actors[a].step_reqs);
+                for &r in &reqs {
+                    self.wait_for(a, r);
+                }
+                let mut reqs = reqs;
+                reqs.clear();
+                self.actors[a].step_reqs = reqs;
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<Outcome, SimError> {
+        let stuck: Vec<usize> = (0..self.actors.len()).filter(|&a| !self.actors[a].done).collect();
+        if !stuck.is_empty() {
+            return Err(SimError::Deadlock(self.deadlock_report(&stuck)));
+        }
+        let runtime = self.stats.actors.iter().map(|s| s.end).fold(0.0, f64::max);
+        self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
+        Ok(Outcome {
+            runtime,
+            stats: self.stats,
+        })
+    }
+
+    fn deadlock_report(&self, stuck: &[usize]) -> String {
+        let mut lines = Vec::new();
+        for &a in stuck.iter().take(32) {
+            let st = &self.actors[a];
+            let who = format!("rank {} (thread {})", self.info[a].rank, self.info[a].thread);
+            let what = match &st.what {
+                Some(Blocked::Send { to, tag, comm }) => {
+                    format!("waits in a send to rank {to} (tag {tag}, communicator {comm}) for its receive")
+                }
+                Some(Blocked::Recv { from, tag, comm }) => format!(
+                    "waits in a receive from {} (tag {tag}, communicator {comm}) for its send",
+                    from.map_or("any source".to_string(), |f| format!("rank {f}"))
+                ),
+                Some(Blocked::Wait(n)) => format!("waits for {n} request(s) whose partners never posted"),
+                Some(Blocked::Coll { op, comm }) => {
+                    format!("waits in {op:?} on communicator {comm} for members that never enter it")
+                }
+                None => "is blocked".to_string(),
+            };
+            lines.push(format!("{who} at {:.3} us {what}", st.clock / 1e3));
+        }
+        if stuck.len() > 32 {
+            lines.push(format!("... and {} more", stuck.len() - 32));
+        }
+        lines.join("\n")
+    }
+}

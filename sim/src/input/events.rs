@@ -1,0 +1,100 @@
+//! The event-source interface of `pnmpi-trace`'s streaming readers, and
+//! an in-memory source over a whole [`Trace`] (small traces, tests).
+
+use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM};
+use pnmpi_trace::trace::{Event, Trace};
+
+/// One stream of a trace: a thread of a rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamInfo {
+    /// World rank.
+    pub rank: u32,
+    /// Thread index on the rank.
+    pub thread: u32,
+}
+
+/// Where a replay reads events from, stream by stream.
+pub trait EventSource {
+    /// Size of `MPI_COMM_WORLD`.
+    fn world_size(&self) -> u32;
+    /// Routine names; [`Event::routine`] indexes them.
+    fn routines(&self) -> &[String];
+    /// The streams, by rank then thread.
+    fn streams(&self) -> &[StreamInfo];
+    /// The next event of `stream` into `ev`; `Ok(false)` at its end.
+    fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool>;
+    /// World ranks of communicator `id` as seen from `rank`.
+    fn members(&self, id: i64, rank: u32) -> Option<&[i64]>;
+    /// Warnings about the input.
+    fn warnings(&self) -> Vec<String>;
+}
+
+/// A whole trace in memory.
+pub struct MemorySource {
+    trace: Trace,
+    streams: Vec<StreamInfo>,
+    pos: Vec<usize>,
+    world: Vec<i64>,
+    selves: Vec<i64>,
+}
+
+impl MemorySource {
+    /// Serves `trace`'s events.
+    pub fn new(trace: Trace) -> MemorySource {
+        MemorySource {
+            streams: trace
+                .streams
+                .iter()
+                .map(|s| StreamInfo {
+                    rank: s.rank,
+                    thread: s.thread,
+                })
+                .collect(),
+            pos: vec![0; trace.streams.len()],
+            world: (0..i64::from(trace.world_size)).collect(),
+            selves: (0..i64::from(trace.world_size)).collect(),
+            trace,
+        }
+    }
+}
+
+impl EventSource for MemorySource {
+    fn world_size(&self) -> u32 {
+        self.trace.world_size
+    }
+
+    fn routines(&self) -> &[String] {
+        &self.trace.routines
+    }
+
+    fn streams(&self) -> &[StreamInfo] {
+        &self.streams
+    }
+
+    fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool> {
+        let s = &self.trace.streams[stream];
+        match s.events.get(self.pos[stream]) {
+            Some(e) => {
+                ev.clone_from(e);
+                self.pos[stream] += 1;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn members(&self, id: i64, rank: u32) -> Option<&[i64]> {
+        match id {
+            COMM_WORLD => Some(&self.world),
+            COMM_SELF => self.selves.get(rank as usize).map(std::slice::from_ref),
+            _ => usize::try_from(id - FIRST_TABLE_COMM)
+                .ok()
+                .and_then(|i| self.trace.comms.get(i))
+                .map(|c| c.members.as_slice()),
+        }
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+}

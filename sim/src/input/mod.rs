@@ -1,0 +1,151 @@
+//! What the engine replays: per actor (one thread of one rank), a stream
+//! of [`Op`]s, each a CPU burst followed by one MPI call reduced to what
+//! timing needs. Readers turn our traces ([`trace`]) and SimGrid's
+//! time-independent traces ([`simgrid`]) into ops, one op at a time, so a
+//! replay never holds a whole trace.
+
+pub mod events;
+pub mod simgrid;
+pub mod trace;
+
+use crate::units::Ns;
+use pnmpi_trace::routine::Coll;
+
+/// A request, unique in the run: (actor << 32) | index.
+pub type ReqId = u64;
+
+/// A request that a wait or test completed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Completion {
+    /// The request.
+    pub req: ReqId,
+    /// (world source, tag) for a receive posted with a wildcard, from its
+    /// status: the engine matches the receive then.
+    pub status: Option<(u32, i64)>,
+}
+
+/// What a call does, for timing.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum OpKind {
+    /// No communication: its traced duration is CPU time.
+    #[default]
+    Local,
+    /// `MPI_Init`: the replay's clock starts at its end.
+    Init,
+    /// `MPI_Finalize`: the actor's run ends at its start.
+    Finalize,
+    /// A send; `req` for the nonblocking forms.
+    Send {
+        /// World rank of the receiver.
+        to: u32,
+        /// Tag.
+        tag: i64,
+        /// Communicator id.
+        comm: i64,
+        /// Payload size.
+        bytes: u64,
+        /// The request created, if nonblocking.
+        req: Option<ReqId>,
+    },
+    /// A receive; `from` is `None` for a nonblocking wildcard receive
+    /// whose source the completing call's status gives.
+    Recv {
+        /// World rank of the sender.
+        from: Option<u32>,
+        /// Tag (the actual one for a resolved wildcard).
+        tag: i64,
+        /// Communicator id.
+        comm: i64,
+        /// Posted buffer size.
+        bytes: u64,
+        /// The request created, if nonblocking.
+        req: Option<ReqId>,
+    },
+    /// `MPI_Sendrecv`: both posted at once, then both awaited.
+    Sendrecv {
+        /// Receiver of the send side.
+        to: u32,
+        /// Send tag.
+        stag: i64,
+        /// Send size.
+        sbytes: u64,
+        /// Sender of the receive side.
+        from: u32,
+        /// Receive tag.
+        rtag: i64,
+        /// Receive size.
+        rbytes: u64,
+        /// Communicator id.
+        comm: i64,
+    },
+    /// Waits (or a test that completed something) for these requests.
+    Wait(Vec<Completion>),
+    /// A collective; `req` for the nonblocking forms.
+    Coll {
+        /// Which.
+        op: Coll,
+        /// Communicator id.
+        comm: i64,
+        /// Bytes per process (see [`crate::coll::Shape::bytes`]).
+        bytes: u64,
+        /// World rank of the root, for rooted collectives.
+        root: Option<u32>,
+        /// The request created, if nonblocking.
+        req: Option<ReqId>,
+    },
+}
+
+/// One CPU burst and the call after it.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Op {
+    /// Traced CPU time before the call, ns.
+    pub gap: Ns,
+    /// Traced duration of the call, ns.
+    pub dur: Ns,
+    /// Routine index into [`OpSource::routines`].
+    pub routine: u32,
+    /// What it does.
+    pub kind: OpKind,
+}
+
+/// An actor: one thread of one rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Actor {
+    /// World rank.
+    pub rank: u32,
+    /// Thread index on the rank.
+    pub thread: u32,
+}
+
+/// Measured figures of the traced run, gathered while reading, for
+/// `--compare`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Measured {
+    /// Per actor: CPU time between `MPI_Init` and `MPI_Finalize`, ns.
+    pub compute: Vec<Ns>,
+    /// Per actor: time in MPI calls in that span, ns.
+    pub mpi: Vec<Ns>,
+    /// Per actor: end of `MPI_Init` to start of `MPI_Finalize`, ns.
+    pub span: Vec<Ns>,
+    /// Per routine: total time in it, ns.
+    pub routine_time: Vec<Ns>,
+}
+
+/// A source of ops, actor by actor.
+pub trait OpSource {
+    /// The actors, by rank then thread.
+    fn actors(&self) -> &[Actor];
+    /// Size of `MPI_COMM_WORLD`.
+    fn world_size(&self) -> u32;
+    /// Routine names ([`Op::routine`] indexes them).
+    fn routines(&self) -> &[String];
+    /// The next op of `actor` into `op`; `Ok(false)` at its end.
+    fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, crate::SimError>;
+    /// World ranks of communicator `comm`, as seen from `rank`.
+    fn members(&self, comm: i64, rank: u32) -> Option<Vec<u32>>;
+    /// The traced run's own figures, complete once every actor was read
+    /// to its end; `None` for traces without times.
+    fn measured(&self) -> Option<&Measured>;
+    /// Warnings about the input (truncation, approximations).
+    fn warnings(&self) -> Vec<String>;
+}

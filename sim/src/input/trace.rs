@@ -1,0 +1,375 @@
+//! Our traces as ops: a merged `.pnt` or a tracer output folder, read
+//! stream by stream through `pnmpi-trace`'s [`EventSource`], each event
+//! turned into one op (or several, for `MPI_Startall`).
+
+use super::events::EventSource;
+use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId};
+use crate::SimError;
+use pnmpi_trace::fields::*;
+use pnmpi_trace::routine::{classify, Coll, Kind};
+use pnmpi_trace::trace::{Event, ReqRef};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// A persistent request's fixed arguments, replayed at each `MPI_Start`.
+#[derive(Clone, Copy)]
+struct Persistent {
+    send: bool,
+    peer: i64,
+    tag: i64,
+    comm: i64,
+    bytes: u64,
+}
+
+#[derive(Default)]
+struct StreamState {
+    prev_end: u64,
+    init_end: Option<u64>,
+    finished: bool,
+    queue: VecDeque<Op>,
+    persistent: FxHashMap<ReqRef, Persistent>,
+}
+
+/// Ops from an [`EventSource`].
+pub struct TraceOps<S: EventSource> {
+    src: S,
+    actors: Vec<Actor>,
+    kinds: Vec<Kind>,
+    init_routine: Vec<bool>,
+    finalize_routine: Vec<bool>,
+    persistent_init: Vec<bool>,
+    request_free: Vec<bool>,
+    streams: Vec<StreamState>,
+    ev: Event,
+    measured: Measured,
+    skipped: FxHashMap<String, u64>,
+}
+
+fn req_id(r: ReqRef) -> ReqId {
+    (u64::from(r.stream) << 32) | u64::from(r.index)
+}
+
+impl<S: EventSource> TraceOps<S> {
+    /// Wraps an event source.
+    pub fn new(src: S) -> TraceOps<S> {
+        let actors: Vec<Actor> = src
+            .streams()
+            .iter()
+            .map(|s| Actor {
+                rank: s.rank,
+                thread: s.thread,
+            })
+            .collect();
+        let names = src.routines();
+        let n = actors.len();
+        TraceOps {
+            kinds: names.iter().map(|r| classify(r)).collect(),
+            init_routine: names
+                .iter()
+                .map(|r| matches!(r.as_str(), "MPI_Init" | "MPI_Init_thread"))
+                .collect(),
+            finalize_routine: names.iter().map(|r| r == "MPI_Finalize").collect(),
+            persistent_init: names
+                .iter()
+                .map(|r| r.ends_with("_init") || r.ends_with("_init_c"))
+                .collect(),
+            request_free: names.iter().map(|r| r == "MPI_Request_free").collect(),
+            measured: Measured {
+                compute: vec![0.0; n],
+                mpi: vec![0.0; n],
+                span: vec![0.0; n],
+                routine_time: vec![0.0; names.len()],
+            },
+            streams: (0..n).map(|_| StreamState::default()).collect(),
+            actors,
+            src,
+            ev: Event::default(),
+            skipped: FxHashMap::default(),
+        }
+    }
+
+    fn skip(&mut self, why: &str) {
+        *self.skipped.entry(why.to_owned()).or_insert(0) += 1;
+    }
+
+    /// Converts `self.ev` of stream `si` into ops pushed on its queue.
+    fn convert(&mut self, si: usize) {
+        let ev = &self.ev;
+        let r = ev.routine as usize;
+        let st = &mut self.streams[si];
+        let gap = ev.start.saturating_sub(st.prev_end) as f64;
+        let dur = ev.duration() as f64;
+        st.prev_end = ev.end;
+        let mut op = Op {
+            gap,
+            dur,
+            routine: ev.routine,
+            kind: OpKind::Local,
+        };
+        if self.init_routine[r] {
+            st.init_end = Some(ev.end);
+            op.gap = 0.0;
+            op.kind = OpKind::Init;
+            st.queue.push_back(op);
+            return;
+        }
+        // Threads other than the first start when their rank left MPI_Init.
+        if st.init_end.is_none() && self.actors[si].thread > 0 {
+            let main = self
+                .actors
+                .iter()
+                .position(|a| a.rank == self.actors[si].rank && a.thread == 0);
+            let base = main.and_then(|m| self.streams[m].init_end).unwrap_or(ev.start);
+            let st = &mut self.streams[si];
+            st.init_end = Some(base);
+            op.gap = ev.start.saturating_sub(base) as f64;
+        }
+        let st = &mut self.streams[si];
+        if self.finalize_routine[r] {
+            if let Some(i) = st.init_end {
+                self.measured.span[si] = ev.start.saturating_sub(i) as f64;
+            }
+            self.measured.compute[si] += op.gap;
+            op.kind = OpKind::Finalize;
+            st.queue.push_back(op);
+            return;
+        }
+        if st.init_end.is_some() {
+            self.measured.compute[si] += op.gap;
+            self.measured.mpi[si] += dur;
+            self.measured.routine_time[r] += dur;
+        }
+        let peer = ev.get(V::Peer).unwrap_or(UNKNOWN_RANK);
+        let tag = ev.get(V::Tag).unwrap_or(0);
+        let comm = ev.get(V::Comm).unwrap_or(COMM_WORLD);
+        let bytes = ev.get(V::Bytes).unwrap_or(0).max(0) as u64;
+        let first = ReqRef {
+            stream: si as u32,
+            index: ev.first_req,
+        };
+        let wild = ev.get(V::Wild).unwrap_or(0);
+        let rank_of = |p: i64| u32::try_from(p).ok();
+        let kind = self.kinds[r];
+        op.kind = match kind {
+            Kind::Send { .. } | Kind::Recv { .. } if self.persistent_init[r] => {
+                let send = matches!(kind, Kind::Send { .. });
+                self.streams[si].persistent.insert(
+                    first,
+                    Persistent {
+                        send,
+                        peer,
+                        tag,
+                        comm,
+                        bytes,
+                    },
+                );
+                OpKind::Local
+            }
+            Kind::Send { blocking } => match rank_of(peer) {
+                Some(to) => OpKind::Send {
+                    to,
+                    tag,
+                    comm,
+                    bytes,
+                    req: (!blocking).then(|| req_id(first)),
+                },
+                None => OpKind::Local,
+            },
+            Kind::Recv { blocking } => {
+                let deferred = !blocking && wild != 0;
+                match (rank_of(peer), deferred) {
+                    (_, true) => OpKind::Recv {
+                        from: None,
+                        tag,
+                        comm,
+                        bytes,
+                        req: Some(req_id(first)),
+                    },
+                    (Some(from), false) => OpKind::Recv {
+                        from: Some(from),
+                        tag,
+                        comm,
+                        bytes,
+                        req: (!blocking).then(|| req_id(first)),
+                    },
+                    (None, false) => OpKind::Local,
+                }
+            }
+            Kind::Sendrecv => {
+                let from = ev.get(V::Src).and_then(rank_of);
+                let rtag = ev.get(V::Rtag).unwrap_or(0);
+                let rbytes = ev.get(V::Rbytes).unwrap_or(bytes as i64).max(0) as u64;
+                match (rank_of(peer), from) {
+                    (Some(to), Some(from)) => OpKind::Sendrecv {
+                        to,
+                        stag: tag,
+                        sbytes: bytes,
+                        from,
+                        rtag,
+                        rbytes,
+                        comm,
+                    },
+                    (Some(to), None) => OpKind::Send {
+                        to,
+                        tag,
+                        comm,
+                        bytes,
+                        req: None,
+                    },
+                    (None, Some(from)) => OpKind::Recv {
+                        from: Some(from),
+                        tag: rtag,
+                        comm,
+                        bytes: rbytes,
+                        req: None,
+                    },
+                    (None, None) => OpKind::Local,
+                }
+            }
+            Kind::Start => {
+                // One op per started request; the first carries the burst and duration.
+                let mut first_op = true;
+                for (i, init) in ev.init.iter().enumerate() {
+                    let Some(p) = init.and_then(|r| self.streams[si].persistent.get(&r)).copied() else {
+                        continue;
+                    };
+                    let req = Some(req_id(ReqRef {
+                        stream: si as u32,
+                        index: ev.first_req + i as u32,
+                    }));
+                    let Some(peer) = rank_of(p.peer) else { continue };
+                    let kind = if p.send {
+                        OpKind::Send {
+                            to: peer,
+                            tag: p.tag,
+                            comm: p.comm,
+                            bytes: p.bytes,
+                            req,
+                        }
+                    } else {
+                        OpKind::Recv {
+                            from: Some(peer),
+                            tag: p.tag,
+                            comm: p.comm,
+                            bytes: p.bytes,
+                            req,
+                        }
+                    };
+                    let (gap, dur) = if first_op { (op.gap, op.dur) } else { (0.0, 0.0) };
+                    first_op = false;
+                    self.streams[si].queue.push_back(Op {
+                        gap,
+                        dur,
+                        routine: op.routine,
+                        kind,
+                    });
+                }
+                if !first_op {
+                    return;
+                }
+                OpKind::Local
+            }
+            Kind::Complete if !self.request_free[r] => {
+                let done: Vec<Completion> = ev
+                    .done
+                    .iter()
+                    .filter_map(|d| {
+                        d.req.map(|req| Completion {
+                            req: req_id(req),
+                            status: d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t))),
+                        })
+                    })
+                    .collect();
+                if done.is_empty() {
+                    OpKind::Local
+                } else {
+                    OpKind::Wait(done)
+                }
+            }
+            Kind::Collective {
+                op: c,
+                blocking,
+                vector,
+            } => {
+                let members = self
+                    .src
+                    .members(comm, self.actors[si].rank)
+                    .map_or(0, |m| m.len()) as u64;
+                let root = ev.get(V::Root);
+                let rooted = matches!(c, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Scatter);
+                if members == 0 || (rooted && root.and_then(rank_of).is_none()) {
+                    self.skip("collectives on communicators the trace does not describe, or intercommunicator collectives");
+                    OpKind::Local
+                } else {
+                    let rbytes = ev.get(V::Rbytes).unwrap_or(bytes as i64).max(0) as u64;
+                    let per = match (vector, c) {
+                        (true, Coll::Alltoall) => bytes / members,
+                        (true, Coll::Scatter) => rbytes,
+                        _ => bytes,
+                    };
+                    OpKind::Coll {
+                        op: c,
+                        comm,
+                        bytes: per,
+                        root: if rooted { root.and_then(rank_of) } else { None },
+                        req: (!blocking).then(|| req_id(first)),
+                    }
+                }
+            }
+            _ => OpKind::Local,
+        };
+        self.streams[si].queue.push_back(op);
+    }
+}
+
+impl<S: EventSource> OpSource for TraceOps<S> {
+    fn actors(&self) -> &[Actor] {
+        &self.actors
+    }
+
+    fn world_size(&self) -> u32 {
+        self.src.world_size()
+    }
+
+    fn routines(&self) -> &[String] {
+        self.src.routines()
+    }
+
+    fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, SimError> {
+        loop {
+            if let Some(o) = self.streams[actor].queue.pop_front() {
+                *op = o;
+                return Ok(true);
+            }
+            if self.streams[actor].finished {
+                return Ok(false);
+            }
+            let mut ev = std::mem::take(&mut self.ev);
+            let more = self.src.next(actor, &mut ev).map_err(SimError::Trace);
+            self.ev = ev;
+            if !more? {
+                self.streams[actor].finished = true;
+                return Ok(false);
+            }
+            self.convert(actor);
+        }
+    }
+
+    fn members(&self, comm: i64, rank: u32) -> Option<Vec<u32>> {
+        self.src
+            .members(comm, rank)
+            .map(|m| m.iter().map(|&r| r.max(0) as u32).collect())
+    }
+
+    fn measured(&self) -> Option<&Measured> {
+        Some(&self.measured)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        let mut w = self.src.warnings();
+        for (why, n) in &self.skipped {
+            w.push(format!("{n} calls replayed as local work: {why}"));
+        }
+        w
+    }
+}

@@ -1,0 +1,153 @@
+//! Communication models: the black box PSINS puts between the engine and
+//! the machine. The engine knows *when* a message may move (its sender
+//! posted it; for a rendezvous, its receiver too) and asks the model
+//! *how long* it takes, when resources allow it to start, and what the
+//! CPU overheads are. A model may keep state (buses in use, messages in
+//! flight); the engine calls it in nondecreasing simulated time, except
+//! for receives posted with a wildcard, which are matched when their
+//! completion names the source.
+//!
+//! To add a model: write a type implementing [`Model`] in a file of this
+//! folder, read its parameters from `[model.NAME]` with
+//! [`Machine::model_table`], and add one line to [`MODELS`]. The engine
+//! never names a model. `docs/sim.md` walks through an example.
+
+mod loggp;
+mod simple;
+
+use crate::coll::Shape;
+use crate::machine::{Machine, MachineError};
+use crate::units::Ns;
+
+/// A message between two tasks, as a model sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Msg {
+    /// World rank of the sender.
+    pub src: u32,
+    /// World rank of the receiver.
+    pub dst: u32,
+    /// Node of the sender.
+    pub src_node: u32,
+    /// Node of the receiver.
+    pub dst_node: u32,
+    /// Payload size.
+    pub bytes: u64,
+}
+
+/// When a message's transfer held the network.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transfer {
+    /// Resources granted: the wait for resources is `start - ready`.
+    pub start: Ns,
+    /// The last byte arrived at the receiver.
+    pub end: Ns,
+}
+
+/// A collective call, once every member has entered it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollCall<'a> {
+    /// The collective and its sizes (`me` and `root` are unused here).
+    pub shape: Shape,
+    /// Nodes of the members, in communicator order.
+    pub nodes: &'a [u32],
+}
+
+/// A communication model.
+pub trait Model {
+    /// The name users give with `--model`.
+    fn name(&self) -> &'static str;
+
+    /// Whether `m` is sent eagerly (the sender does not wait for the
+    /// receive), or with a rendezvous.
+    fn eager(&self, m: &Msg) -> bool;
+
+    /// The sender posts `m` at `at`; returns when its CPU is free again
+    /// (after the send overhead). An eager message is ready to move then.
+    fn send_overhead(&mut self, _m: &Msg, at: Ns) -> Ns {
+        at
+    }
+
+    /// A rendezvous whose send was posted (overhead done) at `send` and
+    /// whose receive was posted at `recv`: when the data may start moving.
+    fn rendezvous_ready(&mut self, _m: &Msg, send: Ns, recv: Ns) -> Ns {
+        send.max(recv)
+    }
+
+    /// Moves `m`, ready at `ready`.
+    fn transfer(&mut self, m: &Msg, ready: Ns) -> Transfer;
+
+    /// When the receive completes, its data having arrived at `arrived`
+    /// and the receive having been posted at `posted`.
+    fn recv_done(&mut self, _m: &Msg, arrived: Ns, posted: Ns) -> Ns {
+        arrived.max(posted)
+    }
+
+    /// The closed-form time of a collective whose last member entered at
+    /// `ready`: when it completes on every member.
+    fn collective(&mut self, c: &CollCall<'_>, ready: Ns) -> Ns;
+
+    /// When a call that completed at `t` returns to the application (a
+    /// globally strobed runtime returns at the next strobe).
+    fn resume(&self, t: Ns) -> Ns {
+        t
+    }
+}
+
+/// A model's constructor: from the machine, or an error naming the
+/// missing or bad parameter.
+type Build = fn(&Machine) -> Result<Box<dyn Model>, MachineError>;
+
+/// Every model, by name. The first is the default.
+pub const MODELS: &[(&str, &str, Build)] = &[
+    (
+        "simple",
+        "PSINS simple: latency + bytes/bandwidth, infinite resources (the lower bound)",
+        simple::build,
+    ),
+    (
+        "loggp",
+        "LogGP: L, o, g, G from [model.loggp], eager below the threshold, rendezvous above",
+        loggp::build,
+    ),
+];
+
+/// Builds model `name` for `machine`.
+pub fn build(name: &str, machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
+    match MODELS.iter().find(|(n, _, _)| *n == name) {
+        Some((_, _, b)) => b(machine),
+        None => Err(MachineError {
+            file: "--model".into(),
+            line: None,
+            what: format!(
+                "unknown model `{name}`; use one of {}",
+                MODELS.iter().map(|m| m.0).collect::<Vec<_>>().join(", ")
+            ),
+        }),
+    }
+}
+
+/// How many point-to-point message times the analytic form of collective
+/// `c` takes: 1, P-1 or ceil(log2 P), from the machine's `[collectives]`
+/// (an algorithmic choice never reaches a model; log is the fallback).
+pub fn collective_steps(machine: &Machine, c: &CollCall<'_>) -> f64 {
+    use crate::machine::{CollChoice, Scaling};
+    let p = c.shape.size;
+    if p <= 1 {
+        return 0.0;
+    }
+    let scaling = match machine.collective(c.shape.coll) {
+        CollChoice::Analytic(s) => *s,
+        CollChoice::Algorithmic(_) => Scaling::Log,
+    };
+    match scaling {
+        Scaling::Constant => 1.0,
+        Scaling::Linear => f64::from(p - 1),
+        Scaling::Log => f64::from(crate::coll::log2_ceil(p)),
+    }
+}
+
+/// Whether a collective's members all sit on one node (its messages
+/// then stay within the node).
+pub fn within_one_node(c: &CollCall<'_>) -> bool {
+    c.nodes.iter().all(|&n| n == c.nodes[0])
+}
