@@ -2,6 +2,7 @@
 //! linked with libpnmpi, by preloading libpnmpi into it.
 
 mod run;
+mod sim;
 mod trace;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,8 @@ enum Command {
     Run(run::RunArgs),
     /// Merge, inspect and convert traces of the `tracer` module.
     Trace(trace::TraceArgs),
+    /// Predict a traced run on another machine (replay simulator).
+    Sim(sim::SimArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Trace(args) => return trace::run(args),
+        Command::Sim(args) => return sim::run(args),
     };
     match result {
         Ok(never) => match never {},

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod input;
 pub mod machine;
 pub mod model;
+pub mod report;
 pub mod units;
 
 /// Why a simulation could not run or finish.

@@ -36,12 +36,19 @@ pub struct MemorySource {
     pos: Vec<usize>,
     world: Vec<i64>,
     selves: Vec<i64>,
+    warnings: Vec<String>,
 }
 
 impl MemorySource {
     /// Serves `trace`'s events.
     pub fn new(trace: Trace) -> MemorySource {
+        MemorySource::with_warnings(trace, Vec::new())
+    }
+
+    /// Serves `trace`'s events, with the reader's warnings.
+    pub fn with_warnings(trace: Trace, warnings: Vec<String>) -> MemorySource {
         MemorySource {
+            warnings,
             streams: trace
                 .streams
                 .iter()
@@ -95,6 +102,6 @@ impl EventSource for MemorySource {
     }
 
     fn warnings(&self) -> Vec<String> {
-        Vec::new()
+        self.warnings.clone()
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod events;
 pub mod simgrid;
+pub mod synth;
 pub mod trace;
 
 use crate::units::Ns;
@@ -148,4 +149,37 @@ pub trait OpSource {
     fn measured(&self) -> Option<&Measured>;
     /// Warnings about the input (truncation, approximations).
     fn warnings(&self) -> Vec<String>;
+}
+
+/// Opens a trace for replay, whatever its form: a tracer output folder,
+/// a merged `.pnt` file, or a SimGrid time-independent index (detected
+/// from the content, not the name). `flops_per_ns` converts SimGrid's
+/// `compute` actions.
+pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSource>, crate::SimError> {
+    use crate::SimError;
+    let name = path.display().to_string();
+    if path.is_dir() {
+        let (t, warnings) = pnmpi_trace::merge::merge_dir(path, &|_| {}).map_err(SimError::Trace)?;
+        return Ok(Box::new(trace::TraceOps::new(
+            events::MemorySource::with_warnings(t, warnings),
+        )));
+    }
+    let mut head = [0u8; 8];
+    let n = {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path).map_err(|e| SimError::Input {
+            file: name.clone(),
+            line: 0,
+            what: format!("cannot open it: {e}"),
+        })?;
+        f.read(&mut head).unwrap_or(0)
+    };
+    if n == 8 && &head == b"PNMPITRC" {
+        let (t, truncated) = pnmpi_trace::Trace::read(path).map_err(SimError::Trace)?;
+        let warnings = truncated.map(|e| e.to_string()).into_iter().collect();
+        return Ok(Box::new(trace::TraceOps::new(
+            events::MemorySource::with_warnings(t, warnings),
+        )));
+    }
+    Ok(Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?))
 }

@@ -1,0 +1,154 @@
+//! `pnmpi sim`: what a traced run would do on another machine (PSINS's
+//! simulator): `replay` a trace on a machine description under a model.
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use pnmpi_sim::engine::{replay, Options};
+use pnmpi_sim::machine::Machine;
+use pnmpi_sim::report::timeline::Timeline;
+use pnmpi_sim::report::{Context as ReportContext, Report};
+use pnmpi_sim::{input, model, SimError};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Exit code of a trace that deadlocks on any machine.
+pub const EXIT_DEADLOCK: u8 = 3;
+
+/// Predict a traced run on another machine.
+#[derive(Args)]
+pub struct SimArgs {
+    #[command(subcommand)]
+    command: SimCommand,
+}
+
+#[derive(Subcommand)]
+enum SimCommand {
+    /// Replay a trace on a machine description and print the prediction.
+    ///
+    /// Exit codes: 0 replayed; 1 bad trace, machine file or output;
+    /// 2 bad command line; 3 the trace deadlocks.
+    Replay(ReplayArgs),
+    /// List the communication models.
+    Models,
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// A tracer output folder, a merged `.pnt`, or a SimGrid
+    /// time-independent trace's index file.
+    trace: PathBuf,
+    /// The target machine (see sim/machine.example.toml).
+    #[arg(long, short, value_name = "FILE")]
+    machine: PathBuf,
+    /// The communication model (`pnmpi sim models` lists them).
+    #[arg(long, default_value = "simple")]
+    model: String,
+    /// Also write the results as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Also write the predicted run as a Perfetto/Chrome trace.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
+    /// Set the traced run's own times beside the prediction, with the
+    /// error in %, per rank and per routine.
+    #[arg(long)]
+    compare: bool,
+    /// For SimGrid traces: flops per ns of the traced machine (our export
+    /// writes 1).
+    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    flops_per_ns: f64,
+}
+
+/// Runs a `pnmpi sim` subcommand.
+pub fn run(args: SimArgs) -> ExitCode {
+    let r = match args.command {
+        SimCommand::Replay(a) => replay_cmd(&a),
+        SimCommand::Models => {
+            for (name, what, _) in model::MODELS {
+                println!("{name:<10} {what}");
+            }
+            Ok(())
+        }
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pnmpi sim: error: {e:#}");
+            match e.downcast_ref::<SimError>() {
+                Some(SimError::Deadlock(_)) => ExitCode::from(EXIT_DEADLOCK),
+                _ => ExitCode::FAILURE,
+            }
+        }
+    }
+}
+
+/// Writes `text` to `path` through a temporary file.
+fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn replay_cmd(a: &ReplayArgs) -> Result<()> {
+    let machine = Machine::load(&a.machine)?;
+    let mut model = model::build(&a.model, &machine)?;
+    let mut src = input::open(&a.trace, a.flops_per_ns)?;
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} replaying: {msg} [{elapsed}]") {
+        bar.set_style(style);
+    }
+    let progress = |n: u64| bar.set_message(format!("{n} events"));
+    let mut timeline = match &a.timeline {
+        Some(p) => {
+            let nodes = machine.place(src.world_size())?;
+            Some(
+                Timeline::create(p, src.actors(), src.routines(), &nodes)
+                    .with_context(|| format!("cannot write {}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let start = std::time::Instant::now();
+    let out = replay(
+        src.as_mut(),
+        &machine,
+        model.as_mut(),
+        Options {
+            noise: None,
+            observer: timeline
+                .as_mut()
+                .map(|t| t as &mut dyn pnmpi_sim::engine::Observer),
+            progress: Some(&progress),
+        },
+    )?;
+    let wall = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let trace_name = a.trace.display().to_string();
+    let report = Report::new(
+        &out,
+        ReportContext {
+            trace: &trace_name,
+            machine: &machine.name,
+            model: model.name(),
+            actors: src.actors(),
+            routines: src.routines(),
+            measured: if a.compare { src.measured() } else { None },
+            wall_s: wall,
+            warnings: src.warnings(),
+        },
+    );
+    print!("{report}");
+    if let Some(t) = timeline {
+        let (path, flows) = t.finish().context("cannot finish the timeline")?;
+        println!(
+            "timeline: {} ({flows} message arrows); open it in ui.perfetto.dev",
+            path.display()
+        );
+    }
+    if let Some(p) = &a.json {
+        write_atomic(p, &report.to_json())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! The report as text: what `pnmpi sim replay` prints.
+
+use super::{Bucket, Report};
+use std::fmt;
+
+/// Ranks listed one by one; more are summarised (min, mean, max).
+const RANK_LINES: usize = 64;
+
+fn size(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.0} {}", UNITS[u])
+}
+
+fn rate(b: f64) -> String {
+    format!("{}/s", size(b))
+}
+
+fn secs(v: f64) -> String {
+    if v >= 1.0 {
+        format!("{v:.4} s")
+    } else if v >= 1e-3 {
+        format!("{:.4} ms", v * 1e3)
+    } else {
+        format!("{:.3} us", v * 1e6)
+    }
+}
+
+fn pct(e: Option<f64>) -> String {
+    e.map_or("-".into(), |e| format!("{e:+.2} %"))
+}
+
+fn histogram(f: &mut fmt::Formatter, title: &str, b: &[Bucket], label: fn(f64) -> String) -> fmt::Result {
+    if b.is_empty() {
+        return Ok(());
+    }
+    writeln!(f, "\n{title}")?;
+    let max = b.iter().map(|x| x.count).max().unwrap_or(1).max(1);
+    for x in b {
+        let bar = "#".repeat(((x.count * 40).div_ceil(max)) as usize);
+        writeln!(f, "  from {:>12}  {:>10}  {bar}", label(x.from), x.count)?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        writeln!(
+            f,
+            "pnmpi sim: {} on {}, model {}",
+            self.trace, self.machine, self.model
+        )?;
+        write!(f, "predicted runtime: {}", secs(self.runtime_s))?;
+        if let Some(m) = self.measured_runtime_s {
+            write!(f, "   traced: {}   error: {}", secs(m), pct(self.error_pct))?;
+        }
+        writeln!(f, "\n(from the end of MPI_Init to the start of MPI_Finalize)")?;
+        let compare = self.ranks.iter().any(|r| r.measured.is_some());
+        writeln!(
+            f,
+            "\nper rank      node      compute         comm         wait          end{}",
+            if compare { "   traced span    error" } else { "" }
+        )?;
+        let line = |f: &mut fmt::Formatter, r: &super::RankReport| -> fmt::Result {
+            let who = if r.thread > 0 {
+                format!("{}.{}", r.rank, r.thread)
+            } else {
+                r.rank.to_string()
+            };
+            write!(
+                f,
+                "{who:>8} {:>9} {:>12} {:>12} {:>12} {:>12}",
+                r.node,
+                secs(r.compute_s),
+                secs(r.comm_s),
+                secs(r.wait_s),
+                secs(r.end_s)
+            )?;
+            if let Some(m) = &r.measured {
+                write!(f, " {:>14} {:>8}", secs(m.span_s), pct(m.error_pct))?;
+            }
+            writeln!(f)
+        };
+        for r in self.ranks.iter().take(RANK_LINES) {
+            line(f, r)?;
+        }
+        if self.ranks.len() > RANK_LINES {
+            let n = self.ranks.len() as f64;
+            let stat = |g: fn(&super::RankReport) -> f64| {
+                let v: Vec<f64> = self.ranks.iter().map(g).collect();
+                let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = v.iter().copied().fold(0.0, f64::max);
+                (min, v.iter().sum::<f64>() / n, max)
+            };
+            writeln!(
+                f,
+                "  ... {} more ranks; over all ranks (min / mean / max):",
+                self.ranks.len() - RANK_LINES
+            )?;
+            for (name, g) in [
+                (
+                    "compute",
+                    (|r: &super::RankReport| r.compute_s) as fn(&super::RankReport) -> f64,
+                ),
+                ("comm", |r| r.comm_s),
+                ("wait", |r| r.wait_s),
+            ] {
+                let (a, b, c) = stat(g);
+                writeln!(f, "  {name:>8}  {} / {} / {}", secs(a), secs(b), secs(c))?;
+            }
+        }
+        writeln!(
+            f,
+            "\nper routine                  count         time         wait{}",
+            if compare { "       traced    error" } else { "" }
+        )?;
+        for r in &self.routines {
+            write!(
+                f,
+                "{:<24} {:>10} {:>12} {:>12}",
+                r.name,
+                r.count,
+                secs(r.time_s),
+                secs(r.wait_s)
+            )?;
+            if let Some(m) = r.measured_s {
+                write!(f, " {:>12} {:>8}", secs(m), pct(r.error_pct))?;
+            }
+            writeln!(f)?;
+        }
+        histogram(f, "message sizes", &self.message_sizes, size)?;
+        histogram(f, "achieved bandwidth", &self.bandwidths, rate)?;
+        writeln!(
+            f,
+            "\n{} messages, {} waiting for network resources; peak {} unmatched",
+            self.messages,
+            secs(self.resource_wait_s),
+            self.peak_in_flight
+        )?;
+        writeln!(
+            f,
+            "replayed {} events in {} ({:.2} M events/s)",
+            self.events,
+            secs(self.sim_wall_s),
+            self.events_per_s / 1e6
+        )?;
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
+        Ok(())
+    }
+}
