@@ -70,7 +70,8 @@ fn toml_error(file: &str, source: &str, e: &toml::de::Error) -> MachineError {
     let line = e
         .span()
         .map(|s| source[..s.start.min(source.len())].matches('\n').count() + 1);
-    // toml's message names the key ("unknown field `x`", "in `network.intra`").
+    // The span points at the bad value (or its table); the message names
+    // the unknown or missing key when that is the fault.
     MachineError {
         file: file.to_owned(),
         line,

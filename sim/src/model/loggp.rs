@@ -34,12 +34,16 @@ struct Params {
     G: Time,
 }
 
+/// `[model.loggp]`: the parameters across nodes, S, and `intra`. (Not
+/// `#[serde(flatten)]` over [`Params`]: it would lose the positions.)
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(non_snake_case)]
 struct Table {
-    #[serde(flatten)]
-    inter: Params,
+    L: Time,
+    o: Time,
+    g: Time,
+    G: Time,
     #[serde(default)]
     S: Option<Bytes>,
     #[serde(default)]
@@ -62,10 +66,16 @@ pub fn build(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
         line: None,
         what: "the loggp model needs a [model.loggp] table with L, o, g and G (e.g. L = \"2.5us\", o = \"1.5us\", g = \"1us\", G = \"6ps\")".into(),
     })?;
+    let inter = Params {
+        L: t.L,
+        o: t.o,
+        g: t.g,
+        G: t.G,
+    };
     Ok(Box::new(LogGp {
         eager_max: t.S.unwrap_or(machine.network.eager_threshold).0,
-        intra: t.intra.unwrap_or(t.inter),
-        inter: t.inter,
+        intra: t.intra.unwrap_or(inter),
+        inter,
         machine: machine.clone(),
         nic_free: Vec::new(),
     }))
