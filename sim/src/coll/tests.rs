@@ -261,37 +261,29 @@ fn every_algorithm_pairs_replays_and_matches_its_formula() {
     }
 }
 
+/// Bytes a task's steps receive.
+fn received(list: &[Step]) -> u64 {
+    list.iter()
+        .map(|s| match *s {
+            Step::Irecv { bytes, .. } => bytes,
+            _ => 0,
+        })
+        .sum()
+}
+
 #[test]
 fn gathering_algorithms_deliver_every_block_once() {
     for p in sizes() {
         for name in algorithms_of(Coll::Allgather) {
             let steps = expand_all(Coll::Allgather, name, p, 0, 7);
             for (t, list) in steps.iter().enumerate() {
-                let got: u64 = list
-                    .iter()
-                    .map(|s| {
-                        if let Step::Irecv { bytes, .. } = *s {
-                            bytes
-                        } else {
-                            0
-                        }
-                    })
-                    .sum();
+                let got = received(list);
                 assert_eq!(got, u64::from(p - 1) * 7, "allgather/{name} P={p} task {t}");
             }
         }
         for root in roots(p) {
             let steps = expand_all(Coll::Gather, "ompi_binomial", p, root, 5);
-            let at_root: u64 = steps[root as usize]
-                .iter()
-                .map(|s| {
-                    if let Step::Irecv { bytes, .. } = *s {
-                        bytes
-                    } else {
-                        0
-                    }
-                })
-                .sum();
+            let at_root = received(&steps[root as usize]);
             assert_eq!(
                 at_root,
                 u64::from(p - 1) * 5,
