@@ -6,6 +6,10 @@
 //! messages like the application's own, through the same model.
 
 mod algorithms;
+mod exchange;
+#[cfg(test)]
+mod tests;
+mod tree;
 
 pub use algorithms::{algorithms_of, check_algorithm, default_algorithm, expand};
 
