@@ -34,6 +34,10 @@ struct MachineTable {
     cores_per_node: u32,
     #[serde(default = "one_f")]
     cpu_ratio: toml::Spanned<f64>,
+    #[serde(default = "one")]
+    links_in: u32,
+    #[serde(default = "one")]
+    links_out: u32,
 }
 
 fn one() -> u32 {
@@ -54,6 +58,10 @@ struct NodeTable {
     cores: Option<u32>,
     #[serde(default)]
     cpu_ratio: Option<f64>,
+    #[serde(default)]
+    links_in: Option<u32>,
+    #[serde(default)]
+    links_out: Option<u32>,
 }
 
 /// One node of the target.
@@ -63,6 +71,10 @@ pub struct NodeSpec {
     pub cores: u32,
     /// Speed relative to the traced machine: 2 halves every CPU burst.
     pub cpu_ratio: f64,
+    /// Links from the global buses into the node (contention models).
+    pub links_in: u32,
+    /// Links from the node to the global buses.
+    pub links_out: u32,
 }
 
 #[derive(Deserialize)]
@@ -112,6 +124,8 @@ pub struct Network {
     /// Messages of at most this many bytes are sent eagerly; larger ones
     /// wait for their receive (rendezvous).
     pub eager_threshold: Bytes,
+    /// Global buses between nodes (contention models); 0 is unlimited.
+    pub buses: u32,
 }
 
 #[derive(Deserialize)]
@@ -127,6 +141,8 @@ struct NetworkTable {
     inter: Option<Level>,
     #[serde(default = "default_eager")]
     eager_threshold: Bytes,
+    #[serde(default)]
+    buses: u32,
 }
 
 fn default_eager() -> Bytes {
@@ -157,6 +173,7 @@ impl<'de> Deserialize<'de> for Network {
             intra: pick(t.intra, "intra")?,
             inter: pick(t.inter, "inter")?,
             eager_threshold: t.eager_threshold,
+            buses: t.buses,
         })
     }
 }
@@ -333,10 +350,18 @@ impl File {
                 "[machine] cpu_ratio must be above 0 (2 means twice as fast as the traced machine)".into(),
             ));
         }
+        if self.machine.links_in == 0 || self.machine.links_out == 0 {
+            return Err(at(
+                0..0,
+                "[machine] links_in and links_out must be at least 1".into(),
+            ));
+        }
         let mut specs = vec![
             NodeSpec {
                 cores: self.machine.cores_per_node,
                 cpu_ratio: ratio,
+                links_in: self.machine.links_in,
+                links_out: self.machine.links_out,
             };
             nodes as usize
         ];
@@ -354,6 +379,21 @@ impl File {
                         return Err(at(n.span(), "[[node]] cores must be at least 1".into()));
                     }
                     spec.cores = c;
+                }
+                for (v, slot) in [
+                    (t.links_in, &mut spec.links_in),
+                    (t.links_out, &mut spec.links_out),
+                ] {
+                    match v {
+                        Some(0) => {
+                            return Err(at(
+                                n.span(),
+                                "[[node]] links_in and links_out must be at least 1".into(),
+                            ))
+                        }
+                        Some(l) => *slot = l,
+                        None => {}
+                    }
                 }
                 if let Some(r) = t.cpu_ratio {
                     if !(r.is_finite() && r > 0.0) {

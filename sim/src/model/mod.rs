@@ -12,7 +12,10 @@
 //! [`Machine::model_table`], and add one line to [`MODELS`]. The engine
 //! never names a model. `docs/sim.md` walks through an example.
 
+mod bcs;
+mod contention;
 mod loggp;
+pub mod pmac;
 mod simple;
 
 use crate::coll::Shape;
@@ -109,6 +112,31 @@ pub const MODELS: &[(&str, &str, Build)] = &[
         "LogGP: L, o, g, G from [model.loggp], eager below the threshold, rendezvous above",
         loggp::build,
     ),
+    (
+        "bus",
+        "PSINS contention, bus-only: [network] buses shared by messages between nodes",
+        contention::build_bus,
+    ),
+    (
+        "inlink",
+        "PSINS contention, incoming-link-only: links_in per receiving node",
+        contention::build_in,
+    ),
+    (
+        "outlink",
+        "PSINS contention, outgoing-link-only: links_out per sending node",
+        contention::build_out,
+    ),
+    (
+        "pmac",
+        "PSINS PMaC: bandwidth divided by the load on links and buses; fitted collective curves from [model.pmac]",
+        pmac::build,
+    ),
+    (
+        "bcs",
+        "BCS-MPI: globally strobed time slices of [model.bcs] time_slice, 1.5 slices per blocking call",
+        bcs::build,
+    ),
 ];
 
 /// Builds model `name` for `machine`.
@@ -144,6 +172,17 @@ pub fn collective_steps(machine: &Machine, c: &CollCall<'_>) -> f64 {
         Scaling::Linear => f64::from(p - 1),
         Scaling::Log => f64::from(crate::coll::log2_ceil(p)),
     }
+}
+
+/// PSINS's simple analytic collective time: [`collective_steps`] messages
+/// of the call's size at the level its members span.
+pub fn simple_collective(machine: &Machine, c: &CollCall<'_>) -> Ns {
+    let level = if within_one_node(c) {
+        &machine.network.intra
+    } else {
+        &machine.network.inter
+    };
+    collective_steps(machine, c) * level.cost(c.shape.bytes)
 }
 
 /// Whether a collective's members all sit on one node (its messages

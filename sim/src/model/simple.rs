@@ -10,7 +10,7 @@
 //! collective: scaling(P) x T(size), scaling = 1, P-1 or ceil(log2 P)
 //! ```
 
-use super::{collective_steps, within_one_node, CollCall, Model, Msg, Transfer};
+use super::{simple_collective, CollCall, Model, Msg, Transfer};
 use crate::machine::{Machine, MachineError};
 use crate::units::Ns;
 
@@ -44,11 +44,6 @@ impl Model for Simple {
     }
 
     fn collective(&mut self, c: &CollCall<'_>, ready: Ns) -> Ns {
-        let level = if within_one_node(c) {
-            &self.machine.network.intra
-        } else {
-            &self.machine.network.inter
-        };
-        ready + collective_steps(&self.machine, c) * level.cost(c.shape.bytes)
+        ready + simple_collective(&self.machine, c)
     }
 }
