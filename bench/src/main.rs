@@ -12,7 +12,6 @@
 //! time, delay layers, bandwidth and memory, with CSV and SVG plots.
 
 mod install;
-mod plot;
 mod report;
 mod run;
 mod stats;

@@ -9,11 +9,11 @@
 //! rounds.
 
 use crate::install::Install;
-use crate::plot::{Chart, Kind, Series};
 use crate::report::write_atomically;
 use crate::run::{Bench, Launch, Program, Setup, Values, MEMORY_PHASE};
 use crate::stats::{median, slope};
 use anyhow::{bail, Context as _, Result};
+use pnmpi_plot::{Chart, Kind, Series};
 use std::path::PathBuf;
 
 /// The options of `pnmpi-bench suite`.
@@ -942,8 +942,8 @@ fn charts(r: &Results, model: &TableModel, mpi: &str) -> Vec<(&'static str, Char
         "fig4-pingpong-latency.svg",
         Chart {
             title: format!("Fig. 4: 0-byte ping-pong latency vs empty layers ({mpi})"),
-            x_label: "empty layers",
-            y_label: "one-way latency (µs)",
+            x_label: "empty layers".into(),
+            y_label: "one-way latency (µs)".into(),
             log_x: false,
             log_y: false,
             legend_lower_right: false,
@@ -963,8 +963,8 @@ fn charts(r: &Results, model: &TableModel, mpi: &str) -> Vec<(&'static str, Char
         "fig5-init-time.svg",
         Chart {
             title: format!("Fig. 5: MPI_Init time vs modules ({mpi})"),
-            x_label: "modules",
-            y_label: "MPI_Init (ms)",
+            x_label: "modules".into(),
+            y_label: "MPI_Init (ms)".into(),
             log_x: false,
             log_y: false,
             legend_lower_right: false,
@@ -988,8 +988,8 @@ fn charts(r: &Results, model: &TableModel, mpi: &str) -> Vec<(&'static str, Char
         "fig6-delay-layers.svg",
         Chart {
             title: format!("Fig. 6: latency vs 100 µs delay layers ({mpi})"),
-            x_label: "delay layers",
-            y_label: "one-way latency (µs)",
+            x_label: "delay layers".into(),
+            y_label: "one-way latency (µs)".into(),
             log_x: false,
             log_y: false,
             legend_lower_right: false,
@@ -1013,8 +1013,8 @@ fn charts(r: &Results, model: &TableModel, mpi: &str) -> Vec<(&'static str, Char
         "overhead-per-call.svg",
         Chart {
             title: format!("MPI_Comm_rank: ns per call vs empty layers ({mpi})"),
-            x_label: "empty layers",
-            y_label: "ns per call",
+            x_label: "empty layers".into(),
+            y_label: "ns per call".into(),
             log_x: true,
             log_y: true,
             legend_lower_right: false,
@@ -1036,8 +1036,8 @@ fn charts(r: &Results, model: &TableModel, mpi: &str) -> Vec<(&'static str, Char
         "overhead-per-layer.svg",
         Chart {
             title: format!("MPI_Comm_rank: ns per layer, (T(N) - T(0)) / N ({mpi})"),
-            x_label: "empty layers N",
-            y_label: "ns per layer",
+            x_label: "empty layers N".into(),
+            y_label: "ns per layer".into(),
             log_x: true,
             log_y: false,
             legend_lower_right: false,
@@ -1083,8 +1083,8 @@ fn charts(r: &Results, model: &TableModel, mpi: &str) -> Vec<(&'static str, Char
         "memory.svg",
         Chart {
             title: format!("Memory added by libpnmpi vs modules ({mpi})"),
-            x_label: "modules",
-            y_label: "KiB over native MPI",
+            x_label: "modules".into(),
+            y_label: "KiB over native MPI".into(),
             log_x: true,
             log_y: true,
             legend_lower_right: true,

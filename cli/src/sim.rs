@@ -29,8 +29,41 @@ enum SimCommand {
     /// Exit codes: 0 replayed; 1 bad trace, machine file or output;
     /// 2 bad command line; 3 the trace deadlocks.
     Replay(ReplayArgs),
+    /// Replay one trace under several machines and models: one table, one chart.
+    ///
+    /// `--vary KEY=V1,V2,...` makes the machines from one file by setting
+    /// a key, e.g. `--vary network.buses=1,2,4,8,0` or
+    /// `--vary model.bcs.time_slice=50us,100us,200us`.
+    Compare(CompareArgs),
     /// List the communication models.
     Models,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    /// A tracer output folder, a merged `.pnt`, or a SimGrid index file.
+    trace: PathBuf,
+    /// A target machine; repeat for several.
+    #[arg(long, short, value_name = "FILE", required = true)]
+    machine: Vec<PathBuf>,
+    /// Models, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "simple")]
+    models: Vec<String>,
+    /// Sweep one key of the (single) machine file: KEY=V1,V2,...
+    #[arg(long, value_name = "KEY=VALUES")]
+    vary: Option<String>,
+    /// Write the table as CSV.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write the table as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the chart (runtime per machine and model, or against the varied value).
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// For SimGrid traces: flops per ns of the traced machine.
+    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    flops_per_ns: f64,
 }
 
 #[derive(Args)]
@@ -64,6 +97,7 @@ struct ReplayArgs {
 pub fn run(args: SimArgs) -> ExitCode {
     let r = match args.command {
         SimCommand::Replay(a) => replay_cmd(&a),
+        SimCommand::Compare(a) => compare_cmd(&a),
         SimCommand::Models => {
             for (name, what, _) in model::MODELS {
                 println!("{name:<10} {what}");
@@ -149,6 +183,52 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     }
     if let Some(p) = &a.json {
         write_atomic(p, &report.to_json())?;
+    }
+    Ok(())
+}
+
+fn compare_cmd(a: &CompareArgs) -> Result<()> {
+    use pnmpi_sim::compare::{compare, vary, Case};
+    let machines = a
+        .machine
+        .iter()
+        .map(|p| Machine::load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cases: Vec<Case> = match &a.vary {
+        Some(spec) => {
+            let (key, values) = spec
+                .split_once('=')
+                .context("--vary takes KEY=V1,V2,... (e.g. network.buses=1,2,4)")?;
+            if machines.len() != 1 {
+                anyhow::bail!("--vary changes one machine file; give exactly one --machine");
+            }
+            let values: Vec<String> = values.split(',').map(str::to_owned).collect();
+            vary(&machines[0], key, &values)?
+        }
+        None => machines
+            .into_iter()
+            .map(|m| Case {
+                label: m.name.clone(),
+                x: None,
+                machine: m,
+            })
+            .collect(),
+    };
+    let bar = ProgressBar::new_spinner();
+    let c = compare(&a.trace, &cases, &a.models, a.flops_per_ns, &|what| {
+        bar.set_message(what.to_owned())
+    })?;
+    bar.finish_and_clear();
+    print!("{c}");
+    if let Some(p) = &a.csv {
+        write_atomic(p, &c.csv())?;
+    }
+    if let Some(p) = &a.json {
+        write_atomic(p, &serde_json::to_string_pretty(&c)?)?;
+    }
+    if let Some(p) = &a.svg {
+        let title = format!("{}: predicted runtime", a.trace.display());
+        write_atomic(p, &c.svg(&cases, &a.models, &title)?)?;
     }
     Ok(())
 }

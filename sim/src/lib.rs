@@ -5,6 +5,7 @@
 //! the same parameters give the same answer in all three.
 
 pub mod coll;
+pub mod compare;
 pub mod engine;
 pub mod input;
 pub mod machine;
@@ -16,7 +17,7 @@ pub mod units;
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     /// A bad machine file or model parameter.
-    #[error("{0}")]
+    #[error(transparent)]
     Machine(#[from] machine::MachineError),
     /// A bad trace.
     #[error("{0}")]

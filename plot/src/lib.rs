@@ -1,7 +1,11 @@
-//! SVG line charts of the suite's results, drawn with plotters' SVG
-//! backend. Without its `ttf` feature plotters estimates text extents and
+//! SVG line charts (the benchmark suite's figures, the simulators' sweeps
+//! and comparisons), drawn with plotters' SVG backend. Without its `ttf` feature plotters estimates text extents and
 //! writes `<text>` elements that the browser renders with its own fonts, so
 //! no font library or font file is needed here.
+
+mod bars;
+
+pub use bars::BarChart;
 
 use anyhow::{anyhow, Result};
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
@@ -19,18 +23,26 @@ pub enum Kind {
 /// One line of a chart.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
+    /// Its legend.
     pub name: String,
+    /// (x, y) points, in drawing order.
     pub points: Vec<(f64, f64)>,
+    /// Measured or reference.
     pub kind: Kind,
 }
 
 /// A chart: axes, their scales and the series on them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chart {
+    /// Caption.
     pub title: String,
-    pub x_label: &'static str,
-    pub y_label: &'static str,
+    /// X axis description.
+    pub x_label: String,
+    /// Y axis description.
+    pub y_label: String,
+    /// Logarithmic x axis.
     pub log_x: bool,
+    /// Logarithmic y axis.
     pub log_y: bool,
     /// Put the legend at the lower right, for charts whose data fill the
     /// upper left.
@@ -103,8 +115,8 @@ impl Chart {
             .map_err(|e| err(&e))?;
         chart
             .configure_mesh()
-            .x_desc(self.x_label)
-            .y_desc(self.y_label)
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
             .axis_desc_style(("sans-serif", 16))
             .label_style(("sans-serif", 13))
             .x_label_formatter(&|v| tick(*v))
@@ -186,8 +198,8 @@ mod tests {
     fn chart(log: bool) -> Chart {
         Chart {
             title: "latency vs layers".into(),
-            x_label: "layers",
-            y_label: "ns",
+            x_label: "layers".into(),
+            y_label: "ns".into(),
             log_x: log,
             log_y: log,
             legend_lower_right: log,
