@@ -16,9 +16,10 @@ pub mod units;
 /// Why a simulation could not run or finish.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    /// A bad machine file or model parameter.
-    #[error(transparent)]
-    Machine(#[from] machine::MachineError),
+    /// A bad machine file or model parameter. (Not `#[from]`: that makes
+    /// it the error's source too, and error chains would print it twice.)
+    #[error("{0}")]
+    Machine(machine::MachineError),
     /// A bad trace.
     #[error("{0}")]
     Trace(pnmpi_trace::Error),
@@ -35,4 +36,10 @@ pub enum SimError {
     /// The trace cannot complete on any machine.
     #[error("the trace deadlocks: no rank can go on\n{0}")]
     Deadlock(String),
+}
+
+impl From<machine::MachineError> for SimError {
+    fn from(e: machine::MachineError) -> SimError {
+        SimError::Machine(e)
+    }
 }

@@ -41,7 +41,7 @@ impl Stencil {
     /// Grid width: the largest divisor of `ranks` at most its square root.
     pub fn width(&self) -> u32 {
         let mut w = (f64::from(self.ranks).sqrt() as u32).max(1);
-        while self.ranks % w != 0 {
+        while !self.ranks.is_multiple_of(w) {
             w -= 1;
         }
         w
@@ -62,11 +62,7 @@ impl Stencil {
 
     /// Ops of one rank, in order (including Init and Finalize).
     pub fn ops_per_rank(&self) -> u64 {
-        let colls = if self.allreduce_every > 0 {
-            self.iterations / self.allreduce_every
-        } else {
-            0
-        };
+        let colls = self.iterations.checked_div(self.allreduce_every).unwrap_or(0);
         2 + self.iterations * OPS_PER_ITERATION + colls
     }
 }
