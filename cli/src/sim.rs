@@ -61,6 +61,10 @@ struct CompareArgs {
     /// Write the chart (runtime per machine and model, or against the varied value).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Leave the traced run's runtime out of the chart (when the targets
+    /// are other machines, it is no reference).
+    #[arg(long)]
+    no_traced: bool,
     /// For SimGrid traces: flops per ns of the traced machine.
     #[arg(long, default_value_t = 1.0, value_name = "F")]
     flops_per_ns: f64,
@@ -228,7 +232,7 @@ fn compare_cmd(a: &CompareArgs) -> Result<()> {
     }
     if let Some(p) = &a.svg {
         let title = format!("{}: predicted runtime", a.trace.display());
-        write_atomic(p, &c.svg(&cases, &a.models, &title)?)?;
+        write_atomic(p, &c.svg(&cases, &a.models, &title, !a.no_traced)?)?;
     }
     Ok(())
 }

@@ -172,7 +172,16 @@ impl Comparison {
 
     /// The chart: runtime against the varied value (a line per model) when
     /// every case has a numeric x, else a bar per model for each machine.
-    pub fn svg(&self, cases: &[Case], models: &[String], title: &str) -> anyhow::Result<String> {
+    /// A swept value of 0 or less (`buses = 0`: unlimited) cannot sit on
+    /// the line's axis: it becomes a dashed reference line of its own.
+    /// `traced` adds the traced run's runtime as a reference.
+    pub fn svg(
+        &self,
+        cases: &[Case],
+        models: &[String],
+        title: &str,
+        traced: bool,
+    ) -> anyhow::Result<String> {
         let value = |case: &Case, model: &str| {
             self.rows
                 .iter()
@@ -181,26 +190,39 @@ impl Comparison {
         };
         let references: Vec<(String, f64)> = self
             .measured_runtime_s
+            .filter(|_| traced)
             .map(|m| ("traced run".to_string(), m))
             .into_iter()
             .collect();
-        if cases.len() > 1 && cases.iter().all(|c| c.x.is_some()) {
+        let on_axis: Vec<&Case> = cases.iter().filter(|c| c.x.is_some_and(|x| x > 0.0)).collect();
+        if on_axis.len() > 1 && cases.iter().all(|c| c.x.is_some()) {
             let key = cases[0].label.split('=').next().unwrap_or("value").to_string();
-            let mut series: Vec<pnmpi_plot::Series> = models
-                .iter()
-                .map(|m| pnmpi_plot::Series {
-                    name: m.clone(),
-                    points: cases.iter().map(|c| (c.x.unwrap_or(0.0), value(c, m))).collect(),
-                    kind: pnmpi_plot::Kind::Measured,
-                })
-                .collect();
-            let (x0, x1) = cases
+            let (x0, x1) = on_axis
                 .iter()
                 .filter_map(|c| c.x)
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
                     (a.min(x), b.max(x))
                 });
-            for (name, v) in references {
+            let mut series: Vec<pnmpi_plot::Series> = models
+                .iter()
+                .map(|m| pnmpi_plot::Series {
+                    name: m.clone(),
+                    points: on_axis
+                        .iter()
+                        .map(|c| (c.x.unwrap_or(0.0), value(c, m)))
+                        .collect(),
+                    kind: pnmpi_plot::Kind::Measured,
+                })
+                .collect();
+            let off_axis = cases
+                .iter()
+                .filter(|c| !on_axis.iter().any(|o| o.label == c.label))
+                .flat_map(|c| {
+                    models
+                        .iter()
+                        .map(move |m| (format!("{m}, {}", c.label), value(c, m)))
+                });
+            for (name, v) in off_axis.chain(references) {
                 series.push(pnmpi_plot::Series {
                     name,
                     points: vec![(x0, v), (x1, v)],
@@ -211,7 +233,7 @@ impl Comparison {
                 title: title.to_owned(),
                 x_label: key,
                 y_label: "predicted runtime (s)".into(),
-                log_x: false,
+                log_x: x1 / x0 >= 8.0,
                 log_y: false,
                 legend_lower_right: false,
                 series,
