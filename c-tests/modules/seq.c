@@ -5,10 +5,13 @@
  *                downward call into another routine's stack)
  *   -DREENTER    MPI_Barrier's wrapper calls plain MPI_Comm_rank, which
  *                re-enters the chain at the top
- * It also counts every call it sees and prints the count at MPI_Finalize. */
+ * It also counts every call it sees and prints the count at MPI_Finalize:
+ * on stderr, or, if SEQ_COUNTS_DIR is set, appended to that folder's file
+ * rank-R (mpirun may cut and interleave long stderr output of two ranks). */
 #include <mpi.h>
 #include <xmpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "chaincheck.h"
 
 #define STR2(x) #x
@@ -83,7 +86,17 @@ int MPI_Finalize(void)
 {
     int rank;
     XMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "seq %s: rank %d saw %ld calls\n", ME, rank, __atomic_load_n(&calls, __ATOMIC_RELAXED));
+    long seen = __atomic_load_n(&calls, __ATOMIC_RELAXED);
+    const char *dir = getenv("SEQ_COUNTS_DIR");
+    FILE *out = stderr;
+    char path[4096];
+    if (dir && snprintf(path, sizeof path, "%s/rank-%d", dir, rank) < (int)sizeof path)
+        out = fopen(path, "a");
+    if (!out)
+        out = stderr;
+    fprintf(out, "seq %s: rank %d saw %ld calls\n", ME, rank, seen);
+    if (out != stderr)
+        fclose(out);
     AROUND("Finalize", XMPI_Finalize());
 }
 #endif
