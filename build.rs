@@ -35,6 +35,28 @@ fn main() {
             profile_dir.display()
         );
     }
+    build_calibrator(profile_dir);
     println!("cargo:rerun-if-changed={}", report.display());
     println!("cargo:rerun-if-changed={}", header.display());
+}
+
+/// Builds `pnmpi-calibrate` (sim/calibrate/calibrate.c), the MPI program
+/// that `pnmpi sim calibrate` starts on every rank, with the same MPI
+/// compiler wrapper as the stubs, beside the `pnmpi` command.
+fn build_calibrator(profile_dir: &std::path::Path) {
+    let source = "sim/calibrate/calibrate.c";
+    println!("cargo:rerun-if-changed={source}");
+    println!("cargo:rerun-if-env-changed=MPICC");
+    let mpicc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".to_string());
+    let out = profile_dir.join("pnmpi-calibrate");
+    let status = std::process::Command::new(&mpicc)
+        .args(["-O2", "-o"])
+        .arg(&out)
+        .arg(source)
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => panic!("{mpicc} {source} failed ({s})"),
+        Err(e) => panic!("cannot run {mpicc} for {source}: {e}"),
+    }
 }

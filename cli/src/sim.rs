@@ -35,6 +35,15 @@ enum SimCommand {
     /// a key, e.g. `--vary network.buses=1,2,4,8,0` or
     /// `--vary model.bcs.time_slice=50us,100us,200us`.
     Compare(CompareArgs),
+    /// Measure this machine and write a machine file (run under mpirun:
+    /// `mpirun -np N pnmpi sim calibrate -o machine.toml`).
+    ///
+    /// Point-to-point latency and bandwidth over sizes (within and across
+    /// nodes when the ranks span nodes), the eager threshold, LogGP's
+    /// parameters, and each common collective over sizes and task counts,
+    /// fitted for the pmac model. About a minute by default; progress on
+    /// stderr.
+    Calibrate(crate::calibrate::CalibrateArgs),
     /// List the communication models.
     Models,
 }
@@ -102,6 +111,7 @@ pub fn run(args: SimArgs) -> ExitCode {
     let r = match args.command {
         SimCommand::Replay(a) => replay_cmd(&a),
         SimCommand::Compare(a) => compare_cmd(&a),
+        SimCommand::Calibrate(a) => crate::calibrate::run(&a),
         SimCommand::Models => {
             for (name, what, _) in model::MODELS {
                 println!("{name:<10} {what}");

@@ -4,6 +4,7 @@
 //! simulator and the `vtime` module use the same machine and models, so
 //! the same parameters give the same answer in all three.
 
+pub mod calibrate;
 pub mod coll;
 pub mod compare;
 pub mod engine;
