@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{nodes, run};
+use common::{nodes, run, run_observed, Messages};
 
 /// 1 us + 1 MB at 1 GB/s.
 const T: f64 = 1000.0 + 1_000_000.0;
@@ -61,6 +61,27 @@ fn one_bus_serialises_the_ring_and_reports_the_waits() {
     assert_eq!(unlimited.runtime, T);
     assert_eq!(unlimited.runtime, simple.runtime);
     assert_eq!(unlimited.stats.resource_wait, 0.0);
+}
+
+#[test]
+fn each_message_reports_its_own_wait_for_a_bus() {
+    // One bus, the ring's four 1 MB messages: each waits for the ones
+    // before it (0, T, 2T, 3T), then takes T; the waits are reported per
+    // message, apart from the transfer.
+    let mut seen = Messages::default();
+    run_observed(
+        &nodes(4).replace("[network]", "[network]\nbuses = 1"),
+        "bus",
+        &refs(&ring4()),
+        &mut seen,
+    )
+    .unwrap();
+    let mut waits: Vec<(f64, f64)> = seen.0.iter().map(|m| (m.5, m.3 - m.2)).collect();
+    waits.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert_eq!(
+        waits,
+        [(0.0, T), (T, 2.0 * T), (2.0 * T, 3.0 * T), (3.0 * T, 4.0 * T)]
+    );
 }
 
 #[test]

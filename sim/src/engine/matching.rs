@@ -22,8 +22,9 @@ pub struct PendingSend {
     pub post: Ns,
     /// When the sender's overhead ended.
     pub free: Ns,
-    /// For an eager message, when it arrived.
-    pub arrival: Option<Ns>,
+    /// For an eager message, when it arrived and how long it waited for
+    /// network resources before its transfer.
+    pub arrival: Option<(Ns, Ns)>,
 }
 
 /// A receive waiting for its send.

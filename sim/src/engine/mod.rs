@@ -51,8 +51,10 @@ pub trait Noise {
 pub trait Observer {
     /// A call of `actor` ran from `start` to `end`, `wait` of it waiting.
     fn call(&mut self, actor: usize, routine: u32, start: Ns, end: Ns, wait: Ns);
-    /// A message left `src` at `sent` and completed at `dst` at `received`.
-    fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64);
+    /// A message left `src` at `sent` and completed at `dst` at
+    /// `received`, after waiting `resource_wait` of it for network
+    /// resources (contention models) before its transfer.
+    fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64, resource_wait: Ns);
 }
 
 /// What a replay can be told besides the trace, machine and model.
@@ -444,7 +446,7 @@ impl Engine<'_, '_> {
             match self.mail.take_recv(&key) {
                 Some(r) => {
                     let done = self.model.recv_done(&m, x.end, r.post);
-                    self.delivered(&m, post, done);
+                    self.delivered(&m, post, done, x.start - free);
                     self.complete(r.req, done, post);
                 }
                 None => self.mail.push_send(
@@ -454,7 +456,7 @@ impl Engine<'_, '_> {
                         msg: m,
                         post,
                         free,
-                        arrival: Some(x.end),
+                        arrival: Some((x.end, x.start - free)),
                     },
                 ),
             }
@@ -480,9 +482,9 @@ impl Engine<'_, '_> {
         self.reqs.entry(req).or_default().deferred = None;
         match self.mail.take_send(&key) {
             Some(s) => match s.arrival {
-                Some(arrival) => {
+                Some((arrival, resource_wait)) => {
                     let done = self.model.recv_done(&s.msg, arrival, post);
-                    self.delivered(&s.msg, s.post, done);
+                    self.delivered(&s.msg, s.post, done, resource_wait);
                     self.complete(req, done, s.post);
                 }
                 None => self.rendezvous(&s, &PendingRecv { req, post }),
@@ -499,7 +501,7 @@ impl Engine<'_, '_> {
         let x = self.model.transfer(&s.msg, ready);
         self.count_message(&s.msg, ready, x.start, x.end);
         let done = self.model.recv_done(&s.msg, x.end, r.post);
-        self.delivered(&s.msg, s.post, done);
+        self.delivered(&s.msg, s.post, done, x.start - ready);
         self.complete(s.req, x.end, r.post);
         self.complete(r.req, done, s.post);
     }
@@ -513,10 +515,10 @@ impl Engine<'_, '_> {
         }
     }
 
-    fn delivered(&mut self, m: &Msg, sent: Ns, received: Ns) {
+    fn delivered(&mut self, m: &Msg, sent: Ns, received: Ns, resource_wait: Ns) {
         if let Some(o) = self.observer.as_deref_mut() {
             let actor = |r: u32| self.rank_actor.get(r as usize).copied().unwrap_or(0);
-            o.message(actor(m.src), actor(m.dst), sent, received, m.bytes);
+            o.message(actor(m.src), actor(m.dst), sent, received, m.bytes, resource_wait);
         }
     }
 

@@ -59,6 +59,8 @@ struct Flow {
 #[derive(Serialize)]
 struct FlowArgs {
     bytes: u64,
+    /// Time the message waited for a bus or link before its transfer.
+    resource_wait_us: f64,
 }
 
 #[derive(Serialize)]
@@ -163,7 +165,7 @@ impl Observer for Timeline {
         });
     }
 
-    fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64) {
+    fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64, resource_wait: Ns) {
         let (s, d) = (self.actors[src], self.actors[dst]);
         self.flows += 1;
         let id = self.flows;
@@ -176,7 +178,10 @@ impl Observer for Timeline {
             pid: s.rank,
             tid: s.thread,
             ts: us(sent),
-            args: Some(FlowArgs { bytes }),
+            args: Some(FlowArgs {
+                bytes,
+                resource_wait_us: us(resource_wait),
+            }),
         });
         // The receive's slice ends at `received`: land half a ns inside it.
         self.put(&Flow {

@@ -32,12 +32,38 @@ pub fn trace(dir: &tempfile::TempDir, ranks: &[&str]) -> PathBuf {
 pub const TWO_NODES: &str = "[machine]\nnodes = 2\n[network]\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n";
 
 pub fn run(machine: &str, model_name: &str, ranks: &[&str]) -> Result<Outcome, SimError> {
+    run_observed(machine, model_name, ranks, &mut Messages::default())
+}
+
+/// Every message a replay delivered: (src, dst, sent, received, bytes,
+/// resource wait).
+#[derive(Default)]
+pub struct Messages(pub Vec<(usize, usize, f64, f64, u64, f64)>);
+
+impl pnmpi_sim::engine::Observer for Messages {
+    fn call(&mut self, _: usize, _: u32, _: f64, _: f64, _: f64) {}
+    fn message(&mut self, src: usize, dst: usize, sent: f64, received: f64, bytes: u64, wait: f64) {
+        self.0.push((src, dst, sent, received, bytes, wait));
+    }
+}
+
+/// [`run`], telling `observer` of every call and message.
+pub fn run_observed(
+    machine: &str,
+    model_name: &str,
+    ranks: &[&str],
+    observer: &mut dyn pnmpi_sim::engine::Observer,
+) -> Result<Outcome, SimError> {
     let dir = tempfile::tempdir().unwrap();
     let index = trace(&dir, ranks);
     let m = Machine::parse("test.toml", machine).unwrap_or_else(|e| panic!("{e}"));
     let mut model = model::build(model_name, &m).unwrap();
     let mut src = SimgridOps::open(&index, 1.0)?;
-    replay(&mut src, &m, model.as_mut(), Options::default())
+    let opts = Options {
+        observer: Some(observer),
+        ..Options::default()
+    };
+    replay(&mut src, &m, model.as_mut(), opts)
 }
 
 /// `n` nodes of one core, 1 us and 1 GB/s between them.
