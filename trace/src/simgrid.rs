@@ -31,10 +31,37 @@ pub struct SimgridExport {
     pub platform: PathBuf,
     /// The host file.
     pub hostfile: PathBuf,
+    /// The same platform for `pnmpi sim replay`.
+    pub machine: PathBuf,
     /// Actions written.
     pub actions: u64,
     /// Calls replayed only approximately, by routine, with their counts.
     pub approximated: Vec<(String, u64)>,
+}
+
+/// SimGrid options under which `smpirun -replay` computes what
+/// `pnmpi sim replay` does with the export's `machine.toml`: a message
+/// costs latency + size / bandwidth (CM02 without SMPI's piecewise
+/// factors or cross-traffic), messages below 64 KiB leave at once
+/// (eager: detached and sent to the receiver's mailbox before it posts),
+/// larger ones wait for their receive.
+pub const SMPIRUN_OPTIONS: &str = "--cfg=network/model:CM02 --cfg=smpi/bw-factor:1 \
+    --cfg=smpi/lat-factor:1 --cfg=network/crosstraffic:0 \
+    --cfg=smpi/send-is-detached-thresh:65536 --cfg=smpi/async-small-thresh:65536";
+
+/// The export's machine, as `pnmpi sim replay` reads it: one rank per
+/// node, 5 us and 10 GB/s between nodes (the platform's two 2.5 us cluster
+/// links), eager up to 65535 bytes, collectives expanded into SimGrid's
+/// default algorithms.
+fn machine_toml(ranks: u32) -> String {
+    format!(
+        "# The platform of platform.xml, for `pnmpi sim replay index.txt -m machine.toml`:\n\
+         # with README.txt's smpirun options, both simulators compute the same times.\n\
+         [machine]\nname = \"SimGrid export: {ranks} single-core hosts\"\nnodes = {ranks}\ncores_per_node = 1\n\n\
+         [network]\nlatency = \"5us\"\nbandwidth = \"10GB/s\"\n\
+         eager_threshold = \"65535B\"   # SimGrid: sizes below smpi/send-is-detached-thresh (65536)\n\n\
+         [collectives]\nmode = \"algorithmic\"   # SimGrid's default selector's algorithms\n"
+    )
 }
 
 impl SimgridExport {
@@ -45,10 +72,11 @@ impl SimgridExport {
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned())
         };
         format!(
-            "smpirun -np {ranks} -platform {} -hostfile {} -replay {}",
+            "smpirun -np {ranks} -platform {} -hostfile {} -replay {} {}",
             name(&self.platform),
             name(&self.hostfile),
-            name(&self.index)
+            name(&self.index),
+            SMPIRUN_OPTIONS
         )
     }
 }
@@ -381,10 +409,12 @@ pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Simgr
     let platform = format!(
         "<?xml version='1.0'?>\n\
          <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
-         <!-- {n} hosts of 1 Gflop/s: a compute action of F flops lasts F ns, as traced. -->\n\
+         <!-- {n} hosts of 1 Gflop/s: a compute action of F flops lasts F ns, as traced.\n     \
+         One host per rank; a message crosses two private links (2.5 us each, not shared:\n     \
+         FATPIPE): 5 us and 10 GB/s in all, as machine.toml says. -->\n\
          <platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n    \
          <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"1Gf\" \
-         bw=\"10GBps\" lat=\"1us\" loopback_bw=\"50GBps\" loopback_lat=\"0.1us\"/>\n  </zone>\n</platform>\n",
+         bw=\"10GBps\" lat=\"2.5us\" sharing_policy=\"FATPIPE\"/>\n  </zone>\n</platform>\n",
         n - 1
     );
     let hosts: String = (0..n).map(|i| format!("node-{i}\n")).collect();
@@ -394,6 +424,7 @@ pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Simgr
         index: write("index.txt", index)?,
         platform: write("platform.xml", platform)?,
         hostfile: write("hostfile.txt", hosts)?,
+        machine: write("machine.toml", machine_toml(n))?,
         actions,
         approximated,
     };
@@ -401,7 +432,12 @@ pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Simgr
         "README.txt",
         format!(
             "SimGrid time-independent trace written by `pnmpi trace export --format simgrid`.\n\
-             Replay it from this folder (paths in index.txt are relative to it):\n\n    {}\n",
+             Replay it from this folder (paths in index.txt are relative to it):\n\n\
+             {}\n\n\
+             The same prediction with pnmpi (machine.toml describes platform.xml; with the\n\
+             options above, both compute latency + size / bandwidth, eager below 64 KiB,\n\
+             and SimGrid's default collective algorithms):\n\n\
+             pnmpi sim replay index.txt -m machine.toml\n",
             out.command(n)
         ),
     )?;
@@ -438,9 +474,13 @@ mod tests {
         );
         let index = std::fs::read_to_string(&x.index).unwrap();
         assert_eq!(index, "rank-00000.txt\nrank-00001.txt\n");
-        assert_eq!(
-            x.command(2),
-            "smpirun -np 2 -platform platform.xml -hostfile hostfile.txt -replay index.txt"
-        );
+        assert!(x.command(2).starts_with(
+            "smpirun -np 2 -platform platform.xml -hostfile hostfile.txt -replay index.txt --cfg="
+        ));
+        assert!(!x.command(2).contains('\\'), "{}", x.command(2));
+        let readme = std::fs::read_to_string(dir.path().join("README.txt")).unwrap();
+        assert!(readme.lines().any(|l| l == x.command(2)), "{readme}");
+        let machine = std::fs::read_to_string(&x.machine).unwrap();
+        assert!(machine.contains("nodes = 2\n") && machine.contains("eager_threshold = \"65535B\""));
     }
 }

@@ -1,0 +1,118 @@
+//! `pnmpi sim replay` against SimGrid's `smpirun -replay` on the same
+//! exported trace of real programs traced under real mpirun: the export's
+//! `machine.toml` and `platform.xml` describe one platform, its
+//! README.txt gives the smpirun command, and the two simulated times agree
+//! (docs/sim-simgrid.md).
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn pnmpi() -> PathBuf {
+    target_dir().join("pnmpi")
+}
+
+/// Traces `np` ranks of `program args` and exports the trace for SimGrid;
+/// returns the case (which owns the folders) and the export folder.
+fn exported(program_name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\n",
+        target_dir().join("libtracer.so").display()
+    ));
+    let trace = case.dir().join("trace");
+    case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
+    case.mpirun(np, &program(program_name, Link::Pnmpi), args)
+        .assert_ok();
+    let export = case.dir().join("simgrid");
+    let out = Command::new(pnmpi())
+        .args(["trace", "export", "--format", "simgrid"])
+        .arg(&trace)
+        .arg("-o")
+        .arg(&export)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (case, export)
+}
+
+/// SimGrid's simulated time, by the README's own smpirun line.
+fn smpirun(export: &Path) -> f64 {
+    let readme = std::fs::read_to_string(export.join("README.txt")).expect("README.txt");
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("smpirun "))
+        .unwrap_or_else(|| panic!("no smpirun line in README.txt:\n{readme}"));
+    let out = Command::new("timeout")
+        .arg("120")
+        .args(line.split_whitespace())
+        .current_dir(export)
+        .output()
+        .expect("timeout runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{line} failed:\n{text}");
+    assert!(!text.contains("Deadlock"), "{text}");
+    let t = text
+        .lines()
+        .find_map(|l| l.split("Simulation time ").nth(1))
+        .unwrap_or_else(|| panic!("no simulated time in:\n{text}"));
+    t.trim().parse().expect("a time in seconds")
+}
+
+/// pnmpi's prediction of the same export on its machine.toml.
+fn pnmpi_replay(export: &Path) -> f64 {
+    let json = export.join("pnmpi.json");
+    let out = Command::new(pnmpi())
+        .args(["sim", "replay", "index.txt", "-m", "machine.toml", "--json"])
+        .arg(&json)
+        .current_dir(export)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("JSON");
+    report["runtime_s"].as_f64().expect("runtime_s")
+}
+
+/// The two agree within `tolerance` (a fraction), or within the 0.5 us
+/// that smpirun's 6-decimal print can hide.
+fn agree(program_name: &str, np: usize, args: &[&str], tolerance: f64) {
+    let (_case, export) = exported(program_name, np, args);
+    let (sg, ours) = (smpirun(&export), pnmpi_replay(&export));
+    let diff = (ours - sg).abs();
+    eprintln!("{program_name}: smpirun {sg} s, pnmpi sim {ours} s");
+    assert!(
+        diff <= tolerance * sg || diff <= 0.5e-6,
+        "{program_name}: smpirun {sg} s, pnmpi sim {ours} s: {:.3} % apart",
+        100.0 * diff / sg
+    );
+    // Not a trivially short run: the figure checks something.
+    assert!(sg > 1e-4, "{program_name}: {sg} s");
+}
+
+#[test]
+fn blocking_pingpong_agrees_within_a_tenth_of_a_percent() {
+    agree("pingpong", 2, &["2000", "1000"], 0.001);
+}
+
+#[test]
+fn large_rendezvous_messages_agree_within_a_tenth_of_a_percent() {
+    agree("pingpong", 2, &["200", "1000000"], 0.001);
+}
+
+#[test]
+fn wildcards_and_split_communicator_collectives_agree_within_one_percent() {
+    // Nonblocking ring, wildcard receives, collectives on a split
+    // communicator and on MPI_COMM_WORLD, a nonblocking allreduce.
+    agree("tracecheck", 4, &[], 0.01);
+}
+
+#[test]
+fn nonblocking_stencil_with_world_allreduce_agrees_within_one_percent() {
+    agree("stencil", 4, &["64", "50", "10"], 0.01);
+}
