@@ -1,14 +1,22 @@
-//! Engine speed on a synthetic stencil: `cargo run --release -p pnmpi-sim --example speed -- RANKS ITERATIONS`.
+//! Engine speed on a synthetic stencil, without any trace decoding:
+//! `cargo run --release -p pnmpi-sim --example speed -- [RANKS [ITERATIONS [MODEL]]]`
+//! (default 1024 200; MODEL 1 is loggp, else simple).
 use pnmpi_sim::engine::{replay, Options};
 use pnmpi_sim::input::synth::{Stencil, StencilOps};
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::model;
 
 fn main() {
-    let args: Vec<u64> = std::env::args().skip(1).map(|a| a.parse().unwrap()).collect();
+    let args: Vec<u64> = match std::env::args().skip(1).map(|a| a.parse()).collect() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("usage: speed [RANKS [ITERATIONS [MODEL]]]: {e}");
+            std::process::exit(2);
+        }
+    };
     let s = Stencil {
-        ranks: args[0] as u32,
-        iterations: args[1],
+        ranks: args.first().map_or(1024, |&r| r as u32),
+        iterations: args.get(1).copied().unwrap_or(200),
         bytes: 8192,
         compute_ns: 100_000,
         allreduce_every: 10,

@@ -74,6 +74,8 @@ pub struct StencilOps {
     routines: Vec<String>,
     /// Per rank: ops emitted.
     pos: Vec<u64>,
+    /// Per rank: its four neighbours (computed once, not per op).
+    neighbours: Vec<[u32; 4]>,
     world: Vec<u32>,
 }
 
@@ -84,6 +86,7 @@ impl StencilOps {
             actors: (0..s.ranks).map(|rank| Actor { rank, thread: 0 }).collect(),
             routines: ROUTINES.iter().map(|r| r.to_string()).collect(),
             pos: vec![0; s.ranks as usize],
+            neighbours: (0..s.ranks).map(|r| s.neighbours(r)).collect(),
             world: (0..s.ranks).collect(),
             s,
         }
@@ -110,7 +113,6 @@ impl OpSource for StencilOps {
             return Ok(false);
         }
         self.pos[actor] += 1;
-        let rank = actor as u32;
         let last = s.ops_per_rank() - 1;
         op.gap = 0.0;
         op.dur = 0.0;
@@ -144,7 +146,7 @@ impl OpSource for StencilOps {
         } else {
             ((i - 1) / per, (i - 1) % per)
         };
-        let nb = s.neighbours(rank);
+        let nb = self.neighbours[actor];
         let req = |j: u64| ((actor as u64) << 32) | ((it * 8 + j) & 0x7fff_ffff);
         // Tags say the direction, so a 2-wide grid's two links to one neighbour stay apart.
         let tag_to = |d: usize| (d ^ 1) as i64;
