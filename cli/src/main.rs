@@ -2,6 +2,8 @@
 //! linked with libpnmpi, by preloading libpnmpi into it.
 
 mod calibrate;
+mod jitter;
+mod jitter_collect;
 mod run;
 mod sim;
 mod trace;
@@ -25,6 +27,8 @@ enum Command {
     Trace(trace::TraceArgs),
     /// Predict a traced run on another machine (replay simulator).
     Sim(sim::SimArgs),
+    /// Collect OS noise and predict its cost at any task count (jitSim).
+    Jitter(jitter::JitterArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +37,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Trace(args) => return trace::run(args),
         Command::Sim(args) => return sim::run(args),
+        Command::Jitter(args) => return jitter::run(args),
     };
     match result {
         Ok(never) => match never {},

@@ -239,14 +239,26 @@ fn run_phases(sources: &[NoiseSource], start: Vec<Cursor>, p: &Params) -> (u64, 
 pub fn simulate(sources: &[NoiseSource], tasks: u32, mode: Mode, p: &Params) -> Outcome {
     let start = placement(sources, tasks, mode, p);
     let (time, waited) = run_phases(sources, start, p);
-    // The same run without noise: every source's free time without end.
+    // The same run without noise. Every phase from the second on takes
+    // the same time (each ends with the release's fixed pattern after the
+    // root's gather), so two phases give all of them.
     let quiet_source = NoiseSource::from_rows("quiet", &[(0, u64::MAX / 4)]).expect("free time");
-    let quiet = run_phases(
-        std::slice::from_ref(&quiet_source),
-        vec![quiet_source.timeline.at(0); tasks as usize],
-        p,
-    )
-    .0;
+    let quiet_run = |phases| {
+        let q = Params { phases, ..p.clone() };
+        run_phases(
+            std::slice::from_ref(&quiet_source),
+            vec![quiet_source.timeline.at(0); tasks as usize],
+            &q,
+        )
+        .0
+    };
+    let quiet = match p.phases {
+        0 | 1 => quiet_run(p.phases),
+        n => {
+            let (one, two) = (quiet_run(1), quiet_run(2));
+            one + u64::from(n - 1) * (two - one)
+        }
+    };
     Outcome {
         tasks,
         time_ns: time,

@@ -184,3 +184,20 @@ fn the_same_seed_gives_the_same_answer() {
     // Other seeds place the tasks elsewhere: not all of them agree.
     assert!((8..16).any(|seed| run(seed).time_ns != run(7).time_ns));
 }
+
+#[test]
+fn the_noise_free_reference_is_the_full_run_without_noise() {
+    // The quiet time comes from two phases: check it against a full run on
+    // a trace without noise, with a costly barrier, at awkward task counts.
+    let quiet = NoiseSource::from_rows("quiet", &[(0, 1 << 50)]).unwrap();
+    for (n, arity) in [(1, 2), (7, 2), (100, 3), (1000, 2)] {
+        let p = Params {
+            send: 13,
+            recv: 7,
+            arity,
+            ..params(1000, 37)
+        };
+        let o = simulate(std::slice::from_ref(&quiet), n, Mode::Unsync, &p);
+        assert_eq!(o.quiet_ns, o.time_ns, "{n} tasks");
+    }
+}
