@@ -140,25 +140,27 @@ fn task_counts(s: &str) -> Result<Vec<u32>> {
         .collect()
 }
 
+/// A start placement by name; cosched needs `window` (`HIGH,LOW`).
+pub fn parse_mode(name: &str, window: Option<&str>) -> Result<Mode> {
+    match name.trim() {
+        "unsync" => Ok(Mode::Unsync),
+        "sync" => Ok(Mode::Sync),
+        "cosched" => {
+            let w = window.context("cosched needs the co-scheduler's windows: --window HIGH,LOW")?;
+            let (hi, lo) = w.split_once(',').context("--window HIGH,LOW")?;
+            Ok(Mode::Cosched {
+                hi: ns(hi, "--window")?,
+                lo: ns(lo, "--window")?,
+            })
+        }
+        other => bail!("unknown mode `{other}`: use unsync, sync or cosched"),
+    }
+}
+
 fn modes(a: &SimArgs) -> Result<Vec<Mode>> {
     a.mode
         .split(',')
-        .map(|m| match m.trim() {
-            "unsync" => Ok(Mode::Unsync),
-            "sync" => Ok(Mode::Sync),
-            "cosched" => {
-                let w = a
-                    .window
-                    .as_deref()
-                    .context("--mode cosched needs --window HIGH,LOW (the co-scheduler's windows)")?;
-                let (hi, lo) = w.split_once(',').context("--window HIGH,LOW")?;
-                Ok(Mode::Cosched {
-                    hi: ns(hi, "--window")?,
-                    lo: ns(lo, "--window")?,
-                })
-            }
-            other => bail!("unknown mode `{other}`: use unsync, sync or cosched"),
-        })
+        .map(|m| parse_mode(m, a.window.as_deref()))
         .collect()
 }
 
@@ -175,15 +177,16 @@ fn latencies(a: &SimArgs) -> Result<(u64, u64)> {
     ))
 }
 
-fn load(a: &SimArgs) -> Result<Vec<NoiseSource>> {
+/// Reads noise traces, in `format` (a `--format` name) or told apart.
+pub fn load_traces(paths: &[PathBuf], format: Option<&str>) -> Result<Vec<NoiseSource>> {
     let format =
-        match &a.format {
+        match format {
             Some(f) => Some(Format::from_name(f).with_context(|| {
                 format!("unknown --format `{f}`: use pnmpi, binary, netgauge or loggopsim")
             })?),
             None => None,
         };
-    a.traces
+    paths
         .iter()
         .map(|p| format::load(p, format).map_err(anyhow::Error::from))
         .collect()
@@ -197,7 +200,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn sim(a: &SimArgs) -> Result<()> {
-    let sources = load(a)?;
+    let sources = load_traces(&a.traces, a.format.as_deref())?;
     let quantum = ns(&a.quantum, "--quantum")?;
     if quantum == 0 {
         bail!("--quantum must be above 0");

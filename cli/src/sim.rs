@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use pnmpi_jitter::inject::ReplayNoise;
 use pnmpi_sim::engine::{replay, Options};
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::report::timeline::Timeline;
@@ -104,6 +105,23 @@ struct ReplayArgs {
     /// writes 1).
     #[arg(long, default_value_t = 1.0, value_name = "F")]
     flops_per_ns: f64,
+    /// Stretch CPU bursts and message overheads by OS noise from these
+    /// traces (`pnmpi jitter collect`, netgauge, LogGOPSim); actor i
+    /// walks trace i mod n.
+    #[arg(long, value_name = "TRACE")]
+    noise: Vec<PathBuf>,
+    /// Where each actor starts in the noise: unsync, sync or cosched.
+    #[arg(long, default_value = "unsync", requires = "noise")]
+    noise_mode: String,
+    /// Co-scheduler windows for --noise-mode cosched: HIGH,LOW.
+    #[arg(long, value_name = "HIGH,LOW", requires = "noise")]
+    noise_window: Option<String>,
+    /// Noise trace format, instead of telling it from the content.
+    #[arg(long, requires = "noise")]
+    noise_format: Option<String>,
+    /// Seed of the noise placement.
+    #[arg(long, default_value_t = 1)]
+    noise_seed: u64,
 }
 
 /// Runs a `pnmpi sim` subcommand.
@@ -158,13 +176,20 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         }
         None => None,
     };
+    let mut noise = if a.noise.is_empty() {
+        None
+    } else {
+        let sources = crate::jitter::load_traces(&a.noise, a.noise_format.as_deref())?;
+        let mode = crate::jitter::parse_mode(&a.noise_mode, a.noise_window.as_deref())?;
+        Some(ReplayNoise::new(sources, src.actors().len(), mode, a.noise_seed))
+    };
     let start = std::time::Instant::now();
     let out = replay(
         src.as_mut(),
         &machine,
         model.as_mut(),
         Options {
-            noise: None,
+            noise: noise.as_mut().map(|n| n as &mut dyn pnmpi_sim::engine::Noise),
             observer: timeline
                 .as_mut()
                 .map(|t| t as &mut dyn pnmpi_sim::engine::Observer),

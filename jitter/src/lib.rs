@@ -10,12 +10,14 @@
 //!   that a task walks through (the paper's figure 2);
 //! - [`sim`] places tasks in the timelines (unsynchronized, synchronized,
 //!   co-scheduled), runs compute phases and tree barriers (figures 3 and
-//!   6), and reports the slowdown against the same run without noise.
+//!   6), and reports the slowdown against the same run without noise;
+//! - [`inject`] puts the same noise into `pnmpi sim replay`'s engine.
 //!
 //! This crate has no MPI dependency; the collector that measures a node
 //! lives in the `pnmpi` command.
 
 pub mod format;
+pub mod inject;
 pub mod sim;
 pub mod timeline;
 

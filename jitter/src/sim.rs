@@ -189,29 +189,29 @@ impl Tasks<'_> {
     }
 }
 
-/// Where each task starts, by mode (or `p.start`).
-fn placement(sources: &[NoiseSource], tasks: u32, mode: Mode, p: &Params) -> Vec<Cursor> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(p.seed);
+/// Where each of `tasks` tasks starts in its source (task i in source
+/// i mod len), ns into the period: by `mode`, or at rows `start` (task i
+/// at `start[i mod len]`) when given.
+pub fn placement(sources: &[NoiseSource], tasks: usize, mode: Mode, seed: u64, start: &[usize]) -> Vec<u64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let shared: Vec<u64> = sources
         .iter()
         .map(|s| rng.random_range(0..s.timeline.period()))
         .collect();
-    (0..tasks as usize)
+    (0..tasks)
         .map(|i| {
             let s = &sources[i % sources.len()];
-            let pos = if !p.start.is_empty() {
-                s.row_starts[p.start[i % p.start.len()] % s.row_starts.len()]
-            } else {
-                match mode {
-                    Mode::Unsync => rng.random_range(0..s.timeline.period()),
-                    Mode::Sync => shared[i % sources.len()],
-                    Mode::Cosched { hi, lo } => {
-                        let windows = (s.timeline.period() / (hi + lo).max(1)).max(1);
-                        rng.random_range(0..windows) * (hi + lo)
-                    }
+            if !start.is_empty() {
+                return s.row_starts[start[i % start.len()] % s.row_starts.len()];
+            }
+            match mode {
+                Mode::Unsync => rng.random_range(0..s.timeline.period()),
+                Mode::Sync => shared[i % sources.len()],
+                Mode::Cosched { hi, lo } => {
+                    let windows = (s.timeline.period() / (hi + lo).max(1)).max(1);
+                    rng.random_range(0..windows) * (hi + lo)
                 }
-            };
-            s.timeline.at(pos)
+            }
         })
         .collect()
 }
@@ -237,7 +237,11 @@ fn run_phases(sources: &[NoiseSource], start: Vec<Cursor>, p: &Params) -> (u64, 
 /// Simulates `tasks` tasks for `p.phases` phases on `sources` (task i on
 /// source i mod len).
 pub fn simulate(sources: &[NoiseSource], tasks: u32, mode: Mode, p: &Params) -> Outcome {
-    let start = placement(sources, tasks, mode, p);
+    let start = placement(sources, tasks as usize, mode, p.seed, &p.start)
+        .into_iter()
+        .enumerate()
+        .map(|(i, pos)| sources[i % sources.len()].timeline.at(pos))
+        .collect();
     let (time, waited) = run_phases(sources, start, p);
     // The same run without noise. Every phase from the second on takes
     // the same time (each ends with the release's fixed pattern after the

@@ -302,6 +302,26 @@ impl Engine<'_, '_> {
         st.late = f64::NEG_INFINITY;
     }
 
+    /// CPU from `start` for `work` ns on actor `a` (a model's overhead):
+    /// when it ends, stretched by noise if any.
+    fn stretch(&mut self, a: usize, start: Ns, work: Ns) -> Ns {
+        match self.noise.as_deref_mut() {
+            Some(n) if work > 0.0 => n.run(a, start, work),
+            _ => start + work,
+        }
+    }
+
+    /// When a receive completes (the model's answer), its receiver's
+    /// overhead after the data and the post stretched by noise.
+    fn recv_done(&mut self, m: &Msg, arrived: Ns, posted: Ns) -> Ns {
+        let done = self.model.recv_done(m, arrived, posted);
+        let base = arrived.max(posted);
+        match self.rank_actor.get(m.dst as usize) {
+            Some(&a) if a != usize::MAX => self.stretch(a, base, done - base),
+            _ => done,
+        }
+    }
+
     /// `work` ns of target CPU on actor `a`, stretched by noise if any.
     fn compute(&mut self, a: usize, work: Ns) {
         let st = &mut self.actors[a];
@@ -438,6 +458,7 @@ impl Engine<'_, '_> {
         let post = self.actors[a].clock;
         self.reqs.insert(req, Req::default());
         let free = self.model.send_overhead(&m, post);
+        let free = self.stretch(a, post, free - post);
         let key: Key = (m.src, m.dst, tag, comm);
         if self.model.eager(&m) {
             let x = self.model.transfer(&m, free);
@@ -445,7 +466,7 @@ impl Engine<'_, '_> {
             self.complete(req, free, f64::NEG_INFINITY);
             match self.mail.take_recv(&key) {
                 Some(r) => {
-                    let done = self.model.recv_done(&m, x.end, r.post);
+                    let done = self.recv_done(&m, x.end, r.post);
                     self.delivered(&m, post, done, x.start - free);
                     self.complete(r.req, done, post);
                 }
@@ -483,7 +504,7 @@ impl Engine<'_, '_> {
         match self.mail.take_send(&key) {
             Some(s) => match s.arrival {
                 Some((arrival, resource_wait)) => {
-                    let done = self.model.recv_done(&s.msg, arrival, post);
+                    let done = self.recv_done(&s.msg, arrival, post);
                     self.delivered(&s.msg, s.post, done, resource_wait);
                     self.complete(req, done, s.post);
                 }
@@ -500,7 +521,7 @@ impl Engine<'_, '_> {
         let ready = self.model.rendezvous_ready(&s.msg, s.free, r.post);
         let x = self.model.transfer(&s.msg, ready);
         self.count_message(&s.msg, ready, x.start, x.end);
-        let done = self.model.recv_done(&s.msg, x.end, r.post);
+        let done = self.recv_done(&s.msg, x.end, r.post);
         self.delivered(&s.msg, s.post, done, x.start - ready);
         self.complete(s.req, x.end, r.post);
         self.complete(r.req, done, s.post);
