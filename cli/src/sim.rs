@@ -106,9 +106,9 @@ struct ReplayArgs {
     #[arg(long, default_value_t = 1.0, value_name = "F")]
     flops_per_ns: f64,
     /// Stretch CPU bursts and message overheads by OS noise from these
-    /// traces (`pnmpi jitter collect`, netgauge, LogGOPSim); actor i
-    /// walks trace i mod n.
-    #[arg(long, value_name = "TRACE")]
+    /// traces (`pnmpi jitter collect`, netgauge, LogGOPSim), comma-separated
+    /// or repeated; actor i walks trace i mod n.
+    #[arg(long, value_name = "TRACE", value_delimiter = ',')]
     noise: Vec<PathBuf>,
     /// Where each actor starts in the noise: unsync, sync or cosched.
     #[arg(long, default_value = "unsync", requires = "noise")]
