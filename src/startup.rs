@@ -77,8 +77,11 @@ fn fail(msg: &str) -> ! {
     let rank = launcher_rank()
         .map(|r| format!(" [rank {r}]"))
         .unwrap_or_default();
-    eprintln!("pnmpi{rank}: error: {msg}");
-    eprintln!("pnmpi{rank}: stopping before MPI starts");
+    // One write, then a moment before exiting: a launcher that tears the
+    // job down at the first failed rank (MPICH's Hydra under load) may
+    // otherwise drop what the ranks wrote before it read their pipes.
+    eprint!("pnmpi{rank}: error: {msg}\npnmpi{rank}: stopping before MPI starts\n");
+    std::thread::sleep(std::time::Duration::from_millis(200));
     std::process::exit(EXIT_SETUP_FAILED)
 }
 

@@ -21,6 +21,7 @@ pub mod rank;
 pub mod routine;
 pub mod simgrid;
 pub mod stats;
+pub mod stream;
 pub mod trace;
 pub mod varint;
 

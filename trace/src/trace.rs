@@ -276,45 +276,13 @@ impl Trace {
                 "a rank file, not a merged trace: merge it first",
             ));
         }
-        let mut h = file.header.clone();
-        let mut t = Trace {
-            world_size: h.u32()?,
-            mpi: h.string()?,
-            ..Trace::default()
-        };
-        let n = h.count(1)?;
-        t.routines = (0..n).map(|_| h.string()).collect::<Result<_, _>>()?;
+        let mut t = Trace::default();
+        (t.world_size, t.mpi, t.routines) = parse_header(&mut file.header.clone())?;
         for chunk in file.chunks {
             let mut c = chunk.payload;
             match chunk.chunk_type {
-                CHUNK_COMMS => {
-                    let n = c.count(2)?;
-                    for _ in 0..n {
-                        let inter = c.u64()?;
-                        if inter > 1 {
-                            return Err(c.error(format!("unknown communicator flags {inter}")));
-                        }
-                        let members = c.ranks()?;
-                        let remote = if inter == 1 { Some(c.ranks()?) } else { None };
-                        t.comms.push(Comm { members, remote });
-                    }
-                }
-                CHUNK_CLOCKS => {
-                    let n = c.count(3)?;
-                    for _ in 0..n {
-                        let rank = c.u32()?;
-                        let flags = c.u64()?;
-                        let init_offset = if flags & 1 != 0 { Some(c.i64()?) } else { None };
-                        let fin_offset = if flags & 2 != 0 { Some(c.i64()?) } else { None };
-                        t.clocks.push(RankClock {
-                            rank,
-                            init_offset,
-                            fin_offset,
-                            rtt: c.u64()?,
-                            complete: flags & 4 != 0,
-                        });
-                    }
-                }
+                CHUNK_COMMS => parse_comms(&mut c, &mut t.comms)?,
+                CHUNK_CLOCKS => parse_clocks(&mut c, &mut t.clocks)?,
                 CHUNK_STREAM => t.stream_chunk(&mut c)?,
                 _ => continue,
             }
@@ -327,12 +295,14 @@ impl Trace {
 
     fn stream_chunk(&mut self, c: &mut Cursor<'_>) -> Result<(), Malformed> {
         let at = c.offset();
-        let index = c.u32()?;
-        let rank = c.u32()?;
-        let thread = c.u32()?;
-        let base = c.u64()?;
-        let first_req = c.u32()?;
-        let count = c.count(4)?;
+        let StreamHead {
+            index,
+            rank,
+            thread,
+            base,
+            first_req,
+            count,
+        } = StreamHead::parse(c)?;
         let i = index as usize;
         if i > self.streams.len() {
             return Err(Malformed::new(
@@ -369,6 +339,85 @@ impl Trace {
         let data = std::fs::read(path).map_err(|e| Error::io(&name, e))?;
         let (t, truncated) = Trace::parse(&data).map_err(|e| e.in_file(&name))?;
         Ok((t, truncated.map(|m| m.in_file(&name))))
+    }
+}
+
+/// A merged trace's header: world size, MPI, routine table.
+pub(crate) fn parse_header(h: &mut Cursor<'_>) -> Result<(u32, String, Vec<String>), Malformed> {
+    let world = h.u32()?;
+    let mpi = h.string()?;
+    let n = h.count(1)?;
+    let routines = (0..n).map(|_| h.string()).collect::<Result<_, _>>()?;
+    Ok((world, mpi, routines))
+}
+
+/// A `COMMS` chunk's communicators, appended to `out`.
+pub(crate) fn parse_comms(c: &mut Cursor<'_>, out: &mut Vec<Comm>) -> Result<(), Malformed> {
+    let n = c.count(2)?;
+    for _ in 0..n {
+        let inter = c.u64()?;
+        if inter > 1 {
+            return Err(c.error(format!("unknown communicator flags {inter}")));
+        }
+        let members = c.ranks()?;
+        let remote = if inter == 1 { Some(c.ranks()?) } else { None };
+        out.push(Comm { members, remote });
+    }
+    Ok(())
+}
+
+/// A `CLOCKS` chunk's ranks, appended to `out`.
+pub(crate) fn parse_clocks(c: &mut Cursor<'_>, out: &mut Vec<RankClock>) -> Result<(), Malformed> {
+    let n = c.count(3)?;
+    for _ in 0..n {
+        let rank = c.u32()?;
+        let flags = c.u64()?;
+        let init_offset = if flags & 1 != 0 { Some(c.i64()?) } else { None };
+        let fin_offset = if flags & 2 != 0 { Some(c.i64()?) } else { None };
+        out.push(RankClock {
+            rank,
+            init_offset,
+            fin_offset,
+            rtt: c.u64()?,
+            complete: flags & 4 != 0,
+        });
+    }
+    Ok(())
+}
+
+/// The head of a `STREAM` chunk.
+pub(crate) struct StreamHead {
+    pub index: u32,
+    pub rank: u32,
+    pub thread: u32,
+    pub base: u64,
+    pub first_req: u32,
+    pub count: usize,
+}
+
+impl StreamHead {
+    pub(crate) fn parse(c: &mut Cursor<'_>) -> Result<StreamHead, Malformed> {
+        Ok(StreamHead {
+            index: c.u32()?,
+            rank: c.u32()?,
+            thread: c.u32()?,
+            base: c.u64()?,
+            first_req: c.u32()?,
+            count: c.count(4)?,
+        })
+    }
+}
+
+/// Decodes one `STREAM` chunk's events one at a time.
+pub(crate) struct ChunkDecoder(Encoder);
+
+impl ChunkDecoder {
+    pub(crate) fn new(routines: usize, head: &StreamHead) -> ChunkDecoder {
+        ChunkDecoder(Encoder::new(routines, head.index, head.base, head.first_req))
+    }
+
+    pub(crate) fn decode(&mut self, c: &mut Cursor<'_>) -> Result<Event, Malformed> {
+        self.0.decode(c)
     }
 }
 

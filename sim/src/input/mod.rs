@@ -6,6 +6,7 @@
 
 pub mod events;
 pub mod simgrid;
+pub mod stream;
 pub mod synth;
 pub mod trace;
 
@@ -175,11 +176,8 @@ pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSourc
         f.read(&mut head).unwrap_or(0)
     };
     if n == 8 && &head == b"PNMPITRC" {
-        let (t, truncated) = pnmpi_trace::Trace::read(path).map_err(SimError::Trace)?;
-        let warnings = truncated.map(|e| e.to_string()).into_iter().collect();
-        return Ok(Box::new(trace::TraceOps::new(
-            events::MemorySource::with_warnings(t, warnings),
-        )));
+        let reader = pnmpi_trace::stream::MergedReader::open(path).map_err(SimError::Trace)?;
+        return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
     }
     Ok(Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?))
 }

@@ -67,15 +67,25 @@ pub struct Machine {
 
 /// Turns a TOML deserialization error into the file, line and message.
 fn toml_error(file: &str, source: &str, e: &toml::de::Error) -> MachineError {
-    let line = e
-        .span()
-        .map(|s| source[..s.start.min(source.len())].matches('\n').count() + 1);
+    let start = e.span().map(|s| s.start.min(source.len()));
+    let line = start.map(|s| source[..s].matches('\n').count() + 1);
     // The span points at the bad value (or its table); the message names
-    // the unknown or missing key when that is the fault.
+    // the unknown or missing key when that is the fault. A bad value's
+    // key is what stands before `=` on its line.
+    let key = start.and_then(|s| {
+        let line_start = source[..s].rfind('\n').map_or(0, |i| i + 1);
+        let (k, _) = source[line_start..s].split_once('=')?;
+        let k = k.trim();
+        (!k.is_empty() && !k.starts_with('{') && !k.contains(' ')).then(|| k.to_owned())
+    });
+    let what = e.message().trim();
     MachineError {
         file: file.to_owned(),
         line,
-        what: e.message().trim().to_owned(),
+        what: match key {
+            Some(k) if !what.contains(&format!("`{k}`")) => format!("{k}: {what}"),
+            _ => what.to_owned(),
+        },
     }
 }
 
