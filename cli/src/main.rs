@@ -32,6 +32,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader of our output goes
+    // away (`pnmpi trace dump t.pnt | head`) instead of failing to print.
+    // SAFETY: restoring the default disposition of SIGPIPE before any
+    // thread starts; no handler is involved.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),

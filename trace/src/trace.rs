@@ -168,45 +168,18 @@ impl Trace {
 
     /// Encodes the trace; `progress` is told of each event written.
     pub fn write(&self, out: &mut impl Write, progress: &dyn Fn(u64)) -> std::io::Result<u64> {
-        let mut written = 0u64;
-        let mut put = |bytes: &[u8]| -> std::io::Result<()> {
-            written += bytes.len() as u64;
-            out.write_all(bytes)
-        };
-        put(&container::prologue(Kind::Merged, &self.header()))?;
-        let mut chunk = Vec::new();
-        container::push_chunk(&mut chunk, CHUNK_COMMS, &self.comms_payload());
-        container::push_chunk(&mut chunk, CHUNK_CLOCKS, &self.clocks_payload());
-        put(&chunk)?;
-        let mut payload = Vec::new();
+        let mut w = MergedWriter::new(
+            out,
+            self.world_size,
+            &self.mpi,
+            &self.routines,
+            &self.comms,
+            &self.clocks,
+        )?;
         for (index, stream) in self.streams.iter().enumerate() {
-            let mut next_req = 0u32;
-            let mut prev_end = stream.events.first().map_or(0, |e| e.start);
-            for part in stream.events.chunks(CHUNK_EVENTS) {
-                payload.clear();
-                for v in [
-                    index as u64,
-                    u64::from(stream.rank),
-                    u64::from(stream.thread),
-                    prev_end,
-                ] {
-                    varint::push(&mut payload, v);
-                }
-                varint::push(&mut payload, u64::from(next_req));
-                varint::push(&mut payload, part.len() as u64);
-                let mut enc = Encoder::new(self.routines.len(), index as u32, prev_end, next_req);
-                for ev in part {
-                    enc.event(ev, &mut payload);
-                }
-                prev_end = enc.prev_end;
-                next_req = enc.next_req;
-                chunk.clear();
-                container::push_chunk(&mut chunk, CHUNK_STREAM, &payload);
-                put(&chunk)?;
-                progress(part.len() as u64);
-            }
+            w.stream(index as u32, stream.rank, stream.thread, &stream.events, progress)?;
         }
-        Ok(written)
+        Ok(w.written())
     }
 
     /// Writes the trace to `path` through a temporary file and a rename, so
@@ -223,47 +196,6 @@ impl Trace {
             .map_err(io)?;
         std::fs::rename(&tmp, path).map_err(|e| Error::io(path.display(), e))?;
         Ok(n)
-    }
-
-    fn header(&self) -> Vec<u8> {
-        let mut h = Vec::new();
-        varint::push(&mut h, u64::from(self.world_size));
-        varint::push_str(&mut h, &self.mpi);
-        varint::push(&mut h, self.routines.len() as u64);
-        for r in &self.routines {
-            varint::push_str(&mut h, r);
-        }
-        h
-    }
-
-    fn comms_payload(&self) -> Vec<u8> {
-        let mut p = Vec::new();
-        varint::push(&mut p, self.comms.len() as u64);
-        for c in &self.comms {
-            varint::push(&mut p, u64::from(c.remote.is_some()));
-            varint::put_ranks(&mut p, &c.members);
-            if let Some(r) = &c.remote {
-                varint::put_ranks(&mut p, r);
-            }
-        }
-        p
-    }
-
-    fn clocks_payload(&self) -> Vec<u8> {
-        let mut p = Vec::new();
-        varint::push(&mut p, self.clocks.len() as u64);
-        for c in &self.clocks {
-            varint::push(&mut p, u64::from(c.rank));
-            let flags = u64::from(c.init_offset.is_some())
-                | u64::from(c.fin_offset.is_some()) << 1
-                | u64::from(c.complete) << 2;
-            varint::push(&mut p, flags);
-            for o in [c.init_offset, c.fin_offset].into_iter().flatten() {
-                varint::push_i(&mut p, o);
-            }
-            varint::push(&mut p, c.rtt);
-        }
-        p
     }
 
     /// Decodes a merged trace's bytes. A truncated last chunk is returned
@@ -340,6 +272,137 @@ impl Trace {
         let (t, truncated) = Trace::parse(&data).map_err(|e| e.in_file(&name))?;
         Ok((t, truncated.map(|m| m.in_file(&name))))
     }
+}
+
+/// Writes a merged trace as it goes: the header and the communicator and
+/// clock tables first, then each stream's events, a chunk of at most
+/// [`CHUNK_EVENTS`] at a time. It holds one chunk, so a trace of any size
+/// can be written from events made on the fly.
+pub struct MergedWriter<'w, W: Write> {
+    out: &'w mut W,
+    routines: usize,
+    written: u64,
+    payload: Vec<u8>,
+    chunk: Vec<u8>,
+}
+
+impl<'w, W: Write> MergedWriter<'w, W> {
+    /// Writes the prologue and the tables.
+    pub fn new(
+        out: &'w mut W,
+        world_size: u32,
+        mpi: &str,
+        routines: &[String],
+        comms: &[Comm],
+        clocks: &[RankClock],
+    ) -> std::io::Result<MergedWriter<'w, W>> {
+        let mut h = Vec::new();
+        varint::push(&mut h, u64::from(world_size));
+        varint::push_str(&mut h, mpi);
+        varint::push(&mut h, routines.len() as u64);
+        for r in routines {
+            varint::push_str(&mut h, r);
+        }
+        let mut w = MergedWriter {
+            out,
+            routines: routines.len(),
+            written: 0,
+            payload: Vec::new(),
+            chunk: container::prologue(Kind::Merged, &h),
+        };
+        container::push_chunk(&mut w.chunk, CHUNK_COMMS, &comms_payload(comms));
+        container::push_chunk(&mut w.chunk, CHUNK_CLOCKS, &clocks_payload(clocks));
+        w.flush_chunk()?;
+        Ok(w)
+    }
+
+    fn flush_chunk(&mut self) -> std::io::Result<()> {
+        self.written += self.chunk.len() as u64;
+        self.out.write_all(&self.chunk)?;
+        self.chunk.clear();
+        Ok(())
+    }
+
+    /// Writes stream `index` (rank, thread) whole, from its events in
+    /// order; `progress` is told of each chunk's events.
+    pub fn stream<E: std::borrow::Borrow<Event>>(
+        &mut self,
+        index: u32,
+        rank: u32,
+        thread: u32,
+        events: impl IntoIterator<Item = E>,
+        progress: &dyn Fn(u64),
+    ) -> std::io::Result<()> {
+        let mut events = events.into_iter().peekable();
+        let mut next_req = 0u32;
+        let mut prev_end = events.peek().map_or(0, |e| e.borrow().start);
+        while events.peek().is_some() {
+            let mut body = std::mem::take(&mut self.payload);
+            body.clear();
+            let mut enc = Encoder::new(self.routines, index, prev_end, next_req);
+            let mut n = 0u64;
+            for ev in events.by_ref().take(CHUNK_EVENTS) {
+                enc.event(ev.borrow(), &mut body);
+                n += 1;
+            }
+            let mut head = Vec::with_capacity(32);
+            for v in [
+                u64::from(index),
+                u64::from(rank),
+                u64::from(thread),
+                prev_end,
+                u64::from(next_req),
+                n,
+            ] {
+                varint::push(&mut head, v);
+            }
+            self.chunk
+                .extend_from_slice(&container::frame(CHUNK_STREAM, &[&head, &body]));
+            self.chunk.extend_from_slice(&head);
+            self.chunk.extend_from_slice(&body);
+            self.payload = body;
+            self.flush_chunk()?;
+            prev_end = enc.prev_end;
+            next_req = enc.next_req;
+            progress(n);
+        }
+        Ok(())
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+}
+
+fn comms_payload(comms: &[Comm]) -> Vec<u8> {
+    let mut p = Vec::new();
+    varint::push(&mut p, comms.len() as u64);
+    for c in comms {
+        varint::push(&mut p, u64::from(c.remote.is_some()));
+        varint::put_ranks(&mut p, &c.members);
+        if let Some(r) = &c.remote {
+            varint::put_ranks(&mut p, r);
+        }
+    }
+    p
+}
+
+fn clocks_payload(clocks: &[RankClock]) -> Vec<u8> {
+    let mut p = Vec::new();
+    varint::push(&mut p, clocks.len() as u64);
+    for c in clocks {
+        varint::push(&mut p, u64::from(c.rank));
+        let flags = u64::from(c.init_offset.is_some())
+            | u64::from(c.fin_offset.is_some()) << 1
+            | u64::from(c.complete) << 2;
+        varint::push(&mut p, flags);
+        for o in [c.init_offset, c.fin_offset].into_iter().flatten() {
+            varint::push_i(&mut p, o);
+        }
+        varint::push(&mut p, c.rtt);
+    }
+    p
 }
 
 /// A merged trace's header: world size, MPI, routine table.
