@@ -241,11 +241,18 @@ impl MergedReader {
 
     /// The next event of stream `i`, `None` at its end.
     pub fn next(&mut self, i: usize) -> Result<Option<Event>> {
+        let mut ev = Event::default();
+        Ok(self.next_into(i, &mut ev)?.then_some(ev))
+    }
+
+    /// The next event of stream `i` into `ev` (reusing its memory);
+    /// `false` at the stream's end.
+    pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
         let routines = self.routines.len();
         let s = &mut self.streams[i];
         while s.left == 0 {
             let Some(&at) = s.chunks.get(s.next_chunk) else {
-                return Ok(None);
+                return Ok(false);
             };
             s.next_chunk += 1;
             s.buf.resize(at.len, 0);
@@ -261,11 +268,11 @@ impl MergedReader {
             s.decoder = Some(ChunkDecoder::new(routines, &head));
         }
         let mut c = Cursor::new(&s.buf[s.pos..], s.origin + s.pos as u64);
-        let ev = s
-            .decoder
-            .as_mut()
-            .expect("a chunk is loaded")
-            .decode(&mut c)
+        let Some(decoder) = s.decoder.as_mut() else {
+            return Ok(false);
+        };
+        decoder
+            .decode_into(&mut c, ev)
             .map_err(|e| e.in_file(&self.name))?;
         s.pos = s.buf.len() - c.remaining();
         s.left -= 1;
@@ -275,7 +282,7 @@ impl MergedReader {
                     .in_file(&self.name),
             );
         }
-        Ok(Some(ev))
+        Ok(true)
     }
 }
 

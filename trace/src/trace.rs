@@ -479,8 +479,8 @@ impl ChunkDecoder {
         ChunkDecoder(Encoder::new(routines, head.index, head.base, head.first_req))
     }
 
-    pub(crate) fn decode(&mut self, c: &mut Cursor<'_>) -> Result<Event, Malformed> {
-        self.0.decode(c)
+    pub(crate) fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event) -> Result<(), Malformed> {
+        self.0.decode_into(c, ev)
     }
 }
 
@@ -673,6 +673,13 @@ impl Encoder {
     }
 
     fn decode(&mut self, c: &mut Cursor<'_>) -> Result<Event, Malformed> {
+        let mut ev = Event::default();
+        self.decode_into(c, &mut ev)?;
+        Ok(ev)
+    }
+
+    /// Decodes the next event into `ev`, reusing its lists' memory.
+    fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event) -> Result<(), Malformed> {
         let at = c.offset();
         let code = c.u64()?;
         let (routine, slot) = (code / HISTORY as u64, (code % HISTORY as u64) as usize);
@@ -703,13 +710,13 @@ impl Encoder {
             ));
         }
         let mask = mask as u32;
-        let mut ev = Event {
-            routine,
-            start,
-            end,
-            vals: self.hist[routine as usize][slot],
-            ..Event::default()
-        };
+        ev.routine = routine;
+        ev.start = start;
+        ev.end = end;
+        ev.vals = self.hist[routine as usize][slot];
+        ev.done.clear();
+        ev.init.clear();
+        ev.newcomm = None;
         // REQ (bit 4) precedes every list: read the values first.
         for (i, &b) in VALUE_BITS.iter().enumerate() {
             if mask & b != 0 && b < DONE {
@@ -774,7 +781,7 @@ impl Encoder {
             }
         }
         remember(&mut self.hist[routine as usize], ev.vals);
-        Ok(ev)
+        Ok(())
     }
 }
 

@@ -44,13 +44,7 @@ impl EventSource for StreamSource {
     }
 
     fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool> {
-        match self.reader.next(stream)? {
-            Some(e) => {
-                *ev = e;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        self.reader.next_into(stream, ev)
     }
 
     fn members(&self, id: i64, rank: u32) -> Option<&[i64]> {

@@ -344,10 +344,7 @@ impl<S: EventSource> OpSource for TraceOps<S> {
             if self.streams[actor].finished {
                 return Ok(false);
             }
-            let mut ev = std::mem::take(&mut self.ev);
-            let more = self.src.next(actor, &mut ev).map_err(SimError::Trace);
-            self.ev = ev;
-            if !more? {
+            if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
                 self.streams[actor].finished = true;
                 return Ok(false);
             }
