@@ -79,14 +79,7 @@ fn calibration_writes_a_machine_file_that_replays_and_predicts_a_pingpong() {
     // Trace a 2-rank ping-pong of 4 KiB messages, replay it on the
     // calibrated machine: the prediction is near the traced run (the
     // benchmark, sim/bench/predict.sh, holds it to 10 %).
-    let mut traced = Case::new();
-    let tracer = target_dir().join("libtracer.so");
-    traced.conf(&format!("module {}\n", tracer.display()));
-    let dir = traced.dir().join("trace");
-    traced.env("PNMPI_TRACE_DIR", &dir.display().to_string());
-    traced
-        .mpirun(2, &program("pingpong", Link::Pnmpi), &["5000", "4096"])
-        .assert_ok();
+    let (_traced, dir) = traced("pingpong", 2, &["5000", "4096"]);
     for model in ["simple", "loggp", "pmac", "bus", "bcs"] {
         let json = case.dir().join(format!("{model}.json"));
         let out = Command::new(pnmpi())

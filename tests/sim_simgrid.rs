@@ -16,15 +16,7 @@ fn pnmpi() -> PathBuf {
 /// Traces `np` ranks of `program args` and exports the trace for SimGrid;
 /// returns the case (which owns the folders) and the export folder.
 fn exported(program_name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
-    let mut case = Case::new();
-    case.conf(&format!(
-        "module {}\n",
-        target_dir().join("libtracer.so").display()
-    ));
-    let trace = case.dir().join("trace");
-    case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
-    case.mpirun(np, &program(program_name, Link::Pnmpi), args)
-        .assert_ok();
+    let (case, trace) = traced(program_name, np, args);
     let export = case.dir().join("simgrid");
     let out = Command::new(pnmpi())
         .args(["trace", "export", "--format", "simgrid"])

@@ -22,23 +22,15 @@ fn json(dir: &Path, name: &str) -> serde_json::Value {
 
 const MACHINE: &str = "[machine]\nnodes = 4\n[network]\nlatency = \"3us\"\nbandwidth = \"5GB/s\"\n";
 
-fn traced() -> (Case, PathBuf) {
-    let mut case = Case::new();
-    case.conf(&format!(
-        "module {}\n",
-        target_dir().join("libtracer.so").display()
-    ));
-    let trace = case.dir().join("trace");
-    case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
-    case.mpirun(4, &program("tracecheck", Link::Pnmpi), &[])
-        .assert_ok();
+fn tracecheck_case() -> (Case, PathBuf) {
+    let (case, trace) = traced("tracecheck", 4, &[]);
     case.write("m.toml", MACHINE);
     (case, trace)
 }
 
 #[test]
 fn a_streamed_pnt_predicts_exactly_what_its_folder_does() {
-    let (case, _) = traced();
+    let (case, _) = tracecheck_case();
     let dir = case.dir();
     let merged = pnmpi(&["trace", "merge", "trace", "-o", "t.pnt"], dir);
     assert!(
@@ -66,7 +58,7 @@ fn a_streamed_pnt_predicts_exactly_what_its_folder_does() {
 
 #[test]
 fn corrupt_traces_bad_machines_and_deadlocks_are_clear_errors() {
-    let (case, _) = traced();
+    let (case, _) = tracecheck_case();
     let dir = case.dir();
     assert!(pnmpi(&["trace", "merge", "trace", "-o", "t.pnt"], dir)
         .status

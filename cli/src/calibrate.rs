@@ -34,25 +34,8 @@ fn launcher_rank() -> u32 {
 
 /// UTC now as `YYYY-MM-DDTHH:MMZ`.
 fn utc_now() -> String {
-    utc(std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64))
-}
-
-/// `secs` since the epoch as `YYYY-MM-DDTHH:MMZ`.
-fn utc(secs: i64) -> String {
-    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}Z", rest / 3600, rest % 3600 / 60)
+    let (y, mo, d, h, mi, _) = pnmpi_trace::civil::utc(pnmpi_trace::civil::now_secs());
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}Z")
 }
 
 /// Runs the measurement on this rank; rank 0 then writes the machine file.
@@ -105,14 +88,4 @@ fn write_machine(raw_path: &Path, out: &Path) -> Result<()> {
     tmp.push(".part");
     std::fs::write(&tmp, toml).with_context(|| format!("cannot write {}", out.display()))?;
     std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn utc_dates_are_civil() {
-        assert_eq!(super::utc(0), "1970-01-01T00:00Z");
-        assert_eq!(super::utc(1795533360), "2026-11-24T15:16Z");
-        assert_eq!(super::utc(951868740), "2000-02-29T23:59Z");
-    }
 }

@@ -3,6 +3,7 @@
 //! computed by hand.
 
 use pnmpi_jitter::sim::{simulate, Mode, NoiseSource, Params};
+use pnmpi_jitter::timeline::Timeline;
 
 /// The paper's figure 2 trace, in cycles (1 GHz: ns).
 const FIG2: [(u64, u64); 10] = [
@@ -28,6 +29,15 @@ fn params(quantum: u64, phases: u32) -> Params {
         seed: 7,
         start: Vec::new(),
     }
+}
+
+#[test]
+fn figure_2_node_1_from_row_1_finishes_in_130_node_2_from_row_7_in_165() {
+    let t = Timeline::from_rows(&FIG2).unwrap();
+    let mut node1 = t.at(Timeline::row_start(&FIG2, 0));
+    assert_eq!(t.work(&mut node1, 100), 130);
+    let mut node2 = t.at(Timeline::row_start(&FIG2, 6));
+    assert_eq!(t.work(&mut node2, 100), 165);
 }
 
 #[test]

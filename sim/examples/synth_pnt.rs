@@ -5,18 +5,9 @@
 //! `MPI_Isend` of 8 KiB to the 2-D grid neighbours, `MPI_Waitall`; an
 //! `MPI_Allreduce` every 10 iterations.
 
-use pnmpi_sim::input::synth::Stencil;
+use pnmpi_sim::input::synth::{Stencil, ROUTINES};
 use pnmpi_trace::fields::V;
 use pnmpi_trace::trace::{Done, Event, MergedWriter, ReqRef};
-
-const ROUTINES: [&str; 6] = [
-    "MPI_Init",
-    "MPI_Irecv",
-    "MPI_Isend",
-    "MPI_Waitall",
-    "MPI_Allreduce",
-    "MPI_Finalize",
-];
 
 /// Rank `r`'s events, made as they are written.
 fn events(s: &Stencil, r: u32) -> impl Iterator<Item = Event> + '_ {

@@ -388,3 +388,17 @@ pub fn launcher(np: usize) -> Command {
     cmd.arg("-np").arg(np.to_string());
     cmd
 }
+
+/// Runs `np` ranks of `c-tests/programs/<name>` under the bundled tracer;
+/// returns the case (which owns the folders) and the trace folder.
+pub fn traced(name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\n",
+        target_dir().join("libtracer.so").display()
+    ));
+    let trace = case.dir().join("trace");
+    case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
+    case.mpirun(np, &program(name, Link::Pnmpi), args).assert_ok();
+    (case, trace)
+}

@@ -12,6 +12,7 @@
 //! bad input rather than panicking.
 
 pub mod chrome;
+pub mod civil;
 pub mod container;
 pub mod error;
 pub mod fields;

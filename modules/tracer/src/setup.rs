@@ -68,26 +68,8 @@ fn parse_size(text: &str) -> Option<usize> {
 /// `pnmpi-trace-YYYYmmdd-HHMMSS` (UTC) in the working folder, with `-N`
 /// added until the name is new.
 fn fresh_dir() -> std::io::Result<PathBuf> {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let stamp = format!(
-        "pnmpi-trace-{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    );
+    let (year, month, day, h, m, sec) = pnmpi_trace::civil::utc(pnmpi_trace::civil::now_secs());
+    let stamp = format!("pnmpi-trace-{year:04}{month:02}{day:02}-{h:02}{m:02}{sec:02}");
     for n in 1.. {
         let name = if n == 1 {
             stamp.clone()

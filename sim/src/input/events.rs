@@ -2,7 +2,35 @@
 //! an in-memory source over a whole [`Trace`] (small traces, tests).
 
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM};
-use pnmpi_trace::trace::{Event, Trace};
+use pnmpi_trace::trace::{Comm, Event, Trace};
+
+/// Members of the communicators a trace names: `MPI_COMM_WORLD`, each
+/// rank's `MPI_COMM_SELF`, and the trace's table, as world ranks.
+pub struct Members {
+    world: Vec<i64>,
+}
+
+impl Members {
+    /// For a world of `size` ranks.
+    pub fn new(size: u32) -> Members {
+        Members {
+            world: (0..i64::from(size)).collect(),
+        }
+    }
+
+    /// World ranks of communicator `id` as seen from `rank`.
+    pub fn of<'a>(&'a self, table: &'a [Comm], id: i64, rank: u32) -> Option<&'a [i64]> {
+        match id {
+            COMM_WORLD => Some(&self.world),
+            // The world list holds every rank at its own index.
+            COMM_SELF => self.world.get(rank as usize).map(std::slice::from_ref),
+            _ => usize::try_from(id - FIRST_TABLE_COMM)
+                .ok()
+                .and_then(|i| table.get(i))
+                .map(|c| c.members.as_slice()),
+        }
+    }
+}
 
 /// One stream of a trace: a thread of a rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,8 +62,7 @@ pub struct MemorySource {
     trace: Trace,
     streams: Vec<StreamInfo>,
     pos: Vec<usize>,
-    world: Vec<i64>,
-    selves: Vec<i64>,
+    members: Members,
     warnings: Vec<String>,
 }
 
@@ -58,8 +85,7 @@ impl MemorySource {
                 })
                 .collect(),
             pos: vec![0; trace.streams.len()],
-            world: (0..i64::from(trace.world_size)).collect(),
-            selves: (0..i64::from(trace.world_size)).collect(),
+            members: Members::new(trace.world_size),
             trace,
         }
     }
@@ -91,14 +117,7 @@ impl EventSource for MemorySource {
     }
 
     fn members(&self, id: i64, rank: u32) -> Option<&[i64]> {
-        match id {
-            COMM_WORLD => Some(&self.world),
-            COMM_SELF => self.selves.get(rank as usize).map(std::slice::from_ref),
-            _ => usize::try_from(id - FIRST_TABLE_COMM)
-                .ok()
-                .and_then(|i| self.trace.comms.get(i))
-                .map(|c| c.members.as_slice()),
-        }
+        self.members.of(&self.trace.comms, id, rank)
     }
 
     fn warnings(&self) -> Vec<String> {

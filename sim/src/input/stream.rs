@@ -2,8 +2,7 @@
 //! ([`MergedReader`]): a replay of a `.pnt` holds one chunk per stream,
 //! not the trace.
 
-use super::events::{EventSource, StreamInfo};
-use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM};
+use super::events::{EventSource, Members, StreamInfo};
 use pnmpi_trace::stream::MergedReader;
 use pnmpi_trace::trace::Event;
 
@@ -11,8 +10,7 @@ use pnmpi_trace::trace::Event;
 pub struct StreamSource {
     reader: MergedReader,
     streams: Vec<StreamInfo>,
-    world: Vec<i64>,
-    selves: Vec<i64>,
+    members: Members,
 }
 
 impl StreamSource {
@@ -23,8 +21,7 @@ impl StreamSource {
                 .streams()
                 .map(|(rank, thread)| StreamInfo { rank, thread })
                 .collect(),
-            world: (0..i64::from(reader.world_size)).collect(),
-            selves: (0..i64::from(reader.world_size)).collect(),
+            members: Members::new(reader.world_size),
             reader,
         }
     }
@@ -48,14 +45,7 @@ impl EventSource for StreamSource {
     }
 
     fn members(&self, id: i64, rank: u32) -> Option<&[i64]> {
-        match id {
-            COMM_WORLD => Some(&self.world),
-            COMM_SELF => self.selves.get(rank as usize).map(std::slice::from_ref),
-            _ => usize::try_from(id - FIRST_TABLE_COMM)
-                .ok()
-                .and_then(|i| self.reader.comms.get(i))
-                .map(|c| c.members.as_slice()),
-        }
+        self.members.of(&self.reader.comms, id, rank)
     }
 
     fn warnings(&self) -> Vec<String> {
