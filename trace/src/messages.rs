@@ -51,14 +51,21 @@ impl Matcher {
     }
 }
 
-/// A persistent request's parameters.
-#[derive(Clone, Copy)]
-struct Persistent {
-    send: bool,
-    peer: i64,
-    tag: i64,
-    comm: i64,
-    bytes: i64,
+/// A persistent request's fixed arguments (from its `MPI_*_init`), which
+/// every `MPI_Start` of it reuses: readers of a merged trace keep them by
+/// the request that the init call created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Persistent {
+    /// A send (`MPI_Send_init` ...), else a receive.
+    pub send: bool,
+    /// Peer, world rank.
+    pub peer: i64,
+    /// Tag.
+    pub tag: i64,
+    /// Communicator id.
+    pub comm: i64,
+    /// Bytes.
+    pub bytes: i64,
 }
 
 /// Every message whose send and receive are both in the trace.

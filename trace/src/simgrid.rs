@@ -12,6 +12,7 @@
 
 use crate::error::{Error, Result};
 use crate::fields::{V, WILD_SOURCE, WILD_TAG};
+use crate::messages::Persistent;
 use crate::routine::{classify, Coll, Kind};
 use crate::trace::{Event, ReqRef, Trace};
 use std::collections::HashMap;
@@ -140,7 +141,7 @@ impl Rank<'_> {
         si: usize,
         e: &Event,
         wild: &HashMap<ReqRef, (i64, i64)>,
-        persistent: &HashMap<ReqRef, Persist>,
+        persistent: &HashMap<ReqRef, Persistent>,
     ) {
         let me = self.me;
         let req = ReqRef {
@@ -319,14 +320,6 @@ impl Rank<'_> {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Persist {
-    send: bool,
-    peer: i64,
-    tag: i64,
-    bytes: i64,
-}
-
 /// Writes the SimGrid replay files of `trace` into `dir` (created if
 /// needed); `progress` is told of each event done.
 pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<SimgridExport> {
@@ -334,7 +327,7 @@ pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Simgr
     let kinds: Vec<Kind> = trace.routines.iter().map(|n| classify(n)).collect();
     // Sources and tags of wildcard receives, from their completions.
     let mut wild: HashMap<ReqRef, (i64, i64)> = HashMap::new();
-    let mut persistent: HashMap<ReqRef, Persist> = HashMap::new();
+    let mut persistent: HashMap<ReqRef, Persistent> = HashMap::new();
     for (si, s) in trace.streams.iter().enumerate() {
         for e in &s.events {
             for d in &e.done {
@@ -350,10 +343,11 @@ pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Simgr
                             stream: si as u32,
                             index: e.first_req,
                         },
-                        Persist {
+                        Persistent {
                             send: matches!(k, Kind::Send { .. }),
                             peer: e.get(V::Peer).unwrap_or(-1),
                             tag: e.get(V::Tag).unwrap_or(0),
+                            comm: e.get(V::Comm).unwrap_or(0),
                             bytes: e.get(V::Bytes).unwrap_or(0).max(0),
                         },
                     );

@@ -6,20 +6,11 @@ use super::events::EventSource;
 use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId};
 use crate::SimError;
 use pnmpi_trace::fields::*;
+use pnmpi_trace::messages::Persistent;
 use pnmpi_trace::routine::{classify, Coll, Kind};
 use pnmpi_trace::trace::{Event, ReqRef};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
-
-/// A persistent request's fixed arguments, replayed at each `MPI_Start`.
-#[derive(Clone, Copy)]
-struct Persistent {
-    send: bool,
-    peer: i64,
-    tag: i64,
-    comm: i64,
-    bytes: u64,
-}
 
 #[derive(Default)]
 struct StreamState {
@@ -160,7 +151,7 @@ impl<S: EventSource> TraceOps<S> {
                         peer,
                         tag,
                         comm,
-                        bytes,
+                        bytes: bytes as i64,
                     },
                 );
                 OpKind::Local
@@ -243,7 +234,7 @@ impl<S: EventSource> TraceOps<S> {
                             to: peer,
                             tag: p.tag,
                             comm: p.comm,
-                            bytes: p.bytes,
+                            bytes: p.bytes.max(0) as u64,
                             req,
                         }
                     } else {
@@ -251,7 +242,7 @@ impl<S: EventSource> TraceOps<S> {
                             from: Some(peer),
                             tag: p.tag,
                             comm: p.comm,
-                            bytes: p.bytes,
+                            bytes: p.bytes.max(0) as u64,
                             req,
                         }
                     };
