@@ -2,22 +2,23 @@
 //! mpiP records it, kept per thread in a preallocated table and resolved
 //! to function, file and line only at `MPI_Finalize`.
 //!
-//! Between the application and a wrapper of this module sit libpnmpi's
-//! entry point and dispatcher (and, when the profiler is not first in the
-//! chain, the modules above it), so the wrapper's own return address is
-//! never the call site. The slow path walks the stack with the `backtrace`
-//! crate: past this module's frames, past libpnmpi's, past any module
-//! that forwards the same routine (a frame inside that module's exported
-//! `MPI_X`), to the first other frame.
+//! A wrapper's own return address is the call site when the application
+//! calls it directly (first in the chain under direct binding). Otherwise
+//! libpnmpi's entry point and dispatcher, or the modules above it, sit
+//! between. The slow path walks the stack with the `backtrace` crate: past
+//! this module's frames, past libpnmpi's, past any module that forwards
+//! the same routine (a frame inside that module's exported `MPI_X`), to
+//! the first other frame.
 //!
 //! Unwinding costs microseconds, so the walk also *learns the route*: the
-//! offset from the wrapper's stack pointer to its own return address (into
-//! libpnmpi), that return address, and the offset to the slot that held
-//! the call site's return address. Frames have fixed sizes, so on the next
-//! call that comes back to the same instruction of libpnmpi, the call site
-//! is two stack loads away. A site read that way is trusted only if it is
-//! already in the table, i.e. a walk has classified it before; anything
-//! else walks again.
+//! offset from the wrapper's stack pointer to its own return address, and
+//! then either that the return address is the site (direct), or, keyed by
+//! that return address (an instruction of libpnmpi or of a module above),
+//! the offset to the slot that held the site's return address. Frames have
+//! fixed sizes, so on the next call the site is one or two stack loads
+//! away, whatever the depth of the application's stack. A site read that
+//! way is trusted only if it is already in the table, i.e. a walk has
+//! classified it before; anything else walks again.
 
 use crate::state::{Counter, Series};
 use std::ffi::{c_int, c_void, CStr};
@@ -79,6 +80,10 @@ struct Way {
 pub struct Routes {
     /// Offset from the wrapper's stack pointer to its own return address; 0: none yet.
     own: Counter,
+    /// 1 once a walk found the wrapper's own return address to be the call
+    /// site (first in the chain under direct binding: the application
+    /// calls the wrapper itself).
+    direct: Counter,
     ways: [Way; 2],
     /// Which way the next route replaces.
     next: Counter,
@@ -91,6 +96,10 @@ pub struct Routes {
 impl Routes {
     fn learn(&self, route: Route) {
         self.own.set(route.own as u64);
+        if route.direct {
+            self.direct.set(1);
+            return;
+        }
         if let Some(way) = self.ways.iter().find(|w| w.ra.get() == route.ra as u64) {
             way.site.set(route.site as u64);
             return;
@@ -199,12 +208,19 @@ impl Table {
             // whose frame has the same size on every call: sp + own is the
             // wrapper's own return-address slot, in this thread's live stack.
             let ra = unsafe { read_stack(sp + own) };
-            if let Some(way) = routes.ways.iter().find(|w| w.ra.get() as usize == ra) {
-                // SAFETY: the call came back through the same instruction of
-                // libpnmpi as when the route was learned, so the same
-                // fixed-size frames lie above, and sp + site is the slot
-                // that holds their caller's return address.
-                let site = unsafe { read_stack(sp + way.site.get() as usize) };
+            let site = match routes.ways.iter().find(|w| w.ra.get() as usize == ra) {
+                // SAFETY: the call came back through the same instruction
+                // (of libpnmpi or of a module above) as when the route was
+                // learned, so the same fixed-size frames lie above, and
+                // sp + site is the slot that held the call site's return
+                // address.
+                Some(way) => Some(unsafe { read_stack(sp + way.site.get() as usize) }),
+                // Called straight from the site: the return address is it.
+                None if routes.direct.get() != 0 => Some(ra),
+                None => None,
+            };
+            // A site read this way counts only if a walk placed it before.
+            if let Some(site) = site {
                 if site as u64 == routes.last.get() {
                     self.slots[routes.last_slot.get() as usize]
                         .stats
@@ -244,12 +260,16 @@ impl Table {
     }
 }
 
-/// A route into a wrapper, as offsets from its stack pointer.
+/// A route into a wrapper, as offsets from its stack pointer: its own
+/// return address, and either where the site's return address lies when
+/// that return address comes back (`ra`), or `direct`: the return address
+/// is the site.
 #[derive(Clone, Copy)]
 struct Route {
     own: usize,
     ra: usize,
     site: usize,
+    direct: bool,
 }
 
 struct Walk {
@@ -360,21 +380,13 @@ fn walk(sp: usize, routine: usize) -> Walk {
     // The return address into frame j lies just below frame j's stack pointer.
     let own = frames[j].sp - 8 - sp;
     let ra = frames[j].ip;
-    let mut route = None;
     let name = pnmpi_mpi_sys::ROUTINE_NAMES[routine].as_bytes();
     loop {
         while j < n && object(j) == bases.libpnmpi {
             j += 1;
         }
         if j >= n {
-            return Walk { route, site: None };
-        }
-        if route.is_none() && object_base(ra - 1) == bases.libpnmpi {
-            route = Some(Route {
-                own,
-                ra,
-                site: frames[j].sp - 8 - sp,
-            });
+            return none;
         }
         // The frames of the object the call came from. If one of its
         // innermost few is that object's own MPI_X wrapper, the object only
@@ -389,8 +401,18 @@ fn walk(sp: usize, routine: usize) -> Walk {
             j += 1;
         }
         if !forwards {
+            // The route to this site from the wrapper: the site is the
+            // wrapper's own return address (direct), or lies at a fixed
+            // offset whenever the wrapper returns to `ra` (through
+            // libpnmpi or a module above, whose frames have fixed sizes).
+            let site = frames[first].sp - 8 - sp;
             return Walk {
-                route,
+                route: Some(Route {
+                    own,
+                    ra,
+                    site,
+                    direct: site == own,
+                }),
                 site: Some(frames[first].ip),
             };
         }
