@@ -5,7 +5,7 @@
 # Uses sudo when not run as root.
 set -euo pipefail
 
-packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc make binutils libsimgrid-dev)
+packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ make binutils libsimgrid-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -505,3 +505,116 @@ fn profiler_overhead_bench() {
         app_med[0]
     );
 }
+
+/// Builds `c-tests/cxx`: `libdeep.so` (the MPI calls) and `deep_app`
+/// (linked with libpnmpi), unoptimised so that every frame is real, with
+/// the C++ wrapper of the MPI libpnmpi was built for.
+fn deep_app(dir: &Path) -> PathBuf {
+    let cxx = mpicc().replace("mpicc", "mpicxx");
+    let src = repo().join("c-tests/cxx");
+    let (lib, app, target) = (dir.join("libdeep.so"), dir.join("deep_app"), target_dir());
+    let build = |args: Vec<String>| {
+        let out = Command::new(&cxx)
+            .args(&args)
+            .output()
+            .expect("the MPI C++ compiler runs");
+        assert!(
+            out.status.success(),
+            "{cxx} {}:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let s = |p: &Path| p.display().to_string();
+    build(vec![
+        "-O0".into(),
+        "-g".into(),
+        "-fPIC".into(),
+        "-shared".into(),
+        "-o".into(),
+        s(&lib),
+        s(&src.join("deep_lib.cpp")),
+    ]);
+    build(vec![
+        "-O0".into(),
+        "-g".into(),
+        "-o".into(),
+        s(&app),
+        s(&src.join("deep_app.cpp")),
+        format!("-L{}", s(dir)),
+        "-ldeep".into(),
+        format!("-Wl,-rpath,{}", s(dir)),
+        format!("-L{}", s(&target)),
+        "-Wl,--no-as-needed".into(),
+        "-lpnmpi".into(),
+        format!("-Wl,-rpath,{}", s(&target)),
+    ]);
+    app
+}
+
+/// The line of `deep_lib.cpp` that holds `// MARKER`.
+fn deep_line(marker: &str) -> u32 {
+    let src = std::fs::read_to_string(repo().join("c-tests/cxx/deep_lib.cpp")).expect("source");
+    let tag = format!("// {marker}");
+    src.lines()
+        .position(|l| l.trim_end().ends_with(&tag))
+        .expect("marker") as u32
+        + 1
+}
+
+#[test]
+fn call_sites_deep_in_a_cxx_shared_library_name_its_lines_first_and_below_the_tracer() {
+    let tracer = built("libtracer.so");
+    for tracer_above in [false, true] {
+        let mut case = Case::new();
+        let app = deep_app(case.dir());
+        let mut conf = String::new();
+        if tracer_above {
+            conf += &format!("module {}\nargument outdir trace\n", tracer.display());
+        }
+        conf += &profiler_lines("");
+        case.conf(&conf);
+        // 50 rounds, each MPI call 30 frames of the application's own
+        // recursion and 60 of the library's below main.
+        let run = case.mpirun(2, &app, &["50", "30"]);
+        run.assert_ok();
+        assert!(
+            run.stdout.contains("deep_app: rounds 50 depth 30 token 50"),
+            "{}",
+            run.stdout
+        );
+        let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
+        let p = Profiled { case, text, run };
+        let mut sites: Vec<(String, u32)> = p
+            .section("Callsites:")
+            .iter()
+            .skip(1)
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|f| matches!(f.last(), Some(&"Send") | Some(&"Recv")))
+            .map(|f| (f[2].to_string(), f[3].parse().expect("a line")))
+            // Below the tracer, the profiler also sees the tracer's own
+            // clock-alignment messages, at the tracer's lines.
+            .filter(|(file, _)| !(tracer_above && file.contains("modules/tracer/")))
+            .collect();
+        sites.sort_by_key(|s| s.1);
+        let mut want: Vec<u32> = ["DEEP_SEND", "DEEP_RECV", "DEEP_RECV1", "DEEP_SEND1"]
+            .iter()
+            .map(|m| deep_line(m))
+            .collect();
+        want.sort_unstable();
+        assert_eq!(
+            sites.iter().map(|s| s.1).collect::<Vec<_>>(),
+            want,
+            "tracer above: {tracer_above}\n{}",
+            p.text
+        );
+        for (file, _) in &sites {
+            assert!(file.ends_with("deep_lib.cpp"), "{file}\n{}", p.text);
+        }
+        if !tracer_above {
+            let counts = p.counts("Primitive statistics (BCS-MPI");
+            assert_eq!(counts.get("MPI_Send"), Some(&100), "{}", p.text);
+            assert_eq!(counts.get("MPI_Recv"), Some(&100), "{}", p.text);
+        }
+    }
+}
