@@ -21,9 +21,8 @@
 
 use crate::dispatch::Table;
 use crate::loader::Module;
-use crate::{entry, level, startup};
+use crate::{entry, got, level, startup};
 use pnmpi_mpi_sys::ROUTINE_COUNT;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The environment variable that chooses the binding.
 pub const VARIABLE: &str = "PNMPI_BINDING";
@@ -123,61 +122,29 @@ pub fn caller_level(return_address: usize) -> u32 {
         .map_or_else(level::get, |i| i as u32 + 1)
 }
 
-fn page_size() -> usize {
-    // SAFETY: sysconf only reads a system constant.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(size).unwrap_or(4096)
-}
-
 /// Writes every `XMPI_X` slot of module `m` (at `level`) with the next
-/// layer below it. Slots on pages the loader made read-only (RELRO) are
-/// written with that page made writable for the moment of the write.
+/// layer below it.
 fn bind_module(m: &Module, level: u32, table: &Table) -> Result<(), String> {
     let file = m.file();
-    if file.xmpi_slots.is_empty() {
-        return Ok(());
-    }
-    let page = page_size();
-    let floor = |address: usize| address & !(page - 1);
-    let relro = file
-        .layout
-        .relro
-        .map(|r| (floor(m.address(r.start)), floor(m.address(r.end()))));
-    // The RELRO pages holding slots, as one range: RELRO is contiguous and
-    // all read-only, so one mprotect each way covers every slot.
-    let locked = file
+    let slots: Vec<(usize, usize)> = file
         .xmpi_slots
         .iter()
-        .map(|&(_, vaddr)| floor(m.address(vaddr)))
-        .filter(|p| relro.is_some_and(|(start, end)| (start..end).contains(p)))
-        .fold(None, |range: Option<(usize, usize)>, p| {
-            Some(range.map_or((p, p + page), |(lo, hi)| (lo.min(p), hi.max(p + page))))
-        });
-    let protect = |prot: libc::c_int| -> Result<(), String> {
-        let Some((lo, hi)) = locked else {
-            return Ok(());
-        };
-        // SAFETY: `lo .. hi` are whole pages of the module's own RELRO
-        // segment, which stays mapped; only their protection changes,
-        // between read-only and read-write, so reads never fault.
-        if unsafe { libc::mprotect(lo as *mut libc::c_void, hi - lo, prot) } != 0 {
-            return Err(format!(
-                "cannot change the protection of module `{}`'s GOT pages at {lo:#x}: {}",
-                m.display_name(),
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok(())
-    };
-    protect(libc::PROT_READ | libc::PROT_WRITE)?;
-    for &(id, vaddr) in &file.xmpi_slots {
-        let target = table.next(id, level).map_or(entry::native(id), |hop| hop.func);
-        let slot = m.address(vaddr) as *mut usize;
-        // SAFETY: `slot` is a GOT entry of the loaded module (a JUMP_SLOT or
-        // GLOB_DAT relocation names it), pointer-aligned and writable now;
-        // the atomic store lets threads calling through it meanwhile read
-        // either the old or the new layer, both complete.
-        unsafe { AtomicUsize::from_ptr(slot) }.store(target as usize, Ordering::Release);
+        .map(|&(id, vaddr)| {
+            let target = table.next(id, level).map_or(entry::native(id), |hop| hop.func);
+            (m.address(vaddr), target as usize)
+        })
+        .collect();
+    if slots.is_empty() {
+        return Ok(());
     }
-    protect(libc::PROT_READ)
+    // SAFETY: the slots are the module's own `XMPI_X` GOT entries, and each
+    // target is the next layer of the same routine, of its signature.
+    unsafe {
+        got::write(
+            &format!("module `{}`", m.display_name()),
+            m.address(0),
+            file.layout.relro,
+            &slots,
+        )
+    }
 }

@@ -21,6 +21,7 @@ macro_rules! tables {
         pub static ENTRY: [AtomicPtr<()>; ROUTINE_COUNT] = [$(AtomicPtr::new(ffi::$pmpi as *mut ())),*];
         static NATIVE: [Code; ROUTINE_COUNT] = [$(Code(ffi::$pmpi as *const ())),*];
         static DISPATCH: [Code; ROUTINE_COUNT] = [$(Code(crate::stubs::$mpi::enter as *const ())),*];
+        static APPLICATION: [Code; ROUTINE_COUNT] = [$(Code(crate::stubs::$mpi::$mpi as *const ())),*];
     };
 }
 
@@ -34,6 +35,11 @@ pub fn native(id: usize) -> *const () {
 /// The dispatcher's entry into X's link stack from the top.
 pub fn dispatcher(id: usize) -> *const () {
     DISPATCH[id].0
+}
+
+/// libpnmpi's exported `MPI_X`, the application's entry point.
+pub fn application(id: usize) -> *const () {
+    APPLICATION[id].0
 }
 
 /// Where `MPI_X` goes now.

@@ -8,6 +8,8 @@ mod config;
 mod dispatch;
 mod entry;
 mod error;
+mod fortran;
+mod got;
 mod level;
 mod loader;
 mod services;

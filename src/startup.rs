@@ -7,6 +7,7 @@ use crate::binding::{self, Binding};
 use crate::chain::Chain;
 use crate::config::{self, Config};
 use crate::error::Error;
+use crate::fortran;
 use crate::loader::{self, Module};
 use once_cell::sync::OnceCell;
 use pnmpi_mpi_sys::{constants, ffi};
@@ -14,6 +15,26 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
+
+/// What libpnmpi bound of the Fortran bindings when it was loaded.
+static FORTRAN: OnceCell<fortran::Bound> = OnceCell::new();
+
+/// Runs when the dynamic loader has loaded libpnmpi, before `main`: the
+/// Fortran bindings' `PMPI_X` calls must reach the chain from their first
+/// call, `MPI_Init`.
+#[used]
+#[link_section = ".init_array"]
+static AT_LOAD: extern "C" fn() = at_load;
+
+extern "C" fn at_load() {
+    match std::panic::catch_unwind(fortran::bind) {
+        Ok(Ok(bound)) => {
+            let _ = FORTRAN.set(bound);
+        }
+        Ok(Err(e)) => fail(&e.to_string()),
+        Err(_) => fail("internal error while binding the Fortran MPI bindings (see the panic message above)"),
+    }
+}
 
 /// The loaded chain; set once, never dropped.
 static CHAIN: OnceCell<Chain> = OnceCell::new();
@@ -145,6 +166,9 @@ fn setup() -> Result<(), Error> {
     }
     if verbose() && rank == 0 {
         let mut text = listing(&config, &chain.modules);
+        if let Some(bound) = FORTRAN.get() {
+            text += &bound.describe();
+        }
         match &chain.binding {
             Binding::Direct => {
                 let slots: usize = chain.modules.iter().map(|m| m.file().xmpi_slots.len()).sum();

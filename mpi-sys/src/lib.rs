@@ -28,3 +28,10 @@ pub mod constants;
 
 /// The build report: what was generated, what was skipped and why.
 pub const BUILD_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/pnmpi-build-report.txt"));
+
+/// File-name prefixes of the native MPIs' Fortran binding libraries:
+/// Open MPI's `mpif.h`, `use mpi` and `use mpi_f08` libraries, and MPICH's
+/// (and Intel MPI's) `libmpifort` / `libmpichfort`. libpnmpi binds their
+/// `PMPI_X` calls into the chain, and the profiler looks through their
+/// frames for the application's call site.
+pub const FORTRAN_BINDINGS: &[&str] = &["libmpi_mpifh", "libmpi_usempi", "libmpichfort", "libmpifort"];

@@ -51,6 +51,13 @@ fn calls_xmpi(path: &std::path::Path, base: usize) -> bool {
 
 /// Paths and load bases of the `count` objects loaded last.
 fn last_loaded(count: usize) -> Vec<(PathBuf, usize)> {
+    let mut names = loaded_objects();
+    let skip = names.len().saturating_sub(count);
+    names.split_off(skip)
+}
+
+/// Paths and load bases of every object of the process, in load order.
+pub fn loaded_objects() -> Vec<(PathBuf, usize)> {
     unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
         // SAFETY: the loader passes a valid `info` whose name, if not null,
         // is a C string; `data` is the vector below.
@@ -69,6 +76,5 @@ fn last_loaded(count: usize) -> Vec<(PathBuf, usize)> {
     let mut names: Vec<(PathBuf, usize)> = Vec::new();
     // SAFETY: the callback only reads `info` and pushes to `names`.
     unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut names).cast()) };
-    let skip = names.len().saturating_sub(count);
-    names.split_off(skip)
+    names
 }

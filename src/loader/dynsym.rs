@@ -120,9 +120,14 @@ impl<'a> DynSymbols<'a> {
     /// `gnu_hash(name)`, given so that callers can hash once for many
     /// objects.
     pub fn lookup(&self, name: &[u8], gnu: u32) -> Option<u64> {
+        self.lookup_symbol(name, gnu).map(|s| s.st_value)
+    }
+
+    /// The symbol `name` the object defines, with its size and type.
+    pub fn lookup_symbol(&self, name: &[u8], gnu: u32) -> Option<Sym> {
         let defined = |index: usize| {
             let sym = self.get(index)?;
-            (sym.st_shndx != SHN_UNDEF as usize && self.named(&sym, name)).then_some(sym.st_value)
+            (sym.st_shndx != SHN_UNDEF as usize && self.named(&sym, name)).then_some(sym)
         };
         let word = |table: &[u8], i: usize| word(table, i, self.ctx).ok();
         match self.hash {

@@ -23,6 +23,12 @@ use std::collections::BTreeSet;
 pub struct FileInfo {
     /// Routine ids of the `PMPI_` routines it imports.
     pub pmpi_imports: BTreeSet<usize>,
+    /// `(routine id, slot address)` of every GOT slot that holds `PMPI_X`
+    /// (what a Fortran binding library calls; see `fortran`).
+    pub pmpi_slots: Vec<(usize, u64)>,
+    /// Names of `PMPI` imports that are no routine of the native `mpi.h`
+    /// (an MPI's extensions, `PMPIX_...`): nothing can bind them.
+    pub pmpi_unknown: BTreeSet<String>,
     /// `(routine id, value)` of every `MPI_X` wrapper it defines, by id.
     pub wraps: Vec<(usize, u64)>,
     /// `(routine id, slot address)` of every GOT slot that holds `XMPI_X`
@@ -105,6 +111,8 @@ pub fn read(layout: Layout, image: &Image) -> Result<FileInfo, String> {
     let mut xmpi_slots = Vec::new();
     let mut unbindable = BTreeSet::new();
     let mut pmpi_imports = BTreeSet::new();
+    let mut pmpi_slots = Vec::new();
+    let mut pmpi_unknown = BTreeSet::new();
     let mut changes_stack = false;
     for r in relocations.iter().flat_map(|s| s.iter()).filter(|r| r.r_sym != 0) {
         let Some(sym) = symbols.get(r.r_sym).filter(|s| s.st_shndx == SHN_UNDEF as usize) else {
@@ -118,12 +126,19 @@ pub fn read(layout: Layout, image: &Image) -> Result<FileInfo, String> {
             }
         } else if let Some(id) = routine_id(symbols.name_after(&sym, b"PMPI_")) {
             pmpi_imports.insert(id);
+            if SLOT_RELOCATIONS.contains(&r.r_type) {
+                pmpi_slots.push((id, r.r_offset));
+            }
+        } else if symbols.name_after(&sym, b"PMPI").is_some() {
+            pmpi_unknown.insert(String::from_utf8_lossy(symbols.name(&sym)).into_owned());
         } else {
             changes_stack |= symbols.name_after(&sym, b"PNMPI_Service_ChangeStack") == Some(b"");
         }
     }
     Ok(FileInfo {
         pmpi_imports,
+        pmpi_slots,
+        pmpi_unknown,
         wraps,
         xmpi_slots,
         unbindable,

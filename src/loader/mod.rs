@@ -3,9 +3,10 @@
 
 mod deps;
 mod dynsym;
+pub mod foreign;
 mod image;
 mod inspect;
-mod layout;
+pub mod layout;
 mod open;
 mod resolve;
 

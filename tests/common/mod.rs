@@ -171,6 +171,63 @@ pub fn program_with_flags(name: &str, link: Link, tag: &str, flags: &[&str]) -> 
     })
 }
 
+/// The Fortran compiler wrapper of the MPI under test (`mpif90.openmpi`
+/// beside `mpicc.openmpi`).
+pub fn mpif90() -> String {
+    mpicc().replace("mpicc", "mpif90")
+}
+
+/// Builds `c-tests/fortran/calls.F90` for one Fortran binding (`mpif.h`,
+/// `use mpi` or `use mpi_f08`), linked with its C library (`clib.c`, as
+/// `libclib.so`), with debug lines, never linked with libpnmpi: the tests
+/// run it under `pnmpi run`, as a user would.
+pub fn fortran_calls(binding: &str) -> PathBuf {
+    let define = match binding {
+        "mpif.h" => "-DMPIF_H",
+        "use mpi" => "-DUSE_MPI",
+        "use mpi_f08" => "-DF08",
+        other => panic!("no Fortran binding {other}"),
+    };
+    cached(format!("fortran calls {binding}"), || {
+        let dir = build_dir();
+        cached("fortran clib".into(), || {
+            let out = dir.join("libclib.so");
+            let src = c_tests().join("fortran/clib.c");
+            run_compiler(
+                &["-shared", "-fPIC", "-g", "-o", &s(&out), &s(&src)].map(String::from),
+                "libclib.so",
+            );
+            out
+        });
+        let out = dir.join(format!("calls{define}"));
+        let args: Vec<String> = vec![
+            "-cpp".into(),
+            "-O0".into(),
+            "-g".into(),
+            define.into(),
+            "-o".into(),
+            s(&out),
+            s(&c_tests().join("fortran/calls.F90")),
+            format!("-L{}", s(dir)),
+            "-lclib".into(),
+            format!("-Wl,-rpath,{}", s(dir)),
+        ];
+        let built = Command::new(mpif90())
+            .args(&args)
+            .current_dir(dir)
+            .output()
+            .expect("mpif90 runs");
+        assert!(
+            built.status.success(),
+            "{} {}\n{}",
+            mpif90(),
+            args.join(" "),
+            String::from_utf8_lossy(&built.stderr)
+        );
+        out
+    })
+}
+
 /// Builds `c-tests/modules/<src>.c` as `<out_name>.so` in [`modules_dir`],
 /// with extra `-D` definitions.
 pub fn module(src: &str, out_name: &str, defines: &[&str]) -> PathBuf {

@@ -4,9 +4,9 @@
 //!
 //! A wrapper's own return address is the call site when the application
 //! calls it directly (first in the chain under direct binding). Otherwise
-//! libpnmpi's entry point and dispatcher, or the modules above it, sit
-//! between. The slow path walks the stack with the `backtrace` crate: past
-//! this module's frames, past libpnmpi's, past any module that forwards
+//! libpnmpi's entry point and dispatcher, the MPI's Fortran bindings (for
+//! a Fortran application), or the modules above it, sit between. The slow path walks the stack with the `backtrace` crate: past
+//! this module's frames, past libpnmpi's and the Fortran bindings', past any module that forwards
 //! the same routine (a frame inside that module's exported `MPI_X`), to
 //! the first other frame.
 //!
@@ -340,6 +340,31 @@ pub fn object_base(addr: usize) -> usize {
     place(addr).base
 }
 
+/// Load bases of the loaded objects whose file name starts with one of
+/// `prefixes`.
+pub fn loaded_bases(prefixes: &[&str]) -> Vec<usize> {
+    unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
+        // SAFETY: the loader passes a valid `info` whose name, if not null,
+        // is a C string; `data` is the pair below.
+        unsafe {
+            let (prefixes, bases) = &mut *data.cast::<(&[&str], Vec<usize>)>();
+            let name = (*info).dlpi_name;
+            if !name.is_null() {
+                let path = CStr::from_ptr(name).to_string_lossy();
+                let file = path.rsplit('/').next().unwrap_or_default();
+                if prefixes.iter().any(|p| file.starts_with(p)) {
+                    bases.push((*info).dlpi_addr as usize);
+                }
+            }
+        }
+        0
+    }
+    let mut found: (&[&str], Vec<usize>) = (prefixes, Vec::new());
+    // SAFETY: the callback only reads `info` and pushes to `found`.
+    unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut found).cast()) };
+    found.1
+}
+
 /// Walks from the wrapper whose stack pointer is `sp` to the call site.
 fn walk(sp: usize, routine: usize) -> Walk {
     let mut frames = [Frame::default(); MAX_FRAMES];
@@ -382,7 +407,7 @@ fn walk(sp: usize, routine: usize) -> Walk {
     let ra = frames[j].ip;
     let name = pnmpi_mpi_sys::ROUTINE_NAMES[routine].as_bytes();
     loop {
-        while j < n && object(j) == bases.libpnmpi {
+        while j < n && bases.carries(object(j)) {
             j += 1;
         }
         if j >= n {

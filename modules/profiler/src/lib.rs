@@ -44,6 +44,19 @@ pnmpi_sdk::module! {
 pub(crate) struct Objects {
     libpnmpi: usize,
     profiler: usize,
+    /// The MPI's Fortran binding libraries (`libmpi_mpifh`,
+    /// `libmpichfort`, ...): a Fortran application's call reaches the
+    /// chain from there, and its site is the Fortran frame above.
+    fortran: Vec<usize>,
+}
+
+impl Objects {
+    /// Whether frames of the object at `base` only carry a call from the
+    /// application's site to the wrapper: libpnmpi and the Fortran
+    /// bindings.
+    fn carries(&self, base: usize) -> bool {
+        base == self.libpnmpi || self.fortran.contains(&base)
+    }
 }
 
 /// This process's libpnmpi and profiler objects.
@@ -52,6 +65,7 @@ pub(crate) fn objects() -> &'static Objects {
     OBJECTS.get_or_init(|| Objects {
         libpnmpi: callsite::object_base(pnmpi_sdk::raw::XMPI_Comm_rank as *const () as usize),
         profiler: callsite::object_base(objects as *const () as usize),
+        fortran: callsite::loaded_bases(pnmpi_mpi_sys::FORTRAN_BINDINGS),
     })
 }
 
