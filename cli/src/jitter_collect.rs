@@ -102,16 +102,21 @@ fn tsc_hz(d: Duration) -> f64 {
     (c1 - c0) as f64 / e.as_secs_f64()
 }
 
-/// The smallest delta between two reads, over `reads` reads.
-fn t_min(reads: u32) -> u64 {
-    let mut best = u64::MAX;
+/// The undisturbed delta between two reads: the median over `reads`
+/// reads. Not the minimum, as netgauge takes it: under a hypervisor the
+/// counter may advance in steps, and this machine's VM shows deltas of 1
+/// cycle in more than 10 % of reads against 26 for the rest, so that a
+/// minimum-based threshold (10 cycles) would count every read as noise.
+fn t_min(reads: usize) -> u64 {
+    let mut deltas = Vec::with_capacity(reads);
     let mut prev = tsc();
     for _ in 0..reads {
         let t = tsc();
-        best = best.min(t - prev);
+        deltas.push(t - prev);
         prev = t;
     }
-    best.max(1)
+    let middle = deltas.len() / 2;
+    deltas.select_nth_unstable(middle).1.to_owned().max(1)
 }
 
 /// One core's measurement: noise events as (start tick, duration ticks).
