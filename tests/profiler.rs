@@ -618,3 +618,54 @@ fn call_sites_deep_in_a_cxx_shared_library_name_its_lines_first_and_below_the_tr
         }
     }
 }
+
+/// The profiler's own cost per profiled call, by stack depth and by
+/// position in the chain: first, below one module and below two (empty
+/// modules), on the shallow `MPI_Comm_rank` loop (bench/c/comm_rank.c) and
+/// on the deep C++ application's library (`deep_app bench`). Each figure
+/// is the median over interleaved rounds of the profiler's run minus the
+/// run with an empty module in its place, so that only the profiler's own
+/// work remains.
+#[test]
+#[ignore = "benchmark: run with --ignored --nocapture"]
+fn profiler_call_cost_by_depth_and_position_bench() {
+    let rounds: usize = std::env::var("PROF_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let programs = [
+        ("comm_rank.c", bench_program("bench/c/comm_rank.c", "comm_rank"), false),
+        ("deep_app (C++)", deep_app(dir.path()), true),
+    ];
+    let empty = format!("module {}\n", empty_module().display());
+    println!("profiler cost per call, ns, median of {rounds} interleaved rounds ({FLAVOR}):");
+    println!("program          depth  position   profiler     empty   profiler - empty");
+    for (name, exe, deep) in &programs {
+        for depth in [5, 50] {
+            for above in 0..3 {
+                let confs = [empty.repeat(above) + &profiler_lines(""), empty.repeat(above + 1)];
+                let mut ns: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+                let depth_arg = depth.to_string();
+                let args: Vec<&str> = if *deep {
+                    vec!["bench", "1000000", &depth_arg]
+                } else {
+                    vec!["2000000", &depth_arg]
+                };
+                for round in 0..rounds {
+                    for k in 0..2 {
+                        let i = (k + round) % 2;
+                        let (run, _) = timed(1, exe, &args, &confs[i]);
+                        ns[i].push(value_after(&run.stdout, "ns_per_call"));
+                    }
+                }
+                let [p, e] = ns.map(|mut v| median(&mut v));
+                let position = ["first", "below 1", "below 2"][above];
+                println!(
+                    "{name:<16} {depth:>5}  {position:<8} {p:>10.2} {e:>9.2} {:>18.2}",
+                    p - e
+                );
+            }
+        }
+    }
+}

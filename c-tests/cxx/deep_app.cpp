@@ -4,11 +4,24 @@
 //
 // usage: deep_app [ROUNDS [DEPTH]]   (default 100 30)
 // prints: deep_app: rounds R depth D token T
+// usage: deep_app bench CALLS DEPTH   (the per-call benchmark, on each rank)
+// prints: ns_per_call X   (rank 0; the fastest of 20 batches of
+//         MPI_Comm_rank calls made DEPTH frames of the application's and
+//         about 2 x DEPTH of the library's below main)
 #include <mpi.h>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 int deep_exchange(int rank, int depth, int value);
+double deep_time_calls(int depth, long calls);
+
+static double bench(int frames, int depth, long calls)
+{
+    if (frames == 0)
+        return deep_time_calls(depth, calls);
+    return bench(frames - 1, depth, calls) + 0 * frames;
+}
 
 static int recurse(int rank, int frames, int depth, int value)
 {
@@ -20,6 +33,17 @@ static int recurse(int rank, int frames, int depth, int value)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc > 3 && std::string(argv[1]) == "bench") {
+        long calls = std::atol(argv[2]);
+        int depth = std::atoi(argv[3]);
+        double ns = bench(depth, depth, calls);
+        int me;
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        if (me == 0)
+            std::printf("ns_per_call %.3f\n", ns);
+        MPI_Finalize();
+        return 0;
+    }
     int rounds = argc > 1 ? std::atoi(argv[1]) : 100;
     int depth = argc > 2 ? std::atoi(argv[2]) : 30;
     int rank;

@@ -28,8 +28,35 @@ struct Exchange : Step {
         }
         return static_cast<int>(v);
     }
+    // The per-call benchmark: `depth` frames down, the fastest of 20
+    // batches of MPI_Comm_rank calls, in ns per call.
+    double time_calls(int depth, long calls)
+    {
+        if (depth > 0)
+            return next.time_calls(depth - 1, calls);
+        const int batches = 20;
+        int rank = 0;
+        long sum = 0;
+        for (long i = 0; i < calls / 10; i++) {
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank); // DEEP_RANK_WARM
+            sum += rank;
+        }
+        double best = -1;
+        for (int b = 0; b < batches; b++) {
+            double start = MPI_Wtime();
+            for (long i = 0; i < calls / batches; i++) {
+                MPI_Comm_rank(MPI_COMM_WORLD, &rank); // DEEP_RANK
+                sum += rank;
+            }
+            double ns = (MPI_Wtime() - start) * 1e9 / static_cast<double>(calls / batches);
+            if (best < 0 || ns < best)
+                best = ns;
+        }
+        return sum < 0 ? -1 : best;
+    }
     struct Inner : Step {
         int run(int rank, int depth, int value) override;
+        double time_calls(int depth, long calls);
     } next;
 };
 
@@ -40,6 +67,13 @@ int Exchange<T>::Inner::run(int rank, int depth, int value)
     return again.run(rank, depth, value);
 }
 
+template <typename T>
+double Exchange<T>::Inner::time_calls(int depth, long calls)
+{
+    Exchange<T> again;
+    return again.time_calls(depth, calls);
+}
+
 } // namespace solver
 
 // The library's entry point, `depth` frames above the MPI calls.
@@ -47,4 +81,12 @@ int deep_exchange(int rank, int depth, int value)
 {
     solver::Exchange<int> e;
     return e.run(rank, depth, value);
+}
+
+// The per-call benchmark's entry point: MPI_Comm_rank, timed, about
+// 2 x `depth` frames below it.
+double deep_time_calls(int depth, long calls)
+{
+    solver::Exchange<int> e;
+    return e.time_calls(depth, calls);
 }
