@@ -635,7 +635,11 @@ fn profiler_call_cost_by_depth_and_position_bench() {
         .unwrap_or(5);
     let dir = tempfile::tempdir().expect("tempdir");
     let programs = [
-        ("comm_rank.c", bench_program("bench/c/comm_rank.c", "comm_rank"), false),
+        (
+            "comm_rank.c",
+            bench_program("bench/c/comm_rank.c", "comm_rank"),
+            false,
+        ),
         ("deep_app (C++)", deep_app(dir.path()), true),
     ];
     let empty = format!("module {}\n", empty_module().display());

@@ -726,7 +726,9 @@ macro_rules! finalize {
             record::finish(true);
             if let Some(run) = record::run().filter(|r| r.rank == 0) {
                 let dir = run.dir.display();
-                eprintln!("pnmpi tracer: trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt");
+                // One write, so that other ranks' output cannot split it.
+                let msg = format!("pnmpi tracer: trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt\n");
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), msg.as_bytes());
             }
             rc
         });
