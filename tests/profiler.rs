@@ -510,9 +510,15 @@ fn profiler_overhead_bench() {
 /// (linked with libpnmpi), unoptimised so that every frame is real, with
 /// the C++ wrapper of the MPI libpnmpi was built for.
 fn deep_app(dir: &Path) -> PathBuf {
+    deep_app_linked(dir, true)
+}
+
+/// [`deep_app`], linked with libpnmpi or (as `deep_app_native`) not.
+fn deep_app_linked(dir: &Path, pnmpi: bool) -> PathBuf {
     let cxx = mpicc().replace("mpicc", "mpicxx");
     let src = repo().join("c-tests/cxx");
-    let (lib, app, target) = (dir.join("libdeep.so"), dir.join("deep_app"), target_dir());
+    let name = if pnmpi { "deep_app" } else { "deep_app_native" };
+    let (lib, app, target) = (dir.join("libdeep.so"), dir.join(name), target_dir());
     let build = |args: Vec<String>| {
         let out = Command::new(&cxx)
             .args(&args)
@@ -535,7 +541,7 @@ fn deep_app(dir: &Path) -> PathBuf {
         s(&lib),
         s(&src.join("deep_lib.cpp")),
     ]);
-    build(vec![
+    let mut args: Vec<String> = vec![
         "-O0".into(),
         "-g".into(),
         "-o".into(),
@@ -544,11 +550,16 @@ fn deep_app(dir: &Path) -> PathBuf {
         format!("-L{}", s(dir)),
         "-ldeep".into(),
         format!("-Wl,-rpath,{}", s(dir)),
-        format!("-L{}", s(&target)),
-        "-Wl,--no-as-needed".into(),
-        "-lpnmpi".into(),
-        format!("-Wl,-rpath,{}", s(&target)),
-    ]);
+    ];
+    if pnmpi {
+        args.extend([
+            format!("-L{}", s(&target)),
+            "-Wl,--no-as-needed".into(),
+            "-lpnmpi".into(),
+            format!("-Wl,-rpath,{}", s(&target)),
+        ]);
+    }
+    build(args);
     app
 }
 
@@ -671,5 +682,55 @@ fn profiler_call_cost_by_depth_and_position_bench() {
                 );
             }
         }
+    }
+}
+
+/// Whole-run overhead of the profiler and of the tracer on the deep C++
+/// application (`deep_app ROUNDS 30`, 2 ranks), against the same program
+/// built without libpnmpi: `mpirun` launch-to-exit wall time, median of
+/// interleaved rounds. The tools' runs use the libpnmpi-linked build and
+/// a `.pnmpi-conf`, as a user who linked libpnmpi would.
+#[test]
+#[ignore = "benchmark: run with --ignored --nocapture"]
+fn deep_app_whole_run_overhead_bench() {
+    let rounds: usize = std::env::var("PROF_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let app_rounds = std::env::var("DEEP_ROUNDS").unwrap_or_else(|_| "100000".into());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let native = deep_app_linked(dir.path(), false);
+    let linked = deep_app(dir.path());
+    let setups = [
+        ("native", &native, String::new()),
+        ("profiler", &linked, profiler_lines("")),
+        (
+            "tracer",
+            &linked,
+            format!(
+                "module {}\nargument outdir trace\n",
+                built("libtracer.so").display()
+            ),
+        ),
+    ];
+    let mut wall: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
+    for round in 0..rounds {
+        for k in 0..setups.len() {
+            let i = (k + round) % setups.len();
+            let (_, w) = timed(2, setups[i].1, &[&app_rounds, "30"], &setups[i].2);
+            wall[i].push(w);
+        }
+    }
+    let med: Vec<f64> = wall.iter_mut().map(|v| median(v)).collect();
+    println!(
+        "deep_app {app_rounds} 30, 2 ranks, mpirun wall, median of {rounds} interleaved rounds ({FLAVOR}):"
+    );
+    for (i, (name, _, _)) in setups.iter().enumerate() {
+        println!(
+            "  {name:<9} {:>8.4} s ({:+.2} %)   runs: {:?}",
+            med[i],
+            100.0 * (med[i] / med[0] - 1.0),
+            wall[i]
+        );
     }
 }

@@ -317,6 +317,50 @@ impl RawEvent<'_> {
     }
 }
 
+/// A send or receive as [`RawEncoder::encode_p2p`] takes it: peer, tag,
+/// communicator and bytes always, at most one request, and the status of
+/// a wildcard receive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct P2p {
+    /// Routine code.
+    pub routine: u32,
+    /// Start tick.
+    pub start: u64,
+    /// End tick.
+    pub end: u64,
+    /// Destination or source, as passed.
+    pub peer: i64,
+    /// Tag, as passed.
+    pub tag: i64,
+    /// Communicator handle.
+    pub comm: u64,
+    /// Bytes.
+    pub bytes: i64,
+    /// The request created.
+    pub req: Option<u64>,
+    /// (source, tag) from the status.
+    pub status: Option<(i64, i64)>,
+}
+
+/// Room that [`RawEncoder::encode_p2p`] may need: mask, times and at most
+/// nine values.
+pub const P2P_MAX: usize = 13 * varint::MAX_LEN;
+
+impl P2p {
+    /// The same call as a general [`RawEvent`] (for tests and tools).
+    pub fn as_event<'a>(&self, req: &'a [u64]) -> RawEvent<'a> {
+        RawEvent {
+            peer: Some(self.peer),
+            tag: Some(self.tag),
+            comm: Some(self.comm),
+            bytes: Some(self.bytes),
+            reqs: req,
+            status: self.status,
+            ..RawEvent::plain(self.routine, self.start, self.end)
+        }
+    }
+}
+
 /// Encodes one thread's events into a chunk, keeping the registers that
 /// make times and handles small: the end of the previous event, and the
 /// last communicator and request handles.
@@ -392,6 +436,39 @@ impl RawEncoder {
         let mut s = Sink::new(out);
         self.times(&mut s, routine, start, end);
         s.put(0);
+        s.len()
+    }
+
+    /// Encodes a point-to-point call exactly as [`RawEncoder::encode`]
+    /// encodes the [`RawEvent`] with these fields, without building one:
+    /// the tracer's path for sends and receives, its most frequent calls.
+    /// `out` must hold at least [`P2P_MAX`] bytes.
+    #[inline(always)]
+    pub fn encode_p2p(&mut self, call: &P2p, out: &mut [u8]) -> usize {
+        let mut s = Sink::new(out);
+        self.times(&mut s, call.routine, call.start, call.end);
+        let mut mask = PEER | TAG | COMM | BYTES;
+        if call.req.is_some() {
+            mask |= REQ;
+        }
+        if call.status.is_some() {
+            mask |= STATUS;
+        }
+        s.put(u64::from(mask));
+        s.put_i(call.peer);
+        s.put_i(call.tag);
+        s.put_i(call.comm.wrapping_sub(self.last_comm) as i64);
+        self.last_comm = call.comm;
+        s.put_i(call.bytes);
+        if let Some(h) = call.req {
+            s.put(1);
+            s.put_i(h.wrapping_sub(self.last_req) as i64);
+            self.last_req = h;
+        }
+        if let Some((source, tag)) = call.status {
+            s.put_i(source);
+            s.put_i(tag);
+        }
         s.len()
     }
 
@@ -741,6 +818,66 @@ impl RankFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_point_to_point_path_encodes_exactly_as_the_general_one() {
+        let calls = [
+            P2p {
+                routine: 3,
+                start: 1_000,
+                end: 1_250,
+                peer: 1,
+                tag: 7,
+                comm: 0x7f00_1234_5000,
+                bytes: 4,
+                req: None,
+                status: None,
+            },
+            P2p {
+                routine: 4,
+                start: 90_000,
+                end: 90_001,
+                peer: -1,
+                tag: -1,
+                comm: 0x7f00_1234_5000,
+                bytes: 1 << 40,
+                req: None,
+                status: Some((1, 7)),
+            },
+            P2p {
+                routine: 5,
+                start: 1 << 50,
+                end: (1 << 50) + 77,
+                peer: 0,
+                tag: i64::MAX,
+                comm: 0x55,
+                bytes: 0,
+                req: Some(0x7f00_dead_0000),
+                status: None,
+            },
+            P2p {
+                routine: 6,
+                start: (1 << 50) + 10,
+                end: (1 << 50) + 5,
+                peer: 3,
+                tag: 0,
+                comm: 0x7f00_1234_5000,
+                bytes: -1,
+                req: Some(0x10),
+                status: Some((i64::MIN, -3)),
+            },
+        ];
+        let (mut fast, mut general) = (RawEncoder::new(500), RawEncoder::new(500));
+        for c in &calls {
+            let (mut a, mut b) = ([0u8; P2P_MAX], vec![0u8; 1024]);
+            let n = fast.encode_p2p(c, &mut a);
+            let req: Vec<u64> = c.req.into_iter().collect();
+            let ev = c.as_event(&req);
+            assert!(n <= ev.max_size());
+            let m = general.encode(&ev, &mut b);
+            assert_eq!(a[..n], b[..m], "{c:?}");
+        }
+    }
 
     pub(crate) fn header() -> RankHeader {
         RankHeader {

@@ -24,7 +24,7 @@ mod setup;
 
 use extract::{bytes, Handle};
 use pnmpi_mpi_sys::constants as mpi;
-use pnmpi_trace::rank::{RawEvent, RawNewComm};
+use pnmpi_trace::rank::{P2p, RawEvent, RawNewComm};
 use std::ffi::c_char;
 
 /// The module's name, for libpnmpi's messages (`PNMPI_ModuleName`).
@@ -147,22 +147,39 @@ macro_rules! plain {
 }
 
 /// Sends, and receives that create a request: (buf, count, type, peer, tag, comm[, request]).
+/// The point-to-point path: no event struct, no scratch space.
 macro_rules! p2p {
     ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $peer:ident: $tp:ty,
         $tag:ident: $tt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        traced!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $peer: $tp, $tag: $tt, $c: $tc $(, $req: $tr)?) -> $r,
-            |s, scr, t0, t1, rc| pre {} post {
-                scr.handles.clear();
-                $(if ok(rc) { scr.handles.push(out!($req).bits()); })?
-                emit!(s, RawEvent {
-                    peer: Some(i64::from($peer)),
-                    tag: Some(i64::from($tag)),
-                    comm: Some($c.bits()),
-                    bytes: Some(bytes($n, $dt)),
-                    reqs: &scr.handles,
-                    ..RawEvent::plain($id, t0, t1)
-                });
-            });
+        export!($mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $peer: $tp, $tag: $tt, $c: $tc $(, $req: $tr)?) -> $r,
+            concat!("Traces `", stringify!($mpi), "` with its arguments."), {
+            let s = record::enter();
+            if s.is_null() {
+                // SAFETY: the caller's arguments, unchanged, to the next layer.
+                return unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
+            }
+            let t0 = clock::now();
+            // SAFETY: as above.
+            let rc = unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
+            let t1 = clock::now();
+            #[allow(unused_mut)]
+            let mut req = None;
+            $(if ok(rc) { req = Some(out!($req).bits()); })?
+            let call = P2p {
+                routine: $id,
+                start: t0,
+                end: t1,
+                peer: i64::from($peer),
+                tag: i64::from($tag),
+                comm: $c.bits(),
+                bytes: bytes($n, $dt),
+                req,
+                status: None,
+            };
+            // SAFETY: `s` came from `enter` on this thread; the call returned.
+            unsafe { record::p2p(s, &call) };
+            rc
+        });
     };
 }
 
@@ -170,23 +187,40 @@ macro_rules! p2p {
 macro_rules! recv {
     ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $src:ident: $tp:ty,
         $tag:ident: $tt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty) -> $r:ty) => {
-        traced!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r,
-            |s, scr, t0, t1, rc| pre {
-                let mut own = extract::blank_status();
-                let wild = extract::wildcard($src, $tag);
-                let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
-            } post {
-                // SAFETY: MPI filled the status of a successful receive.
-                let status = (wild && ok(rc)).then(|| unsafe { extract::status($st) });
-                emit!(s, RawEvent {
-                    peer: Some(i64::from($src)),
-                    tag: Some(i64::from($tag)),
-                    comm: Some($c.bits()),
-                    bytes: Some(bytes($n, $dt)),
-                    status,
-                    ..RawEvent::plain($id, t0, t1)
-                });
-            });
+        export!($mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r,
+            concat!("Traces `", stringify!($mpi), "` with its arguments."), {
+            let s = record::enter();
+            if s.is_null() {
+                // SAFETY: the caller's arguments, unchanged, to the next layer.
+                return unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) };
+            }
+            // A wildcard receive's status tells its source: supply one if
+            // the caller ignores it.
+            let mut own = extract::blank_status();
+            let wild = extract::wildcard($src, $tag);
+            let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            let t0 = clock::now();
+            // SAFETY: the caller's arguments, with a status of the tracer's
+            // own in place of an ignored one, to the next layer.
+            let rc = unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) };
+            let t1 = clock::now();
+            // SAFETY: MPI filled the status of a successful receive.
+            let status = (wild && ok(rc)).then(|| unsafe { extract::status($st) });
+            let call = P2p {
+                routine: $id,
+                start: t0,
+                end: t1,
+                peer: i64::from($src),
+                tag: i64::from($tag),
+                comm: $c.bits(),
+                bytes: bytes($n, $dt),
+                req: None,
+                status,
+            };
+            // SAFETY: `s` came from `enter` on this thread; the call returned.
+            unsafe { record::p2p(s, &call) };
+            rc
+        });
     };
 }
 

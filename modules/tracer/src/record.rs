@@ -12,7 +12,7 @@
 use crate::clock;
 use crate::extract::Scratch;
 use pnmpi_trace::container;
-use pnmpi_trace::rank::{self, RankHeader, RawEncoder, RawEvent, Sync};
+use pnmpi_trace::rank::{self, P2p, RankHeader, RawEncoder, RawEvent, Sync, P2P_MAX};
 use std::cell::Cell;
 use std::fs::File;
 use std::io::Write;
@@ -239,6 +239,22 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     }
     s.len += s.enc.encode_plain(routine, t0, t1, &mut s.buf[s.len..]);
     s.total += 1;
+}
+
+/// Records a send or receive (the point-to-point path).
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
+    // SAFETY: the caller's contract, as for `plain`.
+    let s = unsafe { &mut *s };
+    s.depth = 0;
+    s.total += 1;
+    if s.buf.len() - s.len < P2P_MAX {
+        s.flush();
+    }
+    s.len += s.enc.encode_p2p(call, &mut s.buf[s.len..]);
 }
 
 /// Lends the stream's scratch space to a wrapper, which gives it back
