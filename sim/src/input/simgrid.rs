@@ -14,6 +14,9 @@ use pnmpi_trace::routine::Coll;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
+
+/// Words of a line kept for parsing; actions have at most 7.
+const MAX_WORDS: usize = 8;
 use std::path::{Path, PathBuf};
 
 /// The routine names ops from a SimGrid trace carry, by action.
@@ -41,7 +44,9 @@ const ACTIONS: &[&str] = &[
 
 struct RankFile {
     path: String,
-    lines: std::io::Lines<BufReader<File>>,
+    reader: BufReader<File>,
+    /// The current line's bytes, reused from line to line.
+    buf: Vec<u8>,
     line: usize,
     gap: f64,
     next_req: u32,
@@ -59,10 +64,27 @@ pub struct SimgridOps {
     world: Vec<u32>,
 }
 
-fn routine(name: &str) -> u32 {
+/// A number of a trace line: digits alone (sizes, ranks, tags; most
+/// numbers) in one pass without the float parser, else any float.
+fn number(word: &[u8]) -> Option<f64> {
+    if !word.is_empty() && word.len() <= 15 {
+        let mut v = 0u64;
+        let digits = word.iter().all(|&b| {
+            let d = b.wrapping_sub(b'0');
+            v = v * 10 + u64::from(d);
+            d <= 9
+        });
+        if digits {
+            return Some(v as f64);
+        }
+    }
+    std::str::from_utf8(word).ok()?.parse().ok()
+}
+
+fn routine(name: &[u8]) -> u32 {
     ACTIONS
         .iter()
-        .position(|a| *a == name)
+        .position(|a| a.as_bytes() == name)
         .unwrap_or(ACTIONS.len() - 1) as u32
 }
 
@@ -91,7 +113,8 @@ impl SimgridOps {
             })?;
             files.push(RankFile {
                 path: p.display().to_string(),
-                lines: BufReader::new(f).lines(),
+                reader: BufReader::with_capacity(1 << 16, f),
+                buf: Vec::with_capacity(128),
                 line: 0,
                 gap: 0.0,
                 next_req: 0,
@@ -138,32 +161,49 @@ impl OpSource for SimgridOps {
             return Ok(false);
         }
         loop {
-            let Some(line) = f.lines.next() else {
-                f.ended = true;
-                return Ok(false);
-            };
+            f.buf.clear();
+            let read = f.reader.read_until(b'\n', &mut f.buf);
             f.line += 1;
             let err = |what: String| SimError::Input {
                 file: f.path.clone(),
                 line: f.line,
                 what,
             };
-            let line = line.map_err(|e| err(format!("cannot read: {e}")))?;
-            let words: Vec<&str> = line.split_whitespace().collect();
-            if words.is_empty() || words[0].starts_with('#') {
+            match read {
+                Ok(0) => {
+                    f.ended = true;
+                    return Ok(false);
+                }
+                Ok(_) => {}
+                Err(e) => return Err(err(format!("cannot read: {e}"))),
+            }
+            // The words, as bytes (actions and numbers are ASCII), without
+            // a per-line allocation or UTF-8 pass; text only for messages.
+            let mut words: [&[u8]; MAX_WORDS] = [&[]; MAX_WORDS];
+            let mut count = 0;
+            for w in f.buf.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
+                if count < MAX_WORDS {
+                    words[count] = w;
+                }
+                count += 1;
+            }
+            let words = &words[..count.min(MAX_WORDS)];
+            let buf = &f.buf;
+            let line = || String::from_utf8_lossy(buf).trim_end().to_string();
+            let text = |w: &[u8]| String::from_utf8_lossy(w).into_owned();
+            if words.is_empty() || words[0].starts_with(b"#") {
                 continue;
             }
             if words.len() < 2 {
-                return Err(err(format!("`{line}`: expected `<rank> <action> ...`")));
+                return Err(err(format!("`{}`: expected `<rank> <action> ...`", line())));
             }
             let num = |i: usize, what: &str| -> Result<f64, SimError> {
                 let w = words
                     .get(i)
-                    .ok_or_else(|| err(format!("`{}` needs {what}", words[1])))?;
-                w.parse::<f64>()
-                    .ok()
+                    .ok_or_else(|| err(format!("`{}` needs {what}", text(words[1]))))?;
+                number(w)
                     .filter(|v| v.is_finite() && *v >= 0.0)
-                    .ok_or_else(|| err(format!("`{w}` is not a valid {what}")))
+                    .ok_or_else(|| err(format!("`{}` is not a valid {what}", text(w))))
             };
             let rank_arg = |i: usize| -> Result<u32, SimError> {
                 let r = num(i, "rank")?;
@@ -175,7 +215,7 @@ impl OpSource for SimgridOps {
             let me = actor as u32;
             let action = words[1];
             // send/recv: `<peer> <tag> <size> [datatype]`, or the older `<peer> <size>`.
-            let p2p = |words: &[&str]| -> Result<(u32, i64, u64), SimError> {
+            let p2p = |words: &[&[u8]]| -> Result<(u32, i64, u64), SimError> {
                 let peer = rank_arg(2)?;
                 if words.len() >= 5 {
                     Ok((peer, num(3, "tag")? as i64, num(4, "size")? as u64))
@@ -184,10 +224,12 @@ impl OpSource for SimgridOps {
                 }
             };
             let gap = std::mem::take(&mut f.gap);
-            let new_req = |f: &mut RankFile, key| {
-                let id = ((actor as u64) << 32) | u64::from(f.next_req);
-                f.next_req += 1;
-                f.outstanding.push_back((key, id));
+            // Captures only the request fields, not the line being read.
+            let (next_req, outstanding) = (&mut f.next_req, &mut f.outstanding);
+            let mut new_req = |key| {
+                let id = ((actor as u64) << 32) | u64::from(*next_req);
+                *next_req += 1;
+                outstanding.push_back((key, id));
                 id
             };
             let coll = |op: Coll, bytes: u64, root: Option<u32>| OpKind::Coll {
@@ -205,19 +247,19 @@ impl OpSource for SimgridOps {
                 }
             };
             let kind = match action {
-                "init" => OpKind::Init,
-                "finalize" => OpKind::Finalize,
-                "compute" => {
+                b"init" => OpKind::Init,
+                b"finalize" => OpKind::Finalize,
+                b"compute" => {
                     f.gap = gap + num(2, "flop count")? / flops_per_ns;
                     continue;
                 }
-                "sleep" => {
+                b"sleep" => {
                     f.gap = gap + num(2, "duration")? * 1e9;
                     continue;
                 }
-                "send" | "isend" => {
-                    let (to, tag, bytes) = p2p(&words)?;
-                    let req = (action == "isend").then(|| new_req(f, (me, to, tag)));
+                b"send" | b"isend" => {
+                    let (to, tag, bytes) = p2p(words)?;
+                    let req = (action == b"isend").then(|| new_req((me, to, tag)));
                     OpKind::Send {
                         to,
                         tag,
@@ -226,9 +268,9 @@ impl OpSource for SimgridOps {
                         req,
                     }
                 }
-                "recv" | "irecv" => {
-                    let (from, tag, bytes) = p2p(&words)?;
-                    let req = (action == "irecv").then(|| new_req(f, (from, me, tag)));
+                b"recv" | b"irecv" => {
+                    let (from, tag, bytes) = p2p(words)?;
+                    let req = (action == b"irecv").then(|| new_req((from, me, tag)));
                     OpKind::Recv {
                         from: Some(from),
                         tag,
@@ -237,7 +279,7 @@ impl OpSource for SimgridOps {
                         req,
                     }
                 }
-                "wait" => {
+                b"wait" => {
                     let pos = if words.len() >= 5 {
                         let key = (rank_arg(2)?, rank_arg(3)?, num(4, "tag")? as i64);
                         f.outstanding.iter().position(|(k, _)| *k == key)
@@ -247,26 +289,26 @@ impl OpSource for SimgridOps {
                         Some(0)
                     };
                     let pos =
-                        pos.ok_or_else(|| err(format!("`{line}`: no outstanding request to wait for")))?;
+                        pos.ok_or_else(|| err(format!("`{}`: no outstanding request to wait for", line())))?;
                     let (_, req) = f.outstanding.remove(pos).expect("found");
                     OpKind::Wait(vec![Completion { req, status: None }])
                 }
-                "waitall" => OpKind::Wait(
+                b"waitall" => OpKind::Wait(
                     f.outstanding
                         .drain(..)
                         .map(|(_, req)| Completion { req, status: None })
                         .collect(),
                 ),
-                "barrier" => coll(Coll::Barrier, 0, None),
-                "bcast" => coll(Coll::Bcast, num(2, "size")? as u64, opt_root(3)?),
-                "reduce" => coll(Coll::Reduce, num(2, "size")? as u64, opt_root(4)?),
-                "allreduce" => coll(Coll::Allreduce, num(2, "size")? as u64, None),
-                "alltoall" => coll(Coll::Alltoall, num(2, "size")? as u64, None),
-                "allgather" => coll(Coll::Allgather, num(2, "size")? as u64, None),
-                "gather" => coll(Coll::Gather, num(2, "size")? as u64, opt_root(4)?),
-                "scatter" => coll(Coll::Scatter, num(3, "size")? as u64, opt_root(4)?),
-                "comm_size" | "comm_split" | "comm_dup" => OpKind::Local,
-                other => return Err(err(format!("unknown action `{other}`"))),
+                b"barrier" => coll(Coll::Barrier, 0, None),
+                b"bcast" => coll(Coll::Bcast, num(2, "size")? as u64, opt_root(3)?),
+                b"reduce" => coll(Coll::Reduce, num(2, "size")? as u64, opt_root(4)?),
+                b"allreduce" => coll(Coll::Allreduce, num(2, "size")? as u64, None),
+                b"alltoall" => coll(Coll::Alltoall, num(2, "size")? as u64, None),
+                b"allgather" => coll(Coll::Allgather, num(2, "size")? as u64, None),
+                b"gather" => coll(Coll::Gather, num(2, "size")? as u64, opt_root(4)?),
+                b"scatter" => coll(Coll::Scatter, num(3, "size")? as u64, opt_root(4)?),
+                b"comm_size" | b"comm_split" | b"comm_dup" => OpKind::Local,
+                other => return Err(err(format!("unknown action `{}`", text(other)))),
             };
             *op = Op {
                 gap,
@@ -292,5 +334,94 @@ impl OpSource for SimgridOps {
 
     fn warnings(&self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replays the one-rank trace `text` up to its first error.
+    fn first_error(text: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("index.txt"), "rank-0.txt\n").unwrap();
+        std::fs::write(dir.path().join("rank-0.txt"), text).unwrap();
+        let mut ops = SimgridOps::open(&dir.path().join("index.txt"), 1.0).unwrap();
+        let mut op = Op::default();
+        loop {
+            match ops.next(0, &mut op) {
+                Ok(true) => {}
+                Ok(false) => panic!("no error in {text:?}"),
+                Err(e) => return e.to_string(),
+            }
+        }
+    }
+
+    #[test]
+    fn lines_parse_to_ops_and_bad_lines_name_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("index.txt"), "rank-0.txt\n").unwrap();
+        std::fs::write(
+            dir.path().join("rank-0.txt"),
+            "0 init\n# a comment\n\n0 compute 1500.5\n0 send 0 7 64\n0 isend 0 3 1e3\n0 wait 0 0 3\n0 finalize\n",
+        )
+        .unwrap();
+        let mut ops = SimgridOps::open(&dir.path().join("index.txt"), 2.0).unwrap();
+        let mut op = Op::default();
+        assert!(ops.next(0, &mut op).unwrap());
+        assert_eq!(op.kind, OpKind::Init);
+        assert!(ops.next(0, &mut op).unwrap());
+        assert_eq!(op.gap, 750.25);
+        assert!(
+            matches!(
+                op.kind,
+                OpKind::Send {
+                    to: 0,
+                    tag: 7,
+                    bytes: 64,
+                    req: None,
+                    ..
+                }
+            ),
+            "{op:?}"
+        );
+        assert!(ops.next(0, &mut op).unwrap());
+        assert!(
+            matches!(
+                op.kind,
+                OpKind::Send {
+                    tag: 3,
+                    bytes: 1000,
+                    req: Some(_),
+                    ..
+                }
+            ),
+            "{op:?}"
+        );
+        assert!(ops.next(0, &mut op).unwrap());
+        assert!(matches!(&op.kind, OpKind::Wait(c) if c.len() == 1), "{op:?}");
+        assert!(ops.next(0, &mut op).unwrap());
+        assert_eq!(op.kind, OpKind::Finalize);
+        assert!(!ops.next(0, &mut op).unwrap());
+
+        let e = first_error("0 init\n0 jump 3\n");
+        assert!(
+            e.contains("rank-0.txt:2:") && e.contains("unknown action `jump`"),
+            "{e}"
+        );
+        let e = first_error("0 send 0 7 -4\n");
+        assert!(
+            e.contains("rank-0.txt:1:") && e.contains("`-4` is not a valid size"),
+            "{e}"
+        );
+        let e = first_error("0 init\n0 compute\n");
+        assert!(
+            e.contains("rank-0.txt:2:") && e.contains("`compute` needs flop count"),
+            "{e}"
+        );
+        let e = first_error("0 recv 5 1 8\n");
+        assert!(e.contains("rank 5 is outside 0..1"), "{e}");
+        let e = first_error("0 wait\n");
+        assert!(e.contains("no outstanding request"), "{e}");
     }
 }
