@@ -53,12 +53,7 @@ fn results(run: &Run) -> Vec<String> {
 
 /// The line of calls.F90 that holds `! MARKER`.
 fn fortran_line(marker: &str) -> u32 {
-    let src = std::fs::read_to_string(repo().join("c-tests/fortran/calls.F90")).expect("source");
-    let tag = format!("! {marker}");
-    src.lines()
-        .position(|l| l.trim_end().ends_with(&tag))
-        .expect("marker") as u32
-        + 1
+    marked_line("c-tests/fortran/calls.F90", &format!("! {marker}"))
 }
 
 #[test]

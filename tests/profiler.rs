@@ -252,11 +252,8 @@ fn counts_phases_bytes_and_accuracy_are_exact() {
 }
 
 /// The line of prof_phases.c that holds `marker`.
-fn marked_line(marker: &str) -> u32 {
-    let src = std::fs::read_to_string(repo().join("c-tests/programs/prof_phases.c")).expect("source");
-    let tag = format!("/* {marker} */");
-    let index = src.lines().position(|l| l.contains(&tag)).expect("marker");
-    index as u32 + 1
+fn phases_line(marker: &str) -> u32 {
+    marked_line("c-tests/programs/prof_phases.c", &format!("/* {marker} */"))
 }
 
 #[test]
@@ -270,7 +267,7 @@ fn two_send_call_sites_are_told_apart_with_file_and_line() {
         .filter(|f| f.last() == Some(&"Send"))
         .collect();
     assert_eq!(sites.len(), 2, "{}", p.text);
-    let (a, b) = (marked_line("SITE_A"), marked_line("SITE_B"));
+    let (a, b) = (phases_line("SITE_A"), phases_line("SITE_B"));
     let mut lines: Vec<u32> = sites.iter().map(|f| f[3].parse().unwrap()).collect();
     lines.sort_unstable();
     assert_eq!(lines, vec![a, b], "{}", p.text);
@@ -346,7 +343,7 @@ fn below_the_tracer_it_sees_the_tracers_own_calls_above_it_does_not() {
         "no call site in the tracer:\n{}",
         below.text
     );
-    let line_a = marked_line("SITE_A").to_string();
+    let line_a = phases_line("SITE_A").to_string();
     assert!(
         sites.iter().any(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -565,12 +562,7 @@ fn deep_app_linked(dir: &Path, pnmpi: bool) -> PathBuf {
 
 /// The line of `deep_lib.cpp` that holds `// MARKER`.
 fn deep_line(marker: &str) -> u32 {
-    let src = std::fs::read_to_string(repo().join("c-tests/cxx/deep_lib.cpp")).expect("source");
-    let tag = format!("// {marker}");
-    src.lines()
-        .position(|l| l.trim_end().ends_with(&tag))
-        .expect("marker") as u32
-        + 1
+    marked_line("c-tests/cxx/deep_lib.cpp", &format!("// {marker}"))
 }
 
 #[test]

@@ -171,6 +171,16 @@ pub fn program_with_flags(name: &str, link: Link, tag: &str, flags: &[&str]) -> 
     })
 }
 
+/// The 1-based line of the repository file `path` that ends with `tag`
+/// (a comment marking a call site, such as `// DEEP_SEND`).
+pub fn marked_line(path: &str, tag: &str) -> u32 {
+    let src = std::fs::read_to_string(repo().join(path)).expect("source");
+    src.lines()
+        .position(|l| l.trim_end().ends_with(tag))
+        .unwrap_or_else(|| panic!("no `{tag}` in {path}")) as u32
+        + 1
+}
+
 /// The Fortran compiler wrapper of the MPI under test (`mpif90.openmpi`
 /// beside `mpicc.openmpi`).
 pub fn mpif90() -> String {
