@@ -173,5 +173,11 @@ fn a_uniform_machine_keeps_its_parameters_exactly() {
     let odd = Machine::uniform_eager(1, Time(0.4), Bandwidth(12.5e9), Bytes(0));
     assert_eq!(odd.level(0, 0).latency.at(0).0, 0.4);
     assert_eq!(odd.level(0, 0).bandwidth.at(0).0, 12.5e9);
-    assert_eq!(Machine::uniform(4, Time(1.0), Bandwidth(1.0)).network.eager_threshold.0, 65536);
+    assert_eq!(
+        Machine::uniform(4, Time(1.0), Bandwidth(1.0))
+            .network
+            .eager_threshold
+            .0,
+        65536
+    );
 }

@@ -1,0 +1,223 @@
+//! Collectives: every member completes at the latest member's entry time
+//! plus the model's cost of the collective,
+//!
+//! ```text
+//! clock = collective(CollCall { shape, nodes }, max over members of entry)
+//! ```
+//!
+//! as `pnmpi sim replay` times an analytic collective. The latest entry
+//! (and the largest per-process size, for members whose counts differ) is
+//! an `MPI_Allreduce(MPI_MAX)` on the communicator's shadow; a
+//! nonblocking collective posts it as an `MPI_Iallreduce` and finishes it
+//! when the application's request completes.
+
+use crate::handle::Handle;
+use crate::state::{self, Req};
+use pnmpi_mpi_sys::ffi::MPI_Request;
+use pnmpi_sdk::{constants, next, raw, Comm};
+use pnmpi_sim::coll::Shape;
+use pnmpi_sim::model::CollCall;
+use pnmpi_trace::routine::Coll;
+use std::ffi::c_int;
+
+/// The shadow of `comm` if its collectives are timed (MPI running, an
+/// intracommunicator with a shadow).
+fn shadow_of(comm: Comm) -> Option<u64> {
+    state::with(|st| st.comms.get(&comm.bits()).filter(|i| !i.inter).map(|i| i.shadow)).flatten()
+}
+
+/// Moves the clock to the end of collective `coll` on `comm` whose
+/// members' latest entry and largest size are `max`.
+fn close(comm: u64, coll: Coll, max: [f64; 2]) {
+    state::with(|st| {
+        let state::State {
+            comms,
+            model,
+            clock,
+            call_late,
+            totals,
+            ..
+        } = st;
+        let Some(info) = comms.get(&comm) else { return };
+        let shape = Shape {
+            coll,
+            size: info.nodes.len() as u32,
+            me: info.me,
+            root: 0,
+            bytes: max[1] as u64,
+        };
+        let end = model.collective(
+            &CollCall {
+                shape,
+                nodes: &info.nodes,
+            },
+            max[0],
+        );
+        *clock = clock.max(end);
+        *call_late = call_late.max(max[0]);
+        totals.collectives += 1;
+    });
+}
+
+/// A blocking collective `coll` on `comm` moving `bytes()` per process:
+/// runs `real` and times it.
+pub fn blocking(comm: Comm, coll: Coll, bytes: impl FnOnce() -> u64, real: impl FnOnce() -> c_int) -> c_int {
+    let timed = state::enter();
+    let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
+        let rc = real();
+        state::leave(timed);
+        return rc;
+    };
+    let entry = state::with(|st| st.clock).unwrap_or(0.0);
+    let max = next::allreduce(
+        &[entry, bytes() as f64],
+        constants::MAX(),
+        Comm::from_bits(shadow),
+    );
+    let rc = real();
+    match max {
+        Ok(m) if m.len() == 2 => close(comm.bits(), coll, [m[0], m[1]]),
+        Ok(_) => {}
+        Err(e) => eprintln!("pnmpi vtime: cannot reduce a collective's entry times ({e}): not timed"),
+    }
+    state::leave(timed);
+    rc
+}
+
+/// A nonblocking collective in flight: its entry-time reduction.
+pub struct Pending {
+    comm: u64,
+    coll: Coll,
+    req: MPI_Request,
+    /// This member's entry and size, then the reduced maxima: from
+    /// `Box::into_raw`, as MPI reads and writes it until the reduction
+    /// completes; [`finish`] frees it.
+    buf: *mut [f64; 4],
+}
+
+// SAFETY: a request handle names the same request in every thread, and
+// the buffer is the module's own heap allocation; the state's lock
+// serialises their use.
+unsafe impl Send for Pending {}
+
+/// A nonblocking collective `coll` on `comm`: runs `real`, which fills
+/// the application's request `*request`, and posts the reduction of the
+/// entry times to finish when that request completes.
+///
+/// # Safety
+/// `request` is the application's request argument of `real`.
+pub unsafe fn nonblocking(
+    comm: Comm,
+    coll: Coll,
+    bytes: impl FnOnce() -> u64,
+    request: *mut MPI_Request,
+    real: impl FnOnce() -> c_int,
+) -> c_int {
+    let timed = state::enter();
+    let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
+        let rc = real();
+        state::leave(timed);
+        return rc;
+    };
+    let entry = state::with(|st| st.clock).unwrap_or(0.0);
+    let buf = Box::into_raw(Box::new([entry, bytes() as f64, 0.0, 0.0]));
+    let base = buf.cast::<f64>();
+    let mut req = constants::REQUEST_NULL();
+    // SAFETY: `buf` holds the 2 doubles sent and the 2 received (disjoint
+    // halves) and is only freed once the reduction completed; `req` is a
+    // local out-parameter.
+    let posted = unsafe {
+        raw::XMPI_Iallreduce(
+            base.cast_const().cast(),
+            base.add(2).cast(),
+            2,
+            constants::DOUBLE(),
+            constants::MAX(),
+            Comm::from_bits(shadow),
+            &mut req,
+        )
+    };
+    let rc = real();
+    let pending = Pending {
+        comm: comm.bits(),
+        coll,
+        req,
+        buf,
+    };
+    if posted == constants::SUCCESS() && rc == constants::SUCCESS() && !request.is_null() {
+        // SAFETY: `real` succeeded, so it wrote the application's request.
+        let handle = unsafe { *request }.bits();
+        state::with(|st| st.reqs.insert(handle, Req::Coll(Box::new(pending))));
+    } else if posted == constants::SUCCESS() {
+        // The application's call failed: complete the reduction anyway,
+        // as every member posted it.
+        finish(pending);
+    } else {
+        // SAFETY: from Box::into_raw above; MPI never saw it.
+        drop(unsafe { Box::from_raw(buf) });
+    }
+    state::leave(timed);
+    rc
+}
+
+/// The application's request of a nonblocking collective completed: the
+/// members' reduction completes too (every member has posted it), and
+/// the clock moves to the collective's end.
+pub fn finish(mut p: Pending) {
+    // SAFETY: the module's own request, whose buffer is alive.
+    let rc = unsafe { raw::XMPI_Wait(&mut p.req, constants::STATUS_IGNORE()) };
+    // SAFETY: from Box::into_raw in `nonblocking`; the reduction is
+    // complete, so MPI no longer uses it, and it is freed only here.
+    let buf = unsafe { Box::from_raw(p.buf) };
+    if rc == constants::SUCCESS() {
+        close(p.comm, p.coll, [buf[2], buf[3]]);
+    }
+}
+
+/// `count` elements of `datatype`, in bytes (0 if MPI cannot say).
+pub fn bytes<C: Into<i64>>(count: C, datatype: pnmpi_sdk::Datatype) -> u64 {
+    let size = next::type_size(datatype).unwrap_or(0);
+    u64::try_from(count.into().saturating_mul(i64::from(size))).unwrap_or(0)
+}
+
+/// The sum of the `n` counts at `counts`, in elements (0 if null).
+///
+/// # Safety
+/// `counts` is null or points to `n` counts.
+pub unsafe fn sum<C: Copy + Into<i64>>(counts: *const C, n: c_int) -> i64 {
+    if counts.is_null() || n <= 0 {
+        return 0;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(counts, n as usize) }
+        .iter()
+        .map(|&c| c.into())
+        .sum()
+}
+
+/// The count at index `i` of `counts` (0 if null or out of range).
+///
+/// # Safety
+/// `counts` is null or points to more than `i` counts.
+pub unsafe fn at<C: Copy + Into<i64>>(counts: *const C, i: c_int) -> i64 {
+    if counts.is_null() || i < 0 {
+        return 0;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { *counts.add(i as usize) }.into()
+}
+
+/// The number of processes of `comm`.
+pub fn size(comm: Comm) -> c_int {
+    next::comm_size(comm).unwrap_or(0)
+}
+
+/// This process's rank in `comm`.
+pub fn rank(comm: Comm) -> c_int {
+    next::comm_rank(comm).unwrap_or(-1)
+}
+
+/// Whether a buffer argument is `MPI_IN_PLACE`.
+pub fn in_place(buf: *const std::ffi::c_void) -> bool {
+    buf == constants::IN_PLACE().cast_const()
+}
