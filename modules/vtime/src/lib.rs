@@ -146,6 +146,7 @@ fn setup() -> Result<(), String> {
         node_of,
         model,
         cpu_scale: config.cpu_factor / cpu_ratio,
+        cpu_bias: state::calibrate(),
         clock: 0.0,
         call_start: 0.0,
         call_late: f64::NEG_INFINITY,
