@@ -316,3 +316,60 @@ fn thread_multiple_is_refused_with_a_clear_message() {
         "{stderr}"
     );
 }
+
+/// `pnmpi sim replay TRACE -m MACHINE [--model M] --json out.json` in
+/// `case`'s folder: the predicted run time, s.
+fn replay(case: &Case, model: &str) -> f64 {
+    let out = Command::new(target_dir().join("pnmpi"))
+        .args([
+            "sim", "replay", "trace", "-m", "m.toml", "--model", model, "--json", "r.json",
+        ])
+        .current_dir(case.dir())
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    v["runtime_s"].as_f64().expect("runtime_s")
+}
+
+#[test]
+fn vtime_and_the_replay_of_a_trace_predict_the_same_stencil() {
+    // A target whose CPUs are so fast that only the network counts: the
+    // trace's gaps are wall time of an oversubscribed run, vtime's are
+    // CPU time, but neither matters then. What is left is the network and
+    // collective models, which both take from pnmpi_sim.
+    let machine =
+        "[machine]\nnodes = 16\ncpu_ratio = 1e12\n[network]\nlatency = \"2us\"\nbandwidth = \"5GB/s\"\n\
+                   [model.loggp]\nL = \"1.5us\"\no = \"0.5us\"\ng = \"0.2us\"\nG = \"0.2ns\"\n";
+    let prog = ["64", "100", "10"];
+    let (case, _) = traced("stencil", 16, &prog);
+    case.write("m.toml", machine);
+    for model in ["simple", "loggp"] {
+        let predicted = replay(&case, model);
+        let mut run = Case::new();
+        run.write("m.toml", machine);
+        run.conf(&conf(&[("machine", "m.toml"), ("model", model)]));
+        run.mpirun(16, &program("stencil", Link::Pnmpi), &prog)
+            .assert_ok();
+        let text = std::fs::read_to_string(run.dir().join("vtime-report.json")).expect("report");
+        let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let vtime = report["virtual_runtime_s"].as_f64().unwrap();
+        eprintln!("stencil, 16 ranks, {model}: replay {predicted:.9} s, vtime {vtime:.9} s");
+        assert!(
+            (vtime - predicted).abs() < 1e-6 * predicted,
+            "{model}: replay {predicted} s, vtime {vtime} s"
+        );
+        if model == "simple" {
+            // Closed form: 100 halo exchanges of 64 doubles (all four
+            // arrive together), 10 allreduces of a double over 16 ranks
+            // (ceil(log2 16) = 4 messages each).
+            let cost = |bytes: f64| 2000.0 + bytes / 5.0;
+            let want = (100.0 * cost(512.0) + 10.0 * 4.0 * cost(8.0)) * 1e-9;
+            assert!(
+                (vtime - want).abs() < 1e-6 * want,
+                "closed form {want} s, vtime {vtime} s"
+            );
+        }
+    }
+}
