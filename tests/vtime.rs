@@ -373,3 +373,59 @@ fn vtime_and_the_replay_of_a_trace_predict_the_same_stencil() {
         }
     }
 }
+
+#[test]
+fn a_debian_benchmark_times_the_model_with_its_own_mpi_wtime() {
+    // HPC Challenge from Debian's `hpcc` package (scripts/deps.sh installs
+    // it), as a user runs it: its latency-bandwidth section times
+    // ping-pongs with MPI_Wtime, which reads the virtual clock.
+    if FLAVOR != "openmpi" {
+        eprintln!("skipped: Debian's hpcc is built for Open MPI, libpnmpi here for {FLAVOR}");
+        return;
+    }
+    let hpcc = PathBuf::from("/usr/bin/hpcc");
+    assert!(
+        hpcc.is_file(),
+        "{} missing: run scripts/deps.sh (Debian package hpcc)",
+        hpcc.display()
+    );
+    let mut case = Case::new();
+    let example =
+        std::fs::read_to_string("/usr/share/doc/hpcc/examples/_hpccinf.txt").expect("hpcc's example input");
+    // The example input, with a small HPL problem.
+    let input: String = example
+        .lines()
+        .map(|l| {
+            if l.ends_with(" Ns") {
+                "200          Ns".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    case.write("hpccinf.txt", &(input + "\n"));
+    case.conf(&conf(&[("latency", "5us"), ("bandwidth", "1GB/s")]));
+    let mut cmd = launcher(4);
+    cmd.arg(target_dir().join("pnmpi")).args(["run", "--"]).arg(&hpcc);
+    let run = case.finish(cmd);
+    run.assert_ok();
+    let out = std::fs::read_to_string(case.dir().join("hpccoutf.txt")).expect("hpcc's output");
+    let value = |key: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("no {key} in hpccoutf.txt"));
+        line[key.len() + 1..].trim().parse().unwrap()
+    };
+    // 8 B: 5 us + 8 ns, plus the benchmark's own loop between calls.
+    let latency = value("MinPingPongLatency_usec");
+    assert!((5.008..5.5).contains(&latency), "ping-pong latency {latency} us");
+    // 2,000,000 B: 5 us + 2 ms, i.e. 0.997506 GB/s at most.
+    let bandwidth = value("MaxPingPongBandwidth_GBytes");
+    assert!(
+        (0.99..=0.997506).contains(&bandwidth),
+        "ping-pong bandwidth {bandwidth} GB/s"
+    );
+    eprintln!("hpcc under vtime (5 us, 1 GB/s): ping-pong latency {latency} us, bandwidth {bandwidth} GB/s");
+}
