@@ -429,3 +429,93 @@ fn a_debian_benchmark_times_the_model_with_its_own_mpi_wtime() {
     );
     eprintln!("hpcc under vtime (5 us, 1 GB/s): ping-pong latency {latency} us, bandwidth {bandwidth} GB/s");
 }
+
+// ---------------------------------------------------------------------------
+// Benchmark (docs/performance.md, "## vtime"):
+//   cargo test --release --test vtime -- --ignored --nocapture vtime_overhead_bench
+// ---------------------------------------------------------------------------
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// Real seconds of the run's loop: the program's own figure (`key`, its
+/// `MPI_Wtime` time, virtual under vtime) without vtime, the report's
+/// wall time with it.
+fn real_loop_s(run: &Run, case: &Case, prefix: &str, key: &str, scale: f64) -> f64 {
+    match std::fs::read_to_string(case.dir().join("vtime-report.json")) {
+        Ok(text) => {
+            let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            v["wall_s"].as_f64().expect("wall_s")
+        }
+        Err(_) => field(run, prefix, key) * scale,
+    }
+}
+
+#[test]
+#[ignore = "benchmark: run with --ignored --nocapture"]
+fn vtime_overhead_bench() {
+    let rounds: usize = std::env::var("VTIME_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let setups = [
+        ("no module", String::new()),
+        ("empty", format!("module {}\n", empty_module().display())),
+        ("vtime", conf(&[("latency", "1us"), ("bandwidth", "10GB/s")])),
+    ];
+    let comm_rank = {
+        let out = std::env::temp_dir().join(format!("pnmpi-vtime-bench-{FLAVOR}-comm_rank"));
+        let target = target_dir().display().to_string();
+        let status = Command::new(mpicc())
+            .args(["-O2", "-g", "-o"])
+            .arg(&out)
+            .arg(repo().join("bench/c/comm_rank.c"))
+            .arg(format!("-L{target}"))
+            .args(["-Wl,--no-as-needed", "-lpnmpi"])
+            .arg(format!("-Wl,-rpath,{target}"))
+            .status()
+            .expect("mpicc runs");
+        assert!(status.success());
+        out
+    };
+    let (rounds_pp, iters_ar) = (20000.0, 20000.0);
+    // ns per MPI_Comm_rank; us per ping-pong round; us per MPI_Allreduce.
+    let mut res: Vec<[Vec<f64>; 3]> = (0..setups.len()).map(|_| Default::default()).collect();
+    for round in 0..rounds {
+        for k in 0..setups.len() {
+            let i = (k + round) % setups.len();
+            let mut case = Case::new();
+            case.conf(&setups[i].1);
+            let run = case.mpirun(1, &comm_rank, &["2000000"]);
+            run.assert_ok();
+            res[i][0].push(field(&run, "ns_per_call", "ns_per_call"));
+
+            let mut case = Case::new();
+            case.conf(&setups[i].1);
+            let run = case.mpirun(2, &program("pingpong", Link::Pnmpi), &["20000", "8"]);
+            run.assert_ok();
+            let s = real_loop_s(&run, &case, "pingpong:", "us_per_round", rounds_pp * 1e-6);
+            res[i][1].push(s / rounds_pp * 1e6);
+
+            let mut case = Case::new();
+            case.conf(&setups[i].1);
+            let run = case.mpirun(2, &program("imbalance", Link::Pnmpi), &["20000", "0", "0"]);
+            run.assert_ok();
+            let s = real_loop_s(&run, &case, "imbalance:", "time", 1.0);
+            res[i][2].push(s / iters_ar * 1e6);
+        }
+    }
+    println!("vtime overhead, median of {rounds} interleaved runs ({FLAVOR}):");
+    println!("  {:<10} {:>16} {:>18} {:>18}", "", "Comm_rank ns", "ping-pong us/round", "Allreduce us/call");
+    for (i, (name, _)) in setups.iter().enumerate() {
+        let m: Vec<f64> = res[i].iter_mut().map(|v| median(v)).collect();
+        println!("  {name:<10} {:>16.1} {:>18.2} {:>18.2}   runs: {:?}", m[0], m[1], m[2], res[i]);
+    }
+}
