@@ -513,9 +513,47 @@ fn vtime_overhead_bench() {
         }
     }
     println!("vtime overhead, median of {rounds} interleaved runs ({FLAVOR}):");
-    println!("  {:<10} {:>16} {:>18} {:>18}", "", "Comm_rank ns", "ping-pong us/round", "Allreduce us/call");
+    println!(
+        "  {:<10} {:>16} {:>18} {:>18}",
+        "", "Comm_rank ns", "ping-pong us/round", "Allreduce us/call"
+    );
     for (i, (name, _)) in setups.iter().enumerate() {
         let m: Vec<f64> = res[i].iter_mut().map(|v| median(v)).collect();
-        println!("  {name:<10} {:>16.1} {:>18.2} {:>18.2}   runs: {:?}", m[0], m[1], m[2], res[i]);
+        println!(
+            "  {name:<10} {:>16.1} {:>18.2} {:>18.2}   runs: {:?}",
+            m[0], m[1], m[2], res[i]
+        );
     }
+}
+
+/// The stencil at `np` ranks (64 doubles a side, 100 iterations, an
+/// allreduce every 10) with compute ignored: the closed form, exactly.
+fn stencil_closed_form(np: usize) {
+    let (_, report) = vt_run(
+        "stencil",
+        np,
+        &["64", "100", "10"],
+        &[("latency", "2us"), ("bandwidth", "5GB/s"), ("cpu_factor", "0")],
+    );
+    let cost = |bytes: f64| 2000.0 + bytes / 5.0;
+    let steps = f64::from((np as u32).next_power_of_two().trailing_zeros());
+    let want = 100.0 * cost(512.0) + 10.0 * steps * cost(8.0);
+    let got = report["virtual_runtime_s"].as_f64().unwrap() * 1e9;
+    let wall = report["wall_s"].as_f64().unwrap();
+    eprintln!("stencil at {np} ranks on 2 cores: virtual {got} ns (closed form {want}), wall {wall:.2} s");
+    assert!(
+        (got - want).abs() < 1e-6 * want,
+        "{np} ranks: {got} ns, closed form {want} ns"
+    );
+}
+
+#[test]
+fn a_stencil_at_64_ranks_on_2_cores_gives_the_closed_form() {
+    stencil_closed_form(64);
+}
+
+#[test]
+#[ignore = "slow: 256 processes start in about 80 s on 2 cores"]
+fn a_stencil_at_256_ranks_on_2_cores_gives_the_closed_form() {
+    stencil_closed_form(256);
 }
