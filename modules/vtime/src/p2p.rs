@@ -239,7 +239,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
         Coll(Box<crate::coll::Pending>),
     }
     let then = state::with(|st| {
-        let persistent = match st.reqs.get_mut(&handle)? {
+        let (keep, then) = match st.reqs.get_mut(&handle)? {
             Req::Recv {
                 comm,
                 posted,
@@ -271,10 +271,10 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                 _ => return None,
             },
         };
-        if !persistent.0 {
+        if !keep {
             st.reqs.remove(&handle);
         }
-        Some(persistent.1)
+        Some(then)
     })
     .flatten();
     match then {
