@@ -14,7 +14,7 @@
 //! | `report` | the JSON report rank 0 writes | `vtime-report.json` |
 
 use pnmpi_sdk::services;
-use pnmpi_sim::machine::{CollChoice, Machine, COLL_NAMES};
+use pnmpi_sim::machine::Machine;
 use pnmpi_sim::units::{parse_bandwidth, parse_bytes, parse_time, Bandwidth, Bytes, Time};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -117,23 +117,6 @@ pub fn load() {
             if let Some(ranks) = launcher_var(&["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]) {
                 if let Err(e) = config.machine(ranks).place(ranks) {
                     stop(&format!("machine {e}"));
-                }
-            }
-            if launcher_var(&["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]).unwrap_or(0) == 0 {
-                if let Target::File(m) = &config.target {
-                    let algorithmic: Vec<&str> = COLL_NAMES
-                        .iter()
-                        .filter(|(_, c)| matches!(m.collective(*c), CollChoice::Algorithmic(_)))
-                        .map(|(n, _)| *n)
-                        .collect();
-                    if !algorithmic.is_empty() {
-                        eprintln!(
-                            "pnmpi vtime: warning: {} asks for algorithmic {}; vtime times every collective \
-                             analytically (ceil(log2 P) messages for these), so `pnmpi sim replay` will differ on them",
-                            m.file,
-                            algorithmic.join(", ")
-                        );
-                    }
                 }
             }
             CONFIG.get_or_init(|| config);

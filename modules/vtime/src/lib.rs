@@ -145,6 +145,8 @@ fn setup() -> Result<(), String> {
         rank,
         node_of,
         model,
+        machine,
+        model_name: config.model.clone(),
         cpu_scale: config.cpu_factor / cpu_ratio,
         cpu_bias: state::calibrate(),
         clock: 0.0,
@@ -575,12 +577,22 @@ macro_rules! frees {
     };
 }
 
+/// A rooted collective's root argument, or `None`.
+macro_rules! root_of {
+    () => {
+        None
+    };
+    ($root:ident) => {
+        Some($root)
+    };
+}
+
 /// Times a collective: blocking, or nonblocking with a request.
 macro_rules! coll_call {
-    ($comm:ident, $coll:expr, $bytes:ident, $real:ident) => {
-        coll::blocking($comm, $coll, $bytes, $real)
+    ($comm:ident, $coll:expr, $root:ident, $bytes:ident, $real:ident) => {
+        coll::blocking($comm, $coll, $root, $bytes, $real)
     };
-    ($comm:ident, $coll:expr, $bytes:ident, $real:ident, $req:ident) => {
+    ($comm:ident, $coll:expr, $root:ident, $bytes:ident, $real:ident, $req:ident) => {
         // SAFETY: the application's request argument of `real`.
         unsafe { coll::nonblocking($comm, $coll, $bytes, $req, $real) }
     };
@@ -589,12 +601,14 @@ macro_rules! coll_call {
 /// A collective: blocking, or nonblocking with a request after `comm`.
 macro_rules! collective {
     ($mpi:ident, $x:ident, $coll:ident, ($($a:ident : $t:ty),*) -> $r:ty, $comm:ident, ($($req:ident)?),
-        $bytes:expr) => {
+        [$($root:ident)?], $bytes:expr) => {
         export!($mpi, ($($a: $t),*) -> $r, {
+            #[allow(unused_variables)]
+            let root: Option<c_int> = root_of!($($root)?);
             let bytes = || -> u64 { $bytes };
             // SAFETY: the call's own arguments, unchanged, to the next layer.
             let real = || unsafe { raw::$x($($a),*) };
-            coll_call!($comm, Coll::$coll, bytes, real $(, $req)?)
+            coll_call!($comm, Coll::$coll, root, bytes, real $(, $req)?)
         });
     };
 }
@@ -602,7 +616,7 @@ macro_rules! collective {
 /// Barrier (`(comm)`), Ibarrier.
 macro_rules! barrier {
     ($coll:ident, $mpi:ident, $x:ident, ($c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($mpi, $x, $coll, ($c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), 0);
+        collective!($mpi, $x, $coll, ($c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], 0);
     };
 }
 
@@ -611,7 +625,7 @@ macro_rules! bcast {
     ($coll:ident, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
         $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($b: $tb, $n: $tn, $dt: $tdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r,
-            $c, ($($req)?), bytes($n, $dt));
+            $c, ($($req)?), [$root], bytes($n, $dt));
     };
 }
 
@@ -621,7 +635,7 @@ macro_rules! reduce {
         $dt:ident: $tdt:ty, $op:ident: $top:ty, $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
         -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $root: $tro, $c: $tc
-            $(, $req: $tr)?) -> $r, $c, ($($req)?), bytes($n, $dt));
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], bytes($n, $dt));
     };
 }
 
@@ -631,7 +645,7 @@ macro_rules! allreduce {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty,
         $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc
-            $(, $req: $tr)?) -> $r, $c, ($($req)?), bytes($n, $dt));
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [], bytes($n, $dt));
     };
 }
 
@@ -641,7 +655,7 @@ macro_rules! reduce_scatter {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $ns:ident: $tn:ty,
         $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $ns: $tn, $dt: $tdt, $op: $top, $c: $tc
-            $(, $req: $tr)?) -> $r, $c, ($($req)?),
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [],
             // SAFETY: one receive count per process of the communicator.
             bytes(unsafe { coll::sum($ns, coll::size($c)) }, $dt));
     };
@@ -655,7 +669,7 @@ macro_rules! gather {
         $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tro:ty, $c:ident: $tc:ty
         $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
-            $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), {
+            $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
             let send_side = match Coll::$coll {
                 Coll::Scatter => coll::rank($c) == $root,
                 _ => !coll::in_place($sb),
@@ -676,7 +690,7 @@ macro_rules! allgather {
         $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
         -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
-            $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), {
+            $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
             if coll::in_place($sb) {
                 bytes($rn, $rdt)
             } else {
@@ -693,7 +707,7 @@ macro_rules! gatherv {
         $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty,
         $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis,
-            $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), {
+            $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
             if coll::in_place($sb) {
                 // SAFETY: in place (at the root), the receive counts are significant.
                 bytes(unsafe { coll::at($rns, coll::rank($c)) }, $rdt)
@@ -711,7 +725,7 @@ macro_rules! allgatherv {
         $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty,
         $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis,
-            $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), {
+            $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
             if coll::in_place($sb) {
                 // SAFETY: one receive count per process.
                 bytes(unsafe { coll::at($rns, coll::rank($c)) }, $rdt)
@@ -729,7 +743,7 @@ macro_rules! scatterv {
         $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tro:ty,
         $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sns: $tsn, $dis: $tdis, $sdt: $tsdt, $rb: $trb, $rn: $trn,
-            $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), {
+            $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
             if coll::in_place($rb.cast_const()) {
                 // SAFETY: at the root, the send counts are significant.
                 bytes(unsafe { coll::at($sns, $root) }, $sdt)
@@ -747,7 +761,7 @@ macro_rules! alltoallv {
         $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty,
         $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sns: $tsn, $sd: $tsd, $sdt: $tsdt, $rb: $trb, $rns: $trn,
-            $rd: $trd, $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), {
+            $rd: $trd, $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
             let n = coll::size($c);
             let total = if coll::in_place($sb) {
                 // SAFETY: one count per process.

@@ -103,6 +103,10 @@ pub struct State {
     pub node_of: Vec<u32>,
     /// The communication model.
     pub model: Box<dyn Model>,
+    /// The target machine (algorithmic collectives replay on it).
+    pub machine: pnmpi_sim::machine::Machine,
+    /// The model's name, to build fresh ones for those replays.
+    pub model_name: String,
     /// Virtual ns per CPU ns measured here: `cpu_factor / cpu_ratio`.
     pub cpu_scale: f64,
     /// CPU ns that reading the CPU clock twice adds to an interval
