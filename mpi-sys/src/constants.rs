@@ -64,4 +64,6 @@ constants! {
     SUCCESS / pnmpi_sys_SUCCESS: i32;
     /// `MPI_THREAD_MULTIPLE`
     THREAD_MULTIPLE / pnmpi_sys_THREAD_MULTIPLE: i32;
+    /// `MPI_IN_PLACE`
+    IN_PLACE / pnmpi_sys_IN_PLACE: *mut core::ffi::c_void;
 }

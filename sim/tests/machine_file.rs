@@ -159,3 +159,25 @@ fn a_model_table_error_names_its_line_and_key() {
     let e = pnmpi_sim::model::build("loggp", &m).err().unwrap().to_string();
     assert!(e.contains("m.toml") && e.contains("missing field `G`"), "{e}");
 }
+
+#[test]
+fn a_uniform_machine_keeps_its_parameters_exactly() {
+    use pnmpi_sim::units::{Bandwidth, Bytes, Time};
+    let m = Machine::uniform_eager(16, Time(5000.0), Bandwidth(1e9), Bytes(4096));
+    assert_eq!(m.nodes.len(), 16);
+    assert_eq!(m.place(16).unwrap(), (0..16).collect::<Vec<u32>>());
+    assert_eq!(m.network.eager_threshold.0, 4096);
+    // One level, both ways: 5 us + 1000 B at 1 GB/s = 6000 ns.
+    assert_eq!(m.level(0, 1).cost(1000), 6000.0);
+    assert_eq!(m.level(3, 3).cost(1000), 6000.0);
+    let odd = Machine::uniform_eager(1, Time(0.4), Bandwidth(12.5e9), Bytes(0));
+    assert_eq!(odd.level(0, 0).latency.at(0).0, 0.4);
+    assert_eq!(odd.level(0, 0).bandwidth.at(0).0, 12.5e9);
+    assert_eq!(
+        Machine::uniform(4, Time(1.0), Bandwidth(1.0))
+            .network
+            .eager_threshold
+            .0,
+        65536
+    );
+}

@@ -17,7 +17,7 @@ mod schema;
 pub use curve::{Curve, Step};
 pub use schema::{CollChoice, Collectives, Level, Mapping, Network, NodeSpec, Scaling, COLL_NAMES};
 
-use crate::units::{Bandwidth, Ns, Time};
+use crate::units::{Bandwidth, Bytes, Ns, Time};
 use pnmpi_trace::routine::Coll;
 use serde::de::DeserializeOwned;
 use std::fmt;
@@ -110,10 +110,20 @@ impl Machine {
     /// A machine of `ranks` single-core nodes with one latency and
     /// bandwidth, for tests and for `vtime`'s `latency`/`bandwidth` keys.
     pub fn uniform(ranks: u32, latency: Time, bandwidth: Bandwidth) -> Machine {
+        Machine::uniform_eager(ranks, latency, bandwidth, Bytes(65536))
+    }
+
+    /// [`Machine::uniform`] with an eager/rendezvous threshold: what
+    /// `vtime`'s `latency`, `bandwidth` and `eager` arguments describe.
+    /// Times and sizes come from [`crate::units`]' parsers, so they are
+    /// finite and non-negative (and the bandwidth positive).
+    pub fn uniform_eager(ranks: u32, latency: Time, bandwidth: Bandwidth, eager: Bytes) -> Machine {
         let src = format!(
-            "[machine]\nnodes = {ranks}\ncores_per_node = 1\n[network]\nlatency = {:?}\nbandwidth = {:?}\n",
+            "[machine]\nnodes = {}\ncores_per_node = 1\n[network]\nlatency = {:?}\nbandwidth = {:?}\neager_threshold = {:?}\n",
+            ranks.max(1),
             format!("{}ns", latency.0),
-            format!("{}B/s", bandwidth.0)
+            format!("{}B/s", bandwidth.0),
+            format!("{}B", eager.0)
         );
         Machine::parse("<built-in>", &src).expect("a uniform machine is valid")
     }

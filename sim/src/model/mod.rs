@@ -55,8 +55,10 @@ pub struct CollCall<'a> {
     pub nodes: &'a [u32],
 }
 
-/// A communication model.
-pub trait Model {
+/// A communication model. `Send`, so that a process-wide model (the
+/// `vtime` module's, behind a lock) may be used from whichever thread
+/// calls MPI.
+pub trait Model: Send {
     /// The name users give with `--model`.
     fn name(&self) -> &'static str;
 

@@ -1,0 +1,897 @@
+//! vtime: runs an unmodified MPI application on a model of another
+//! machine, with a virtual clock per rank, as xSim does (Böhm and
+//! Engelmann), in a pnmpi chain.
+//!
+//! - **Processor model.** The CPU time the rank's thread spends between
+//!   two MPI calls (`CLOCK_THREAD_CPUTIME_ID`), times `cpu_factor` and
+//!   over the node's `cpu_ratio`, moves the clock. Time inside MPI does
+//!   not; time waiting for a core does not either, so an oversubscribed
+//!   run predicts what a run with a core per rank would.
+//! - **Network model.** Each message's send time travels with it on a
+//!   shadow communicator ([`p2p`]); a receive completes at the model's
+//!   arrival time, a collective at the latest member's entry plus the
+//!   model's cost ([`coll`]). The model is `pnmpi sim`'s own
+//!   (`pnmpi_sim::model`), on the same machine file.
+//! - **`MPI_Wtime`** returns the virtual clock, seconds since the end of
+//!   `MPI_Init`; `MPI_Wtick` 1 ns. Modules above vtime in the chain see
+//!   virtual time, modules below it real time.
+//! - **At `MPI_Finalize`** rank 0 prints a table and writes a JSON report
+//!   ([`report`]).
+//!
+//! Arguments: see [`config`]. The model and its limits: docs/vtime.md.
+
+mod clock;
+mod coll;
+mod comms;
+mod complete;
+mod config;
+mod handle;
+mod p2p;
+mod report;
+mod state;
+
+use handle::Handle;
+use pnmpi_sdk::{constants, next, raw};
+use pnmpi_trace::routine::Coll;
+use std::collections::HashMap;
+use std::ffi::c_int;
+
+pnmpi_sdk::module! {
+    name: "vtime",
+    init: config::load,
+}
+
+pnmpi_sdk::wrap! {
+    /// Starts the virtual clock at the end of MPI's initialization.
+    fn MPI_Init(_argc, _argv) {
+        start(|| next!())
+    }
+
+    /// Refuses `MPI_THREAD_MULTIPLE` (one clock per rank), then starts
+    /// like `MPI_Init`.
+    fn MPI_Init_thread(_argc, _argv, required, _provided) {
+        if required == constants::THREAD_MULTIPLE() {
+            config::stop(
+                "the application asks for MPI_THREAD_MULTIPLE, which vtime does not support: it keeps one \
+                 virtual clock per rank and needs its MPI calls one at a time (MPI_THREAD_SERIALIZED or less)",
+            );
+        }
+        start(|| next!())
+    }
+
+    /// Reports, then finalizes.
+    fn MPI_Finalize() {
+        state::enter();
+        if let Some(st) = state::take() {
+            report::finish(&st);
+        }
+        p2p::drain();
+        next!()
+    }
+
+    /// The virtual clock, in seconds since the end of `MPI_Init`.
+    fn MPI_Wtime() {
+        let timed = state::enter();
+        if !timed {
+            state::leave(false);
+            return next!();
+        }
+        let now = state::with(|st| st.clock).unwrap_or(0.0);
+        state::leave(timed);
+        now * 1e-9
+    }
+
+    /// The virtual clock's resolution: 1 ns.
+    fn MPI_Wtick() {
+        if state::with(|_| ()).is_some() {
+            1e-9
+        } else {
+            next!()
+        }
+    }
+}
+
+/// Runs MPI's initialization, then sets up the rank's model, shadows and
+/// clock. A setup that fails after MPI started aborts the job, naming why.
+fn start(init: impl FnOnce() -> c_int) -> c_int {
+    let rc = init();
+    if rc != constants::SUCCESS() {
+        return rc;
+    }
+    if let Err(e) = setup() {
+        eprintln!("pnmpi vtime: error: {e}; aborting the run");
+        // SAFETY: MPI is initialized; aborting the job is always allowed.
+        unsafe { raw::XMPI_Abort(constants::COMM_WORLD(), 1) };
+    }
+    rc
+}
+
+fn setup() -> Result<(), String> {
+    let config = config::get().ok_or("the module's PNMPI_Init hook did not run")?;
+    let world = constants::COMM_WORLD();
+    let rank = next::comm_rank(world).map_err(|e| e.to_string())?;
+    let size = next::comm_size(world).map_err(|e| e.to_string())?;
+    let (rank, size) = (rank.max(0) as u32, size.max(1) as u32);
+    let machine = config.machine(size);
+    let node_of = machine.place(size).map_err(|e| format!("machine {e}"))?;
+    let model = pnmpi_sim::model::build(&config.model, &machine).map_err(|e| format!("machine {e}"))?;
+    let node = node_of.get(rank as usize).copied().unwrap_or(0);
+    let cpu_ratio = machine.nodes.get(node as usize).map_or(1.0, |n| n.cpu_ratio);
+    let shadow_world = next::comm_dup(world).map_err(|e| format!("cannot duplicate MPI_COMM_WORLD: {e}"))?;
+    let shadow_self =
+        next::comm_dup(constants::COMM_SELF()).map_err(|e| format!("cannot duplicate MPI_COMM_SELF: {e}"))?;
+    let mut comms = HashMap::new();
+    comms.insert(
+        world.bits(),
+        state::CommInfo {
+            shadow: shadow_world.bits(),
+            inter: false,
+            peers: (0..size).collect(),
+            nodes: node_of.clone(),
+            me: rank,
+        },
+    );
+    comms.insert(
+        constants::COMM_SELF().bits(),
+        state::CommInfo {
+            shadow: shadow_self.bits(),
+            inter: false,
+            peers: vec![rank],
+            nodes: vec![node],
+            me: 0,
+        },
+    );
+    state::install(state::State {
+        rank,
+        node_of,
+        model,
+        machine,
+        model_name: config.model.clone(),
+        cpu_scale: config.cpu_factor / cpu_ratio,
+        cpu_bias: state::calibrate(),
+        clock: 0.0,
+        call_start: 0.0,
+        call_late: f64::NEG_INFINITY,
+        totals: state::Totals::default(),
+        comms,
+        reqs: HashMap::new(),
+        messages: HashMap::new(),
+        wall_start: clock::wall(),
+    });
+    Ok(())
+}
+
+/// A message's size: `count` elements of `datatype`.
+fn bytes<C: Into<i64>>(count: C, datatype: pnmpi_sdk::Datatype) -> u64 {
+    coll::bytes(count, datatype)
+}
+
+/// Defines `MPI_X` with the routine table's C signature; the body runs in
+/// the SDK's panic guard, and unsafe operations in it need their own
+/// blocks.
+macro_rules! export {
+    ($mpi:ident, ($($a:ident : $t:ty),*) -> $r:ty, $body:block) => {
+        #[doc = concat!("vtime's `", stringify!($mpi), "`.")]
+        ///
+        /// # Safety
+        /// Called by libpnmpi with the arguments of the MPI routine it is
+        /// named after.
+        #[no_mangle]
+        #[deny(unsafe_op_in_unsafe_fn)]
+        pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
+            pnmpi_sdk::hooks::guard(concat!("the vtime ", stringify!($mpi), " wrapper"), move || -> $r { $body })
+        }
+    };
+}
+
+/// The last of a list of identifiers.
+macro_rules! last {
+    ($a:ident) => { $a };
+    ($a:ident, $($rest:ident),+) => { last!($($rest),+) };
+}
+
+/// The flag argument of a test, or null for a wait.
+macro_rules! flag_or_null {
+    () => {
+        std::ptr::null_mut()
+    };
+    ($flag:ident) => {
+        $flag
+    };
+}
+
+/// A routine the model does not time: its CPU time is not the
+/// application's.
+macro_rules! untimed {
+    ($mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            state::untimed(|| unsafe { raw::$x($($a),*) })
+        });
+    };
+}
+
+/// A successful send: a blocking one frees the sender's CPU, a
+/// nonblocking one remembers its request.
+macro_rules! send_done {
+    ($posted:ident) => {
+        p2p::sent($posted)
+    };
+    ($posted:ident, $req:ident) => {
+        // SAFETY: the call succeeded, so it wrote the request.
+        p2p::send_posted($posted, unsafe { *$req }.bits())
+    };
+}
+
+/// Send, Bsend, Ssend, Rsend and their nonblocking forms.
+macro_rules! send {
+    ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
+        $tag:ident: $tt:ty, $comm:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc $(, $req: $tr)?) -> $r, {
+            let timed = state::enter();
+            let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt)) } else { None };
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm $(, $req)?) };
+            if rc == constants::SUCCESS() {
+                send_done!(posted $(, $req)?);
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Send_init, Bsend_init, Ssend_init, Rsend_init.
+macro_rules! send_init {
+    ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
+        $tag:ident: $tt:ty, $comm:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc, $req: $tr) -> $r, {
+            let timed = state::enter();
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm, $req) };
+            if timed && rc == constants::SUCCESS() {
+                let send = state::PersistentSend { comm: $comm.bits(), dest: $dest, tag: $tag, bytes: bytes($n, $dt) };
+                // SAFETY: the call succeeded, so it wrote the request.
+                p2p::send_init(unsafe { *$req }.bits(), send);
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Recv.
+macro_rules! recv {
+    ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $src:ident: $ts:ty,
+        $tag:ident: $tt:ty, $comm:ident: $tc:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $src: $ts, $tag: $tt, $comm: $tc, $st: $tst) -> $r, {
+            let timed = state::enter();
+            let posted = state::with(|s| s.clock);
+            let mut own = p2p::blank_status();
+            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+            // SAFETY: the call's own arguments, with a status of ours if
+            // the application ignores it.
+            let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, status) };
+            if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
+                // SAFETY: MPI filled `status` for this receive.
+                unsafe { p2p::received($comm.bits(), status, posted) };
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Irecv and Recv_init (`$persistent`).
+macro_rules! irecv {
+    ($persistent:literal, $mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
+        $src:ident: $ts:ty, $tag:ident: $tt:ty, $comm:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $src: $ts, $tag: $tt, $comm: $tc, $req: $tr) -> $r, {
+            let timed = state::enter();
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, $req) };
+            if timed && rc == constants::SUCCESS() && $src != constants::PROC_NULL() {
+                // SAFETY: the call succeeded, so it wrote the request.
+                p2p::recv_posted($comm, unsafe { *$req }.bits(), $persistent);
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Sendrecv.
+macro_rules! sendrecv {
+    ($mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $dest:ident: $td:ty,
+        $stag:ident: $tstag:ty, $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $src:ident: $tsrc:ty,
+        $rtag:ident: $trtag:ty, $comm:ident: $tc:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        export!($mpi, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $dest: $td, $stag: $tstag, $rb: $trb, $rn: $trn,
+            $rdt: $trdt, $src: $tsrc, $rtag: $trtag, $comm: $tc, $st: $tst) -> $r, {
+            let timed = state::enter();
+            let posted = state::with(|s| s.clock);
+            let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($sn, $sdt)) } else { None };
+            let mut own = p2p::blank_status();
+            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+            // SAFETY: the call's own arguments, with a status of ours if
+            // the application ignores it.
+            let rc = unsafe { raw::$x($sb, $sn, $sdt, $dest, $stag, $rb, $rn, $rdt, $src, $rtag, $comm, status) };
+            if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
+                // SAFETY: MPI filled `status` for the receive.
+                unsafe { p2p::received($comm.bits(), status, posted) };
+                p2p::sent(sent);
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Sendrecv_replace.
+macro_rules! sendrecv_replace {
+    ($mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
+        $stag:ident: $tstag:ty, $src:ident: $tsrc:ty, $rtag:ident: $trtag:ty, $comm:ident: $tc:ty,
+        $st:ident: $tst:ty) -> $r:ty) => {
+        export!($mpi, ($b: $tb, $n: $tn, $dt: $tdt, $dest: $td, $stag: $tstag, $src: $tsrc, $rtag: $trtag,
+            $comm: $tc, $st: $tst) -> $r, {
+            let timed = state::enter();
+            let posted = state::with(|s| s.clock);
+            let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($n, $dt)) } else { None };
+            let mut own = p2p::blank_status();
+            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+            // SAFETY: the call's own arguments, with a status of ours if
+            // the application ignores it.
+            let rc = unsafe { raw::$x($b, $n, $dt, $dest, $stag, $src, $rtag, $comm, status) };
+            if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
+                // SAFETY: MPI filled `status` for the receive.
+                unsafe { p2p::received($comm.bits(), status, posted) };
+                p2p::sent(sent);
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Mprobe (`(source, tag, comm, message, status)`) and Improbe (with a
+/// flag before the message).
+macro_rules! mprobe {
+    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty,
+        ($src:ident, $tag:ident, $comm:ident, [$($flag:ident)?], $msg:ident, $st:ident)) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            let timed = state::enter();
+            let mut own = p2p::blank_status();
+            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+            // SAFETY: the call's own arguments, with a status of ours if
+            // the application ignores it.
+            let rc = unsafe { raw::$x($src, $tag, $comm, $($flag,)? $msg, status) };
+            #[allow(unused_mut)]
+            let mut found = timed && rc == constants::SUCCESS();
+            // SAFETY: MPI wrote the flag of a successful call.
+            $(found = found && unsafe { *$flag } != 0;)?
+            if found {
+                // SAFETY: MPI wrote the message and the status.
+                unsafe { p2p::matched($comm, (*$msg).bits(), (*status).MPI_SOURCE) };
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+    ($mpi:ident, $x:ident, ($src:ident: $ts:ty, $tag:ident: $tt:ty, $comm:ident: $tc:ty, $msg:ident: $tm:ty,
+        $st:ident: $tst:ty) -> $r:ty) => {
+        mprobe!(@ $mpi, $x, ($src: $ts, $tag: $tt, $comm: $tc, $msg: $tm, $st: $tst) -> $r,
+            ($src, $tag, $comm, [], $msg, $st));
+    };
+    ($mpi:ident, $x:ident, ($src:ident: $ts:ty, $tag:ident: $tt:ty, $comm:ident: $tc:ty, $flag:ident: $tf:ty,
+        $msg:ident: $tm:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        mprobe!(@ $mpi, $x, ($src: $ts, $tag: $tt, $comm: $tc, $flag: $tf, $msg: $tm, $st: $tst) -> $r,
+            ($src, $tag, $comm, [$flag], $msg, $st));
+    };
+}
+
+/// Mrecv (`(buf, count, type, message, status)`).
+macro_rules! mrecv {
+    ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $msg:ident: $tm:ty,
+        $st:ident: $tst:ty) -> $r:ty) => {
+        export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $msg: $tm, $st: $tst) -> $r, {
+            let timed = state::enter();
+            // SAFETY: the application's message handle.
+            let matched = if timed && !$msg.is_null() { p2p::take_message(unsafe { *$msg }.bits()) } else { None };
+            let mut own = p2p::blank_status();
+            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+            // SAFETY: the call's own arguments, with a status of ours if
+            // the application ignores it.
+            let rc = unsafe { raw::$x($buf, $n, $dt, $msg, status) };
+            if let (true, Some((comm, posted))) = (rc == constants::SUCCESS(), matched) {
+                // SAFETY: MPI filled `status` for the receive.
+                unsafe { p2p::received(comm, status, posted) };
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Imrecv (`(buf, count, type, message, request)`).
+macro_rules! imrecv {
+    ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $msg:ident: $tm:ty,
+        $req:ident: $tr:ty) -> $r:ty) => {
+        export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $msg: $tm, $req: $tr) -> $r, {
+            let timed = state::enter();
+            // SAFETY: the application's message handle.
+            let matched = if timed && !$msg.is_null() { p2p::take_message(unsafe { *$msg }.bits()) } else { None };
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($buf, $n, $dt, $msg, $req) };
+            if let (true, Some((comm, posted))) = (rc == constants::SUCCESS(), matched) {
+                // SAFETY: the call succeeded, so it wrote the request.
+                p2p::mrecv_posted(comm, posted, unsafe { *$req }.bits());
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Start (`(request)`) and Startall (`(count, requests)`).
+macro_rules! start {
+    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $count:expr, $req:ident) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            let timed = state::enter();
+            if timed && !$req.is_null() {
+                let count: c_int = $count;
+                for i in 0..count.max(0) as usize {
+                    // SAFETY: the application's `count` requests.
+                    p2p::start(unsafe { *$req.add(i) }.bits());
+                }
+            }
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($($a),*) };
+            state::leave(timed);
+            rc
+        });
+    };
+    ($mpi:ident, $x:ident, ($req:ident: $tr:ty) -> $r:ty) => {
+        start!(@ $mpi, $x, ($req: $tr) -> $r, 1, $req);
+    };
+    ($mpi:ident, $x:ident, ($n:ident: $tn:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        start!(@ $mpi, $x, ($n: $tn, $req: $tr) -> $r, $n, $req);
+    };
+}
+
+/// Wait (`(request, status)`) and Test (`(request, flag, status)`).
+macro_rules! wait_one {
+    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, ($req:ident, [$($flag:ident)?], $st:ident)) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            let flag: *mut c_int = flag_or_null!($($flag)?);
+            // SAFETY: the application's arguments, valid for the call;
+            // `real` passes them on with the status to use.
+            unsafe { complete::one($req, flag, $st, |status| raw::$x($req, $($flag,)? status)) }
+        });
+    };
+    ($mpi:ident, $x:ident, ($req:ident: $tr:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        wait_one!(@ $mpi, $x, ($req: $tr, $st: $tst) -> $r, ($req, [], $st));
+    };
+    ($mpi:ident, $x:ident, ($req:ident: $tr:ty, $flag:ident: $tf:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        wait_one!(@ $mpi, $x, ($req: $tr, $flag: $tf, $st: $tst) -> $r, ($req, [$flag], $st));
+    };
+}
+
+/// Waitall (`(count, requests, statuses)`) and Testall (with a flag).
+macro_rules! wait_all {
+    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, ($n:ident, $req:ident, [$($flag:ident)?], $st:ident)) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            let flag: *mut c_int = flag_or_null!($($flag)?);
+            // SAFETY: as for wait_one.
+            unsafe { complete::all($n, $req, flag, $st, |statuses| raw::$x($n, $req, $($flag,)? statuses)) }
+        });
+    };
+    ($mpi:ident, $x:ident, ($n:ident: $tn:ty, $req:ident: $tr:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        wait_all!(@ $mpi, $x, ($n: $tn, $req: $tr, $st: $tst) -> $r, ($n, $req, [], $st));
+    };
+    ($mpi:ident, $x:ident, ($n:ident: $tn:ty, $req:ident: $tr:ty, $flag:ident: $tf:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        wait_all!(@ $mpi, $x, ($n: $tn, $req: $tr, $flag: $tf, $st: $tst) -> $r, ($n, $req, [$flag], $st));
+    };
+}
+
+/// Waitany (`(count, requests, index, status)`) and Testany (with a flag).
+macro_rules! wait_any {
+    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty,
+        ($n:ident, $req:ident, $idx:ident, [$($flag:ident)?], $st:ident)) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            let flag: *mut c_int = flag_or_null!($($flag)?);
+            // SAFETY: as for wait_one.
+            unsafe { complete::any($n, $req, $idx, flag, $st, |status| raw::$x($n, $req, $idx, $($flag,)? status)) }
+        });
+    };
+    ($mpi:ident, $x:ident, ($n:ident: $tn:ty, $req:ident: $tr:ty, $idx:ident: $ti:ty, $st:ident: $tst:ty) -> $r:ty) => {
+        wait_any!(@ $mpi, $x, ($n: $tn, $req: $tr, $idx: $ti, $st: $tst) -> $r, ($n, $req, $idx, [], $st));
+    };
+    ($mpi:ident, $x:ident, ($n:ident: $tn:ty, $req:ident: $tr:ty, $idx:ident: $ti:ty, $flag:ident: $tf:ty,
+        $st:ident: $tst:ty) -> $r:ty) => {
+        wait_any!(@ $mpi, $x, ($n: $tn, $req: $tr, $idx: $ti, $flag: $tf, $st: $tst) -> $r,
+            ($n, $req, $idx, [$flag], $st));
+    };
+}
+
+/// Waitsome and Testsome (`(count, requests, outcount, indices, statuses)`).
+macro_rules! wait_some {
+    ($mpi:ident, $x:ident, ($n:ident: $tn:ty, $req:ident: $tr:ty, $out:ident: $to:ty, $idx:ident: $ti:ty,
+        $st:ident: $tst:ty) -> $r:ty) => {
+        export!($mpi, ($n: $tn, $req: $tr, $out: $to, $idx: $ti, $st: $tst) -> $r, {
+            // SAFETY: as for wait_one.
+            unsafe { complete::some($n, $req, $out, $idx, $st, |statuses| raw::$x($n, $req, $out, $idx, statuses)) }
+        });
+    };
+}
+
+/// Request_free and Cancel (`(request)`), through `$what`.
+macro_rules! request {
+    ($what:ident, $mpi:ident, $x:ident, ($req:ident: $tr:ty) -> $r:ty) => {
+        export!($mpi, ($req: $tr) -> $r, {
+            let timed = state::enter();
+            // SAFETY: the application's request.
+            let handle = if $req.is_null() { None } else { Some(unsafe { *$req }.bits()) };
+            if let (true, Some(h)) = (timed, handle) {
+                p2p::$what(h);
+            }
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($req) };
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// A routine whose last argument receives a new communicator.
+macro_rules! creates {
+    ($mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            let timed = state::enter();
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($($a),*) };
+            let out = last!($($a),*);
+            if timed && rc == constants::SUCCESS() && !out.is_null() {
+                // SAFETY: the call succeeded, so it wrote the communicator.
+                comms::created(unsafe { *out });
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// Comm_free and Comm_disconnect (`(comm)`).
+macro_rules! frees {
+    ($mpi:ident, $x:ident, ($c:ident: $tc:ty) -> $r:ty) => {
+        export!($mpi, ($c: $tc) -> $r, {
+            let timed = state::enter();
+            // SAFETY: the application's communicator.
+            let old = if $c.is_null() { None } else { Some(unsafe { *$c }) };
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let rc = unsafe { raw::$x($c) };
+            if let (true, Some(old)) = (timed && rc == constants::SUCCESS(), old) {
+                comms::freed(old);
+            }
+            state::leave(timed);
+            rc
+        });
+    };
+}
+
+/// A rooted collective's root argument, or `None`.
+macro_rules! root_of {
+    () => {
+        None
+    };
+    ($root:ident) => {
+        Some($root)
+    };
+}
+
+/// Times a collective: blocking, or nonblocking with a request.
+macro_rules! coll_call {
+    ($comm:ident, $coll:expr, $root:ident, $bytes:ident, $real:ident) => {
+        coll::blocking($comm, $coll, $root, $bytes, $real)
+    };
+    ($comm:ident, $coll:expr, $root:ident, $bytes:ident, $real:ident, $req:ident) => {
+        // SAFETY: the application's request argument of `real`.
+        unsafe { coll::nonblocking($comm, $coll, $bytes, $req, $real) }
+    };
+}
+
+/// A collective: blocking, or nonblocking with a request after `comm`.
+macro_rules! collective {
+    ($mpi:ident, $x:ident, $coll:ident, ($($a:ident : $t:ty),*) -> $r:ty, $comm:ident, ($($req:ident)?),
+        [$($root:ident)?], $bytes:expr) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            #[allow(unused_variables)]
+            let root: Option<c_int> = root_of!($($root)?);
+            let bytes = || -> u64 { $bytes };
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            let real = || unsafe { raw::$x($($a),*) };
+            coll_call!($comm, Coll::$coll, root, bytes, real $(, $req)?)
+        });
+    };
+}
+
+/// Barrier (`(comm)`), Ibarrier.
+macro_rules! barrier {
+    ($coll:ident, $mpi:ident, $x:ident, ($c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], 0);
+    };
+}
+
+/// Bcast (`(buf, count, type, root, comm)`).
+macro_rules! bcast {
+    ($coll:ident, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
+        $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($b: $tb, $n: $tn, $dt: $tdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r,
+            $c, ($($req)?), [$root], bytes($n, $dt));
+    };
+}
+
+/// Reduce (`(sbuf, rbuf, count, type, op, root, comm)`).
+macro_rules! reduce {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty,
+        $dt:ident: $tdt:ty, $op:ident: $top:ty, $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
+        -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $root: $tro, $c: $tc
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], bytes($n, $dt));
+    };
+}
+
+/// Allreduce, Scan, Exscan, Reduce_scatter_block (`(sbuf, rbuf, count,
+/// type, op, comm)`).
+macro_rules! allreduce {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty,
+        $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [], bytes($n, $dt));
+    };
+}
+
+/// Reduce_scatter (`(sbuf, rbuf, rcounts, type, op, comm)`): the sum of
+/// the counts, as the tracer records it.
+macro_rules! reduce_scatter {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $ns:ident: $tn:ty,
+        $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $ns: $tn, $dt: $tdt, $op: $top, $c: $tc
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [],
+            // SAFETY: one receive count per process of the communicator.
+            bytes(unsafe { coll::sum($ns, coll::size($c)) }, $dt));
+    };
+}
+
+/// Gather and Scatter (`(sbuf, scount, stype, rbuf, rcount, rtype, root,
+/// comm)`): one process's block. Gather's in-place root contributes its
+/// receive block; Scatter's non-roots know theirs from the receive side.
+macro_rules! gather {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
+        $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tro:ty, $c:ident: $tc:ty
+        $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
+            $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
+            let send_side = match Coll::$coll {
+                Coll::Scatter => coll::rank($c) == $root,
+                _ => !coll::in_place($sb),
+            };
+            if send_side {
+                bytes($sn, $sdt)
+            } else {
+                bytes($rn, $rdt)
+            }
+        });
+    };
+}
+
+/// Allgather and Alltoall (`(sbuf, scount, stype, rbuf, rcount, rtype,
+/// comm)`): one block.
+macro_rules! allgather {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
+        $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
+        -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
+            $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
+            if coll::in_place($sb) {
+                bytes($rn, $rdt)
+            } else {
+                bytes($sn, $sdt)
+            }
+        });
+    };
+}
+
+/// Gatherv (`(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,
+/// comm)`): this process's contribution.
+macro_rules! gatherv {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
+        $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty,
+        $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis,
+            $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
+            if coll::in_place($sb) {
+                // SAFETY: in place (at the root), the receive counts are significant.
+                bytes(unsafe { coll::at($rns, coll::rank($c)) }, $rdt)
+            } else {
+                bytes($sn, $sdt)
+            }
+        });
+    };
+}
+
+/// Allgatherv (`(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+/// comm)`): this process's contribution.
+macro_rules! allgatherv {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
+        $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty,
+        $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis,
+            $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
+            if coll::in_place($sb) {
+                // SAFETY: one receive count per process.
+                bytes(unsafe { coll::at($rns, coll::rank($c)) }, $rdt)
+            } else {
+                bytes($sn, $sdt)
+            }
+        });
+    };
+}
+
+/// Scatterv (`(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root,
+/// comm)`): this process's block, as the replay takes it.
+macro_rules! scatterv {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $dis:ident: $tdis:ty,
+        $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tro:ty,
+        $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $sns: $tsn, $dis: $tdis, $sdt: $tsdt, $rb: $trb, $rn: $trn,
+            $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
+            if coll::in_place($rb.cast_const()) {
+                // SAFETY: at the root, the send counts are significant.
+                bytes(unsafe { coll::at($sns, $root) }, $sdt)
+            } else {
+                bytes($rn, $rdt)
+            }
+        });
+    };
+}
+
+/// Alltoallv (`(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+/// rtype, comm)`): the mean block, as the replay takes it.
+macro_rules! alltoallv {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty,
+        $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty,
+        $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $sns: $tsn, $sd: $tsd, $sdt: $tsdt, $rb: $trb, $rns: $trn,
+            $rd: $trd, $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
+            let n = coll::size($c);
+            let total = if coll::in_place($sb) {
+                // SAFETY: one count per process.
+                bytes(unsafe { coll::sum($rns, n) }, $rdt)
+            } else {
+                // SAFETY: one count per process.
+                bytes(unsafe { coll::sum($sns, n) }, $sdt)
+            };
+            total / u64::try_from(n.max(1)).unwrap_or(1)
+        });
+    };
+}
+
+/// Every routine of the table: the ones the model times by their shape,
+/// the others untimed.
+macro_rules! routine {
+    ($id:literal, $mpi:ident, $pmpi:ident, $x:ident, $ns:ident, $kind:ident $args:tt -> $r:ty) => {
+        routine!(@ $mpi, $x, $args -> $r);
+    };
+    // Defined with pnmpi_sdk::wrap! above.
+    (@ MPI_Init, $($t:tt)*) => {};
+    (@ MPI_Init_thread, $($t:tt)*) => {};
+    (@ MPI_Finalize, $($t:tt)*) => {};
+    (@ MPI_Wtime, $($t:tt)*) => {};
+    (@ MPI_Wtick, $($t:tt)*) => {};
+    // Point to point.
+    (@ MPI_Send, $($t:tt)*) => { send!(MPI_Send, $($t)*); };
+    (@ MPI_Bsend, $($t:tt)*) => { send!(MPI_Bsend, $($t)*); };
+    (@ MPI_Ssend, $($t:tt)*) => { send!(MPI_Ssend, $($t)*); };
+    (@ MPI_Rsend, $($t:tt)*) => { send!(MPI_Rsend, $($t)*); };
+    (@ MPI_Isend, $($t:tt)*) => { send!(MPI_Isend, $($t)*); };
+    (@ MPI_Ibsend, $($t:tt)*) => { send!(MPI_Ibsend, $($t)*); };
+    (@ MPI_Issend, $($t:tt)*) => { send!(MPI_Issend, $($t)*); };
+    (@ MPI_Irsend, $($t:tt)*) => { send!(MPI_Irsend, $($t)*); };
+    (@ MPI_Send_c, $($t:tt)*) => { send!(MPI_Send_c, $($t)*); };
+    (@ MPI_Bsend_c, $($t:tt)*) => { send!(MPI_Bsend_c, $($t)*); };
+    (@ MPI_Ssend_c, $($t:tt)*) => { send!(MPI_Ssend_c, $($t)*); };
+    (@ MPI_Rsend_c, $($t:tt)*) => { send!(MPI_Rsend_c, $($t)*); };
+    (@ MPI_Isend_c, $($t:tt)*) => { send!(MPI_Isend_c, $($t)*); };
+    (@ MPI_Ibsend_c, $($t:tt)*) => { send!(MPI_Ibsend_c, $($t)*); };
+    (@ MPI_Issend_c, $($t:tt)*) => { send!(MPI_Issend_c, $($t)*); };
+    (@ MPI_Irsend_c, $($t:tt)*) => { send!(MPI_Irsend_c, $($t)*); };
+    (@ MPI_Send_init, $($t:tt)*) => { send_init!(MPI_Send_init, $($t)*); };
+    (@ MPI_Bsend_init, $($t:tt)*) => { send_init!(MPI_Bsend_init, $($t)*); };
+    (@ MPI_Ssend_init, $($t:tt)*) => { send_init!(MPI_Ssend_init, $($t)*); };
+    (@ MPI_Rsend_init, $($t:tt)*) => { send_init!(MPI_Rsend_init, $($t)*); };
+    (@ MPI_Send_init_c, $($t:tt)*) => { send_init!(MPI_Send_init_c, $($t)*); };
+    (@ MPI_Bsend_init_c, $($t:tt)*) => { send_init!(MPI_Bsend_init_c, $($t)*); };
+    (@ MPI_Ssend_init_c, $($t:tt)*) => { send_init!(MPI_Ssend_init_c, $($t)*); };
+    (@ MPI_Rsend_init_c, $($t:tt)*) => { send_init!(MPI_Rsend_init_c, $($t)*); };
+    (@ MPI_Recv, $($t:tt)*) => { recv!(MPI_Recv, $($t)*); };
+    (@ MPI_Recv_c, $($t:tt)*) => { recv!(MPI_Recv_c, $($t)*); };
+    (@ MPI_Irecv, $($t:tt)*) => { irecv!(false, MPI_Irecv, $($t)*); };
+    (@ MPI_Irecv_c, $($t:tt)*) => { irecv!(false, MPI_Irecv_c, $($t)*); };
+    (@ MPI_Recv_init, $($t:tt)*) => { irecv!(true, MPI_Recv_init, $($t)*); };
+    (@ MPI_Recv_init_c, $($t:tt)*) => { irecv!(true, MPI_Recv_init_c, $($t)*); };
+    (@ MPI_Sendrecv, $($t:tt)*) => { sendrecv!(MPI_Sendrecv, $($t)*); };
+    (@ MPI_Sendrecv_c, $($t:tt)*) => { sendrecv!(MPI_Sendrecv_c, $($t)*); };
+    (@ MPI_Sendrecv_replace, $($t:tt)*) => { sendrecv_replace!(MPI_Sendrecv_replace, $($t)*); };
+    (@ MPI_Sendrecv_replace_c, $($t:tt)*) => { sendrecv_replace!(MPI_Sendrecv_replace_c, $($t)*); };
+    (@ MPI_Mprobe, $($t:tt)*) => { mprobe!(MPI_Mprobe, $($t)*); };
+    (@ MPI_Improbe, $($t:tt)*) => { mprobe!(MPI_Improbe, $($t)*); };
+    (@ MPI_Mrecv, $($t:tt)*) => { mrecv!(MPI_Mrecv, $($t)*); };
+    (@ MPI_Mrecv_c, $($t:tt)*) => { mrecv!(MPI_Mrecv_c, $($t)*); };
+    (@ MPI_Imrecv, $($t:tt)*) => { imrecv!(MPI_Imrecv, $($t)*); };
+    (@ MPI_Imrecv_c, $($t:tt)*) => { imrecv!(MPI_Imrecv_c, $($t)*); };
+    // Requests.
+    (@ MPI_Start, $($t:tt)*) => { start!(MPI_Start, $($t)*); };
+    (@ MPI_Startall, $($t:tt)*) => { start!(MPI_Startall, $($t)*); };
+    (@ MPI_Wait, $($t:tt)*) => { wait_one!(MPI_Wait, $($t)*); };
+    (@ MPI_Test, $($t:tt)*) => { wait_one!(MPI_Test, $($t)*); };
+    (@ MPI_Waitall, $($t:tt)*) => { wait_all!(MPI_Waitall, $($t)*); };
+    (@ MPI_Testall, $($t:tt)*) => { wait_all!(MPI_Testall, $($t)*); };
+    (@ MPI_Waitany, $($t:tt)*) => { wait_any!(MPI_Waitany, $($t)*); };
+    (@ MPI_Testany, $($t:tt)*) => { wait_any!(MPI_Testany, $($t)*); };
+    (@ MPI_Waitsome, $($t:tt)*) => { wait_some!(MPI_Waitsome, $($t)*); };
+    (@ MPI_Testsome, $($t:tt)*) => { wait_some!(MPI_Testsome, $($t)*); };
+    (@ MPI_Request_free, $($t:tt)*) => { request!(forget, MPI_Request_free, $($t)*); };
+    (@ MPI_Cancel, $($t:tt)*) => { request!(cancel, MPI_Cancel, $($t)*); };
+    // Communicators.
+    (@ MPI_Comm_dup, $($t:tt)*) => { creates!(MPI_Comm_dup, $($t)*); };
+    (@ MPI_Comm_dup_with_info, $($t:tt)*) => { creates!(MPI_Comm_dup_with_info, $($t)*); };
+    (@ MPI_Comm_split, $($t:tt)*) => { creates!(MPI_Comm_split, $($t)*); };
+    (@ MPI_Comm_split_type, $($t:tt)*) => { creates!(MPI_Comm_split_type, $($t)*); };
+    (@ MPI_Comm_create, $($t:tt)*) => { creates!(MPI_Comm_create, $($t)*); };
+    (@ MPI_Comm_create_group, $($t:tt)*) => { creates!(MPI_Comm_create_group, $($t)*); };
+    (@ MPI_Cart_create, $($t:tt)*) => { creates!(MPI_Cart_create, $($t)*); };
+    (@ MPI_Cart_sub, $($t:tt)*) => { creates!(MPI_Cart_sub, $($t)*); };
+    (@ MPI_Graph_create, $($t:tt)*) => { creates!(MPI_Graph_create, $($t)*); };
+    (@ MPI_Dist_graph_create, $($t:tt)*) => { creates!(MPI_Dist_graph_create, $($t)*); };
+    (@ MPI_Dist_graph_create_adjacent, $($t:tt)*) => { creates!(MPI_Dist_graph_create_adjacent, $($t)*); };
+    (@ MPI_Intercomm_create, $($t:tt)*) => { creates!(MPI_Intercomm_create, $($t)*); };
+    (@ MPI_Intercomm_merge, $($t:tt)*) => { creates!(MPI_Intercomm_merge, $($t)*); };
+    (@ MPI_Comm_free, $($t:tt)*) => { frees!(MPI_Comm_free, $($t)*); };
+    (@ MPI_Comm_disconnect, $($t:tt)*) => { frees!(MPI_Comm_disconnect, $($t)*); };
+    // Collectives.
+    (@ MPI_Barrier, $($t:tt)*) => { barrier!(Barrier, MPI_Barrier, $($t)*); };
+    (@ MPI_Ibarrier, $($t:tt)*) => { barrier!(Barrier, MPI_Ibarrier, $($t)*); };
+    (@ MPI_Bcast, $($t:tt)*) => { bcast!(Bcast, MPI_Bcast, $($t)*); };
+    (@ MPI_Ibcast, $($t:tt)*) => { bcast!(Bcast, MPI_Ibcast, $($t)*); };
+    (@ MPI_Reduce, $($t:tt)*) => { reduce!(Reduce, MPI_Reduce, $($t)*); };
+    (@ MPI_Ireduce, $($t:tt)*) => { reduce!(Reduce, MPI_Ireduce, $($t)*); };
+    (@ MPI_Allreduce, $($t:tt)*) => { allreduce!(Allreduce, MPI_Allreduce, $($t)*); };
+    (@ MPI_Iallreduce, $($t:tt)*) => { allreduce!(Allreduce, MPI_Iallreduce, $($t)*); };
+    (@ MPI_Scan, $($t:tt)*) => { allreduce!(Scan, MPI_Scan, $($t)*); };
+    (@ MPI_Iscan, $($t:tt)*) => { allreduce!(Scan, MPI_Iscan, $($t)*); };
+    (@ MPI_Exscan, $($t:tt)*) => { allreduce!(Scan, MPI_Exscan, $($t)*); };
+    (@ MPI_Iexscan, $($t:tt)*) => { allreduce!(Scan, MPI_Iexscan, $($t)*); };
+    (@ MPI_Reduce_scatter_block, $($t:tt)*) => { allreduce!(ReduceScatter, MPI_Reduce_scatter_block, $($t)*); };
+    (@ MPI_Ireduce_scatter_block, $($t:tt)*) => { allreduce!(ReduceScatter, MPI_Ireduce_scatter_block, $($t)*); };
+    (@ MPI_Reduce_scatter, $($t:tt)*) => { reduce_scatter!(ReduceScatter, MPI_Reduce_scatter, $($t)*); };
+    (@ MPI_Ireduce_scatter, $($t:tt)*) => { reduce_scatter!(ReduceScatter, MPI_Ireduce_scatter, $($t)*); };
+    (@ MPI_Gather, $($t:tt)*) => { gather!(Gather, MPI_Gather, $($t)*); };
+    (@ MPI_Igather, $($t:tt)*) => { gather!(Gather, MPI_Igather, $($t)*); };
+    (@ MPI_Scatter, $($t:tt)*) => { gather!(Scatter, MPI_Scatter, $($t)*); };
+    (@ MPI_Iscatter, $($t:tt)*) => { gather!(Scatter, MPI_Iscatter, $($t)*); };
+    (@ MPI_Allgather, $($t:tt)*) => { allgather!(Allgather, MPI_Allgather, $($t)*); };
+    (@ MPI_Iallgather, $($t:tt)*) => { allgather!(Allgather, MPI_Iallgather, $($t)*); };
+    (@ MPI_Alltoall, $($t:tt)*) => { allgather!(Alltoall, MPI_Alltoall, $($t)*); };
+    (@ MPI_Ialltoall, $($t:tt)*) => { allgather!(Alltoall, MPI_Ialltoall, $($t)*); };
+    (@ MPI_Gatherv, $($t:tt)*) => { gatherv!(Gather, MPI_Gatherv, $($t)*); };
+    (@ MPI_Igatherv, $($t:tt)*) => { gatherv!(Gather, MPI_Igatherv, $($t)*); };
+    (@ MPI_Allgatherv, $($t:tt)*) => { allgatherv!(Allgather, MPI_Allgatherv, $($t)*); };
+    (@ MPI_Iallgatherv, $($t:tt)*) => { allgatherv!(Allgather, MPI_Iallgatherv, $($t)*); };
+    (@ MPI_Scatterv, $($t:tt)*) => { scatterv!(Scatter, MPI_Scatterv, $($t)*); };
+    (@ MPI_Iscatterv, $($t:tt)*) => { scatterv!(Scatter, MPI_Iscatterv, $($t)*); };
+    (@ MPI_Alltoallv, $($t:tt)*) => { alltoallv!(Alltoall, MPI_Alltoallv, $($t)*); };
+    (@ MPI_Ialltoallv, $($t:tt)*) => { alltoallv!(Alltoall, MPI_Ialltoallv, $($t)*); };
+    // Everything else.
+    (@ $mpi:ident, $x:ident, $args:tt -> $r:ty) => { untimed!($mpi, $x, $args -> $r); };
+}
+
+pnmpi_mpi_sys::for_each_routine!(routine);

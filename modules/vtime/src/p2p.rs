@@ -1,0 +1,490 @@
+//! Point-to-point: virtual time travels with the messages.
+//!
+//! Each send of the application is preceded by a *timestamp* on the
+//! communicator's shadow, to the same destination with the same tag: the
+//! sender's virtual time at the post, when its CPU is free again (the
+//! model's send overhead), and the size. When a receive completes, the
+//! real status names the source and tag, and the receiver takes the next
+//! timestamp of that source and tag from the shadow: MPI's non-overtaking
+//! rule orders both streams alike, so it is this message's. The receiver's
+//! clock becomes
+//!
+//! ```text
+//! eager:      max(clock, recv_done(transfer(free).end, posted))
+//! rendezvous: max(clock, recv_done(transfer(rendezvous_ready(free, posted)).end, posted))
+//! ```
+//!
+//! with the model's functions, exactly as `pnmpi sim replay` computes a
+//! receive. A sender's clock moves to `free` when its send completes
+//! (also for a rendezvous: see docs/vtime.md).
+
+use crate::handle::Handle;
+use crate::state::{self, Req};
+use pnmpi_mpi_sys::ffi::{MPI_Request, MPI_Status};
+use pnmpi_sdk::{constants, next, raw, Comm};
+use pnmpi_sim::units::Ns;
+use std::ffi::c_int;
+use std::sync::Mutex;
+
+/// The timestamp of one message: three `u64`s on the wire.
+const STAMP: usize = 3;
+
+/// A posted send, as the sender's clock sees it.
+#[derive(Clone, Copy)]
+pub struct Posted {
+    /// Virtual time of the post.
+    pub post: Ns,
+    /// When the sender's CPU is free again.
+    pub free: Ns,
+}
+
+/// Timestamps still being sent: the request and its buffer, which must
+/// live until the send completes.
+struct InFlight {
+    reqs: Vec<MPI_Request>,
+    /// From `Box::into_raw`: MPI reads them until the sends complete.
+    bufs: Vec<*mut [u64; STAMP]>,
+    /// Reclaim completed ones when this many are in flight.
+    high: usize,
+}
+
+// SAFETY: MPI request handles name the same request in every thread of
+// the process, and the buffers are the module's own heap allocations;
+// the lock around them serialises their use.
+unsafe impl Send for InFlight {}
+
+static IN_FLIGHT: Mutex<InFlight> = Mutex::new(InFlight {
+    reqs: Vec::new(),
+    bufs: Vec::new(),
+    high: 64,
+});
+
+/// Keeps a timestamp's send until it completes; reclaims the completed
+/// ones from time to time (without ever waiting: a timestamp completes
+/// when its receiver takes it, which may be much later).
+fn keep(req: MPI_Request, buf: *mut [u64; STAMP]) {
+    let mut f = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+    f.reqs.push(req);
+    f.bufs.push(buf);
+    if f.reqs.len() < f.high {
+        return;
+    }
+    let n = f.reqs.len();
+    let mut outcount: c_int = 0;
+    let mut indices = vec![0 as c_int; n];
+    // SAFETY: `reqs` holds `n` requests of the module's own sends, whose
+    // buffers are alive in `bufs`; `indices` has room for `n`.
+    unsafe {
+        raw::XMPI_Testsome(
+            n as c_int,
+            f.reqs.as_mut_ptr(),
+            &mut outcount,
+            indices.as_mut_ptr(),
+            constants::STATUSES_IGNORE(),
+        )
+    };
+    let null = constants::REQUEST_NULL().bits();
+    let InFlight { reqs, bufs, high } = &mut *f;
+    let mut i = 0;
+    while i < reqs.len() {
+        if reqs[i].bits() == null {
+            reqs.swap_remove(i);
+            // SAFETY: from Box::into_raw in `post_send`; its send is
+            // complete, and it leaves the list here, once.
+            drop(unsafe { Box::from_raw(bufs.swap_remove(i)) });
+        } else {
+            i += 1;
+        }
+    }
+    *high = (reqs.len() * 2).max(64);
+}
+
+/// At `MPI_Finalize`: every timestamp of a message that was received has
+/// been taken; those of messages never received are let go.
+pub fn drain() {
+    let mut f = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+    let null = constants::REQUEST_NULL().bits();
+    let InFlight { reqs, bufs, .. } = &mut *f;
+    for (req, buf) in reqs.iter_mut().zip(bufs.drain(..)) {
+        let mut done: c_int = 0;
+        // SAFETY: a request of the module's own send; `done` is local.
+        unsafe { raw::XMPI_Test(req, &mut done, constants::STATUS_IGNORE()) };
+        if done == 0 && req.bits() != null {
+            // SAFETY: as above. Freeing an active send lets it complete
+            // on its own; its buffer must then outlive it: it is leaked.
+            unsafe { raw::XMPI_Request_free(req) };
+        } else {
+            // SAFETY: from Box::into_raw in `post_send`; its send is
+            // complete, and it leaves the list here, once.
+            drop(unsafe { Box::from_raw(buf) });
+        }
+    }
+    reqs.clear();
+}
+
+/// The application posts a send of `bytes` to `dest` of `comm`: sends its
+/// timestamp. `None` when it is not timed (`MPI_PROC_NULL`, a
+/// communicator without a shadow, MPI not running).
+pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64) -> Option<Posted> {
+    if dest == constants::PROC_NULL() || dest < 0 {
+        return None;
+    }
+    let (shadow, posted) = state::with(|st| {
+        let info = st.comms.get(&comm.bits())?;
+        let dst = *info.peers.get(dest as usize)?;
+        let shadow = info.shadow;
+        let m = st.msg(st.rank, dst, bytes);
+        let post = st.clock;
+        let free = st.model.send_overhead(&m, post);
+        st.totals.sent += 1;
+        st.totals.sent_bytes += bytes;
+        Some((shadow, Posted { post, free }))
+    })??;
+    let buf = Box::into_raw(Box::new([posted.post.to_bits(), posted.free.to_bits(), bytes]));
+    let mut req = constants::REQUEST_NULL();
+    // SAFETY: `buf` holds STAMP u64s and is freed only once the send has
+    // completed (`keep`, `drain`); `req` is a local out-parameter.
+    let rc = unsafe {
+        raw::XMPI_Isend(
+            buf.cast_const().cast(),
+            STAMP as c_int,
+            constants::UINT64_T(),
+            dest,
+            tag,
+            Comm::from_bits(shadow),
+            &mut req,
+        )
+    };
+    if rc == constants::SUCCESS() {
+        keep(req, buf);
+    } else {
+        // SAFETY: from Box::into_raw above; MPI did not take it.
+        drop(unsafe { Box::from_raw(buf) });
+    }
+    Some(posted)
+}
+
+/// A blocking send completed: the sender's CPU was busy until `free`.
+pub fn sent(posted: Option<Posted>) {
+    if let Some(p) = posted {
+        state::with(|st| st.clock = st.clock.max(p.free));
+    }
+}
+
+/// A receive on `comm`, posted at `posted`, completed with `status`:
+/// takes the message's timestamp and moves the clock.
+///
+/// # Safety
+/// `status` points to a status MPI filled for the receive.
+pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
+    // SAFETY: the caller's contract.
+    let (source, tag) = unsafe { ((*status).MPI_SOURCE, (*status).MPI_TAG) };
+    if source == constants::PROC_NULL() || source < 0 {
+        return;
+    }
+    let Some(Some((shadow, src))) = state::with(|st| {
+        let info = st.comms.get(&comm)?;
+        Some((info.shadow, *info.peers.get(source as usize)?))
+    }) else {
+        return;
+    };
+    let mut stamp = [0u64; STAMP];
+    match next::recv(&mut stamp, source, tag, Comm::from_bits(shadow)) {
+        Ok(r) if r.len == STAMP => {}
+        Ok(r) => {
+            eprintln!(
+                "pnmpi vtime: a timestamp of {} words instead of {STAMP}: message not timed",
+                r.len
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("pnmpi vtime: cannot receive a timestamp ({e}): message not timed");
+            return;
+        }
+    }
+    let (post, free, bytes) = (f64::from_bits(stamp[0]), f64::from_bits(stamp[1]), stamp[2]);
+    state::with(|st| {
+        let m = st.msg(src, st.rank, bytes);
+        let ready = if st.model.eager(&m) {
+            free
+        } else {
+            st.model.rendezvous_ready(&m, free, posted)
+        };
+        let arrived = st.model.transfer(&m, ready).end;
+        let done = st.model.recv_done(&m, arrived, posted);
+        st.clock = st.clock.max(done);
+        st.call_late = st.call_late.max(post);
+        st.totals.received += 1;
+    });
+}
+
+/// A blank status, for calls given `MPI_STATUS_IGNORE`.
+pub fn blank_status() -> MPI_Status {
+    // SAFETY: MPI_Status is a C struct of integers, valid when zeroed.
+    unsafe { std::mem::zeroed() }
+}
+
+/// The request whose handle was `handle` completed with `status`: a
+/// receive takes its timestamp, a send frees the sender's CPU, a
+/// nonblocking collective completes at the members' latest entry plus
+/// its cost.
+///
+/// # Safety
+/// `status` points to the status MPI filled for this completion.
+pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
+    enum Then {
+        Recv(u64, Ns, bool),
+        Send(Ns),
+        Coll(Box<crate::coll::Pending>),
+    }
+    let then = state::with(|st| {
+        let (keep, then) = match st.reqs.get_mut(&handle)? {
+            Req::Recv {
+                comm,
+                posted,
+                persistent,
+                active,
+                cancelled,
+            } => {
+                if !*active {
+                    return None;
+                }
+                *active = false;
+                let t = Then::Recv(*comm, *posted, *cancelled);
+                *cancelled = false;
+                (*persistent, t)
+            }
+            Req::Send {
+                free,
+                persistent,
+                active,
+            } => {
+                if !*active {
+                    return None;
+                }
+                *active = false;
+                (persistent.is_some(), Then::Send(*free))
+            }
+            Req::Coll(_) => match st.reqs.remove(&handle) {
+                Some(Req::Coll(p)) => return Some(Then::Coll(p)),
+                _ => return None,
+            },
+        };
+        if !keep {
+            st.reqs.remove(&handle);
+        }
+        Some(then)
+    })
+    .flatten();
+    match then {
+        None => {}
+        Some(Then::Send(free)) => {
+            state::with(|st| st.clock = st.clock.max(free));
+        }
+        Some(Then::Recv(comm, posted, cancelled)) => {
+            if cancelled {
+                let mut flag: c_int = 0;
+                // SAFETY: the caller's status; `flag` is local.
+                unsafe { raw::XMPI_Test_cancelled(status, &mut flag) };
+                if flag != 0 {
+                    return;
+                }
+            }
+            // SAFETY: the caller's contract.
+            unsafe { received(comm, status, posted) };
+        }
+        Some(Then::Coll(p)) => crate::coll::finish(*p),
+    }
+}
+
+/// Reusable space for the completion calls: request handles read before
+/// the call, and statuses for calls given `MPI_STATUSES_IGNORE`.
+#[derive(Default)]
+pub struct Scratch {
+    /// Handles before the call.
+    pub handles: Vec<u64>,
+    /// Statuses, when the application ignores them.
+    pub statuses: Vec<MPI_Status>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// Runs `f` with this thread's scratch space.
+pub fn scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        // Not reentrant in practice; a fresh one keeps it correct anyway.
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
+/// Reads `n` request handles.
+///
+/// # Safety
+/// `reqs` points to `n` requests (or `n` is 0).
+pub unsafe fn snapshot(reqs: *const MPI_Request, n: c_int, out: &mut Vec<u64>) {
+    out.clear();
+    if reqs.is_null() || n <= 0 {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    let reqs = unsafe { std::slice::from_raw_parts(reqs, n as usize) };
+    out.extend(reqs.iter().map(|r| r.bits()));
+}
+
+/// `statuses`, or `n` statuses of the scratch space if the application
+/// passed `MPI_STATUSES_IGNORE`.
+pub fn statuses(statuses: *mut MPI_Status, n: c_int, scratch: &mut Vec<MPI_Status>) -> *mut MPI_Status {
+    if statuses != constants::STATUSES_IGNORE() {
+        return statuses;
+    }
+    let n = n.max(1) as usize;
+    if scratch.len() < n {
+        scratch.resize(n, blank_status());
+    }
+    scratch.as_mut_ptr()
+}
+
+/// Whether any request is tracked: completion calls skip their
+/// bookkeeping when none is.
+pub fn tracking() -> bool {
+    state::with(|st| !st.reqs.is_empty()).unwrap_or(false)
+}
+
+/// A nonblocking or persistent receive on `comm` returned request
+/// `handle`: remembered, so that its completion is timed.
+pub fn recv_posted(comm: Comm, handle: u64, persistent: bool) {
+    state::with(|st| {
+        if !st.comms.contains_key(&comm.bits()) {
+            return;
+        }
+        let posted = st.clock;
+        st.reqs.insert(
+            handle,
+            Req::Recv {
+                comm: comm.bits(),
+                posted,
+                persistent,
+                active: !persistent,
+                cancelled: false,
+            },
+        );
+    });
+}
+
+/// A nonblocking send returned request `handle`: remembered if the model
+/// charges the sender an overhead, which its completion then waits for.
+pub fn send_posted(posted: Option<Posted>, handle: u64) {
+    if let Some(p) = posted.filter(|p| p.free > p.post) {
+        state::with(|st| {
+            st.reqs.insert(
+                handle,
+                Req::Send {
+                    free: p.free,
+                    persistent: None,
+                    active: true,
+                },
+            )
+        });
+    }
+}
+
+/// A persistent send (`MPI_Send_init` ...) returned request `handle`.
+pub fn send_init(handle: u64, send: state::PersistentSend) {
+    state::with(|st| {
+        st.reqs.insert(
+            handle,
+            Req::Send {
+                free: 0.0,
+                persistent: Some(send),
+                active: false,
+            },
+        )
+    });
+}
+
+/// `MPI_Start` of request `handle`, before the real call: a persistent
+/// receive is posted now; a persistent send sends its timestamp.
+pub fn start(handle: u64) {
+    let send = state::with(|st| match st.reqs.get_mut(&handle) {
+        Some(Req::Recv {
+            posted,
+            persistent: true,
+            active,
+            ..
+        }) => {
+            *posted = st.clock;
+            *active = true;
+            None
+        }
+        Some(Req::Send {
+            persistent: Some(s), ..
+        }) => Some(*s),
+        _ => None,
+    })
+    .flatten();
+    let Some(s) = send else { return };
+    let posted = post_send(Comm::from_bits(s.comm), s.dest, s.tag, s.bytes);
+    state::with(|st| {
+        if let Some(Req::Send { free, active, .. }) = st.reqs.get_mut(&handle) {
+            *free = posted.map_or(f64::NEG_INFINITY, |p| p.free);
+            *active = posted.is_some();
+        }
+    });
+}
+
+/// `MPI_Request_free` of request `handle`: forgotten. (An active receive
+/// freed this way leaves its timestamp unread: see docs/vtime.md.)
+pub fn forget(handle: u64) {
+    state::with(|st| st.reqs.remove(&handle));
+}
+
+/// `MPI_Cancel` of request `handle`: its completion checks whether the
+/// receive was cancelled before taking a timestamp.
+pub fn cancel(handle: u64) {
+    state::with(|st| {
+        if let Some(Req::Recv { cancelled, .. }) = st.reqs.get_mut(&handle) {
+            *cancelled = true;
+        }
+    });
+}
+
+/// `MPI_Mprobe`/`MPI_Improbe` matched message `message` on `comm`: its
+/// receive (`MPI_Mrecv`, `MPI_Imrecv`) counts as posted now.
+pub fn matched(comm: Comm, message: u64, source: c_int) {
+    if source == constants::PROC_NULL() || source < 0 {
+        return;
+    }
+    state::with(|st| {
+        if st.comms.contains_key(&comm.bits()) {
+            let now = st.clock;
+            st.messages.insert(message, (comm.bits(), now));
+        }
+    });
+}
+
+/// The matched message `message` is being received: its communicator and
+/// probe time, forgotten here.
+pub fn take_message(message: u64) -> Option<(u64, Ns)> {
+    state::with(|st| st.messages.remove(&message)).flatten()
+}
+
+/// A matched message's nonblocking receive (`MPI_Imrecv`) returned
+/// request `handle`.
+pub fn mrecv_posted(comm: u64, posted: Ns, handle: u64) {
+    state::with(|st| {
+        st.reqs.insert(
+            handle,
+            Req::Recv {
+                comm,
+                posted,
+                persistent: false,
+                active: true,
+                cancelled: false,
+            },
+        )
+    });
+}

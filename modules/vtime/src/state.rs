@@ -1,0 +1,229 @@
+//! The rank's virtual clock and what the model needs to move it: the
+//! processor model at every MPI call's entry, the communicators' shadows,
+//! the requests in flight, and the totals for the report.
+//!
+//! One clock per rank: `MPI_THREAD_MULTIPLE` is refused, so at most one
+//! thread is inside MPI at a time. The state sits behind a lock that is
+//! never held across an MPI call of the module's own.
+
+use crate::clock;
+use pnmpi_sim::model::{Model, Msg};
+use pnmpi_sim::units::Ns;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::sync::Mutex;
+
+/// A communicator of the application and its shadow.
+pub struct CommInfo {
+    /// The module's duplicate: timestamps and entry-time reductions travel
+    /// on it, so they never match the application's messages.
+    pub shadow: u64,
+    /// An intercommunicator: point-to-point is timed, collectives are not.
+    pub inter: bool,
+    /// World rank of each rank a point-to-point call addresses (the remote
+    /// group of an intercommunicator).
+    pub peers: Vec<u32>,
+    /// Node of each member of the local group, in rank order.
+    pub nodes: Vec<u32>,
+    /// This rank's index in the local group.
+    pub me: u32,
+}
+
+/// A persistent send's arguments, timestamped at each `MPI_Start`.
+#[derive(Clone, Copy)]
+pub struct PersistentSend {
+    /// The application's communicator.
+    pub comm: u64,
+    /// Destination rank in it.
+    pub dest: c_int,
+    /// Tag.
+    pub tag: c_int,
+    /// Payload.
+    pub bytes: u64,
+}
+
+/// What a request of the application will complete, in virtual time.
+pub enum Req {
+    /// A receive on `comm`, posted at `posted`.
+    Recv {
+        /// The application's communicator.
+        comm: u64,
+        /// Virtual time of the post (`MPI_Irecv`, `MPI_Start`).
+        posted: Ns,
+        /// A persistent receive (`MPI_Recv_init`): kept after completion.
+        persistent: bool,
+        /// Started and not yet completed.
+        active: bool,
+        /// `MPI_Cancel` was called on it.
+        cancelled: bool,
+    },
+    /// A send whose CPU overhead ends at `free`.
+    Send {
+        /// When the sender's CPU is free again (the model's send overhead).
+        free: Ns,
+        /// The arguments of a persistent send (`MPI_Send_init` ...).
+        persistent: Option<PersistentSend>,
+        /// Started and not yet completed.
+        active: bool,
+    },
+    /// A nonblocking collective: the reduction of the members' entry
+    /// times and sizes, posted on the shadow with it.
+    Coll(Box<crate::coll::Pending>),
+}
+
+/// Totals for the report, virtual ns unless said.
+#[derive(Clone, Copy, Default)]
+pub struct Totals {
+    /// Scaled CPU time between MPI calls.
+    pub compute: Ns,
+    /// Time in MPI calls that the model charges: overheads, transfers,
+    /// collective costs.
+    pub comm: Ns,
+    /// Time in MPI calls spent waiting for a later partner: a sender that
+    /// had not sent yet, the last member of a collective.
+    pub wait: Ns,
+    /// MPI calls.
+    pub calls: u64,
+    /// Timed messages sent.
+    pub sent: u64,
+    /// Their bytes.
+    pub sent_bytes: u64,
+    /// Timed messages received.
+    pub received: u64,
+    /// Collectives timed.
+    pub collectives: u64,
+}
+
+/// The rank's state between `MPI_Init` and `MPI_Finalize`.
+pub struct State {
+    /// World rank.
+    pub rank: u32,
+    /// Node of each world rank on the target machine.
+    pub node_of: Vec<u32>,
+    /// The communication model.
+    pub model: Box<dyn Model>,
+    /// The target machine (algorithmic collectives replay on it).
+    pub machine: pnmpi_sim::machine::Machine,
+    /// The model's name, to build fresh ones for those replays.
+    pub model_name: String,
+    /// Virtual ns per CPU ns measured here: `cpu_factor / cpu_ratio`.
+    pub cpu_scale: f64,
+    /// CPU ns that reading the CPU clock twice adds to an interval
+    /// ([`calibrate`]): taken off each interval, so that the module's own
+    /// clock reads are not the application's compute.
+    pub cpu_bias: u64,
+    /// The virtual clock, ns since the end of `MPI_Init`.
+    pub clock: Ns,
+    /// Virtual time at the current call's entry.
+    pub call_start: Ns,
+    /// The latest partner post among what the current call completed.
+    pub call_late: Ns,
+    /// Report totals.
+    pub totals: Totals,
+    /// The application's communicators by handle.
+    pub comms: HashMap<u64, CommInfo>,
+    /// The application's requests in flight, by handle.
+    pub reqs: HashMap<u64, Req>,
+    /// Matched messages (`MPI_Mprobe`): communicator and probe time.
+    pub messages: HashMap<u64, (u64, Ns)>,
+    /// Wall clock at the end of `MPI_Init`, ns.
+    pub wall_start: u64,
+}
+
+impl State {
+    /// The message from world rank `src` to world rank `dst`.
+    pub fn msg(&self, src: u32, dst: u32, bytes: u64) -> Msg {
+        let node = |r: u32| self.node_of.get(r as usize).copied().unwrap_or(0);
+        Msg {
+            src,
+            dst,
+            src_node: node(src),
+            dst_node: node(dst),
+            bytes,
+        }
+    }
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+thread_local! {
+    /// This thread's CPU clock when it last left an MPI call; `u64::MAX`
+    /// before its first call (its time before that is not the rank's).
+    static LAST_EXIT: Cell<u64> = const { Cell::new(u64::MAX) };
+}
+
+/// The CPU time one interval gains from the clock reads that bound it:
+/// the lower quartile of the CPU time between two back-to-back reads
+/// (`clock_gettime` of a thread's CPU clock is a system call, some
+/// hundreds of ns in a virtual machine, about half of it on each side of
+/// the sample).
+pub fn calibrate() -> u64 {
+    let mut deltas: Vec<u64> = (0..257)
+        .map(|_| {
+            let a = clock::thread_cpu();
+            clock::thread_cpu().saturating_sub(a)
+        })
+        .collect();
+    deltas.sort_unstable();
+    deltas[deltas.len() / 4]
+}
+
+/// Runs `f` on the state, if MPI is running under the module.
+pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
+    let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    guard.as_mut().map(f)
+}
+
+/// Installs the state at the end of `MPI_Init`: the clock starts at 0.
+pub fn install(state: State) {
+    *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(state);
+    LAST_EXIT.with(|c| c.set(clock::thread_cpu()));
+}
+
+/// Removes the state at `MPI_Finalize`: later calls pass through.
+pub fn take() -> Option<State> {
+    STATE.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+/// An MPI call starts: the CPU time since the thread's last call, scaled,
+/// moves the clock. Returns whether the call is timed (MPI is running).
+pub fn enter() -> bool {
+    let now = clock::thread_cpu();
+    let last = LAST_EXIT.with(Cell::get);
+    with(|st| {
+        if last != u64::MAX {
+            let v = now.saturating_sub(last).saturating_sub(st.cpu_bias) as f64 * st.cpu_scale;
+            st.clock += v;
+            st.totals.compute += v;
+        }
+        st.call_start = st.clock;
+        st.call_late = f64::NEG_INFINITY;
+    })
+    .is_some()
+}
+
+/// The call that [`enter`] started returns: its virtual duration is split
+/// into waiting for partners and the model's own charges, and the CPU
+/// clock restarts for the application's next interval.
+pub fn leave(timed: bool) {
+    if timed {
+        with(|st| {
+            let dur = (st.clock - st.call_start).max(0.0);
+            let wait = (st.call_late - st.call_start).clamp(0.0, dur);
+            st.totals.wait += wait;
+            st.totals.comm += dur - wait;
+            st.totals.calls += 1;
+        });
+    }
+    LAST_EXIT.with(|c| c.set(clock::thread_cpu()));
+}
+
+/// Runs `real`, an MPI call the model does not time, so that the CPU
+/// time it takes is not counted as the application's.
+pub fn untimed<R>(real: impl FnOnce() -> R) -> R {
+    let timed = enter();
+    let r = real();
+    leave(timed);
+    r
+}
