@@ -277,6 +277,7 @@ pub(crate) fn origin(first_starts: impl IntoIterator<Item = i128>) -> u64 {
 }
 
 /// Converts one rank's clock ticks to ns on rank 0's clock.
+#[derive(Clone)]
 pub(crate) struct TimeMap {
     tick0: i128,
     ns0: i128,

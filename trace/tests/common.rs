@@ -29,7 +29,8 @@ pub fn code(name: &str) -> u32 {
 pub struct RankBuilder {
     header: RankHeader,
     enc: RawEncoder,
-    buf: Vec<u8>,
+    /// The thread buffer a chunk is encoded into (64 KiB unless replaced).
+    pub buf: Vec<u8>,
     len: usize,
     skew: i64,
     /// The stream (thread) the next flushed chunk belongs to.
@@ -77,6 +78,11 @@ impl RankBuilder {
     /// Ticks of rank-0 time `ns` on this rank's clock.
     pub fn tick(&self, ns: u64) -> u64 {
         2 * ns
+    }
+
+    /// Bytes encoded since the last flush.
+    pub fn pending(&self) -> usize {
+        self.len
     }
 
     pub fn ev(&mut self, ev: RawEvent<'_>) {
