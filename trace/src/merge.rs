@@ -368,8 +368,21 @@ impl TimeMap {
 
     /// The time of `tick` in ns on rank 0's clock.
     pub(crate) fn ns(&self, tick: u64) -> i128 {
-        let local = self.ns0 + ((i128::from(tick) - self.tick0) * self.num).div_euclid(self.den);
-        local + self.o_i + ((local - self.t_i) * self.drift_num).div_euclid(self.drift_den)
+        // The 128-bit divisions are skipped where they are identities
+        // (ns clocks, no drift): this runs for every event.
+        let scaled = (i128::from(tick) - self.tick0) * self.num;
+        let local = self.ns0
+            + if self.den == 1 {
+                scaled
+            } else {
+                scaled.div_euclid(self.den)
+            };
+        let drift = if self.drift_num == 0 {
+            0
+        } else {
+            ((local - self.t_i) * self.drift_num).div_euclid(self.drift_den)
+        };
+        local + self.o_i + drift
     }
 }
 
