@@ -254,3 +254,20 @@ pub fn three_ranks() -> Vec<Vec<u8>> {
     r2.flush(1_014_000);
     vec![r0.finish(true), r1.finish(true), r2.finish(true)]
 }
+
+/// Writes [`three_ranks`] into `dir` as a tracer folder in which rank 1
+/// died (a `.part` file cut inside its last chunk) and, if `missing` says
+/// so, one rank left no file.
+pub fn unfinished_folder(dir: &std::path::Path, missing: Option<usize>) {
+    for (i, f) in three_ranks().iter().enumerate() {
+        if Some(i) == missing {
+            continue;
+        }
+        let (name, data) = if i == 1 {
+            ("rank-00001.pnr.part".to_string(), &f[..f.len() - 3])
+        } else {
+            (format!("rank-{i:05}.pnr"), &f[..])
+        };
+        std::fs::write(dir.join(name), data).unwrap();
+    }
+}

@@ -448,22 +448,7 @@ fn ranks_read_in_any_order_agree_on_communicators() {
 #[test]
 fn unfinished_truncated_and_missing_ranks_warn_as_the_merge_does() {
     let dir = tempfile::tempdir().unwrap();
-    let files = three_ranks();
-    for (i, f) in files.iter().enumerate() {
-        if i == 2 {
-            continue;
-        }
-        let name = if i == 1 {
-            "rank-00001.pnr.part"
-        } else {
-            &format!("rank-{i:05}.pnr")
-        };
-        let mut data = f.clone();
-        if i == 1 {
-            data.truncate(data.len() - 3);
-        }
-        std::fs::write(dir.path().join(name), data).unwrap();
-    }
+    unfinished_folder(dir.path(), Some(2));
     let (_, warnings) = merge_dir(dir.path(), &|_| {}).unwrap();
     assert!(warnings.iter().any(|w| w.contains("truncated")), "{warnings:?}");
     assert!(

@@ -5,7 +5,6 @@
 //! replay never holds a whole trace.
 
 pub mod events;
-pub mod folder;
 pub mod simgrid;
 pub mod stream;
 pub mod synth;
@@ -163,7 +162,7 @@ pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSourc
     let name = path.display().to_string();
     if path.is_dir() {
         let reader = pnmpi_trace::folder::FolderReader::open(path).map_err(SimError::Trace)?;
-        return Ok(Box::new(trace::TraceOps::new(folder::FolderSource::new(reader))));
+        return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
     }
     let mut head = [0u8; 8];
     let n = {
