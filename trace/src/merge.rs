@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::fields::*;
 use crate::rank::{Clock, ClockPair, MpiValues, RankFile, RankHeader, RawRecord, Sync};
 use crate::trace::{Comm, Done, Event, RankClock, ReqRef, Stream, Trace};
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -534,12 +535,12 @@ pub(crate) struct RankConverter {
     /// Merged stream index, by slot (thread stream in file order).
     stream_index: Vec<u32>,
     next_req: Vec<u32>,
-    comms: HashMap<u64, Rc<CommInfo>>,
+    comms: FxHashMap<u64, Rc<CommInfo>>,
     seen: HashMap<(Vec<i64>, Option<Vec<i64>>), u32>,
     /// Live requests by handle. Open MPI hands out one shared handle for
     /// sends that completed at once, so a handle may stand for several
     /// live requests: they complete in creation order.
-    reqs: HashMap<u64, VecDeque<ReqInfo>>,
+    reqs: FxHashMap<u64, VecDeque<ReqInfo>>,
     times: TimeMap,
     origin: u64,
 }
@@ -556,7 +557,7 @@ impl RankConverter {
         origin: u64,
     ) -> RankConverter {
         let v = &h.values;
-        let mut comms = HashMap::new();
+        let mut comms = FxHashMap::default();
         comms.insert(
             v.comm_world,
             Rc::new(CommInfo {
@@ -584,7 +585,7 @@ impl RankConverter {
             stream_index,
             comms,
             seen: HashMap::new(),
-            reqs: HashMap::new(),
+            reqs: FxHashMap::default(),
             times,
             origin,
         }
