@@ -13,11 +13,14 @@
 //!
 //! A rank's threads share its communicator and request handles, so a
 //! rank's calls are converted in time order across its threads (as the
-//! in-memory merge does). [`FolderReader::next_into`] serves one stream
-//! (thread) at a time: for a rank of several threads, the calls of the
-//! other threads converted on the way are held until asked for. A
-//! single-threaded rank holds nothing; a multi-threaded one holds as many
-//! events as its threads are read apart.
+//! in-memory merge does), while [`FolderReader::next_into`] serves one
+//! stream (thread) at a time. A single-threaded rank is read once. A rank
+//! of several threads gets a *lane* per thread, created when the thread
+//! is first read: its own reader of the rank file and its own converter,
+//! which converts all of the rank's calls in time order and keeps only
+//! its thread's. Memory stays independent of the events however far
+//! apart the threads are read; the cost is that such a rank is decoded
+//! and converted once per thread.
 //!
 //! [`save_merged`] writes the merged trace of a folder in two passes over
 //! it: the first converts every event to count the routines (the merged
@@ -33,22 +36,63 @@ use crate::merge::{
 };
 use crate::rank_reader::RankReader;
 use crate::trace::{Comm, Event, MergedWriter, RankClock};
-use std::collections::VecDeque;
 use std::path::Path;
 
 /// Folders of more rank files than this are read without keeping every
 /// file open.
 const MAX_OPEN: usize = 256;
 
-/// One rank: its file, its conversion, and the events converted ahead.
-struct RankState {
+/// A reader of a rank file and the conversion of its calls.
+struct Lane {
     reader: RankReader,
     conv: RankConverter,
+}
+
+/// One rank: its indexed file, its clock conversion, and its lanes.
+struct RankState {
+    /// The indexed file, which the first lane reads; others read a copy.
+    reader: Option<RankReader>,
     times: TimeMap,
     /// Merged stream index of each slot.
     index: Vec<u32>,
-    /// Per slot: events converted while reading another of the rank's threads.
-    ahead: Vec<VecDeque<Event>>,
+    /// Per slot, the lane that serves it, once read (a single-threaded
+    /// rank has one lane, for slot 0).
+    lanes: Vec<Option<Lane>>,
+    /// Records in the file's complete chunks.
+    records: u64,
+    /// The file's bytes.
+    size: u64,
+}
+
+impl RankState {
+    /// Slot `slot`'s lane, started if need be.
+    fn lane(&mut self, slot: usize, run: &mut RunTables, origin: u64) -> Result<&mut Lane> {
+        if self.lanes[slot].is_none() {
+            let reader = match self.reader.take() {
+                Some(r) => r,
+                None => self.lanes.iter().flatten().next().map_or_else(
+                    || Err(Error::Invalid("a rank without a reader".into())),
+                    |l| l.reader.try_clone(),
+                )?,
+            };
+            let mut conv = RankConverter::new(
+                run,
+                &reader.header,
+                self.index.clone(),
+                self.times.clone(),
+                origin,
+            );
+            if self.lanes.len() > 1 {
+                conv = conv.counting_only(slot);
+            }
+            let mut reader = reader;
+            reader.rewind();
+            self.lanes[slot] = Some(Lane { reader, conv });
+        }
+        self.lanes[slot]
+            .as_mut()
+            .ok_or_else(|| Error::Invalid("a lane not started".into()))
+    }
 }
 
 /// A merged stream: which rank (index into the ranks) and slot it is.
@@ -126,11 +170,14 @@ impl FolderReader {
                 rank: reader.header.rank,
                 thread: threads[slot],
             }));
-            let conv = RankConverter::new(&mut run, &reader.header, index.clone(), times.clone(), origin);
+            for name in &reader.header.routines {
+                run.routine(name);
+            }
             ranks.push(RankState {
-                ahead: vec![VecDeque::new(); threads.len()],
-                reader,
-                conv,
+                lanes: (0..threads.len()).map(|_| None).collect(),
+                records: reader.records,
+                size: reader.size,
+                reader: Some(reader),
                 times,
                 index,
             });
@@ -170,18 +217,12 @@ impl FolderReader {
 
     /// Records in the rank files' complete chunks: the events to come.
     pub fn event_count(&self) -> u64 {
-        self.ranks.iter().map(|r| r.reader.records).sum()
+        self.ranks.iter().map(|r| r.records).sum()
     }
 
     /// Bytes of the rank files.
     pub fn bytes(&self) -> u64 {
-        self.ranks.iter().map(|r| r.reader.size).sum()
-    }
-
-    /// Events converted ahead for threads not read yet (only ranks of
-    /// several threads have them).
-    pub fn held(&self) -> usize {
-        self.ranks.iter().flat_map(|r| &r.ahead).map(VecDeque::len).sum()
+        self.ranks.iter().map(|r| r.size).sum()
     }
 
     /// Warnings about the folder (truncated or unfinished rank files,
@@ -196,16 +237,12 @@ impl FolderReader {
     /// The next event of stream `i` into `ev`; `false` at the stream's end.
     pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
         let StreamAt { rank_at, slot, .. } = self.streams[i];
-        let rank = &mut self.ranks[rank_at];
-        if let Some(e) = rank.ahead[slot].pop_front() {
-            *ev = e;
-            return Ok(true);
-        }
+        let lane = self.ranks[rank_at].lane(slot, &mut self.run, self.origin)?;
         loop {
-            match next_call(&mut rank.reader, &mut rank.conv, &mut self.run, ev)? {
+            match next_call(&mut lane.reader, &mut lane.conv, &mut self.run, ev)? {
                 None => return Ok(false),
                 Some(s) if s == slot => return Ok(true),
-                Some(s) => rank.ahead[s].push_back(std::mem::take(ev)),
+                Some(_) => {}
             }
         }
     }
@@ -216,20 +253,16 @@ impl FolderReader {
         Ok(self.next_into(i, &mut ev)?.then_some(ev))
     }
 
-    /// Starts rank `rank_at` over: its file from the start, a fresh
+    /// Starts stream `i`'s lane over: its file from the start, a fresh
     /// conversion (which finds the communicators it creates in the run's
     /// table again, under the same ids).
-    fn restart(&mut self, rank_at: usize) {
+    fn restart(&mut self, i: usize) -> Result<()> {
+        let StreamAt { rank_at, slot, .. } = self.streams[i];
         let r = &mut self.ranks[rank_at];
-        r.reader.rewind();
-        r.ahead.iter_mut().for_each(VecDeque::clear);
-        r.conv = RankConverter::new(
-            &mut self.run,
-            &r.reader.header,
-            r.index.clone(),
-            r.times.clone(),
-            self.origin,
-        );
+        if let Some(lane) = r.lanes[slot].take() {
+            r.reader = Some(lane.reader);
+        }
+        r.lane(slot, &mut self.run, self.origin).map(|_| ())
     }
 }
 
@@ -250,17 +283,16 @@ pub struct Saved {
 /// (see the module's documentation): memory does not grow with the
 /// events. The file is written under a temporary name and renamed when
 /// complete. `progress` is told of the events converted in both passes
-/// (twice [`FolderReader::event_count`] in all, more for ranks of several
-/// threads, which the second pass converts once per thread).
+/// (twice [`FolderReader::event_count`] in all).
 pub fn save_merged(dir: &Path, path: &Path, progress: &dyn Fn(u64)) -> Result<Saved> {
     let mut f = FolderReader::open(dir)?;
-    // Pass 1: rank by rank, as the in-memory merge goes, so that
-    // communicators get the same ids.
+    // Pass 1, stream by stream in rank order, so that communicators get
+    // the ids the in-memory merge gives them.
     let mut counts = vec![0u64; f.run.routine_names.len()];
     let mut ev = Event::default();
-    for r in &mut f.ranks {
+    for i in 0..f.streams.len() {
         let mut n = 0u64;
-        while next_call(&mut r.reader, &mut r.conv, &mut f.run, &mut ev)?.is_some() {
+        while f.next_into(i, &mut ev)? {
             counts[ev.routine as usize] += 1;
             n += 1;
             if n.is_multiple_of(1 << 16) {
@@ -271,36 +303,29 @@ pub fn save_merged(dir: &Path, path: &Path, progress: &dyn Fn(u64)) -> Result<Sa
     }
     let warnings = f.warnings();
     let (routines, remap) = routine_order(&counts, &f.run.routine_names);
-    // Pass 2: stream by stream, each rank's conversion started over.
+    // Pass 2: each stream read again from the start.
     crate::trace::save_atomic(path, |out, tmp| {
         let io = |e| Error::io(tmp, e);
         let mut w =
             MergedWriter::new(out, f.world_size, &f.mpi, &routines, &f.run.comms, &f.clocks).map_err(io)?;
         let mut events = 0u64;
         for i in 0..f.streams.len() {
-            let at = f.streams[i];
-            f.restart(at.rank_at);
+            let StreamAt { rank, thread, .. } = f.streams[i];
+            f.restart(i)?;
             let mut failed = None;
-            let r = &mut f.ranks[at.rank_at];
-            let run = &mut f.run;
-            let mut ev = Event::default();
-            let stream = std::iter::from_fn(|| loop {
-                match next_call(&mut r.reader, &mut r.conv, run, &mut ev) {
-                    Ok(Some(s)) if s == at.slot => {
-                        ev.routine = remap[ev.routine as usize];
-                        events += 1;
-                        return Some(std::mem::take(&mut ev));
-                    }
-                    Ok(Some(_)) => continue,
-                    Ok(None) => return None,
-                    Err(e) => {
-                        failed = Some(e);
-                        return None;
-                    }
+            let stream = std::iter::from_fn(|| match f.next_into(i, &mut ev) {
+                Ok(true) => {
+                    ev.routine = remap[ev.routine as usize];
+                    events += 1;
+                    Some(std::mem::take(&mut ev))
+                }
+                Ok(false) => None,
+                Err(e) => {
+                    failed = Some(e);
+                    None
                 }
             });
-            w.stream(i as u32, at.rank, at.thread, stream, progress)
-                .map_err(io)?;
+            w.stream(i as u32, rank, thread, stream, progress).map_err(io)?;
             if let Some(e) = failed {
                 return Err(e);
             }

@@ -454,7 +454,8 @@ impl RunTables {
         }
     }
 
-    fn routine(&mut self, name: &str) -> u32 {
+    /// The run id of routine `name`, added when first seen.
+    pub(crate) fn routine(&mut self, name: &str) -> u32 {
         if let Some(&id) = self.names.get(name) {
             return id;
         }
@@ -543,6 +544,9 @@ pub(crate) struct RankConverter {
     reqs: FxHashMap<u64, VecDeque<ReqInfo>>,
     times: TimeMap,
     origin: u64,
+    /// The slot whose unresolved handles count in the run's warnings
+    /// (`None`: every slot's).
+    counted: Option<usize>,
 }
 
 impl RankConverter {
@@ -588,6 +592,17 @@ impl RankConverter {
             reqs: FxHashMap::default(),
             times,
             origin,
+            counted: None,
+        }
+    }
+
+    /// The same converter, counting in the run's warnings only the
+    /// unresolved handles of slot `slot`'s calls: for a rank whose threads
+    /// are each converted by a converter of their own.
+    pub(crate) fn counting_only(self, slot: usize) -> RankConverter {
+        RankConverter {
+            counted: Some(slot),
+            ..self
         }
     }
 
@@ -595,6 +610,7 @@ impl RankConverter {
     /// all of it, reusing its lists' memory).
     pub(crate) fn convert(&mut self, run: &mut RunTables, slot: usize, r: &RawRecord, ev: &mut Event) {
         let v = &self.values;
+        let counts = self.counted.is_none_or(|c| c == slot);
         let (routine, role) = self.routines[r.routine as usize];
         ev.routine = routine;
         // Stored as offsets from i64::MIN, then from the run's origin.
@@ -612,7 +628,7 @@ impl RankConverter {
         ev.vals[V::Rbytes as usize] = r.rbytes;
         let comm = r.comm.and_then(|c| {
             let found = self.comms.get(&c).cloned();
-            if found.is_none() {
+            if found.is_none() && counts {
                 run.unknown_comms += 1;
             }
             found
@@ -689,7 +705,7 @@ impl RankConverter {
                     ev.init.push(found.as_ref().and_then(|i| i.origin));
                     match found {
                         Some(info) => info.current = current,
-                        None => run.unknown_reqs += 1,
+                        None => run.unknown_reqs += u64::from(counts),
                     }
                 } else {
                     let persistent = role.persistent_init;
@@ -705,7 +721,7 @@ impl RankConverter {
         }
         for d in &r.done {
             let Some(info) = self.reqs.get(&d.handle).and_then(|q| q.front()) else {
-                run.unknown_reqs += 1;
+                run.unknown_reqs += u64::from(counts);
                 ev.done.push(Done {
                     req: None,
                     status: None,

@@ -63,6 +63,22 @@ struct ThreadStream {
     has_head: bool,
 }
 
+impl ThreadStream {
+    /// A stream at its start.
+    fn new(id: u32, chunks: Vec<ChunkAt>, first_start: Option<u64>) -> ThreadStream {
+        ThreadStream {
+            id,
+            chunks,
+            first_start,
+            next_chunk: 0,
+            chunk: None,
+            buf: Vec::new(),
+            head: RawRecord::default(),
+            has_head: false,
+        }
+    }
+}
+
 /// A rank file read one window at a time.
 pub struct RankReader {
     name: String,
@@ -174,16 +190,8 @@ impl RankReader {
         let i = match self.streams.iter().position(|s| s.id == prefix.stream) {
             Some(i) => i,
             None => {
-                self.streams.push(ThreadStream {
-                    id: prefix.stream,
-                    chunks: Vec::new(),
-                    first_start: None,
-                    next_chunk: 0,
-                    chunk: None,
-                    buf: Vec::new(),
-                    head: RawRecord::default(),
-                    has_head: false,
-                });
+                self.streams
+                    .push(ThreadStream::new(prefix.stream, Vec::new(), None));
                 self.streams.len() - 1
             }
         };
@@ -263,6 +271,32 @@ impl RankReader {
             s.chunk = None;
             s.has_head = false;
         }
+    }
+
+    /// A second reader of the same file, at its start (the index is
+    /// copied, not read again).
+    pub fn try_clone(&self) -> Result<RankReader> {
+        let file = match &self.file {
+            Some(f) => Some(f.try_clone().map_err(|e| Error::io(&self.name, e))?),
+            None => None,
+        };
+        Ok(RankReader {
+            name: self.name.clone(),
+            path: self.path.clone(),
+            file,
+            header: self.header.clone(),
+            pairs: self.pairs.clone(),
+            syncs: self.syncs.clone(),
+            end: self.end,
+            truncated: self.truncated.clone(),
+            size: self.size,
+            records: self.records,
+            streams: self
+                .streams
+                .iter()
+                .map(|s| ThreadStream::new(s.id, s.chunks.clone(), s.first_start))
+                .collect(),
+        })
     }
 
     /// The next record of stream `slot` into `r`; `false` at its end.
