@@ -1,6 +1,6 @@
 //! `pnmpi trace`: the tools for the `tracer` module's output. Each reads
-//! either a trace folder (the per-rank files the tracer wrote, merged in
-//! memory) or a merged `.pnt` file.
+//! either a trace folder (the per-rank files the tracer wrote) or a merged
+//! `.pnt` file. `merge` streams the folder; the others merge it in memory.
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -87,16 +87,27 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                     dir.display()
                 );
             }
-            let trace = load(&dir)?.0;
-            let bar = bar(trace.event_count(), trace.event_count() * 8, "writing");
-            let bytes = trace.save(&output, &|n| bar.inc(n))?;
+            // Streamed: two passes over the rank files, memory independent
+            // of the events (pnmpi_trace::folder).
+            let size: u64 = merge::rank_files(&dir)?
+                .iter()
+                .filter_map(|f| std::fs::metadata(f).ok())
+                .map(|m| m.len())
+                .sum();
+            let events = pnmpi_trace::folder::FolderReader::open(&dir)?.event_count();
+            let bar = bar(2 * events, size, "merging");
+            let saved = pnmpi_trace::folder::save_merged(&dir, &output, &|n| bar.inc(n))?;
             bar.finish_and_clear();
-            let events = trace.event_count();
+            for w in &saved.warnings {
+                eprintln!("pnmpi trace: warning: {w}");
+            }
             println!(
-                "{}: {} ranks, {events} events, {bytes} bytes ({:.2} bytes/event)",
+                "{}: {} ranks, {} events, {} bytes ({:.2} bytes/event)",
                 output.display(),
-                trace.world_size,
-                bytes as f64 / events.max(1) as f64
+                saved.world_size,
+                saved.events,
+                saved.bytes,
+                saved.bytes as f64 / saved.events.max(1) as f64
             );
             Ok(())
         }

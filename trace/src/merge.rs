@@ -9,12 +9,15 @@
 //! (Two communicators of identical members created in opposite orders on
 //! different ranks, legal but rare, would be swapped.)
 
+use crate::error::Malformed;
 use crate::error::{Error, Result};
 use crate::fields::*;
-use crate::rank::{Clock, RankFile, RawRecord};
+use crate::rank::{Clock, ClockPair, MpiValues, RankFile, RankHeader, RawRecord, Sync};
 use crate::trace::{Comm, Done, Event, RankClock, ReqRef, Stream, Trace};
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// The rank files of a trace folder: `rank-*.pnr`, and `rank-*.pnr.part`
 /// left by ranks that did not finish, sorted by name.
@@ -52,39 +55,38 @@ pub fn merge_dir(dir: &Path, progress: &dyn Fn(u64)) -> Result<(Trace, Vec<Strin
     merge(ranks)
 }
 
-/// Merges decoded rank files, each with the name to use in messages.
-pub fn merge(mut files: Vec<(String, RankFile)>) -> Result<(Trace, Vec<String>)> {
-    let mut warnings = Vec::new();
-    files.sort_by_key(|(_, f)| f.header.rank);
-    let first = &files
+/// Checks that rank files, sorted by rank, belong to one run and do not
+/// repeat a rank; returns the warnings about them (truncated or
+/// unfinished files, missing ranks). Each file is given as its name in
+/// messages, its header, its truncation and whether it has its `END` chunk.
+pub(crate) fn check_ranks<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a RankHeader, Option<&'a Malformed>, bool)>,
+) -> Result<Vec<String>> {
+    let files: Vec<_> = files.into_iter().collect();
+    let (first_name, first, _, _) = files
         .first()
-        .ok_or_else(|| Error::Invalid("no rank files to merge".into()))?
-        .1;
-    let (world, run, mpi) = (
-        first.header.world_size,
-        first.header.run_id,
-        first.header.mpi.clone(),
-    );
+        .ok_or_else(|| Error::Invalid("no rank files to merge".into()))?;
+    let (world, run) = (first.world_size, first.run_id);
     for pair in files.windows(2) {
-        if pair[0].1.header.rank == pair[1].1.header.rank {
+        if pair[0].1.rank == pair[1].1.rank {
             return Err(Error::Invalid(format!(
                 "{} and {} are both rank {}",
-                pair[0].0, pair[1].0, pair[0].1.header.rank
+                pair[0].0, pair[1].0, pair[0].1.rank
             )));
         }
     }
-    for (name, f) in &files {
-        let h = &f.header;
+    let mut warnings = Vec::new();
+    for &(name, h, truncated, finished) in &files {
         if h.run_id != run || h.world_size != world {
             return Err(Error::Invalid(format!(
-                "{name} is from another run (run id {:#x}, {} ranks; {} has run id {run:#x}, {world} ranks)",
-                h.run_id, h.world_size, files[0].0
+                "{name} is from another run (run id {:#x}, {} ranks; {first_name} has run id {run:#x}, {world} ranks)",
+                h.run_id, h.world_size
             )));
         }
-        if let Some(t) = &f.truncated {
+        if let Some(t) = truncated {
             warnings.push(format!("{name}: byte {}: {}", t.offset, t.what));
         }
-        if f.end.is_none() {
+        if !finished {
             warnings.push(format!(
                 "{name}: rank {} did not reach MPI_Finalize; its complete chunks are used",
                 h.rank
@@ -92,50 +94,192 @@ pub fn merge(mut files: Vec<(String, RankFile)>) -> Result<(Trace, Vec<String>)>
         }
     }
     if files.len() < world as usize {
-        let have: Vec<u32> = files.iter().map(|(_, f)| f.header.rank).collect();
+        let have: Vec<u32> = files.iter().map(|f| f.1.rank).collect();
         let missing: Vec<String> = (0..world)
             .filter(|r| !have.contains(r))
             .map(|r| r.to_string())
             .collect();
         warnings.push(format!("ranks without a rank file: {}", missing.join(", ")));
     }
+    Ok(warnings)
+}
 
-    let mut m = Merger {
-        world,
-        names: HashMap::new(),
-        routine_names: Vec::new(),
-        comm_ids: HashMap::new(),
-        comms: Vec::new(),
-        streams: Vec::new(),
-        unknown_comms: 0,
-        unknown_reqs: 0,
+/// A rank's raw records, thread by thread: slot `i` is the `i`-th thread
+/// stream to appear in the rank file. Implemented by a decoded
+/// [`RankFile`] and by the streaming [`crate::rank_reader::RankReader`].
+pub(crate) trait RecordSource {
+    /// Number of thread streams.
+    fn slots(&self) -> usize;
+    /// The next record of stream `slot`, left in place; `None` at its end.
+    fn peek(&mut self, slot: usize) -> Result<Option<&RawRecord>>;
+    /// Moves stream `slot` past the record [`peek`](Self::peek) returned.
+    fn advance(&mut self, slot: usize);
+}
+
+/// A decoded rank file's records.
+struct FileRecords<'a> {
+    file: &'a RankFile,
+    next: Vec<usize>,
+}
+
+impl RecordSource for FileRecords<'_> {
+    fn slots(&self) -> usize {
+        self.file.streams.len()
+    }
+
+    fn peek(&mut self, slot: usize) -> Result<Option<&RawRecord>> {
+        Ok(self.file.streams[slot].records.get(self.next[slot]))
+    }
+
+    fn advance(&mut self, slot: usize) {
+        self.next[slot] += 1;
+    }
+}
+
+/// Converts a rank's next call into `ev` and returns its slot, `None` when
+/// every stream is done. The calls of a rank's threads are converted in
+/// time order (the earliest start first; on a tie, the stream that came
+/// first in the file), because they share the rank's communicator and
+/// request handles. Each stream's own records keep their order.
+pub(crate) fn next_call(
+    src: &mut impl RecordSource,
+    conv: &mut RankConverter,
+    run: &mut RunTables,
+    ev: &mut Event,
+) -> Result<Option<usize>> {
+    let mut best: Option<(u64, usize)> = None;
+    for slot in 0..src.slots() {
+        if let Some(r) = src.peek(slot)? {
+            if best.is_none_or(|(start, _)| r.start < start) {
+                best = Some((r.start, slot));
+            }
+        }
+    }
+    let Some((_, slot)) = best else {
+        return Ok(None);
     };
-    let mut clocks = Vec::new();
+    if let Some(r) = src.peek(slot)? {
+        conv.convert(run, slot, r, ev);
+    }
+    src.advance(slot);
+    Ok(Some(slot))
+}
+
+/// Where each of a rank's thread streams goes in the merged trace: streams
+/// are ordered by rank, then thread. `threads` are the stream ids in file
+/// order, `base` the index of the rank's first stream; returns the index
+/// of each, in file order.
+pub(crate) fn stream_indices(threads: &[u32], base: u32) -> Vec<u32> {
+    let mut by_thread: Vec<usize> = (0..threads.len()).collect();
+    by_thread.sort_by_key(|&si| threads[si]);
+    let mut pos = vec![0u32; threads.len()];
+    for (p, &si) in by_thread.iter().enumerate() {
+        pos[si] = base + p as u32;
+    }
+    pos
+}
+
+/// Merges decoded rank files, each with the name to use in messages.
+pub fn merge(mut files: Vec<(String, RankFile)>) -> Result<(Trace, Vec<String>)> {
+    files.sort_by_key(|(_, f)| f.header.rank);
+    let mut warnings = check_ranks(
+        files
+            .iter()
+            .map(|(n, f)| (n.as_str(), &f.header, f.truncated.as_ref(), f.end.is_some())),
+    )?;
+    let (world, mpi) = (files[0].1.header.world_size, files[0].1.header.mpi.clone());
+    let mut times = Vec::new();
     for (name, f) in &files {
-        let times = TimeMap::new(f).map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
-        if let Some(w) = &times.warning {
+        let has_events = f.streams.iter().any(|s| !s.records.is_empty());
+        let t = TimeMap::new(&f.header, &f.pairs, &f.syncs, f.end.is_some(), has_events)
+            .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
+        if let Some(w) = &t.warning {
             warnings.push(format!("{name}: {w}"));
         }
+        times.push(t);
+    }
+    let origin = origin(files.iter().zip(&times).flat_map(|((_, f), t)| {
+        f.streams
+            .iter()
+            .filter_map(move |s| s.records.first().map(|r| t.ns(r.start)))
+    }));
+    let mut run = RunTables::new(world);
+    let mut streams: Vec<Stream> = Vec::new();
+    let mut clocks = Vec::new();
+    for ((_, f), times) in files.iter().zip(times) {
         clocks.push(times.clock);
-        m.rank(f, &times);
+        let threads: Vec<u32> = f.streams.iter().map(|s| s.id).collect();
+        let index = stream_indices(&threads, streams.len() as u32);
+        let mut rank: Vec<Stream> = f
+            .streams
+            .iter()
+            .map(|s| Stream {
+                rank: f.header.rank,
+                thread: s.id,
+                events: Vec::with_capacity(s.records.len()),
+            })
+            .collect();
+        let mut conv = RankConverter::new(&mut run, &f.header, index.clone(), times, origin);
+        let mut src = FileRecords {
+            file: f,
+            next: vec![0; f.streams.len()],
+        };
+        let mut ev = Event::default();
+        while let Some(slot) = next_call(&mut src, &mut conv, &mut run, &mut ev)? {
+            rank[slot].events.push(std::mem::take(&mut ev));
+        }
+        let mut placed: Vec<(u32, Stream)> = index.into_iter().zip(rank).collect();
+        placed.sort_by_key(|(i, _)| *i);
+        streams.extend(placed.into_iter().map(|(_, s)| s));
     }
-    if m.unknown_comms > 0 {
-        warnings.push(format!(
-            "{} calls on communicators the tracer did not see created; their ranks are left unresolved",
-            m.unknown_comms
-        ));
+    warnings.extend(run.warnings());
+    let mut counts = vec![0u64; run.routine_names.len()];
+    for e in streams.iter().flat_map(|s| &s.events) {
+        counts[e.routine as usize] += 1;
     }
-    if m.unknown_reqs > 0 {
-        warnings.push(format!(
-            "{} completions of requests the tracer did not see created",
-            m.unknown_reqs
-        ));
+    let (routines, remap) = routine_order(&counts, &run.routine_names);
+    for e in streams.iter_mut().flat_map(|s| &mut s.events) {
+        e.routine = remap[e.routine as usize];
     }
-    Ok((m.finish(world, mpi, clocks), warnings))
+    let trace = Trace {
+        world_size: world,
+        mpi,
+        routines,
+        comms: run.comms,
+        streams,
+        clocks,
+    };
+    Ok((trace, warnings))
+}
+
+/// The merged routine table: the routines called (`counts` per run
+/// routine id), by decreasing call count so that the most common take
+/// one-byte codes, then by name; and each run id's place in it.
+pub(crate) fn routine_order(counts: &[u64], names: &[String]) -> (Vec<String>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..names.len() as u32).collect();
+    order.retain(|&i| counts[i as usize] > 0);
+    order.sort_by(|&a, &b| {
+        counts[b as usize]
+            .cmp(&counts[a as usize])
+            .then_with(|| names[a as usize].cmp(&names[b as usize]))
+    });
+    let mut remap = vec![0u32; names.len()];
+    for (new, &old) in order.iter().enumerate() {
+        remap[old as usize] = new as u32;
+    }
+    (order.iter().map(|&i| names[i as usize].clone()).collect(), remap)
+}
+
+/// The run's origin: the earliest of the streams' first starts (ns on
+/// rank 0's clock, from [`TimeMap::ns`]), as a rebased time; 0 for a run
+/// without events.
+pub(crate) fn origin(first_starts: impl IntoIterator<Item = i128>) -> u64 {
+    first_starts.into_iter().map(rebase).min().unwrap_or(0)
 }
 
 /// Converts one rank's clock ticks to ns on rank 0's clock.
-struct TimeMap {
+#[derive(Clone)]
+pub(crate) struct TimeMap {
     tick0: i128,
     ns0: i128,
     num: i128,
@@ -144,21 +288,31 @@ struct TimeMap {
     o_i: i128,
     drift_num: i128,
     drift_den: i128,
-    clock: RankClock,
-    warning: Option<String>,
+    /// How the rank's clock was aligned.
+    pub clock: RankClock,
+    /// Why the alignment may be off.
+    pub warning: Option<String>,
 }
 
 impl TimeMap {
-    fn new(f: &RankFile) -> std::result::Result<TimeMap, String> {
-        let h = &f.header;
+    /// The map of a rank file with this header, calibration pairs and
+    /// syncs; `complete` when it has its `END` chunk, `has_events` when it
+    /// holds any event.
+    pub(crate) fn new(
+        h: &RankHeader,
+        pairs: &[ClockPair],
+        syncs: &[Sync],
+        complete: bool,
+        has_events: bool,
+    ) -> std::result::Result<TimeMap, String> {
         let mut warning = None;
         let (tick0, ns0, num, den) = match h.clock {
             Clock::Monotonic => (0, 0, 1, 1),
             Clock::Tsc => {
-                let lo = f.pairs.iter().min_by_key(|p| p.tick).expect("the header's pair");
-                let hi = f.pairs.iter().max_by_key(|p| p.tick).expect("the header's pair");
+                let lo = pairs.iter().min_by_key(|p| p.tick).unwrap_or(&h.start);
+                let hi = pairs.iter().max_by_key(|p| p.tick).unwrap_or(&h.start);
                 if hi.tick <= lo.tick || hi.ns <= lo.ns {
-                    if f.streams.iter().any(|s| !s.records.is_empty()) {
+                    if has_events {
                         return Err("cannot convert its clock ticks to ns: one calibration pair".into());
                     }
                     (0, 0, 1, 1)
@@ -168,8 +322,8 @@ impl TimeMap {
                 }
             }
         };
-        let init = f.syncs.iter().find(|s| s.phase == 0);
-        let fin = f.syncs.iter().rev().find(|s| s.phase == 1);
+        let init = syncs.iter().find(|s| s.phase == 0);
+        let fin = syncs.iter().rev().find(|s| s.phase == 1);
         let mut map = TimeMap {
             tick0,
             ns0,
@@ -183,8 +337,8 @@ impl TimeMap {
                 rank: h.rank,
                 init_offset: init.map(|s| s.offset),
                 fin_offset: fin.map(|s| s.offset),
-                rtt: f.syncs.iter().map(|s| s.rtt).max().unwrap_or(0),
-                complete: f.end.is_some(),
+                rtt: syncs.iter().map(|s| s.rtt).max().unwrap_or(0),
+                complete,
             },
             warning: None,
         };
@@ -213,13 +367,27 @@ impl TimeMap {
         Ok(map)
     }
 
-    fn ns(&self, tick: u64) -> i128 {
-        let local = self.ns0 + ((i128::from(tick) - self.tick0) * self.num).div_euclid(self.den);
-        local + self.o_i + ((local - self.t_i) * self.drift_num).div_euclid(self.drift_den)
+    /// The time of `tick` in ns on rank 0's clock.
+    pub(crate) fn ns(&self, tick: u64) -> i128 {
+        // The 128-bit divisions are skipped where they are identities
+        // (ns clocks, no drift): this runs for every event.
+        let scaled = (i128::from(tick) - self.tick0) * self.num;
+        let local = self.ns0
+            + if self.den == 1 {
+                scaled
+            } else {
+                scaled.div_euclid(self.den)
+            };
+        let drift = if self.drift_num == 0 {
+            0
+        } else {
+            ((local - self.t_i) * self.drift_num).div_euclid(self.drift_den)
+        };
+        local + self.o_i + drift
     }
 }
 
-#[derive(Clone)]
+/// A communicator as a rank knows it.
 struct CommInfo {
     id: i64,
     members: Vec<i64>,
@@ -243,7 +411,7 @@ impl CommInfo {
 struct ReqInfo {
     current: ReqRef,
     origin: Option<ReqRef>,
-    comm: Option<CommInfo>,
+    comm: Option<Rc<CommInfo>>,
     wild: i64,
     persistent: bool,
 }
@@ -252,32 +420,42 @@ struct ReqInfo {
 /// many communicators of the same groups the rank created before.
 type CommKey = (Vec<i64>, Option<Vec<i64>>, u32);
 
-struct Merger {
+/// What the ranks of a run share while they are converted: the routine
+/// names and the communicator table. Communicator ids depend only on what
+/// each rank created (members, remote group, occurrence), so ranks may be
+/// converted in any order, or interleaved, and still agree on them; the
+/// order only decides which id a communicator gets.
+pub(crate) struct RunTables {
     world: u32,
     names: HashMap<String, u32>,
-    routine_names: Vec<String>,
+    /// Routine names by run id (the union of the ranks' tables, in the
+    /// order the ranks' converters were made).
+    pub routine_names: Vec<String>,
     comm_ids: HashMap<CommKey, i64>,
-    comms: Vec<Comm>,
-    streams: Vec<Stream>,
-    unknown_comms: u64,
-    unknown_reqs: u64,
+    /// The communicator table (id = index + [`FIRST_TABLE_COMM`]).
+    pub comms: Vec<Comm>,
+    /// Calls on communicators no converter saw created.
+    pub unknown_comms: u64,
+    /// Completions of requests no converter saw created.
+    pub unknown_reqs: u64,
 }
 
-/// What kind of request-related call a routine is, by name.
-fn is_start(name: &str) -> bool {
-    name == "MPI_Start" || name == "MPI_Startall"
-}
+impl RunTables {
+    /// Empty tables for a world of `world` ranks.
+    pub(crate) fn new(world: u32) -> RunTables {
+        RunTables {
+            world,
+            names: HashMap::new(),
+            routine_names: Vec::new(),
+            comm_ids: HashMap::new(),
+            comms: Vec::new(),
+            unknown_comms: 0,
+            unknown_reqs: 0,
+        }
+    }
 
-fn is_persistent_init(name: &str) -> bool {
-    name.ends_with("_init") || name.ends_with("_init_c")
-}
-
-fn is_free(name: &str) -> bool {
-    matches!(name, "MPI_Comm_free" | "MPI_Comm_disconnect")
-}
-
-impl Merger {
-    fn routine(&mut self, name: &str) -> u32 {
+    /// The run id of routine `name`, added when first seen.
+    pub(crate) fn routine(&mut self, name: &str) -> u32 {
         if let Some(&id) = self.names.get(name) {
             return id;
         }
@@ -287,286 +465,314 @@ impl Merger {
         id
     }
 
-    fn rank(&mut self, f: &RankFile, times: &TimeMap) {
-        let h = &f.header;
+    /// The id of the `occurrence`-th communicator of these groups that a
+    /// rank created, added to the table when first seen.
+    fn comm_id(&mut self, members: &[i64], remote: Option<&[i64]>, occurrence: u32) -> i64 {
+        let key = (members.to_vec(), remote.map(<[i64]>::to_vec), occurrence);
+        let next = FIRST_TABLE_COMM + self.comms.len() as i64;
+        let id = *self.comm_ids.entry(key).or_insert(next);
+        if id == next {
+            self.comms.push(Comm {
+                members: members.to_vec(),
+                remote: remote.map(<[i64]>::to_vec),
+            });
+        }
+        id
+    }
+
+    /// Warnings about handles that could not be resolved (so far).
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.unknown_comms > 0 {
+            warnings.push(format!(
+                "{} calls on communicators the tracer did not see created; their ranks are left unresolved",
+                self.unknown_comms
+            ));
+        }
+        if self.unknown_reqs > 0 {
+            warnings.push(format!(
+                "{} completions of requests the tracer did not see created",
+                self.unknown_reqs
+            ));
+        }
+        warnings
+    }
+}
+
+/// What a routine does to requests and communicators, by name.
+#[derive(Clone, Copy, Default)]
+struct RoutineRole {
+    /// `MPI_Start`, `MPI_Startall`.
+    start: bool,
+    /// `MPI_Send_init` and the other persistent `*_init`.
+    persistent_init: bool,
+    /// `MPI_Comm_free`, `MPI_Comm_disconnect`.
+    comm_free: bool,
+    /// `MPI_Request_free`.
+    request_free: bool,
+}
+
+impl RoutineRole {
+    fn of(name: &str) -> RoutineRole {
+        RoutineRole {
+            start: name == "MPI_Start" || name == "MPI_Startall",
+            persistent_init: name.ends_with("_init") || name.ends_with("_init_c"),
+            comm_free: matches!(name, "MPI_Comm_free" | "MPI_Comm_disconnect"),
+            request_free: name == "MPI_Request_free",
+        }
+    }
+}
+
+/// Converts one rank's raw records into merged events, one call at a time:
+/// times onto rank 0's clock from the run's origin, communicator handles to
+/// run-wide ids, ranks to world ranks, request handles to references to
+/// the creating call. It holds the rank's live communicators and requests,
+/// so its calls must come in time order across the rank's threads (see
+/// [`next_call`]); its memory grows with them, not with the calls.
+pub(crate) struct RankConverter {
+    values: MpiValues,
+    /// Merged routine id and role, by the rank file's routine code.
+    routines: Vec<(u32, RoutineRole)>,
+    /// Merged stream index, by slot (thread stream in file order).
+    stream_index: Vec<u32>,
+    next_req: Vec<u32>,
+    comms: FxHashMap<u64, Rc<CommInfo>>,
+    seen: HashMap<(Vec<i64>, Option<Vec<i64>>), u32>,
+    /// Live requests by handle. Open MPI hands out one shared handle for
+    /// sends that completed at once, so a handle may stand for several
+    /// live requests: they complete in creation order.
+    reqs: FxHashMap<u64, VecDeque<ReqInfo>>,
+    times: TimeMap,
+    origin: u64,
+    /// The slot whose unresolved handles count in the run's warnings
+    /// (`None`: every slot's).
+    counted: Option<usize>,
+}
+
+impl RankConverter {
+    /// The converter of the rank with header `h`, whose thread streams (in
+    /// file order) become merged streams `stream_index`; `origin` is the
+    /// run's (from [`origin`]). Registers the rank's routines in `run`.
+    pub(crate) fn new(
+        run: &mut RunTables,
+        h: &RankHeader,
+        stream_index: Vec<u32>,
+        times: TimeMap,
+        origin: u64,
+    ) -> RankConverter {
         let v = &h.values;
-        let rank = i64::from(h.rank);
-        let base = self.streams.len() as u32;
-        // Streams go in thread order; `pos[si]` is file stream si's place.
-        let mut by_thread: Vec<usize> = (0..f.streams.len()).collect();
-        by_thread.sort_by_key(|&si| f.streams[si].id);
-        let mut pos = vec![0u32; f.streams.len()];
-        for (p, &si) in by_thread.iter().enumerate() {
-            pos[si] = p as u32;
-        }
-        let mut order: Vec<(u64, usize, usize)> = Vec::new();
-        for (si, s) in f.streams.iter().enumerate() {
-            order.extend(s.records.iter().enumerate().map(|(ri, r)| (r.start, si, ri)));
-        }
-        order.sort_unstable();
-        let mut streams: Vec<Stream> = f
-            .streams
-            .iter()
-            .map(|s| Stream {
-                rank: h.rank,
-                thread: s.id,
-                events: Vec::with_capacity(s.records.len()),
-            })
-            .collect();
-        let mut slots: Vec<Vec<Option<Event>>> =
-            f.streams.iter().map(|s| vec![None; s.records.len()]).collect();
-        let mut next_req = vec![0u32; f.streams.len()];
-        let mut comms: HashMap<u64, CommInfo> = HashMap::new();
-        let world_members: Vec<i64> = (0..i64::from(self.world)).collect();
+        let mut comms = FxHashMap::default();
         comms.insert(
             v.comm_world,
-            CommInfo {
+            Rc::new(CommInfo {
                 id: COMM_WORLD,
-                members: world_members,
+                members: (0..i64::from(run.world)).collect(),
                 remote: None,
-            },
+            }),
         );
         comms.insert(
             v.comm_self,
-            CommInfo {
+            Rc::new(CommInfo {
                 id: COMM_SELF,
-                members: vec![rank],
+                members: vec![i64::from(h.rank)],
                 remote: None,
-            },
+            }),
         );
-        let mut seen: HashMap<(Vec<i64>, Option<Vec<i64>>), u32> = HashMap::new();
-        // Live requests by handle. Open MPI hands out one shared handle for
-        // sends that completed at once, so a handle may stand for several
-        // live requests: they complete in creation order.
-        let mut reqs: HashMap<u64, VecDeque<ReqInfo>> = HashMap::new();
-        let routines: Vec<u32> = h.routines.iter().map(|n| self.routine(n)).collect();
+        RankConverter {
+            values: v.clone(),
+            routines: h
+                .routines
+                .iter()
+                .map(|n| (run.routine(n), RoutineRole::of(n)))
+                .collect(),
+            next_req: vec![0; stream_index.len()],
+            stream_index,
+            comms,
+            seen: HashMap::new(),
+            reqs: FxHashMap::default(),
+            times,
+            origin,
+            counted: None,
+        }
+    }
 
-        for (_, si, ri) in order {
-            let r: &RawRecord = &f.streams[si].records[ri];
-            let name = h.routines[r.routine as usize].as_str();
-            let mut ev = Event {
-                routine: routines[r.routine as usize],
-                start: 0,
-                end: 0,
-                first_req: next_req[si],
-                ..Event::default()
-            };
-            // Times are placed later, relative to the run's origin.
-            ev.vals[V::Bytes as usize] = r.bytes;
-            ev.vals[V::Rbytes as usize] = r.rbytes;
-            let comm = r.comm.and_then(|c| {
-                let found = comms.get(&c).cloned();
-                if found.is_none() {
-                    self.unknown_comms += 1;
-                }
-                found
-            });
-            ev.set(V::Comm, comm.as_ref().map(|c| c.id));
-            let rank_of = |p: i64| -> i64 {
-                if p == v.any_source {
-                    ANY_SOURCE
+    /// The same converter, counting in the run's warnings only the
+    /// unresolved handles of slot `slot`'s calls: for a rank whose threads
+    /// are each converted by a converter of their own.
+    pub(crate) fn counting_only(self, slot: usize) -> RankConverter {
+        RankConverter {
+            counted: Some(slot),
+            ..self
+        }
+    }
+
+    /// Converts record `r` of thread stream `slot` into `ev` (overwriting
+    /// all of it, reusing its lists' memory).
+    pub(crate) fn convert(&mut self, run: &mut RunTables, slot: usize, r: &RawRecord, ev: &mut Event) {
+        let v = &self.values;
+        let counts = self.counted.is_none_or(|c| c == slot);
+        let (routine, role) = self.routines[r.routine as usize];
+        ev.routine = routine;
+        // Stored as offsets from i64::MIN, then from the run's origin.
+        let start = rebase(self.times.ns(r.start));
+        ev.start = start.saturating_sub(self.origin);
+        ev.end = rebase(self.times.ns(r.end))
+            .max(start)
+            .saturating_sub(self.origin);
+        ev.vals = [None; NV];
+        ev.first_req = self.next_req[slot];
+        ev.done.clear();
+        ev.init.clear();
+        ev.newcomm = None;
+        ev.vals[V::Bytes as usize] = r.bytes;
+        ev.vals[V::Rbytes as usize] = r.rbytes;
+        let comm = r.comm.and_then(|c| {
+            let found = self.comms.get(&c).cloned();
+            if found.is_none() && counts {
+                run.unknown_comms += 1;
+            }
+            found
+        });
+        ev.set(V::Comm, comm.as_ref().map(|c| c.id));
+        let rank_of = |p: i64| -> i64 {
+            if p == v.any_source {
+                ANY_SOURCE
+            } else if p == v.proc_null {
+                PROC_NULL
+            } else {
+                comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(p))
+            }
+        };
+        let tag_of = |t: i64| if t == v.any_tag { ANY_TAG } else { t };
+        ev.set(V::Peer, r.peer.map(rank_of));
+        ev.set(V::Tag, r.tag.map(tag_of));
+        ev.set(V::Src, r.src.map(rank_of));
+        ev.set(V::Rtag, r.rtag.map(tag_of));
+        ev.set(
+            V::Root,
+            r.root.map(|p| {
+                if p == v.root {
+                    ROOT_SELF
                 } else if p == v.proc_null {
                     PROC_NULL
                 } else {
-                    comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(p))
-                }
-            };
-            let tag_of = |t: i64| if t == v.any_tag { ANY_TAG } else { t };
-            ev.set(V::Peer, r.peer.map(rank_of));
-            ev.set(V::Tag, r.tag.map(tag_of));
-            ev.set(V::Src, r.src.map(rank_of));
-            ev.set(V::Rtag, r.rtag.map(tag_of));
-            ev.set(
-                V::Root,
-                r.root.map(|p| {
-                    if p == v.root {
-                        ROOT_SELF
-                    } else if p == v.proc_null {
-                        PROC_NULL
-                    } else {
-                        comm.as_ref().map_or(UNKNOWN_RANK, |c| {
-                            // Intracommunicator roots are ranks of the group itself.
-                            if c.remote.is_some() {
-                                c.world(p)
-                            } else {
-                                usize::try_from(p)
-                                    .ok()
-                                    .and_then(|i| c.members.get(i))
-                                    .copied()
-                                    .unwrap_or(UNKNOWN_RANK)
-                            }
-                        })
-                    }
-                }),
-            );
-            // The posted source and tag of a receive: wildcards are
-            // replaced by the status's values and flagged.
-            let (posted_src, posted_tag, src_v, tag_v) = if r.src.is_some() {
-                (r.src, r.rtag, V::Src, V::Rtag)
-            } else {
-                (r.peer, r.tag, V::Peer, V::Tag)
-            };
-            let wild = i64::from(posted_src == Some(v.any_source)) * WILD_SOURCE
-                + i64::from(posted_tag == Some(v.any_tag)) * WILD_TAG;
-            if wild != 0 {
-                ev.set(V::Wild, Some(wild));
-                if let Some((s, t)) = r.status {
-                    if wild & WILD_SOURCE != 0 {
-                        ev.set(src_v, Some(comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(s))));
-                    }
-                    if wild & WILD_TAG != 0 {
-                        ev.set(tag_v, Some(t));
-                    }
-                }
-            }
-            if !r.reqs.is_empty() {
-                let stream = base + pos[si];
-                ev.set(V::Req, Some(r.reqs.len() as i64));
-                for &handle in &r.reqs {
-                    let current = ReqRef {
-                        stream,
-                        index: next_req[si],
-                    };
-                    next_req[si] += 1;
-                    if is_start(name) {
-                        let found = reqs.get_mut(&handle).and_then(|q| q.front_mut());
-                        ev.init.push(found.as_ref().and_then(|i| i.origin));
-                        match found {
-                            Some(info) => info.current = current,
-                            None => self.unknown_reqs += 1,
+                    comm.as_ref().map_or(UNKNOWN_RANK, |c| {
+                        // Intracommunicator roots are ranks of the group itself.
+                        if c.remote.is_some() {
+                            c.world(p)
+                        } else {
+                            usize::try_from(p)
+                                .ok()
+                                .and_then(|i| c.members.get(i))
+                                .copied()
+                                .unwrap_or(UNKNOWN_RANK)
                         }
-                    } else {
-                        let persistent = is_persistent_init(name);
-                        reqs.entry(handle).or_default().push_back(ReqInfo {
-                            current,
-                            origin: persistent.then_some(current),
-                            comm: comm.clone(),
-                            wild,
-                            persistent,
-                        });
-                    }
+                    })
                 }
-            }
-            for d in &r.done {
-                let Some(info) = reqs.get(&d.handle).and_then(|q| q.front()).cloned() else {
-                    self.unknown_reqs += 1;
-                    ev.done.push(Done {
-                        req: None,
-                        status: None,
-                    });
-                    continue;
-                };
-                let status = match (info.wild, d.status) {
-                    (0, _) | (_, None) => None,
-                    (_, Some((s, t))) => Some((info.comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(s)), t)),
-                };
-                ev.done.push(Done {
-                    req: Some(info.current),
-                    status,
-                });
-                if !info.persistent || name == "MPI_Request_free" {
-                    if let Some(q) = reqs.get_mut(&d.handle) {
-                        q.pop_front();
-                    }
-                }
-            }
-            if let Some(nc) = &r.newcomm {
-                if nc.handle == v.comm_null {
-                    ev.newcomm = Some(None);
-                } else {
-                    let key = (nc.members.clone(), nc.remote.clone());
-                    let k = seen.entry(key.clone()).or_insert(0);
-                    let occurrence = *k;
-                    *k += 1;
-                    let next = FIRST_TABLE_COMM + self.comms.len() as i64;
-                    let id = *self.comm_ids.entry((key.0, key.1, occurrence)).or_insert(next);
-                    if id == next {
-                        self.comms.push(Comm {
-                            members: nc.members.clone(),
-                            remote: nc.remote.clone(),
-                        });
-                    }
-                    ev.newcomm = Some(Some(id as u32));
-                    comms.insert(
-                        nc.handle,
-                        CommInfo {
-                            id,
-                            members: nc.members.clone(),
-                            remote: nc.remote.clone(),
-                        },
-                    );
-                }
-            }
-            if is_free(name) {
-                if let Some(c) = r.comm {
-                    if c != v.comm_world && c != v.comm_self {
-                        comms.remove(&c);
-                    }
-                }
-            }
-            ev.start = 0;
-            ev.end = 0;
-            slots[si][ri] = Some(ev);
-        }
-        for (si, s) in f.streams.iter().enumerate() {
-            for (ri, r) in s.records.iter().enumerate() {
-                let mut ev = slots[si][ri].take().expect("every record was converted");
-                // Stored as offsets from i64::MIN for now; `finish` rebases.
-                ev.start = rebase(times.ns(r.start));
-                ev.end = rebase(times.ns(r.end)).max(ev.start);
-                streams[si].events.push(ev);
-            }
-        }
-        let mut streams: Vec<Option<Stream>> = streams.into_iter().map(Some).collect();
-        self.streams.extend(
-            by_thread
-                .iter()
-                .map(|&si| streams[si].take().expect("each stream once")),
+            }),
         );
-    }
-
-    fn finish(mut self, world: u32, mpi: String, clocks: Vec<RankClock>) -> Trace {
-        // Routine codes by decreasing frequency: the most common take one byte.
-        let mut counts = vec![0u64; self.routine_names.len()];
-        for s in &self.streams {
-            for e in &s.events {
-                counts[e.routine as usize] += 1;
+        // The posted source and tag of a receive: wildcards are
+        // replaced by the status's values and flagged.
+        let (posted_src, posted_tag, src_v, tag_v) = if r.src.is_some() {
+            (r.src, r.rtag, V::Src, V::Rtag)
+        } else {
+            (r.peer, r.tag, V::Peer, V::Tag)
+        };
+        let wild = i64::from(posted_src == Some(v.any_source)) * WILD_SOURCE
+            + i64::from(posted_tag == Some(v.any_tag)) * WILD_TAG;
+        if wild != 0 {
+            ev.set(V::Wild, Some(wild));
+            if let Some((s, t)) = r.status {
+                if wild & WILD_SOURCE != 0 {
+                    ev.set(src_v, Some(comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(s))));
+                }
+                if wild & WILD_TAG != 0 {
+                    ev.set(tag_v, Some(t));
+                }
             }
         }
-        let mut order: Vec<u32> = (0..self.routine_names.len() as u32).collect();
-        order.retain(|&i| counts[i as usize] > 0);
-        order.sort_by(|&a, &b| {
-            counts[b as usize]
-                .cmp(&counts[a as usize])
-                .then_with(|| self.routine_names[a as usize].cmp(&self.routine_names[b as usize]))
-        });
-        let mut remap = vec![0u32; self.routine_names.len()];
-        for (new, &old) in order.iter().enumerate() {
-            remap[old as usize] = new as u32;
-        }
-        let origin = self
-            .streams
-            .iter()
-            .filter_map(|s| s.events.first().map(|e| e.start))
-            .min()
-            .unwrap_or(0);
-        for s in &mut self.streams {
-            for e in &mut s.events {
-                e.routine = remap[e.routine as usize];
-                e.start -= origin;
-                e.end -= origin;
+        if !r.reqs.is_empty() {
+            let stream = self.stream_index[slot];
+            ev.set(V::Req, Some(r.reqs.len() as i64));
+            for &handle in &r.reqs {
+                let current = ReqRef {
+                    stream,
+                    index: self.next_req[slot],
+                };
+                self.next_req[slot] += 1;
+                if role.start {
+                    let found = self.reqs.get_mut(&handle).and_then(|q| q.front_mut());
+                    ev.init.push(found.as_ref().and_then(|i| i.origin));
+                    match found {
+                        Some(info) => info.current = current,
+                        None => run.unknown_reqs += u64::from(counts),
+                    }
+                } else {
+                    let persistent = role.persistent_init;
+                    self.reqs.entry(handle).or_default().push_back(ReqInfo {
+                        current,
+                        origin: persistent.then_some(current),
+                        comm: comm.clone(),
+                        wild,
+                        persistent,
+                    });
+                }
             }
         }
-        Trace {
-            world_size: world,
-            mpi,
-            routines: order
-                .iter()
-                .map(|&i| self.routine_names[i as usize].clone())
-                .collect(),
-            comms: self.comms,
-            streams: self.streams,
-            clocks,
+        for d in &r.done {
+            let Some(info) = self.reqs.get(&d.handle).and_then(|q| q.front()) else {
+                run.unknown_reqs += u64::from(counts);
+                ev.done.push(Done {
+                    req: None,
+                    status: None,
+                });
+                continue;
+            };
+            let status = match (info.wild, d.status) {
+                (0, _) | (_, None) => None,
+                (_, Some((s, t))) => Some((info.comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(s)), t)),
+            };
+            ev.done.push(Done {
+                req: Some(info.current),
+                status,
+            });
+            if !info.persistent || role.request_free {
+                if let Some(q) = self.reqs.get_mut(&d.handle) {
+                    q.pop_front();
+                    if q.is_empty() {
+                        self.reqs.remove(&d.handle);
+                    }
+                }
+            }
+        }
+        if let Some(nc) = &r.newcomm {
+            if nc.handle == v.comm_null {
+                ev.newcomm = Some(None);
+            } else {
+                let k = self
+                    .seen
+                    .entry((nc.members.clone(), nc.remote.clone()))
+                    .or_insert(0);
+                let occurrence = *k;
+                *k += 1;
+                let id = run.comm_id(&nc.members, nc.remote.as_deref(), occurrence);
+                ev.newcomm = Some(Some(id as u32));
+                self.comms.insert(
+                    nc.handle,
+                    Rc::new(CommInfo {
+                        id,
+                        members: nc.members.clone(),
+                        remote: nc.remote.clone(),
+                    }),
+                );
+            }
+        }
+        if role.comm_free {
+            if let Some(c) = r.comm {
+                if c != v.comm_world && c != v.comm_self {
+                    self.comms.remove(&c);
+                }
+            }
         }
     }
 }

@@ -122,7 +122,7 @@ impl RankHeader {
         container::prologue(Kind::Rank, &self.encode())
     }
 
-    fn decode(c: &mut Cursor<'_>) -> Result<RankHeader, Malformed> {
+    pub(crate) fn decode(c: &mut Cursor<'_>) -> Result<RankHeader, Malformed> {
         let rank = c.u32()?;
         let world_size = c.u32()?;
         if rank >= world_size {
@@ -590,15 +590,33 @@ pub fn end_payload(events: u64) -> Vec<u8> {
     out
 }
 
-/// Decodes the events of one chunk, mirroring [`RawEncoder`].
-struct RawDecoder {
+/// Decodes the events of one chunk, mirroring [`RawEncoder`]. Its state
+/// is three registers, so a reader that ran out of bytes in the middle of
+/// an event can restore a copy and retry with more.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawDecoder {
     prev_end: u64,
     last_comm: u64,
     last_req: u64,
 }
 
 impl RawDecoder {
-    fn event(&mut self, c: &mut Cursor<'_>, routines: usize) -> Result<RawRecord, Malformed> {
+    /// The decoder of a chunk whose first gap counts from `base`.
+    pub(crate) fn new(base: u64) -> RawDecoder {
+        RawDecoder {
+            prev_end: base,
+            last_comm: 0,
+            last_req: 0,
+        }
+    }
+
+    /// Decodes the next event into `r`, reusing its lists' memory.
+    pub(crate) fn event_into(
+        &mut self,
+        c: &mut Cursor<'_>,
+        routines: usize,
+        r: &mut RawRecord,
+    ) -> Result<(), Malformed> {
         let at = c.offset();
         let routine = c.u32()?;
         if routine as usize >= routines {
@@ -622,25 +640,19 @@ impl RawDecoder {
         }
         let mask = mask as u32;
         let has = |b: u32| mask & b != 0;
-        let mut r = RawRecord {
-            routine,
-            start,
-            end,
-            ..RawRecord::default()
-        };
-        if has(PEER) {
-            r.peer = Some(c.i64()?);
-        }
-        if has(TAG) {
-            r.tag = Some(c.i64()?);
-        }
+        let opt = |c: &mut Cursor<'_>, b: u32| if has(b) { c.i64().map(Some) } else { Ok(None) };
+        r.routine = routine;
+        r.start = start;
+        r.end = end;
+        r.peer = opt(c, PEER)?;
+        r.tag = opt(c, TAG)?;
+        r.comm = None;
         if has(COMM) {
             self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
             r.comm = Some(self.last_comm);
         }
-        if has(BYTES) {
-            r.bytes = Some(c.i64()?);
-        }
+        r.bytes = opt(c, BYTES)?;
+        r.reqs.clear();
         if has(REQ) {
             let n = c.count(1)?;
             for _ in 0..n {
@@ -648,6 +660,7 @@ impl RawDecoder {
                 r.reqs.push(self.last_req);
             }
         }
+        r.done.clear();
         if has(DONE) {
             let n = c.count(2)?;
             for _ in 0..n {
@@ -663,21 +676,16 @@ impl RawDecoder {
                 });
             }
         }
-        if has(ROOT) {
-            r.root = Some(c.i64()?);
-        }
-        if has(RBYTES) {
-            r.rbytes = Some(c.i64()?);
-        }
-        if has(SRC) {
-            r.src = Some(c.i64()?);
-        }
-        if has(RTAG) {
-            r.rtag = Some(c.i64()?);
-        }
-        if has(STATUS) {
-            r.status = Some((c.i64()?, c.i64()?));
-        }
+        r.root = opt(c, ROOT)?;
+        r.rbytes = opt(c, RBYTES)?;
+        r.src = opt(c, SRC)?;
+        r.rtag = opt(c, RTAG)?;
+        r.status = if has(STATUS) {
+            Some((c.i64()?, c.i64()?))
+        } else {
+            None
+        };
+        r.newcomm = None;
         if has(NEWCOMM) {
             self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
             let inter = match c.u64()? {
@@ -693,7 +701,72 @@ impl RawDecoder {
                 remote,
             });
         }
-        Ok(r)
+        Ok(())
+    }
+}
+
+/// The prefix of an `EVENTS` chunk, as decoded.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EventsPrefix {
+    /// The thread's stream id.
+    pub stream: u32,
+    /// What the first gap counts from.
+    pub base: u64,
+    /// The calibration pair read when the chunk was written.
+    pub pair: ClockPair,
+    /// The event count, as written.
+    count: u64,
+    /// Where the count is (for messages).
+    count_at: u64,
+}
+
+impl EventsPrefix {
+    pub(crate) fn parse(c: &mut Cursor<'_>) -> Result<EventsPrefix, Malformed> {
+        Ok(EventsPrefix {
+            stream: c.u32()?,
+            base: c.u64()?,
+            pair: ClockPair {
+                tick: c.u64()?,
+                ns: c.u64()?,
+            },
+            count_at: c.offset(),
+            count: c.u64()?,
+        })
+    }
+
+    /// The event count, checked against the `bytes` of events that follow
+    /// (an event takes at least 4), so that a corrupt count cannot ask for
+    /// a huge allocation.
+    pub(crate) fn count(&self, bytes: usize) -> Result<usize, Malformed> {
+        usize::try_from(self.count)
+            .ok()
+            .filter(|&n| n.saturating_mul(4) <= bytes)
+            .ok_or_else(|| {
+                Malformed::new(
+                    self.count_at,
+                    format!("count {} exceeds the data left", self.count),
+                )
+            })
+    }
+}
+
+impl Sync {
+    /// Decodes a `SYNC` chunk's payload.
+    pub(crate) fn parse(c: &mut Cursor<'_>) -> Result<Sync, Malformed> {
+        let phase = c.u64()?;
+        let phase = u8::try_from(phase)
+            .ok()
+            .filter(|&p| p <= 1)
+            .ok_or_else(|| c.error(format!("unknown sync phase {phase}")))?;
+        Ok(Sync {
+            phase,
+            pair: ClockPair {
+                tick: c.u64()?,
+                ns: c.u64()?,
+            },
+            offset: c.i64()?,
+            rtt: c.u64()?,
+        })
     }
 }
 
@@ -745,24 +818,9 @@ impl RankFile {
             match chunk.chunk_type {
                 CHUNK_EVENTS => out.events_chunk(&mut c)?,
                 CHUNK_SYNC => {
-                    let phase = c.u64()?;
-                    let phase = u8::try_from(phase)
-                        .ok()
-                        .filter(|&p| p <= 1)
-                        .ok_or_else(|| c.error(format!("unknown sync phase {phase}")))?;
-                    let pair = ClockPair {
-                        tick: c.u64()?,
-                        ns: c.u64()?,
-                    };
-                    let offset = c.i64()?;
-                    let rtt = c.u64()?;
-                    out.pairs.push(pair);
-                    out.syncs.push(Sync {
-                        phase,
-                        pair,
-                        offset,
-                        rtt,
-                    });
+                    let sync = Sync::parse(&mut c)?;
+                    out.pairs.push(sync.pair);
+                    out.syncs.push(sync);
                 }
                 CHUNK_END => out.end = Some(c.u64()?),
                 // Later versions may add chunk types; this reader skips them.
@@ -776,25 +834,16 @@ impl RankFile {
     }
 
     fn events_chunk(&mut self, c: &mut Cursor<'_>) -> Result<(), Malformed> {
-        let id = c.u32()?;
-        let base = c.u64()?;
-        let pair = ClockPair {
-            tick: c.u64()?,
-            ns: c.u64()?,
-        };
-        self.pairs.push(pair);
-        let count = c.count(4)?;
-        let mut dec = RawDecoder {
-            prev_end: base,
-            last_comm: 0,
-            last_req: 0,
-        };
+        let prefix = EventsPrefix::parse(c)?;
+        self.pairs.push(prefix.pair);
+        let count = prefix.count(c.remaining())?;
+        let mut dec = RawDecoder::new(prefix.base);
         let routines = self.header.routines.len();
-        let index = match self.streams.iter().position(|s| s.id == id) {
+        let index = match self.streams.iter().position(|s| s.id == prefix.stream) {
             Some(i) => i,
             None => {
                 self.streams.push(RawStream {
-                    id,
+                    id: prefix.stream,
                     records: Vec::new(),
                 });
                 self.streams.len() - 1
@@ -803,7 +852,9 @@ impl RankFile {
         let records = &mut self.streams[index].records;
         records.reserve(count);
         for _ in 0..count {
-            records.push(dec.event(c, routines)?);
+            let mut r = RawRecord::default();
+            dec.event_into(c, routines, &mut r)?;
+            records.push(r);
         }
         Ok(())
     }

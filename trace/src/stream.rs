@@ -17,14 +17,17 @@ use std::io::{BufReader, Read, Seek};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-/// Where a `STREAM` chunk's payload is.
-#[derive(Clone, Copy)]
-struct ChunkAt {
+/// Where a chunk's payload is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChunkAt {
     /// File offset of the chunk's type byte (for messages).
-    frame: u64,
-    payload: u64,
-    len: usize,
-    crc: u32,
+    pub frame: u64,
+    /// File offset of its payload.
+    pub payload: u64,
+    /// Payload bytes.
+    pub len: usize,
+    /// The payload's CRC.
+    pub crc: u32,
 }
 
 /// One stream's reading state.
@@ -60,7 +63,7 @@ pub struct MergedReader {
 }
 
 /// Reads a varint from `r`; `None` at a clean end of file.
-fn read_varint(r: &mut impl Read) -> std::io::Result<Option<u64>> {
+pub(crate) fn read_varint(r: &mut impl Read) -> std::io::Result<Option<u64>> {
     let mut v = 0u64;
     for i in 0..10 {
         let mut b = [0u8];
@@ -82,47 +85,138 @@ fn read_varint(r: &mut impl Read) -> std::io::Result<Option<u64>> {
     ))
 }
 
+/// A chunk's frame, as read while walking a file's chunks.
+#[derive(Clone, Copy)]
+pub(crate) struct Frame {
+    /// The chunk type.
+    pub ty: u8,
+    /// The payload's place.
+    pub at: ChunkAt,
+}
+
+/// What [`next_frame`] found.
+pub(crate) enum Step {
+    /// A chunk whose payload lies within the file; the reader is at its
+    /// payload.
+    Chunk(Frame),
+    /// The end of the file, between chunks.
+    End,
+    /// The file ends inside the chunk at this offset.
+    Truncated(u64),
+}
+
+/// Reads the next chunk frame of a file of `len` bytes.
+pub(crate) fn next_frame(r: &mut BufReader<File>, len: u64) -> std::io::Result<Step> {
+    let frame = r.stream_position()?;
+    let mut ty = [0u8];
+    if r.read(&mut ty)? == 0 {
+        return Ok(Step::End);
+    }
+    let mut crc = [0u8; 4];
+    let size = match read_varint(r) {
+        Ok(Some(n)) if r.read_exact(&mut crc).is_ok() => n,
+        _ => return Ok(Step::Truncated(frame)),
+    };
+    let payload = r.stream_position()?;
+    if payload.saturating_add(size) > len {
+        return Ok(Step::Truncated(frame));
+    }
+    Ok(Step::Chunk(Frame {
+        ty: ty[0],
+        at: ChunkAt {
+            frame,
+            payload,
+            len: size as usize,
+            crc: u32::from_le_bytes(crc),
+        },
+    }))
+}
+
+/// The report of a file that ends inside the chunk at `frame`.
+pub(crate) fn truncation(frame: u64, len: u64) -> Malformed {
+    Malformed::new(
+        frame,
+        format!(
+            "truncated chunk ({} bytes left in the file); the chunks before it are intact",
+            len - frame
+        ),
+    )
+}
+
+/// An open trace file: a buffered reader at its first chunk, its length,
+/// kind and header body (CRC-checked), which starts at `header_at`.
+pub(crate) struct Opened {
+    pub file: File,
+    pub reader: BufReader<File>,
+    pub len: u64,
+    pub kind: Kind,
+    pub header: Vec<u8>,
+    pub header_at: u64,
+}
+
+/// Opens `path` and reads its prologue; `name` is the file in messages.
+pub(crate) fn open_prologue(path: &Path, name: &str) -> Result<Opened> {
+    let io = |e| Error::io(name, e);
+    let file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut r = BufReader::with_capacity(1 << 16, file.try_clone().map_err(io)?);
+    let bad = |at: u64, what: &str| Malformed::new(at, what.to_owned()).in_file(name);
+    let mut head = [0u8; 10];
+    r.read_exact(&mut head)
+        .map_err(|_| bad(0, "too short to be a pnmpi trace"))?;
+    if head[..8] != MAGIC {
+        return Err(bad(0, "not a pnmpi trace (bad magic)"));
+    }
+    if head[8] != VERSION {
+        return Err(bad(8, "unknown format version"));
+    }
+    let kind = match head[9] {
+        1 => Kind::Rank,
+        2 => Kind::Merged,
+        _ => return Err(bad(9, "unknown file kind")),
+    };
+    let header_len = read_varint(&mut r)
+        .ok()
+        .flatten()
+        .ok_or_else(|| bad(10, "truncated header"))? as usize;
+    let header_at = r.stream_position().map_err(io)?;
+    if header_at.saturating_add(header_len as u64) > len {
+        return Err(bad(header_at, "truncated header"));
+    }
+    let mut header = vec![0u8; header_len];
+    let mut crc = [0u8; 4];
+    r.read_exact(&mut header)
+        .and_then(|_| r.read_exact(&mut crc))
+        .map_err(|_| bad(header_at, "truncated header"))?;
+    if u32::from_le_bytes(crc) != crc32fast::hash(&header) {
+        return Err(bad(header_at + header_len as u64, "header CRC mismatch"));
+    }
+    Ok(Opened {
+        file,
+        reader: r,
+        len,
+        kind,
+        header,
+        header_at,
+    })
+}
+
 impl MergedReader {
     /// Opens `path` and indexes its chunks.
     pub fn open(path: &Path) -> Result<MergedReader> {
         let name = path.display().to_string();
-        let io = |e| Error::io(&name, e);
-        let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        let mut r = BufReader::with_capacity(1 << 16, file.try_clone().map_err(io)?);
-        let bad = |at: u64, what: &str| Malformed::new(at, what.to_owned()).in_file(&name);
-        let mut head = [0u8; 10];
-        r.read_exact(&mut head)
-            .map_err(|_| bad(0, "too short to be a pnmpi trace"))?;
-        if head[..8] != MAGIC {
-            return Err(bad(0, "not a pnmpi trace (bad magic)"));
-        }
-        if head[8] != VERSION {
-            return Err(bad(8, "unknown format version"));
-        }
-        if head[9] != Kind::Merged as u8 {
-            return Err(bad(
+        let mut o = open_prologue(path, &name)?;
+        if o.kind != Kind::Merged {
+            return Err(Malformed::new(
                 9,
                 "a rank file, not a merged trace: merge it first, or give the folder",
-            ));
-        }
-        let header_len = read_varint(&mut r)
-            .ok()
-            .flatten()
-            .ok_or_else(|| bad(10, "truncated header"))? as usize;
-        let header_at = r.stream_position().map_err(io)?;
-        let mut header = vec![0u8; header_len];
-        let mut crc = [0u8; 4];
-        r.read_exact(&mut header)
-            .and_then(|_| r.read_exact(&mut crc))
-            .map_err(|_| bad(header_at, "truncated header"))?;
-        if u32::from_le_bytes(crc) != crc32fast::hash(&header) {
-            return Err(bad(header_at + header_len as u64, "header CRC mismatch"));
+            )
+            .in_file(&name));
         }
         let (world_size, mpi, routines) =
-            parse_header(&mut Cursor::new(&header, header_at)).map_err(|e| e.in_file(&name))?;
+            parse_header(&mut Cursor::new(&o.header, o.header_at)).map_err(|e| e.in_file(&name))?;
         let mut t = MergedReader {
-            file,
+            file: o.file,
             name,
             world_size,
             mpi,
@@ -132,7 +226,7 @@ impl MergedReader {
             streams: Vec::new(),
             truncated: None,
         };
-        t.index(&mut r, len)?;
+        t.index(&mut o.reader, o.len)?;
         Ok(t)
     }
 
@@ -142,29 +236,19 @@ impl MergedReader {
         let name = self.name.clone();
         let io = |e| Error::io(&name, e);
         loop {
-            let frame = r.stream_position().map_err(io)?;
-            let mut ty = [0u8];
-            if r.read(&mut ty).map_err(io)? == 0 {
-                return Ok(());
-            }
-            let mut crc = [0u8; 4];
-            let size = match read_varint(r) {
-                Ok(Some(n)) if r.read_exact(&mut crc).is_ok() => n,
-                _ => return self.truncate(frame, len),
+            let Frame { ty, at } = match next_frame(r, len).map_err(io)? {
+                Step::Chunk(f) => f,
+                Step::End => return Ok(()),
+                Step::Truncated(frame) => return self.truncate(frame, len),
             };
-            let payload = r.stream_position().map_err(io)?;
-            if payload.saturating_add(size) > len {
-                return self.truncate(frame, len);
-            }
-            let size = size as usize;
-            let crc = u32::from_le_bytes(crc);
-            match ty[0] {
+            let (payload, size) = (at.payload, at.len);
+            match ty {
                 CHUNK_COMMS | CHUNK_CLOCKS => {
                     let mut data = vec![0u8; size];
                     r.read_exact(&mut data).map_err(io)?;
-                    check_crc(&data, crc, frame, ty[0], &name)?;
+                    check_crc(&data, at.crc, at.frame, ty, &name)?;
                     let mut c = Cursor::new(&data, payload);
-                    if ty[0] == CHUNK_COMMS {
+                    if ty == CHUNK_COMMS {
                         parse_comms(&mut c, &mut self.comms)
                     } else {
                         parse_clocks(&mut c, &mut self.clocks)
@@ -207,12 +291,7 @@ impl MergedReader {
                                 .in_file(&name),
                         );
                     }
-                    s.chunks.push(ChunkAt {
-                        frame,
-                        payload,
-                        len: size,
-                        crc,
-                    });
+                    s.chunks.push(at);
                     r.seek_relative((size - data.len()) as i64).map_err(io)?;
                 }
                 _ => r.seek_relative(size as i64).map_err(io)?,
@@ -221,16 +300,7 @@ impl MergedReader {
     }
 
     fn truncate(&mut self, frame: u64, len: u64) -> Result<()> {
-        self.truncated = Some(
-            Malformed::new(
-                frame,
-                format!(
-                    "truncated chunk ({} bytes left in the file); the chunks before it are intact",
-                    len - frame
-                ),
-            )
-            .in_file(&self.name),
-        );
+        self.truncated = Some(truncation(frame, len).in_file(&self.name));
         Ok(())
     }
 
@@ -286,16 +356,18 @@ impl MergedReader {
     }
 }
 
-fn check_crc(data: &[u8], crc: u32, frame: u64, ty: u8, name: &str) -> Result<()> {
+pub(crate) fn check_crc(data: &[u8], crc: u32, frame: u64, ty: u8, name: &str) -> Result<()> {
     if crc32fast::hash(data) == crc {
         Ok(())
     } else {
-        Err(Malformed::new(
-            frame,
-            format!("chunk CRC mismatch (type {ty}, {} bytes)", data.len()),
-        )
-        .in_file(name))
+        Err(crc_mismatch(frame, ty, data.len(), name))
     }
+}
+
+/// The error of a chunk (at `frame`, of type `ty`, `len` payload bytes)
+/// whose payload does not match its CRC.
+pub(crate) fn crc_mismatch(frame: u64, ty: u8, len: usize, name: &str) -> Error {
+    Malformed::new(frame, format!("chunk CRC mismatch (type {ty}, {len} bytes)")).in_file(name)
 }
 
 #[cfg(test)]

@@ -185,17 +185,9 @@ impl Trace {
     /// Writes the trace to `path` through a temporary file and a rename, so
     /// that a failed write never leaves a partial trace under the final name.
     pub fn save(&self, path: &Path, progress: &dyn Fn(u64)) -> Result<u64> {
-        let tmp = path.with_extension("pnt.tmp");
-        let io = |e| Error::io(tmp.display(), e);
-        let file = std::fs::File::create(&tmp).map_err(io)?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-        let n = self.write(&mut w, progress).map_err(io)?;
-        w.into_inner()
-            .map_err(|e| io(e.into_error()))?
-            .sync_all()
-            .map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path.display(), e))?;
-        Ok(n)
+        save_atomic(path, |w, tmp| {
+            self.write(w, progress).map_err(|e| Error::io(tmp, e))
+        })
     }
 
     /// Decodes a merged trace's bytes. A truncated last chunk is returned
@@ -271,6 +263,37 @@ impl Trace {
         let data = std::fs::read(path).map_err(|e| Error::io(&name, e))?;
         let (t, truncated) = Trace::parse(&data).map_err(|e| e.in_file(&name))?;
         Ok((t, truncated.map(|m| m.in_file(&name))))
+    }
+}
+
+/// Writes `path` through `write`, given a buffered temporary file and its
+/// name, then syncs it and renames it to `path`; on failure the temporary
+/// file is removed and nothing is left under `path`.
+pub(crate) fn save_atomic<T>(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>, &str) -> Result<T>,
+) -> Result<T> {
+    let tmp = path.with_extension("pnt.tmp");
+    let name = tmp.display().to_string();
+    let io = |e| Error::io(&name, e);
+    let file = std::fs::File::create(&tmp).map_err(io)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let written = write(&mut w, &name).and_then(|out| {
+        w.into_inner()
+            .map_err(|e| io(e.into_error()))?
+            .sync_all()
+            .map_err(io)?;
+        Ok(out)
+    });
+    match written {
+        Ok(out) => {
+            std::fs::rename(&tmp, path).map_err(|e| Error::io(path.display(), e))?;
+            Ok(out)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
     }
 }
 

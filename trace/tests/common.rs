@@ -29,7 +29,8 @@ pub fn code(name: &str) -> u32 {
 pub struct RankBuilder {
     header: RankHeader,
     enc: RawEncoder,
-    buf: Vec<u8>,
+    /// The thread buffer a chunk is encoded into (64 KiB unless replaced).
+    pub buf: Vec<u8>,
     len: usize,
     skew: i64,
     /// The stream (thread) the next flushed chunk belongs to.
@@ -77,6 +78,11 @@ impl RankBuilder {
     /// Ticks of rank-0 time `ns` on this rank's clock.
     pub fn tick(&self, ns: u64) -> u64 {
         2 * ns
+    }
+
+    /// Bytes encoded since the last flush.
+    pub fn pending(&self) -> usize {
+        self.len
     }
 
     pub fn ev(&mut self, ev: RawEvent<'_>) {
@@ -247,4 +253,21 @@ pub fn three_ranks() -> Vec<Vec<u8>> {
     r2.sync(1, 1_013_500);
     r2.flush(1_014_000);
     vec![r0.finish(true), r1.finish(true), r2.finish(true)]
+}
+
+/// Writes [`three_ranks`] into `dir` as a tracer folder in which rank 1
+/// died (a `.part` file cut inside its last chunk) and, if `missing` says
+/// so, one rank left no file.
+pub fn unfinished_folder(dir: &std::path::Path, missing: Option<usize>) {
+    for (i, f) in three_ranks().iter().enumerate() {
+        if Some(i) == missing {
+            continue;
+        }
+        let (name, data) = if i == 1 {
+            ("rank-00001.pnr.part".to_string(), &f[..f.len() - 3])
+        } else {
+            (format!("rank-{i:05}.pnr"), &f[..])
+        };
+        std::fs::write(dir.join(name), data).unwrap();
+    }
 }

@@ -3,7 +3,8 @@
 
 mod common;
 use pnmpi_trace::merge::merge;
-use pnmpi_trace::rank::RankFile;
+use pnmpi_trace::rank::{RankFile, RawRecord};
+use pnmpi_trace::rank_reader::RankReader;
 use pnmpi_trace::trace::Trace;
 use proptest::prelude::*;
 
@@ -88,6 +89,48 @@ proptest! {
         let data = if fix_crc { recrc(&data) } else { data };
         if let Err(e) = RankFile::parse(&data) {
             prop_assert!(e.offset <= data.len() as u64, "{e} beyond {} bytes", data.len());
+        }
+    }
+
+    #[test]
+    fn damaged_rank_files_stream_as_they_parse_or_fail_cleanly(
+        d in damage(),
+        rank in 0..3usize,
+        fix_crc in any::<bool>(),
+    ) {
+        let data = apply(common::three_ranks()[rank].clone(), &d);
+        let data = if fix_crc { recrc(&data) } else { data };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rank-00000.pnr");
+        std::fs::write(&path, &data).unwrap();
+        let streamed = RankReader::open(&path).and_then(|mut r| {
+            let mut streams = Vec::new();
+            for slot in 0..r.threads().len() {
+                let mut rec = RawRecord::default();
+                let mut records = Vec::new();
+                while r.next_into(slot, &mut rec)? {
+                    records.push(rec.clone());
+                }
+                streams.push(records);
+            }
+            Ok((r, streams))
+        });
+        match (RankFile::parse(&data), streamed) {
+            (Ok(f), Ok((r, streams))) => {
+                prop_assert_eq!(r.header, f.header);
+                prop_assert_eq!(r.pairs, f.pairs);
+                prop_assert_eq!(r.end, f.end);
+                prop_assert_eq!(r.truncated, f.truncated);
+                let want: Vec<Vec<RawRecord>> = f.streams.into_iter().map(|s| s.records).collect();
+                prop_assert!(streams == want);
+            }
+            (Ok(_), Err(e)) => prop_assert!(false, "parses whole but not streamed: {e}"),
+            (Err(_), Ok(_)) => {}
+            (Err(_), Err(e)) => {
+                if let pnmpi_trace::Error::Corrupt { offset, .. } = e {
+                    prop_assert!(offset <= data.len() as u64, "{offset} beyond {} bytes", data.len());
+                }
+            }
         }
     }
 

@@ -153,19 +153,7 @@ fn simgrid_export_decomposes_the_split_allreduce() {
 #[test]
 fn a_folder_with_an_unfinished_rank_still_merges() {
     let dir = tempfile::tempdir().unwrap();
-    let files = three_ranks();
-    for (i, f) in files.iter().enumerate() {
-        let name = if i == 1 {
-            "rank-00001.pnr.part"
-        } else {
-            &format!("rank-{i:05}.pnr")
-        };
-        let mut data = f.clone();
-        if i == 1 {
-            data.truncate(data.len() - 3);
-        }
-        std::fs::write(dir.path().join(name), data).unwrap();
-    }
+    unfinished_folder(dir.path(), None);
     std::fs::write(dir.path().join("notes.txt"), "ignored").unwrap();
     let (t, warnings) = merge_dir(dir.path(), &|_| {}).unwrap();
     assert_eq!(t.world_size, 3);

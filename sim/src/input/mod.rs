@@ -152,18 +152,17 @@ pub trait OpSource {
     fn warnings(&self) -> Vec<String>;
 }
 
-/// Opens a trace for replay, whatever its form: a tracer output folder,
-/// a merged `.pnt` file, or a SimGrid time-independent index (detected
-/// from the content, not the name). `flops_per_ns` converts SimGrid's
+/// Opens a trace for replay, whatever its form: a tracer output folder
+/// (its rank files streamed and merged on the fly), a merged `.pnt` file
+/// (streamed), or a SimGrid time-independent index (detected from the
+/// content, not the name). `flops_per_ns` converts SimGrid's
 /// `compute` actions.
 pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSource>, crate::SimError> {
     use crate::SimError;
     let name = path.display().to_string();
     if path.is_dir() {
-        let (t, warnings) = pnmpi_trace::merge::merge_dir(path, &|_| {}).map_err(SimError::Trace)?;
-        return Ok(Box::new(trace::TraceOps::new(
-            events::MemorySource::with_warnings(t, warnings),
-        )));
+        let reader = pnmpi_trace::folder::FolderReader::open(path).map_err(SimError::Trace)?;
+        return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
     }
     let mut head = [0u8; 8];
     let n = {

@@ -202,7 +202,9 @@ impl Report {
                 }
             })
             .collect();
-        routines.sort_by(|a, b| b.time_s.total_cmp(&a.time_s));
+        // Ties by name: the routine tables of a folder and of its merged
+        // trace list the same routines in different orders.
+        routines.sort_by(|a, b| b.time_s.total_cmp(&a.time_s).then_with(|| a.name.cmp(&b.name)));
         let measured_runtime = m.map(|m| m.span.iter().copied().fold(0.0, f64::max));
         Report {
             trace: cx.trace.to_owned(),
