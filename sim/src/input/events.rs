@@ -63,19 +63,12 @@ pub struct MemorySource {
     streams: Vec<StreamInfo>,
     pos: Vec<usize>,
     members: Members,
-    warnings: Vec<String>,
 }
 
 impl MemorySource {
     /// Serves `trace`'s events.
     pub fn new(trace: Trace) -> MemorySource {
-        MemorySource::with_warnings(trace, Vec::new())
-    }
-
-    /// Serves `trace`'s events, with the reader's warnings.
-    pub fn with_warnings(trace: Trace, warnings: Vec<String>) -> MemorySource {
         MemorySource {
-            warnings,
             streams: trace
                 .streams
                 .iter()
@@ -121,6 +114,6 @@ impl EventSource for MemorySource {
     }
 
     fn warnings(&self) -> Vec<String> {
-        self.warnings.clone()
+        Vec::new()
     }
 }
