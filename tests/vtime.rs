@@ -203,8 +203,15 @@ impl Burners {
         Burners(
             (0..n)
                 .map(|_| {
+                    // Spins, and every 100,000 turns checks that this
+                    // test process still lives, so that a killed test run
+                    // leaves no burner behind.
                     Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
+                        .args([
+                            "-c",
+                            "while kill -0 $0 2>/dev/null; do i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; done",
+                            &std::process::id().to_string(),
+                        ])
                         .stdout(Stdio::null())
                         .spawn()
                         .expect("sh runs")
