@@ -1,6 +1,8 @@
 # Convenience targets around cargo. One build per MPI: MPI=openmpi (the
 # default, target/) or MPI=mpich (target/mpich).
 #   make demo | make test | make install PREFIX=/opt/pnmpi [MPI=mpich]
+# The recipes source scripts/mpi-env.sh, which is bash.
+SHELL := /bin/bash
 MPI ?= openmpi
 PREFIX ?= /usr/local
 TARGET = $(if $(filter mpich,$(MPI)),target/mpich,target)/release

@@ -680,7 +680,8 @@ fn profiler_call_cost_by_depth_and_position_bench() {
 /// Whole-run overhead of the profiler and of the tracer on the deep C++
 /// application (`deep_app ROUNDS 30`, 2 ranks), against the same program
 /// built without libpnmpi: `mpirun` launch-to-exit wall time, median of
-/// interleaved rounds. The tools' runs use the libpnmpi-linked build and
+/// interleaved rounds. libpnmpi without modules, and with the empty
+/// module, show what the chain itself costs. The tools' runs use the libpnmpi-linked build and
 /// a `.pnmpi-conf`, as a user who linked libpnmpi would.
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
@@ -695,6 +696,8 @@ fn deep_app_whole_run_overhead_bench() {
     let linked = deep_app(dir.path());
     let setups = [
         ("native", &native, String::new()),
+        ("libpnmpi", &linked, String::new()),
+        ("empty", &linked, format!("module {}\n", empty_module().display())),
         ("profiler", &linked, profiler_lines("")),
         (
             "tracer",

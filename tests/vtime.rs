@@ -272,16 +272,17 @@ fn oversubscription_and_a_background_load_do_not_change_the_prediction() {
         (a - b).abs() < bar * a,
         "imbalance: virtual {a} s quiet, {b} s loaded"
     );
-    // The memory-bound stencil: each time a rank is descheduled in MPI,
-    // its next compute interval refills caches and TLB, and that CPU time
-    // counts; under the load it is descheduled at nearly every exchange.
-    // Measured on this 2-vCPU VM: +2 to +25 %, +43 % while other jobs kept
-    // the load average near 30 (docs/vtime.md, Accuracy). Wall-clock time
-    // leaking into the model would show the wall times' 3 to 15 times.
+    // The memory-bound stencil. On a machine with no other load, Open MPI
+    // (whose waiting ranks yield) agrees to 0.01 %; MPICH's busy-polling
+    // ranks are descheduled at nearly every exchange under the burners,
+    // and each next compute interval refills caches and TLB, which counts
+    // as CPU time: 7.6 % measured (docs/vtime.md, Accuracy). Wall-clock
+    // time leaking into the model would show the wall times' 3 to 30x.
     let [(a, wa), (b, wb)] = quiet_and_loaded("stencil", &["256", "400", "10"], &args, 3);
     eprintln!("stencil, 4 ranks on 2 cores: virtual {a:.6} s / {b:.6} s; wall {wa:.3} s / {wb:.3} s (quiet / loaded)");
+    let bar = if FLAVOR == "mpich" { 0.1 } else { 0.01 };
     assert!(
-        (a - b).abs() < 0.3 * a,
+        (a - b).abs() < bar * a,
         "stencil: virtual {a} s quiet, {b} s loaded"
     );
 }
