@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages pnmpi needs, if any is missing: both MPIs
-# (Open MPI and MPICH are both first-class), libclang for bindgen, a C
-# compiler, SimGrid (smpirun replays the tracer's exported traces) and
+# (Open MPI and MPICH are both first-class), libclang for bindgen, C, C++
+# and Fortran compilers (the tests build C++ and Fortran MPI programs), SimGrid (smpirun replays the tracer's exported traces) and
 # HPC Challenge (hpcc, an Open MPI benchmark that times itself with
 # MPI_Wtime: tests/vtime.rs runs it unmodified under vtime).
 # Uses sudo when not run as root.
 set -euo pipefail
 
-packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ make binutils libsimgrid-dev hpcc)
+packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ gfortran make binutils libsimgrid-dev hpcc)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
