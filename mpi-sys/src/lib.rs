@@ -35,3 +35,32 @@ pub const BUILD_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/pnmpi-bui
 /// `PMPI_X` calls into the chain, and the profiler looks through their
 /// frames for the application's call site.
 pub const FORTRAN_BINDINGS: &[&str] = &["libmpi_mpifh", "libmpi_usempi", "libmpichfort", "libmpifort"];
+
+/// An MPI handle (`MPI_Comm`, `MPI_Request`, ...) as a number: a pointer
+/// under Open MPI, an `int` under MPICH. A number is `Send`, which a
+/// pointer is not, and both MPIs compare handles by value, so modules key
+/// their maps and records by it.
+pub trait Handle: Copy {
+    /// Its bits.
+    fn bits(self) -> u64;
+    /// The handle with these bits (made by [`Handle::bits`]).
+    fn from_bits(bits: u64) -> Self;
+}
+
+impl<T> Handle for *mut T {
+    fn bits(self) -> u64 {
+        self as usize as u64
+    }
+    fn from_bits(bits: u64) -> Self {
+        bits as usize as *mut T
+    }
+}
+
+impl Handle for core::ffi::c_int {
+    fn bits(self) -> u64 {
+        u64::from(self as u32)
+    }
+    fn from_bits(bits: u64) -> Self {
+        bits as u32 as core::ffi::c_int
+    }
+}

@@ -32,31 +32,7 @@ pub struct Scratch {
     pub world: Vec<c_int>,
 }
 
-/// An MPI handle as a number: a pointer under Open MPI, an `int` under MPICH.
-pub trait Handle: Copy {
-    /// Its bits.
-    fn bits(self) -> u64;
-    /// The handle with these bits.
-    fn from_bits(bits: u64) -> Self;
-}
-
-impl<T> Handle for *mut T {
-    fn bits(self) -> u64 {
-        self as usize as u64
-    }
-    fn from_bits(bits: u64) -> Self {
-        bits as usize as *mut T
-    }
-}
-
-impl Handle for c_int {
-    fn bits(self) -> u64 {
-        u64::from(self as u32)
-    }
-    fn from_bits(bits: u64) -> Self {
-        bits as u32 as c_int
-    }
-}
+use pnmpi_mpi_sys::Handle;
 
 /// `count` items of `dt`, in bytes.
 pub fn bytes<C: Into<i64>>(count: C, dt: MPI_Datatype) -> i64 {

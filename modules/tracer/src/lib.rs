@@ -22,8 +22,9 @@ mod extract;
 mod record;
 mod setup;
 
-use extract::{bytes, Handle};
+use extract::bytes;
 use pnmpi_mpi_sys::constants as mpi;
+use pnmpi_mpi_sys::Handle;
 use pnmpi_trace::rank::{P2p, RawEvent, RawNewComm};
 use std::ffi::c_char;
 

@@ -4,13 +4,13 @@
 //! duplicate of `MPI_COMM_WORLD`, through `XMPI_` (below the tracer), so it
 //! can never match the application's messages and is never traced.
 
-use crate::extract::Handle;
 use crate::record::{self, Run};
 use crate::{
     clock, XMPI_Bcast, XMPI_Comm_dup, XMPI_Comm_free, XMPI_Comm_rank, XMPI_Comm_size, XMPI_Recv, XMPI_Send,
 };
 use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::ffi::MPI_Comm;
+use pnmpi_mpi_sys::Handle;
 use pnmpi_trace::rank::{Clock, ClockPair, MpiValues, RankHeader, Sync};
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::os::raw::c_int;

@@ -16,9 +16,9 @@
 //! each runs `pnmpi sim`'s engine over the algorithm's messages among
 //! them, as the replay expands it, and takes its own end.
 
-use crate::handle::Handle;
 use crate::state::{self, Req};
 use pnmpi_mpi_sys::ffi::MPI_Request;
+use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, next, raw, Comm};
 use pnmpi_sim::coll::Shape;
 use pnmpi_sim::input::{Actor, Measured, Op, OpKind, OpSource};

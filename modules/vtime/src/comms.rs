@@ -4,9 +4,9 @@
 //! the application's communicator is (every member does it, so the
 //! duplicate, a collective call, is matched), freed when it is freed.
 
-use crate::handle::Handle;
 use crate::state::{self, CommInfo};
 use pnmpi_mpi_sys::ffi::MPI_Group;
+use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, next, raw, Comm};
 use std::ffi::c_int;
 

@@ -38,7 +38,7 @@ pub unsafe fn one(
         return rc;
     }
     // SAFETY: the application's request.
-    let handle = crate::handle::Handle::bits(unsafe { *request });
+    let handle = pnmpi_mpi_sys::Handle::bits(unsafe { *request });
     let mut own = blank_status();
     let st = if status == constants::STATUS_IGNORE() {
         &raw mut own

@@ -25,12 +25,11 @@ mod coll;
 mod comms;
 mod complete;
 mod config;
-mod handle;
 mod p2p;
 mod report;
 mod state;
 
-use handle::Handle;
+use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, next, raw};
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;

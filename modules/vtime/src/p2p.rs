@@ -18,9 +18,9 @@
 //! receive. A sender's clock moves to `free` when its send completes
 //! (also for a rendezvous: see docs/vtime.md).
 
-use crate::handle::Handle;
 use crate::state::{self, Req};
 use pnmpi_mpi_sys::ffi::{MPI_Request, MPI_Status};
+use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, next, raw, Comm};
 use pnmpi_sim::units::Ns;
 use std::ffi::c_int;

@@ -6,8 +6,8 @@
 
 use crate::clock;
 use crate::config;
-use crate::handle::Handle;
 use crate::state::State;
+use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, next, Comm};
 use serde::Serialize;
 use std::fmt::Write as _;
