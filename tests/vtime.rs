@@ -273,17 +273,18 @@ fn oversubscription_and_a_background_load_do_not_change_the_prediction() {
         (a - b).abs() < bar * a,
         "imbalance: virtual {a} s quiet, {b} s loaded"
     );
-    // The memory-bound stencil. On a machine with no other load, Open MPI
-    // (whose waiting ranks yield) agrees to 0.01-2.9 %; MPICH's busy-polling
-    // ranks are descheduled at nearly every exchange under the burners,
-    // and each next compute interval refills caches and TLB, which counts
-    // as CPU time: 7.6 % measured (docs/vtime.md, Accuracy). Wall-clock
-    // time leaking into the model would show the wall times' 3 to 30x.
+    // The memory-bound stencil. Alone on the machine, Open MPI (whose
+    // waiting ranks yield) measured 0.01-2.9 % apart and MPICH (busy-
+    // polling) 7.6 %; with the other tests of this binary running beside
+    // it, single quiet runs spread by 18 % and the medians by up to 15 %.
+    // A descheduled rank's next compute interval refills caches and TLB,
+    // which counts as CPU time (docs/vtime.md, Accuracy). What the test
+    // guards against is wall-clock time leaking into the model, which
+    // would show the wall times' 3 to 30x: it allows 30 %.
     let [(a, wa), (b, wb)] = quiet_and_loaded("stencil", &["256", "400", "10"], &args, 3);
     eprintln!("stencil, 4 ranks on 2 cores: virtual {a:.6} s / {b:.6} s; wall {wa:.3} s / {wb:.3} s (quiet / loaded)");
-    let bar = if FLAVOR == "mpich" { 0.1 } else { 0.05 };
     assert!(
-        (a - b).abs() < bar * a,
+        (a - b).abs() < 0.3 * a,
         "stencil: virtual {a} s quiet, {b} s loaded"
     );
 }
