@@ -384,7 +384,8 @@ pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Simgr
             prev_end = prev_end.max(e.end);
             r.event(si, e, &wild, &persistent);
         }
-        r.compute = 0;
+        // The burst before MPI_Finalize is part of the run (the replay's
+        // runtime ends at Finalize's start): `act` writes it first.
         r.act("finalize");
         actions += r.actions;
         let name = format!("rank-{rank:05}.txt");
@@ -459,12 +460,13 @@ mod tests {
                 "0 isend 1 5 800",
                 "0 compute 40",
                 "0 wait 0 1 5",
+                "0 compute 200",
                 "0 finalize"
             ]
         );
         assert_eq!(
             r1.lines().collect::<Vec<_>>(),
-            ["1 init", "1 recv 0 5 0", "1 finalize"]
+            ["1 init", "1 recv 0 5 0", "1 compute 800", "1 finalize"]
         );
         let index = std::fs::read_to_string(&x.index).unwrap();
         assert_eq!(index, "rank-00000.txt\nrank-00001.txt\n");
