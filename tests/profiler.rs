@@ -374,33 +374,6 @@ fn a_bad_argument_stops_the_run_naming_it() {
 //   cargo test --release --test profiler -- --ignored --nocapture
 // ---------------------------------------------------------------------------
 
-/// Builds a C file of the repository, linked with libpnmpi.
-fn bench_program(src: &str, name: &str) -> PathBuf {
-    let out = std::env::temp_dir().join(format!("pnmpi-prof-bench-{}-{name}", FLAVOR));
-    let target = target_dir().display().to_string();
-    let status = Command::new(mpicc())
-        .args(["-O2", "-g", "-o"])
-        .arg(&out)
-        .arg(repo().join(src))
-        .arg(format!("-L{target}"))
-        .args(["-Wl,--no-as-needed", "-lpnmpi"])
-        .arg(format!("-Wl,-rpath,{target}"))
-        .status()
-        .expect("mpicc runs");
-    assert!(status.success(), "building {src} failed");
-    out
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
 /// The value after `key` in `text` (e.g. "ns_per_call 7.5").
 fn value_after(text: &str, key: &str) -> f64 {
     let rest = &text[text.find(key).unwrap_or_else(|| panic!("no `{key}` in:\n{text}")) + key.len()..];

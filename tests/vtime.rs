@@ -479,16 +479,6 @@ fn a_debian_benchmark_times_the_model_with_its_own_mpi_wtime() {
 //   cargo test --release --test vtime -- --ignored --nocapture vtime_overhead_bench
 // ---------------------------------------------------------------------------
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
 /// Real seconds of the run's loop: the program's own figure (`key`, its
 /// `MPI_Wtime` time, virtual under vtime) without vtime, the report's
 /// wall time with it.
@@ -514,21 +504,7 @@ fn vtime_overhead_bench() {
         ("empty", format!("module {}\n", empty_module().display())),
         ("vtime", conf(&[("latency", "1us"), ("bandwidth", "10GB/s")])),
     ];
-    let comm_rank = {
-        let out = std::env::temp_dir().join(format!("pnmpi-vtime-bench-{FLAVOR}-comm_rank"));
-        let target = target_dir().display().to_string();
-        let status = Command::new(mpicc())
-            .args(["-O2", "-g", "-o"])
-            .arg(&out)
-            .arg(repo().join("bench/c/comm_rank.c"))
-            .arg(format!("-L{target}"))
-            .args(["-Wl,--no-as-needed", "-lpnmpi"])
-            .arg(format!("-Wl,-rpath,{target}"))
-            .status()
-            .expect("mpicc runs");
-        assert!(status.success());
-        out
-    };
+    let comm_rank = bench_program("bench/c/comm_rank.c", "comm_rank");
     let (rounds_pp, iters_ar) = (20000.0, 20000.0);
     // ns per MPI_Comm_rank; us per ping-pong round; us per MPI_Allreduce.
     let mut res: Vec<[Vec<f64>; 3]> = (0..setups.len()).map(|_| Default::default()).collect();

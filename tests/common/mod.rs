@@ -181,6 +181,35 @@ pub fn marked_line(path: &str, tag: &str) -> u32 {
         + 1
 }
 
+/// Builds a C file of the repository (a benchmark program), linked with
+/// libpnmpi, into the temporary folder.
+pub fn bench_program(src: &str, name: &str) -> PathBuf {
+    let out = std::env::temp_dir().join(format!("pnmpi-bench-{FLAVOR}-{name}"));
+    let target = target_dir().display().to_string();
+    let status = Command::new(mpicc())
+        .args(["-O2", "-g", "-o"])
+        .arg(&out)
+        .arg(repo().join(src))
+        .arg(format!("-L{target}"))
+        .args(["-Wl,--no-as-needed", "-lpnmpi"])
+        .arg(format!("-Wl,-rpath,{target}"))
+        .status()
+        .expect("mpicc runs");
+    assert!(status.success(), "building {src} failed");
+    out
+}
+
+/// The median of `values` (sorted in place), for benchmarks.
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
 /// The Fortran compiler wrapper of the MPI under test (`mpif90.openmpi`
 /// beside `mpicc.openmpi`).
 pub fn mpif90() -> String {
