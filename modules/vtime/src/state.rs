@@ -134,14 +134,9 @@ pub struct State {
 impl State {
     /// The message from world rank `src` to world rank `dst`.
     pub fn msg(&self, src: u32, dst: u32, bytes: u64) -> Msg {
-        let node = |r: u32| self.node_of.get(r as usize).copied().unwrap_or(0);
-        Msg {
-            src,
-            dst,
-            src_node: node(src),
-            dst_node: node(dst),
-            bytes,
-        }
+        Msg::between(src, dst, bytes, |r| {
+            self.node_of.get(r as usize).copied().unwrap_or(0)
+        })
     }
 }
 

@@ -223,19 +223,12 @@ pub fn replay(
 
 impl Engine<'_, '_> {
     fn msg(&self, src: u32, dst: u32, bytes: u64) -> Msg {
-        let node = |r: u32| {
+        Msg::between(src, dst, bytes, |r| {
             self.rank_actor
                 .get(r as usize)
                 .and_then(|&a| self.actors.get(a))
                 .map_or(0, |s| s.node)
-        };
-        Msg {
-            src,
-            dst,
-            src_node: node(src),
-            dst_node: node(dst),
-            bytes,
-        }
+        })
     }
 
     fn temp_req(&mut self, a: usize) -> ReqId {

@@ -37,6 +37,20 @@ pub struct Msg {
     pub bytes: u64,
 }
 
+impl Msg {
+    /// `bytes` from world rank `src` to `dst`, their nodes given by
+    /// `node` (the replay's mapping, or vtime's).
+    pub fn between(src: u32, dst: u32, bytes: u64, node: impl Fn(u32) -> u32) -> Msg {
+        Msg {
+            src,
+            dst,
+            src_node: node(src),
+            dst_node: node(dst),
+            bytes,
+        }
+    }
+}
+
 /// When a message's transfer held the network.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Transfer {
