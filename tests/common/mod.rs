@@ -462,6 +462,19 @@ impl Case {
     }
 }
 
+/// A fresh, short folder for one Open MPI job's session files: jobs that
+/// share `/tmp/ompi.<host>.<uid>` race when one removes it as another
+/// creates it (`mkdir ... File exists`), and tests run two at a time.
+/// Short, because PMIx puts its sockets there; in the build folder, so
+/// that the empty folders Open MPI leaves stay out of `/tmp` itself.
+fn session_base() -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = build_dir().join(format!("ompi{n}"));
+    std::fs::create_dir_all(&dir).expect("session folder");
+    s(&dir)
+}
+
 /// `timeout mpirun -np N` for the selected MPI, with the options a
 /// container and an oversubscribed 2-core machine need.
 pub fn launcher(np: usize) -> Command {
@@ -477,7 +490,8 @@ pub fn launcher(np: usize) -> Command {
         ])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env("OMPI_MCA_orte_tmpdir_base", session_base());
     } else {
         cmd.arg("mpirun.mpich");
     }
