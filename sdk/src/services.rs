@@ -172,6 +172,14 @@ fn field_text(field: &[c_char]) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Module(c_int);
 
+impl Module {
+    /// The C handle: the module's place in the chain (0 first, i.e. on
+    /// top), so a module can tell whether another sits above or below it.
+    pub fn handle(self) -> c_int {
+        self.0
+    }
+}
+
 /// A stack's handle, for entering another stack with `next_in!` in a
 /// [`crate::wrap!`] wrapper or with `raw::XMPI_X_NewStack`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

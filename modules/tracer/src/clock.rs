@@ -4,11 +4,27 @@
 //! is synchronised across cores), the tracer records ticks and writes
 //! (tick, ns) calibration pairs that the merge converts with; elsewhere it
 //! records `CLOCK_MONOTONIC` ns directly.
+//!
+//! A third clock, `PNMPI_TRACE_CLOCK=vtime`, is the virtual clock of the
+//! `vtime` module below the tracer: each call is recorded with the
+//! virtual bounds vtime gave it (its globals `vtime_call_start` and
+//! `vtime_call_end`), so the trace is the run as the modelled machine
+//! would have timed it, and its gaps are exactly the compute vtime
+//! charged (docs/vtime.md). Virtual time is global: no offsets are
+//! measured.
 
+use pnmpi_sdk::services;
 use pnmpi_trace::rank::{Clock, ClockPair};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering::Relaxed};
+use std::sync::OnceLock;
 
-static TSC: AtomicBool = AtomicBool::new(false);
+/// Which clock [`now`] reads: [`TSC`], [`MONOTONIC`] or [`VTIME`].
+static MODE: AtomicU8 = AtomicU8::new(MONOTONIC);
+const TSC: u8 = 0;
+const MONOTONIC: u8 = 1;
+const VTIME: u8 = 2;
+/// vtime's `vtime_call_start` and `vtime_call_end`, virtual ns.
+static VIRTUAL: OnceLock<(&'static AtomicI64, &'static AtomicI64)> = OnceLock::new();
 
 /// `CLOCK_MONOTONIC` in ns.
 pub fn mono_ns() -> u64 {
@@ -21,34 +37,113 @@ pub fn mono_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// The virtual bounds of the latest call vtime timed, ns. `MPI_Finalize`
+/// leaves only a start: it is also the end.
+fn vtime_bounds() -> (u64, u64) {
+    let Some((start, end)) = VIRTUAL.get() else {
+        return (0, 0);
+    };
+    let start = start.load(Relaxed).max(0) as u64;
+    (start, (end.load(Relaxed).max(0) as u64).max(start))
+}
+
 /// The trace clock.
 #[inline(always)]
 pub fn now() -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if TSC.load(Relaxed) {
-        // SAFETY: RDTSC has no preconditions; `choose` enabled it only on
+    match MODE.load(Relaxed) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: RDTSC has no preconditions; `choose` picked it only on
         // CPUs that have it.
-        return unsafe { core::arch::x86_64::_rdtsc() };
+        TSC => unsafe { core::arch::x86_64::_rdtsc() },
+        VTIME => vtime_bounds().1,
+        _ => mono_ns(),
     }
-    mono_ns()
 }
 
-/// Both clocks, read back to back.
+/// Runs `call` (the traced routine, one layer down) between two reads of
+/// the clock: `(start, result, end)`. Under the vtime clock the bounds
+/// are vtime's own for the call.
+#[inline(always)]
+pub fn timed<R>(call: impl FnOnce() -> R) -> (u64, R, u64) {
+    let t0 = now();
+    let r = call();
+    if MODE.load(Relaxed) == VTIME {
+        let (start, end) = vtime_bounds();
+        return (start, r, end);
+    }
+    (t0, r, now())
+}
+
+/// Both clocks, read back to back (an ns clock is its own pair).
 pub fn pair() -> ClockPair {
     let tick = now();
-    ClockPair { tick, ns: mono_ns() }
+    let ns = if is_virtual() { tick } else { mono_ns() };
+    ClockPair { tick, ns }
 }
 
-/// Picks the clock once, before the first time is taken:
-/// `PNMPI_TRACE_CLOCK=tsc|monotonic` forces one.
+/// Whether the trace clock is vtime's, global by construction: no clock
+/// offsets are measured.
+pub fn is_virtual() -> bool {
+    MODE.load(Relaxed) == VTIME
+}
+
+/// vtime's published call bounds, if vtime sits below this module.
+fn find_vtime() -> Result<(&'static AtomicI64, &'static AtomicI64), String> {
+    let me =
+        services::module_self().map_err(|e| format!("the tracer cannot find itself in the chain ({e})"))?;
+    let vtime = services::module_by_name("vtime").map_err(|_| "no vtime module in the chain".to_string())?;
+    if vtime.handle() <= me.handle() {
+        return Err("vtime must come after the tracer in the configuration (below it in the chain)".into());
+    }
+    let start =
+        services::global_by_name(vtime, "vtime_call_start").map_err(|e| format!("vtime_call_start: {e}"))?;
+    let end =
+        services::global_by_name(vtime, "vtime_call_end").map_err(|e| format!("vtime_call_end: {e}"))?;
+    Ok((start, end))
+}
+
+/// Prints `pnmpi tracer: <what>` in one write, so that other ranks' lines
+/// cannot split it.
+fn say(what: &str) {
+    let line = format!("pnmpi tracer: {what}\n");
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+}
+
+/// Picks the clock once, in `MPI_Init` before the first time is taken:
+/// `PNMPI_TRACE_CLOCK=tsc|monotonic|vtime` forces one. The vtime clock is
+/// recorded as an ns clock.
 pub fn choose() -> Clock {
-    let tsc = match std::env::var("PNMPI_TRACE_CLOCK").as_deref() {
-        Ok("monotonic") => false,
-        Ok("tsc") => tsc_available(),
-        _ => tsc_available() && kernel_uses_tsc(),
+    let default = || {
+        if tsc_available() && kernel_uses_tsc() {
+            TSC
+        } else {
+            MONOTONIC
+        }
     };
-    TSC.store(tsc, Relaxed);
-    if tsc {
+    let mode = match std::env::var("PNMPI_TRACE_CLOCK").as_deref() {
+        Ok("monotonic") => MONOTONIC,
+        Ok("tsc") if tsc_available() => TSC,
+        Ok("tsc") => MONOTONIC,
+        Ok("vtime") => match find_vtime() {
+            Ok(bounds) => {
+                let _ = VIRTUAL.set(bounds);
+                VTIME
+            }
+            Err(e) => {
+                say(&format!("PNMPI_TRACE_CLOCK=vtime: {e}; using the default clock"));
+                default()
+            }
+        },
+        Ok(other) if !other.is_empty() => {
+            say(&format!(
+                "PNMPI_TRACE_CLOCK={other} is not tsc, monotonic or vtime; using the default clock"
+            ));
+            default()
+        }
+        _ => default(),
+    };
+    MODE.store(mode, Relaxed);
+    if mode == TSC {
         Clock::Tsc
     } else {
         Clock::Monotonic

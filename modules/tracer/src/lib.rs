@@ -15,7 +15,8 @@
 //! `outdir` / `PNMPI_TRACE_DIR` (default: a fresh `pnmpi-trace-<UTC time>`
 //! in the working folder), `buffer` / `PNMPI_TRACE_BUFFER` (bytes per
 //! thread, `4M` by default; a full buffer is written out whole),
-//! `PNMPI_TRACE_CLOCK=tsc|monotonic` to force the clock.
+//! `PNMPI_TRACE_CLOCK=tsc|monotonic|vtime` to force the clock (`vtime`:
+//! the virtual clock of the `vtime` module below the tracer).
 
 mod clock;
 mod extract;
@@ -92,11 +93,9 @@ macro_rules! traced {
             #[allow(unused_mut)]
             let mut $scr = unsafe { record::borrow($s) };
             $($pre)*
-            let $t0 = clock::now();
             // SAFETY: the caller's arguments (a status the caller ignores
             // possibly replaced by the tracer's own) to the next layer.
-            let $rc = unsafe { $x($($a),*) };
-            let $t1 = clock::now();
+            let ($t0, $rc, $t1) = clock::timed(|| unsafe { $x($($a),*) });
             #[allow(unused_unsafe)]
             $post
             // SAFETY: `$s` is still this thread's stream.
@@ -136,10 +135,8 @@ macro_rules! plain {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
             }
-            let t0 = clock::now();
             // SAFETY: as above.
-            let rc = unsafe { $x($($a),*) };
-            let t1 = clock::now();
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
             // SAFETY: `s` came from `enter` on this thread; the call returned.
             unsafe { record::plain(s, $id, t0, t1) };
             rc
@@ -159,10 +156,8 @@ macro_rules! p2p {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
             }
-            let t0 = clock::now();
             // SAFETY: as above.
-            let rc = unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
-            let t1 = clock::now();
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) });
             #[allow(unused_mut)]
             let mut req = None;
             $(if ok(rc) { req = Some(out!($req).bits()); })?
@@ -200,11 +195,9 @@ macro_rules! recv {
             let mut own = extract::blank_status();
             let wild = extract::wildcard($src, $tag);
             let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
-            let t0 = clock::now();
             // SAFETY: the caller's arguments, with a status of the tracer's
             // own in place of an ignored one, to the next layer.
-            let rc = unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) };
-            let t1 = clock::now();
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
             // SAFETY: MPI filled the status of a successful receive.
             let status = (wild && ok(rc)).then(|| unsafe { extract::status($st) });
             let call = P2p {
@@ -751,11 +744,13 @@ macro_rules! finalize {
             let t0 = clock::now();
             setup::finalize();
             // SAFETY: no arguments.
-            let rc = unsafe { $x() };
+            let (entry, rc, t1) = clock::timed(|| unsafe { $x() });
             if s.is_null() {
                 return rc;
             }
-            let t1 = clock::now();
+            // Under vtime the call starts where vtime's own does, after the
+            // compute before it (and the set-up's calls) were charged.
+            let t0 = if clock::is_virtual() { entry } else { t0 };
             // SAFETY: `s` came from `enter` on this thread.
             unsafe { record::plain(s, $id, t0, t1) };
             record::finish(true);

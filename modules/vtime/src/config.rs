@@ -120,6 +120,11 @@ pub fn load() {
                 }
             }
             CONFIG.get_or_init(|| config);
+            if let Err(e) = crate::state::publish() {
+                stop(&format!(
+                    "cannot publish the virtual clock to the modules above: {e}"
+                ));
+            }
         }
         Err(e) => stop(&e),
     }

@@ -12,7 +12,25 @@ use pnmpi_sim::units::Ns;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::Mutex;
+
+/// Virtual ns at the entry of the rank's latest MPI call, after the
+/// compute before it was charged: published to modules above as the
+/// global `vtime_call_start` (the tracer's `PNMPI_TRACE_CLOCK=vtime`).
+static CALL_START: AtomicI64 = AtomicI64::new(0);
+/// Virtual ns at the return of the rank's latest MPI call (global
+/// `vtime_call_end`); left behind [`CALL_START`] by `MPI_Finalize`,
+/// which never returns to the model.
+static CALL_END: AtomicI64 = AtomicI64::new(0);
+
+/// Offers the call bounds to the modules above (the `PNMPI_Init` hook),
+/// so that a tool there can time each call on the virtual clock exactly
+/// as the model does, without a clock read of its own.
+pub fn publish() -> Result<(), pnmpi_sdk::services::Error> {
+    pnmpi_sdk::services::register_global("vtime_call_start", &CALL_START)?;
+    pnmpi_sdk::services::register_global("vtime_call_end", &CALL_END)
+}
 
 /// A communicator of the application and its shadow.
 pub struct CommInfo {
@@ -194,6 +212,7 @@ pub fn enter() -> bool {
         }
         st.call_start = st.clock;
         st.call_late = f64::NEG_INFINITY;
+        CALL_START.store(st.clock.round() as i64, Relaxed);
     })
     .is_some()
 }
@@ -209,6 +228,7 @@ pub fn leave(timed: bool) {
             st.totals.wait += wait;
             st.totals.comm += dur - wait;
             st.totals.calls += 1;
+            CALL_END.store(st.clock.round() as i64, Relaxed);
         });
     }
     LAST_EXIT.with(|c| c.set(clock::thread_cpu()));
