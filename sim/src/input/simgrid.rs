@@ -116,14 +116,98 @@ struct Lines {
     eof: bool,
 }
 
-/// The words of one line, as ranges of [`Lines::buf`].
-#[derive(Default)]
-struct Words {
+/// Which bytes are ASCII whitespace ([`u8::is_ascii_whitespace`]), by
+/// lookup: one load per byte when splitting lines.
+const BLANK: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_whitespace();
+        b += 1;
+    }
+    t
+};
+
+/// One line of a rank file, split into words.
+struct Line<'a> {
     /// The line, without its newline.
-    line: (usize, usize),
-    /// Its first [`MAX_WORDS`] words.
-    words: [(usize, usize); MAX_WORDS],
-    count: usize,
+    text: &'a [u8],
+    /// Its first [`MAX_WORDS`] words; `len` of them are set.
+    words: [&'a [u8]; MAX_WORDS],
+    len: usize,
+}
+
+impl<'a> Line<'a> {
+    /// Splits `text` at ASCII whitespace.
+    fn split(text: &'a [u8]) -> Line<'a> {
+        let mut words: [&[u8]; MAX_WORDS] = [&[]; MAX_WORDS];
+        let mut len = 0;
+        let (n, mut i) = (text.len(), 0);
+        while len < MAX_WORDS {
+            while i < n && BLANK[usize::from(text[i])] {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+            let start = i;
+            while i < n && !BLANK[usize::from(text[i])] {
+                i += 1;
+            }
+            words[len] = &text[start..i];
+            len += 1;
+        }
+        Line { text, words, len }
+    }
+
+    /// The words.
+    fn words(&self) -> &[&'a [u8]] {
+        &self.words[..self.len]
+    }
+
+    /// Non-negative number `i`.
+    fn num(&self, i: usize, what: What) -> Result<f64, Bad> {
+        let w = self.words().get(i).ok_or(Bad::Missing(what))?;
+        if let Some(v) = int(w) {
+            return Ok(v as f64);
+        }
+        match number(w) {
+            Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+            _ => Err(Bad::Invalid(i, what)),
+        }
+    }
+
+    /// World rank `i`.
+    fn rank(&self, i: usize, world: u32) -> Result<u32, Bad> {
+        if let Some(v) = self.words().get(i).and_then(|w| int(w)) {
+            return match u32::try_from(v) {
+                Ok(r) if r < world => Ok(r),
+                _ => Err(Bad::Outside(i)),
+            };
+        }
+        let r = self.num(i, What::Rank)?;
+        if r.fract() != 0.0 || r >= f64::from(world) {
+            return Err(Bad::Outside(i));
+        }
+        Ok(r as u32)
+    }
+}
+
+/// A plain integer of at most 15 digits (exact as a float), the common
+/// case of sizes, ranks and tags, without the float parser.
+fn int(word: &[u8]) -> Option<u64> {
+    if word.is_empty() || word.len() > 15 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &b in word {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Some(v)
 }
 
 impl Lines {
@@ -137,47 +221,24 @@ impl Lines {
         }
     }
 
-    /// Splits the next line into `w`, reading more of the file when the
-    /// line is not complete in the buffer; `false` at the end of the file.
-    /// Words are separated by ASCII whitespace; the last line may lack
-    /// its newline.
-    fn next(&mut self, w: &mut Words) -> io::Result<bool> {
+    /// The next line, split into words, reading more of the file when
+    /// the line is not complete in the buffer; `None` at the end of the
+    /// file. The last line may lack its newline.
+    fn next(&mut self) -> io::Result<Option<Line<'_>>> {
         loop {
-            let bytes = &self.buf[..self.len];
-            let mut i = self.pos;
-            w.count = 0;
-            let complete = loop {
-                // Blanks before a word, or the end of the line.
-                while let Some(&b) = bytes.get(i) {
-                    if b == b'\n' || !b.is_ascii_whitespace() {
-                        break;
-                    }
-                    i += 1;
-                }
-                match bytes.get(i) {
-                    None => break false,
-                    Some(b'\n') => break true,
-                    Some(_) => {}
-                }
-                let start = i;
-                while let Some(&b) = bytes.get(i) {
-                    if b.is_ascii_whitespace() {
-                        break;
-                    }
-                    i += 1;
-                }
-                if w.count < MAX_WORDS {
-                    w.words[w.count] = (start, i);
-                    w.count += 1;
-                }
+            let rest = &self.buf[self.pos..self.len];
+            let end = match memchr::memchr(b'\n', rest) {
+                Some(n) => Some((n, n + 1)),
+                None if self.eof && !rest.is_empty() => Some((rest.len(), rest.len())),
+                None => None,
             };
-            if complete || (self.eof && i > self.pos) {
-                w.line = (self.pos, i);
-                self.pos = (i + 1).min(self.len);
-                return Ok(true);
+            if let Some((end, next)) = end {
+                let text = &self.buf[self.pos..self.pos + end];
+                self.pos += next;
+                return Ok(Some(Line::split(text)));
             }
             if self.eof {
-                return Ok(false);
+                return Ok(None);
             }
             self.fill()?;
         }
@@ -246,7 +307,8 @@ enum Bad {
 }
 
 impl Bad {
-    fn describe(self, words: &[&[u8]], line: &[u8], world: u32) -> String {
+    fn describe(self, line: &Line<'_>, world: u32) -> String {
+        let words = line.words();
         let text = |w: &[u8]| String::from_utf8_lossy(w).into_owned();
         match self {
             Bad::Missing(what) => format!("`{}` needs {}", text(words[1]), what.name()),
@@ -257,28 +319,10 @@ impl Bad {
             }
             Bad::NoRequest => format!(
                 "`{}`: no outstanding request to wait for",
-                String::from_utf8_lossy(line).trim_end()
+                String::from_utf8_lossy(line.text).trim_end()
             ),
         }
     }
-}
-
-/// Non-negative number `i` of `words`.
-fn num(words: &[&[u8]], i: usize, what: What) -> Result<f64, Bad> {
-    let w = words.get(i).ok_or(Bad::Missing(what))?;
-    match number(w) {
-        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(Bad::Invalid(i, what)),
-    }
-}
-
-/// World rank `i` of `words`.
-fn rank(words: &[&[u8]], i: usize, world: u32) -> Result<u32, Bad> {
-    let r = num(words, i, What::Rank)?;
-    if r.fract() != 0.0 || r >= f64::from(world) {
-        return Err(Bad::Outside(i));
-    }
-    Ok(r as u32)
 }
 
 /// What a line adds: CPU time before the next call, or the call.
@@ -310,29 +354,28 @@ impl Requests {
     fn parse(
         &mut self,
         action: Action,
-        words: &[&[u8]],
+        line: &Line<'_>,
         world: u32,
         flops_per_ns: f64,
         completions: &mut Vec<Completion>,
     ) -> Result<Parsed, Bad> {
         let me = self.actor;
+        let words = line.words();
+        let num = |i, what| line.num(i, what);
+        let rank = |i| line.rank(i, world);
         // send/recv: `<peer> <tag> <size> [datatype]`, or the older `<peer> <size>`.
         let p2p = || -> Result<(u32, i64, u64), Bad> {
-            let peer = rank(words, 2, world)?;
+            let peer = rank(2)?;
             if words.len() >= 5 {
-                Ok((
-                    peer,
-                    num(words, 3, What::Tag)? as i64,
-                    num(words, 4, What::Size)? as u64,
-                ))
+                Ok((peer, num(3, What::Tag)? as i64, num(4, What::Size)? as u64))
             } else {
-                Ok((peer, 0, num(words, 3, What::Size)? as u64))
+                Ok((peer, 0, num(3, What::Size)? as u64))
             }
         };
-        let size = |i| num(words, i, What::Size).map(|v| v as u64);
+        let size = |i| num(i, What::Size).map(|v| v as u64);
         let root = |i: usize| -> Result<Option<u32>, Bad> {
             if words.len() > i {
-                rank(words, i, world).map(Some)
+                rank(i).map(Some)
             } else {
                 Ok(Some(0))
             }
@@ -347,8 +390,8 @@ impl Requests {
             })
         };
         Ok(match action {
-            Action::Compute => Parsed::Burst(num(words, 2, What::FlopCount)? / flops_per_ns),
-            Action::Sleep => Parsed::Burst(num(words, 2, What::Duration)? * 1e9),
+            Action::Compute => Parsed::Burst(num(2, What::FlopCount)? / flops_per_ns),
+            Action::Sleep => Parsed::Burst(num(2, What::Duration)? * 1e9),
             Action::Init => Parsed::Call(OpKind::Init),
             Action::Finalize => Parsed::Call(OpKind::Finalize),
             Action::Send | Action::Isend => {
@@ -375,11 +418,7 @@ impl Requests {
             }
             Action::Wait => {
                 let pos = if words.len() >= 5 {
-                    let key = (
-                        rank(words, 2, world)?,
-                        rank(words, 3, world)?,
-                        num(words, 4, What::Tag)? as i64,
-                    );
+                    let key = (rank(2)?, rank(3)?, num(4, What::Tag)? as i64);
                     self.outstanding.iter().position(|(k, _)| *k == key)
                 } else if self.outstanding.is_empty() {
                     None
@@ -414,7 +453,6 @@ impl Requests {
 struct RankFile {
     path: String,
     lines: Lines,
-    words: Words,
     line: usize,
     gap: f64,
     reqs: Requests,
@@ -430,20 +468,8 @@ pub struct SimgridOps {
     world: Vec<u32>,
 }
 
-/// A number of a trace line: digits alone (sizes, ranks, tags; most
-/// numbers) in one pass without the float parser, else any float.
+/// A number of a trace line that is not a plain [`int`]: any float.
 fn number(word: &[u8]) -> Option<f64> {
-    if !word.is_empty() && word.len() <= 15 {
-        let mut v = 0u64;
-        let digits = word.iter().all(|&b| {
-            let d = b.wrapping_sub(b'0');
-            v = v * 10 + u64::from(d);
-            d <= 9
-        });
-        if digits {
-            return Some(v as f64);
-        }
-    }
     std::str::from_utf8(word).ok()?.parse().ok()
 }
 
@@ -473,7 +499,6 @@ impl SimgridOps {
             files.push(RankFile {
                 path: p.display().to_string(),
                 lines: Lines::new(f),
-                words: Words::default(),
                 line: 0,
                 gap: 0.0,
                 reqs: Requests {
@@ -531,37 +556,31 @@ impl OpSource for SimgridOps {
             _ => Vec::new(),
         };
         loop {
-            let read = f.lines.next(&mut f.words);
+            let read = f.lines.next();
             f.line += 1;
             let err = |what: String| SimError::Input {
                 file: f.path.clone(),
                 line: f.line,
                 what,
             };
-            match read {
-                Ok(false) => {
+            // The words, as bytes (actions and numbers are ASCII); text
+            // only for messages.
+            let line = match read {
+                Ok(Some(line)) => line,
+                Ok(None) => {
                     f.ended = true;
                     return Ok(false);
                 }
-                Ok(true) => {}
                 Err(e) => return Err(err(format!("cannot read: {e}"))),
-            }
-            // The words, as bytes (actions and numbers are ASCII); text
-            // only for messages.
-            let buf = &f.lines.buf;
-            let mut words: [&[u8]; MAX_WORDS] = [&[]; MAX_WORDS];
-            for (w, &(s, e)) in words.iter_mut().zip(&f.words.words[..f.words.count]) {
-                *w = &buf[s..e];
-            }
-            let words = &words[..f.words.count];
-            let line = &buf[f.words.line.0..f.words.line.1];
+            };
+            let words = line.words();
             if words.is_empty() || words[0].starts_with(b"#") {
                 continue;
             }
             if words.len() < 2 {
                 return Err(err(format!(
                     "`{}`: expected `<rank> <action> ...`",
-                    String::from_utf8_lossy(line).trim_end()
+                    String::from_utf8_lossy(line.text).trim_end()
                 )));
             }
             let Some(action) = Action::parse(words[1]) else {
@@ -570,7 +589,7 @@ impl OpSource for SimgridOps {
                     String::from_utf8_lossy(words[1])
                 )));
             };
-            match f.reqs.parse(action, words, world, flops_per_ns, &mut completions) {
+            match f.reqs.parse(action, &line, world, flops_per_ns, &mut completions) {
                 Ok(Parsed::Burst(t)) => f.gap += t,
                 Ok(Parsed::Call(kind)) => {
                     *op = Op {
@@ -581,7 +600,7 @@ impl OpSource for SimgridOps {
                     };
                     return Ok(true);
                 }
-                Err(bad) => return Err(err(bad.describe(words, line, world))),
+                Err(bad) => return Err(err(bad.describe(&line, world))),
             }
         }
     }
