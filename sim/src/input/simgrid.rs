@@ -11,16 +11,19 @@
 use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId};
 use crate::SimError;
 use pnmpi_trace::routine::Coll;
-use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 
 /// Words of a line kept for parsing; actions have at most 7.
 const MAX_WORDS: usize = 8;
-use std::path::{Path, PathBuf};
 
-/// The routine names ops from a SimGrid trace carry, by action.
-const ACTIONS: &[&str] = &[
+/// Bytes of a rank file read at a time (more for a longer line).
+const BLOCK: usize = 1 << 16;
+
+/// The routine names ops from a SimGrid trace carry: [`Op::routine`] is
+/// an [`Action`]'s routine index into it.
+const ROUTINES: &[&str] = &[
     "compute",
     "send",
     "isend",
@@ -42,16 +45,417 @@ const ACTIONS: &[&str] = &[
     "other",
 ];
 
+/// The actions the reader knows. A discriminant below `Init` is the
+/// index of the action's routine name in [`ROUTINES`]; `Init` and the
+/// ones after it are all the routine "other".
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Action {
+    Compute,
+    Send,
+    Isend,
+    Recv,
+    Irecv,
+    Wait,
+    Waitall,
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Alltoall,
+    Gather,
+    Scatter,
+    Allgather,
+    Sleep = 17,
+    Init,
+    Finalize,
+    /// `comm_size`, `comm_split`, `comm_dup`: no communication.
+    Local,
+}
+
+impl Action {
+    /// The action named `name`; the most frequent ones are tried first.
+    fn parse(name: &[u8]) -> Option<Action> {
+        Some(match name {
+            b"compute" => Action::Compute,
+            b"irecv" => Action::Irecv,
+            b"isend" => Action::Isend,
+            b"wait" => Action::Wait,
+            b"waitall" => Action::Waitall,
+            b"send" => Action::Send,
+            b"recv" => Action::Recv,
+            b"allreduce" => Action::Allreduce,
+            b"barrier" => Action::Barrier,
+            b"bcast" => Action::Bcast,
+            b"reduce" => Action::Reduce,
+            b"alltoall" => Action::Alltoall,
+            b"allgather" => Action::Allgather,
+            b"gather" => Action::Gather,
+            b"scatter" => Action::Scatter,
+            b"sleep" => Action::Sleep,
+            b"init" => Action::Init,
+            b"finalize" => Action::Finalize,
+            b"comm_size" | b"comm_split" | b"comm_dup" => Action::Local,
+            _ => return None,
+        })
+    }
+
+    /// Index of the action's routine name in [`ROUTINES`].
+    fn routine(self) -> u32 {
+        (self as u32).min(Action::Init as u32)
+    }
+}
+
+/// A rank's action file, read a block at a time and split into lines in
+/// place: no per-line copy, allocation or UTF-8 pass.
+struct Lines {
+    file: File,
+    /// Bytes read; `buf[pos..len]` are not parsed yet.
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+    eof: bool,
+}
+
+/// Which bytes are ASCII whitespace ([`u8::is_ascii_whitespace`]), by
+/// lookup: one load per byte when splitting lines.
+const BLANK: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_whitespace();
+        b += 1;
+    }
+    t
+};
+
+/// One line of a rank file, split into words.
+struct Line<'a> {
+    /// The line, without its newline.
+    text: &'a [u8],
+    /// Its first [`MAX_WORDS`] words; `len` of them are set.
+    words: [&'a [u8]; MAX_WORDS],
+    len: usize,
+}
+
+impl<'a> Line<'a> {
+    /// Splits `text` at ASCII whitespace.
+    fn split(text: &'a [u8]) -> Line<'a> {
+        let mut words: [&[u8]; MAX_WORDS] = [&[]; MAX_WORDS];
+        let mut len = 0;
+        let (n, mut i) = (text.len(), 0);
+        while len < MAX_WORDS {
+            while i < n && BLANK[usize::from(text[i])] {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+            let start = i;
+            while i < n && !BLANK[usize::from(text[i])] {
+                i += 1;
+            }
+            words[len] = &text[start..i];
+            len += 1;
+        }
+        Line { text, words, len }
+    }
+
+    /// The words.
+    fn words(&self) -> &[&'a [u8]] {
+        &self.words[..self.len]
+    }
+
+    /// Non-negative number `i`.
+    fn num(&self, i: usize, what: What) -> Result<f64, Bad> {
+        let w = self.words().get(i).ok_or(Bad::Missing(what))?;
+        if let Some(v) = int(w) {
+            return Ok(v as f64);
+        }
+        match number(w) {
+            Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+            _ => Err(Bad::Invalid(i, what)),
+        }
+    }
+
+    /// World rank `i`.
+    fn rank(&self, i: usize, world: u32) -> Result<u32, Bad> {
+        if let Some(v) = self.words().get(i).and_then(|w| int(w)) {
+            return match u32::try_from(v) {
+                Ok(r) if r < world => Ok(r),
+                _ => Err(Bad::Outside(i)),
+            };
+        }
+        let r = self.num(i, What::Rank)?;
+        if r.fract() != 0.0 || r >= f64::from(world) {
+            return Err(Bad::Outside(i));
+        }
+        Ok(r as u32)
+    }
+}
+
+/// A plain integer of at most 15 digits (exact as a float), the common
+/// case of sizes, ranks and tags, without the float parser.
+fn int(word: &[u8]) -> Option<u64> {
+    if word.is_empty() || word.len() > 15 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &b in word {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Some(v)
+}
+
+impl Lines {
+    fn new(file: File) -> Lines {
+        Lines {
+            file,
+            buf: vec![0; BLOCK],
+            pos: 0,
+            len: 0,
+            eof: false,
+        }
+    }
+
+    /// The next line, split into words, reading more of the file when
+    /// the line is not complete in the buffer; `None` at the end of the
+    /// file. The last line may lack its newline.
+    fn next(&mut self) -> io::Result<Option<Line<'_>>> {
+        loop {
+            let rest = &self.buf[self.pos..self.len];
+            let end = match memchr::memchr(b'\n', rest) {
+                Some(n) => Some((n, n + 1)),
+                None if self.eof && !rest.is_empty() => Some((rest.len(), rest.len())),
+                None => None,
+            };
+            if let Some((end, next)) = end {
+                let text = &self.buf[self.pos..self.pos + end];
+                self.pos += next;
+                return Ok(Some(Line::split(text)));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            self.fill()?;
+        }
+    }
+
+    /// Moves the unparsed bytes to the front and reads more after them,
+    /// growing the buffer when one line fills it.
+    fn fill(&mut self) -> io::Result<()> {
+        self.buf.copy_within(self.pos..self.len, 0);
+        self.len -= self.pos;
+        self.pos = 0;
+        if self.len == self.buf.len() {
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        loop {
+            match self.file.read(&mut self.buf[self.len..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => {
+                    self.len += n;
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// What a numeric argument is, for messages.
+#[derive(Clone, Copy, Debug)]
+enum What {
+    FlopCount,
+    Duration,
+    Rank,
+    Tag,
+    Size,
+}
+
+impl What {
+    fn name(self) -> &'static str {
+        match self {
+            What::FlopCount => "flop count",
+            What::Duration => "duration",
+            What::Rank => "rank",
+            What::Tag => "tag",
+            What::Size => "size",
+        }
+    }
+}
+
+/// Why a line is wrong, small enough to return cheaply; [`Bad::describe`]
+/// makes the message, from the line's words, only when it is reported.
+#[derive(Clone, Copy, Debug)]
+enum Bad {
+    /// The action lacks an argument.
+    Missing(What),
+    /// Word `.0` is not a non-negative number.
+    Invalid(usize, What),
+    /// Word `.0` is not a rank of the world.
+    Outside(usize),
+    /// A `wait` with no matching outstanding request.
+    NoRequest,
+}
+
+impl Bad {
+    fn describe(self, line: &Line<'_>, world: u32) -> String {
+        let words = line.words();
+        let text = |w: &[u8]| String::from_utf8_lossy(w).into_owned();
+        match self {
+            Bad::Missing(what) => format!("`{}` needs {}", text(words[1]), what.name()),
+            Bad::Invalid(i, what) => format!("`{}` is not a valid {}", text(words[i]), what.name()),
+            Bad::Outside(i) => {
+                let r = number(words[i]).unwrap_or(f64::NAN);
+                format!("rank {r} is outside 0..{world}")
+            }
+            Bad::NoRequest => format!(
+                "`{}`: no outstanding request to wait for",
+                String::from_utf8_lossy(line.text).trim_end()
+            ),
+        }
+    }
+}
+
+/// What a line adds: CPU time before the next call, or the call.
+enum Parsed {
+    Burst(f64),
+    Call(OpKind),
+}
+
+/// A rank's requests: issued by `isend`/`irecv`, awaited by `wait` and
+/// `waitall`.
+struct Requests {
+    /// The rank's actor, the high half of its request ids.
+    actor: u32,
+    next: u32,
+    /// Outstanding requests, oldest first: (src, dst, tag) key and id.
+    outstanding: Vec<((u32, u32, i64), ReqId)>,
+}
+
+impl Requests {
+    fn issue(&mut self, key: (u32, u32, i64)) -> ReqId {
+        let id = (u64::from(self.actor) << 32) | u64::from(self.next);
+        self.next += 1;
+        self.outstanding.push((key, id));
+        id
+    }
+
+    /// Parses the words of one line (`<rank> <action> args`) of action
+    /// `action`; a wait's completions go into `completions` (empty).
+    fn parse(
+        &mut self,
+        action: Action,
+        line: &Line<'_>,
+        world: u32,
+        flops_per_ns: f64,
+        completions: &mut Vec<Completion>,
+    ) -> Result<Parsed, Bad> {
+        let me = self.actor;
+        let words = line.words();
+        let num = |i, what| line.num(i, what);
+        let rank = |i| line.rank(i, world);
+        // send/recv: `<peer> <tag> <size> [datatype]`, or the older `<peer> <size>`.
+        let p2p = || -> Result<(u32, i64, u64), Bad> {
+            let peer = rank(2)?;
+            if words.len() >= 5 {
+                Ok((peer, num(3, What::Tag)? as i64, num(4, What::Size)? as u64))
+            } else {
+                Ok((peer, 0, num(3, What::Size)? as u64))
+            }
+        };
+        let size = |i| num(i, What::Size).map(|v| v as u64);
+        let root = |i: usize| -> Result<Option<u32>, Bad> {
+            if words.len() > i {
+                rank(i).map(Some)
+            } else {
+                Ok(Some(0))
+            }
+        };
+        let coll = |op: Coll, bytes: u64, root: Option<u32>| {
+            Parsed::Call(OpKind::Coll {
+                op,
+                comm: pnmpi_trace::fields::COMM_WORLD,
+                bytes,
+                root,
+                req: None,
+            })
+        };
+        Ok(match action {
+            Action::Compute => Parsed::Burst(num(2, What::FlopCount)? / flops_per_ns),
+            Action::Sleep => Parsed::Burst(num(2, What::Duration)? * 1e9),
+            Action::Init => Parsed::Call(OpKind::Init),
+            Action::Finalize => Parsed::Call(OpKind::Finalize),
+            Action::Send | Action::Isend => {
+                let (to, tag, bytes) = p2p()?;
+                let req = (action == Action::Isend).then(|| self.issue((me, to, tag)));
+                Parsed::Call(OpKind::Send {
+                    to,
+                    tag,
+                    comm: 0,
+                    bytes,
+                    req,
+                })
+            }
+            Action::Recv | Action::Irecv => {
+                let (from, tag, bytes) = p2p()?;
+                let req = (action == Action::Irecv).then(|| self.issue((from, me, tag)));
+                Parsed::Call(OpKind::Recv {
+                    from: Some(from),
+                    tag,
+                    comm: 0,
+                    bytes,
+                    req,
+                })
+            }
+            Action::Wait => {
+                let pos = if words.len() >= 5 {
+                    let key = (rank(2)?, rank(3)?, num(4, What::Tag)? as i64);
+                    self.outstanding.iter().position(|(k, _)| *k == key)
+                } else if self.outstanding.is_empty() {
+                    None
+                } else {
+                    Some(0)
+                };
+                let (_, req) = self.outstanding.remove(pos.ok_or(Bad::NoRequest)?);
+                completions.push(Completion { req, status: None });
+                Parsed::Call(OpKind::Wait(std::mem::take(completions)))
+            }
+            Action::Waitall => {
+                completions.extend(
+                    self.outstanding
+                        .drain(..)
+                        .map(|(_, req)| Completion { req, status: None }),
+                );
+                Parsed::Call(OpKind::Wait(std::mem::take(completions)))
+            }
+            Action::Barrier => coll(Coll::Barrier, 0, None),
+            Action::Bcast => coll(Coll::Bcast, size(2)?, root(3)?),
+            Action::Reduce => coll(Coll::Reduce, size(2)?, root(4)?),
+            Action::Allreduce => coll(Coll::Allreduce, size(2)?, None),
+            Action::Alltoall => coll(Coll::Alltoall, size(2)?, None),
+            Action::Allgather => coll(Coll::Allgather, size(2)?, None),
+            Action::Gather => coll(Coll::Gather, size(2)?, root(4)?),
+            Action::Scatter => coll(Coll::Scatter, size(3)?, root(4)?),
+            Action::Local => Parsed::Call(OpKind::Local),
+        })
+    }
+}
+
 struct RankFile {
     path: String,
-    reader: BufReader<File>,
-    /// The current line's bytes, reused from line to line.
-    buf: Vec<u8>,
+    lines: Lines,
     line: usize,
     gap: f64,
-    next_req: u32,
-    /// Outstanding requests: (src, dst, tag) key and id.
-    outstanding: VecDeque<((u32, u32, i64), ReqId)>,
+    reqs: Requests,
     ended: bool,
 }
 
@@ -64,28 +468,9 @@ pub struct SimgridOps {
     world: Vec<u32>,
 }
 
-/// A number of a trace line: digits alone (sizes, ranks, tags; most
-/// numbers) in one pass without the float parser, else any float.
+/// A number of a trace line that is not a plain [`int`]: any float.
 fn number(word: &[u8]) -> Option<f64> {
-    if !word.is_empty() && word.len() <= 15 {
-        let mut v = 0u64;
-        let digits = word.iter().all(|&b| {
-            let d = b.wrapping_sub(b'0');
-            v = v * 10 + u64::from(d);
-            d <= 9
-        });
-        if digits {
-            return Some(v as f64);
-        }
-    }
     std::str::from_utf8(word).ok()?.parse().ok()
-}
-
-fn routine(name: &[u8]) -> u32 {
-    ACTIONS
-        .iter()
-        .position(|a| a.as_bytes() == name)
-        .unwrap_or(ACTIONS.len() - 1) as u32
 }
 
 impl SimgridOps {
@@ -113,12 +498,14 @@ impl SimgridOps {
             })?;
             files.push(RankFile {
                 path: p.display().to_string(),
-                reader: BufReader::with_capacity(1 << 16, f),
-                buf: Vec::with_capacity(128),
+                lines: Lines::new(f),
                 line: 0,
                 gap: 0.0,
-                next_req: 0,
-                outstanding: VecDeque::new(),
+                reqs: Requests {
+                    actor: files.len() as u32,
+                    next: 0,
+                    outstanding: Vec::new(),
+                },
                 ended: false,
             });
         }
@@ -133,7 +520,7 @@ impl SimgridOps {
         Ok(SimgridOps {
             files,
             actors: (0..n).map(|rank| Actor { rank, thread: 0 }).collect(),
-            routines: ACTIONS.iter().map(|s| s.to_string()).collect(),
+            routines: ROUTINES.iter().map(|s| s.to_string()).collect(),
             flops_per_ns,
             world: (0..n).collect(),
         })
@@ -160,163 +547,61 @@ impl OpSource for SimgridOps {
         if f.ended {
             return Ok(false);
         }
+        // The previous op's completion list, reused for a wait.
+        let mut completions = match std::mem::take(&mut op.kind) {
+            OpKind::Wait(mut v) => {
+                v.clear();
+                v
+            }
+            _ => Vec::new(),
+        };
         loop {
-            f.buf.clear();
-            let read = f.reader.read_until(b'\n', &mut f.buf);
+            let read = f.lines.next();
             f.line += 1;
             let err = |what: String| SimError::Input {
                 file: f.path.clone(),
                 line: f.line,
                 what,
             };
-            match read {
-                Ok(0) => {
+            // The words, as bytes (actions and numbers are ASCII); text
+            // only for messages.
+            let line = match read {
+                Ok(Some(line)) => line,
+                Ok(None) => {
                     f.ended = true;
                     return Ok(false);
                 }
-                Ok(_) => {}
                 Err(e) => return Err(err(format!("cannot read: {e}"))),
-            }
-            // The words, as bytes (actions and numbers are ASCII), without
-            // a per-line allocation or UTF-8 pass; text only for messages.
-            let mut words: [&[u8]; MAX_WORDS] = [&[]; MAX_WORDS];
-            let mut count = 0;
-            for w in f.buf.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
-                if count < MAX_WORDS {
-                    words[count] = w;
-                }
-                count += 1;
-            }
-            let words = &words[..count.min(MAX_WORDS)];
-            let buf = &f.buf;
-            let line = || String::from_utf8_lossy(buf).trim_end().to_string();
-            let text = |w: &[u8]| String::from_utf8_lossy(w).into_owned();
+            };
+            let words = line.words();
             if words.is_empty() || words[0].starts_with(b"#") {
                 continue;
             }
             if words.len() < 2 {
-                return Err(err(format!("`{}`: expected `<rank> <action> ...`", line())));
+                return Err(err(format!(
+                    "`{}`: expected `<rank> <action> ...`",
+                    String::from_utf8_lossy(line.text).trim_end()
+                )));
             }
-            let num = |i: usize, what: &str| -> Result<f64, SimError> {
-                let w = words
-                    .get(i)
-                    .ok_or_else(|| err(format!("`{}` needs {what}", text(words[1]))))?;
-                number(w)
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-                    .ok_or_else(|| err(format!("`{}` is not a valid {what}", text(w))))
+            let Some(action) = Action::parse(words[1]) else {
+                return Err(err(format!(
+                    "unknown action `{}`",
+                    String::from_utf8_lossy(words[1])
+                )));
             };
-            let rank_arg = |i: usize| -> Result<u32, SimError> {
-                let r = num(i, "rank")?;
-                if r.fract() != 0.0 || r >= f64::from(world) {
-                    return Err(err(format!("rank {r} is outside 0..{world}")));
-                }
-                Ok(r as u32)
-            };
-            let me = actor as u32;
-            let action = words[1];
-            // send/recv: `<peer> <tag> <size> [datatype]`, or the older `<peer> <size>`.
-            let p2p = |words: &[&[u8]]| -> Result<(u32, i64, u64), SimError> {
-                let peer = rank_arg(2)?;
-                if words.len() >= 5 {
-                    Ok((peer, num(3, "tag")? as i64, num(4, "size")? as u64))
-                } else {
-                    Ok((peer, 0, num(3, "size")? as u64))
-                }
-            };
-            let gap = std::mem::take(&mut f.gap);
-            // Captures only the request fields, not the line being read.
-            let (next_req, outstanding) = (&mut f.next_req, &mut f.outstanding);
-            let mut new_req = |key| {
-                let id = ((actor as u64) << 32) | u64::from(*next_req);
-                *next_req += 1;
-                outstanding.push_back((key, id));
-                id
-            };
-            let coll = |op: Coll, bytes: u64, root: Option<u32>| OpKind::Coll {
-                op,
-                comm: pnmpi_trace::fields::COMM_WORLD,
-                bytes,
-                root,
-                req: None,
-            };
-            let opt_root = |i: usize| -> Result<Option<u32>, SimError> {
-                if words.len() > i {
-                    rank_arg(i).map(Some)
-                } else {
-                    Ok(Some(0))
-                }
-            };
-            let kind = match action {
-                b"init" => OpKind::Init,
-                b"finalize" => OpKind::Finalize,
-                b"compute" => {
-                    f.gap = gap + num(2, "flop count")? / flops_per_ns;
-                    continue;
-                }
-                b"sleep" => {
-                    f.gap = gap + num(2, "duration")? * 1e9;
-                    continue;
-                }
-                b"send" | b"isend" => {
-                    let (to, tag, bytes) = p2p(words)?;
-                    let req = (action == b"isend").then(|| new_req((me, to, tag)));
-                    OpKind::Send {
-                        to,
-                        tag,
-                        comm: 0,
-                        bytes,
-                        req,
-                    }
-                }
-                b"recv" | b"irecv" => {
-                    let (from, tag, bytes) = p2p(words)?;
-                    let req = (action == b"irecv").then(|| new_req((from, me, tag)));
-                    OpKind::Recv {
-                        from: Some(from),
-                        tag,
-                        comm: 0,
-                        bytes,
-                        req,
-                    }
-                }
-                b"wait" => {
-                    let pos = if words.len() >= 5 {
-                        let key = (rank_arg(2)?, rank_arg(3)?, num(4, "tag")? as i64);
-                        f.outstanding.iter().position(|(k, _)| *k == key)
-                    } else if f.outstanding.is_empty() {
-                        None
-                    } else {
-                        Some(0)
+            match f.reqs.parse(action, &line, world, flops_per_ns, &mut completions) {
+                Ok(Parsed::Burst(t)) => f.gap += t,
+                Ok(Parsed::Call(kind)) => {
+                    *op = Op {
+                        gap: std::mem::take(&mut f.gap),
+                        dur: 0.0,
+                        routine: action.routine(),
+                        kind,
                     };
-                    let pos =
-                        pos.ok_or_else(|| err(format!("`{}`: no outstanding request to wait for", line())))?;
-                    let (_, req) = f.outstanding.remove(pos).expect("found");
-                    OpKind::Wait(vec![Completion { req, status: None }])
+                    return Ok(true);
                 }
-                b"waitall" => OpKind::Wait(
-                    f.outstanding
-                        .drain(..)
-                        .map(|(_, req)| Completion { req, status: None })
-                        .collect(),
-                ),
-                b"barrier" => coll(Coll::Barrier, 0, None),
-                b"bcast" => coll(Coll::Bcast, num(2, "size")? as u64, opt_root(3)?),
-                b"reduce" => coll(Coll::Reduce, num(2, "size")? as u64, opt_root(4)?),
-                b"allreduce" => coll(Coll::Allreduce, num(2, "size")? as u64, None),
-                b"alltoall" => coll(Coll::Alltoall, num(2, "size")? as u64, None),
-                b"allgather" => coll(Coll::Allgather, num(2, "size")? as u64, None),
-                b"gather" => coll(Coll::Gather, num(2, "size")? as u64, opt_root(4)?),
-                b"scatter" => coll(Coll::Scatter, num(3, "size")? as u64, opt_root(4)?),
-                b"comm_size" | b"comm_split" | b"comm_dup" => OpKind::Local,
-                other => return Err(err(format!("unknown action `{}`", text(other)))),
-            };
-            *op = Op {
-                gap,
-                dur: 0.0,
-                routine: routine(action),
-                kind,
-            };
-            return Ok(true);
+                Err(bad) => return Err(err(bad.describe(&line, world))),
+            }
         }
     }
 
@@ -423,5 +708,44 @@ mod tests {
         assert!(e.contains("rank 5 is outside 0..1"), "{e}");
         let e = first_error("0 wait\n");
         assert!(e.contains("no outstanding request"), "{e}");
+    }
+
+    #[test]
+    fn long_lines_crlf_and_a_last_line_without_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("index.txt"), "rank-0.txt\n").unwrap();
+        let long = format!("# {}\n", "x".repeat(3 * BLOCK));
+        let text = format!(
+            "0 init\r\n{long}0 compute 5\r\n  \t\n0 compute {}\n0 finalize",
+            "0".repeat(2 * BLOCK) + "7"
+        );
+        std::fs::write(dir.path().join("rank-0.txt"), &text).unwrap();
+        let mut ops = SimgridOps::open(&dir.path().join("index.txt"), 1.0).unwrap();
+        let mut op = Op::default();
+        assert!(ops.next(0, &mut op).unwrap());
+        assert_eq!(op.kind, OpKind::Init);
+        assert!(ops.next(0, &mut op).unwrap());
+        assert_eq!(op.kind, OpKind::Finalize);
+        assert_eq!(op.gap, 12.0, "{op:?}");
+        assert!(!ops.next(0, &mut op).unwrap());
+
+        let e = first_error(&format!("0 init\n{long}0 compute 5\n0 jump"));
+        assert!(
+            e.contains("rank-0.txt:4:") && e.contains("unknown action `jump`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn each_action_carries_its_routine_name() {
+        for (i, name) in ROUTINES.iter().enumerate() {
+            if let Some(a) = Action::parse(name.as_bytes()) {
+                assert_eq!(a.routine() as usize, i, "{name}");
+            }
+        }
+        for other in ["init", "finalize", "comm_size", "comm_split", "comm_dup"] {
+            let a = Action::parse(other.as_bytes()).unwrap();
+            assert_eq!(ROUTINES[a.routine() as usize], "other", "{other}");
+        }
     }
 }
