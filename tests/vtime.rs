@@ -127,6 +127,39 @@ fn a_loggp_ping_pong_adds_the_overheads() {
     assert_eq!(field(&run, "pingpong:", "us_per_round"), 15.998, "{}", run.stdout);
 }
 
+/// A machine file's topology reaches vtime through the shared model: the
+/// two ranks sit on the far corners of a 2 x 2 mesh (2 hops of 250 ns).
+#[test]
+fn a_topology_adds_its_hops_to_the_ping_pong() {
+    for (shape, hops) in [("mesh", 2.0), ("torus", 2.0), ("ring", 1.0), ("star", 2.0)] {
+        let dims = if shape == "mesh" || shape == "torus" {
+            "dims = [2, 2]\n"
+        } else {
+            ""
+        };
+        let mut case = Case::new();
+        case.write(
+            "m.toml",
+            &format!(
+                "[machine]\nnodes = 4\ncores_per_node = 1\n[mapping]\nnodes = [0, 3]\n\
+                 [network]\nlatency = \"5us\"\nbandwidth = \"1GB/s\"\n\
+                 [network.topology]\nshape = \"{shape}\"\n{dims}hop_latency = \"250ns\"\n"
+            ),
+        );
+        case.conf(&conf(&[("machine", "m.toml"), ("cpu_factor", "0")]));
+        let run = case.mpirun(2, &program("pingpong", Link::Pnmpi), &["50", "1000"]);
+        run.assert_ok();
+        // 2 (5 us + 1 us + hops x 0.25 us).
+        let want = 2.0 * (6.0 + hops * 0.25);
+        assert_eq!(
+            field(&run, "pingpong:", "us_per_round"),
+            want,
+            "{shape}: {}",
+            run.stdout
+        );
+    }
+}
+
 #[test]
 fn every_kind_of_call_moves_the_clocks_exactly_by_the_model() {
     for (latency, bandwidth, b_per_ns) in [("5us", "1GB/s", "1"), ("1.5us", "300MB/s", "0.3")] {

@@ -176,3 +176,42 @@ fn bad_trace_lines_name_file_and_line() {
     let text = e.to_string();
     assert!(text.contains("rank0.txt:2:") && text.contains("banana"), "{text}");
 }
+
+#[test]
+fn a_topology_adds_its_hops_to_every_message_and_every_model() {
+    // 16 nodes on a 4 x 4 torus, 100 ns a hop; ranks 0 and 15 sit at
+    // (0, 0) and (3, 3), 2 hops apart with the wrap-around links (6 on a
+    // mesh). The other ranks do nothing.
+    let pair = |a: &str, b: &str| {
+        let mut ranks = vec![String::new(); 16];
+        ranks[0] = a.to_string();
+        ranks[15] = b.to_string();
+        ranks
+    };
+    let t = pair(
+        &"send 15 0 1000\nrecv 15 0 1000\n".repeat(3),
+        &"recv 0 0 1000\nsend 0 0 1000\n".repeat(3),
+    );
+    let grid = |shape: &str| {
+        format!(
+            "{}\n[network.topology]\nshape = \"{shape}\"\ndims = [4, 4]\nhop_latency = \"100ns\"\n\
+             [model.loggp]\nL = \"2us\"\no = \"1us\"\ng = \"500ns\"\nG = \"1ns\"\n",
+            TWO_NODES.replace("nodes = 2", "nodes = 16")
+        )
+    };
+    for (shape, hops) in [("torus", 2.0), ("mesh", 6.0)] {
+        let m = grid(shape);
+        let simple = run(&m, "simple", &refs(&t)).unwrap();
+        assert_eq!(
+            simple.runtime,
+            3.0 * 2.0 * (1000.0 + 1000.0 + hops * 100.0),
+            "{shape}"
+        );
+        let loggp = run(&m, "loggp", &refs(&t)).unwrap();
+        assert_eq!(
+            loggp.runtime,
+            3.0 * 2.0 * (2.0 * 1000.0 + 2000.0 + hops * 100.0 + 999.0),
+            "{shape}"
+        );
+    }
+}

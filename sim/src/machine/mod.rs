@@ -13,6 +13,7 @@
 pub mod curve;
 mod pick;
 mod schema;
+pub mod topology;
 
 pub use curve::{Curve, Step};
 pub use schema::{CollChoice, Collectives, Level, Mapping, Network, NodeSpec, Scaling, COLL_NAMES};
@@ -167,6 +168,18 @@ impl Machine {
         } else {
             &self.network.inter
         }
+    }
+
+    /// The latency the topology adds between nodes `a` and `b`, ns (none
+    /// without `[network.topology]`, or within a node).
+    pub fn hop_delay(&self, a: u32, b: u32) -> Ns {
+        self.network.topology.as_ref().map_or(0.0, |t| t.delay(a, b))
+    }
+
+    /// A point-to-point message's time of flight from node `a` to node
+    /// `b`: its level's latency and bandwidth, plus the topology's hops.
+    pub fn p2p_cost(&self, a: u32, b: u32, bytes: u64) -> Ns {
+        self.level(a, b).cost(bytes) + self.hop_delay(a, b)
     }
 
     /// How collective `c` is modelled.

@@ -1,5 +1,6 @@
 //! The machine file's tables, as serde reads them, and their validation.
 
+use super::topology::{Topology, TopologyTable};
 use super::{Curve, Machine, MachineError};
 use crate::units::{Bandwidth, Bytes, Time};
 use pnmpi_trace::routine::Coll;
@@ -126,6 +127,8 @@ pub struct Network {
     pub eager_threshold: Bytes,
     /// Global buses between nodes (contention models); 0 is unlimited.
     pub buses: u32,
+    /// How nodes are linked, when not one flat network.
+    pub topology: Option<Topology>,
 }
 
 #[derive(Deserialize)]
@@ -143,6 +146,8 @@ struct NetworkTable {
     eager_threshold: Bytes,
     #[serde(default)]
     buses: u32,
+    #[serde(default)]
+    topology: Option<TopologyTable>,
 }
 
 fn default_eager() -> Bytes {
@@ -169,11 +174,20 @@ impl<'de> Deserialize<'de> for Network {
                 ))
             })
         };
+        let topology = match t.topology {
+            Some(table) => Some(
+                table
+                    .build()
+                    .map_err(|e| D::Error::custom(format!("[network.topology] {e}")))?,
+            ),
+            None => None,
+        };
         Ok(Network {
             intra: pick(t.intra, "intra")?,
             inter: pick(t.inter, "inter")?,
             eager_threshold: t.eager_threshold,
             buses: t.buses,
+            topology,
         })
     }
 }
@@ -439,13 +453,21 @@ impl File {
             }
         };
         let collectives = self.collectives.resolve(file, source)?;
+        let mut network = self.network;
+        if let Some(t) = &mut network.topology {
+            t.fit(nodes).map_err(|what| {
+                // The table's own line: serde keeps no position for it here.
+                let start = source.find("[network.topology]").map_or(0..0, |s| s..s + 1);
+                at(start, format!("[network.topology] {what}"))
+            })?;
+        }
         Ok(Machine {
             file: file.to_owned(),
             source: source.to_owned(),
             name: self.machine.name.unwrap_or_else(|| file.to_owned()),
             nodes: specs,
             mapping,
-            network: self.network,
+            network,
             collectives,
         })
     }

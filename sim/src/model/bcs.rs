@@ -78,7 +78,7 @@ impl Model for Bcs {
     }
 
     fn transfer(&mut self, m: &Msg, ready: Ns) -> Transfer {
-        let cost = self.machine.level(m.src_node, m.dst_node).cost(m.bytes);
+        let cost = self.machine.p2p_cost(m.src_node, m.dst_node, m.bytes);
         let start = self.next_strobe(ready);
         Transfer {
             start,

@@ -85,7 +85,7 @@ impl Model for Contention {
     }
 
     fn transfer(&mut self, m: &Msg, ready: Ns) -> Transfer {
-        let cost = self.machine.level(m.src_node, m.dst_node).cost(m.bytes);
+        let cost = self.machine.p2p_cost(m.src_node, m.dst_node, m.bytes);
         let pool = match self.which {
             _ if m.src_node == m.dst_node => None,
             Resource::Bus => self.pools.first_mut().filter(|p| !p.is_empty()),

@@ -82,12 +82,14 @@ pub fn build(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
 }
 
 impl LogGp {
+    /// The parameters of `m`'s level, its L grown by the topology's hops.
     fn params(&self, m: &Msg) -> Params {
         if m.src_node == m.dst_node {
-            self.intra
-        } else {
-            self.inter
+            return self.intra;
         }
+        let mut p = self.inter;
+        p.L.0 += self.machine.hop_delay(m.src_node, m.dst_node);
+        p
     }
 
     fn wire(p: &Params, bytes: u64) -> Ns {

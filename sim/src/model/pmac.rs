@@ -107,7 +107,8 @@ impl Model for Pmac {
 
     fn transfer(&mut self, m: &Msg, ready: Ns) -> Transfer {
         let level = self.machine.level(m.src_node, m.dst_node);
-        let (lat, bw) = (level.latency.at(m.bytes).0, level.bandwidth.at(m.bytes));
+        let hops = self.machine.hop_delay(m.src_node, m.dst_node);
+        let (lat, bw) = (level.latency.at(m.bytes).0 + hops, level.bandwidth.at(m.bytes));
         if m.src_node == m.dst_node {
             return Transfer {
                 start: ready,

@@ -36,7 +36,7 @@ impl Model for Simple {
     }
 
     fn transfer(&mut self, m: &Msg, ready: Ns) -> Transfer {
-        let cost = self.machine.level(m.src_node, m.dst_node).cost(m.bytes);
+        let cost = self.machine.p2p_cost(m.src_node, m.dst_node, m.bytes);
         Transfer {
             start: ready,
             end: ready + cost,
