@@ -76,44 +76,42 @@ pub fn blocking(
     bytes: impl FnOnce() -> u64,
     real: impl FnOnce() -> c_int,
 ) -> c_int {
-    let timed = state::enter();
-    let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
-        let rc = real();
-        state::leave(timed);
-        return rc;
-    };
-    let (entry, algorithm) = state::with(|st| {
-        let algorithm = match st.machine.collective(coll) {
-            CollChoice::Algorithmic(name) => Some(name.clone()),
-            CollChoice::Analytic(_) => None,
+    state::call(|timed| {
+        let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
+            let rc = real();
+            return rc;
         };
-        (st.clock, algorithm)
-    })
-    .unwrap_or((0.0, None));
-    if let Some(name) = algorithm {
-        let mine = [entry, bytes() as f64];
-        let all = allgather(&mine, Comm::from_bits(shadow));
-        let rc = real();
-        match all {
-            Ok(all) => replayed(comm.bits(), coll, &name, root, &all),
-            Err(e) => eprintln!("pnmpi vtime: cannot gather a collective's entry times ({e}): not timed"),
+        let (entry, algorithm) = state::with(|st| {
+            let algorithm = match st.machine.collective(coll) {
+                CollChoice::Algorithmic(name) => Some(name.clone()),
+                CollChoice::Analytic(_) => None,
+            };
+            (st.clock, algorithm)
+        })
+        .unwrap_or((0.0, None));
+        if let Some(name) = algorithm {
+            let mine = [entry, bytes() as f64];
+            let all = allgather(&mine, Comm::from_bits(shadow));
+            let rc = real();
+            match all {
+                Ok(all) => replayed(comm.bits(), coll, &name, root, &all),
+                Err(e) => eprintln!("pnmpi vtime: cannot gather a collective's entry times ({e}): not timed"),
+            }
+            return rc;
         }
-        state::leave(timed);
-        return rc;
-    }
-    let max = next::allreduce(
-        &[entry, bytes() as f64],
-        constants::MAX(),
-        Comm::from_bits(shadow),
-    );
-    let rc = real();
-    match max {
-        Ok(m) if m.len() == 2 => close(comm.bits(), coll, [m[0], m[1]]),
-        Ok(_) => {}
-        Err(e) => eprintln!("pnmpi vtime: cannot reduce a collective's entry times ({e}): not timed"),
-    }
-    state::leave(timed);
-    rc
+        let max = next::allreduce(
+            &[entry, bytes() as f64],
+            constants::MAX(),
+            Comm::from_bits(shadow),
+        );
+        let rc = real();
+        match max {
+            Ok(m) if m.len() == 2 => close(comm.bits(), coll, [m[0], m[1]]),
+            Ok(_) => {}
+            Err(e) => eprintln!("pnmpi vtime: cannot reduce a collective's entry times ({e}): not timed"),
+        }
+        rc
+    })
 }
 
 /// `MPI_Allgather` of `mine` (two doubles) on `comm`: every member's.
@@ -295,51 +293,50 @@ pub unsafe fn nonblocking(
     request: *mut MPI_Request,
     real: impl FnOnce() -> c_int,
 ) -> c_int {
-    let timed = state::enter();
-    let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
+    state::call(|timed| {
+        let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
+            let rc = real();
+            return rc;
+        };
+        let entry = state::with(|st| st.clock).unwrap_or(0.0);
+        let buf = Box::into_raw(Box::new([entry, bytes() as f64, 0.0, 0.0]));
+        let base = buf.cast::<f64>();
+        let mut req = constants::REQUEST_NULL();
+        // SAFETY: `buf` holds the 2 doubles sent and the 2 received (disjoint
+        // halves) and is only freed once the reduction completed; `req` is a
+        // local out-parameter.
+        let posted = unsafe {
+            raw::XMPI_Iallreduce(
+                base.cast_const().cast(),
+                base.add(2).cast(),
+                2,
+                constants::DOUBLE(),
+                constants::MAX(),
+                Comm::from_bits(shadow),
+                &mut req,
+            )
+        };
         let rc = real();
-        state::leave(timed);
-        return rc;
-    };
-    let entry = state::with(|st| st.clock).unwrap_or(0.0);
-    let buf = Box::into_raw(Box::new([entry, bytes() as f64, 0.0, 0.0]));
-    let base = buf.cast::<f64>();
-    let mut req = constants::REQUEST_NULL();
-    // SAFETY: `buf` holds the 2 doubles sent and the 2 received (disjoint
-    // halves) and is only freed once the reduction completed; `req` is a
-    // local out-parameter.
-    let posted = unsafe {
-        raw::XMPI_Iallreduce(
-            base.cast_const().cast(),
-            base.add(2).cast(),
-            2,
-            constants::DOUBLE(),
-            constants::MAX(),
-            Comm::from_bits(shadow),
-            &mut req,
-        )
-    };
-    let rc = real();
-    let pending = Pending {
-        comm: comm.bits(),
-        coll,
-        req,
-        buf,
-    };
-    if posted == constants::SUCCESS() && rc == constants::SUCCESS() && !request.is_null() {
-        // SAFETY: `real` succeeded, so it wrote the application's request.
-        let handle = unsafe { *request }.bits();
-        state::with(|st| st.reqs.insert(handle, Req::Coll(Box::new(pending))));
-    } else if posted == constants::SUCCESS() {
-        // The application's call failed: complete the reduction anyway,
-        // as every member posted it.
-        finish(pending);
-    } else {
-        // SAFETY: from Box::into_raw above; MPI never saw it.
-        drop(unsafe { Box::from_raw(buf) });
-    }
-    state::leave(timed);
-    rc
+        let pending = Pending {
+            comm: comm.bits(),
+            coll,
+            req,
+            buf,
+        };
+        if posted == constants::SUCCESS() && rc == constants::SUCCESS() && !request.is_null() {
+            // SAFETY: `real` succeeded, so it wrote the application's request.
+            let handle = unsafe { *request }.bits();
+            state::with(|st| st.reqs.insert(handle, Req::Coll(Box::new(pending))));
+        } else if posted == constants::SUCCESS() {
+            // The application's call failed: complete the reduction anyway,
+            // as every member posted it.
+            finish(pending);
+        } else {
+            // SAFETY: from Box::into_raw above; MPI never saw it.
+            drop(unsafe { Box::from_raw(buf) });
+        }
+        rc
+    })
 }
 
 /// The application's request of a nonblocking collective completed: the

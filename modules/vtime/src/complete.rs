@@ -31,28 +31,27 @@ pub unsafe fn one(
     status: *mut MPI_Status,
     real: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
-    let timed = state::enter();
-    if !timed || !p2p::tracking() || request.is_null() {
-        let rc = real(status);
-        state::leave(timed);
-        return rc;
-    }
-    // SAFETY: the application's request.
-    let handle = pnmpi_mpi_sys::Handle::bits(unsafe { *request });
-    let mut own = blank_status();
-    let st = if status == constants::STATUS_IGNORE() {
-        &raw mut own
-    } else {
-        status
-    };
-    let rc = real(st);
-    // SAFETY: the call's flag; `st` is the status MPI filled.
-    if unsafe { done(rc, flag) } {
-        // SAFETY: `st` is the status MPI filled for this completion.
-        unsafe { p2p::completed(handle, st) };
-    }
-    state::leave(timed);
-    rc
+    state::call(|timed| {
+        if !timed || !p2p::tracking() || request.is_null() {
+            let rc = real(status);
+            return rc;
+        }
+        // SAFETY: the application's request.
+        let handle = pnmpi_mpi_sys::Handle::bits(unsafe { *request });
+        let mut own = blank_status();
+        let st = if status == constants::STATUS_IGNORE() {
+            &raw mut own
+        } else {
+            status
+        };
+        let rc = real(st);
+        // SAFETY: the call's flag; `st` is the status MPI filled.
+        if unsafe { done(rc, flag) } {
+            // SAFETY: `st` is the status MPI filled for this completion.
+            unsafe { p2p::completed(handle, st) };
+        }
+        rc
+    })
 }
 
 /// `MPI_Waitall(n, requests, statuses)` and `MPI_Testall(n, requests,
@@ -67,28 +66,27 @@ pub unsafe fn all(
     statuses: *mut MPI_Status,
     real: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
-    let timed = state::enter();
-    if !timed || !p2p::tracking() {
-        let rc = real(statuses);
-        state::leave(timed);
-        return rc;
-    }
-    let rc = p2p::scratch(|s| {
-        // SAFETY: the application's `n` requests.
-        unsafe { p2p::snapshot(requests, n, &mut s.handles) };
-        let sts = p2p::statuses(statuses, n, &mut s.statuses);
-        let rc = real(sts);
-        // SAFETY: the call's flag.
-        if unsafe { done(rc, flag) } {
-            for (i, &h) in s.handles.iter().enumerate() {
-                // SAFETY: `sts` has a status per request, filled by MPI.
-                unsafe { p2p::completed(h, sts.add(i)) };
-            }
+    state::call(|timed| {
+        if !timed || !p2p::tracking() {
+            let rc = real(statuses);
+            return rc;
         }
+        let rc = p2p::scratch(|s| {
+            // SAFETY: the application's `n` requests.
+            unsafe { p2p::snapshot(requests, n, &mut s.handles) };
+            let sts = p2p::statuses(statuses, n, &mut s.statuses);
+            let rc = real(sts);
+            // SAFETY: the call's flag.
+            if unsafe { done(rc, flag) } {
+                for (i, &h) in s.handles.iter().enumerate() {
+                    // SAFETY: `sts` has a status per request, filled by MPI.
+                    unsafe { p2p::completed(h, sts.add(i)) };
+                }
+            }
+            rc
+        });
         rc
-    });
-    state::leave(timed);
-    rc
+    })
 }
 
 /// `MPI_Waitany(n, requests, index, status)` and `MPI_Testany(n,
@@ -104,37 +102,36 @@ pub unsafe fn any(
     status: *mut MPI_Status,
     real: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
-    let timed = state::enter();
-    if !timed || !p2p::tracking() || index.is_null() {
-        let rc = real(status);
-        state::leave(timed);
-        return rc;
-    }
-    let mut own = blank_status();
-    let st = if status == constants::STATUS_IGNORE() {
-        &raw mut own
-    } else {
-        status
-    };
-    let rc = p2p::scratch(|s| {
-        // SAFETY: the application's `n` requests.
-        unsafe { p2p::snapshot(requests, n, &mut s.handles) };
-        let rc = real(st);
-        // SAFETY: the call's flag and index, written by MPI on success.
-        if unsafe { done(rc, flag) } {
-            // SAFETY: as above.
-            let i = unsafe { *index };
-            if i != constants::UNDEFINED() {
-                if let Some(&h) = usize::try_from(i).ok().and_then(|i| s.handles.get(i)) {
-                    // SAFETY: `st` is the status MPI filled for request i.
-                    unsafe { p2p::completed(h, st) };
+    state::call(|timed| {
+        if !timed || !p2p::tracking() || index.is_null() {
+            let rc = real(status);
+            return rc;
+        }
+        let mut own = blank_status();
+        let st = if status == constants::STATUS_IGNORE() {
+            &raw mut own
+        } else {
+            status
+        };
+        let rc = p2p::scratch(|s| {
+            // SAFETY: the application's `n` requests.
+            unsafe { p2p::snapshot(requests, n, &mut s.handles) };
+            let rc = real(st);
+            // SAFETY: the call's flag and index, written by MPI on success.
+            if unsafe { done(rc, flag) } {
+                // SAFETY: as above.
+                let i = unsafe { *index };
+                if i != constants::UNDEFINED() {
+                    if let Some(&h) = usize::try_from(i).ok().and_then(|i| s.handles.get(i)) {
+                        // SAFETY: `st` is the status MPI filled for request i.
+                        unsafe { p2p::completed(h, st) };
+                    }
                 }
             }
-        }
+            rc
+        });
         rc
-    });
-    state::leave(timed);
-    rc
+    })
 }
 
 /// `MPI_Waitsome` and `MPI_Testsome(n, requests, outcount, indices,
@@ -150,34 +147,33 @@ pub unsafe fn some(
     statuses: *mut MPI_Status,
     real: impl FnOnce(*mut MPI_Status) -> c_int,
 ) -> c_int {
-    let timed = state::enter();
-    if !timed || !p2p::tracking() || outcount.is_null() || indices.is_null() {
-        let rc = real(statuses);
-        state::leave(timed);
-        return rc;
-    }
-    let rc = p2p::scratch(|s| {
-        // SAFETY: the application's `n` requests.
-        unsafe { p2p::snapshot(requests, n, &mut s.handles) };
-        let sts = p2p::statuses(statuses, n, &mut s.statuses);
-        let rc = real(sts);
-        if rc == constants::SUCCESS() {
-            // SAFETY: MPI wrote the count of completed requests.
-            let count = unsafe { *outcount };
-            if count != constants::UNDEFINED() {
-                for k in 0..count.max(0) as usize {
-                    // SAFETY: MPI wrote `count` indices, and a status for
-                    // each at the same position.
-                    let i = unsafe { *indices.add(k) };
-                    if let Some(&h) = usize::try_from(i).ok().and_then(|i| s.handles.get(i)) {
-                        // SAFETY: as above.
-                        unsafe { p2p::completed(h, sts.add(k)) };
+    state::call(|timed| {
+        if !timed || !p2p::tracking() || outcount.is_null() || indices.is_null() {
+            let rc = real(statuses);
+            return rc;
+        }
+        let rc = p2p::scratch(|s| {
+            // SAFETY: the application's `n` requests.
+            unsafe { p2p::snapshot(requests, n, &mut s.handles) };
+            let sts = p2p::statuses(statuses, n, &mut s.statuses);
+            let rc = real(sts);
+            if rc == constants::SUCCESS() {
+                // SAFETY: MPI wrote the count of completed requests.
+                let count = unsafe { *outcount };
+                if count != constants::UNDEFINED() {
+                    for k in 0..count.max(0) as usize {
+                        // SAFETY: MPI wrote `count` indices, and a status for
+                        // each at the same position.
+                        let i = unsafe { *indices.add(k) };
+                        if let Some(&h) = usize::try_from(i).ok().and_then(|i| s.handles.get(i)) {
+                            // SAFETY: as above.
+                            unsafe { p2p::completed(h, sts.add(k)) };
+                        }
                     }
                 }
             }
-        }
+            rc
+        });
         rc
-    });
-    state::leave(timed);
-    rc
+    })
 }

@@ -70,14 +70,13 @@ pnmpi_sdk::wrap! {
 
     /// The virtual clock, in seconds since the end of `MPI_Init`.
     fn MPI_Wtime() {
-        let timed = state::enter();
-        if !timed {
-            state::leave(false);
-            return next!();
-        }
-        let now = state::with(|st| st.clock).unwrap_or(0.0);
-        state::leave(timed);
-        now * 1e-9
+        state::call(|timed| {
+            if !timed {
+                return next!();
+            }
+            let now = state::with(|st| st.clock).unwrap_or(0.0);
+            now * 1e-9
+        })
     }
 
     /// The virtual clock's resolution: 1 ns.
@@ -227,15 +226,15 @@ macro_rules! send {
     ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
         $tag:ident: $tt:ty, $comm:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc $(, $req: $tr)?) -> $r, {
-            let timed = state::enter();
-            let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt)) } else { None };
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm $(, $req)?) };
-            if rc == constants::SUCCESS() {
-                send_done!(posted $(, $req)?);
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt)) } else { None };
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm $(, $req)?) };
+                if rc == constants::SUCCESS() {
+                    send_done!(posted $(, $req)?);
+                }
+                rc
+            })
         });
     };
 }
@@ -245,16 +244,16 @@ macro_rules! send_init {
     ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
         $tag:ident: $tt:ty, $comm:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc, $req: $tr) -> $r, {
-            let timed = state::enter();
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm, $req) };
-            if timed && rc == constants::SUCCESS() {
-                let send = state::PersistentSend { comm: $comm.bits(), dest: $dest, tag: $tag, bytes: bytes($n, $dt) };
-                // SAFETY: the call succeeded, so it wrote the request.
-                p2p::send_init(unsafe { *$req }.bits(), send);
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm, $req) };
+                if timed && rc == constants::SUCCESS() {
+                    let send = state::PersistentSend { comm: $comm.bits(), dest: $dest, tag: $tag, bytes: bytes($n, $dt) };
+                    // SAFETY: the call succeeded, so it wrote the request.
+                    p2p::send_init(unsafe { *$req }.bits(), send);
+                }
+                rc
+            })
         });
     };
 }
@@ -264,19 +263,19 @@ macro_rules! recv {
     ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $src:ident: $ts:ty,
         $tag:ident: $tt:ty, $comm:ident: $tc:ty, $st:ident: $tst:ty) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $src: $ts, $tag: $tt, $comm: $tc, $st: $tst) -> $r, {
-            let timed = state::enter();
-            let posted = state::with(|s| s.clock);
-            let mut own = p2p::blank_status();
-            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
-            // SAFETY: the call's own arguments, with a status of ours if
-            // the application ignores it.
-            let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, status) };
-            if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
-                // SAFETY: MPI filled `status` for this receive.
-                unsafe { p2p::received($comm.bits(), status, posted) };
-            }
-            state::leave(timed);
-            rc
+            state::call(|_| {
+                let posted = state::with(|s| s.clock);
+                let mut own = p2p::blank_status();
+                let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+                // SAFETY: the call's own arguments, with a status of ours if
+                // the application ignores it.
+                let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, status) };
+                if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
+                    // SAFETY: MPI filled `status` for this receive.
+                    unsafe { p2p::received($comm.bits(), status, posted) };
+                }
+                rc
+            })
         });
     };
 }
@@ -286,15 +285,15 @@ macro_rules! irecv {
     ($persistent:literal, $mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
         $src:ident: $ts:ty, $tag:ident: $tt:ty, $comm:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $src: $ts, $tag: $tt, $comm: $tc, $req: $tr) -> $r, {
-            let timed = state::enter();
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, $req) };
-            if timed && rc == constants::SUCCESS() && $src != constants::PROC_NULL() {
-                // SAFETY: the call succeeded, so it wrote the request.
-                p2p::recv_posted($comm, unsafe { *$req }.bits(), $persistent);
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, $req) };
+                if timed && rc == constants::SUCCESS() && $src != constants::PROC_NULL() {
+                    // SAFETY: the call succeeded, so it wrote the request.
+                    p2p::recv_posted($comm, unsafe { *$req }.bits(), $persistent);
+                }
+                rc
+            })
         });
     };
 }
@@ -306,21 +305,21 @@ macro_rules! sendrecv {
         $rtag:ident: $trtag:ty, $comm:ident: $tc:ty, $st:ident: $tst:ty) -> $r:ty) => {
         export!($mpi, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $dest: $td, $stag: $tstag, $rb: $trb, $rn: $trn,
             $rdt: $trdt, $src: $tsrc, $rtag: $trtag, $comm: $tc, $st: $tst) -> $r, {
-            let timed = state::enter();
-            let posted = state::with(|s| s.clock);
-            let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($sn, $sdt)) } else { None };
-            let mut own = p2p::blank_status();
-            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
-            // SAFETY: the call's own arguments, with a status of ours if
-            // the application ignores it.
-            let rc = unsafe { raw::$x($sb, $sn, $sdt, $dest, $stag, $rb, $rn, $rdt, $src, $rtag, $comm, status) };
-            if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
-                // SAFETY: MPI filled `status` for the receive.
-                unsafe { p2p::received($comm.bits(), status, posted) };
-                p2p::sent(sent);
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                let posted = state::with(|s| s.clock);
+                let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($sn, $sdt)) } else { None };
+                let mut own = p2p::blank_status();
+                let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+                // SAFETY: the call's own arguments, with a status of ours if
+                // the application ignores it.
+                let rc = unsafe { raw::$x($sb, $sn, $sdt, $dest, $stag, $rb, $rn, $rdt, $src, $rtag, $comm, status) };
+                if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
+                    // SAFETY: MPI filled `status` for the receive.
+                    unsafe { p2p::received($comm.bits(), status, posted) };
+                    p2p::sent(sent);
+                }
+                rc
+            })
         });
     };
 }
@@ -332,21 +331,21 @@ macro_rules! sendrecv_replace {
         $st:ident: $tst:ty) -> $r:ty) => {
         export!($mpi, ($b: $tb, $n: $tn, $dt: $tdt, $dest: $td, $stag: $tstag, $src: $tsrc, $rtag: $trtag,
             $comm: $tc, $st: $tst) -> $r, {
-            let timed = state::enter();
-            let posted = state::with(|s| s.clock);
-            let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($n, $dt)) } else { None };
-            let mut own = p2p::blank_status();
-            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
-            // SAFETY: the call's own arguments, with a status of ours if
-            // the application ignores it.
-            let rc = unsafe { raw::$x($b, $n, $dt, $dest, $stag, $src, $rtag, $comm, status) };
-            if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
-                // SAFETY: MPI filled `status` for the receive.
-                unsafe { p2p::received($comm.bits(), status, posted) };
-                p2p::sent(sent);
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                let posted = state::with(|s| s.clock);
+                let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($n, $dt)) } else { None };
+                let mut own = p2p::blank_status();
+                let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+                // SAFETY: the call's own arguments, with a status of ours if
+                // the application ignores it.
+                let rc = unsafe { raw::$x($b, $n, $dt, $dest, $stag, $src, $rtag, $comm, status) };
+                if let (true, Some(posted)) = (rc == constants::SUCCESS(), posted) {
+                    // SAFETY: MPI filled `status` for the receive.
+                    unsafe { p2p::received($comm.bits(), status, posted) };
+                    p2p::sent(sent);
+                }
+                rc
+            })
         });
     };
 }
@@ -357,22 +356,22 @@ macro_rules! mprobe {
     (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty,
         ($src:ident, $tag:ident, $comm:ident, [$($flag:ident)?], $msg:ident, $st:ident)) => {
         export!($mpi, ($($a: $t),*) -> $r, {
-            let timed = state::enter();
-            let mut own = p2p::blank_status();
-            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
-            // SAFETY: the call's own arguments, with a status of ours if
-            // the application ignores it.
-            let rc = unsafe { raw::$x($src, $tag, $comm, $($flag,)? $msg, status) };
-            #[allow(unused_mut)]
-            let mut found = timed && rc == constants::SUCCESS();
-            // SAFETY: MPI wrote the flag of a successful call.
-            $(found = found && unsafe { *$flag } != 0;)?
-            if found {
-                // SAFETY: MPI wrote the message and the status.
-                unsafe { p2p::matched($comm, (*$msg).bits(), (*status).MPI_SOURCE) };
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                let mut own = p2p::blank_status();
+                let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+                // SAFETY: the call's own arguments, with a status of ours if
+                // the application ignores it.
+                let rc = unsafe { raw::$x($src, $tag, $comm, $($flag,)? $msg, status) };
+                #[allow(unused_mut)]
+                let mut found = timed && rc == constants::SUCCESS();
+                // SAFETY: MPI wrote the flag of a successful call.
+                $(found = found && unsafe { *$flag } != 0;)?
+                if found {
+                    // SAFETY: MPI wrote the message and the status.
+                    unsafe { p2p::matched($comm, (*$msg).bits(), (*status).MPI_SOURCE) };
+                }
+                rc
+            })
         });
     };
     ($mpi:ident, $x:ident, ($src:ident: $ts:ty, $tag:ident: $tt:ty, $comm:ident: $tc:ty, $msg:ident: $tm:ty,
@@ -392,20 +391,20 @@ macro_rules! mrecv {
     ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $msg:ident: $tm:ty,
         $st:ident: $tst:ty) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $msg: $tm, $st: $tst) -> $r, {
-            let timed = state::enter();
-            // SAFETY: the application's message handle.
-            let matched = if timed && !$msg.is_null() { p2p::take_message(unsafe { *$msg }.bits()) } else { None };
-            let mut own = p2p::blank_status();
-            let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
-            // SAFETY: the call's own arguments, with a status of ours if
-            // the application ignores it.
-            let rc = unsafe { raw::$x($buf, $n, $dt, $msg, status) };
-            if let (true, Some((comm, posted))) = (rc == constants::SUCCESS(), matched) {
-                // SAFETY: MPI filled `status` for the receive.
-                unsafe { p2p::received(comm, status, posted) };
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                // SAFETY: the application's message handle.
+                let matched = if timed && !$msg.is_null() { p2p::take_message(unsafe { *$msg }.bits()) } else { None };
+                let mut own = p2p::blank_status();
+                let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
+                // SAFETY: the call's own arguments, with a status of ours if
+                // the application ignores it.
+                let rc = unsafe { raw::$x($buf, $n, $dt, $msg, status) };
+                if let (true, Some((comm, posted))) = (rc == constants::SUCCESS(), matched) {
+                    // SAFETY: MPI filled `status` for the receive.
+                    unsafe { p2p::received(comm, status, posted) };
+                }
+                rc
+            })
         });
     };
 }
@@ -415,17 +414,17 @@ macro_rules! imrecv {
     ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $msg:ident: $tm:ty,
         $req:ident: $tr:ty) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $msg: $tm, $req: $tr) -> $r, {
-            let timed = state::enter();
-            // SAFETY: the application's message handle.
-            let matched = if timed && !$msg.is_null() { p2p::take_message(unsafe { *$msg }.bits()) } else { None };
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($buf, $n, $dt, $msg, $req) };
-            if let (true, Some((comm, posted))) = (rc == constants::SUCCESS(), matched) {
-                // SAFETY: the call succeeded, so it wrote the request.
-                p2p::mrecv_posted(comm, posted, unsafe { *$req }.bits());
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                // SAFETY: the application's message handle.
+                let matched = if timed && !$msg.is_null() { p2p::take_message(unsafe { *$msg }.bits()) } else { None };
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($buf, $n, $dt, $msg, $req) };
+                if let (true, Some((comm, posted))) = (rc == constants::SUCCESS(), matched) {
+                    // SAFETY: the call succeeded, so it wrote the request.
+                    p2p::mrecv_posted(comm, posted, unsafe { *$req }.bits());
+                }
+                rc
+            })
         });
     };
 }
@@ -434,18 +433,18 @@ macro_rules! imrecv {
 macro_rules! start {
     (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $count:expr, $req:ident) => {
         export!($mpi, ($($a: $t),*) -> $r, {
-            let timed = state::enter();
-            if timed && !$req.is_null() {
-                let count: c_int = $count;
-                for i in 0..count.max(0) as usize {
-                    // SAFETY: the application's `count` requests.
-                    p2p::start(unsafe { *$req.add(i) }.bits());
+            state::call(|timed| {
+                if timed && !$req.is_null() {
+                    let count: c_int = $count;
+                    for i in 0..count.max(0) as usize {
+                        // SAFETY: the application's `count` requests.
+                        p2p::start(unsafe { *$req.add(i) }.bits());
+                    }
                 }
-            }
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($($a),*) };
-            state::leave(timed);
-            rc
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($($a),*) };
+                rc
+            })
         });
     };
     ($mpi:ident, $x:ident, ($req:ident: $tr:ty) -> $r:ty) => {
@@ -526,16 +525,16 @@ macro_rules! wait_some {
 macro_rules! request {
     ($what:ident, $mpi:ident, $x:ident, ($req:ident: $tr:ty) -> $r:ty) => {
         export!($mpi, ($req: $tr) -> $r, {
-            let timed = state::enter();
-            // SAFETY: the application's request.
-            let handle = if $req.is_null() { None } else { Some(unsafe { *$req }.bits()) };
-            if let (true, Some(h)) = (timed, handle) {
-                p2p::$what(h);
-            }
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($req) };
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                // SAFETY: the application's request.
+                let handle = if $req.is_null() { None } else { Some(unsafe { *$req }.bits()) };
+                if let (true, Some(h)) = (timed, handle) {
+                    p2p::$what(h);
+                }
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($req) };
+                rc
+            })
         });
     };
 }
@@ -544,16 +543,16 @@ macro_rules! request {
 macro_rules! creates {
     ($mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
         export!($mpi, ($($a: $t),*) -> $r, {
-            let timed = state::enter();
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($($a),*) };
-            let out = last!($($a),*);
-            if timed && rc == constants::SUCCESS() && !out.is_null() {
-                // SAFETY: the call succeeded, so it wrote the communicator.
-                comms::created(unsafe { *out });
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($($a),*) };
+                let out = last!($($a),*);
+                if timed && rc == constants::SUCCESS() && !out.is_null() {
+                    // SAFETY: the call succeeded, so it wrote the communicator.
+                    comms::created(unsafe { *out });
+                }
+                rc
+            })
         });
     };
 }
@@ -562,16 +561,16 @@ macro_rules! creates {
 macro_rules! frees {
     ($mpi:ident, $x:ident, ($c:ident: $tc:ty) -> $r:ty) => {
         export!($mpi, ($c: $tc) -> $r, {
-            let timed = state::enter();
-            // SAFETY: the application's communicator.
-            let old = if $c.is_null() { None } else { Some(unsafe { *$c }) };
-            // SAFETY: the call's own arguments, unchanged, to the next layer.
-            let rc = unsafe { raw::$x($c) };
-            if let (true, Some(old)) = (timed && rc == constants::SUCCESS(), old) {
-                comms::freed(old);
-            }
-            state::leave(timed);
-            rc
+            state::call(|timed| {
+                // SAFETY: the application's communicator.
+                let old = if $c.is_null() { None } else { Some(unsafe { *$c }) };
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($c) };
+                if let (true, Some(old)) = (timed && rc == constants::SUCCESS(), old) {
+                    comms::freed(old);
+                }
+                rc
+            })
         });
     };
 }

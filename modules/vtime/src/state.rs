@@ -234,11 +234,18 @@ pub fn leave(timed: bool) {
     LAST_EXIT.with(|c| c.set(clock::thread_cpu()));
 }
 
+/// Runs `call`, the body of a wrapper, between [`enter`] and [`leave`]:
+/// it learns whether the call is timed (MPI is running under the
+/// module), and its early returns leave too.
+pub fn call<R>(call: impl FnOnce(bool) -> R) -> R {
+    let timed = enter();
+    let r = call(timed);
+    leave(timed);
+    r
+}
+
 /// Runs `real`, an MPI call the model does not time, so that the CPU
 /// time it takes is not counted as the application's.
 pub fn untimed<R>(real: impl FnOnce() -> R) -> R {
-    let timed = enter();
-    let r = real();
-    leave(timed);
-    r
+    call(|_| real())
 }
