@@ -5,10 +5,11 @@
 //! A wrapper's own return address is the call site when the application
 //! calls it directly (first in the chain under direct binding). Otherwise
 //! libpnmpi's entry point and dispatcher, the MPI's Fortran bindings (for
-//! a Fortran application), or the modules above it, sit between. The slow path walks the stack with the `backtrace` crate: past
-//! this module's frames, past libpnmpi's and the Fortran bindings', past any module that forwards
-//! the same routine (a frame inside that module's exported `MPI_X`), to
-//! the first other frame.
+//! a Fortran application), or the modules above it, sit between. The
+//! slow path walks the stack with the `backtrace` crate: past this
+//! module's frames, past libpnmpi's and the Fortran bindings', past any
+//! module that forwards the same routine (a frame inside that module's
+//! exported `MPI_X`), to the first other frame.
 //!
 //! Unwinding costs microseconds, so the walk also *learns the route*: the
 //! offset from the wrapper's stack pointer to its own return address, and
