@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds pnmpi and shows it chaining tools on a real 4-rank MPI program:
 # the same unmodified binary runs without tools, then with two tracing
-# layers and the paper's delay layer, loaded from a .pnmpi-conf.
+# layers and the paper's delay layer, loaded from a .pnmpi-conf; then the
+# bundled tracer and profiler on a stencil, the replay of its trace on
+# another machine, and the same run under vtime on that machine's model.
 #   usage: scripts/demo.sh [openmpi|mpich]   (default: openmpi)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
 scripts/deps.sh
 # shellcheck source=scripts/mpi-env.sh
 . scripts/mpi-env.sh "${1:-openmpi}"
@@ -23,7 +26,7 @@ $MPICC -shared -fPIC -O2 "${inc[@]}" -o "$work/delay.so" c-tests/modules/delay.c
 # The application is linked with libmpi only: pnmpi run preloads libpnmpi.
 $MPICC -O2 "${inc[@]}" -o "$work/chain" c-tests/programs/chain.c "${link[@]}"
 $MPICC -O2 -o "$work/delay_bench" c-tests/programs/delay_bench.c
-$MPICC -O2 -o "$work/stencil" c-tests/programs/stencil.c
+$MPICC -O2 -g -o "$work/stencil" c-tests/programs/stencil.c
 
 echo
 echo "### 1. No tools: chain prints an empty layer log for each call"
@@ -53,3 +56,21 @@ printf 'module tracer\nargument outdir %s\n' "$work/trace" > "$work/trace.conf"
 "$target/pnmpi" trace merge "$work/trace" -o "$target/stencil.pnt"
 "$target/pnmpi" trace stats "$target/stencil.pnt"
 "$target/pnmpi" trace export --format chrome "$target/stencil.pnt" -o "$target/stencil.json"
+
+echo
+echo "### 5. The profiler on the same stencil: mpiP-style report with call sites (file:line)"
+printf 'module profiler\nargument output %s\n' "$work/profile.txt" > "$work/prof.conf"
+"${MPIRUN[@]}" -np 4 "$target/pnmpi" run --conf "$work/prof.conf" --lib-path "$target" -- "$work/stencil" 64 200 10
+awk '/^@--- Callsites:/ { p = 1 } /^@--- Callsite Time/ { p = 0 } p' "$work/profile.txt"
+
+machine="$repo/sim/machine.example.toml"
+echo
+echo "### 6. What would that run take on another machine? Replay the trace on $machine"
+"$target/pnmpi" sim replay "$work/trace" -m "$machine" --compare | head -12
+
+echo
+echo "### 7. Run it on that machine's model instead (vtime), traced on the virtual clock"
+printf 'module tracer\nargument outdir %s\nmodule vtime\nargument machine %s\n' "$work/vtrace" "$machine" > "$work/vtime.conf"
+PNMPI_TRACE_CLOCK=vtime "${MPIRUN[@]}" -np 4 "$target/pnmpi" run --conf "$work/vtime.conf" --lib-path "$target" -- "$work/stencil" 64 200 10
+echo "The replay of that virtual-clock trace on the same machine: vtime's time less the tracer's own set-up in MPI_Init:"
+"$target/pnmpi" sim replay "$work/vtrace" -m "$machine" | grep -i "predicted runtime"
