@@ -66,7 +66,8 @@ awk '/^@--- Callsites:/ { p = 1 } /^@--- Callsite Time/ { p = 0 } p' "$work/prof
 machine="$repo/sim/machine.example.toml"
 echo
 echo "### 6. What would that run take on another machine? Replay the trace on $machine"
-"$target/pnmpi" sim replay "$work/trace" -m "$machine" --compare | head -12
+"$target/pnmpi" sim replay "$work/trace" -m "$machine" --compare > "$work/replay.txt"
+head -12 "$work/replay.txt"
 
 echo
 echo "### 7. Run it on that machine's model instead (vtime), traced on the virtual clock"
