@@ -16,6 +16,8 @@
 //! - [`services`] wraps LLNL PnMPI's `PNMPI_Service_*` API: arguments from
 //!   the configuration, module and stack handles, named services and
 //!   globals.
+//! - [`clock`] reads the monotonic clock and the thread's CPU time (with
+//!   what a read of it costs), for modules that time or model compute.
 //! - [`module!`] defines the name and the hooks (`PNMPI_Init` ...) from
 //!   Rust closures, and keeps their panics from unwinding into C.
 //!
@@ -30,6 +32,7 @@
 //! come from the application or from [`constants`]; as in C, MPI trusts
 //! them.
 
+pub mod clock;
 pub mod hooks;
 pub mod next;
 pub mod raw;

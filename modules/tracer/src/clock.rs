@@ -27,14 +27,9 @@ const VTIME: u8 = 2;
 static VIRTUAL: OnceLock<(&'static AtomicI64, &'static AtomicI64)> = OnceLock::new();
 
 /// `CLOCK_MONOTONIC` in ns.
+#[inline(always)]
 pub fn mono_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+    pnmpi_sdk::clock::monotonic_ns()
 }
 
 /// The virtual bounds of the latest call vtime timed, ns. `MPI_Finalize`
@@ -77,14 +72,19 @@ pub fn timed<R>(call: impl FnOnce() -> R) -> (u64, R, u64) {
 /// Both clocks, read back to back (an ns clock is its own pair).
 pub fn pair() -> ClockPair {
     let tick = now();
-    let ns = if is_virtual() { tick } else { mono_ns() };
+    let ns = if measures_offsets() { mono_ns() } else { tick };
     ClockPair { tick, ns }
 }
 
-/// Whether the trace clock is vtime's, global by construction: no clock
-/// offsets are measured.
+/// Whether the trace clock is vtime's virtual one.
 pub fn is_virtual() -> bool {
     MODE.load(Relaxed) == VTIME
+}
+
+/// Whether ranks measure their clock's offset to rank 0's: not for
+/// vtime's clock, global by construction.
+pub fn measures_offsets() -> bool {
+    matches!(MODE.load(Relaxed), TSC | MONOTONIC)
 }
 
 /// vtime's published call bounds, if vtime sits below this module.

@@ -20,7 +20,6 @@
 //!
 //! Arguments: see [`config`]. The model and its limits: docs/vtime.md.
 
-mod clock;
 mod coll;
 mod comms;
 mod complete;
@@ -146,7 +145,7 @@ fn setup() -> Result<(), String> {
         machine,
         model_name: config.model.clone(),
         cpu_scale: config.cpu_factor / cpu_ratio,
-        cpu_bias: state::calibrate(),
+        cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
         clock: 0.0,
         call_start: 0.0,
         call_late: f64::NEG_INFINITY,
@@ -154,7 +153,7 @@ fn setup() -> Result<(), String> {
         comms,
         reqs: HashMap::new(),
         messages: HashMap::new(),
-        wall_start: clock::wall(),
+        wall_start: pnmpi_sdk::clock::monotonic_ns(),
     });
     Ok(())
 }

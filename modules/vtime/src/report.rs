@@ -4,7 +4,6 @@
 //! stderr and writes the JSON report (to a temporary file, then renamed,
 //! so a reader never sees half of it).
 
-use crate::clock;
 use crate::config;
 use crate::state::State;
 use pnmpi_mpi_sys::Handle;
@@ -110,7 +109,7 @@ struct Report<'a> {
 /// Closes the books at `MPI_Finalize` (the state already taken, the clock
 /// at the call's entry): gathers and reports on rank 0.
 pub fn finish(st: &State) {
-    let wall = clock::wall().saturating_sub(st.wall_start) as f64;
+    let wall = pnmpi_sdk::clock::monotonic_ns().saturating_sub(st.wall_start) as f64;
     let Some(config) = config::get() else { return };
     let Some(world) = st
         .comms

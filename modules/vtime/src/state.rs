@@ -6,7 +6,6 @@
 //! thread is inside MPI at a time. The state sits behind a lock that is
 //! never held across an MPI call of the module's own.
 
-use crate::clock;
 use pnmpi_sim::model::{Model, Msg};
 use pnmpi_sim::units::Ns;
 use std::cell::Cell;
@@ -127,9 +126,10 @@ pub struct State {
     pub model_name: String,
     /// Virtual ns per CPU ns measured here: `cpu_factor / cpu_ratio`.
     pub cpu_scale: f64,
-    /// CPU ns that reading the CPU clock twice adds to an interval
-    /// ([`calibrate`]): taken off each interval, so that the module's own
-    /// clock reads are not the application's compute.
+    /// CPU ns that the two clock reads bounding an interval add to it
+    /// ([`pnmpi_sdk::clock::thread_cpu_read_cost`]): taken off each
+    /// interval, so that the module's own clock reads are not the
+    /// application's compute.
     pub cpu_bias: u64,
     /// The virtual clock, ns since the end of `MPI_Init`.
     pub clock: Ns,
@@ -166,22 +166,6 @@ thread_local! {
     static LAST_EXIT: Cell<u64> = const { Cell::new(u64::MAX) };
 }
 
-/// The CPU time one interval gains from the clock reads that bound it:
-/// the lower quartile of the CPU time between two back-to-back reads
-/// (`clock_gettime` of a thread's CPU clock is a system call, some
-/// hundreds of ns in a virtual machine, about half of it on each side of
-/// the sample).
-pub fn calibrate() -> u64 {
-    let mut deltas: Vec<u64> = (0..257)
-        .map(|_| {
-            let a = clock::thread_cpu();
-            clock::thread_cpu().saturating_sub(a)
-        })
-        .collect();
-    deltas.sort_unstable();
-    deltas[deltas.len() / 4]
-}
-
 /// Runs `f` on the state, if MPI is running under the module.
 pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
@@ -191,7 +175,7 @@ pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
 /// Installs the state at the end of `MPI_Init`: the clock starts at 0.
 pub fn install(state: State) {
     *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(state);
-    LAST_EXIT.with(|c| c.set(clock::thread_cpu()));
+    LAST_EXIT.with(|c| c.set(pnmpi_sdk::clock::thread_cpu_ns()));
 }
 
 /// Removes the state at `MPI_Finalize`: later calls pass through.
@@ -202,7 +186,7 @@ pub fn take() -> Option<State> {
 /// An MPI call starts: the CPU time since the thread's last call, scaled,
 /// moves the clock. Returns whether the call is timed (MPI is running).
 pub fn enter() -> bool {
-    let now = clock::thread_cpu();
+    let now = pnmpi_sdk::clock::thread_cpu_ns();
     let last = LAST_EXIT.with(Cell::get);
     with(|st| {
         if last != u64::MAX {
@@ -231,7 +215,7 @@ pub fn leave(timed: bool) {
             CALL_END.store(st.clock.round() as i64, Relaxed);
         });
     }
-    LAST_EXIT.with(|c| c.set(clock::thread_cpu()));
+    LAST_EXIT.with(|c| c.set(pnmpi_sdk::clock::thread_cpu_ns()));
 }
 
 /// Runs `call`, the body of a wrapper, between [`enter`] and [`leave`]:
