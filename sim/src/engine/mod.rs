@@ -105,7 +105,8 @@ struct ActorState {
     late: Ns,
     call: Option<Call>,
     what: Option<Blocked>,
-    pending: Option<Op>,
+    /// Its op in [`Engine::ops`] is read but not run yet (it yielded).
+    pending: bool,
     steps: VecDeque<Step>,
     step_members: Option<Rc<[u32]>>,
     step_comm: i64,
@@ -149,7 +150,9 @@ struct Engine<'m, 'o> {
     colls: FxHashMap<(i64, u64), Rendezvous>,
     members: FxHashMap<(i64, u32), Rc<[u32]>>,
     stats: Stats,
-    op: Op,
+    /// Each actor's op, read into and run in place: a source reuses what
+    /// it holds (a wait's completion list) instead of allocating per op.
+    ops: Vec<Op>,
 }
 
 /// Simulated times are non-negative, so their bits order like the values.
@@ -165,6 +168,7 @@ pub fn replay(
     opts: Options<'_>,
 ) -> Result<Outcome, SimError> {
     let info = src.actors().to_vec();
+    let n_actors = info.len();
     let world = src.world_size();
     let nodes = machine.place(world).map_err(SimError::Machine)?;
     let mut rank_actor = vec![usize::MAX; world as usize];
@@ -206,7 +210,7 @@ pub fn replay(
         wildcards: FxHashMap::default(),
         colls: FxHashMap::default(),
         members: FxHashMap::default(),
-        op: Op::default(),
+        ops: vec![Op::default(); n_actors],
     };
     for a in 0..e.actors.len() {
         e.heap.push(Reverse((0, a as u32)));
@@ -254,35 +258,33 @@ impl Engine<'_, '_> {
                 continue;
             }
             self.close_call(a);
-            let op = match self.actors[a].pending.take() {
-                Some(op) => op,
-                None => {
-                    let mut op = std::mem::take(&mut self.op);
-                    if !src.next(a, &mut op)? {
-                        self.op = op;
-                        self.end_actor(a);
+            if self.actors[a].pending {
+                self.actors[a].pending = false;
+            } else {
+                if !src.next(a, &mut self.ops[a])? {
+                    self.end_actor(a);
+                    return Ok(());
+                }
+                self.stats.events += 1;
+                // The CPU burst before the call.
+                let st = &mut self.actors[a];
+                let gap = self.ops[a].gap;
+                if st.started && gap > 0.0 {
+                    let work = self.machine.cpu(st.node, gap);
+                    self.compute(a, work);
+                }
+                // Stay in simulated-time order: yield if another actor is earlier.
+                if let Some(Reverse((t, _))) = self.heap.peek() {
+                    if key(self.actors[a].clock) > *t {
+                        self.actors[a].pending = true;
+                        self.heap.push(Reverse((key(self.actors[a].clock), a as u32)));
                         return Ok(());
                     }
-                    self.stats.events += 1;
-                    // The CPU burst before the call.
-                    let st = &mut self.actors[a];
-                    if st.started && op.gap > 0.0 {
-                        let work = self.machine.cpu(st.node, op.gap);
-                        self.compute(a, work);
-                    }
-                    // Stay in simulated-time order: yield if another actor is earlier.
-                    if let Some(Reverse((t, _))) = self.heap.peek() {
-                        if key(self.actors[a].clock) > *t {
-                            self.actors[a].pending = Some(op);
-                            self.heap.push(Reverse((key(self.actors[a].clock), a as u32)));
-                            return Ok(());
-                        }
-                    }
-                    op
                 }
-            };
+            }
+            let op = std::mem::take(&mut self.ops[a]);
             self.execute(a, &op, &*src);
-            self.op = op;
+            self.ops[a] = op;
         }
     }
 
