@@ -51,30 +51,32 @@ pub struct Mailboxes {
 }
 
 impl Mailboxes {
-    /// The oldest unmatched receive for `key`, taken.
-    pub fn take_recv(&mut self, key: &Key) -> Option<PendingRecv> {
-        let r = self.queues.get_mut(key)?.recvs.pop_front();
-        self.in_flight -= usize::from(r.is_some());
+    /// Send `s` on `key`: the oldest receive waiting for it, taken, or
+    /// `None` and the send queued. One lookup for both.
+    pub fn send(&mut self, key: Key, s: PendingSend) -> Option<PendingRecv> {
+        let q = self.queues.entry(key).or_default();
+        let r = q.recvs.pop_front();
+        if r.is_some() {
+            self.in_flight -= 1;
+        } else {
+            q.sends.push_back(s);
+            self.in_flight += 1;
+        }
         r
     }
 
-    /// The oldest unmatched send for `key`, taken.
-    pub fn take_send(&mut self, key: &Key) -> Option<PendingSend> {
-        let s = self.queues.get_mut(key)?.sends.pop_front();
-        self.in_flight -= usize::from(s.is_some());
+    /// Receive `r` on `key`: the oldest send waiting for it, taken, or
+    /// `None` and the receive queued. One lookup for both.
+    pub fn recv(&mut self, key: Key, r: PendingRecv) -> Option<PendingSend> {
+        let q = self.queues.entry(key).or_default();
+        let s = q.sends.pop_front();
+        if s.is_some() {
+            self.in_flight -= 1;
+        } else {
+            q.recvs.push_back(r);
+            self.in_flight += 1;
+        }
         s
-    }
-
-    /// Queues a send nobody receives yet.
-    pub fn push_send(&mut self, key: Key, s: PendingSend) {
-        self.queues.entry(key).or_default().sends.push_back(s);
-        self.in_flight += 1;
-    }
-
-    /// Queues a receive nobody sent to yet.
-    pub fn push_recv(&mut self, key: Key, r: PendingRecv) {
-        self.queues.entry(key).or_default().recvs.push_back(r);
-        self.in_flight += 1;
     }
 
     /// Unmatched sends and receives now.

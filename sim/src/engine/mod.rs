@@ -28,6 +28,7 @@ use pnmpi_trace::routine::Coll;
 use rustc_hash::FxHashMap;
 use stats::{ActorStats, RoutineStats, Stats};
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 
@@ -104,7 +105,8 @@ struct ActorState {
     late: Ns,
     call: Option<Call>,
     what: Option<Blocked>,
-    pending: Option<Op>,
+    /// Its op in [`Engine::ops`] is read but not run yet (it yielded).
+    pending: bool,
     steps: VecDeque<Step>,
     step_members: Option<Rc<[u32]>>,
     step_comm: i64,
@@ -113,13 +115,14 @@ struct ActorState {
     coll_seq: FxHashMap<i64, u64>,
 }
 
+/// An open request. Small, as the map holding them is probed several
+/// times per message; wildcard receives keep their post in
+/// [`Engine::wildcards`].
 #[derive(Default)]
 struct Req {
     /// (completion, partner post) once known.
     done: Option<(Ns, Ns)>,
     waiter: Option<u32>,
-    /// A wildcard receive matched when its completion names the source.
-    deferred: Option<(Ns, i64, i64)>,
 }
 
 struct Rendezvous {
@@ -141,10 +144,15 @@ struct Engine<'m, 'o> {
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     mail: Mailboxes,
     reqs: FxHashMap<ReqId, Req>,
+    /// Wildcard receives matched when their completion names the source:
+    /// (post, tag, communicator), while their request is open.
+    wildcards: FxHashMap<ReqId, (Ns, i64, i64)>,
     colls: FxHashMap<(i64, u64), Rendezvous>,
     members: FxHashMap<(i64, u32), Rc<[u32]>>,
     stats: Stats,
-    op: Op,
+    /// Each actor's op, read into and run in place: a source reuses what
+    /// it holds (a wait's completion list) instead of allocating per op.
+    ops: Vec<Op>,
 }
 
 /// Simulated times are non-negative, so their bits order like the values.
@@ -160,6 +168,7 @@ pub fn replay(
     opts: Options<'_>,
 ) -> Result<Outcome, SimError> {
     let info = src.actors().to_vec();
+    let n_actors = info.len();
     let world = src.world_size();
     let nodes = machine.place(world).map_err(SimError::Machine)?;
     let mut rank_actor = vec![usize::MAX; world as usize];
@@ -198,9 +207,10 @@ pub fn replay(
         heap: BinaryHeap::new(),
         mail: Mailboxes::default(),
         reqs: FxHashMap::default(),
+        wildcards: FxHashMap::default(),
         colls: FxHashMap::default(),
         members: FxHashMap::default(),
-        op: Op::default(),
+        ops: vec![Op::default(); n_actors],
     };
     for a in 0..e.actors.len() {
         e.heap.push(Reverse((0, a as u32)));
@@ -248,35 +258,33 @@ impl Engine<'_, '_> {
                 continue;
             }
             self.close_call(a);
-            let op = match self.actors[a].pending.take() {
-                Some(op) => op,
-                None => {
-                    let mut op = std::mem::take(&mut self.op);
-                    if !src.next(a, &mut op)? {
-                        self.op = op;
-                        self.end_actor(a);
+            if self.actors[a].pending {
+                self.actors[a].pending = false;
+            } else {
+                if !src.next(a, &mut self.ops[a])? {
+                    self.end_actor(a);
+                    return Ok(());
+                }
+                self.stats.events += 1;
+                // The CPU burst before the call.
+                let st = &mut self.actors[a];
+                let gap = self.ops[a].gap;
+                if st.started && gap > 0.0 {
+                    let work = self.machine.cpu(st.node, gap);
+                    self.compute(a, work);
+                }
+                // Stay in simulated-time order: yield if another actor is earlier.
+                if let Some(Reverse((t, _))) = self.heap.peek() {
+                    if key(self.actors[a].clock) > *t {
+                        self.actors[a].pending = true;
+                        self.heap.push(Reverse((key(self.actors[a].clock), a as u32)));
                         return Ok(());
                     }
-                    self.stats.events += 1;
-                    // The CPU burst before the call.
-                    let st = &mut self.actors[a];
-                    if st.started && op.gap > 0.0 {
-                        let work = self.machine.cpu(st.node, op.gap);
-                        self.compute(a, work);
-                    }
-                    // Stay in simulated-time order: yield if another actor is earlier.
-                    if let Some(Reverse((t, _))) = self.heap.peek() {
-                        if key(self.actors[a].clock) > *t {
-                            self.actors[a].pending = Some(op);
-                            self.heap.push(Reverse((key(self.actors[a].clock), a as u32)));
-                            return Ok(());
-                        }
-                    }
-                    op
                 }
-            };
+            }
+            let op = std::mem::take(&mut self.ops[a]);
             self.execute(a, &op, &*src);
-            self.op = op;
+            self.ops[a] = op;
         }
     }
 
@@ -389,13 +397,8 @@ impl Engine<'_, '_> {
                     Some(from) => self.post_recv(a, r, from, tag, comm, self.actors[a].clock),
                     None => {
                         let clock = self.actors[a].clock;
-                        self.reqs.insert(
-                            r,
-                            Req {
-                                deferred: Some((clock, tag, comm)),
-                                ..Req::default()
-                            },
-                        );
+                        self.open_req(r, None);
+                        self.wildcards.insert(r, (clock, tag, comm));
                     }
                 }
                 if req.is_none() {
@@ -449,32 +452,28 @@ impl Engine<'_, '_> {
     /// A send of `m` posted now by actor `a`, completing request `req`.
     fn post_send(&mut self, a: usize, req: ReqId, m: Msg, tag: i64, comm: i64) {
         let post = self.actors[a].clock;
-        self.reqs.insert(req, Req::default());
         let free = self.model.send_overhead(&m, post);
         let free = self.stretch(a, post, free - post);
         let key: Key = (m.src, m.dst, tag, comm);
         if self.model.eager(&m) {
             let x = self.model.transfer(&m, free);
             self.count_message(&m, free, x.start, x.end);
-            self.complete(req, free, f64::NEG_INFINITY);
-            match self.mail.take_recv(&key) {
-                Some(r) => {
-                    let done = self.recv_done(&m, x.end, r.post);
-                    self.delivered(&m, post, done, x.start - free);
-                    self.complete(r.req, done, post);
-                }
-                None => self.mail.push_send(
-                    key,
-                    PendingSend {
-                        req,
-                        msg: m,
-                        post,
-                        free,
-                        arrival: Some((x.end, x.start - free)),
-                    },
-                ),
+            // An eager send completes once its overhead is paid.
+            self.open_req(req, Some((free, f64::NEG_INFINITY)));
+            let s = PendingSend {
+                req,
+                msg: m,
+                post,
+                free,
+                arrival: Some((x.end, x.start - free)),
+            };
+            if let Some(r) = self.mail.send(key, s) {
+                let done = self.recv_done(&m, x.end, r.post);
+                self.delivered(&m, post, done, x.start - free);
+                self.complete(r.req, done, post);
             }
         } else {
+            self.open_req(req, None);
             let s = PendingSend {
                 req,
                 msg: m,
@@ -482,9 +481,8 @@ impl Engine<'_, '_> {
                 free,
                 arrival: None,
             };
-            match self.mail.take_recv(&key) {
-                Some(r) => self.rendezvous(&s, &r),
-                None => self.mail.push_send(key, s),
+            if let Some(r) = self.mail.send(key, s) {
+                self.rendezvous(&s, &r);
             }
         }
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
@@ -493,18 +491,28 @@ impl Engine<'_, '_> {
     /// A receive posted at `post` by actor `a` from world rank `from`.
     fn post_recv(&mut self, a: usize, req: ReqId, from: u32, tag: i64, comm: i64, post: Ns) {
         let key: Key = (from, self.info[a].rank, tag, comm);
-        self.reqs.entry(req).or_default().deferred = None;
-        match self.mail.take_send(&key) {
+        let r = PendingRecv { req, post };
+        match self.mail.recv(key, r) {
             Some(s) => match s.arrival {
                 Some((arrival, resource_wait)) => {
                     let done = self.recv_done(&s.msg, arrival, post);
                     self.delivered(&s.msg, s.post, done, resource_wait);
-                    self.complete(req, done, s.post);
+                    // Opened and completed in one lookup.
+                    self.forget_wildcard(req);
+                    let open = self.reqs.entry(req).or_default();
+                    if open.waiter.is_none() {
+                        open.done = Some((done, s.post));
+                    } else {
+                        self.complete(req, done, s.post);
+                    }
                 }
-                None => self.rendezvous(&s, &PendingRecv { req, post }),
+                None => {
+                    self.open_recv(req);
+                    self.rendezvous(&s, &r);
+                }
             },
             None => {
-                self.mail.push_recv(key, PendingRecv { req, post });
+                self.open_recv(req);
                 self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
             }
         }
@@ -536,10 +544,34 @@ impl Engine<'_, '_> {
         }
     }
 
+    /// Opens request `req` (replacing any of that id), completed at once
+    /// if `done` says when.
+    fn open_req(&mut self, req: ReqId, done: Option<(Ns, Ns)>) {
+        self.forget_wildcard(req);
+        self.reqs.insert(req, Req { done, waiter: None });
+    }
+
+    /// Opens receive request `req`, keeping it if open already (a
+    /// wildcard receive being matched).
+    fn open_recv(&mut self, req: ReqId) {
+        self.forget_wildcard(req);
+        self.reqs.entry(req).or_default();
+    }
+
+    /// `req` is no wildcard receive waiting for its source (any more).
+    fn forget_wildcard(&mut self, req: ReqId) {
+        if !self.wildcards.is_empty() {
+            self.wildcards.remove(&req);
+        }
+    }
+
     /// A wildcard receive's source is known now: match it as posted.
     fn resolve_deferred(&mut self, a: usize, req: ReqId, status: Option<(u32, i64)>) {
+        if self.wildcards.is_empty() {
+            return;
+        }
         let Some(r) = self.reqs.get_mut(&req) else { return };
-        let Some((post, tag, comm)) = r.deferred.take() else {
+        let Some((post, tag, comm)) = self.wildcards.remove(&req) else {
             return;
         };
         match status {
@@ -551,13 +583,16 @@ impl Engine<'_, '_> {
 
     /// Request `req` completes at `t`; its partner posted at `partner`.
     fn complete(&mut self, req: ReqId, t: Ns, partner: Ns) {
-        let Some(r) = self.reqs.get_mut(&req) else { return };
-        match r.waiter {
+        let Entry::Occupied(mut r) = self.reqs.entry(req) else {
+            return;
+        };
+        match r.get().waiter {
             Some(a) => {
-                self.reqs.remove(&req);
+                r.remove();
+                self.forget_wildcard(req);
                 self.resolved(a as usize, t, partner);
             }
-            None => r.done = Some((t, partner)),
+            None => r.get_mut().done = Some((t, partner)),
         }
     }
 
@@ -574,18 +609,19 @@ impl Engine<'_, '_> {
 
     /// The current call of `a` also waits for `req`.
     fn wait_for(&mut self, a: usize, req: ReqId) {
-        let Some(r) = self.reqs.get_mut(&req) else {
+        let Entry::Occupied(mut r) = self.reqs.entry(req) else {
             return; // unknown to the replay (created before the trace): done
         };
-        match r.done {
+        match r.get().done {
             Some((t, partner)) => {
-                self.reqs.remove(&req);
+                r.remove();
+                self.forget_wildcard(req);
                 let st = &mut self.actors[a];
                 st.clock = st.clock.max(t);
                 st.late = st.late.max(partner);
             }
             None => {
-                r.waiter = Some(a as u32);
+                r.get_mut().waiter = Some(a as u32);
                 let st = &mut self.actors[a];
                 if st.blocked == 0 {
                     st.resume_at = st.clock;
@@ -656,7 +692,7 @@ impl Engine<'_, '_> {
         *seq += 1;
         let clock = st.clock;
         let r = req.unwrap_or_else(|| self.temp_req(a));
-        self.reqs.insert(r, Req::default());
+        self.open_req(r, None);
         let rv = self.colls.entry((comm, n)).or_insert(Rendezvous {
             arrived: 0,
             ready: 0.0,

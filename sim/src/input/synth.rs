@@ -74,9 +74,14 @@ pub struct StencilOps {
     routines: Vec<String>,
     /// Per rank: ops emitted.
     pos: Vec<u64>,
+    /// Ops per rank ([`Stencil::ops_per_rank`], a division: once, not per op).
+    ops: u64,
     /// Per rank: its four neighbours (computed once, not per op).
     neighbours: Vec<[u32; 4]>,
     world: Vec<u32>,
+    /// Completion lists of waits already run, reused by the next waits
+    /// (an op holds one kind at a time: a list would be freed in between).
+    spare: Vec<Vec<Completion>>,
 }
 
 impl StencilOps {
@@ -86,8 +91,10 @@ impl StencilOps {
             actors: (0..s.ranks).map(|rank| Actor { rank, thread: 0 }).collect(),
             routines: ROUTINES.iter().map(|r| r.to_string()).collect(),
             pos: vec![0; s.ranks as usize],
+            ops: s.ops_per_rank(),
             neighbours: (0..s.ranks).map(|r| s.neighbours(r)).collect(),
             world: (0..s.ranks).collect(),
+            spare: Vec::new(),
             s,
         }
     }
@@ -107,13 +114,16 @@ impl OpSource for StencilOps {
     }
 
     fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, SimError> {
+        if let OpKind::Wait(v) = std::mem::take(&mut op.kind) {
+            self.spare.push(v);
+        }
         let s = &self.s;
         let i = self.pos[actor];
-        if i >= s.ops_per_rank() {
+        if i >= self.ops {
             return Ok(false);
         }
         self.pos[actor] += 1;
-        let last = s.ops_per_rank() - 1;
+        let last = self.ops - 1;
         op.gap = 0.0;
         op.dur = 0.0;
         if i == 0 {
@@ -177,10 +187,7 @@ impl OpSource for StencilOps {
             }
             _ => {
                 op.routine = 3;
-                let mut done = match std::mem::take(&mut op.kind) {
-                    OpKind::Wait(v) => v,
-                    _ => Vec::with_capacity(8),
-                };
+                let mut done = self.spare.pop().unwrap_or_default();
                 done.clear();
                 done.extend((0..8).map(|j| Completion {
                     req: req(j),
