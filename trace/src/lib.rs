@@ -24,6 +24,7 @@ pub mod rank;
 pub mod rank_reader;
 pub mod routine;
 pub mod simgrid;
+pub mod source;
 pub mod stats;
 pub mod stream;
 pub mod trace;
