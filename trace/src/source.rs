@@ -109,7 +109,7 @@ impl StreamedTrace for FolderReader {
 
     fn count_events(&mut self, progress: &dyn Fn(u64)) -> Result<u64> {
         let mut n = 0;
-        for_each_event(self, progress, |_, _, _, _| {
+        for_each_event(self, progress, |_, _, _, _, _| {
             n += 1;
             Ok(())
         })?;
@@ -122,19 +122,35 @@ impl StreamedTrace for FolderReader {
 }
 
 /// Reads every stream from its start to its end, in stream order,
-/// calling `each` with the stream index, its (rank, thread) and each event
-/// (`progress` told of the events read).
+/// calling `each` with the source, the stream's index and (rank, thread),
+/// and each event with its index in the stream (`progress` told of the
+/// events read): one pass of a tool, in the merged trace's order, one
+/// event in memory.
 pub fn for_each_event(
     src: &mut dyn StreamedTrace,
     progress: &dyn Fn(u64),
-    mut each: impl FnMut(&dyn StreamedTrace, usize, (u32, u32), &Event) -> Result<()>,
+    each: impl FnMut(&dyn StreamedTrace, usize, (u32, u32), usize, &Event) -> Result<()>,
+) -> Result<()> {
+    for_each_event_of(src, &|_| true, progress, each)
+}
+
+/// [`for_each_event`] over the streams whose (rank, thread) `wanted`
+/// accepts only; the others are not read.
+pub fn for_each_event_of(
+    src: &mut dyn StreamedTrace,
+    wanted: &dyn Fn((u32, u32)) -> bool,
+    progress: &dyn Fn(u64),
+    mut each: impl FnMut(&dyn StreamedTrace, usize, (u32, u32), usize, &Event) -> Result<()>,
 ) -> Result<()> {
     let mut ev = Event::default();
     for (i, at) in src.stream_list().into_iter().enumerate() {
+        if !wanted(at) {
+            continue;
+        }
         src.restart(i)?;
         let mut n = 0u64;
         while src.next_into(i, &mut ev)? {
-            each(&*src, i, at, &ev)?;
+            each(&*src, i, at, n as usize, &ev)?;
             n += 1;
             if n.is_multiple_of(1 << 16) {
                 progress(1 << 16);

@@ -2,7 +2,6 @@
 #![allow(dead_code)] // each test file uses part of it
 
 use pnmpi_trace::container;
-use pnmpi_trace::fields::*;
 use pnmpi_trace::rank::*;
 use std::path::Path;
 

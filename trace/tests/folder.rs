@@ -7,7 +7,7 @@ use common::*;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::folder::{save_merged, FolderReader};
 use pnmpi_trace::merge::merge_dir;
-use pnmpi_trace::rank::{RankFile, RawDone, RawEvent, RawNewComm, RawRecord};
+use pnmpi_trace::rank::{RankFile, RawRecord};
 use pnmpi_trace::rank_reader::RankReader;
 use pnmpi_trace::trace::{Event, Trace};
 use std::collections::HashMap;

@@ -9,42 +9,51 @@
 
 mod common;
 use common::*;
-use pnmpi_trace::folder::save_merged;
-use pnmpi_trace::merge::merge_dir;
-use pnmpi_trace::trace::Trace;
+use pnmpi_trace::folder::{save_merged, FolderReader};
+use pnmpi_trace::source::StreamedTrace;
+use pnmpi_trace::stream::MergedReader;
 use pnmpi_trace::{chrome, dump, simgrid, stats};
 use std::path::Path;
 
 /// Each output of `input` (a folder or a `.pnt`), named, as (CRC-32,
 /// length).
 fn outputs(input: &Path) -> Vec<(String, u32, usize)> {
-    let (trace, size) = if input.is_dir() {
-        (merge_dir(input, &|_| {}).unwrap().0, None)
-    } else {
-        let size = std::fs::metadata(input).unwrap().len();
-        (Trace::read(input).unwrap().0, Some(size))
+    let open = || -> Box<dyn StreamedTrace> {
+        if input.is_dir() {
+            Box::new(FolderReader::open(input).unwrap())
+        } else {
+            Box::new(MergedReader::open(input).unwrap())
+        }
     };
+    let size = (!input.is_dir()).then(|| std::fs::metadata(input).unwrap().len());
     let mut out = Vec::new();
     let mut put = |name: &str, bytes: &[u8]| out.push((name.to_owned(), crc32fast::hash(bytes), bytes.len()));
-    put("stats", stats::stats(&trace, size).to_string().as_bytes());
+    put(
+        "stats",
+        stats::stats(&mut *open(), size, &|_| {})
+            .unwrap()
+            .to_string()
+            .as_bytes(),
+    );
     for only in [None, Some(1), Some(3)] {
         let mut text = Vec::new();
-        dump::dump(&trace, only, &mut text).unwrap();
+        dump::dump(&mut *open(), only, &mut text, "text", &|_| {}).unwrap();
         put(&format!("dump {only:?}"), &text);
     }
     let mut json = Vec::new();
-    let sum = chrome::write(&trace, &mut json, &|_| {}).unwrap();
+    let sum = chrome::write(&mut *open(), &mut json, "json", &|_| {}).unwrap();
     put("chrome", &json);
     put("chrome summary", format!("{sum:?}").as_bytes());
     let dir = tempfile::tempdir().unwrap();
-    let x = simgrid::export(&trace, dir.path(), &|_| {}).unwrap();
+    let mut src = open();
+    let x = simgrid::export(&mut *src, dir.path(), &|_| {}).unwrap();
     put(
         "simgrid summary",
         format!(
             "{} {:?} {}",
             x.actions,
             x.approximated,
-            x.command(trace.world_size)
+            x.command(src.world_size())
         )
         .as_bytes(),
     );
