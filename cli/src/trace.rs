@@ -1,13 +1,15 @@
 //! `pnmpi trace`: the tools for the `tracer` module's output. Each reads
 //! either a trace folder (the per-rank files the tracer wrote) or a merged
-//! `.pnt` file. `merge` streams the folder; the others merge it in memory.
+//! `.pnt` file, and streams it: memory grows with the streams (threads),
+//! not with the events.
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use pnmpi_trace::fields::{NV, VALUE_NAMES};
-use pnmpi_trace::trace::{Event, ReqRef, Trace};
-use pnmpi_trace::{chrome, merge, simgrid, stats};
+use pnmpi_trace::folder::FolderReader;
+use pnmpi_trace::source::StreamedTrace;
+use pnmpi_trace::stream::MergedReader;
+use pnmpi_trace::{chrome, dump, merge, simgrid, stats};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -112,17 +114,34 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             Ok(())
         }
         TraceCommand::Dump { input, rank } => {
-            let trace = load(&input)?.0;
+            let mut input = open(&input)?;
+            // A folder is read twice: its header lists the events and
+            // communicators first.
+            let bar = bar(input.passes(2, 1) * input.events, input.size, "reading");
             let stdout = std::io::stdout();
             let mut out = BufWriter::new(stdout.lock());
-            dump(&trace, rank, &mut out).or_else(ignore_broken_pipe)
+            let done = dump::dump(&mut *input.src, rank, &mut out, "standard output", &|n| {
+                bar.inc(n)
+            });
+            bar.finish_and_clear();
+            match done {
+                Err(pnmpi_trace::Error::Io { error, .. })
+                    if error.kind() == std::io::ErrorKind::BrokenPipe => {}
+                done => done?,
+            }
+            input.warn();
+            Ok(())
         }
         TraceCommand::Stats { input } => {
-            let (trace, size) = load(&input)?;
-            let text = stats::stats(&trace, size).to_string();
+            let mut input = open(&input)?;
+            let bar = bar(input.events, input.size, "reading");
+            let file_bytes = input.file_bytes();
+            let stats = stats::stats(&mut *input.src, file_bytes, &|n| bar.inc(n))?;
+            bar.finish_and_clear();
+            input.warn();
             std::io::stdout()
                 .lock()
-                .write_all(text.as_bytes())
+                .write_all(stats.to_string().as_bytes())
                 .or_else(ignore_broken_pipe)
         }
         TraceCommand::Export {
@@ -130,21 +149,34 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             format,
             output,
         } => {
-            let trace = load(&input)?.0;
-            let bar = bar(trace.event_count(), trace.event_count() * 100, "exporting");
+            let mut input = open(&input)?;
+            let world_size = input.src.world_size();
             match format {
                 Format::Chrome => {
+                    // Two passes: the slices, then the message arrows.
+                    let bar = bar(2 * input.events, input.size, "exporting");
                     let path = output.unwrap_or_else(|| PathBuf::from("trace.json"));
                     let tmp = path.with_extension("json.tmp");
-                    let file = std::fs::File::create(&tmp)
-                        .with_context(|| format!("cannot create {}", tmp.display()))?;
+                    let name = tmp.display().to_string();
+                    let file =
+                        std::fs::File::create(&tmp).with_context(|| format!("cannot create {name}"))?;
                     let mut w = BufWriter::with_capacity(1 << 20, file);
-                    let sum = chrome::write(&trace, &mut w, &|n| bar.inc(n))
-                        .and_then(|s| w.flush().map(|()| s))
-                        .with_context(|| format!("cannot write {}", tmp.display()))?;
+                    let sum = chrome::write(&mut *input.src, &mut w, &name, &|n| bar.inc(n)).and_then(|s| {
+                        w.flush()
+                            .map_err(|e| pnmpi_trace::Error::io(&name, e))
+                            .map(|()| s)
+                    });
+                    let sum = match sum {
+                        Ok(sum) => sum,
+                        Err(e) => {
+                            let _ = std::fs::remove_file(&tmp);
+                            return Err(e.into());
+                        }
+                    };
                     std::fs::rename(&tmp, &path)
                         .with_context(|| format!("cannot write {}", path.display()))?;
                     bar.finish_and_clear();
+                    input.warn();
                     println!(
                         "{}: {} slices, {} message arrows; open it in ui.perfetto.dev",
                         path.display(),
@@ -153,19 +185,21 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                     );
                 }
                 Format::Simgrid => {
+                    let bar = bar(input.events, input.size, "exporting");
                     let dir = output.unwrap_or_else(|| PathBuf::from("simgrid"));
-                    let x = simgrid::export(&trace, &dir, &|n| bar.inc(n))?;
+                    let x = simgrid::export(&mut *input.src, &dir, &|n| bar.inc(n))?;
                     bar.finish_and_clear();
+                    input.warn();
                     println!(
                         "{}: {} actions for {} ranks",
                         dir.display(),
                         x.actions,
-                        trace.world_size
+                        world_size
                     );
                     for (routine, n) in &x.approximated {
                         println!("  approximated: {n} x {routine}");
                     }
-                    println!("replay it from that folder with: {}", x.command(trace.world_size));
+                    println!("replay it from that folder with: {}", x.command(world_size));
                 }
             }
             Ok(())
@@ -195,112 +229,61 @@ fn bar(len: u64, size: u64, what: &str) -> ProgressBar {
     bar
 }
 
-/// Reads a `.pnt` file, or merges a trace folder in memory; reports
-/// warnings on stderr. Returns the trace and its encoded size, if known.
-fn load(input: &Path) -> Result<(Trace, Option<u64>)> {
-    if input.is_dir() {
-        let files = merge::rank_files(input)?;
-        let total: u64 = files
-            .iter()
-            .filter_map(|f| std::fs::metadata(f).ok())
-            .map(|m| m.len())
-            .sum();
-        let bar = bar(total, total, "reading");
-        let (trace, warnings) = merge::merge_dir(input, &|n| bar.inc(n))?;
-        bar.finish_and_clear();
-        for w in warnings {
+/// An input opened for streaming: a merged trace or a tracer folder.
+struct Input {
+    src: Box<dyn StreamedTrace>,
+    /// Whether it is a folder.
+    folder: bool,
+    /// Its bytes (the rank files' for a folder).
+    size: u64,
+    /// Its events (a folder's records, which become its events).
+    events: u64,
+}
+
+impl Input {
+    /// `folder` passes for a folder, else `merged`.
+    fn passes(&self, folder: u64, merged: u64) -> u64 {
+        if self.folder {
+            folder
+        } else {
+            merged
+        }
+    }
+
+    /// The encoded size of a merged trace, for bytes per event.
+    fn file_bytes(&self) -> Option<u64> {
+        (!self.folder).then_some(self.size)
+    }
+
+    /// Reports the input's warnings (truncated or unfinished files,
+    /// handles that could not be resolved) on stderr.
+    fn warn(&self) {
+        for w in self.src.warnings() {
             eprintln!("pnmpi trace: warning: {w}");
         }
-        return Ok((trace, None));
     }
+}
+
+/// Opens a `.pnt` file or a trace folder for streaming: its events are
+/// read as each command goes, so memory does not grow with them.
+fn open(input: &Path) -> Result<Input> {
+    if input.is_dir() {
+        let f = FolderReader::open(input)?;
+        return Ok(Input {
+            folder: true,
+            size: f.bytes(),
+            events: f.event_count(),
+            src: Box::new(f),
+        });
+    }
+    let r = MergedReader::open(input)?;
     let size = std::fs::metadata(input)
         .with_context(|| format!("cannot read {}", input.display()))?
         .len();
-    let (trace, truncated) = Trace::read(input)?;
-    if let Some(t) = truncated {
-        eprintln!("pnmpi trace: warning: {t}");
-    }
-    Ok((trace, Some(size)))
-}
-
-fn req_name(trace: &Trace, r: Option<ReqRef>) -> String {
-    match r.and_then(|r| trace.streams.get(r.stream as usize).map(|s| (s, r.index))) {
-        Some((s, index)) => format!("{}.{}#{index}", s.rank, s.thread),
-        None => "?".into(),
-    }
-}
-
-fn event_line(trace: &Trace, rank: u32, thread: u32, e: &Event) -> String {
-    let mut line = format!(
-        "{rank}.{thread} {} {} {}",
-        e.start,
-        e.duration(),
-        trace.routine(e)
-    );
-    for (name, v) in VALUE_NAMES.iter().zip(e.vals).take(NV) {
-        if let Some(v) = v {
-            if *name == "reqs" {
-                let last = e.first_req + (v.max(1) as u32) - 1;
-                line.push_str(&format!(
-                    " reqs={}",
-                    if last > e.first_req {
-                        format!("{}-{last}", e.first_req)
-                    } else {
-                        e.first_req.to_string()
-                    }
-                ));
-            } else {
-                line.push_str(&format!(" {name}={v}"));
-            }
-        }
-    }
-    if !e.done.is_empty() {
-        let done: Vec<String> = e
-            .done
-            .iter()
-            .map(|d| match d.status {
-                Some((src, tag)) => format!("{}@{src}/{tag}", req_name(trace, d.req)),
-                None => req_name(trace, d.req),
-            })
-            .collect();
-        line.push_str(&format!(" done={}", done.join(",")));
-    }
-    if !e.init.is_empty() {
-        let init: Vec<String> = e.init.iter().map(|&r| req_name(trace, r)).collect();
-        line.push_str(&format!(" init={}", init.join(",")));
-    }
-    match e.newcomm {
-        Some(Some(id)) => line.push_str(&format!(" newcomm={id}")),
-        Some(None) => line.push_str(" newcomm=null"),
-        None => {}
-    }
-    line
-}
-
-fn dump(trace: &Trace, only: Option<u32>, out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "# pnmpi trace: {} ranks, {} threads, {} events, MPI: {}",
-        trace.world_size,
-        trace.streams.len(),
-        trace.event_count(),
-        trace.mpi
-    )?;
-    let world: Vec<String> = (0..trace.world_size).map(|r| r.to_string()).collect();
-    writeln!(out, "comm 0 world members={}", world.join(","))?;
-    writeln!(out, "comm 1 self")?;
-    for (i, c) in trace.comms.iter().enumerate() {
-        let list = |v: &[i64]| v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",");
-        let mut line = format!("comm {} members={}", i + 2, list(&c.members));
-        if let Some(r) = &c.remote {
-            line.push_str(&format!(" remote={}", list(r)));
-        }
-        writeln!(out, "{line}")?;
-    }
-    for s in trace.streams.iter().filter(|s| only.is_none_or(|r| r == s.rank)) {
-        for e in &s.events {
-            writeln!(out, "{}", event_line(trace, s.rank, s.thread, e))?;
-        }
-    }
-    out.flush()
+    Ok(Input {
+        folder: false,
+        size,
+        events: r.event_count(),
+        src: Box::new(r),
+    })
 }

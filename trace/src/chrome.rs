@@ -4,9 +4,11 @@
 //! flow arrow (`s` to `f`) from each send to the call where its receive
 //! completed.
 
+use crate::error::Error;
 use crate::fields::VALUE_NAMES;
-use crate::messages::messages;
-use crate::trace::Trace;
+use crate::messages::Matcher;
+use crate::source::{for_each_event, StreamedTrace};
+use crate::Result;
 use std::io::{self, Write};
 
 /// What an export wrote.
@@ -23,104 +25,139 @@ fn us(ns: u64) -> String {
     format!("{}.{:03}", ns / 1000, ns % 1000)
 }
 
-/// Writes the trace as Chrome JSON; `progress` is told of each event done.
-pub fn write(trace: &Trace, out: &mut impl Write, progress: &dyn Fn(u64)) -> io::Result<ChromeSummary> {
-    let mut sum = ChromeSummary::default();
-    out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
-    let mut first = true;
-    let mut line = |out: &mut dyn Write, text: String| -> io::Result<()> {
-        if !first {
-            out.write_all(b",\n")?;
+/// The metadata line naming a stream's track.
+fn thread_name((pid, tid): (u32, u32)) -> String {
+    format!("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"name\":\"thread {tid}\"}}}}")
+}
+
+/// Writes the lines of the `traceEvents` array, commas between them.
+struct Lines<'a> {
+    out: &'a mut dyn Write,
+    first: bool,
+}
+
+impl Lines<'_> {
+    fn put(&mut self, text: &str) -> io::Result<()> {
+        if !self.first {
+            self.out.write_all(b",\n")?;
         }
-        first = false;
-        out.write_all(text.as_bytes())
-    };
-    for rank in 0..trace.world_size {
-        line(
-            out,
-            format!(
-                "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{rank},\"tid\":0,\"args\":{{\"name\":\"rank {rank}\"}}}}"
-            ),
-        )?;
-        line(
-            out,
-            format!("{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{rank},\"tid\":0,\"args\":{{\"sort_index\":{rank}}}}}"),
-        )?;
+        self.first = false;
+        self.out.write_all(text.as_bytes())
     }
-    for s in &trace.streams {
-        let (pid, tid) = (s.rank, s.thread);
-        line(
-            out,
-            format!("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"name\":\"thread {tid}\"}}}}"),
-        )?;
-        let mut prev_end = s.events.first().map_or(0, |e| e.start);
-        for e in &s.events {
-            if e.start > prev_end {
-                line(
-                    out,
-                    format!(
-                        "{{\"name\":\"compute\",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{}}}",
-                        us(prev_end),
-                        us(e.start - prev_end)
-                    ),
-                )?;
-                sum.slices += 1;
+}
+
+/// Writes the trace as Chrome JSON to `out` (named `out_name` in errors),
+/// streamed: the slices in a first pass over `src`, which also notes where
+/// each receive completed; the message arrows, in the order of their
+/// sends, in a second ([`Matcher`]). `progress` is told of the events
+/// read, twice each.
+pub fn write(
+    src: &mut dyn StreamedTrace,
+    out: &mut dyn Write,
+    out_name: &str,
+    progress: &dyn Fn(u64),
+) -> Result<ChromeSummary> {
+    let io = |e| Error::io(out_name, e);
+    let mut sum = ChromeSummary::default();
+    out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
+        .map_err(io)?;
+    let mut lines = Lines { out, first: true };
+    for rank in 0..src.world_size() {
+        lines
+            .put(&format!(
+                "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{rank},\"tid\":0,\"args\":{{\"name\":\"rank {rank}\"}}}}"
+            ))
+            .map_err(io)?;
+        lines
+            .put(&format!("{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{rank},\"tid\":0,\"args\":{{\"sort_index\":{rank}}}}}"))
+            .map_err(io)?;
+    }
+    let routines: Vec<String> = src.routines().iter().map(|n| json_escape(n)).collect();
+    let mut m = Matcher::new(src.routines());
+    let streams = src.stream_list();
+    let (mut prev_end, mut named) = (0, 0);
+    for_each_event(src, progress, |_, si, (pid, tid), ei, e| {
+        m.receives(si, pid, ei, e);
+        if ei == 0 {
+            // Every track is named, streams without events too.
+            while named <= si {
+                lines.put(&thread_name(streams[named])).map_err(io)?;
+                named += 1;
             }
-            prev_end = e.end;
-            let mut args = String::new();
-            for (name, v) in VALUE_NAMES.iter().zip(e.vals) {
-                if let Some(v) = v {
-                    args.push_str(&format!(",\"{name}\":{v}"));
-                }
-            }
-            if let Some(c) = e.newcomm {
-                args.push_str(&format!(",\"newcomm\":{}", c.map_or(-1, i64::from)));
-            }
-            if !e.done.is_empty() {
-                args.push_str(&format!(",\"completed\":{}", e.done.len()));
-            }
-            let args = args.strip_prefix(',').unwrap_or("");
-            line(
-                out,
-                format!(
-                    "{{\"name\":\"{}\",\"cat\":\"mpi\",\"ph\":\"X\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{},\"args\":{{{args}}}}}",
-                    json_escape(trace.routine(e)),
-                    us(e.start),
-                    us(e.duration())
-                ),
-            )?;
+            prev_end = e.start;
+        }
+        if e.start > prev_end {
+            lines
+                .put(&format!(
+                    "{{\"name\":\"compute\",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{}}}",
+                    us(prev_end),
+                    us(e.start - prev_end)
+                ))
+                .map_err(io)?;
             sum.slices += 1;
         }
-        progress(s.events.len() as u64);
+        prev_end = e.end;
+        let mut args = String::new();
+        for (name, v) in VALUE_NAMES.iter().zip(e.vals) {
+            if let Some(v) = v {
+                args.push_str(&format!(",\"{name}\":{v}"));
+            }
+        }
+        if let Some(c) = e.newcomm {
+            args.push_str(&format!(",\"newcomm\":{}", c.map_or(-1, i64::from)));
+        }
+        if !e.done.is_empty() {
+            args.push_str(&format!(",\"completed\":{}", e.done.len()));
+        }
+        let args = args.strip_prefix(',').unwrap_or("");
+        lines
+            .put(&format!(
+                "{{\"name\":\"{}\",\"cat\":\"mpi\",\"ph\":\"X\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{},\"args\":{{{args}}}}}",
+                routines.get(e.routine as usize).map_or("?", String::as_str),
+                us(e.start),
+                us(e.duration())
+            ))
+            .map_err(io)?;
+        sum.slices += 1;
+        Ok(())
+    })?;
+    while named < streams.len() {
+        lines.put(&thread_name(streams[named])).map_err(io)?;
+        named += 1;
     }
-    for (id, m) in messages(trace).iter().enumerate() {
-        let (ss, se) = m.send;
-        let (rs, re) = m.recv;
-        let (send, recv) = (&trace.streams[ss], &trace.streams[rs]);
-        let (a, b) = (&send.events[se], &recv.events[re]);
-        // Flow ends bind to the slice enclosing their time: the middle of each call.
-        line(
-            out,
-            format!(
-                "{{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"s\",\"id\":{id},\"pid\":{},\"tid\":{},\"ts\":{},\"args\":{{\"bytes\":{}}}}}",
-                send.rank,
-                send.thread,
-                us(a.start + a.duration() / 2),
-                m.bytes
-            ),
-        )?;
-        line(
-            out,
-            format!(
-                "{{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{id},\"pid\":{},\"tid\":{},\"ts\":{}}}",
-                recv.rank,
-                recv.thread,
-                us(b.start + b.duration() / 2)
-            ),
-        )?;
-        sum.flows += 1;
+    while m.read_again() {
+        for_each_event(src, &|_| {}, |_, si, (rank, _), ei, e| {
+            m.receives(si, rank, ei, e);
+            Ok(())
+        })?;
     }
-    out.write_all(b"\n]}\n")?;
+    m.end_receives();
+    let mut sent = Vec::new();
+    let mut id = 0u64;
+    for_each_event(src, progress, |_, si, (rank, thread), ei, e| {
+        m.sends(si, rank, ei, e, &mut sent);
+        for msg in &sent {
+            let (to_rank, to_thread) = streams[msg.recv.0];
+            // Flow ends bind to the slice enclosing their time: the middle of each call.
+            lines
+                .put(&format!(
+                    "{{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"s\",\"id\":{id},\"pid\":{rank},\"tid\":{thread},\"ts\":{},\"args\":{{\"bytes\":{}}}}}",
+                    us(msg.send_mid),
+                    msg.bytes
+                ))
+                .map_err(io)?;
+            lines
+                .put(&format!(
+                    "{{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{id},\"pid\":{to_rank},\"tid\":{to_thread},\"ts\":{}}}",
+                    us(msg.recv_mid)
+                ))
+                .map_err(io)?;
+            id += 1;
+        }
+        Ok(())
+    })?;
+    sum.flows = id;
+    lines.out.write_all(b"\n]}\n").map_err(io)?;
     Ok(sum)
 }
 
@@ -140,13 +177,13 @@ fn json_escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::tests::sample;
+    use crate::trace::tests::sample_reader;
 
     #[test]
     fn the_export_is_valid_json_with_slices_and_arrows() {
-        let t = sample();
+        let (mut r, _dir) = sample_reader();
         let mut out = Vec::new();
-        let sum = write(&t, &mut out, &|_| {}).unwrap();
+        let sum = write(&mut r, &mut out, "out", &|_| {}).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let events = v["traceEvents"].as_array().unwrap();
         let xs: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();

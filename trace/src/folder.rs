@@ -256,7 +256,7 @@ impl FolderReader {
     /// Starts stream `i`'s lane over: its file from the start, a fresh
     /// conversion (which finds the communicators it creates in the run's
     /// table again, under the same ids).
-    fn restart(&mut self, i: usize) -> Result<()> {
+    pub fn restart(&mut self, i: usize) -> Result<()> {
         let StreamAt { rank_at, slot, .. } = self.streams[i];
         let r = &mut self.ranks[rank_at];
         if let Some(lane) = r.lanes[slot].take() {

@@ -14,6 +14,7 @@
 pub mod chrome;
 pub mod civil;
 pub mod container;
+pub mod dump;
 pub mod error;
 pub mod fields;
 pub mod folder;
@@ -23,6 +24,7 @@ pub mod rank;
 pub mod rank_reader;
 pub mod routine;
 pub mod simgrid;
+pub mod source;
 pub mod stats;
 pub mod stream;
 pub mod trace;

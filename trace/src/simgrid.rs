@@ -14,7 +14,8 @@ use crate::error::{Error, Result};
 use crate::fields::{V, WILD_SOURCE, WILD_TAG};
 use crate::messages::Persistent;
 use crate::routine::{classify, Coll, Kind};
-use crate::trace::{Event, ReqRef, Trace};
+use crate::source::{for_each_event_of, StreamedTrace};
+use crate::trace::{members, Comm, Event, ReqRef};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -85,18 +86,40 @@ impl SimgridExport {
 /// SimGrid's request key: (source, destination, tag) in world ranks.
 type Key = (i64, i64, i64);
 
+/// Where a rank's requests' lookahead comes from.
+enum Known {
+    /// Collected by a first reading of the rank's streams: the sources
+    /// and tags of wildcard receives (from their completions) and every
+    /// persistent request.
+    Collected {
+        wild: HashMap<ReqRef, (i64, i64)>,
+        persistent: HashMap<ReqRef, Persistent>,
+    },
+    /// Not collected: persistent requests as their inits are read; a
+    /// wildcard receive, or a start of a request not seen yet, stops the
+    /// rank ([`Rank::lookahead`]) to be written again with the collected
+    /// ones.
+    SoFar(HashMap<ReqRef, Persistent>),
+}
+
+/// The export of one rank, written to its file as it goes.
 struct Rank<'a> {
-    trace: &'a Trace,
+    routines: &'a [String],
     kinds: &'a [Kind],
+    world_size: u32,
     me: i64,
     out: String,
+    file: std::io::BufWriter<std::fs::File>,
     actions: u64,
     compute: u64,
     /// Requests replayed with a key, to wait for.
     keys: HashMap<ReqRef, Key>,
     /// SimGrid's own table: it keeps one request per key.
     stored: HashMap<Key, ReqRef>,
-    approximated: &'a mut HashMap<String, u64>,
+    approximated: HashMap<String, u64>,
+    known: Known,
+    /// Set when an event needed what only the collected lookahead knows.
+    lookahead: bool,
 }
 
 impl Rank<'_> {
@@ -110,11 +133,33 @@ impl Rank<'_> {
         self.actions += 1;
     }
 
+    /// Moves the text written so far to the file.
+    fn flush(&mut self) -> std::io::Result<()> {
+        use std::io::Write;
+        self.file.write_all(self.out.as_bytes())?;
+        self.out.clear();
+        Ok(())
+    }
+
+    fn routine(&self, e: &Event) -> &str {
+        self.routines.get(e.routine as usize).map_or("?", String::as_str)
+    }
+
+    /// The persistent request behind a start's activation, if known.
+    fn persistent(&mut self, init: Option<ReqRef>) -> Option<Persistent> {
+        let r = init?;
+        match &self.known {
+            Known::Collected { persistent, .. } => persistent.get(&r).copied(),
+            Known::SoFar(persistent) => {
+                let p = persistent.get(&r).copied();
+                self.lookahead |= p.is_none();
+                p
+            }
+        }
+    }
+
     fn approx(&mut self, e: &Event) {
-        *self
-            .approximated
-            .entry(self.trace.routine(e).to_owned())
-            .or_insert(0) += 1;
+        *self.approximated.entry(self.routine(e).to_owned()).or_insert(0) += 1;
     }
 
     /// A nonblocking send or receive with SimGrid key `key`.
@@ -136,13 +181,7 @@ impl Rank<'_> {
         }
     }
 
-    fn event(
-        &mut self,
-        si: usize,
-        e: &Event,
-        wild: &HashMap<ReqRef, (i64, i64)>,
-        persistent: &HashMap<ReqRef, Persistent>,
-    ) {
+    fn event(&mut self, si: usize, e: &Event, comms: &[Comm]) {
         let me = self.me;
         let req = ReqRef {
             stream: si as u32,
@@ -151,7 +190,13 @@ impl Rank<'_> {
         let peer = e.get(V::Peer).unwrap_or(-1);
         let tag = e.get(V::Tag).unwrap_or(0);
         let bytes = e.get(V::Bytes).unwrap_or(0).max(0);
-        let name = self.trace.routine(e);
+        let routines = self.routines;
+        let name = routines.get(e.routine as usize).map_or("?", String::as_str);
+        if let Known::SoFar(persistent) = &mut self.known {
+            if let Some(p) = persistent_init(name, self.kinds[e.routine as usize], e) {
+                persistent.insert(req, p);
+            }
+        }
         match self.kinds[e.routine as usize] {
             Kind::Send { blocking: true } if peer >= 0 => self.act(&format!("send {peer} {tag} {bytes}")),
             Kind::Send { blocking: false } if peer >= 0 && !name.contains("_init") => {
@@ -160,7 +205,13 @@ impl Rank<'_> {
             Kind::Recv { blocking: true } if peer >= 0 => self.act(&format!("recv {peer} {tag} {bytes}")),
             Kind::Recv { blocking: false } if !name.contains("_init") => {
                 let (src, tag) = if e.get(V::Wild).unwrap_or(0) & (WILD_SOURCE | WILD_TAG) != 0 {
-                    wild.get(&req).copied().unwrap_or((-1, tag))
+                    match &self.known {
+                        Known::Collected { wild, .. } => wild.get(&req).copied().unwrap_or((-1, tag)),
+                        Known::SoFar(_) => {
+                            self.lookahead = true;
+                            return;
+                        }
+                    }
                 } else {
                     (peer, tag)
                 };
@@ -187,7 +238,7 @@ impl Rank<'_> {
             }
             Kind::Start => {
                 for (i, init) in e.init.iter().enumerate() {
-                    let Some(p) = init.and_then(|r| persistent.get(&r)).copied() else {
+                    let Some(p) = self.persistent(*init) else {
                         continue;
                     };
                     let activation = ReqRef {
@@ -231,7 +282,7 @@ impl Rank<'_> {
                 if !blocking || vector {
                     self.approx(e);
                 }
-                self.collective(e, op, vector);
+                self.collective(e, op, vector, comms);
             }
             _ => {
                 if !matches!(name, "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize") {
@@ -241,9 +292,9 @@ impl Rank<'_> {
         }
     }
 
-    fn collective(&mut self, e: &Event, op: Coll, vector: bool) {
+    fn collective(&mut self, e: &Event, op: Coll, vector: bool, comms: &[Comm]) {
         let comm = e.get(V::Comm).unwrap_or(-1);
-        let Some(members) = self.trace.members(comm, self.me as u32) else {
+        let Some(members) = members(self.world_size, comms, comm, self.me as u32) else {
             self.approx(e);
             return;
         };
@@ -263,7 +314,7 @@ impl Rank<'_> {
             }
         }
         let root_world = e.get(V::Root).unwrap_or(members[0]);
-        let is_world = comm >= 0 && members.iter().copied().eq(0..i64::from(self.trace.world_size));
+        let is_world = comm >= 0 && members.iter().copied().eq(0..i64::from(self.world_size));
         if is_world {
             let root = root_world;
             let action = match op {
@@ -320,87 +371,146 @@ impl Rank<'_> {
     }
 }
 
-/// Writes the SimGrid replay files of `trace` into `dir` (created if
-/// needed); `progress` is told of each event done.
-pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<SimgridExport> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
-    let kinds: Vec<Kind> = trace.routines.iter().map(|n| classify(n)).collect();
-    // Sources and tags of wildcard receives, from their completions.
-    let mut wild: HashMap<ReqRef, (i64, i64)> = HashMap::new();
-    let mut persistent: HashMap<ReqRef, Persistent> = HashMap::new();
-    for (si, s) in trace.streams.iter().enumerate() {
-        for e in &s.events {
-            for d in &e.done {
-                if let (Some(r), Some(st)) = (d.req, d.status) {
-                    wild.insert(r, st);
-                }
-            }
-            let name = trace.routine(e);
-            if name.contains("_init") {
-                if let k @ (Kind::Send { .. } | Kind::Recv { .. }) = kinds[e.routine as usize] {
-                    persistent.insert(
-                        ReqRef {
-                            stream: si as u32,
-                            index: e.first_req,
-                        },
-                        Persistent {
-                            send: matches!(k, Kind::Send { .. }),
-                            peer: e.get(V::Peer).unwrap_or(-1),
-                            tag: e.get(V::Tag).unwrap_or(0),
-                            comm: e.get(V::Comm).unwrap_or(0),
-                            bytes: e.get(V::Bytes).unwrap_or(0).max(0),
-                        },
-                    );
-                }
+/// The persistent request an `MPI_*_init` call (`name`, of kind `kind`)
+/// creates.
+fn persistent_init(name: &str, kind: Kind, e: &Event) -> Option<Persistent> {
+    if !name.contains("_init") || !matches!(kind, Kind::Send { .. } | Kind::Recv { .. }) {
+        return None;
+    }
+    Some(Persistent {
+        send: matches!(kind, Kind::Send { .. }),
+        peer: e.get(V::Peer).unwrap_or(-1),
+        tag: e.get(V::Tag).unwrap_or(0),
+        comm: e.get(V::Comm).unwrap_or(0),
+        bytes: e.get(V::Bytes).unwrap_or(0).max(0),
+    })
+}
+
+/// Reads rank `rank`'s streams through for what its export
+/// needs ahead of time: wildcard receives' sources and tags, and the
+/// persistent requests.
+fn collect(src: &mut dyn StreamedTrace, rank: u32, kinds: &[Kind]) -> Result<Known> {
+    let mut wild = HashMap::new();
+    let mut persistent = HashMap::new();
+    let routines = src.routines().to_vec();
+    for_each_event_of(src, &|(r, _)| r == rank, &|_| {}, |_, si, _, _, e| {
+        for d in &e.done {
+            if let (Some(r), Some(st)) = (d.req, d.status) {
+                wild.insert(r, st);
             }
         }
+        let name = routines.get(e.routine as usize).map_or("?", String::as_str);
+        if let Some(p) = persistent_init(name, kinds[e.routine as usize], e) {
+            let req = ReqRef {
+                stream: si as u32,
+                index: e.first_req,
+            };
+            persistent.insert(req, p);
+        }
+        Ok(())
+    })?;
+    Ok(Known::Collected { wild, persistent })
+}
+
+/// Writes `r`'s rank from its streams `mine` into its file `path`, the
+/// calls of its threads interleaved by start time (one event per stream
+/// in memory); stops early if `r` finds it needs lookahead. Returns the
+/// events read.
+fn interleave(src: &mut dyn StreamedTrace, mine: &[usize], r: &mut Rank<'_>, path: &Path) -> Result<u64> {
+    let io = |e| Error::io(path.display(), e);
+    r.act("init");
+    // Per stream its next call, in (start, stream) order as they are read.
+    let mut heads: Vec<(usize, Event, bool)> = Vec::with_capacity(mine.len());
+    for &si in mine {
+        src.restart(si)?;
+        let mut e = Event::default();
+        let live = src.next_into(si, &mut e)?;
+        heads.push((si, e, live));
     }
+    let mut prev_end = heads.iter().filter(|h| h.2).map(|h| h.1.start).min().unwrap_or(0);
+    let mut events = 0u64;
+    while let Some(h) = (0..heads.len())
+        .filter(|&h| heads[h].2)
+        .min_by_key(|&h| (heads[h].1.start, heads[h].0))
+    {
+        let (si, e, _) = &heads[h];
+        r.compute += e.start.saturating_sub(prev_end);
+        prev_end = prev_end.max(e.end);
+        r.event(*si, e, src.comms());
+        events += 1;
+        if r.lookahead {
+            return Ok(events);
+        }
+        if r.out.len() >= 1 << 16 {
+            r.flush().map_err(io)?;
+        }
+        let (si, e, live) = &mut heads[h];
+        *live = src.next_into(*si, e)?;
+    }
+    // The burst before MPI_Finalize is part of the run (the replay's
+    // runtime ends at Finalize's start): `act` writes it first.
+    r.act("finalize");
+    r.flush().map_err(io)?;
+    std::io::Write::flush(&mut r.file).map_err(io)?;
+    Ok(events)
+}
+
+/// Writes the SimGrid replay files of `src` into `dir` (created if
+/// needed), rank by rank, streamed: one event per stream and one rank's
+/// pending requests in memory, plus, for a rank with wildcard receives or
+/// persistent requests, what a first reading of its streams collects of
+/// them. `progress` is told of each event done.
+pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -> Result<SimgridExport> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
+    let routines = src.routines().to_vec();
+    let kinds: Vec<Kind> = routines.iter().map(|n| classify(n)).collect();
+    let world_size = src.world_size();
+    let streams = src.stream_list();
     let mut approximated = HashMap::new();
     let mut actions = 0;
     let mut index = String::new();
-    for rank in 0..trace.world_size {
-        let mut r = Rank {
-            trace,
-            kinds: &kinds,
-            me: i64::from(rank),
-            out: String::new(),
-            actions: 0,
-            compute: 0,
-            keys: HashMap::new(),
-            stored: HashMap::new(),
-            approximated: &mut approximated,
-        };
-        r.act("init");
-        // A rank's threads, interleaved by start time.
-        let mut calls: Vec<(u64, usize, usize)> = Vec::new();
-        for (si, s) in trace.streams.iter().enumerate().filter(|(_, s)| s.rank == rank) {
-            calls.extend(s.events.iter().enumerate().map(|(ei, e)| (e.start, si, ei)));
-        }
-        calls.sort_unstable();
-        let mut prev_end = calls.first().map_or(0, |c| c.0);
-        for &(_, si, ei) in &calls {
-            let e = &trace.streams[si].events[ei];
-            r.compute += e.start.saturating_sub(prev_end);
-            prev_end = prev_end.max(e.end);
-            r.event(si, e, &wild, &persistent);
-        }
-        // The burst before MPI_Finalize is part of the run (the replay's
-        // runtime ends at Finalize's start): `act` writes it first.
-        r.act("finalize");
-        actions += r.actions;
+    for rank in 0..world_size {
+        let mine: Vec<usize> = (0..streams.len()).filter(|&i| streams[i].0 == rank).collect();
         let name = format!("rank-{rank:05}.txt");
         let path = dir.join(&name);
-        std::fs::write(&path, r.out).map_err(|e| Error::io(path.display(), e))?;
+        let mut known = Known::SoFar(HashMap::new());
+        let (r, events) = loop {
+            let file = std::fs::File::create(&path).map_err(|e| Error::io(path.display(), e))?;
+            let mut r = Rank {
+                routines: &routines,
+                kinds: &kinds,
+                world_size,
+                me: i64::from(rank),
+                out: String::new(),
+                file: std::io::BufWriter::with_capacity(1 << 16, file),
+                actions: 0,
+                compute: 0,
+                keys: HashMap::new(),
+                stored: HashMap::new(),
+                approximated: HashMap::new(),
+                known,
+                lookahead: false,
+            };
+            let events = interleave(src, &mine, &mut r, &path)?;
+            if !r.lookahead {
+                break (r, events);
+            }
+            known = collect(src, rank, &kinds)?;
+        };
+        actions += r.actions;
+        for (routine, n) in r.approximated {
+            *approximated.entry(routine).or_insert(0) += n;
+        }
         index.push_str(&name);
         index.push('\n');
-        progress(calls.len() as u64);
+        progress(events);
     }
     let write = |name: &str, text: String| -> Result<PathBuf> {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| Error::io(path.display(), e))?;
         Ok(path)
     };
-    let n = trace.world_size.max(1);
+    let n = world_size.max(1);
     let platform = format!(
         "<?xml version='1.0'?>\n\
          <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
@@ -442,13 +552,13 @@ pub fn export(trace: &Trace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Simgr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::tests::sample;
+    use crate::trace::tests::sample_reader;
 
     #[test]
     fn actions_of_the_sample() {
         let dir = tempfile::tempdir().unwrap();
-        let t = sample();
-        let x = export(&t, dir.path(), &|_| {}).unwrap();
+        let (mut t, _sample) = sample_reader();
+        let x = export(&mut t, dir.path(), &|_| {}).unwrap();
         let r0 = std::fs::read_to_string(dir.path().join("rank-00000.txt")).unwrap();
         let r1 = std::fs::read_to_string(dir.path().join("rank-00001.txt")).unwrap();
         assert_eq!(

@@ -1,9 +1,12 @@
 //! Summary figures of a trace: events and time per routine, bytes per
-//! event, and the compute/communication split of each rank.
+//! event, and the compute/communication split of each rank, computed in
+//! one streamed pass over the trace.
 
 use crate::fields::V;
 use crate::routine::{classify, Kind};
-use crate::trace::Trace;
+use crate::source::{for_each_event, StreamedTrace};
+use crate::trace::members;
+use crate::Result;
 use std::fmt;
 
 /// One routine's totals.
@@ -81,10 +84,25 @@ impl Stats {
     }
 }
 
-/// Computes the figures; `file_bytes` is the encoded size, if known.
-pub fn stats(trace: &Trace, file_bytes: Option<u64>) -> Stats {
-    let mut routines: Vec<RoutineStats> = trace
-        .routines
+/// One stream's first and last call, for its rank's wall time.
+#[derive(Clone, Copy, Default)]
+struct Span {
+    /// Whether it has events.
+    any: bool,
+    /// The end of its first call if that is `MPI_Init`, else its start.
+    first: u64,
+    /// The start of its last call if that is `MPI_Finalize`, else its end.
+    last: u64,
+    /// The end of the previous call (CPU bursts are the gaps).
+    prev_end: u64,
+}
+
+/// Computes the figures of `src`, read once stream by stream (memory: a
+/// few words per stream and routine); `file_bytes` is the encoded size,
+/// if known, and `progress` is told of the events read.
+pub fn stats(src: &mut dyn StreamedTrace, file_bytes: Option<u64>, progress: &dyn Fn(u64)) -> Result<Stats> {
+    let names = src.routines().to_vec();
+    let mut routines: Vec<RoutineStats> = names
         .iter()
         .map(|n| RoutineStats {
             name: n.clone(),
@@ -93,68 +111,78 @@ pub fn stats(trace: &Trace, file_bytes: Option<u64>) -> Stats {
             bytes: 0,
         })
         .collect();
-    let kinds: Vec<Kind> = trace.routines.iter().map(|n| classify(n)).collect();
-    let mut ranks: Vec<RankStats> = (0..trace.world_size)
+    let kinds: Vec<Kind> = names.iter().map(|n| classify(n)).collect();
+    let world_size = src.world_size();
+    let mut ranks: Vec<RankStats> = (0..world_size)
         .map(|rank| RankStats {
             rank,
             ..RankStats::default()
         })
         .collect();
-    let edge: Vec<bool> = trace
-        .routines
+    let edge: Vec<bool> = names
         .iter()
         .map(|n| matches!(n.as_str(), "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize"))
         .collect();
+    let streams = src.stream_list();
+    let mut spans = vec![Span::default(); streams.len()];
     let mut messages = (0, 0);
     let mut list_entries = 0u64;
-    for s in &trace.streams {
-        let Some(r) = ranks.get_mut(s.rank as usize) else {
-            continue;
+    let mut events = 0u64;
+    for_each_event(src, progress, |src, si, (rank, _), _, e| {
+        events += 1;
+        let Some(r) = ranks.get_mut(rank as usize) else {
+            return Ok(());
         };
-        let mut prev_end = s.events.first().map_or(0, |e| e.start);
-        let first = s
-            .events
-            .first()
-            .map_or(0, |e| if edge[e.routine as usize] { e.end } else { e.start });
-        let last = s
-            .events
-            .last()
-            .map_or(0, |e| if edge[e.routine as usize] { e.start } else { e.end });
-        r.wall = r.wall.max(last.saturating_sub(first));
-        for e in &s.events {
-            let rs = &mut routines[e.routine as usize];
-            rs.calls += 1;
-            rs.time += e.duration();
-            let bytes = e.get(V::Bytes).unwrap_or(0).max(0) as u64;
-            rs.bytes += bytes;
-            r.events += 1;
-            if !edge[e.routine as usize] {
-                r.mpi += e.duration();
-            }
-            r.compute += e.start.saturating_sub(prev_end);
-            prev_end = e.end;
-            list_entries += (e.done.len() + e.init.len()) as u64;
-            if let Some(Some(id)) = e.newcomm {
-                list_entries += trace.members(i64::from(id), s.rank).map_or(0, |m| m.len() as u64);
-            }
-            if matches!(kinds[e.routine as usize], Kind::Send { .. } | Kind::Sendrecv) {
-                messages.0 += 1;
-                messages.1 += bytes;
-            }
+        let routine = e.routine as usize;
+        let span = &mut spans[si];
+        if !span.any {
+            *span = Span {
+                any: true,
+                first: if edge[routine] { e.end } else { e.start },
+                last: 0,
+                prev_end: e.start,
+            };
+        }
+        span.last = if edge[routine] { e.start } else { e.end };
+        let rs = &mut routines[routine];
+        rs.calls += 1;
+        rs.time += e.duration();
+        let bytes = e.get(V::Bytes).unwrap_or(0).max(0) as u64;
+        rs.bytes += bytes;
+        r.events += 1;
+        if !edge[routine] {
+            r.mpi += e.duration();
+        }
+        r.compute += e.start.saturating_sub(span.prev_end);
+        span.prev_end = e.end;
+        list_entries += (e.done.len() + e.init.len()) as u64;
+        if let Some(Some(id)) = e.newcomm {
+            list_entries +=
+                members(world_size, src.comms(), i64::from(id), rank).map_or(0, |m| m.len() as u64);
+        }
+        if matches!(kinds[routine], Kind::Send { .. } | Kind::Sendrecv) {
+            messages.0 += 1;
+            messages.1 += bytes;
+        }
+        Ok(())
+    })?;
+    for (span, (rank, _)) in spans.iter().zip(&streams) {
+        if let Some(r) = ranks.get_mut(*rank as usize).filter(|_| span.any) {
+            r.wall = r.wall.max(span.last.saturating_sub(span.first));
         }
     }
     routines.retain(|r| r.calls > 0);
     routines.sort_by(|a, b| b.time.cmp(&a.time).then_with(|| a.name.cmp(&b.name)));
-    Stats {
-        world_size: trace.world_size,
-        streams: trace.streams.len(),
-        events: trace.event_count(),
+    Ok(Stats {
+        world_size,
+        streams: streams.len(),
+        events,
         file_bytes,
         routines,
         ranks,
         messages,
         list_entries,
-    }
+    })
 }
 
 /// Formats ns with a unit that keeps 3-4 significant digits.
@@ -243,11 +271,12 @@ impl fmt::Display for Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::tests::sample;
+    use crate::trace::tests::sample_reader;
 
     #[test]
     fn figures_of_the_sample() {
-        let s = stats(&sample(), Some(1000));
+        let (mut r, _dir) = sample_reader();
+        let s = stats(&mut r, Some(1000), &|_| {}).unwrap();
         assert_eq!(s.events, 6);
         assert_eq!(s.bytes_per_event(), Some(1000.0 / 6.0));
         let isend = s.routines.iter().find(|r| r.name == "MPI_Isend").unwrap();

@@ -58,6 +58,8 @@ pub struct MergedReader {
     /// Per rank clock alignment.
     pub clocks: Vec<RankClock>,
     streams: Vec<StreamState>,
+    /// Events in the indexed chunks (their heads' counts).
+    events: u64,
     /// Set when the file ends inside a chunk.
     pub truncated: Option<Error>,
 }
@@ -224,6 +226,7 @@ impl MergedReader {
             comms: Vec::new(),
             clocks: Vec::new(),
             streams: Vec::new(),
+            events: 0,
             truncated: None,
         };
         t.index(&mut o.reader, o.len)?;
@@ -263,6 +266,11 @@ impl MergedReader {
                     let mut c = Cursor::new(&data, payload);
                     let ids = (|| Ok::<_, Malformed>((c.u32()?, c.u32()?, c.u32()?)))();
                     let (index, rank, thread) = ids.map_err(|e| e.in_file(&name))?;
+                    // Then base and first request, and the event count: a
+                    // count that does not parse is a damaged chunk, which
+                    // its CRC reports when it is read.
+                    let count = (|| Ok::<_, Malformed>((c.u64()?, c.u32()?, c.u64()?).2))();
+                    self.events += count.unwrap_or(0);
                     let i = index as usize;
                     if i > self.streams.len() {
                         return Err(Malformed::new(
@@ -307,6 +315,19 @@ impl MergedReader {
     /// The streams: (rank, thread), in stream order.
     pub fn streams(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.streams.iter().map(|s| (s.rank, s.thread))
+    }
+
+    /// Events in the file's complete chunks, as their heads count them.
+    pub fn event_count(&self) -> u64 {
+        self.events
+    }
+
+    /// Starts stream `i` over from its first event.
+    pub fn restart(&mut self, i: usize) {
+        let s = &mut self.streams[i];
+        s.next_chunk = 0;
+        s.left = 0;
+        s.decoder = None;
     }
 
     /// The next event of stream `i`, `None` at its end.

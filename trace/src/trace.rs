@@ -156,14 +156,7 @@ impl Trace {
     /// World ranks of communicator `id` as seen from `rank`, or `None` for
     /// an unknown id.
     pub fn members(&self, id: i64, rank: u32) -> Option<Vec<i64>> {
-        match id {
-            COMM_WORLD => Some((0..i64::from(self.world_size)).collect()),
-            COMM_SELF => Some(vec![i64::from(rank)]),
-            _ => {
-                let i = usize::try_from(id - FIRST_TABLE_COMM).ok()?;
-                self.comms.get(i).map(|c| c.members.clone())
-            }
-        }
+        members(self.world_size, &self.comms, id, rank)
     }
 
     /// Encodes the trace; `progress` is told of each event written.
@@ -263,6 +256,20 @@ impl Trace {
         let data = std::fs::read(path).map_err(|e| Error::io(&name, e))?;
         let (t, truncated) = Trace::parse(&data).map_err(|e| e.in_file(&name))?;
         Ok((t, truncated.map(|m| m.in_file(&name))))
+    }
+}
+
+/// World ranks of communicator `id` as seen from `rank`, in a world of
+/// `world_size` ranks with the communicator table `comms`, or `None` for
+/// an unknown id: shared by a whole [`Trace`] and the streamed readers.
+pub fn members(world_size: u32, comms: &[Comm], id: i64, rank: u32) -> Option<Vec<i64>> {
+    match id {
+        COMM_WORLD => Some((0..i64::from(world_size)).collect()),
+        COMM_SELF => Some(vec![i64::from(rank)]),
+        _ => {
+            let i = usize::try_from(id - FIRST_TABLE_COMM).ok()?;
+            comms.get(i).map(|c| c.members.clone())
+        }
     }
 }
 
@@ -820,6 +827,14 @@ fn get_val(c: &mut Cursor<'_>) -> Result<Option<i64>, Malformed> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// [`sample`] saved and opened streamed (keep the folder while reading).
+    pub fn sample_reader() -> (crate::stream::MergedReader, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sample.pnt");
+        sample().save(&p, &|_| {}).unwrap();
+        (crate::stream::MergedReader::open(&p).unwrap(), dir)
+    }
 
     /// A small two-rank trace with every kind of field.
     pub fn sample() -> Trace {

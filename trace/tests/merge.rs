@@ -8,6 +8,14 @@ use pnmpi_trace::merge::{merge, merge_dir};
 use pnmpi_trace::rank::{RankFile, RawEvent};
 use pnmpi_trace::trace::{Event, ReqRef, Trace};
 
+/// `t` saved and opened streamed (keep the folder while reading).
+fn streamed(t: &Trace) -> (pnmpi_trace::stream::MergedReader, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.pnt");
+    t.save(&p, &|_| {}).unwrap();
+    (pnmpi_trace::stream::MergedReader::open(&p).unwrap(), dir)
+}
+
 fn merged() -> (Trace, Vec<String>) {
     let files = three_ranks()
         .iter()
@@ -104,7 +112,7 @@ fn the_merged_trace_round_trips_and_is_compact() {
 #[test]
 fn messages_match_sends_to_receives() {
     let (t, _) = merged();
-    let msgs = pnmpi_trace::messages::messages(&t);
+    let msgs = pnmpi_trace::messages::messages(&mut streamed(&t).0).unwrap();
     let named: Vec<(String, String, i64)> = msgs
         .iter()
         .map(|m| {
@@ -133,7 +141,7 @@ fn messages_match_sends_to_receives() {
 fn simgrid_export_decomposes_the_split_allreduce() {
     let (t, _) = merged();
     let dir = tempfile::tempdir().unwrap();
-    let x = pnmpi_trace::simgrid::export(&t, dir.path(), &|_| {}).unwrap();
+    let x = pnmpi_trace::simgrid::export(&mut streamed(&t).0, dir.path(), &|_| {}).unwrap();
     let r0 = std::fs::read_to_string(dir.path().join("rank-00000.txt")).unwrap();
     let r2 = std::fs::read_to_string(dir.path().join("rank-00002.txt")).unwrap();
     let tag = pnmpi_trace::simgrid::SUBCOMM_TAG + FIRST_TABLE_COMM;

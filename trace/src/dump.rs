@@ -1,0 +1,114 @@
+//! `pnmpi trace dump`: every event as one line of text,
+//! `rank.thread start_ns duration_ns routine key=value...`, after the
+//! communicator table, for reading a trace with grep and less. Streamed:
+//! one event in memory (a folder is read twice, since the header lists the
+//! events and communicators before them).
+
+use crate::error::Error;
+use crate::fields::{NV, VALUE_NAMES};
+use crate::source::{for_each_event_of, StreamedTrace};
+use crate::trace::{Event, ReqRef};
+use crate::Result;
+use std::io::Write;
+
+/// What an event's line refers to: routine names and the streams.
+struct Names<'a> {
+    routines: &'a [String],
+    streams: &'a [(u32, u32)],
+}
+
+impl Names<'_> {
+    fn req(&self, r: Option<ReqRef>) -> String {
+        match r.and_then(|r| self.streams.get(r.stream as usize).map(|s| (s, r.index))) {
+            Some(((rank, thread), index)) => format!("{rank}.{thread}#{index}"),
+            None => "?".into(),
+        }
+    }
+
+    fn event_line(&self, rank: u32, thread: u32, e: &Event) -> String {
+        let routine = self.routines.get(e.routine as usize).map_or("?", String::as_str);
+        let mut line = format!("{rank}.{thread} {} {} {routine}", e.start, e.duration());
+        for (name, v) in VALUE_NAMES.iter().zip(e.vals).take(NV) {
+            if let Some(v) = v {
+                if *name == "reqs" {
+                    let last = e.first_req + (v.max(1) as u32) - 1;
+                    line.push_str(&format!(
+                        " reqs={}",
+                        if last > e.first_req {
+                            format!("{}-{last}", e.first_req)
+                        } else {
+                            e.first_req.to_string()
+                        }
+                    ));
+                } else {
+                    line.push_str(&format!(" {name}={v}"));
+                }
+            }
+        }
+        if !e.done.is_empty() {
+            let done: Vec<String> = e
+                .done
+                .iter()
+                .map(|d| match d.status {
+                    Some((src, tag)) => format!("{}@{src}/{tag}", self.req(d.req)),
+                    None => self.req(d.req),
+                })
+                .collect();
+            line.push_str(&format!(" done={}", done.join(",")));
+        }
+        if !e.init.is_empty() {
+            let init: Vec<String> = e.init.iter().map(|&r| self.req(r)).collect();
+            line.push_str(&format!(" init={}", init.join(",")));
+        }
+        match e.newcomm {
+            Some(Some(id)) => line.push_str(&format!(" newcomm={id}")),
+            Some(None) => line.push_str(" newcomm=null"),
+            None => {}
+        }
+        line
+    }
+}
+
+/// Writes the dump of `src` (only rank `only`'s events, if given) to
+/// `out`, named `out_name` in errors; `progress` is told of the events
+/// read (a folder's first pass included).
+pub fn dump(
+    src: &mut dyn StreamedTrace,
+    only: Option<u32>,
+    out: &mut dyn Write,
+    out_name: &str,
+    progress: &dyn Fn(u64),
+) -> Result<()> {
+    let io = |e| Error::io(out_name, e);
+    let events = src.count_events(progress)?;
+    let streams = src.stream_list();
+    let world_size = src.world_size();
+    writeln!(
+        out,
+        "# pnmpi trace: {world_size} ranks, {} threads, {events} events, MPI: {}",
+        streams.len(),
+        src.mpi()
+    )
+    .map_err(io)?;
+    let world: Vec<String> = (0..world_size).map(|r| r.to_string()).collect();
+    writeln!(out, "comm 0 world members={}", world.join(",")).map_err(io)?;
+    writeln!(out, "comm 1 self").map_err(io)?;
+    for (i, c) in src.comms().iter().enumerate() {
+        let list = |v: &[i64]| v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+        let mut line = format!("comm {} members={}", i + 2, list(&c.members));
+        if let Some(r) = &c.remote {
+            line.push_str(&format!(" remote={}", list(r)));
+        }
+        writeln!(out, "{line}").map_err(io)?;
+    }
+    let routines = src.routines().to_vec();
+    let names = Names {
+        routines: &routines,
+        streams: &streams,
+    };
+    let wanted = |(rank, _): (u32, u32)| only.is_none_or(|r| r == rank);
+    for_each_event_of(src, &wanted, progress, |_, _, (rank, thread), _, e| {
+        writeln!(out, "{}", names.event_line(rank, thread, e)).map_err(io)
+    })?;
+    out.flush().map_err(io)
+}

@@ -1,0 +1,162 @@
+//! What the two streaming readers have in common, so that the tools
+//! (statistics, dump, exports, the simulator's replay) are written once
+//! for a merged trace ([`MergedReader`]: one chunk per stream in memory)
+//! and a tracer output folder ([`FolderReader`]: a window of each
+//! thread's rank file and each rank's live communicators and requests),
+//! and never hold the whole trace.
+
+use crate::folder::FolderReader;
+use crate::stream::MergedReader;
+use crate::trace::{Comm, Event};
+use crate::Result;
+
+/// A trace read stream by stream, an event at a time.
+pub trait StreamedTrace {
+    /// Size of `MPI_COMM_WORLD`.
+    fn world_size(&self) -> u32;
+    /// The MPI the trace was recorded with.
+    fn mpi(&self) -> &str;
+    /// Routine names; events index them.
+    fn routines(&self) -> &[String];
+    /// The communicator table (ids from 2), as far as it is known: a
+    /// folder's grows as the events creating communicators are read.
+    fn comms(&self) -> &[Comm];
+    /// The streams: (rank, thread), by rank then thread.
+    fn stream_list(&self) -> Vec<(u32, u32)>;
+    /// The next event of stream `i` into `ev`; `false` at its end.
+    fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool>;
+    /// Starts stream `i` over from its first event, for the tools that
+    /// read a trace twice (a folder's second pass finds its
+    /// communicators under the same ids).
+    fn restart(&mut self, i: usize) -> Result<()>;
+    /// The number of events, exactly, with [`comms`](Self::comms)
+    /// complete afterwards: a merged trace knows both from its index; a
+    /// folder is read through once (`progress` told of the events), so
+    /// that its streams must be restarted before they are read again
+    /// (as [`for_each_event`] does).
+    fn count_events(&mut self, progress: &dyn Fn(u64)) -> Result<u64>;
+    /// Warnings about the input (truncated or unfinished files).
+    fn warnings(&self) -> Vec<String>;
+}
+
+impl StreamedTrace for MergedReader {
+    fn world_size(&self) -> u32 {
+        self.world_size
+    }
+
+    fn mpi(&self) -> &str {
+        &self.mpi
+    }
+
+    fn routines(&self) -> &[String] {
+        &self.routines
+    }
+
+    fn comms(&self) -> &[Comm] {
+        &self.comms
+    }
+
+    fn stream_list(&self) -> Vec<(u32, u32)> {
+        self.streams().collect()
+    }
+
+    fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
+        MergedReader::next_into(self, i, ev)
+    }
+
+    fn restart(&mut self, i: usize) -> Result<()> {
+        MergedReader::restart(self, i);
+        Ok(())
+    }
+
+    fn count_events(&mut self, _: &dyn Fn(u64)) -> Result<u64> {
+        Ok(self.event_count())
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.truncated.iter().map(|e| e.to_string()).collect()
+    }
+}
+
+impl StreamedTrace for FolderReader {
+    fn world_size(&self) -> u32 {
+        self.world_size
+    }
+
+    fn mpi(&self) -> &str {
+        &self.mpi
+    }
+
+    fn routines(&self) -> &[String] {
+        FolderReader::routines(self)
+    }
+
+    fn comms(&self) -> &[Comm] {
+        FolderReader::comms(self)
+    }
+
+    fn stream_list(&self) -> Vec<(u32, u32)> {
+        self.streams().collect()
+    }
+
+    fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
+        FolderReader::next_into(self, i, ev)
+    }
+
+    fn restart(&mut self, i: usize) -> Result<()> {
+        FolderReader::restart(self, i)
+    }
+
+    fn count_events(&mut self, progress: &dyn Fn(u64)) -> Result<u64> {
+        let mut n = 0;
+        for_each_event(self, progress, |_, _, _, _, _| {
+            n += 1;
+            Ok(())
+        })?;
+        Ok(n)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        FolderReader::warnings(self)
+    }
+}
+
+/// Reads every stream from its start to its end, in stream order,
+/// calling `each` with the source, the stream's index and (rank, thread),
+/// and each event with its index in the stream (`progress` told of the
+/// events read): one pass of a tool, in the merged trace's order, one
+/// event in memory.
+pub fn for_each_event(
+    src: &mut dyn StreamedTrace,
+    progress: &dyn Fn(u64),
+    each: impl FnMut(&dyn StreamedTrace, usize, (u32, u32), usize, &Event) -> Result<()>,
+) -> Result<()> {
+    for_each_event_of(src, &|_| true, progress, each)
+}
+
+/// [`for_each_event`] over the streams whose (rank, thread) `wanted`
+/// accepts only; the others are not read.
+pub fn for_each_event_of(
+    src: &mut dyn StreamedTrace,
+    wanted: &dyn Fn((u32, u32)) -> bool,
+    progress: &dyn Fn(u64),
+    mut each: impl FnMut(&dyn StreamedTrace, usize, (u32, u32), usize, &Event) -> Result<()>,
+) -> Result<()> {
+    let mut ev = Event::default();
+    for (i, at) in src.stream_list().into_iter().enumerate() {
+        if !wanted(at) {
+            continue;
+        }
+        src.restart(i)?;
+        let mut n = 0u64;
+        while src.next_into(i, &mut ev)? {
+            each(&*src, i, at, n as usize, &ev)?;
+            n += 1;
+            if n.is_multiple_of(1 << 16) {
+                progress(1 << 16);
+            }
+        }
+        progress(n % (1 << 16));
+    }
+    Ok(())
+}
