@@ -78,8 +78,7 @@ pub fn blocking(
 ) -> c_int {
     state::call(|timed| {
         let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
-            let rc = real();
-            return rc;
+            return real();
         };
         let (entry, algorithm) = state::with(|st| {
             let algorithm = match st.machine.collective(coll) {
@@ -295,8 +294,7 @@ pub unsafe fn nonblocking(
 ) -> c_int {
     state::call(|timed| {
         let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
-            let rc = real();
-            return rc;
+            return real();
         };
         let entry = state::with(|st| st.clock).unwrap_or(0.0);
         let buf = Box::into_raw(Box::new([entry, bytes() as f64, 0.0, 0.0]));

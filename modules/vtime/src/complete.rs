@@ -33,8 +33,7 @@ pub unsafe fn one(
 ) -> c_int {
     state::call(|timed| {
         if !timed || !p2p::tracking() || request.is_null() {
-            let rc = real(status);
-            return rc;
+            return real(status);
         }
         // SAFETY: the application's request.
         let handle = pnmpi_mpi_sys::Handle::bits(unsafe { *request });
@@ -68,8 +67,7 @@ pub unsafe fn all(
 ) -> c_int {
     state::call(|timed| {
         if !timed || !p2p::tracking() {
-            let rc = real(statuses);
-            return rc;
+            return real(statuses);
         }
         let rc = p2p::scratch(|s| {
             // SAFETY: the application's `n` requests.
@@ -104,8 +102,7 @@ pub unsafe fn any(
 ) -> c_int {
     state::call(|timed| {
         if !timed || !p2p::tracking() || index.is_null() {
-            let rc = real(status);
-            return rc;
+            return real(status);
         }
         let mut own = blank_status();
         let st = if status == constants::STATUS_IGNORE() {
@@ -149,8 +146,7 @@ pub unsafe fn some(
 ) -> c_int {
     state::call(|timed| {
         if !timed || !p2p::tracking() || outcount.is_null() || indices.is_null() {
-            let rc = real(statuses);
-            return rc;
+            return real(statuses);
         }
         let rc = p2p::scratch(|s| {
             // SAFETY: the application's `n` requests.
