@@ -8,18 +8,14 @@
 //! tag]` (the oldest outstanding one of that key, or the oldest of all)
 //! or `waitall`.
 
+mod lines;
+
 use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId};
 use crate::SimError;
+use lines::{int, number, Line, Lines};
 use pnmpi_trace::routine::Coll;
 use std::fs::File;
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-
-/// Words of a line kept for parsing; actions have at most 7.
-const MAX_WORDS: usize = 8;
-
-/// Bytes of a rank file read at a time (more for a longer line).
-const BLOCK: usize = 1 << 16;
 
 /// The routine names ops from a SimGrid trace carry: [`Op::routine`] is
 /// an [`Action`]'s routine index into it.
@@ -105,66 +101,7 @@ impl Action {
     }
 }
 
-/// A rank's action file, read a block at a time and split into lines in
-/// place: no per-line copy, allocation or UTF-8 pass.
-struct Lines {
-    file: File,
-    /// Bytes read; `buf[pos..len]` are not parsed yet.
-    buf: Vec<u8>,
-    pos: usize,
-    len: usize,
-    eof: bool,
-}
-
-/// Which bytes are ASCII whitespace ([`u8::is_ascii_whitespace`]), by
-/// lookup: one load per byte when splitting lines.
-const BLANK: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = (b as u8).is_ascii_whitespace();
-        b += 1;
-    }
-    t
-};
-
-/// One line of a rank file, split into words.
-struct Line<'a> {
-    /// The line, without its newline.
-    text: &'a [u8],
-    /// Its first [`MAX_WORDS`] words; `len` of them are set.
-    words: [&'a [u8]; MAX_WORDS],
-    len: usize,
-}
-
 impl<'a> Line<'a> {
-    /// Splits `text` at ASCII whitespace.
-    fn split(text: &'a [u8]) -> Line<'a> {
-        let mut words: [&[u8]; MAX_WORDS] = [&[]; MAX_WORDS];
-        let mut len = 0;
-        let (n, mut i) = (text.len(), 0);
-        while len < MAX_WORDS {
-            while i < n && BLANK[usize::from(text[i])] {
-                i += 1;
-            }
-            if i == n {
-                break;
-            }
-            let start = i;
-            while i < n && !BLANK[usize::from(text[i])] {
-                i += 1;
-            }
-            words[len] = &text[start..i];
-            len += 1;
-        }
-        Line { text, words, len }
-    }
-
-    /// The words.
-    fn words(&self) -> &[&'a [u8]] {
-        &self.words[..self.len]
-    }
-
     /// Non-negative number `i`.
     fn num(&self, i: usize, what: What) -> Result<f64, Bad> {
         let w = self.words().get(i).ok_or(Bad::Missing(what))?;
@@ -190,83 +127,6 @@ impl<'a> Line<'a> {
             return Err(Bad::Outside(i));
         }
         Ok(r as u32)
-    }
-}
-
-/// A plain integer of at most 15 digits (exact as a float), the common
-/// case of sizes, ranks and tags, without the float parser.
-fn int(word: &[u8]) -> Option<u64> {
-    if word.is_empty() || word.len() > 15 {
-        return None;
-    }
-    let mut v = 0u64;
-    for &b in word {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v * 10 + u64::from(d);
-    }
-    Some(v)
-}
-
-impl Lines {
-    fn new(file: File) -> Lines {
-        Lines {
-            file,
-            buf: vec![0; BLOCK],
-            pos: 0,
-            len: 0,
-            eof: false,
-        }
-    }
-
-    /// The next line, split into words, reading more of the file when
-    /// the line is not complete in the buffer; `None` at the end of the
-    /// file. The last line may lack its newline.
-    fn next(&mut self) -> io::Result<Option<Line<'_>>> {
-        loop {
-            let rest = &self.buf[self.pos..self.len];
-            let end = match memchr::memchr(b'\n', rest) {
-                Some(n) => Some((n, n + 1)),
-                None if self.eof && !rest.is_empty() => Some((rest.len(), rest.len())),
-                None => None,
-            };
-            if let Some((end, next)) = end {
-                let text = &self.buf[self.pos..self.pos + end];
-                self.pos += next;
-                return Ok(Some(Line::split(text)));
-            }
-            if self.eof {
-                return Ok(None);
-            }
-            self.fill()?;
-        }
-    }
-
-    /// Moves the unparsed bytes to the front and reads more after them,
-    /// growing the buffer when one line fills it.
-    fn fill(&mut self) -> io::Result<()> {
-        self.buf.copy_within(self.pos..self.len, 0);
-        self.len -= self.pos;
-        self.pos = 0;
-        if self.len == self.buf.len() {
-            self.buf.resize(self.buf.len() * 2, 0);
-        }
-        loop {
-            match self.file.read(&mut self.buf[self.len..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    return Ok(());
-                }
-                Ok(n) => {
-                    self.len += n;
-                    return Ok(());
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
     }
 }
 
@@ -468,11 +328,6 @@ pub struct SimgridOps {
     world: Vec<u32>,
 }
 
-/// A number of a trace line that is not a plain [`int`]: any float.
-fn number(word: &[u8]) -> Option<f64> {
-    std::str::from_utf8(word).ok()?.parse().ok()
-}
-
 impl SimgridOps {
     /// Opens the trace whose index is `index`.
     pub fn open(index: &Path, flops_per_ns: f64) -> Result<SimgridOps, SimError> {
@@ -624,6 +479,7 @@ impl OpSource for SimgridOps {
 
 #[cfg(test)]
 mod tests {
+    use super::lines::BLOCK;
     use super::*;
 
     /// Replays the one-rank trace `text` up to its first error.
