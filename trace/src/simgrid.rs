@@ -460,8 +460,46 @@ fn interleave(src: &mut dyn StreamedTrace, mine: &[usize], r: &mut Rank<'_>, pat
 /// pending requests in memory, plus, for a rank with wildcard receives or
 /// persistent requests, what a first reading of its streams collects of
 /// them. `progress` is told of each event done.
+///
+/// Every file is written as `NAME.part` and renamed only once all are
+/// complete, `index.txt` last; an error removes the `.part` files, so a
+/// failed export leaves no replayable half.
 pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -> Result<SimgridExport> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
+    let mut parts = Vec::new();
+    let written = write_parts(src, dir, progress, &mut parts);
+    if written.is_err() {
+        for (part, _) in &parts {
+            let _ = std::fs::remove_file(part);
+        }
+        return written;
+    }
+    // The index, which `smpirun -replay` and `pnmpi sim replay` open
+    // first, appears last.
+    parts.sort_by_key(|(_, path)| path.ends_with("index.txt"));
+    for (part, path) in &parts {
+        std::fs::rename(part, path).map_err(|e| Error::io(path.display(), e))?;
+    }
+    written
+}
+
+/// [`export`]'s files, each as `NAME.part`; `parts` gets each (part, final
+/// path) as it is created.
+fn write_parts(
+    src: &mut dyn StreamedTrace,
+    dir: &Path,
+    progress: &dyn Fn(u64),
+    parts: &mut Vec<(PathBuf, PathBuf)>,
+) -> Result<SimgridExport> {
+    let mut part_of = |path: PathBuf| -> PathBuf {
+        let mut part = path.clone().into_os_string();
+        part.push(".part");
+        let part = PathBuf::from(part);
+        if !parts.iter().any(|(p, _)| *p == part) {
+            parts.push((part.clone(), path));
+        }
+        part
+    };
     let routines = src.routines().to_vec();
     let kinds: Vec<Kind> = routines.iter().map(|n| classify(n)).collect();
     let world_size = src.world_size();
@@ -472,7 +510,7 @@ pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -
     for rank in 0..world_size {
         let mine: Vec<usize> = (0..streams.len()).filter(|&i| streams[i].0 == rank).collect();
         let name = format!("rank-{rank:05}.txt");
-        let path = dir.join(&name);
+        let path = part_of(dir.join(&name));
         let mut known = Known::SoFar(HashMap::new());
         let (r, events) = loop {
             let file = std::fs::File::create(&path).map_err(|e| Error::io(path.display(), e))?;
@@ -505,9 +543,10 @@ pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -
         index.push('\n');
         progress(events);
     }
-    let write = |name: &str, text: String| -> Result<PathBuf> {
+    let mut write = |name: &str, text: String| -> Result<PathBuf> {
         let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| Error::io(path.display(), e))?;
+        let part = part_of(path.clone());
+        std::fs::write(&part, text).map_err(|e| Error::io(part.display(), e))?;
         Ok(path)
     };
     let n = world_size.max(1);
@@ -553,6 +592,84 @@ pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -
 mod tests {
     use super::*;
     use crate::trace::tests::sample_reader;
+
+    /// The sample, failing once `left` events have been read.
+    struct Failing {
+        inner: crate::stream::MergedReader,
+        left: u32,
+    }
+
+    impl StreamedTrace for Failing {
+        fn world_size(&self) -> u32 {
+            self.inner.world_size()
+        }
+        fn mpi(&self) -> &str {
+            self.inner.mpi()
+        }
+        fn routines(&self) -> &[String] {
+            self.inner.routines()
+        }
+        fn comms(&self) -> &[crate::trace::Comm] {
+            self.inner.comms()
+        }
+        fn stream_list(&self) -> Vec<(u32, u32)> {
+            self.inner.stream_list()
+        }
+        fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
+            if self.left == 0 {
+                return Err(Error::Invalid("damaged on purpose".into()));
+            }
+            self.left -= 1;
+            self.inner.next_into(i, ev)
+        }
+        fn restart(&mut self, i: usize) -> Result<()> {
+            StreamedTrace::restart(&mut self.inner, i)
+        }
+        fn count_events(&mut self, progress: &dyn Fn(u64)) -> Result<u64> {
+            self.inner.count_events(progress)
+        }
+        fn warnings(&self) -> Vec<String> {
+            self.inner.warnings()
+        }
+    }
+
+    #[test]
+    fn a_failed_export_leaves_no_file_and_a_complete_one_no_part() {
+        let (inner, _sample) = sample_reader();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sg");
+        // Rank 0's file is complete and rank 1's begun when it fails.
+        let mut src = Failing { inner, left: 5 };
+        let Err(e) = export(&mut src, &out, &|_| {}) else {
+            panic!("the export should fail");
+        };
+        assert!(e.to_string().contains("damaged on purpose"), "{e}");
+        let left: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+
+        let (mut t, _sample) = sample_reader();
+        export(&mut t, &out, &|_| {}).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "README.txt",
+                "hostfile.txt",
+                "index.txt",
+                "machine.toml",
+                "platform.xml",
+                "rank-00000.txt",
+                "rank-00001.txt"
+            ]
+        );
+    }
 
     #[test]
     fn actions_of_the_sample() {
