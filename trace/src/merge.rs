@@ -376,14 +376,23 @@ impl TimeMap {
             + if self.den == 1 {
                 scaled
             } else {
-                scaled.div_euclid(self.den)
+                div_floor(scaled, self.den)
             };
         let drift = if self.drift_num == 0 {
             0
         } else {
-            ((local - self.t_i) * self.drift_num).div_euclid(self.drift_den)
+            div_floor((local - self.t_i) * self.drift_num, self.drift_den)
         };
         local + self.o_i + drift
+    }
+}
+
+/// `n.div_euclid(d)`, in 64 bits when both fit and `d > 0` (the same
+/// result: a 128-bit division is a library call, twice per event).
+fn div_floor(n: i128, d: i128) -> i128 {
+    match (i64::try_from(n), i64::try_from(d)) {
+        (Ok(n), Ok(d)) if d > 0 => i128::from(n.div_euclid(d)),
+        _ => n.div_euclid(d),
     }
 }
 
@@ -542,6 +551,9 @@ pub(crate) struct RankConverter {
     /// sends that completed at once, so a handle may stand for several
     /// live requests: they complete in creation order.
     reqs: FxHashMap<u64, VecDeque<ReqInfo>>,
+    /// Emptied queues of `reqs`, kept for the next handles (a request
+    /// would otherwise allocate one): as many as handles were live at once.
+    spare: Vec<VecDeque<ReqInfo>>,
     times: TimeMap,
     origin: u64,
     /// The slot whose unresolved handles count in the run's warnings
@@ -590,6 +602,7 @@ impl RankConverter {
             comms,
             seen: HashMap::new(),
             reqs: FxHashMap::default(),
+            spare: Vec::new(),
             times,
             origin,
             counted: None,
@@ -709,13 +722,16 @@ impl RankConverter {
                     }
                 } else {
                     let persistent = role.persistent_init;
-                    self.reqs.entry(handle).or_default().push_back(ReqInfo {
-                        current,
-                        origin: persistent.then_some(current),
-                        comm: comm.clone(),
-                        wild,
-                        persistent,
-                    });
+                    let spare = &mut self.spare;
+                    let q = self.reqs.entry(handle);
+                    q.or_insert_with(|| spare.pop().unwrap_or_default())
+                        .push_back(ReqInfo {
+                            current,
+                            origin: persistent.then_some(current),
+                            comm: comm.clone(),
+                            wild,
+                            persistent,
+                        });
                 }
             }
         }
@@ -740,7 +756,7 @@ impl RankConverter {
                 if let Some(q) = self.reqs.get_mut(&d.handle) {
                     q.pop_front();
                     if q.is_empty() {
-                        self.reqs.remove(&d.handle);
+                        self.spare.extend(self.reqs.remove(&d.handle));
                     }
                 }
             }
