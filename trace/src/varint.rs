@@ -179,7 +179,26 @@ impl<'a> Cursor<'a> {
     }
 
     /// A varint; refuses encodings longer than 10 bytes or past 64 bits.
+    #[inline]
     pub fn u64(&mut self) -> Result<u64, Malformed> {
+        // Varints of up to 9 bytes read straight from the slice; the
+        // longest and the bad ones (errors and their offsets) below.
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        let mut v = 0u64;
+        for (i, &b) in rest.iter().take(MAX_LEN - 1).enumerate() {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                self.pos += i + 1;
+                return Ok(v);
+            }
+        }
+        self.u64_checked()
+    }
+
+    /// [`u64`](Self::u64) byte by byte, checking each.
+    #[cold]
+    #[inline(never)]
+    fn u64_checked(&mut self) -> Result<u64, Malformed> {
         let start = self.offset();
         let mut v: u64 = 0;
         for i in 0..MAX_LEN {
@@ -199,6 +218,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A zigzagged varint.
+    #[inline]
     pub fn i64(&mut self) -> Result<i64, Malformed> {
         self.u64().map(unzigzag)
     }
