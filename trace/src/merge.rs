@@ -292,6 +292,63 @@ pub(crate) struct TimeMap {
     pub clock: RankClock,
     /// Why the alignment may be off.
     pub warning: Option<String>,
+    /// The same map in 64 bits, when its parameters fit.
+    fast: Option<Map64>,
+}
+
+/// A [`TimeMap`]'s parameters in 64 bits: where no step overflows, the
+/// same arithmetic as the 128-bit one, without its library calls (128-bit
+/// division), twice per event.
+#[derive(Clone, Copy)]
+struct Map64 {
+    tick0: i64,
+    ns0: i64,
+    num: i64,
+    den: i64,
+    t_i: i64,
+    o_i: i64,
+    drift_num: i64,
+    drift_den: i64,
+}
+
+impl Map64 {
+    /// `m`'s parameters, if they fit and both divisors are positive.
+    fn of(m: &TimeMap) -> Option<Map64> {
+        let n = |v: i128| i64::try_from(v).ok();
+        let f = Map64 {
+            tick0: n(m.tick0)?,
+            ns0: n(m.ns0)?,
+            num: n(m.num)?,
+            den: n(m.den)?,
+            t_i: n(m.t_i)?,
+            o_i: n(m.o_i)?,
+            drift_num: n(m.drift_num)?,
+            drift_den: n(m.drift_den)?,
+        };
+        (f.den > 0 && f.drift_den > 0).then_some(f)
+    }
+
+    /// [`TimeMap::ns`], or `None` where a step overflows 64 bits.
+    fn ns(&self, tick: u64) -> Option<i64> {
+        let scaled = i64::try_from(tick)
+            .ok()?
+            .checked_sub(self.tick0)?
+            .checked_mul(self.num)?;
+        let local = self.ns0.checked_add(if self.den == 1 {
+            scaled
+        } else {
+            scaled.div_euclid(self.den)
+        })?;
+        let drift = if self.drift_num == 0 {
+            0
+        } else {
+            local
+                .checked_sub(self.t_i)?
+                .checked_mul(self.drift_num)?
+                .div_euclid(self.drift_den)
+        };
+        local.checked_add(self.o_i)?.checked_add(drift)
+    }
 }
 
 impl TimeMap {
@@ -341,6 +398,7 @@ impl TimeMap {
                 complete,
             },
             warning: None,
+            fast: None,
         };
         if let Some(i) = init.or(fin) {
             map.t_i = i128::from(i.pair.ns);
@@ -364,35 +422,30 @@ impl TimeMap {
             }
         }
         map.warning = warning;
+        map.fast = Map64::of(&map);
         Ok(map)
     }
 
     /// The time of `tick` in ns on rank 0's clock.
     pub(crate) fn ns(&self, tick: u64) -> i128 {
+        if let Some(ns) = self.fast.and_then(|f| f.ns(tick)) {
+            return i128::from(ns);
+        }
         // The 128-bit divisions are skipped where they are identities
-        // (ns clocks, no drift): this runs for every event.
+        // (ns clocks, no drift).
         let scaled = (i128::from(tick) - self.tick0) * self.num;
         let local = self.ns0
             + if self.den == 1 {
                 scaled
             } else {
-                div_floor(scaled, self.den)
+                scaled.div_euclid(self.den)
             };
         let drift = if self.drift_num == 0 {
             0
         } else {
-            div_floor((local - self.t_i) * self.drift_num, self.drift_den)
+            ((local - self.t_i) * self.drift_num).div_euclid(self.drift_den)
         };
         local + self.o_i + drift
-    }
-}
-
-/// `n.div_euclid(d)`, in 64 bits when both fit and `d > 0` (the same
-/// result: a 128-bit division is a library call, twice per event).
-fn div_floor(n: i128, d: i128) -> i128 {
-    match (i64::try_from(n), i64::try_from(d)) {
-        (Ok(n), Ok(d)) if d > 0 => i128::from(n.div_euclid(d)),
-        _ => n.div_euclid(d),
     }
 }
 
@@ -736,7 +789,7 @@ impl RankConverter {
             }
         }
         for d in &r.done {
-            let Some(info) = self.reqs.get(&d.handle).and_then(|q| q.front()) else {
+            let Some(q) = self.reqs.get_mut(&d.handle).filter(|q| !q.is_empty()) else {
                 run.unknown_reqs += u64::from(counts);
                 ev.done.push(Done {
                     req: None,
@@ -744,6 +797,7 @@ impl RankConverter {
                 });
                 continue;
             };
+            let info = &q[0];
             let status = match (info.wild, d.status) {
                 (0, _) | (_, None) => None,
                 (_, Some((s, t))) => Some((info.comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(s)), t)),
@@ -753,11 +807,9 @@ impl RankConverter {
                 status,
             });
             if !info.persistent || role.request_free {
-                if let Some(q) = self.reqs.get_mut(&d.handle) {
-                    q.pop_front();
-                    if q.is_empty() {
-                        self.spare.extend(self.reqs.remove(&d.handle));
-                    }
+                q.pop_front();
+                if q.is_empty() {
+                    self.spare.extend(self.reqs.remove(&d.handle));
                 }
             }
         }

@@ -184,6 +184,10 @@ impl<'a> Cursor<'a> {
         // Varints of up to 9 bytes read straight from the slice; the
         // longest and the bad ones (errors and their offsets) below.
         let rest = self.data.get(self.pos..).unwrap_or_default();
+        if let Some(&b) = rest.first().filter(|&&b| b < 0x80) {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
         let mut v = 0u64;
         for (i, &b) in rest.iter().take(MAX_LEN - 1).enumerate() {
             v |= u64::from(b & 0x7f) << (7 * i);
@@ -224,6 +228,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A varint that must fit `u32`.
+    #[inline]
     pub fn u32(&mut self) -> Result<u32, Malformed> {
         let start = self.offset();
         let v = self.u64()?;
@@ -233,6 +238,7 @@ impl<'a> Cursor<'a> {
     /// A count of items that each take at least `min_item_bytes`, checked
     /// against the bytes left so that a corrupt count cannot ask for a huge
     /// allocation.
+    #[inline]
     pub fn count(&mut self, min_item_bytes: usize) -> Result<usize, Malformed> {
         let start = self.offset();
         let n = self.u64()?;
