@@ -9,6 +9,7 @@
 //! (Two communicators of identical members created in opposite orders on
 //! different ranks, legal but rare, would be swapped.)
 
+use crate::divisor::Divisor;
 use crate::error::Malformed;
 use crate::error::{Error, Result};
 use crate::fields::*;
@@ -147,20 +148,25 @@ pub(crate) fn next_call(
     run: &mut RunTables,
     ev: &mut Event,
 ) -> Result<Option<usize>> {
-    let mut best: Option<(u64, usize)> = None;
-    for slot in 0..src.slots() {
-        if let Some(r) = src.peek(slot)? {
-            if best.is_none_or(|(start, _)| r.start < start) {
-                best = Some((r.start, slot));
+    // A single stream is read without comparing (or peeking twice).
+    let mut best = (src.slots() == 1).then_some(0);
+    if best.is_none() {
+        let mut earliest = 0;
+        for slot in 0..src.slots() {
+            if let Some(r) = src.peek(slot)? {
+                if best.is_none() || r.start < earliest {
+                    (earliest, best) = (r.start, Some(slot));
+                }
             }
         }
     }
-    let Some((_, slot)) = best else {
+    let Some(slot) = best else {
         return Ok(None);
     };
-    if let Some(r) = src.peek(slot)? {
-        conv.convert(run, slot, r, ev);
-    }
+    let Some(r) = src.peek(slot)? else {
+        return Ok(None);
+    };
+    conv.convert(run, slot, r, ev);
     src.advance(slot);
     Ok(Some(slot))
 }
@@ -296,36 +302,35 @@ pub(crate) struct TimeMap {
     fast: Option<Map64>,
 }
 
-/// A [`TimeMap`]'s parameters in 64 bits: where no step overflows, the
-/// same arithmetic as the 128-bit one, without its library calls (128-bit
-/// division), twice per event.
+/// A [`TimeMap`]'s parameters in 64 bits, its divisors prepared: where
+/// no step overflows, the same arithmetic as the 128-bit one, without its
+/// library calls and divisions, twice per event.
 #[derive(Clone, Copy)]
 struct Map64 {
     tick0: i64,
     ns0: i64,
     num: i64,
-    den: i64,
+    den: Divisor,
     t_i: i64,
     o_i: i64,
     drift_num: i64,
-    drift_den: i64,
+    drift_den: Divisor,
 }
 
 impl Map64 {
     /// `m`'s parameters, if they fit and both divisors are positive.
     fn of(m: &TimeMap) -> Option<Map64> {
         let n = |v: i128| i64::try_from(v).ok();
-        let f = Map64 {
+        Some(Map64 {
             tick0: n(m.tick0)?,
             ns0: n(m.ns0)?,
             num: n(m.num)?,
-            den: n(m.den)?,
+            den: Divisor::new(n(m.den)?)?,
             t_i: n(m.t_i)?,
             o_i: n(m.o_i)?,
             drift_num: n(m.drift_num)?,
-            drift_den: n(m.drift_den)?,
-        };
-        (f.den > 0 && f.drift_den > 0).then_some(f)
+            drift_den: Divisor::new(n(m.drift_den)?)?,
+        })
     }
 
     /// [`TimeMap::ns`], or `None` where a step overflows 64 bits.
@@ -334,18 +339,12 @@ impl Map64 {
             .ok()?
             .checked_sub(self.tick0)?
             .checked_mul(self.num)?;
-        let local = self.ns0.checked_add(if self.den == 1 {
-            scaled
-        } else {
-            scaled.div_euclid(self.den)
-        })?;
+        let local = self.ns0.checked_add(self.den.div_euclid(scaled))?;
         let drift = if self.drift_num == 0 {
             0
         } else {
-            local
-                .checked_sub(self.t_i)?
-                .checked_mul(self.drift_num)?
-                .div_euclid(self.drift_den)
+            let skew = local.checked_sub(self.t_i)?.checked_mul(self.drift_num)?;
+            self.drift_den.div_euclid(skew)
         };
         local.checked_add(self.o_i)?.checked_add(drift)
     }
@@ -781,7 +780,8 @@ impl RankConverter {
                         .push_back(ReqInfo {
                             current,
                             origin: persistent.then_some(current),
-                            comm: comm.clone(),
+                            // Only a wildcard receive's status needs it.
+                            comm: if wild != 0 { comm.clone() } else { None },
                             wild,
                             persistent,
                         });
