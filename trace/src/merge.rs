@@ -602,10 +602,14 @@ pub(crate) struct RankConverter {
     /// Live requests by handle. Open MPI hands out one shared handle for
     /// sends that completed at once, so a handle may stand for several
     /// live requests: they complete in creation order.
+    /// A handle's queue stays when emptied, for the handle's next request
+    /// (MPIs reuse their handles; a new entry per request costs an
+    /// insertion, a removal and an allocation); see `live`.
     reqs: FxHashMap<u64, VecDeque<ReqInfo>>,
-    /// Emptied queues of `reqs`, kept for the next handles (a request
-    /// would otherwise allocate one): as many as handles were live at once.
-    spare: Vec<VecDeque<ReqInfo>>,
+    /// The queues of `reqs` that are not empty. The empty ones are dropped
+    /// when they outnumber these (and 1024), so that memory follows the
+    /// live requests, not the handles ever used.
+    live: usize,
     times: TimeMap,
     origin: u64,
     /// The slot whose unresolved handles count in the run's warnings
@@ -654,7 +658,7 @@ impl RankConverter {
             comms,
             seen: HashMap::new(),
             reqs: FxHashMap::default(),
-            spare: Vec::new(),
+            live: 0,
             times,
             origin,
             counted: None,
@@ -774,17 +778,25 @@ impl RankConverter {
                     }
                 } else {
                     let persistent = role.persistent_init;
-                    let spare = &mut self.spare;
-                    let q = self.reqs.entry(handle);
-                    q.or_insert_with(|| spare.pop().unwrap_or_default())
-                        .push_back(ReqInfo {
-                            current,
-                            origin: persistent.then_some(current),
-                            // Only a wildcard receive's status needs it.
-                            comm: if wild != 0 { comm.clone() } else { None },
-                            wild,
-                            persistent,
-                        });
+                    let info = ReqInfo {
+                        current,
+                        origin: persistent.then_some(current),
+                        // Only a wildcard receive's status needs it.
+                        comm: if wild != 0 { comm.clone() } else { None },
+                        wild,
+                        persistent,
+                    };
+                    let q = match self.reqs.get_mut(&handle) {
+                        Some(q) => q,
+                        None => {
+                            if self.reqs.len() > 2 * self.live + 1024 {
+                                self.reqs.retain(|_, q| !q.is_empty());
+                            }
+                            self.reqs.entry(handle).or_default()
+                        }
+                    };
+                    self.live += usize::from(q.is_empty());
+                    q.push_back(info);
                 }
             }
         }
@@ -808,9 +820,7 @@ impl RankConverter {
             });
             if !info.persistent || role.request_free {
                 q.pop_front();
-                if q.is_empty() {
-                    self.spare.extend(self.reqs.remove(&d.handle));
-                }
+                self.live -= usize::from(q.is_empty());
             }
         }
         if let Some(nc) = &r.newcomm {
