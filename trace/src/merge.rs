@@ -334,6 +334,7 @@ impl Map64 {
     }
 
     /// [`TimeMap::ns`], or `None` where a step overflows 64 bits.
+    #[inline]
     fn ns(&self, tick: u64) -> Option<i64> {
         let scaled = i64::try_from(tick)
             .ok()?
@@ -426,6 +427,7 @@ impl TimeMap {
     }
 
     /// The time of `tick` in ns on rank 0's clock.
+    #[inline]
     pub(crate) fn ns(&self, tick: u64) -> i128 {
         if let Some(ns) = self.fast.and_then(|f| f.ns(tick)) {
             return i128::from(ns);
