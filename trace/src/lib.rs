@@ -14,6 +14,7 @@
 pub mod chrome;
 pub mod civil;
 pub mod container;
+mod divisor;
 pub mod dump;
 pub mod error;
 pub mod fields;

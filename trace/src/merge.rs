@@ -9,6 +9,7 @@
 //! (Two communicators of identical members created in opposite orders on
 //! different ranks, legal but rare, would be swapped.)
 
+use crate::divisor::Divisor;
 use crate::error::Malformed;
 use crate::error::{Error, Result};
 use crate::fields::*;
@@ -147,20 +148,25 @@ pub(crate) fn next_call(
     run: &mut RunTables,
     ev: &mut Event,
 ) -> Result<Option<usize>> {
-    let mut best: Option<(u64, usize)> = None;
-    for slot in 0..src.slots() {
-        if let Some(r) = src.peek(slot)? {
-            if best.is_none_or(|(start, _)| r.start < start) {
-                best = Some((r.start, slot));
+    // A single stream is read without comparing (or peeking twice).
+    let mut best = (src.slots() == 1).then_some(0);
+    if best.is_none() {
+        let mut earliest = 0;
+        for slot in 0..src.slots() {
+            if let Some(r) = src.peek(slot)? {
+                if best.is_none() || r.start < earliest {
+                    (earliest, best) = (r.start, Some(slot));
+                }
             }
         }
     }
-    let Some((_, slot)) = best else {
+    let Some(slot) = best else {
         return Ok(None);
     };
-    if let Some(r) = src.peek(slot)? {
-        conv.convert(run, slot, r, ev);
-    }
+    let Some(r) = src.peek(slot)? else {
+        return Ok(None);
+    };
+    conv.convert(run, slot, r, ev);
     src.advance(slot);
     Ok(Some(slot))
 }
@@ -292,6 +298,57 @@ pub(crate) struct TimeMap {
     pub clock: RankClock,
     /// Why the alignment may be off.
     pub warning: Option<String>,
+    /// The same map in 64 bits, when its parameters fit.
+    fast: Option<Map64>,
+}
+
+/// A [`TimeMap`]'s parameters in 64 bits, its divisors prepared: where
+/// no step overflows, the same arithmetic as the 128-bit one, without its
+/// library calls and divisions, twice per event.
+#[derive(Clone, Copy)]
+struct Map64 {
+    tick0: i64,
+    ns0: i64,
+    num: i64,
+    den: Divisor,
+    t_i: i64,
+    o_i: i64,
+    drift_num: i64,
+    drift_den: Divisor,
+}
+
+impl Map64 {
+    /// `m`'s parameters, if they fit and both divisors are positive.
+    fn of(m: &TimeMap) -> Option<Map64> {
+        let n = |v: i128| i64::try_from(v).ok();
+        Some(Map64 {
+            tick0: n(m.tick0)?,
+            ns0: n(m.ns0)?,
+            num: n(m.num)?,
+            den: Divisor::new(n(m.den)?)?,
+            t_i: n(m.t_i)?,
+            o_i: n(m.o_i)?,
+            drift_num: n(m.drift_num)?,
+            drift_den: Divisor::new(n(m.drift_den)?)?,
+        })
+    }
+
+    /// [`TimeMap::ns`], or `None` where a step overflows 64 bits.
+    #[inline]
+    fn ns(&self, tick: u64) -> Option<i64> {
+        let scaled = i64::try_from(tick)
+            .ok()?
+            .checked_sub(self.tick0)?
+            .checked_mul(self.num)?;
+        let local = self.ns0.checked_add(self.den.div_euclid(scaled))?;
+        let drift = if self.drift_num == 0 {
+            0
+        } else {
+            let skew = local.checked_sub(self.t_i)?.checked_mul(self.drift_num)?;
+            self.drift_den.div_euclid(skew)
+        };
+        local.checked_add(self.o_i)?.checked_add(drift)
+    }
 }
 
 impl TimeMap {
@@ -341,6 +398,7 @@ impl TimeMap {
                 complete,
             },
             warning: None,
+            fast: None,
         };
         if let Some(i) = init.or(fin) {
             map.t_i = i128::from(i.pair.ns);
@@ -364,13 +422,18 @@ impl TimeMap {
             }
         }
         map.warning = warning;
+        map.fast = Map64::of(&map);
         Ok(map)
     }
 
     /// The time of `tick` in ns on rank 0's clock.
+    #[inline]
     pub(crate) fn ns(&self, tick: u64) -> i128 {
+        if let Some(ns) = self.fast.and_then(|f| f.ns(tick)) {
+            return i128::from(ns);
+        }
         // The 128-bit divisions are skipped where they are identities
-        // (ns clocks, no drift): this runs for every event.
+        // (ns clocks, no drift).
         let scaled = (i128::from(tick) - self.tick0) * self.num;
         let local = self.ns0
             + if self.den == 1 {
@@ -541,7 +604,14 @@ pub(crate) struct RankConverter {
     /// Live requests by handle. Open MPI hands out one shared handle for
     /// sends that completed at once, so a handle may stand for several
     /// live requests: they complete in creation order.
+    /// A handle's queue stays when emptied, for the handle's next request
+    /// (MPIs reuse their handles; a new entry per request costs an
+    /// insertion, a removal and an allocation); see `live`.
     reqs: FxHashMap<u64, VecDeque<ReqInfo>>,
+    /// The queues of `reqs` that are not empty. The empty ones are dropped
+    /// when they outnumber these (and 1024), so that memory follows the
+    /// live requests, not the handles ever used.
+    live: usize,
     times: TimeMap,
     origin: u64,
     /// The slot whose unresolved handles count in the run's warnings
@@ -590,6 +660,7 @@ impl RankConverter {
             comms,
             seen: HashMap::new(),
             reqs: FxHashMap::default(),
+            live: 0,
             times,
             origin,
             counted: None,
@@ -709,18 +780,30 @@ impl RankConverter {
                     }
                 } else {
                     let persistent = role.persistent_init;
-                    self.reqs.entry(handle).or_default().push_back(ReqInfo {
+                    let info = ReqInfo {
                         current,
                         origin: persistent.then_some(current),
-                        comm: comm.clone(),
+                        // Only a wildcard receive's status needs it.
+                        comm: if wild != 0 { comm.clone() } else { None },
                         wild,
                         persistent,
-                    });
+                    };
+                    let q = match self.reqs.get_mut(&handle) {
+                        Some(q) => q,
+                        None => {
+                            if self.reqs.len() > 2 * self.live + 1024 {
+                                self.reqs.retain(|_, q| !q.is_empty());
+                            }
+                            self.reqs.entry(handle).or_default()
+                        }
+                    };
+                    self.live += usize::from(q.is_empty());
+                    q.push_back(info);
                 }
             }
         }
         for d in &r.done {
-            let Some(info) = self.reqs.get(&d.handle).and_then(|q| q.front()) else {
+            let Some(q) = self.reqs.get_mut(&d.handle).filter(|q| !q.is_empty()) else {
                 run.unknown_reqs += u64::from(counts);
                 ev.done.push(Done {
                     req: None,
@@ -728,6 +811,7 @@ impl RankConverter {
                 });
                 continue;
             };
+            let info = &q[0];
             let status = match (info.wild, d.status) {
                 (0, _) | (_, None) => None,
                 (_, Some((s, t))) => Some((info.comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(s)), t)),
@@ -737,12 +821,8 @@ impl RankConverter {
                 status,
             });
             if !info.persistent || role.request_free {
-                if let Some(q) = self.reqs.get_mut(&d.handle) {
-                    q.pop_front();
-                    if q.is_empty() {
-                        self.reqs.remove(&d.handle);
-                    }
-                }
+                q.pop_front();
+                self.live -= usize::from(q.is_empty());
             }
         }
         if let Some(nc) = &r.newcomm {

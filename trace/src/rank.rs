@@ -640,18 +640,17 @@ impl RawDecoder {
         }
         let mask = mask as u32;
         let has = |b: u32| mask & b != 0;
-        let opt = |c: &mut Cursor<'_>, b: u32| if has(b) { c.i64().map(Some) } else { Ok(None) };
         r.routine = routine;
         r.start = start;
         r.end = end;
-        r.peer = opt(c, PEER)?;
-        r.tag = opt(c, TAG)?;
+        r.peer = opt_i64(c, has(PEER))?;
+        r.tag = opt_i64(c, has(TAG))?;
         r.comm = None;
         if has(COMM) {
             self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
             r.comm = Some(self.last_comm);
         }
-        r.bytes = opt(c, BYTES)?;
+        r.bytes = opt_i64(c, has(BYTES))?;
         r.reqs.clear();
         if has(REQ) {
             let n = c.count(1)?;
@@ -676,10 +675,10 @@ impl RawDecoder {
                 });
             }
         }
-        r.root = opt(c, ROOT)?;
-        r.rbytes = opt(c, RBYTES)?;
-        r.src = opt(c, SRC)?;
-        r.rtag = opt(c, RTAG)?;
+        r.root = opt_i64(c, has(ROOT))?;
+        r.rbytes = opt_i64(c, has(RBYTES))?;
+        r.src = opt_i64(c, has(SRC))?;
+        r.rtag = opt_i64(c, has(RTAG))?;
         r.status = if has(STATUS) {
             Some((c.i64()?, c.i64()?))
         } else {
@@ -702,6 +701,16 @@ impl RawDecoder {
             });
         }
         Ok(())
+    }
+}
+
+/// A zigzagged varint if `present`.
+#[inline(always)]
+fn opt_i64(c: &mut Cursor<'_>, present: bool) -> Result<Option<i64>, Malformed> {
+    if present {
+        c.i64().map(Some)
+    } else {
+        Ok(None)
     }
 }
 

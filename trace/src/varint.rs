@@ -179,7 +179,30 @@ impl<'a> Cursor<'a> {
     }
 
     /// A varint; refuses encodings longer than 10 bytes or past 64 bits.
+    #[inline]
     pub fn u64(&mut self) -> Result<u64, Malformed> {
+        // Varints of up to 9 bytes read straight from the slice; the
+        // longest and the bad ones (errors and their offsets) below.
+        let rest = self.data.get(self.pos..).unwrap_or_default();
+        if let Some(&b) = rest.first().filter(|&&b| b < 0x80) {
+            self.pos += 1;
+            return Ok(u64::from(b));
+        }
+        let mut v = 0u64;
+        for (i, &b) in rest.iter().take(MAX_LEN - 1).enumerate() {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                self.pos += i + 1;
+                return Ok(v);
+            }
+        }
+        self.u64_checked()
+    }
+
+    /// [`u64`](Self::u64) byte by byte, checking each.
+    #[cold]
+    #[inline(never)]
+    fn u64_checked(&mut self) -> Result<u64, Malformed> {
         let start = self.offset();
         let mut v: u64 = 0;
         for i in 0..MAX_LEN {
@@ -199,11 +222,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// A zigzagged varint.
+    #[inline]
     pub fn i64(&mut self) -> Result<i64, Malformed> {
         self.u64().map(unzigzag)
     }
 
     /// A varint that must fit `u32`.
+    #[inline]
     pub fn u32(&mut self) -> Result<u32, Malformed> {
         let start = self.offset();
         let v = self.u64()?;
@@ -213,6 +238,7 @@ impl<'a> Cursor<'a> {
     /// A count of items that each take at least `min_item_bytes`, checked
     /// against the bytes left so that a corrupt count cannot ask for a huge
     /// allocation.
+    #[inline]
     pub fn count(&mut self, min_item_bytes: usize) -> Result<usize, Malformed> {
         let start = self.offset();
         let n = self.u64()?;

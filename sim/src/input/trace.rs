@@ -34,6 +34,9 @@ pub struct TraceOps<S: EventSource> {
     ev: Event,
     measured: Measured,
     skipped: FxHashMap<String, u64>,
+    /// Completion lists of waits the engine has handed back, for the next
+    /// waits (one allocation per wait otherwise).
+    spare: Vec<Vec<Completion>>,
 }
 
 fn req_id(r: ReqRef) -> ReqId {
@@ -76,6 +79,7 @@ impl<S: EventSource> TraceOps<S> {
             src,
             ev: Event::default(),
             skipped: FxHashMap::default(),
+            spare: Vec::new(),
         }
     }
 
@@ -261,17 +265,16 @@ impl<S: EventSource> TraceOps<S> {
                 OpKind::Local
             }
             Kind::Complete if !self.request_free[r] => {
-                let done: Vec<Completion> = ev
-                    .done
-                    .iter()
-                    .filter_map(|d| {
-                        d.req.map(|req| Completion {
-                            req: req_id(req),
-                            status: d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t))),
-                        })
+                let mut done = self.spare.pop().unwrap_or_default();
+                done.clear();
+                done.extend(ev.done.iter().filter_map(|d| {
+                    d.req.map(|req| Completion {
+                        req: req_id(req),
+                        status: d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t))),
                     })
-                    .collect();
+                }));
                 if done.is_empty() {
+                    self.spare.push(done);
                     OpKind::Local
                 } else {
                     OpKind::Wait(done)
@@ -327,6 +330,9 @@ impl<S: EventSource> OpSource for TraceOps<S> {
     }
 
     fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, SimError> {
+        if let OpKind::Wait(v) = std::mem::take(&mut op.kind) {
+            self.spare.push(v);
+        }
         loop {
             if let Some(o) = self.streams[actor].queue.pop_front() {
                 *op = o;
