@@ -72,19 +72,14 @@ pub fn timed<R>(call: impl FnOnce() -> R) -> (u64, R, u64) {
 /// Both clocks, read back to back (an ns clock is its own pair).
 pub fn pair() -> ClockPair {
     let tick = now();
-    let ns = if measures_offsets() { mono_ns() } else { tick };
+    let ns = if is_virtual() { tick } else { mono_ns() };
     ClockPair { tick, ns }
 }
 
-/// Whether the trace clock is vtime's virtual one.
+/// Whether the trace clock is vtime's virtual one: global by
+/// construction, so ranks measure no offset to rank 0's.
 pub fn is_virtual() -> bool {
     MODE.load(Relaxed) == VTIME
-}
-
-/// Whether ranks measure their clock's offset to rank 0's: not for
-/// vtime's clock, global by construction.
-pub fn measures_offsets() -> bool {
-    matches!(MODE.load(Relaxed), TSC | MONOTONIC)
 }
 
 /// vtime's published call bounds, if vtime sits below this module.

@@ -234,7 +234,7 @@ pub fn finalize() {
 }
 
 /// Measures this rank's clock offset to rank 0 (none under the vtime
-/// clock, see [`clock::measures_offsets`]): rank 0 answers
+/// clock, see [`clock::is_virtual`]): rank 0 answers
 /// `SYNC_ROUNDS` pings from each rank in turn with its clock; each rank
 /// keeps the answer of its shortest round trip, taken to have been read
 /// halfway through it.
@@ -248,7 +248,7 @@ fn measure(rank: c_int, size: c_int, phase: u8) -> Sync {
         offset: 0,
         rtt: 0,
     };
-    if !clock::measures_offsets() {
+    if clock::is_virtual() {
         return best;
     }
     if rank == 0 {
