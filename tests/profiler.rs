@@ -383,10 +383,16 @@ fn value_after(text: &str, key: &str) -> f64 {
 /// Runs `exe args` on `np` ranks in a case whose configuration is `conf`;
 /// returns the run and its launch-to-exit wall time.
 fn timed(np: usize, exe: &Path, args: &[&str], conf: &str) -> (Run, f64) {
+    timed_with(launcher(np), exe, args, conf)
+}
+
+/// [`timed`] under the launcher command `cmd` (with its own options).
+fn timed_with(mut cmd: Command, exe: &Path, args: &[&str], conf: &str) -> (Run, f64) {
     let mut case = Case::new();
     case.conf(conf);
+    cmd.arg(exe).args(args);
     let start = Instant::now();
-    let run = case.mpirun(np, exe, args);
+    let run = case.finish(cmd);
     let wall = start.elapsed().as_secs_f64();
     run.assert_ok();
     (run, wall)
@@ -395,10 +401,7 @@ fn timed(np: usize, exe: &Path, args: &[&str], conf: &str) -> (Run, f64) {
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn profiler_overhead_bench() {
-    let rounds: usize = std::env::var("PROF_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
+    let rounds = bench_rounds("PROF_BENCH_ROUNDS", 7);
     let setups = [
         ("no module", String::new()),
         ("empty", format!("module {}\n", empty_module().display())),
@@ -605,10 +608,7 @@ fn call_sites_deep_in_a_cxx_shared_library_name_its_lines_first_and_below_the_tr
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn profiler_call_cost_by_depth_and_position_bench() {
-    let rounds: usize = std::env::var("PROF_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+    let rounds = bench_rounds("PROF_BENCH_ROUNDS", 5);
     let dir = tempfile::tempdir().expect("tempdir");
     let programs = [
         (
@@ -659,10 +659,7 @@ fn profiler_call_cost_by_depth_and_position_bench() {
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn deep_app_whole_run_overhead_bench() {
-    let rounds: usize = std::env::var("PROF_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
+    let rounds = bench_rounds("PROF_BENCH_ROUNDS", 7);
     let app_rounds = std::env::var("DEEP_ROUNDS").unwrap_or_else(|_| "100000".into());
     let dir = tempfile::tempdir().expect("tempdir");
     let native = deep_app_linked(dir.path(), false);
@@ -689,17 +686,12 @@ fn deep_app_whole_run_overhead_bench() {
             // launcher does not bind by default, and its two busy-polling
             // ranks then land on one core or two from run to run (0.13 or
             // 0.23 s). Open MPI binds 2 ranks to cores by default.
-            let mut case = Case::new();
-            case.conf(&setups[i].2);
             let mut cmd = launcher(2);
             if FLAVOR == "mpich" {
                 cmd.args(["-bind-to", "core"]);
             }
-            cmd.arg(setups[i].1).args([app_rounds.as_str(), "30"]);
-            let start = Instant::now();
-            let run = case.finish(cmd);
-            wall[i].push(start.elapsed().as_secs_f64());
-            run.assert_ok();
+            let (_, w) = timed_with(cmd, setups[i].1, &[&app_rounds, "30"], &setups[i].2);
+            wall[i].push(w);
         }
     }
     let med: Vec<f64> = wall.iter_mut().map(|v| median(v)).collect();

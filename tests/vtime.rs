@@ -662,10 +662,7 @@ fn real_loop_s(run: &Run, case: &Case, prefix: &str, key: &str, scale: f64) -> f
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn vtime_overhead_bench() {
-    let rounds: usize = std::env::var("VTIME_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+    let rounds = bench_rounds("VTIME_BENCH_ROUNDS", 5);
     let setups = [
         ("no module", String::new()),
         ("empty", format!("module {}\n", empty_module().display())),

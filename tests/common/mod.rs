@@ -199,6 +199,15 @@ pub fn bench_program(src: &str, name: &str) -> PathBuf {
     out
 }
 
+/// A benchmark's number of rounds: the environment variable `var`, else
+/// `default`.
+pub fn bench_rounds(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The median of `values` (sorted in place), for benchmarks.
 pub fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
