@@ -191,18 +191,26 @@ impl Table {
         None
     }
 
-    /// Counts a call in slot `i`, and remembers it as the routine's last site.
+    /// Remembers slot `i`, of site `ra`, as the routine's last site.
     #[inline(always)]
-    fn hit(&self, routes: &Routes, i: usize, ra: usize, ticks: u64, bytes: u64) {
+    fn hit(&self, routes: &Routes, i: usize, ra: usize) -> usize {
         routes.last.set(ra as u64);
         routes.last_slot.set(i as u64);
+        i
+    }
+
+    /// Counts one call of `ticks` that moved `bytes` in slot `i` (from
+    /// [`Table::locate`]).
+    #[inline(always)]
+    pub fn count(&self, i: usize, ticks: u64, bytes: u64) {
         self.slots[i].stats.add(ticks, bytes);
     }
 
-    /// Counts a call of `routine` under the site of the call whose wrapper
-    /// read `sp` as its stack pointer; false if it could not be placed.
+    /// The slot of the site of the call of `routine` whose wrapper read
+    /// `sp` as its stack pointer; None if it could not be placed. Call it
+    /// while that wrapper runs: it reads the wrapper's stack.
     #[inline(always)]
-    pub fn record(&self, routes: &Routes, routine: usize, sp: usize, ticks: u64, bytes: u64) -> bool {
+    pub fn locate(&self, routes: &Routes, routine: usize, sp: usize) -> Option<usize> {
         let own = routes.own.get() as usize;
         if own != 0 {
             // SAFETY: `own` was measured by unwinding this routine's wrapper,
@@ -223,24 +231,20 @@ impl Table {
             // A site read this way counts only if a walk placed it before.
             if let Some(site) = site {
                 if site as u64 == routes.last.get() {
-                    self.slots[routes.last_slot.get() as usize]
-                        .stats
-                        .add(ticks, bytes);
-                    return true;
+                    return Some(routes.last_slot.get() as usize);
                 }
                 if let Some(i) = self.find(routine, site) {
-                    self.hit(routes, i, site, ticks, bytes);
-                    return true;
+                    return Some(self.hit(routes, i, site));
                 }
             }
         }
-        self.record_slow(routes, routine, sp, ticks, bytes)
+        self.locate_slow(routes, routine, sp)
     }
 
-    /// Walks the stack to find the site, learns the route, counts the call.
+    /// Walks the stack to find the site and learns the route.
     #[cold]
     #[inline(never)]
-    fn record_slow(&self, routes: &Routes, routine: usize, sp: usize, ticks: u64, bytes: u64) -> bool {
+    fn locate_slow(&self, routes: &Routes, routine: usize, sp: usize) -> Option<usize> {
         let walk = walk(sp, routine);
         if let Some(route) = walk.route {
             routes.learn(route);
@@ -249,13 +253,10 @@ impl Table {
             .site
             .and_then(|ra| Some((ra, self.find_or_insert(routine, ra)?)))
         {
-            Some((ra, i)) => {
-                self.hit(routes, i, ra, ticks, bytes);
-                true
-            }
+            Some((ra, i)) => Some(self.hit(routes, i, ra)),
             None => {
                 self.dropped.add(1);
-                false
+                None
             }
         }
     }

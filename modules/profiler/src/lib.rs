@@ -95,11 +95,13 @@ macro_rules! profile {
         /// named after.
         #[no_mangle]
         pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
-            let call = state::Call::enter();
+            const WAITS: bool = state::waits(stringify!($mpi));
+            let bytes = || bytes::moved!($mpi; $($a),*);
+            let call = state::Call::enter::<WAITS>($id, bytes);
             // SAFETY: this call's own arguments, unchanged, to the next
             // layer's entry point of the same C signature.
             let result = unsafe { pnmpi_sdk::raw::$xmpi($($a),*) };
-            call.leave($id, || bytes::moved!($mpi; $($a),*));
+            call.leave($id, bytes);
             result
         }
     };

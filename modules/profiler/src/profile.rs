@@ -232,6 +232,11 @@ fn sparse(hists: &[&Hist]) -> Vec<(usize, u64)> {
 /// whose last phase ends at `end`.
 pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> RankProfile {
     let blocks: Vec<&Block> = state::blocks().collect();
+    // Each thread's last waiting call is still pending. No other thread
+    // is inside MPI once MPI_Finalize is called, so none writes it now.
+    for block in &blocks {
+        block.flush();
+    }
     let mut routines: Vec<Ticks> = (0..ROUTINE_COUNT).map(|_| Ticks::default()).collect();
     let (mut comp, mut comm) = (Ticks::default(), Ticks::default());
     let mut sites: BTreeMap<(usize, usize), Ticks> = BTreeMap::new();

@@ -8,6 +8,18 @@
 //! and `MPI_Finalize` can read every block without a data race. Blocks are
 //! linked into a lock-free list (one compare-and-swap per thread, ever)
 //! so that `MPI_Finalize` finds them all.
+//!
+//! **Recording off the critical path.** What a wrapper does after its call
+//! returns delays what the application does next, and for a receive that
+//! is the reply a peer is waiting for: in a ping-pong, a receive's end and
+//! the next send's start are the whole critical path. So a *waiting*
+//! routine ([`waits`]: blocking receives, waits, probes, blocking
+//! collectives) does its bookkeeping before it calls MPI, where the rank
+//! is about to wait anyway. It finds its call site and its bytes there, and
+//! after the call only reads the clock and leaves its numbers in the
+//! thread's pending slot. The next call of the thread records them, at its
+//! own quiet moment: before it waits, or after it sent. Every record goes
+//! through the pending one first, so calls are accounted in their order.
 
 use crate::callsite::{self, Routes, Table};
 use crate::clock::{self, Clock};
@@ -161,6 +173,22 @@ pub struct Block {
     /// Call sites, if recorded.
     pub sites: Option<Table>,
     routes: Box<[Routes; ROUTINE_COUNT]>,
+    /// The last waiting call, not yet accounted.
+    pending: Pending,
+}
+
+/// A waiting call's numbers, kept until the thread's next quiet moment.
+#[derive(Default)]
+struct Pending {
+    /// Its routine id plus one; 0: nothing pending.
+    id: Counter,
+    /// Its call-site slot plus one; 0: no site (its routine counts it).
+    slot: Counter,
+    t0: Counter,
+    t1: Counter,
+    bytes: Counter,
+    /// 1 if it was an outermost call.
+    outermost: Counter,
 }
 
 /// One `T` per routine, made on the heap (a block's arrays are tens of
@@ -205,14 +233,58 @@ impl Block {
                 .collect(),
             sites: config.callsites.then(|| Table::new(SITES)),
             routes: per_routine(|_| Routes::default()),
+            pending: Pending::default(),
         }
     }
 
-    /// Records one call of routine `id`, from `t0` to `t1` (ticks).
-    /// Inlined into each wrapper: a shared function would cost a call and
-    /// seven arguments on every MPI call.
+    /// Records one call of routine `id`, from `t0` to `t1` (ticks), after
+    /// the pending one. Inlined into each wrapper: a shared function would
+    /// cost a call and seven arguments on every MPI call.
     #[inline(always)]
     pub fn record(&self, id: usize, sp: usize, t0: u64, t1: u64, outermost: bool, bytes: u64) {
+        self.flush();
+        self.account(id, self.locate(id, sp), t0, t1, outermost, bytes);
+    }
+
+    /// The call-site slot of the running call of `id` whose wrapper read
+    /// `sp`, if sites are recorded and it could be placed.
+    #[inline(always)]
+    fn locate(&self, id: usize, sp: usize) -> Option<usize> {
+        let sites = self.sites.as_ref()?;
+        sites.locate(&self.routes[id], id, sp)
+    }
+
+    /// Keeps a waiting call's numbers until the next quiet moment; its site
+    /// slot was found before the call.
+    #[inline(always)]
+    fn defer(&self, id: usize, slot: Option<usize>, t0: u64, t1: u64, outermost: bool, bytes: u64) {
+        // Set only by a call nested in this one: its record comes first.
+        self.flush();
+        let p = &self.pending;
+        p.slot.set(slot.map_or(0, |i| i as u64 + 1));
+        p.t0.set(t0);
+        p.t1.set(t1);
+        p.bytes.set(bytes);
+        p.outermost.set(u64::from(outermost));
+        p.id.set(id as u64 + 1);
+    }
+
+    /// Accounts the pending call, if any.
+    #[inline(always)]
+    pub fn flush(&self) {
+        let p = &self.pending;
+        let id = p.id.get();
+        if id != 0 {
+            p.id.set(0);
+            let slot = p.slot.get().checked_sub(1).map(|i| i as usize);
+            let (t0, t1, bytes) = (p.t0.get(), p.t1.get(), p.bytes.get());
+            self.account(id as usize - 1, slot, t0, t1, p.outermost.get() != 0, bytes);
+        }
+    }
+
+    /// Counts one call of routine `id` placed at call-site `slot`.
+    #[inline(always)]
+    fn account(&self, id: usize, slot: Option<usize>, t0: u64, t1: u64, outermost: bool, bytes: u64) {
         let ticks = t1.saturating_sub(t0);
         if outermost {
             let last = self.last_exit.get();
@@ -224,12 +296,9 @@ impl Block {
         } else {
             self.nested.add_time(ticks);
         }
-        let placed = match &self.sites {
-            Some(sites) => sites.record(&self.routes[id], id, sp, ticks, bytes),
-            None => false,
-        };
-        if !placed {
-            self.routines[id].add(ticks, bytes);
+        match (slot, &self.sites) {
+            (Some(i), Some(sites)) => sites.count(i, ticks, bytes),
+            _ => self.routines[id].add(ticks, bytes),
         }
         let dist = self.dist_of[id];
         if dist != NO_DIST {
@@ -248,6 +317,7 @@ impl Block {
     /// Ends the thread's last computation phase at `t` (MPI_Finalize's
     /// entry, in ticks).
     pub fn close(&self, t: u64) {
+        self.flush();
         let last = self.last_exit.get();
         if last != 0 {
             self.computed(t.saturating_sub(last));
@@ -328,42 +398,122 @@ pub fn blocks() -> impl Iterator<Item = &'static Block> {
     })
 }
 
+/// Whether `routine` is a *waiting* one: the rank's own work resumes at
+/// its end, when a message or the other ranks arrive, so it records before
+/// it calls MPI (see the module documentation). Blocking receives, waits
+/// and probes, and blocking collectives; `_c` variants too. Evaluated at
+/// compile time in each wrapper.
+pub const fn waits(routine: &str) -> bool {
+    const WAITING: [&str; 27] = [
+        "MPI_Recv",
+        "MPI_Mrecv",
+        "MPI_Sendrecv",
+        "MPI_Sendrecv_replace",
+        "MPI_Probe",
+        "MPI_Mprobe",
+        "MPI_Wait",
+        "MPI_Waitall",
+        "MPI_Waitany",
+        "MPI_Waitsome",
+        "MPI_Barrier",
+        "MPI_Bcast",
+        "MPI_Reduce",
+        "MPI_Allreduce",
+        "MPI_Gather",
+        "MPI_Gatherv",
+        "MPI_Scatter",
+        "MPI_Scatterv",
+        "MPI_Allgather",
+        "MPI_Allgatherv",
+        "MPI_Alltoall",
+        "MPI_Alltoallv",
+        "MPI_Alltoallw",
+        "MPI_Reduce_scatter",
+        "MPI_Reduce_scatter_block",
+        "MPI_Scan",
+        "MPI_Exscan",
+    ];
+    let name = routine.as_bytes();
+    let mut i = 0;
+    while i < WAITING.len() {
+        let w = WAITING[i].as_bytes();
+        if same(name, w)
+            || (name.len() == w.len() + 2
+                && same(name.split_at(w.len()).0, w)
+                && same(name.split_at(w.len()).1, b"_c"))
+        {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Byte-string equality in a `const fn`.
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// One MPI call in progress, from its wrapper's entry to its return.
 pub struct Call {
     sp: usize,
     block: Option<&'static Block>,
     depth: u32,
+    /// A waiting call's site slot and bytes, found before the call.
+    early: Option<(Option<usize>, u64)>,
     t0: u64,
 }
 
 impl Call {
-    /// Starts timing a call; inlined, so that the stack pointer is the
-    /// wrapper's.
+    /// Starts timing a call of routine `id`; inlined, so that the stack
+    /// pointer is the wrapper's. A waiting routine (`WAITS`) records the
+    /// pending call, finds its own site and counts its `bytes` first.
     #[inline(always)]
-    pub fn enter() -> Call {
+    pub fn enter<const WAITS: bool>(id: usize, bytes: impl FnOnce() -> u64) -> Call {
         let sp = callsite::stack_pointer();
         let block = block();
+        let mut early = None;
         let depth = block.map_or(0, |b| {
             let depth = b.depth.load(Relaxed);
             b.depth.store(depth + 1, Relaxed);
+            if WAITS {
+                b.flush();
+                early = Some((b.locate(id, sp), bytes()));
+            }
             depth
         });
         Call {
             sp,
             block,
             depth,
+            early,
             t0: clock::ticks(),
         }
     }
 
-    /// Ends the call of routine `id` and records it; `bytes` runs after the
-    /// clock stopped, so that its own MPI query is not timed as the call.
+    /// Ends the call of routine `id` and records it, or leaves it pending
+    /// if it waited; `bytes` runs after the clock stopped, so that its own
+    /// MPI query is not timed as the call.
     #[inline(always)]
     pub fn leave(self, id: usize, bytes: impl FnOnce() -> u64) {
         let t1 = clock::ticks();
         if let Some(block) = self.block {
             block.depth.store(self.depth, Relaxed);
-            block.record(id, self.sp, self.t0, t1, self.depth == 0, bytes());
+            let outermost = self.depth == 0;
+            match self.early {
+                Some((slot, bytes)) => block.defer(id, slot, self.t0, t1, outermost, bytes),
+                None => block.record(id, self.sp, self.t0, t1, outermost, bytes()),
+            }
         }
     }
 }
