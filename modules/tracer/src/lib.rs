@@ -18,6 +18,7 @@
 //! `PNMPI_TRACE_CLOCK=tsc|monotonic|vtime` to force the clock (`vtime`:
 //! the virtual clock of the `vtime` module below the tracer).
 
+mod buffer;
 mod clock;
 mod extract;
 mod record;
@@ -190,6 +191,10 @@ macro_rules! recv {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) };
             }
+            // Before it waits: the bytes, and the pending receive's event.
+            let bytes = bytes($n, $dt);
+            // SAFETY: `s` came from `enter` on this thread.
+            unsafe { record::settle(s) };
             // A wildcard receive's status tells its source: supply one if
             // the caller ignores it.
             let mut own = extract::blank_status();
@@ -207,12 +212,12 @@ macro_rules! recv {
                 peer: i64::from($src),
                 tag: i64::from($tag),
                 comm: $c.bits(),
-                bytes: bytes($n, $dt),
+                bytes,
                 req: None,
                 status,
             };
             // SAFETY: `s` came from `enter` on this thread; the call returned.
-            unsafe { record::p2p(s, &call) };
+            unsafe { record::p2p_later(s, &call) };
             rc
         });
     };

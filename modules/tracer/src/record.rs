@@ -9,6 +9,7 @@
 //! thread's buffer; MPI requires the other threads to be out of MPI by
 //! then, which is what makes that safe.
 
+use crate::buffer::Buffer;
 use crate::clock;
 use crate::extract::Scratch;
 use pnmpi_trace::container;
@@ -81,7 +82,7 @@ pub struct Run {
 pub struct Stream {
     id: u32,
     enc: RawEncoder,
-    buf: Box<[u8]>,
+    buf: Buffer,
     len: usize,
     total: u64,
     /// Non-zero while inside a traced call: a call that re-enters the
@@ -91,6 +92,9 @@ pub struct Stream {
     /// Reusable space for the wrappers (request handles, statuses,
     /// completions, group ranks), so that they do not allocate per call.
     scratch: Scratch,
+    /// The last blocking receive, encoded at the thread's next quiet
+    /// moment (see [`p2p_later`]).
+    pending: Option<P2p>,
 }
 
 struct StreamPtr(*mut Stream);
@@ -168,14 +172,25 @@ fn new_stream(start: u64) -> *mut Stream {
     let Some(run) = RUN.get() else {
         return std::ptr::null_mut();
     };
+    let buf = match Buffer::new(run.buffer) {
+        Ok(buf) => buf,
+        Err(e) => {
+            eprintln!(
+                "pnmpi tracer: rank {}: cannot map a {}-byte trace buffer ({e}); this call is not traced",
+                run.rank, run.buffer
+            );
+            return std::ptr::null_mut();
+        }
+    };
     let stream = Box::new(Stream {
         id: NEXT_STREAM.fetch_add(1, Relaxed),
         enc: RawEncoder::new(start),
-        buf: vec![0u8; run.buffer].into_boxed_slice(),
+        buf,
         len: 0,
         total: 0,
         depth: 0,
         scratch: Default::default(),
+        pending: None,
     });
     let ptr = Box::into_raw(stream);
     STREAMS
@@ -234,6 +249,7 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     // is the only reference to the stream.
     let s = unsafe { &mut *s };
     s.depth = 0;
+    s.settle();
     if s.buf.len() - s.len < PLAIN_MAX {
         s.flush();
     }
@@ -251,10 +267,37 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     let s = unsafe { &mut *s };
     s.depth = 0;
     s.total += 1;
-    if s.buf.len() - s.len < P2P_MAX {
-        s.flush();
-    }
-    s.len += s.enc.encode_p2p(call, &mut s.buf[s.len..]);
+    s.settle();
+    s.put_p2p(call);
+}
+
+/// Encodes the pending blocking receive, if any: a receive's wrapper calls
+/// it before it waits, where the rank would be idle anyway.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn settle(s: *mut Stream) {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    unsafe { (*s).settle() }
+}
+
+/// Records a blocking receive, but encodes it only at the thread's next
+/// recording or quiet moment. A receive's end is where the rank's reply
+/// starts (in a ping-pong, it is the whole critical path with the next
+/// send's start), so after the call the wrapper only reads the clock and
+/// keeps the numbers. Events still reach the stream in call order.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn p2p_later(s: *mut Stream, call: &P2p) {
+    // SAFETY: the caller's contract, as for `plain`.
+    let s = unsafe { &mut *s };
+    s.depth = 0;
+    s.total += 1;
+    s.settle();
+    s.pending = Some(*call);
 }
 
 /// Lends the stream's scratch space to a wrapper, which gives it back
@@ -286,6 +329,7 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
     let s = unsafe { &mut *s };
     s.depth = 0;
     s.total += 1;
+    s.settle();
     let need = ev.max_size();
     if s.buf.len() - s.len < need {
         s.flush();
@@ -294,13 +338,30 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
         // Larger than a whole buffer (a huge Waitall): a chunk of its own.
         let mut big = vec![0u8; need];
         let n = s.enc.encode(ev, &mut big);
-        s.write_chunk(&big[..n]);
+        write_chunk(s.id, &mut s.enc, &big[..n]);
         return;
     }
     s.len += s.enc.encode(ev, &mut s.buf[s.len..]);
 }
 
 impl Stream {
+    /// Encodes the pending receive, if any.
+    #[inline(always)]
+    fn settle(&mut self) {
+        if let Some(call) = self.pending.take() {
+            self.put_p2p(&call);
+        }
+    }
+
+    /// Encodes a send or receive, writing the buffer out first if full.
+    #[inline(always)]
+    fn put_p2p(&mut self, call: &P2p) {
+        if self.buf.len() - self.len < P2P_MAX {
+            self.flush();
+        }
+        self.len += self.enc.encode_p2p(call, &mut self.buf[self.len..]);
+    }
+
     /// Writes the buffer out as one chunk and empties it.
     fn flush(&mut self) {
         if self.enc.count() == 0 {
@@ -308,17 +369,16 @@ impl Stream {
         }
         let len = self.len;
         self.len = 0;
-        let buf = std::mem::take(&mut self.buf);
-        self.write_chunk(&buf[..len]);
-        self.buf = buf;
+        write_chunk(self.id, &mut self.enc, &self.buf[..len]);
     }
+}
 
-    fn write_chunk(&mut self, events: &[u8]) {
-        let info = self.enc.finish_chunk();
-        if let Some(run) = RUN.get() {
-            let head = rank::events_chunk_head(self.id, info, clock::pair(), events);
-            run.write(&[&head, events]);
-        }
+/// Writes `events`, encoded by `enc` for stream `id`, as one chunk.
+fn write_chunk(id: u32, enc: &mut RawEncoder, events: &[u8]) {
+    let info = enc.finish_chunk();
+    if let Some(run) = RUN.get() {
+        let head = rank::events_chunk_head(id, info, clock::pair(), events);
+        run.write(&[&head, events]);
     }
 }
 
@@ -336,6 +396,7 @@ pub fn finish(complete: bool) -> u64 {
         // SAFETY: tracing is off and, by MPI's rules, no other thread is
         // inside MPI now: nothing else uses the stream.
         let s = unsafe { &mut *p.0 };
+        s.settle();
         s.flush();
         total += s.total;
     }
