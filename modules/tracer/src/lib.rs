@@ -14,11 +14,10 @@
 //! Configuration (`argument KEY VALUE` lines, else environment variables):
 //! `outdir` / `PNMPI_TRACE_DIR` (default: a fresh `pnmpi-trace-<UTC time>`
 //! in the working folder), `buffer` / `PNMPI_TRACE_BUFFER` (bytes per
-//! thread, `4M` by default; a full buffer is written out whole),
+//! thread, `256k` by default; a full buffer is written out whole),
 //! `PNMPI_TRACE_CLOCK=tsc|monotonic|vtime` to force the clock (`vtime`:
 //! the virtual clock of the `vtime` module below the tracer).
 
-mod buffer;
 mod clock;
 mod extract;
 mod record;

@@ -9,7 +9,6 @@
 //! thread's buffer; MPI requires the other threads to be out of MPI by
 //! then, which is what makes that safe.
 
-use crate::buffer::Buffer;
 use crate::clock;
 use crate::extract::Scratch;
 use pnmpi_trace::container;
@@ -82,7 +81,7 @@ pub struct Run {
 pub struct Stream {
     id: u32,
     enc: RawEncoder,
-    buf: Buffer,
+    buf: Box<[u8]>,
     len: usize,
     total: u64,
     /// Non-zero while inside a traced call: a call that re-enters the
@@ -172,20 +171,10 @@ fn new_stream(start: u64) -> *mut Stream {
     let Some(run) = RUN.get() else {
         return std::ptr::null_mut();
     };
-    let buf = match Buffer::new(run.buffer) {
-        Ok(buf) => buf,
-        Err(e) => {
-            eprintln!(
-                "pnmpi tracer: rank {}: cannot map a {}-byte trace buffer ({e}); this call is not traced",
-                run.rank, run.buffer
-            );
-            return std::ptr::null_mut();
-        }
-    };
     let stream = Box::new(Stream {
         id: NEXT_STREAM.fetch_add(1, Relaxed),
         enc: RawEncoder::new(start),
-        buf,
+        buf: vec![0u8; run.buffer].into_boxed_slice(),
         len: 0,
         total: 0,
         depth: 0,
