@@ -26,6 +26,11 @@ use std::ffi::{c_int, c_void, CStr};
 
 /// Frames a walk looks at: the profiler's, libpnmpi's and a few modules'.
 const MAX_FRAMES: usize = 64;
+/// Frames a first walk looks at, enough for a call from the application
+/// or through a module or two: each frame costs the unwinder about a
+/// microsecond, and a deep application has far more than 64 of them. A
+/// walk that runs out before the site looks again at [`MAX_FRAMES`].
+const FIRST_FRAMES: usize = 16;
 /// Frames of one module searched for its MPI_X wrapper: a wrapper, and
 /// the closures and guards a module's SDK may put inside it.
 const MAX_OWN_FRAMES: usize = 8;
@@ -369,7 +374,17 @@ pub fn loaded_bases(prefixes: &[&str]) -> Vec<usize> {
 
 /// Walks from the wrapper whose stack pointer is `sp` to the call site.
 fn walk(sp: usize, routine: usize) -> Walk {
+    match walk_up_to(sp, routine, FIRST_FRAMES) {
+        (walk, false) => walk,
+        (_, true) => walk_up_to(sp, routine, MAX_FRAMES).0,
+    }
+}
+
+/// [`walk`] over the innermost `limit` frames (at most [`MAX_FRAMES`]);
+/// true if it found no site and there were more frames to look at.
+fn walk_up_to(sp: usize, routine: usize, limit: usize) -> (Walk, bool) {
     let mut frames = [Frame::default(); MAX_FRAMES];
+    let limit = limit.min(MAX_FRAMES);
     let mut n = 0;
     // SAFETY: on Linux the unwinder is libgcc's _Unwind_Backtrace, which is
     // thread-safe; the callback only copies two words.
@@ -380,14 +395,17 @@ fn walk(sp: usize, routine: usize) -> Walk {
                 sp: f.sp() as usize,
             };
             n += 1;
-            n < MAX_FRAMES
+            n < limit
         })
     };
     let frames = &frames[..n];
-    let none = Walk {
-        route: None,
-        site: None,
-    };
+    let none = (
+        Walk {
+            route: None,
+            site: None,
+        },
+        n == limit,
+    );
     let bases = crate::objects();
     // Every frame but the innermost holds a return address; ip - 1 lies in
     // the call instruction, and so in the caller's object and function.
@@ -433,7 +451,7 @@ fn walk(sp: usize, routine: usize) -> Walk {
             // offset whenever the wrapper returns to `ra` (through
             // libpnmpi or a module above, whose frames have fixed sizes).
             let site = frames[first].sp - 8 - sp;
-            return Walk {
+            let walk = Walk {
                 route: Some(Route {
                     own,
                     ra,
@@ -442,6 +460,7 @@ fn walk(sp: usize, routine: usize) -> Walk {
                 }),
                 site: Some(frames[first].ip),
             };
+            return (walk, false);
         }
         while j < n && object(j) == base {
             j += 1;
