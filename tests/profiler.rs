@@ -680,6 +680,7 @@ fn deep_app_whole_run_overhead_bench() {
         ),
     ];
     let mut wall: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
+    let mut loop_ns: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     for round in 0..rounds {
         for k in 0..setups.len() {
             let i = (k + round) % setups.len();
@@ -701,8 +702,9 @@ fn deep_app_whole_run_overhead_bench() {
                 }
             }
             let conf = setups[i].1.as_deref().unwrap_or_default();
-            let (_, w) = timed_with(cmd, &app, &[&app_rounds, "30"], conf);
+            let (run, w) = timed_with(cmd, &app, &[&app_rounds, "30"], conf);
             wall[i].push(w);
+            loop_ns[i].push(value_after(&run.stdout, "loop_ns_per_round"));
         }
     }
     // Each round's runs follow one another within a second, so they share
@@ -710,23 +712,26 @@ fn deep_app_whole_run_overhead_bench() {
     // speeds for minutes at a time (0.15 or 0.24 s here). The median of
     // each round's ratio to native compares runs of the same state; the
     // ratio of the medians is printed too.
-    let paired: Vec<f64> = (0..setups.len())
-        .map(|i| {
-            let mut ratios: Vec<f64> = (0..rounds).map(|r| wall[i][r] / wall[0][r]).collect();
-            median(&mut ratios)
-        })
-        .collect();
+    let paired = |series: &[Vec<f64>], i: usize| {
+        let mut ratios: Vec<f64> = (0..rounds).map(|r| series[i][r] / series[0][r]).collect();
+        100.0 * (median(&mut ratios) - 1.0)
+    };
+    let wall_paired: Vec<f64> = (0..setups.len()).map(|i| paired(&wall, i)).collect();
+    let loop_paired: Vec<f64> = (0..setups.len()).map(|i| paired(&loop_ns, i)).collect();
+    let loop_med: Vec<f64> = loop_ns.iter_mut().map(|v| median(v)).collect();
     let med: Vec<f64> = wall.iter_mut().map(|v| median(v)).collect();
     println!(
-        "deep_app {app_rounds} 30, 2 ranks, mpirun wall, median of {rounds} interleaved rounds ({FLAVOR}):"
+        "deep_app {app_rounds} 30, 2 ranks, median of {rounds} interleaved rounds ({FLAVOR}): mpirun wall, and rank 0's loop alone"
     );
-    println!("  setup      median    against native: paired, of medians");
+    println!("  setup        wall  against native: paired, of medians     loop        paired");
     for (i, (name, _)) in setups.iter().enumerate() {
         println!(
-            "  {name:<9} {:>8.4} s {:+6.2} % {:+6.2} %   runs: {:?}",
+            "  {name:<9} {:>8.4} s {:+6.2} % {:+6.2} %   {:>8.1} ns/round {:+6.2} %   runs: {:?}",
             med[i],
-            100.0 * (paired[i] - 1.0),
+            wall_paired[i],
             100.0 * (med[i] / med[0] - 1.0),
+            loop_med[i],
+            loop_paired[i],
             wall[i]
         );
     }

@@ -4,6 +4,7 @@
 //
 // usage: deep_app [ROUNDS [DEPTH]]   (default 100 30)
 // prints: deep_app: rounds R depth D token T
+//         loop_ns_per_round X   (rank 0's loop, MPI_Wtime)
 // usage: deep_app bench CALLS DEPTH   (the per-call benchmark, on each rank)
 // prints: ns_per_call X   (rank 0; the fastest of 20 batches of
 //         MPI_Comm_rank calls made DEPTH frames of the application's and
@@ -49,10 +50,14 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int token = 0;
+    double start = MPI_Wtime();
     for (int i = 0; i < rounds; i++)
         token = recurse(rank, depth, depth, token);
-    if (rank == 0)
+    double ns = (MPI_Wtime() - start) * 1e9 / (rounds > 0 ? rounds : 1);
+    if (rank == 0) {
         std::printf("deep_app: rounds %d depth %d token %d\n", rounds, depth, token);
+        std::printf("loop_ns_per_round %.1f\n", ns);
+    }
     MPI_Finalize();
     return 0;
 }
