@@ -237,13 +237,11 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     // SAFETY: the caller's contract; the traced call has returned, so this
     // is the only reference to the stream.
     let s = unsafe { &mut *s };
-    s.depth = 0;
-    s.settle();
+    s.next_event();
     if s.buf.len() - s.len < PLAIN_MAX {
         s.flush();
     }
     s.len += s.enc.encode_plain(routine, t0, t1, &mut s.buf[s.len..]);
-    s.total += 1;
 }
 
 /// Records a send or receive (the point-to-point path).
@@ -254,9 +252,7 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
 pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
-    s.depth = 0;
-    s.total += 1;
-    s.settle();
+    s.next_event();
     s.put_p2p(call);
 }
 
@@ -283,9 +279,7 @@ pub unsafe fn settle(s: *mut Stream) {
 pub unsafe fn p2p_later(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
-    s.depth = 0;
-    s.total += 1;
-    s.settle();
+    s.next_event();
     s.pending = Some(*call);
 }
 
@@ -316,9 +310,7 @@ pub unsafe fn give_back(s: *mut Stream, scratch: Scratch) {
 pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
-    s.depth = 0;
-    s.total += 1;
-    s.settle();
+    s.next_event();
     let need = ev.max_size();
     if s.buf.len() - s.len < need {
         s.flush();
@@ -334,6 +326,16 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
 }
 
 impl Stream {
+    /// A traced call returned and is about to be recorded: the stream is
+    /// free for the next call, counts one more event, and encodes the
+    /// pending receive first so that events keep their order.
+    #[inline(always)]
+    fn next_event(&mut self) {
+        self.depth = 0;
+        self.total += 1;
+        self.settle();
+    }
+
     /// Encodes the pending receive, if any.
     #[inline(always)]
     fn settle(&mut self) {
