@@ -256,6 +256,64 @@ fn phases_line(marker: &str) -> u32 {
     marked_line("c-tests/programs/prof_phases.c", &format!("/* {marker} */"))
 }
 
+/// Four threads under MPI_THREAD_MULTIPLE (`binding.c threads 4`): every
+/// call is counted once, whichever thread made it. Each worker of rank 0
+/// ends on a blocking receive, whose record is still pending in that
+/// thread's block when MPI_Finalize collects the profile.
+#[test]
+fn threads_calls_are_each_counted_once() {
+    let (threads, iters) = (4u64, 300u64);
+    let mut case = Case::new();
+    case.conf(&profiler_lines(""));
+    let args = [
+        "threads".to_string(),
+        threads.to_string(),
+        "iters".into(),
+        iters.to_string(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = case.mpirun(2, &program("binding", Link::Pnmpi), &args);
+    run.assert_ok();
+    let m = threads * iters;
+    for rank in 0..2 {
+        assert!(
+            run.stdout.contains(&format!(
+                "binding: rank {rank} size 2 sent {} received {} errors 0",
+                1 + m,
+                1 + m
+            )),
+            "{}",
+            run.stdout
+        );
+    }
+    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
+    let p = Profiled { case, text, run };
+    for rank in 0..2 {
+        let counts = p.counts(&format!("Primitive statistics: rank {rank} "));
+        for (routine, want) in [
+            ("MPI_Send", 1 + m),
+            ("MPI_Recv", 1 + m),
+            ("MPI_Comm_rank", 1 + m),
+            ("MPI_Comm_size", 1),
+            ("MPI_Barrier", 1),
+        ] {
+            assert_eq!(
+                counts.get(routine),
+                Some(&want),
+                "rank {rank} {routine}\n{}",
+                p.text
+            );
+        }
+    }
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(p.case.dir().join("profile.json")).expect("profile.json"),
+    )
+    .expect("JSON");
+    for rank in json["per_rank"].as_array().expect("per_rank") {
+        assert_eq!(rank["threads"].as_u64(), Some(1 + threads), "{rank}");
+    }
+}
+
 #[test]
 fn two_send_call_sites_are_told_apart_with_file_and_line() {
     let p = profile(2, &profiler_lines(""));
