@@ -159,7 +159,10 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
     let buffer = match setting("buffer", "PNMPI_TRACE_BUFFER") {
         Some(text) => parse_size(&text).filter(|&n| n >= 4096).unwrap_or_else(|| {
             if rank == 0 {
-                eprintln!("pnmpi tracer: buffer size '{text}' is not a size of 4k or more; using 256k");
+                eprintln!(
+                    "pnmpi tracer: buffer size '{text}' is not a size of 4k or more; using {}k",
+                    DEFAULT_BUFFER >> 10
+                );
             }
             DEFAULT_BUFFER
         }),
