@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use std::collections::{BTreeMap, HashMap};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -723,4 +724,16 @@ fn the_stencil_trace_is_compact() {
     // 4 ranks x 300 iterations x (4 Irecv + 4 Isend + Waitall) and 30 Allreduce.
     assert!(stats.contains("MPI_Isend") && stats.contains("4800"), "{stats}");
     assert!(per_event <= 8.0, "{per_event} bytes per event\n{stats}");
+    // The tracer reserves disk space ahead of its writes (8 MiB at a time
+    // on a disk file system); the finished rank files keep none of it.
+    for entry in std::fs::read_dir(&t.dir).expect("the trace folder") {
+        let meta = entry.expect("an entry").metadata().expect("its metadata");
+        let on_disk = meta.blocks() * 512;
+        assert!(
+            on_disk <= meta.len() + 64 * 1024,
+            "{}: {on_disk} bytes on disk for {} written",
+            t.dir.display(),
+            meta.len()
+        );
+    }
 }

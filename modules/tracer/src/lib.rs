@@ -20,6 +20,7 @@
 
 mod clock;
 mod extract;
+mod output;
 mod record;
 mod setup;
 

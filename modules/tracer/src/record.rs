@@ -11,11 +11,11 @@
 
 use crate::clock;
 use crate::extract::Scratch;
+use crate::output::Output;
 use pnmpi_trace::container;
 use pnmpi_trace::rank::{self, P2p, RankHeader, RawEncoder, RawEvent, Sync, P2P_MAX};
 use std::cell::Cell;
 use std::fs::File;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
@@ -72,7 +72,7 @@ pub struct Run {
     pub rank: i32,
     /// Trace folder.
     pub dir: PathBuf,
-    file: Mutex<File>,
+    file: Mutex<Output>,
     part: PathBuf,
     buffer: usize,
 }
@@ -106,8 +106,8 @@ impl Run {
     pub fn create(dir: PathBuf, header: &RankHeader, buffer: usize) -> std::io::Result<Run> {
         let name = format!("rank-{:05}.pnr", header.rank);
         let part = dir.join(format!("{name}.part"));
-        let mut file = File::create(&part)?;
-        file.write_all(&header.prologue())?;
+        let mut file = Output::new(File::create(&part)?);
+        file.write(&header.prologue(), &[])?;
         Ok(Run {
             rank: header.rank as i32,
             dir,
@@ -117,10 +117,14 @@ impl Run {
         })
     }
 
-    /// Appends whole chunks; on failure, stops tracing and says why once.
-    fn write(&self, parts: &[&[u8]]) {
-        let mut f = self.file.lock().unwrap_or_else(|e| e.into_inner());
-        let result = parts.iter().try_for_each(|p| f.write_all(p));
+    /// Appends a whole chunk, `head` then `body`; on failure, stops
+    /// tracing and says why once.
+    fn write(&self, head: &[u8], body: &[u8]) {
+        let result = self
+            .file
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .write(head, body);
         if let Err(e) = result {
             MAIN_STREAM.store(std::ptr::null_mut(), Relaxed);
             if ON.swap(false, Relaxed) {
@@ -137,7 +141,19 @@ impl Run {
     pub fn chunk(&self, chunk_type: u8, payload: &[u8]) {
         let mut bytes = Vec::with_capacity(payload.len() + 16);
         container::push_chunk(&mut bytes, chunk_type, payload);
-        self.write(&[&bytes]);
+        self.write(&bytes, &[]);
+    }
+
+    /// Gives back the disk space reserved beyond what was written.
+    fn trim(&self) {
+        let result = self.file.lock().unwrap_or_else(|e| e.into_inner()).trim();
+        if let Err(e) = result {
+            eprintln!(
+                "pnmpi tracer: rank {}: cannot trim {}: {e}",
+                self.rank,
+                self.part.display()
+            );
+        }
     }
 
     /// Records a clock measurement.
@@ -369,7 +385,7 @@ fn write_chunk(id: u32, enc: &mut RawEncoder, events: &[u8]) {
     let info = enc.finish_chunk();
     if let Some(run) = RUN.get() {
         let head = rank::events_chunk_head(id, info, clock::pair(), events);
-        run.write(&[&head, events]);
+        run.write(&head, events);
     }
 }
 
@@ -393,6 +409,9 @@ pub fn finish(complete: bool) -> u64 {
     }
     if complete {
         run.chunk(rank::CHUNK_END, &rank::end_payload(total));
+    }
+    run.trim();
+    if complete {
         // Renamed once complete, so a reader never takes a half-written
         // file for a whole one. Not fsync'ed: that guards against a power
         // cut, not a crash of the job, and cost 1 to 6 ms of every rank's
