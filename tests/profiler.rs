@@ -714,11 +714,16 @@ fn profiler_call_cost_by_depth_and_position_bench() {
 /// rounds. libpnmpi is preloaded (`LD_PRELOAD`, as `pnmpi run` sets it),
 /// as a user who does not relink would have it; libpnmpi without modules,
 /// and with the empty module, show what the chain itself costs.
+///
+/// Each setup also runs `deep_app 0 30`, start-up and shutdown only, so
+/// that the overhead splits into what a run pays once (loading, the
+/// tools' set-up, the report or the trace's last write) and what it pays
+/// per round: a 0.15 s run pays the first several times over.
 #[test]
 #[ignore = "benchmark: run with --ignored --nocapture"]
 fn deep_app_whole_run_overhead_bench() {
     let rounds = bench_rounds("PROF_BENCH_ROUNDS", 7);
-    let app_rounds = std::env::var("DEEP_ROUNDS").unwrap_or_else(|_| "100000".into());
+    let app_rounds = std::env::var("DEEP_ROUNDS").unwrap_or_else(|_| "1000000".into());
     let dir = tempfile::tempdir().expect("tempdir");
     // One binary for every setup, libpnmpi preloaded as `pnmpi run` does:
     // a binary linked with libpnmpi has another layout, and at -O0 that
@@ -737,60 +742,74 @@ fn deep_app_whole_run_overhead_bench() {
             )),
         ),
     ];
+    // Each rank on a core of its own, as for any benchmark: MPICH's
+    // launcher does not bind by default, and its two busy-polling ranks
+    // then land on one core or two from run to run (0.13 or 0.23 s). Open
+    // MPI binds 2 ranks to cores by default.
+    let run = |i: usize, app_rounds: &str| {
+        let mut cmd = launcher(2);
+        if FLAVOR == "mpich" {
+            cmd.args(["-bind-to", "core"]);
+        }
+        if setups[i].1.is_some() {
+            // What `pnmpi run` sets, without its own exec per rank.
+            let preload = target_dir().join("libpnmpi.so");
+            if FLAVOR == "mpich" {
+                cmd.arg("-genv").arg("LD_PRELOAD").arg(preload);
+            } else {
+                cmd.arg("-x").arg(format!("LD_PRELOAD={}", preload.display()));
+            }
+        }
+        let conf = setups[i].1.as_deref().unwrap_or_default();
+        timed_with(cmd, &app, &[app_rounds, "30"], conf)
+    };
     let mut wall: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
+    let mut fixed: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     let mut loop_ns: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     for round in 0..rounds {
         for k in 0..setups.len() {
             let i = (k + round) % setups.len();
-            // Each rank on a core of its own, as for any benchmark: MPICH's
-            // launcher does not bind by default, and its two busy-polling
-            // ranks then land on one core or two from run to run (0.13 or
-            // 0.23 s). Open MPI binds 2 ranks to cores by default.
-            let mut cmd = launcher(2);
-            if FLAVOR == "mpich" {
-                cmd.args(["-bind-to", "core"]);
-            }
-            if setups[i].1.is_some() {
-                // What `pnmpi run` sets, without its own exec per rank.
-                let preload = target_dir().join("libpnmpi.so");
-                if FLAVOR == "mpich" {
-                    cmd.arg("-genv").arg("LD_PRELOAD").arg(preload);
-                } else {
-                    cmd.arg("-x").arg(format!("LD_PRELOAD={}", preload.display()));
-                }
-            }
-            let conf = setups[i].1.as_deref().unwrap_or_default();
-            let (run, w) = timed_with(cmd, &app, &[&app_rounds, "30"], conf);
+            fixed[i].push(run(i, "0").1);
+            let (done, w) = run(i, &app_rounds);
             wall[i].push(w);
-            loop_ns[i].push(value_after(&run.stdout, "loop_ns_per_round"));
+            loop_ns[i].push(value_after(&done.stdout, "loop_ns_per_round"));
         }
     }
-    // Each round's runs follow one another within a second, so they share
+    // Each round's runs follow one another within seconds, so they share
     // the machine's state: this VM runs the same binary at one of two
-    // speeds for minutes at a time (0.15 or 0.24 s here). The median of
-    // each round's ratio to native compares runs of the same state; the
-    // ratio of the medians is printed too.
+    // speeds for minutes at a time (1.0 or 1.9 us a round here). The
+    // median of each round's ratio to native compares runs of the same
+    // state; the ratio of the medians is printed too.
     let paired = |series: &[Vec<f64>], i: usize| {
         let mut ratios: Vec<f64> = (0..rounds).map(|r| series[i][r] / series[0][r]).collect();
         100.0 * (median(&mut ratios) - 1.0)
     };
+    let added_ms = |i: usize| {
+        let mut d: Vec<f64> = (0..rounds).map(|r| fixed[i][r] - fixed[0][r]).collect();
+        1e3 * median(&mut d)
+    };
     let wall_paired: Vec<f64> = (0..setups.len()).map(|i| paired(&wall, i)).collect();
     let loop_paired: Vec<f64> = (0..setups.len()).map(|i| paired(&loop_ns, i)).collect();
+    let fixed_ms: Vec<f64> = (0..setups.len()).map(added_ms).collect();
     let loop_med: Vec<f64> = loop_ns.iter_mut().map(|v| median(v)).collect();
     let med: Vec<f64> = wall.iter_mut().map(|v| median(v)).collect();
+    let native_fixed = 1e3 * median(&mut fixed[0].clone());
     println!(
-        "deep_app {app_rounds} 30, 2 ranks, median of {rounds} interleaved rounds ({FLAVOR}): mpirun wall, and rank 0's loop alone"
+        "deep_app {app_rounds} 30, 2 ranks, median of {rounds} interleaved rounds ({FLAVOR}): mpirun wall; \
+         rank 0's loop alone; and `deep_app 0 30` (start-up and shutdown, native {native_fixed:.1} ms)"
     );
-    println!("  setup        wall  against native: paired, of medians     loop        paired");
+    println!(
+        "  setup        wall  against native: paired, of medians     loop        paired   start+end added"
+    );
     for (i, (name, _)) in setups.iter().enumerate() {
         println!(
-            "  {name:<9} {:>8.4} s {:+6.2} % {:+6.2} %   {:>8.1} ns/round {:+6.2} %   runs: {:?}",
+            "  {name:<9} {:>8.4} s {:+6.2} % {:+6.2} %   {:>8.1} ns/round {:+6.2} %   {:+6.2} ms",
             med[i],
             wall_paired[i],
             100.0 * (med[i] / med[0] - 1.0),
             loop_med[i],
             loop_paired[i],
-            wall[i]
+            fixed_ms[i]
         );
     }
 }
