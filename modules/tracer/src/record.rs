@@ -91,9 +91,22 @@ pub struct Stream {
     /// Reusable space for the wrappers (request handles, statuses,
     /// completions, group ranks), so that they do not allocate per call.
     scratch: Scratch,
-    /// The last blocking receive, encoded at the thread's next quiet
-    /// moment (see [`p2p_later`]).
-    pending: Option<P2p>,
+    /// The last blocking receive: its arguments from before it waited,
+    /// its times once it returned (see [`wait_for`] and [`received`]).
+    pending: P2p,
+    /// Where `pending` stands.
+    pending_state: Pending,
+}
+
+/// The state of a stream's pending blocking receive.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// No receive pending.
+    None,
+    /// Its arguments are kept, and it has not returned yet.
+    Waiting,
+    /// It returned: encoded at the thread's next recording or quiet moment.
+    Done,
 }
 
 struct StreamPtr(*mut Stream);
@@ -195,7 +208,8 @@ fn new_stream(start: u64) -> *mut Stream {
         total: 0,
         depth: 0,
         scratch: Default::default(),
-        pending: None,
+        pending: P2p::default(),
+        pending_state: Pending::None,
     });
     let ptr = Box::into_raw(stream);
     STREAMS
@@ -272,31 +286,41 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     s.put_p2p(call);
 }
 
-/// Encodes the pending blocking receive, if any: a receive's wrapper calls
-/// it before it waits, where the rank would be idle anyway.
+/// Before a blocking receive waits, where the rank would be idle anyway:
+/// encodes the thread's previous pending receive, and keeps this one's
+/// arguments (`call`'s times and status are filled by [`received`]).
 ///
 /// # Safety
 /// `s` comes from [`enter`] on this thread.
 #[inline(always)]
-pub unsafe fn settle(s: *mut Stream) {
+pub unsafe fn wait_for(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract; no other reference to the stream is live.
-    unsafe { (*s).settle() }
+    let s = unsafe { &mut *s };
+    s.settle();
+    s.pending = *call;
+    s.pending_state = Pending::Waiting;
 }
 
-/// Records a blocking receive, but encodes it only at the thread's next
-/// recording or quiet moment. A receive's end is where the rank's reply
-/// starts (in a ping-pong, it is the whole critical path with the next
-/// send's start), so after the call the wrapper only reads the clock and
-/// keeps the numbers. Events still reach the stream in call order.
+/// Records the blocking receive that [`wait_for`] announced, but encodes it
+/// only at the thread's next recording or quiet moment. A receive's end is
+/// where the rank's reply starts (in a ping-pong, it is the whole critical
+/// path with the next send's start), so after the call the wrapper only
+/// reads the clock and stores the times, and the status of a wildcard
+/// receive. Events still reach the stream in call order.
 ///
 /// # Safety
-/// `s` comes from [`enter`] on this thread.
+/// `s` comes from [`enter`] on this thread, and [`wait_for`] was called
+/// on it for this receive.
 #[inline(always)]
-pub unsafe fn p2p_later(s: *mut Stream, call: &P2p) {
+pub unsafe fn received(s: *mut Stream, start: u64, end: u64, status: Option<(i64, i64)>) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
-    s.next_event();
-    s.pending = Some(*call);
+    s.depth = 0;
+    s.total += 1;
+    s.pending.start = start;
+    s.pending.end = end;
+    s.pending.status = status;
+    s.pending_state = Pending::Done;
 }
 
 /// Lends the stream's scratch space to a wrapper, which gives it back
@@ -352,12 +376,23 @@ impl Stream {
         self.settle();
     }
 
-    /// Encodes the pending receive, if any.
+    /// Encodes the pending receive, if it returned. One that is still
+    /// waiting is dropped: only the early exit finds one, when a rank dies
+    /// inside a receive that never completed.
     #[inline(always)]
     fn settle(&mut self) {
-        if let Some(call) = self.pending.take() {
+        if self.pending_state != Pending::None {
+            self.settle_pending();
+        }
+    }
+
+    #[inline(never)]
+    fn settle_pending(&mut self) {
+        if self.pending_state == Pending::Done {
+            let call = self.pending;
             self.put_p2p(&call);
         }
+        self.pending_state = Pending::None;
     }
 
     /// Encodes a send or receive, writing the buffer out first if full.
