@@ -780,15 +780,21 @@ fn deep_app_whole_run_overhead_bench() {
     // speeds for minutes at a time (1.0 or 1.9 us a round here). The
     // median of each round's ratio to native compares runs of the same
     // state; the ratio of the medians is printed too.
-    let paired = |series: &[Vec<f64>], i: usize| {
-        let mut ratios: Vec<f64> = (0..rounds).map(|r| series[i][r] / series[0][r]).collect();
-        100.0 * (median(&mut ratios) - 1.0)
+    let ratios = |series: &[Vec<f64>], i: usize| -> Vec<f64> {
+        (0..rounds).map(|r| series[i][r] / series[0][r]).collect()
+    };
+    let paired = |series: &[Vec<f64>], i: usize| 100.0 * (median(&mut ratios(series, i)) - 1.0);
+    // How sure the paired median is: its 95 % interval, in % over native.
+    let ci = |series: &[Vec<f64>], i: usize| {
+        let (lo, hi) = median_ci95(&mut ratios(series, i));
+        (100.0 * (lo - 1.0), 100.0 * (hi - 1.0))
     };
     let added_ms = |i: usize| {
         let mut d: Vec<f64> = (0..rounds).map(|r| fixed[i][r] - fixed[0][r]).collect();
         1e3 * median(&mut d)
     };
     let wall_paired: Vec<f64> = (0..setups.len()).map(|i| paired(&wall, i)).collect();
+    let wall_ci: Vec<(f64, f64)> = (0..setups.len()).map(|i| ci(&wall, i)).collect();
     let loop_paired: Vec<f64> = (0..setups.len()).map(|i| paired(&loop_ns, i)).collect();
     let fixed_ms: Vec<f64> = (0..setups.len()).map(added_ms).collect();
     let loop_med: Vec<f64> = loop_ns.iter_mut().map(|v| median(v)).collect();
@@ -799,13 +805,15 @@ fn deep_app_whole_run_overhead_bench() {
          rank 0's loop alone; and `deep_app 0 30` (start-up and shutdown, native {native_fixed:.1} ms)"
     );
     println!(
-        "  setup        wall  against native: paired, of medians     loop        paired   start+end added"
+        "  setup        wall  against native: paired [95 % interval], of medians     loop        paired   start+end added"
     );
     for (i, (name, _)) in setups.iter().enumerate() {
         println!(
-            "  {name:<9} {:>8.4} s {:+6.2} % {:+6.2} %   {:>8.1} ns/round {:+6.2} %   {:+6.2} ms",
+            "  {name:<9} {:>8.4} s {:+6.2} % [{:+5.2}, {:+5.2}] {:+6.2} %   {:>8.1} ns/round {:+6.2} %   {:+6.2} ms",
             med[i],
             wall_paired[i],
+            wall_ci[i].0,
+            wall_ci[i].1,
             100.0 * (med[i] / med[0] - 1.0),
             loop_med[i],
             loop_paired[i],
