@@ -711,6 +711,25 @@ fn threads_get_their_own_streams() {
 }
 
 #[test]
+fn a_freed_datatype_s_handle_reused_for_another_type_gets_its_own_size() {
+    // The tracer keeps each thread's last datatype size; `MPI_Type_free`
+    // must make it measure again, as the MPI may hand the freed handle to
+    // the next type.
+    let t = trace_run("typesize", 2, &[]);
+    assert!(t.stdout.contains("typesize: reused"), "{}", t.stdout);
+    let d = dump(&t.merged);
+    let bytes = |rank: u32, routine: &str| -> Vec<(Option<i64>, Option<i64>)> {
+        of(&d, rank, routine)
+            .iter()
+            .map(|l| (l.num("tag"), l.num("bytes")))
+            .collect()
+    };
+    let want = [(Some(1), Some(12)), (Some(2), Some(20))];
+    assert_eq!(bytes(0, "MPI_Send"), want, "{}", t.stdout);
+    assert_eq!(bytes(1, "MPI_Recv"), want, "{}", t.stdout);
+}
+
+#[test]
 fn the_stencil_trace_is_compact() {
     let t = trace_run("stencil", 4, &["32", "300", "10"]);
     assert!(t.stdout.contains("stencil: ranks 4"), "{}", t.stdout);

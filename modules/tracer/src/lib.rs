@@ -127,19 +127,25 @@ fn ok(rc: i32) -> bool {
     rc == mpi::SUCCESS()
 }
 
-/// Any routine: times only.
+/// Any routine: times only; `then` runs after the call, traced or not.
 macro_rules! plain {
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        plain!($id, $mpi, $x, ($($a: $t),*) -> $r, then {});
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, then $then:block) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "`."), {
             let s = record::enter();
-            if s.is_null() {
+            let rc = if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
-                return unsafe { $x($($a),*) };
-            }
-            // SAFETY: as above.
-            let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
-            // SAFETY: `s` came from `enter` on this thread; the call returned.
-            unsafe { record::plain(s, $id, t0, t1) };
+                unsafe { $x($($a),*) }
+            } else {
+                // SAFETY: as above.
+                let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
+                // SAFETY: `s` came from `enter` on this thread; the call returned.
+                unsafe { record::plain(s, $id, t0, t1) };
+                rc
+            };
+            $then
             rc
         });
     };
@@ -169,7 +175,8 @@ macro_rules! p2p {
                 peer: i64::from($peer),
                 tag: i64::from($tag),
                 comm: $c.bits(),
-                bytes: bytes($n, $dt),
+                // SAFETY: `s` came from `enter` on this thread.
+                bytes: unsafe { record::bytes(s, $n, $dt) },
                 req,
                 status: None,
             };
@@ -205,7 +212,8 @@ macro_rules! recv {
                 peer: i64::from($src),
                 tag: i64::from($tag),
                 comm: $c.bits(),
-                bytes: bytes($n, $dt),
+                // SAFETY: `s` came from `enter` on this thread.
+                bytes: unsafe { record::bytes(s, $n, $dt) },
                 req: None,
                 status: None,
             };
@@ -892,6 +900,8 @@ macro_rules! wrap {
     (@ MPI_Comm_idup, $($t:tt)*) => { idup!($($t)*); };
     (@ MPI_Comm_free, $($t:tt)*) => { comm_free!($($t)*); };
     (@ MPI_Comm_disconnect, $($t:tt)*) => { comm_free!($($t)*); };
+    // The freed handle may name another type from now on.
+    (@ MPI_Type_free, $($t:tt)*) => { plain!($($t)*, then { extract::forget_sizes(); }); };
     (@ $mpi:ident, $($t:tt)*) => { plain!($($t)*); };
 }
 

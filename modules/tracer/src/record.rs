@@ -10,8 +10,9 @@
 //! then, which is what makes that safe.
 
 use crate::clock;
-use crate::extract::Scratch;
+use crate::extract::{Scratch, SizeCache};
 use crate::output::Output;
+use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_trace::container;
 use pnmpi_trace::rank::{self, P2p, RankHeader, RawEncoder, RawEvent, Sync, P2P_MAX};
 use std::cell::Cell;
@@ -96,6 +97,8 @@ pub struct Stream {
     pending: P2p,
     /// Where `pending` stands.
     pending_state: Pending,
+    /// The thread's last datatype size, for sends and receives.
+    sizes: SizeCache,
 }
 
 /// The state of a stream's pending blocking receive.
@@ -210,6 +213,7 @@ fn new_stream(start: u64) -> *mut Stream {
         scratch: Default::default(),
         pending: P2p::default(),
         pending_state: Pending::None,
+        sizes: SizeCache::default(),
     });
     let ptr = Box::into_raw(stream);
     STREAMS
@@ -321,6 +325,16 @@ pub unsafe fn received(s: *mut Stream, start: u64, end: u64, status: Option<(i64
     s.pending.end = end;
     s.pending.status = status;
     s.pending_state = Pending::Done;
+}
+
+/// `count` items of `dt`, in bytes, through the thread's [`SizeCache`].
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn bytes<C: Into<i64>>(s: *mut Stream, count: C, dt: MPI_Datatype) -> i64 {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    unsafe { (*s).sizes.bytes(count, dt) }
 }
 
 /// Lends the stream's scratch space to a wrapper, which gives it back
