@@ -24,8 +24,11 @@ pub struct Output {
     file: File,
     /// Bytes written.
     end: u64,
-    /// Bytes reserved from the start of the file; 0 once reserving is off.
+    /// Bytes reserved from the start of the file: what lies beyond `end`
+    /// is what [`Output::trim`] gives back.
     reserved: u64,
+    /// Whether to reserve more: not on tmpfs, nor once the file system
+    /// refused.
     reserving: bool,
 }
 
