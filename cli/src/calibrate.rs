@@ -4,6 +4,7 @@
 //! with the MPI of this build, beside the `pnmpi` command) as its child,
 //! which measures; then rank 0 fits the figures and writes the file.
 
+use crate::output::write_atomic;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use pnmpi_sim::calibrate::{machine_toml, Raw};
@@ -84,8 +85,5 @@ fn write_machine(raw_path: &Path, out: &Path) -> Result<()> {
     // The file must load as `replay` will load it.
     pnmpi_sim::machine::Machine::parse(&out.display().to_string(), &toml)
         .context("the fitted machine file does not load (a bug: please report it)")?;
-    let mut tmp = out.as_os_str().to_owned();
-    tmp.push(".part");
-    std::fs::write(&tmp, toml).with_context(|| format!("cannot write {}", out.display()))?;
-    std::fs::rename(&tmp, out).with_context(|| format!("cannot write {}", out.display()))
+    write_atomic(out, toml)
 }

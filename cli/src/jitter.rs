@@ -1,13 +1,14 @@
 //! `pnmpi jitter`: collect a node's OS noise, and predict what it costs a
 //! bulk-synchronous application at any task count (jitSim).
 
+use crate::output::write_atomic;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use pnmpi_jitter::format::{self, Format};
 use pnmpi_jitter::sim::{simulate, Mode, NoiseSource, Params};
 use pnmpi_sim::units::parse_time;
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Collect OS noise, or simulate its cost at scale.
@@ -190,13 +191,6 @@ pub fn load_traces(paths: &[PathBuf], format: Option<&str>) -> Result<Vec<NoiseS
         .iter()
         .map(|p| format::load(p, format).map_err(anyhow::Error::from))
         .collect()
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".part");
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn sim(a: &SimArgs) -> Result<()> {

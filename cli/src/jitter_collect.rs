@@ -5,10 +5,11 @@
 //! nothing, writes nothing and makes no system call: events go to a
 //! buffer reserved before it starts, written out after it ends.
 
+use crate::output::write_atomic;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use pnmpi_jitter::format::Trace;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Options of `pnmpi jitter collect`.
@@ -199,13 +200,6 @@ impl Collected {
     }
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".part");
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
 /// The summary as text (per core the noise fraction and counts, the
 /// largest events) and its chart (a histogram of durations per core, in
 /// powers of two of ns).
@@ -330,7 +324,7 @@ pub fn run(a: &CollectArgs) -> Result<()> {
             &a.output.join(format!("core-{}.txt", c.core)),
             t.to_text().as_bytes(),
         )?;
-        write_atomic(&a.output.join(format!("core-{}.pnj", c.core)), &t.to_binary())?;
+        write_atomic(&a.output.join(format!("core-{}.pnj", c.core)), t.to_binary())?;
         all.push(c);
     }
     let (text, chart) = summary(&all, hz);

@@ -4,6 +4,7 @@
 mod calibrate;
 mod jitter;
 mod jitter_collect;
+mod output;
 mod run;
 mod sim;
 mod trace;

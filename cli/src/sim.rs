@@ -1,6 +1,7 @@
 //! `pnmpi sim`: what a traced run would do on another machine (PSINS's
 //! simulator): `replay` a trace on a machine description under a model.
 
+use crate::output::write_atomic;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -10,7 +11,7 @@ use pnmpi_sim::machine::Machine;
 use pnmpi_sim::report::timeline::Timeline;
 use pnmpi_sim::report::{Context as ReportContext, Report};
 use pnmpi_sim::{input, model, SimError};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Exit code of a trace that deadlocks on any machine.
@@ -149,14 +150,6 @@ pub fn run(args: SimArgs) -> ExitCode {
     }
 }
 
-/// Writes `text` to `path` through a temporary file.
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".part");
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
 fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     let machine = Machine::load(&a.machine)?;
     let mut model = model::build(&a.model, &machine)?;
@@ -221,7 +214,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         );
     }
     if let Some(p) = &a.json {
-        write_atomic(p, &report.to_json())?;
+        write_atomic(p, report.to_json())?;
     }
     Ok(())
 }
@@ -260,7 +253,7 @@ fn compare_cmd(a: &CompareArgs) -> Result<()> {
     bar.finish_and_clear();
     print!("{c}");
     if let Some(p) = &a.csv {
-        write_atomic(p, &c.csv())?;
+        write_atomic(p, c.csv())?;
     }
     if let Some(p) = &a.json {
         write_atomic(p, &serde_json::to_string_pretty(&c)?)?;
