@@ -708,6 +708,47 @@ fn profiler_call_cost_by_depth_and_position_bench() {
     }
 }
 
+/// The setups the deep-application benchmarks compare: no libpnmpi
+/// (`None`), then libpnmpi preloaded with each configuration.
+fn deep_setups() -> [(&'static str, Option<String>); 5] {
+    [
+        ("native", None),
+        ("libpnmpi", Some(String::new())),
+        ("empty", Some(format!("module {}\n", empty_module().display()))),
+        ("profiler", Some(profiler_lines(""))),
+        (
+            "tracer",
+            Some(format!(
+                "module {}\nargument outdir trace\n",
+                built("libtracer.so").display()
+            )),
+        ),
+    ]
+}
+
+/// Runs the deep application `app args` on 2 ranks, each bound to a core,
+/// with libpnmpi preloaded under `conf` (none: natively).
+fn deep_run(app: &Path, conf: Option<&str>, args: &[&str]) -> (Run, f64) {
+    // Each rank on a core of its own, as for any benchmark: MPICH's
+    // launcher does not bind by default, and its two busy-polling ranks
+    // then land on one core or two from run to run (0.13 or 0.23 s). Open
+    // MPI binds 2 ranks to cores by default.
+    let mut cmd = launcher(2);
+    if FLAVOR == "mpich" {
+        cmd.args(["-bind-to", "core"]);
+    }
+    if conf.is_some() {
+        // What `pnmpi run` sets, without its own exec per rank.
+        let preload = target_dir().join("libpnmpi.so");
+        if FLAVOR == "mpich" {
+            cmd.arg("-genv").arg("LD_PRELOAD").arg(preload);
+        } else {
+            cmd.arg("-x").arg(format!("LD_PRELOAD={}", preload.display()));
+        }
+    }
+    timed_with(cmd, app, args, conf.unwrap_or_default())
+}
+
 /// Whole-run overhead of the profiler and of the tracer on the deep C++
 /// application (`deep_app ROUNDS 30`, 2 ranks), against the same binary
 /// run alone: `mpirun` launch-to-exit wall time, median of interleaved
@@ -729,40 +770,8 @@ fn deep_app_whole_run_overhead_bench() {
     // a binary linked with libpnmpi has another layout, and at -O0 that
     // alone moved this run by 1 to 2 % either way.
     let app = deep_app_linked(dir.path(), false);
-    let setups = [
-        ("native", None),
-        ("libpnmpi", Some(String::new())),
-        ("empty", Some(format!("module {}\n", empty_module().display()))),
-        ("profiler", Some(profiler_lines(""))),
-        (
-            "tracer",
-            Some(format!(
-                "module {}\nargument outdir trace\n",
-                built("libtracer.so").display()
-            )),
-        ),
-    ];
-    // Each rank on a core of its own, as for any benchmark: MPICH's
-    // launcher does not bind by default, and its two busy-polling ranks
-    // then land on one core or two from run to run (0.13 or 0.23 s). Open
-    // MPI binds 2 ranks to cores by default.
-    let run = |i: usize, app_rounds: &str| {
-        let mut cmd = launcher(2);
-        if FLAVOR == "mpich" {
-            cmd.args(["-bind-to", "core"]);
-        }
-        if setups[i].1.is_some() {
-            // What `pnmpi run` sets, without its own exec per rank.
-            let preload = target_dir().join("libpnmpi.so");
-            if FLAVOR == "mpich" {
-                cmd.arg("-genv").arg("LD_PRELOAD").arg(preload);
-            } else {
-                cmd.arg("-x").arg(format!("LD_PRELOAD={}", preload.display()));
-            }
-        }
-        let conf = setups[i].1.as_deref().unwrap_or_default();
-        timed_with(cmd, &app, &[app_rounds, "30"], conf)
-    };
+    let setups = deep_setups();
+    let run = |i: usize, app_rounds: &str| deep_run(&app, setups[i].1.as_deref(), &[app_rounds, "30"]);
     let mut wall: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     let mut fixed: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     let mut loop_ns: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
@@ -818,6 +827,60 @@ fn deep_app_whole_run_overhead_bench() {
             loop_med[i],
             loop_paired[i],
             fixed_ms[i]
+        );
+    }
+}
+
+/// The tools' cost per round of the deep C++ application, A/B within one
+/// run (`deep_app ab BLOCKS ROUNDS 30`): blocks of rounds that call
+/// `PMPI_` (native) alternate with blocks that call `MPI_` (libpnmpi and
+/// the setup's tools), and each tool block is compared with the native
+/// blocks either side of it, a few ms away. Separate runs can fall into
+/// different machine states (this VM runs the same ping-pong at 1.2 or
+/// 2.2 us a round for minutes at a time) and each has its own library
+/// layout; blocks of one run share both. Each run gives the median of its
+/// blocks' ratios, and the benchmark the median of the runs, interleaved.
+/// `native` runs the same binary without libpnmpi, where `MPI_` and
+/// `PMPI_` are the same code: an A/A run that shows the method's own bias.
+#[test]
+#[ignore = "benchmark: run with --ignored --nocapture"]
+fn deep_app_ab_overhead_bench() {
+    let rounds = bench_rounds("PROF_BENCH_ROUNDS", 7);
+    let blocks = std::env::var("AB_BLOCKS").unwrap_or_else(|_| "200".into());
+    let block = std::env::var("AB_ROUNDS").unwrap_or_else(|_| "5000".into());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = deep_app_linked(dir.path(), false);
+    let setups = deep_setups();
+    let (mut pct, mut native_ns, mut tools_ns) = (
+        vec![Vec::new(); setups.len()],
+        vec![Vec::new(); setups.len()],
+        vec![Vec::new(); setups.len()],
+    );
+    for round in 0..rounds {
+        for k in 0..setups.len() {
+            let i = (k + round) % setups.len();
+            let (run, _) = deep_run(&app, setups[i].1.as_deref(), &["ab", &blocks, &block, "30"]);
+            pct[i].push(value_after(&run.stdout, "ab_tools_over_native_pct"));
+            native_ns[i].push(value_after(&run.stdout, "ab_native_ns_per_round"));
+            tools_ns[i].push(value_after(&run.stdout, "ab_tools_ns_per_round"));
+        }
+    }
+    println!(
+        "deep_app ab {blocks} {block} 30, 2 ranks ({FLAVOR}): tool blocks against the native blocks beside them, \
+         median of {rounds} interleaved runs"
+    );
+    println!(
+        "  setup      tools over native [95 % interval]   native ns/round  tools ns/round   runs' medians"
+    );
+    for (i, (name, _)) in setups.iter().enumerate() {
+        let (lo, hi) = median_ci95(&mut pct[i].clone());
+        let each: Vec<String> = pct[i].iter().map(|p| format!("{p:+.2}")).collect();
+        println!(
+            "  {name:<9} {:+7.2} % [{lo:+5.2}, {hi:+5.2}]   {:>14.1}  {:>14.1}   {}",
+            median(&mut pct[i].clone()),
+            median(&mut native_ns[i]),
+            median(&mut tools_ns[i]),
+            each.join(" ")
         );
     }
 }

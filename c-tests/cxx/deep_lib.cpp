@@ -4,7 +4,15 @@
 // The profiler's call sites must name this file and the marked lines.
 #include <mpi.h>
 
+// Set by deep_app's A/B benchmark: while non-zero, the exchange calls
+// PMPI_Send and PMPI_Recv, straight into the MPI library past every tool
+// (the native arm), instead of MPI_Send and MPI_Recv.
+int deep_native = 0;
+
 namespace solver {
+
+using SendFn = int (*)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+using RecvFn = int (*)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
 
 struct Step {
     virtual ~Step() = default;
@@ -18,13 +26,21 @@ struct Exchange : Step {
         if (depth > 0)
             return next.run(rank, depth - 1, value);
         T v = static_cast<T>(value);
+        if (deep_native)
+            return swap<PMPI_Send, PMPI_Recv>(rank, v);
+        return swap<MPI_Send, MPI_Recv>(rank, v);
+    }
+    // Rank 0 sends its value to rank 1, which sends it back plus one.
+    template <SendFn Send, RecvFn Recv>
+    static int swap(int rank, T v)
+    {
         if (rank == 0) {
-            MPI_Send(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD); // DEEP_SEND
-            MPI_Recv(&v, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // DEEP_RECV
+            Send(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD); // DEEP_SEND
+            Recv(&v, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // DEEP_RECV
         } else if (rank == 1) {
-            MPI_Recv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // DEEP_RECV1
+            Recv(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // DEEP_RECV1
             v += 1;
-            MPI_Send(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD); // DEEP_SEND1
+            Send(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD); // DEEP_SEND1
         }
         return static_cast<int>(v);
     }
