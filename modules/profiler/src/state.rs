@@ -300,6 +300,11 @@ impl Block {
             (Some(i), Some(sites)) => sites.count(i, ticks, bytes),
             _ => self.routines[id].add(ticks, bytes),
         }
+        // Without distributions (the default), `dist_of` is all NO_DIST:
+        // skipping it spares every call a load from a 1.2 kB table.
+        if self.dists.is_empty() {
+            return;
+        }
         let dist = self.dist_of[id];
         if dist != NO_DIST {
             let dist = &self.dists[usize::from(dist)];
