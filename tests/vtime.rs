@@ -263,11 +263,18 @@ impl Drop for Burners {
     }
 }
 
+/// One arm of [`quiet_and_loaded`]: virtual seconds of its fastest and
+/// its median run, and the median wall seconds.
+struct Arm {
+    fastest: f64,
+    median: f64,
+    wall: f64,
+}
+
 /// Runs `name args` at 4 ranks on the 2 cores, then again with 2
-/// processes burning both cores, `times` times in turn: the median
-/// (virtual, wall) seconds of each. (The machine may be shared: taking
-/// turns and medians keeps others' load out of the comparison.)
-fn quiet_and_loaded(name: &str, prog: &[&str], args: &[(&str, &str)], times: usize) -> [(f64, f64); 2] {
+/// processes burning both cores, `times` times in turn. (The machine may
+/// be shared: taking turns keeps others' load out of the comparison.)
+fn quiet_and_loaded(name: &str, prog: &[&str], args: &[(&str, &str)], times: usize) -> [Arm; 2] {
     let one = |r: serde_json::Value| {
         (
             r["virtual_runtime_s"].as_f64().unwrap(),
@@ -281,9 +288,13 @@ fn quiet_and_loaded(name: &str, prog: &[&str], args: &[(&str, &str)], times: usi
         loaded.push(one(vt_run(name, 4, prog, args).1));
     }
     eprintln!("{name}: quiet {quiet:?}, loaded {loaded:?} (virtual s, wall s)");
-    [quiet, loaded].map(|mut v| {
-        v.sort_by(|a, b| a.0.total_cmp(&b.0));
-        v[v.len() / 2]
+    [quiet, loaded].map(|runs| {
+        let (mut virt, mut wall): (Vec<f64>, Vec<f64>) = runs.into_iter().unzip();
+        Arm {
+            fastest: virt.iter().copied().fold(f64::INFINITY, f64::min),
+            median: median(&mut virt),
+            wall: median(&mut wall),
+        }
     })
 }
 
@@ -292,33 +303,43 @@ fn oversubscription_and_a_background_load_do_not_change_the_prediction() {
     let _heavy = heavy();
     let args = [("latency", "2us"), ("bandwidth", "5GB/s")];
     // Compute-bound ranks (a dependent chain of floating-point steps, no
-    // memory traffic), imbalanced and meeting in MPI_Allreduce: within 1 %.
-    // (This assumes no other heavy job shares the machine: with a load
-    // average of 28 from elsewhere, single quiet runs spread by 5 %.)
-    let [(a, wa), (b, wb)] = quiet_and_loaded("imbalance", &["200", "100000", "0.5"], &args, 5);
-    eprintln!("imbalance, 4 ranks on 2 cores: virtual {a:.6} s / {b:.6} s; wall {wa:.3} s / {wb:.3} s (quiet / loaded)");
-    // Measured: Open MPI 0.04-1.7 %; MPICH, whose ranks busy-poll without
-    // yielding, 1.3-1.5 % (the loaded runs lower). The bar is 1 %;
-    // the test allows 3 % so that it does not fail on the spread
-    // (docs/vtime.md, Accuracy).
-    let bar = 0.03;
+    // memory traffic), imbalanced and meeting in MPI_Allreduce. This VM
+    // slows a whole run now and then (single quiet runs at 1.05 and 2.0
+    // times the others: docs/vtime.md, Accuracy), which only ever adds
+    // CPU time, so each arm's fastest run is the machine undisturbed.
+    // Measured: fastest runs 0.13 to 0.76 % apart on Open MPI, 0.28 and
+    // 0.31 % on MPICH, while the medians moved by up to 4.5 %.
+    let [q, l] = quiet_and_loaded("imbalance", &["200", "100000", "0.5"], &args, 5);
+    eprintln!(
+        "imbalance, 4 ranks on 2 cores: virtual fastest {:.6} s / {:.6} s, median {:.6} s / {:.6} s; wall {:.3} s / {:.3} s (quiet / loaded)",
+        q.fastest, l.fastest, q.median, l.median, q.wall, l.wall
+    );
     assert!(
-        (a - b).abs() < bar * a,
-        "imbalance: virtual {a} s quiet, {b} s loaded"
+        (q.fastest - l.fastest).abs() < 0.02 * q.fastest,
+        "imbalance: fastest virtual {} s quiet, {} s loaded",
+        q.fastest,
+        l.fastest
     );
     // The memory-bound stencil. Alone on the machine, Open MPI (whose
     // waiting ranks yield) measured 0.01-2.9 % apart and MPICH (busy-
     // polling) 7.6 %; with the other tests of this binary running beside
     // it, single quiet runs spread by 18 % and the medians by up to 15 %.
-    // A descheduled rank's next compute interval refills caches and TLB,
-    // which counts as CPU time (docs/vtime.md, Accuracy). What the test
-    // guards against is wall-clock time leaking into the model, which
-    // would show the wall times' 3 to 30x: it allows 30 %.
-    let [(a, wa), (b, wb)] = quiet_and_loaded("stencil", &["256", "400", "10"], &args, 3);
-    eprintln!("stencil, 4 ranks on 2 cores: virtual {a:.6} s / {b:.6} s; wall {wa:.3} s / {wb:.3} s (quiet / loaded)");
+    // The same sweep of its grid, alone on a pinned core, runs 2.6 % to
+    // 80 % slower from one run to the next here (bench/c/cpuspeed.c), so
+    // the 1 % cannot be held on this machine (docs/vtime.md,
+    // Accuracy). What the test guards against is wall-clock time leaking
+    // into the model, which would show the wall times' 3 to 30x: it
+    // allows 30 % between the medians.
+    let [q, l] = quiet_and_loaded("stencil", &["256", "400", "10"], &args, 3);
+    eprintln!(
+        "stencil, 4 ranks on 2 cores: virtual median {:.6} s / {:.6} s; wall {:.3} s / {:.3} s (quiet / loaded)",
+        q.median, l.median, q.wall, l.wall
+    );
     assert!(
-        (a - b).abs() < 0.3 * a,
-        "stencil: virtual {a} s quiet, {b} s loaded"
+        (q.median - l.median).abs() < 0.3 * q.median,
+        "stencil: virtual {} s quiet, {} s loaded",
+        q.median,
+        l.median
     );
 }
 
