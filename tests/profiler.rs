@@ -599,6 +599,33 @@ fn deep_line(marker: &str) -> u32 {
     marked_line("c-tests/cxx/deep_lib.cpp", &format!("// {marker}"))
 }
 
+/// The A/B benchmark's premise (`deep_app ab`): the blocks that call
+/// `PMPI_` pass every tool by, the blocks that call `MPI_` reach them, and
+/// both exchange the token.
+#[test]
+fn deep_app_ab_blocks_reach_the_tools_only_through_mpi() {
+    let mut case = Case::new();
+    let app = deep_app(case.dir());
+    case.conf(&profiler_lines(""));
+    // 2 x 2 + 1 blocks of 100 rounds: 2 through the tools, 3 native.
+    let run = case.mpirun(2, &app, &["ab", "2", "100", "5"]);
+    run.assert_ok();
+    assert!(
+        run.stdout
+            .contains("deep_app: ab blocks 2 rounds 100 depth 5 token 500"),
+        "{}",
+        run.stdout
+    );
+    let pct = value_after(&run.stdout, "ab_tools_over_native_pct");
+    assert!(pct.is_finite(), "{}", run.stdout);
+    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
+    let p = Profiled { case, text, run };
+    let counts = p.counts("Primitive statistics (BCS-MPI");
+    // 200 rounds through the tools, a send and a receive per rank each.
+    assert_eq!(counts.get("MPI_Send"), Some(&400), "{}", p.text);
+    assert_eq!(counts.get("MPI_Recv"), Some(&400), "{}", p.text);
+}
+
 #[test]
 fn call_sites_deep_in_a_cxx_shared_library_name_its_lines_first_and_below_the_tracer() {
     let tracer = built("libtracer.so");
