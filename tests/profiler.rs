@@ -468,13 +468,10 @@ fn profiler_overhead_bench() {
     // 1. Added cost per profiled call: MPI_Comm_rank loop, one rank.
     let comm_rank = bench_program("bench/c/comm_rank.c", "comm_rank");
     let mut ns: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
-    for round in 0..rounds {
-        for k in 0..setups.len() {
-            let i = (k + round) % setups.len();
-            // 2 million calls: 20 batches of a few ms, the fastest kept.
-            let (run, _) = timed(1, &comm_rank, &["2000000"], &setups[i].1);
-            ns[i].push(value_after(&run.stdout, "ns_per_call"));
-        }
+    for i in interleaved(rounds, setups.len()) {
+        // 2 million calls: 20 batches of a few ms, the fastest kept.
+        let (run, _) = timed(1, &comm_rank, &["2000000"], &setups[i].1);
+        ns[i].push(value_after(&run.stdout, "ns_per_call"));
     }
     let med: Vec<f64> = ns.iter_mut().map(|v| median(v)).collect();
     // median() sorted the runs: the first is the minimum.
@@ -496,15 +493,12 @@ fn profiler_overhead_bench() {
     let mut app: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     let mut wall: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     let mut report_ms = Vec::new();
-    for round in 0..rounds {
-        for k in 0..setups.len() {
-            let i = (k + round) % setups.len();
-            let (run, w) = timed(4, &stencil, &["256", &iterations], &setups[i].1);
-            app[i].push(value_after(&run.stdout, " time"));
-            wall[i].push(w);
-            if i == 2 {
-                report_ms.push(value_after(&run.stderr, "(with .json and .svg) in"));
-            }
+    for i in interleaved(rounds, setups.len()) {
+        let (run, w) = timed(4, &stencil, &["256", &iterations], &setups[i].1);
+        app[i].push(value_after(&run.stdout, " time"));
+        wall[i].push(w);
+        if i == 2 {
+            report_ms.push(value_after(&run.stderr, "(with .json and .svg) in"));
         }
     }
     let app_med: Vec<f64> = app.iter_mut().map(|v| median(v)).collect();
@@ -717,12 +711,9 @@ fn profiler_call_cost_by_depth_and_position_bench() {
                 } else {
                     vec!["2000000", &depth_arg]
                 };
-                for round in 0..rounds {
-                    for k in 0..2 {
-                        let i = (k + round) % 2;
-                        let (run, _) = timed(1, exe, &args, &confs[i]);
-                        ns[i].push(value_after(&run.stdout, "ns_per_call"));
-                    }
+                for i in interleaved(rounds, 2) {
+                    let (run, _) = timed(1, exe, &args, &confs[i]);
+                    ns[i].push(value_after(&run.stdout, "ns_per_call"));
                 }
                 let [p, e] = ns.map(|mut v| median(&mut v));
                 let position = ["first", "below 1", "below 2"][above];
@@ -802,14 +793,11 @@ fn deep_app_whole_run_overhead_bench() {
     let mut wall: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     let mut fixed: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
     let mut loop_ns: Vec<Vec<f64>> = vec![Vec::new(); setups.len()];
-    for round in 0..rounds {
-        for k in 0..setups.len() {
-            let i = (k + round) % setups.len();
-            fixed[i].push(run(i, "0").1);
-            let (done, w) = run(i, &app_rounds);
-            wall[i].push(w);
-            loop_ns[i].push(value_after(&done.stdout, "loop_ns_per_round"));
-        }
+    for i in interleaved(rounds, setups.len()) {
+        fixed[i].push(run(i, "0").1);
+        let (done, w) = run(i, &app_rounds);
+        wall[i].push(w);
+        loop_ns[i].push(value_after(&done.stdout, "loop_ns_per_round"));
     }
     // Each round's runs follow one another within seconds, so they share
     // the machine's state: this VM runs the same binary at one of two
@@ -883,14 +871,11 @@ fn deep_app_ab_overhead_bench() {
         vec![Vec::new(); setups.len()],
         vec![Vec::new(); setups.len()],
     );
-    for round in 0..rounds {
-        for k in 0..setups.len() {
-            let i = (k + round) % setups.len();
-            let (run, _) = deep_run(&app, setups[i].1.as_deref(), &["ab", &blocks, &block, "30"]);
-            pct[i].push(value_after(&run.stdout, "ab_tools_over_native_pct"));
-            native_ns[i].push(value_after(&run.stdout, "ab_native_ns_per_round"));
-            tools_ns[i].push(value_after(&run.stdout, "ab_tools_ns_per_round"));
-        }
+    for i in interleaved(rounds, setups.len()) {
+        let (run, _) = deep_run(&app, setups[i].1.as_deref(), &["ab", &blocks, &block, "30"]);
+        pct[i].push(value_after(&run.stdout, "ab_tools_over_native_pct"));
+        native_ns[i].push(value_after(&run.stdout, "ab_native_ns_per_round"));
+        tools_ns[i].push(value_after(&run.stdout, "ab_tools_ns_per_round"));
     }
     println!(
         "deep_app ab {blocks} {block} 30, 2 ranks ({FLAVOR}): tool blocks against the native blocks beside them, \

@@ -693,29 +693,26 @@ fn vtime_overhead_bench() {
     let (rounds_pp, iters_ar) = (20000.0, 20000.0);
     // ns per MPI_Comm_rank; us per ping-pong round; us per MPI_Allreduce.
     let mut res: Vec<[Vec<f64>; 3]> = (0..setups.len()).map(|_| Default::default()).collect();
-    for round in 0..rounds {
-        for k in 0..setups.len() {
-            let i = (k + round) % setups.len();
-            let mut case = Case::new();
-            case.conf(&setups[i].1);
-            let run = case.mpirun(1, &comm_rank, &["2000000"]);
-            run.assert_ok();
-            res[i][0].push(field(&run, "ns_per_call", "ns_per_call"));
+    for i in interleaved(rounds, setups.len()) {
+        let mut case = Case::new();
+        case.conf(&setups[i].1);
+        let run = case.mpirun(1, &comm_rank, &["2000000"]);
+        run.assert_ok();
+        res[i][0].push(field(&run, "ns_per_call", "ns_per_call"));
 
-            let mut case = Case::new();
-            case.conf(&setups[i].1);
-            let run = case.mpirun(2, &program("pingpong", Link::Pnmpi), &["20000", "8"]);
-            run.assert_ok();
-            let s = real_loop_s(&run, &case, "pingpong:", "us_per_round", rounds_pp * 1e-6);
-            res[i][1].push(s / rounds_pp * 1e6);
+        let mut case = Case::new();
+        case.conf(&setups[i].1);
+        let run = case.mpirun(2, &program("pingpong", Link::Pnmpi), &["20000", "8"]);
+        run.assert_ok();
+        let s = real_loop_s(&run, &case, "pingpong:", "us_per_round", rounds_pp * 1e-6);
+        res[i][1].push(s / rounds_pp * 1e6);
 
-            let mut case = Case::new();
-            case.conf(&setups[i].1);
-            let run = case.mpirun(2, &program("imbalance", Link::Pnmpi), &["20000", "0", "0"]);
-            run.assert_ok();
-            let s = real_loop_s(&run, &case, "imbalance:", "time", 1.0);
-            res[i][2].push(s / iters_ar * 1e6);
-        }
+        let mut case = Case::new();
+        case.conf(&setups[i].1);
+        let run = case.mpirun(2, &program("imbalance", Link::Pnmpi), &["20000", "0", "0"]);
+        run.assert_ok();
+        let s = real_loop_s(&run, &case, "imbalance:", "time", 1.0);
+        res[i][2].push(s / iters_ar * 1e6);
     }
     println!("vtime overhead, median of {rounds} interleaved runs ({FLAVOR}):");
     println!(

@@ -208,6 +208,13 @@ pub fn bench_rounds(var: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// The order in which a benchmark runs `setups` setups, `rounds` times:
+/// each round starts one setup later than the last, so that no setup
+/// always runs first, or right after the same other.
+pub fn interleaved(rounds: usize, setups: usize) -> impl Iterator<Item = usize> {
+    (0..rounds).flat_map(move |round| (0..setups).map(move |k| (k + round) % setups))
+}
+
 /// A distribution-free 95 % confidence interval of the median of
 /// `values` (sorted in place), for benchmarks: the order statistics of
 /// ranks n/2 - 0.98 sqrt(n) and 1 + n/2 + 0.98 sqrt(n) (the binomial
