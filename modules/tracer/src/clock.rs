@@ -45,7 +45,13 @@ fn vtime_bounds() -> (u64, u64) {
 /// The trace clock.
 #[inline(always)]
 pub fn now() -> u64 {
-    match MODE.load(Relaxed) {
+    read(MODE.load(Relaxed))
+}
+
+/// The clock of `mode`, read now.
+#[inline(always)]
+fn read(mode: u8) -> u64 {
+    match mode {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: RDTSC has no preconditions; `choose` picked it only on
         // CPUs that have it.
@@ -62,16 +68,13 @@ pub fn now() -> u64 {
 pub fn timed<R>(call: impl FnOnce() -> R) -> (u64, R, u64) {
     let t0 = now();
     let r = call();
-    match MODE.load(Relaxed) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `now`.
-        TSC => (t0, r, unsafe { core::arch::x86_64::_rdtsc() }),
-        VTIME => {
-            let (start, end) = vtime_bounds();
-            (start, r, end)
-        }
-        _ => (t0, r, mono_ns()),
+    // The mode is read once after the call, as the end's clock needs it.
+    let mode = MODE.load(Relaxed);
+    if mode == VTIME {
+        let (start, end) = vtime_bounds();
+        return (start, r, end);
     }
+    (t0, r, read(mode))
 }
 
 /// Both clocks, read back to back (an ns clock is its own pair).
