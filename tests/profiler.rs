@@ -358,6 +358,29 @@ fn two_send_call_sites_are_told_apart_with_file_and_line() {
     }
 }
 
+#[test]
+fn a_freed_datatype_s_handle_reused_for_another_type_counts_its_own_size() {
+    // The profiler keeps each thread's last datatype size (as the tracer
+    // does); `MPI_Type_free` must make it measure again, as the MPI may
+    // hand the freed handle to the next type. typesize.c sends 12 bytes,
+    // frees the type, then sends 20 bytes of a new one from the same site.
+    let mut case = Case::new();
+    case.conf(&profiler_lines(""));
+    let run = case.mpirun(2, &program("typesize", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert!(run.stdout.contains("typesize: reused"), "{}", run.stdout);
+    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
+    let p = Profiled { case, text, run };
+    let sends: Vec<Vec<&str>> = p
+        .section("Aggregate Sent Message Size")
+        .iter()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.first() == Some(&"Send"))
+        .collect();
+    assert_eq!(sends.len(), 1, "{}", p.text);
+    assert_eq!(&sends[0][2..4], ["2", "32"], "{}", p.text);
+}
+
 /// Routines and counts of the profile, from its all-ranks table.
 fn routines(p: &Profiled) -> BTreeMap<String, u64> {
     p.counts("Primitive statistics (BCS-MPI")

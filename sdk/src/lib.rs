@@ -16,6 +16,8 @@
 //! - [`services`] wraps LLNL PnMPI's `PNMPI_Service_*` API: arguments from
 //!   the configuration, module and stack handles, named services and
 //!   globals.
+//! - [`sizes`] caches a thread's last datatype size, for wrappers that
+//!   count bytes on every call.
 //! - [`clock`] reads the monotonic clock and the thread's CPU time (with
 //!   what a read of it costs), for modules that time or model compute.
 //! - [`module!`] defines the name and the hooks (`PNMPI_Init` ...) from
@@ -37,6 +39,7 @@ pub mod hooks;
 pub mod next;
 pub mod raw;
 pub mod services;
+pub mod sizes;
 mod wrap;
 
 /// The native MPI's types, routine table and constants, re-exported so

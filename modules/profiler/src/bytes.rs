@@ -6,7 +6,8 @@
 //! is one number, or nothing (`Alltoallv`, `Alltoallw`, `Reduce_scatter`).
 
 use pnmpi_mpi_sys::constants;
-use pnmpi_sdk::{next, Datatype};
+use pnmpi_sdk::sizes::SizeCache;
+use pnmpi_sdk::Datatype;
 use std::ffi::c_void;
 
 /// `MPI_IN_PLACE`: `(void *) 1` in Open MPI, `(void *) -1` in MPICH. The
@@ -22,22 +23,26 @@ fn in_place(buf: *const c_void) -> bool {
 
 /// `count` elements of `datatype`, in bytes; 0 for a count that is not
 /// positive (its datatype may then be anything) or a failed query.
-pub fn sized(count: impl Into<i64>, datatype: Datatype) -> u64 {
+pub fn sized(sizes: &SizeCache, count: impl Into<i64>, datatype: Datatype) -> u64 {
     let count: i64 = count.into();
     if count <= 0 || datatype == constants::DATATYPE_NULL() {
         return 0;
     }
-    let size = next::type_size(datatype).unwrap_or(0);
-    u64::try_from(count.saturating_mul(i64::from(size))).unwrap_or(0)
+    u64::try_from(sizes.bytes(count, datatype)).unwrap_or(0)
 }
 
 /// As [`sized`], but 0 when `buf` is `MPI_IN_PLACE`: then MPI ignores the
 /// count and datatype, which may be garbage.
-pub fn sized_unless_in_place(buf: *const c_void, count: impl Into<i64>, datatype: Datatype) -> u64 {
+pub fn sized_unless_in_place(
+    sizes: &SizeCache,
+    buf: *const c_void,
+    count: impl Into<i64>,
+    datatype: Datatype,
+) -> u64 {
     if in_place(buf) {
         0
     } else {
-        sized(count, datatype)
+        sized(sizes, count, datatype)
     }
 }
 
@@ -62,122 +67,124 @@ pub fn receives(routine: &str) -> bool {
 }
 
 /// The bytes expression of routine `$name`, whose C arguments are `$a`:
-/// `moved!(MPI_Send; a0, a1, a2, a3, a4, a5)`.
+/// `moved!(MPI_Send; sizes; a0, a1, a2, a3, a4, a5)`, with `sizes` the
+/// thread's [`SizeCache`].
 macro_rules! moved {
     // buf, count, datatype, ...: point to point, Bcast, one-sided origins.
-    (@at1 $a0:ident, $a1:ident, $a2:ident $(, $rest:ident)*) => {
-        $crate::bytes::sized($a1, $a2)
+    (@at1 $s:ident; $a0:ident, $a1:ident, $a2:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized($s, $a1, $a2)
     };
     // sendbuf (maybe MPI_IN_PLACE), sendcount, sendtype, ...: gathers, all-to-all.
-    (@in_place1 $a0:ident, $a1:ident, $a2:ident $(, $rest:ident)*) => {
-        $crate::bytes::sized_unless_in_place($a0, $a1, $a2)
+    (@in_place1 $s:ident; $a0:ident, $a1:ident, $a2:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized_unless_in_place($s, $a0, $a1, $a2)
     };
     // sendbuf, recvbuf, count, datatype, ...: reductions (count and type
     // stay valid with MPI_IN_PLACE).
-    (@at2 $a0:ident, $a1:ident, $a2:ident, $a3:ident $(, $rest:ident)*) => {
-        $crate::bytes::sized($a2, $a3)
+    (@at2 $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized($s, $a2, $a3)
     };
     // file handle, buf, count, datatype, ...
-    (@file $a0:ident, $a1:ident, $a2:ident, $a3:ident $(, $rest:ident)*) => {
-        $crate::bytes::sized($a2, $a3)
+    (@file $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized($s, $a2, $a3)
     };
     // file handle, offset, buf, count, datatype, ...
-    (@file_at $a0:ident, $a1:ident, $a2:ident, $a3:ident, $a4:ident $(, $rest:ident)*) => {
-        $crate::bytes::sized($a3, $a4)
+    (@file_at $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident, $a4:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized($s, $a3, $a4)
     };
     // sendbuf, sendcount, sendtype, recvbuf (maybe MPI_IN_PLACE), recvcount, recvtype, ...: Scatter.
-    (@scatter $a0:ident, $a1:ident, $a2:ident, $a3:ident, $a4:ident, $a5:ident $(, $rest:ident)*) => {
-        $crate::bytes::sized_unless_in_place($a3, $a4, $a5)
+    (@scatter $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident, $a4:ident, $a5:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized_unless_in_place($s, $a3, $a4, $a5)
     };
     // sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, ...: Scatterv.
-    (@scatterv $a0:ident, $a1:ident, $a2:ident, $a3:ident, $a4:ident, $a5:ident, $a6:ident
+    (@scatterv $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident, $a4:ident, $a5:ident, $a6:ident
      $(, $rest:ident)*) => {
-        $crate::bytes::sized_unless_in_place($a4, $a5, $a6)
+        $crate::bytes::sized_unless_in_place($s, $a4, $a5, $a6)
     };
 
-    (MPI_Send; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Bsend; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Ssend; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Rsend; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Isend; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Ibsend; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Issend; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Irsend; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Recv; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Irecv; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Mrecv; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Imrecv; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Sendrecv; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Sendrecv_replace; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Bcast; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Ibcast; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Put; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Rput; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Get; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Rget; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Accumulate; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Raccumulate; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Get_accumulate; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Rget_accumulate; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Gather; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Igather; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Gatherv; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Igatherv; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Allgather; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Iallgather; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Allgatherv; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Iallgatherv; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Alltoall; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Ialltoall; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Neighbor_allgather; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Neighbor_allgatherv; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Neighbor_alltoall; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Reduce; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Ireduce; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Allreduce; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Iallreduce; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Reduce_local; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Scan; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Iscan; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Exscan; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Iexscan; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Reduce_scatter_block; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Ireduce_scatter_block; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Scatter; $($a:ident),*) => { $crate::bytes::moved!(@scatter $($a),*) };
-    (MPI_Iscatter; $($a:ident),*) => { $crate::bytes::moved!(@scatter $($a),*) };
-    (MPI_Scatterv; $($a:ident),*) => { $crate::bytes::moved!(@scatterv $($a),*) };
-    (MPI_Iscatterv; $($a:ident),*) => { $crate::bytes::moved!(@scatterv $($a),*) };
-    (MPI_File_read; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_read_all; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_read_shared; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_read_ordered; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_iread; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_write; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_write_all; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_write_shared; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_write_ordered; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_iwrite; $($a:ident),*) => { $crate::bytes::moved!(@file $($a),*) };
-    (MPI_File_read_at; $($a:ident),*) => { $crate::bytes::moved!(@file_at $($a),*) };
-    (MPI_File_read_at_all; $($a:ident),*) => { $crate::bytes::moved!(@file_at $($a),*) };
-    (MPI_File_iread_at; $($a:ident),*) => { $crate::bytes::moved!(@file_at $($a),*) };
-    (MPI_File_write_at; $($a:ident),*) => { $crate::bytes::moved!(@file_at $($a),*) };
-    (MPI_File_write_at_all; $($a:ident),*) => { $crate::bytes::moved!(@file_at $($a),*) };
-    (MPI_File_iwrite_at; $($a:ident),*) => { $crate::bytes::moved!(@file_at $($a),*) };
+    (MPI_Send; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Bsend; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Ssend; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Rsend; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Isend; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Ibsend; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Issend; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Irsend; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Recv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Irecv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Mrecv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Imrecv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Sendrecv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Sendrecv_replace; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Bcast; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Ibcast; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Put; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Rput; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Get; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Rget; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Accumulate; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Raccumulate; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Get_accumulate; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Rget_accumulate; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Gather; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Igather; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Gatherv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Igatherv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Allgather; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Iallgather; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Allgatherv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Iallgatherv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Alltoall; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Ialltoall; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Neighbor_allgather; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Neighbor_allgatherv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Neighbor_alltoall; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Reduce; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Ireduce; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Allreduce; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Iallreduce; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Reduce_local; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Scan; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Iscan; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Exscan; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Iexscan; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Reduce_scatter_block; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Ireduce_scatter_block; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Scatter; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@scatter $s; $($a),*) };
+    (MPI_Iscatter; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@scatter $s; $($a),*) };
+    (MPI_Scatterv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@scatterv $s; $($a),*) };
+    (MPI_Iscatterv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@scatterv $s; $($a),*) };
+    (MPI_File_read; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_read_all; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_read_shared; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_read_ordered; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_iread; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_write; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_write_all; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_write_shared; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_write_ordered; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_iwrite; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file $s; $($a),*) };
+    (MPI_File_read_at; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file_at $s; $($a),*) };
+    (MPI_File_read_at_all; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file_at $s; $($a),*) };
+    (MPI_File_iread_at; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file_at $s; $($a),*) };
+    (MPI_File_write_at; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file_at $s; $($a),*) };
+    (MPI_File_write_at_all; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file_at $s; $($a),*) };
+    (MPI_File_iwrite_at; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@file_at $s; $($a),*) };
     // MPI 4 large-count variants (MPICH): the same arguments, MPI_Count counts.
-    (MPI_Send_c; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Isend_c; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Ssend_c; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Recv_c; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Irecv_c; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Bcast_c; $($a:ident),*) => { $crate::bytes::moved!(@at1 $($a),*) };
-    (MPI_Reduce_c; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Allreduce_c; $($a:ident),*) => { $crate::bytes::moved!(@at2 $($a),*) };
-    (MPI_Gather_c; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Allgather_c; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    (MPI_Alltoall_c; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $($a),*) };
-    ($other:ident; $($a:ident),*) => {
+    (MPI_Send_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Isend_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Ssend_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Recv_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Irecv_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Bcast_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Reduce_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Allreduce_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at2 $s; $($a),*) };
+    (MPI_Gather_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Allgather_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Alltoall_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    ($other:ident; $s:ident; $($a:ident),*) => {{
+        let _ = $s;
         0
-    };
+    }};
 }
 
 pub(crate) use moved;

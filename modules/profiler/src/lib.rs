@@ -30,6 +30,7 @@ mod state;
 mod svg;
 
 use pnmpi_sdk::raw::routine;
+use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_sdk::{constants, next, Comm};
 use std::ffi::c_int;
 use std::sync::OnceLock;
@@ -96,12 +97,17 @@ macro_rules! profile {
         #[no_mangle]
         pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
             const WAITS: bool = state::waits(stringify!($mpi));
-            let bytes = || bytes::moved!($mpi; $($a),*);
+            const FREES_TYPE: bool = state::same(stringify!($mpi).as_bytes(), b"MPI_Type_free");
+            let bytes = |sizes: &SizeCache| bytes::moved!($mpi; sizes; $($a),*);
             let call = state::Call::enter::<WAITS>($id, bytes);
             // SAFETY: this call's own arguments, unchanged, to the next
             // layer's entry point of the same C signature.
             let result = unsafe { pnmpi_sdk::raw::$xmpi($($a),*) };
             call.leave($id, bytes);
+            if FREES_TYPE {
+                // The freed handle may name another type from now on.
+                pnmpi_sdk::sizes::forget_sizes();
+            }
             result
         }
     };

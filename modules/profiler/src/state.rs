@@ -25,6 +25,7 @@ use crate::callsite::{self, Routes, Table};
 use crate::clock::{self, Clock};
 use crate::config::{Bins, Config};
 use pnmpi_mpi_sys::ROUTINE_COUNT;
+use pnmpi_sdk::sizes::SizeCache;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering::*};
 
@@ -175,6 +176,8 @@ pub struct Block {
     routes: Box<[Routes; ROUTINE_COUNT]>,
     /// The last waiting call, not yet accounted.
     pending: Pending,
+    /// The thread's last datatype size, for the calls' bytes.
+    sizes: SizeCache,
 }
 
 /// A waiting call's numbers, kept until the thread's next quiet moment.
@@ -234,6 +237,7 @@ impl Block {
             sites: config.callsites.then(|| Table::new(SITES)),
             routes: per_routine(|_| Routes::default()),
             pending: Pending::default(),
+            sizes: SizeCache::default(),
         }
     }
 
@@ -455,7 +459,7 @@ pub const fn waits(routine: &str) -> bool {
 }
 
 /// Byte-string equality in a `const fn`.
-const fn same(a: &[u8], b: &[u8]) -> bool {
+pub const fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -484,7 +488,7 @@ impl Call {
     /// pointer is the wrapper's. A waiting routine (`WAITS`) records the
     /// pending call, finds its own site and counts its `bytes` first.
     #[inline(always)]
-    pub fn enter<const WAITS: bool>(id: usize, bytes: impl FnOnce() -> u64) -> Call {
+    pub fn enter<const WAITS: bool>(id: usize, bytes: impl FnOnce(&SizeCache) -> u64) -> Call {
         let sp = callsite::stack_pointer();
         let block = block();
         let mut early = None;
@@ -493,7 +497,7 @@ impl Call {
             b.depth.store(depth + 1, Relaxed);
             if WAITS {
                 b.flush();
-                early = Some((b.locate(id, sp), bytes()));
+                early = Some((b.locate(id, sp), bytes(&b.sizes)));
             }
             depth
         });
@@ -510,14 +514,14 @@ impl Call {
     /// if it waited; `bytes` runs after the clock stopped, so that its own
     /// MPI query is not timed as the call.
     #[inline(always)]
-    pub fn leave(self, id: usize, bytes: impl FnOnce() -> u64) {
+    pub fn leave(self, id: usize, bytes: impl FnOnce(&SizeCache) -> u64) {
         let t1 = clock::ticks();
         if let Some(block) = self.block {
             block.depth.store(self.depth, Relaxed);
             let outermost = self.depth == 0;
             match self.early {
                 Some((slot, bytes)) => block.defer(id, slot, self.t0, t1, outermost, bytes),
-                None => block.record(id, self.sp, self.t0, t1, outermost, bytes()),
+                None => block.record(id, self.sp, self.t0, t1, outermost, bytes(&block.sizes)),
             }
         }
     }

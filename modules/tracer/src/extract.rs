@@ -12,7 +12,6 @@ use pnmpi_mpi_sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Group, MPI_Status};
 use pnmpi_trace::fields::UNKNOWN_RANK;
 use pnmpi_trace::rank::RawDone;
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicU64, Ordering::Acquire, Ordering::Release};
 
 /// A wrapper's reusable space (see `record::borrow`).
 #[derive(Default)]
@@ -38,50 +37,6 @@ use pnmpi_mpi_sys::Handle;
 /// `count` items of `dt`, in bytes.
 pub fn bytes<C: Into<i64>>(count: C, dt: MPI_Datatype) -> i64 {
     count.into().saturating_mul(type_size(dt))
-}
-
-/// Bumped after every `MPI_Type_free`: the freed handle may then name
-/// another type, so every [`SizeCache`] starts over.
-static TYPES_FREED: AtomicU64 = AtomicU64::new(0);
-
-/// Forgets every thread's cached datatype size; `MPI_Type_free`'s wrapper
-/// calls it once the type is gone.
-pub fn forget_sizes() {
-    TYPES_FREED.fetch_add(1, Release);
-}
-
-/// A thread's last datatype and its size: point-to-point calls repeat
-/// their datatype, and `MPI_Type_size` (two calls down the chain, about
-/// 65 instructions) is most of what a send's or a receive's bytes cost.
-/// A datatype's size is fixed for as long as its handle names it, and
-/// both MPIs hand a freed handle to the next new type (the test
-/// `a_freed_datatype_s_handle_reused_for_another_type_gets_its_own_size`).
-/// A type freed with `PMPI_Type_free` directly, past the chain, is not
-/// seen: a new type that takes its handle would be recorded with the old
-/// size until the thread uses another datatype.
-#[derive(Default)]
-pub struct SizeCache {
-    /// The handle, `TYPES_FREED` when it was measured, and its size; `None`
-    /// before the first or after a failed `MPI_Type_size`.
-    last: Option<(u64, u64, i64)>,
-}
-
-impl SizeCache {
-    /// `count` items of `dt`, in bytes.
-    #[inline(always)]
-    pub fn bytes<C: Into<i64>>(&mut self, count: C, dt: MPI_Datatype) -> i64 {
-        let freed = TYPES_FREED.load(Acquire);
-        let handle = dt.bits();
-        let size = match self.last {
-            Some((h, f, size)) if h == handle && f == freed => size,
-            _ => {
-                let size = type_size(dt);
-                self.last = (size > 0).then_some((handle, freed, size));
-                size
-            }
-        };
-        count.into().saturating_mul(size)
-    }
 }
 
 fn type_size(dt: MPI_Datatype) -> i64 {

@@ -901,7 +901,7 @@ macro_rules! wrap {
     (@ MPI_Comm_free, $($t:tt)*) => { comm_free!($($t)*); };
     (@ MPI_Comm_disconnect, $($t:tt)*) => { comm_free!($($t)*); };
     // The freed handle may name another type from now on.
-    (@ MPI_Type_free, $($t:tt)*) => { plain!($($t)*, then { extract::forget_sizes(); }); };
+    (@ MPI_Type_free, $($t:tt)*) => { plain!($($t)*, then { pnmpi_sdk::sizes::forget_sizes(); }); };
     (@ $mpi:ident, $($t:tt)*) => { plain!($($t)*); };
 }
 

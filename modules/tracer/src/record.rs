@@ -10,9 +10,10 @@
 //! then, which is what makes that safe.
 
 use crate::clock;
-use crate::extract::{Scratch, SizeCache};
+use crate::extract::Scratch;
 use crate::output::Output;
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
+use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::container;
 use pnmpi_trace::rank::{self, P2p, RankHeader, RawEncoder, RawEvent, Sync, P2P_MAX};
 use std::cell::Cell;

@@ -1,0 +1,67 @@
+//! A thread's last datatype and its size, for wrappers that turn a
+//! `count` into bytes on every call.
+//!
+//! Point-to-point calls repeat their datatype, and `MPI_Type_size` (two
+//! calls down the chain, about 65 instructions) is most of what a send's
+//! or a receive's bytes cost. A datatype's size is fixed for as long as
+//! its handle names it, and both MPIs hand a freed handle to the next new
+//! type, so a module that caches sizes calls [`forget_sizes`] from its
+//! `MPI_Type_free` wrapper once the type is gone. A type freed with
+//! `PMPI_Type_free` directly, past the chain, is not seen: a new type
+//! that takes its handle would be counted with the old size until the
+//! thread uses another datatype.
+
+use crate::{next, Datatype};
+use pnmpi_mpi_sys::Handle;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
+
+/// Bumped by [`forget_sizes`]: every [`SizeCache`] of the module starts
+/// over. Each module has its own (the SDK is linked into each).
+static TYPES_FREED: AtomicU64 = AtomicU64::new(0);
+
+/// Forgets every thread's cached datatype size; a module's
+/// `MPI_Type_free` wrapper calls it once the type is gone.
+pub fn forget_sizes() {
+    TYPES_FREED.fetch_add(1, Release);
+}
+
+/// One thread's last datatype and its size. Its owner thread alone uses
+/// it; the fields are relaxed atomics (plain moves on x86-64) so that it
+/// can sit in a per-thread block that other threads may see at the end.
+#[derive(Default)]
+pub struct SizeCache {
+    handle: AtomicU64,
+    /// `TYPES_FREED` when the size was measured.
+    freed: AtomicU64,
+    /// 0 before the first measure or after a failed or zero one.
+    size: AtomicI64,
+}
+
+impl SizeCache {
+    /// The size of one element of `dt` in bytes; 0 if MPI cannot say.
+    #[inline(always)]
+    pub fn size(&self, dt: Datatype) -> i64 {
+        let freed = TYPES_FREED.load(Acquire);
+        let handle = dt.bits();
+        let size = self.size.load(Relaxed);
+        if size > 0 && self.handle.load(Relaxed) == handle && self.freed.load(Relaxed) == freed {
+            return size;
+        }
+        self.measure(dt, handle, freed)
+    }
+
+    #[inline(never)]
+    fn measure(&self, dt: Datatype, handle: u64, freed: u64) -> i64 {
+        let size = next::type_size(dt).map_or(0, i64::from);
+        self.handle.store(handle, Relaxed);
+        self.freed.store(freed, Relaxed);
+        self.size.store(size.max(0), Relaxed);
+        size.max(0)
+    }
+
+    /// `count` elements of `dt`, in bytes.
+    #[inline(always)]
+    pub fn bytes<C: Into<i64>>(&self, count: C, dt: Datatype) -> i64 {
+        count.into().saturating_mul(self.size(dt))
+    }
+}
