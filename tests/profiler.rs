@@ -49,6 +49,13 @@ struct Profiled {
 }
 
 impl Profiled {
+    /// The finished `run` of `case`, with the report it wrote to
+    /// profile.txt in the case folder (see [`profiler_lines`]).
+    fn read(case: Case, run: Run) -> Profiled {
+        let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
+        Profiled { case, text, run }
+    }
+
     /// The lines of the section whose title starts with `title`.
     fn section(&self, title: &str) -> Vec<&str> {
         let mut lines = self.text.lines();
@@ -134,8 +141,7 @@ fn profile(np: usize, conf: &str) -> Profiled {
         run.stdout
     );
     assert!(run.stderr.contains("pnmpi profiler: wrote"), "{}", run.stderr);
-    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
-    Profiled { case, text, run }
+    Profiled::read(case, run)
 }
 
 fn profiler_lines(extra: &str) -> String {
@@ -286,8 +292,7 @@ fn threads_calls_are_each_counted_once() {
             run.stdout
         );
     }
-    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
-    let p = Profiled { case, text, run };
+    let p = Profiled::read(case, run);
     for rank in 0..2 {
         let counts = p.counts(&format!("Primitive statistics: rank {rank} "));
         for (routine, want) in [
@@ -369,8 +374,7 @@ fn a_freed_datatype_s_handle_reused_for_another_type_counts_its_own_size() {
     let run = case.mpirun(2, &program("typesize", Link::Pnmpi), &[]);
     run.assert_ok();
     assert!(run.stdout.contains("typesize: reused"), "{}", run.stdout);
-    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
-    let p = Profiled { case, text, run };
+    let p = Profiled::read(case, run);
     let sends: Vec<Vec<&str>> = p
         .section("Aggregate Sent Message Size")
         .iter()
@@ -635,8 +639,7 @@ fn deep_app_ab_blocks_reach_the_tools_only_through_mpi() {
     );
     let pct = value_after(&run.stdout, "ab_tools_over_native_pct");
     assert!(pct.is_finite(), "{}", run.stdout);
-    let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
-    let p = Profiled { case, text, run };
+    let p = Profiled::read(case, run);
     let counts = p.counts("Primitive statistics (BCS-MPI");
     // 200 rounds through the tools, a send and a receive per rank each.
     assert_eq!(counts.get("MPI_Send"), Some(&400), "{}", p.text);
@@ -688,8 +691,7 @@ fn call_sites_deep_in_a_cxx_shared_library_name_its_lines_first_and_below_the_tr
             "{}",
             run.stdout
         );
-        let text = std::fs::read_to_string(case.dir().join("profile.txt")).expect("profile.txt");
-        let p = Profiled { case, text, run };
+        let p = Profiled::read(case, run);
         let mut sites: Vec<(String, u32)> = p
             .section("Callsites:")
             .iter()

@@ -52,11 +52,11 @@ impl SizeCache {
 
     #[inline(never)]
     fn measure(&self, dt: Datatype, handle: u64, freed: u64) -> i64 {
-        let size = next::type_size(dt).map_or(0, i64::from);
+        let size = next::type_size(dt).map_or(0, i64::from).max(0);
         self.handle.store(handle, Relaxed);
         self.freed.store(freed, Relaxed);
-        self.size.store(size.max(0), Relaxed);
-        size.max(0)
+        self.size.store(size, Relaxed);
+        size
     }
 
     /// `count` elements of `dt`, in bytes.

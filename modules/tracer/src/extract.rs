@@ -5,7 +5,7 @@
 
 use crate::{
     XMPI_Comm_group, XMPI_Comm_remote_group, XMPI_Comm_remote_size, XMPI_Comm_size, XMPI_Comm_test_inter,
-    XMPI_Group_free, XMPI_Group_size, XMPI_Group_translate_ranks, XMPI_Type_size,
+    XMPI_Group_free, XMPI_Group_size, XMPI_Group_translate_ranks,
 };
 use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Group, MPI_Status};
@@ -34,20 +34,10 @@ pub struct Scratch {
 
 use pnmpi_mpi_sys::Handle;
 
-/// `count` items of `dt`, in bytes.
+/// `count` items of `dt`, in bytes (0 if MPI cannot size `dt`).
 pub fn bytes<C: Into<i64>>(count: C, dt: MPI_Datatype) -> i64 {
-    count.into().saturating_mul(type_size(dt))
-}
-
-fn type_size(dt: MPI_Datatype) -> i64 {
-    let mut size: c_int = 0;
-    // SAFETY: `dt` is the application's datatype argument; `size` is local.
-    let rc = unsafe { XMPI_Type_size(dt, &mut size) };
-    if rc == mpi::SUCCESS() {
-        i64::from(size)
-    } else {
-        0
-    }
+    let size = pnmpi_sdk::next::type_size(dt).map_or(0, i64::from);
+    count.into().saturating_mul(size)
 }
 
 /// The sum of `n` counts at `p` (null: none).
