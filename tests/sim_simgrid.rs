@@ -108,3 +108,55 @@ fn wildcards_and_split_communicator_collectives_agree_within_one_percent() {
 fn nonblocking_stencil_with_world_allreduce_agrees_within_one_percent() {
     agree("stencil", 4, &["64", "50", "10"], 0.01);
 }
+
+/// The ring halo exchange of `halo.c` (imbalanced compute, Irecv, Irecv,
+/// Isend, Isend, Waitall) at `bytes`, on both sides of the eager
+/// threshold: SimGrid sends 64 KiB and more by rendezvous.
+fn halo(bytes: &str, collectives: bool, tolerance: f64) {
+    let with = if collectives { "1" } else { "0" };
+    agree("halo", 4, &[bytes, "40", "100", with], tolerance);
+}
+
+#[test]
+fn halo_exchange_agrees_within_a_tenth_of_a_percent_at_every_size() {
+    for bytes in ["8192", "65528", "65536", "131072", "1048576"] {
+        halo(bytes, false, 0.001);
+    }
+}
+
+#[test]
+fn halo_exchange_with_allreduce_and_split_bcast_agrees_within_one_percent() {
+    for bytes in ["8192", "65536", "131072", "1048576"] {
+        halo(bytes, true, 0.01);
+    }
+}
+
+/// How many random programs each random cross-check runs:
+/// `PNMPI_SIMGRID_CASES` (CI keeps the default small).
+fn random_cases() -> u64 {
+    std::env::var("PNMPI_SIMGRID_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2)
+}
+
+/// `randmix.c` with `cases` seeds in `mode` at 3 and 4 ranks: random
+/// sizes up to 4 MiB, blocking and nonblocking sends, Waitall, Waitany,
+/// Test, wildcard receives, and in the collective modes every collective
+/// on world and split communicators.
+fn random(mode: &str, tolerance: f64) {
+    for seed in 1..=random_cases() {
+        let np = 3 + (seed as usize % 2);
+        agree("randmix", np, &[&seed.to_string(), "60", mode], tolerance);
+    }
+}
+
+#[test]
+fn random_point_to_point_programs_agree_within_a_tenth_of_a_percent() {
+    random("p2p", 0.001);
+}
+
+#[test]
+fn random_programs_with_collectives_agree_within_one_percent() {
+    random("coll", 0.01);
+}

@@ -61,9 +61,41 @@ fn machine_toml(ranks: u32) -> String {
          # with README.txt's smpirun options, both simulators compute the same times.\n\
          [machine]\nname = \"SimGrid export: {ranks} single-core hosts\"\nnodes = {ranks}\ncores_per_node = 1\n\n\
          [network]\nlatency = \"5us\"\nbandwidth = \"10GB/s\"\n\
-         eager_threshold = \"65535B\"   # SimGrid: sizes below smpi/send-is-detached-thresh (65536)\n\n\
+         eager_threshold = \"65535B\"   # SimGrid: sizes below smpi/send-is-detached-thresh (65536)\n\
+         envelope = \"16B\"   # SimGrid sends each payload with a 16-byte MPI envelope\n\n\
          [collectives]\nmode = \"algorithmic\"   # SimGrid's default selector's algorithms\n"
     )
+}
+
+/// SimGrid's platform for `hosts` ranks: one host of 1 Gflop/s per rank
+/// (a `compute F` action lasts F ns, as traced), each with a private
+/// 2.5 us, 10 GB/s link that is never shared (`FATPIPE`), in a zone with
+/// `Cluster` routing, so that a message crosses its sender's link and its
+/// receiver's: 5 us and 10 GB/s, whatever else is in flight, as the
+/// simple model's infinite resources. (SimGrid 3.32's `<cluster>` tag
+/// creates its private links `SHARED` whatever its `sharing_policy`
+/// says: two messages crossing one host then split its bandwidth, which
+/// is why the links are written out one by one.)
+fn platform_xml(hosts: u32) -> String {
+    let mut xml = String::with_capacity(200 + 160 * hosts as usize);
+    xml.push_str(
+        "<?xml version='1.0'?>\n\
+         <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
+         <!-- One host of 1 Gflop/s per rank: a compute action of F flops lasts F ns, as traced.\n     \
+         A message crosses its sender's and its receiver's private link (2.5 us, 10 GB/s each,\n     \
+         never shared: FATPIPE): 5 us and 10 GB/s whatever else is in flight, as machine.toml says. -->\n\
+         <platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Cluster\">\n",
+    );
+    for i in 0..hosts {
+        let _ = write!(
+            xml,
+            "    <host id=\"node-{i}\" speed=\"1Gf\"/>\n    \
+             <link id=\"link-{i}\" bandwidth=\"10GBps\" latency=\"2.5us\" sharing_policy=\"FATPIPE\"/>\n    \
+             <host_link id=\"node-{i}\" up=\"link-{i}\" down=\"link-{i}\"/>\n"
+        );
+    }
+    xml.push_str("  </zone>\n</platform>\n");
+    xml
 }
 
 impl SimgridExport {
@@ -550,17 +582,7 @@ fn write_parts(
         Ok(path)
     };
     let n = world_size.max(1);
-    let platform = format!(
-        "<?xml version='1.0'?>\n\
-         <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
-         <!-- {n} hosts of 1 Gflop/s: a compute action of F flops lasts F ns, as traced.\n     \
-         One host per rank; a message crosses two private links (2.5 us each, not shared:\n     \
-         FATPIPE): 5 us and 10 GB/s in all, as machine.toml says. -->\n\
-         <platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n    \
-         <cluster id=\"cluster\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"1Gf\" \
-         bw=\"10GBps\" lat=\"2.5us\" sharing_policy=\"FATPIPE\"/>\n  </zone>\n</platform>\n",
-        n - 1
-    );
+    let platform = platform_xml(n);
     let hosts: String = (0..n).map(|i| format!("node-{i}\n")).collect();
     let mut approximated: Vec<(String, u64)> = approximated.into_iter().collect();
     approximated.sort();

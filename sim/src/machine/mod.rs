@@ -179,7 +179,7 @@ impl Machine {
     /// A point-to-point message's time of flight from node `a` to node
     /// `b`: its level's latency and bandwidth, plus the topology's hops.
     pub fn p2p_cost(&self, a: u32, b: u32, bytes: u64) -> Ns {
-        self.level(a, b).cost(bytes) + self.hop_delay(a, b)
+        self.level(a, b).cost_on_wire(bytes, self.network.envelope.0) + self.hop_delay(a, b)
     }
 
     /// How collective `c` is modelled.

@@ -111,7 +111,14 @@ pub struct Level {
 impl Level {
     /// `latency + bytes / bandwidth`, PSINS's simple cost, in ns.
     pub fn cost(&self, bytes: u64) -> f64 {
-        self.latency.at(bytes).0 + self.bandwidth.at(bytes).ns_for(bytes)
+        self.cost_on_wire(bytes, 0)
+    }
+
+    /// The same for a message of `bytes` that carries `envelope` more
+    /// bytes on the wire (an MPI header): the curves are read at the
+    /// message's own size, the bandwidth moves both.
+    pub fn cost_on_wire(&self, bytes: u64, envelope: u64) -> f64 {
+        self.latency.at(bytes).0 + self.bandwidth.at(bytes).ns_for(bytes + envelope)
     }
 }
 
@@ -125,6 +132,9 @@ pub struct Network {
     /// Messages of at most this many bytes are sent eagerly; larger ones
     /// wait for their receive (rendezvous).
     pub eager_threshold: Bytes,
+    /// Bytes every message carries on the wire besides its payload (the
+    /// MPI envelope: SimGrid's SMPI adds 16); 0 by default.
+    pub envelope: Bytes,
     /// Global buses between nodes (contention models); 0 is unlimited.
     pub buses: u32,
     /// How nodes are linked, when not one flat network.
@@ -144,6 +154,8 @@ struct NetworkTable {
     inter: Option<Level>,
     #[serde(default = "default_eager")]
     eager_threshold: Bytes,
+    #[serde(default)]
+    envelope: Bytes,
     #[serde(default)]
     buses: u32,
     #[serde(default)]
@@ -186,6 +198,7 @@ impl<'de> Deserialize<'de> for Network {
             intra: pick(t.intra, "intra")?,
             inter: pick(t.inter, "inter")?,
             eager_threshold: t.eager_threshold,
+            envelope: t.envelope,
             buses: t.buses,
             topology,
         })

@@ -198,7 +198,7 @@ pub fn simple_collective(machine: &Machine, c: &CollCall<'_>) -> Ns {
     } else {
         &machine.network.inter
     };
-    collective_steps(machine, c) * level.cost(c.shape.bytes)
+    collective_steps(machine, c) * level.cost_on_wire(c.shape.bytes, machine.network.envelope.0)
 }
 
 /// Whether a collective's members all sit on one node (its messages
