@@ -53,7 +53,14 @@ fn a_streamed_pnt_predicts_exactly_what_its_folder_does() {
         }
     }
     assert!(a["runtime_s"].as_f64().unwrap() > 0.0);
+    // m.toml does not say it describes the traced machine: the traced
+    // figures beside the prediction are a difference, not an error.
+    assert_eq!(a["comparison"], "difference");
     assert_eq!(a, b);
+    let text = pnmpi(&["sim", "replay", "t.pnt", "-m", "m.toml", "--compare"], dir);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("   difference: "), "{text}");
+    assert!(!text.contains("error: ") && !text.contains("   error"), "{text}");
 }
 
 #[test]

@@ -201,6 +201,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
             actors: src.actors(),
             routines: src.routines(),
             measured: if a.compare { src.measured() } else { None },
+            traced_machine: machine.traced_on.is_some(),
             wall_s: wall,
             warnings: src.warnings(),
         },

@@ -294,7 +294,10 @@ pub fn machine_toml(raw: &Raw, when: &str) -> Result<String, String> {
     );
     let _ = writeln!(
         out,
-        "\n[machine]\nname = \"calibrated {when}\"\nnodes = {}\ncores_per_node = {cores}\ncpu_ratio = 1.0",
+        "\n[machine]\nname = \"calibrated {when}\"\n\
+         # this file describes the machine measured: --compare reports errors, not differences\n\
+         traced_on = \"{}\"\nnodes = {}\ncores_per_node = {cores}\ncpu_ratio = 1.0",
+        per_host.iter().map(|e| e.0).collect::<Vec<_>>().join(", "),
         raw.hosts.max(1)
     );
     let _ = writeln!(out, "\n[network]");

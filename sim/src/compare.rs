@@ -31,8 +31,13 @@ pub struct Row {
     pub model: String,
     /// Predicted runtime, s.
     pub runtime_s: f64,
-    /// Error against the traced runtime, %.
+    /// Against the traced runtime, %: the prediction's error when the
+    /// machine file describes the traced machine (`traced_machine`), else
+    /// the difference between the two machines.
     pub error_pct: Option<f64>,
+    /// Whether the machine file describes the traced machine (`[machine]
+    /// traced_on`).
+    pub traced_machine: bool,
     /// Communication over all ranks, s.
     pub comm_s: f64,
     /// Wait over all ranks, s.
@@ -139,6 +144,7 @@ pub fn compare(
                 model: name.clone(),
                 runtime_s: out.runtime / 1e9,
                 error_pct: measured.map(|mr| (out.runtime - mr) / mr * 100.0),
+                traced_machine: case.machine.traced_on.is_some(),
                 comm_s: sum(|a| a.comm),
                 wait_s: sum(|a| a.wait),
                 resource_wait_s: out.stats.resource_wait / 1e9,
@@ -151,17 +157,30 @@ pub fn compare(
     })
 }
 
+impl Row {
+    /// What `error_pct` measures: `error` on a file of the traced machine,
+    /// `difference` on another.
+    pub fn comparison(&self) -> &'static str {
+        if self.traced_machine {
+            "error"
+        } else {
+            "difference"
+        }
+    }
+}
+
 impl Comparison {
     /// The table as CSV.
     pub fn csv(&self) -> String {
-        let mut s = String::from("machine,model,runtime_s,error_pct,comm_s,wait_s,resource_wait_s\n");
+        let mut s = String::from("machine,model,runtime_s,error_pct,comparison,comm_s,wait_s,resource_wait_s\n");
         for r in &self.rows {
             s.push_str(&format!(
-                "\"{}\",{},{},{},{},{},{}\n",
+                "\"{}\",{},{},{},{},{},{},{}\n",
                 r.machine.replace('"', "'"),
                 r.model,
                 r.runtime_s,
                 r.error_pct.map_or(String::new(), |e| e.to_string()),
+                r.comparison(),
                 r.comm_s,
                 r.wait_s,
                 r.resource_wait_s
@@ -265,17 +284,18 @@ impl std::fmt::Display for Comparison {
             .max(7);
         writeln!(
             f,
-            "{:<w$}  {:<8} {:>14} {:>9} {:>12} {:>12} {:>14}",
-            "machine", "model", "runtime (s)", "error", "comm (s)", "wait (s)", "resources (s)"
+            "{:<w$}  {:<8} {:>14} {:>21} {:>12} {:>12} {:>14}",
+            "machine", "model", "runtime (s)", "vs traced", "comm (s)", "wait (s)", "resources (s)"
         )?;
         for r in &self.rows {
             writeln!(
                 f,
-                "{:<w$}  {:<8} {:>14.6} {:>9} {:>12.6} {:>12.6} {:>14.6}",
+                "{:<w$}  {:<8} {:>14.6} {:>21} {:>12.6} {:>12.6} {:>14.6}",
                 r.machine,
                 r.model,
                 r.runtime_s,
-                r.error_pct.map_or("-".into(), |e| format!("{e:+.1} %")),
+                r.error_pct
+                    .map_or("-".into(), |e| format!("{e:+.1} % {}", r.comparison())),
                 r.comm_s,
                 r.wait_s,
                 r.resource_wait_s

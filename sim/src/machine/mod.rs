@@ -56,6 +56,11 @@ pub struct Machine {
     source: String,
     /// A name for reports.
     pub name: String,
+    /// `[machine] traced_on`: where the traces replayed on this file were
+    /// recorded, when the file describes that machine (as `pnmpi sim
+    /// calibrate` writes it). `--compare` then reports the prediction's
+    /// error; on any other file, the difference between two machines.
+    pub traced_on: Option<String>,
     /// Per node: cores and CPU ratio.
     pub nodes: Vec<NodeSpec>,
     /// How tasks map onto nodes.

@@ -30,6 +30,8 @@ pub(super) struct File {
 struct MachineTable {
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    traced_on: Option<String>,
     nodes: toml::Spanned<u32>,
     #[serde(default = "one")]
     cores_per_node: u32,
@@ -478,6 +480,7 @@ impl File {
             file: file.to_owned(),
             source: source.to_owned(),
             name: self.machine.name.unwrap_or_else(|| file.to_owned()),
+            traced_on: self.machine.traced_on,
             nodes: specs,
             mapping,
             network,

@@ -24,6 +24,28 @@ fn error_pct(predicted: f64, measured: f64) -> Option<f64> {
     (measured > 0.0).then(|| (predicted - measured) / measured * 100.0)
 }
 
+/// What the traced figures beside a prediction measure.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Comparison {
+    /// The machine file describes the traced machine (`[machine]
+    /// traced_on`): the percentages are the simulator's error.
+    Error,
+    /// It describes another machine: the percentages are the difference
+    /// between the two machines, not an error.
+    Difference,
+}
+
+impl Comparison {
+    /// The word a report prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            Comparison::Error => "error",
+            Comparison::Difference => "difference",
+        }
+    }
+}
+
 /// One rank's (thread's) line.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RankReport {
@@ -101,9 +123,14 @@ pub struct Report {
     /// The traced run's, with `--compare`, s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured_runtime_s: Option<f64>,
-    /// Error of the prediction, %.
+    /// Prediction against the traced run, %: an error or a difference,
+    /// as `comparison` says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_pct: Option<f64>,
+    /// What `error_pct` and the per-rank and per-routine percentages
+    /// measure, with `--compare`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
     /// Per rank.
     pub ranks: Vec<RankReport>,
     /// Per routine, by decreasing predicted time.
@@ -154,6 +181,8 @@ pub struct Context<'a> {
     pub routines: &'a [String],
     /// The trace's own figures, for `--compare`.
     pub measured: Option<&'a Measured>,
+    /// Whether the machine file describes the traced machine.
+    pub traced_machine: bool,
     /// The replay's wall time, s.
     pub wall_s: f64,
     /// Warnings.
@@ -213,6 +242,13 @@ impl Report {
             runtime_s: s(out.runtime),
             measured_runtime_s: measured_runtime.map(s),
             error_pct: measured_runtime.and_then(|mr| error_pct(out.runtime, mr)),
+            comparison: m.map(|_| {
+                if cx.traced_machine {
+                    Comparison::Error
+                } else {
+                    Comparison::Difference
+                }
+            }),
             ranks,
             routines,
             message_sizes: buckets(&st.sizes),

@@ -56,15 +56,25 @@ impl fmt::Display for Report {
             self.trace, self.machine, self.model
         )?;
         write!(f, "predicted runtime: {}", secs(self.runtime_s))?;
+        let word = self.comparison.map_or("error", |c| c.word());
         if let Some(m) = self.measured_runtime_s {
-            write!(f, "   traced: {}   error: {}", secs(m), pct(self.error_pct))?;
+            write!(f, "   traced: {}   {word}: {}", secs(m), pct(self.error_pct))?;
         }
         writeln!(f, "\n(from the end of MPI_Init to the start of MPI_Finalize)")?;
+        if self.comparison == Some(super::Comparison::Difference) {
+            writeln!(
+                f,
+                "(the machine file does not say it describes the traced machine, so the % beside the\n \
+                 traced figures are differences between two machines, not the simulator's error;\n \
+                 `traced_on = \"...\"` under [machine] says a file describes it, as `pnmpi sim calibrate` writes)"
+            )?;
+        }
         let compare = self.ranks.iter().any(|r| r.measured.is_some());
+        let short = if word == "error" { "   error" } else { "    diff." };
         writeln!(
             f,
             "\nper rank      node      compute         comm         wait          end{}",
-            if compare { "   traced span    error" } else { "" }
+            if compare { format!("   traced span{short}") } else { String::new() }
         )?;
         let line = |f: &mut fmt::Formatter, r: &super::RankReport| -> fmt::Result {
             let who = if r.thread > 0 {
@@ -117,7 +127,7 @@ impl fmt::Display for Report {
         writeln!(
             f,
             "\nper routine                  count         time         wait{}",
-            if compare { "       traced    error" } else { "" }
+            if compare { format!("       traced{short}") } else { String::new() }
         )?;
         for r in &self.routines {
             write!(
