@@ -35,8 +35,10 @@ fn a_collected_trace_feeds_the_simulator() {
         .contains("<svg"));
     let text = std::fs::read_to_string(dir.path().join("noise/core-0.txt")).unwrap();
     assert!(text.starts_with("# pnmpi jitter trace v1\n# tsc_hz "), "{text}");
-    // Both forms, and the simulator's JSON: one entry per mode and count.
-    for trace in ["noise/core-0.txt", "noise/core-0.pnj"] {
+    // Both forms, the folder collect wrote, and the simulator's JSON: one
+    // entry per mode and count.
+    let mut by_input = Vec::new();
+    for trace in ["noise/core-0.txt", "noise/core-0.pnj", "noise"] {
         ok(&jitter(
             &[
                 "sim",
@@ -65,7 +67,21 @@ fn a_collected_trace_feeds_the_simulator() {
         }
         assert_eq!(results[1]["mode"], "unsync");
         assert_eq!(results[1]["tasks"], 64);
+        by_input.push(json["results"].clone());
     }
+    // The folder stands for its one core's binary trace.
+    assert_eq!(by_input[2], by_input[1]);
+    // What a shell glob adds besides the traces is refused, naming the folder.
+    let out = jitter(
+        &["sim", "noise/summary.svg", "--quantum", "10us", "--tasks", "4"],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("summary") && err.contains("name the folder (noise)"),
+        "{err}"
+    );
 }
 
 /// The paper's figure 2 trace, at 1 GHz so that cycles are ns.

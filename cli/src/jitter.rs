@@ -187,10 +187,68 @@ pub fn load_traces(paths: &[PathBuf], format: Option<&str>) -> Result<Vec<NoiseS
             })?),
             None => None,
         };
-    paths
+    let mut files = Vec::new();
+    for p in paths {
+        expand_trace(p, &mut files)?;
+    }
+    files
         .iter()
         .map(|p| format::load(p, format).map_err(anyhow::Error::from))
         .collect()
+}
+
+/// A trace path as given: a folder that `pnmpi jitter collect -o` wrote
+/// stands for its per-core traces (`core-N.pnj`, else `core-N.txt`), in
+/// core order; collect's own summary files are refused with the way to
+/// name the folder instead.
+fn expand_trace(path: &std::path::Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if matches!(name.as_str(), "summary.txt" | "summary.svg") {
+        let folder = path.parent().map_or(".".into(), |p| p.display().to_string());
+        anyhow::bail!(
+            "{}: this is `pnmpi jitter collect`'s summary, not a noise trace: name the folder ({folder}) to use every core's trace",
+            path.display()
+        );
+    }
+    if !path.is_dir() {
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let read =
+        std::fs::read_dir(path).with_context(|| format!("cannot read the folder {}", path.display()))?;
+    // core number -> (binary, text)
+    let mut cores: std::collections::BTreeMap<u64, (Option<PathBuf>, Option<PathBuf>)> = Default::default();
+    for entry in read {
+        let entry = entry.with_context(|| format!("cannot read the folder {}", path.display()))?;
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix("core-") else {
+            continue;
+        };
+        let (core, binary) = match (rest.strip_suffix(".pnj"), rest.strip_suffix(".txt")) {
+            (Some(n), _) => (n, true),
+            (_, Some(n)) => (n, false),
+            _ => continue,
+        };
+        let Ok(core) = core.parse::<u64>() else { continue };
+        let slot = cores.entry(core).or_default();
+        if binary {
+            slot.0 = Some(entry.path());
+        } else {
+            slot.1 = Some(entry.path());
+        }
+    }
+    if cores.is_empty() {
+        anyhow::bail!(
+            "{}: a folder with no noise trace (core-N.pnj or core-N.txt, as `pnmpi jitter collect -o {}` writes)",
+            path.display(),
+            path.display()
+        );
+    }
+    files.extend(cores.into_values().filter_map(|(bin, text)| bin.or(text)));
+    Ok(())
 }
 
 fn sim(a: &SimArgs) -> Result<()> {

@@ -172,7 +172,8 @@ impl Row {
 impl Comparison {
     /// The table as CSV.
     pub fn csv(&self) -> String {
-        let mut s = String::from("machine,model,runtime_s,error_pct,comparison,comm_s,wait_s,resource_wait_s\n");
+        let mut s =
+            String::from("machine,model,runtime_s,error_pct,comparison,comm_s,wait_s,resource_wait_s\n");
         for r in &self.rows {
             s.push_str(&format!(
                 "\"{}\",{},{},{},{},{},{},{}\n",

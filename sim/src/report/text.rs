@@ -74,7 +74,11 @@ impl fmt::Display for Report {
         writeln!(
             f,
             "\nper rank      node      compute         comm         wait          end{}",
-            if compare { format!("   traced span{short}") } else { String::new() }
+            if compare {
+                format!("   traced span{short}")
+            } else {
+                String::new()
+            }
         )?;
         let line = |f: &mut fmt::Formatter, r: &super::RankReport| -> fmt::Result {
             let who = if r.thread > 0 {
@@ -127,7 +131,11 @@ impl fmt::Display for Report {
         writeln!(
             f,
             "\nper routine                  count         time         wait{}",
-            if compare { format!("       traced{short}") } else { String::new() }
+            if compare {
+                format!("       traced{short}")
+            } else {
+                String::new()
+            }
         )?;
         for r in &self.routines {
             write!(
