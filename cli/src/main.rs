@@ -7,6 +7,7 @@ mod jitter_collect;
 mod output;
 mod run;
 mod sim;
+mod synth;
 mod trace;
 
 use clap::{Parser, Subcommand};

@@ -46,6 +46,9 @@ enum SimCommand {
     /// fitted for the pmac model. About a minute by default; progress on
     /// stderr.
     Calibrate(crate::calibrate::CalibrateArgs),
+    /// Write a synthetic trace of a communication motif (as SST's Ember):
+    /// `pnmpi sim synth halo3d --ranks 4096 --allreduce-every 10 -o h.pnt`.
+    Synth(crate::synth::SynthArgs),
     /// List the communication models.
     Models,
 }
@@ -131,6 +134,7 @@ pub fn run(args: SimArgs) -> ExitCode {
         SimCommand::Replay(a) => replay_cmd(&a),
         SimCommand::Compare(a) => compare_cmd(&a),
         SimCommand::Calibrate(a) => crate::calibrate::run(&a),
+        SimCommand::Synth(a) => crate::synth::run(&a),
         SimCommand::Models => {
             for (name, what, _) in model::MODELS {
                 println!("{name:<10} {what}");

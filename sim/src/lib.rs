@@ -11,6 +11,7 @@ pub mod engine;
 pub mod input;
 pub mod machine;
 pub mod model;
+pub mod motif;
 pub mod report;
 pub mod units;
 

@@ -1,0 +1,200 @@
+//! A motif as a tracer folder: one rank file per rank (`rank-NNNNN.pnr`),
+//! as the `tracer` module writes them, with a monotonic clock that all
+//! ranks share (their clock alignment says offset 0). Each file is
+//! written to `.part` and renamed once complete.
+
+use super::{Call, Params, CALL_NS, ROUTINES};
+use pnmpi_trace::container;
+use pnmpi_trace::rank::{
+    end_payload, events_chunk_head, Clock, ClockPair, MpiValues, RankHeader, RawDone, RawEncoder, RawEvent,
+    Sync, CHUNK_END, CHUNK_SYNC,
+};
+use std::io::Write;
+use std::path::Path;
+
+/// The handles the synthetic ranks use (any distinct values do).
+const VALUES: MpiValues = MpiValues {
+    comm_world: 0x1000,
+    comm_self: 0x2000,
+    comm_null: 0x3000,
+    request_null: 0,
+    any_source: -1,
+    proc_null: -2,
+    any_tag: -1,
+    root: -4,
+};
+
+/// Bytes of encoded events per `EVENTS` chunk.
+const CHUNK: usize = 1 << 16;
+
+/// One rank file being written.
+struct RankWriter<W: Write> {
+    out: W,
+    enc: RawEncoder,
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl<W: Write> RankWriter<W> {
+    fn event(&mut self, ev: &RawEvent<'_>) -> std::io::Result<()> {
+        if self.len + ev.max_size() > self.buf.len() {
+            self.flush(ev.start)?;
+            if ev.max_size() > self.buf.len() {
+                self.buf.resize(ev.max_size(), 0);
+            }
+        }
+        self.len += self.enc.encode(ev, &mut self.buf[self.len..]);
+        Ok(())
+    }
+
+    fn flush(&mut self, at: u64) -> std::io::Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        let info = self.enc.finish_chunk();
+        let pair = ClockPair { tick: at, ns: at };
+        self.out
+            .write_all(&events_chunk_head(0, info, pair, &self.buf[..self.len]))?;
+        self.out.write_all(&self.buf[..self.len])?;
+        self.len = 0;
+        Ok(())
+    }
+
+    fn sync(&mut self, phase: u8, at: u64) -> std::io::Result<()> {
+        let s = Sync {
+            phase,
+            pair: ClockPair { tick: at, ns: at },
+            offset: 0,
+            rtt: 0,
+        };
+        let mut chunk = Vec::new();
+        container::push_chunk(&mut chunk, CHUNK_SYNC, &s.encode());
+        self.out.write_all(&chunk)
+    }
+}
+
+/// Writes rank `r`'s file into `dir`.
+fn write_rank(p: &Params, r: u32, dir: &Path) -> std::io::Result<()> {
+    let header = RankHeader {
+        rank: r,
+        world_size: p.ranks,
+        run_id: p.seed ^ 0x5eed,
+        clock: Clock::Monotonic,
+        start: ClockPair::default(),
+        pid: r,
+        host: format!("synth-{}", r / 16),
+        mpi: "synthetic".into(),
+        values: VALUES,
+        routines: ROUTINES.iter().map(|s| s.to_string()).collect(),
+    };
+    let path = dir.join(format!("rank-{r:05}.pnr"));
+    let part = dir.join(format!("rank-{r:05}.pnr.part"));
+    let file = std::fs::File::create(&part)?;
+    let mut w = RankWriter {
+        out: std::io::BufWriter::with_capacity(1 << 16, file),
+        enc: RawEncoder::new(0),
+        buf: vec![0; CHUNK],
+        len: 0,
+    };
+    w.out.write_all(&header.prologue())?;
+    w.sync(0, 0)?;
+    let mut t = 0u64;
+    let mut call = |routine: u32, gap: u64| {
+        let start = t + gap;
+        t = start + CALL_NS;
+        RawEvent::plain(routine, start, t)
+    };
+    w.event(&call(0, 0))?;
+    let mut calls = Vec::new();
+    let mut open: Vec<u64> = Vec::new();
+    let mut done: Vec<RawDone> = Vec::new();
+    let mut next_handle = 0x10_0000u64;
+    let world = Some(VALUES.comm_world);
+    for it in 0..p.iterations {
+        calls.clear();
+        p.iteration(r, it, &mut calls);
+        let mut gap = 0;
+        for c in &calls {
+            let Some(routine) = c.routine() else {
+                if let Call::Compute(ns) = c {
+                    gap += ns;
+                }
+                continue;
+            };
+            let base = call(routine, gap);
+            gap = 0;
+            let handle = [next_handle];
+            let p2p = |peer: u32, tag: i64, bytes: u64| RawEvent {
+                peer: Some(i64::from(peer)),
+                tag: Some(tag),
+                comm: world,
+                bytes: Some(bytes as i64),
+                ..base
+            };
+            let ev = match *c {
+                Call::Irecv { from, tag, bytes } => RawEvent {
+                    reqs: &handle,
+                    ..p2p(from, tag, bytes)
+                },
+                Call::Isend { to, tag, bytes } => RawEvent {
+                    reqs: &handle,
+                    ..p2p(to, tag, bytes)
+                },
+                Call::Recv { from, tag, bytes } => RawEvent {
+                    status: Some((i64::from(from), tag)),
+                    ..p2p(from, tag, bytes)
+                },
+                Call::Send { to, tag, bytes } => p2p(to, tag, bytes),
+                Call::Allreduce(bytes) => RawEvent {
+                    comm: world,
+                    bytes: Some(bytes as i64),
+                    ..base
+                },
+                Call::Alltoall(bytes) => RawEvent {
+                    comm: world,
+                    bytes: Some(bytes as i64),
+                    rbytes: Some(bytes as i64),
+                    ..base
+                },
+                Call::Bcast { bytes, root } => RawEvent {
+                    comm: world,
+                    bytes: Some(bytes as i64),
+                    root: Some(i64::from(root)),
+                    ..base
+                },
+                Call::Waitall => {
+                    done.clear();
+                    done.extend(open.drain(..).map(|handle| RawDone { handle, status: None }));
+                    RawEvent { done: &done, ..base }
+                }
+                Call::Compute(_) => base,
+            };
+            if matches!(c, Call::Irecv { .. } | Call::Isend { .. }) {
+                open.push(next_handle);
+                next_handle += 1;
+            }
+            w.event(&ev)?;
+        }
+    }
+    let fin = call(1, 0);
+    w.event(&fin)?;
+    w.flush(t)?;
+    w.sync(1, t)?;
+    let mut end = Vec::new();
+    container::push_chunk(&mut end, CHUNK_END, &end_payload(w.enc.count()));
+    w.out.write_all(&end)?;
+    w.out.flush()?;
+    drop(w);
+    std::fs::rename(&part, &path)
+}
+
+/// Writes the motif into `dir` (created if missing) as a tracer folder;
+/// `progress` is told of the ranks written.
+pub fn write(p: &Params, dir: &Path, progress: &dyn Fn(u32)) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for r in 0..p.ranks {
+        write_rank(p, r, dir)?;
+        progress(r + 1);
+    }
+    Ok(())
+}
