@@ -38,6 +38,9 @@ pub enum SimError {
     /// The trace cannot complete on any machine.
     #[error("the trace deadlocks: no rank can go on\n{0}")]
     Deadlock(String),
+    /// A parallel replay that cannot go on, or cannot start.
+    #[error("parallel replay: {0}")]
+    Parallel(String),
 }
 
 impl From<machine::MachineError> for SimError {

@@ -15,6 +15,7 @@
 //! it grows with ranks and messages in flight, never with the trace.
 
 mod matching;
+pub mod parallel;
 pub mod stats;
 
 use crate::coll::{self, Shape, Step};
@@ -24,6 +25,7 @@ use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
 use crate::SimError;
 use matching::{Key, Mailboxes, PendingRecv, PendingSend};
+use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
 use rustc_hash::FxHashMap;
 use stats::{ActorStats, RoutineStats, Stats};
@@ -129,6 +131,8 @@ struct Rendezvous {
     arrived: u32,
     ready: Ns,
     reqs: Vec<ReqId>,
+    /// The largest size any member brought.
+    bytes: u64,
 }
 
 /// The simulation state.
@@ -150,9 +154,26 @@ struct Engine<'m, 'o> {
     colls: FxHashMap<(i64, u64), Rendezvous>,
     members: FxHashMap<(i64, u32), Rc<[u32]>>,
     stats: Stats,
+    /// Per routine, time and wait in femtoseconds: exact sums, the same
+    /// in whatever order the calls close (a parallel replay's processes
+    /// add theirs up).
+    routine_fs: Vec<(i128, i128)>,
+    /// The messages' wait for resources, fs.
+    resource_wait_fs: i128,
     /// Each actor's op, read into and run in place: a source reuses what
     /// it holds (a wait's completion list) instead of allocating per op.
     ops: Vec<Op>,
+    /// A parallel replay's part: which ranks are replayed here, what is
+    /// owed to other processes.
+    part: Option<Part<'o>>,
+}
+
+/// Femtoseconds per ns: the resolution of the engine's exact sums.
+const FS: f64 = 1e6;
+
+/// `t` ns in femtoseconds, for an exact sum.
+fn fs(t: Ns) -> i128 {
+    (t * FS).round() as i128
 }
 
 /// Simulated times are non-negative, so their bits order like the values.
@@ -167,71 +188,259 @@ pub fn replay(
     model: &mut dyn Model,
     opts: Options<'_>,
 ) -> Result<Outcome, SimError> {
-    let info = src.actors().to_vec();
-    let n_actors = info.len();
-    let world = src.world_size();
-    let nodes = machine.place(world).map_err(SimError::Machine)?;
-    let mut rank_actor = vec![usize::MAX; world as usize];
-    for (i, a) in info.iter().enumerate().rev() {
-        if let Some(slot) = rank_actor.get_mut(a.rank as usize) {
-            *slot = i;
-        }
-    }
-    let mut e = Engine {
-        machine,
-        model,
-        noise: opts.noise,
-        observer: opts.observer,
-        actors: info
-            .iter()
-            .map(|a| ActorState {
-                node: nodes.get(a.rank as usize).copied().unwrap_or(0),
-                ..ActorState::default()
-            })
-            .collect(),
-        stats: Stats {
-            actors: info
-                .iter()
-                .map(|a| ActorStats {
-                    rank: a.rank,
-                    thread: a.thread,
-                    node: nodes.get(a.rank as usize).copied().unwrap_or(0),
-                    ..ActorStats::default()
-                })
-                .collect(),
-            routines: vec![RoutineStats::default(); src.routines().len()],
-            ..Stats::default()
-        },
-        info,
-        rank_actor,
-        heap: BinaryHeap::new(),
-        mail: Mailboxes::default(),
-        reqs: FxHashMap::default(),
-        wildcards: FxHashMap::default(),
-        colls: FxHashMap::default(),
-        members: FxHashMap::default(),
-        ops: vec![Op::default(); n_actors],
-    };
-    for a in 0..e.actors.len() {
-        e.heap.push(Reverse((0, a as u32)));
-    }
-    let mut next_progress = 1 << 20;
-    while let Some(Reverse((_, a))) = e.heap.pop() {
-        e.advance(a as usize, src)?;
-        if let Some(p) = opts.progress {
-            if e.stats.events >= next_progress {
-                p(e.stats.events);
-                next_progress += 1 << 20;
-            }
-        }
-    }
-    if let Some(p) = opts.progress {
-        p(e.stats.events);
-    }
+    let mut e = Engine::new(src, machine, model, opts.noise, opts.observer, None)?;
+    e.run_serial(src, opts.progress)?;
     e.finish()
 }
 
-impl Engine<'_, '_> {
+/// Replays `src` on `machine` with `model` as one process of a parallel
+/// replay ([`parallel`]): this process replays its block of ranks, and
+/// process 0 gets the whole run's outcome (`Ok(None)` elsewhere). Every
+/// process reads only its own ranks' ops from `src`.
+pub fn replay_parallel(
+    src: &mut dyn OpSource,
+    machine: &Machine,
+    model: &mut dyn Model,
+    x: &mut dyn Exchange,
+    progress: Option<&dyn Fn(u64)>,
+) -> Result<Option<Outcome>, SimError> {
+    let lookahead = model.lookahead();
+    if lookahead.is_nan() || lookahead <= 0.0 {
+        return Err(SimError::Parallel(format!(
+            "the {} model cannot replay in parallel with the serial answer (its state spans ranks, or it bounds no message's time from below): run it without mpirun",
+            model.name()
+        )));
+    }
+    let part = Part {
+        outbox: vec![Vec::new(); x.procs() as usize],
+        x,
+        window_end: lookahead,
+        lookahead,
+        world: src.world_size(),
+    };
+    let mut e = Engine::new(src, machine, model, None, None, Some(part))?;
+    e.run_windows(src, progress)?;
+    e.finish_parallel()
+}
+
+impl<'m, 'o> Engine<'m, 'o> {
+    fn new(
+        src: &dyn OpSource,
+        machine: &'m Machine,
+        model: &'m mut dyn Model,
+        noise: Option<&'o mut dyn Noise>,
+        observer: Option<&'o mut dyn Observer>,
+        part: Option<Part<'o>>,
+    ) -> Result<Self, SimError> {
+        let info = src.actors().to_vec();
+        let n_actors = info.len();
+        let world = src.world_size();
+        let nodes = machine.place(world).map_err(SimError::Machine)?;
+        let mut rank_actor = vec![usize::MAX; world as usize];
+        for (i, a) in info.iter().enumerate().rev() {
+            if let Some(slot) = rank_actor.get_mut(a.rank as usize) {
+                *slot = i;
+            }
+        }
+        let mut e = Engine {
+            machine,
+            model,
+            noise,
+            observer,
+            actors: info
+                .iter()
+                .map(|a| ActorState {
+                    node: nodes.get(a.rank as usize).copied().unwrap_or(0),
+                    ..ActorState::default()
+                })
+                .collect(),
+            stats: Stats {
+                actors: info
+                    .iter()
+                    .map(|a| ActorStats {
+                        rank: a.rank,
+                        thread: a.thread,
+                        node: nodes.get(a.rank as usize).copied().unwrap_or(0),
+                        ..ActorStats::default()
+                    })
+                    .collect(),
+                routines: vec![RoutineStats::default(); src.routines().len()],
+                ..Stats::default()
+            },
+            routine_fs: vec![(0, 0); src.routines().len()],
+            resource_wait_fs: 0,
+            info,
+            rank_actor,
+            heap: BinaryHeap::new(),
+            mail: Mailboxes::default(),
+            reqs: FxHashMap::default(),
+            wildcards: FxHashMap::default(),
+            colls: FxHashMap::default(),
+            members: FxHashMap::default(),
+            ops: vec![Op::default(); n_actors],
+            part,
+        };
+        for a in 0..e.actors.len() {
+            if e.local_rank(e.info[a].rank) {
+                e.heap.push(Reverse((0, a as u32)));
+            } else {
+                // Another process replays it.
+                e.actors[a].done = true;
+            }
+        }
+        Ok(e)
+    }
+
+    /// Whether world rank `rank` is replayed by this process.
+    fn local_rank(&self, rank: u32) -> bool {
+        self.part.as_ref().is_none_or(|p| p.local(rank))
+    }
+
+    /// The serial replay: every actor, in simulated-time order.
+    fn run_serial(&mut self, src: &mut dyn OpSource, progress: Option<&dyn Fn(u64)>) -> Result<(), SimError> {
+        let mut next_progress = 1 << 20;
+        while let Some(Reverse((_, a))) = self.heap.pop() {
+            self.advance(a as usize, src)?;
+            if let Some(p) = progress {
+                if self.stats.events >= next_progress {
+                    p(self.stats.events);
+                    next_progress += 1 << 20;
+                }
+            }
+        }
+        if let Some(p) = progress {
+            p(self.stats.events);
+        }
+        Ok(())
+    }
+
+    /// A parallel replay's windows: the local events before the window's
+    /// end, then records exchanged until none is owed, then the next
+    /// window from the earliest pending event of any process.
+    fn run_windows(
+        &mut self,
+        src: &mut dyn OpSource,
+        progress: Option<&dyn Fn(u64)>,
+    ) -> Result<(), SimError> {
+        let mut next_progress = 1 << 20;
+        loop {
+            let end = self.part.as_ref().map_or(f64::INFINITY, |p| p.window_end);
+            while let Some(&Reverse((t, a))) = self.heap.peek() {
+                if f64::from_bits(t) >= end {
+                    break;
+                }
+                self.heap.pop();
+                self.advance(a as usize, src)?;
+            }
+            if let Some(p) = progress {
+                if self.stats.events >= next_progress {
+                    p(self.stats.events);
+                    next_progress = self.stats.events + (1 << 20);
+                }
+            }
+            loop {
+                let Some(part) = self.part.as_mut() else {
+                    return Ok(());
+                };
+                let out = std::mem::replace(&mut part.outbox, vec![Vec::new(); part.x.procs() as usize]);
+                let incoming = part.x.alltoallv(&out);
+                let records = Record::decode_all(&incoming)
+                    .ok_or_else(|| SimError::Parallel("a damaged record between processes".into()))?;
+                for r in records {
+                    self.apply(r, src)?;
+                }
+                let part = self.part.as_mut().expect("set above");
+                let owed = part.outbox.iter().map(Vec::len).sum::<usize>();
+                let next = self
+                    .heap
+                    .peek()
+                    .map_or(f64::INFINITY, |Reverse((t, _))| f64::from_bits(*t));
+                let [earliest, none_owed] = part.x.min([next, if owed > 0 { 0.0 } else { 1.0 }]);
+                if none_owed == 1.0 {
+                    if earliest == f64::INFINITY {
+                        if let Some(p) = progress {
+                            p(self.stats.events);
+                        }
+                        return Ok(());
+                    }
+                    part.window_end = earliest + part.lookahead;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// A record from another process. A completion or an arrival before
+    /// the end of the window that sent it would break the lookahead's
+    /// promise (a model's `lookahead` too large): an error, not a wrong
+    /// answer.
+    fn apply(&mut self, r: Record, src: &dyn OpSource) -> Result<(), SimError> {
+        let end = self.part.as_ref().map_or(f64::NEG_INFINITY, |p| p.window_end);
+        let early = match r {
+            Record::Send {
+                arrival: Some((a, _)),
+                ..
+            } => a < end,
+            Record::Done { t, .. } => t < end,
+            _ => false,
+        };
+        if early {
+            return Err(SimError::Parallel(format!(
+                "{r:?} lands before the end of its window ({end} ns): the model's lookahead ({} ns) is too large",
+                self.model.lookahead()
+            )));
+        }
+        match r {
+            Record::Send {
+                key,
+                req,
+                bytes,
+                post,
+                free,
+                arrival,
+            } => {
+                let s = PendingSend {
+                    req,
+                    msg: self.msg(key.0, key.1, bytes),
+                    post,
+                    free,
+                    arrival,
+                };
+                self.deliver(key, s);
+            }
+            Record::Done { req, t, partner } => self.complete(req, t, partner),
+            Record::Arrive {
+                comm,
+                seq,
+                clock,
+                req,
+                coll,
+                root,
+                bytes,
+            } => {
+                let Some(rank) = self.info.get((req >> 32) as usize).map(|a| a.rank) else {
+                    return Ok(());
+                };
+                if let Some(members) = self.members(src, rank, comm) {
+                    self.arrive(
+                        (comm, seq),
+                        Shape {
+                            coll,
+                            size: members.len() as u32,
+                            me: 0,
+                            root,
+                            bytes,
+                        },
+                        &members,
+                        clock,
+                        req,
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn msg(&self, src: u32, dst: u32, bytes: u64) -> Msg {
         Msg::between(src, dst, bytes, |r| {
             self.rank_actor
@@ -273,13 +482,15 @@ impl Engine<'_, '_> {
                     let work = self.machine.cpu(st.node, gap);
                     self.compute(a, work);
                 }
-                // Stay in simulated-time order: yield if another actor is earlier.
-                if let Some(Reverse((t, _))) = self.heap.peek() {
-                    if key(self.actors[a].clock) > *t {
-                        self.actors[a].pending = true;
-                        self.heap.push(Reverse((key(self.actors[a].clock), a as u32)));
-                        return Ok(());
-                    }
+                // Stay in simulated-time order: yield if another actor is
+                // earlier, or (in parallel) at the window's end.
+                let clock = self.actors[a].clock;
+                let later = self.heap.peek().is_some_and(|Reverse((t, _))| key(clock) > *t)
+                    || self.part.as_ref().is_some_and(|p| clock >= p.window_end);
+                if later {
+                    self.actors[a].pending = true;
+                    self.heap.push(Reverse((key(clock), a as u32)));
+                    return Ok(());
                 }
             }
             let op = std::mem::take(&mut self.ops[a]);
@@ -344,10 +555,10 @@ impl Engine<'_, '_> {
         s.comm += dur - wait;
         s.wait += wait;
         s.calls += 1;
-        let r = &mut self.stats.routines[call.routine as usize];
-        r.count += 1;
-        r.time += dur;
-        r.wait += wait;
+        self.stats.routines[call.routine as usize].count += 1;
+        let r = &mut self.routine_fs[call.routine as usize];
+        r.0 += fs(dur);
+        r.1 += fs(wait);
         if let Some(o) = self.observer.as_deref_mut() {
             o.call(a, call.routine, call.start, st.clock, wait);
         }
@@ -455,34 +666,56 @@ impl Engine<'_, '_> {
         let free = self.model.send_overhead(&m, post);
         let free = self.stretch(a, post, free - post);
         let key: Key = (m.src, m.dst, tag, comm);
-        if self.model.eager(&m) {
+        let s = if self.model.eager(&m) {
             let x = self.model.transfer(&m, free);
             self.count_message(&m, free, x.start, x.end);
             // An eager send completes once its overhead is paid.
             self.open_req(req, Some((free, f64::NEG_INFINITY)));
-            let s = PendingSend {
+            PendingSend {
                 req,
                 msg: m,
                 post,
                 free,
                 arrival: Some((x.end, x.start - free)),
-            };
-            if let Some(r) = self.mail.send(key, s) {
-                let done = self.recv_done(&m, x.end, r.post);
-                self.delivered(&m, post, done, x.start - free);
-                self.complete(r.req, done, post);
             }
         } else {
             self.open_req(req, None);
-            let s = PendingSend {
+            PendingSend {
                 req,
                 msg: m,
                 post,
                 free,
                 arrival: None,
-            };
-            if let Some(r) = self.mail.send(key, s) {
-                self.rendezvous(&s, &r);
+            }
+        };
+        match self.part.as_mut() {
+            Some(p) if !p.local(m.dst) => p.send(
+                m.dst,
+                Record::Send {
+                    key,
+                    req,
+                    bytes: m.bytes,
+                    post,
+                    free,
+                    arrival: s.arrival,
+                },
+            ),
+            _ => self.deliver(key, s),
+        }
+    }
+
+    /// Send `s` reaches its receiver's mailbox (posted here, or a record
+    /// from the sender's process): matched with the oldest waiting
+    /// receive, or queued.
+    fn deliver(&mut self, key: Key, s: PendingSend) {
+        if let Some(r) = self.mail.send(key, s) {
+            match s.arrival {
+                Some((arrival, resource_wait)) => {
+                    let done = self.recv_done(&s.msg, arrival, r.post);
+                    self.delivered(&s.msg, s.post, done, resource_wait);
+                    self.complete(r.req, done, s.post);
+                }
+                None => self.rendezvous(&s, &r),
             }
         }
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
@@ -531,7 +764,7 @@ impl Engine<'_, '_> {
     fn count_message(&mut self, m: &Msg, ready: Ns, start: Ns, end: Ns) {
         self.stats.messages += 1;
         self.stats.sizes.add(m.bytes as f64);
-        self.stats.resource_wait += start - ready;
+        self.resource_wait_fs += fs(start - ready);
         if m.bytes > 0 && end > start {
             self.stats.bandwidths.add(m.bytes as f64 * 1e9 / (end - start));
         }
@@ -583,6 +816,13 @@ impl Engine<'_, '_> {
 
     /// Request `req` completes at `t`; its partner posted at `partner`.
     fn complete(&mut self, req: ReqId, t: Ns, partner: Ns) {
+        if let Some(p) = self.part.as_mut() {
+            let rank = self.info[(req >> 32) as usize].rank;
+            if !p.local(rank) {
+                p.send(rank, Record::Done { req, t, partner });
+                return;
+            }
+        }
         let Entry::Occupied(mut r) = self.reqs.entry(req) else {
             return;
         };
@@ -693,16 +933,44 @@ impl Engine<'_, '_> {
         let clock = st.clock;
         let r = req.unwrap_or_else(|| self.temp_req(a));
         self.open_req(r, None);
-        let rv = self.colls.entry((comm, n)).or_insert(Rendezvous {
+        // The process of the communicator's first member gathers the arrivals.
+        let leader = members[0];
+        match self.part.as_mut() {
+            Some(p) if !p.local(leader) => p.send(
+                leader,
+                Record::Arrive {
+                    comm,
+                    seq: n,
+                    clock,
+                    req: r,
+                    coll: c,
+                    root: shape.root,
+                    bytes: shape.bytes,
+                },
+            ),
+            _ => self.arrive((comm, n), shape, &members, clock, r),
+        }
+        if req.is_none() {
+            self.wait_for(a, r);
+        }
+    }
+
+    /// A member entered the `seq`-th analytic collective on `comm`
+    /// (`at`) at `clock`, its request `r`: once all have, the model times
+    /// it from the last entry, and every member's request completes.
+    fn arrive(&mut self, at: (i64, u64), shape: Shape, members: &[u32], clock: Ns, r: ReqId) {
+        let rv = self.colls.entry(at).or_insert(Rendezvous {
             arrived: 0,
             ready: 0.0,
             reqs: Vec::new(),
+            bytes: 0,
         });
         rv.arrived += 1;
+        rv.bytes = rv.bytes.max(shape.bytes);
         rv.ready = rv.ready.max(clock);
         rv.reqs.push(r);
         if rv.arrived == shape.size {
-            let rv = self.colls.remove(&(comm, n)).expect("just updated");
+            let rv = self.colls.remove(&at).expect("just updated");
             let nodes: Vec<u32> = members
                 .iter()
                 .map(|&m| {
@@ -711,15 +979,16 @@ impl Engine<'_, '_> {
                         .map_or(0, |&x| self.actors[x].node)
                 })
                 .collect();
+            let shape = Shape {
+                bytes: rv.bytes,
+                ..shape
+            };
             let end = self
                 .model
                 .collective(&CollCall { shape, nodes: &nodes }, rv.ready);
             for q in rv.reqs {
                 self.complete(q, end, rv.ready);
             }
-        }
-        if req.is_none() {
-            self.wait_for(a, r);
         }
     }
 
@@ -754,17 +1023,97 @@ impl Engine<'_, '_> {
         }
     }
 
+    /// The exact sums into the statistics.
+    fn settle(&mut self) {
+        for (r, &(time, wait)) in self.stats.routines.iter_mut().zip(&self.routine_fs) {
+            r.time = time as f64 / FS;
+            r.wait = wait as f64 / FS;
+        }
+        self.stats.resource_wait = self.resource_wait_fs as f64 / FS;
+        self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
+    }
+
     fn finish(mut self) -> Result<Outcome, SimError> {
         let stuck: Vec<usize> = (0..self.actors.len()).filter(|&a| !self.actors[a].done).collect();
         if !stuck.is_empty() {
             return Err(SimError::Deadlock(self.deadlock_report(&stuck)));
         }
+        self.settle();
         let runtime = self.stats.actors.iter().map(|s| s.end).fold(0.0, f64::max);
-        self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
         Ok(Outcome {
             runtime,
             stats: self.stats,
         })
+    }
+
+    /// A parallel replay's end: every process's figures (and deadlocked
+    /// ranks) gathered at process 0, which adds them up.
+    fn finish_parallel(mut self) -> Result<Option<Outcome>, SimError> {
+        let stuck: Vec<usize> = (0..self.actors.len()).filter(|&a| !self.actors[a].done).collect();
+        let report = if stuck.is_empty() {
+            String::new()
+        } else {
+            self.deadlock_report(&stuck)
+        };
+        let mine: Vec<usize> = (0..self.actors.len())
+            .filter(|&a| self.local_rank(self.info[a].rank))
+            .collect();
+        let partial = parallel::Partial {
+            actors: mine
+                .iter()
+                .map(|&a| (a as u64, self.stats.actors[a].clone()))
+                .collect(),
+            routines: self
+                .stats
+                .routines
+                .iter()
+                .zip(&self.routine_fs)
+                .map(|(r, &(t, w))| (r.count, t, w))
+                .collect(),
+            sizes: self.stats.sizes.counts.clone(),
+            bandwidths: self.stats.bandwidths.counts.clone(),
+            messages: self.stats.messages,
+            resource_wait_fs: self.resource_wait_fs,
+            events: self.stats.events,
+            peak_in_flight: self.stats.peak_in_flight.max(self.mail.in_flight()) as u64,
+            stuck: report.clone(),
+        };
+        let part = self.part.as_mut().expect("a parallel replay");
+        let Some(all) = part.x.gather(&partial.encode()) else {
+            return if report.is_empty() {
+                Ok(None)
+            } else {
+                Err(SimError::Deadlock(report))
+            };
+        };
+        let mut parts = Vec::with_capacity(all.len());
+        for bytes in &all {
+            parts.push(
+                parallel::Partial::decode(bytes)
+                    .ok_or_else(|| SimError::Parallel("a damaged result from another process".into()))?,
+            );
+        }
+        let stuck: Vec<&str> = parts
+            .iter()
+            .map(|p| p.stuck.as_str())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if !stuck.is_empty() {
+            return Err(SimError::Deadlock(stuck.join("\n")));
+        }
+        let mut stats = std::mem::take(&mut self.stats);
+        let (routines, resource_wait) = parallel::Partial::merge(parts, &mut stats);
+        self.stats = stats;
+        self.routine_fs = routines;
+        self.resource_wait_fs = resource_wait;
+        self.settle();
+        // The peak of each process's unmatched messages, added up (the
+        // serial replay's single peak has no parallel counterpart).
+        let runtime = self.stats.actors.iter().map(|s| s.end).fold(0.0, f64::max);
+        Ok(Some(Outcome {
+            runtime,
+            stats: self.stats,
+        }))
     }
 
     fn deadlock_report(&self, stuck: &[usize]) -> String {

@@ -45,6 +45,14 @@ impl<T: Copy> Curve<T> {
         }
     }
 
+    /// Every value it takes, in size order.
+    pub fn values(&self) -> Vec<T> {
+        match self {
+            Curve::Const(v) => vec![*v],
+            Curve::Table(steps) => steps.iter().map(|s| s.value).collect(),
+        }
+    }
+
     /// Applies `f` to every value (scaling a curve for a what-if study).
     pub fn map(&self, f: impl Fn(T) -> T) -> Curve<T> {
         match self {

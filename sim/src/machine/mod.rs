@@ -181,6 +181,17 @@ impl Machine {
         self.network.topology.as_ref().map_or(0.0, |t| t.delay(a, b))
     }
 
+    /// The least latency of any message, within or across nodes, at any
+    /// size, ns: a lower bound of every message's time under the models
+    /// that charge the latency (a parallel replay's lookahead).
+    pub fn min_latency(&self) -> Ns {
+        [&self.network.intra, &self.network.inter]
+            .iter()
+            .flat_map(|l| l.latency.values())
+            .map(|t| t.0)
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// A point-to-point message's time of flight from node `a` to node
     /// `b`: its level's latency and bandwidth, plus the topology's hops.
     pub fn p2p_cost(&self, a: u32, b: u32, bytes: u64) -> Ns {

@@ -142,4 +142,11 @@ impl Model for LogGp {
         };
         ready + collective_steps(&self.machine, c) * (2.0 * params.o.0 + Self::wire(&params, c.shape.bytes))
     }
+
+    /// Its only state is each sending rank's NIC (`g`, `G`), updated by
+    /// that rank's own sends in their order; every message and collective
+    /// takes at least one L.
+    fn lookahead(&self) -> Ns {
+        self.intra.L.0.min(self.inter.L.0)
+    }
 }

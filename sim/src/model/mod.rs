@@ -110,6 +110,16 @@ pub trait Model: Send {
     fn resume(&self, t: Ns) -> Ns {
         t
     }
+
+    /// For a parallel replay: a lower bound, ns, of every message's
+    /// transfer (`end - ready`) and of every collective of two or more
+    /// members (`collective(..) - ready`), offered only by models whose
+    /// answers do not depend on the order of calls across ranks (no
+    /// state, or state per sending rank). 0, the default, means the model
+    /// cannot replay in parallel and give the serial answer.
+    fn lookahead(&self) -> Ns {
+        0.0
+    }
 }
 
 /// A model's constructor: from the machine, or an error naming the

@@ -46,4 +46,10 @@ impl Model for Simple {
     fn collective(&mut self, c: &CollCall<'_>, ready: Ns) -> Ns {
         ready + simple_collective(&self.machine, c)
     }
+
+    /// Stateless: every message costs at least the least latency, and a
+    /// collective of two or more members at least one message.
+    fn lookahead(&self) -> Ns {
+        self.machine.min_latency()
+    }
 }

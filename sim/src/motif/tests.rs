@@ -82,7 +82,7 @@ fn random_draws_a_permutation_each_iteration() {
     let mut calls = Vec::new();
     let mut targets = Vec::new();
     for it in 0..20 {
-        let mut seen = vec![false; 30];
+        let mut seen = [false; 30];
         for r in 0..30 {
             calls.clear();
             p.iteration(r, it, &mut calls);

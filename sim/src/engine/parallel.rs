@@ -1,0 +1,502 @@
+//! Parallel replay: the ranks are spread over the processes of an MPI job
+//! in blocks, each process replays its own, and what one process's ranks
+//! do to another's travels as records exchanged between time windows.
+//!
+//! The protocol is conservative, with windows bounded by the model's
+//! lookahead (a lower bound of every message's and collective's time,
+//! [`crate::model::Model::lookahead`]): a window runs every local event
+//! earlier than `T + L`, where `T` is the earliest pending event of any
+//! process; anything one of them causes elsewhere happens at `T + L` or
+//! later, so no process ever receives a record from its past. Between
+//! windows the processes exchange records until none is left (a matched
+//! rendezvous answers its sender; a collective's last arrival answers its
+//! members), then agree on the next `T`.
+//!
+//! The results are the serial replay's, bit for bit, for models whose
+//! answers do not depend on the order of calls across ranks (their state,
+//! if any, is per sending rank): matching is by posting order per
+//! (source, destination, tag, communicator) on both sides, every time is
+//! computed from the two posts alone, per-rank figures accumulate in each
+//! rank's own order, and the engine's totals are exact sums.
+
+use super::stats::{ActorStats, Stats};
+use crate::units::Ns;
+use pnmpi_trace::routine::Coll;
+
+/// How the processes reach each other (MPI, or anything with the same
+/// collective semantics).
+pub trait Exchange {
+    /// This process's index.
+    fn me(&self) -> u32;
+    /// The number of processes.
+    fn procs(&self) -> u32;
+    /// Sends `out[p]` to each process `p`; returns what every process
+    /// sent here, concatenated in process order.
+    fn alltoallv(&mut self, out: &[Vec<u8>]) -> Vec<u8>;
+    /// The element-wise minimum of `v` over the processes.
+    fn min(&mut self, v: [f64; 2]) -> [f64; 2];
+    /// Every process's `bytes`, in process order, at process 0 (`None`
+    /// elsewhere).
+    fn gather(&mut self, bytes: &[u8]) -> Option<Vec<Vec<u8>>>;
+}
+
+/// The process of world rank `rank` among `procs` for a world of `world`:
+/// blocks of consecutive ranks.
+pub fn owner(rank: u32, world: u32, procs: u32) -> u32 {
+    ((u64::from(rank) * u64::from(procs)) / u64::from(world.max(1))) as u32
+}
+
+/// Collectives by wire code.
+const COLLS: [Coll; 10] = [
+    Coll::Barrier,
+    Coll::Bcast,
+    Coll::Reduce,
+    Coll::Allreduce,
+    Coll::ReduceScatter,
+    Coll::Scan,
+    Coll::Gather,
+    Coll::Scatter,
+    Coll::Allgather,
+    Coll::Alltoall,
+];
+
+/// What crosses between processes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Record {
+    /// A send posted to a rank of the receiving process.
+    Send {
+        /// World source, destination, tag, communicator.
+        key: (u32, u32, i64, i64),
+        /// The sender's request.
+        req: u64,
+        /// Payload bytes.
+        bytes: u64,
+        /// When it was posted, and when the sender's overhead ended.
+        post: Ns,
+        /// See `post`.
+        free: Ns,
+        /// An eager message's arrival and its wait for resources.
+        arrival: Option<(Ns, Ns)>,
+    },
+    /// A request of the receiving process completes.
+    Done {
+        /// The request.
+        req: u64,
+        /// When.
+        t: Ns,
+        /// Its partner's post.
+        partner: Ns,
+    },
+    /// A member entered an analytic collective led by the receiving process.
+    Arrive {
+        /// The communicator and the call's sequence number on it.
+        comm: i64,
+        /// See `comm`.
+        seq: u64,
+        /// The member's clock.
+        clock: Ns,
+        /// Its request.
+        req: u64,
+        /// The collective.
+        coll: Coll,
+        /// Its root's index in the communicator.
+        root: u32,
+        /// The bytes this member brings.
+        bytes: u64,
+    },
+}
+
+fn put(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+impl Record {
+    /// Appends the record's bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match *self {
+            Record::Send {
+                key,
+                req,
+                bytes,
+                post,
+                free,
+                arrival,
+            } => {
+                out.push(if arrival.is_some() { 1 } else { 0 });
+                put(out, u64::from(key.0) | (u64::from(key.1) << 32));
+                put(out, key.2 as u64);
+                put(out, key.3 as u64);
+                put(out, req);
+                put(out, bytes);
+                put(out, post.to_bits());
+                put(out, free.to_bits());
+                if let Some((a, w)) = arrival {
+                    put(out, a.to_bits());
+                    put(out, w.to_bits());
+                }
+            }
+            Record::Done { req, t, partner } => {
+                out.push(2);
+                put(out, req);
+                put(out, t.to_bits());
+                put(out, partner.to_bits());
+            }
+            Record::Arrive {
+                comm,
+                seq,
+                clock,
+                req,
+                coll,
+                root,
+                bytes,
+            } => {
+                out.push(3);
+                put(out, comm as u64);
+                put(out, seq);
+                put(out, clock.to_bits());
+                put(out, req);
+                let c = COLLS.iter().position(|&x| x == coll).unwrap_or(0) as u64;
+                put(out, c | (u64::from(root) << 32));
+                put(out, bytes);
+            }
+        }
+    }
+
+    /// Decodes the records of `data`, in order; `None` if they are cut
+    /// short or of an unknown kind (a bug, never user input).
+    pub fn decode_all(data: &[u8]) -> Option<Vec<Record>> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        let word = |at: &mut usize| -> Option<u64> {
+            let w = data.get(*at..*at + 8)?;
+            *at += 8;
+            Some(u64::from_le_bytes(w.try_into().ok()?))
+        };
+        while at < data.len() {
+            let kind = data[at];
+            at += 1;
+            out.push(match kind {
+                0 | 1 => {
+                    let ends = word(&mut at)?;
+                    let key = (
+                        ends as u32,
+                        (ends >> 32) as u32,
+                        word(&mut at)? as i64,
+                        word(&mut at)? as i64,
+                    );
+                    let req = word(&mut at)?;
+                    let bytes = word(&mut at)?;
+                    let post = f64::from_bits(word(&mut at)?);
+                    let free = f64::from_bits(word(&mut at)?);
+                    let arrival = if kind == 1 {
+                        Some((f64::from_bits(word(&mut at)?), f64::from_bits(word(&mut at)?)))
+                    } else {
+                        None
+                    };
+                    Record::Send {
+                        key,
+                        req,
+                        bytes,
+                        post,
+                        free,
+                        arrival,
+                    }
+                }
+                2 => Record::Done {
+                    req: word(&mut at)?,
+                    t: f64::from_bits(word(&mut at)?),
+                    partner: f64::from_bits(word(&mut at)?),
+                },
+                3 => {
+                    let comm = word(&mut at)? as i64;
+                    let seq = word(&mut at)?;
+                    let clock = f64::from_bits(word(&mut at)?);
+                    let req = word(&mut at)?;
+                    let cr = word(&mut at)?;
+                    Record::Arrive {
+                        comm,
+                        seq,
+                        clock,
+                        req,
+                        coll: *COLLS.get((cr & 0xffff_ffff) as usize)?,
+                        root: (cr >> 32) as u32,
+                        bytes: word(&mut at)?,
+                    }
+                }
+                _ => return None,
+            });
+        }
+        Some(out)
+    }
+}
+
+/// This process's part of a parallel replay.
+pub struct Part<'x> {
+    /// The processes.
+    pub x: &'x mut dyn Exchange,
+    /// Per process, the records owed to it.
+    pub outbox: Vec<Vec<u8>>,
+    /// Events earlier than this run in the current window.
+    pub window_end: Ns,
+    /// The lookahead, ns.
+    pub lookahead: Ns,
+    /// Size of `MPI_COMM_WORLD`.
+    pub world: u32,
+}
+
+impl Part<'_> {
+    /// The process of world rank `rank`.
+    pub fn owner(&self, rank: u32) -> u32 {
+        owner(rank, self.world, self.x.procs())
+    }
+
+    /// Whether world rank `rank` is replayed here.
+    pub fn local(&self, rank: u32) -> bool {
+        self.owner(rank) == self.x.me()
+    }
+
+    /// Owes `r` to the process of world rank `rank`.
+    pub fn send(&mut self, rank: u32, r: Record) {
+        let p = self.owner(rank) as usize;
+        r.encode(&mut self.outbox[p]);
+    }
+}
+
+/// One process's figures at the end of a parallel replay.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Partial {
+    /// Its actors, by index.
+    pub actors: Vec<(u64, ActorStats)>,
+    /// Per routine: calls, time and wait in femtoseconds.
+    pub routines: Vec<(u64, i128, i128)>,
+    /// Message-size histogram counts.
+    pub sizes: Vec<u64>,
+    /// Bandwidth histogram counts.
+    pub bandwidths: Vec<u64>,
+    /// Messages.
+    pub messages: u64,
+    /// Wait for resources, fs.
+    pub resource_wait_fs: i128,
+    /// Ops replayed.
+    pub events: u64,
+    /// Its peak of unmatched messages.
+    pub peak_in_flight: u64,
+    /// Its deadlock report (empty: none).
+    pub stuck: String,
+}
+
+/// Little-endian words, for [`Partial`]'s encoding.
+struct Words<'a>(&'a [u8]);
+
+impl Words<'_> {
+    fn u64(&mut self) -> Option<u64> {
+        let (w, rest) = self.0.split_first_chunk::<8>()?;
+        self.0 = rest;
+        Some(u64::from_le_bytes(*w))
+    }
+    fn i128(&mut self) -> Option<i128> {
+        let lo = self.u64()?;
+        let hi = self.u64()?;
+        Some(((u128::from(hi) << 64) | u128::from(lo)) as i128)
+    }
+    fn f64(&mut self) -> Option<f64> {
+        self.u64().map(f64::from_bits)
+    }
+    fn list(&mut self) -> Option<Vec<u64>> {
+        let n = self.u64()? as usize;
+        (0..n).map(|_| self.u64()).collect()
+    }
+}
+
+fn put_i128(out: &mut Vec<u8>, v: i128) {
+    put(out, v as u64);
+    put(out, ((v as u128) >> 64) as u64);
+}
+
+fn put_list(out: &mut Vec<u8>, v: &[u64]) {
+    put(out, v.len() as u64);
+    for &x in v {
+        put(out, x);
+    }
+}
+
+impl Partial {
+    /// Its bytes (floats by their bits: exact).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        put(&mut out, self.actors.len() as u64);
+        for (i, a) in &self.actors {
+            put(&mut out, *i);
+            put(&mut out, u64::from(a.rank) | (u64::from(a.thread) << 32));
+            put(&mut out, u64::from(a.node));
+            for v in [a.compute, a.comm, a.wait, a.end] {
+                put(&mut out, v.to_bits());
+            }
+            put(&mut out, a.calls);
+        }
+        put(&mut out, self.routines.len() as u64);
+        for &(n, t, w) in &self.routines {
+            put(&mut out, n);
+            put_i128(&mut out, t);
+            put_i128(&mut out, w);
+        }
+        put_list(&mut out, &self.sizes);
+        put_list(&mut out, &self.bandwidths);
+        put(&mut out, self.messages);
+        put_i128(&mut out, self.resource_wait_fs);
+        put(&mut out, self.events);
+        put(&mut out, self.peak_in_flight);
+        put_list(&mut out, &self.stuck.bytes().map(u64::from).collect::<Vec<_>>());
+        out
+    }
+
+    /// Decodes [`Partial::encode`]'s bytes.
+    pub fn decode(data: &[u8]) -> Option<Partial> {
+        let mut w = Words(data);
+        let n = w.u64()? as usize;
+        let mut actors = Vec::with_capacity(n.min(1 << 24));
+        for _ in 0..n {
+            let i = w.u64()?;
+            let rt = w.u64()?;
+            let node = w.u64()? as u32;
+            actors.push((
+                i,
+                ActorStats {
+                    rank: rt as u32,
+                    thread: (rt >> 32) as u32,
+                    node,
+                    compute: w.f64()?,
+                    comm: w.f64()?,
+                    wait: w.f64()?,
+                    end: w.f64()?,
+                    calls: w.u64()?,
+                },
+            ));
+        }
+        let n = w.u64()? as usize;
+        let mut routines = Vec::with_capacity(n.min(1 << 16));
+        for _ in 0..n {
+            routines.push((w.u64()?, w.i128()?, w.i128()?));
+        }
+        let sizes = w.list()?;
+        let bandwidths = w.list()?;
+        let messages = w.u64()?;
+        let resource_wait_fs = w.i128()?;
+        let events = w.u64()?;
+        let peak_in_flight = w.u64()?;
+        let stuck: Vec<u8> = w.list()?.into_iter().map(|b| b as u8).collect();
+        Some(Partial {
+            actors,
+            routines,
+            sizes,
+            bandwidths,
+            messages,
+            resource_wait_fs,
+            events,
+            peak_in_flight,
+            stuck: String::from_utf8(stuck).ok()?,
+        })
+    }
+
+    /// Adds every process's figures into `stats` (whose actor list has
+    /// every actor); returns the exact routine sums and resource wait.
+    pub fn merge(parts: Vec<Partial>, stats: &mut Stats) -> (Vec<(i128, i128)>, i128) {
+        let mut routines = vec![(0i128, 0i128); stats.routines.len()];
+        let mut resource_wait = 0;
+        let add = |h: &mut Vec<u64>, counts: &[u64]| {
+            if h.len() < counts.len() {
+                h.resize(counts.len(), 0);
+            }
+            for (a, b) in h.iter_mut().zip(counts) {
+                *a += b;
+            }
+        };
+        for (k, r) in stats.routines.iter_mut().enumerate() {
+            r.count = 0;
+            routines[k] = (0, 0);
+        }
+        stats.sizes.counts.clear();
+        stats.bandwidths.counts.clear();
+        stats.messages = 0;
+        stats.events = 0;
+        stats.peak_in_flight = 0;
+        for p in parts {
+            for (i, a) in p.actors {
+                if let Some(slot) = stats.actors.get_mut(i as usize) {
+                    *slot = a;
+                }
+            }
+            for (k, (n, t, w)) in p.routines.into_iter().enumerate() {
+                if let (Some(r), Some(e)) = (stats.routines.get_mut(k), routines.get_mut(k)) {
+                    r.count += n;
+                    e.0 += t;
+                    e.1 += w;
+                }
+            }
+            add(&mut stats.sizes.counts, &p.sizes);
+            add(&mut stats.bandwidths.counts, &p.bandwidths);
+            stats.messages += p.messages;
+            resource_wait += p.resource_wait_fs;
+            stats.events += p.events;
+            stats.peak_in_flight += p.peak_in_flight as usize;
+        }
+        (routines, resource_wait)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip() {
+        let records = [
+            Record::Send {
+                key: (3, 70000, -1000, 5),
+                req: (7 << 32) | 9,
+                bytes: 1 << 40,
+                post: 12.5,
+                free: 13.25,
+                arrival: Some((99.0, 0.0)),
+            },
+            Record::Send {
+                key: (0, 1, 2, 0),
+                req: 1,
+                bytes: 0,
+                post: 0.0,
+                free: 1e-300,
+                arrival: None,
+            },
+            Record::Done {
+                req: u64::MAX,
+                t: 1e12,
+                partner: f64::NEG_INFINITY,
+            },
+            Record::Arrive {
+                comm: 2,
+                seq: 41,
+                clock: 3.0,
+                req: 5,
+                coll: Coll::Alltoall,
+                root: 17,
+                bytes: 8,
+            },
+        ];
+        let mut data = Vec::new();
+        for r in &records {
+            r.encode(&mut data);
+        }
+        assert_eq!(Record::decode_all(&data).unwrap(), records);
+        assert_eq!(Record::decode_all(&data[..data.len() - 1]), None);
+    }
+
+    #[test]
+    fn blocks_cover_the_ranks_in_order() {
+        for (world, procs) in [(10u32, 3u32), (4, 4), (1_048_576, 7), (5, 1)] {
+            let owners: Vec<u32> = (0..world).map(|r| owner(r, world, procs)).collect();
+            assert!(owners.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= 1));
+            assert_eq!(owners[0], 0);
+            assert_eq!(*owners.last().unwrap(), procs - 1);
+        }
+    }
+}
