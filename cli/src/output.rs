@@ -12,3 +12,17 @@ pub fn write_atomic(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
     std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", path.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
+
+/// This process's peak resident memory, bytes (`getrusage`'s
+/// `ru_maxrss`), 0 where it cannot be read.
+pub fn peak_rss_bytes() -> u64 {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the rusage it is given; a zeroed one is valid.
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) } == 0;
+    if !ok {
+        return 0;
+    }
+    // SAFETY: initialised (zeroed, then filled by getrusage).
+    let u = unsafe { u.assume_init() };
+    u64::try_from(u.ru_maxrss).unwrap_or(0) * 1024
+}

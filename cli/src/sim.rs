@@ -155,6 +155,9 @@ pub fn run(args: SimArgs) -> ExitCode {
 }
 
 fn replay_cmd(a: &ReplayArgs) -> Result<()> {
+    if crate::sim_mpi::launcher_size() > 1 {
+        return parallel_replay_cmd(a);
+    }
     let machine = Machine::load(&a.machine)?;
     let mut model = model::build(&a.model, &machine)?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
@@ -210,6 +213,8 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
             warnings: src.warnings(),
         },
     );
+    let mut report = report;
+    report.peak_memory_bytes = crate::output::peak_rss_bytes();
     print!("{report}");
     if let Some(t) = timeline {
         let (path, flows) = t.finish().context("cannot finish the timeline")?;
@@ -218,6 +223,73 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
             path.display()
         );
     }
+    if let Some(p) = &a.json {
+        write_atomic(p, report.to_json())?;
+    }
+    Ok(())
+}
+
+/// `mpirun -np K pnmpi sim replay ...`: each process replays a block of
+/// ranks (reading only their events); process 0 prints the report and
+/// writes the JSON.
+fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
+    for (given, what) in [
+        (a.timeline.is_some(), "--timeline"),
+        (a.compare, "--compare"),
+        (!a.noise.is_empty(), "--noise"),
+    ] {
+        if given {
+            anyhow::bail!("{what} is not available in a parallel replay yet: run `pnmpi sim replay` without mpirun for it");
+        }
+    }
+    let mut mpi = crate::sim_mpi::Mpi::init()?;
+    let machine = Machine::load(&a.machine)?;
+    let mut model = model::build(&a.model, &machine)?;
+    let mut src = input::open(&a.trace, a.flops_per_ns)?;
+    let root = pnmpi_sim::engine::parallel::Exchange::me(&mpi) == 0;
+    let bar = if root {
+        ProgressBar::new_spinner()
+    } else {
+        ProgressBar::hidden()
+    };
+    if let Ok(style) = ProgressStyle::with_template("{spinner} replaying in parallel: {msg} [{elapsed}]") {
+        bar.set_style(style);
+    }
+    let progress = |n: u64| bar.set_message(format!("{n} events on process 0"));
+    let start = std::time::Instant::now();
+    let folder = a.trace.is_dir();
+    let out = pnmpi_sim::engine::replay_parallel(
+        src.as_mut(),
+        &machine,
+        model.as_mut(),
+        &mut mpi,
+        folder,
+        Some(&progress),
+    )?;
+    let wall = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let peak = mpi.max(crate::output::peak_rss_bytes());
+    let Some(out) = out else {
+        return Ok(());
+    };
+    let trace_name = a.trace.display().to_string();
+    let mut report = Report::new(
+        &out,
+        ReportContext {
+            trace: &trace_name,
+            machine: &machine.name,
+            model: model.name(),
+            actors: src.actors(),
+            routines: src.routines(),
+            measured: None,
+            traced_machine: machine.traced_on.is_some(),
+            wall_s: wall,
+            warnings: src.warnings(),
+        },
+    );
+    report.peak_memory_bytes = peak;
+    report.processes = pnmpi_sim::engine::parallel::Exchange::procs(&mpi);
+    print!("{report}");
     if let Some(p) = &a.json {
         write_atomic(p, report.to_json())?;
     }

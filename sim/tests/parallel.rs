@@ -18,7 +18,7 @@ struct Threads {
     me: u32,
     procs: u32,
     slots: Arc<Mutex<Vec<Vec<Vec<u8>>>>>,
-    mins: Arc<Mutex<Vec<[f64; 2]>>>,
+    mins: Arc<Mutex<Vec<[f64; 3]>>>,
     barrier: Arc<Barrier>,
 }
 
@@ -41,15 +41,12 @@ impl Exchange for Threads {
         self.barrier.wait();
         got
     }
-    fn min(&mut self, v: [f64; 2]) -> [f64; 2] {
+    fn min(&mut self, v: [f64; 3]) -> [f64; 3] {
         self.mins.lock().unwrap()[self.me as usize] = v;
         self.barrier.wait();
-        let m = self
-            .mins
-            .lock()
-            .unwrap()
-            .iter()
-            .fold([f64::INFINITY; 2], |a, b| [a[0].min(b[0]), a[1].min(b[1])]);
+        let m = self.mins.lock().unwrap().iter().fold([f64::INFINITY; 3], |a, b| {
+            [a[0].min(b[0]), a[1].min(b[1]), a[2].min(b[2])]
+        });
         self.barrier.wait();
         m
     }
@@ -89,7 +86,7 @@ fn serial(path: &Path, m: &Machine, model_name: &str) -> Outcome {
 
 fn parallel(path: &Path, m: &Machine, model_name: &str, procs: u32) -> Outcome {
     let slots = Arc::new(Mutex::new(vec![Vec::new(); procs as usize]));
-    let mins = Arc::new(Mutex::new(vec![[0.0; 2]; procs as usize]));
+    let mins = Arc::new(Mutex::new(vec![[0.0; 3]; procs as usize]));
     let barrier = Arc::new(Barrier::new(procs as usize));
     let handles: Vec<_> = (0..procs)
         .map(|me| {
@@ -104,7 +101,7 @@ fn parallel(path: &Path, m: &Machine, model_name: &str, procs: u32) -> Outcome {
             std::thread::spawn(move || {
                 let mut model = model::build(&model_name, &m).unwrap();
                 let mut src = pnmpi_sim::input::open(&path, 1.0).unwrap();
-                replay_parallel(src.as_mut(), &m, model.as_mut(), &mut x, None).unwrap()
+                replay_parallel(src.as_mut(), &m, model.as_mut(), &mut x, false, None).unwrap()
             })
         })
         .collect();
@@ -193,10 +190,10 @@ fn models_with_state_across_ranks_are_refused_in_parallel() {
         me: 0,
         procs: 1,
         slots: Arc::new(Mutex::new(vec![Vec::new()])),
-        mins: Arc::new(Mutex::new(vec![[0.0; 2]])),
+        mins: Arc::new(Mutex::new(vec![[0.0; 3]])),
         barrier: Arc::new(Barrier::new(1)),
     };
-    let e = replay_parallel(src.as_mut(), &m, model.as_mut(), &mut x, None).unwrap_err();
+    let e = replay_parallel(src.as_mut(), &m, model.as_mut(), &mut x, false, None).unwrap_err();
     assert!(
         e.to_string().contains("bus model cannot replay in parallel"),
         "{e}"

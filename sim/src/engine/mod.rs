@@ -196,12 +196,15 @@ pub fn replay(
 /// Replays `src` on `machine` with `model` as one process of a parallel
 /// replay ([`parallel`]): this process replays its block of ranks, and
 /// process 0 gets the whole run's outcome (`Ok(None)` elsewhere). Every
-/// process reads only its own ranks' ops from `src`.
+/// process reads only its own ranks' ops from `src`. `local_comm_ids`:
+/// `src` numbers communicators as it meets them (a tracer folder), so
+/// only world and self may cross processes.
 pub fn replay_parallel(
     src: &mut dyn OpSource,
     machine: &Machine,
     model: &mut dyn Model,
     x: &mut dyn Exchange,
+    local_comm_ids: bool,
     progress: Option<&dyn Fn(u64)>,
 ) -> Result<Option<Outcome>, SimError> {
     let lookahead = model.lookahead();
@@ -217,6 +220,8 @@ pub fn replay_parallel(
         window_end: lookahead,
         lookahead,
         world: src.world_size(),
+        local_comm_ids,
+        unshared: None,
     };
     let mut e = Engine::new(src, machine, model, None, None, Some(part))?;
     e.run_windows(src, progress)?;
@@ -355,7 +360,17 @@ impl<'m, 'o> Engine<'m, 'o> {
                     .heap
                     .peek()
                     .map_or(f64::INFINITY, |Reverse((t, _))| f64::from_bits(*t));
-                let [earliest, none_owed] = part.x.min([next, if owed > 0 { 0.0 } else { 1.0 }]);
+                let fine = if part.unshared.is_some() { 0.0 } else { 1.0 };
+                let [earliest, none_owed, all_fine] =
+                    part.x.min([next, if owed > 0 { 0.0 } else { 1.0 }, fine]);
+                if all_fine == 0.0 {
+                    let which = part
+                        .unshared
+                        .map_or("a communicator".to_string(), |c| format!("communicator {c}"));
+                    return Err(SimError::Parallel(format!(
+                        "{which} of a tracer folder spans processes, and a folder's communicators are numbered by each process as it reads them: merge it first (pnmpi trace merge DIR -o T.pnt) and replay the .pnt in parallel"
+                    )));
+                }
                 if none_owed == 1.0 {
                     if earliest == f64::INFINITY {
                         if let Some(p) = progress {
@@ -689,6 +704,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             }
         };
         match self.part.as_mut() {
+            Some(p) if !p.local(m.dst) && !p.shared_comm(comm) => p.unshared = Some(comm),
             Some(p) if !p.local(m.dst) => p.send(
                 m.dst,
                 Record::Send {
@@ -936,6 +952,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         // The process of the communicator's first member gathers the arrivals.
         let leader = members[0];
         match self.part.as_mut() {
+            Some(p) if !p.local(leader) && !p.shared_comm(comm) => p.unshared = Some(comm),
             Some(p) if !p.local(leader) => p.send(
                 leader,
                 Record::Arrive {
@@ -1079,12 +1096,9 @@ impl<'m, 'o> Engine<'m, 'o> {
             stuck: report.clone(),
         };
         let part = self.part.as_mut().expect("a parallel replay");
+        // Process 0 reports for all (a deadlock too, with every process's ranks).
         let Some(all) = part.x.gather(&partial.encode()) else {
-            return if report.is_empty() {
-                Ok(None)
-            } else {
-                Err(SimError::Deadlock(report))
-            };
+            return Ok(None);
         };
         let mut parts = Vec::with_capacity(all.len());
         for bytes in &all {

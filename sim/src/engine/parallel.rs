@@ -34,7 +34,7 @@ pub trait Exchange {
     /// sent here, concatenated in process order.
     fn alltoallv(&mut self, out: &[Vec<u8>]) -> Vec<u8>;
     /// The element-wise minimum of `v` over the processes.
-    fn min(&mut self, v: [f64; 2]) -> [f64; 2];
+    fn min(&mut self, v: [f64; 3]) -> [f64; 3];
     /// Every process's `bytes`, in process order, at process 0 (`None`
     /// elsewhere).
     fn gather(&mut self, bytes: &[u8]) -> Option<Vec<Vec<u8>>>;
@@ -242,6 +242,13 @@ pub struct Part<'x> {
     pub lookahead: Ns,
     /// Size of `MPI_COMM_WORLD`.
     pub world: u32,
+    /// Whether communicator ids other than world's and self's are this
+    /// process's own (a tracer folder numbers communicators as it meets
+    /// them): such a communicator cannot cross processes.
+    pub local_comm_ids: bool,
+    /// A communicator of this process's own numbering that had to cross
+    /// to another process.
+    pub unshared: Option<i64>,
 }
 
 impl Part<'_> {
@@ -253,6 +260,13 @@ impl Part<'_> {
     /// Whether world rank `rank` is replayed here.
     pub fn local(&self, rank: u32) -> bool {
         self.owner(rank) == self.x.me()
+    }
+
+    /// Whether `comm` means the same communicator on every process.
+    pub fn shared_comm(&self, comm: i64) -> bool {
+        !self.local_comm_ids
+            || comm == pnmpi_trace::fields::COMM_WORLD
+            || comm == pnmpi_trace::fields::COMM_SELF
     }
 
     /// Owes `r` to the process of world rank `rank`.

@@ -316,6 +316,41 @@ impl<S: EventSource> TraceOps<S> {
     }
 }
 
+/// How far ahead in its stream a wildcard receive's completion is looked
+/// for, in ops.
+const WILDCARD_LOOKAHEAD: usize = 4096;
+
+/// The queue's front is a receive posted with a wildcard: if an op of the
+/// queue completes its request with a status, the front gets that source
+/// (and tag, for `MPI_ANY_TAG`): `Some(true)`. `Some(false)`: not in the
+/// queue yet. `None`: completed without a status (it stays a wildcard).
+fn resolve_wildcard(queue: &mut VecDeque<Op>) -> Option<bool> {
+    let OpKind::Recv { req: Some(r), .. } = queue.front()?.kind else {
+        return None;
+    };
+    let found = queue.iter().skip(1).find_map(|o| match &o.kind {
+        OpKind::Wait(done) => done.iter().find(|c| c.req == r).map(|c| c.status),
+        _ => None,
+    });
+    match found {
+        None => Some(false),
+        Some(None) => None,
+        Some(Some((src, stag))) => {
+            if let Some(Op {
+                kind: OpKind::Recv { from, tag, .. },
+                ..
+            }) = queue.front_mut()
+            {
+                *from = Some(src);
+                if *tag < 0 {
+                    *tag = stag;
+                }
+            }
+            Some(true)
+        }
+    }
+}
+
 impl<S: EventSource> OpSource for TraceOps<S> {
     fn actors(&self) -> &[Actor] {
         &self.actors
@@ -334,8 +369,28 @@ impl<S: EventSource> OpSource for TraceOps<S> {
             self.spare.push(v);
         }
         loop {
-            if let Some(o) = self.streams[actor].queue.pop_front() {
-                *op = o;
+            let st = &mut self.streams[actor];
+            if let Some(front) = st.queue.front_mut() {
+                // A receive posted with a wildcard is posted from the source
+                // its completion names, when the stream says it within
+                // WILDCARD_LOOKAHEAD events: as the real run matched it,
+                // and at its post, so that a send the receiver makes before
+                // its wait (a blocking rendezvous) finds it posted.
+                let unresolved = matches!(front.kind, OpKind::Recv { from: None, .. });
+                if unresolved && !st.finished && st.queue.len() < WILDCARD_LOOKAHEAD {
+                    match resolve_wildcard(&mut st.queue) {
+                        Some(true) | None => {}
+                        Some(false) => {
+                            if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
+                                self.streams[actor].finished = true;
+                            } else {
+                                self.convert(actor);
+                            }
+                            continue;
+                        }
+                    }
+                }
+                *op = self.streams[actor].queue.pop_front().expect("a front");
                 return Ok(true);
             }
             if self.streams[actor].finished {

@@ -151,6 +151,11 @@ pub struct Report {
     pub sim_wall_s: f64,
     /// Its speed.
     pub events_per_s: f64,
+    /// Peak resident memory of the replay's process (of the largest
+    /// process in a parallel replay), bytes; 0 when not measured.
+    pub peak_memory_bytes: u64,
+    /// Processes that replayed it (1: serial).
+    pub processes: u32,
     /// What the input or the replay could not do exactly.
     pub warnings: Vec<String>,
 }
@@ -263,6 +268,8 @@ impl Report {
             } else {
                 0.0
             },
+            peak_memory_bytes: 0,
+            processes: 1,
             warnings: cx.warnings,
         }
     }

@@ -160,13 +160,21 @@ impl fmt::Display for Report {
             secs(self.resource_wait_s),
             self.peak_in_flight
         )?;
-        writeln!(
+        write!(
             f,
-            "replayed {} events in {} ({:.2} M events/s)",
+            "replayed {} events in {} ({:.2} M events/s",
             self.events,
             secs(self.sim_wall_s),
             self.events_per_s / 1e6
         )?;
+        if self.processes > 1 {
+            write!(f, " on {} processes", self.processes)?;
+        }
+        if self.peak_memory_bytes > 0 {
+            let per = if self.processes > 1 { " per process" } else { "" };
+            write!(f, "; peak memory {}{per}", size(self.peak_memory_bytes as f64))?;
+        }
+        writeln!(f, ")")?;
         for w in &self.warnings {
             writeln!(f, "warning: {w}")?;
         }

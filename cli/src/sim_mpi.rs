@@ -1,0 +1,225 @@
+//! The MPI side of a parallel `pnmpi sim replay`: under `mpirun -np K`
+//! with K > 1, every process replays a block of ranks and exchanges what
+//! crosses blocks through MPI collectives (pnmpi_sim's [`Exchange`]).
+//! The FFI layer of the command: every unsafe block is an MPI call on
+//! buffers that live across it.
+
+use anyhow::{bail, Result};
+use pnmpi_mpi_sys::{constants as c, ffi};
+use pnmpi_sim::engine::parallel::Exchange;
+use std::ffi::c_int;
+
+/// The job's size as the launcher set it (Open MPI, MPICH's Hydra), 1
+/// outside a launcher: more than 1 makes the replay parallel.
+pub fn launcher_size() -> u32 {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
+        .unwrap_or(1)
+}
+
+/// `MPI_COMM_WORLD` of an initialised MPI, finalised when dropped.
+pub struct Mpi {
+    me: u32,
+    procs: u32,
+}
+
+fn check(code: c_int, what: &str) {
+    if code != 0 {
+        eprintln!("pnmpi sim: {what} failed (MPI error {code})");
+        // SAFETY: MPI is initialised (every Mpi call comes after init).
+        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
+    }
+}
+
+impl Mpi {
+    /// Initialises MPI.
+    pub fn init() -> Result<Mpi> {
+        // SAFETY: MPI_Init accepts null argc/argv; it is called once.
+        let code = unsafe { ffi::PMPI_Init(std::ptr::null_mut(), std::ptr::null_mut()) };
+        if code != 0 {
+            bail!("MPI_Init failed (MPI error {code})");
+        }
+        let (mut me, mut procs) = (0, 0);
+        // SAFETY: MPI is initialised; the outputs are live ints.
+        unsafe {
+            ffi::PMPI_Comm_rank(c::COMM_WORLD(), &mut me);
+            ffi::PMPI_Comm_size(c::COMM_WORLD(), &mut procs);
+        }
+        Ok(Mpi {
+            me: me as u32,
+            procs: procs as u32,
+        })
+    }
+
+    /// The largest of every process's `v`, at all.
+    pub fn max(&mut self, v: u64) -> u64 {
+        let mut out = 0u64;
+        // SAFETY: one u64 in, one out, both live across the call.
+        let code = unsafe {
+            ffi::PMPI_Allreduce(
+                (&v as *const u64).cast(),
+                (&mut out as *mut u64).cast(),
+                1,
+                c::UINT64_T(),
+                c::MAX(),
+                c::COMM_WORLD(),
+            )
+        };
+        check(code, "MPI_Allreduce");
+        out
+    }
+}
+
+impl Drop for Mpi {
+    fn drop(&mut self) {
+        // SAFETY: MPI was initialised by Mpi::init and is finalised once.
+        unsafe { ffi::PMPI_Finalize() };
+    }
+}
+
+/// A byte count as MPI's `int`, or the run stops: no window or result is
+/// 2 GiB.
+fn count(n: usize) -> c_int {
+    c_int::try_from(n).unwrap_or_else(|_| {
+        eprintln!("pnmpi sim: {n} bytes in one exchange: more than MPI's int counts");
+        // SAFETY: MPI is initialised.
+        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
+        0
+    })
+}
+
+/// `v` with room for at least a byte: an empty vector's pointer is
+/// dangling (`0x1`), which Open MPI reads as `MPI_IN_PLACE`.
+fn backed(mut v: Vec<u8>) -> Vec<u8> {
+    v.reserve(1);
+    v
+}
+
+fn displacements(counts: &[c_int]) -> Vec<c_int> {
+    counts
+        .iter()
+        .scan(0, |at, &n| {
+            let d = *at;
+            *at += n;
+            Some(d)
+        })
+        .collect()
+}
+
+impl Exchange for Mpi {
+    fn me(&self) -> u32 {
+        self.me
+    }
+
+    fn procs(&self) -> u32 {
+        self.procs
+    }
+
+    fn alltoallv(&mut self, out: &[Vec<u8>]) -> Vec<u8> {
+        let send: Vec<c_int> = out.iter().map(|v| count(v.len())).collect();
+        let mut recv = vec![0 as c_int; out.len()];
+        // SAFETY: one int to and from each process, in live vectors.
+        let code = unsafe {
+            ffi::PMPI_Alltoall(
+                send.as_ptr().cast(),
+                1,
+                c::INT(),
+                recv.as_mut_ptr().cast(),
+                1,
+                c::INT(),
+                c::COMM_WORLD(),
+            )
+        };
+        check(code, "MPI_Alltoall");
+        let data = backed(out.concat());
+        let (sd, rd) = (displacements(&send), displacements(&recv));
+        let mut got = backed(vec![0u8; recv.iter().map(|&n| n as usize).sum()]);
+        // SAFETY: counts and displacements describe `data` and `got`,
+        // which live across the call.
+        let code = unsafe {
+            ffi::PMPI_Alltoallv(
+                data.as_ptr().cast(),
+                send.as_ptr(),
+                sd.as_ptr(),
+                c::BYTE(),
+                got.as_mut_ptr().cast(),
+                recv.as_ptr(),
+                rd.as_ptr(),
+                c::BYTE(),
+                c::COMM_WORLD(),
+            )
+        };
+        check(code, "MPI_Alltoallv");
+        got
+    }
+
+    fn min(&mut self, v: [f64; 3]) -> [f64; 3] {
+        let mut out = [0.0f64; 3];
+        // SAFETY: two doubles in, two out, both live across the call.
+        let code = unsafe {
+            ffi::PMPI_Allreduce(
+                v.as_ptr().cast(),
+                out.as_mut_ptr().cast(),
+                3,
+                c::DOUBLE(),
+                c::MIN(),
+                c::COMM_WORLD(),
+            )
+        };
+        check(code, "MPI_Allreduce");
+        out
+    }
+
+    fn gather(&mut self, bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+        let n = count(bytes.len());
+        let mut counts = vec![0 as c_int; self.procs as usize];
+        // SAFETY: one int from each process into a live vector at the root.
+        let code = unsafe {
+            ffi::PMPI_Gather(
+                (&n as *const c_int).cast(),
+                1,
+                c::INT(),
+                counts.as_mut_ptr().cast(),
+                1,
+                c::INT(),
+                0,
+                c::COMM_WORLD(),
+            )
+        };
+        check(code, "MPI_Gather");
+        let displs = displacements(&counts);
+        let mut all = backed(vec![
+            0u8;
+            if self.me == 0 {
+                counts.iter().map(|&n| n as usize).sum()
+            } else {
+                0
+            }
+        ]);
+        let bytes = backed(bytes.to_vec());
+        // SAFETY: the root's counts and displacements describe `all`; the
+        // others send `bytes`; all live across the call.
+        let code = unsafe {
+            ffi::PMPI_Gatherv(
+                bytes.as_ptr().cast(),
+                n,
+                c::BYTE(),
+                all.as_mut_ptr().cast(),
+                counts.as_ptr(),
+                displs.as_ptr(),
+                c::BYTE(),
+                0,
+                c::COMM_WORLD(),
+            )
+        };
+        check(code, "MPI_Gatherv");
+        (self.me == 0).then(|| {
+            counts
+                .iter()
+                .zip(&displs)
+                .map(|(&n, &d)| all[d as usize..(d + n) as usize].to_vec())
+                .collect()
+        })
+    }
+}

@@ -1,0 +1,223 @@
+//! `mpirun -np K pnmpi sim replay`: the parallel replay under the real
+//! launcher gives the serial replay's JSON, bit for bit (but for its own
+//! wall time, speed, memory and the per-process peak of unmatched
+//! messages), on synthetic motifs, on traces of real programs traced
+//! under mpirun, and on random programs; and refuses what it cannot do
+//! exactly, with the way out.
+
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn pnmpi(args: &[&str], dir: &Path) -> Output {
+    Command::new(target_dir().join("pnmpi"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("pnmpi runs")
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The report without what depends on how it ran.
+fn report(dir: &Path, json: &str) -> serde_json::Value {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(json)).unwrap()).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in [
+        "sim_wall_s",
+        "events_per_s",
+        "peak_in_flight",
+        "peak_memory_bytes",
+        "processes",
+    ] {
+        assert!(o.remove(k).is_some(), "{k} missing from {json}");
+    }
+    v
+}
+
+fn parallel(np: usize, args: &[&str], dir: &Path) -> Output {
+    launcher(np)
+        .arg(target_dir().join("pnmpi"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("mpirun runs")
+}
+
+/// Serial, then 2 and 4 processes, of `trace` on `m.toml` under `model`.
+fn agree(dir: &Path, trace: &str, model: &str) {
+    ok(pnmpi(
+        &[
+            "sim",
+            "replay",
+            trace,
+            "-m",
+            "m.toml",
+            "--model",
+            model,
+            "--json",
+            "serial.json",
+        ],
+        dir,
+    ));
+    let serial = report(dir, "serial.json");
+    assert!(serial["runtime_s"].as_f64().unwrap() > 0.0);
+    for np in [2, 4] {
+        let json = format!("np{np}.json");
+        let text = ok(parallel(
+            np,
+            &[
+                "sim", "replay", trace, "-m", "m.toml", "--model", model, "--json", &json,
+            ],
+            dir,
+        ));
+        // One report, from process 0.
+        assert_eq!(text.matches("predicted runtime:").count(), 1, "{text}");
+        assert!(text.contains(&format!("on {np} processes")), "{text}");
+        assert_eq!(report(dir, &json), serial, "{trace}, {model}, {np} processes");
+    }
+}
+
+const MACHINE: &str = "[machine]\nnodes = 8\ncores_per_node = 2\n[network]\neager_threshold = \"4KiB\"\n\
+    [network.intra]\nlatency = \"0.5us\"\nbandwidth = \"20GB/s\"\n\
+    [network.inter]\nlatency = \"2us\"\nbandwidth = \"4GB/s\"\n\
+    [model.loggp]\nL = \"2us\"\no = \"0.4us\"\ng = \"0.6us\"\nG = \"0.25ns\"\n";
+
+#[test]
+fn motifs_replay_in_parallel_bit_for_bit() {
+    let case = Case::new();
+    let dir = case.dir();
+    case.write("m.toml", MACHINE);
+    for motif in ["halo3d", "sweep3d", "random", "alltoall"] {
+        let pnt = format!("{motif}.pnt");
+        ok(pnmpi(
+            &[
+                "sim",
+                "synth",
+                motif,
+                "--ranks",
+                "13",
+                "--iterations",
+                "10",
+                "--bytes",
+                "6KiB",
+                "--allreduce-every",
+                "3",
+                "-o",
+                &pnt,
+            ],
+            dir,
+        ));
+        agree(dir, &pnt, "simple");
+    }
+    // A tracer folder: each process reads its own ranks' files.
+    ok(pnmpi(
+        &[
+            "sim",
+            "synth",
+            "halo2d",
+            "--ranks",
+            "12",
+            "--iterations",
+            "8",
+            "--folder",
+            "-o",
+            "folder",
+        ],
+        dir,
+    ));
+    agree(dir, "folder", "loggp");
+}
+
+/// Real programs' traces, merged (a `.pnt` numbers communicators once
+/// for all processes): wildcards, split-communicator and nonblocking
+/// collectives, random sizes on both sides of the threshold.
+#[test]
+fn traces_of_real_and_random_programs_replay_in_parallel_bit_for_bit() {
+    for (program, np, args, model) in [
+        ("tracecheck", 4, &[][..], "simple"),
+        ("randmix", 4, &["5", "40", "coll"][..], "loggp"),
+        ("randmix", 3, &["8", "40", "p2p"][..], "simple"),
+    ] {
+        let (case, trace) = traced(program, np, args);
+        case.write("m.toml", MACHINE);
+        ok(pnmpi(
+            &["trace", "merge", &trace.display().to_string(), "-o", "t.pnt"],
+            case.dir(),
+        ));
+        agree(case.dir(), "t.pnt", model);
+    }
+}
+
+/// A tracer folder whose split communicator spans processes is refused
+/// with the merge to run first; world-only folders replay (above).
+#[test]
+fn a_folder_whose_communicators_span_processes_asks_for_a_merge() {
+    let (case, trace) = traced("tracecheck", 4, &[]);
+    case.write("m.toml", MACHINE);
+    let out = parallel(
+        2,
+        &["sim", "replay", &trace.display().to_string(), "-m", "m.toml"],
+        case.dir(),
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("spans processes") && err.contains("pnmpi trace merge"),
+        "{err}"
+    );
+}
+
+#[test]
+fn what_a_parallel_replay_cannot_do_exactly_is_refused() {
+    let case = Case::new();
+    let dir = case.dir();
+    case.write("m.toml", MACHINE);
+    ok(pnmpi(
+        &[
+            "sim",
+            "synth",
+            "halo2d",
+            "--ranks",
+            "4",
+            "--iterations",
+            "2",
+            "-o",
+            "h.pnt",
+        ],
+        dir,
+    ));
+    let out = parallel(
+        2,
+        &["sim", "replay", "h.pnt", "-m", "m.toml", "--model", "bus"],
+        dir,
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bus model cannot replay in parallel") && err.contains("without mpirun"),
+        "{err}"
+    );
+    let out = parallel(
+        2,
+        &["sim", "replay", "h.pnt", "-m", "m.toml", "--timeline", "t.json"],
+        dir,
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--timeline is not available in a parallel replay"),
+        "{err}"
+    );
+    assert!(!dir.join("t.json").exists());
+}
