@@ -165,7 +165,8 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     if let Ok(style) = ProgressStyle::with_template("{spinner} replaying: {msg} [{elapsed}]") {
         bar.set_style(style);
     }
-    let progress = |n: u64| bar.set_message(format!("{n} events"));
+    let started = std::time::Instant::now();
+    let progress = |n: u64, t: f64| bar.set_message(progress_line(n, t, started));
     let mut timeline = match &a.timeline {
         Some(p) => {
             let nodes = machine.place(src.world_size())?;
@@ -229,6 +230,16 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     Ok(())
 }
 
+/// A replay's progress: events, simulated time reached, speed.
+fn progress_line(events: u64, simulated_ns: f64, started: std::time::Instant) -> String {
+    let wall = started.elapsed().as_secs_f64().max(1e-9);
+    format!(
+        "{events} events, simulated {:.6} s, {:.2} M events/s",
+        simulated_ns / 1e9,
+        events as f64 / wall / 1e6
+    )
+}
+
 /// `mpirun -np K pnmpi sim replay ...`: each process replays a block of
 /// ranks (reading only their events); process 0 prints the report and
 /// writes the JSON.
@@ -255,7 +266,8 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
     if let Ok(style) = ProgressStyle::with_template("{spinner} replaying in parallel: {msg} [{elapsed}]") {
         bar.set_style(style);
     }
-    let progress = |n: u64| bar.set_message(format!("{n} events on process 0"));
+    let started = std::time::Instant::now();
+    let progress = |n: u64, t: f64| bar.set_message(format!("process 0: {}", progress_line(n, t, started)));
     let start = std::time::Instant::now();
     let folder = a.trace.is_dir();
     let out = pnmpi_sim::engine::replay_parallel(

@@ -67,8 +67,9 @@ pub struct Options<'a> {
     pub noise: Option<&'a mut dyn Noise>,
     /// A timeline writer.
     pub observer: Option<&'a mut dyn Observer>,
-    /// Told of the ops replayed so far, every million or so.
-    pub progress: Option<&'a dyn Fn(u64)>,
+    /// Told of the ops replayed so far and the simulated time reached
+    /// (ns), every million ops or so.
+    pub progress: Option<&'a dyn Fn(u64, Ns)>,
 }
 
 /// A replay's outcome.
@@ -205,7 +206,7 @@ pub fn replay_parallel(
     model: &mut dyn Model,
     x: &mut dyn Exchange,
     local_comm_ids: bool,
-    progress: Option<&dyn Fn(u64)>,
+    progress: Option<&dyn Fn(u64, Ns)>,
 ) -> Result<Option<Outcome>, SimError> {
     let lookahead = model.lookahead();
     if lookahead.is_nan() || lookahead <= 0.0 {
@@ -296,25 +297,30 @@ impl<'m, 'o> Engine<'m, 'o> {
         Ok(e)
     }
 
+    /// The latest end of an actor so far, ns.
+    fn latest_end(&self) -> Ns {
+        self.stats.actors.iter().map(|s| s.end).fold(0.0, f64::max)
+    }
+
     /// Whether world rank `rank` is replayed by this process.
     fn local_rank(&self, rank: u32) -> bool {
         self.part.as_ref().is_none_or(|p| p.local(rank))
     }
 
     /// The serial replay: every actor, in simulated-time order.
-    fn run_serial(&mut self, src: &mut dyn OpSource, progress: Option<&dyn Fn(u64)>) -> Result<(), SimError> {
+    fn run_serial(&mut self, src: &mut dyn OpSource, progress: Option<&dyn Fn(u64, Ns)>) -> Result<(), SimError> {
         let mut next_progress = 1 << 20;
-        while let Some(Reverse((_, a))) = self.heap.pop() {
+        while let Some(Reverse((t, a))) = self.heap.pop() {
             self.advance(a as usize, src)?;
             if let Some(p) = progress {
                 if self.stats.events >= next_progress {
-                    p(self.stats.events);
+                    p(self.stats.events, f64::from_bits(t));
                     next_progress += 1 << 20;
                 }
             }
         }
         if let Some(p) = progress {
-            p(self.stats.events);
+            p(self.stats.events, self.latest_end());
         }
         Ok(())
     }
@@ -325,7 +331,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     fn run_windows(
         &mut self,
         src: &mut dyn OpSource,
-        progress: Option<&dyn Fn(u64)>,
+        progress: Option<&dyn Fn(u64, Ns)>,
     ) -> Result<(), SimError> {
         let mut next_progress = 1 << 20;
         loop {
@@ -339,7 +345,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             }
             if let Some(p) = progress {
                 if self.stats.events >= next_progress {
-                    p(self.stats.events);
+                    p(self.stats.events, end);
                     next_progress = self.stats.events + (1 << 20);
                 }
             }
@@ -374,7 +380,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 if none_owed == 1.0 {
                     if earliest == f64::INFINITY {
                         if let Some(p) = progress {
-                            p(self.stats.events);
+                            p(self.stats.events, self.latest_end());
                         }
                         return Ok(());
                     }
