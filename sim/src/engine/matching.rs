@@ -5,8 +5,6 @@
 use crate::input::ReqId;
 use crate::model::Msg;
 use crate::units::Ns;
-use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
 
 /// A matching key: world source, world destination, tag, communicator.
 pub type Key = (u32, u32, i64, i64);
@@ -36,47 +34,82 @@ pub struct PendingRecv {
     pub post: Ns,
 }
 
-#[derive(Default)]
-struct Queues {
-    sends: VecDeque<PendingSend>,
-    recvs: VecDeque<PendingRecv>,
+/// An unmatched post in a receiver's mailbox.
+#[derive(Clone, Copy, Debug)]
+enum Waiting {
+    Send(PendingSend),
+    Recv(PendingRecv),
 }
 
-/// All unmatched sends and receives. Memory grows with messages in
-/// flight, not with the trace.
+/// A receiver's unmatched sends and receives, in posting order, with the
+/// rest of their key (source, tag, communicator).
+type Mailbox = Vec<((u32, i64, i64), Waiting)>;
+
+/// All unmatched sends and receives, per receiving rank: a rank has a
+/// handful at a time, so a short list beside the others of its rank beats
+/// a run-wide hash table of queues. Memory grows with messages in flight,
+/// not with the trace.
 #[derive(Default)]
 pub struct Mailboxes {
-    queues: FxHashMap<Key, Queues>,
+    by_rank: Vec<Mailbox>,
     in_flight: usize,
 }
 
 impl Mailboxes {
-    /// Send `s` on `key`: the oldest receive waiting for it, taken, or
-    /// `None` and the send queued. One lookup for both.
-    pub fn send(&mut self, key: Key, s: PendingSend) -> Option<PendingRecv> {
-        let q = self.queues.entry(key).or_default();
-        let r = q.recvs.pop_front();
-        if r.is_some() {
-            self.in_flight -= 1;
-        } else {
-            q.sends.push_back(s);
-            self.in_flight += 1;
+    fn mailbox(&mut self, rank: u32) -> &mut Mailbox {
+        let r = rank as usize;
+        if r >= self.by_rank.len() {
+            self.by_rank.resize_with(r + 1, Vec::new);
         }
-        r
+        &mut self.by_rank[r]
+    }
+
+    /// Send `s` on `key`: the oldest receive waiting for it, taken, or
+    /// `None` and the send queued.
+    pub fn send(&mut self, key: Key, s: PendingSend) -> Option<PendingRecv> {
+        let rest = (key.0, key.2, key.3);
+        let mb = self.mailbox(key.1);
+        match mb
+            .iter()
+            .position(|(k, w)| *k == rest && matches!(w, Waiting::Recv(_)))
+        {
+            Some(i) => {
+                let Waiting::Recv(r) = mb.remove(i).1 else {
+                    unreachable!("found a receive")
+                };
+                self.in_flight -= 1;
+                Some(r)
+            }
+            None => {
+                mb.push((rest, Waiting::Send(s)));
+                self.in_flight += 1;
+                None
+            }
+        }
     }
 
     /// Receive `r` on `key`: the oldest send waiting for it, taken, or
-    /// `None` and the receive queued. One lookup for both.
+    /// `None` and the receive queued.
     pub fn recv(&mut self, key: Key, r: PendingRecv) -> Option<PendingSend> {
-        let q = self.queues.entry(key).or_default();
-        let s = q.sends.pop_front();
-        if s.is_some() {
-            self.in_flight -= 1;
-        } else {
-            q.recvs.push_back(r);
-            self.in_flight += 1;
+        let rest = (key.0, key.2, key.3);
+        let mb = self.mailbox(key.1);
+        match mb
+            .iter()
+            .position(|(k, w)| *k == rest && matches!(w, Waiting::Send(_)))
+        {
+            Some(i) => {
+                let Waiting::Send(s) = mb.remove(i).1 else {
+                    unreachable!("found a send")
+                };
+                self.in_flight -= 1;
+                Some(s)
+            }
+            None => {
+                mb.push((rest, Waiting::Recv(r)));
+                self.in_flight += 1;
+                None
+            }
         }
-        s
     }
 
     /// Unmatched sends and receives now.

@@ -16,6 +16,7 @@
 
 mod matching;
 pub mod parallel;
+mod requests;
 pub mod stats;
 
 use crate::coll::{self, Shape, Step};
@@ -27,10 +28,10 @@ use crate::SimError;
 use matching::{Key, Mailboxes, PendingRecv, PendingSend};
 use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
+use requests::{Req, Requests};
 use rustc_hash::FxHashMap;
 use stats::{ActorStats, RoutineStats, Stats};
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 
@@ -79,6 +80,8 @@ pub struct Outcome {
     pub runtime: Ns,
     /// The statistics.
     pub stats: Stats,
+    /// A parallel replay's protocol, as process 0 saw it.
+    pub protocol: Option<parallel::ProtocolCost>,
 }
 
 /// What an actor is blocked on, for deadlock reports.
@@ -118,16 +121,6 @@ struct ActorState {
     coll_seq: FxHashMap<i64, u64>,
 }
 
-/// An open request. Small, as the map holding them is probed several
-/// times per message; wildcard receives keep their post in
-/// [`Engine::wildcards`].
-#[derive(Default)]
-struct Req {
-    /// (completion, partner post) once known.
-    done: Option<(Ns, Ns)>,
-    waiter: Option<u32>,
-}
-
 struct Rendezvous {
     arrived: u32,
     ready: Ns,
@@ -148,7 +141,8 @@ struct Engine<'m, 'o> {
     rank_actor: Vec<usize>,
     heap: BinaryHeap<Reverse<(u64, u32)>>,
     mail: Mailboxes,
-    reqs: FxHashMap<ReqId, Req>,
+    /// Open requests; wildcard receives keep their post in `wildcards`.
+    reqs: Requests,
     /// Wildcard receives matched when their completion names the source:
     /// (post, tag, communicator), while their request is open.
     wildcards: FxHashMap<ReqId, (Ns, i64, i64)>,
@@ -223,6 +217,7 @@ pub fn replay_parallel(
         world: src.world_size(),
         local_comm_ids,
         unshared: None,
+        cost: parallel::ProtocolCost::default(),
     };
     let mut e = Engine::new(src, machine, model, None, None, Some(part))?;
     e.run_windows(src, progress)?;
@@ -279,7 +274,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             rank_actor,
             heap: BinaryHeap::new(),
             mail: Mailboxes::default(),
-            reqs: FxHashMap::default(),
+            reqs: Requests::new(n_actors),
             wildcards: FxHashMap::default(),
             colls: FxHashMap::default(),
             members: FxHashMap::default(),
@@ -308,7 +303,11 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     /// The serial replay: every actor, in simulated-time order.
-    fn run_serial(&mut self, src: &mut dyn OpSource, progress: Option<&dyn Fn(u64, Ns)>) -> Result<(), SimError> {
+    fn run_serial(
+        &mut self,
+        src: &mut dyn OpSource,
+        progress: Option<&dyn Fn(u64, Ns)>,
+    ) -> Result<(), SimError> {
         let mut next_progress = 1 << 20;
         while let Some(Reverse((t, a))) = self.heap.pop() {
             self.advance(a as usize, src)?;
@@ -349,12 +348,19 @@ impl<'m, 'o> Engine<'m, 'o> {
                     next_progress = self.stats.events + (1 << 20);
                 }
             }
+            if let Some(part) = self.part.as_mut() {
+                part.cost.windows += 1;
+            }
             loop {
                 let Some(part) = self.part.as_mut() else {
                     return Ok(());
                 };
+                let began = std::time::Instant::now();
                 let out = std::mem::replace(&mut part.outbox, vec![Vec::new(); part.x.procs() as usize]);
+                part.cost.exchanges += 1;
+                part.cost.bytes += out.iter().map(|o| o.len() as u64).sum::<u64>();
                 let incoming = part.x.alltoallv(&out);
+                part.cost.exchange_s += began.elapsed().as_secs_f64();
                 let records = Record::decode_all(&incoming)
                     .ok_or_else(|| SimError::Parallel("a damaged record between processes".into()))?;
                 for r in records {
@@ -367,8 +373,10 @@ impl<'m, 'o> Engine<'m, 'o> {
                     .peek()
                     .map_or(f64::INFINITY, |Reverse((t, _))| f64::from_bits(*t));
                 let fine = if part.unshared.is_some() { 0.0 } else { 1.0 };
+                let began = std::time::Instant::now();
                 let [earliest, none_owed, all_fine] =
                     part.x.min([next, if owed > 0 { 0.0 } else { 1.0 }, fine]);
+                part.cost.exchange_s += began.elapsed().as_secs_f64();
                 if all_fine == 0.0 {
                     let which = part
                         .unshared
@@ -754,7 +762,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                     self.delivered(&s.msg, s.post, done, resource_wait);
                     // Opened and completed in one lookup.
                     self.forget_wildcard(req);
-                    let open = self.reqs.entry(req).or_default();
+                    let open = self.reqs.get_or_open(req);
                     if open.waiter.is_none() {
                         open.done = Some((done, s.post));
                     } else {
@@ -810,7 +818,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// wildcard receive being matched).
     fn open_recv(&mut self, req: ReqId) {
         self.forget_wildcard(req);
-        self.reqs.entry(req).or_default();
+        self.reqs.get_or_open(req);
     }
 
     /// `req` is no wildcard receive waiting for its source (any more).
@@ -825,14 +833,20 @@ impl<'m, 'o> Engine<'m, 'o> {
         if self.wildcards.is_empty() {
             return;
         }
-        let Some(r) = self.reqs.get_mut(&req) else { return };
+        if self.reqs.get_mut(req).is_none() {
+            return;
+        }
         let Some((post, tag, comm)) = self.wildcards.remove(&req) else {
             return;
         };
         match status {
             Some((src, stag)) => self.post_recv(a, req, src, if tag < 0 { stag } else { tag }, comm, post),
             // No status: the trace cannot say what it received; it completes at once.
-            None => r.done = Some((post, f64::NEG_INFINITY)),
+            None => {
+                if let Some(r) = self.reqs.get_mut(req) {
+                    r.done = Some((post, f64::NEG_INFINITY));
+                }
+            }
         }
     }
 
@@ -845,16 +859,16 @@ impl<'m, 'o> Engine<'m, 'o> {
                 return;
             }
         }
-        let Entry::Occupied(mut r) = self.reqs.entry(req) else {
+        let Some(r) = self.reqs.get_mut(req) else {
             return;
         };
-        match r.get().waiter {
+        match r.waiter {
             Some(a) => {
-                r.remove();
+                self.reqs.remove(req);
                 self.forget_wildcard(req);
                 self.resolved(a as usize, t, partner);
             }
-            None => r.get_mut().done = Some((t, partner)),
+            None => r.done = Some((t, partner)),
         }
     }
 
@@ -871,19 +885,19 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     /// The current call of `a` also waits for `req`.
     fn wait_for(&mut self, a: usize, req: ReqId) {
-        let Entry::Occupied(mut r) = self.reqs.entry(req) else {
+        let Some(r) = self.reqs.get_mut(req) else {
             return; // unknown to the replay (created before the trace): done
         };
-        match r.get().done {
+        match r.done {
             Some((t, partner)) => {
-                r.remove();
+                self.reqs.remove(req);
                 self.forget_wildcard(req);
                 let st = &mut self.actors[a];
                 st.clock = st.clock.max(t);
                 st.late = st.late.max(partner);
             }
             None => {
-                r.get_mut().waiter = Some(a as u32);
+                r.waiter = Some(a as u32);
                 let st = &mut self.actors[a];
                 if st.blocked == 0 {
                     st.resume_at = st.clock;
@@ -1066,6 +1080,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         Ok(Outcome {
             runtime,
             stats: self.stats,
+            protocol: None,
         })
     }
 
@@ -1133,6 +1148,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         Ok(Some(Outcome {
             runtime,
             stats: self.stats,
+            protocol: self.part.as_ref().map(|p| p.cost),
         }))
     }
 

@@ -249,6 +249,24 @@ pub struct Part<'x> {
     /// A communicator of this process's own numbering that had to cross
     /// to another process.
     pub unshared: Option<i64>,
+    /// What the protocol cost this process.
+    pub cost: ProtocolCost,
+}
+
+/// What a parallel replay's protocol cost one process: the figures that
+/// predict its speed-up on more nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ProtocolCost {
+    /// Time windows.
+    pub windows: u64,
+    /// Exchanges (one or more per window).
+    pub exchanges: u64,
+    /// Records sent to other processes.
+    pub records: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Wall time in the exchanges and agreements, s.
+    pub exchange_s: f64,
 }
 
 impl Part<'_> {
@@ -271,6 +289,7 @@ impl Part<'_> {
 
     /// Owes `r` to the process of world rank `rank`.
     pub fn send(&mut self, rank: u32, r: Record) {
+        self.cost.records += 1;
         let p = self.owner(rank) as usize;
         r.encode(&mut self.outbox[p]);
     }

@@ -156,6 +156,9 @@ pub struct Report {
     pub peak_memory_bytes: u64,
     /// Processes that replayed it (1: serial).
     pub processes: u32,
+    /// A parallel replay's protocol, as process 0 saw it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<crate::engine::parallel::ProtocolCost>,
     /// What the input or the replay could not do exactly.
     pub warnings: Vec<String>,
 }
@@ -270,6 +273,7 @@ impl Report {
             },
             peak_memory_bytes: 0,
             processes: 1,
+            protocol: out.protocol,
             warnings: cx.warnings,
         }
     }

@@ -175,6 +175,17 @@ impl fmt::Display for Report {
             write!(f, "; peak memory {}{per}", size(self.peak_memory_bytes as f64))?;
         }
         writeln!(f, ")")?;
+        if let Some(p) = &self.protocol {
+            writeln!(
+                f,
+                "parallel protocol (process 0): {} windows, {} exchanges, {} records out ({} bytes), {} in exchanges",
+                p.windows,
+                p.exchanges,
+                p.records,
+                p.bytes,
+                secs(p.exchange_s)
+            )?;
+        }
         for w in &self.warnings {
             writeln!(f, "warning: {w}")?;
         }
