@@ -198,7 +198,13 @@ impl Assembler {
     /// its completion.
     fn create(&mut self, req: u64, waits: bool) {
         let (stream_req, at) = (self.next_req, self.open);
+        let shared = self.shared.clone();
         let Some(ev) = self.current() else { return };
+        if shared.kinds[ev.routine as usize] == Kind::Start {
+            // OTF2 has no record of the `*_init` call's arguments.
+            self.lose("messages of persistent requests started with MPI_Start");
+            return;
+        }
         if ev.created() == 0 {
             ev.first_req = stream_req;
         }
