@@ -243,11 +243,13 @@ impl Reader {
                 self.name, self.locations[i]
             )));
         }
-        check(
-            code,
-            &self.name,
-            &format!("reading the events of location {}", self.locations[i]),
-        )?;
+        if code != ffi::OTF2_SUCCESS {
+            // The location's event file, as libotf2 names it.
+            let l = self.locations[i];
+            let file = Path::new(&self.name).with_extension("").join(format!("{l}.evt"));
+            let doing = format!("reading the events of location {l} ({})", file.display());
+            check(code, &self.name, &doing)?;
+        }
         Ok(read)
     }
 

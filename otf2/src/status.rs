@@ -2,7 +2,7 @@
 //! the archive and what libotf2 said. libotf2 reports an error twice: as
 //! the code a call returns, and as a formatted message passed to its error
 //! callback (printed on stderr by default). The callback here keeps the
-//! thread's last message instead, so that it reaches the user once, in the
+//! thread's messages instead, so that they reach the user once, in the
 //! error that names the file.
 
 use crate::ffi;
@@ -13,7 +13,7 @@ use std::os::raw::{c_char, c_void};
 use std::sync::Once;
 
 thread_local! {
-    /// libotf2's last message on this thread.
+    /// libotf2's messages on this thread since they were last taken.
     static LAST: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
@@ -36,7 +36,15 @@ unsafe extern "C" fn on_error(
         let text = unsafe { CStr::from_ptr(buf.as_ptr()) }
             .to_string_lossy()
             .into_owned();
-        LAST.with(|l| *l.borrow_mut() = text);
+        // A failure is reported at each level it crosses, innermost first:
+        // keep them all, the innermost says what is wrong.
+        LAST.with(|l| {
+            let mut l = l.borrow_mut();
+            if !l.is_empty() {
+                l.push_str("; ");
+            }
+            l.push_str(&text);
+        });
     }
     code
 }
@@ -52,7 +60,7 @@ pub(crate) fn install() {
     });
 }
 
-/// Takes (and clears) libotf2's last message on this thread.
+/// Takes (and clears) libotf2's messages on this thread.
 pub(crate) fn take_message() -> String {
     LAST.with(|l| std::mem::take(&mut *l.borrow_mut()))
 }
