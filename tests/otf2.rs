@@ -75,7 +75,10 @@ fn stats(trace: &Path) -> (Vec<(String, u64)>, u64) {
 
 /// Records of each kind that `otf2-print` lists.
 fn printed(anchor: &Path) -> std::collections::HashMap<String, u64> {
-    let out = Command::new("otf2-print").arg(anchor).output().expect("otf2-print runs");
+    let out = Command::new("otf2-print")
+        .arg(anchor)
+        .output()
+        .expect("otf2-print runs");
     let text = ok(&out, "otf2-print");
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut counts = std::collections::HashMap::new();
@@ -88,10 +91,23 @@ fn printed(anchor: &Path) -> std::collections::HashMap<String, u64> {
 }
 
 fn is_collective(name: &str) -> bool {
-    let base = name.trim_start_matches("MPI_").trim_start_matches('I').to_ascii_lowercase();
-    ["barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall", "scan"]
-        .iter()
-        .any(|c| base == *c)
+    let base = name
+        .trim_start_matches("MPI_")
+        .trim_start_matches('I')
+        .to_ascii_lowercase();
+    [
+        "barrier",
+        "bcast",
+        "reduce",
+        "allreduce",
+        "gather",
+        "scatter",
+        "allgather",
+        "alltoall",
+        "scan",
+    ]
+    .iter()
+    .any(|c| base == *c)
 }
 
 #[test]
@@ -107,7 +123,11 @@ fn bulk_synchronous_program_reaches_otf2_print_and_python() {
     assert_eq!(get("MPI_RECV") + get("MPI_IRECV"), messages, "receives: {n:?}");
     assert_eq!(get("MPI_ISEND"), get("MPI_ISEND_COMPLETE"));
     assert_eq!(get("MPI_IRECV"), get("MPI_IRECV_REQUEST"));
-    let collectives: u64 = calls.iter().filter(|(r, _)| is_collective(r)).map(|(_, c)| c).sum();
+    let collectives: u64 = calls
+        .iter()
+        .filter(|(r, _)| is_collective(r))
+        .map(|(_, c)| c)
+        .sum();
     let nonblocking: u64 = calls
         .iter()
         .filter(|(r, _)| is_collective(r) && r.starts_with("MPI_I"))
@@ -217,7 +237,10 @@ fn archives_written_by_python_otf2_replay_to_the_nanosecond() {
     let text = ok(&out, "replay");
     assert!(text.contains("predicted runtime: 6.508 us"), "{text}");
     // The OpenMP record inside rank 0's compute is reported, not dropped.
-    assert!(text.contains("warning: 1 OpenMP records not replayed (OmpFork 1)"), "{text}");
+    assert!(
+        text.contains("warning: 1 OpenMP records not replayed (OmpFork 1)"),
+        "{text}"
+    );
     assert_eq!((replay(&nonblocking, &machine, "simple") * 1e9).round(), 6508.0);
 }
 
@@ -225,11 +248,17 @@ fn archives_written_by_python_otf2_replay_to_the_nanosecond() {
 fn damaged_archives_are_refused_with_libotf2s_word() {
     let (case, pnt, anchor) = exported("tracecheck", 4, &[]);
     let check = |anchor: &Path, what: &str| {
-        for args in [&["trace", "stats"][..], &["trace", "export", "--format", "chrome", "-o", "/dev/null"]] {
+        for args in [
+            &["trace", "stats"][..],
+            &["trace", "export", "--format", "chrome", "-o", "/dev/null"],
+        ] {
             let out = pnmpi(args, &[anchor]);
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{what}: {err}");
-            assert!(err.contains(&anchor.display().to_string()) && err.contains("libotf2"), "{what}: {err}");
+            assert!(
+                err.contains(&anchor.display().to_string()) && err.contains("libotf2"),
+                "{what}: {err}"
+            );
             assert!(!err.contains("panicked"), "{what}: {err}");
         }
     };

@@ -37,10 +37,12 @@ struct Shared {
     /// Region reference to routine index (MPI regions only).
     routines: FxHashMap<u32, u32>,
     kinds: Vec<Kind>,
-    /// Communicator reference to (pnmpi id, world ranks of its members;
-    /// `None` for world and self).
-    comms: FxHashMap<u32, (i64, Option<Vec<i64>>)>,
+    comms: CommMap,
 }
+
+/// Communicator reference to (pnmpi id, world ranks of its members;
+/// `None` for world and self).
+type CommMap = FxHashMap<u32, (i64, Option<Vec<i64>>)>;
 
 impl Shared {
     fn ns(&self, t: u64) -> u64 {
@@ -526,11 +528,7 @@ fn rank_group_main(
 /// The communicators: OTF2 reference to pnmpi id and members, and the
 /// pnmpi table (ids from 2). The first communicator whose group is every
 /// rank in order is `MPI_COMM_WORLD` (or the one of that name).
-fn communicators(
-    defs: &Defs,
-    world_size: u32,
-    notes: &mut Vec<String>,
-) -> (FxHashMap<u32, (i64, Option<Vec<i64>>)>, Vec<Comm>) {
+fn communicators(defs: &Defs, world_size: u32, notes: &mut Vec<String>) -> (CommMap, Vec<Comm>) {
     let mut map = FxHashMap::default();
     let mut table = Vec::new();
     let all: Vec<u64> = (0..u64::from(world_size)).collect();
