@@ -13,7 +13,7 @@
 use crate::reader::{Defs, Reader};
 use pnmpi_trace::fields::{ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM, UNKNOWN_RANK, V};
 use pnmpi_trace::routine::{classify, Kind};
-use pnmpi_trace::source::{for_each_event, StreamedTrace};
+use pnmpi_trace::source::{count_by_reading, StreamedTrace};
 use pnmpi_trace::trace::{Comm, Done, Event, ReqRef};
 use pnmpi_trace::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -615,12 +615,7 @@ impl StreamedTrace for Otf2Trace {
     }
 
     fn count_events(&mut self, progress: &dyn Fn(u64)) -> Result<u64> {
-        let mut n = 0;
-        for_each_event(self, progress, |_, _, _, _, _| {
-            n += 1;
-            Ok(())
-        })?;
-        Ok(n)
+        count_by_reading(self, progress)
     }
 
     fn warnings(&self) -> Vec<String> {
