@@ -321,10 +321,14 @@ unsafe extern "C" fn nb_coll_complete(
     on_events(user, |a| a.collective(comm, root, sent, recvd, Some(req)))
 }
 
+unsafe extern "C" fn comm_create(_l: Loc, _t: u64, _p: u64, user: *mut c_void, _a: Attrs, comm: u32) -> Code {
+    on_events(user, |a| a.comm_created(comm))
+}
+
 /// Records that carry nothing replay needs, read so that they are not
-/// counted as unusable: program begin/end and communicator life cycles
+/// counted as unusable: program begin/end and communicator destruction
 /// (the definitions give the members).
-unsafe extern "C" fn comm_event(
+unsafe extern "C" fn comm_destroy(
     _l: Loc,
     _t: u64,
     _p: u64,
@@ -381,8 +385,8 @@ pub(crate) fn events(c: *mut ffi::OTF2_EvtReaderCallbacks) {
         ffi::OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(c, Some(coll_end));
         ffi::OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(c, Some(nb_coll_request));
         ffi::OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(c, Some(nb_coll_complete));
-        ffi::OTF2_EvtReaderCallbacks_SetCommCreateCallback(c, Some(comm_event));
-        ffi::OTF2_EvtReaderCallbacks_SetCommDestroyCallback(c, Some(comm_event));
+        ffi::OTF2_EvtReaderCallbacks_SetCommCreateCallback(c, Some(comm_create));
+        ffi::OTF2_EvtReaderCallbacks_SetCommDestroyCallback(c, Some(comm_destroy));
         ffi::OTF2_EvtReaderCallbacks_SetProgramBeginCallback(c, Some(program_begin));
         ffi::OTF2_EvtReaderCallbacks_SetProgramEndCallback(c, Some(program_end));
     }

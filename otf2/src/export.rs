@@ -154,6 +154,9 @@ impl Events<'_> {
                 w.write(start, Record::IrecvRequest(request(req(0))))?;
                 self.pending.insert(req(0), Pending::Recv(peer, c, tag, bytes));
             }
+            Kind::Recv { blocking: false } => {
+                self.lose("receives from MPI_PROC_NULL or from ranks outside the known communicators")
+            }
             Kind::Sendrecv => {
                 let src = ev.get(V::Src).and_then(|p| self.ranks.local(comm, p, me));
                 let rtag = ev.get(V::Rtag).unwrap_or(0) as u32;

@@ -328,6 +328,14 @@ impl Assembler {
         }
     }
 
+    /// A communicator the open call created.
+    pub(crate) fn comm_created(&mut self, comm: u32) {
+        let id = self.shared.comms.get(&comm).map(|c| c.0);
+        if let (Some(id), Some(ev)) = (id, self.current()) {
+            ev.newcomm = Some(u32::try_from(id).ok());
+        }
+    }
+
     /// Whether the first call can be handed out.
     fn ready(&self) -> bool {
         self.queue
