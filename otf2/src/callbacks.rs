@@ -137,10 +137,17 @@ unsafe extern "C" fn comm(
     id: u32,
     name: u32,
     group: u32,
-    _parent: u32,
+    parent: u32,
     _flags: ffi::OTF2_CommFlag,
 ) -> Code {
-    on_defs(user, |d| d.comms.push(CommDef { id, name, group }))
+    on_defs(user, |d| {
+        d.comms.push(CommDef {
+            id,
+            name,
+            group,
+            parent,
+        })
+    })
 }
 
 unsafe extern "C" fn intercomm(

@@ -38,6 +38,8 @@ struct Shared {
     routines: FxHashMap<u32, u32>,
     kinds: Vec<Kind>,
     comms: CommMap,
+    /// Communicator reference to the reference of its parent.
+    parents: FxHashMap<u32, u32>,
 }
 
 /// Communicator reference to (pnmpi id, world ranks of its members;
@@ -328,11 +330,20 @@ impl Assembler {
         }
     }
 
-    /// A communicator the open call created.
+    /// A communicator the open call created (from its parent).
     pub(crate) fn comm_created(&mut self, comm: u32) {
-        let id = self.shared.comms.get(&comm).map(|c| c.0);
+        let shared = self.shared.clone();
+        let id = shared.comms.get(&comm).map(|c| c.0);
+        let parent = shared
+            .parents
+            .get(&comm)
+            .and_then(|p| shared.comms.get(p))
+            .map(|c| c.0);
         if let (Some(id), Some(ev)) = (id, self.current()) {
             ev.newcomm = Some(u32::try_from(id).ok());
+            if ev.get(V::Comm).is_none() {
+                ev.set(V::Comm, parent);
+            }
         }
     }
 
@@ -490,6 +501,7 @@ impl Otf2Trace {
             routines: region_routine,
             kinds: routines.iter().map(|n| classify(n)).collect(),
             comms: comm_map,
+            parents: defs.comms.iter().map(|c| (c.id, c.parent)).collect(),
         });
         if streams.is_empty() {
             return Err(Error::Invalid(format!(

@@ -53,6 +53,8 @@ pub struct CommDef {
     pub name: u32,
     /// Its group.
     pub group: u32,
+    /// The communicator it was created from (`u32::MAX`: none).
+    pub parent: u32,
 }
 
 /// The global definitions this crate reads.
