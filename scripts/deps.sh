@@ -7,7 +7,7 @@
 # Uses sudo when not run as root.
 set -euo pipefail
 
-packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ gfortran make binutils libsimgrid-dev hpcc)
+packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ gfortran make binutils libsimgrid-dev hpcc libopen-trace-format2-dev otf2-tools python3-otf2)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 //! `pnmpi trace`: the tools for the `tracer` module's output. Each reads
-//! either a trace folder (the per-rank files the tracer wrote) or a merged
-//! `.pnt` file, and streams it: memory grows with the streams (threads),
+//! a trace folder (the per-rank files the tracer wrote), a merged `.pnt`
+//! file or an OTF2 archive (Score-P's, say), and streams it: memory grows with the streams (threads),
 //! not with the events.
 
 use anyhow::{bail, Context, Result};
@@ -36,7 +36,7 @@ enum TraceCommand {
     },
     /// Print every event, one line each: `rank.thread start_ns duration_ns routine key=value...`.
     Dump {
-        /// A merged trace (.pnt) or a trace folder.
+        /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
         input: PathBuf,
         /// Only this rank.
         #[arg(long)]
@@ -44,18 +44,20 @@ enum TraceCommand {
     },
     /// Events and time per routine, bytes per event, compute/MPI split per rank.
     Stats {
-        /// A merged trace (.pnt) or a trace folder.
+        /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
         input: PathBuf,
     },
     /// Convert to another tool's format.
     Export {
-        /// A merged trace (.pnt) or a trace folder.
+        /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
         input: PathBuf,
         /// `chrome`: Chrome/Perfetto JSON (one file); `simgrid`: SimGrid
-        /// time-independent trace for `smpirun -replay` (a folder).
+        /// time-independent trace for `smpirun -replay` (a folder);
+        /// `otf2`: an OTF2 archive for Vampir, Scalasca, otf2-print (a folder).
         #[arg(long, value_enum)]
         format: Format,
-        /// Output file (chrome, default trace.json) or folder (simgrid, default simgrid/).
+        /// Output file (chrome, default trace.json) or folder (simgrid,
+        /// default simgrid/; otf2, default otf2/, holding traces.otf2).
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
     },
@@ -67,6 +69,8 @@ enum Format {
     Chrome,
     /// SimGrid time-independent trace, for `smpirun -replay`.
     Simgrid,
+    /// OTF2 archive (Score-P's format), for Vampir, Scalasca and the otf2 tools.
+    Otf2,
 }
 
 /// Runs a `pnmpi trace` subcommand.
@@ -201,6 +205,24 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                     }
                     println!("replay it from that folder with: {}", x.command(world_size));
                 }
+                Format::Otf2 => {
+                    // Two passes: the communicator table, then the events.
+                    let bar = bar(input.passes(2, 1) * input.events, input.size, "exporting");
+                    let dir = output.unwrap_or_else(|| PathBuf::from("otf2"));
+                    let x = pnmpi_otf2::export(&mut *input.src, &dir, &|n| bar.inc(n))?;
+                    bar.finish_and_clear();
+                    input.warn();
+                    println!(
+                        "{}: {} locations, {} event records; open it in Vampir, or: otf2-print {}",
+                        x.anchor.display(),
+                        x.locations,
+                        x.records,
+                        x.anchor.display()
+                    );
+                    for (what, n) in &x.lost {
+                        println!("  not in OTF2: {n} {what}");
+                    }
+                }
             }
             Ok(())
         }
@@ -232,7 +254,8 @@ fn bar(len: u64, size: u64, what: &str) -> ProgressBar {
 /// An input opened for streaming: a merged trace or a tracer folder.
 struct Input {
     src: Box<dyn StreamedTrace>,
-    /// Whether it is a folder.
+    /// Whether it is a folder or an OTF2 archive (read twice by `dump`,
+    /// no bytes per event).
     folder: bool,
     /// Its bytes (the rank files' for a folder).
     size: u64,
@@ -267,6 +290,26 @@ impl Input {
 /// Opens a `.pnt` file or a trace folder for streaming: its events are
 /// read as each command goes, so memory does not grow with them.
 fn open(input: &Path) -> Result<Input> {
+    if pnmpi_otf2::is_otf2(input) {
+        let r = pnmpi_otf2::Otf2Trace::open(input)?;
+        // The location files, in the folder beside the anchor file.
+        let files = pnmpi_otf2::import::anchor(input).with_extension("");
+        let size = std::fs::read_dir(&files)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|f| f.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        return Ok(Input {
+            folder: true,
+            size,
+            // Each call is two records or more.
+            events: r.records() / 2,
+            src: Box::new(r),
+        });
+    }
     if input.is_dir() {
         let f = FolderReader::open(input)?;
         return Ok(Input {

@@ -108,17 +108,23 @@ impl StreamedTrace for FolderReader {
     }
 
     fn count_events(&mut self, progress: &dyn Fn(u64)) -> Result<u64> {
-        let mut n = 0;
-        for_each_event(self, progress, |_, _, _, _, _| {
-            n += 1;
-            Ok(())
-        })?;
-        Ok(n)
+        count_by_reading(self, progress)
     }
 
     fn warnings(&self) -> Vec<String> {
         FolderReader::warnings(self)
     }
+}
+
+/// [`StreamedTrace::count_events`] of a source that knows its events
+/// only by reading them all (a folder, an OTF2 archive).
+pub fn count_by_reading(src: &mut dyn StreamedTrace, progress: &dyn Fn(u64)) -> Result<u64> {
+    let mut n = 0;
+    for_each_event(src, progress, |_, _, _, _, _| {
+        n += 1;
+        Ok(())
+    })?;
+    Ok(n)
 }
 
 /// Reads every stream from its start to its end, in stream order,

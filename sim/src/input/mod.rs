@@ -154,12 +154,18 @@ pub trait OpSource {
 
 /// Opens a trace for replay, whatever its form: a tracer output folder
 /// (its rank files streamed and merged on the fly), a merged `.pnt` file
-/// (streamed), or a SimGrid time-independent index (detected from the
-/// content, not the name). `flops_per_ns` converts SimGrid's
+/// (streamed), an OTF2 archive (its `.otf2` anchor file or the folder
+/// holding `traces.otf2`; Score-P's included, read through libotf2), or a
+/// SimGrid time-independent index (detected from the content, not the
+/// name). `flops_per_ns` converts SimGrid's
 /// `compute` actions.
 pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSource>, crate::SimError> {
     use crate::SimError;
     let name = path.display().to_string();
+    if pnmpi_otf2::is_otf2(path) {
+        let reader = pnmpi_otf2::Otf2Trace::open(path).map_err(SimError::Trace)?;
+        return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
+    }
     if path.is_dir() {
         let reader = pnmpi_trace::folder::FolderReader::open(path).map_err(SimError::Trace)?;
         return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));

@@ -1,0 +1,25 @@
+//! OTF2, the trace format of Score-P, Vampir and Scalasca, in and out of
+//! pnmpi traces, through the reference library (libotf2, bound with
+//! bindgen at build time: the format is never written by hand).
+//!
+//! - [`export::export`] writes a pnmpi trace as an OTF2 archive
+//!   (`pnmpi trace export --format otf2`);
+//! - [`import::Otf2Trace`] reads any OTF2 archive as a pnmpi
+//!   [`StreamedTrace`](pnmpi_trace::source::StreamedTrace), so that
+//!   `pnmpi sim replay`, `trace stats` and the exports read it.
+//!
+//! All `unsafe` code of the crate is in [`writer`], the reader, the
+//! callbacks and the error capture: the rest is safe.
+
+mod callbacks;
+pub mod export;
+pub mod ffi;
+pub mod import;
+pub mod names;
+mod reader;
+mod status;
+mod unusable;
+pub mod writer;
+
+pub use export::{export, Exported};
+pub use import::{is_otf2, Otf2Trace};

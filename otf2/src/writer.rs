@@ -1,0 +1,403 @@
+//! A safe writer over libotf2's archive, event and definition writers: an
+//! archive is created in a folder, each location's events are written
+//! through [`EventWriter`] (one location at a time, closed when done so
+//! that memory holds one location's buffer), then the global definitions
+//! through [`Definitions`], and [`ArchiveWriter::close`] finishes the files.
+
+use crate::ffi;
+use crate::status::{check, error, install};
+use pnmpi_trace::Result;
+use rustc_hash::FxHashMap;
+use std::ffi::CString;
+use std::os::raw::c_void;
+use std::path::Path;
+
+/// OTF2's "no value" for 32-bit references and ranks.
+pub const UNDEFINED_U32: u32 = u32::MAX;
+/// OTF2's "no value" for 64-bit references and time stamps.
+pub const UNDEFINED_U64: u64 = u64::MAX;
+
+/// Bytes of libotf2's event chunks: its unit of buffering per location.
+const EVENT_CHUNK: u64 = 1 << 20;
+/// Bytes of its definition chunks.
+const DEF_CHUNK: u64 = 4 << 20;
+
+/// Every buffer is written out when full: an export is not a measurement,
+/// so there is no reason to drop data.
+unsafe extern "C" fn pre_flush(
+    _user: *mut c_void,
+    _file: ffi::OTF2_FileType,
+    _location: ffi::OTF2_LocationRef,
+    _caller: *mut c_void,
+    _final: bool,
+) -> ffi::OTF2_FlushType {
+    ffi::OTF2_FLUSH as ffi::OTF2_FlushType
+}
+
+static FLUSH: ffi::OTF2_FlushCallbacks = ffi::OTF2_FlushCallbacks {
+    otf2_pre_flush: Some(pre_flush),
+    // No BufferFlush records: writing the export takes no traced time.
+    otf2_post_flush: None,
+};
+
+/// An OTF2 archive being written.
+pub struct ArchiveWriter {
+    archive: *mut ffi::OTF2_Archive,
+    /// The anchor file, for messages.
+    name: String,
+    strings: FxHashMap<String, u32>,
+    defs: *mut ffi::OTF2_GlobalDefWriter,
+}
+
+/// One MPI-related record of the event writer.
+#[derive(Clone, Copy, Debug)]
+pub enum Record {
+    /// Entry into a region.
+    Enter(u32),
+    /// Exit from a region.
+    Leave(u32),
+    /// Blocking send: receiver (rank in comm), comm, tag, bytes.
+    Send(u32, u32, u32, u64),
+    /// Nonblocking send: receiver, comm, tag, bytes, request.
+    Isend(u32, u32, u32, u64, u64),
+    /// A nonblocking send's completion.
+    IsendComplete(u64),
+    /// A nonblocking receive posted.
+    IrecvRequest(u64),
+    /// Blocking receive: sender (rank in comm), comm, tag, bytes.
+    Recv(u32, u32, u32, u64),
+    /// Nonblocking receive completed: sender, comm, tag, bytes, request.
+    Irecv(u32, u32, u32, u64, u64),
+    /// A request cancelled.
+    Cancelled(u64),
+    /// Start of a blocking collective.
+    CollBegin,
+    /// End of one: operation, comm, root (rank in comm or undefined), sent and received bytes.
+    CollEnd(ffi::OTF2_CollectiveOp, u32, u32, u64, u64),
+    /// A nonblocking collective posted.
+    NbCollRequest(u64),
+    /// Its completion: operation, comm, root, sent, received, request.
+    NbCollComplete(ffi::OTF2_CollectiveOp, u32, u32, u64, u64, u64),
+    /// A communicator created (its definition has the members).
+    CommCreate(u32),
+}
+
+/// The event writer of one location.
+pub struct EventWriter<'a> {
+    archive: &'a ArchiveWriter,
+    writer: *mut ffi::OTF2_EvtWriter,
+    records: u64,
+}
+
+impl ArchiveWriter {
+    /// Creates the archive `dir/NAME.otf2` (with `dir/NAME/` for the
+    /// location files); `dir` must exist and hold no archive of that name.
+    pub fn create(dir: &Path, name: &str, creator: &str) -> Result<ArchiveWriter> {
+        install();
+        let anchor = dir.join(format!("{name}.otf2")).display().to_string();
+        let cpath = c_string(&dir.display().to_string(), &anchor)?;
+        let cname = c_string(name, &anchor)?;
+        // SAFETY: both strings are NUL-terminated and outlive the call;
+        // libotf2 copies them.
+        let archive = unsafe {
+            ffi::OTF2_Archive_Open(
+                cpath.as_ptr(),
+                cname.as_ptr(),
+                ffi::OTF2_FILEMODE_WRITE as _,
+                EVENT_CHUNK,
+                DEF_CHUNK,
+                ffi::OTF2_SUBSTRATE_POSIX as _,
+                ffi::OTF2_COMPRESSION_NONE as _,
+            )
+        };
+        if archive.is_null() {
+            return Err(error(&anchor, "cannot create the archive", None));
+        }
+        let w = ArchiveWriter {
+            archive,
+            name: anchor,
+            strings: FxHashMap::default(),
+            defs: std::ptr::null_mut(),
+        };
+        // SAFETY: `archive` is open; FLUSH is a static with valid callbacks.
+        let code = unsafe { ffi::OTF2_Archive_SetFlushCallbacks(archive, &FLUSH, std::ptr::null_mut()) };
+        check(code, &w.name, "setting the flush callbacks")?;
+        // SAFETY: `archive` is open; one process writes it.
+        let code = unsafe { ffi::OTF2_Archive_SetSerialCollectiveCallbacks(archive) };
+        check(code, &w.name, "setting serial mode")?;
+        let creator = c_string(creator, &w.name)?;
+        // SAFETY: `archive` is open, the string NUL-terminated (copied).
+        let code = unsafe { ffi::OTF2_Archive_SetCreator(archive, creator.as_ptr()) };
+        check(code, &w.name, "setting the creator")?;
+        // SAFETY: `archive` is open for writing.
+        let code = unsafe { ffi::OTF2_Archive_OpenEvtFiles(archive) };
+        check(code, &w.name, "opening the event files")?;
+        Ok(w)
+    }
+
+    /// The anchor file's path, for messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The event writer of `location`.
+    pub fn events(&self, location: u64) -> Result<EventWriter<'_>> {
+        // SAFETY: the archive is open with its event files.
+        let writer = unsafe { ffi::OTF2_Archive_GetEvtWriter(self.archive, location) };
+        if writer.is_null() {
+            return Err(error(
+                &self.name,
+                &format!("cannot write location {location}"),
+                None,
+            ));
+        }
+        Ok(EventWriter {
+            archive: self,
+            writer,
+            records: 0,
+        })
+    }
+
+    /// Closes the event files and writes an (empty) local definition file
+    /// per location, which readers expect beside each event file.
+    pub fn finish_events(&mut self, locations: impl Iterator<Item = u64>) -> Result<()> {
+        // SAFETY: the archive is open; every event writer was closed.
+        let code = unsafe { ffi::OTF2_Archive_CloseEvtFiles(self.archive) };
+        check(code, &self.name, "closing the event files")?;
+        // SAFETY: as above.
+        let code = unsafe { ffi::OTF2_Archive_OpenDefFiles(self.archive) };
+        check(code, &self.name, "opening the local definition files")?;
+        for location in locations {
+            // SAFETY: the definition files are open.
+            let w = unsafe { ffi::OTF2_Archive_GetDefWriter(self.archive, location) };
+            if w.is_null() {
+                return Err(error(&self.name, "cannot write local definitions", None));
+            }
+            // SAFETY: `w` came from this archive and is closed once.
+            let code = unsafe { ffi::OTF2_Archive_CloseDefWriter(self.archive, w) };
+            check(code, &self.name, "closing local definitions")?;
+        }
+        // SAFETY: the definition files are open.
+        let code = unsafe { ffi::OTF2_Archive_CloseDefFiles(self.archive) };
+        check(code, &self.name, "closing the local definition files")
+    }
+
+    /// The global definition writer.
+    fn defs(&mut self) -> Result<*mut ffi::OTF2_GlobalDefWriter> {
+        if self.defs.is_null() {
+            // SAFETY: the archive is open for writing.
+            self.defs = unsafe { ffi::OTF2_Archive_GetGlobalDefWriter(self.archive) };
+            if self.defs.is_null() {
+                return Err(error(&self.name, "cannot write the global definitions", None));
+            }
+        }
+        Ok(self.defs)
+    }
+
+    /// The reference of string `s`, defined on first use.
+    pub fn string(&mut self, s: &str) -> Result<u32> {
+        if let Some(&r) = self.strings.get(s) {
+            return Ok(r);
+        }
+        let r = self.strings.len() as u32;
+        let c = c_string(s, &self.name)?;
+        let defs = self.defs()?;
+        // SAFETY: `defs` is the archive's global writer; `c` is NUL-terminated (copied).
+        let code = unsafe { ffi::OTF2_GlobalDefWriter_WriteString(defs, r, c.as_ptr()) };
+        check(code, &self.name, "writing a string definition")?;
+        self.strings.insert(s.to_owned(), r);
+        Ok(r)
+    }
+
+    /// The clock: 1 ns ticks from the trace origin, and its length.
+    pub fn clock(&mut self, length: u64) -> Result<()> {
+        let d = self.defs()?;
+        // SAFETY: `d` is the archive's open global writer; plain values.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteClockProperties(d, 1_000_000_000, 0, length, UNDEFINED_U64)
+        };
+        check(code, &self.name, "writing the clock properties")
+    }
+
+    /// A system tree node (`parent` [`UNDEFINED_U32`] for the root).
+    pub fn system_tree_node(&mut self, id: u32, name: &str, class: &str, parent: u32) -> Result<()> {
+        let (name, class) = (self.string(name)?, self.string(class)?);
+        let d = self.defs()?;
+        // SAFETY: as in `clock`; the strings are defined.
+        let code = unsafe { ffi::OTF2_GlobalDefWriter_WriteSystemTreeNode(d, id, name, class, parent) };
+        check(code, &self.name, "writing a system tree node")
+    }
+
+    /// A process (MPI rank) under system tree node `node`.
+    pub fn process(&mut self, id: u32, name: &str, node: u32) -> Result<()> {
+        let name = self.string(name)?;
+        let d = self.defs()?;
+        // SAFETY: as in `clock`.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteLocationGroup(
+                d,
+                id,
+                name,
+                ffi::OTF2_LOCATION_GROUP_TYPE_PROCESS as _,
+                node,
+                UNDEFINED_U32,
+            )
+        };
+        check(code, &self.name, "writing a location group")
+    }
+
+    /// A CPU thread of process `group`, with its number of records.
+    pub fn thread(&mut self, id: u64, name: &str, records: u64, group: u32) -> Result<()> {
+        let name = self.string(name)?;
+        let d = self.defs()?;
+        // SAFETY: as in `clock`.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteLocation(
+                d,
+                id,
+                name,
+                ffi::OTF2_LOCATION_TYPE_CPU_THREAD as _,
+                records,
+                group,
+            )
+        };
+        check(code, &self.name, "writing a location")
+    }
+
+    /// An MPI routine's region, with its role.
+    pub fn mpi_region(&mut self, id: u32, name: &str, role: ffi::OTF2_RegionRole) -> Result<()> {
+        let (name, empty) = (self.string(name)?, self.string("")?);
+        let d = self.defs()?;
+        // SAFETY: as in `clock`.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteRegion(
+                d,
+                id,
+                name,
+                name,
+                empty,
+                role,
+                ffi::OTF2_PARADIGM_MPI as _,
+                ffi::OTF2_REGION_FLAG_NONE as _,
+                empty,
+                0,
+                0,
+            )
+        };
+        check(code, &self.name, "writing a region")
+    }
+
+    /// An MPI group of type `ty` (locations, or ranks of a communicator).
+    pub fn group(&mut self, id: u32, name: &str, ty: ffi::OTF2_GroupType, members: &[u64]) -> Result<()> {
+        let name = self.string(name)?;
+        let d = self.defs()?;
+        // SAFETY: as in `clock`; `members` holds the count it is given.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteGroup(
+                d,
+                id,
+                name,
+                ty,
+                ffi::OTF2_PARADIGM_MPI as _,
+                ffi::OTF2_GROUP_FLAG_NONE as _,
+                members.len() as u32,
+                members.as_ptr(),
+            )
+        };
+        check(code, &self.name, "writing a group")
+    }
+
+    /// A communicator over group `group` (`parent` [`UNDEFINED_U32`] if none).
+    pub fn comm(&mut self, id: u32, name: &str, group: u32, parent: u32) -> Result<()> {
+        let name = self.string(name)?;
+        let d = self.defs()?;
+        // SAFETY: as in `clock`.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteComm(d, id, name, group, parent, ffi::OTF2_COMM_FLAG_NONE as _)
+        };
+        check(code, &self.name, "writing a communicator")
+    }
+
+    /// Finishes and closes the archive.
+    pub fn close(mut self) -> Result<()> {
+        let archive = std::mem::replace(&mut self.archive, std::ptr::null_mut());
+        // SAFETY: `archive` is open; closing it closes the writers left open
+        // and writes the anchor file. It is not used again.
+        let code = unsafe { ffi::OTF2_Archive_Close(archive) };
+        check(code, &self.name, "closing the archive")
+    }
+}
+
+impl Drop for ArchiveWriter {
+    fn drop(&mut self) {
+        if !self.archive.is_null() {
+            // SAFETY: an archive left open by an error path; closed once.
+            unsafe { ffi::OTF2_Archive_Close(self.archive) };
+            crate::status::take_message();
+        }
+    }
+}
+
+impl EventWriter<'_> {
+    /// Records written so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Writes `rec` at `time` (ns).
+    pub fn write(&mut self, time: u64, rec: Record) -> Result<()> {
+        let w = self.writer;
+        let none = std::ptr::null_mut();
+        // SAFETY: `w` is this location's open writer; no attribute list is
+        // passed; the arguments are plain values.
+        let code = unsafe {
+            match rec {
+                Record::Enter(region) => ffi::OTF2_EvtWriter_Enter(w, none, time, region),
+                Record::Leave(region) => ffi::OTF2_EvtWriter_Leave(w, none, time, region),
+                Record::Send(to, comm, tag, len) => {
+                    ffi::OTF2_EvtWriter_MpiSend(w, none, time, to, comm, tag, len)
+                }
+                Record::Isend(to, comm, tag, len, req) => {
+                    ffi::OTF2_EvtWriter_MpiIsend(w, none, time, to, comm, tag, len, req)
+                }
+                Record::IsendComplete(req) => ffi::OTF2_EvtWriter_MpiIsendComplete(w, none, time, req),
+                Record::IrecvRequest(req) => ffi::OTF2_EvtWriter_MpiIrecvRequest(w, none, time, req),
+                Record::Recv(from, comm, tag, len) => {
+                    ffi::OTF2_EvtWriter_MpiRecv(w, none, time, from, comm, tag, len)
+                }
+                Record::Irecv(from, comm, tag, len, req) => {
+                    ffi::OTF2_EvtWriter_MpiIrecv(w, none, time, from, comm, tag, len, req)
+                }
+                Record::Cancelled(req) => ffi::OTF2_EvtWriter_MpiRequestCancelled(w, none, time, req),
+                Record::CollBegin => ffi::OTF2_EvtWriter_MpiCollectiveBegin(w, none, time),
+                Record::CollEnd(op, comm, root, sent, recvd) => {
+                    ffi::OTF2_EvtWriter_MpiCollectiveEnd(w, none, time, op, comm, root, sent, recvd)
+                }
+                Record::NbCollRequest(req) => {
+                    ffi::OTF2_EvtWriter_NonBlockingCollectiveRequest(w, none, time, req)
+                }
+                Record::NbCollComplete(op, comm, root, sent, recvd, req) => {
+                    ffi::OTF2_EvtWriter_NonBlockingCollectiveComplete(
+                        w, none, time, op, comm, root, sent, recvd, req,
+                    )
+                }
+                Record::CommCreate(comm) => ffi::OTF2_EvtWriter_CommCreate(w, none, time, comm),
+            }
+        };
+        self.records += 1;
+        check(code, &self.archive.name, "writing an event")
+    }
+
+    /// Closes the location's writer, writing out its buffer.
+    pub fn close(self) -> Result<()> {
+        // SAFETY: the writer came from this archive and is closed once.
+        let code = unsafe { ffi::OTF2_Archive_CloseEvtWriter(self.archive.archive, self.writer) };
+        check(code, &self.archive.name, "closing a location's events")
+    }
+}
+
+/// `s` as a C string; an interior NUL is an error naming `file`.
+pub(crate) fn c_string(s: &str, file: &str) -> Result<CString> {
+    CString::new(s)
+        .map_err(|_| pnmpi_trace::Error::Invalid(format!("{file}: a name contains a NUL byte: {s:?}")))
+}
