@@ -18,7 +18,7 @@ mod matching;
 pub mod stats;
 
 use crate::coll::{self, Shape, Step};
-use crate::input::{Actor, Completion, Op, OpKind, OpSource, ReqId};
+use crate::input::{Actor, Completion, Op, OpKind, OpSource, ReqId, VCounts};
 use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
@@ -129,6 +129,9 @@ struct Rendezvous {
     arrived: u32,
     ready: Ns,
     reqs: Vec<ReqId>,
+    /// The largest size any member brought (a `v` collective's members
+    /// bring their largest per-peer message).
+    bytes: u64,
 }
 
 /// The simulation state.
@@ -436,15 +439,16 @@ impl Engine<'_, '_> {
                     self.wait_for(a, req);
                 }
             }
-            &OpKind::Coll {
+            OpKind::Coll {
                 op: c,
                 comm,
                 bytes,
                 root,
                 req,
+                counts,
             } => {
                 self.open_call(a, op.routine);
-                self.collective(a, src, (c, comm, bytes, root), req);
+                self.collective(a, src, (*c, *comm, *bytes, *root), *req, counts.as_deref());
             }
         }
     }
@@ -658,6 +662,7 @@ impl Engine<'_, '_> {
         src: &dyn OpSource,
         call: (Coll, i64, u64, Option<u32>),
         req: Option<ReqId>,
+        counts: Option<&VCounts>,
     ) {
         let (c, comm, bytes, root) = call;
         let rank = self.info[a].rank;
@@ -680,7 +685,12 @@ impl Engine<'_, '_> {
         if let (CollChoice::Algorithmic(name), None) = (self.machine.collective(c), req) {
             let st = &mut self.actors[a];
             let mut steps = Vec::new();
-            coll::expand(name, &shape, &mut steps);
+            match counts {
+                // SimGrid selects the `v` forms' algorithms apart (its
+                // defaults); the machine's names are the plain forms'.
+                Some(v) => coll::expand_v(&shape, v, &mut steps),
+                None => coll::expand(name, &shape, &mut steps),
+            }
             st.steps.extend(steps);
             st.step_members = Some(members);
             st.step_comm = comm;
@@ -697,8 +707,12 @@ impl Engine<'_, '_> {
             arrived: 0,
             ready: 0.0,
             reqs: Vec::new(),
+            bytes: 0,
         });
         rv.arrived += 1;
+        rv.bytes = rv
+            .bytes
+            .max(counts.map_or(shape.bytes, |v| coll::largest(&shape, v)));
         rv.ready = rv.ready.max(clock);
         rv.reqs.push(r);
         if rv.arrived == shape.size {
@@ -711,6 +725,10 @@ impl Engine<'_, '_> {
                         .map_or(0, |&x| self.actors[x].node)
                 })
                 .collect();
+            let shape = Shape {
+                bytes: rv.bytes,
+                ..shape
+            };
             let end = self
                 .model
                 .collective(&CollCall { shape, nodes: &nodes }, rv.ready);

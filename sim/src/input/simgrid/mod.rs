@@ -10,7 +10,7 @@
 
 mod lines;
 
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId};
+use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts};
 use crate::SimError;
 use lines::{int, number, Line, Lines};
 use pnmpi_trace::routine::Coll;
@@ -36,7 +36,10 @@ const ROUTINES: &[&str] = &[
     "scatter",
     "allgather",
     "reducescatter",
-    "scan",
+    "alltoallv",
+    "allgatherv",
+    "gatherv",
+    "scatterv",
     "sleep",
     "other",
 ];
@@ -61,7 +64,12 @@ enum Action {
     Gather,
     Scatter,
     Allgather,
-    Sleep = 17,
+    Reducescatter,
+    Alltoallv,
+    Allgatherv,
+    Gatherv,
+    Scatterv,
+    Sleep = 20,
     Init,
     Finalize,
     /// `comm_size`, `comm_split`, `comm_dup`: no communication.
@@ -87,6 +95,11 @@ impl Action {
             b"allgather" => Action::Allgather,
             b"gather" => Action::Gather,
             b"scatter" => Action::Scatter,
+            b"alltoallv" => Action::Alltoallv,
+            b"allgatherv" => Action::Allgatherv,
+            b"gatherv" => Action::Gatherv,
+            b"scatterv" => Action::Scatterv,
+            b"reducescatter" => Action::Reducescatter,
             b"sleep" => Action::Sleep,
             b"init" => Action::Init,
             b"finalize" => Action::Finalize,
@@ -240,15 +253,22 @@ impl Requests {
                 Ok(Some(0))
             }
         };
-        let coll = |op: Coll, bytes: u64, root: Option<u32>| {
+        let coll_v = |op: Coll, bytes: u64, root: Option<u32>, counts: Option<Box<VCounts>>| {
             Parsed::Call(OpKind::Coll {
                 op,
                 comm: pnmpi_trace::fields::COMM_WORLD,
                 bytes,
                 root,
                 req: None,
+                counts,
             })
         };
+        let coll = |op, bytes, root| coll_v(op, bytes, root, None);
+        // `n` counts from word `at`, one per rank of the world (SimGrid's
+        // `v` actions, in units of its default datatype, MPI_BYTE).
+        let n = world as usize;
+        let counts = |at: usize| (at..at + n).map(size).collect::<Result<Vec<u64>, Bad>>();
+        let vcounts = |send: Vec<u64>, recv: Vec<u64>| Some(Box::new(VCounts { send, recv }));
         Ok(match action {
             Action::Compute => Parsed::Burst(num(2, What::FlopCount)? / flops_per_ns),
             Action::Sleep => Parsed::Burst(num(2, What::Duration)? * 1e9),
@@ -305,6 +325,38 @@ impl Requests {
             Action::Allgather => coll(Coll::Allgather, size(2)?, None),
             Action::Gather => coll(Coll::Gather, size(2)?, root(4)?),
             Action::Scatter => coll(Coll::Scatter, size(3)?, root(4)?),
+            // `alltoallv <send buffer> <P send counts> <receive buffer> <P receive counts>`
+            Action::Alltoallv => {
+                let (send, recv) = (counts(3)?, counts(4 + n)?);
+                let average = send.iter().sum::<u64>() / u64::from(world.max(1));
+                coll_v(Coll::Alltoall, average, None, vcounts(send, recv))
+            }
+            // `allgatherv <send count> <P receive counts>`
+            Action::Allgatherv => coll_v(Coll::Allgather, size(2)?, None, vcounts(Vec::new(), counts(3)?)),
+            // `gatherv <send count> <P receive counts> [root]`
+            Action::Gatherv => coll_v(
+                Coll::Gather,
+                size(2)?,
+                root(3 + n)?,
+                vcounts(Vec::new(), counts(3)?),
+            ),
+            // `scatterv <P send counts> <receive count> [root]`
+            Action::Scatterv => coll_v(
+                Coll::Scatter,
+                size(2 + n)?,
+                root(3 + n)?,
+                vcounts(counts(2)?, Vec::new()),
+            ),
+            // `reducescatter <P receive counts> <flops>`: the whole vector.
+            Action::Reducescatter => {
+                let shares = counts(2)?;
+                coll_v(
+                    Coll::ReduceScatter,
+                    shares.iter().sum(),
+                    None,
+                    vcounts(Vec::new(), shares),
+                )
+            }
             Action::Local => Parsed::Call(OpKind::Local),
         })
     }
