@@ -459,3 +459,84 @@ fn ompi_alltoall_decision() {
     let steps = expand_all(Coll::Alltoall, "default", 16, 0, 100);
     assert_eq!(steps, expand_all(Coll::Alltoall, "bruck", 16, 0, 100));
 }
+
+/// Bytes task `from` sends task `to` in the `v` checks: unequal per pair.
+fn pair_bytes(from: u32, to: u32) -> u64 {
+    100 + u64::from((from * 7 + to * 13) % 11) * 1000
+}
+
+#[test]
+fn v_collectives_pair_up_with_each_peers_bytes_and_replay() {
+    use super::expand_v;
+    use crate::input::VCounts;
+    for p in sizes() {
+        for root in roots(p) {
+            for coll in [
+                Coll::Alltoall,
+                Coll::Allgather,
+                Coll::Gather,
+                Coll::Scatter,
+                Coll::ReduceScatter,
+            ] {
+                let steps: Vec<Vec<Step>> = (0..p)
+                    .map(|me| {
+                        // Each task's own view of the call, as the tracer records it.
+                        let (bytes, counts) = match coll {
+                            Coll::Alltoall => (
+                                0,
+                                VCounts {
+                                    send: (0..p).map(|j| pair_bytes(me, j)).collect(),
+                                    recv: (0..p).map(|j| pair_bytes(j, me)).collect(),
+                                },
+                            ),
+                            Coll::Allgather | Coll::Gather => (
+                                pair_bytes(me, 0),
+                                VCounts {
+                                    send: Vec::new(),
+                                    recv: (0..p).map(|j| pair_bytes(j, 0)).collect(),
+                                },
+                            ),
+                            Coll::Scatter => (
+                                pair_bytes(me, 0),
+                                VCounts {
+                                    send: (0..p).map(|j| pair_bytes(j, 0)).collect(),
+                                    recv: Vec::new(),
+                                },
+                            ),
+                            _ => (
+                                0,
+                                VCounts {
+                                    send: Vec::new(),
+                                    recv: (0..p).map(|j| pair_bytes(j, 0)).collect(),
+                                },
+                            ),
+                        };
+                        let shape = Shape {
+                            coll,
+                            size: p,
+                            me,
+                            root,
+                            bytes,
+                        };
+                        let mut v = Vec::new();
+                        expand_v(&shape, &counts, &mut v);
+                        v
+                    })
+                    .collect();
+                let what = format!("{coll:?} p={p} root={root}");
+                check_pairing(&steps).unwrap_or_else(|e| panic!("{what}: {e}"));
+                simulate(&steps, 0, None).unwrap_or_else(|e| panic!("{what}: {e}"));
+                // Each pair's message carries its own count.
+                if coll == Coll::Alltoall {
+                    for (me, list) in steps.iter().enumerate() {
+                        for st in list {
+                            if let Step::Isend { to, bytes } = *st {
+                                assert_eq!(bytes, pair_bytes(me as u32, to), "{what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

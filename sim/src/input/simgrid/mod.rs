@@ -117,7 +117,7 @@ impl Action {
 impl<'a> Line<'a> {
     /// Non-negative number `i`.
     fn num(&self, i: usize, what: What) -> Result<f64, Bad> {
-        let w = self.words().get(i).ok_or(Bad::Missing(what))?;
+        let w = self.word(i).ok_or(Bad::Missing(what))?;
         if let Some(v) = int(w) {
             return Ok(v as f64);
         }
@@ -127,9 +127,30 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// `n` sizes from word `at` on, in one pass over the line.
+    fn sizes(&self, at: usize, n: usize) -> Result<Vec<u64>, Bad> {
+        let v: Vec<u64> = self
+            .all()
+            .skip(at)
+            .take(n)
+            .enumerate()
+            .map(|(k, w)| match int(w) {
+                Some(v) => Ok(v),
+                None => number(w)
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .map(|v| v as u64)
+                    .ok_or(Bad::Invalid(at + k, What::Size)),
+            })
+            .collect::<Result<_, _>>()?;
+        if v.len() < n {
+            return Err(Bad::Missing(What::Size));
+        }
+        Ok(v)
+    }
+
     /// World rank `i`.
     fn rank(&self, i: usize, world: u32) -> Result<u32, Bad> {
-        if let Some(v) = self.words().get(i).and_then(|w| int(w)) {
+        if let Some(v) = self.word(i).and_then(int) {
             return match u32::try_from(v) {
                 Ok(r) if r < world => Ok(r),
                 _ => Err(Bad::Outside(i)),
@@ -185,9 +206,13 @@ impl Bad {
         let text = |w: &[u8]| String::from_utf8_lossy(w).into_owned();
         match self {
             Bad::Missing(what) => format!("`{}` needs {}", text(words[1]), what.name()),
-            Bad::Invalid(i, what) => format!("`{}` is not a valid {}", text(words[i]), what.name()),
+            Bad::Invalid(i, what) => format!(
+                "`{}` is not a valid {}",
+                text(line.word(i).unwrap_or_default()),
+                what.name()
+            ),
             Bad::Outside(i) => {
-                let r = number(words[i]).unwrap_or(f64::NAN);
+                let r = line.word(i).and_then(number).unwrap_or(f64::NAN);
                 format!("rank {r} is outside 0..{world}")
             }
             Bad::NoRequest => format!(
@@ -247,7 +272,7 @@ impl Requests {
         };
         let size = |i| num(i, What::Size).map(|v| v as u64);
         let root = |i: usize| -> Result<Option<u32>, Bad> {
-            if words.len() > i {
+            if line.count() > i {
                 rank(i).map(Some)
             } else {
                 Ok(Some(0))
@@ -267,7 +292,7 @@ impl Requests {
         // `n` counts from word `at`, one per rank of the world (SimGrid's
         // `v` actions, in units of its default datatype, MPI_BYTE).
         let n = world as usize;
-        let counts = |at: usize| (at..at + n).map(size).collect::<Result<Vec<u64>, Bad>>();
+        let counts = |at: usize| line.sizes(at, n);
         let vcounts = |send: Vec<u64>, recv: Vec<u64>| Some(Box::new(VCounts { send, recv }));
         Ok(match action {
             Action::Compute => Parsed::Burst(num(2, What::FlopCount)? / flops_per_ns),
