@@ -300,6 +300,11 @@ impl Rank<'_> {
                     self.compute += e.duration();
                 }
             }
+            // MPI-4 persistent collectives (`MPI_Bcast_init` ...): not replayed.
+            Kind::Collective { .. } if name.contains("_init") => {
+                self.approx(e);
+                self.compute += e.duration();
+            }
             Kind::Collective { op, blocking, vector } => {
                 self.collective(e, op, vector, (!blocking).then_some(req), comms);
             }

@@ -35,6 +35,9 @@ use crate::trace::ReqRef;
 /// communicator (16 bits). Below 2^31, as SimGrid's `std::stoi` needs.
 pub const DIRECT_TAG: i64 = 1 << 29;
 
+/// Messages of one process: (member index, bytes), in member order.
+pub(super) type Messages = Vec<(usize, i64)>;
+
 /// A collective call of one process, as the export writes it.
 pub(super) struct Call<'a> {
     pub op: Coll,
@@ -85,9 +88,8 @@ impl Call<'_> {
         self.peer(recv, j, self.bytes)
     }
 
-    /// The messages of the direct algorithm: (receives, sends), each
-    /// (member index, bytes), in member order.
-    pub fn direct(&self) -> (Vec<(usize, i64)>, Vec<(usize, i64)>) {
+    /// The messages of the direct algorithm: (receives, sends).
+    pub fn direct(&self) -> (Messages, Messages) {
         let (me, root, n) = (self.me, self.root, self.size());
         let others = (0..n).filter(|&j| j != me);
         let all = |b: &dyn Fn(usize) -> i64| others.clone().map(|j| (j, b(j))).collect::<Vec<_>>();
