@@ -53,8 +53,8 @@ pub fn bytes<C: Into<i64>>(count: C, dt: MPI_Datatype) -> i64 {
 /// `p` is null or points to `n` counts.
 pub unsafe fn per_peer<C: Copy + Into<i64>>(
     p: *const C,
-    n: c_int,
     dt: MPI_Datatype,
+    n: c_int,
     out: &mut Vec<i64>,
 ) -> i64 {
     out.clear();
@@ -68,7 +68,8 @@ pub unsafe fn per_peer<C: Copy + Into<i64>>(
     out.iter().sum()
 }
 
-/// [`per_peer`] with a datatype per peer (`MPI_Alltoallw`).
+/// [`per_peer`] with a datatype per peer (`MPI_Alltoallw`), in the same
+/// argument order.
 ///
 /// # Safety
 /// `p` and `types` are null or point to `n` counts and `n` datatypes.

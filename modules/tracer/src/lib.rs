@@ -433,7 +433,7 @@ macro_rules! gatherv {
                 sc.recv.clear();
                 let root = is_root($root, $c);
                 // SAFETY: receive counts are significant (one per process) at the root.
-                let r = root.then(|| unsafe { extract::per_peer($rns, extract::peers($c), $rdt, &mut sc.recv) });
+                let r = root.then(|| unsafe { extract::per_peer($rns, $rdt, extract::peers($c), &mut sc.recv) });
                 (Some(bytes($sn, $sdt)), r, Some(i64::from($root)), root)
             });
     };
@@ -450,7 +450,7 @@ macro_rules! scatterv {
                 sc.recv.clear();
                 let root = is_root($root, $c);
                 // SAFETY: send counts are significant (one per process) at the root.
-                let s = root.then(|| unsafe { extract::per_peer($sns, extract::peers($c), $sdt, &mut sc.send) });
+                let s = root.then(|| unsafe { extract::per_peer($sns, $sdt, extract::peers($c), &mut sc.send) });
                 (s, Some(bytes($rn, $rdt)), Some(i64::from($root)), root)
             });
     };
@@ -465,52 +465,31 @@ macro_rules! allgatherv {
             comm $c, req $($req)?, |sc| {
                 sc.send.clear();
                 // SAFETY: one receive count per process.
-                let r = unsafe { extract::per_peer($rns, extract::peers($c), $rdt, &mut sc.recv) };
+                let r = unsafe { extract::per_peer($rns, $rdt, extract::peers($c), &mut sc.recv) };
                 (Some(bytes($sn, $sdt)), Some(r), None, true)
             });
     };
 }
 
+/// `MPI_Alltoallv` (`$per`: [`extract::per_peer`]) and `MPI_Alltoallw`
+/// (a datatype per peer: [`extract::per_peer_typed`]).
 macro_rules! alltoallv {
-    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty, $sdt:ident: $tsdt:ty,
-        $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty
-        $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+    ($per:path, $id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty,
+        $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty,
+        $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($id, $mpi, $x, ($sb: $tsb, $sns: $tsn, $sd: $tsd, $sdt: $tsdt, $rb: $trb, $rns: $trn, $rd: $trd,
             $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r,
             comm $c, req $($req)?, |sc| {
                 let n = extract::peers($c);
-                // SAFETY: one count per process in each array.
-                let r = unsafe { extract::per_peer($rns, n, $rdt, &mut sc.recv) };
+                // SAFETY: one count (and datatype) per process in each array.
+                let r = unsafe { $per($rns, $rdt, n, &mut sc.recv) };
                 // With MPI_IN_PLACE the receive side describes both.
                 let s = if std::ptr::eq($sb, mpi::IN_PLACE()) {
                     sc.send.clone_from(&sc.recv);
                     r
                 } else {
                     // SAFETY: as above.
-                    unsafe { extract::per_peer($sns, n, $sdt, &mut sc.send) }
-                };
-                (Some(s), Some(r), None, true)
-            });
-    };
-}
-
-/// `MPI_Alltoallw`: a datatype per peer, displacements in bytes.
-macro_rules! alltoallw {
-    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty, $sdt:ident: $tsdt:ty,
-        $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty
-        $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($id, $mpi, $x, ($sb: $tsb, $sns: $tsn, $sd: $tsd, $sdt: $tsdt, $rb: $trb, $rns: $trn, $rd: $trd,
-            $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, |sc| {
-                let n = extract::peers($c);
-                // SAFETY: one count and one datatype per process in each array.
-                let r = unsafe { extract::per_peer_typed($rns, $rdt, n, &mut sc.recv) };
-                let s = if std::ptr::eq($sb, mpi::IN_PLACE()) {
-                    sc.send.clone_from(&sc.recv);
-                    r
-                } else {
-                    // SAFETY: as above.
-                    unsafe { extract::per_peer_typed($sns, $sdt, n, &mut sc.send) }
+                    unsafe { $per($sns, $sdt, n, &mut sc.send) }
                 };
                 (Some(s), Some(r), None, true)
             });
@@ -524,7 +503,7 @@ macro_rules! reduce_scatter {
             comm $c, req $($req)?, |sc| {
                 sc.send.clear();
                 // SAFETY: one receive count per process.
-                let total = unsafe { extract::per_peer($rns, extract::peers($c), $dt, &mut sc.recv) };
+                let total = unsafe { extract::per_peer($rns, $dt, extract::peers($c), &mut sc.recv) };
                 (Some(total), None, None, true)
             });
     };
@@ -910,10 +889,10 @@ macro_rules! wrap {
     (@ MPI_Iscatterv, $($t:tt)*) => { scatterv!($($t)*); };
     (@ MPI_Allgatherv, $($t:tt)*) => { allgatherv!($($t)*); };
     (@ MPI_Iallgatherv, $($t:tt)*) => { allgatherv!($($t)*); };
-    (@ MPI_Alltoallv, $($t:tt)*) => { alltoallv!($($t)*); };
-    (@ MPI_Ialltoallv, $($t:tt)*) => { alltoallv!($($t)*); };
-    (@ MPI_Alltoallw, $($t:tt)*) => { alltoallw!($($t)*); };
-    (@ MPI_Ialltoallw, $($t:tt)*) => { alltoallw!($($t)*); };
+    (@ MPI_Alltoallv, $($t:tt)*) => { alltoallv!(extract::per_peer, $($t)*); };
+    (@ MPI_Ialltoallv, $($t:tt)*) => { alltoallv!(extract::per_peer, $($t)*); };
+    (@ MPI_Alltoallw, $($t:tt)*) => { alltoallv!(extract::per_peer_typed, $($t)*); };
+    (@ MPI_Ialltoallw, $($t:tt)*) => { alltoallv!(extract::per_peer_typed, $($t)*); };
     (@ MPI_Reduce_scatter, $($t:tt)*) => { reduce_scatter!($($t)*); };
     (@ MPI_Ireduce_scatter, $($t:tt)*) => { reduce_scatter!($($t)*); };
     (@ MPI_Wait, $($t:tt)*) => { wait!($($t)*); };

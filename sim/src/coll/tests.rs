@@ -33,18 +33,21 @@ fn roots(p: u32) -> Vec<u32> {
     r
 }
 
+fn shape(coll: Coll, size: u32, me: u32, root: u32, bytes: u64) -> Shape {
+    Shape {
+        coll,
+        size,
+        me,
+        root,
+        bytes,
+    }
+}
+
 fn expand_all(coll: Coll, name: &str, p: u32, root: u32, bytes: u64) -> Vec<Vec<Step>> {
     (0..p)
         .map(|me| {
             let mut v = Vec::new();
-            let shape = Shape {
-                coll,
-                size: p,
-                me,
-                root,
-                bytes,
-            };
-            expand(name, &shape, &mut v);
+            expand(name, &shape(coll, p, me, root, bytes), &mut v);
             v
         })
         .collect()
@@ -511,15 +514,8 @@ fn v_collectives_pair_up_with_each_peers_bytes_and_replay() {
                                 },
                             ),
                         };
-                        let shape = Shape {
-                            coll,
-                            size: p,
-                            me,
-                            root,
-                            bytes,
-                        };
                         let mut v = Vec::new();
-                        expand_v(&shape, &counts, &mut v);
+                        expand_v(&shape(coll, p, me, root, bytes), &counts, &mut v);
                         v
                     })
                     .collect();
