@@ -42,6 +42,10 @@ fn report(dir: &Path, json: &str) -> serde_json::Value {
     ] {
         assert!(o.remove(k).is_some(), "{k} missing from {json}");
     }
+    // Only a parallel replay has a protocol, with windows.
+    if let Some(p) = o.remove("protocol") {
+        assert!(p["windows"].as_u64().unwrap() > 0, "{p}");
+    }
     v
 }
 
@@ -146,7 +150,7 @@ fn motifs_replay_in_parallel_bit_for_bit() {
 fn traces_of_real_and_random_programs_replay_in_parallel_bit_for_bit() {
     for (program, np, args, model) in [
         ("tracecheck", 4, &[][..], "simple"),
-        ("randmix", 4, &["5", "40", "coll"][..], "loggp"),
+        ("randmix", 4, &["5", "40", "all"][..], "loggp"),
         ("randmix", 3, &["8", "40", "p2p"][..], "simple"),
     ] {
         let (case, trace) = traced(program, np, args);

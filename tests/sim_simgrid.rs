@@ -26,6 +26,10 @@ fn exported(program_name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
         .output()
         .expect("pnmpi runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // MPI-1 to MPI-3 point-to-point and collectives on intracommunicators
+    // are written exactly: nothing approximated.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("approximated"), "{stdout}");
     (case, export)
 }
 
@@ -159,4 +163,44 @@ fn random_point_to_point_programs_agree_within_a_tenth_of_a_percent() {
 #[test]
 fn random_programs_with_collectives_agree_within_one_percent() {
     random("coll", 0.01);
+}
+
+/// `randmix` with every collective, the `v` ones included.
+#[test]
+fn random_programs_with_v_collectives_agree_within_one_percent() {
+    random("all", 0.01);
+}
+
+#[test]
+fn unequal_v_collectives_and_ialltoallv_agree_within_one_percent() {
+    // NAS IS-style MPI_Alltoallv with unequal counts, MPI_Allgatherv,
+    // MPI_Gatherv, MPI_Scatterv, MPI_Reduce_scatter, MPI_Ialltoallv.
+    agree("vcoll", 4, &["6", "3000"], 0.01);
+}
+
+#[test]
+fn v_actions_carry_the_counts_each_rank_sent() {
+    let (_case, export) = exported("vcoll", 4, &["2", "1000"]);
+    let r0 = std::fs::read_to_string(export.join("rank-00000.txt")).expect("rank 0's actions");
+    for action in ["alltoallv", "allgatherv", "gatherv", "scatterv"] {
+        let lines: Vec<&str> = r0
+            .lines()
+            .filter(|l| l.split(' ').nth(1) == Some(action))
+            .collect();
+        assert_eq!(lines.len(), 2, "{action}: {lines:?}");
+    }
+    // vcoll.c's keys_for(0, j, 0, 1000) ints to rank j in iteration 0.
+    let keys = |from: u32, to: u32, it: u32, keys: u32| {
+        keys / 2 + ((from * 7 + to * 13 + it * 5).wrapping_mul(2654435761) % keys)
+    };
+    let want: Vec<String> = (0..4).map(|j| (4 * keys(0, j, 0, 1000)).to_string()).collect();
+    let first = r0.lines().find(|l| l.starts_with("0 alltoallv ")).unwrap();
+    let words: Vec<&str> = first.split(' ').collect();
+    assert_eq!(
+        words[3..7],
+        want.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        "{first}"
+    );
+    // The Ialltoallv is messages posted at the call, awaited at MPI_Wait.
+    assert!(r0.lines().any(|l| l.starts_with("0 isend ")), "{r0}");
 }

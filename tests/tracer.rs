@@ -756,3 +756,40 @@ fn the_stencil_trace_is_compact() {
         );
     }
 }
+
+#[test]
+fn v_collectives_record_the_bytes_of_each_peer() {
+    let t = trace_run("vcoll", 4, &["4", "2000"]);
+    let d = dump(&t.merged);
+    // Each rank prints what it sent to and received from each peer over
+    // the run, per routine; the trace's per-peer bytes add up to it.
+    let mut checked = 0;
+    for l in t.stdout.lines().filter(|l| l.starts_with("vcoll ")) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        let (rank, routine, side) = (w[1].parse::<u32>().unwrap(), w[2], w[3]);
+        let want: Vec<i64> = w[4].split(',').map(|x| x.parse().unwrap()).collect();
+        let mut got = vec![0i64; want.len()];
+        let calls = of(&d, rank, routine);
+        assert_eq!(calls.len(), 4, "{routine} of rank {rank}");
+        for e in calls {
+            let v = e
+                .get(side)
+                .unwrap_or_else(|| panic!("{routine} of rank {rank} without {side}: {e:?}"));
+            for (g, x) in got.iter_mut().zip(v.split(',')) {
+                *g += x.parse::<i64>().unwrap();
+            }
+        }
+        assert_eq!(got, want, "{l}");
+        checked += 1;
+    }
+    // Per rank: Alltoallv and Ialltoallv both sides, Allgatherv and
+    // Reduce_scatter received; the Gatherv root received, the Scatterv
+    // root sent.
+    assert_eq!(checked, 4 * 6 + 2, "{}", t.stdout);
+    // Delta-encoded vectors keep the rank files small.
+    let bytes: u64 = std::fs::read_dir(&t.dir)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(bytes < 64 << 10, "{bytes} bytes of rank files");
+}

@@ -215,3 +215,25 @@ fn a_topology_adds_its_hops_to_every_message_and_every_model() {
         );
     }
 }
+
+#[test]
+fn v_collectives_replay_each_peers_bytes_both_ways() {
+    // Two ranks; rank 0 sends 1000 B to rank 1, rank 1 sends 9000 B to rank 0.
+    let a = "alltoallv 1000 0 1000 9000 0 9000";
+    let b = "alltoallv 9000 9000 0 1000 1000 0";
+    // Analytic (PSINS simple, log2(2) = 1 step): the largest message, 1 us + 9 us.
+    let out = run(TWO_NODES, "simple", &[a, b]).unwrap();
+    assert_eq!(out.runtime, 10_000.0);
+    // Algorithmic: SimGrid's ialltoallv, one message each way with its own size.
+    let m = format!("{TWO_NODES}\n[collectives]\nmode = \"algorithmic\"\n");
+    let out = run(&m, "simple", &[a, b]).unwrap();
+    assert_eq!(out.stats.messages, 2);
+    // Rank 0 waits for the 9000 B: 1 us + 9 us; rank 1 for 1000 B: 2 us.
+    assert_eq!(out.stats.actors[0].end, 10_000.0);
+    assert_eq!(out.stats.actors[1].end, 2_000.0);
+    // A gatherv: the root receives rank 1's 3000 B, 1 us + 3 us.
+    let g = ["gatherv 0 0 3000 0", "gatherv 3000 0 0 0"];
+    let out = run(&m, "simple", &g).unwrap();
+    assert_eq!(out.stats.messages, 1);
+    assert_eq!(out.stats.actors[0].end, 4_000.0);
+}

@@ -12,8 +12,18 @@ use crate::varint::{self, Cursor};
 
 /// The first 8 bytes of every trace file.
 pub const MAGIC: [u8; 8] = *b"PNMPITRC";
-/// The format version this crate reads and writes.
-pub const VERSION: u8 = 1;
+/// The format version this crate writes: 2 added per-peer counts
+/// ([`crate::fields::COUNTS`]).
+pub const VERSION: u8 = 2;
+
+/// The oldest version this crate reads. A version 1 file is a version 2
+/// file without per-peer counts, so one reader reads both.
+pub const OLDEST: u8 = 1;
+
+/// Whether this crate reads format `version`.
+pub fn readable(version: u8) -> bool {
+    (OLDEST..=VERSION).contains(&version)
+}
 
 /// What a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,10 +102,10 @@ pub fn parse(data: &[u8]) -> Result<Container<'_>, Malformed> {
         return Err(Malformed::new(0, "not a pnmpi trace (bad magic)"));
     }
     let version = c.u8()?;
-    if version != VERSION {
+    if !readable(version) {
         return Err(Malformed::new(
             8,
-            format!("format version {version}; this reader knows version {VERSION}"),
+            format!("format version {version}; this reader knows versions {OLDEST} to {VERSION}"),
         ));
     }
     let kind = match c.u8()? {

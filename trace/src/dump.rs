@@ -65,6 +65,15 @@ impl Names<'_> {
             Some(None) => line.push_str(" newcomm=null"),
             None => {}
         }
+        if let Some(c) = &e.counts {
+            // Per-peer bytes, in communicator rank order.
+            for (name, side) in [("sent", &c.send), ("received", &c.recv)] {
+                if !side.is_empty() {
+                    let v: Vec<String> = side.iter().map(i64::to_string).collect();
+                    line.push_str(&format!(" {name}={}", v.join(",")));
+                }
+            }
+        }
         line
     }
 }

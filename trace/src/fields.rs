@@ -33,8 +33,11 @@ pub const STATUS: u32 = 1 << 10;
 pub const NEWCOMM: u32 = 1 << 11;
 /// Merged traces only: the persistent requests that an `MPI_Start`/`MPI_Startall` activated.
 pub const INIT: u32 = 1 << 12;
+/// Format version 2: bytes sent to and received from each peer of a `v`
+/// collective ([`crate::counts`]).
+pub const COUNTS: u32 = 1 << 13;
 /// Every bit this version defines.
-pub const ALL: u32 = (1 << 13) - 1;
+pub const ALL: u32 = (1 << 14) - 1;
 
 /// The value fields of a merged trace, in mask-bit order: each is one
 /// number, and a clear bit means "same as the previous event of the same

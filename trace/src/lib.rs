@@ -14,6 +14,7 @@
 pub mod chrome;
 pub mod civil;
 pub mod container;
+pub mod counts;
 mod divisor;
 pub mod dump;
 pub mod error;

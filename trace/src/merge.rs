@@ -697,6 +697,8 @@ impl RankConverter {
         ev.newcomm = None;
         ev.vals[V::Bytes as usize] = r.bytes;
         ev.vals[V::Rbytes as usize] = r.rbytes;
+        // Per-peer counts stay in communicator rank order.
+        ev.counts.clone_from(&r.counts);
         let comm = r.comm.and_then(|c| {
             let found = self.comms.get(&c).cloned();
             if found.is_none() && counts {

@@ -8,6 +8,7 @@
 //! them is left to [`crate::merge`], off the traced program's hot path.
 
 use crate::container::{self, Kind};
+use crate::counts::{CountsHistory, PeerBytesOf};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
 use crate::varint::{self, Cursor, Sink};
@@ -244,6 +245,8 @@ pub struct RawCall<Reqs, Done, Ranks> {
     pub status: Option<(i64, i64)>,
     /// [`NEWCOMM`]
     pub newcomm: Option<NewCommOf<Ranks>>,
+    /// [`COUNTS`]: bytes to and from each peer of a `v` collective.
+    pub counts: Option<PeerBytesOf<Ranks>>,
 }
 
 /// One call as the tracer records it: the encoder's input.
@@ -277,6 +280,7 @@ where
             done: self.done.as_ref(),
             status: self.status,
             newcomm: self.newcomm.as_ref().map(NewCommOf::as_raw),
+            counts: self.counts.as_ref().map(PeerBytesOf::as_raw),
         }
     }
 }
@@ -300,6 +304,7 @@ impl RawEvent<'static> {
             done: &[],
             status: None,
             newcomm: None,
+            counts: None,
         }
     }
 }
@@ -313,7 +318,7 @@ impl RawEvent<'_> {
         if let Some(c) = &self.newcomm {
             n += 4 * V + (c.members.len() + c.remote.map_or(0, <[i64]>::len)) * V;
         }
-        n
+        n + self.counts.map_or(0, |c| c.max_size())
     }
 }
 
@@ -362,8 +367,9 @@ impl P2p {
 }
 
 /// Encodes one thread's events into a chunk, keeping the registers that
-/// make times and handles small: the end of the previous event, and the
-/// last communicator and request handles.
+/// make times and handles small: the end of the previous event, the last
+/// communicator and request handles, and each `v` routine's last per-peer
+/// counts.
 #[derive(Clone, Debug)]
 pub struct RawEncoder {
     base: u64,
@@ -371,6 +377,7 @@ pub struct RawEncoder {
     last_comm: u64,
     last_req: u64,
     count: u64,
+    counts: CountsHistory,
 }
 
 /// What a finished chunk's prefix needs.
@@ -391,6 +398,7 @@ impl RawEncoder {
             last_comm: 0,
             last_req: 0,
             count: 0,
+            counts: CountsHistory::default(),
         }
     }
 
@@ -411,7 +419,13 @@ impl RawEncoder {
             base: self.base,
             count: self.count,
         };
-        *self = RawEncoder::new(self.prev_end);
+        // Cleared in place: the counts' memory serves the next chunk.
+        let mut counts = std::mem::take(&mut self.counts);
+        counts.clear();
+        *self = RawEncoder {
+            counts,
+            ..RawEncoder::new(self.prev_end)
+        };
         info
     }
 
@@ -484,6 +498,7 @@ impl RawEncoder {
         mask |= bit(!ev.done.is_empty(), DONE) | bit(ev.root.is_some(), ROOT);
         mask |= bit(ev.rbytes.is_some(), RBYTES) | bit(ev.src.is_some(), SRC) | bit(ev.rtag.is_some(), RTAG);
         mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
+        mask |= bit(ev.counts.is_some(), COUNTS);
         s.put(u64::from(mask));
         for v in [ev.peer, ev.tag].into_iter().flatten() {
             s.put_i(v);
@@ -532,6 +547,9 @@ impl RawEncoder {
             if let Some(remote) = c.remote {
                 varint::put_ranks(&mut s, remote);
             }
+        }
+        if let Some(counts) = ev.counts {
+            self.counts.put(&mut s, ev.routine, counts);
         }
         s.len()
     }
@@ -611,11 +629,15 @@ impl RawDecoder {
     }
 
     /// Decodes the next event into `r`, reusing its lists' memory.
+    /// `counts` is the chunk's per-peer count history, kept apart from the
+    /// registers (which a reader copies to retry an event) and changed
+    /// only once the whole event decoded.
     pub(crate) fn event_into(
         &mut self,
         c: &mut Cursor<'_>,
         routines: usize,
         r: &mut RawRecord,
+        counts: &mut CountsHistory,
     ) -> Result<(), Malformed> {
         let at = c.offset();
         let routine = c.u32()?;
@@ -699,6 +721,14 @@ impl RawDecoder {
                 members,
                 remote,
             });
+        }
+        if has(COUNTS) {
+            let mut v = r.counts.take().unwrap_or_default();
+            counts.get(c, routine, &mut v)?;
+            counts.commit(routine, v.as_raw());
+            r.counts = Some(v);
+        } else {
+            r.counts = None;
         }
         Ok(())
     }
@@ -847,6 +877,7 @@ impl RankFile {
         self.pairs.push(prefix.pair);
         let count = prefix.count(c.remaining())?;
         let mut dec = RawDecoder::new(prefix.base);
+        let mut counts = CountsHistory::default();
         let routines = self.header.routines.len();
         let index = match self.streams.iter().position(|s| s.id == prefix.stream) {
             Some(i) => i,
@@ -862,7 +893,7 @@ impl RankFile {
         records.reserve(count);
         for _ in 0..count {
             let mut r = RawRecord::default();
-            dec.event_into(c, routines, &mut r)?;
+            dec.event_into(c, routines, &mut r, &mut counts)?;
             records.push(r);
         }
         Ok(())

@@ -15,6 +15,7 @@
 //! [`RankFile::parse`]: crate::rank::RankFile::parse
 
 use crate::container::Kind;
+use crate::counts::CountsHistory;
 use crate::error::{Error, Malformed, Result};
 use crate::merge::RecordSource;
 use crate::rank::{
@@ -47,6 +48,7 @@ struct Loaded {
     /// Records left.
     left: usize,
     dec: RawDecoder,
+    counts: CountsHistory,
 }
 
 /// One thread's records.
@@ -352,7 +354,7 @@ impl RankReader {
                 let saved = ch.dec;
                 let origin = ch.at.payload + (ch.win + ch.pos) as u64;
                 let mut c = Cursor::new(&s.buf[ch.pos..], origin);
-                match ch.dec.event_into(&mut c, routines, &mut s.head) {
+                match ch.dec.event_into(&mut c, routines, &mut s.head, &mut ch.counts) {
                     Ok(()) => {
                         ch.pos = s.buf.len() - c.remaining();
                         ch.left -= 1;
@@ -406,6 +408,7 @@ impl RankReader {
             crc,
             left: count,
             dec: RawDecoder::new(prefix.base),
+            counts: CountsHistory::default(),
         });
         Ok(())
     }

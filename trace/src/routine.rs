@@ -23,7 +23,7 @@ pub enum Coll {
     Scatter,
     /// `MPI_Allgather`, `MPI_Allgatherv`
     Allgather,
-    /// `MPI_Alltoall`, `MPI_Alltoallv`
+    /// `MPI_Alltoall`, `MPI_Alltoallv`, `MPI_Alltoallw`
     Alltoall,
 }
 
@@ -153,7 +153,7 @@ fn collective(lower: &str) -> Option<(Coll, bool)> {
         "allgather" => (Coll::Allgather, false),
         "allgatherv" => (Coll::Allgather, true),
         "alltoall" => (Coll::Alltoall, false),
-        "alltoallv" => (Coll::Alltoall, true),
+        "alltoallv" | "alltoallw" => (Coll::Alltoall, true),
         _ => return None,
     })
 }
@@ -181,6 +181,7 @@ mod tests {
         assert_eq!(classify("MPI_Allreduce"), c(Coll::Allreduce, true, false));
         assert_eq!(classify("MPI_Iallreduce"), c(Coll::Allreduce, false, false));
         assert_eq!(classify("MPI_Alltoallv"), c(Coll::Alltoall, true, true));
+        assert_eq!(classify("MPI_Ialltoallw"), c(Coll::Alltoall, false, true));
         assert_eq!(classify("MPI_Bcast_init"), c(Coll::Bcast, false, false));
         assert_eq!(classify("MPI_Ibarrier"), c(Coll::Barrier, false, false));
         assert_eq!(classify("MPI_Comm_split"), Kind::Communicator);

@@ -4,11 +4,18 @@
 //!
 //! CPU bursts become `compute` actions at 1 flop per ns on hosts of 1
 //! Gflop/s, so that a replay on the generated platform keeps the traced
-//! compute times. SimGrid replays collectives on `MPI_COMM_WORLD` only: a
-//! collective on a smaller communicator is replayed as messages through
-//! its root (gather to the root, then broadcast from it), with tags from
-//! [`SUBCOMM_TAG`] up. Nonblocking collectives are replayed where they were
-//! posted, as blocking ones; `v` collectives with their average count.
+//! compute times. SimGrid replays blocking collectives on `MPI_COMM_WORLD`
+//! only: a barrier, broadcast, reduction, allreduce, gather or scatter on
+//! a smaller communicator is replayed as messages through its root
+//! (gather to the root, then broadcast from it), with tags from
+//! [`SUBCOMM_TAG`] up; what has no exact action of SimGrid's, nonblocking
+//! collectives included, as the messages of a direct algorithm ([`coll`]).
+//! Only what the trace cannot describe (intercommunicators, communicators
+//! never seen created, neighbourhood collectives, `v` collectives of
+//! version 1 traces) is approximated, and listed.
+
+#[path = "simgrid_coll.rs"]
+pub mod coll;
 
 use crate::error::{Error, Result};
 use crate::fields::{V, WILD_SOURCE, WILD_TAG};
@@ -152,6 +159,15 @@ struct Rank<'a> {
     known: Known,
     /// Set when an event needed what only the collected lookahead knows.
     lookahead: bool,
+    /// Nonblocking collectives written as messages: their keys, to wait
+    /// for where the request completes.
+    nbc: HashMap<ReqRef, Vec<Key>>,
+    /// Per communicator, the collectives written as messages so far.
+    direct_seq: HashMap<i64, u32>,
+    /// Index of the event being written, among the rank's events.
+    index: u64,
+    /// Why the export cannot go on: SimGrid would misread the event.
+    error: Option<String>,
 }
 
 impl Rank<'_> {
@@ -202,6 +218,12 @@ impl Rank<'_> {
     }
 
     fn wait(&mut self, req: ReqRef) {
+        if let Some(keys) = self.nbc.remove(&req) {
+            for k in keys {
+                self.act(&format!("wait {} {} {}", k.0, k.1, k.2));
+            }
+            return;
+        }
         let Some(key) = self.keys.remove(&req) else {
             return;
         };
@@ -310,13 +332,18 @@ impl Rank<'_> {
                     self.compute += e.duration();
                 }
             }
+            // MPI-4 persistent collectives (`MPI_Bcast_init` ...): not replayed.
+            Kind::Collective { .. } if name.contains("_init") => {
+                self.approx(e);
+                self.compute += e.duration();
+            }
             Kind::Collective { op, blocking, vector } => {
-                if !blocking || vector {
-                    self.approx(e);
-                }
-                self.collective(e, op, vector, comms);
+                self.collective(e, op, vector, (!blocking).then_some(req), comms);
             }
             _ => {
+                if name.contains("_neighbor_") {
+                    self.approx(e);
+                }
                 if !matches!(name, "MPI_Init" | "MPI_Init_thread" | "MPI_Finalize") {
                     self.compute += e.duration();
                 }
@@ -324,56 +351,83 @@ impl Rank<'_> {
         }
     }
 
-    fn collective(&mut self, e: &Event, op: Coll, vector: bool, comms: &[Comm]) {
+    /// A collective: SimGrid's own action where it has an exact one,
+    /// messages otherwise (`req`: the request of a nonblocking call).
+    fn collective(&mut self, e: &Event, op: Coll, vector: bool, req: Option<ReqRef>, comms: &[Comm]) {
         let comm = e.get(V::Comm).unwrap_or(-1);
-        let Some(members) = members(self.world_size, comms, comm, self.me as u32) else {
+        let inter = usize::try_from(comm - crate::fields::FIRST_TABLE_COMM)
+            .ok()
+            .and_then(|i| comms.get(i))
+            .is_some_and(|c| c.remote.is_some());
+        let members = members(self.world_size, comms, comm, self.me as u32).filter(|_| !inter);
+        let Some((members, me)) = members.and_then(|m| {
+            let me = m.iter().position(|&x| x == self.me)?;
+            Some((m, me))
+        }) else {
             self.approx(e);
             return;
         };
-        let n = members.len().max(1) as i64;
-        let mut bytes = e.get(V::Bytes).unwrap_or(0).max(0);
-        let mut rbytes = e.get(V::Rbytes).unwrap_or(bytes).max(0);
-        if vector {
-            // Totals over the group: replay the average per process.
-            match op {
-                Coll::Alltoall => {
-                    bytes /= n;
-                    rbytes /= n;
-                }
-                Coll::Gather | Coll::Allgather => rbytes /= n,
-                Coll::Scatter => bytes /= n,
-                _ => {}
-            }
-        }
+        let bytes = e.get(V::Bytes).unwrap_or(0).max(0);
+        let rbytes = e.get(V::Rbytes).unwrap_or(bytes).max(0);
         let root_world = e.get(V::Root).unwrap_or(members[0]);
+        let call = coll::Call {
+            op,
+            vector,
+            members: &members,
+            me,
+            root: members.iter().position(|&m| m == root_world).unwrap_or(0),
+            bytes,
+            rbytes,
+            counts: e.counts.as_ref(),
+        };
         let is_world = comm >= 0 && members.iter().copied().eq(0..i64::from(self.world_size));
-        if is_world {
-            let root = root_world;
-            let action = match op {
-                Coll::Barrier => "barrier".to_string(),
-                Coll::Bcast => format!("bcast {bytes} {root}"),
-                Coll::Reduce => format!("reduce {bytes} 0 {root}"),
-                Coll::Allreduce | Coll::ReduceScatter | Coll::Scan => format!("allreduce {bytes} 0"),
-                Coll::Gather => format!("gather {bytes} {rbytes} {root}"),
-                Coll::Scatter => format!("scatter {bytes} {rbytes} {root}"),
-                Coll::Allgather => format!("allgather {bytes} {rbytes}"),
-                Coll::Alltoall => format!("alltoall {bytes} {rbytes}"),
-            };
-            if matches!(op, Coll::ReduceScatter | Coll::Scan) {
-                self.approx(e);
+        if call.lacks_counts() {
+            // A version 1 trace: the average per process.
+            self.approx(e);
+        } else if req.is_none() && is_world && (vector || op == Coll::ReduceScatter) {
+            match call.world_action() {
+                Ok(Some(action)) => self.act(&action),
+                Ok(None) => self.direct(&call, comm, None),
+                Err(why) => {
+                    self.error = Some(format!(
+                        "rank {}, event {} ({}): {why}",
+                        self.me,
+                        self.index,
+                        self.routine(e)
+                    ))
+                }
             }
+            return;
+        }
+        let root = root_world;
+        let action = match op {
+            _ if req.is_some() || vector || !is_world => None,
+            Coll::Barrier => Some("barrier".to_string()),
+            Coll::Bcast => Some(format!("bcast {bytes} {root}")),
+            Coll::Reduce => Some(format!("reduce {bytes} 0 {root}")),
+            Coll::Allreduce => Some(format!("allreduce {bytes} 0")),
+            Coll::Gather => Some(format!("gather {bytes} {rbytes} {root}")),
+            Coll::Scatter => Some(format!("scatter {bytes} {rbytes} {root}")),
+            Coll::Allgather => Some(format!("allgather {bytes} {rbytes}")),
+            Coll::Alltoall => Some(format!("alltoall {bytes} {rbytes}")),
+            Coll::ReduceScatter | Coll::Scan => None,
+        };
+        if let Some(action) = action {
             self.act(&action);
             return;
         }
-        if !members.contains(&self.me) {
-            self.approx(e);
+        let through_root = matches!(
+            op,
+            Coll::Barrier | Coll::Bcast | Coll::Reduce | Coll::Allreduce | Coll::Gather | Coll::Scatter
+        );
+        if req.is_some() || vector || !through_root {
+            self.direct(&call, comm, req);
             return;
         }
-        self.approx(e);
+        let me = self.me;
         let tag = SUBCOMM_TAG + comm;
         let size = bytes.max(1);
         let others = |root: i64| members.iter().copied().filter(move |&m| m != root);
-        let me = self.me;
         let fan_out = |s: &mut Self, root: i64| {
             if me == root {
                 for m in others(root) {
@@ -468,7 +522,13 @@ fn interleave(src: &mut dyn StreamedTrace, mine: &[usize], r: &mut Rank<'_>, pat
         let (si, e, _) = &heads[h];
         r.compute += e.start.saturating_sub(prev_end);
         prev_end = prev_end.max(e.end);
+        r.index = events;
         r.event(*si, e, src.comms());
+        if let Some(why) = r.error.take() {
+            return Err(Error::Invalid(format!(
+                "cannot export for SimGrid: {why}; SimGrid would misread it"
+            )));
+        }
         events += 1;
         if r.lookahead {
             return Ok(events);
@@ -560,6 +620,10 @@ fn write_parts(
                 approximated: HashMap::new(),
                 known,
                 lookahead: false,
+                nbc: HashMap::new(),
+                direct_seq: HashMap::new(),
+                index: 0,
+                error: None,
             };
             let events = interleave(src, &mine, &mut r, &path)?;
             if !r.lookahead {

@@ -5,7 +5,7 @@
 //! the streams (one chunk each, at most 65,536 events of a few bytes),
 //! not with the trace: a replay of a trace larger than memory works.
 
-use crate::container::{Kind, MAGIC, VERSION};
+use crate::container::{readable, Kind, MAGIC};
 use crate::error::{Error, Malformed, Result};
 use crate::trace::{
     parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Event, RankClock, StreamHead, CHUNK_CLOCKS,
@@ -169,7 +169,7 @@ pub(crate) fn open_prologue(path: &Path, name: &str) -> Result<Opened> {
     if head[..8] != MAGIC {
         return Err(bad(0, "not a pnmpi trace (bad magic)"));
     }
-    if head[8] != VERSION {
+    if !readable(head[8]) {
         return Err(bad(8, "unknown format version"));
     }
     let kind = match head[9] {

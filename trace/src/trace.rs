@@ -9,6 +9,7 @@
 //! one is a short back-reference.
 
 use crate::container::{self, Kind};
+use crate::counts::{CountsHistory, PeerBytes};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
 use crate::varint::{self, Cursor};
@@ -74,6 +75,9 @@ pub struct Event {
     pub init: Vec<Option<ReqRef>>,
     /// The communicator created: `Some(None)` when the call returned `MPI_COMM_NULL`.
     pub newcomm: Option<Option<u32>>,
+    /// Bytes to and from each peer of a `v` collective, in communicator
+    /// rank order.
+    pub counts: Option<PeerBytes>,
 }
 
 impl Event {
@@ -527,6 +531,7 @@ type History = [[Option<i64>; NV]; HISTORY];
 /// The per-chunk state shared by the merged encoder and decoder.
 struct Encoder {
     hist: Vec<History>,
+    counts: CountsHistory,
     stream: u32,
     prev_end: u64,
     next_req: u32,
@@ -555,6 +560,7 @@ impl Encoder {
     fn new(routines: usize, stream: u32, prev_end: u64, next_req: u32) -> Encoder {
         Encoder {
             hist: vec![[[None; NV]; HISTORY]; routines],
+            counts: CountsHistory::default(),
             stream,
             prev_end,
             next_req,
@@ -665,11 +671,14 @@ impl Encoder {
         if ev.newcomm.is_some() {
             mask |= NEWCOMM;
         }
+        if ev.counts.is_some() {
+            mask |= COUNTS;
+        }
         varint::push(out, u64::from(mask));
         // Fields go in bit order: value fields and lists interleave. The
         // call's own requests exist before its completions are written.
         self.next_req += ev.created();
-        for bit in 0..13 {
+        for bit in 0..14 {
             let b = 1u32 << bit;
             if mask & b == 0 {
                 continue;
@@ -696,6 +705,10 @@ impl Encoder {
                 varint::push(out, ev.init.len() as u64);
                 for &r in &ev.init {
                     self.put_ref(out, r, 0, 0);
+                }
+            } else if b == COUNTS {
+                if let Some(c) = &ev.counts {
+                    self.counts.put(out, ev.routine, c.as_raw());
                 }
             }
         }
@@ -747,6 +760,7 @@ impl Encoder {
         ev.done.clear();
         ev.init.clear();
         ev.newcomm = None;
+        let mut counts = ev.counts.take();
         // REQ (bit 4) precedes every list: read the values first.
         for (i, &b) in VALUE_BITS.iter().enumerate() {
             if mask & b != 0 && b < DONE {
@@ -755,7 +769,7 @@ impl Encoder {
         }
         ev.first_req = self.next_req;
         self.next_req = self.next_req.saturating_add(ev.created());
-        for bit in 5..13 {
+        for bit in 5..14 {
             let b = 1u32 << bit;
             if mask & b == 0 {
                 continue;
@@ -808,6 +822,11 @@ impl Encoder {
                 for _ in 0..n {
                     ev.init.push(self.get_ref(c, 0)?.0);
                 }
+            } else if b == COUNTS {
+                let mut v = counts.take().unwrap_or_default();
+                self.counts.get(c, routine, &mut v)?;
+                self.counts.commit(routine, v.as_raw());
+                ev.counts = Some(v);
             }
         }
         remember(&mut self.hist[routine as usize], ev.vals);

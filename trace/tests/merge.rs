@@ -155,7 +155,7 @@ fn simgrid_export_decomposes_the_split_allreduce() {
     );
     assert!(r0.contains("0 irecv 2 9 16\n"), "the wildcard's source: {r0}");
     assert!(r0.contains("0 wait 0 1 7\n0 wait 2 0 9\n"), "{r0}");
-    assert_eq!(x.approximated, [("MPI_Allreduce".to_string(), 2)]);
+    assert!(x.approximated.is_empty(), "{:?}", x.approximated);
 }
 
 #[test]

@@ -30,6 +30,10 @@ pub struct Scratch {
     pub ranks: Vec<c_int>,
     /// Their translations.
     pub world: Vec<c_int>,
+    /// Bytes sent to each peer of a `v` collective.
+    pub send: Vec<i64>,
+    /// Bytes received from each peer.
+    pub recv: Vec<i64>,
 }
 
 use pnmpi_mpi_sys::Handle;
@@ -40,17 +44,54 @@ pub fn bytes<C: Into<i64>>(count: C, dt: MPI_Datatype) -> i64 {
     count.into().saturating_mul(size)
 }
 
-/// The sum of `n` counts at `p` (null: none).
+/// Fills `out` with the bytes of the `n` counts at `p`, items of `dt`
+/// (none if `p` is null); returns their sum. `out` keeps its memory from
+/// call to call, so this allocates only when a communicator is larger
+/// than any before.
 ///
 /// # Safety
 /// `p` is null or points to `n` counts.
-pub unsafe fn sum<C: Copy + Into<i64>>(p: *const C, n: c_int) -> Option<i64> {
-    if p.is_null() || n < 0 {
-        return None;
+pub unsafe fn per_peer<C: Copy + Into<i64>>(
+    p: *const C,
+    dt: MPI_Datatype,
+    n: c_int,
+    out: &mut Vec<i64>,
+) -> i64 {
+    out.clear();
+    if p.is_null() || n <= 0 {
+        return 0;
     }
+    let size = bytes(1, dt);
     // SAFETY: the caller's contract.
     let counts = unsafe { std::slice::from_raw_parts(p, n as usize) };
-    Some(counts.iter().map(|&c| c.into()).sum())
+    out.extend(counts.iter().map(|&c| c.into().saturating_mul(size)));
+    out.iter().sum()
+}
+
+/// [`per_peer`] with a datatype per peer (`MPI_Alltoallw`), in the same
+/// argument order.
+///
+/// # Safety
+/// `p` and `types` are null or point to `n` counts and `n` datatypes.
+pub unsafe fn per_peer_typed<C: Copy + Into<i64>>(
+    p: *const C,
+    types: *const MPI_Datatype,
+    n: c_int,
+    out: &mut Vec<i64>,
+) -> i64 {
+    out.clear();
+    if p.is_null() || types.is_null() || n <= 0 {
+        return 0;
+    }
+    // SAFETY: the caller's contract.
+    let (counts, types) = unsafe {
+        (
+            std::slice::from_raw_parts(p, n as usize),
+            std::slice::from_raw_parts(types, n as usize),
+        )
+    };
+    out.extend(counts.iter().zip(types).map(|(&c, &t)| bytes(c, t)));
+    out.iter().sum()
 }
 
 /// The number of processes a `v` collective's count arrays cover: the

@@ -27,6 +27,7 @@ mod setup;
 use extract::bytes;
 use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::Handle;
+use pnmpi_trace::counts::PeerBytesOf;
 use pnmpi_trace::rank::{P2p, RawEvent, RawNewComm};
 use std::ffi::c_char;
 
@@ -325,26 +326,37 @@ macro_rules! probe {
     };
 }
 
-/// Collectives whose arguments are read by `$read`, a function of the
-/// arguments returning (bytes, rbytes, root); the request of the
-/// nonblocking forms is the last argument.
+/// Collectives whose arguments are read by `$read`, an expression of the
+/// arguments and of the wrapper's scratch space (named by `$sc`)
+/// returning (bytes, rbytes, root, per-peer): with per-peer, the scratch's
+/// `send` and `recv` vectors are recorded as the call's per-peer bytes.
+/// The request of the nonblocking forms is the last argument.
 macro_rules! collective {
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, comm $c:ident, req $($req:ident)?,
-        $read:expr) => {
+        |$sc:ident| $read:expr) => {
         traced!($id, $mpi, $x, ($($a: $t),*) -> $r,
             |s, scr, t0, t1, rc| pre {} post {
                 scr.handles.clear();
                 $(if ok(rc) { scr.handles.push(out!($req).bits()); })?
-                let (bytes, rbytes, root): (Option<i64>, Option<i64>, Option<i64>) = $read;
+                let $sc = &mut scr;
+                let (bytes, rbytes, root, peers): (Option<i64>, Option<i64>, Option<i64>, bool) = $read;
+                let counts = peers.then_some(PeerBytesOf { send: &scr.send[..], recv: &scr.recv[..] });
                 emit!(s, RawEvent {
                     comm: Some($c.bits()),
                     bytes,
                     rbytes,
                     root,
                     reqs: &scr.handles,
+                    counts,
                     ..RawEvent::plain($id, t0, t1)
                 });
             });
+    };
+    ($id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, comm $c:ident, req $($req:ident)?, $read:expr) => {
+        collective!($id, $mpi, $x, $args -> $r, comm $c, req $($req)?, |_sc| {
+            let (bytes, rbytes, root): (Option<i64>, Option<i64>, Option<i64>) = $read;
+            (bytes, rbytes, root, false)
+        });
     };
 }
 
@@ -401,20 +413,6 @@ macro_rules! allgather {
     };
 }
 
-/// Total bytes of a counts array over the communicator's processes.
-///
-/// # Safety
-/// `counts` is null or has an entry per process of `comm` (remote group
-/// for an intercommunicator).
-unsafe fn total<C: Copy + Into<i64>>(
-    counts: *const C,
-    dt: pnmpi_mpi_sys::ffi::MPI_Datatype,
-    comm: pnmpi_mpi_sys::ffi::MPI_Comm,
-) -> Option<i64> {
-    // SAFETY: the caller's contract.
-    unsafe { extract::sum(counts, extract::peers(comm)) }.map(|n| bytes(n, dt))
-}
-
 /// Whether this process is `root` of `comm`: the `v` counts of the root
 /// side are significant there only.
 fn is_root(root: i32, comm: pnmpi_mpi_sys::ffi::MPI_Comm) -> bool {
@@ -430,10 +428,13 @@ macro_rules! gatherv {
         $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($id, $mpi, $x, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis, $rdt: $trdt,
             $root: $tr0, $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, {
+            comm $c, req $($req)?, |sc| {
+                sc.send.clear();
+                sc.recv.clear();
+                let root = is_root($root, $c);
                 // SAFETY: receive counts are significant (one per process) at the root.
-                let r = if is_root($root, $c) { unsafe { total($rns, $rdt, $c) } } else { None };
-                (Some(bytes($sn, $sdt)), r, Some(i64::from($root)))
+                let r = root.then(|| unsafe { extract::per_peer($rns, $rdt, extract::peers($c), &mut sc.recv) });
+                (Some(bytes($sn, $sdt)), r, Some(i64::from($root)), root)
             });
     };
 }
@@ -444,10 +445,13 @@ macro_rules! scatterv {
         $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($id, $mpi, $x, ($sb: $tsb, $sns: $tsn, $dis: $tdis, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
             $root: $tr0, $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, {
+            comm $c, req $($req)?, |sc| {
+                sc.send.clear();
+                sc.recv.clear();
+                let root = is_root($root, $c);
                 // SAFETY: send counts are significant (one per process) at the root.
-                let s = if is_root($root, $c) { unsafe { total($sns, $sdt, $c) } } else { None };
-                (s, Some(bytes($rn, $rdt)), Some(i64::from($root)))
+                let s = root.then(|| unsafe { extract::per_peer($sns, $sdt, extract::peers($c), &mut sc.send) });
+                (s, Some(bytes($rn, $rdt)), Some(i64::from($root)), root)
             });
     };
 }
@@ -458,22 +462,36 @@ macro_rules! allgatherv {
         -> $r:ty) => {
         collective!($id, $mpi, $x, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis, $rdt: $trdt,
             $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, {
+            comm $c, req $($req)?, |sc| {
+                sc.send.clear();
                 // SAFETY: one receive count per process.
-                (Some(bytes($sn, $sdt)), unsafe { total($rns, $rdt, $c) }, None)
+                let r = unsafe { extract::per_peer($rns, $rdt, extract::peers($c), &mut sc.recv) };
+                (Some(bytes($sn, $sdt)), Some(r), None, true)
             });
     };
 }
 
+/// `MPI_Alltoallv` (`$per`: [`extract::per_peer`]) and `MPI_Alltoallw`
+/// (a datatype per peer: [`extract::per_peer_typed`]).
 macro_rules! alltoallv {
-    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty, $sdt:ident: $tsdt:ty,
-        $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty
-        $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+    ($per:path, $id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty,
+        $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty,
+        $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($id, $mpi, $x, ($sb: $tsb, $sns: $tsn, $sd: $tsd, $sdt: $tsdt, $rb: $trb, $rns: $trn, $rd: $trd,
             $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, {
-                // SAFETY: one count per process in each array.
-                unsafe { (total($sns, $sdt, $c), total($rns, $rdt, $c), None) }
+            comm $c, req $($req)?, |sc| {
+                let n = extract::peers($c);
+                // SAFETY: one count (and datatype) per process in each array.
+                let r = unsafe { $per($rns, $rdt, n, &mut sc.recv) };
+                // With MPI_IN_PLACE the receive side describes both.
+                let s = if std::ptr::eq($sb, mpi::IN_PLACE()) {
+                    sc.send.clone_from(&sc.recv);
+                    r
+                } else {
+                    // SAFETY: as above.
+                    unsafe { $per($sns, $sdt, n, &mut sc.send) }
+                };
+                (Some(s), Some(r), None, true)
             });
     };
 }
@@ -482,9 +500,11 @@ macro_rules! reduce_scatter {
     ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dt:ident: $tdt:ty,
         $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $rns: $trn, $dt: $tdt, $op: $top, $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, {
+            comm $c, req $($req)?, |sc| {
+                sc.send.clear();
                 // SAFETY: one receive count per process.
-                (unsafe { total($rns, $dt, $c) }, None, None)
+                let total = unsafe { extract::per_peer($rns, $dt, extract::peers($c), &mut sc.recv) };
+                (Some(total), None, None, true)
             });
     };
 }
@@ -869,8 +889,10 @@ macro_rules! wrap {
     (@ MPI_Iscatterv, $($t:tt)*) => { scatterv!($($t)*); };
     (@ MPI_Allgatherv, $($t:tt)*) => { allgatherv!($($t)*); };
     (@ MPI_Iallgatherv, $($t:tt)*) => { allgatherv!($($t)*); };
-    (@ MPI_Alltoallv, $($t:tt)*) => { alltoallv!($($t)*); };
-    (@ MPI_Ialltoallv, $($t:tt)*) => { alltoallv!($($t)*); };
+    (@ MPI_Alltoallv, $($t:tt)*) => { alltoallv!(extract::per_peer, $($t)*); };
+    (@ MPI_Ialltoallv, $($t:tt)*) => { alltoallv!(extract::per_peer, $($t)*); };
+    (@ MPI_Alltoallw, $($t:tt)*) => { alltoallv!(extract::per_peer_typed, $($t)*); };
+    (@ MPI_Ialltoallw, $($t:tt)*) => { alltoallv!(extract::per_peer_typed, $($t)*); };
     (@ MPI_Reduce_scatter, $($t:tt)*) => { reduce_scatter!($($t)*); };
     (@ MPI_Ireduce_scatter, $($t:tt)*) => { reduce_scatter!($($t)*); };
     (@ MPI_Wait, $($t:tt)*) => { wait!($($t)*); };

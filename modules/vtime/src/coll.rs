@@ -239,6 +239,7 @@ impl OpSource for CollOps {
                     bytes: self.bytes[actor],
                     root: self.root,
                     req: None,
+                    counts: None,
                 },
                 3 => OpKind::Finalize,
                 _ => return Ok(false),

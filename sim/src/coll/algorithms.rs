@@ -122,7 +122,7 @@ fn others(s: &Shape) -> impl Iterator<Item = u32> {
 /// wait (SimGrid's nonblocking `default` forms), or one blocking call per
 /// peer (Open MPI's `basic_linear`, copied into SimGrid).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Linear {
+pub(super) enum Linear {
     Posted,
     Blocking,
 }
@@ -147,7 +147,7 @@ fn fan_in(s: &Shape, bytes: u64, how: Linear, from: impl Iterator<Item = u32>, o
 
 /// The root sends `bytes_of(i)` to every task `i` in rank order; each
 /// task receives its part.
-fn fan_out(s: &Shape, bytes_of: impl Fn(u32) -> u64, how: Linear, out: &mut Vec<Step>) {
+pub(super) fn fan_out(s: &Shape, bytes_of: impl Fn(u32) -> u64, how: Linear, out: &mut Vec<Step>) {
     if s.me != s.root {
         out.push(Step::Irecv {
             from: s.root,
@@ -199,7 +199,7 @@ fn bcast_flat(s: &Shape, out: &mut Vec<Step>) {
 /// SimGrid's `reduce:default` as the replay runs it (no operator, so the
 /// nonblocking linear `ireduce`): all send to the root, which posts the
 /// receives in rank order.
-fn reduce_linear(s: &Shape, out: &mut Vec<Step>) {
+pub(super) fn reduce_linear(s: &Shape, out: &mut Vec<Step>) {
     fan_in(s, s.bytes, Linear::Posted, 0..s.size, out);
 }
 
@@ -219,7 +219,7 @@ pub(super) fn allreduce_redbcast(s: &Shape, out: &mut Vec<Step>) {
 
 /// SimGrid's `reduce_scatter:default`: reduce the whole vector to task 0
 /// (default reduce), then the default `scatterv` of one share to each.
-fn reduce_scatter_linear(s: &Shape, out: &mut Vec<Step>) {
+pub(super) fn reduce_scatter_linear(s: &Shape, out: &mut Vec<Step>) {
     let s0 = Shape { root: 0, ..*s };
     reduce_linear(&s0, out);
     fan_out(&s0, |i| share(s.bytes, s.size, i), Linear::Posted, out);

@@ -10,8 +10,10 @@ mod exchange;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod vector;
 
 pub use algorithms::{algorithms_of, check_algorithm, default_algorithm, expand};
+pub use vector::{expand_v, largest};
 
 use pnmpi_trace::routine::Coll;
 

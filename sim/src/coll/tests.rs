@@ -33,18 +33,21 @@ fn roots(p: u32) -> Vec<u32> {
     r
 }
 
+fn shape(coll: Coll, size: u32, me: u32, root: u32, bytes: u64) -> Shape {
+    Shape {
+        coll,
+        size,
+        me,
+        root,
+        bytes,
+    }
+}
+
 fn expand_all(coll: Coll, name: &str, p: u32, root: u32, bytes: u64) -> Vec<Vec<Step>> {
     (0..p)
         .map(|me| {
             let mut v = Vec::new();
-            let shape = Shape {
-                coll,
-                size: p,
-                me,
-                root,
-                bytes,
-            };
-            expand(name, &shape, &mut v);
+            expand(name, &shape(coll, p, me, root, bytes), &mut v);
             v
         })
         .collect()
@@ -458,4 +461,78 @@ fn ompi_alltoall_decision() {
     // What the default expands to follows the pick.
     let steps = expand_all(Coll::Alltoall, "default", 16, 0, 100);
     assert_eq!(steps, expand_all(Coll::Alltoall, "bruck", 16, 0, 100));
+}
+
+/// Bytes task `from` sends task `to` in the `v` checks: unequal per pair.
+fn pair_bytes(from: u32, to: u32) -> u64 {
+    100 + u64::from((from * 7 + to * 13) % 11) * 1000
+}
+
+#[test]
+fn v_collectives_pair_up_with_each_peers_bytes_and_replay() {
+    use super::expand_v;
+    use crate::input::VCounts;
+    for p in sizes() {
+        for root in roots(p) {
+            for coll in [
+                Coll::Alltoall,
+                Coll::Allgather,
+                Coll::Gather,
+                Coll::Scatter,
+                Coll::ReduceScatter,
+            ] {
+                let steps: Vec<Vec<Step>> = (0..p)
+                    .map(|me| {
+                        // Each task's own view of the call, as the tracer records it.
+                        let (bytes, counts) = match coll {
+                            Coll::Alltoall => (
+                                0,
+                                VCounts {
+                                    send: (0..p).map(|j| pair_bytes(me, j)).collect(),
+                                    recv: (0..p).map(|j| pair_bytes(j, me)).collect(),
+                                },
+                            ),
+                            Coll::Allgather | Coll::Gather => (
+                                pair_bytes(me, 0),
+                                VCounts {
+                                    send: Vec::new(),
+                                    recv: (0..p).map(|j| pair_bytes(j, 0)).collect(),
+                                },
+                            ),
+                            Coll::Scatter => (
+                                pair_bytes(me, 0),
+                                VCounts {
+                                    send: (0..p).map(|j| pair_bytes(j, 0)).collect(),
+                                    recv: Vec::new(),
+                                },
+                            ),
+                            _ => (
+                                0,
+                                VCounts {
+                                    send: Vec::new(),
+                                    recv: (0..p).map(|j| pair_bytes(j, 0)).collect(),
+                                },
+                            ),
+                        };
+                        let mut v = Vec::new();
+                        expand_v(&shape(coll, p, me, root, bytes), &counts, &mut v);
+                        v
+                    })
+                    .collect();
+                let what = format!("{coll:?} p={p} root={root}");
+                check_pairing(&steps).unwrap_or_else(|e| panic!("{what}: {e}"));
+                simulate(&steps, 0, None).unwrap_or_else(|e| panic!("{what}: {e}"));
+                // Each pair's message carries its own count.
+                if coll == Coll::Alltoall {
+                    for (me, list) in steps.iter().enumerate() {
+                        for st in list {
+                            if let Step::Isend { to, bytes } = *st {
+                                assert_eq!(bytes, pair_bytes(me as u32, to), "{what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -20,7 +20,7 @@ mod requests;
 pub mod stats;
 
 use crate::coll::{self, Shape, Step};
-use crate::input::{Actor, Completion, Op, OpKind, OpSource, ReqId};
+use crate::input::{Actor, Completion, Op, OpKind, OpSource, ReqId, VCounts};
 use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
@@ -125,7 +125,8 @@ struct Rendezvous {
     arrived: u32,
     ready: Ns,
     reqs: Vec<ReqId>,
-    /// The largest size any member brought.
+    /// The largest size any member brought (a `v` collective's members
+    /// bring their largest per-peer message).
     bytes: u64,
 }
 
@@ -676,15 +677,16 @@ impl<'m, 'o> Engine<'m, 'o> {
                     self.wait_for(a, req);
                 }
             }
-            &OpKind::Coll {
+            OpKind::Coll {
                 op: c,
                 comm,
                 bytes,
                 root,
                 req,
+                counts,
             } => {
                 self.open_call(a, op.routine);
-                self.collective(a, src, (c, comm, bytes, root), req);
+                self.collective(a, src, (*c, *comm, *bytes, *root), *req, counts.as_deref());
             }
         }
     }
@@ -934,6 +936,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         src: &dyn OpSource,
         call: (Coll, i64, u64, Option<u32>),
         req: Option<ReqId>,
+        counts: Option<&VCounts>,
     ) {
         let (c, comm, bytes, root) = call;
         let rank = self.info[a].rank;
@@ -956,7 +959,12 @@ impl<'m, 'o> Engine<'m, 'o> {
         if let (CollChoice::Algorithmic(name), None) = (self.machine.collective(c), req) {
             let st = &mut self.actors[a];
             let mut steps = Vec::new();
-            coll::expand(name, &shape, &mut steps);
+            match counts {
+                // SimGrid selects the `v` forms' algorithms apart (its
+                // defaults); the machine's names are the plain forms'.
+                Some(v) => coll::expand_v(&shape, v, &mut steps),
+                None => coll::expand(name, &shape, &mut steps),
+            }
             st.steps.extend(steps);
             st.step_members = Some(members);
             st.step_comm = comm;
@@ -969,6 +977,11 @@ impl<'m, 'o> Engine<'m, 'o> {
         let clock = st.clock;
         let r = req.unwrap_or_else(|| self.temp_req(a));
         self.open_req(r, None);
+        // What this member brings: a `v` collective's largest per-peer message.
+        let shape = Shape {
+            bytes: counts.map_or(shape.bytes, |v| coll::largest(&shape, v)),
+            ..shape
+        };
         // The process of the communicator's first member gathers the arrivals.
         let leader = members[0];
         match self.part.as_mut() {

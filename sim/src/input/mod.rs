@@ -16,6 +16,11 @@ use pnmpi_trace::routine::Coll;
 /// A request, unique in the run: (actor << 32) | index.
 pub type ReqId = u64;
 
+/// Bytes to and from each member of a `v` collective, in communicator
+/// rank order (see [`pnmpi_trace::counts::PeerBytesOf`]); boxed in an op,
+/// so that other ops stay small.
+pub type VCounts = pnmpi_trace::counts::PeerBytesOf<Vec<u64>>;
+
 /// A request that a wait or test completed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Completion {
@@ -94,6 +99,8 @@ pub enum OpKind {
         root: Option<u32>,
         /// The request created, if nonblocking.
         req: Option<ReqId>,
+        /// A `v` collective's per-peer bytes, where this process knows them.
+        counts: Option<Box<VCounts>>,
     },
 }
 

@@ -149,6 +149,7 @@ impl OpSource for StencilOps {
                     bytes: 8,
                     root: None,
                     req: None,
+                    counts: None,
                 };
                 return Ok(true);
             }

@@ -3,7 +3,7 @@
 //! turned into one op (or several, for `MPI_Startall`).
 
 use super::events::EventSource;
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId};
+use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts};
 use crate::SimError;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::messages::Persistent;
@@ -296,9 +296,18 @@ impl<S: EventSource> TraceOps<S> {
                     OpKind::Local
                 } else {
                     let rbytes = ev.get(V::Rbytes).unwrap_or(bytes as i64).max(0) as u64;
+                    let counts = ev.counts.as_ref().map(|v| {
+                        let side = |x: &[i64]| x.iter().map(|&b| b.max(0) as u64).collect();
+                        Box::new(VCounts {
+                            send: side(&v.send),
+                            recv: side(&v.recv),
+                        })
+                    });
                     let per = match (vector, c) {
                         (true, Coll::Alltoall) => bytes / members,
                         (true, Coll::Scatter) => rbytes,
+                        // Reduce_scatter_block: one block per process.
+                        (false, Coll::ReduceScatter) => bytes * members,
                         _ => bytes,
                     };
                     OpKind::Coll {
@@ -307,6 +316,7 @@ impl<S: EventSource> TraceOps<S> {
                         bytes: per,
                         root: if rooted { root.and_then(rank_of) } else { None },
                         req: (!blocking).then(|| req_id(first)),
+                        counts,
                     }
                 }
             }

@@ -5,7 +5,8 @@
 use std::fs::File;
 use std::io::{self, Read};
 
-/// Words of a line kept for parsing; actions have at most 7.
+/// Words of a line kept for parsing; actions have at most 7, but the `v`
+/// collectives', which [`Line::word`] finds in the text.
 const MAX_WORDS: usize = 8;
 
 /// Bytes of a rank file read at a time (more for a longer line).
@@ -66,9 +67,34 @@ impl<'a> Line<'a> {
         Line { text, words, len }
     }
 
-    /// The words.
+    /// The words (at most [`MAX_WORDS`]).
     pub(super) fn words(&self) -> &[&'a [u8]] {
         &self.words[..self.len]
+    }
+
+    /// Every word of the line, the kept ones and those after them.
+    pub(super) fn all(&self) -> impl Iterator<Item = &'a [u8]> {
+        self.text
+            .split(|&b| BLANK[usize::from(b)])
+            .filter(|w| !w.is_empty())
+    }
+
+    /// Word `i`, also beyond [`MAX_WORDS`] (the counts of a `v` action).
+    pub(super) fn word(&self, i: usize) -> Option<&'a [u8]> {
+        if i < MAX_WORDS {
+            self.words().get(i).copied()
+        } else {
+            self.all().nth(i)
+        }
+    }
+
+    /// The number of words of the line.
+    pub(super) fn count(&self) -> usize {
+        if self.len < MAX_WORDS {
+            self.len
+        } else {
+            self.all().count()
+        }
     }
 }
 

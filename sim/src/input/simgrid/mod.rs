@@ -10,7 +10,7 @@
 
 mod lines;
 
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId};
+use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts};
 use crate::SimError;
 use lines::{int, number, Line, Lines};
 use pnmpi_trace::routine::Coll;
@@ -36,7 +36,10 @@ const ROUTINES: &[&str] = &[
     "scatter",
     "allgather",
     "reducescatter",
-    "scan",
+    "alltoallv",
+    "allgatherv",
+    "gatherv",
+    "scatterv",
     "sleep",
     "other",
 ];
@@ -61,7 +64,12 @@ enum Action {
     Gather,
     Scatter,
     Allgather,
-    Sleep = 17,
+    Reducescatter,
+    Alltoallv,
+    Allgatherv,
+    Gatherv,
+    Scatterv,
+    Sleep = 20,
     Init,
     Finalize,
     /// `comm_size`, `comm_split`, `comm_dup`: no communication.
@@ -87,6 +95,11 @@ impl Action {
             b"allgather" => Action::Allgather,
             b"gather" => Action::Gather,
             b"scatter" => Action::Scatter,
+            b"alltoallv" => Action::Alltoallv,
+            b"allgatherv" => Action::Allgatherv,
+            b"gatherv" => Action::Gatherv,
+            b"scatterv" => Action::Scatterv,
+            b"reducescatter" => Action::Reducescatter,
             b"sleep" => Action::Sleep,
             b"init" => Action::Init,
             b"finalize" => Action::Finalize,
@@ -104,7 +117,7 @@ impl Action {
 impl<'a> Line<'a> {
     /// Non-negative number `i`.
     fn num(&self, i: usize, what: What) -> Result<f64, Bad> {
-        let w = self.words().get(i).ok_or(Bad::Missing(what))?;
+        let w = self.word(i).ok_or(Bad::Missing(what))?;
         if let Some(v) = int(w) {
             return Ok(v as f64);
         }
@@ -114,9 +127,30 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// `n` sizes from word `at` on, in one pass over the line.
+    fn sizes(&self, at: usize, n: usize) -> Result<Vec<u64>, Bad> {
+        let v: Vec<u64> = self
+            .all()
+            .skip(at)
+            .take(n)
+            .enumerate()
+            .map(|(k, w)| match int(w) {
+                Some(v) => Ok(v),
+                None => number(w)
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .map(|v| v as u64)
+                    .ok_or(Bad::Invalid(at + k, What::Size)),
+            })
+            .collect::<Result<_, _>>()?;
+        if v.len() < n {
+            return Err(Bad::Missing(What::Size));
+        }
+        Ok(v)
+    }
+
     /// World rank `i`.
     fn rank(&self, i: usize, world: u32) -> Result<u32, Bad> {
-        if let Some(v) = self.words().get(i).and_then(|w| int(w)) {
+        if let Some(v) = self.word(i).and_then(int) {
             return match u32::try_from(v) {
                 Ok(r) if r < world => Ok(r),
                 _ => Err(Bad::Outside(i)),
@@ -172,9 +206,13 @@ impl Bad {
         let text = |w: &[u8]| String::from_utf8_lossy(w).into_owned();
         match self {
             Bad::Missing(what) => format!("`{}` needs {}", text(words[1]), what.name()),
-            Bad::Invalid(i, what) => format!("`{}` is not a valid {}", text(words[i]), what.name()),
+            Bad::Invalid(i, what) => format!(
+                "`{}` is not a valid {}",
+                text(line.word(i).unwrap_or_default()),
+                what.name()
+            ),
             Bad::Outside(i) => {
-                let r = number(words[i]).unwrap_or(f64::NAN);
+                let r = line.word(i).and_then(number).unwrap_or(f64::NAN);
                 format!("rank {r} is outside 0..{world}")
             }
             Bad::NoRequest => format!(
@@ -234,21 +272,28 @@ impl Requests {
         };
         let size = |i| num(i, What::Size).map(|v| v as u64);
         let root = |i: usize| -> Result<Option<u32>, Bad> {
-            if words.len() > i {
+            if line.count() > i {
                 rank(i).map(Some)
             } else {
                 Ok(Some(0))
             }
         };
-        let coll = |op: Coll, bytes: u64, root: Option<u32>| {
+        let coll_v = |op: Coll, bytes: u64, root: Option<u32>, counts: Option<Box<VCounts>>| {
             Parsed::Call(OpKind::Coll {
                 op,
                 comm: pnmpi_trace::fields::COMM_WORLD,
                 bytes,
                 root,
                 req: None,
+                counts,
             })
         };
+        let coll = |op, bytes, root| coll_v(op, bytes, root, None);
+        // `n` counts from word `at`, one per rank of the world (SimGrid's
+        // `v` actions, in units of its default datatype, MPI_BYTE).
+        let n = world as usize;
+        let counts = |at: usize| line.sizes(at, n);
+        let vcounts = |send: Vec<u64>, recv: Vec<u64>| Some(Box::new(VCounts { send, recv }));
         Ok(match action {
             Action::Compute => Parsed::Burst(num(2, What::FlopCount)? / flops_per_ns),
             Action::Sleep => Parsed::Burst(num(2, What::Duration)? * 1e9),
@@ -305,6 +350,38 @@ impl Requests {
             Action::Allgather => coll(Coll::Allgather, size(2)?, None),
             Action::Gather => coll(Coll::Gather, size(2)?, root(4)?),
             Action::Scatter => coll(Coll::Scatter, size(3)?, root(4)?),
+            // `alltoallv <send buffer> <P send counts> <receive buffer> <P receive counts>`
+            Action::Alltoallv => {
+                let (send, recv) = (counts(3)?, counts(4 + n)?);
+                let average = send.iter().sum::<u64>() / u64::from(world.max(1));
+                coll_v(Coll::Alltoall, average, None, vcounts(send, recv))
+            }
+            // `allgatherv <send count> <P receive counts>`
+            Action::Allgatherv => coll_v(Coll::Allgather, size(2)?, None, vcounts(Vec::new(), counts(3)?)),
+            // `gatherv <send count> <P receive counts> [root]`
+            Action::Gatherv => coll_v(
+                Coll::Gather,
+                size(2)?,
+                root(3 + n)?,
+                vcounts(Vec::new(), counts(3)?),
+            ),
+            // `scatterv <P send counts> <receive count> [root]`
+            Action::Scatterv => coll_v(
+                Coll::Scatter,
+                size(2 + n)?,
+                root(3 + n)?,
+                vcounts(counts(2)?, Vec::new()),
+            ),
+            // `reducescatter <P receive counts> <flops>`: the whole vector.
+            Action::Reducescatter => {
+                let shares = counts(2)?;
+                coll_v(
+                    Coll::ReduceScatter,
+                    shares.iter().sum(),
+                    None,
+                    vcounts(Vec::new(), shares),
+                )
+            }
             Action::Local => Parsed::Call(OpKind::Local),
         })
     }
