@@ -441,17 +441,18 @@ fn stacked_tools_see_only_the_application_s_calls_none_of_each_other_s() {
         run.stderr
     );
 
+    let p = Profiled::read(case, run);
+
     // The count module, at the bottom: exactly the program's calls.
     assert_eq!(
-        counting::seen(&run, "Low"),
+        counting::seen(&p.run, "Low"),
         counting::everywhere("Low", NP, [3, 3, 2, 2, 1], &[], false),
         "{}",
-        run.stderr
+        p.run.stderr
     );
 
     // The profiler, in the middle: the program's routines and counts, and
     // every call site in the program.
-    let p = Profiled::read(case, run);
     let want: BTreeMap<String, u64> = STACKED_CALLS
         .iter()
         .map(|&(r, n)| (r.to_string(), n * NP as u64))
