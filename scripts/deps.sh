@@ -5,12 +5,12 @@
 # HPC Challenge (hpcc, an Open MPI benchmark that times itself with
 # MPI_Wtime: tests/vtime.rs runs it unmodified under vtime), CMake and
 # pkg-config (tests/package.rs builds modules against the installed
-# package with each) and valgrind (the callgrind benchmark,
-# bench/callgrind.sh).
+# package with each), valgrind and LAMMPS (the callgrind benchmark,
+# tests/callgrind.rs, runs Debian's lmp as a real application).
 # Uses sudo when not run as root.
 set -euo pipefail
 
-packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ gfortran make binutils libsimgrid-dev hpcc cmake pkg-config valgrind)
+packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ gfortran make binutils libsimgrid-dev hpcc cmake pkg-config valgrind lammps)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -595,56 +595,6 @@ fn deep_app(dir: &Path) -> PathBuf {
     deep_app_linked(dir, true)
 }
 
-/// [`deep_app`], linked with libpnmpi or (as `deep_app_native`) not.
-fn deep_app_linked(dir: &Path, pnmpi: bool) -> PathBuf {
-    let cxx = mpicc().replace("mpicc", "mpicxx");
-    let src = repo().join("c-tests/cxx");
-    let name = if pnmpi { "deep_app" } else { "deep_app_native" };
-    let (lib, app, target) = (dir.join("libdeep.so"), dir.join(name), target_dir());
-    let build = |args: Vec<String>| {
-        let out = Command::new(&cxx)
-            .args(&args)
-            .output()
-            .expect("the MPI C++ compiler runs");
-        assert!(
-            out.status.success(),
-            "{cxx} {}:\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let s = |p: &Path| p.display().to_string();
-    build(vec![
-        "-O0".into(),
-        "-g".into(),
-        "-fPIC".into(),
-        "-shared".into(),
-        "-o".into(),
-        s(&lib),
-        s(&src.join("deep_lib.cpp")),
-    ]);
-    let mut args: Vec<String> = vec![
-        "-O0".into(),
-        "-g".into(),
-        "-o".into(),
-        s(&app),
-        s(&src.join("deep_app.cpp")),
-        format!("-L{}", s(dir)),
-        "-ldeep".into(),
-        format!("-Wl,-rpath,{}", s(dir)),
-    ];
-    if pnmpi {
-        args.extend([
-            format!("-L{}", s(&target)),
-            "-Wl,--no-as-needed".into(),
-            "-lpnmpi".into(),
-            format!("-Wl,-rpath,{}", s(&target)),
-        ]);
-    }
-    build(args);
-    app
-}
-
 /// The line of `deep_lib.cpp` that holds `// MARKER`.
 fn deep_line(marker: &str) -> u32 {
     marked_line("c-tests/cxx/deep_lib.cpp", &format!("// {marker}"))
