@@ -1,8 +1,8 @@
 //! Fortran applications, through each of the MPI's Fortran bindings
 //! (`mpif.h`, `use mpi`, `use mpi_f08`), under `pnmpi run` with a chain of
-//! a C counting module, the profiler and the tracer: every call reaches
+//! the tracer, the profiler and a C counting module: every call reaches
 //! every module as a C call with C handles, exactly once (the bindings'
-//! own helper calls stay out), the trace's messages all match, the
+//! own helper calls and the tools' own calls stay out), the trace's messages all match, the
 //! profiler's call sites name the Fortran lines, and the program computes
 //! what it computes without tools. c-tests/fortran/calls.F90 lists the
 //! calls; its C library (clib.c) calls MPI too.
@@ -66,11 +66,16 @@ fn every_fortran_binding_reaches_each_module_with_c_handles() {
         native.assert_ok();
 
         let mut case = Case::new();
+        // The tracer first and fcount last: the tools' own calls (the
+        // tracer's clock alignment, the profiler's gather) go straight to
+        // MPI, so the modules below count the program's calls only; the
+        // Fortran bindings' `PMPI_` slots libpnmpi binds into the chain are
+        // the bindings' own, never a module's.
         case.conf(&format!(
-            "module {}\nmodule {}\nargument output profile.txt\nmodule {}\nargument outdir trace\n",
-            fcount.display(),
+            "module {}\nargument outdir trace\nmodule {}\nargument output profile.txt\nmodule {}\n",
+            target_dir().join("libtracer.so").display(),
             target_dir().join("libprofiler.so").display(),
-            target_dir().join("libtracer.so").display()
+            fcount.display()
         ));
         let run = under_pnmpi(&case, &exe);
         run.assert_ok();
@@ -142,6 +147,19 @@ fn every_fortran_binding_reaches_each_module_with_c_handles() {
                 .lines()
                 .any(|l| l.contains("clib.c") && l.trim_end().ends_with("Sendrecv")),
             "{binding}: no Sendrecv site in clib.c:\n{profile}"
+        );
+        // Every call site is the program's or its C library's: none of the
+        // tracer's.
+        let outside: Vec<&str> = profile
+            .lines()
+            .skip_while(|l| !l.starts_with("@--- Callsites:"))
+            .skip(3) // the title, its rule and the column heads
+            .take_while(|l| !l.starts_with("-----"))
+            .filter(|l| !l.contains("calls.F90") && !l.contains("clib.c"))
+            .collect();
+        assert!(
+            outside.is_empty(),
+            "{binding}: sites outside the program: {outside:?}\n{profile}"
         );
     }
 }

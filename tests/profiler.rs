@@ -1,11 +1,13 @@
 //! The `profiler` module (modules/profiler) under real mpirun: exact call
 //! counts, computation phases in the right bin of the granularity
 //! distribution, the BCS-MPI accuracy check on every rank, two call sites
-//! of MPI_Send told apart with their file and line, what it sees stacked
-//! above and below the tracer, and its overhead benchmarks (ignored by
+//! of MPI_Send told apart with their file and line, none of the tracer's
+//! own calls below it nor any of its own in a module below, and its
+//! overhead benchmarks (ignored by
 //! default; see docs/performance.md).
 
 mod common;
+mod counting;
 use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -390,54 +392,82 @@ fn routines(p: &Profiled) -> BTreeMap<String, u64> {
     p.counts("Primitive statistics (BCS-MPI")
 }
 
+/// What stacked.c calls on each rank (see its header), as the profiler
+/// counts them.
+const STACKED_CALLS: [(&str, u64); 11] = [
+    ("MPI_Init", 1),
+    ("MPI_Comm_rank", 2),
+    ("MPI_Comm_size", 1),
+    ("MPI_Send", 3),
+    ("MPI_Recv", 3),
+    ("MPI_Barrier", 2),
+    ("MPI_Comm_split", 1),
+    ("MPI_Comm_dup", 1),
+    ("MPI_Comm_free", 2),
+    ("MPI_Gatherv", 1),
+    ("MPI_Allreduce", 1),
+];
+
 #[test]
-fn below_the_tracer_it_sees_the_tracers_own_calls_above_it_does_not() {
-    let tracer = built("libtracer.so");
-    let tracer_lines = |case: &str| format!("module {}\nargument outdir {case}\n", tracer.display());
-    let dir = tempfile::Builder::new()
-        .prefix("pnmpi-prof-trace")
-        .tempdir()
-        .expect("tempdir");
-    let out = |name: &str| dir.path().join(name).display().to_string();
-    // Profiler first: it sees the application's calls only.
-    let above = profile(2, &(profiler_lines("") + &tracer_lines(&out("above"))));
-    assert_eq!(routines(&above), app_counts(2), "{}", above.text);
-    assert!(above.run.stderr.contains("pnmpi tracer"), "{}", above.run.stderr);
-    // Tracer first: the profiler also sees what the tracer calls below it.
-    let below = profile(2, &(tracer_lines(&out("below")) + &profiler_lines("")));
-    let seen = routines(&below);
-    let extra: Vec<&String> = seen.keys().filter(|r| !app_counts(2).contains_key(*r)).collect();
-    assert!(
-        !extra.is_empty(),
-        "no routine of the tracer's own seen:\n{}",
-        below.text
+fn stacked_tools_see_only_the_application_s_calls_none_of_each_other_s() {
+    // The tracer above the profiler above a counting C module: the
+    // tracer's set-up, clock alignment, datatype sizes and communicator
+    // groups, and the profiler's communicator and report gather, all go
+    // past the modules below them, straight to MPI.
+    const NP: usize = 3;
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\nargument outdir trace\n{}module {}\n",
+        built("libtracer.so").display(),
+        profiler_lines(""),
+        counting::count_module("Low").display()
+    ));
+    let run = case.mpirun(NP, &program("stacked", Link::Pnmpi), &[]);
+    run.assert_ok();
+    // Rank r >= 1 ends the ring with token 2 NP + 1 + r, rank 0 with 3 NP;
+    // rank r gathers r + 1 copies of r.
+    let sum: usize = 3 * NP + (1..NP).map(|r| 2 * NP + 1 + r).sum::<usize>();
+    let gathered: usize = (0..NP).map(|r| r * (r + 1)).sum();
+    assert_eq!(
+        run.lines("stacked:"),
+        [format!("stacked: size {NP} sum {sum} gathered {gathered}")],
+        "{}",
+        run.stderr
     );
-    for (routine, count) in app_counts(2) {
+    assert!(run.stderr.contains("pnmpi tracer"), "{}", run.stderr);
+    assert!(
+        case.dir().join("trace/rank-00000.pnr").is_file(),
+        "the tracer wrote no trace:\n{}",
+        run.stderr
+    );
+
+    let p = Profiled::read(case, run);
+
+    // The count module, at the bottom: exactly the program's calls.
+    assert_eq!(
+        counting::seen(&p.run, "Low"),
+        counting::everywhere("Low", NP, [3, 3, 2, 2, 1], &[], false),
+        "{}",
+        p.run.stderr
+    );
+
+    // The profiler, in the middle: the program's routines and counts, and
+    // every call site in the program.
+    let want: BTreeMap<String, u64> = STACKED_CALLS
+        .iter()
+        .map(|&(r, n)| (r.to_string(), n * NP as u64))
+        .collect();
+    assert_eq!(routines(&p), want, "{}", p.text);
+    let sites: Vec<&str> = p.section("Callsites:").into_iter().skip(1).collect();
+    assert!(!sites.is_empty(), "{}", p.text);
+    for site in sites {
+        let file = site.split_whitespace().nth(2).unwrap_or("");
         assert!(
-            seen.get(&routine).is_some_and(|&n| n >= count),
-            "{routine}: {seen:?}"
+            file.ends_with("stacked.c"),
+            "a call site outside the program: {site}\n{}",
+            p.text
         );
     }
-    // The tracer's own calls are placed in the tracer, not in the program;
-    // the program's forwarded calls still at its own lines.
-    let sites = below.section("Callsites:");
-    assert!(
-        sites
-            .iter()
-            .any(|l| l.contains("tracer") && !l.contains("prof_phases.c")),
-        "no call site in the tracer:\n{}",
-        below.text
-    );
-    let line_a = phases_line("SITE_A").to_string();
-    assert!(
-        sites.iter().any(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            f.len() > 5 && f[2].ends_with("prof_phases.c") && f[3] == line_a && f[5] == "Send"
-        }),
-        "the program's Send at line {line_a} is not a site below the tracer:\n{}",
-        below.text
-    );
-    eprintln!("seen only below the tracer: {extra:?}");
 }
 
 #[test]
@@ -565,56 +595,6 @@ fn deep_app(dir: &Path) -> PathBuf {
     deep_app_linked(dir, true)
 }
 
-/// [`deep_app`], linked with libpnmpi or (as `deep_app_native`) not.
-fn deep_app_linked(dir: &Path, pnmpi: bool) -> PathBuf {
-    let cxx = mpicc().replace("mpicc", "mpicxx");
-    let src = repo().join("c-tests/cxx");
-    let name = if pnmpi { "deep_app" } else { "deep_app_native" };
-    let (lib, app, target) = (dir.join("libdeep.so"), dir.join(name), target_dir());
-    let build = |args: Vec<String>| {
-        let out = Command::new(&cxx)
-            .args(&args)
-            .output()
-            .expect("the MPI C++ compiler runs");
-        assert!(
-            out.status.success(),
-            "{cxx} {}:\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let s = |p: &Path| p.display().to_string();
-    build(vec![
-        "-O0".into(),
-        "-g".into(),
-        "-fPIC".into(),
-        "-shared".into(),
-        "-o".into(),
-        s(&lib),
-        s(&src.join("deep_lib.cpp")),
-    ]);
-    let mut args: Vec<String> = vec![
-        "-O0".into(),
-        "-g".into(),
-        "-o".into(),
-        s(&app),
-        s(&src.join("deep_app.cpp")),
-        format!("-L{}", s(dir)),
-        "-ldeep".into(),
-        format!("-Wl,-rpath,{}", s(dir)),
-    ];
-    if pnmpi {
-        args.extend([
-            format!("-L{}", s(&target)),
-            "-Wl,--no-as-needed".into(),
-            "-lpnmpi".into(),
-            format!("-Wl,-rpath,{}", s(&target)),
-        ]);
-    }
-    build(args);
-    app
-}
-
 /// The line of `deep_lib.cpp` that holds `// MARKER`.
 fn deep_line(marker: &str) -> u32 {
     marked_line("c-tests/cxx/deep_lib.cpp", &format!("// {marker}"))
@@ -699,9 +679,6 @@ fn call_sites_deep_in_a_cxx_shared_library_name_its_lines_first_and_below_the_tr
             .map(|l| l.split_whitespace().collect::<Vec<_>>())
             .filter(|f| matches!(f.last(), Some(&"Send") | Some(&"Recv")))
             .map(|f| (f[2].to_string(), f[3].parse().expect("a line")))
-            // Below the tracer, the profiler also sees the tracer's own
-            // clock-alignment messages, at the tracer's lines.
-            .filter(|(file, _)| !(tracer_above && file.contains("modules/tracer/")))
             .collect();
         sites.sort_by_key(|s| s.1);
         let mut want: Vec<u32> = ["DEEP_SEND", "DEEP_RECV", "DEEP_RECV1", "DEEP_SEND1"]
@@ -718,11 +695,10 @@ fn call_sites_deep_in_a_cxx_shared_library_name_its_lines_first_and_below_the_tr
         for (file, _) in &sites {
             assert!(file.ends_with("deep_lib.cpp"), "{file}\n{}", p.text);
         }
-        if !tracer_above {
-            let counts = p.counts("Primitive statistics (BCS-MPI");
-            assert_eq!(counts.get("MPI_Send"), Some(&100), "{}", p.text);
-            assert_eq!(counts.get("MPI_Recv"), Some(&100), "{}", p.text);
-        }
+        // Below the tracer too: the tracer's clock alignment goes past it.
+        let counts = p.counts("Primitive statistics (BCS-MPI");
+        assert_eq!(counts.get("MPI_Send"), Some(&100), "{}", p.text);
+        assert_eq!(counts.get("MPI_Recv"), Some(&100), "{}", p.text);
     }
 }
 

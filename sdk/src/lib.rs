@@ -13,6 +13,10 @@
 //! - [`next`] calls other routines one layer down (`XMPI_`), with slices
 //!   and `Result`s instead of raw pointers and status codes; [`raw`]
 //!   declares every `XMPI_` entry point for what [`next`] does not cover.
+//! - [`native`] makes the same calls straight to the MPI library (`PMPI_`),
+//!   past every module below: for the module's own housekeeping (set-up,
+//!   private communicators, datatype sizes, a report at `MPI_Finalize`),
+//!   which no tool below should count as the application's.
 //! - [`services`] wraps LLNL PnMPI's `PNMPI_Service_*` API: arguments from
 //!   the configuration, module and stack handles, named services and
 //!   globals.
@@ -36,6 +40,7 @@
 
 pub mod clock;
 pub mod hooks;
+pub mod native;
 pub mod next;
 pub mod raw;
 pub mod services;

@@ -1,9 +1,9 @@
 //! A thread's last datatype and its size, for wrappers that turn a
 //! `count` into bytes on every call.
 //!
-//! Point-to-point calls repeat their datatype, and `MPI_Type_size` (two
-//! calls down the chain, about 65 instructions) is most of what a send's
-//! or a receive's bytes cost. A datatype's size is fixed for as long as
+//! Point-to-point calls repeat their datatype, and `MPI_Type_size` (a
+//! call into the MPI library, past the chain: [`crate::native`]) is most
+//! of what a send's or a receive's bytes cost. A datatype's size is fixed for as long as
 //! its handle names it, and both MPIs hand a freed handle to the next new
 //! type, so a module that caches sizes calls [`forget_sizes`] from its
 //! `MPI_Type_free` wrapper once the type is gone. A type freed with
@@ -11,7 +11,7 @@
 //! that takes its handle would be counted with the old size until the
 //! thread uses another datatype.
 
-use crate::{next, Datatype};
+use crate::{native, Datatype};
 use pnmpi_mpi_sys::Handle;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 
@@ -52,7 +52,7 @@ impl SizeCache {
 
     #[inline(never)]
     fn measure(&self, dt: Datatype, handle: u64, freed: u64) -> i64 {
-        let size = next::type_size(dt).map_or(0, i64::from).max(0);
+        let size = native::type_size(dt).map_or(0, i64::from).max(0);
         self.handle.store(handle, Relaxed);
         self.freed.store(freed, Relaxed);
         self.size.store(size, Relaxed);

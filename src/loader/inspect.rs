@@ -43,6 +43,14 @@ pub struct FileInfo {
     pub layout: Layout,
 }
 
+impl FileInfo {
+    /// Whether it calls the chain (`XMPI_`): a pnmpi module, or a library
+    /// of one, rather than a plain PMPI tool.
+    pub fn calls_chain(&self) -> bool {
+        !self.xmpi_slots.is_empty() || !self.unbindable.is_empty()
+    }
+}
+
 /// Routine ids by name without the `MPI_` prefix, so that one lookup
 /// serves `PMPI_X` and `XMPI_X`. Fx hashing: the keys are short and not
 /// chosen by an adversary.

@@ -18,7 +18,7 @@ use dynsym::{gnu_hash, DynSymbols};
 use inspect::FileInfo;
 use open::Object;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -119,16 +119,22 @@ fn own_symbol(object: &Object, layout: &layout::Layout, name: &str) -> Option<us
     Some(object.address(value))
 }
 
-/// Refuses a module that wraps `MPI_X` and calls `PMPI_X` directly: a PMPI
-/// tool that was not patched, which would silently cut the modules below
-/// it out of the chain.
+/// Refuses a module that wraps `MPI_X` and calls `PMPI_X` directly, and
+/// never calls the chain (`XMPI_`): a PMPI tool that was not patched, which
+/// would silently cut the modules below it out of the chain. A module that
+/// calls `XMPI_` knows the chain, and its `PMPI_` calls are its own
+/// housekeeping, meant to bypass the modules below (`pnmpi_sdk::native`).
 fn refuse_unpatched(
     config: &Config,
     spec: &ModuleSpec,
     path: &Path,
-    imports: &BTreeSet<usize>,
+    file: &inspect::FileInfo,
     wraps: &[(usize, *const ())],
 ) -> Result<(), Error> {
+    if file.calls_chain() {
+        return Ok(());
+    }
+    let imports = &file.pmpi_imports;
     let bypassed: Vec<&str> = wraps
         .iter()
         .filter(|(id, _)| imports.contains(id))
@@ -233,7 +239,7 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
             .iter()
             .map(|&(id, vaddr)| (id, object.address(vaddr) as *const ()))
             .collect();
-        refuse_unpatched(config, spec, &path, &file.pmpi_imports, &wraps)?;
+        refuse_unpatched(config, spec, &path, &file, &wraps)?;
         let module_name =
             own_symbol(&object, &file.layout, "PNMPI_ModuleName").and_then(|a| object.string_at(a));
         let arguments = spec

@@ -540,3 +540,56 @@ pub fn traced(name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
     case.mpirun(np, &program(name, Link::Pnmpi), args).assert_ok();
     (case, trace)
 }
+
+/// Builds `c-tests/cxx` in `dir`: `libdeep.so` (the MPI calls) and
+/// `deep_app`, linked with libpnmpi, or (as `deep_app_native`) not;
+/// unoptimised so that every frame is real, with the C++ wrapper of the MPI
+/// libpnmpi was built for (tests/profiler.rs, tests/callgrind.rs).
+pub fn deep_app_linked(dir: &Path, pnmpi: bool) -> PathBuf {
+    let cxx = mpicc().replace("mpicc", "mpicxx");
+    let src = repo().join("c-tests/cxx");
+    let name = if pnmpi { "deep_app" } else { "deep_app_native" };
+    let (lib, app, target) = (dir.join("libdeep.so"), dir.join(name), target_dir());
+    let build = |args: Vec<String>| {
+        let out = Command::new(&cxx)
+            .args(&args)
+            .output()
+            .expect("the MPI C++ compiler runs");
+        assert!(
+            out.status.success(),
+            "{cxx} {}:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let s = |p: &Path| p.display().to_string();
+    build(vec![
+        "-O0".into(),
+        "-g".into(),
+        "-fPIC".into(),
+        "-shared".into(),
+        "-o".into(),
+        s(&lib),
+        s(&src.join("deep_lib.cpp")),
+    ]);
+    let mut args: Vec<String> = vec![
+        "-O0".into(),
+        "-g".into(),
+        "-o".into(),
+        s(&app),
+        s(&src.join("deep_app.cpp")),
+        format!("-L{}", s(dir)),
+        "-ldeep".into(),
+        format!("-Wl,-rpath,{}", s(dir)),
+    ];
+    if pnmpi {
+        args.extend([
+            format!("-L{}", s(&target)),
+            "-Wl,--no-as-needed".into(),
+            "-lpnmpi".into(),
+            format!("-Wl,-rpath,{}", s(&target)),
+        ]);
+    }
+    build(args);
+    app
+}

@@ -1,6 +1,7 @@
 //! The `count` module (c-tests/modules/count.c) and the `counts` program
-//! (c-tests/programs/counts.c), shared by tests/pcontrol.rs and
-//! tests/selection.rs: what each counting module saw, on each rank.
+//! (c-tests/programs/counts.c), shared by tests/pcontrol.rs,
+//! tests/selection.rs and tests/profiler.rs: what each counting module
+//! saw, on each rank.
 #![allow(dead_code)] // each test file uses a different part
 
 use crate::common::*;

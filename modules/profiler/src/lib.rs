@@ -18,7 +18,10 @@
 //! `latency_range`, `size_resolution`, `size_range`, `callsites on|off`.
 //!
 //! Where it sits in the chain decides what it sees: below another module
-//! it also profiles that module's own MPI calls; above, it does not.
+//! it also profiles the calls that module passes down (`XMPI_`, and every
+//! call of a patched PMPI tool); above, it does not. Its own housekeeping
+//! (its communicator, the report's gather) goes straight to the MPI
+//! library (`pnmpi_sdk::native`), past the modules below it.
 
 mod bytes;
 mod callsite;
@@ -31,7 +34,7 @@ mod svg;
 
 use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sizes::SizeCache;
-use pnmpi_sdk::{constants, next, Comm};
+use pnmpi_sdk::{constants, native, Comm};
 use std::ffi::c_int;
 use std::sync::OnceLock;
 
@@ -142,7 +145,7 @@ fn start(id: usize, init: impl FnOnce() -> c_int) -> c_int {
     if rc != constants::SUCCESS() {
         return rc;
     }
-    match next::comm_dup(constants::COMM_WORLD()) {
+    match native::comm_dup(constants::COMM_WORLD()) {
         Ok(comm) => {
             WORLD.get_or_init(|| World(comm));
         }
@@ -167,7 +170,7 @@ fn finish() {
     if let Some(block) = me {
         block.close(end.ticks);
     }
-    let rank = next::comm_rank(world.0).unwrap_or(-1);
+    let rank = native::comm_rank(world.0).unwrap_or(-1);
     let profile = profile::collect(rank, clock, end, me);
     match report::gather_and_write(world.0, &profile, config) {
         Ok(Some(path)) => eprintln!(
@@ -178,7 +181,7 @@ fn finish() {
         Ok(None) => {}
         Err(e) => eprintln!("pnmpi profiler: rank {rank}: {e}"),
     }
-    if let Err(e) = next::comm_free(world.0) {
+    if let Err(e) = native::comm_free(world.0) {
         eprintln!("pnmpi profiler: cannot free its communicator: {e}");
     }
 }

@@ -1,5 +1,6 @@
 //! Rank 0's report: every rank's profile gathered on the module's own
-//! communicator, then written as text (mpiP's sections, BCS-MPI's
+//! communicator (past the chain, so no module below counts the gather),
+//! then written as text (mpiP's sections, BCS-MPI's
 //! primitive table, the accuracy check, text histograms), as JSON (the
 //! same, plus every rank's raw profile) and as an SVG picture of the
 //! distributions. Each file is written under a temporary name and renamed,
@@ -8,7 +9,7 @@
 use crate::config::{Bins, Config};
 use crate::profile::{RankProfile, Site, Stats};
 use crate::svg::{self, Panel};
-use pnmpi_sdk::{next, Comm};
+use pnmpi_sdk::{native, Comm};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -23,7 +24,7 @@ const TOP: usize = 20;
 /// report. Returns where it was written (rank 0) or `None` (other ranks).
 pub fn gather_and_write(comm: Comm, mine: &RankProfile, config: &Config) -> Result<Option<PathBuf>, String> {
     let json = serde_json::to_vec(mine).map_err(|e| format!("cannot encode the profile: {e}"))?;
-    let gathered = next::gatherv(&json, comm).map_err(|e| format!("cannot gather the profiles: {e}"))?;
+    let gathered = native::gatherv(&json, comm).map_err(|e| format!("cannot gather the profiles: {e}"))?;
     let Some(all) = gathered else {
         return Ok(None);
     };

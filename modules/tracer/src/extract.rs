@@ -1,14 +1,15 @@
 //! Reading the arguments that matter out of a call: byte counts, handles
 //! as numbers, statuses, and the world ranks of a new communicator. These
-//! run after the traced call has returned, so their own MPI calls (through
-//! `XMPI_`, below the tracer) never count in its duration.
+//! run after the traced call has returned, so their own MPI calls never
+//! count in its duration. They go straight to the MPI library (`PMPI_`),
+//! past the modules below, which must not count them as the application's.
 
-use crate::{
-    XMPI_Comm_group, XMPI_Comm_remote_group, XMPI_Comm_remote_size, XMPI_Comm_size, XMPI_Comm_test_inter,
-    XMPI_Group_free, XMPI_Group_size, XMPI_Group_translate_ranks,
-};
 use pnmpi_mpi_sys::constants as mpi;
-use pnmpi_mpi_sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Group, MPI_Status};
+use pnmpi_mpi_sys::ffi::{
+    MPI_Comm, MPI_Datatype, MPI_Group, MPI_Status, PMPI_Comm_group, PMPI_Comm_remote_group,
+    PMPI_Comm_remote_size, PMPI_Comm_size, PMPI_Comm_test_inter, PMPI_Group_free, PMPI_Group_size,
+    PMPI_Group_translate_ranks,
+};
 use pnmpi_trace::fields::UNKNOWN_RANK;
 use pnmpi_trace::rank::RawDone;
 use std::os::raw::c_int;
@@ -40,7 +41,7 @@ use pnmpi_mpi_sys::Handle;
 
 /// `count` items of `dt`, in bytes (0 if MPI cannot size `dt`).
 pub fn bytes<C: Into<i64>>(count: C, dt: MPI_Datatype) -> i64 {
-    let size = pnmpi_sdk::next::type_size(dt).map_or(0, i64::from);
+    let size = pnmpi_sdk::native::type_size(dt).map_or(0, i64::from);
     count.into().saturating_mul(size)
 }
 
@@ -101,11 +102,11 @@ pub fn peers(comm: MPI_Comm) -> c_int {
     let mut n: c_int = 0;
     // SAFETY: `comm` is the application's communicator; outputs are local.
     unsafe {
-        XMPI_Comm_test_inter(comm, &mut inter);
+        PMPI_Comm_test_inter(comm, &mut inter);
         if inter != 0 {
-            XMPI_Comm_remote_size(comm, &mut n);
+            PMPI_Comm_remote_size(comm, &mut n);
         } else {
-            XMPI_Comm_size(comm, &mut n);
+            PMPI_Comm_size(comm, &mut n);
         }
     }
     n
@@ -185,21 +186,21 @@ pub fn members(comm: MPI_Comm, scratch: &mut Scratch) -> bool {
     // SAFETY: `comm` is a valid communicator (just created, or the parent
     // of one); the group handles are local and freed below.
     unsafe {
-        XMPI_Comm_test_inter(comm, &mut inter);
+        PMPI_Comm_test_inter(comm, &mut inter);
         let mut group: MPI_Group = std::mem::zeroed();
-        XMPI_Comm_group(comm, &mut group);
+        PMPI_Comm_group(comm, &mut group);
         translate(
             group,
             &mut scratch.members,
             &mut scratch.ranks,
             &mut scratch.world,
         );
-        XMPI_Group_free(&mut group);
+        PMPI_Group_free(&mut group);
         scratch.remote.clear();
         if inter != 0 {
-            XMPI_Comm_remote_group(comm, &mut group);
+            PMPI_Comm_remote_group(comm, &mut group);
             translate(group, &mut scratch.remote, &mut scratch.ranks, &mut scratch.world);
-            XMPI_Group_free(&mut group);
+            PMPI_Group_free(&mut group);
         }
     }
     inter != 0
@@ -215,15 +216,15 @@ unsafe fn translate(group: MPI_Group, out: &mut Vec<i64>, ranks: &mut Vec<c_int>
     let mut world_group: MPI_Group;
     // SAFETY: the caller's contract; buffers are sized to the group.
     unsafe {
-        XMPI_Group_size(group, &mut n);
+        PMPI_Group_size(group, &mut n);
         ranks.clear();
         ranks.extend(0..n);
         world.clear();
         world.resize(n.max(0) as usize, 0);
         world_group = std::mem::zeroed();
-        XMPI_Comm_group(mpi::COMM_WORLD(), &mut world_group);
-        XMPI_Group_translate_ranks(group, n, ranks.as_ptr(), world_group, world.as_mut_ptr());
-        XMPI_Group_free(&mut world_group);
+        PMPI_Comm_group(mpi::COMM_WORLD(), &mut world_group);
+        PMPI_Group_translate_ranks(group, n, ranks.as_ptr(), world_group, world.as_mut_ptr());
+        PMPI_Group_free(&mut world_group);
     }
     let undefined = mpi::UNDEFINED();
     out.extend(world.iter().map(|&r| {

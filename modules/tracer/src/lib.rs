@@ -417,8 +417,9 @@ macro_rules! allgather {
 /// side are significant there only.
 fn is_root(root: i32, comm: pnmpi_mpi_sys::ffi::MPI_Comm) -> bool {
     let mut rank = -1;
-    // SAFETY: the application's communicator; the output is local.
-    unsafe { XMPI_Comm_rank(comm, &mut rank) };
+    // SAFETY: the application's communicator; the output is local. Past
+    // the chain: the tracer's own question, not the application's.
+    unsafe { pnmpi_mpi_sys::ffi::PMPI_Comm_rank(comm, &mut rank) };
     rank == root
 }
 

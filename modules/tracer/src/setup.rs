@@ -1,17 +1,18 @@
 //! The tracer's own work at `MPI_Init` and `MPI_Finalize`: its
 //! configuration, the output folder, the rank file's header, and the clock
 //! offset measurements against rank 0. Its traffic goes over its own
-//! duplicate of `MPI_COMM_WORLD`, through `XMPI_` (below the tracer), so it
-//! can never match the application's messages and is never traced. Under
-//! the vtime clock no offsets are measured, so that the only traffic vtime
-//! times for the tracer is the folder's broadcast, inside `MPI_Init`.
+//! duplicate of `MPI_COMM_WORLD`, straight to the MPI library (`PMPI_`,
+//! past every module below: a profiler there must not count the tracer's
+//! clock alignment as the application's), so it can never match the
+//! application's messages and is never traced. Under the vtime clock no
+//! offsets are measured.
 
+use crate::clock;
 use crate::record::{self, Run};
-use crate::{
-    clock, XMPI_Bcast, XMPI_Comm_dup, XMPI_Comm_free, XMPI_Comm_rank, XMPI_Comm_size, XMPI_Recv, XMPI_Send,
-};
 use pnmpi_mpi_sys::constants as mpi;
-use pnmpi_mpi_sys::ffi::MPI_Comm;
+use pnmpi_mpi_sys::ffi::{
+    MPI_Comm, PMPI_Bcast, PMPI_Comm_dup, PMPI_Comm_free, PMPI_Comm_rank, PMPI_Comm_size, PMPI_Recv, PMPI_Send,
+};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_trace::rank::{Clock, ClockPair, MpiValues, RankHeader, Sync};
 use std::ffi::{c_char, c_void, CStr, CString};
@@ -118,8 +119,8 @@ fn agree_on_output(rank: c_int) -> Result<(PathBuf, u64), String> {
     // SAFETY: both buffers are local and as large as the counts; every
     // rank calls the same broadcasts on the tracer's own communicator.
     unsafe {
-        XMPI_Bcast(path.as_mut_ptr().cast(), PATH_MAX as c_int, mpi::BYTE(), 0, own());
-        XMPI_Bcast((&raw mut run_id).cast(), 1, mpi::UINT64_T(), 0, own());
+        PMPI_Bcast(path.as_mut_ptr().cast(), PATH_MAX as c_int, mpi::BYTE(), 0, own());
+        PMPI_Bcast((&raw mut run_id).cast(), 1, mpi::UINT64_T(), 0, own());
     }
     let len = path.iter().position(|&b| b == 0).unwrap_or(0);
     if len == 0 {
@@ -151,9 +152,9 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
     let mut own_comm = mpi::COMM_NULL();
     // SAFETY: MPI is initialised; outputs are local.
     unsafe {
-        XMPI_Comm_rank(mpi::COMM_WORLD(), &mut rank);
-        XMPI_Comm_size(mpi::COMM_WORLD(), &mut size);
-        XMPI_Comm_dup(mpi::COMM_WORLD(), &mut own_comm);
+        PMPI_Comm_rank(mpi::COMM_WORLD(), &mut rank);
+        PMPI_Comm_size(mpi::COMM_WORLD(), &mut size);
+        PMPI_Comm_dup(mpi::COMM_WORLD(), &mut own_comm);
     }
     OWN.store(own_comm.bits(), Relaxed);
     let buffer = match setting("buffer", "PNMPI_TRACE_BUFFER") {
@@ -229,8 +230,8 @@ pub fn finalize() {
     let (mut rank, mut size): (c_int, c_int) = (0, 0);
     // SAFETY: MPI is still initialised; outputs are local.
     unsafe {
-        XMPI_Comm_rank(mpi::COMM_WORLD(), &mut rank);
-        XMPI_Comm_size(mpi::COMM_WORLD(), &mut size);
+        PMPI_Comm_rank(mpi::COMM_WORLD(), &mut rank);
+        PMPI_Comm_size(mpi::COMM_WORLD(), &mut size);
     }
     let sync = measure(rank, size, 1);
     if let Some(run) = record::run() {
@@ -238,7 +239,7 @@ pub fn finalize() {
     }
     let mut own_comm = own();
     // SAFETY: the tracer's own communicator, freed once.
-    unsafe { XMPI_Comm_free(&mut own_comm) };
+    unsafe { PMPI_Comm_free(&mut own_comm) };
 }
 
 /// Measures this rank's clock offset to rank 0 (none under the vtime
@@ -265,7 +266,7 @@ fn measure(rank: c_int, size: c_int, phase: u8) -> Sync {
                 let mut ping = 0u64;
                 // SAFETY: one local u64 each way, on the tracer's communicator.
                 unsafe {
-                    XMPI_Recv(
+                    PMPI_Recv(
                         (&raw mut ping).cast(),
                         1,
                         u64t,
@@ -275,7 +276,7 @@ fn measure(rank: c_int, size: c_int, phase: u8) -> Sync {
                         mpi::STATUS_IGNORE(),
                     );
                     let now = clock::mono_ns();
-                    XMPI_Send((&raw const now).cast::<c_void>(), 1, u64t, peer, TAG, comm);
+                    PMPI_Send((&raw const now).cast::<c_void>(), 1, u64t, peer, TAG, comm);
                 }
             }
         }
@@ -287,8 +288,8 @@ fn measure(rank: c_int, size: c_int, phase: u8) -> Sync {
         let mut remote = 0u64;
         // SAFETY: as above.
         unsafe {
-            XMPI_Send((&raw const t1).cast::<c_void>(), 1, u64t, 0, TAG, comm);
-            XMPI_Recv(
+            PMPI_Send((&raw const t1).cast::<c_void>(), 1, u64t, 0, TAG, comm);
+            PMPI_Recv(
                 (&raw mut remote).cast(),
                 1,
                 u64t,

@@ -17,9 +17,9 @@
 //! them, as the replay expands it, and takes its own end.
 
 use crate::state::{self, Req};
-use pnmpi_mpi_sys::ffi::MPI_Request;
+use pnmpi_mpi_sys::ffi::{self, MPI_Request};
 use pnmpi_mpi_sys::Handle;
-use pnmpi_sdk::{constants, next, raw, Comm};
+use pnmpi_sdk::{constants, native, Comm};
 use pnmpi_sim::coll::Shape;
 use pnmpi_sim::input::{Actor, Measured, Op, OpKind, OpSource};
 use pnmpi_sim::machine::{CollChoice, Mapping};
@@ -98,7 +98,7 @@ pub fn blocking(
             }
             return rc;
         }
-        let max = next::allreduce(
+        let max = native::allreduce(
             &[entry, bytes() as f64],
             constants::MAX(),
             Comm::from_bits(shadow),
@@ -114,12 +114,12 @@ pub fn blocking(
 }
 
 /// `MPI_Allgather` of `mine` (two doubles) on `comm`: every member's.
-fn allgather(mine: &[f64; 2], comm: Comm) -> Result<Vec<f64>, next::MpiError> {
-    let n = usize::try_from(next::comm_size(comm)?).unwrap_or(0);
+fn allgather(mine: &[f64; 2], comm: Comm) -> Result<Vec<f64>, native::MpiError> {
+    let n = usize::try_from(native::comm_size(comm)?).unwrap_or(0);
     let mut all = vec![0.0f64; 2 * n];
     // SAFETY: `mine` holds 2 doubles, `all` 2 per member of `comm`.
     let rc = unsafe {
-        raw::XMPI_Allgather(
+        ffi::PMPI_Allgather(
             mine.as_ptr().cast(),
             2,
             constants::DOUBLE(),
@@ -132,7 +132,7 @@ fn allgather(mine: &[f64; 2], comm: Comm) -> Result<Vec<f64>, next::MpiError> {
     if rc == constants::SUCCESS() {
         Ok(all)
     } else {
-        Err(next::MpiError::Code(rc))
+        Err(native::MpiError::Code(rc))
     }
 }
 
@@ -305,7 +305,7 @@ pub unsafe fn nonblocking(
         // halves) and is only freed once the reduction completed; `req` is a
         // local out-parameter.
         let posted = unsafe {
-            raw::XMPI_Iallreduce(
+            ffi::PMPI_Iallreduce(
                 base.cast_const().cast(),
                 base.add(2).cast(),
                 2,
@@ -343,7 +343,7 @@ pub unsafe fn nonblocking(
 /// the clock moves to the collective's end.
 pub fn finish(mut p: Pending) {
     // SAFETY: the module's own request, whose buffer is alive.
-    let rc = unsafe { raw::XMPI_Wait(&mut p.req, constants::STATUS_IGNORE()) };
+    let rc = unsafe { ffi::PMPI_Wait(&mut p.req, constants::STATUS_IGNORE()) };
     // SAFETY: from Box::into_raw in `nonblocking`; the reduction is
     // complete, so MPI no longer uses it, and it is freed only here.
     let buf = unsafe { Box::from_raw(p.buf) };
@@ -354,7 +354,7 @@ pub fn finish(mut p: Pending) {
 
 /// `count` elements of `datatype`, in bytes (0 if MPI cannot say).
 pub fn bytes<C: Into<i64>>(count: C, datatype: pnmpi_sdk::Datatype) -> u64 {
-    let size = next::type_size(datatype).unwrap_or(0);
+    let size = native::type_size(datatype).unwrap_or(0);
     u64::try_from(count.into().saturating_mul(i64::from(size))).unwrap_or(0)
 }
 
@@ -387,12 +387,12 @@ pub unsafe fn at<C: Copy + Into<i64>>(counts: *const C, i: c_int) -> i64 {
 
 /// The number of processes of `comm`.
 pub fn size(comm: Comm) -> c_int {
-    next::comm_size(comm).unwrap_or(0)
+    native::comm_size(comm).unwrap_or(0)
 }
 
 /// This process's rank in `comm`.
 pub fn rank(comm: Comm) -> c_int {
-    next::comm_rank(comm).unwrap_or(-1)
+    native::comm_rank(comm).unwrap_or(-1)
 }
 
 /// Whether a buffer argument is `MPI_IN_PLACE`.

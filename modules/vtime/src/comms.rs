@@ -5,16 +5,16 @@
 //! duplicate, a collective call, is matched), freed when it is freed.
 
 use crate::state::{self, CommInfo};
-use pnmpi_mpi_sys::ffi::MPI_Group;
+use pnmpi_mpi_sys::ffi::{self, MPI_Group};
 use pnmpi_mpi_sys::Handle;
-use pnmpi_sdk::{constants, next, raw, Comm};
+use pnmpi_sdk::{constants, native, Comm};
 use std::ffi::c_int;
 
 /// World ranks of `group`'s members, in group order.
 fn world_ranks(group: MPI_Group) -> Vec<u32> {
     let mut n: c_int = 0;
     // SAFETY: `group` is a valid group MPI just returned; `n` is local.
-    unsafe { raw::XMPI_Group_size(group, &mut n) };
+    unsafe { ffi::PMPI_Group_size(group, &mut n) };
     let ranks: Vec<c_int> = (0..n.max(0)).collect();
     let mut world = vec![0 as c_int; ranks.len()];
     // SAFETY: MPI_Group is a handle for which zeroes are a placeholder that
@@ -22,9 +22,9 @@ fn world_ranks(group: MPI_Group) -> Vec<u32> {
     let mut world_group: MPI_Group = unsafe { std::mem::zeroed() };
     // SAFETY: both arrays hold `n` ints; the world group is local and freed.
     unsafe {
-        raw::XMPI_Comm_group(constants::COMM_WORLD(), &mut world_group);
-        raw::XMPI_Group_translate_ranks(group, n, ranks.as_ptr(), world_group, world.as_mut_ptr());
-        raw::XMPI_Group_free(&mut world_group);
+        ffi::PMPI_Comm_group(constants::COMM_WORLD(), &mut world_group);
+        ffi::PMPI_Group_translate_ranks(group, n, ranks.as_ptr(), world_group, world.as_mut_ptr());
+        ffi::PMPI_Group_free(&mut world_group);
     }
     world.iter().map(|&r| u32::try_from(r).unwrap_or(0)).collect()
 }
@@ -34,16 +34,16 @@ fn groups(comm: Comm, inter: bool) -> (Vec<u32>, Option<Vec<u32>>) {
     // SAFETY: zeroes are a placeholder that MPI_Comm_group overwrites.
     let mut group: MPI_Group = unsafe { std::mem::zeroed() };
     // SAFETY: `comm` is a valid communicator; the group is freed below.
-    unsafe { raw::XMPI_Comm_group(comm, &mut group) };
+    unsafe { ffi::PMPI_Comm_group(comm, &mut group) };
     let local = world_ranks(group);
     // SAFETY: the group MPI_Comm_group returned.
-    unsafe { raw::XMPI_Group_free(&mut group) };
+    unsafe { ffi::PMPI_Group_free(&mut group) };
     let remote = inter.then(|| {
         // SAFETY: as above, for the remote group of an intercommunicator.
-        unsafe { raw::XMPI_Comm_remote_group(comm, &mut group) };
+        unsafe { ffi::PMPI_Comm_remote_group(comm, &mut group) };
         let r = world_ranks(group);
         // SAFETY: the group MPI_Comm_remote_group returned.
-        unsafe { raw::XMPI_Group_free(&mut group) };
+        unsafe { ffi::PMPI_Group_free(&mut group) };
         r
     });
     (local, remote)
@@ -60,8 +60,8 @@ pub fn created(comm: Comm) {
     }
     let mut inter: c_int = 0;
     // SAFETY: `comm` is the valid communicator MPI just created.
-    unsafe { raw::XMPI_Comm_test_inter(comm, &mut inter) };
-    let shadow = match next::comm_dup(comm) {
+    unsafe { ffi::PMPI_Comm_test_inter(comm, &mut inter) };
+    let shadow = match native::comm_dup(comm) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("pnmpi vtime: cannot duplicate a new communicator ({e}): its messages are not timed");
@@ -69,7 +69,7 @@ pub fn created(comm: Comm) {
         }
     };
     let (local, remote) = groups(comm, inter != 0);
-    let me = next::comm_rank(comm).unwrap_or(0).max(0) as u32;
+    let me = native::comm_rank(comm).unwrap_or(0).max(0) as u32;
     state::with(|st| {
         let nodes = local
             .iter()
@@ -94,7 +94,7 @@ pub fn freed(comm: Comm) {
     let Some(Some(info)) = state::with(|st| st.comms.remove(&comm.bits())) else {
         return;
     };
-    if let Err(e) = next::comm_free(Comm::from_bits(info.shadow)) {
+    if let Err(e) = native::comm_free(Comm::from_bits(info.shadow)) {
         eprintln!("pnmpi vtime: cannot free a shadow communicator: {e}");
     }
 }

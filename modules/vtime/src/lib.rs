@@ -28,8 +28,9 @@ mod p2p;
 mod report;
 mod state;
 
+use pnmpi_mpi_sys::ffi;
 use pnmpi_mpi_sys::Handle;
-use pnmpi_sdk::{constants, next, raw};
+use pnmpi_sdk::{constants, native, raw};
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -98,7 +99,7 @@ fn start(init: impl FnOnce() -> c_int) -> c_int {
     if let Err(e) = setup() {
         eprintln!("pnmpi vtime: error: {e}; aborting the run");
         // SAFETY: MPI is initialized; aborting the job is always allowed.
-        unsafe { raw::XMPI_Abort(constants::COMM_WORLD(), 1) };
+        unsafe { ffi::PMPI_Abort(constants::COMM_WORLD(), 1) };
     }
     rc
 }
@@ -106,17 +107,18 @@ fn start(init: impl FnOnce() -> c_int) -> c_int {
 fn setup() -> Result<(), String> {
     let config = config::get().ok_or("the module's PNMPI_Init hook did not run")?;
     let world = constants::COMM_WORLD();
-    let rank = next::comm_rank(world).map_err(|e| e.to_string())?;
-    let size = next::comm_size(world).map_err(|e| e.to_string())?;
+    let rank = native::comm_rank(world).map_err(|e| e.to_string())?;
+    let size = native::comm_size(world).map_err(|e| e.to_string())?;
     let (rank, size) = (rank.max(0) as u32, size.max(1) as u32);
     let machine = config.machine(size);
     let node_of = machine.place(size).map_err(|e| format!("machine {e}"))?;
     let model = pnmpi_sim::model::build(&config.model, &machine).map_err(|e| format!("machine {e}"))?;
     let node = node_of.get(rank as usize).copied().unwrap_or(0);
     let cpu_ratio = machine.nodes.get(node as usize).map_or(1.0, |n| n.cpu_ratio);
-    let shadow_world = next::comm_dup(world).map_err(|e| format!("cannot duplicate MPI_COMM_WORLD: {e}"))?;
-    let shadow_self =
-        next::comm_dup(constants::COMM_SELF()).map_err(|e| format!("cannot duplicate MPI_COMM_SELF: {e}"))?;
+    let shadow_world =
+        native::comm_dup(world).map_err(|e| format!("cannot duplicate MPI_COMM_WORLD: {e}"))?;
+    let shadow_self = native::comm_dup(constants::COMM_SELF())
+        .map_err(|e| format!("cannot duplicate MPI_COMM_SELF: {e}"))?;
     let mut comms = HashMap::new();
     comms.insert(
         world.bits(),

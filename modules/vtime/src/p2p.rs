@@ -19,9 +19,9 @@
 //! (also for a rendezvous: see docs/vtime.md).
 
 use crate::state::{self, Req};
-use pnmpi_mpi_sys::ffi::{MPI_Request, MPI_Status};
+use pnmpi_mpi_sys::ffi::{self, MPI_Request, MPI_Status};
 use pnmpi_mpi_sys::Handle;
-use pnmpi_sdk::{constants, next, raw, Comm};
+use pnmpi_sdk::{constants, native, Comm};
 use pnmpi_sim::units::Ns;
 use std::ffi::c_int;
 use std::sync::Mutex;
@@ -75,7 +75,7 @@ fn keep(req: MPI_Request, buf: *mut [u64; STAMP]) {
     // SAFETY: `reqs` holds `n` requests of the module's own sends, whose
     // buffers are alive in `bufs`; `indices` has room for `n`.
     unsafe {
-        raw::XMPI_Testsome(
+        ffi::PMPI_Testsome(
             n as c_int,
             f.reqs.as_mut_ptr(),
             &mut outcount,
@@ -108,11 +108,11 @@ pub fn drain() {
     for (req, buf) in reqs.iter_mut().zip(bufs.drain(..)) {
         let mut done: c_int = 0;
         // SAFETY: a request of the module's own send; `done` is local.
-        unsafe { raw::XMPI_Test(req, &mut done, constants::STATUS_IGNORE()) };
+        unsafe { ffi::PMPI_Test(req, &mut done, constants::STATUS_IGNORE()) };
         if done == 0 && req.bits() != null {
             // SAFETY: as above. Freeing an active send lets it complete
             // on its own; its buffer must then outlive it: it is leaked.
-            unsafe { raw::XMPI_Request_free(req) };
+            unsafe { ffi::PMPI_Request_free(req) };
         } else {
             // SAFETY: from Box::into_raw in `post_send`; its send is
             // complete, and it leaves the list here, once.
@@ -145,7 +145,7 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64) -> Option<Post
     // SAFETY: `buf` holds STAMP u64s and is freed only once the send has
     // completed (`keep`, `drain`); `req` is a local out-parameter.
     let rc = unsafe {
-        raw::XMPI_Isend(
+        ffi::PMPI_Isend(
             buf.cast_const().cast(),
             STAMP as c_int,
             constants::UINT64_T(),
@@ -189,7 +189,7 @@ pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
         return;
     };
     let mut stamp = [0u64; STAMP];
-    match next::recv(&mut stamp, source, tag, Comm::from_bits(shadow)) {
+    match native::recv(&mut stamp, source, tag, Comm::from_bits(shadow)) {
         Ok(r) if r.len == STAMP => {}
         Ok(r) => {
             eprintln!(
@@ -286,7 +286,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
             if cancelled {
                 let mut flag: c_int = 0;
                 // SAFETY: the caller's status; `flag` is local.
-                unsafe { raw::XMPI_Test_cancelled(status, &mut flag) };
+                unsafe { ffi::PMPI_Test_cancelled(status, &mut flag) };
                 if flag != 0 {
                     return;
                 }

@@ -7,7 +7,7 @@
 use crate::config;
 use crate::state::State;
 use pnmpi_mpi_sys::Handle;
-use pnmpi_sdk::{constants, next, Comm};
+use pnmpi_sdk::{constants, native, Comm};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -133,7 +133,7 @@ pub fn finish(st: &State) {
         collectives: t.collectives,
         wall_ns: wall,
     };
-    let all = match next::gather(&mine.row(), world) {
+    let all = match native::gather(&mine.row(), world) {
         Ok(Some(all)) => all,
         Ok(None) => return,
         Err(e) => {
