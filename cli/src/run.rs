@@ -23,6 +23,13 @@ pub struct RunArgs {
     /// libpnmpi.so to preload (default: the one installed with this command).
     #[arg(long, value_name = "PATH", env = "PNMPI_LIBRARY")]
     library: Option<PathBuf>,
+    /// Run the program as N virtual ranks per process on vtime's clock
+    /// (sets PNMPI_VRANKS and preloads libvranks.so instead of libpnmpi).
+    #[arg(long, value_name = "N")]
+    vranks: Option<String>,
+    /// Stack of each virtual rank (`8M`, `256K`; sets PNMPI_VRANK_STACK).
+    #[arg(long = "vrank-stack", value_name = "SIZE", requires = "vranks")]
+    vrank_stack: Option<String>,
     /// Print the loaded stack on rank 0 (sets PNMPI_VERBOSE=1).
     #[arg(short, long)]
     verbose: bool,
@@ -82,6 +89,17 @@ pub fn run(args: RunArgs) -> Result<Infallible> {
         Some(l) => bail!("--library {}: no such file", l.display()),
         None => default_library()?,
     })?;
+    // Virtual ranks: libvranks.so, beside libpnmpi.so, takes its place.
+    let library = match &args.vranks {
+        Some(_) => {
+            let v = library.with_file_name("libvranks.so");
+            if !v.is_file() {
+                bail!("--vranks: {} not found (build it with cargo build --release -p pnmpi-vranks)", v.display());
+            }
+            v
+        }
+        None => library,
+    };
     let mut command = std::process::Command::new(program);
     command.args(rest);
     if let Some(preload) = prepend("LD_PRELOAD", [library], ":") {
@@ -103,6 +121,12 @@ pub fn run(args: RunArgs) -> Result<Infallible> {
     }
     if args.verbose {
         command.env("PNMPI_VERBOSE", "1");
+    }
+    if let Some(n) = &args.vranks {
+        command.env("PNMPI_VRANKS", n);
+    }
+    if let Some(size) = &args.vrank_stack {
+        command.env("PNMPI_VRANK_STACK", size);
     }
     let err = command.exec();
     Err(err).with_context(|| format!("cannot run {}", program.to_string_lossy()))

@@ -93,6 +93,8 @@ pub struct Engine {
     pub machine: Machine,
     pub node_of: Vec<u32>,
     pub cpu_factor: f64,
+    /// CPU time two clock reads add to the interval between them.
+    pub cpu_bias: u64,
     pub globals: Globals,
     pub pool: Pool,
     main: MainFn,
@@ -127,14 +129,6 @@ pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
 /// Whether the engine runs (an MPI call comes from a virtual rank).
 pub fn running() -> bool {
     !ENGINE.load(Ordering::Relaxed).is_null()
-}
-
-/// Thread CPU time, ns.
-pub fn cpu_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// The key that orders non-negative times in the heap.
@@ -183,6 +177,7 @@ impl Engine {
             machine,
             node_of,
             cpu_factor,
+            cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
             globals,
             pool,
             main,

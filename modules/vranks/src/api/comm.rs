@@ -22,7 +22,7 @@ fn init() -> c_int {
         }
         rank.initialized = true;
         rank.clock = rank.clock.max(0.0);
-        rank.cpu_mark = engine::cpu_ns();
+        rank.cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
     });
     ok()
 }

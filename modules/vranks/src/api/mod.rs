@@ -32,12 +32,12 @@ impl Call {
     pub fn enter() -> Call {
         with(|e| {
             let r = e.current as usize;
-            let cpu = if e.cpu_factor > 0.0 { engine::cpu_ns() } else { 0 };
+            let cpu = if e.cpu_factor > 0.0 { pnmpi_sdk::clock::thread_cpu_ns() } else { 0 };
             let node = e.node_of[r];
             let rank = &mut e.ranks[r];
             let mut compute = 0.0;
             if rank.initialized && !rank.finalized && e.cpu_factor > 0.0 {
-                let used = cpu.saturating_sub(rank.cpu_mark) as f64;
+                let used = cpu.saturating_sub(rank.cpu_mark).saturating_sub(e.cpu_bias) as f64;
                 compute = e.machine.cpu(node, used * e.cpu_factor);
                 rank.clock += compute;
                 rank.stats.compute += compute;
@@ -59,7 +59,7 @@ impl Drop for Call {
         with(|e| {
             if e.cpu_factor > 0.0 {
                 let r = e.current as usize;
-                e.ranks[r].cpu_mark = engine::cpu_ns();
+                e.ranks[r].cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
             }
         });
     }
