@@ -132,3 +132,15 @@ fn an_unsupported_routine_stops_the_run_naming_it() {
     );
     assert!(run.lines("vunsupported: after").is_empty(), "{}", run.stdout);
 }
+
+#[test]
+fn pnmpi_vranks_reruns_a_program_linked_with_lpnmpi_as_virtual_ranks() {
+    let mut case = Case::new();
+    case.env("PNMPI_VRANKS", "8");
+    let run = case.mpirun(1, &program("vglobals", Link::Pnmpi), &[]);
+    run.assert_ok();
+    let lines = run.lines("vglobals:");
+    assert_eq!(lines.len(), 8, "{}\n{}", run.stdout, run.stderr);
+    assert!(lines[7].starts_with("vglobals: rank 7 counter 16 "), "{}", run.stdout);
+    assert!(run.stderr.contains("8 virtual ranks in 1 process"), "{}", run.stderr);
+}

@@ -71,9 +71,12 @@ pub fn fatal(routine: &str, what: &str) -> ! {
     let r = if engine::running() { engine::me().to_string() } else { "?".into() };
     eprintln!("pnmpi vranks: error: virtual rank {r}: {routine}: {what}");
     // SAFETY: the native MPI is initialized while ranks run; aborting the
-    // job is always allowed.
-    unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
-    std::process::exit(1)
+    // job is always allowed. `_exit`, not `exit`: inside a rank, `exit`
+    // would end that rank only.
+    unsafe {
+        ffi::PMPI_Abort(c::COMM_WORLD(), 1);
+        libc::_exit(1)
+    }
 }
 
 /// The virtual communicator `h` names, or stops naming the routine.
