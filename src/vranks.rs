@@ -24,7 +24,9 @@ fn own_folder() -> Option<PathBuf> {
     }
     // SAFETY: the loader's C string naming this library.
     let path = unsafe { CStr::from_ptr(info.dli_fname) };
-    PathBuf::from(std::ffi::OsStr::from_bytes(path.to_bytes())).parent().map(PathBuf::from)
+    PathBuf::from(std::ffi::OsStr::from_bytes(path.to_bytes()))
+        .parent()
+        .map(PathBuf::from)
 }
 
 /// Re-executes the program under libvranks.so if `PNMPI_VRANKS` asks for
@@ -45,7 +47,8 @@ pub fn reexec_if_asked() -> Result<(), String> {
         .map(|d| d.join("libvranks.so"))
         .filter(|p| p.is_file())
         .ok_or("PNMPI_VRANKS is set but libvranks.so is not beside libpnmpi.so (build it: cargo build --release -p pnmpi-vranks)")?;
-    let cmdline = std::fs::read("/proc/self/cmdline").map_err(|e| format!("PNMPI_VRANKS: cannot read the command line: {e}"))?;
+    let cmdline = std::fs::read("/proc/self/cmdline")
+        .map_err(|e| format!("PNMPI_VRANKS: cannot read the command line: {e}"))?;
     let args: Vec<CString> = cmdline
         .split(|&b| b == 0)
         .filter(|a| !a.is_empty())
@@ -63,5 +66,8 @@ pub fn reexec_if_asked() -> Result<(), String> {
     // SAFETY: a NUL-terminated argv of C strings that outlive the call;
     // execv only returns on failure.
     unsafe { libc::execv(c"/proc/self/exe".as_ptr(), argv.as_ptr()) };
-    Err(format!("PNMPI_VRANKS: cannot re-execute the program: {}", std::io::Error::last_os_error()))
+    Err(format!(
+        "PNMPI_VRANKS: cannot re-execute the program: {}",
+        std::io::Error::last_os_error()
+    ))
 }

@@ -35,7 +35,9 @@ fn field(run: &Run, prefix: &str, key: &str) -> f64 {
         .copied()
         .unwrap_or_else(|| panic!("no `{prefix}` line:\n{}\n{}", run.stdout, run.stderr));
     let mut words = line.split_whitespace();
-    words.find(|w| *w == key).unwrap_or_else(|| panic!("no `{key}` in `{line}`"));
+    words
+        .find(|w| *w == key)
+        .unwrap_or_else(|| panic!("no `{key}` in `{line}`"));
     words.next().unwrap().parse().unwrap()
 }
 
@@ -49,8 +51,16 @@ fn per_rank_globals_print_what_64_processes_print() {
     assert_eq!(a.len(), 64, "{}", native.stdout);
     assert_eq!(a, b, "virtual ranks differ from processes:\n{}", virt.stderr);
     // The program really keeps different values per rank.
-    assert!(b[5].contains("counter 12 ") && b[63].contains("counter 128 "), "{}", virt.stdout);
-    assert!(virt.stderr.contains("64 virtual ranks in 1 process"), "{}", virt.stderr);
+    assert!(
+        b[5].contains("counter 12 ") && b[63].contains("counter 128 "),
+        "{}",
+        virt.stdout
+    );
+    assert!(
+        virt.stderr.contains("64 virtual ranks in 1 process"),
+        "{}",
+        virt.stderr
+    );
 }
 
 #[test]
@@ -89,8 +99,17 @@ fn a_wildcard_receive_takes_the_first_arrival_in_virtual_time() {
 fn a_hello_world_runs_at_16384_ranks() {
     let run = vranks("16384", &[], "vhello", &[], None);
     run.assert_ok();
-    assert_eq!(run.lines("vhello:"), ["vhello: ranks 16384 sum 134209536 ok"], "{}", run.stderr);
-    assert!(run.stderr.contains("min") && run.stderr.contains("max"), "{}", run.stderr);
+    assert_eq!(
+        run.lines("vhello:"),
+        ["vhello: ranks 16384 sum 134209536 ok"],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("min") && run.stderr.contains("max"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -98,7 +117,11 @@ fn a_bad_rank_count_is_refused_naming_it() {
     for bad in ["abc", "0", "-3", "99999999999"] {
         let run = vranks(bad, &[], "vhello", &[], None);
         assert!(!run.success(), "{bad}: {}", run.stdout);
-        assert!(run.stderr.contains(&format!("--vranks) `{bad}`")), "{bad}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("--vranks) `{bad}`")),
+            "{bad}: {}",
+            run.stderr
+        );
         assert!(run.lines("vhello:").is_empty());
     }
 }
@@ -107,11 +130,16 @@ fn a_bad_rank_count_is_refused_naming_it() {
 fn a_too_small_stack_is_refused_and_an_overflow_names_the_rank() {
     let run = vranks("4", &["--vrank-stack", "4K"], "voverflow", &[], None);
     assert!(!run.success());
-    assert!(run.stderr.contains("`4K`: a stack of 4096 bytes is too small"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`4K`: a stack of 4096 bytes is too small"),
+        "{}",
+        run.stderr
+    );
     let run = vranks("4", &["--vrank-stack", "1M"], "voverflow", &["100"], None);
     assert!(!run.success(), "{}", run.stdout);
     assert!(
-        run.stderr.contains("virtual rank 3 overflowed its stack of 1024 KiB"),
+        run.stderr
+            .contains("virtual rank 3 overflowed its stack of 1024 KiB"),
         "{}",
         run.stderr
     );
@@ -126,7 +154,8 @@ fn an_unsupported_routine_stops_the_run_naming_it() {
     let run = vranks("4", &[], "vunsupported", &[], None);
     assert!(!run.success(), "{}", run.stdout);
     assert!(
-        run.stderr.contains("MPI_Win_create: not supported with virtual ranks"),
+        run.stderr
+            .contains("MPI_Win_create: not supported with virtual ranks"),
         "{}",
         run.stderr
     );
@@ -141,6 +170,14 @@ fn pnmpi_vranks_reruns_a_program_linked_with_lpnmpi_as_virtual_ranks() {
     run.assert_ok();
     let lines = run.lines("vglobals:");
     assert_eq!(lines.len(), 8, "{}\n{}", run.stdout, run.stderr);
-    assert!(lines[7].starts_with("vglobals: rank 7 counter 16 "), "{}", run.stdout);
-    assert!(run.stderr.contains("8 virtual ranks in 1 process"), "{}", run.stderr);
+    assert!(
+        lines[7].starts_with("vglobals: rank 7 counter 16 "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("8 virtual ranks in 1 process"),
+        "{}",
+        run.stderr
+    );
 }

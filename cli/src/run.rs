@@ -89,7 +89,10 @@ pub fn run(args: RunArgs) -> Result<Infallible> {
         (Some(l), Some(_)) => {
             let v = l.with_file_name("libvranks.so");
             if !v.is_file() {
-                bail!("--vranks: {} not found (build it with cargo build --release -p pnmpi-vranks)", v.display());
+                bail!(
+                    "--vranks: {} not found (build it with cargo build --release -p pnmpi-vranks)",
+                    v.display()
+                );
             }
             v
         }

@@ -261,7 +261,9 @@ impl Engine {
             for (i, g) in gifts.iter().enumerate() {
                 if let Gift::Group(Some(list)) = g {
                     if list.contains(&world[i]) {
-                        let nc = *made.entry(list.clone()).or_insert_with(|| self.comms.add(list.clone()));
+                        let nc = *made
+                            .entry(list.clone())
+                            .or_insert_with(|| self.comms.add(list.clone()));
                         out[i] = Some(nc);
                     }
                 }
@@ -290,8 +292,15 @@ impl Engine {
 
 /// `g[0] op g[1] op ... op g[n-1]`, in rank order (MPI's order, which a
 /// non-commutative operation needs).
-fn ordered(gifts: &[Vec<u8>], count: c_int, dtype: pnmpi_mpi_sys::ffi::MPI_Datatype, op: pnmpi_mpi_sys::ffi::MPI_Op) -> Vec<u8> {
-    let Some(last) = gifts.last() else { return Vec::new() };
+fn ordered(
+    gifts: &[Vec<u8>],
+    count: c_int,
+    dtype: pnmpi_mpi_sys::ffi::MPI_Datatype,
+    op: pnmpi_mpi_sys::ffi::MPI_Op,
+) -> Vec<u8> {
+    let Some(last) = gifts.last() else {
+        return Vec::new();
+    };
     let mut acc = last.clone();
     for g in gifts.iter().rev().skip(1) {
         crate::dtype::reduce(g, &mut acc, count, dtype, op);

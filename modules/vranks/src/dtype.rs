@@ -24,8 +24,12 @@ pub struct Layout {
 /// The layout of `dt`.
 pub fn layout(dt: ffi::MPI_Datatype) -> Layout {
     let mut size: c_int = 0;
-    let (mut lb, mut extent, mut tlb, mut text): (ffi::MPI_Aint, ffi::MPI_Aint, ffi::MPI_Aint, ffi::MPI_Aint) =
-        (0, 0, 0, 0);
+    let (mut lb, mut extent, mut tlb, mut text): (
+        ffi::MPI_Aint,
+        ffi::MPI_Aint,
+        ffi::MPI_Aint,
+        ffi::MPI_Aint,
+    ) = (0, 0, 0, 0);
     // SAFETY: out-pointers to locals; an invalid datatype returns an error
     // code and leaves them 0, which packs nothing.
     unsafe {
@@ -37,6 +41,8 @@ pub fn layout(dt: ffi::MPI_Datatype) -> Layout {
     Layout {
         size,
         extent: extent.max(0) as usize,
+        // MPI_Aint is `isize` under Open MPI, `i64` under MPICH.
+        #[allow(clippy::unnecessary_cast)]
         lb: tlb as isize,
         contiguous: tlb == 0 && text as usize == size && extent as usize == size,
     }
@@ -63,7 +69,15 @@ pub unsafe fn pack(buf: *const c_void, count: c_int, dt: ffi::MPI_Datatype) -> V
     // SAFETY: `out` holds the packed size of `count` elements (MPI_Type_size
     // bytes each); the input is the caller's.
     unsafe {
-        ffi::PMPI_Pack(buf, count, dt, out.as_mut_ptr() as *mut c_void, bytes as c_int, &mut pos, c::COMM_SELF())
+        ffi::PMPI_Pack(
+            buf,
+            count,
+            dt,
+            out.as_mut_ptr() as *mut c_void,
+            bytes as c_int,
+            &mut pos,
+            c::COMM_SELF(),
+        )
     };
     out.truncate(pos.max(0) as usize);
     out
@@ -75,7 +89,12 @@ pub unsafe fn pack(buf: *const c_void, count: c_int, dt: ffi::MPI_Datatype) -> V
 /// # Safety
 /// `buf` has room for `count` elements of `dt`, as MPI requires of a
 /// receive buffer.
-pub unsafe fn unpack(data: &[u8], buf: *mut c_void, count: c_int, dt: ffi::MPI_Datatype) -> Result<usize, usize> {
+pub unsafe fn unpack(
+    data: &[u8],
+    buf: *mut c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+) -> Result<usize, usize> {
     let l = layout(dt);
     let room = l.size * count.max(0) as usize;
     if data.len() > room {
@@ -118,9 +137,7 @@ pub unsafe fn raw(buf: *const c_void, count: c_int, dt: ffi::MPI_Datatype) -> Ve
     let mut out = vec![0u8; span];
     if span > 0 {
         // SAFETY: the buffer spans `count` extents from its lower bound.
-        unsafe {
-            std::ptr::copy_nonoverlapping((buf as *const u8).offset(l.lb), out.as_mut_ptr(), span)
-        };
+        unsafe { std::ptr::copy_nonoverlapping((buf as *const u8).offset(l.lb), out.as_mut_ptr(), span) };
     }
     out
 }
@@ -144,8 +161,8 @@ pub fn reduce(input: &[u8], inout: &mut [u8], count: c_int, dt: ffi::MPI_Datatyp
     // moved so that their lower bound is the vector's start.
     unsafe {
         ffi::PMPI_Reduce_local(
-            input.as_ptr().offset(-lb) as *const c_void,
-            inout.as_mut_ptr().offset(-lb) as *mut c_void,
+            input.as_ptr().wrapping_offset(-lb) as *const c_void,
+            inout.as_mut_ptr().wrapping_offset(-lb) as *mut c_void,
             count,
             dt,
             op,

@@ -329,7 +329,9 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
         }
     }
     let status = with(|e| {
-        let stuck: Vec<u32> = (0..e.n).filter(|&r| e.ranks[r as usize].phase != Phase::Done).collect();
+        let stuck: Vec<u32> = (0..e.n)
+            .filter(|&r| e.ranks[r as usize].phase != Phase::Done)
+            .collect();
         if !stuck.is_empty() {
             let list: Vec<String> = stuck.iter().take(8).map(|r| r.to_string()).collect();
             eprintln!(

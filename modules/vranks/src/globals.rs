@@ -82,7 +82,8 @@ impl Globals {
             return;
         }
         if let Some(old) = self.live {
-            let copy = self.copies[old as usize].get_or_insert_with(|| vec![0u8; self.bytes].into_boxed_slice());
+            let copy =
+                self.copies[old as usize].get_or_insert_with(|| vec![0u8; self.bytes].into_boxed_slice());
             save(&self.ranges, copy);
         }
         match &self.copies[rank as usize] {

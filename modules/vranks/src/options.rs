@@ -60,7 +60,8 @@ pub fn stack(text: &str) -> Result<usize, String> {
 
 /// The `vtime` arguments of a classic configuration file.
 fn vtime_arguments(path: &str) -> Result<Option<HashMap<String, String>>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("PNMPI_CONF {path}: cannot read it: {e}"))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("PNMPI_CONF {path}: cannot read it: {e}"))?;
     let mut args: Option<HashMap<String, String>> = None;
     let mut in_vtime = false;
     for (i, line) in text.lines().enumerate() {

@@ -196,12 +196,17 @@ impl Engine {
     /// fits takes it, else it waits in the unexpected queue.
     pub fn arrive(&mut self, id: u32) {
         let m = self.p2p.inflight.remove(id as usize);
-        let (any_source, any_tag) = (pnmpi_mpi_sys::constants::ANY_SOURCE(), pnmpi_mpi_sys::constants::ANY_TAG());
+        let (any_source, any_tag) = (
+            pnmpi_mpi_sys::constants::ANY_SOURCE(),
+            pnmpi_mpi_sys::constants::ANY_TAG(),
+        );
         let dst = m.dst as usize;
-        let found = self.p2p.posted[dst].iter().position(|&r| match &self.p2p.reqs[r].work {
-            Work::Recv(s, _) => fits(&m, s, any_source, any_tag),
-            _ => false,
-        });
+        let found = self.p2p.posted[dst]
+            .iter()
+            .position(|&r| match &self.p2p.reqs[r].work {
+                Work::Recv(s, _) => fits(&m, s, any_source, any_tag),
+                _ => false,
+            });
         match found {
             Some(i) => {
                 let r = self.p2p.posted[dst].remove(i).expect("found above");
@@ -214,9 +219,14 @@ impl Engine {
     /// The running rank posts a receive; returns the request.
     pub fn recv(&mut self, spec: RecvSpec) -> usize {
         let me = self.current as usize;
-        let (any_source, any_tag) = (pnmpi_mpi_sys::constants::ANY_SOURCE(), pnmpi_mpi_sys::constants::ANY_TAG());
+        let (any_source, any_tag) = (
+            pnmpi_mpi_sys::constants::ANY_SOURCE(),
+            pnmpi_mpi_sys::constants::ANY_TAG(),
+        );
         let req = self.request(Work::Recv(spec, None), false);
-        let found = self.p2p.unexpected[me].iter().position(|m| fits(m, &spec, any_source, any_tag));
+        let found = self.p2p.unexpected[me]
+            .iter()
+            .position(|m| fits(m, &spec, any_source, any_tag));
         match found {
             Some(i) => {
                 let m = self.p2p.unexpected[me].remove(i).expect("found above");
@@ -257,7 +267,10 @@ impl Engine {
     /// Whether a message that fits has arrived at the running rank (for
     /// `MPI_Iprobe`): its source, tag and size.
     pub fn probe(&self, spec: &RecvSpec) -> Option<(c_int, c_int, usize)> {
-        let (any_source, any_tag) = (pnmpi_mpi_sys::constants::ANY_SOURCE(), pnmpi_mpi_sys::constants::ANY_TAG());
+        let (any_source, any_tag) = (
+            pnmpi_mpi_sys::constants::ANY_SOURCE(),
+            pnmpi_mpi_sys::constants::ANY_TAG(),
+        );
         self.p2p.unexpected[self.current as usize]
             .iter()
             .find(|m| fits(m, spec, any_source, any_tag))

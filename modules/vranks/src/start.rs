@@ -134,10 +134,13 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
     let n = opts.ranks;
     let config = &opts.config;
     let machine = config.machine(n);
-    let node_of = machine.place(n).unwrap_or_else(|e| refuse(&format!("machine {e}")));
+    let node_of = machine
+        .place(n)
+        .unwrap_or_else(|e| refuse(&format!("machine {e}")));
     let model =
         pnmpi_sim::model::build(&config.model, &machine).unwrap_or_else(|e| refuse(&format!("machine {e}")));
-    let globals = Globals::new(n).unwrap_or_else(|e| refuse(&format!("cannot privatize the program's globals: {e}")));
+    let globals =
+        Globals::new(n).unwrap_or_else(|e| refuse(&format!("cannot privatize the program's globals: {e}")));
     let pool = Pool::new(opts.stack, n as usize);
     crate::overflow::install(pool.size());
     eprintln!(

@@ -65,4 +65,3 @@ pub fn load() {
         Err(e) => stop(&e),
     }
 }
-

@@ -101,4 +101,3 @@ pub fn finish(st: &State) {
         Err(e) => eprintln!("pnmpi vtime: cannot write {}: {e}", config.report.display()),
     }
 }
-

@@ -84,8 +84,17 @@ pub unsafe fn copy_out(part: &crate::coll::Part) {
                         let _ = unpack(&blocks[me], buf, count, dt);
                     }
                 }
-                Out::Result { buf, dtype, own, range } => {
-                    let r = if own { call.results.get(me) } else { call.results.first() };
+                Out::Result {
+                    buf,
+                    dtype,
+                    own,
+                    range,
+                } => {
+                    let r = if own {
+                        call.results.get(me)
+                    } else {
+                        call.results.first()
+                    };
                     if let Some(r) = r {
                         match range {
                             Some((off, len)) => put_raw(&r[off..off + len], buf, dtype),
@@ -125,6 +134,7 @@ pub unsafe fn copy_out(part: &crate::coll::Part) {
 }
 
 /// Joins the call, then waits (blocking) or hands back the request.
+#[allow(clippy::too_many_arguments)]
 pub fn go(
     routine: &str,
     comm: usize,
@@ -146,12 +156,21 @@ pub fn go(
 }
 
 fn in_place(p: *const c_void) -> bool {
-    p == c::IN_PLACE() as *const c_void
+    std::ptr::eq(p, c::IN_PLACE() as *const c_void)
 }
 
 fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request>) -> c_int {
     let comm = comm_of(routine, comm);
-    go(routine, comm, Op::Data(Coll::Barrier), 0, Gift::Nothing, 0, Out::Nothing, req)
+    go(
+        routine,
+        comm,
+        Op::Data(Coll::Barrier),
+        0,
+        Gift::Nothing,
+        0,
+        Out::Nothing,
+        req,
+    )
 }
 
 /// # Safety
@@ -196,7 +215,13 @@ unsafe fn bcast(
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Bcast(buf: *mut c_void, count: c_int, dt: Dt, root: c_int, comm: ffi::MPI_Comm) -> c_int {
+pub unsafe extern "C" fn MPI_Bcast(
+    buf: *mut c_void,
+    count: c_int,
+    dt: Dt,
+    root: c_int,
+    comm: ffi::MPI_Comm,
+) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
     unsafe { bcast("MPI_Bcast", buf, count, dt, root, comm, None) }
@@ -244,7 +269,11 @@ unsafe fn reduce(
 ) -> c_int {
     let comm = comm_of(routine, comm);
     let (me, _) = rank_size(comm);
-    let src = if in_place(sbuf) { rbuf as *const c_void } else { sbuf };
+    let src = if in_place(sbuf) {
+        rbuf as *const c_void
+    } else {
+        sbuf
+    };
     // SAFETY: the member's send (or, in place, receive) buffer.
     let gift = Gift::One(unsafe { raw(src, count, dt) });
     let bytes = (layout(dt).size * count.max(0) as usize) as u64;
@@ -288,7 +317,20 @@ pub unsafe extern "C" fn MPI_Reduce(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { reduce("MPI_Reduce", sbuf, rbuf, count, dt, op, root, comm, Red::Reduce, None) }
+    unsafe {
+        reduce(
+            "MPI_Reduce",
+            sbuf,
+            rbuf,
+            count,
+            dt,
+            op,
+            root,
+            comm,
+            Red::Reduce,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -306,7 +348,20 @@ pub unsafe extern "C" fn MPI_Ireduce(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { reduce("MPI_Ireduce", sbuf, rbuf, count, dt, op, root, comm, Red::Reduce, Some(req)) }
+    unsafe {
+        reduce(
+            "MPI_Ireduce",
+            sbuf,
+            rbuf,
+            count,
+            dt,
+            op,
+            root,
+            comm,
+            Red::Reduce,
+            Some(req),
+        )
+    }
 }
 
 /// # Safety
@@ -322,7 +377,20 @@ pub unsafe extern "C" fn MPI_Allreduce(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { reduce("MPI_Allreduce", sbuf, rbuf, count, dt, op, 0, comm, Red::All, None) }
+    unsafe {
+        reduce(
+            "MPI_Allreduce",
+            sbuf,
+            rbuf,
+            count,
+            dt,
+            op,
+            0,
+            comm,
+            Red::All,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -339,7 +407,20 @@ pub unsafe extern "C" fn MPI_Iallreduce(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { reduce("MPI_Iallreduce", sbuf, rbuf, count, dt, op, 0, comm, Red::All, Some(req)) }
+    unsafe {
+        reduce(
+            "MPI_Iallreduce",
+            sbuf,
+            rbuf,
+            count,
+            dt,
+            op,
+            0,
+            comm,
+            Red::All,
+            Some(req),
+        )
+    }
 }
 
 /// # Safety
@@ -371,7 +452,20 @@ pub unsafe extern "C" fn MPI_Exscan(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { reduce("MPI_Exscan", sbuf, rbuf, count, dt, op, 0, comm, Red::Exscan, None) }
+    unsafe {
+        reduce(
+            "MPI_Exscan",
+            sbuf,
+            rbuf,
+            count,
+            dt,
+            op,
+            0,
+            comm,
+            Red::Exscan,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -391,12 +485,20 @@ unsafe fn reduce_scatter(
     let (me, size) = rank_size(comm);
     let l = layout(dt);
     // SAFETY: the caller's counts, one per member.
-    let total: i64 = (0..size as usize).map(|i| unsafe { nth(counts, i, i64::from(count)) }).sum();
+    let total: i64 = (0..size as usize)
+        .map(|i| unsafe { nth(counts, i, i64::from(count)) })
+        .sum();
     // SAFETY: as above.
-    let before: i64 = (0..me as usize).map(|i| unsafe { nth(counts, i, i64::from(count)) }).sum();
+    let before: i64 = (0..me as usize)
+        .map(|i| unsafe { nth(counts, i, i64::from(count)) })
+        .sum();
     // SAFETY: as above.
     let mine = unsafe { nth(counts, me as usize, i64::from(count)) };
-    let src = if in_place(sbuf) { rbuf as *const c_void } else { sbuf };
+    let src = if in_place(sbuf) {
+        rbuf as *const c_void
+    } else {
+        sbuf
+    };
     // SAFETY: the member's send buffer holds every member's block.
     let gift = Gift::One(unsafe { raw(src, total as c_int, dt) });
     let out = Out::Result {
@@ -412,7 +514,16 @@ unsafe fn reduce_scatter(
         op,
         exclusive: false,
     };
-    go(routine, comm, op, 0, gift, (mine as usize * l.size) as u64, out, None)
+    go(
+        routine,
+        comm,
+        op,
+        0,
+        gift,
+        (mine as usize * l.size) as u64,
+        out,
+        None,
+    )
 }
 
 /// # Safety
@@ -428,7 +539,18 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { reduce_scatter("MPI_Reduce_scatter_block", sbuf, rbuf, count, std::ptr::null(), dt, op, comm) }
+    unsafe {
+        reduce_scatter(
+            "MPI_Reduce_scatter_block",
+            sbuf,
+            rbuf,
+            count,
+            std::ptr::null(),
+            dt,
+            op,
+            comm,
+        )
+    }
 }
 
 /// # Safety
@@ -487,8 +609,21 @@ unsafe fn gather(
     } else {
         Out::Nothing
     };
-    let coll = if root.is_some() { Coll::Gather } else { Coll::Allgather };
-    go(routine, comm, Op::Data(coll), root.unwrap_or(0), Gift::One(data), bytes, out, req)
+    let coll = if root.is_some() {
+        Coll::Gather
+    } else {
+        Coll::Allgather
+    };
+    go(
+        routine,
+        comm,
+        Op::Data(coll),
+        root.unwrap_or(0),
+        Gift::One(data),
+        bytes,
+        out,
+        req,
+    )
 }
 
 /// # Safety
@@ -507,7 +642,22 @@ pub unsafe extern "C" fn MPI_Gather(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { gather("MPI_Gather", sbuf, scount, stype, rbuf, rcount, n, n, rtype, Some(root), comm, None) }
+    unsafe {
+        gather(
+            "MPI_Gather",
+            sbuf,
+            scount,
+            stype,
+            rbuf,
+            rcount,
+            n,
+            n,
+            rtype,
+            Some(root),
+            comm,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -527,7 +677,22 @@ pub unsafe extern "C" fn MPI_Igather(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { gather("MPI_Igather", sbuf, scount, stype, rbuf, rcount, n, n, rtype, Some(root), comm, Some(req)) }
+    unsafe {
+        gather(
+            "MPI_Igather",
+            sbuf,
+            scount,
+            stype,
+            rbuf,
+            rcount,
+            n,
+            n,
+            rtype,
+            Some(root),
+            comm,
+            Some(req),
+        )
+    }
 }
 
 /// # Safety
@@ -546,7 +711,22 @@ pub unsafe extern "C" fn MPI_Gatherv(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { gather("MPI_Gatherv", sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, Some(root), comm, None) }
+    unsafe {
+        gather(
+            "MPI_Gatherv",
+            sbuf,
+            scount,
+            stype,
+            rbuf,
+            0,
+            rcounts,
+            displs,
+            rtype,
+            Some(root),
+            comm,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -564,7 +744,22 @@ pub unsafe extern "C" fn MPI_Allgather(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { gather("MPI_Allgather", sbuf, scount, stype, rbuf, rcount, n, n, rtype, None, comm, None) }
+    unsafe {
+        gather(
+            "MPI_Allgather",
+            sbuf,
+            scount,
+            stype,
+            rbuf,
+            rcount,
+            n,
+            n,
+            rtype,
+            None,
+            comm,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -583,7 +778,22 @@ pub unsafe extern "C" fn MPI_Iallgather(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { gather("MPI_Iallgather", sbuf, scount, stype, rbuf, rcount, n, n, rtype, None, comm, Some(req)) }
+    unsafe {
+        gather(
+            "MPI_Iallgather",
+            sbuf,
+            scount,
+            stype,
+            rbuf,
+            rcount,
+            n,
+            n,
+            rtype,
+            None,
+            comm,
+            Some(req),
+        )
+    }
 }
 
 /// # Safety
@@ -601,7 +811,22 @@ pub unsafe extern "C" fn MPI_Allgatherv(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { gather("MPI_Allgatherv", sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, None, comm, None) }
+    unsafe {
+        gather(
+            "MPI_Allgatherv",
+            sbuf,
+            scount,
+            stype,
+            rbuf,
+            0,
+            rcounts,
+            displs,
+            rtype,
+            None,
+            comm,
+            None,
+        )
+    }
 }
 
 /// Scatters from `root`, fixed or vector counts.
@@ -647,7 +872,16 @@ unsafe fn scatter(
     } else {
         Out::Scatter(rbuf, rcount, rtype)
     };
-    go(routine, comm, Op::Data(Coll::Scatter), root, gift, bytes, out, req)
+    go(
+        routine,
+        comm,
+        Op::Data(Coll::Scatter),
+        root,
+        gift,
+        bytes,
+        out,
+        req,
+    )
 }
 
 /// # Safety
@@ -666,7 +900,22 @@ pub unsafe extern "C" fn MPI_Scatter(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { scatter("MPI_Scatter", sbuf, scount, n, n, stype, rbuf, rcount, rtype, root, comm, None) }
+    unsafe {
+        scatter(
+            "MPI_Scatter",
+            sbuf,
+            scount,
+            n,
+            n,
+            stype,
+            rbuf,
+            rcount,
+            rtype,
+            root,
+            comm,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -686,7 +935,22 @@ pub unsafe extern "C" fn MPI_Iscatter(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { scatter("MPI_Iscatter", sbuf, scount, n, n, stype, rbuf, rcount, rtype, root, comm, Some(req)) }
+    unsafe {
+        scatter(
+            "MPI_Iscatter",
+            sbuf,
+            scount,
+            n,
+            n,
+            stype,
+            rbuf,
+            rcount,
+            rtype,
+            root,
+            comm,
+            Some(req),
+        )
+    }
 }
 
 /// # Safety
@@ -705,7 +969,22 @@ pub unsafe extern "C" fn MPI_Scatterv(
 ) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
-    unsafe { scatter("MPI_Scatterv", sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm, None) }
+    unsafe {
+        scatter(
+            "MPI_Scatterv",
+            sbuf,
+            0,
+            scounts,
+            displs,
+            stype,
+            rbuf,
+            rcount,
+            rtype,
+            root,
+            comm,
+            None,
+        )
+    }
 }
 
 /// All-to-all, fixed or vector counts.
@@ -746,7 +1025,16 @@ unsafe fn alltoall(
         .collect();
     let bytes = blocks.iter().map(|b| b.len() as u64).sum::<u64>() / u64::from(size.max(1));
     let out = Out::Alltoall(rbuf, rcount, rtype, rcounts, rdispls);
-    go(routine, comm, Op::Data(Coll::Alltoall), 0, Gift::Many(blocks), bytes, out, req)
+    go(
+        routine,
+        comm,
+        Op::Data(Coll::Alltoall),
+        0,
+        Gift::Many(blocks),
+        bytes,
+        out,
+        req,
+    )
 }
 
 /// # Safety
@@ -764,7 +1052,23 @@ pub unsafe extern "C" fn MPI_Alltoall(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { alltoall("MPI_Alltoall", sbuf, scount, n, n, stype, rbuf, rcount, n, n, rtype, comm, None) }
+    unsafe {
+        alltoall(
+            "MPI_Alltoall",
+            sbuf,
+            scount,
+            n,
+            n,
+            stype,
+            rbuf,
+            rcount,
+            n,
+            n,
+            rtype,
+            comm,
+            None,
+        )
+    }
 }
 
 /// # Safety
@@ -783,7 +1087,23 @@ pub unsafe extern "C" fn MPI_Ialltoall(
     let _call = Call::enter();
     let n = std::ptr::null();
     // SAFETY: the application's arguments.
-    unsafe { alltoall("MPI_Ialltoall", sbuf, scount, n, n, stype, rbuf, rcount, n, n, rtype, comm, Some(req)) }
+    unsafe {
+        alltoall(
+            "MPI_Ialltoall",
+            sbuf,
+            scount,
+            n,
+            n,
+            stype,
+            rbuf,
+            rcount,
+            n,
+            n,
+            rtype,
+            comm,
+            Some(req),
+        )
+    }
 }
 
 /// # Safety

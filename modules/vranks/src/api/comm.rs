@@ -98,7 +98,10 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
-    eprintln!("pnmpi vranks: virtual rank {} called MPI_Abort with code {code}", engine::me());
+    eprintln!(
+        "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
+        engine::me()
+    );
     // SAFETY: aborting the native job.
     unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), code) }
 }
@@ -160,7 +163,12 @@ pub unsafe extern "C" fn MPI_Comm_dup(comm: ffi::MPI_Comm, out: *mut ffi::MPI_Co
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Comm_split(comm: ffi::MPI_Comm, color: c_int, key: c_int, out: *mut ffi::MPI_Comm) -> c_int {
+pub unsafe extern "C" fn MPI_Comm_split(
+    comm: ffi::MPI_Comm,
+    color: c_int,
+    key: c_int,
+    out: *mut ffi::MPI_Comm,
+) -> c_int {
     let _call = Call::enter();
     construct("MPI_Comm_split", comm, Gift::Split(color, key), out)
 }
@@ -181,7 +189,11 @@ fn new_group(list: Vec<u32>) -> ffi::MPI_Group {
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Comm_create(comm: ffi::MPI_Comm, group: ffi::MPI_Group, out: *mut ffi::MPI_Comm) -> c_int {
+pub unsafe extern "C" fn MPI_Comm_create(
+    comm: ffi::MPI_Comm,
+    group: ffi::MPI_Group,
+    out: *mut ffi::MPI_Comm,
+) -> c_int {
     let _call = Call::enter();
     let list = group_of("MPI_Comm_create", group);
     construct("MPI_Comm_create", comm, Gift::Group(Some(list)), out)
@@ -274,7 +286,12 @@ pub unsafe extern "C" fn MPI_Group_rank(group: ffi::MPI_Group, rank: *mut c_int)
     let me = engine::me();
     let list = group_of("MPI_Group_rank", group);
     // SAFETY: the application's out-pointer.
-    unsafe { *rank = list.iter().position(|&w| w == me).map_or(c::UNDEFINED(), |p| p as c_int) };
+    unsafe {
+        *rank = list
+            .iter()
+            .position(|&w| w == me)
+            .map_or(c::UNDEFINED(), |p| p as c_int)
+    };
     ok()
 }
 
@@ -294,7 +311,10 @@ pub unsafe extern "C" fn MPI_Group_incl(
         let r = unsafe { *ranks.add(i) };
         match list.get(r as usize) {
             Some(&w) if r >= 0 => new.push(w),
-            _ => fatal("MPI_Group_incl", &format!("rank {r} is not in the group of {}", list.len())),
+            _ => fatal(
+                "MPI_Group_incl",
+                &format!("rank {r} is not in the group of {}", list.len()),
+            ),
         }
     }
     // SAFETY: the application's out-pointer.
@@ -335,7 +355,10 @@ pub unsafe extern "C" fn MPI_Group_translate_ranks(
     b: ffi::MPI_Group,
     out: *mut c_int,
 ) -> c_int {
-    let (la, lb) = (group_of("MPI_Group_translate_ranks", a), group_of("MPI_Group_translate_ranks", b));
+    let (la, lb) = (
+        group_of("MPI_Group_translate_ranks", a),
+        group_of("MPI_Group_translate_ranks", b),
+    );
     for i in 0..n.max(0) as usize {
         // SAFETY: the application's arrays of `n` ranks.
         unsafe {
@@ -355,7 +378,11 @@ pub unsafe extern "C" fn MPI_Group_translate_ranks(
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Group_compare(a: ffi::MPI_Group, b: ffi::MPI_Group, result: *mut c_int) -> c_int {
+pub unsafe extern "C" fn MPI_Group_compare(
+    a: ffi::MPI_Group,
+    b: ffi::MPI_Group,
+    result: *mut c_int,
+) -> c_int {
     let (la, lb) = (group_of("MPI_Group_compare", a), group_of("MPI_Group_compare", b));
     // SAFETY: the application's out-pointer.
     unsafe { *result = compare(&la, &lb, IDENT) };
@@ -449,7 +476,12 @@ pub unsafe extern "C" fn MPI_Unpack(
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Pack_size(count: c_int, dt: ffi::MPI_Datatype, _comm: ffi::MPI_Comm, size: *mut c_int) -> c_int {
+pub unsafe extern "C" fn MPI_Pack_size(
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    _comm: ffi::MPI_Comm,
+    size: *mut c_int,
+) -> c_int {
     // SAFETY: the application's arguments.
     unsafe { ffi::PMPI_Pack_size(count, dt, c::COMM_SELF(), size) }
 }
@@ -478,7 +510,10 @@ pub unsafe extern "C" fn MPI_Cart_create(
     let ci = comm_of("MPI_Cart_create", comm);
     let (_, size) = rank_size(ci);
     if cells > i64::from(size) || d.iter().any(|&x| x <= 0) {
-        fatal("MPI_Cart_create", &format!("dimensions {d:?} need {cells} ranks; the communicator has {size}"));
+        fatal(
+            "MPI_Cart_create",
+            &format!("dimensions {d:?} need {cells} ranks; the communicator has {size}"),
+        );
     }
     let list = with(|e| e.comms.list(ci, e.current))[..cells as usize].to_vec();
     construct("MPI_Cart_create", comm, Gift::Group(Some(list)), out);
@@ -545,9 +580,18 @@ pub unsafe extern "C" fn MPI_Cart_get(
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Cart_coords(comm: ffi::MPI_Comm, rank: c_int, max: c_int, coords: *mut c_int) -> c_int {
+pub unsafe extern "C" fn MPI_Cart_coords(
+    comm: ffi::MPI_Comm,
+    rank: c_int,
+    max: c_int,
+    coords: *mut c_int,
+) -> c_int {
     let (_, d, _) = cart("MPI_Cart_coords", comm);
-    for (k, v) in coords_of(&d, rank).into_iter().enumerate().take(max.max(0) as usize) {
+    for (k, v) in coords_of(&d, rank)
+        .into_iter()
+        .enumerate()
+        .take(max.max(0) as usize)
+    {
         // SAFETY: the application's array of `max` entries.
         unsafe { *coords.add(k) = v };
     }
@@ -596,7 +640,10 @@ pub unsafe extern "C" fn MPI_Cart_shift(
 ) -> c_int {
     let (i, d, p) = cart("MPI_Cart_shift", comm);
     if dir < 0 || dir as usize >= d.len() {
-        fatal("MPI_Cart_shift", &format!("direction {dir} of a {}-dimensional grid", d.len()));
+        fatal(
+            "MPI_Cart_shift",
+            &format!("direction {dir} of a {}-dimensional grid", d.len()),
+        );
     }
     let me = with(|e| e.comms.rank_of(i, e.current)).unwrap_or(0);
     let co = coords_of(&d, me as i32);

@@ -145,13 +145,20 @@ fn status_at(sts: *mut ffi::MPI_Status, i: usize) -> *mut ffi::MPI_Status {
 /// `hs` points to `n` handles.
 unsafe fn active(routine: &str, n: c_int, hs: *mut ffi::MPI_Request) -> Vec<Option<Active>> {
     // SAFETY: the caller's array.
-    (0..n.max(0) as usize).map(|i| resolve(routine, unsafe { *hs.add(i) })).collect()
+    (0..n.max(0) as usize)
+        .map(|i| resolve(routine, unsafe { *hs.add(i) }))
+        .collect()
 }
 
 /// Waits until `need` of `ids` are complete (counting those already
 /// complete), then clears the waiting marks.
 fn wait_for(ids: &[Option<Active>], need: usize) {
-    let pending: Vec<usize> = ids.iter().flatten().map(|x| x.0).filter(|&id| !done(id, false)).collect();
+    let pending: Vec<usize> = ids
+        .iter()
+        .flatten()
+        .map(|x| x.0)
+        .filter(|&id| !done(id, false))
+        .collect();
     let complete = ids.iter().flatten().count() - pending.len();
     if complete >= need {
         return;
@@ -202,7 +209,10 @@ fn completed(ids: &[Option<Active>], now: bool) -> Vec<usize> {
     let mut v: Vec<(f64, usize)> = ids
         .iter()
         .enumerate()
-        .filter_map(|(i, x)| x.filter(|(id, _)| done(*id, now)).map(|(id, _)| (with(|e| e.p2p.reqs[id].at), i)))
+        .filter_map(|(i, x)| {
+            x.filter(|(id, _)| done(*id, now))
+                .map(|(id, _)| (with(|e| e.p2p.reqs[id].at), i))
+        })
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     v.into_iter().map(|x| x.1).collect()
@@ -269,6 +279,7 @@ pub unsafe fn any(
 ///
 /// # Safety
 /// As for [`wait_all`]; `outcount` and `indices` are the caller's.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn some(
     routine: &str,
     n: c_int,

@@ -32,7 +32,11 @@ impl Call {
     pub fn enter() -> Call {
         with(|e| {
             let r = e.current as usize;
-            let cpu = if e.cpu_factor > 0.0 { pnmpi_sdk::clock::thread_cpu_ns() } else { 0 };
+            let cpu = if e.cpu_factor > 0.0 {
+                pnmpi_sdk::clock::thread_cpu_ns()
+            } else {
+                0
+            };
             let node = e.node_of[r];
             let rank = &mut e.ranks[r];
             let mut compute = 0.0;
@@ -68,7 +72,11 @@ impl Drop for Call {
 /// Stops the run: an application error the real MPI would also stop at
 /// (its default error handler is `MPI_ERRORS_ARE_FATAL`).
 pub fn fatal(routine: &str, what: &str) -> ! {
-    let r = if engine::running() { engine::me().to_string() } else { "?".into() };
+    let r = if engine::running() {
+        engine::me().to_string()
+    } else {
+        "?".into()
+    };
     eprintln!("pnmpi vranks: error: virtual rank {r}: {routine}: {what}");
     // SAFETY: the native MPI is initialized while ranks run; aborting the
     // job is always allowed. `_exit`, not `exit`: inside a rank, `exit`
@@ -83,7 +91,10 @@ pub fn fatal(routine: &str, what: &str) -> ! {
 pub fn comm_of(routine: &str, h: ffi::MPI_Comm) -> usize {
     match crate::handles::comm(h) {
         Some(i) if with(|e| e.comms.exists(i)) => i,
-        _ => fatal(routine, "invalid communicator (MPI_COMM_NULL, freed, or not one of this run's)"),
+        _ => fatal(
+            routine,
+            "invalid communicator (MPI_COMM_NULL, freed, or not one of this run's)",
+        ),
     }
 }
 

@@ -115,7 +115,9 @@ fn start(routine: &str, h: ffi::MPI_Request) {
         super::fatal(routine, "not a persistent request of this run")
     };
     let t = with(|e| match e.p2p.reqs.get(id).map(|r| &r.work) {
-        Some(Work::Persistent(t)) if t.active.is_none() => Some((t.send, t.buf, t.count, t.dtype, t.peer, t.tag, t.comm)),
+        Some(Work::Persistent(t)) if t.active.is_none() => {
+            Some((t.send, t.buf, t.count, t.dtype, t.peer, t.tag, t.comm))
+        }
         _ => None,
     });
     let Some((send, buf, count, dtype, peer, tag, comm)) = t else {

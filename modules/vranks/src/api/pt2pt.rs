@@ -18,6 +18,7 @@ use std::ffi::{c_int, c_void};
 ///
 /// # Safety
 /// `buf` holds `count` elements of `dt`.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn post_send(
     routine: &str,
     buf: *const c_void,
@@ -34,7 +35,10 @@ pub unsafe fn post_send(
     }
     let (me, size) = rank_size(comm);
     if dest < 0 || dest as u32 >= size {
-        fatal(routine, &format!("invalid destination rank {dest} (the communicator has {size} ranks)"));
+        fatal(
+            routine,
+            &format!("invalid destination rank {dest} (the communicator has {size} ranks)"),
+        );
     }
     if tag < 0 {
         fatal(routine, &format!("invalid tag {tag}"));
@@ -63,7 +67,10 @@ pub fn post_recv(
     }
     let (_, size) = rank_size(comm);
     if source != c::ANY_SOURCE() && (source < 0 || source as u32 >= size) {
-        fatal(routine, &format!("invalid source rank {source} (the communicator has {size} ranks)"));
+        fatal(
+            routine,
+            &format!("invalid source rank {source} (the communicator has {size} ranks)"),
+        );
     }
     Some(with(|e| {
         e.recv(RecvSpec {
@@ -344,7 +351,12 @@ pub unsafe extern "C" fn MPI_Iprobe(
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: ffi::MPI_Comm, st: *mut ffi::MPI_Status) -> c_int {
+pub unsafe extern "C" fn MPI_Probe(
+    source: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    st: *mut ffi::MPI_Status,
+) -> c_int {
     let _call = Call::enter();
     loop {
         if let Some((s, t, b)) = look("MPI_Probe", source, tag, comm) {
@@ -372,7 +384,11 @@ pub unsafe extern "C" fn MPI_Wait(req: *mut ffi::MPI_Request, st: *mut ffi::MPI_
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Waitall(n: c_int, reqs: *mut ffi::MPI_Request, sts: *mut ffi::MPI_Status) -> c_int {
+pub unsafe extern "C" fn MPI_Waitall(
+    n: c_int,
+    reqs: *mut ffi::MPI_Request,
+    sts: *mut ffi::MPI_Status,
+) -> c_int {
     let _call = Call::enter();
     // SAFETY: the application's arguments.
     unsafe { complete::wait_all("MPI_Waitall", n, reqs, sts) };
@@ -413,7 +429,11 @@ pub unsafe extern "C" fn MPI_Waitsome(
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Test(req: *mut ffi::MPI_Request, flag: *mut c_int, st: *mut ffi::MPI_Status) -> c_int {
+pub unsafe extern "C" fn MPI_Test(
+    req: *mut ffi::MPI_Request,
+    flag: *mut c_int,
+    st: *mut ffi::MPI_Status,
+) -> c_int {
     let call = Call::enter();
     // SAFETY: the application's arguments.
     unsafe { complete::test_all("MPI_Test", 1, req, flag, st, &call) };
@@ -493,4 +513,3 @@ pub unsafe extern "C" fn MPI_Request_free(req: *mut ffi::MPI_Request) -> c_int {
     unsafe { *req = c::REQUEST_NULL() };
     ok()
 }
-
