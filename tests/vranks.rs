@@ -27,20 +27,6 @@ fn vranks(n: &str, extra: &[&str], name: &str, args: &[&str], conf: Option<&str>
     case.finish(cmd)
 }
 
-/// The value after `key` on the first stdout line starting with `prefix`.
-fn field(run: &Run, prefix: &str, key: &str) -> f64 {
-    let line = run
-        .lines(prefix)
-        .first()
-        .copied()
-        .unwrap_or_else(|| panic!("no `{prefix}` line:\n{}\n{}", run.stdout, run.stderr));
-    let mut words = line.split_whitespace();
-    words
-        .find(|w| *w == key)
-        .unwrap_or_else(|| panic!("no `{key}` in `{line}`"));
-    words.next().unwrap().parse().unwrap()
-}
-
 #[test]
 fn per_rank_globals_print_what_64_processes_print() {
     let native = Case::new().mpirun(64, &program("vglobals", Link::Native), &[]);

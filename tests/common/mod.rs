@@ -540,3 +540,17 @@ pub fn traced(name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
     case.mpirun(np, &program(name, Link::Pnmpi), args).assert_ok();
     (case, trace)
 }
+
+/// The value after `key` on the first stdout line starting with `prefix`.
+pub fn field(run: &Run, prefix: &str, key: &str) -> f64 {
+    let line = run
+        .lines(prefix)
+        .first()
+        .copied()
+        .unwrap_or_else(|| panic!("no `{prefix}` line:\n{}\n{}", run.stdout, run.stderr));
+    let mut words = line.split_whitespace();
+    words
+        .find(|w| *w == key)
+        .unwrap_or_else(|| panic!("no `{key}` in `{line}`"));
+    words.next().unwrap().parse().unwrap()
+}

@@ -159,7 +159,9 @@ fn in_place(p: *const c_void) -> bool {
     std::ptr::eq(p, c::IN_PLACE() as *const c_void)
 }
 
-fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request>) -> c_int {
+/// # Safety
+/// Safe; `unsafe` like the other collectives, for [`collective!`].
+unsafe fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request>) -> c_int {
     let comm = comm_of(routine, comm);
     go(
         routine,
@@ -171,22 +173,6 @@ fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request
         Out::Nothing,
         req,
     )
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Barrier(comm: ffi::MPI_Comm) -> c_int {
-    let _call = Call::enter();
-    barrier("MPI_Barrier", comm, None)
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Ibarrier(comm: ffi::MPI_Comm, req: *mut ffi::MPI_Request) -> c_int {
-    let _call = Call::enter();
-    barrier("MPI_Ibarrier", comm, Some(req))
 }
 
 /// # Safety
@@ -210,37 +196,6 @@ unsafe fn bcast(
         (Gift::Nothing, Out::Bcast(buf, count, dt))
     };
     go(routine, comm, Op::Data(Coll::Bcast), root, gift, bytes, out, req)
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Bcast(
-    buf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { bcast("MPI_Bcast", buf, count, dt, root, comm, None) }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Ibcast(
-    buf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-    req: *mut ffi::MPI_Request,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { bcast("MPI_Ibcast", buf, count, dt, root, comm, Some(req)) }
 }
 
 /// Which reduction.
@@ -304,171 +259,6 @@ unsafe fn reduce(
 }
 
 /// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Reduce(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        reduce(
-            "MPI_Reduce",
-            sbuf,
-            rbuf,
-            count,
-            dt,
-            op,
-            root,
-            comm,
-            Red::Reduce,
-            None,
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Ireduce(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-    req: *mut ffi::MPI_Request,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        reduce(
-            "MPI_Ireduce",
-            sbuf,
-            rbuf,
-            count,
-            dt,
-            op,
-            root,
-            comm,
-            Red::Reduce,
-            Some(req),
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Allreduce(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        reduce(
-            "MPI_Allreduce",
-            sbuf,
-            rbuf,
-            count,
-            dt,
-            op,
-            0,
-            comm,
-            Red::All,
-            None,
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Iallreduce(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    comm: ffi::MPI_Comm,
-    req: *mut ffi::MPI_Request,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        reduce(
-            "MPI_Iallreduce",
-            sbuf,
-            rbuf,
-            count,
-            dt,
-            op,
-            0,
-            comm,
-            Red::All,
-            Some(req),
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Scan(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { reduce("MPI_Scan", sbuf, rbuf, count, dt, op, 0, comm, Red::Scan, None) }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Exscan(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        reduce(
-            "MPI_Exscan",
-            sbuf,
-            rbuf,
-            count,
-            dt,
-            op,
-            0,
-            comm,
-            Red::Exscan,
-            None,
-        )
-    }
-}
-
-/// # Safety
 /// MPI's contract for reduce-scatter (`counts` null: `count` each).
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce_scatter(
@@ -480,6 +270,7 @@ unsafe fn reduce_scatter(
     dt: Dt,
     op: ffi::MPI_Op,
     comm: ffi::MPI_Comm,
+    req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
     let comm = comm_of(routine, comm);
     let (me, size) = rank_size(comm);
@@ -522,51 +313,8 @@ unsafe fn reduce_scatter(
         gift,
         (mine as usize * l.size) as u64,
         out,
-        None,
+        req,
     )
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Reduce_scatter_block(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    count: c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        reduce_scatter(
-            "MPI_Reduce_scatter_block",
-            sbuf,
-            rbuf,
-            count,
-            std::ptr::null(),
-            dt,
-            op,
-            comm,
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Reduce_scatter(
-    sbuf: *const c_void,
-    rbuf: *mut c_void,
-    counts: *const c_int,
-    dt: Dt,
-    op: ffi::MPI_Op,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { reduce_scatter("MPI_Reduce_scatter", sbuf, rbuf, 0, counts, dt, op, comm) }
 }
 
 /// Gathers (to `root`, or to all when `root` is `None`), fixed or
@@ -626,209 +374,6 @@ unsafe fn gather(
     )
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Gather(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        gather(
-            "MPI_Gather",
-            sbuf,
-            scount,
-            stype,
-            rbuf,
-            rcount,
-            n,
-            n,
-            rtype,
-            Some(root),
-            comm,
-            None,
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Igather(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-    req: *mut ffi::MPI_Request,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        gather(
-            "MPI_Igather",
-            sbuf,
-            scount,
-            stype,
-            rbuf,
-            rcount,
-            n,
-            n,
-            rtype,
-            Some(root),
-            comm,
-            Some(req),
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Gatherv(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcounts: *const c_int,
-    displs: *const c_int,
-    rtype: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        gather(
-            "MPI_Gatherv",
-            sbuf,
-            scount,
-            stype,
-            rbuf,
-            0,
-            rcounts,
-            displs,
-            rtype,
-            Some(root),
-            comm,
-            None,
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Allgather(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        gather(
-            "MPI_Allgather",
-            sbuf,
-            scount,
-            stype,
-            rbuf,
-            rcount,
-            n,
-            n,
-            rtype,
-            None,
-            comm,
-            None,
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Iallgather(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    comm: ffi::MPI_Comm,
-    req: *mut ffi::MPI_Request,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        gather(
-            "MPI_Iallgather",
-            sbuf,
-            scount,
-            stype,
-            rbuf,
-            rcount,
-            n,
-            n,
-            rtype,
-            None,
-            comm,
-            Some(req),
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Allgatherv(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcounts: *const c_int,
-    displs: *const c_int,
-    rtype: Dt,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        gather(
-            "MPI_Allgatherv",
-            sbuf,
-            scount,
-            stype,
-            rbuf,
-            0,
-            rcounts,
-            displs,
-            rtype,
-            None,
-            comm,
-            None,
-        )
-    }
-}
-
 /// Scatters from `root`, fixed or vector counts.
 ///
 /// # Safety
@@ -884,109 +429,6 @@ unsafe fn scatter(
     )
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Scatter(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        scatter(
-            "MPI_Scatter",
-            sbuf,
-            scount,
-            n,
-            n,
-            stype,
-            rbuf,
-            rcount,
-            rtype,
-            root,
-            comm,
-            None,
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Iscatter(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-    req: *mut ffi::MPI_Request,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        scatter(
-            "MPI_Iscatter",
-            sbuf,
-            scount,
-            n,
-            n,
-            stype,
-            rbuf,
-            rcount,
-            rtype,
-            root,
-            comm,
-            Some(req),
-        )
-    }
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Scatterv(
-    sbuf: *const c_void,
-    scounts: *const c_int,
-    displs: *const c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    root: c_int,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        scatter(
-            "MPI_Scatterv",
-            sbuf,
-            0,
-            scounts,
-            displs,
-            stype,
-            rbuf,
-            rcount,
-            rtype,
-            root,
-            comm,
-            None,
-        )
-    }
-}
-
 /// All-to-all, fixed or vector counts.
 ///
 /// # Safety
@@ -1037,106 +479,87 @@ unsafe fn alltoall(
     )
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Alltoall(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        alltoall(
-            "MPI_Alltoall",
-            sbuf,
-            scount,
-            n,
-            n,
-            stype,
-            rbuf,
-            rcount,
-            n,
-            n,
-            rtype,
-            comm,
-            None,
-        )
-    }
+/// Defines an exported collective (and its nonblocking form, after the
+/// `/`) that calls `$imp` with the routine's name, the arguments given
+/// and `None` (or the request).
+macro_rules! collective {
+    ($name:ident / $iname:ident $args:tt => $imp:ident $call:tt) => {
+        collective!($name $args => $imp $call);
+        collective!(@nonblocking $iname $args => $imp $call);
+    };
+    (@nonblocking $iname:ident ($($arg:ident: $ty:ty),* $(,)?) => $imp:ident($($call:expr),* $(,)?)) => {
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $iname($($arg: $ty,)* req: *mut ffi::MPI_Request) -> c_int {
+            let _call = Call::enter();
+            // SAFETY: the application's arguments.
+            unsafe { $imp(stringify!($iname), $($call,)* Some(req)) }
+        }
+    };
+    ($name:ident ($($arg:ident: $ty:ty),* $(,)?) => $imp:ident($($call:expr),* $(,)?)) => {
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            let _call = Call::enter();
+            // SAFETY: the application's arguments.
+            unsafe { $imp(stringify!($name), $($call,)* None) }
+        }
+    };
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Ialltoall(
-    sbuf: *const c_void,
-    scount: c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcount: c_int,
-    rtype: Dt,
-    comm: ffi::MPI_Comm,
-    req: *mut ffi::MPI_Request,
-) -> c_int {
-    let _call = Call::enter();
-    let n = std::ptr::null();
-    // SAFETY: the application's arguments.
-    unsafe {
-        alltoall(
-            "MPI_Ialltoall",
-            sbuf,
-            scount,
-            n,
-            n,
-            stype,
-            rbuf,
-            rcount,
-            n,
-            n,
-            rtype,
-            comm,
-            Some(req),
-        )
-    }
-}
+/// No counts array: fixed counts.
+const FIXED: *const c_int = std::ptr::null();
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Alltoallv(
-    sbuf: *const c_void,
-    scounts: *const c_int,
-    sdispls: *const c_int,
-    stype: Dt,
-    rbuf: *mut c_void,
-    rcounts: *const c_int,
-    rdispls: *const c_int,
-    rtype: Dt,
+collective!(MPI_Barrier / MPI_Ibarrier(comm: ffi::MPI_Comm) => barrier(comm));
+collective!(MPI_Bcast / MPI_Ibcast(buf: *mut c_void, count: c_int, dt: Dt, root: c_int, comm: ffi::MPI_Comm)
+    => bcast(buf, count, dt, root, comm));
+collective!(MPI_Reduce / MPI_Ireduce(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, root: c_int, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, root, comm, Red::Reduce));
+collective!(MPI_Allreduce / MPI_Iallreduce(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::All));
+collective!(MPI_Scan(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Scan));
+collective!(MPI_Exscan(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Exscan));
+collective!(MPI_Reduce_scatter_block(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce_scatter(sbuf, rbuf, count, FIXED, dt, op, comm));
+collective!(MPI_Reduce_scatter(
+    sbuf: *const c_void, rbuf: *mut c_void, counts: *const c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce_scatter(sbuf, rbuf, 0, counts, dt, op, comm));
+collective!(MPI_Gather / MPI_Igather(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
     comm: ffi::MPI_Comm,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe {
-        alltoall(
-            "MPI_Alltoallv",
-            sbuf,
-            0,
-            scounts,
-            sdispls,
-            stype,
-            rbuf,
-            0,
-            rcounts,
-            rdispls,
-            rtype,
-            comm,
-            None,
-        )
-    }
-}
+) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, Some(root), comm));
+collective!(MPI_Gatherv(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
+    rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
+) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, Some(root), comm));
+collective!(MPI_Allgather / MPI_Iallgather(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
+) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, None, comm));
+collective!(MPI_Allgatherv(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
+    rtype: Dt, comm: ffi::MPI_Comm,
+) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, None, comm));
+collective!(MPI_Scatter / MPI_Iscatter(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
+    comm: ffi::MPI_Comm,
+) => scatter(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, rtype, root, comm));
+collective!(MPI_Scatterv(
+    sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int,
+    rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
+) => scatter(sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
+collective!(MPI_Alltoall / MPI_Ialltoall(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
+) => alltoall(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, FIXED, FIXED, rtype, comm));
+collective!(MPI_Alltoallv(
+    sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: Dt, rbuf: *mut c_void,
+    rcounts: *const c_int, rdispls: *const c_int, rtype: Dt, comm: ffi::MPI_Comm,
+) => alltoall(sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm));
