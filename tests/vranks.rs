@@ -167,3 +167,30 @@ fn pnmpi_vranks_reruns_a_program_linked_with_lpnmpi_as_virtual_ranks() {
         run.stderr
     );
 }
+
+/// The run time on the `virtual run time X s` line of the table.
+fn virtual_run_time(run: &Run) -> f64 {
+    let at = run
+        .stderr
+        .find("virtual run time ")
+        .unwrap_or_else(|| panic!("no table:\n{}", run.stderr));
+    let rest = &run.stderr[at + "virtual run time ".len()..];
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_stencil_times_the_same_as_one_process_per_rank() {
+    // Compute ignored (cpu_factor 0): the network and collective models
+    // alone, which both modes evaluate alike.
+    let args = "argument latency 5us\nargument bandwidth 1GB/s\nargument cpu_factor 0\n";
+    let mut case = Case::new();
+    let lib = target_dir().join("libvtime.so");
+    case.conf(&format!("module {}\n{args}", lib.display()));
+    let processes = case.mpirun(16, &program("stencil", Link::Pnmpi), &["64", "100", "10"]);
+    processes.assert_ok();
+    let virt = vranks("16", &[], "stencil", &["64", "100", "10"], Some(&format!("module vtime\n{args}")));
+    virt.assert_ok();
+    let (p, v) = (virtual_run_time(&processes), virtual_run_time(&virt));
+    assert!(p > 0.0 && (p - v).abs() <= 1e-9, "processes {p} s, virtual ranks {v} s");
+    assert_eq!(processes.lines("stencil:"), virt.lines("stencil:"));
+}

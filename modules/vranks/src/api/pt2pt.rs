@@ -227,6 +227,25 @@ pub unsafe extern "C" fn MPI_Irecv(
     ok()
 }
 
+/// Waits for both halves of a send-receive: the receive's status goes
+/// to `st` (`MPI_PROC_NULL`'s when there was none).
+///
+/// # Safety
+/// `st` is the application's status or ignore.
+unsafe fn finish_exchange(name: &str, s: Option<usize>, r: Option<usize>, st: *mut ffi::MPI_Status) -> c_int {
+    // SAFETY: the caller's status.
+    unsafe {
+        match r {
+            Some(id) => wait_id(name, id, st),
+            None => set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0),
+        }
+        if let Some(id) = s {
+            wait_id(name, id, c::STATUS_IGNORE());
+        }
+    }
+    ok()
+}
+
 /// Send and receive at once (both posted, then both awaited).
 ///
 /// # Safety
@@ -252,16 +271,7 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     let s = unsafe { post_send(name, sbuf, scount, stype, dest, stag, comm, Mode::Standard) };
     let r = post_recv(name, rbuf, rcount, rtype, source, rtag, comm);
     // SAFETY: the application's status.
-    unsafe {
-        match r {
-            Some(id) => wait_id(name, id, st),
-            None => set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0),
-        }
-        if let Some(id) = s {
-            wait_id(name, id, c::STATUS_IGNORE());
-        }
-    }
-    ok()
+    unsafe { finish_exchange(name, s, r, st) }
 }
 
 /// Send and receive in one buffer: the outgoing data is packed first.
@@ -287,16 +297,7 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     let s = unsafe { post_send(name, buf, count, dt, dest, stag, comm, Mode::Standard) };
     let r = post_recv(name, buf, count, dt, source, rtag, comm);
     // SAFETY: the application's status.
-    unsafe {
-        match r {
-            Some(id) => wait_id(name, id, st),
-            None => set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0),
-        }
-        if let Some(id) = s {
-            wait_id(name, id, c::STATUS_IGNORE());
-        }
-    }
-    ok()
+    unsafe { finish_exchange(name, s, r, st) }
 }
 
 /// Checks for a message that fits, once the simulation has caught up
