@@ -188,9 +188,36 @@ fn a_stencil_times_the_same_as_one_process_per_rank() {
     case.conf(&format!("module {}\n{args}", lib.display()));
     let processes = case.mpirun(16, &program("stencil", Link::Pnmpi), &["64", "100", "10"]);
     processes.assert_ok();
-    let virt = vranks("16", &[], "stencil", &["64", "100", "10"], Some(&format!("module vtime\n{args}")));
+    let virt = vranks(
+        "16",
+        &[],
+        "stencil",
+        &["64", "100", "10"],
+        Some(&format!("module vtime\n{args}")),
+    );
     virt.assert_ok();
     let (p, v) = (virtual_run_time(&processes), virtual_run_time(&virt));
-    assert!(p > 0.0 && (p - v).abs() <= 1e-9, "processes {p} s, virtual ranks {v} s");
+    assert!(
+        p > 0.0 && (p - v).abs() <= 1e-9,
+        "processes {p} s, virtual ranks {v} s"
+    );
     assert_eq!(processes.lines("stencil:"), virt.lines("stencil:"));
+}
+
+#[test]
+fn a_tour_of_the_provided_mpi_prints_what_processes_print() {
+    // Nonblocking collectives, persistent requests, Waitany/some, Testany,
+    // probes, a vector datatype, a Cartesian grid, groups, MAXLOC, a
+    // non-commutative user operation on a derived type, the v collectives.
+    let native = Case::new().mpirun(12, &program("vfeatures", Link::Native), &[]);
+    native.assert_ok();
+    let virt = vranks("12", &[], "vfeatures", &[], None);
+    virt.assert_ok();
+    assert_eq!(native.lines("vfeatures:").len(), 12, "{}", native.stdout);
+    assert_eq!(
+        native.lines("vfeatures:"),
+        virt.lines("vfeatures:"),
+        "{}",
+        virt.stderr
+    );
 }
