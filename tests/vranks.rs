@@ -221,3 +221,42 @@ fn a_tour_of_the_provided_mpi_prints_what_processes_print() {
         virt.stderr
     );
 }
+
+#[test]
+fn a_fortran_common_block_is_private_to_each_rank_under_mpich() {
+    let case = Case::new();
+    let exe = case.dir().join("vcommon");
+    let out = std::process::Command::new(mpif90())
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(repo().join("c-tests/fortran/vcommon.f90"))
+        .output()
+        .expect("mpif90 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut cmd = launcher(1);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=16", "--"])
+        .arg(&exe);
+    let virt = case.finish(cmd);
+    if FLAVOR == "openmpi" {
+        // Open MPI's Fortran routines call PMPI_ directly: refused, never
+        // a wrong answer.
+        assert!(!virt.success(), "{}", virt.stdout);
+        assert!(
+            virt.stderr.contains("uses Open MPI's Fortran binding"),
+            "{}",
+            virt.stderr
+        );
+        return;
+    }
+    virt.assert_ok();
+    let native = case.mpirun(16, &exe, &[]);
+    native.assert_ok();
+    assert_eq!(native.lines("vcommon:").len(), 16, "{}", native.stdout);
+    assert_eq!(
+        native.lines("vcommon:"),
+        virt.lines("vcommon:"),
+        "{}",
+        virt.stderr
+    );
+}
