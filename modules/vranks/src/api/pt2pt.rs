@@ -372,121 +372,39 @@ pub unsafe extern "C" fn MPI_Probe(
     }
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Wait(req: *mut ffi::MPI_Request, st: *mut ffi::MPI_Status) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::wait("MPI_Wait", req, st) };
-    ok()
+/// Defines an exported completion routine that charges the compute
+/// (`call`, which polling tests use) and runs `$imp`.
+macro_rules! completion {
+    ($name:ident($($arg:ident: $ty:ty),* $(,)?) => |$call:ident| $imp:expr) => {
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            let $call = Call::enter();
+            // SAFETY: the application's arguments.
+            unsafe { $imp };
+            ok()
+        }
+    };
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Waitall(
-    n: c_int,
-    reqs: *mut ffi::MPI_Request,
-    sts: *mut ffi::MPI_Status,
-) -> c_int {
-    let _call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::wait_all("MPI_Waitall", n, reqs, sts) };
-    ok()
-}
+type Req = *mut ffi::MPI_Request;
+type St = *mut ffi::MPI_Status;
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Waitany(
-    n: c_int,
-    reqs: *mut ffi::MPI_Request,
-    index: *mut c_int,
-    st: *mut ffi::MPI_Status,
-) -> c_int {
-    let call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::any("MPI_Waitany", n, reqs, index, std::ptr::null_mut(), st, &call) };
-    ok()
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Waitsome(
-    n: c_int,
-    reqs: *mut ffi::MPI_Request,
-    outcount: *mut c_int,
-    indices: *mut c_int,
-    sts: *mut ffi::MPI_Status,
-) -> c_int {
-    let call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::some("MPI_Waitsome", n, reqs, outcount, indices, sts, false, &call) };
-    ok()
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Test(
-    req: *mut ffi::MPI_Request,
-    flag: *mut c_int,
-    st: *mut ffi::MPI_Status,
-) -> c_int {
-    let call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::test_all("MPI_Test", 1, req, flag, st, &call) };
-    ok()
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Testall(
-    n: c_int,
-    reqs: *mut ffi::MPI_Request,
-    flag: *mut c_int,
-    sts: *mut ffi::MPI_Status,
-) -> c_int {
-    let call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::test_all("MPI_Testall", n, reqs, flag, sts, &call) };
-    ok()
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Testany(
-    n: c_int,
-    reqs: *mut ffi::MPI_Request,
-    index: *mut c_int,
-    flag: *mut c_int,
-    st: *mut ffi::MPI_Status,
-) -> c_int {
-    let call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::any("MPI_Testany", n, reqs, index, flag, st, &call) };
-    ok()
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Testsome(
-    n: c_int,
-    reqs: *mut ffi::MPI_Request,
-    outcount: *mut c_int,
-    indices: *mut c_int,
-    sts: *mut ffi::MPI_Status,
-) -> c_int {
-    let call = Call::enter();
-    // SAFETY: the application's arguments.
-    unsafe { complete::some("MPI_Testsome", n, reqs, outcount, indices, sts, true, &call) };
-    ok()
-}
+completion!(MPI_Wait(req: Req, st: St) => |_call| complete::wait("MPI_Wait", req, st));
+completion!(MPI_Waitall(n: c_int, reqs: Req, sts: St) => |_call| complete::wait_all("MPI_Waitall", n, reqs, sts));
+completion!(MPI_Waitany(n: c_int, reqs: Req, index: *mut c_int, st: St)
+    => |call| complete::any("MPI_Waitany", n, reqs, index, std::ptr::null_mut(), st, &call));
+completion!(MPI_Waitsome(n: c_int, reqs: Req, outcount: *mut c_int, indices: *mut c_int, sts: St)
+    => |call| complete::some("MPI_Waitsome", n, reqs, outcount, indices, sts, false, &call));
+completion!(MPI_Test(req: Req, flag: *mut c_int, st: St)
+    => |call| complete::test_all("MPI_Test", 1, req, flag, st, &call));
+completion!(MPI_Testall(n: c_int, reqs: Req, flag: *mut c_int, sts: St)
+    => |call| complete::test_all("MPI_Testall", n, reqs, flag, sts, &call));
+completion!(MPI_Testany(n: c_int, reqs: Req, index: *mut c_int, flag: *mut c_int, st: St)
+    => |call| complete::any("MPI_Testany", n, reqs, index, flag, st, &call));
+completion!(MPI_Testsome(n: c_int, reqs: Req, outcount: *mut c_int, indices: *mut c_int, sts: St)
+    => |call| complete::some("MPI_Testsome", n, reqs, outcount, indices, sts, true, &call));
 
 /// Frees a request; an active one still completes (its data still
 /// arrives), but nobody waits for it.
