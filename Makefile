@@ -31,7 +31,7 @@ install: build
 install-files:
 	install -d $(PREFIX)/lib/pnmpi/modules $(PREFIX)/include/pnmpi $(PREFIX)/bin $(PREFIX)/share/pnmpi \
 		$(PREFIX)/lib/pkgconfig $(PREFIX)/lib/cmake/PnMPI
-	install -m 755 $(TARGET)/libpnmpi.so $(PREFIX)/lib/libpnmpi.so
+	install -m 755 $(TARGET)/libpnmpi.so $(TARGET)/libvranks.so $(PREFIX)/lib/
 	install -m 755 $(TARGET)/libempty.so $(PREFIX)/lib/pnmpi/modules/empty.so
 	install -m 755 $(TARGET)/libtracer.so $(PREFIX)/lib/pnmpi/modules/tracer.so
 	install -m 755 $(TARGET)/libprofiler.so $(PREFIX)/lib/pnmpi/modules/profiler.so

@@ -15,3 +15,4 @@ mod loader;
 mod services;
 mod startup;
 mod stubs;
+mod vranks;

@@ -27,6 +27,9 @@ static FORTRAN: OnceCell<fortran::Bound> = OnceCell::new();
 static AT_LOAD: extern "C" fn() = at_load;
 
 extern "C" fn at_load() {
+    if let Err(e) = crate::vranks::reexec_if_asked() {
+        fail(&e);
+    }
     match std::panic::catch_unwind(fortran::bind) {
         Ok(Ok(bound)) => {
             let _ = FORTRAN.set(bound);

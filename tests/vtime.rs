@@ -53,20 +53,6 @@ fn vt_run(name: &str, np: usize, prog_args: &[&str], args: &[(&str, &str)]) -> (
     (run, serde_json::from_str(&text).expect("the report is JSON"))
 }
 
-/// The value after `key` on the first stdout line starting with `prefix`.
-fn field(run: &Run, prefix: &str, key: &str) -> f64 {
-    let line = run
-        .lines(prefix)
-        .first()
-        .copied()
-        .unwrap_or_else(|| panic!("no `{prefix}` line:\n{}\n{}", run.stdout, run.stderr));
-    let mut words = line.split_whitespace();
-    words
-        .find(|w| *w == key)
-        .unwrap_or_else(|| panic!("no `{key}` in `{line}`"));
-    words.next().unwrap().parse().unwrap()
-}
-
 fn runtime_ns(report: &serde_json::Value, rank: usize) -> f64 {
     report["per_rank"][rank]["runtime_ns"]
         .as_f64()

@@ -23,6 +23,13 @@ pub struct RunArgs {
     /// libpnmpi.so to preload (default: the one installed with this command).
     #[arg(long, value_name = "PATH", env = "PNMPI_LIBRARY")]
     library: Option<PathBuf>,
+    /// Run the program as N virtual ranks per process on vtime's clock
+    /// (sets PNMPI_VRANKS and preloads libvranks.so instead of libpnmpi).
+    #[arg(long, value_name = "N")]
+    vranks: Option<String>,
+    /// Stack of each virtual rank (`8M`, `256K`; sets PNMPI_VRANK_STACK).
+    #[arg(long = "vrank-stack", value_name = "SIZE", requires = "vranks")]
+    vrank_stack: Option<String>,
     /// Print the loaded stack on rank 0 (sets PNMPI_VERBOSE=1).
     #[arg(short, long)]
     verbose: bool,
@@ -45,14 +52,14 @@ fn is_launcher(program: &OsStr) -> bool {
         .any(|l| base == *l || base.starts_with(&format!("{l}.")))
 }
 
-/// libpnmpi.so beside this executable (a cargo target folder), or in
-/// `../lib` (an install prefix).
-fn default_library() -> Result<PathBuf> {
+/// The library `name` (libpnmpi.so, libvranks.so) beside this executable
+/// (a cargo target folder), or in `../lib` (an install prefix).
+fn default_library(name: &str) -> Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot locate the pnmpi executable")?;
     let bin = exe.parent().context("the pnmpi executable has no folder")?;
-    let candidates = [bin.join("libpnmpi.so"), bin.join("../lib/libpnmpi.so")];
+    let candidates = [bin.join(name), bin.join("../lib").join(name)];
     candidates.iter().find(|p| p.is_file()).cloned().with_context(|| {
-        format!("libpnmpi.so not found at {candidates:?}; pass --library PATH or set PNMPI_LIBRARY")
+        format!("{name} not found at {candidates:?}; pass --library PATH or set PNMPI_LIBRARY")
     })
 }
 
@@ -77,10 +84,22 @@ pub fn run(args: RunArgs) -> Result<Infallible> {
             program.to_string_lossy()
         );
     }
-    let library = absolute(&match args.library {
-        Some(l) if l.is_file() => l,
-        Some(l) => bail!("--library {}: no such file", l.display()),
-        None => default_library()?,
+    // Virtual ranks: libvranks.so (beside libpnmpi.so) takes its place.
+    let library = absolute(&match (args.library, &args.vranks) {
+        (Some(l), Some(_)) => {
+            let v = l.with_file_name("libvranks.so");
+            if !v.is_file() {
+                bail!(
+                    "--vranks: {} not found (build it with cargo build --release -p pnmpi-vranks)",
+                    v.display()
+                );
+            }
+            v
+        }
+        (Some(l), None) if l.is_file() => l,
+        (Some(l), None) => bail!("--library {}: no such file", l.display()),
+        (None, Some(_)) => default_library("libvranks.so")?,
+        (None, None) => default_library("libpnmpi.so")?,
     })?;
     let mut command = std::process::Command::new(program);
     command.args(rest);
@@ -103,6 +122,12 @@ pub fn run(args: RunArgs) -> Result<Infallible> {
     }
     if args.verbose {
         command.env("PNMPI_VERBOSE", "1");
+    }
+    if let Some(n) = &args.vranks {
+        command.env("PNMPI_VRANKS", n);
+    }
+    if let Some(size) = &args.vrank_stack {
+        command.env("PNMPI_VRANK_STACK", size);
     }
     let err = command.exec();
     Err(err).with_context(|| format!("cannot run {}", program.to_string_lossy()))

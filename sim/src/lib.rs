@@ -9,6 +9,7 @@ pub mod coll;
 pub mod compare;
 pub mod engine;
 pub mod input;
+pub mod live;
 pub mod machine;
 pub mod model;
 pub mod motif;

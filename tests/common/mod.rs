@@ -593,3 +593,17 @@ pub fn deep_app_linked(dir: &Path, pnmpi: bool) -> PathBuf {
     build(args);
     app
 }
+
+/// The value after `key` on the first stdout line starting with `prefix`.
+pub fn field(run: &Run, prefix: &str, key: &str) -> f64 {
+    let line = run
+        .lines(prefix)
+        .first()
+        .copied()
+        .unwrap_or_else(|| panic!("no `{prefix}` line:\n{}\n{}", run.stdout, run.stderr));
+    let mut words = line.split_whitespace();
+    words
+        .find(|w| *w == key)
+        .unwrap_or_else(|| panic!("no `{key}` in `{line}`"));
+    words.next().unwrap().parse().unwrap()
+}

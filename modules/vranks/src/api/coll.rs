@@ -1,0 +1,565 @@
+//! Collective routines, blocking and nonblocking: each packs (or, for
+//! reductions, copies) the member's contribution, joins the call
+//! ([`crate::coll`]) and, blocking, waits for it. Where each member's
+//! result goes is its [`Out`], used when its request completes.
+
+#![allow(non_snake_case)]
+
+use super::pt2pt::wait_id;
+use super::{comm_of, ok, rank_size, Call};
+use crate::coll::{Gift, Op};
+use crate::dtype::{layout, pack, put_raw, raw, unpack};
+use crate::engine::with;
+use crate::handles::{self, Kind};
+use pnmpi_mpi_sys::{constants as c, ffi};
+use pnmpi_trace::routine::Coll;
+use std::ffi::{c_int, c_void};
+
+type Dt = ffi::MPI_Datatype;
+
+/// Where a member's result goes.
+pub enum Out {
+    /// Nowhere (a send-only member).
+    Nothing,
+    /// The root's data (broadcast).
+    Bcast(*mut c_void, c_int, Dt),
+    /// The root's block for this member (scatter).
+    Scatter(*mut c_void, c_int, Dt),
+    /// A reduction's result, or this member's (scan), or a range of it
+    /// (reduce-scatter: offset and length in bytes).
+    Result {
+        buf: *mut c_void,
+        dtype: Dt,
+        own: bool,
+        range: Option<(usize, usize)>,
+    },
+    /// Every member's block, at `displs[i]` (or `i * count`) elements.
+    Gather(*mut c_void, c_int, Dt, *const c_int, *const c_int),
+    /// Every member's block for this member (all-to-all).
+    Alltoall(*mut c_void, c_int, Dt, *const c_int, *const c_int),
+    /// The new communicator (constructors).
+    Comm(*mut ffi::MPI_Comm),
+}
+
+/// `buf` moved by `elems` elements of extent `ext`.
+fn at(buf: *const c_void, elems: i64, ext: usize) -> *mut c_void {
+    (buf as *mut u8).wrapping_offset((elems * ext as i64) as isize) as *mut c_void
+}
+
+/// Entry `i` of a counts/displacements array, or `default`.
+///
+/// # Safety
+/// `a` is null or has more than `i` entries.
+unsafe fn nth(a: *const c_int, i: usize, default: i64) -> i64 {
+    if a.is_null() {
+        default
+    } else {
+        // SAFETY: the caller's array.
+        i64::from(unsafe { *a.add(i) })
+    }
+}
+
+/// Copies member `part.me`'s result out (in its own context).
+///
+/// # Safety
+/// The buffers in `part.out` are the member's, valid until completion.
+pub unsafe fn copy_out(part: &crate::coll::Part) {
+    with(|e| {
+        let call = e.call(part.call);
+        let me = part.me as usize;
+        let one = |g: &Gift| match g {
+            Gift::One(v) => v.clone(),
+            _ => Vec::new(),
+        };
+        // SAFETY (every unpack and copy below): the member's own buffers,
+        // as MPI requires them for this collective.
+        unsafe {
+            match part.out {
+                Out::Nothing => {}
+                Out::Bcast(buf, count, dt) => {
+                    let _ = unpack(&one(&call.gifts[call.root as usize]), buf, count, dt);
+                }
+                Out::Scatter(buf, count, dt) => {
+                    if let Gift::Many(blocks) = &call.gifts[call.root as usize] {
+                        let _ = unpack(&blocks[me], buf, count, dt);
+                    }
+                }
+                Out::Result {
+                    buf,
+                    dtype,
+                    own,
+                    range,
+                } => {
+                    let r = if own {
+                        call.results.get(me)
+                    } else {
+                        call.results.first()
+                    };
+                    if let Some(r) = r {
+                        match range {
+                            Some((off, len)) => put_raw(&r[off..off + len], buf, dtype),
+                            None => put_raw(r, buf, dtype),
+                        }
+                    }
+                }
+                Out::Gather(buf, count, dt, counts, displs) => {
+                    let ext = layout(dt).extent;
+                    for (i, g) in call.gifts.iter().enumerate() {
+                        let n = nth(counts, i, i64::from(count));
+                        let d = nth(displs, i, i as i64 * i64::from(count));
+                        if let Gift::One(v) = g {
+                            let _ = unpack(v, at(buf, d, ext), n as c_int, dt);
+                        }
+                    }
+                }
+                Out::Alltoall(buf, count, dt, counts, displs) => {
+                    let ext = layout(dt).extent;
+                    for (i, g) in call.gifts.iter().enumerate() {
+                        let n = nth(counts, i, i64::from(count));
+                        let d = nth(displs, i, i as i64 * i64::from(count));
+                        if let Gift::Many(blocks) = g {
+                            let _ = unpack(&blocks[me], at(buf, d, ext), n as c_int, dt);
+                        }
+                    }
+                }
+                Out::Comm(out) => {
+                    *out = match call.comms.get(me).copied().flatten() {
+                        Some(i) => handles::comm_handle(i),
+                        None => c::COMM_NULL(),
+                    };
+                }
+            }
+        }
+    });
+}
+
+/// Joins the call, then waits (blocking) or hands back the request.
+#[allow(clippy::too_many_arguments)]
+pub fn go(
+    routine: &str,
+    comm: usize,
+    op: Op,
+    root: c_int,
+    gift: Gift,
+    bytes: u64,
+    out: Out,
+    req: Option<*mut ffi::MPI_Request>,
+) -> c_int {
+    let id = with(|e| e.join(comm, op, root.max(0) as u32, gift, bytes, out));
+    match req {
+        // SAFETY: the application's request handle.
+        Some(r) => unsafe { *r = handles::make(Kind::Request, id) },
+        // SAFETY: no status.
+        None => unsafe { wait_id(routine, id, c::STATUS_IGNORE()) },
+    }
+    ok()
+}
+
+fn in_place(p: *const c_void) -> bool {
+    std::ptr::eq(p, c::IN_PLACE() as *const c_void)
+}
+
+/// # Safety
+/// Safe; `unsafe` like the other collectives, for [`collective!`].
+unsafe fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request>) -> c_int {
+    let comm = comm_of(routine, comm);
+    go(
+        routine,
+        comm,
+        Op::Data(Coll::Barrier),
+        0,
+        Gift::Nothing,
+        0,
+        Out::Nothing,
+        req,
+    )
+}
+
+/// # Safety
+/// MPI's contract for broadcasts.
+unsafe fn bcast(
+    routine: &str,
+    buf: *mut c_void,
+    count: c_int,
+    dt: Dt,
+    root: c_int,
+    comm: ffi::MPI_Comm,
+    req: Option<*mut ffi::MPI_Request>,
+) -> c_int {
+    let comm = comm_of(routine, comm);
+    let (me, _) = rank_size(comm);
+    let bytes = (layout(dt).size * count.max(0) as usize) as u64;
+    let (gift, out) = if me as c_int == root {
+        // SAFETY: the root's buffer.
+        (Gift::One(unsafe { pack(buf, count, dt) }), Out::Nothing)
+    } else {
+        (Gift::Nothing, Out::Bcast(buf, count, dt))
+    };
+    go(routine, comm, Op::Data(Coll::Bcast), root, gift, bytes, out, req)
+}
+
+/// Which reduction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Red {
+    Reduce,
+    All,
+    Scan,
+    Exscan,
+}
+
+/// # Safety
+/// MPI's contract for reductions.
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce(
+    routine: &str,
+    sbuf: *const c_void,
+    rbuf: *mut c_void,
+    count: c_int,
+    dt: Dt,
+    op: ffi::MPI_Op,
+    root: c_int,
+    comm: ffi::MPI_Comm,
+    kind: Red,
+    req: Option<*mut ffi::MPI_Request>,
+) -> c_int {
+    let comm = comm_of(routine, comm);
+    let (me, _) = rank_size(comm);
+    let src = if in_place(sbuf) {
+        rbuf as *const c_void
+    } else {
+        sbuf
+    };
+    // SAFETY: the member's send (or, in place, receive) buffer.
+    let gift = Gift::One(unsafe { raw(src, count, dt) });
+    let bytes = (layout(dt).size * count.max(0) as usize) as u64;
+    let coll = match kind {
+        Red::Reduce => Coll::Reduce,
+        Red::All => Coll::Allreduce,
+        Red::Scan | Red::Exscan => Coll::Scan,
+    };
+    let own = matches!(kind, Red::Scan | Red::Exscan);
+    let out = if (kind == Red::Reduce && me as c_int != root) || (kind == Red::Exscan && me == 0) {
+        Out::Nothing
+    } else {
+        Out::Result {
+            buf: rbuf,
+            dtype: dt,
+            own,
+            range: None,
+        }
+    };
+    let op = Op::Reduce {
+        coll,
+        count,
+        dtype: dt,
+        op,
+        exclusive: kind == Red::Exscan,
+    };
+    go(routine, comm, op, root, gift, bytes, out, req)
+}
+
+/// # Safety
+/// MPI's contract for reduce-scatter (`counts` null: `count` each).
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce_scatter(
+    routine: &str,
+    sbuf: *const c_void,
+    rbuf: *mut c_void,
+    count: c_int,
+    counts: *const c_int,
+    dt: Dt,
+    op: ffi::MPI_Op,
+    comm: ffi::MPI_Comm,
+    req: Option<*mut ffi::MPI_Request>,
+) -> c_int {
+    let comm = comm_of(routine, comm);
+    let (me, size) = rank_size(comm);
+    let l = layout(dt);
+    // SAFETY: the caller's counts, one per member.
+    let total: i64 = (0..size as usize)
+        .map(|i| unsafe { nth(counts, i, i64::from(count)) })
+        .sum();
+    // SAFETY: as above.
+    let before: i64 = (0..me as usize)
+        .map(|i| unsafe { nth(counts, i, i64::from(count)) })
+        .sum();
+    // SAFETY: as above.
+    let mine = unsafe { nth(counts, me as usize, i64::from(count)) };
+    let src = if in_place(sbuf) {
+        rbuf as *const c_void
+    } else {
+        sbuf
+    };
+    // SAFETY: the member's send buffer holds every member's block.
+    let gift = Gift::One(unsafe { raw(src, total as c_int, dt) });
+    let out = Out::Result {
+        buf: rbuf,
+        dtype: dt,
+        own: false,
+        range: Some((before as usize * l.extent, mine as usize * l.extent)),
+    };
+    let op = Op::Reduce {
+        coll: Coll::ReduceScatter,
+        count: total as c_int,
+        dtype: dt,
+        op,
+        exclusive: false,
+    };
+    go(
+        routine,
+        comm,
+        op,
+        0,
+        gift,
+        (mine as usize * l.size) as u64,
+        out,
+        req,
+    )
+}
+
+/// Gathers (to `root`, or to all when `root` is `None`), fixed or
+/// vector counts.
+///
+/// # Safety
+/// MPI's contract for gathers.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gather(
+    routine: &str,
+    sbuf: *const c_void,
+    scount: c_int,
+    stype: Dt,
+    rbuf: *mut c_void,
+    rcount: c_int,
+    rcounts: *const c_int,
+    displs: *const c_int,
+    rtype: Dt,
+    root: Option<c_int>,
+    comm: ffi::MPI_Comm,
+    req: Option<*mut ffi::MPI_Request>,
+) -> c_int {
+    let comm = comm_of(routine, comm);
+    let (me, _) = rank_size(comm);
+    let receives = root.is_none_or(|r| r == me as c_int);
+    // SAFETY: the member's send buffer, or (in place) its own block of
+    // the receive buffer.
+    let data = unsafe {
+        if in_place(sbuf) && receives {
+            let n = nth(rcounts, me as usize, i64::from(rcount));
+            let d = nth(displs, me as usize, me as i64 * i64::from(rcount));
+            pack(at(rbuf, d, layout(rtype).extent), n as c_int, rtype)
+        } else {
+            pack(sbuf, scount, stype)
+        }
+    };
+    let bytes = data.len() as u64;
+    let out = if receives {
+        Out::Gather(rbuf, rcount, rtype, rcounts, displs)
+    } else {
+        Out::Nothing
+    };
+    let coll = if root.is_some() {
+        Coll::Gather
+    } else {
+        Coll::Allgather
+    };
+    go(
+        routine,
+        comm,
+        Op::Data(coll),
+        root.unwrap_or(0),
+        Gift::One(data),
+        bytes,
+        out,
+        req,
+    )
+}
+
+/// Scatters from `root`, fixed or vector counts.
+///
+/// # Safety
+/// MPI's contract for scatters.
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatter(
+    routine: &str,
+    sbuf: *const c_void,
+    scount: c_int,
+    scounts: *const c_int,
+    displs: *const c_int,
+    stype: Dt,
+    rbuf: *mut c_void,
+    rcount: c_int,
+    rtype: Dt,
+    root: c_int,
+    comm: ffi::MPI_Comm,
+    req: Option<*mut ffi::MPI_Request>,
+) -> c_int {
+    let comm = comm_of(routine, comm);
+    let (me, size) = rank_size(comm);
+    let is_root = me as c_int == root;
+    let ext = layout(stype).extent;
+    let gift = if is_root {
+        // SAFETY: the root's send buffer holds every member's block.
+        Gift::Many(
+            (0..size as usize)
+                .map(|i| unsafe {
+                    let n = nth(scounts, i, i64::from(scount));
+                    let d = nth(displs, i, i as i64 * i64::from(scount));
+                    pack(at(sbuf, d, ext), n as c_int, stype)
+                })
+                .collect(),
+        )
+    } else {
+        Gift::Nothing
+    };
+    let bytes = (layout(rtype).size * rcount.max(0) as usize) as u64;
+    let out = if is_root && in_place(rbuf) {
+        Out::Nothing
+    } else {
+        Out::Scatter(rbuf, rcount, rtype)
+    };
+    go(
+        routine,
+        comm,
+        Op::Data(Coll::Scatter),
+        root,
+        gift,
+        bytes,
+        out,
+        req,
+    )
+}
+
+/// All-to-all, fixed or vector counts.
+///
+/// # Safety
+/// MPI's contract for all-to-all.
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoall(
+    routine: &str,
+    sbuf: *const c_void,
+    scount: c_int,
+    scounts: *const c_int,
+    sdispls: *const c_int,
+    stype: Dt,
+    rbuf: *mut c_void,
+    rcount: c_int,
+    rcounts: *const c_int,
+    rdispls: *const c_int,
+    rtype: Dt,
+    comm: ffi::MPI_Comm,
+    req: Option<*mut ffi::MPI_Request>,
+) -> c_int {
+    let comm = comm_of(routine, comm);
+    let (_, size) = rank_size(comm);
+    let (src, count, counts, displs, dt) = if in_place(sbuf) {
+        (rbuf as *const c_void, rcount, rcounts, rdispls, rtype)
+    } else {
+        (sbuf, scount, scounts, sdispls, stype)
+    };
+    let ext = layout(dt).extent;
+    // SAFETY: the member's send buffer holds a block per member.
+    let blocks: Vec<Vec<u8>> = (0..size as usize)
+        .map(|i| unsafe {
+            let n = nth(counts, i, i64::from(count));
+            let d = nth(displs, i, i as i64 * i64::from(count));
+            pack(at(src, d, ext), n as c_int, dt)
+        })
+        .collect();
+    let bytes = blocks.iter().map(|b| b.len() as u64).sum::<u64>() / u64::from(size.max(1));
+    let out = Out::Alltoall(rbuf, rcount, rtype, rcounts, rdispls);
+    go(
+        routine,
+        comm,
+        Op::Data(Coll::Alltoall),
+        0,
+        Gift::Many(blocks),
+        bytes,
+        out,
+        req,
+    )
+}
+
+/// Defines an exported collective (and its nonblocking form, after the
+/// `/`) that calls `$imp` with the routine's name, the arguments given
+/// and `None` (or the request).
+macro_rules! collective {
+    ($name:ident / $iname:ident $args:tt => $imp:ident $call:tt) => {
+        collective!($name $args => $imp $call);
+        collective!(@nonblocking $iname $args => $imp $call);
+    };
+    (@nonblocking $iname:ident ($($arg:ident: $ty:ty),* $(,)?) => $imp:ident($($call:expr),* $(,)?)) => {
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $iname($($arg: $ty,)* req: *mut ffi::MPI_Request) -> c_int {
+            let _call = Call::enter();
+            // SAFETY: the application's arguments.
+            unsafe { $imp(stringify!($iname), $($call,)* Some(req)) }
+        }
+    };
+    ($name:ident ($($arg:ident: $ty:ty),* $(,)?) => $imp:ident($($call:expr),* $(,)?)) => {
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            let _call = Call::enter();
+            // SAFETY: the application's arguments.
+            unsafe { $imp(stringify!($name), $($call,)* None) }
+        }
+    };
+}
+
+/// No counts array: fixed counts.
+const FIXED: *const c_int = std::ptr::null();
+
+collective!(MPI_Barrier / MPI_Ibarrier(comm: ffi::MPI_Comm) => barrier(comm));
+collective!(MPI_Bcast / MPI_Ibcast(buf: *mut c_void, count: c_int, dt: Dt, root: c_int, comm: ffi::MPI_Comm)
+    => bcast(buf, count, dt, root, comm));
+collective!(MPI_Reduce / MPI_Ireduce(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, root: c_int, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, root, comm, Red::Reduce));
+collective!(MPI_Allreduce / MPI_Iallreduce(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::All));
+collective!(MPI_Scan(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Scan));
+collective!(MPI_Exscan(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Exscan));
+collective!(MPI_Reduce_scatter_block(
+    sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce_scatter(sbuf, rbuf, count, FIXED, dt, op, comm));
+collective!(MPI_Reduce_scatter(
+    sbuf: *const c_void, rbuf: *mut c_void, counts: *const c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
+) => reduce_scatter(sbuf, rbuf, 0, counts, dt, op, comm));
+collective!(MPI_Gather / MPI_Igather(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
+    comm: ffi::MPI_Comm,
+) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, Some(root), comm));
+collective!(MPI_Gatherv(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
+    rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
+) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, Some(root), comm));
+collective!(MPI_Allgather / MPI_Iallgather(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
+) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, None, comm));
+collective!(MPI_Allgatherv(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
+    rtype: Dt, comm: ffi::MPI_Comm,
+) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, None, comm));
+collective!(MPI_Scatter / MPI_Iscatter(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
+    comm: ffi::MPI_Comm,
+) => scatter(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, rtype, root, comm));
+collective!(MPI_Scatterv(
+    sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int,
+    rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
+) => scatter(sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
+collective!(MPI_Alltoall / MPI_Ialltoall(
+    sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
+) => alltoall(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, FIXED, FIXED, rtype, comm));
+collective!(MPI_Alltoallv(
+    sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: Dt, rbuf: *mut c_void,
+    rcounts: *const c_int, rdispls: *const c_int, rtype: Dt, comm: ffi::MPI_Comm,
+) => alltoall(sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm));

@@ -1,0 +1,661 @@
+//! Start and end of a rank, its clock, and communicators, groups and
+//! Cartesian topologies over virtual ranks.
+
+#![allow(non_snake_case)]
+
+use super::coll::{go, Out};
+use super::{comm_of, fatal, ok, rank_size, Call};
+use crate::coll::{Gift, Op};
+use crate::engine::{self, with};
+use crate::handles::{self, Kind};
+use pnmpi_mpi_sys::{constants as c, ffi};
+use std::ffi::{c_char, c_int, c_void};
+
+/// Starts the rank's clock (its virtual time is 0 at the end of
+/// `MPI_Init`, as under vtime).
+fn init() -> c_int {
+    with(|e| {
+        let r = e.current as usize;
+        let rank = &mut e.ranks[r];
+        if rank.initialized {
+            return;
+        }
+        rank.initialized = true;
+        rank.clock = rank.clock.max(0.0);
+        rank.cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
+    });
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
+    init()
+}
+
+/// Threads inside a virtual rank would run on its context's stack behind
+/// the scheduler's back: at most `MPI_THREAD_SERIALIZED` is provided.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init_thread(
+    _argc: *mut c_int,
+    _argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    if required == c::THREAD_MULTIPLE() {
+        fatal(
+            "MPI_Init_thread",
+            "MPI_THREAD_MULTIPLE is not supported with virtual ranks (each rank is one context of one thread)",
+        );
+    }
+    // SAFETY: the application's out-pointer.
+    unsafe { *provided = required };
+    init()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
+    let v = with(|e| e.ranks[e.current as usize].initialized);
+    // SAFETY: the application's out-pointer.
+    unsafe { *flag = c_int::from(v) };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
+    let v = with(|e| e.ranks[e.current as usize].finalized);
+    // SAFETY: the application's out-pointer.
+    unsafe { *flag = c_int::from(v) };
+    ok()
+}
+
+/// Records the rank's run time (its clock at `MPI_Finalize`).
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    let _call = Call::enter();
+    with(|e| {
+        let rank = &mut e.ranks[e.current as usize];
+        rank.end = Some(rank.clock);
+        rank.finalized = true;
+    });
+    ok()
+}
+
+/// Stops the whole run, as `MPI_Abort` stops a job.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
+    eprintln!(
+        "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
+        engine::me()
+    );
+    // SAFETY: aborting the native job.
+    unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), code) }
+}
+
+/// The virtual clock, in seconds since the end of `MPI_Init`.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Wtime() -> f64 {
+    let _call = Call::enter();
+    with(|e| e.ranks[e.current as usize].clock * 1e-9)
+}
+
+/// The virtual clock's resolution: 1 ns.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Wtick() -> f64 {
+    1e-9
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_rank(comm: ffi::MPI_Comm, rank: *mut c_int) -> c_int {
+    let comm = comm_of("MPI_Comm_rank", comm);
+    let r = with(|e| e.comms.rank_of(comm, e.current));
+    // SAFETY: the application's out-pointer.
+    unsafe { *rank = r.map_or(c::UNDEFINED(), |r| r as c_int) };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_size(comm: ffi::MPI_Comm, size: *mut c_int) -> c_int {
+    let comm = comm_of("MPI_Comm_size", comm);
+    // SAFETY: the application's out-pointer.
+    unsafe { *size = with(|e| e.comms.size(comm)) as c_int };
+    ok()
+}
+
+/// A constructor: the rendezvous that makes the new communicators.
+fn construct(routine: &str, comm: ffi::MPI_Comm, gift: Gift, out: *mut ffi::MPI_Comm) -> c_int {
+    let comm = comm_of(routine, comm);
+    go(routine, comm, Op::Constructor, 0, gift, 0, Out::Comm(out), None)
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_dup(comm: ffi::MPI_Comm, out: *mut ffi::MPI_Comm) -> c_int {
+    let _call = Call::enter();
+    construct("MPI_Comm_dup", comm, Gift::Nothing, out)
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_split(
+    comm: ffi::MPI_Comm,
+    color: c_int,
+    key: c_int,
+    out: *mut ffi::MPI_Comm,
+) -> c_int {
+    let _call = Call::enter();
+    construct("MPI_Comm_split", comm, Gift::Split(color, key), out)
+}
+
+/// The world ranks of group handle `g`.
+fn group_of(routine: &str, g: ffi::MPI_Group) -> Vec<u32> {
+    match handles::index(Kind::Group, g).and_then(|i| with(|e| e.comms.groups.get(i).cloned())) {
+        Some(list) => list,
+        None => fatal(routine, "invalid group (not one of this run's, or freed)"),
+    }
+}
+
+/// A handle for a new group.
+fn new_group(list: Vec<u32>) -> ffi::MPI_Group {
+    handles::make(Kind::Group, with(|e| e.comms.groups.insert(list)))
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_create(
+    comm: ffi::MPI_Comm,
+    group: ffi::MPI_Group,
+    out: *mut ffi::MPI_Comm,
+) -> c_int {
+    let _call = Call::enter();
+    let list = group_of("MPI_Comm_create", group);
+    construct("MPI_Comm_create", comm, Gift::Group(Some(list)), out)
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_free(comm: *mut ffi::MPI_Comm) -> c_int {
+    // SAFETY: the application's handle.
+    let i = comm_of("MPI_Comm_free", unsafe { *comm });
+    if i <= 1 {
+        fatal("MPI_Comm_free", "cannot free MPI_COMM_WORLD or MPI_COMM_SELF");
+    }
+    with(|e| {
+        let c = &mut e.comms.comms[i];
+        c.refs -= 1;
+        if c.refs == 0 {
+            e.comms.comms.remove(i);
+        }
+    });
+    // SAFETY: the application's handle.
+    unsafe { *comm = c::COMM_NULL() };
+    ok()
+}
+
+/// `MPI_IDENT`, `MPI_CONGRUENT`, `MPI_SIMILAR`, `MPI_UNEQUAL` (the same
+/// numbers in Open MPI and MPICH).
+const IDENT: c_int = 0;
+const CONGRUENT: c_int = 1;
+const SIMILAR: c_int = 2;
+const UNEQUAL: c_int = 3;
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_compare(a: ffi::MPI_Comm, b: ffi::MPI_Comm, result: *mut c_int) -> c_int {
+    let (a, b) = (comm_of("MPI_Comm_compare", a), comm_of("MPI_Comm_compare", b));
+    let r = if a == b {
+        IDENT
+    } else {
+        let (la, lb) = with(|e| (e.comms.list(a, e.current), e.comms.list(b, e.current)));
+        compare(&la, &lb, CONGRUENT)
+    };
+    // SAFETY: the application's out-pointer.
+    unsafe { *result = r };
+    ok()
+}
+
+/// Same members in the same order (`same`), in another order
+/// (`SIMILAR`), or not (`UNEQUAL`).
+fn compare(a: &[u32], b: &[u32], same: c_int) -> c_int {
+    if a == b {
+        return same;
+    }
+    let (mut x, mut y) = (a.to_vec(), b.to_vec());
+    x.sort_unstable();
+    y.sort_unstable();
+    if x == y {
+        SIMILAR
+    } else {
+        UNEQUAL
+    }
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_group(comm: ffi::MPI_Comm, group: *mut ffi::MPI_Group) -> c_int {
+    let comm = comm_of("MPI_Comm_group", comm);
+    let list = with(|e| e.comms.list(comm, e.current));
+    // SAFETY: the application's out-pointer.
+    unsafe { *group = new_group(list) };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Group_size(group: ffi::MPI_Group, size: *mut c_int) -> c_int {
+    // SAFETY: the application's out-pointer.
+    unsafe { *size = group_of("MPI_Group_size", group).len() as c_int };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Group_rank(group: ffi::MPI_Group, rank: *mut c_int) -> c_int {
+    let me = engine::me();
+    let list = group_of("MPI_Group_rank", group);
+    // SAFETY: the application's out-pointer.
+    unsafe {
+        *rank = list
+            .iter()
+            .position(|&w| w == me)
+            .map_or(c::UNDEFINED(), |p| p as c_int)
+    };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Group_incl(
+    group: ffi::MPI_Group,
+    n: c_int,
+    ranks: *const c_int,
+    out: *mut ffi::MPI_Group,
+) -> c_int {
+    let list = group_of("MPI_Group_incl", group);
+    let mut new = Vec::with_capacity(n.max(0) as usize);
+    for i in 0..n.max(0) as usize {
+        // SAFETY: the application's array of `n` ranks.
+        let r = unsafe { *ranks.add(i) };
+        match list.get(r as usize) {
+            Some(&w) if r >= 0 => new.push(w),
+            _ => fatal(
+                "MPI_Group_incl",
+                &format!("rank {r} is not in the group of {}", list.len()),
+            ),
+        }
+    }
+    // SAFETY: the application's out-pointer.
+    unsafe { *out = new_group(new) };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Group_excl(
+    group: ffi::MPI_Group,
+    n: c_int,
+    ranks: *const c_int,
+    out: *mut ffi::MPI_Group,
+) -> c_int {
+    let list = group_of("MPI_Group_excl", group);
+    // SAFETY: the application's array of `n` ranks.
+    let drop: Vec<c_int> = (0..n.max(0) as usize).map(|i| unsafe { *ranks.add(i) }).collect();
+    let new = list
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !drop.contains(&(*i as c_int)))
+        .map(|(_, &w)| w)
+        .collect();
+    // SAFETY: the application's out-pointer.
+    unsafe { *out = new_group(new) };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Group_translate_ranks(
+    a: ffi::MPI_Group,
+    n: c_int,
+    ranks: *const c_int,
+    b: ffi::MPI_Group,
+    out: *mut c_int,
+) -> c_int {
+    let (la, lb) = (
+        group_of("MPI_Group_translate_ranks", a),
+        group_of("MPI_Group_translate_ranks", b),
+    );
+    for i in 0..n.max(0) as usize {
+        // SAFETY: the application's arrays of `n` ranks.
+        unsafe {
+            let r = *ranks.add(i);
+            *out.add(i) = if r == c::PROC_NULL() {
+                c::PROC_NULL()
+            } else {
+                la.get(r as usize)
+                    .and_then(|w| lb.iter().position(|x| x == w))
+                    .map_or(c::UNDEFINED(), |p| p as c_int)
+            };
+        }
+    }
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Group_compare(
+    a: ffi::MPI_Group,
+    b: ffi::MPI_Group,
+    result: *mut c_int,
+) -> c_int {
+    let (la, lb) = (group_of("MPI_Group_compare", a), group_of("MPI_Group_compare", b));
+    // SAFETY: the application's out-pointer.
+    unsafe { *result = compare(&la, &lb, IDENT) };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Group_free(group: *mut ffi::MPI_Group) -> c_int {
+    // SAFETY: the application's handle.
+    if let Some(i) = handles::index(Kind::Group, unsafe { *group }) {
+        with(|e| e.comms.groups.try_remove(i));
+    }
+    ok()
+}
+
+/// Intercommunicators are not made in this mode, so never.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_test_inter(comm: ffi::MPI_Comm, flag: *mut c_int) -> c_int {
+    comm_of("MPI_Comm_test_inter", comm);
+    // SAFETY: the application's out-pointer.
+    unsafe { *flag = 0 };
+    ok()
+}
+
+/// Errors are fatal in this mode whatever the handler; accepted.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_set_errhandler(comm: ffi::MPI_Comm, _h: ffi::MPI_Errhandler) -> c_int {
+    comm_of("MPI_Comm_set_errhandler", comm);
+    ok()
+}
+
+/// The native world's attributes (`MPI_TAG_UB`, ...) serve every
+/// virtual communicator.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_get_attr(
+    comm: ffi::MPI_Comm,
+    key: c_int,
+    value: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    comm_of("MPI_Comm_get_attr", comm);
+    // SAFETY: the application's out-pointers, on the native world.
+    unsafe { ffi::PMPI_Comm_get_attr(c::COMM_WORLD(), key, value, flag) }
+}
+
+/// Packing uses no communicator state: the native `MPI_COMM_SELF` serves.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Pack(
+    inbuf: *const c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    outbuf: *mut c_void,
+    size: c_int,
+    pos: *mut c_int,
+    _comm: ffi::MPI_Comm,
+) -> c_int {
+    // SAFETY: the application's arguments.
+    unsafe { ffi::PMPI_Pack(inbuf, count, dt, outbuf, size, pos, c::COMM_SELF()) }
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Unpack(
+    inbuf: *const c_void,
+    size: c_int,
+    pos: *mut c_int,
+    outbuf: *mut c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    _comm: ffi::MPI_Comm,
+) -> c_int {
+    // SAFETY: the application's arguments.
+    unsafe { ffi::PMPI_Unpack(inbuf, size, pos, outbuf, count, dt, c::COMM_SELF()) }
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Pack_size(
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    _comm: ffi::MPI_Comm,
+    size: *mut c_int,
+) -> c_int {
+    // SAFETY: the application's arguments.
+    unsafe { ffi::PMPI_Pack_size(count, dt, c::COMM_SELF(), size) }
+}
+
+/// A Cartesian communicator: the first `prod(dims)` ranks, in order
+/// (`reorder` is allowed to keep them).
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cart_create(
+    comm: ffi::MPI_Comm,
+    ndims: c_int,
+    dims: *const c_int,
+    periods: *const c_int,
+    _reorder: c_int,
+    out: *mut ffi::MPI_Comm,
+) -> c_int {
+    let _call = Call::enter();
+    let n = ndims.max(0) as usize;
+    // SAFETY: the application's arrays of `ndims` entries.
+    let d: Vec<i32> = (0..n).map(|i| unsafe { *dims.add(i) }).collect();
+    // SAFETY: as above.
+    let p: Vec<bool> = (0..n).map(|i| unsafe { *periods.add(i) } != 0).collect();
+    let cells: i64 = d.iter().map(|&x| i64::from(x)).product();
+    let ci = comm_of("MPI_Cart_create", comm);
+    let (_, size) = rank_size(ci);
+    if cells > i64::from(size) || d.iter().any(|&x| x <= 0) {
+        fatal(
+            "MPI_Cart_create",
+            &format!("dimensions {d:?} need {cells} ranks; the communicator has {size}"),
+        );
+    }
+    let list = with(|e| e.comms.list(ci, e.current))[..cells as usize].to_vec();
+    construct("MPI_Cart_create", comm, Gift::Group(Some(list)), out);
+    // SAFETY: the handle just made.
+    if let Some(nc) = handles::comm(unsafe { *out }) {
+        with(|e| e.comms.comms[nc].cart.get_or_insert((d, p)).0.len());
+    }
+    ok()
+}
+
+/// The topology of a Cartesian communicator.
+fn cart(routine: &str, comm: ffi::MPI_Comm) -> (usize, Vec<i32>, Vec<bool>) {
+    let i = comm_of(routine, comm);
+    match with(|e| e.comms.comms[i].cart.clone()) {
+        Some((d, p)) => (i, d, p),
+        None => fatal(routine, "not a Cartesian communicator"),
+    }
+}
+
+/// Row-major coordinates of rank `r`.
+fn coords_of(dims: &[i32], mut r: i32) -> Vec<i32> {
+    let mut out = vec![0; dims.len()];
+    for k in (0..dims.len()).rev() {
+        out[k] = r % dims[k];
+        r /= dims[k];
+    }
+    out
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cartdim_get(comm: ffi::MPI_Comm, ndims: *mut c_int) -> c_int {
+    let (_, d, _) = cart("MPI_Cartdim_get", comm);
+    // SAFETY: the application's out-pointer.
+    unsafe { *ndims = d.len() as c_int };
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cart_get(
+    comm: ffi::MPI_Comm,
+    max: c_int,
+    dims: *mut c_int,
+    periods: *mut c_int,
+    coords: *mut c_int,
+) -> c_int {
+    let (i, d, p) = cart("MPI_Cart_get", comm);
+    let me = with(|e| e.comms.rank_of(i, e.current)).unwrap_or(0);
+    let co = coords_of(&d, me as i32);
+    for k in 0..d.len().min(max.max(0) as usize) {
+        // SAFETY: the application's arrays of `max` entries.
+        unsafe {
+            *dims.add(k) = d[k];
+            *periods.add(k) = c_int::from(p[k]);
+            *coords.add(k) = co[k];
+        }
+    }
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cart_coords(
+    comm: ffi::MPI_Comm,
+    rank: c_int,
+    max: c_int,
+    coords: *mut c_int,
+) -> c_int {
+    let (_, d, _) = cart("MPI_Cart_coords", comm);
+    for (k, v) in coords_of(&d, rank)
+        .into_iter()
+        .enumerate()
+        .take(max.max(0) as usize)
+    {
+        // SAFETY: the application's array of `max` entries.
+        unsafe { *coords.add(k) = v };
+    }
+    ok()
+}
+
+/// The rank at `coords` (wrapped in periodic dimensions), if any.
+fn rank_at(d: &[i32], p: &[bool], coords: &[i32]) -> Option<i32> {
+    let mut r = 0i32;
+    for k in 0..d.len() {
+        let mut x = coords[k];
+        if p[k] {
+            x = x.rem_euclid(d[k]);
+        } else if x < 0 || x >= d[k] {
+            return None;
+        }
+        r = r * d[k] + x;
+    }
+    Some(r)
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cart_rank(comm: ffi::MPI_Comm, coords: *const c_int, rank: *mut c_int) -> c_int {
+    let (_, d, p) = cart("MPI_Cart_rank", comm);
+    // SAFETY: the application's array of ndims entries.
+    let co: Vec<i32> = (0..d.len()).map(|k| unsafe { *coords.add(k) }).collect();
+    match rank_at(&d, &p, &co) {
+        // SAFETY: the application's out-pointer.
+        Some(r) => unsafe { *rank = r },
+        None => fatal("MPI_Cart_rank", &format!("coordinates {co:?} are outside {d:?}")),
+    }
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cart_shift(
+    comm: ffi::MPI_Comm,
+    dir: c_int,
+    disp: c_int,
+    source: *mut c_int,
+    dest: *mut c_int,
+) -> c_int {
+    let (i, d, p) = cart("MPI_Cart_shift", comm);
+    if dir < 0 || dir as usize >= d.len() {
+        fatal(
+            "MPI_Cart_shift",
+            &format!("direction {dir} of a {}-dimensional grid", d.len()),
+        );
+    }
+    let me = with(|e| e.comms.rank_of(i, e.current)).unwrap_or(0);
+    let co = coords_of(&d, me as i32);
+    let moved = |by: i32| {
+        let mut c2 = co.clone();
+        c2[dir as usize] += by;
+        rank_at(&d, &p, &c2).unwrap_or(c::PROC_NULL())
+    };
+    // SAFETY: the application's out-pointers.
+    unsafe {
+        *source = moved(-disp);
+        *dest = moved(disp);
+    }
+    ok()
+}

@@ -1,0 +1,354 @@
+//! Completing requests: the `Wait` and `Test` families. A completed
+//! request is finished in its owner's context: the received data is
+//! unpacked into the receive buffer, a collective's result copied out,
+//! the status filled, the clock moved to the completion time (the part
+//! after the partner posted counts as communication, the part before as
+//! waiting), and the request freed unless it is persistent.
+
+use super::{fatal, set_status, Call};
+use crate::engine::{self, with};
+use crate::handles::{self, Kind};
+use crate::p2p::Work;
+use pnmpi_mpi_sys::{constants as c, ffi};
+use std::ffi::c_int;
+
+/// An active request, and the persistent request it was started from.
+pub type Active = (usize, Option<usize>);
+
+/// The request a handle names now: `None` for `MPI_REQUEST_NULL` or an
+/// inactive persistent request.
+pub fn resolve(routine: &str, h: ffi::MPI_Request) -> Option<Active> {
+    use pnmpi_mpi_sys::Handle;
+    if h.bits() == c::REQUEST_NULL().bits() {
+        return None;
+    }
+    let Some(id) = handles::index(Kind::Request, h) else {
+        fatal(routine, "invalid request (not one of this run's)")
+    };
+    with(|e| match e.p2p.reqs.get(id).map(|r| &r.work) {
+        None => fatal(routine, "invalid request (already completed or freed)"),
+        Some(Work::Persistent(t)) => t.active.map(|a| (a, Some(id))),
+        Some(_) => Some((id, None)),
+    })
+}
+
+/// Whether request `id` is complete by the owner's clock (`now`), or at
+/// all (`!now`).
+fn done(id: usize, now: bool) -> bool {
+    with(|e| {
+        let r = &e.p2p.reqs[id];
+        r.done && (!now || r.at <= e.ranks[r.owner as usize].clock)
+    })
+}
+
+/// Finishes completed request `id` for its owner (the running rank).
+///
+/// # Safety
+/// `st` is a status pointer the application gave, or ignore.
+pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *mut ffi::MPI_Status) {
+    let req = with(|e| {
+        let r = e.p2p.reqs.remove(id);
+        let partner = match &r.work {
+            Work::Coll(p) => e.call(p.call).latest,
+            _ => r.posted,
+        };
+        let rank = &mut e.ranks[r.owner as usize];
+        let before = rank.clock;
+        let after = before.max(r.at);
+        let wait = (partner - before).clamp(0.0, after - before);
+        rank.stats.wait += wait;
+        rank.stats.comm += after - before - wait;
+        rank.clock = after;
+        if matches!(r.work, Work::Recv(..)) {
+            rank.stats.received += 1;
+        }
+        if let Some(p) = persistent {
+            if let Some(Work::Persistent(t)) = e.p2p.reqs.get_mut(p).map(|r| &mut r.work) {
+                t.active = None;
+            }
+        }
+        r
+    });
+    match req.work {
+        Work::Recv(spec, Some(m)) => {
+            // SAFETY: the receive buffer the application posted, valid
+            // until the request completes.
+            if let Err(room) = unsafe { crate::dtype::unpack(&m.data, spec.buf, spec.count, spec.dtype) } {
+                fatal(
+                    routine,
+                    &format!(
+                        "message truncated: {} bytes from rank {} tag {} into a receive of {room} bytes",
+                        m.data.len(),
+                        m.from,
+                        m.tag
+                    ),
+                );
+            }
+            // SAFETY: the application's status.
+            unsafe { set_status(st, req.status.0, req.status.1, req.status.2) };
+        }
+        Work::Recv(_, None) => {
+            // A receive from MPI_PROC_NULL.
+            // SAFETY: the application's status.
+            unsafe { set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0) };
+        }
+        Work::Coll(part) => {
+            // SAFETY: the buffers the member gave, valid until completion.
+            unsafe { super::coll::copy_out(&part) };
+            with(|e| e.leave(part.call));
+            // SAFETY: the application's status.
+            unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
+        }
+        Work::Send | Work::Persistent(_) => {
+            // SAFETY: the application's status.
+            unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
+        }
+    }
+}
+
+/// Waits for the request behind `*h` and finishes it.
+///
+/// # Safety
+/// `h` points to a request handle; `st` is a status or ignore.
+pub unsafe fn wait(routine: &str, h: *mut ffi::MPI_Request, st: *mut ffi::MPI_Status) {
+    // SAFETY: the caller's handle.
+    let Some((id, persistent)) = resolve(routine, unsafe { *h }) else {
+        // SAFETY: the caller's status.
+        unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
+        return;
+    };
+    if !done(id, false) {
+        with(|e| e.p2p.reqs[id].waited = true);
+        engine::block(1);
+    }
+    // SAFETY: as above.
+    unsafe {
+        finish(routine, id, persistent, st);
+        if persistent.is_none() {
+            *h = c::REQUEST_NULL();
+        }
+    }
+}
+
+/// The status of entry `i` of an array of statuses, or ignore.
+fn status_at(sts: *mut ffi::MPI_Status, i: usize) -> *mut ffi::MPI_Status {
+    if sts.is_null() || sts == c::STATUSES_IGNORE() {
+        c::STATUS_IGNORE()
+    } else {
+        sts.wrapping_add(i)
+    }
+}
+
+/// The active requests of an array of handles.
+///
+/// # Safety
+/// `hs` points to `n` handles.
+unsafe fn active(routine: &str, n: c_int, hs: *mut ffi::MPI_Request) -> Vec<Option<Active>> {
+    // SAFETY: the caller's array.
+    (0..n.max(0) as usize)
+        .map(|i| resolve(routine, unsafe { *hs.add(i) }))
+        .collect()
+}
+
+/// Waits until `need` of `ids` are complete (counting those already
+/// complete), then clears the waiting marks.
+fn wait_for(ids: &[Option<Active>], need: usize) {
+    let pending: Vec<usize> = ids
+        .iter()
+        .flatten()
+        .map(|x| x.0)
+        .filter(|&id| !done(id, false))
+        .collect();
+    let complete = ids.iter().flatten().count() - pending.len();
+    if complete >= need {
+        return;
+    }
+    let more = need - complete;
+    with(|e| {
+        for &id in &pending {
+            e.p2p.reqs[id].waited = true;
+        }
+    });
+    engine::block(more as u32);
+    with(|e| {
+        for &id in &pending {
+            if let Some(r) = e.p2p.reqs.get_mut(id) {
+                r.waited = false;
+            }
+        }
+    });
+}
+
+/// `MPI_Waitall` and (after a successful check) `MPI_Testall`.
+///
+/// # Safety
+/// `hs` points to `n` handles, `sts` to `n` statuses or ignore.
+pub unsafe fn wait_all(routine: &str, n: c_int, hs: *mut ffi::MPI_Request, sts: *mut ffi::MPI_Status) {
+    // SAFETY: the caller's arrays.
+    let ids = unsafe { active(routine, n, hs) };
+    let count = ids.iter().flatten().count();
+    wait_for(&ids, count);
+    for (i, x) in ids.iter().enumerate() {
+        // SAFETY: the caller's arrays, entry `i < n`.
+        unsafe {
+            match x {
+                Some((id, p)) => {
+                    finish(routine, *id, *p, status_at(sts, i));
+                    if p.is_none() {
+                        *hs.add(i) = c::REQUEST_NULL();
+                    }
+                }
+                None => set_status(status_at(sts, i), c::ANY_SOURCE(), c::ANY_TAG(), 0),
+            }
+        }
+    }
+}
+
+/// The complete requests among `ids`, earliest completion first.
+fn completed(ids: &[Option<Active>], now: bool) -> Vec<usize> {
+    let mut v: Vec<(f64, usize)> = ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| {
+            x.filter(|(id, _)| done(*id, now))
+                .map(|(id, _)| (with(|e| e.p2p.reqs[id].at), i))
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    v.into_iter().map(|x| x.1).collect()
+}
+
+/// `MPI_Waitany`/`MPI_Testany`: finishes the earliest complete request.
+///
+/// # Safety
+/// As for [`wait_all`]; `index` and `flag` are the caller's.
+pub unsafe fn any(
+    routine: &str,
+    n: c_int,
+    hs: *mut ffi::MPI_Request,
+    index: *mut c_int,
+    flag: *mut c_int,
+    st: *mut ffi::MPI_Status,
+    call: &Call,
+) {
+    // SAFETY: the caller's arrays.
+    let ids = unsafe { active(routine, n, hs) };
+    let test = !flag.is_null();
+    if ids.iter().all(Option::is_none) {
+        // SAFETY: the caller's out-pointers.
+        unsafe {
+            *index = c::UNDEFINED();
+            if test {
+                *flag = 1;
+            }
+            set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0);
+        }
+        return;
+    }
+    if test {
+        engine::catch_up();
+    } else {
+        wait_for(&ids, 1);
+    }
+    let Some(&i) = completed(&ids, test).first() else {
+        if call.polling() {
+            engine::idle();
+        }
+        // SAFETY: the caller's out-pointers.
+        unsafe {
+            *flag = 0;
+            *index = c::UNDEFINED();
+        }
+        return;
+    };
+    let (id, p) = ids[i].expect("completed requests are active");
+    // SAFETY: the caller's arrays and out-pointers.
+    unsafe {
+        finish(routine, id, p, st);
+        if p.is_none() {
+            *hs.add(i) = c::REQUEST_NULL();
+        }
+        *index = i as c_int;
+        if test {
+            *flag = 1;
+        }
+    }
+}
+
+/// `MPI_Waitsome`/`MPI_Testsome`: finishes every complete request.
+///
+/// # Safety
+/// As for [`wait_all`]; `outcount` and `indices` are the caller's.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn some(
+    routine: &str,
+    n: c_int,
+    hs: *mut ffi::MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    sts: *mut ffi::MPI_Status,
+    test: bool,
+    call: &Call,
+) {
+    // SAFETY: the caller's arrays.
+    let ids = unsafe { active(routine, n, hs) };
+    if ids.iter().all(Option::is_none) {
+        // SAFETY: the caller's out-pointer.
+        unsafe { *outcount = c::UNDEFINED() };
+        return;
+    }
+    if test {
+        engine::catch_up();
+    } else {
+        wait_for(&ids, 1);
+    }
+    let list = completed(&ids, test);
+    if list.is_empty() && call.polling() {
+        engine::idle();
+    }
+    for (k, &i) in list.iter().enumerate() {
+        let (id, p) = ids[i].expect("completed requests are active");
+        // SAFETY: the caller's arrays, `k <= i < n`.
+        unsafe {
+            finish(routine, id, p, status_at(sts, k));
+            if p.is_none() {
+                *hs.add(i) = c::REQUEST_NULL();
+            }
+            *indices.add(k) = i as c_int;
+        }
+    }
+    // SAFETY: the caller's out-pointer.
+    unsafe { *outcount = list.len() as c_int };
+}
+
+/// `MPI_Test`/`MPI_Testall`: catches up with the rank's clock, then
+/// finishes the requests if every one is complete by then.
+///
+/// # Safety
+/// As for [`wait_all`].
+pub unsafe fn test_all(
+    routine: &str,
+    n: c_int,
+    hs: *mut ffi::MPI_Request,
+    flag: *mut c_int,
+    sts: *mut ffi::MPI_Status,
+    call: &Call,
+) {
+    engine::catch_up();
+    // SAFETY: the caller's arrays.
+    let ids = unsafe { active(routine, n, hs) };
+    let all = ids.iter().flatten().all(|(id, _)| done(*id, true));
+    if all {
+        // SAFETY: as above.
+        unsafe {
+            wait_all(routine, n, hs, sts);
+            *flag = 1;
+        }
+    } else {
+        if call.polling() {
+            engine::idle();
+        }
+        // SAFETY: the caller's out-pointer.
+        unsafe { *flag = 0 };
+    }
+}

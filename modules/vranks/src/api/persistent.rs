@@ -1,0 +1,160 @@
+//! Persistent requests: `MPI_*_init` records what to post, `MPI_Start`
+//! posts it as an ordinary request that the persistent handle then
+//! stands for until it completes.
+
+#![allow(non_snake_case)]
+
+use super::pt2pt::{post_recv, post_send};
+use super::{ok, Call};
+use crate::engine::with;
+use crate::handles::{self, Kind};
+use crate::p2p::{Mode, Work};
+use pnmpi_mpi_sys::ffi;
+use std::ffi::{c_int, c_void};
+
+/// What a persistent request posts at each start.
+pub struct Template {
+    /// A send (with its mode) or a receive.
+    pub send: Option<Mode>,
+    pub buf: *mut c_void,
+    pub count: c_int,
+    pub dtype: ffi::MPI_Datatype,
+    pub peer: c_int,
+    pub tag: c_int,
+    pub comm: ffi::MPI_Comm,
+    /// The request of the current start, until it completes.
+    pub active: Option<usize>,
+}
+
+/// Makes a persistent request.
+fn make(t: Template, req: *mut ffi::MPI_Request) -> c_int {
+    let id = with(|e| {
+        let id = e.request(Work::Persistent(t), true);
+        e.p2p.reqs[id].persistent = true;
+        id
+    });
+    // SAFETY: the application's request handle.
+    unsafe { *req = handles::make(Kind::Request, id) };
+    ok()
+}
+
+macro_rules! send_init {
+    ($name:ident, $mode:expr) => {
+        /// A persistent send.
+        ///
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            buf: *const c_void,
+            count: c_int,
+            dtype: ffi::MPI_Datatype,
+            dest: c_int,
+            tag: c_int,
+            comm: ffi::MPI_Comm,
+            req: *mut ffi::MPI_Request,
+        ) -> c_int {
+            let _call = Call::enter();
+            super::comm_of(stringify!($name), comm);
+            make(
+                Template {
+                    send: Some($mode),
+                    buf: buf as *mut c_void,
+                    count,
+                    dtype,
+                    peer: dest,
+                    tag,
+                    comm,
+                    active: None,
+                },
+                req,
+            )
+        }
+    };
+}
+
+send_init!(MPI_Send_init, Mode::Standard);
+send_init!(MPI_Bsend_init, Mode::Standard);
+send_init!(MPI_Rsend_init, Mode::Standard);
+send_init!(MPI_Ssend_init, Mode::Sync);
+
+/// A persistent receive.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Recv_init(
+    buf: *mut c_void,
+    count: c_int,
+    dtype: ffi::MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    req: *mut ffi::MPI_Request,
+) -> c_int {
+    let _call = Call::enter();
+    super::comm_of("MPI_Recv_init", comm);
+    make(
+        Template {
+            send: None,
+            buf,
+            count,
+            dtype,
+            peer: source,
+            tag,
+            comm,
+            active: None,
+        },
+        req,
+    )
+}
+
+/// Posts what persistent request `h` describes.
+fn start(routine: &str, h: ffi::MPI_Request) {
+    let Some(id) = handles::index(Kind::Request, h) else {
+        super::fatal(routine, "not a persistent request of this run")
+    };
+    let t = with(|e| match e.p2p.reqs.get(id).map(|r| &r.work) {
+        Some(Work::Persistent(t)) if t.active.is_none() => {
+            Some((t.send, t.buf, t.count, t.dtype, t.peer, t.tag, t.comm))
+        }
+        _ => None,
+    });
+    let Some((send, buf, count, dtype, peer, tag, comm)) = t else {
+        super::fatal(routine, "not an inactive persistent request")
+    };
+    let posted = match send {
+        // SAFETY: the buffer the application gave at init, which MPI
+        // requires to hold the data at each start.
+        Some(mode) => unsafe { post_send(routine, buf, count, dtype, peer, tag, comm, mode) },
+        None => post_recv(routine, buf, count, dtype, peer, tag, comm),
+    };
+    let inner = posted.unwrap_or_else(|| with(|e| e.request(Work::Send, true)));
+    with(|e| {
+        if let Some(Work::Persistent(t)) = e.p2p.reqs.get_mut(id).map(|r| &mut r.work) {
+            t.active = Some(inner);
+        }
+    });
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Start(req: *mut ffi::MPI_Request) -> c_int {
+    let _call = Call::enter();
+    // SAFETY: the application's handle.
+    start("MPI_Start", unsafe { *req });
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Startall(n: c_int, reqs: *mut ffi::MPI_Request) -> c_int {
+    let _call = Call::enter();
+    for i in 0..n.max(0) as usize {
+        // SAFETY: the application's array of `n` handles.
+        start("MPI_Startall", unsafe { *reqs.add(i) });
+    }
+    ok()
+}

@@ -1,0 +1,434 @@
+//! Point-to-point routines: every send mode, blocking and nonblocking,
+//! receives, `Sendrecv`, probes, and the `Wait`/`Test` families.
+//! Buffered and ready sends behave as standard sends (the data is copied
+//! at once, so no attached buffer is used); synchronous sends complete
+//! when matched.
+
+#![allow(non_snake_case)]
+
+use super::complete;
+use super::{comm_of, fatal, ok, rank_size, set_status, Call};
+use crate::engine::{self, with};
+use crate::handles::{self, Kind};
+use crate::p2p::{Mode, RecvSpec, Work};
+use pnmpi_mpi_sys::{constants as c, ffi};
+use std::ffi::{c_int, c_void};
+
+/// Posts a send; `None` for `MPI_PROC_NULL`.
+///
+/// # Safety
+/// `buf` holds `count` elements of `dt`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn post_send(
+    routine: &str,
+    buf: *const c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    mode: Mode,
+) -> Option<usize> {
+    let comm = comm_of(routine, comm);
+    if dest == c::PROC_NULL() {
+        return None;
+    }
+    let (me, size) = rank_size(comm);
+    if dest < 0 || dest as u32 >= size {
+        fatal(
+            routine,
+            &format!("invalid destination rank {dest} (the communicator has {size} ranks)"),
+        );
+    }
+    if tag < 0 {
+        fatal(routine, &format!("invalid tag {tag}"));
+    }
+    // SAFETY: the caller's send buffer.
+    let data = unsafe { crate::dtype::pack(buf, count, dt) };
+    Some(with(|e| {
+        let w = e.comms.world_of(comm, dest as u32, e.current);
+        e.send(data, w, comm as u32, me as c_int, tag, mode)
+    }))
+}
+
+/// Posts a receive; `None` for `MPI_PROC_NULL`.
+pub fn post_recv(
+    routine: &str,
+    buf: *mut c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+) -> Option<usize> {
+    let comm = comm_of(routine, comm);
+    if source == c::PROC_NULL() {
+        return None;
+    }
+    let (_, size) = rank_size(comm);
+    if source != c::ANY_SOURCE() && (source < 0 || source as u32 >= size) {
+        fatal(
+            routine,
+            &format!("invalid source rank {source} (the communicator has {size} ranks)"),
+        );
+    }
+    Some(with(|e| {
+        e.recv(RecvSpec {
+            buf,
+            count,
+            dtype: dt,
+            comm: comm as u32,
+            from: source,
+            tag,
+        })
+    }))
+}
+
+/// A request handle for `id`, or an already complete one for
+/// `MPI_PROC_NULL` (`None`, a receive when `recv`).
+fn handle(id: Option<usize>, recv: bool) -> ffi::MPI_Request {
+    let id = id.unwrap_or_else(|| {
+        with(|e| {
+            let work = if recv {
+                Work::Recv(
+                    RecvSpec {
+                        buf: std::ptr::null_mut(),
+                        count: 0,
+                        dtype: c::BYTE(),
+                        comm: 0,
+                        from: c::PROC_NULL(),
+                        tag: c::ANY_TAG(),
+                    },
+                    None,
+                )
+            } else {
+                Work::Send
+            };
+            e.request(work, true)
+        })
+    });
+    handles::make(Kind::Request, id)
+}
+
+/// Blocks until request `id` completes, then finishes it.
+///
+/// # Safety
+/// `st` is the caller's status or ignore.
+pub unsafe fn wait_id(routine: &str, id: usize, st: *mut ffi::MPI_Status) {
+    let mut h: ffi::MPI_Request = handles::make(Kind::Request, id);
+    // SAFETY: a local handle and the caller's status.
+    unsafe { complete::wait(routine, &mut h, st) };
+}
+
+macro_rules! send {
+    ($name:ident, $mode:expr) => {
+        /// A blocking send.
+        ///
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            buf: *const c_void,
+            count: c_int,
+            dt: ffi::MPI_Datatype,
+            dest: c_int,
+            tag: c_int,
+            comm: ffi::MPI_Comm,
+        ) -> c_int {
+            let _call = Call::enter();
+            let name = stringify!($name);
+            // SAFETY: the application's arguments.
+            if let Some(id) = unsafe { post_send(name, buf, count, dt, dest, tag, comm, $mode) } {
+                // SAFETY: no status.
+                unsafe { wait_id(name, id, c::STATUS_IGNORE()) };
+            }
+            ok()
+        }
+    };
+}
+
+macro_rules! isend {
+    ($name:ident, $mode:expr) => {
+        /// A nonblocking send.
+        ///
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            buf: *const c_void,
+            count: c_int,
+            dt: ffi::MPI_Datatype,
+            dest: c_int,
+            tag: c_int,
+            comm: ffi::MPI_Comm,
+            req: *mut ffi::MPI_Request,
+        ) -> c_int {
+            let _call = Call::enter();
+            // SAFETY: the application's arguments.
+            let id = unsafe { post_send(stringify!($name), buf, count, dt, dest, tag, comm, $mode) };
+            // SAFETY: the application's request handle.
+            unsafe { *req = handle(id, false) };
+            ok()
+        }
+    };
+}
+
+send!(MPI_Send, Mode::Standard);
+send!(MPI_Bsend, Mode::Standard);
+send!(MPI_Rsend, Mode::Standard);
+send!(MPI_Ssend, Mode::Sync);
+isend!(MPI_Isend, Mode::Standard);
+isend!(MPI_Ibsend, Mode::Standard);
+isend!(MPI_Irsend, Mode::Standard);
+isend!(MPI_Issend, Mode::Sync);
+
+/// A blocking receive.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Recv(
+    buf: *mut c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    st: *mut ffi::MPI_Status,
+) -> c_int {
+    let _call = Call::enter();
+    match post_recv("MPI_Recv", buf, count, dt, source, tag, comm) {
+        // SAFETY: the application's status.
+        Some(id) => unsafe { wait_id("MPI_Recv", id, st) },
+        // SAFETY: the application's status.
+        None => unsafe { set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0) },
+    }
+    ok()
+}
+
+/// A nonblocking receive.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Irecv(
+    buf: *mut c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    req: *mut ffi::MPI_Request,
+) -> c_int {
+    let _call = Call::enter();
+    let id = post_recv("MPI_Irecv", buf, count, dt, source, tag, comm);
+    // SAFETY: the application's request handle.
+    unsafe { *req = handle(id, true) };
+    ok()
+}
+
+/// Waits for both halves of a send-receive: the receive's status goes
+/// to `st` (`MPI_PROC_NULL`'s when there was none).
+///
+/// # Safety
+/// `st` is the application's status or ignore.
+unsafe fn finish_exchange(name: &str, s: Option<usize>, r: Option<usize>, st: *mut ffi::MPI_Status) -> c_int {
+    // SAFETY: the caller's status.
+    unsafe {
+        match r {
+            Some(id) => wait_id(name, id, st),
+            None => set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0),
+        }
+        if let Some(id) = s {
+            wait_id(name, id, c::STATUS_IGNORE());
+        }
+    }
+    ok()
+}
+
+/// Send and receive at once (both posted, then both awaited).
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Sendrecv(
+    sbuf: *const c_void,
+    scount: c_int,
+    stype: ffi::MPI_Datatype,
+    dest: c_int,
+    stag: c_int,
+    rbuf: *mut c_void,
+    rcount: c_int,
+    rtype: ffi::MPI_Datatype,
+    source: c_int,
+    rtag: c_int,
+    comm: ffi::MPI_Comm,
+    st: *mut ffi::MPI_Status,
+) -> c_int {
+    let _call = Call::enter();
+    let name = "MPI_Sendrecv";
+    // SAFETY: the application's arguments.
+    let s = unsafe { post_send(name, sbuf, scount, stype, dest, stag, comm, Mode::Standard) };
+    let r = post_recv(name, rbuf, rcount, rtype, source, rtag, comm);
+    // SAFETY: the application's status.
+    unsafe { finish_exchange(name, s, r, st) }
+}
+
+/// Send and receive in one buffer: the outgoing data is packed first.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Sendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    dest: c_int,
+    stag: c_int,
+    source: c_int,
+    rtag: c_int,
+    comm: ffi::MPI_Comm,
+    st: *mut ffi::MPI_Status,
+) -> c_int {
+    let _call = Call::enter();
+    let name = "MPI_Sendrecv_replace";
+    // SAFETY: the application's arguments: the send is packed before the
+    // receive may overwrite the buffer.
+    let s = unsafe { post_send(name, buf, count, dt, dest, stag, comm, Mode::Standard) };
+    let r = post_recv(name, buf, count, dt, source, rtag, comm);
+    // SAFETY: the application's status.
+    unsafe { finish_exchange(name, s, r, st) }
+}
+
+/// Checks for a message that fits, once the simulation has caught up
+/// with the rank's clock.
+fn look(routine: &str, source: c_int, tag: c_int, comm: ffi::MPI_Comm) -> Option<(c_int, c_int, usize)> {
+    let comm = comm_of(routine, comm);
+    if source == c::PROC_NULL() {
+        return Some((c::PROC_NULL(), c::ANY_TAG(), 0));
+    }
+    engine::catch_up();
+    with(|e| {
+        e.probe(&RecvSpec {
+            buf: std::ptr::null_mut(),
+            count: 0,
+            dtype: c::BYTE(),
+            comm: comm as u32,
+            from: source,
+            tag,
+        })
+    })
+}
+
+/// Whether a message has arrived, by the rank's virtual clock.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iprobe(
+    source: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    flag: *mut c_int,
+    st: *mut ffi::MPI_Status,
+) -> c_int {
+    let call = Call::enter();
+    let found = look("MPI_Iprobe", source, tag, comm);
+    // SAFETY: the application's out-pointers.
+    unsafe {
+        *flag = c_int::from(found.is_some());
+        if let Some((s, t, b)) = found {
+            set_status(st, s, t, b);
+        }
+    }
+    if found.is_none() && call.polling() {
+        engine::idle();
+    }
+    ok()
+}
+
+/// Waits for a message that fits, in virtual time.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Probe(
+    source: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    st: *mut ffi::MPI_Status,
+) -> c_int {
+    let _call = Call::enter();
+    loop {
+        if let Some((s, t, b)) = look("MPI_Probe", source, tag, comm) {
+            // SAFETY: the application's status.
+            unsafe { set_status(st, s, t, b) };
+            return ok();
+        }
+        if with(|e| e.next_time().is_none()) {
+            fatal("MPI_Probe", "deadlock: no message that fits will ever arrive");
+        }
+        engine::idle();
+    }
+}
+
+/// Defines an exported completion routine that charges the compute
+/// (`call`, which polling tests use) and runs `$imp`.
+macro_rules! completion {
+    ($name:ident($($arg:ident: $ty:ty),* $(,)?) => |$call:ident| $imp:expr) => {
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
+            let $call = Call::enter();
+            // SAFETY: the application's arguments.
+            unsafe { $imp };
+            ok()
+        }
+    };
+}
+
+type Req = *mut ffi::MPI_Request;
+type St = *mut ffi::MPI_Status;
+
+completion!(MPI_Wait(req: Req, st: St) => |_call| complete::wait("MPI_Wait", req, st));
+completion!(MPI_Waitall(n: c_int, reqs: Req, sts: St) => |_call| complete::wait_all("MPI_Waitall", n, reqs, sts));
+completion!(MPI_Waitany(n: c_int, reqs: Req, index: *mut c_int, st: St)
+    => |call| complete::any("MPI_Waitany", n, reqs, index, std::ptr::null_mut(), st, &call));
+completion!(MPI_Waitsome(n: c_int, reqs: Req, outcount: *mut c_int, indices: *mut c_int, sts: St)
+    => |call| complete::some("MPI_Waitsome", n, reqs, outcount, indices, sts, false, &call));
+completion!(MPI_Test(req: Req, flag: *mut c_int, st: St)
+    => |call| complete::test_all("MPI_Test", 1, req, flag, st, &call));
+completion!(MPI_Testall(n: c_int, reqs: Req, flag: *mut c_int, sts: St)
+    => |call| complete::test_all("MPI_Testall", n, reqs, flag, sts, &call));
+completion!(MPI_Testany(n: c_int, reqs: Req, index: *mut c_int, flag: *mut c_int, st: St)
+    => |call| complete::any("MPI_Testany", n, reqs, index, flag, st, &call));
+completion!(MPI_Testsome(n: c_int, reqs: Req, outcount: *mut c_int, indices: *mut c_int, sts: St)
+    => |call| complete::some("MPI_Testsome", n, reqs, outcount, indices, sts, true, &call));
+
+/// Frees a request; an active one still completes (its data still
+/// arrives), but nobody waits for it.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_free(req: *mut ffi::MPI_Request) -> c_int {
+    let _call = Call::enter();
+    // SAFETY: the application's handle.
+    let h = unsafe { *req };
+    if let Some(id) = handles::index(Kind::Request, h) {
+        with(|e| {
+            let remove = match e.p2p.reqs.get(id).map(|r| (&r.work, r.done)) {
+                Some((Work::Persistent(t), _)) => t.active.is_none(),
+                Some((_, done)) => done,
+                None => false,
+            };
+            if remove {
+                e.p2p.reqs.remove(id);
+            }
+        });
+    }
+    // SAFETY: the application's handle.
+    unsafe { *req = c::REQUEST_NULL() };
+    ok()
+}

@@ -1,0 +1,440 @@
+//! The discrete-event engine: every virtual rank is a stackful context
+//! (corosensei), and the scheduler resumes, one at a time, the one whose
+//! event has the least virtual time. Events are a rank becoming runnable
+//! at a time, and a message arriving at its receiver ([`crate::p2p`]).
+//! Contexts switch only inside MPI calls, so nothing needs a lock: the
+//! engine is one object, reached from the running rank's MPI call or from
+//! the scheduler, never from both at once, and never held across a
+//! switch (`with` borrows it for one step).
+
+use crate::globals::Globals;
+use crate::stack::{Pool, VStack};
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use pnmpi_sim::machine::Machine;
+use pnmpi_sim::model::Model;
+use pnmpi_sim::units::Ns;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::ffi::{c_char, c_int};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+/// The application's `main`.
+pub type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
+
+/// A rank's context.
+type Context = Coroutine<(), (), c_int, VStack>;
+
+/// What a rank is doing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Phase {
+    /// Not started yet.
+    New,
+    /// Running or runnable.
+    Active,
+    /// Blocked in a call until its requests complete.
+    Blocked,
+    /// `main` returned or the rank called `exit`.
+    Done,
+}
+
+/// Totals for the report.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Stats {
+    pub compute: Ns,
+    pub comm: Ns,
+    pub wait: Ns,
+    pub calls: u64,
+    pub sent: u64,
+    pub sent_bytes: u64,
+    pub received: u64,
+    pub collectives: u64,
+}
+
+/// One virtual rank.
+pub struct Rank {
+    /// Virtual clock, ns since the rank's `MPI_Init`.
+    pub clock: Ns,
+    /// Thread CPU time when the rank last left an MPI call.
+    pub cpu_mark: u64,
+    pub phase: Phase,
+    /// Requests still to complete before a blocked rank resumes.
+    pub need: u32,
+    /// Its clock at `MPI_Finalize` (the report's run time).
+    pub end: Option<Ns>,
+    pub initialized: bool,
+    pub finalized: bool,
+    /// `main`'s return value or `exit`'s status.
+    pub status: c_int,
+    pub stats: Stats,
+    /// Its context's yielder, once it started.
+    yielder: usize,
+    /// The lowest address of its stack, once it started.
+    stack_limit: usize,
+}
+
+/// An event: rank `Resume` at a time, or message `Arrive`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Event {
+    Resume(u32),
+    Arrive(u32),
+}
+
+/// The whole simulation of this process's ranks.
+pub struct Engine {
+    pub n: u32,
+    pub ranks: Vec<Rank>,
+    contexts: Vec<Option<Context>>,
+    heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    seq: u64,
+    /// The time of the event being processed.
+    pub now: Ns,
+    pub current: u32,
+    pub model: Box<dyn Model>,
+    pub machine: Machine,
+    pub node_of: Vec<u32>,
+    pub cpu_factor: f64,
+    /// CPU time two clock reads add to the interval between them.
+    pub cpu_bias: u64,
+    pub globals: Globals,
+    pub pool: Pool,
+    main: MainFn,
+    argc: c_int,
+    argv: *mut *mut c_char,
+    envp: *mut *mut c_char,
+    pub p2p: crate::p2p::State,
+    pub comms: crate::comm::Registry,
+    pub colls: crate::coll::State,
+    /// Events processed and context switches made.
+    pub events: u64,
+    pub switches: u64,
+}
+
+static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The current rank's stack limit, for the overflow handler.
+pub static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
+/// The current rank, for the overflow handler.
+pub static CURRENT: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Runs `f` on the engine, if the ranks are running.
+pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
+    let p = ENGINE.load(Ordering::Relaxed);
+    assert!(!p.is_null(), "pnmpi vranks: an MPI call outside a virtual rank");
+    // SAFETY: the engine lives from `run`'s start to its end on this one
+    // thread; `with` is never re-entered (no caller calls `with` or
+    // switches context inside `f`), so this is the only reference.
+    f(unsafe { &mut *p })
+}
+
+/// Whether the engine runs (an MPI call comes from a virtual rank).
+pub fn running() -> bool {
+    !ENGINE.load(Ordering::Relaxed).is_null()
+}
+
+/// The key that orders non-negative times in the heap.
+fn key(t: Ns) -> u64 {
+    t.max(0.0).to_bits()
+}
+
+impl Engine {
+    /// The engine for `n` ranks running `main`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        n: u32,
+        main: MainFn,
+        args: (c_int, *mut *mut c_char, *mut *mut c_char),
+        model: Box<dyn Model>,
+        machine: Machine,
+        node_of: Vec<u32>,
+        cpu_factor: f64,
+        globals: Globals,
+        pool: Pool,
+    ) -> Engine {
+        let ranks = (0..n)
+            .map(|_| Rank {
+                clock: 0.0,
+                cpu_mark: 0,
+                phase: Phase::New,
+                need: 0,
+                end: None,
+                initialized: false,
+                finalized: false,
+                status: 0,
+                stats: Stats::default(),
+                yielder: 0,
+                stack_limit: 0,
+            })
+            .collect();
+        let mut e = Engine {
+            n,
+            ranks,
+            contexts: (0..n).map(|_| None).collect(),
+            heap: BinaryHeap::new(),
+            seq: 0,
+            now: 0.0,
+            current: 0,
+            model,
+            machine,
+            node_of,
+            cpu_factor,
+            cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
+            globals,
+            pool,
+            main,
+            argc: args.0,
+            argv: args.1,
+            envp: args.2,
+            p2p: crate::p2p::State::new(n),
+            comms: crate::comm::Registry::new(n),
+            colls: crate::coll::State::default(),
+            events: 0,
+            switches: 0,
+        };
+        for r in 0..n {
+            e.push(0.0, Event::Resume(r));
+        }
+        e
+    }
+
+    /// Queues an event at `t` (never before the current event).
+    pub fn push(&mut self, t: Ns, ev: Event) {
+        self.seq += 1;
+        self.heap.push(Reverse((key(t.max(self.now)), self.seq, ev)));
+    }
+
+    /// The time of the next event, if any.
+    pub fn next_time(&self) -> Option<Ns> {
+        self.heap.peek().map(|Reverse((k, _, _))| f64::from_bits(*k))
+    }
+
+    /// Makes blocked rank `r` runnable at `t`, when its last awaited
+    /// request completed.
+    pub fn wake(&mut self, r: u32, t: Ns) {
+        let rank = &mut self.ranks[r as usize];
+        if rank.phase == Phase::Blocked {
+            rank.phase = Phase::Active;
+            let at = rank.clock.max(t);
+            self.push(at, Event::Resume(r));
+        }
+    }
+}
+
+/// The running rank's number.
+pub fn me() -> u32 {
+    with(|e| e.current)
+}
+
+/// Suspends the running rank until the scheduler resumes it (after it
+/// queued a `Resume` for it, or marked it blocked). Checks the stack
+/// first when stacks have no guard pages.
+pub fn switch_out() {
+    let (yielder, limit, guarded, rank) = with(|e| {
+        let r = e.current;
+        let s = e.ranks[r as usize].yielder;
+        (s, STACK_LIMIT.load(Ordering::Relaxed), e.pool.guarded(), r)
+    });
+    let probe = 0u8;
+    let sp = &probe as *const u8 as usize;
+    if !guarded && sp < limit + 2 * crate::stack::PAGE {
+        crate::overflow::report(rank as usize);
+    }
+    // SAFETY: `yielder` is the running context's own yielder, stored by
+    // its body when it started; the context is running, so it is valid.
+    let y = unsafe { &*(yielder as *const Yielder<(), ()>) };
+    y.suspend(());
+}
+
+/// Blocks the running rank until `need` of its requests complete (they
+/// call [`Engine::wake`] through the completion path).
+pub fn block(need: u32) {
+    if need == 0 {
+        return;
+    }
+    with(|e| {
+        let r = &mut e.ranks[e.current as usize];
+        r.need = need;
+        r.phase = Phase::Blocked;
+    });
+    switch_out();
+}
+
+/// Lets the simulation catch up with the running rank's clock, so that
+/// every event before it has happened (before a test or a probe looks).
+pub fn catch_up() {
+    let behind = with(|e| {
+        let r = e.current;
+        let t = e.ranks[r as usize].clock;
+        if t > e.now && e.next_time().is_some_and(|n| n < t) {
+            e.push(t, Event::Resume(r));
+            true
+        } else {
+            false
+        }
+    });
+    if behind {
+        switch_out();
+    }
+}
+
+/// Yields the running rank until the next event (a test that found
+/// nothing: polling lets virtual time pass to when something happens).
+pub fn idle() {
+    let wait = with(|e| {
+        let r = e.current;
+        let next = e.next_time()?;
+        let rank = &mut e.ranks[r as usize];
+        rank.clock = rank.clock.max(next);
+        let t = rank.clock;
+        e.push(t, Event::Resume(r));
+        Some(())
+    });
+    if wait.is_some() {
+        switch_out();
+    }
+}
+
+/// Runs every rank to the end. Returns the first nonzero status, or 0.
+pub fn run(engine: Engine, progress: bool) -> c_int {
+    let p = Box::into_raw(Box::new(engine));
+    ENGINE.store(p, Ordering::Relaxed);
+    let started = std::time::Instant::now();
+    let mut last_progress = started;
+    loop {
+        let step = with(|e| e.heap.pop());
+        let Some(Reverse((k, _, ev))) = step else { break };
+        let t = f64::from_bits(k);
+        match ev {
+            Event::Arrive(m) => with(|e| {
+                e.now = t;
+                e.events += 1;
+                e.arrive(m);
+            }),
+            Event::Resume(r) => resume(r, t),
+        }
+        if progress && with(|e| e.events).is_multiple_of(65536) && last_progress.elapsed().as_secs() >= 5 {
+            last_progress = std::time::Instant::now();
+            with(|e| {
+                let done = e.ranks.iter().filter(|r| r.phase == Phase::Done).count();
+                let started_n = e.ranks.iter().filter(|r| r.phase != Phase::New).count();
+                eprintln!(
+                    "pnmpi vranks: virtual time {:.6} s, wall {:.0} s, {} ranks: {} started, {} done, {} switches",
+                    e.now * 1e-9,
+                    started.elapsed().as_secs_f64(),
+                    e.n,
+                    started_n,
+                    done,
+                    e.switches
+                );
+            });
+        }
+    }
+    let status = with(|e| {
+        let stuck: Vec<u32> = (0..e.n)
+            .filter(|&r| e.ranks[r as usize].phase != Phase::Done)
+            .collect();
+        if !stuck.is_empty() {
+            let list: Vec<String> = stuck.iter().take(8).map(|r| r.to_string()).collect();
+            eprintln!(
+                "pnmpi vranks: error: deadlock at virtual time {:.9} s: {} of {} ranks wait for messages or collectives that no rank will send or join (ranks {}{})",
+                e.now * 1e-9,
+                stuck.len(),
+                e.n,
+                list.join(", "),
+                if stuck.len() > 8 { ", ..." } else { "" }
+            );
+            return 1;
+        }
+        e.ranks.iter().map(|r| r.status).find(|&s| s != 0).unwrap_or(0)
+    });
+    // Contexts that did not finish (ranks that called `exit`) are
+    // suspended inside the application: they are dropped without
+    // unwinding their stacks, which hold C frames.
+    with(|e| {
+        for c in e.contexts.drain(..).flatten() {
+            std::mem::forget(c);
+        }
+    });
+    status
+}
+
+/// The engine, for the report after the ranks are done.
+pub fn finish() -> Box<Engine> {
+    let p = ENGINE.swap(std::ptr::null_mut(), Ordering::Relaxed);
+    // SAFETY: `run` made `p` with Box::into_raw and no context is running.
+    unsafe { Box::from_raw(p) }
+}
+
+/// Resumes rank `r` at virtual time `t`.
+fn resume(r: u32, t: Ns) {
+    let ctx = with(|e| -> Option<Context> {
+        e.now = t;
+        e.events += 1;
+        e.switches += 1;
+        e.current = r;
+        let rank = &mut e.ranks[r as usize];
+        if rank.phase == Phase::Done {
+            return None;
+        }
+        rank.clock = rank.clock.max(t);
+        e.globals.switch_to(r);
+        if e.contexts[r as usize].is_none() {
+            let stack = match e.pool.take() {
+                Ok(s) => s,
+                Err(err) => {
+                    eprintln!(
+                        "pnmpi vranks: error: cannot map a stack for virtual rank {r} ({} bytes): {err}; use a smaller --vrank-stack",
+                        e.pool.size()
+                    );
+                    std::process::exit(1);
+                }
+            };
+            e.ranks[r as usize].stack_limit = stack.limit();
+            let (main, argc, argv, envp) = (e.main, e.argc, e.argv as usize, e.envp as usize);
+            e.contexts[r as usize] = Some(Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
+                with(|e| {
+                    let rank = &mut e.ranks[e.current as usize];
+                    rank.yielder = y as *const Yielder<(), ()> as usize;
+                    rank.phase = Phase::Active;
+                });
+                // SAFETY: the application's own `main`, called as the C
+                // runtime would, with the process's arguments.
+                unsafe { main(argc, argv as *mut *mut c_char, envp as *mut *mut c_char) }
+            }));
+        }
+        STACK_LIMIT.store(e.ranks[r as usize].stack_limit, Ordering::Relaxed);
+        e.contexts[r as usize].take()
+    });
+    let Some(mut ctx) = ctx else { return };
+    CURRENT.store(r as usize, Ordering::Relaxed);
+    let out = ctx.resume(());
+    CURRENT.store(usize::MAX, Ordering::Relaxed);
+    with(|e| match out {
+        CoroutineResult::Yield(()) => {
+            if e.ranks[r as usize].phase == Phase::Done {
+                // It called `exit`: never resumed, never unwound.
+                std::mem::forget(ctx);
+            } else {
+                e.contexts[r as usize] = Some(ctx);
+            }
+        }
+        CoroutineResult::Return(status) => {
+            let rank = &mut e.ranks[r as usize];
+            rank.phase = Phase::Done;
+            rank.status = status;
+            e.globals.forget(r);
+            e.pool.give(ctx.into_stack());
+        }
+    });
+}
+
+/// Called by the `exit` wrapper inside a rank: the rank is done with
+/// `status`, and never runs again; the process goes on with the others.
+pub fn exit_rank(status: c_int) -> ! {
+    with(|e| {
+        let rank = &mut e.ranks[e.current as usize];
+        rank.phase = Phase::Done;
+        rank.status = status;
+    });
+    switch_out();
+    unreachable!("a rank that exited was resumed")
+}

@@ -1,0 +1,212 @@
+//! How the program's `main` is reached: the C runtime's entry calls
+//! `__libc_start_main(main, argc, argv, ...)`, which this preloaded
+//! library defines first. It hands glibc's own `__libc_start_main` (found
+//! with `dlsym(RTLD_NEXT)`) a `main` of its own, so the program's
+//! constructors, `atexit` handlers and `exit` run as usual, once, around
+//! the virtual ranks; the program's `main` is then called once per rank,
+//! in the rank's context. (Linking a wrapper in with `-Wl,--wrap=main`
+//! would need relinking; finding `main` in the symbol table fails on
+//! stripped programs. Every glibc program goes through this entry.)
+//!
+//! An `exit` inside a rank ends that rank only (its context is never
+//! resumed); the process exits when every rank is done.
+
+use crate::engine::{self, Engine, MainFn};
+use crate::globals::Globals;
+use crate::stack::Pool;
+use pnmpi_mpi_sys::{constants as c, ffi};
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// glibc's `__libc_start_main`.
+type StartMain = unsafe extern "C" fn(
+    MainFn,
+    c_int,
+    *mut *mut c_char,
+    *mut c_void,
+    *mut c_void,
+    *mut c_void,
+    *mut c_void,
+) -> c_int;
+
+/// The program's `main`.
+static APP_MAIN: AtomicUsize = AtomicUsize::new(0);
+
+/// The next definition of `name` after this library's.
+fn next(name: &CStr) -> *mut c_void {
+    // SAFETY: dlsym with a valid C string; RTLD_NEXT looks past us.
+    unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) }
+}
+
+/// The C runtime's entry into glibc: swaps in [`vranks_main`].
+///
+/// # Safety
+/// Called once by the C runtime's `_start`, with its arguments.
+#[no_mangle]
+pub unsafe extern "C" fn __libc_start_main(
+    main: MainFn,
+    argc: c_int,
+    argv: *mut *mut c_char,
+    init: *mut c_void,
+    fini: *mut c_void,
+    rtld_fini: *mut c_void,
+    stack_end: *mut c_void,
+) -> c_int {
+    let real = next(c"__libc_start_main");
+    if real.is_null() {
+        eprintln!("pnmpi vranks: error: glibc's __libc_start_main not found");
+        // SAFETY: ending the process.
+        unsafe { libc::_exit(127) };
+    }
+    APP_MAIN.store(main as usize, Ordering::Relaxed);
+    // SAFETY: glibc's own entry, with the arguments we were given, and a
+    // `main` of the same type.
+    unsafe {
+        let real: StartMain = std::mem::transmute::<*mut c_void, StartMain>(real);
+        real(vranks_main, argc, argv, init, fini, rtld_fini, stack_end)
+    }
+}
+
+/// `exit` inside a virtual rank ends that rank; elsewhere, the process.
+///
+/// # Safety
+/// As C's `exit`.
+#[no_mangle]
+pub unsafe extern "C" fn exit(status: c_int) -> ! {
+    if engine::running() && engine::CURRENT.load(Ordering::Relaxed) != usize::MAX {
+        engine::exit_rank(status);
+    }
+    let real = next(c"exit");
+    // SAFETY: glibc's exit, which does not return.
+    unsafe {
+        let real: unsafe extern "C" fn(c_int) -> ! = std::mem::transmute::<*mut c_void, _>(real);
+        real(status)
+    }
+}
+
+/// Stops before any rank runs, saying what is wrong.
+fn refuse(what: &str) -> ! {
+    eprintln!("pnmpi vranks: error: {what}");
+    // SAFETY: ending the process before MPI starts or right after.
+    unsafe { libc::_exit(2) }
+}
+
+/// Takes this mode out of the environment, so that processes the run
+/// starts (Open MPI's `orted` for a singleton, anything the program
+/// spawns) are not virtual-rank runs themselves.
+fn forget_environment() {
+    std::env::remove_var("PNMPI_VRANKS");
+    std::env::remove_var("PNMPI_VRANK_STACK");
+    if let Ok(preload) = std::env::var("LD_PRELOAD") {
+        let kept: Vec<&str> = preload
+            .split([':', ' '])
+            .filter(|p| !p.is_empty() && !p.ends_with("libvranks.so"))
+            .collect();
+        if kept.is_empty() {
+            std::env::remove_var("LD_PRELOAD");
+        } else {
+            std::env::set_var("LD_PRELOAD", kept.join(":"));
+        }
+    }
+}
+
+/// The loaded Fortran binding of an MPI whose Fortran routines call the
+/// native `PMPI_` routines directly (Open MPI's `mpif.h` and `use mpi`
+/// libraries), which would bypass the virtual ranks and give wrong
+/// answers; MPICH's call the `MPI_` routines, which this layer defines.
+fn bypassing_fortran() -> Option<String> {
+    extern "C" fn each(info: *mut libc::dl_phdr_info, _size: usize, out: *mut c_void) -> c_int {
+        // SAFETY: the loader's entry, and `out` is the Vec given below.
+        unsafe {
+            let name = (*info).dlpi_name;
+            if !name.is_null() {
+                let list = &mut *(out as *mut Vec<String>);
+                list.push(CStr::from_ptr(name).to_string_lossy().into_owned());
+            }
+        }
+        0
+    }
+    if pnmpi_mpi_sys::FLAVOR != "openmpi" {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    // SAFETY: the callback only appends the objects' names to `names`.
+    unsafe { libc::dl_iterate_phdr(Some(each), &mut names as *mut Vec<String> as *mut c_void) };
+    names.into_iter().find(|n| {
+        let base = n.rsplit('/').next().unwrap_or(n);
+        base.starts_with("libmpi_mpifh") || base.starts_with("libmpi_usempi")
+    })
+}
+
+/// The `main` glibc runs: the virtual ranks.
+unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut *mut c_char) -> c_int {
+    // SAFETY: stored by __libc_start_main before glibc calls us.
+    let app: MainFn = unsafe { std::mem::transmute::<usize, MainFn>(APP_MAIN.load(Ordering::Relaxed)) };
+    if std::env::var_os("PNMPI_VRANKS").is_none() {
+        // Preloaded without a rank count: the program runs as it is.
+        // SAFETY: the program's main with its own arguments.
+        return unsafe { app(argc, argv, envp) };
+    }
+    let opts = crate::options::read().unwrap_or_else(|e| refuse(&e));
+    forget_environment();
+    if let Some(lib) = bypassing_fortran() {
+        refuse(&format!(
+            "this program uses Open MPI's Fortran binding ({lib}), whose routines call the native PMPI_ routines directly and would bypass the virtual ranks; Fortran programs run with virtual ranks under MPICH"
+        ));
+    }
+    // SAFETY: the native MPI starts once, for the process.
+    unsafe { ffi::PMPI_Init(std::ptr::null_mut(), std::ptr::null_mut()) };
+    let mut procs: c_int = 1;
+    // SAFETY: an out-pointer to a local.
+    unsafe { ffi::PMPI_Comm_size(c::COMM_WORLD(), &mut procs) };
+    if procs != 1 {
+        refuse(&format!(
+            "{procs} processes: virtual ranks run in one process for now (mpirun -np 1 pnmpi run --vranks N ...)"
+        ));
+    }
+    let n = opts.ranks;
+    let config = &opts.config;
+    let machine = config.machine(n);
+    let node_of = machine
+        .place(n)
+        .unwrap_or_else(|e| refuse(&format!("machine {e}")));
+    let model =
+        pnmpi_sim::model::build(&config.model, &machine).unwrap_or_else(|e| refuse(&format!("machine {e}")));
+    let globals =
+        Globals::new(n).unwrap_or_else(|e| refuse(&format!("cannot privatize the program's globals: {e}")));
+    let pool = Pool::new(opts.stack, n as usize);
+    crate::overflow::install(pool.size());
+    eprintln!(
+        "pnmpi vranks: {n} virtual ranks in 1 process; stacks of {} KiB ({}); {} bytes of globals per rank in {} ranges; {}",
+        pool.size() / 1024,
+        if pool.guarded() { "guard pages" } else { "checked at each switch" },
+        globals.bytes(),
+        globals.ranges(),
+        opts.source
+    );
+    let wall = std::time::Instant::now();
+    let engine = Engine::new(
+        n,
+        app,
+        (argc, argv, envp),
+        model,
+        machine,
+        node_of,
+        config.cpu_factor,
+        globals,
+        pool,
+    );
+    let status = engine::run(engine, true);
+    let e = engine::finish();
+    let wall_ns = wall.elapsed().as_nanos() as f64;
+    crate::report::finish(&e, config, wall_ns);
+    eprintln!(
+        "pnmpi vranks: {} context switches, {} events in {:.3} s",
+        e.switches,
+        e.events,
+        wall_ns * 1e-9
+    );
+    // SAFETY: the native MPI ends once, after every rank.
+    unsafe { ffi::PMPI_Finalize() };
+    status
+}

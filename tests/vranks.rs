@@ -1,0 +1,262 @@
+//! Virtual ranks (modules/vranks, `pnmpi run --vranks N`) under real
+//! mpirun: a program whose ranks keep different values in their globals
+//! prints what a normal run of as many processes prints; a ping-pong's
+//! round trip is the model's to the nanosecond; a wildcard receive takes
+//! the message that arrives first in virtual time, not the one sent first
+//! in real time; a hello world runs at 16,384 ranks; and a bad rank
+//! count, a too-small stack, a stack overflow and an unsupported routine
+//! each stop the run naming what is wrong.
+
+mod common;
+use common::*;
+
+/// Runs `c-tests/programs/<name> args` as `n` virtual ranks in one
+/// process, with `conf` as the configuration (vtime's arguments).
+fn vranks(n: &str, extra: &[&str], name: &str, args: &[&str], conf: Option<&str>) -> Run {
+    let mut case = Case::new();
+    let mut cmd = launcher(1);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", &format!("--vranks={n}")])
+        .args(extra);
+    if let Some(text) = conf {
+        case.write("vtime.conf", text);
+        cmd.args(["--conf", "vtime.conf"]);
+    }
+    case.env("PNMPI_LIB_PATH", "");
+    cmd.arg("--").arg(program(name, Link::Native)).args(args);
+    case.finish(cmd)
+}
+
+#[test]
+fn per_rank_globals_print_what_64_processes_print() {
+    let native = Case::new().mpirun(64, &program("vglobals", Link::Native), &[]);
+    native.assert_ok();
+    let virt = vranks("64", &[], "vglobals", &[], None);
+    virt.assert_ok();
+    let (a, b) = (native.lines("vglobals:"), virt.lines("vglobals:"));
+    assert_eq!(a.len(), 64, "{}", native.stdout);
+    assert_eq!(a, b, "virtual ranks differ from processes:\n{}", virt.stderr);
+    // The program really keeps different values per rank.
+    assert!(
+        b[5].contains("counter 12 ") && b[63].contains("counter 128 "),
+        "{}",
+        virt.stdout
+    );
+    assert!(
+        virt.stderr.contains("64 virtual ranks in 1 process"),
+        "{}",
+        virt.stderr
+    );
+}
+
+#[test]
+fn a_1mb_ping_pong_round_trip_is_2020_us() {
+    // 2 x (10 us + 1,000,000 B / 1 GB/s) = 2020 us.
+    let exact = "module vtime\nargument latency 10us\nargument bandwidth 1GB/s\nargument cpu_factor 0\n";
+    let run = vranks("2", &[], "pingpong", &["20", "1000000"], Some(exact));
+    run.assert_ok();
+    assert_eq!(field(&run, "pingpong:", "us_per_round"), 2020.0, "{}", run.stderr);
+    // With the measured compute counted (cpu_factor 1): within 0.1 %.
+    let counted = "module vtime\nargument latency 10us\nargument bandwidth 1GB/s\n";
+    let run = vranks("2", &[], "pingpong", &["20", "1000000"], Some(counted));
+    run.assert_ok();
+    let us = field(&run, "pingpong:", "us_per_round");
+    assert!((us - 2020.0).abs() / 2020.0 < 1e-3, "{us} us");
+}
+
+#[test]
+fn a_wildcard_receive_takes_the_first_arrival_in_virtual_time() {
+    // Rank 1 sends 1 MB at once (eager: 1010 us on the wire), rank 2
+    // computes (about 0.1 to 1 ms here) and then sends 8 B (10 us).
+    let conf = "module vtime\nargument latency 10us\nargument bandwidth 1GB/s\nargument eager 4MiB\n";
+    let run = vranks("3", &[], "vwildcard", &["1000000", "100000"], Some(conf));
+    run.assert_ok();
+    let line = run.lines("vwildcard:").join("\n");
+    assert_eq!(field(&run, "vwildcard:", "first_posted_real"), 1.0, "{line}");
+    let t = field(&run, "vwildcard:", "t_us");
+    if t < 1010.0 {
+        assert_eq!(field(&run, "vwildcard:", "first_matched"), 2.0, "{line}");
+    } else {
+        panic!("rank 2 computed longer than the large message's transfer ({t} us); lower the spin: {line}");
+    }
+}
+
+#[test]
+fn a_hello_world_runs_at_16384_ranks() {
+    let run = vranks("16384", &[], "vhello", &[], None);
+    run.assert_ok();
+    assert_eq!(
+        run.lines("vhello:"),
+        ["vhello: ranks 16384 sum 134209536 ok"],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("min") && run.stderr.contains("max"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_bad_rank_count_is_refused_naming_it() {
+    for bad in ["abc", "0", "-3", "99999999999"] {
+        let run = vranks(bad, &[], "vhello", &[], None);
+        assert!(!run.success(), "{bad}: {}", run.stdout);
+        assert!(
+            run.stderr.contains(&format!("--vranks) `{bad}`")),
+            "{bad}: {}",
+            run.stderr
+        );
+        assert!(run.lines("vhello:").is_empty());
+    }
+}
+
+#[test]
+fn a_too_small_stack_is_refused_and_an_overflow_names_the_rank() {
+    let run = vranks("4", &["--vrank-stack", "4K"], "voverflow", &[], None);
+    assert!(!run.success());
+    assert!(
+        run.stderr.contains("`4K`: a stack of 4096 bytes is too small"),
+        "{}",
+        run.stderr
+    );
+    let run = vranks("4", &["--vrank-stack", "1M"], "voverflow", &["100"], None);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("virtual rank 3 overflowed its stack of 1024 KiB"),
+        "{}",
+        run.stderr
+    );
+    // The same depth fits in the default 8 MiB.
+    let run = vranks("4", &[], "voverflow", &["100"], None);
+    run.assert_ok();
+    assert_eq!(run.lines("voverflow:").len(), 1, "{}", run.stderr);
+}
+
+#[test]
+fn an_unsupported_routine_stops_the_run_naming_it() {
+    let run = vranks("4", &[], "vunsupported", &[], None);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("MPI_Win_create: not supported with virtual ranks"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.lines("vunsupported: after").is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn pnmpi_vranks_reruns_a_program_linked_with_lpnmpi_as_virtual_ranks() {
+    let mut case = Case::new();
+    case.env("PNMPI_VRANKS", "8");
+    let run = case.mpirun(1, &program("vglobals", Link::Pnmpi), &[]);
+    run.assert_ok();
+    let lines = run.lines("vglobals:");
+    assert_eq!(lines.len(), 8, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        lines[7].starts_with("vglobals: rank 7 counter 16 "),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("8 virtual ranks in 1 process"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The run time on the `virtual run time X s` line of the table.
+fn virtual_run_time(run: &Run) -> f64 {
+    let at = run
+        .stderr
+        .find("virtual run time ")
+        .unwrap_or_else(|| panic!("no table:\n{}", run.stderr));
+    let rest = &run.stderr[at + "virtual run time ".len()..];
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_stencil_times_the_same_as_one_process_per_rank() {
+    // Compute ignored (cpu_factor 0): the network and collective models
+    // alone, which both modes evaluate alike.
+    let args = "argument latency 5us\nargument bandwidth 1GB/s\nargument cpu_factor 0\n";
+    let mut case = Case::new();
+    let lib = target_dir().join("libvtime.so");
+    case.conf(&format!("module {}\n{args}", lib.display()));
+    let processes = case.mpirun(16, &program("stencil", Link::Pnmpi), &["64", "100", "10"]);
+    processes.assert_ok();
+    let virt = vranks(
+        "16",
+        &[],
+        "stencil",
+        &["64", "100", "10"],
+        Some(&format!("module vtime\n{args}")),
+    );
+    virt.assert_ok();
+    let (p, v) = (virtual_run_time(&processes), virtual_run_time(&virt));
+    assert!(
+        p > 0.0 && (p - v).abs() <= 1e-9,
+        "processes {p} s, virtual ranks {v} s"
+    );
+    assert_eq!(processes.lines("stencil:"), virt.lines("stencil:"));
+}
+
+#[test]
+fn a_tour_of_the_provided_mpi_prints_what_processes_print() {
+    // Nonblocking collectives, persistent requests, Waitany/some, Testany,
+    // probes, a vector datatype, a Cartesian grid, groups, MAXLOC, a
+    // non-commutative user operation on a derived type, the v collectives.
+    let native = Case::new().mpirun(12, &program("vfeatures", Link::Native), &[]);
+    native.assert_ok();
+    let virt = vranks("12", &[], "vfeatures", &[], None);
+    virt.assert_ok();
+    assert_eq!(native.lines("vfeatures:").len(), 12, "{}", native.stdout);
+    assert_eq!(
+        native.lines("vfeatures:"),
+        virt.lines("vfeatures:"),
+        "{}",
+        virt.stderr
+    );
+}
+
+#[test]
+fn a_fortran_common_block_is_private_to_each_rank_under_mpich() {
+    let case = Case::new();
+    let exe = case.dir().join("vcommon");
+    let out = std::process::Command::new(mpif90())
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(repo().join("c-tests/fortran/vcommon.f90"))
+        .output()
+        .expect("mpif90 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut cmd = launcher(1);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=16", "--"])
+        .arg(&exe);
+    let virt = case.finish(cmd);
+    if FLAVOR == "openmpi" {
+        // Open MPI's Fortran routines call PMPI_ directly: refused, never
+        // a wrong answer.
+        assert!(!virt.success(), "{}", virt.stdout);
+        assert!(
+            virt.stderr.contains("uses Open MPI's Fortran binding"),
+            "{}",
+            virt.stderr
+        );
+        return;
+    }
+    virt.assert_ok();
+    let native = case.mpirun(16, &exe, &[]);
+    native.assert_ok();
+    assert_eq!(native.lines("vcommon:").len(), 16, "{}", native.stdout);
+    assert_eq!(
+        native.lines("vcommon:"),
+        virt.lines("vcommon:"),
+        "{}",
+        virt.stderr
+    );
+}
