@@ -8,25 +8,7 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn pnmpi(args: &[&str], dir: &Path) -> Output {
-    Command::new(target_dir().join("pnmpi"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("pnmpi runs")
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use std::process::Output;
 
 /// The report without what depends on how it ran.
 fn report(dir: &Path, json: &str) -> serde_json::Value {
@@ -60,7 +42,7 @@ fn parallel(np: usize, args: &[&str], dir: &Path) -> Output {
 
 /// Serial, then 2 and 4 processes, of `trace` on `m.toml` under `model`.
 fn agree(dir: &Path, trace: &str, model: &str) {
-    ok(pnmpi(
+    succeeded(pnmpi_cli(
         &[
             "sim",
             "replay",
@@ -78,7 +60,7 @@ fn agree(dir: &Path, trace: &str, model: &str) {
     assert!(serial["runtime_s"].as_f64().unwrap() > 0.0);
     for np in [2, 4] {
         let json = format!("np{np}.json");
-        let text = ok(parallel(
+        let text = succeeded(parallel(
             np,
             &[
                 "sim", "replay", trace, "-m", "m.toml", "--model", model, "--json", &json,
@@ -104,7 +86,7 @@ fn motifs_replay_in_parallel_bit_for_bit() {
     case.write("m.toml", MACHINE);
     for motif in ["halo3d", "sweep3d", "random", "alltoall"] {
         let pnt = format!("{motif}.pnt");
-        ok(pnmpi(
+        succeeded(pnmpi_cli(
             &[
                 "sim",
                 "synth",
@@ -125,7 +107,7 @@ fn motifs_replay_in_parallel_bit_for_bit() {
         agree(dir, &pnt, "simple");
     }
     // A tracer folder: each process reads its own ranks' files.
-    ok(pnmpi(
+    succeeded(pnmpi_cli(
         &[
             "sim",
             "synth",
@@ -155,7 +137,7 @@ fn traces_of_real_and_random_programs_replay_in_parallel_bit_for_bit() {
     ] {
         let (case, trace) = traced(program, np, args);
         case.write("m.toml", MACHINE);
-        ok(pnmpi(
+        succeeded(pnmpi_cli(
             &["trace", "merge", &trace.display().to_string(), "-o", "t.pnt"],
             case.dir(),
         ));
@@ -187,7 +169,7 @@ fn what_a_parallel_replay_cannot_do_exactly_is_refused() {
     let case = Case::new();
     let dir = case.dir();
     case.write("m.toml", MACHINE);
-    ok(pnmpi(
+    succeeded(pnmpi_cli(
         &[
             "sim",
             "synth",

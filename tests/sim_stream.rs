@@ -6,15 +6,6 @@
 mod common;
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn pnmpi(args: &[&str], dir: &Path) -> Output {
-    Command::new(target_dir().join("pnmpi"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("pnmpi runs")
-}
 
 fn json(dir: &Path, name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
@@ -32,14 +23,14 @@ fn tracecheck_case() -> (Case, PathBuf) {
 fn a_streamed_pnt_predicts_exactly_what_its_folder_does() {
     let (case, _) = tracecheck_case();
     let dir = case.dir();
-    let merged = pnmpi(&["trace", "merge", "trace", "-o", "t.pnt"], dir);
+    let merged = pnmpi_cli(&["trace", "merge", "trace", "-o", "t.pnt"], dir);
     assert!(
         merged.status.success(),
         "{}",
         String::from_utf8_lossy(&merged.stderr)
     );
     for (input, out) in [("trace", "folder.json"), ("t.pnt", "pnt.json")] {
-        let r = pnmpi(
+        let r = pnmpi_cli(
             &["sim", "replay", input, "-m", "m.toml", "--compare", "--json", out],
             dir,
         );
@@ -57,7 +48,7 @@ fn a_streamed_pnt_predicts_exactly_what_its_folder_does() {
     // figures beside the prediction are a difference, not an error.
     assert_eq!(a["comparison"], "difference");
     assert_eq!(a, b);
-    let text = pnmpi(&["sim", "replay", "t.pnt", "-m", "m.toml", "--compare"], dir);
+    let text = pnmpi_cli(&["sim", "replay", "t.pnt", "-m", "m.toml", "--compare"], dir);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("   difference: "), "{text}");
     assert!(!text.contains("error: ") && !text.contains("   error"), "{text}");
@@ -67,7 +58,7 @@ fn a_streamed_pnt_predicts_exactly_what_its_folder_does() {
 fn corrupt_traces_bad_machines_and_deadlocks_are_clear_errors() {
     let (case, _) = tracecheck_case();
     let dir = case.dir();
-    assert!(pnmpi(&["trace", "merge", "trace", "-o", "t.pnt"], dir)
+    assert!(pnmpi_cli(&["trace", "merge", "trace", "-o", "t.pnt"], dir)
         .status
         .success());
     // A flipped byte in the last chunk: the CRC names the file and offset.
@@ -75,7 +66,7 @@ fn corrupt_traces_bad_machines_and_deadlocks_are_clear_errors() {
     let n = data.len();
     data[n - 5] ^= 0x55;
     std::fs::write(dir.join("bad.pnt"), &data).unwrap();
-    let r = pnmpi(&["sim", "replay", "bad.pnt", "-m", "m.toml"], dir);
+    let r = pnmpi_cli(&["sim", "replay", "bad.pnt", "-m", "m.toml"], dir);
     let e = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(1), "{e}");
     assert!(e.contains("bad.pnt: byte ") && e.contains("CRC mismatch"), "{e}");
@@ -84,7 +75,7 @@ fn corrupt_traces_bad_machines_and_deadlocks_are_clear_errors() {
         "bad.toml",
         "[machine]\nnodes = 4\n[network]\nlatency = \"fast\"\nbandwidth = \"5GB/s\"\n",
     );
-    let r = pnmpi(&["sim", "replay", "t.pnt", "-m", "bad.toml"], dir);
+    let r = pnmpi_cli(&["sim", "replay", "t.pnt", "-m", "bad.toml"], dir);
     let e = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(1), "{e}");
     assert!(e.contains("bad.toml:4") && e.contains("latency"), "{e}");
@@ -100,7 +91,7 @@ fn corrupt_traces_bad_machines_and_deadlocks_are_clear_errors() {
     )
     .unwrap();
     std::fs::write(dir.join("index.txt"), "r0.txt\nr1.txt\n").unwrap();
-    let r = pnmpi(&["sim", "replay", "index.txt", "-m", "m.toml"], dir);
+    let r = pnmpi_cli(&["sim", "replay", "index.txt", "-m", "m.toml"], dir);
     let e = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(3), "{e}");
     assert!(

@@ -6,23 +6,9 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn pnmpi(args: &[&str], dir: &Path) -> Output {
-    Command::new(target_dir().join("pnmpi"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("pnmpi runs")
-}
-
-fn ok(out: Output) -> String {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn runtime(dir: &Path, trace: &str) -> f64 {
-    ok(pnmpi(
+    succeeded(pnmpi_cli(
         &["sim", "replay", trace, "-m", "m.toml", "--json", "r.json"],
         dir,
     ));
@@ -63,11 +49,11 @@ fn every_motif_replays_and_its_folder_is_the_same_trace() {
         let pnt = format!("{motif}.pnt");
         let folder = format!("{motif}-folder");
         let merged = format!("{motif}-merged.pnt");
-        ok(pnmpi(
+        succeeded(pnmpi_cli(
             &[&["sim", "synth", motif], &common[..], &["-o", &pnt]].concat(),
             dir,
         ));
-        ok(pnmpi(
+        succeeded(pnmpi_cli(
             &[
                 &["sim", "synth", motif],
                 &common[..],
@@ -76,8 +62,8 @@ fn every_motif_replays_and_its_folder_is_the_same_trace() {
             .concat(),
             dir,
         ));
-        ok(pnmpi(&["trace", "merge", &folder, "-o", &merged], dir));
-        let dump = |t: &str| ok(pnmpi(&["trace", "dump", t], dir));
+        succeeded(pnmpi_cli(&["trace", "merge", &folder, "-o", &merged], dir));
+        let dump = |t: &str| succeeded(pnmpi_cli(&["trace", "dump", t], dir));
         assert_eq!(
             dump(&pnt),
             dump(&merged),
@@ -87,7 +73,7 @@ fn every_motif_replays_and_its_folder_is_the_same_trace() {
         assert_eq!(a, b, "{motif}");
         // Six iterations of 50 us of compute at the least.
         assert!(a >= 300e-6, "{motif}: {a} s");
-        let stats = ok(pnmpi(&["trace", "stats", &pnt], dir));
+        let stats = succeeded(pnmpi_cli(&["trace", "stats", &pnt], dir));
         assert!(stats.contains("MPI_"), "{motif}: {stats}");
     }
 }
@@ -99,7 +85,7 @@ fn a_compute_free_halo_costs_one_message_per_iteration() {
     let case = Case::new();
     let dir = case.dir();
     case.write("m.toml", MACHINE);
-    ok(pnmpi(
+    succeeded(pnmpi_cli(
         &[
             "sim",
             "synth",
@@ -126,14 +112,14 @@ fn a_compute_free_halo_costs_one_message_per_iteration() {
 fn bad_motifs_and_sizes_are_clear_errors() {
     let case = Case::new();
     let dir = case.dir();
-    let out = pnmpi(&["sim", "synth", "halo4d", "--ranks", "4", "-o", "x.pnt"], dir);
+    let out = pnmpi_cli(&["sim", "synth", "halo4d", "--ranks", "4", "-o", "x.pnt"], dir);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("unknown motif `halo4d`") && err.contains("sweep3d"),
         "{err}"
     );
-    let out = pnmpi(
+    let out = pnmpi_cli(
         &[
             "sim", "synth", "halo2d", "--ranks", "4", "--bytes", "lots", "-o", "x.pnt",
         ],

@@ -199,22 +199,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     )?;
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    let trace_name = a.trace.display().to_string();
-    let report = Report::new(
-        &out,
-        ReportContext {
-            trace: &trace_name,
-            machine: &machine.name,
-            model: model.name(),
-            actors: src.actors(),
-            routines: src.routines(),
-            measured: if a.compare { src.measured() } else { None },
-            traced_machine: machine.traced_on.is_some(),
-            wall_s: wall,
-            warnings: src.warnings(),
-        },
-    );
-    let mut report = report;
+    let mut report = report_of(a, &out, &machine, model.as_ref(), src.as_ref(), wall);
     report.peak_memory_bytes = crate::output::peak_rss_bytes();
     print!("{report}");
     if let Some(t) = timeline {
@@ -228,6 +213,33 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         write_atomic(p, report.to_json())?;
     }
     Ok(())
+}
+
+/// The report of a replay of `a`'s trace (with the traced figures under
+/// `--compare`).
+fn report_of(
+    a: &ReplayArgs,
+    out: &pnmpi_sim::engine::Outcome,
+    machine: &Machine,
+    model: &dyn model::Model,
+    src: &dyn input::OpSource,
+    wall: f64,
+) -> Report {
+    let trace_name = a.trace.display().to_string();
+    Report::new(
+        out,
+        ReportContext {
+            trace: &trace_name,
+            machine: &machine.name,
+            model: model.name(),
+            actors: src.actors(),
+            routines: src.routines(),
+            measured: if a.compare { src.measured() } else { None },
+            traced_machine: machine.traced_on.is_some(),
+            wall_s: wall,
+            warnings: src.warnings(),
+        },
+    )
 }
 
 /// A replay's progress: events, simulated time reached, speed.
@@ -284,21 +296,7 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
     let Some(out) = out else {
         return Ok(());
     };
-    let trace_name = a.trace.display().to_string();
-    let mut report = Report::new(
-        &out,
-        ReportContext {
-            trace: &trace_name,
-            machine: &machine.name,
-            model: model.name(),
-            actors: src.actors(),
-            routines: src.routines(),
-            measured: None,
-            traced_machine: machine.traced_on.is_some(),
-            wall_s: wall,
-            warnings: src.warnings(),
-        },
-    );
+    let mut report = report_of(a, &out, &machine, model.as_ref(), src.as_ref(), wall);
     report.peak_memory_bytes = peak;
     report.processes = pnmpi_sim::engine::parallel::Exchange::procs(&mpi);
     print!("{report}");

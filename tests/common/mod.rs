@@ -607,3 +607,23 @@ pub fn field(run: &Run, prefix: &str, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("no `{key}` in `{line}`"));
     words.next().unwrap().parse().unwrap()
 }
+
+/// Runs the `pnmpi` command with `args` in `dir`.
+pub fn pnmpi_cli(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(target_dir().join("pnmpi"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("pnmpi runs")
+}
+
+/// The standard output of a command that must have succeeded.
+pub fn succeeded(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

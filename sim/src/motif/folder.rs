@@ -106,23 +106,15 @@ fn write_rank(p: &Params, r: u32, dir: &Path) -> std::io::Result<()> {
     };
     w.event(&call(0, 0))?;
     let mut calls = Vec::new();
+    let mut timed = Vec::new();
     let mut open: Vec<u64> = Vec::new();
     let mut done: Vec<RawDone> = Vec::new();
     let mut next_handle = 0x10_0000u64;
     let world = Some(VALUES.comm_world);
     for it in 0..p.iterations {
-        calls.clear();
-        p.iteration(r, it, &mut calls);
-        let mut gap = 0;
-        for c in &calls {
-            let Some(routine) = c.routine() else {
-                if let Call::Compute(ns) = c {
-                    gap += ns;
-                }
-                continue;
-            };
-            let base = call(routine, gap);
-            gap = 0;
+        p.timed_iteration(r, it, &mut calls, &mut timed);
+        for (c, routine, gap) in &timed {
+            let base = call(*routine, *gap);
             let handle = [next_handle];
             let p2p = |peer: u32, tag: i64, bytes: u64| RawEvent {
                 peer: Some(i64::from(peer)),

@@ -359,6 +359,26 @@ impl Params {
         }
     }
 
+    /// Rank `r`'s MPI calls in iteration `it` into `out` (cleared first),
+    /// each with its routine and the CPU burst before it, ns; `scratch`
+    /// holds the iteration's raw calls.
+    pub fn timed_iteration(&self, r: u32, it: u64, scratch: &mut Vec<Call>, out: &mut Vec<(Call, u32, u64)>) {
+        scratch.clear();
+        out.clear();
+        self.iteration(r, it, scratch);
+        let mut gap = 0;
+        for c in scratch.iter() {
+            match (c.routine(), c) {
+                (Some(routine), _) => {
+                    out.push((*c, routine, gap));
+                    gap = 0;
+                }
+                (None, Call::Compute(ns)) => gap += ns,
+                (None, _) => {}
+            }
+        }
+    }
+
     /// Calls per rank, Init and Finalize included, for progress figures.
     pub fn calls_per_rank_estimate(&self) -> u64 {
         let per = match self.motif {

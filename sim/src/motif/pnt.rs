@@ -12,6 +12,7 @@ pub fn events(p: &Params, r: u32) -> impl Iterator<Item = Event> + '_ {
     let mut open_from = 0u32;
     let mut iteration = 0u64;
     let mut calls = Vec::new();
+    let mut timed = Vec::new();
     let mut batch: Vec<Event> = vec![plain(0, &mut t, 0)];
     std::iter::from_fn(move || loop {
         if let Some(e) = batch.pop() {
@@ -25,19 +26,10 @@ pub fn events(p: &Params, r: u32) -> impl Iterator<Item = Event> + '_ {
             batch.push(plain(1, &mut t, 0));
             continue;
         }
-        calls.clear();
-        p.iteration(r, iteration, &mut calls);
+        p.timed_iteration(r, iteration, &mut calls, &mut timed);
         iteration += 1;
-        let mut gap = 0;
-        for c in &calls {
-            let Some(routine) = c.routine() else {
-                if let Call::Compute(ns) = c {
-                    gap += ns;
-                }
-                continue;
-            };
-            let mut e = plain(routine, &mut t, gap);
-            gap = 0;
+        for (c, routine, gap) in &timed {
+            let mut e = plain(*routine, &mut t, *gap);
             let p2p = |e: &mut Event, peer: u32, tag: i64, bytes: u64| {
                 e.set(V::Peer, Some(i64::from(peer)));
                 e.set(V::Tag, Some(tag));
