@@ -28,7 +28,7 @@ printf '%9s %9s %10s %8s %12s %12s %10s\n' ranks events mode run "M events/s" "p
 for n in "${ranks[@]}"; do
     # halo3d: 13 events per rank and iteration, plus Init and Finalize.
     it=$(( events / (13 * n) ))
-    ((it >= 10)) || it=10
+    ((it >= 2)) || it=2
     "$bin/pnmpi" sim synth halo3d --ranks "$n" --iterations "$it" --allreduce-every 10 -o "$work/h.pnt" > /dev/null
     printf '[machine]\nnodes = %d\ncores_per_node = 16\n[network]\nlatency = "1us"\nbandwidth = "10GB/s"\n' \
         $(( (n + 15) / 16 )) > "$work/m.toml"

@@ -150,12 +150,12 @@ struct Engine<'m, 'o> {
     colls: FxHashMap<(i64, u64), Rendezvous>,
     members: FxHashMap<(i64, u32), Rc<[u32]>>,
     stats: Stats,
-    /// Per routine, time and wait in femtoseconds: exact sums, the same
+    /// Per routine, time and wait in picoseconds: exact sums, the same
     /// in whatever order the calls close (a parallel replay's processes
     /// add theirs up).
-    routine_fs: Vec<(i128, i128)>,
-    /// The messages' wait for resources, fs.
-    resource_wait_fs: i128,
+    routine_ps: Vec<(i128, i128)>,
+    /// The messages' wait for resources, ps.
+    resource_wait_ps: i128,
     /// Each actor's op, read into and run in place: a source reuses what
     /// it holds (a wait's completion list) instead of allocating per op.
     ops: Vec<Op>,
@@ -164,12 +164,15 @@ struct Engine<'m, 'o> {
     part: Option<Part<'o>>,
 }
 
-/// Femtoseconds per ns: the resolution of the engine's exact sums.
-const FS: f64 = 1e6;
+/// Picoseconds per ns: the resolution of the engine's exact sums.
+const PS: f64 = 1e3;
 
-/// `t` ns in femtoseconds, for an exact sum.
-fn fs(t: Ns) -> i128 {
-    (t * FS).round() as i128
+/// `t` ns (not negative) in picoseconds, rounded, for an exact sum. One
+/// value fits an `i64` up to 106 days, the sums are `i128`; the float to
+/// `i64` cast is one instruction where `round` and an `i128` cast are
+/// calls.
+fn ps(t: Ns) -> i128 {
+    i128::from((t * PS + 0.5) as i64)
 }
 
 /// Simulated times are non-negative, so their bits order like the values.
@@ -269,8 +272,8 @@ impl<'m, 'o> Engine<'m, 'o> {
                 routines: vec![RoutineStats::default(); src.routines().len()],
                 ..Stats::default()
             },
-            routine_fs: vec![(0, 0); src.routines().len()],
-            resource_wait_fs: 0,
+            routine_ps: vec![(0, 0); src.routines().len()],
+            resource_wait_ps: 0,
             info,
             rank_actor,
             heap: BinaryHeap::new(),
@@ -586,9 +589,9 @@ impl<'m, 'o> Engine<'m, 'o> {
         s.wait += wait;
         s.calls += 1;
         self.stats.routines[call.routine as usize].count += 1;
-        let r = &mut self.routine_fs[call.routine as usize];
-        r.0 += fs(dur);
-        r.1 += fs(wait);
+        let r = &mut self.routine_ps[call.routine as usize];
+        r.0 += ps(dur);
+        r.1 += ps(wait);
         if let Some(o) = self.observer.as_deref_mut() {
             o.call(a, call.routine, call.start, st.clock, wait);
         }
@@ -796,7 +799,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     fn count_message(&mut self, m: &Msg, ready: Ns, start: Ns, end: Ns) {
         self.stats.messages += 1;
         self.stats.sizes.add(m.bytes as f64);
-        self.resource_wait_fs += fs(start - ready);
+        self.resource_wait_ps += ps(start - ready);
         if m.bytes > 0 && end > start {
             self.stats.bandwidths.add(m.bytes as f64 * 1e9 / (end - start));
         }
@@ -1075,11 +1078,11 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     /// The exact sums into the statistics.
     fn settle(&mut self) {
-        for (r, &(time, wait)) in self.stats.routines.iter_mut().zip(&self.routine_fs) {
-            r.time = time as f64 / FS;
-            r.wait = wait as f64 / FS;
+        for (r, &(time, wait)) in self.stats.routines.iter_mut().zip(&self.routine_ps) {
+            r.time = time as f64 / PS;
+            r.wait = wait as f64 / PS;
         }
-        self.stats.resource_wait = self.resource_wait_fs as f64 / FS;
+        self.stats.resource_wait = self.resource_wait_ps as f64 / PS;
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
     }
 
@@ -1118,13 +1121,13 @@ impl<'m, 'o> Engine<'m, 'o> {
                 .stats
                 .routines
                 .iter()
-                .zip(&self.routine_fs)
+                .zip(&self.routine_ps)
                 .map(|(r, &(t, w))| (r.count, t, w))
                 .collect(),
             sizes: self.stats.sizes.counts.clone(),
             bandwidths: self.stats.bandwidths.counts.clone(),
             messages: self.stats.messages,
-            resource_wait_fs: self.resource_wait_fs,
+            resource_wait_ps: self.resource_wait_ps,
             events: self.stats.events,
             peak_in_flight: self.stats.peak_in_flight.max(self.mail.in_flight()) as u64,
             stuck: report.clone(),
@@ -1152,8 +1155,8 @@ impl<'m, 'o> Engine<'m, 'o> {
         let mut stats = std::mem::take(&mut self.stats);
         let (routines, resource_wait) = parallel::Partial::merge(parts, &mut stats);
         self.stats = stats;
-        self.routine_fs = routines;
-        self.resource_wait_fs = resource_wait;
+        self.routine_ps = routines;
+        self.resource_wait_ps = resource_wait;
         self.settle();
         // The peak of each process's unmatched messages, added up (the
         // serial replay's single peak has no parallel counterpart).

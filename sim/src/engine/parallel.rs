@@ -300,7 +300,7 @@ impl Part<'_> {
 pub struct Partial {
     /// Its actors, by index.
     pub actors: Vec<(u64, ActorStats)>,
-    /// Per routine: calls, time and wait in femtoseconds.
+    /// Per routine: calls, time and wait in picoseconds.
     pub routines: Vec<(u64, i128, i128)>,
     /// Message-size histogram counts.
     pub sizes: Vec<u64>,
@@ -308,8 +308,8 @@ pub struct Partial {
     pub bandwidths: Vec<u64>,
     /// Messages.
     pub messages: u64,
-    /// Wait for resources, fs.
-    pub resource_wait_fs: i128,
+    /// Wait for resources, ps.
+    pub resource_wait_ps: i128,
     /// Ops replayed.
     pub events: u64,
     /// Its peak of unmatched messages.
@@ -376,7 +376,7 @@ impl Partial {
         put_list(&mut out, &self.sizes);
         put_list(&mut out, &self.bandwidths);
         put(&mut out, self.messages);
-        put_i128(&mut out, self.resource_wait_fs);
+        put_i128(&mut out, self.resource_wait_ps);
         put(&mut out, self.events);
         put(&mut out, self.peak_in_flight);
         put_list(&mut out, &self.stuck.bytes().map(u64::from).collect::<Vec<_>>());
@@ -414,7 +414,7 @@ impl Partial {
         let sizes = w.list()?;
         let bandwidths = w.list()?;
         let messages = w.u64()?;
-        let resource_wait_fs = w.i128()?;
+        let resource_wait_ps = w.i128()?;
         let events = w.u64()?;
         let peak_in_flight = w.u64()?;
         let stuck: Vec<u8> = w.list()?.into_iter().map(|b| b as u8).collect();
@@ -424,7 +424,7 @@ impl Partial {
             sizes,
             bandwidths,
             messages,
-            resource_wait_fs,
+            resource_wait_ps,
             events,
             peak_in_flight,
             stuck: String::from_utf8(stuck).ok()?,
@@ -469,7 +469,7 @@ impl Partial {
             add(&mut stats.sizes.counts, &p.sizes);
             add(&mut stats.bandwidths.counts, &p.bandwidths);
             stats.messages += p.messages;
-            resource_wait += p.resource_wait_fs;
+            resource_wait += p.resource_wait_ps;
             stats.events += p.events;
             stats.peak_in_flight += p.peak_in_flight as usize;
         }
