@@ -28,6 +28,10 @@ pub struct SimArgs {
 enum SimCommand {
     /// Replay a trace on a machine description and print the prediction.
     ///
+    /// Under `mpirun -np K` (K > 1) the replay runs in parallel: each
+    /// process replays a block of ranks and process 0 reports, with the
+    /// serial replay's results bit for bit (docs/sim.md).
+    ///
     /// Exit codes: 0 replayed; 1 bad trace, machine file or output;
     /// 2 bad command line; 3 the trace deadlocks.
     Replay(ReplayArgs),
