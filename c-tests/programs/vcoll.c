@@ -55,10 +55,14 @@ static void print(int routine)
             any |= v[j];
         if (!any)
             continue;
-        printf("vcoll %d %s %s ", rank, names[routine], side ? "received" : "sent");
-        for (int j = 0; j < size; j++)
-            printf("%s%ld", j ? "," : "", v[j]);
-        printf("\n");
+        /* One write per line, so that the launcher's forwarding never
+         * interleaves another rank's output inside it. */
+        char line[4096];
+        int at = snprintf(line, sizeof line, "vcoll %d %s %s ", rank, names[routine], side ? "received" : "sent");
+        for (int j = 0; j < size && at < (int)sizeof line - 24; j++)
+            at += snprintf(line + at, sizeof line - at, "%s%ld", j ? "," : "", v[j]);
+        printf("%s\n", line);
+        fflush(stdout);
     }
 }
 
