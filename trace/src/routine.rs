@@ -27,6 +27,23 @@ pub enum Coll {
     Alltoall,
 }
 
+impl Coll {
+    /// Every collective, in declaration order (a stable index for wire
+    /// codes and for tests that cover them all).
+    pub const ALL: [Coll; 10] = [
+        Coll::Barrier,
+        Coll::Bcast,
+        Coll::Reduce,
+        Coll::Allreduce,
+        Coll::ReduceScatter,
+        Coll::Scan,
+        Coll::Gather,
+        Coll::Scatter,
+        Coll::Allgather,
+        Coll::Alltoall,
+    ];
+}
+
 /// The role of a routine in a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {

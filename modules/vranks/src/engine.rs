@@ -10,6 +10,7 @@
 use crate::globals::Globals;
 use crate::stack::{Pool, VStack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+use pnmpi_sim::live::Totals;
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::model::Model;
 use pnmpi_sim::units::Ns;
@@ -37,19 +38,6 @@ pub enum Phase {
     Done,
 }
 
-/// Totals for the report.
-#[derive(Clone, Copy, Default, Debug)]
-pub struct Stats {
-    pub compute: Ns,
-    pub comm: Ns,
-    pub wait: Ns,
-    pub calls: u64,
-    pub sent: u64,
-    pub sent_bytes: u64,
-    pub received: u64,
-    pub collectives: u64,
-}
-
 /// One virtual rank.
 pub struct Rank {
     /// Virtual clock, ns since the rank's `MPI_Init`.
@@ -65,7 +53,7 @@ pub struct Rank {
     pub finalized: bool,
     /// `main`'s return value or `exit`'s status.
     pub status: c_int,
-    pub stats: Stats,
+    pub stats: Totals,
     /// Its context's yielder, once it started.
     yielder: usize,
     /// The lowest address of its stack, once it started.
@@ -160,7 +148,7 @@ impl Engine {
                 initialized: false,
                 finalized: false,
                 status: 0,
-                stats: Stats::default(),
+                stats: Totals::default(),
                 yielder: 0,
                 stack_limit: 0,
             })

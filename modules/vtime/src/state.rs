@@ -89,28 +89,8 @@ pub enum Req {
     Coll(Box<crate::coll::Pending>),
 }
 
-/// Totals for the report, virtual ns unless said.
-#[derive(Clone, Copy, Default)]
-pub struct Totals {
-    /// Scaled CPU time between MPI calls.
-    pub compute: Ns,
-    /// Time in MPI calls that the model charges: overheads, transfers,
-    /// collective costs.
-    pub comm: Ns,
-    /// Time in MPI calls spent waiting for a later partner: a sender that
-    /// had not sent yet, the last member of a collective.
-    pub wait: Ns,
-    /// MPI calls.
-    pub calls: u64,
-    /// Timed messages sent.
-    pub sent: u64,
-    /// Their bytes.
-    pub sent_bytes: u64,
-    /// Timed messages received.
-    pub received: u64,
-    /// Collectives timed.
-    pub collectives: u64,
-}
+/// Totals for the report (shared with libvranks).
+pub use pnmpi_sim::live::Totals;
 
 /// The rank's state between `MPI_Init` and `MPI_Finalize`.
 pub struct State {

@@ -9,19 +9,6 @@ use super::{algorithms_of, default_algorithm, expand, log2_ceil, Shape, Step};
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 
-const ALL: [Coll; 10] = [
-    Coll::Barrier,
-    Coll::Bcast,
-    Coll::Reduce,
-    Coll::Allreduce,
-    Coll::ReduceScatter,
-    Coll::Scan,
-    Coll::Gather,
-    Coll::Scatter,
-    Coll::Allgather,
-    Coll::Alltoall,
-];
-
 fn sizes() -> Vec<u32> {
     (1..=17).chain([32, 64]).collect()
 }
@@ -242,7 +229,7 @@ fn formula(coll: Coll, name: &str, p: u32, b: u64) -> Option<(u64, u64)> {
 
 #[test]
 fn every_algorithm_pairs_replays_and_matches_its_formula() {
-    for coll in ALL {
+    for coll in Coll::ALL {
         for name in algorithms_of(coll) {
             for p in sizes() {
                 for root in roots(p) {

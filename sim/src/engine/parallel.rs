@@ -46,20 +46,6 @@ pub fn owner(rank: u32, world: u32, procs: u32) -> u32 {
     ((u64::from(rank) * u64::from(procs)) / u64::from(world.max(1))) as u32
 }
 
-/// Collectives by wire code.
-const COLLS: [Coll; 10] = [
-    Coll::Barrier,
-    Coll::Bcast,
-    Coll::Reduce,
-    Coll::Allreduce,
-    Coll::ReduceScatter,
-    Coll::Scan,
-    Coll::Gather,
-    Coll::Scatter,
-    Coll::Allgather,
-    Coll::Alltoall,
-];
-
 /// What crosses between processes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Record {
@@ -155,7 +141,7 @@ impl Record {
                 put(out, seq);
                 put(out, clock.to_bits());
                 put(out, req);
-                let c = COLLS.iter().position(|&x| x == coll).unwrap_or(0) as u64;
+                let c = Coll::ALL.iter().position(|&x| x == coll).unwrap_or(0) as u64;
                 put(out, c | (u64::from(root) << 32));
                 put(out, bytes);
             }
@@ -218,7 +204,7 @@ impl Record {
                         seq,
                         clock,
                         req,
-                        coll: *COLLS.get((cr & 0xffff_ffff) as usize)?,
+                        coll: *Coll::ALL.get((cr & 0xffff_ffff) as usize)?,
                         root: (cr >> 32) as u32,
                         bytes: word(&mut at)?,
                     }

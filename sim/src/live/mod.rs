@@ -5,3 +5,29 @@
 
 pub mod report;
 pub mod target;
+
+use crate::units::Ns;
+
+/// A rank's totals for the report, virtual ns unless said: what vtime
+/// and libvranks count alike.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Totals {
+    /// Scaled CPU time between MPI calls.
+    pub compute: Ns,
+    /// Time in MPI calls that the model charges: overheads, transfers,
+    /// collective costs.
+    pub comm: Ns,
+    /// Time in MPI calls spent waiting for a later partner: a sender that
+    /// had not sent yet, the last member of a collective.
+    pub wait: Ns,
+    /// MPI calls.
+    pub calls: u64,
+    /// Timed messages sent.
+    pub sent: u64,
+    /// Their bytes.
+    pub sent_bytes: u64,
+    /// Timed messages received.
+    pub received: u64,
+    /// Collectives timed.
+    pub collectives: u64,
+}
