@@ -7,7 +7,6 @@ mod jitter_collect;
 mod output;
 mod run;
 mod sim;
-mod sim_mpi;
 mod synth;
 mod trace;
 

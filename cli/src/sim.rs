@@ -159,7 +159,7 @@ pub fn run(args: SimArgs) -> ExitCode {
 }
 
 fn replay_cmd(a: &ReplayArgs) -> Result<()> {
-    if crate::sim_mpi::launcher_size() > 1 {
+    if pnmpi_sim_mpi::launcher_size() > 1 {
         return parallel_replay_cmd(a);
     }
     let machine = Machine::load(&a.machine)?;
@@ -269,7 +269,7 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
             anyhow::bail!("{what} is not available in a parallel replay yet: run `pnmpi sim replay` without mpirun for it");
         }
     }
-    let mut mpi = crate::sim_mpi::Mpi::init()?;
+    let mut mpi = pnmpi_sim_mpi::Mpi::init()?;
     let machine = Machine::load(&a.machine)?;
     let mut model = model::build(&a.model, &machine)?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;

@@ -12,19 +12,25 @@
 //! and a wait; nonblocking ones return the request. Communicator
 //! constructors (dup, split, create, Cartesian) are the same rendezvous,
 //! untimed as under vtime: each member's clock stays where it entered.
-
+//!
+//! Across processes ([`crate::dist`]), once every member of this process
+//! joined, the process sends their contributions (the blocks each other
+//! process needs) and their latest entry to the other processes of the
+//! communicator; every process then holds every contribution and
+//! computes the same results and time for its own members.
 use crate::engine::Engine;
 use crate::p2p::Work;
 use pnmpi_sim::coll::Shape;
 use pnmpi_sim::model::CollCall;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
+use serde::{Deserialize, Serialize};
 use slab::Slab;
 use std::collections::HashMap;
 use std::ffi::c_int;
 
 /// What a member brings to a call.
-#[derive(Default)]
+#[derive(Default, Clone, Serialize, Deserialize)]
 pub enum Gift {
     #[default]
     Nothing,
@@ -61,19 +67,36 @@ pub struct Call {
     pub op: Op,
     pub size: u32,
     pub root: u32,
+    /// The communicator and the call's number on it.
+    comm: usize,
+    seq: u32,
+    /// Members whose contribution is in, and of those, this process's.
     joined: u32,
+    joined_here: u32,
     /// The latest member's entry time.
     pub latest: Ns,
     bytes: u64,
     pub gifts: Vec<Gift>,
-    reqs: Vec<usize>,
+    /// This process's members' requests.
+    reqs: Vec<Option<usize>>,
     /// Results per member (reductions, scans) or the one result.
     pub results: Vec<Vec<u8>>,
     /// New communicator per member (constructors).
     pub comms: Vec<Option<usize>>,
     /// The communicator's members (world ranks), for constructors.
     world: Vec<u32>,
+    /// This process's members yet to copy their result out.
     outstanding: u32,
+}
+
+/// What the other processes' members brought to a call: their
+/// contributions (by member) and the latest entry and largest size
+/// among them.
+#[derive(Serialize, Deserialize)]
+pub struct Share {
+    pub latest: Ns,
+    pub bytes: u64,
+    pub gifts: Vec<(u32, Gift)>,
 }
 
 /// A member's request's part: which call and which member.
@@ -89,6 +112,8 @@ pub struct Part {
 pub struct State {
     calls: Slab<Call>,
     open: HashMap<(usize, u32), usize>,
+    /// Shares from other processes for calls no member here joined yet.
+    early: HashMap<(usize, u32), Vec<Share>>,
 }
 
 impl Engine {
@@ -108,8 +133,8 @@ impl Engine {
         let w = self.current;
         let size = self.comms.size(comm);
         let me = self.comms.rank_of(comm, w).unwrap_or(0);
-        let id = if size == 1 {
-            self.new_call(op, size, root, comm, w)
+        let (seq, id) = if size == 1 {
+            (0, self.new_call(op, size, root, comm, 0, w))
         } else {
             let seq = {
                 let s = &mut self.comms.comms[comm].seq[me as usize];
@@ -117,11 +142,14 @@ impl Engine {
                 *s
             };
             match self.colls.open.get(&(comm, seq)) {
-                Some(&id) => id,
+                Some(&id) => (seq, id),
                 None => {
-                    let id = self.new_call(op, size, root, comm, w);
+                    let id = self.new_call(op, size, root, comm, seq, w);
                     self.colls.open.insert((comm, seq), id);
-                    id
+                    for share in self.colls.early.remove(&(comm, seq)).unwrap_or_default() {
+                        self.take_share(id, share);
+                    }
+                    (seq, id)
                 }
             }
         };
@@ -130,39 +158,128 @@ impl Engine {
         let req = self.request(Work::Coll(Part { call: id, me, out }), false);
         let c = &mut self.colls.calls[id];
         c.gifts[me as usize] = gift;
-        c.reqs[me as usize] = req;
+        c.reqs[me as usize] = Some(req);
         c.latest = c.latest.max(t);
         c.bytes = c.bytes.max(bytes);
         c.joined += 1;
-        if c.joined == c.size {
-            if size > 1 {
-                let seq = self.comms.comms[comm].seq[me as usize];
-                self.colls.open.remove(&(comm, seq));
-            }
-            self.close(id);
+        c.joined_here += 1;
+        if c.joined_here == self.comms.comms[comm].local && !self.comms.comms[comm].remote.is_empty() {
+            self.share(id);
         }
+        self.close_if_complete(id, seq);
         req
     }
 
-    fn new_call(&mut self, op: Op, size: u32, root: u32, comm: usize, w: u32) -> usize {
+    /// Every member here joined call `id`: their contributions go to the
+    /// communicator's other processes (of a scatter's or an all-to-all's
+    /// blocks, only those for each process's members).
+    fn share(&mut self, id: usize) {
+        let c = &self.colls.calls[id];
+        let comm = &self.comms.comms[c.comm];
+        let gid = comm.gid;
+        let blocks = self.comms.blocks;
+        let here: Vec<u32> = (0..c.size).filter(|&m| c.reqs[m as usize].is_some()).collect();
+        let mut out = Vec::with_capacity(comm.remote.len());
+        for &q in &comm.remote {
+            let gifts = here
+                .iter()
+                .map(|&m| {
+                    let g = match &c.gifts[m as usize] {
+                        Gift::Many(all) => Gift::Many(
+                            all.iter()
+                                .enumerate()
+                                .map(|(j, b)| {
+                                    let w = self.comms.world_of(c.comm, j as u32, 0);
+                                    if blocks.owner(w) == q {
+                                        b.clone()
+                                    } else {
+                                        Vec::new()
+                                    }
+                                })
+                                .collect(),
+                        ),
+                        g => g.clone(),
+                    };
+                    (m, g)
+                })
+                .collect();
+            let share = Share {
+                latest: c.latest,
+                bytes: c.bytes,
+                gifts,
+            };
+            out.push((
+                q,
+                crate::dist::Record::Join {
+                    comm: gid,
+                    seq: c.seq,
+                    share,
+                },
+            ));
+        }
+        for (q, record) in out {
+            self.dist_send(q, &record);
+        }
+    }
+
+    /// Another process's members' share of the `seq`-th call on `comm`.
+    pub fn joined_elsewhere(&mut self, comm: usize, seq: u32, share: Share) {
+        match self.colls.open.get(&(comm, seq)) {
+            Some(&id) => {
+                self.take_share(id, share);
+                self.close_if_complete(id, seq);
+            }
+            None => self.colls.early.entry((comm, seq)).or_default().push(share),
+        }
+    }
+
+    fn take_share(&mut self, id: usize, share: Share) {
+        let c = &mut self.colls.calls[id];
+        c.latest = c.latest.max(share.latest);
+        c.bytes = c.bytes.max(share.bytes);
+        for (m, g) in share.gifts {
+            c.gifts[m as usize] = g;
+            c.joined += 1;
+        }
+    }
+
+    fn close_if_complete(&mut self, id: usize, seq: u32) {
+        let c = &self.colls.calls[id];
+        if c.joined == c.size {
+            if c.size > 1 {
+                self.colls.open.remove(&(c.comm, seq));
+            }
+            self.close(id);
+        }
+    }
+
+    fn new_call(&mut self, op: Op, size: u32, root: u32, comm: usize, seq: u32, w: u32) -> usize {
         let world = if op == Op::Constructor {
             self.comms.list(comm, w)
         } else {
             Vec::new()
         };
+        let outstanding = if size == 1 {
+            1
+        } else {
+            self.comms.comms[comm].local
+        };
         self.colls.calls.insert(Call {
             op,
             size,
             root,
+            comm,
+            seq,
             joined: 0,
+            joined_here: 0,
             latest: 0.0,
             bytes: 0,
             gifts: (0..size).map(|_| Gift::Nothing).collect(),
-            reqs: vec![0; size as usize],
+            reqs: vec![None; size as usize],
             results: Vec::new(),
             comms: Vec::new(),
             world,
-            outstanding: size,
+            outstanding,
         })
     }
 
@@ -199,16 +316,9 @@ impl Engine {
             Op::Data(coll) | Op::Reduce { coll, .. } => Some(coll),
             Op::Constructor => None,
         };
-        let reqs = c.reqs.clone();
+        let reqs: Vec<usize> = c.reqs.iter().flatten().copied().collect();
         match timed {
             Some(coll) => {
-                let nodes: Vec<u32> = if c.size as usize == self.n as usize {
-                    self.node_of.clone()
-                } else {
-                    reqs.iter()
-                        .map(|&r| self.node_of[self.p2p.reqs[r].owner as usize])
-                        .collect()
-                };
                 let shape = Shape {
                     coll,
                     size: c.size,
@@ -217,7 +327,20 @@ impl Engine {
                     bytes: c.bytes,
                 };
                 let latest = c.latest;
-                let at = self.model.collective(&CollCall { shape, nodes: &nodes }, latest);
+                let at = if c.size == self.n {
+                    self.model.collective(
+                        &CollCall {
+                            shape,
+                            nodes: &self.node_of,
+                        },
+                        latest,
+                    )
+                } else {
+                    let nodes: Vec<u32> = (0..c.size)
+                        .map(|m| self.node_of[self.comms.world_of(c.comm, m, self.current) as usize])
+                        .collect();
+                    self.model.collective(&CollCall { shape, nodes: &nodes }, latest)
+                };
                 for r in reqs {
                     self.complete(r, at);
                 }
@@ -237,6 +360,8 @@ impl Engine {
         let c = &mut self.colls.calls[id];
         let gifts = std::mem::take(&mut c.gifts);
         let world = std::mem::take(&mut c.world);
+        let (parent, seq) = (self.comms.comms[c.comm].gid, c.seq);
+        let gid = |k: usize| crate::comm::child_gid(parent, seq, k as u32);
         let mut out: Vec<Option<usize>> = vec![None; gifts.len()];
         let undefined = pnmpi_mpi_sys::constants::UNDEFINED();
         if matches!(gifts.first(), Some(Gift::Split(..))) {
@@ -248,29 +373,30 @@ impl Engine {
                     }
                 }
             }
-            for (_, mut v) in by_color {
+            for (k, (_, mut v)) in by_color.into_iter().enumerate() {
                 v.sort();
                 let list: Vec<u32> = v.iter().map(|&(_, i)| world[i as usize]).collect();
-                let nc = self.comms.add(list);
+                let nc = self.comms.add(list, gid(k));
                 for (_, i) in v {
-                    out[i as usize] = Some(nc);
+                    out[i as usize] = nc;
                 }
             }
         } else if let Some(Gift::Group(_)) = gifts.first() {
-            let mut made: HashMap<Vec<u32>, usize> = HashMap::new();
+            let mut made: HashMap<Vec<u32>, Option<usize>> = HashMap::new();
             for (i, g) in gifts.iter().enumerate() {
                 if let Gift::Group(Some(list)) = g {
                     if list.contains(&world[i]) {
+                        let k = made.len();
                         let nc = *made
                             .entry(list.clone())
-                            .or_insert_with(|| self.comms.add(list.clone()));
-                        out[i] = Some(nc);
+                            .or_insert_with(|| self.comms.add(list.clone(), gid(k)));
+                        out[i] = nc;
                     }
                 }
             }
         } else {
-            let nc = self.comms.add(world);
-            out.iter_mut().for_each(|o| *o = Some(nc));
+            let nc = self.comms.add(world, gid(0));
+            out.iter_mut().for_each(|o| *o = nc);
         }
         self.colls.calls[id].comms = out;
     }

@@ -95,6 +95,11 @@ pub struct Engine {
     /// Events processed and context switches made.
     pub events: u64,
     pub switches: u64,
+    /// The model's lookahead: a rendezvous envelope arrives this long
+    /// after its send is posted.
+    pub lookahead: Ns,
+    /// The other processes, when the ranks are spread over several.
+    pub dist: Option<crate::dist::Dist>,
 }
 
 static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(std::ptr::null_mut());
@@ -125,10 +130,13 @@ fn key(t: Ns) -> u64 {
 }
 
 impl Engine {
-    /// The engine for `n` ranks running `main`.
+    /// The engine for the ranks `blocks` gives this process, of `n`
+    /// running `main`.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         n: u32,
+        blocks: crate::comm::Blocks,
+        dist: Option<crate::dist::Dist>,
         main: MainFn,
         args: (c_int, *mut *mut c_char, *mut *mut c_char),
         model: Box<dyn Model>,
@@ -153,6 +161,7 @@ impl Engine {
                 stack_limit: 0,
             })
             .collect();
+        let lookahead = model.lookahead();
         let mut e = Engine {
             n,
             ranks,
@@ -173,15 +182,23 @@ impl Engine {
             argv: args.1,
             envp: args.2,
             p2p: crate::p2p::State::new(n),
-            comms: crate::comm::Registry::new(n),
+            comms: crate::comm::Registry::new(n, blocks),
             colls: crate::coll::State::default(),
             events: 0,
             switches: 0,
+            lookahead,
+            dist,
         };
-        for r in 0..n {
+        for r in blocks.first(blocks.me)..blocks.first(blocks.me + 1) {
             e.push(0.0, Event::Resume(r));
         }
         e
+    }
+
+    /// This process's ranks.
+    pub fn local_ranks(&self) -> std::ops::Range<u32> {
+        let b = self.comms.blocks;
+        b.first(b.me)..b.first(b.me + 1)
     }
 
     /// Queues an event at `t` (never before the current event).
@@ -196,12 +213,15 @@ impl Engine {
     }
 
     /// Makes blocked rank `r` runnable at `t`, when its last awaited
-    /// request completed.
+    /// request completed. Its clock moves to `t`, not to the engine's
+    /// time if that is later (an untimed constructor that waited for
+    /// another process), so that its clock stays its own.
     pub fn wake(&mut self, r: u32, t: Ns) {
         let rank = &mut self.ranks[r as usize];
         if rank.phase == Phase::Blocked {
             rank.phase = Phase::Active;
-            let at = rank.clock.max(t);
+            rank.clock = rank.clock.max(t);
+            let at = rank.clock;
             self.push(at, Event::Resume(r));
         }
     }
@@ -287,52 +307,63 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
     ENGINE.store(p, Ordering::Relaxed);
     let started = std::time::Instant::now();
     let mut last_progress = started;
+    let spread = with(|e| e.dist.is_some());
     loop {
-        let step = with(|e| e.heap.pop());
-        let Some(Reverse((k, _, ev))) = step else { break };
-        let t = f64::from_bits(k);
-        match ev {
-            Event::Arrive(m) => with(|e| {
-                e.now = t;
-                e.events += 1;
-                e.arrive(m);
-            }),
-            Event::Resume(r) => resume(r, t),
-        }
-        if progress && with(|e| e.events).is_multiple_of(65536) && last_progress.elapsed().as_secs() >= 5 {
-            last_progress = std::time::Instant::now();
-            with(|e| {
-                let done = e.ranks.iter().filter(|r| r.phase == Phase::Done).count();
-                let started_n = e.ranks.iter().filter(|r| r.phase != Phase::New).count();
-                eprintln!(
-                    "pnmpi vranks: virtual time {:.6} s, wall {:.0} s, {} ranks: {} started, {} done, {} switches",
-                    e.now * 1e-9,
-                    started.elapsed().as_secs_f64(),
-                    e.n,
-                    started_n,
-                    done,
-                    e.switches
-                );
+        let end = if spread {
+            match with(|e| e.next_window()) {
+                Some(end) => end,
+                None => break,
+            }
+        } else {
+            f64::INFINITY
+        };
+        loop {
+            let step = with(|e| match e.heap.peek() {
+                Some(Reverse((k, _, _))) if f64::from_bits(*k) < end => e.heap.pop(),
+                _ => None,
             });
+            let Some(Reverse((k, _, ev))) = step else { break };
+            let t = f64::from_bits(k);
+            match ev {
+                Event::Arrive(m) => with(|e| {
+                    e.now = t;
+                    e.events += 1;
+                    e.arrive(m);
+                }),
+                Event::Resume(r) => resume(r, t),
+            }
+            if progress && with(|e| e.events).is_multiple_of(65536) && last_progress.elapsed().as_secs() >= 5
+            {
+                last_progress = std::time::Instant::now();
+                with(|e| e.progress(started));
+            }
+        }
+        if !spread {
+            break;
         }
     }
     let status = with(|e| {
-        let stuck: Vec<u32> = (0..e.n)
+        let stuck: Vec<u32> = e
+            .local_ranks()
             .filter(|&r| e.ranks[r as usize].phase != Phase::Done)
             .collect();
         if !stuck.is_empty() {
             let list: Vec<String> = stuck.iter().take(8).map(|r| r.to_string()).collect();
             eprintln!(
-                "pnmpi vranks: error: deadlock at virtual time {:.9} s: {} of {} ranks wait for messages or collectives that no rank will send or join (ranks {}{})",
+                "pnmpi vranks: error: deadlock at virtual time {:.9} s: {} of {} ranks{} wait for messages or collectives that no rank will send or join (ranks {}{})",
                 e.now * 1e-9,
                 stuck.len(),
-                e.n,
+                e.local_ranks().len(),
+                if spread { " of this process" } else { "" },
                 list.join(", "),
                 if stuck.len() > 8 { ", ..." } else { "" }
             );
             return 1;
         }
-        e.ranks.iter().map(|r| r.status).find(|&s| s != 0).unwrap_or(0)
+        e.local_ranks()
+            .map(|r| e.ranks[r as usize].status)
+            .find(|&s| s != 0)
+            .unwrap_or(0)
     });
     // Contexts that did not finish (ranks that called `exit`) are
     // suspended inside the application: they are dropped without
@@ -343,6 +374,35 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
         }
     });
     status
+}
+
+impl Engine {
+    /// The progress line: virtual time reached, wall time, ranks started
+    /// and done, switches (this process's, with a note when spread).
+    fn progress(&self, started: std::time::Instant) {
+        let local = self.local_ranks();
+        let done = local
+            .clone()
+            .filter(|&r| self.ranks[r as usize].phase == Phase::Done)
+            .count();
+        let started_n = local
+            .clone()
+            .filter(|&r| self.ranks[r as usize].phase != Phase::New)
+            .count();
+        let whose = match &self.dist {
+            Some(d) => format!(" (process {}: ranks {}..{})", d.me(), local.start, local.end),
+            None => String::new(),
+        };
+        eprintln!(
+            "pnmpi vranks: virtual time {:.6} s, wall {:.0} s, {} ranks{whose}: {} started, {} done, {} switches",
+            self.now * 1e-9,
+            started.elapsed().as_secs_f64(),
+            local.len(),
+            started_n,
+            done,
+            self.switches
+        );
+    }
 }
 
 /// The engine, for the report after the ranks are done.
@@ -359,11 +419,10 @@ fn resume(r: u32, t: Ns) {
         e.events += 1;
         e.switches += 1;
         e.current = r;
-        let rank = &mut e.ranks[r as usize];
+        let rank = &e.ranks[r as usize];
         if rank.phase == Phase::Done {
             return None;
         }
-        rank.clock = rank.clock.max(t);
         e.globals.switch_to(r);
         if e.contexts[r as usize].is_none() {
             let stack = match e.pool.take() {

@@ -11,7 +11,9 @@
 //! time order ([`p2p`]), collectives as rendezvous timed by the shared
 //! models ([`coll`]), virtual communicators and groups ([`comm`]); the
 //! native MPI only packs data and reduces it. At the end, vtime's report
-//! covers the N ranks ([`report`]).
+//! covers the N ranks ([`report`]). Under `mpirun -np P` the ranks are
+//! spread over the P processes in blocks, and a conservative time-window
+//! protocol over the native MPI keeps their engines in step ([`dist`]).
 //!
 //! The design, its measured costs and its limits: docs/vtime.md,
 //! "Virtual ranks".
@@ -19,6 +21,7 @@
 mod api;
 mod coll;
 mod comm;
+mod dist;
 mod dtype;
 mod engine;
 mod globals;

@@ -3,9 +3,11 @@
 //! A send packs its data at once (in the sender's context) and becomes a
 //! message that *arrives* at its receiver at the model's time: for an
 //! eager message, `transfer(send_overhead(t_send)).end`; a rendezvous
-//! message's envelope arrives when its send is posted, and its data moves
-//! once the receive is posted too (`rendezvous_ready`), exactly as vtime
-//! and `pnmpi sim replay` charge it. Arrivals are engine events, so they
+//! message's envelope arrives one lookahead (the model's least latency)
+//! after its send is posted, and its data moves once the receive is
+//! posted too (`rendezvous_ready`), exactly as vtime and `pnmpi sim
+//! replay` charge it. A message to a rank of another process travels as
+//! a record ([`crate::dist`]) and arrives there at the same time. Arrivals are engine events, so they
 //! happen in virtual-time order: an arriving message matches the
 //! receiver's first posted receive that fits, else waits in its
 //! unexpected queue; a receive posted at time `t` takes the first message
@@ -186,10 +188,22 @@ impl Engine {
             arrived,
             sync,
         };
-        let at = arrived.unwrap_or(free);
+        let at = arrived.unwrap_or(free + self.lookahead);
+        if self.comms.blocks.local(dst) {
+            self.inbound(m, at);
+        } else {
+            let gid = self.comms.comms[comm as usize].gid;
+            let owner = self.comms.blocks.owner(dst);
+            self.dist_send(owner, &crate::dist::Record::message(m, gid, at));
+        }
+        req
+    }
+
+    /// Message `m` will arrive at its receiver, a rank of this process,
+    /// at `at`.
+    pub fn inbound(&mut self, m: Message, at: Ns) {
         let id = self.p2p.inflight.insert(m);
         self.push(at, Event::Arrive(id as u32));
-        req
     }
 
     /// Message `id` arrives at its receiver: the first posted receive that
@@ -248,7 +262,18 @@ impl Engine {
             None => {
                 let ready = self.model.rendezvous_ready(&msg, m.free, posted);
                 if let Some(s) = m.sync {
-                    self.complete(s, ready);
+                    if self.comms.blocks.local(m.src) {
+                        self.complete(s, ready);
+                    } else {
+                        let owner = self.comms.blocks.owner(m.src);
+                        self.dist_send(
+                            owner,
+                            &crate::dist::Record::Matched {
+                                req: s as u64,
+                                at: ready,
+                            },
+                        );
+                    }
                 }
                 self.model.transfer(&msg, ready).end
             }

@@ -11,10 +11,13 @@
 //! An `exit` inside a rank ends that rank only (its context is never
 //! resumed); the process exits when every rank is done.
 
+use crate::comm::Blocks;
+use crate::dist::Dist;
 use crate::engine::{self, Engine, MainFn};
 use crate::globals::Globals;
 use crate::stack::Pool;
-use pnmpi_mpi_sys::{constants as c, ffi};
+use pnmpi_mpi_sys::ffi;
+use pnmpi_sim::engine::parallel::Exchange;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -156,15 +159,15 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
     }
     // SAFETY: the native MPI starts once, for the process.
     unsafe { ffi::PMPI_Init(std::ptr::null_mut(), std::ptr::null_mut()) };
-    let mut procs: c_int = 1;
-    // SAFETY: an out-pointer to a local.
-    unsafe { ffi::PMPI_Comm_size(c::COMM_WORLD(), &mut procs) };
-    if procs != 1 {
+    let world = pnmpi_sim_mpi::Mpi::attach();
+    let (me, procs) = (world.me(), world.procs());
+    let n = opts.ranks;
+    if procs > n {
         refuse(&format!(
-            "{procs} processes: virtual ranks run in one process for now (mpirun -np 1 pnmpi run --vranks N ...)"
+            "{procs} processes for {n} virtual ranks: give at least one rank per process (--vranks {procs} or more)"
         ));
     }
-    let n = opts.ranks;
+    let blocks = Blocks { n, procs, me };
     let config = &opts.config;
     let machine = config.machine(n);
     let node_of = machine
@@ -172,21 +175,41 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         .unwrap_or_else(|e| refuse(&format!("machine {e}")));
     let model =
         pnmpi_sim::model::build(&config.model, &machine).unwrap_or_else(|e| refuse(&format!("machine {e}")));
+    let dist = (procs > 1).then(|| {
+        let lookahead = model.lookahead();
+        if lookahead <= 0.0 {
+            refuse(&format!(
+                "model {} has a least latency of 0 between ranks: virtual ranks in {procs} processes need a positive one, which bounds each process's time window; give the network a latency, or run in one process (mpirun -np 1)",
+                config.model
+            ));
+        }
+        Dist::new(world, lookahead)
+    });
+    let here = blocks.first(me + 1) - blocks.first(me);
     let globals =
         Globals::new(n).unwrap_or_else(|e| refuse(&format!("cannot privatize the program's globals: {e}")));
-    let pool = Pool::new(opts.stack, n as usize);
+    let pool = Pool::new(opts.stack, here as usize);
     crate::overflow::install(pool.size());
-    eprintln!(
-        "pnmpi vranks: {n} virtual ranks in 1 process; stacks of {} KiB ({}); {} bytes of globals per rank in {} ranges; {}",
-        pool.size() / 1024,
-        if pool.guarded() { "guard pages" } else { "checked at each switch" },
-        globals.bytes(),
-        globals.ranges(),
-        opts.source
-    );
+    if me == 0 {
+        let spread = if procs > 1 {
+            format!("{procs} processes (blocks of {} to {here} ranks)", n / procs)
+        } else {
+            "1 process".into()
+        };
+        eprintln!(
+            "pnmpi vranks: {n} virtual ranks in {spread}; stacks of {} KiB ({}); {} bytes of globals per rank in {} ranges; {}",
+            pool.size() / 1024,
+            if pool.guarded() { "guard pages" } else { "checked at each switch" },
+            globals.bytes(),
+            globals.ranges(),
+            opts.source
+        );
+    }
     let wall = std::time::Instant::now();
     let engine = Engine::new(
         n,
+        blocks,
+        dist,
         app,
         (argc, argv, envp),
         model,
@@ -196,16 +219,10 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         globals,
         pool,
     );
-    let status = engine::run(engine, true);
-    let e = engine::finish();
+    let status = engine::run(engine, me == 0);
+    let mut e = engine::finish();
     let wall_ns = wall.elapsed().as_nanos() as f64;
-    crate::report::finish(&e, config, wall_ns);
-    eprintln!(
-        "pnmpi vranks: {} context switches, {} events in {:.3} s",
-        e.switches,
-        e.events,
-        wall_ns * 1e-9
-    );
+    crate::report::finish(&mut e, config, wall_ns);
     // SAFETY: the native MPI ends once, after every rank.
     unsafe { ffi::PMPI_Finalize() };
     status

@@ -3,12 +3,13 @@
 //! else the least, mean and most of each column) and the JSON report,
 //! written to a temporary file and renamed so a reader never sees half.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// One rank's line of the report.
-#[derive(Serialize, Clone, Copy, Debug, Default)]
+/// One rank's line of the report (read back when the ranks of one run
+/// were spread over processes).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default)]
 pub struct RankReport {
     /// World rank.
     pub rank: u32,

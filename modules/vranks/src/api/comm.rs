@@ -208,13 +208,7 @@ pub unsafe extern "C" fn MPI_Comm_free(comm: *mut ffi::MPI_Comm) -> c_int {
     if i <= 1 {
         fatal("MPI_Comm_free", "cannot free MPI_COMM_WORLD or MPI_COMM_SELF");
     }
-    with(|e| {
-        let c = &mut e.comms.comms[i];
-        c.refs -= 1;
-        if c.refs == 0 {
-            e.comms.comms.remove(i);
-        }
-    });
+    with(|e| e.comms.release(i));
     // SAFETY: the application's handle.
     unsafe { *comm = c::COMM_NULL() };
     ok()

@@ -1,8 +1,10 @@
-//! The MPI side of a parallel `pnmpi sim replay`: under `mpirun -np K`
-//! with K > 1, every process replays a block of ranks and exchanges what
-//! crosses blocks through MPI collectives (pnmpi_sim's [`Exchange`]).
-//! The FFI layer of the command: every unsafe block is an MPI call on
-//! buffers that live across it.
+//! The MPI side of pnmpi's parallel simulators: under `mpirun -np K`
+//! with K > 1, every process simulates a block of ranks and exchanges
+//! what crosses blocks through MPI collectives on the native
+//! `MPI_COMM_WORLD` (pnmpi_sim's [`Exchange`]). Used by a parallel `pnmpi
+//! sim replay` and by virtual ranks spread over processes (libvranks).
+//! The FFI layer of both: every unsafe block is an MPI call on buffers
+//! that live across it.
 
 use anyhow::{bail, Result};
 use pnmpi_mpi_sys::{constants as c, ffi};
@@ -18,38 +20,49 @@ pub fn launcher_size() -> u32 {
         .unwrap_or(1)
 }
 
-/// `MPI_COMM_WORLD` of an initialised MPI, finalised when dropped.
+/// `MPI_COMM_WORLD` of an initialised MPI.
 pub struct Mpi {
     me: u32,
     procs: u32,
+    /// Finalise MPI when dropped (it was initialised here).
+    owned: bool,
 }
 
 fn check(code: c_int, what: &str) {
     if code != 0 {
-        eprintln!("pnmpi sim: {what} failed (MPI error {code})");
+        eprintln!("pnmpi: {what} failed (MPI error {code})");
         // SAFETY: MPI is initialised (every Mpi call comes after init).
         unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
     }
 }
 
 impl Mpi {
-    /// Initialises MPI.
+    /// Initialises MPI, to be finalised when this is dropped.
     pub fn init() -> Result<Mpi> {
         // SAFETY: MPI_Init accepts null argc/argv; it is called once.
         let code = unsafe { ffi::PMPI_Init(std::ptr::null_mut(), std::ptr::null_mut()) };
         if code != 0 {
             bail!("MPI_Init failed (MPI error {code})");
         }
+        Ok(Mpi {
+            owned: true,
+            ..Mpi::attach()
+        })
+    }
+
+    /// The world of an MPI its caller initialised and will finalise.
+    pub fn attach() -> Mpi {
         let (mut me, mut procs) = (0, 0);
         // SAFETY: MPI is initialised; the outputs are live ints.
         unsafe {
             ffi::PMPI_Comm_rank(c::COMM_WORLD(), &mut me);
             ffi::PMPI_Comm_size(c::COMM_WORLD(), &mut procs);
         }
-        Ok(Mpi {
+        Mpi {
             me: me as u32,
             procs: procs as u32,
-        })
+            owned: false,
+        }
     }
 
     /// The largest of every process's `v`, at all.
@@ -73,8 +86,10 @@ impl Mpi {
 
 impl Drop for Mpi {
     fn drop(&mut self) {
-        // SAFETY: MPI was initialised by Mpi::init and is finalised once.
-        unsafe { ffi::PMPI_Finalize() };
+        if self.owned {
+            // SAFETY: MPI was initialised by Mpi::init and is finalised once.
+            unsafe { ffi::PMPI_Finalize() };
+        }
     }
 }
 
@@ -82,7 +97,7 @@ impl Drop for Mpi {
 /// 2 GiB.
 fn count(n: usize) -> c_int {
     c_int::try_from(n).unwrap_or_else(|_| {
-        eprintln!("pnmpi sim: {n} bytes in one exchange: more than MPI's int counts");
+        eprintln!("pnmpi: {n} bytes in one exchange: more than MPI's int counts");
         // SAFETY: MPI is initialised.
         unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
         0

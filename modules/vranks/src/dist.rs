@@ -1,0 +1,209 @@
+//! Virtual ranks spread over the processes of an MPI job
+//! (`mpirun -np P pnmpi run --vranks N`): each process runs a block of
+//! consecutive ranks ([`crate::comm::Blocks`]) on its own engine, and
+//! what one process's ranks do to another's travels as [`Record`]s
+//! through the native MPI between time windows.
+//!
+//! The protocol is conservative, with windows bounded by the model's
+//! lookahead `L` (its least latency, `Model::lookahead`), as `pnmpi sim
+//! replay` runs in parallel: a window runs every local event earlier than
+//! `T + L`, where `T` is the earliest pending event of any process. A
+//! message sent at `t` arrives at `t + L` or later (an eager message's
+//! transfer, a rendezvous envelope one lookahead after its post), and a
+//! collective that spans processes completes at least one latency after
+//! its last entry, so what one process causes in another happens after
+//! the window it was caused in: a record never arrives in its receiver's
+//! past. Between windows the processes agree on the next `T` (one
+//! `MPI_Allreduce`, which also says whether any process holds records;
+//! only then an `MPI_Alltoallv` moves them).
+//!
+//! Communicator constructors are untimed (each member keeps its clock),
+//! so a member that waited for another process's members resumes with
+//! its own clock, which may be behind its process's: its later
+//! messages are timed from its own clock, as in one process, though
+//! another rank's wildcard receive in the same window may already have
+//! matched a later message.
+
+use crate::coll::Share;
+use crate::engine::Engine;
+use crate::p2p::Message;
+use pnmpi_sim::engine::parallel::Exchange;
+use pnmpi_sim::units::Ns;
+use serde::{Deserialize, Serialize};
+
+/// What crosses from one process to another.
+#[derive(Serialize, Deserialize)]
+pub enum Record {
+    /// A message to a rank of the receiving process, arriving at `at`.
+    Message {
+        src: u32,
+        dst: u32,
+        /// The communicator's global id and the sender's rank in it.
+        comm: u64,
+        from: i32,
+        tag: i32,
+        data: Vec<u8>,
+        free: Ns,
+        arrived: Option<Ns>,
+        at: Ns,
+        /// The sender's request, for a synchronous send.
+        sync: Option<u64>,
+    },
+    /// A synchronous send of the receiving process was matched: its
+    /// request completes at `at`.
+    Matched { req: u64, at: Ns },
+    /// Members of the sending process joined the `seq`-th collective on
+    /// communicator `comm` (a global id).
+    Join { comm: u64, seq: u32, share: Share },
+}
+
+impl Record {
+    /// The record of message `m` (on the communicator known as `gid`).
+    pub fn message(m: Message, gid: u64, at: Ns) -> Record {
+        Record::Message {
+            src: m.src,
+            dst: m.dst,
+            comm: gid,
+            from: m.from,
+            tag: m.tag,
+            data: m.data,
+            free: m.free,
+            arrived: m.arrived,
+            at,
+            sync: m.sync.map(|s| s as u64),
+        }
+    }
+}
+
+/// This process's side of the protocol.
+pub struct Dist {
+    ex: pnmpi_sim_mpi::Mpi,
+    /// Encoded records for each process.
+    out: Vec<Vec<u8>>,
+    /// The model's lookahead.
+    pub lookahead: Ns,
+    /// Windows run, exchanges of records made, and records received.
+    pub windows: u64,
+    pub exchanges: u64,
+    pub records: u64,
+}
+
+impl Dist {
+    /// The protocol over the native world `ex`, with the model's
+    /// lookahead (positive).
+    pub fn new(ex: pnmpi_sim_mpi::Mpi, lookahead: Ns) -> Dist {
+        let procs = ex.procs() as usize;
+        Dist {
+            ex,
+            out: vec![Vec::new(); procs],
+            lookahead,
+            windows: 0,
+            exchanges: 0,
+            records: 0,
+        }
+    }
+
+    /// This process's index and the number of processes.
+    pub fn me(&self) -> u32 {
+        self.ex.me()
+    }
+
+    /// Every process's `bytes`, at process 0.
+    pub fn gather(&mut self, bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+        self.ex.gather(bytes)
+    }
+}
+
+/// Stops the job: a record this process cannot read or place (a bug,
+/// never bad input).
+fn broken(what: &str) -> ! {
+    crate::api::fatal("pnmpi vranks", what)
+}
+
+impl Engine {
+    /// Queues `record` for process `q`.
+    pub fn dist_send(&mut self, q: u32, record: &Record) {
+        let Some(d) = self.dist.as_mut() else {
+            broken("a record for another process in a run of one process")
+        };
+        let buf = std::mem::take(&mut d.out[q as usize]);
+        d.out[q as usize] = postcard::to_extend(record, buf)
+            .unwrap_or_else(|e| broken(&format!("cannot encode a record: {e}")));
+    }
+
+    /// Between two windows: moves the records, then agrees on the next
+    /// window. Returns its end, or `None` when no process has anything
+    /// left to do.
+    pub fn next_window(&mut self) -> Option<Ns> {
+        loop {
+            let next = self.next_time().unwrap_or(f64::INFINITY);
+            let d = self.dist.as_mut()?;
+            let owed = if d.out.iter().any(|o| !o.is_empty()) {
+                -1.0
+            } else {
+                0.0
+            };
+            let [t, owed, _] = d.ex.min([next, owed, 0.0]);
+            if owed < 0.0 {
+                d.exchanges += 1;
+                let out = std::mem::replace(&mut d.out, vec![Vec::new(); d.ex.procs() as usize]);
+                let got = d.ex.alltoallv(&out);
+                self.take_records(&got);
+                continue;
+            }
+            d.windows += 1;
+            return t.is_finite().then_some(t + d.lookahead);
+        }
+    }
+
+    /// Applies what the other processes sent, in their order.
+    fn take_records(&mut self, mut got: &[u8]) {
+        while !got.is_empty() {
+            let (record, rest) = postcard::take_from_bytes::<Record>(got)
+                .unwrap_or_else(|e| broken(&format!("cannot decode a record: {e}")));
+            got = rest;
+            if let Some(d) = self.dist.as_mut() {
+                d.records += 1;
+            }
+            match record {
+                Record::Message {
+                    src,
+                    dst,
+                    comm,
+                    from,
+                    tag,
+                    data,
+                    free,
+                    arrived,
+                    at,
+                    sync,
+                } => {
+                    let comm = self.comm_by_gid(comm);
+                    let m = Message {
+                        src,
+                        dst,
+                        comm: comm as u32,
+                        from,
+                        tag,
+                        data,
+                        free,
+                        arrived,
+                        sync: sync.map(|s| s as usize),
+                    };
+                    self.inbound(m, at);
+                }
+                Record::Matched { req, at } => self.complete(req as usize, at),
+                Record::Join { comm, seq, share } => {
+                    let comm = self.comm_by_gid(comm);
+                    self.joined_elsewhere(comm, seq, share);
+                }
+            }
+        }
+    }
+
+    fn comm_by_gid(&self, gid: u64) -> usize {
+        self.comms
+            .by_gid(gid)
+            .unwrap_or_else(|| broken(&format!("a record names communicator {gid:#x}, unknown here")))
+    }
+}
