@@ -21,7 +21,8 @@
 
 use crate::dispatch::Table;
 use crate::loader::Module;
-use crate::{entry, got, level, startup};
+use crate::{entry, level, startup};
+use pnmpi_objects::got;
 use pnmpi_mpi_sys::ROUTINE_COUNT;
 
 /// The environment variable that chooses the binding.

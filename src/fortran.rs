@@ -22,8 +22,8 @@
 //! `docs/fortran.md` lists how the helpers were found, and what is not
 //! intercepted.
 
-use crate::got;
-use crate::loader::foreign::{self, Foreign};
+use pnmpi_objects::foreign::{self, Foreign};
+use pnmpi_objects::got;
 use crate::{entry, error::Error};
 use pnmpi_mpi_sys::{FORTRAN_BINDINGS, ROUTINE_NAMES};
 use std::fmt::Write as _;

@@ -9,7 +9,6 @@ mod dispatch;
 mod entry;
 mod error;
 mod fortran;
-mod got;
 mod level;
 mod loader;
 mod services;

@@ -1,12 +1,6 @@
 //! Loads the configured modules, finds which MPI routines each one wraps,
 //! and runs the LLNL-compatible module hooks.
 
-mod deps;
-mod dynsym;
-pub mod foreign;
-mod image;
-mod inspect;
-pub mod layout;
 mod open;
 mod resolve;
 
@@ -14,8 +8,9 @@ pub use resolve::search_dirs;
 
 use crate::config::{Config, ModuleSpec};
 use crate::error::Error;
-use dynsym::{gnu_hash, DynSymbols};
-use inspect::FileInfo;
+use pnmpi_objects::dynsym::{gnu_hash, DynSymbols};
+use pnmpi_objects::inspect::{self, FileInfo};
+use pnmpi_objects::{deps, layout};
 use open::Object;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
 use std::collections::HashMap;

@@ -3,11 +3,11 @@
 //! `PMPI_X` directly (Open MPI's `libmpi_mpifh`, MPICH's `mpi_f08` part of
 //! `libmpichfort`) and so would skip every module (see `fortran`).
 
-use super::deps::loaded_objects;
-use super::dynsym::{gnu_hash, DynSymbols};
-use super::image::Image;
-use super::inspect::{self, FileInfo};
-use super::layout;
+use crate::deps::loaded_objects;
+use crate::dynsym::{gnu_hash, DynSymbols};
+use crate::image::Image;
+use crate::inspect::{self, FileInfo};
+use crate::layout;
 use goblin::elf::sym::STT_FUNC;
 use std::path::PathBuf;
 

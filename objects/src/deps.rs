@@ -3,7 +3,7 @@
 //! calls `XMPI_X` from that library, whose GOT libpnmpi does not bind: such
 //! calls can only be placed in the chain by the dispatcher.
 
-use super::{image::Image, inspect, layout};
+use crate::{image::Image, inspect, layout};
 use std::ffi::{c_int, c_void, CStr, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;

@@ -8,9 +8,9 @@
 //! `dynsym`), so loading 100 modules costs a few probes per routine, not a
 //! pass over their files.
 
-use super::dynsym::{gnu_hash, DynSymbols};
-use super::image::Image;
-use super::layout::{Layout, Table};
+use crate::dynsym::{gnu_hash, DynSymbols};
+use crate::image::Image;
+use crate::layout::{Layout, Table};
 use goblin::elf::section_header::SHN_UNDEF;
 use goblin::elf::RelocSection;
 use once_cell::sync::Lazy;

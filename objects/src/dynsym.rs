@@ -3,8 +3,8 @@
 //! finding the `MPI_X` a module defines costs a few probes per routine
 //! rather than a pass over every symbol.
 
-use super::image::Image;
-use super::layout::Tables;
+use crate::image::Image;
+use crate::layout::Tables;
 use goblin::container::Ctx;
 use goblin::elf::section_header::SHN_UNDEF;
 use goblin::elf::sym::Sym;

@@ -2,7 +2,7 @@
 //! linking tables are read where the dynamic loader mapped (and has just
 //! read) them, with no file I/O and no copy.
 
-use super::layout::Segment;
+use crate::layout::Segment;
 
 /// The readable segments of an object loaded at `base`.
 pub struct Image<'a> {

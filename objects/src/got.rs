@@ -2,7 +2,7 @@
 //! binding (a module's `XMPI_X` slots) and the Fortran bindings' `PMPI_X`
 //! slots (see `fortran`).
 
-use crate::loader::layout::Span;
+use crate::layout::Span;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn page_size() -> usize {
