@@ -22,8 +22,8 @@
 use crate::dispatch::Table;
 use crate::loader::Module;
 use crate::{entry, level, startup};
-use pnmpi_objects::got;
 use pnmpi_mpi_sys::ROUTINE_COUNT;
+use pnmpi_objects::got;
 
 /// The environment variable that chooses the binding.
 pub const VARIABLE: &str = "PNMPI_BINDING";

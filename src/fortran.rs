@@ -22,10 +22,10 @@
 //! `docs/fortran.md` lists how the helpers were found, and what is not
 //! intercepted.
 
-use pnmpi_objects::foreign::{self, Foreign};
-use pnmpi_objects::got;
 use crate::{entry, error::Error};
 use pnmpi_mpi_sys::{FORTRAN_BINDINGS, ROUTINE_NAMES};
+use pnmpi_objects::foreign::{self, Foreign};
+use pnmpi_objects::got;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

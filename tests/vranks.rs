@@ -282,7 +282,7 @@ fn a_tour_of_the_provided_mpi_prints_what_processes_print() {
 }
 
 #[test]
-fn a_fortran_common_block_is_private_to_each_rank_under_mpich() {
+fn a_fortran_common_block_is_private_to_each_rank() {
     let case = Case::new();
     let exe = case.dir().join("vcommon");
     let out = std::process::Command::new(mpif90())
@@ -297,17 +297,6 @@ fn a_fortran_common_block_is_private_to_each_rank_under_mpich() {
         .args(["run", "--vranks=16", "--"])
         .arg(&exe);
     let virt = case.finish(cmd);
-    if FLAVOR == "openmpi" {
-        // Open MPI's Fortran routines call PMPI_ directly: refused, never
-        // a wrong answer.
-        assert!(!virt.success(), "{}", virt.stdout);
-        assert!(
-            virt.stderr.contains("uses Open MPI's Fortran binding"),
-            "{}",
-            virt.stderr
-        );
-        return;
-    }
     virt.assert_ok();
     let native = case.mpirun(16, &exe, &[]);
     native.assert_ok();
@@ -318,6 +307,40 @@ fn a_fortran_common_block_is_private_to_each_rank_under_mpich() {
         "{}",
         virt.stderr
     );
+}
+
+#[test]
+fn every_fortran_binding_runs_as_virtual_ranks() {
+    // calls.F90 under mpif.h, use mpi and use mpi_f08: point-to-point,
+    // nonblocking requests, a split communicator and a C library's calls,
+    // as 2 virtual ranks in 2 processes, print what 2 processes print.
+    for binding in ["mpif.h", "use mpi", "use mpi_f08"] {
+        let exe = fortran_calls(binding);
+        let case = Case::new();
+        let native = case.mpirun(2, &exe, &[]);
+        native.assert_ok();
+        let mut cmd = launcher(2);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--vranks=2", "--"])
+            .arg(&exe);
+        let virt = case.finish(cmd);
+        virt.assert_ok();
+        let sorted = |run: &Run| {
+            let mut l: Vec<String> = run.lines("calls result").iter().map(|l| l.to_string()).collect();
+            l.sort();
+            l
+        };
+        assert_eq!(sorted(&native).len(), 2, "{binding}: {}", native.stdout);
+        assert_eq!(sorted(&native), sorted(&virt), "{binding}: {}", virt.stderr);
+        if FLAVOR == "openmpi" {
+            // Open MPI's bindings call PMPI_ routines: bound to the ranks.
+            assert!(
+                virt.stderr.contains("PMPI_ routines bound to the virtual ranks"),
+                "{binding}: {}",
+                virt.stderr
+            );
+        }
+    }
 }
 
 #[test]

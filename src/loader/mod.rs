@@ -8,11 +8,11 @@ pub use resolve::search_dirs;
 
 use crate::config::{Config, ModuleSpec};
 use crate::error::Error;
+use open::Object;
+use pnmpi_mpi_sys::ROUTINE_NAMES;
 use pnmpi_objects::dynsym::{gnu_hash, DynSymbols};
 use pnmpi_objects::inspect::{self, FileInfo};
 use pnmpi_objects::{deps, layout};
-use open::Object;
-use pnmpi_mpi_sys::ROUTINE_NAMES;
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::os::unix::fs::MetadataExt;

@@ -3,9 +3,9 @@
 //! load base (a plain `dlsym` on a handle would also find the `MPI_X` of
 //! libpnmpi or libmpi among the module's dependencies).
 
+use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use pnmpi_objects::image::Image;
 use pnmpi_objects::layout::Segment;
-use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

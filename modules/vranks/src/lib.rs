@@ -24,6 +24,7 @@ mod comm;
 mod dist;
 mod dtype;
 mod engine;
+mod fortran;
 mod globals;
 mod handles;
 mod options;

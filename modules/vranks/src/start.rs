@@ -113,34 +113,6 @@ fn forget_environment() {
     }
 }
 
-/// The loaded Fortran binding of an MPI whose Fortran routines call the
-/// native `PMPI_` routines directly (Open MPI's `mpif.h` and `use mpi`
-/// libraries), which would bypass the virtual ranks and give wrong
-/// answers; MPICH's call the `MPI_` routines, which this layer defines.
-fn bypassing_fortran() -> Option<String> {
-    extern "C" fn each(info: *mut libc::dl_phdr_info, _size: usize, out: *mut c_void) -> c_int {
-        // SAFETY: the loader's entry, and `out` is the Vec given below.
-        unsafe {
-            let name = (*info).dlpi_name;
-            if !name.is_null() {
-                let list = &mut *(out as *mut Vec<String>);
-                list.push(CStr::from_ptr(name).to_string_lossy().into_owned());
-            }
-        }
-        0
-    }
-    if pnmpi_mpi_sys::FLAVOR != "openmpi" {
-        return None;
-    }
-    let mut names: Vec<String> = Vec::new();
-    // SAFETY: the callback only appends the objects' names to `names`.
-    unsafe { libc::dl_iterate_phdr(Some(each), &mut names as *mut Vec<String> as *mut c_void) };
-    names.into_iter().find(|n| {
-        let base = n.rsplit('/').next().unwrap_or(n);
-        base.starts_with("libmpi_mpifh") || base.starts_with("libmpi_usempi")
-    })
-}
-
 /// The `main` glibc runs: the virtual ranks.
 unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut *mut c_char) -> c_int {
     // SAFETY: stored by __libc_start_main before glibc calls us.
@@ -152,11 +124,11 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
     }
     let opts = crate::options::read().unwrap_or_else(|e| refuse(&e));
     forget_environment();
-    if let Some(lib) = bypassing_fortran() {
+    let fortran = crate::fortran::bind().unwrap_or_else(|e| {
         refuse(&format!(
-            "this program uses Open MPI's Fortran binding ({lib}), whose routines call the native PMPI_ routines directly and would bypass the virtual ranks; Fortran programs run with virtual ranks under MPICH"
-        ));
-    }
+            "cannot bind the MPI's Fortran routines to the virtual ranks: {e}"
+        ))
+    });
     // SAFETY: the native MPI starts once, for the process.
     unsafe { ffi::PMPI_Init(std::ptr::null_mut(), std::ptr::null_mut()) };
     let world = pnmpi_sim_mpi::Mpi::attach();
@@ -204,6 +176,11 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
             globals.ranges(),
             opts.source
         );
+        for (lib, slots) in &fortran {
+            eprintln!(
+                "pnmpi vranks: Fortran binding {lib}: {slots} PMPI_ routines bound to the virtual ranks"
+            );
+        }
     }
     let wall = std::time::Instant::now();
     let engine = Engine::new(

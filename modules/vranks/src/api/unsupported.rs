@@ -47,7 +47,6 @@ unsupported! {
     MPI_Comm_set_attr MPI_Comm_delete_attr MPI_Attr_put MPI_Attr_get MPI_Attr_delete
     MPI_Comm_get_errhandler MPI_Comm_call_errhandler MPI_Comm_set_info MPI_Comm_get_info
     MPI_Comm_set_name MPI_Comm_get_name MPI_Errhandler_set MPI_Errhandler_get
-    MPI_Comm_c2f MPI_Comm_f2c MPI_Group_c2f MPI_Group_f2c MPI_Request_c2f MPI_Request_f2c
     MPI_Group_union MPI_Group_intersection MPI_Group_difference MPI_Group_range_incl
     MPI_Group_range_excl
     // Topologies beyond Cartesian basics.
