@@ -5,8 +5,7 @@
 //! with libvranks.so (from libpnmpi's own folder) added to `LD_PRELOAD`.
 //! `pnmpi run --vranks N` preloads it directly and never gets here.
 
-use std::ffi::{CStr, CString};
-use std::os::unix::ffi::OsStrExt;
+use std::ffi::CString;
 use std::path::PathBuf;
 
 /// Set on the re-executed program, so that it never loops.
@@ -14,17 +13,7 @@ const AGAIN: &str = "PNMPI_VRANKS_REEXEC";
 
 /// The folder of this library.
 fn own_folder() -> Option<PathBuf> {
-    // SAFETY: Dl_info is plain data; zeroes are a valid value to fill.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: dladdr on the address of a function of this library, with a
-    // valid out-pointer.
-    let found = unsafe { libc::dladdr(own_folder as *const () as *const libc::c_void, &mut info) };
-    if found == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: the loader's C string naming this library.
-    let path = unsafe { CStr::from_ptr(info.dli_fname) };
-    PathBuf::from(std::ffi::OsStr::from_bytes(path.to_bytes()))
+    pnmpi_objects::deps::path_of(own_folder as *const () as *const libc::c_void)?
         .parent()
         .map(PathBuf::from)
 }

@@ -362,3 +362,63 @@ fn more_processes_than_ranks_and_a_network_without_latency_are_refused() {
     );
     assert!(run.lines("vhello:").is_empty());
 }
+
+#[test]
+fn a_shared_library_of_the_application_and_thread_locals_are_private_to_each_rank() {
+    // ownlib_main.c keeps per-rank state in libownlib.so (a static) and
+    // in thread-local variables of both; 2 ranks per process share them
+    // unless they are privatized.
+    let case = Case::new();
+    let dir = case.dir();
+    let lib = dir.join("libownlib.so");
+    let exe = dir.join("ownlib_main");
+    let cc = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new(mpicc())
+            .args(args)
+            .output()
+            .expect("mpicc runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    let src = |f: &str| repo().join("c-tests/vranks").join(f);
+    cc(&[
+        "-shared".as_ref(),
+        "-fPIC".as_ref(),
+        "-O2".as_ref(),
+        "-o".as_ref(),
+        lib.as_os_str(),
+        src("ownlib.c").as_os_str(),
+    ]);
+    let rpath = format!("-Wl,-rpath,{}", dir.display());
+    let libdir = format!("-L{}", dir.display());
+    cc(&[
+        "-O2".as_ref(),
+        "-o".as_ref(),
+        exe.as_os_str(),
+        src("ownlib_main.c").as_os_str(),
+        libdir.as_ref(),
+        "-lownlib".as_ref(),
+        rpath.as_ref(),
+    ]);
+    let native = case.mpirun(4, &exe, &[]);
+    native.assert_ok();
+    let mut cmd = launcher(2);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=4", "--"])
+        .arg(&exe);
+    let virt = case.finish(cmd);
+    virt.assert_ok();
+    let sorted = |run: &Run| {
+        let mut l: Vec<String> = run.lines("ownlib:").iter().map(|l| l.to_string()).collect();
+        l.sort();
+        l
+    };
+    assert_eq!(sorted(&native).len(), 4, "{}", native.stdout);
+    assert_eq!(sorted(&native), sorted(&virt), "{}", virt.stderr);
+    // Rank 1 bumped twice by 2 (4 in all; thread-local 8).
+    assert!(
+        virt.stdout.contains("ownlib: rank 1 value 4008 tls 7"),
+        "{}",
+        virt.stdout
+    );
+    assert!(virt.stderr.contains("libownlib.so"), "{}", virt.stderr);
+}

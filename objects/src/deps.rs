@@ -78,3 +78,19 @@ pub fn loaded_objects() -> Vec<(PathBuf, usize)> {
     unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut names).cast()) };
     names
 }
+
+/// The file of the loaded object that holds `address` (a function of the
+/// caller's own library, to find its folder).
+pub fn path_of(address: *const c_void) -> Option<PathBuf> {
+    // SAFETY: Dl_info is plain data; zeroes are a valid value to fill.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only reads the loader's tables; the out-pointer is
+    // valid.
+    let found = unsafe { libc::dladdr(address, &mut info) };
+    if found == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: the loader's C string naming the object.
+    let path = unsafe { CStr::from_ptr(info.dli_fname) };
+    Some(PathBuf::from(OsStr::from_bytes(path.to_bytes())))
+}

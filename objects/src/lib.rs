@@ -2,8 +2,8 @@
 //! them: where an object's segments and dynamic tables are ([`layout`],
 //! [`image`]), its dynamic symbols ([`dynsym`]), the MPI routines it
 //! imports, defines and calls through its GOT ([`inspect`]), the objects
-//! loaded so far ([`deps`], [`foreign`]), and writes to GOT slots
-//! ([`got`]).
+//! loaded so far ([`deps`], [`foreign`]), the calling thread's TLS
+//! blocks ([`tls`]), and writes to GOT slots ([`got`]).
 //!
 //! The loader layer under libpnmpi (its modules and the Fortran bindings
 //! it binds into the chain) and libvranks (the Fortran bindings it binds
@@ -16,3 +16,4 @@ pub mod got;
 pub mod image;
 pub mod inspect;
 pub mod layout;
+pub mod tls;

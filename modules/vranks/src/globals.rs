@@ -3,14 +3,19 @@
 //! the outgoing rank's copy and restored from the incoming rank's copy at
 //! every switch between ranks.
 //!
-//! The ranges come from the executable's section headers (read from
-//! `/proc/self/exe` with goblin), moved by the load address. Left shared:
-//! the GOT, `.dynamic`, the init/fini arrays and RELRO data (the loader's
-//! and read-only after start), and every object the executable holds by
-//! a copy relocation (`R_X86_64_COPY`: `stdout`, `environ`, an MPI
-//! library's predefined objects), which belong to libc or MPI, whose
-//! state stays shared. The application's own shared libraries and its
-//! thread-local storage are not privatized (docs/vtime.md).
+//! The ranges come from the section headers (read with goblin) of the
+//! executable and of the application's own shared libraries, moved by
+//! their load addresses, and from their thread-local storage blocks (all
+//! ranks run on one thread). The application's own libraries are those
+//! outside the system's library folders (`/lib`, `/usr/lib` and their
+//! 32/64-bit and multiarch kin) and outside pnmpi's own folder, plus any
+//! whose file name starts with one of `PNMPI_VRANK_PRIVATE`'s
+//! colon-separated prefixes. Left shared: the GOT, `.dynamic`, the
+//! init/fini arrays and RELRO data (the loader's and read-only after
+//! start), and every object the executable holds by a copy relocation
+//! (`R_X86_64_COPY`: `stdout`, `environ`, an MPI library's predefined
+//! objects), which belong to libc or MPI, whose state stays shared, as
+//! does every system library's (docs/vtime.md).
 //!
 //! A rank that has never run uses the image as it was when the ranks
 //! started (after the program's constructors), so every rank starts
@@ -18,6 +23,7 @@
 //! switched out.
 
 use goblin::elf::Elf;
+use std::path::{Path, PathBuf};
 
 /// `R_X86_64_COPY`.
 const R_COPY: u32 = 5;
@@ -41,6 +47,8 @@ pub struct Globals {
     ranges: Vec<(usize, usize)>,
     /// Their total length.
     bytes: usize,
+    /// The objects they come from (the executable first).
+    objects: Vec<String>,
     /// The image when the ranks started.
     pristine: Vec<u8>,
     /// Each rank's copy, made when it is first switched out.
@@ -53,13 +61,14 @@ impl Globals {
     /// Finds the executable's writable data and takes the starting image,
     /// for `ranks` ranks.
     pub fn new(ranks: u32) -> Result<Globals, String> {
-        let ranges = ranges()?;
+        let (ranges, objects) = ranges()?;
         let bytes = ranges.iter().map(|r| r.1).sum();
         let mut pristine = vec![0u8; bytes];
         save(&ranges, &mut pristine);
         Ok(Globals {
             ranges,
             bytes,
+            objects,
             pristine,
             copies: (0..ranks).map(|_| None).collect(),
             live: None,
@@ -74,6 +83,11 @@ impl Globals {
     /// The privatized ranges, for the start-up message.
     pub fn ranges(&self) -> usize {
         self.ranges.len()
+    }
+
+    /// The objects whose data is privatized, for the start-up message.
+    pub fn objects(&self) -> &[String] {
+        &self.objects
     }
 
     /// Makes `rank`'s globals live.
@@ -126,12 +140,79 @@ fn restore(ranges: &[(usize, usize)], from: &[u8]) {
     }
 }
 
-/// The executable's private ranges, at their run-time addresses.
-fn ranges() -> Result<Vec<(usize, usize)>, String> {
-    let exe = std::fs::read("/proc/self/exe").map_err(|e| format!("cannot read /proc/self/exe: {e}"))?;
-    let elf = Elf::parse(&exe).map_err(|e| format!("cannot parse the executable: {e}"))?;
+/// System library folders: their libraries' state stays shared.
+const SYSTEM: [&str; 6] = [
+    "/lib/",
+    "/lib64/",
+    "/lib32/",
+    "/usr/lib/",
+    "/usr/lib64/",
+    "/usr/lib32/",
+];
+
+/// Whether the loaded object at `path` is the application's own (not the
+/// executable, which always is).
+fn own_library(path: &Path, pnmpi: Option<&Path>, extra: &[String]) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    if extra
+        .iter()
+        .any(|p| !p.is_empty() && name.starts_with(p.as_str()))
+    {
+        return true;
+    }
+    let text = path.to_string_lossy();
+    !text.is_empty()
+        && path.is_absolute()
+        && !SYSTEM.iter().any(|s| text.starts_with(s))
+        && pnmpi.is_none_or(|d| !path.starts_with(d))
+}
+
+/// Every private range (the executable's and its own libraries' writable
+/// data, and their TLS blocks), at run-time addresses, and the objects.
+fn ranges() -> Result<(Vec<(usize, usize)>, Vec<String>), String> {
+    let extra: Vec<String> = std::env::var("PNMPI_VRANK_PRIVATE")
+        .unwrap_or_default()
+        .split(':')
+        .map(String::from)
+        .collect();
+    let pnmpi = own_folder();
+    let mut keep = Vec::new();
+    let mut holes = Vec::new();
+    let mut objects = Vec::new();
+    for (i, (path, base)) in pnmpi_objects::deps::loaded_objects().into_iter().enumerate() {
+        let file = if i == 0 {
+            PathBuf::from("/proc/self/exe")
+        } else if own_library(&path, pnmpi.as_deref(), &extra) {
+            path.clone()
+        } else {
+            continue;
+        };
+        let (k, h) = object_ranges(&file, base, i == 0)?;
+        keep.extend(k);
+        holes.extend(h);
+        objects.push(if i == 0 {
+            "the executable".into()
+        } else {
+            path.display().to_string()
+        });
+    }
+    for block in pnmpi_objects::tls::blocks() {
+        if block.path.as_os_str().is_empty() || own_library(&block.path, pnmpi.as_deref(), &extra) {
+            keep.push((block.address, block.size));
+        }
+    }
+    Ok((subtract(keep, &holes), objects))
+}
+
+/// The writable data of the ELF file `file` loaded at `base`, and (for
+/// the executable) the objects it holds by copy relocation.
+type Ranges = (Vec<(usize, usize)>, Vec<(usize, usize)>);
+
+fn object_ranges(file: &Path, base: usize, executable: bool) -> Result<Ranges, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let elf = Elf::parse(&bytes).map_err(|e| format!("cannot parse {}: {e}", file.display()))?;
     let bias = if elf.header.e_type == goblin::elf::header::ET_DYN {
-        load_bias()
+        base
     } else {
         0
     };
@@ -148,16 +229,25 @@ fn ranges() -> Result<Vec<(usize, usize)>, String> {
         }
         keep.push((bias + sh.sh_addr as usize, sh.sh_size as usize));
     }
-    let copies: Vec<(usize, usize)> = elf
-        .dynrelas
-        .iter()
-        .filter(|r| r.r_type == R_COPY)
-        .map(|r| {
-            let size = elf.dynsyms.get(r.r_sym).map_or(0, |s| s.st_size as usize);
-            (bias + r.r_offset as usize, size)
-        })
-        .collect();
-    Ok(subtract(keep, &copies))
+    let copies: Vec<(usize, usize)> = if executable {
+        elf.dynrelas
+            .iter()
+            .filter(|r| r.r_type == R_COPY)
+            .map(|r| {
+                let size = elf.dynsyms.get(r.r_sym).map_or(0, |s| s.st_size as usize);
+                (bias + r.r_offset as usize, size)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok((keep, copies))
+}
+
+/// The folder of libvranks (pnmpi's libraries, never privatized).
+fn own_folder() -> Option<PathBuf> {
+    let path = pnmpi_objects::deps::path_of(own_folder as *const () as *const libc::c_void)?;
+    std::fs::canonicalize(path).ok()?.parent().map(PathBuf::from)
 }
 
 /// `keep` without the `holes`, sorted and merged.
@@ -188,20 +278,4 @@ fn subtract(mut keep: Vec<(usize, usize)>, holes: &[(usize, usize)]) -> Vec<(usi
         }
     }
     merged
-}
-
-/// The executable's load address (a position-independent executable is
-/// moved by it).
-fn load_bias() -> usize {
-    extern "C" fn first(info: *mut libc::dl_phdr_info, _size: usize, out: *mut libc::c_void) -> libc::c_int {
-        // SAFETY: the loader passes a valid entry, and `out` is the `usize`
-        // given below.
-        unsafe { *(out as *mut usize) = (*info).dlpi_addr as usize };
-        1
-    }
-    let mut bias = 0usize;
-    // SAFETY: the callback stops at the first object, the executable, and
-    // writes only `bias`.
-    unsafe { libc::dl_iterate_phdr(Some(first), &mut bias as *mut usize as *mut libc::c_void) };
-    bias
 }

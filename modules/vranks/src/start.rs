@@ -169,11 +169,12 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
             "1 process".into()
         };
         eprintln!(
-            "pnmpi vranks: {n} virtual ranks in {spread}; stacks of {} KiB ({}); {} bytes of globals per rank in {} ranges; {}",
+            "pnmpi vranks: {n} virtual ranks in {spread}; stacks of {} KiB ({}); {} bytes of globals per rank in {} ranges of {}; {}",
             pool.size() / 1024,
             if pool.guarded() { "guard pages" } else { "checked at each switch" },
             globals.bytes(),
             globals.ranges(),
+            globals.objects().join(", "),
             opts.source
         );
         for (lib, slots) in &fortran {
