@@ -20,6 +20,25 @@ fn vranks(n: &str, extra: &[&str], name: &str, args: &[&str], conf: Option<&str>
     vranks_in(1, n, extra, name, args, conf)
 }
 
+/// The lines of `run`'s output that start with `prefix`, sorted (the
+/// ranks of a normal run print in any order).
+fn sorted_lines(run: &Run, prefix: &str) -> Vec<String> {
+    let mut l: Vec<String> = run.lines(prefix).iter().map(|l| l.to_string()).collect();
+    l.sort();
+    l
+}
+
+/// Runs the program `exe` as `n` virtual ranks in `procs` processes.
+fn vranks_exe(case: &Case, procs: usize, n: u32, exe: &std::path::Path) -> Run {
+    let mut cmd = launcher(procs);
+    cmd.arg(target_dir().join("pnmpi"))
+        .arg("run")
+        .arg(format!("--vranks={n}"))
+        .arg("--")
+        .arg(exe);
+    case.finish(cmd)
+}
+
 /// The same, spread over `procs` processes.
 fn vranks_in(procs: usize, n: &str, extra: &[&str], name: &str, args: &[&str], conf: Option<&str>) -> Run {
     let mut case = Case::new();
@@ -292,11 +311,7 @@ fn a_fortran_common_block_is_private_to_each_rank() {
         .output()
         .expect("mpif90 runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut cmd = launcher(2);
-    cmd.arg(target_dir().join("pnmpi"))
-        .args(["run", "--vranks=16", "--"])
-        .arg(&exe);
-    let virt = case.finish(cmd);
+    let virt = vranks_exe(&case, 2, 16, &exe);
     virt.assert_ok();
     let native = case.mpirun(16, &exe, &[]);
     native.assert_ok();
@@ -319,19 +334,14 @@ fn every_fortran_binding_runs_as_virtual_ranks() {
         let case = Case::new();
         let native = case.mpirun(2, &exe, &[]);
         native.assert_ok();
-        let mut cmd = launcher(2);
-        cmd.arg(target_dir().join("pnmpi"))
-            .args(["run", "--vranks=2", "--"])
-            .arg(&exe);
-        let virt = case.finish(cmd);
+        let virt = vranks_exe(&case, 2, 2, &exe);
         virt.assert_ok();
-        let sorted = |run: &Run| {
-            let mut l: Vec<String> = run.lines("calls result").iter().map(|l| l.to_string()).collect();
-            l.sort();
-            l
-        };
-        assert_eq!(sorted(&native).len(), 2, "{binding}: {}", native.stdout);
-        assert_eq!(sorted(&native), sorted(&virt), "{binding}: {}", virt.stderr);
+        let (a, b) = (
+            sorted_lines(&native, "calls result"),
+            sorted_lines(&virt, "calls result"),
+        );
+        assert_eq!(a.len(), 2, "{binding}: {}", native.stdout);
+        assert_eq!(a, b, "{binding}: {}", virt.stderr);
         if FLAVOR == "openmpi" {
             // Open MPI's bindings call PMPI_ routines: bound to the ranks.
             assert!(
@@ -401,19 +411,11 @@ fn a_shared_library_of_the_application_and_thread_locals_are_private_to_each_ran
     ]);
     let native = case.mpirun(4, &exe, &[]);
     native.assert_ok();
-    let mut cmd = launcher(2);
-    cmd.arg(target_dir().join("pnmpi"))
-        .args(["run", "--vranks=4", "--"])
-        .arg(&exe);
-    let virt = case.finish(cmd);
+    let virt = vranks_exe(&case, 2, 4, &exe);
     virt.assert_ok();
-    let sorted = |run: &Run| {
-        let mut l: Vec<String> = run.lines("ownlib:").iter().map(|l| l.to_string()).collect();
-        l.sort();
-        l
-    };
-    assert_eq!(sorted(&native).len(), 4, "{}", native.stdout);
-    assert_eq!(sorted(&native), sorted(&virt), "{}", virt.stderr);
+    let (a, b) = (sorted_lines(&native, "ownlib:"), sorted_lines(&virt, "ownlib:"));
+    assert_eq!(a.len(), 4, "{}", native.stdout);
+    assert_eq!(a, b, "{}", virt.stderr);
     // Rank 1 bumped twice by 2 (4 in all; thread-local 8).
     assert!(
         virt.stdout.contains("ownlib: rank 1 value 4008 tls 7"),

@@ -130,38 +130,25 @@ fn c2f<H: Handle>(kind: Kind, h: H) -> c_int {
     }
 }
 
-/// `MPI_Comm_f2c`, virtual communicators included.
-#[no_mangle]
-pub extern "C" fn MPI_Comm_f2c(f: c_int) -> ffi::MPI_Comm {
-    f2c(Kind::Comm, f)
+/// Defines `MPI_X_f2c` and `MPI_X_c2f` for a kind of virtual object.
+macro_rules! conversions {
+    ($($kind:ident: $f2c:ident, $c2f:ident, $handle:ty;)*) => {$(
+        /// The Fortran-to-C conversion, virtual objects included.
+        #[no_mangle]
+        pub extern "C" fn $f2c(f: c_int) -> $handle {
+            f2c(Kind::$kind, f)
+        }
+
+        /// The C-to-Fortran conversion, virtual objects included.
+        #[no_mangle]
+        pub extern "C" fn $c2f(h: $handle) -> c_int {
+            c2f(Kind::$kind, h)
+        }
+    )*};
 }
 
-/// `MPI_Comm_c2f`, virtual communicators included.
-#[no_mangle]
-pub extern "C" fn MPI_Comm_c2f(h: ffi::MPI_Comm) -> c_int {
-    c2f(Kind::Comm, h)
-}
-
-/// `MPI_Group_f2c`, virtual groups included.
-#[no_mangle]
-pub extern "C" fn MPI_Group_f2c(f: c_int) -> ffi::MPI_Group {
-    f2c(Kind::Group, f)
-}
-
-/// `MPI_Group_c2f`, virtual groups included.
-#[no_mangle]
-pub extern "C" fn MPI_Group_c2f(h: ffi::MPI_Group) -> c_int {
-    c2f(Kind::Group, h)
-}
-
-/// `MPI_Request_f2c`, virtual requests included.
-#[no_mangle]
-pub extern "C" fn MPI_Request_f2c(f: c_int) -> ffi::MPI_Request {
-    f2c(Kind::Request, f)
-}
-
-/// `MPI_Request_c2f`, virtual requests included.
-#[no_mangle]
-pub extern "C" fn MPI_Request_c2f(h: ffi::MPI_Request) -> c_int {
-    c2f(Kind::Request, h)
+conversions! {
+    Comm: MPI_Comm_f2c, MPI_Comm_c2f, ffi::MPI_Comm;
+    Group: MPI_Group_f2c, MPI_Group_c2f, ffi::MPI_Group;
+    Request: MPI_Request_f2c, MPI_Request_c2f, ffi::MPI_Request;
 }
