@@ -5,7 +5,7 @@
  * with MPI_Allgather, the dot products are MPI_Allreduce.
  *
  * The matrix (n = 2^LOG2_N rows): row i has the diagonal and the columns
- * i +- OFF[k] (mod n), with values from a hash of the unordered pair, so
+ * i +- OFF[k] (mod n), with values drawn from the unordered pair, so
  * that A is symmetric, and a diagonal that dominates (positive definite).
  *
  * Rank counts: a power of two up to n (default n = 8192).
@@ -26,15 +26,14 @@
 
 static const int64_t OFF[NOFF] = {1, 7, 61, 359, 1021, 2039};
 
-/* A pseudo-random value in (0, 1) for the unordered pair (i, j). */
+/* A pseudo-random value in (0, 1) for the unordered pair (i, j): two
+ * randlc steps from an odd seed made of the pair (exact in any language). */
 static double pair_value(int64_t i, int64_t j)
 {
-    uint64_t lo = i < j ? i : j, hi = i < j ? j : i;
-    uint64_t h = lo * 0x9E3779B97F4A7C15ull ^ (hi + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    return ((h >> 11) + 0.5) / 9007199254740992.0;
+    int64_t lo = i < j ? i : j, hi = i < j ? j : i;
+    double seed = (double)(2 * (lo * 8191 + hi * 131071) + 1);
+    randlc(&seed, NAS_A);
+    return randlc(&seed, NAS_A);
 }
 
 static double dot(const double *a, const double *b, int m)
