@@ -1,4 +1,5 @@
-! EP in Fortran (`use mpi`): the same kernel as ep.c, same output.
+! EP in Fortran (`use mpi`, or `use mpi_f08` when built with -DF08: the
+! same calls compile against both): the same kernel as ep.c, same output.
 ! Gaussian pairs by the polar method from NPB's randlc, in 2^LOG2_BATCHES
 ! batches of 1,024 pairs; the ranks take contiguous blocks of batches
 ! (any rank count), then MPI_Allreduce the sums and the counts per annulus.
@@ -8,7 +9,11 @@
 !                  ep: counts Q0 ... Q9
 !                  ep: verified yes|NO
 program ep
+#ifdef F08
+  use mpi_f08
+#else
   use mpi
+#endif
   implicit none
   integer, parameter :: batch_log = 10, nq = 10
   double precision, parameter :: a = 1220703125d0
