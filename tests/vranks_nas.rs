@@ -91,7 +91,7 @@ fn kernel(name: &str, lang: Lang) -> PathBuf {
                     if lang == Lang::FortranF08 {
                         cmd.arg("-DF08");
                     }
-                    cmd.arg(nas.join("nas_rand.f90")).arg(src);
+                    cmd.arg(nas.join("nas.f90")).arg(src);
                     cmd
                 }
             };

@@ -20,27 +20,20 @@ program cg
   integer :: m, rank, np
   common /cgstate/ n, row0, m, rank, np
   double precision, external :: pair_value, dot
+  integer, external :: int_arg
   integer :: ierr, log_n, r, k, s, it, cgit
   integer(8) :: gi, j
   integer, allocatable :: col(:, :)
   double precision, allocatable :: val(:, :), x(:), z(:), rr(:), p(:), q(:), pfull(:)
   double precision :: offsum, v, rho, rho0, alpha, rnorm, zeta, znorm
-  character(len=32) :: arg
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
-  log_n = 13
-  if (command_argument_count() > 0) then
-    call get_command_argument(1, arg)
-    read (arg, *) log_n
-  end if
+  log_n = int_arg(13)
   n = ishft(1_8, log_n)
-  if (log_n < 12 .or. log_n > 24 .or. np > n .or. iand(np, np - 1) /= 0) then
-    if (rank == 0) write (0, '(a,i0,a)') 'cg: ', np, &
-      ' ranks do not fit: the rank count must be a power of two up to n, and LOG2_N 12 to 24'
-    call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-  end if
+  call need_ranks(log_n >= 12 .and. log_n <= 24 .and. np <= n .and. iand(np, np - 1) == 0, 'cg', np, &
+    'the rank count must be a power of two up to n, and LOG2_N 12 to 24')
   m = int(n / np)
   row0 = int(m, 8) * rank
   allocate (col(0:per - 1, 0:m - 1), val(0:per - 1, 0:m - 1))

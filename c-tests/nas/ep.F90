@@ -18,25 +18,18 @@ program ep
   integer, parameter :: batch_log = 10, nq = 10
   double precision, parameter :: a = 1220703125d0
   double precision, external :: randlc, skip
+  integer, external :: int_arg
   integer :: rank, np, ierr, log_batches, l
   integer(8) :: batches, pairs, first, last, k, i
   double precision :: jump, seed, x1, x2, t, f, gx, gy, g
   double precision :: sums(2), total(2), q(0:nq - 1), counts(0:nq - 1)
   double precision, allocatable :: x(:)
-  character(len=32) :: arg
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
-  log_batches = 14
-  if (command_argument_count() > 0) then
-    call get_command_argument(1, arg)
-    read (arg, *) log_batches
-  end if
-  if (log_batches < 0 .or. log_batches > 30) then
-    if (rank == 0) write (0, '(a)') 'ep: LOG2_BATCHES must be 0 to 30'
-    call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-  end if
+  log_batches = int_arg(14)
+  call need_ranks(log_batches >= 0 .and. log_batches <= 30, 'ep', np, 'LOG2_BATCHES must be 0 to 30')
   batches = ishft(1_8, log_batches)
   pairs = ishft(1_8, batch_log)
   first = batches * rank / np

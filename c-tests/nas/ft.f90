@@ -146,10 +146,7 @@ program ft
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
-  if (mod(nz, np) /= 0 .or. mod(nx, np) /= 0) then
-    if (rank == 0) write (0, '(a,i0,a)') 'ft: ', np, ' ranks do not fit: the rank count must divide 256'
-    call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-  end if
+  call need_ranks(mod(nz, np) == 0 .and. mod(nx, np) == 0, 'ft', np, 'the rank count must divide 256')
   nzl = nz / np
   nxl = nx / np
   allocate (u0(0:nx - 1, 0:ny - 1, 0:nzl - 1), a(0:nx - 1, 0:ny - 1, 0:nzl - 1))

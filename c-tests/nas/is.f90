@@ -25,11 +25,8 @@ program is
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
-  if (np > nb .or. iand(np, np - 1) /= 0) then
-    if (rank == 0) write (0, '(a,i0,a)') 'is: ', np, &
-      ' ranks do not fit: the rank count must be a power of two up to 1024'
-    call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-  end if
+  call need_ranks(np <= nb .and. iand(np, np - 1) == 0, 'is', np, &
+    'the rank count must be a power of two up to 1024')
   total = ishft(1_8, log_keys)
   m = int(total / np)
   allocate (key(0:m - 1), sorted(0:m - 1), recv(0:4 * m - 1), vcount(0:max_key - 1))
@@ -86,7 +83,7 @@ program is
     end do
     got = rdispl(np - 1) + rcount(np - 1)
     if (got > 4 * m) then
-      write (0, '(a)') 'is: a rank received over 4 times its share of keys'
+      write (0, '(a,i0,a,i0,a)') 'is: rank ', rank, ' received ', got, ' keys, over 4 times its share'
       call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
     end if
     call MPI_Alltoallv(sorted, scount, sdispl, MPI_INTEGER, recv, rcount, rdispl, MPI_INTEGER, &

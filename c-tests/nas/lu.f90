@@ -26,12 +26,8 @@ program lu
   call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
   dims = 0
   call MPI_Dims_create(np, 2, dims, ierr)
-  if (iand(np, np - 1) /= 0 .or. mod(nx, dims(1)) /= 0 .or. mod(ny, dims(2)) /= 0) then
-    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-    if (rank == 0) write (0, '(a,i0,a)') 'lu: ', np, &
-      ' ranks do not fit: the rank count must be a power of two up to 4096'
-    call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-  end if
+  call need_ranks(iand(np, np - 1) == 0 .and. mod(nx, dims(1)) == 0 .and. mod(ny, dims(2)) == 0, &
+    'lu', np, 'the rank count must be a power of two up to 4096')
   periods = .false.
   call MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, .false., cart, ierr)
   call MPI_Comm_rank(cart, rank, ierr)

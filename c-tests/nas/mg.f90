@@ -156,27 +156,19 @@ program mg
   common /mgcomm/ cart, up, down
   double precision, parameter :: a = 1220703125d0
   double precision, external :: randlc
+  integer, external :: int_arg
   integer :: rank, np, ierr, g, dims(3), coords(3), levels, n(3), ax, c, p(3), lo
   logical :: periods(3), mine, falling
   double precision :: seed, rnm2, rnmu, first, last
-  character(len=32) :: arg
 
   call MPI_Init(ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
-  g = 64
-  if (command_argument_count() > 0) then
-    call get_command_argument(1, arg)
-    read (arg, *) g
-  end if
+  g = int_arg(64)
   dims = 0
   call MPI_Dims_create(np, 3, dims, ierr)
-  if (g < 4 .or. iand(g, g - 1) /= 0 .or. iand(np, np - 1) /= 0 .or. any(mod(g, dims) /= 0) &
-    .or. any(g / dims < 2)) then
-    call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-    if (rank == 0) write (0, '(a,i0,a)') 'mg: ', np, &
-      ' ranks do not fit: the rank count must be a power of two up to N^3/8, N a power of two'
-    call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-  end if
+  call need_ranks(g >= 4 .and. iand(g, g - 1) == 0 .and. iand(np, np - 1) == 0 .and. &
+    all(mod(g, dims) == 0) .and. all(g / dims >= 2), 'mg', np, &
+    'the rank count must be a power of two up to N^3/8, N a power of two')
   periods = .true.
   call MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, .false., cart, ierr)
   call MPI_Comm_rank(cart, rank, ierr)

@@ -1,6 +1,7 @@
 ! Shared by the Fortran NAS-like kernels of this folder (compiled with
-! each): NPB's random number generator, as nas.h has it for C. External
-! functions, not a module, so that no .mod file is involved.
+! each), as nas.h is for C: NPB's random number generator, the rank-count
+! check and the kernel's argument. External procedures, not a module, so
+! that no .mod file is involved.
 !
 ! randlc: x = a x mod 2^46, returns x 2^-46, computed exactly in doubles.
 double precision function randlc(x, a)
@@ -44,3 +45,30 @@ double precision function skip(seed, a, n)
   end do
   skip = s
 end function skip
+
+! Stops every rank with a message from rank 0 when the run's rank count
+! does not fit the kernel's problem (rule says which counts do).
+subroutine need_ranks(ok, kernel, np, rule)
+  implicit none
+  include 'mpif.h'
+  logical, intent(in) :: ok
+  character(len=*), intent(in) :: kernel, rule
+  integer, intent(in) :: np
+  integer :: rank, ierr
+  if (ok) return
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (rank == 0) write (0, '(a,a,i0,a,a)') kernel, ': ', np, ' ranks do not fit: ', rule
+  call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
+end subroutine need_ranks
+
+! The kernel's first command-line argument, an integer, else default.
+integer function int_arg(default)
+  implicit none
+  integer, intent(in) :: default
+  character(len=32) :: arg
+  int_arg = default
+  if (command_argument_count() > 0) then
+    call get_command_argument(1, arg)
+    read (arg, *) int_arg
+  end if
+end function int_arg
