@@ -506,8 +506,14 @@ fn session_base() -> String {
 /// `timeout mpirun -np N` for the selected MPI, with the options a
 /// container and an oversubscribed 2-core machine need.
 pub fn launcher(np: usize) -> Command {
+    launcher_within(np, 180)
+}
+
+/// [`launcher`] with a timeout of `seconds` (for hundreds of real
+/// processes on the 2-core machine).
+pub fn launcher_within(np: usize, seconds: u32) -> Command {
     let mut cmd = Command::new("timeout");
-    cmd.arg("180");
+    cmd.arg(seconds.to_string());
     if FLAVOR == "openmpi" {
         cmd.args([
             "mpirun.openmpi",
