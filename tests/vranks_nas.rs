@@ -1,5 +1,5 @@
 //! NAS-like kernels (c-tests/nas: CG, EP, FT, MG, IS, LU, each in C and
-//! in Fortran) print the same checksums as virtual ranks (`mpirun -np 1
+//! in Fortran) print the same checksums as virtual ranks (`mpirun -np 2
 //! pnmpi run --vranks N`) as in a normal run of N processes, at 16 ranks;
 //! at 256 virtual ranks they print what 16 processes print for the
 //! kernels whose answer does not depend on the rank count; the C and the
@@ -23,27 +23,9 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 /// The real processes that host the virtual ranks (`mpirun -np THIS pnmpi
-/// run --vranks N`). One today; 2 once virtual ranks spread over
-/// processes.
-const VRANK_PROCESSES: usize = 1;
-
-/// `use mpi_f08` programs as virtual ranks: MPICH's `mpi_f08` routines
-/// call the native `PMPI_` routines directly (`mpi_init_f08_` calls
-/// `PMPI_Init`), so every virtual rank initializes the native MPI again
-/// ("Cannot call MPI_INIT or MPI_INIT_THREAD more than once"), and Open
-/// MPI's are refused (below). The f08 build of EP runs as processes only
-/// until then.
-const F08_AS_VRANKS: bool = false;
-
-/// Why a Fortran program cannot run as virtual ranks under this MPI, if
-/// it cannot: the one place that says so (docs/vtime.md, "Fortran under
-/// MPICH only"). Such a run must be refused naming the binding, never
-/// give a wrong answer.
-fn fortran_vranks_limit() -> Option<&'static str> {
-    (FLAVOR == "openmpi").then_some(
-        "Open MPI's Fortran binding calls PMPI_ directly; vranks refuses it (docs/vtime.md, \"Fortran under MPICH only\")",
-    )
-}
+/// run --vranks N`): blocks of ranks, kept in step through the native
+/// MPI.
+const VRANK_PROCESSES: usize = 2;
 
 /// The vtime configuration of the virtual-rank runs.
 const VTIME_CONF: &str = "module vtime\nargument latency 1us\nargument bandwidth 10GB/s\n";
@@ -208,12 +190,6 @@ fn kernel_at_16(name: &str) {
     let f_lines = checksums(&f, name, "Fortran, 16 processes");
     assert_same(&c_lines, &f_lines, 0, "16 processes: C and Fortran");
     let fv = vranks(16, name, Lang::Fortran);
-    if let Some(limit) = fortran_vranks_limit() {
-        assert!(!fv.success(), "{}", fv.stdout);
-        assert!(fv.stderr.contains("Open MPI's Fortran binding"), "{}", fv.stderr);
-        eprintln!("{name}: Fortran as virtual ranks not compared: {limit}");
-        return;
-    }
     assert_virtual(&fv, 16);
     assert_same(
         &f_lines,
@@ -263,10 +239,6 @@ fn ep_with_mpi_f08_prints_what_the_c_kernel_prints() {
         0,
         "16 processes: C and mpi_f08",
     );
-    if !F08_AS_VRANKS {
-        eprintln!("ep (mpi_f08): not run as virtual ranks: the binding calls PMPI_ directly (F08_AS_VRANKS)");
-        return;
-    }
     let fv = vranks(16, "ep", Lang::FortranF08);
     assert_virtual(&fv, 16);
     assert_same(
@@ -289,11 +261,7 @@ fn kernels_at_256_virtual_ranks_print_what_16_processes_print() {
     for name in ["cg", "ep", "ft", "is", "lu"] {
         let reference = processes(16, name, Lang::C);
         let reference = checksums(&reference, name, "16 processes");
-        let mut langs = vec![Lang::C];
-        if fortran_vranks_limit().is_none() {
-            langs.push(Lang::Fortran);
-        }
-        for lang in langs {
+        for lang in [Lang::C, Lang::Fortran] {
             let virt = vranks(256, name, lang);
             assert_virtual(&virt, 256);
             assert_same(
@@ -313,9 +281,6 @@ fn kernels_at_256_virtual_ranks_print_what_16_processes_print() {
 /// them with `cargo test --release --test vranks_nas -- --ignored`.
 fn kernel_at_256(name: &str) {
     for lang in [Lang::C, Lang::Fortran] {
-        if lang == Lang::Fortran && fortran_vranks_limit().is_some() {
-            continue;
-        }
         let mut cmd = launcher_within(256, 900);
         cmd.arg(kernel(name, lang));
         let p = Case::new().finish(cmd);
