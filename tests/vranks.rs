@@ -214,6 +214,30 @@ fn virtual_run_time(run: &Run) -> f64 {
     rest.split_whitespace().next().unwrap().parse().unwrap()
 }
 
+/// Each rank's line of the report's table (up to 16 ranks): its virtual
+/// time is its compute, communication and wait, to the nanosecond.
+fn assert_columns_add_up(run: &Run) {
+    let rows: Vec<Vec<f64>> = run
+        .stderr
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 7 && w[0].parse::<u32>().is_ok())
+        .map(|w| w[2..6].iter().map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert!(!rows.is_empty(), "no table:\n{}", run.stderr);
+    for r in rows {
+        assert!(
+            (r[0] - (r[1] + r[2] + r[3])).abs() <= 2e-9,
+            "virtual {} s is not compute {} + comm {} + wait {}:\n{}",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            run.stderr
+        );
+    }
+}
+
 #[test]
 fn a_stencil_times_the_same_as_one_process_per_rank() {
     // Compute ignored (cpu_factor 0): the network and collective models
@@ -236,6 +260,7 @@ fn a_stencil_times_the_same_as_one_process_per_rank() {
             Some(&format!("module vtime\n{args}")),
         );
         virt.assert_ok();
+        assert_columns_add_up(&virt);
         let v = virtual_run_time(&virt);
         assert!(
             (p - v).abs() <= 1e-9,

@@ -213,15 +213,15 @@ impl Engine {
     }
 
     /// Makes blocked rank `r` runnable at `t`, when its last awaited
-    /// request completed. Its clock moves to `t`, not to the engine's
-    /// time if that is later (an untimed constructor that waited for
-    /// another process), so that its clock stays its own.
+    /// request completed. Its clock stays where it blocked: finishing the
+    /// requests moves it, counting the wait and the communication
+    /// (`api::complete::finish`), and an untimed constructor that waited
+    /// for another process leaves it where the rank entered.
     pub fn wake(&mut self, r: u32, t: Ns) {
         let rank = &mut self.ranks[r as usize];
         if rank.phase == Phase::Blocked {
             rank.phase = Phase::Active;
-            rank.clock = rank.clock.max(t);
-            let at = rank.clock;
+            let at = rank.clock.max(t);
             self.push(at, Event::Resume(r));
         }
     }
@@ -291,6 +291,8 @@ pub fn idle() {
         let r = e.current;
         let next = e.next_time()?;
         let rank = &mut e.ranks[r as usize];
+        // Polling until the next event: waiting, in the report.
+        rank.stats.wait += (next - rank.clock).max(0.0);
         rank.clock = rank.clock.max(next);
         let t = rank.clock;
         e.push(t, Event::Resume(r));
