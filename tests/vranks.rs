@@ -449,3 +449,20 @@ fn a_shared_library_of_the_application_and_thread_locals_are_private_to_each_ran
     );
     assert!(virt.stderr.contains("libownlib.so"), "{}", virt.stderr);
 }
+
+#[test]
+fn a_rank_polling_for_a_message_from_another_process_lets_time_pass() {
+    // The last rank loops on MPI_Iprobe for rank 0's message, which
+    // another process sends after computing: the poller must yield to
+    // the windows, or the run would spin forever.
+    for procs in [1, 2] {
+        let run = vranks_in(procs, "2", &[], "vpoll", &["2000000"], None);
+        run.assert_ok();
+        assert_eq!(
+            run.lines("vpoll:"),
+            ["vpoll: rank 1 got 44 after some polls"],
+            "{procs} processes: {}",
+            run.stderr
+        );
+    }
+}

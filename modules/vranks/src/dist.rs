@@ -82,6 +82,8 @@ pub struct Dist {
     out: Vec<Vec<u8>>,
     /// The model's lookahead.
     pub lookahead: Ns,
+    /// The end of the current window.
+    pub end: Ns,
     /// Windows run, exchanges of records made, and records received.
     pub windows: u64,
     pub exchanges: u64,
@@ -97,6 +99,7 @@ impl Dist {
             ex,
             out: vec![Vec::new(); procs],
             lookahead,
+            end: 0.0,
             windows: 0,
             exchanges: 0,
             records: 0,

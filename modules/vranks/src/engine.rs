@@ -285,11 +285,13 @@ pub fn catch_up() {
 }
 
 /// Yields the running rank until the next event (a test that found
-/// nothing: polling lets virtual time pass to when something happens).
+/// nothing: polling lets virtual time pass to when something happens),
+/// or, when this process has none but others may send some, until the
+/// end of the window, when their records come.
 pub fn idle() {
     let wait = with(|e| {
         let r = e.current;
-        let next = e.next_time()?;
+        let next = e.next_time().or_else(|| e.dist.as_ref().map(|d| d.end))?;
         let rank = &mut e.ranks[r as usize];
         // Polling until the next event: waiting, in the report.
         rank.stats.wait += (next - rank.clock).max(0.0);
@@ -313,7 +315,10 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
     loop {
         let end = if spread {
             match with(|e| e.next_window()) {
-                Some(end) => end,
+                Some(end) => {
+                    with(|e| e.dist.as_mut().map(|d| d.end = end));
+                    end
+                }
                 None => break,
             }
         } else {
