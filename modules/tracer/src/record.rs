@@ -273,9 +273,7 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     // is the only reference to the stream.
     let s = unsafe { &mut *s };
     s.next_event();
-    if s.buf.len() - s.len < PLAIN_MAX {
-        s.flush();
-    }
+    s.make_room(PLAIN_MAX);
     s.len += s.enc.encode_plain(routine, t0, t1, &mut s.buf[s.len..]);
 }
 
@@ -287,7 +285,13 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
 pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
-    s.next_event();
+    s.depth = 0;
+    s.total += 1;
+    // The pending receive encoded here, inline: a send after a receive is
+    // the commonest pair of calls.
+    if s.pending_state != Pending::None {
+        s.encode_pending();
+    }
     s.put_p2p(call);
 }
 
@@ -403,9 +407,16 @@ impl Stream {
 
     #[inline(never)]
     fn settle_pending(&mut self) {
+        self.encode_pending();
+    }
+
+    /// [`settle_pending`](Self::settle_pending)'s body.
+    #[inline(always)]
+    fn encode_pending(&mut self) {
         if self.pending_state == Pending::Done {
-            let call = self.pending;
-            self.put_p2p(&call);
+            self.make_room(P2P_MAX);
+            // Encoded in place, not copied out of the stream first.
+            self.len += self.enc.encode_p2p(&self.pending, &mut self.buf[self.len..]);
         }
         self.pending_state = Pending::None;
     }
@@ -413,10 +424,16 @@ impl Stream {
     /// Encodes a send or receive, writing the buffer out first if full.
     #[inline(always)]
     fn put_p2p(&mut self, call: &P2p) {
-        if self.buf.len() - self.len < P2P_MAX {
+        self.make_room(P2P_MAX);
+        self.len += self.enc.encode_p2p(call, &mut self.buf[self.len..]);
+    }
+
+    /// Writes the buffer out if less than `need` bytes are left.
+    #[inline(always)]
+    fn make_room(&mut self, need: usize) {
+        if self.buf.len() - self.len < need {
             self.flush();
         }
-        self.len += self.enc.encode_p2p(call, &mut self.buf[self.len..]);
     }
 
     /// Writes the buffer out as one chunk and empties it.
