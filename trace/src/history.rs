@@ -47,6 +47,13 @@ fn present(vals: &[Option<i64>; NV]) -> u16 {
         .fold(0, |m, (i, v)| m | u16::from(v.is_some()) << i)
 }
 
+/// A routine's place in a [`ValueHistory`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slots {
+    routine: u32,
+    entry: Option<usize>,
+}
+
 /// The value histories of one chunk's routines.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ValueHistory {
@@ -62,14 +69,19 @@ impl ValueHistory {
         self.vals.clear();
     }
 
-    fn find(&self, routine: u32) -> Option<usize> {
-        self.entries.iter().position(|e| e.routine == routine)
+    /// The slots of `routine`, for [`get`](Self::get) and
+    /// [`remember`](Self::remember) (valid until the next `remember`).
+    pub(crate) fn find(&self, routine: u32) -> Slots {
+        Slots {
+            routine,
+            entry: self.entries.iter().position(|e| e.routine == routine),
+        }
     }
 
-    /// Slot `slot` (0: the newest event) of `routine` into `out`.
-    pub(crate) fn get(&self, routine: u32, slot: usize, out: &mut [Option<i64>; NV]) {
+    /// Slot `slot` (0: the newest event) of `of` into `out`.
+    pub(crate) fn get(&self, of: Slots, slot: usize, out: &mut [Option<i64>; NV]) {
         *out = [None; NV];
-        let Some(e) = self.find(routine).map(|i| self.entries[i]) else {
+        let Some(e) = of.entry.map(|i| self.entries[i]) else {
             return;
         };
         let mut fields = e.fields;
@@ -80,16 +92,16 @@ impl ValueHistory {
         }
     }
 
-    /// Makes `vals` the newest event of `routine`.
-    pub(crate) fn remember(&mut self, routine: u32, vals: &[Option<i64>; NV]) {
+    /// Makes `vals` the newest event of `of`'s routine.
+    pub(crate) fn remember(&mut self, of: Slots, vals: &[Option<i64>; NV]) {
         let has = present(vals);
-        let e = match self.find(routine) {
+        let e = match of.entry {
             Some(e) => e,
             // Its slots are all empty, and stay so.
             None if has == 0 => return,
             None => {
                 self.entries.push(Entry {
-                    routine,
+                    routine: of.routine,
                     at: self.vals.len() as u32,
                     fields: 0,
                     newest: 0,
@@ -131,8 +143,11 @@ impl ValueHistory {
                 }
             }
         }
-        self.vals
-            .splice(at..at + HISTORY * k0, block[..HISTORY * k1].iter().copied());
+        let (extra, tail, len) = (HISTORY * (k1 - k0), at + HISTORY * k0, self.vals.len());
+        self.vals.reserve_exact(extra);
+        self.vals.resize(len + extra, NONE);
+        self.vals.copy_within(tail..len, tail + extra);
+        self.vals[at..at + HISTORY * k1].copy_from_slice(&block[..HISTORY * k1]);
         self.entries[e].fields = fields;
         for later in &mut self.entries[e + 1..] {
             later.at += (HISTORY * (k1 - k0)) as u32;
@@ -167,11 +182,11 @@ mod tests {
             let p = &mut plain[routine as usize];
             p.rotate_right(1);
             p[0] = vals;
-            h.remember(routine, &vals);
+            h.remember(h.find(routine), &vals);
             for r in 0..3u32 {
                 for s in 0..HISTORY {
                     let mut got = [Some(7); NV];
-                    h.get(r, s, &mut got);
+                    h.get(h.find(r), s, &mut got);
                     assert_eq!(got, plain[r as usize][s], "step {step} routine {r} slot {s}");
                 }
             }

@@ -644,9 +644,10 @@ impl Encoder {
 
     fn event(&mut self, ev: &Event, out: &mut Vec<u8>) {
         // The slot whose fields cost least to patch.
+        let of = self.hist.find(ev.routine);
         let slots: [_; HISTORY] = std::array::from_fn(|s| {
             let mut base = [None; NV];
-            self.hist.get(ev.routine, s, &mut base);
+            self.hist.get(of, s, &mut base);
             base
         });
         let cost = |base: &[Option<i64>; NV]| -> usize {
@@ -719,7 +720,7 @@ impl Encoder {
                 }
             }
         }
-        self.hist.remember(ev.routine, &ev.vals);
+        self.hist.remember(of, &ev.vals);
     }
 
     fn decode(&mut self, c: &mut Cursor<'_>) -> Result<Event, Malformed> {
@@ -763,26 +764,29 @@ impl Encoder {
         ev.routine = routine;
         ev.start = start;
         ev.end = end;
-        self.hist.get(routine, slot, &mut ev.vals);
+        let of = self.hist.find(routine);
+        self.hist.get(of, slot, &mut ev.vals);
         ev.done.clear();
         ev.init.clear();
         ev.newcomm = None;
         let mut counts = ev.counts.take();
-        // REQ (bit 4) precedes every list: read the values first.
-        for (i, &b) in VALUE_BITS.iter().enumerate() {
-            if mask & b != 0 && b < DONE {
-                ev.vals[i] = get_val(c)?;
-            }
+        // The value fields below DONE are the first VALUE_BITS, and REQ
+        // (bit 4) precedes every list: read them first.
+        let mut low = mask & (DONE - 1);
+        while low != 0 {
+            ev.vals[low.trailing_zeros() as usize] = get_val(c)?;
+            low &= low - 1;
         }
         ev.first_req = self.next_req;
         self.next_req = self.next_req.saturating_add(ev.created());
-        for bit in 5..14 {
+        let mut high = mask & !(DONE - 1);
+        while high != 0 {
+            let bit = high.trailing_zeros();
+            high &= high - 1;
             let b = 1u32 << bit;
-            if mask & b == 0 {
-                continue;
-            }
-            if let Some(i) = VALUE_BITS.iter().position(|&vb| vb == b) {
-                ev.vals[i] = get_val(c)?;
+            if VALUE_BITS.contains(&b) {
+                // Value fields above DONE follow it in VALUE_BITS.
+                ev.vals[bit as usize - 1] = get_val(c)?;
             } else if b == DONE {
                 let at = c.offset();
                 let h = c.u64()?;
@@ -836,10 +840,20 @@ impl Encoder {
                 ev.counts = Some(v);
             }
         }
-        self.hist.remember(routine, &ev.vals);
+        self.hist.remember(of, &ev.vals);
         Ok(())
     }
 }
+
+// The decoder finds a value field's index from its mask bit: bit `i`
+// below DONE (bit 5), bit `i + 1` above it.
+const _: () = {
+    let mut i = 0;
+    while i < NV {
+        assert!(VALUE_BITS[i] == 1 << (i + (i >= 5) as usize));
+        i += 1;
+    }
+};
 
 fn get_val(c: &mut Cursor<'_>) -> Result<Option<i64>, Malformed> {
     let v = c.u64()?;
