@@ -167,7 +167,9 @@ mod tests {
         let mut h = ValueHistory::default();
         let mut x = 12345u64;
         for step in 0..2000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let routine = (x >> 33) as u32 % 3;
             let mut vals = [None; NV];
             for (i, v) in vals.iter_mut().enumerate() {
@@ -183,11 +185,11 @@ mod tests {
             p.rotate_right(1);
             p[0] = vals;
             h.remember(h.find(routine), &vals);
-            for r in 0..3u32 {
-                for s in 0..HISTORY {
+            for (r, slots) in (0u32..).zip(&plain) {
+                for (s, want) in slots.iter().enumerate() {
                     let mut got = [Some(7); NV];
                     h.get(h.find(r), s, &mut got);
-                    assert_eq!(got, plain[r as usize][s], "step {step} routine {r} slot {s}");
+                    assert_eq!(&got, want, "step {step} routine {r} slot {s}");
                 }
             }
         }

@@ -265,7 +265,10 @@ impl MergedReader {
         let mut at = 0;
         for (i, s) in t.streams.iter_mut().enumerate() {
             s.first_chunk = at as u32;
-            at += found[at..].iter().take_while(|&&(st, _)| st as usize == i).count();
+            at += found[at..]
+                .iter()
+                .take_while(|&&(st, _)| st as usize == i)
+                .count();
         }
         t.chunks = found.into_iter().map(|(_, c)| c).collect();
         Ok(t)
@@ -429,10 +432,11 @@ impl MergedReader {
         s.pos = (s.buf.len() - c.remaining()) as u32;
         s.left -= 1;
         if s.left == 0 && s.pos as usize != s.buf.len() {
-            return Err(
-                Malformed::new(s.origin + u64::from(s.pos), "unexpected bytes at the end of a chunk")
-                    .in_file(&self.name),
-            );
+            return Err(Malformed::new(
+                s.origin + u64::from(s.pos),
+                "unexpected bytes at the end of a chunk",
+            )
+            .in_file(&self.name));
         }
         Ok(true)
     }
@@ -454,7 +458,8 @@ impl MergedReader {
         check_crc(&s.buf, at.crc, at.frame, CHUNK_STREAM, &self.name)?;
         let mut c = Cursor::new(&s.buf, at.payload);
         let head = StreamHead::parse(&mut c).map_err(|e| e.in_file(&self.name))?;
-        let too_long = |what: &str| Malformed::new(at.payload, format!("chunk {what} beyond 4 GiB")).in_file(&self.name);
+        let too_long =
+            |what: &str| Malformed::new(at.payload, format!("chunk {what} beyond 4 GiB")).in_file(&self.name);
         s.pos = u32::try_from(at.len - c.remaining()).map_err(|_| too_long("head"))?;
         s.left = u32::try_from(head.count).map_err(|_| too_long("event count"))?;
         s.origin = at.payload;

@@ -268,6 +268,8 @@ impl<S: EventSource> TraceOps<S> {
             Kind::Complete if !self.request_free[r] => {
                 let mut done = self.spare.pop().unwrap_or_default();
                 done.clear();
+                // Exactly: every rank of a large run holds its wait's list.
+                done.reserve_exact(ev.done.len());
                 done.extend(ev.done.iter().filter_map(|d| {
                     d.req.map(|req| Completion {
                         req: req_id(req),
