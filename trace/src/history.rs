@@ -6,9 +6,10 @@
 //! A replay holds one per stream (a million at a million ranks) and
 //! consults it on every event, so it is compact and cheap: only the
 //! routines seen (a routine never seen has empty slots, and so does one
-//! whose events carried no value), only the fields that any of their
-//! events carried, one `i64` per value, and a rotating cursor for the
-//! newest slot instead of a shift of every slot on each event.
+//! whose events carried no value), only the value fields up to the last
+//! that any of their events carried (the common calls' fields come
+//! first), one `i64` per value, and a rotating cursor for the newest slot
+//! instead of a shift of every slot on each event.
 
 use crate::fields::NV;
 use crate::trace::HISTORY;
@@ -21,30 +22,24 @@ const NONE: i64 = i64::MIN;
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     routine: u32,
-    /// Where its `HISTORY x fields` values start in [`ValueHistory::vals`].
+    /// Where its `HISTORY x width` values start in [`ValueHistory::vals`].
     at: u32,
-    /// The fields kept, as bits by value index ([`crate::fields::V`]).
-    fields: u16,
+    /// The value fields kept: the first `width` ([`crate::fields::V`]).
+    width: u8,
     /// The physical slot of the newest event.
     newest: u8,
 }
 
 impl Entry {
-    fn width(&self) -> usize {
-        self.fields.count_ones() as usize
-    }
-
     /// Where logical slot `slot` (0: newest) starts.
     fn slot_at(&self, slot: usize) -> usize {
-        self.at as usize + (self.newest as usize + slot) % HISTORY * self.width()
+        self.at as usize + (self.newest as usize + slot) % HISTORY * self.width as usize
     }
 }
 
-/// The fields of `vals` that hold a value, as bits by index.
-fn present(vals: &[Option<i64>; NV]) -> u16 {
-    vals.iter()
-        .enumerate()
-        .fold(0, |m, (i, v)| m | u16::from(v.is_some()) << i)
+/// How many leading value fields `vals` needs: up to its last value.
+fn width(vals: &[Option<i64>; NV]) -> usize {
+    NV - vals.iter().rev().take_while(|v| v.is_none()).count()
 }
 
 /// A routine's place in a [`ValueHistory`].
@@ -84,71 +79,58 @@ impl ValueHistory {
         let Some(e) = of.entry.map(|i| self.entries[i]) else {
             return;
         };
-        let mut fields = e.fields;
-        for &v in &self.vals[e.slot_at(slot)..][..e.width()] {
-            let i = fields.trailing_zeros() as usize;
-            fields &= fields - 1;
-            out[i] = (v != NONE).then_some(v);
+        for (o, &v) in out
+            .iter_mut()
+            .zip(&self.vals[e.slot_at(slot)..][..e.width as usize])
+        {
+            *o = (v != NONE).then_some(v);
         }
     }
 
     /// Makes `vals` the newest event of `of`'s routine.
     pub(crate) fn remember(&mut self, of: Slots, vals: &[Option<i64>; NV]) {
-        let has = present(vals);
+        let need = width(vals);
         let e = match of.entry {
             Some(e) => e,
             // Its slots are all empty, and stay so.
-            None if has == 0 => return,
+            None if need == 0 => return,
             None => {
                 self.entries.push(Entry {
                     routine: of.routine,
                     at: self.vals.len() as u32,
-                    fields: 0,
+                    width: 0,
                     newest: 0,
                 });
                 self.entries.len() - 1
             }
         };
-        if has & !self.entries[e].fields != 0 {
-            self.widen(e, has | self.entries[e].fields);
+        if need > self.entries[e].width as usize {
+            self.widen(e, need);
         }
         let entry = &mut self.entries[e];
         entry.newest = ((entry.newest as usize + HISTORY - 1) % HISTORY) as u8;
-        let (at, mut fields) = (entry.slot_at(0), entry.fields);
-        for v in &mut self.vals[at..][..entry.width()] {
-            let i = fields.trailing_zeros() as usize;
-            fields &= fields - 1;
-            *v = vals[i].unwrap_or(NONE);
+        let at = entry.slot_at(0);
+        for (v, new) in self.vals[at..][..entry.width as usize].iter_mut().zip(vals) {
+            *v = new.unwrap_or(NONE);
         }
     }
 
-    /// Keeps `fields` (a superset of its own) for entry `e`: its values
-    /// are laid out again, the new fields empty, and the later entries
-    /// move up.
-    fn widen(&mut self, e: usize, fields: u16) {
+    /// Keeps the first `k1` fields (more than it keeps) for entry `e`:
+    /// its values are laid out again, the new fields empty, and the later
+    /// entries move up.
+    fn widen(&mut self, e: usize, k1: usize) {
         let old = self.entries[e];
-        let (k0, k1) = (old.width(), fields.count_ones() as usize);
-        let at = old.at as usize;
+        let (k0, at) = (old.width as usize, old.at as usize);
         let mut block = [NONE; HISTORY * NV];
         for p in 0..HISTORY {
-            let (mut src, mut dst) = (at + p * k0, p * k1);
-            for i in 0..NV {
-                let bit = 1u16 << i;
-                if old.fields & bit != 0 {
-                    block[dst] = self.vals[src];
-                    src += 1;
-                }
-                if fields & bit != 0 {
-                    dst += 1;
-                }
-            }
+            block[p * k1..][..k0].copy_from_slice(&self.vals[at + p * k0..][..k0]);
         }
         let (extra, tail, len) = (HISTORY * (k1 - k0), at + HISTORY * k0, self.vals.len());
         self.vals.reserve_exact(extra);
         self.vals.resize(len + extra, NONE);
         self.vals.copy_within(tail..len, tail + extra);
         self.vals[at..at + HISTORY * k1].copy_from_slice(&block[..HISTORY * k1]);
-        self.entries[e].fields = fields;
+        self.entries[e].width = k1 as u8;
         for later in &mut self.entries[e + 1..] {
             later.at += (HISTORY * (k1 - k0)) as u32;
         }
