@@ -20,6 +20,7 @@ pub mod dump;
 pub mod error;
 pub mod fields;
 pub mod folder;
+mod history;
 pub mod merge;
 pub mod messages;
 pub mod rank;

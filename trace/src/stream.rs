@@ -2,8 +2,12 @@
 //! the header, the communicator and clock tables and the position of
 //! every `STREAM` chunk (seeking past the payloads); events are then
 //! decoded on demand from one loaded chunk per stream. Memory grows with
-//! the streams (one chunk each, at most 65,536 events of a few bytes),
-//! not with the trace: a replay of a trace larger than memory works.
+//! the streams (one chunk each, at most 65,536 events of a few bytes, and
+//! a compact decoder state), not with the trace: a replay of a trace
+//! larger than memory works. A stream's chunk and decoder are freed at its
+//! end; chunks are read through one shared read-ahead window, so that a
+//! trace of many short streams (a million ranks) costs one read per
+//! megabyte, not one per stream.
 
 use crate::container::{readable, Kind, MAGIC};
 use crate::error::{Error, Malformed, Result};
@@ -30,17 +34,35 @@ pub(crate) struct ChunkAt {
     pub crc: u32,
 }
 
-/// One stream's reading state.
+/// One stream's reading state: small, since a replay holds one per
+/// stream.
 struct StreamState {
     rank: u32,
     thread: u32,
-    chunks: Vec<ChunkAt>,
-    next_chunk: usize,
+    /// Its chunks are `MergedReader::chunks[first_chunk..]`, up to the
+    /// next stream's first.
+    first_chunk: u32,
+    /// The next of its chunks to load, from 0.
+    next_chunk: u32,
+    /// Events left in the loaded chunk.
+    left: u32,
+    /// Where the next event starts in `buf`.
+    pos: u32,
+    /// The loaded chunk's payload and its file offset.
     buf: Vec<u8>,
-    pos: usize,
     origin: u64,
-    left: usize,
     decoder: Option<ChunkDecoder>,
+}
+
+/// Bytes that one read of the shared window fetches: chunks of short
+/// streams that follow each other in the file come from memory.
+const WINDOW: usize = 1 << 20;
+
+/// The shared read-ahead: `data` is the file from offset `at`.
+#[derive(Default)]
+struct Window {
+    at: u64,
+    data: Vec<u8>,
 }
 
 /// A merged trace (`.pnt`) streamed from disk.
@@ -58,6 +80,10 @@ pub struct MergedReader {
     /// Per rank clock alignment.
     pub clocks: Vec<RankClock>,
     streams: Vec<StreamState>,
+    /// Every stream chunk, by stream then file order.
+    chunks: Vec<ChunkAt>,
+    window: Window,
+    len: u64,
     /// Events in the indexed chunks (their heads' counts).
     events: u64,
     /// Set when the file ends inside a chunk.
@@ -226,16 +252,32 @@ impl MergedReader {
             comms: Vec::new(),
             clocks: Vec::new(),
             streams: Vec::new(),
+            chunks: Vec::new(),
+            window: Window::default(),
+            len: o.len,
             events: 0,
             truncated: None,
         };
-        t.index(&mut o.reader, o.len)?;
+        let mut found = Vec::new();
+        t.index(&mut o.reader, o.len, &mut found)?;
+        // By stream, each stream's chunks in file order (the sort is stable).
+        found.sort_by_key(|&(stream, _)| stream);
+        let mut at = 0;
+        for (i, s) in t.streams.iter_mut().enumerate() {
+            s.first_chunk = at as u32;
+            at += found[at..]
+                .iter()
+                .take_while(|&&(st, _)| st as usize == i)
+                .count();
+        }
+        t.chunks = found.into_iter().map(|(_, c)| c).collect();
         Ok(t)
     }
 
     /// Walks the chunk frames, reading the small tables and each stream
-    /// chunk's head only.
-    fn index(&mut self, r: &mut BufReader<File>, len: u64) -> Result<()> {
+    /// chunk's head only; the stream chunks go to `found`, with their
+    /// stream, in file order.
+    fn index(&mut self, r: &mut BufReader<File>, len: u64, found: &mut Vec<(u32, ChunkAt)>) -> Result<()> {
         let name = self.name.clone();
         let io = |e| Error::io(&name, e);
         loop {
@@ -283,12 +325,12 @@ impl MergedReader {
                         self.streams.push(StreamState {
                             rank,
                             thread,
-                            chunks: Vec::new(),
+                            first_chunk: 0,
                             next_chunk: 0,
-                            buf: Vec::new(),
-                            pos: 0,
-                            origin: 0,
                             left: 0,
+                            pos: 0,
+                            buf: Vec::new(),
+                            origin: 0,
                             decoder: None,
                         });
                     }
@@ -299,7 +341,7 @@ impl MergedReader {
                                 .in_file(&name),
                         );
                     }
-                    s.chunks.push(at);
+                    found.push((index, at));
                     r.seek_relative((size - data.len()) as i64).map_err(io)?;
                 }
                 _ => r.seek_relative(size as i64).map_err(io)?,
@@ -327,7 +369,41 @@ impl MergedReader {
         let s = &mut self.streams[i];
         s.next_chunk = 0;
         s.left = 0;
-        s.decoder = None;
+    }
+
+    /// The chunks of stream `i`.
+    fn chunks_of(&self, i: usize) -> &[ChunkAt] {
+        let end = self
+            .streams
+            .get(i + 1)
+            .map_or(self.chunks.len(), |s| s.first_chunk as usize);
+        &self.chunks[self.streams[i].first_chunk as usize..end]
+    }
+
+    /// Reads the payload of chunk `at` into `buf`: from the shared window
+    /// when it lies there, else a window is read from its start (a long
+    /// chunk is read alone).
+    fn load(&mut self, at: ChunkAt, buf: &mut Vec<u8>) -> Result<()> {
+        let io = |e| Error::io(&self.name, e);
+        buf.clear();
+        if at.len >= WINDOW / 4 {
+            buf.resize(at.len, 0);
+            return self.file.read_exact_at(buf, at.payload).map_err(io);
+        }
+        let w = &mut self.window;
+        let inside = at.payload >= w.at && at.payload + at.len as u64 <= w.at + w.data.len() as u64;
+        if !inside {
+            let n = (self.len - at.payload).min(WINDOW as u64) as usize;
+            w.data.resize(n, 0);
+            w.at = at.payload;
+            if let Err(e) = self.file.read_exact_at(&mut w.data, at.payload) {
+                w.data.clear();
+                return Err(io(e));
+            }
+        }
+        let from = (at.payload - w.at) as usize;
+        buf.extend_from_slice(&w.data[from..from + at.len]);
+        Ok(())
     }
 
     /// The next event of stream `i`, `None` at its end.
@@ -339,39 +415,57 @@ impl MergedReader {
     /// The next event of stream `i` into `ev` (reusing its memory);
     /// `false` at the stream's end.
     pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
-        let routines = self.routines.len();
-        let s = &mut self.streams[i];
-        while s.left == 0 {
-            let Some(&at) = s.chunks.get(s.next_chunk) else {
+        while self.streams[i].left == 0 {
+            if !self.next_chunk(i)? {
                 return Ok(false);
-            };
-            s.next_chunk += 1;
-            s.buf.resize(at.len, 0);
-            self.file
-                .read_exact_at(&mut s.buf, at.payload)
-                .map_err(|e| Error::io(&self.name, e))?;
-            check_crc(&s.buf, at.crc, at.frame, CHUNK_STREAM, &self.name)?;
-            let mut c = Cursor::new(&s.buf, at.payload);
-            let head = StreamHead::parse(&mut c).map_err(|e| e.in_file(&self.name))?;
-            s.pos = at.len - c.remaining();
-            s.origin = at.payload;
-            s.left = head.count;
-            s.decoder = Some(ChunkDecoder::new(routines, &head));
+            }
         }
-        let mut c = Cursor::new(&s.buf[s.pos..], s.origin + s.pos as u64);
+        let s = &mut self.streams[i];
+        let pos = s.pos as usize;
+        let mut c = Cursor::new(&s.buf[pos..], s.origin + pos as u64);
         let Some(decoder) = s.decoder.as_mut() else {
             return Ok(false);
         };
         decoder
             .decode_into(&mut c, ev)
             .map_err(|e| e.in_file(&self.name))?;
-        s.pos = s.buf.len() - c.remaining();
+        s.pos = (s.buf.len() - c.remaining()) as u32;
         s.left -= 1;
-        if s.left == 0 && s.pos != s.buf.len() {
-            return Err(
-                Malformed::new(s.origin + s.pos as u64, "unexpected bytes at the end of a chunk")
-                    .in_file(&self.name),
-            );
+        if s.left == 0 && s.pos as usize != s.buf.len() {
+            return Err(Malformed::new(
+                s.origin + u64::from(s.pos),
+                "unexpected bytes at the end of a chunk",
+            )
+            .in_file(&self.name));
+        }
+        Ok(true)
+    }
+
+    /// Loads stream `i`'s next chunk; `false` (its memory freed) at the
+    /// stream's end.
+    fn next_chunk(&mut self, i: usize) -> Result<bool> {
+        let Some(&at) = self.chunks_of(i).get(self.streams[i].next_chunk as usize) else {
+            let s = &mut self.streams[i];
+            (s.buf, s.decoder) = (Vec::new(), None);
+            return Ok(false);
+        };
+        let mut buf = std::mem::take(&mut self.streams[i].buf);
+        let loaded = self.load(at, &mut buf);
+        let s = &mut self.streams[i];
+        s.buf = buf;
+        loaded?;
+        s.next_chunk += 1;
+        check_crc(&s.buf, at.crc, at.frame, CHUNK_STREAM, &self.name)?;
+        let mut c = Cursor::new(&s.buf, at.payload);
+        let head = StreamHead::parse(&mut c).map_err(|e| e.in_file(&self.name))?;
+        let too_long =
+            |what: &str| Malformed::new(at.payload, format!("chunk {what} beyond 4 GiB")).in_file(&self.name);
+        s.pos = u32::try_from(at.len - c.remaining()).map_err(|_| too_long("head"))?;
+        s.left = u32::try_from(head.count).map_err(|_| too_long("event count"))?;
+        s.origin = at.payload;
+        match s.decoder.as_mut() {
+            Some(d) => d.restart(&head),
+            None => s.decoder = Some(ChunkDecoder::new(self.routines.len(), &head)),
         }
         Ok(true)
     }

@@ -12,6 +12,7 @@ use crate::container::{self, Kind};
 use crate::counts::{CountsHistory, PeerBytes};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
+use crate::history::ValueHistory;
 use crate::varint::{self, Cursor};
 use std::io::Write;
 use std::path::Path;
@@ -513,6 +514,14 @@ impl ChunkDecoder {
         ChunkDecoder(Encoder::new(routines, head.index, head.base, head.first_req))
     }
 
+    /// Starts the next chunk `head` of the same stream, keeping the memory.
+    pub(crate) fn restart(&mut self, head: &StreamHead) {
+        let e = &mut self.0;
+        e.hist.clear();
+        e.counts.clear();
+        (e.stream, e.prev_end, e.next_req) = (head.index, head.base, head.first_req);
+    }
+
     pub(crate) fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event) -> Result<(), Malformed> {
         self.0.decode_into(c, ev)
     }
@@ -525,12 +534,11 @@ impl ChunkDecoder {
 /// repeat at no cost.
 pub const HISTORY: usize = 4;
 
-/// The value fields of a routine's last [`HISTORY`] events, newest first.
-type History = [[Option<i64>; NV]; HISTORY];
-
 /// The per-chunk state shared by the merged encoder and decoder.
 struct Encoder {
-    hist: Vec<History>,
+    /// Entries of the routine table.
+    routines: usize,
+    hist: ValueHistory,
     counts: CountsHistory,
     stream: u32,
     prev_end: u64,
@@ -550,16 +558,11 @@ fn val_len(v: Option<i64>) -> usize {
     v.map_or(1, |v| varint::len(varint::zigzag(v.max(i64::MIN + 1)) + 1))
 }
 
-/// Moves `vals` to the front of a routine's history.
-fn remember(h: &mut History, vals: [Option<i64>; NV]) {
-    h.rotate_right(1);
-    h[0] = vals;
-}
-
 impl Encoder {
     fn new(routines: usize, stream: u32, prev_end: u64, next_req: u32) -> Encoder {
         Encoder {
-            hist: vec![[[None; NV]; HISTORY]; routines],
+            routines,
+            hist: ValueHistory::default(),
             counts: CountsHistory::default(),
             stream,
             prev_end,
@@ -640,16 +643,21 @@ impl Encoder {
     }
 
     fn event(&mut self, ev: &Event, out: &mut Vec<u8>) {
-        let h = &self.hist[ev.routine as usize];
         // The slot whose fields cost least to patch.
+        let of = self.hist.find(ev.routine);
+        let slots: [_; HISTORY] = std::array::from_fn(|s| {
+            let mut base = [None; NV];
+            self.hist.get(of, s, &mut base);
+            base
+        });
         let cost = |base: &[Option<i64>; NV]| -> usize {
             (0..NV)
                 .filter(|&i| ev.vals[i] != base[i])
                 .map(|i| val_len(ev.vals[i]))
                 .sum()
         };
-        let slot = (0..HISTORY).min_by_key(|&s| (cost(&h[s]), s)).unwrap_or(0);
-        let base = h[slot];
+        let slot = (0..HISTORY).min_by_key(|&s| (cost(&slots[s]), s)).unwrap_or(0);
+        let base = slots[slot];
         varint::push(out, u64::from(ev.routine) * HISTORY as u64 + slot as u64);
         let gap = ev.start.saturating_sub(self.prev_end);
         let dur = ev.end.saturating_sub(ev.start);
@@ -712,7 +720,7 @@ impl Encoder {
                 }
             }
         }
-        remember(&mut self.hist[ev.routine as usize], ev.vals);
+        self.hist.remember(of, &ev.vals);
     }
 
     fn decode(&mut self, c: &mut Cursor<'_>) -> Result<Event, Malformed> {
@@ -726,12 +734,12 @@ impl Encoder {
         let at = c.offset();
         let code = c.u64()?;
         let (routine, slot) = (code / HISTORY as u64, (code % HISTORY as u64) as usize);
-        if routine >= self.hist.len() as u64 {
+        if routine >= self.routines as u64 {
             return Err(Malformed::new(
                 at,
                 format!(
                     "routine code {routine} outside the routine table ({} entries)",
-                    self.hist.len()
+                    self.routines
                 ),
             ));
         }
@@ -756,26 +764,29 @@ impl Encoder {
         ev.routine = routine;
         ev.start = start;
         ev.end = end;
-        ev.vals = self.hist[routine as usize][slot];
+        let of = self.hist.find(routine);
+        self.hist.get(of, slot, &mut ev.vals);
         ev.done.clear();
         ev.init.clear();
         ev.newcomm = None;
         let mut counts = ev.counts.take();
-        // REQ (bit 4) precedes every list: read the values first.
-        for (i, &b) in VALUE_BITS.iter().enumerate() {
-            if mask & b != 0 && b < DONE {
-                ev.vals[i] = get_val(c)?;
-            }
+        // The value fields below DONE are the first VALUE_BITS, and REQ
+        // (bit 4) precedes every list: read them first.
+        let mut low = mask & (DONE - 1);
+        while low != 0 {
+            ev.vals[low.trailing_zeros() as usize] = get_val(c)?;
+            low &= low - 1;
         }
         ev.first_req = self.next_req;
         self.next_req = self.next_req.saturating_add(ev.created());
-        for bit in 5..14 {
+        let mut high = mask & !(DONE - 1);
+        while high != 0 {
+            let bit = high.trailing_zeros();
+            high &= high - 1;
             let b = 1u32 << bit;
-            if mask & b == 0 {
-                continue;
-            }
-            if let Some(i) = VALUE_BITS.iter().position(|&vb| vb == b) {
-                ev.vals[i] = get_val(c)?;
+            if VALUE_BITS.contains(&b) {
+                // Value fields above DONE follow it in VALUE_BITS.
+                ev.vals[bit as usize - 1] = get_val(c)?;
             } else if b == DONE {
                 let at = c.offset();
                 let h = c.u64()?;
@@ -829,10 +840,20 @@ impl Encoder {
                 ev.counts = Some(v);
             }
         }
-        remember(&mut self.hist[routine as usize], ev.vals);
+        self.hist.remember(of, &ev.vals);
         Ok(())
     }
 }
+
+// The decoder finds a value field's index from its mask bit: bit `i`
+// below DONE (bit 5), bit `i + 1` above it.
+const _: () = {
+    let mut i = 0;
+    while i < NV {
+        assert!(VALUE_BITS[i] == 1 << (i + (i >= 5) as usize));
+        i += 1;
+    }
+};
 
 fn get_val(c: &mut Cursor<'_>) -> Result<Option<i64>, Malformed> {
     let v = c.u64()?;

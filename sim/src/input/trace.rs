@@ -87,8 +87,11 @@ impl<S: EventSource> TraceOps<S> {
         *self.skipped.entry(why.to_owned()).or_insert(0) += 1;
     }
 
-    /// Converts `self.ev` of stream `si` into ops pushed on its queue.
-    fn convert(&mut self, si: usize) {
+    /// Converts `self.ev` of stream `si` into ops: the op, or `None` when
+    /// it made several (`MPI_Startall`), which it pushed on the stream's
+    /// queue. Most events make one op, which goes to the engine without
+    /// passing through the queue.
+    fn convert(&mut self, si: usize) -> Option<Op> {
         let ev = &self.ev;
         let r = ev.routine as usize;
         let st = &mut self.streams[si];
@@ -105,8 +108,7 @@ impl<S: EventSource> TraceOps<S> {
             st.init_end = Some(ev.end);
             op.gap = 0.0;
             op.kind = OpKind::Init;
-            st.queue.push_back(op);
-            return;
+            return Some(op);
         }
         // Threads other than the first start when their rank left MPI_Init.
         if st.init_end.is_none() && self.actors[si].thread > 0 {
@@ -126,8 +128,7 @@ impl<S: EventSource> TraceOps<S> {
             }
             self.measured.compute[si] += op.gap;
             op.kind = OpKind::Finalize;
-            st.queue.push_back(op);
-            return;
+            return Some(op);
         }
         if st.init_end.is_some() {
             self.measured.compute[si] += op.gap;
@@ -260,13 +261,15 @@ impl<S: EventSource> TraceOps<S> {
                     });
                 }
                 if !first_op {
-                    return;
+                    return None;
                 }
                 OpKind::Local
             }
             Kind::Complete if !self.request_free[r] => {
                 let mut done = self.spare.pop().unwrap_or_default();
                 done.clear();
+                // Exactly: every rank of a large run holds its wait's list.
+                done.reserve_exact(ev.done.len());
                 done.extend(ev.done.iter().filter_map(|d| {
                     d.req.map(|req| Completion {
                         req: req_id(req),
@@ -322,7 +325,14 @@ impl<S: EventSource> TraceOps<S> {
             }
             _ => OpKind::Local,
         };
-        self.streams[si].queue.push_back(op);
+        Some(op)
+    }
+
+    /// Converts `self.ev` of stream `si` onto its queue.
+    fn enqueue(&mut self, si: usize) {
+        if let Some(op) = self.convert(si) {
+            self.streams[si].queue.push_back(op);
+        }
     }
 }
 
@@ -394,7 +404,7 @@ impl<S: EventSource> OpSource for TraceOps<S> {
                             if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
                                 self.streams[actor].finished = true;
                             } else {
-                                self.convert(actor);
+                                self.enqueue(actor);
                             }
                             continue;
                         }
@@ -410,7 +420,15 @@ impl<S: EventSource> OpSource for TraceOps<S> {
                 self.streams[actor].finished = true;
                 return Ok(false);
             }
-            self.convert(actor);
+            if let Some(o) = self.convert(actor) {
+                // A wildcard receive waits in the queue for its completion.
+                let queued = &mut self.streams[actor].queue;
+                if queued.is_empty() && !matches!(o.kind, OpKind::Recv { from: None, .. }) {
+                    *op = o;
+                    return Ok(true);
+                }
+                queued.push_back(o);
+            }
         }
     }
 
