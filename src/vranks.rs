@@ -13,7 +13,7 @@ const AGAIN: &str = "PNMPI_VRANKS_REEXEC";
 
 /// The folder of this library.
 fn own_folder() -> Option<PathBuf> {
-    pnmpi_objects::deps::path_of(own_folder as *const () as *const libc::c_void)?
+    pnmpi_objects::deps::path_of(own_folder as *const () as usize)?
         .parent()
         .map(PathBuf::from)
 }

@@ -81,12 +81,12 @@ pub fn loaded_objects() -> Vec<(PathBuf, usize)> {
 
 /// The file of the loaded object that holds `address` (a function of the
 /// caller's own library, to find its folder).
-pub fn path_of(address: *const c_void) -> Option<PathBuf> {
+pub fn path_of(address: usize) -> Option<PathBuf> {
     // SAFETY: Dl_info is plain data; zeroes are a valid value to fill.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the loader's tables; the out-pointer is
     // valid.
-    let found = unsafe { libc::dladdr(address, &mut info) };
+    let found = unsafe { libc::dladdr(address as *const c_void, &mut info) };
     if found == 0 || info.dli_fname.is_null() {
         return None;
     }

@@ -140,6 +140,9 @@ fn restore(ranges: &[(usize, usize)], from: &[u8]) {
     }
 }
 
+/// An address range: start and length.
+type Span = (usize, usize);
+
 /// System library folders: their libraries' state stays shared.
 const SYSTEM: [&str; 6] = [
     "/lib/",
@@ -169,7 +172,7 @@ fn own_library(path: &Path, pnmpi: Option<&Path>, extra: &[String]) -> bool {
 
 /// Every private range (the executable's and its own libraries' writable
 /// data, and their TLS blocks), at run-time addresses, and the objects.
-fn ranges() -> Result<(Vec<(usize, usize)>, Vec<String>), String> {
+fn ranges() -> Result<(Vec<Span>, Vec<String>), String> {
     let extra: Vec<String> = std::env::var("PNMPI_VRANK_PRIVATE")
         .unwrap_or_default()
         .split(':')
@@ -206,7 +209,7 @@ fn ranges() -> Result<(Vec<(usize, usize)>, Vec<String>), String> {
 
 /// The writable data of the ELF file `file` loaded at `base`, and (for
 /// the executable) the objects it holds by copy relocation.
-type Ranges = (Vec<(usize, usize)>, Vec<(usize, usize)>);
+type Ranges = (Vec<Span>, Vec<Span>);
 
 fn object_ranges(file: &Path, base: usize, executable: bool) -> Result<Ranges, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
@@ -246,7 +249,7 @@ fn object_ranges(file: &Path, base: usize, executable: bool) -> Result<Ranges, S
 
 /// The folder of libvranks (pnmpi's libraries, never privatized).
 fn own_folder() -> Option<PathBuf> {
-    let path = pnmpi_objects::deps::path_of(own_folder as *const () as *const libc::c_void)?;
+    let path = pnmpi_objects::deps::path_of(own_folder as *const () as usize)?;
     std::fs::canonicalize(path).ok()?.parent().map(PathBuf::from)
 }
 
