@@ -34,45 +34,16 @@ use serde::{Deserialize, Serialize};
 /// What crosses from one process to another.
 #[derive(Serialize, Deserialize)]
 pub enum Record {
-    /// A message to a rank of the receiving process, arriving at `at`.
-    Message {
-        src: u32,
-        dst: u32,
-        /// The communicator's global id and the sender's rank in it.
-        comm: u64,
-        from: i32,
-        tag: i32,
-        data: Vec<u8>,
-        free: Ns,
-        arrived: Option<Ns>,
-        at: Ns,
-        /// The sender's request, for a synchronous send.
-        sync: Option<u64>,
-    },
+    /// A message to a rank of the receiving process, arriving at `at`,
+    /// on the communicator known everywhere as `gid` (its `comm` is the
+    /// sender's handle index, replaced by the receiver's).
+    Message { message: Message, gid: u64, at: Ns },
     /// A synchronous send of the receiving process was matched: its
     /// request completes at `at`.
     Matched { req: u64, at: Ns },
     /// Members of the sending process joined the `seq`-th collective on
     /// communicator `comm` (a global id).
     Join { comm: u64, seq: u32, share: Share },
-}
-
-impl Record {
-    /// The record of message `m` (on the communicator known as `gid`).
-    pub fn message(m: Message, gid: u64, at: Ns) -> Record {
-        Record::Message {
-            src: m.src,
-            dst: m.dst,
-            comm: gid,
-            from: m.from,
-            tag: m.tag,
-            data: m.data,
-            free: m.free,
-            arrived: m.arrived,
-            at,
-            sync: m.sync.map(|s| s as u64),
-        }
-    }
 }
 
 /// This process's side of the protocol.
@@ -169,31 +140,9 @@ impl Engine {
                 d.records += 1;
             }
             match record {
-                Record::Message {
-                    src,
-                    dst,
-                    comm,
-                    from,
-                    tag,
-                    data,
-                    free,
-                    arrived,
-                    at,
-                    sync,
-                } => {
-                    let comm = self.comm_by_gid(comm);
-                    let m = Message {
-                        src,
-                        dst,
-                        comm: comm as u32,
-                        from,
-                        tag,
-                        data,
-                        free,
-                        arrived,
-                        sync: sync.map(|s| s as usize),
-                    };
-                    self.inbound(m, at);
+                Record::Message { mut message, gid, at } => {
+                    message.comm = self.comm_by_gid(gid) as u32;
+                    self.inbound(message, at);
                 }
                 Record::Matched { req, at } => self.complete(req as usize, at),
                 Record::Join { comm, seq, share } => {

@@ -21,11 +21,14 @@
 use crate::engine::{Engine, Event};
 use pnmpi_sim::model::Msg;
 use pnmpi_sim::units::Ns;
+use serde::{Deserialize, Serialize};
 use slab::Slab;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 
-/// A message in flight or waiting to be received.
+/// A message in flight or waiting to be received (or crossing to
+/// another process, [`crate::dist`]).
+#[derive(Serialize, Deserialize)]
 pub struct Message {
     /// World ranks of the two ends.
     pub src: u32,
@@ -194,7 +197,7 @@ impl Engine {
         } else {
             let gid = self.comms.comms[comm as usize].gid;
             let owner = self.comms.blocks.owner(dst);
-            self.dist_send(owner, &crate::dist::Record::message(m, gid, at));
+            self.dist_send(owner, &crate::dist::Record::Message { message: m, gid, at });
         }
         req
     }
