@@ -470,3 +470,44 @@ fn a_rank_polling_for_a_message_from_another_process_lets_time_pass() {
         );
     }
 }
+
+#[test]
+fn algorithmic_collectives_time_as_under_vtime() {
+    // A machine file that expands every collective into its algorithm's
+    // messages (two levels, rendezvous halos): the stencil's allreduces
+    // are replayed by pnmpi sim's engine in both modes, from each
+    // member's own entry, so 16 virtual ranks in 2 processes time the run
+    // as 16 processes under vtime, with either model.
+    let machine = "[machine]\nnodes = 4\ncores_per_node = 4\n[network]\neager_threshold = \"256B\"\n\
+         [network.intra]\nlatency = \"0.5us\"\nbandwidth = \"8GB/s\"\n\
+         [network.inter]\nlatency = \"2us\"\nbandwidth = \"5GB/s\"\n\
+         [collectives]\nmode = \"algorithmic\"\n\
+         [model.loggp]\nL = \"1.5us\"\no = \"0.5us\"\ng = \"0.2us\"\nG = \"0.2ns\"\n";
+    let prog = ["64", "100", "10"];
+    for model in ["simple", "loggp"] {
+        let args = format!("argument machine m.toml\nargument model {model}\nargument cpu_factor 0\n");
+        let mut case = Case::new();
+        case.write("m.toml", machine);
+        let lib = target_dir().join("libvtime.so");
+        case.conf(&format!("module {}\n{args}", lib.display()));
+        let processes = case.mpirun(16, &program("stencil", Link::Pnmpi), &prog);
+        processes.assert_ok();
+        let mut case = Case::new();
+        case.write("m.toml", machine);
+        case.write("vtime.conf", &format!("module vtime\n{args}"));
+        case.env("PNMPI_LIB_PATH", "");
+        let mut cmd = launcher(2);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--vranks=16", "--conf", "vtime.conf", "--"])
+            .arg(program("stencil", Link::Native))
+            .args(prog);
+        let virt = case.finish(cmd);
+        virt.assert_ok();
+        let (p, v) = (virtual_run_time(&processes), virtual_run_time(&virt));
+        assert!(
+            p > 0.0 && (p - v).abs() <= 1e-9,
+            "{model}: processes {p} s, virtual ranks {v} s\n{}",
+            virt.stderr
+        );
+    }
+}

@@ -21,6 +21,7 @@
 use crate::engine::Engine;
 use crate::p2p::Work;
 use pnmpi_sim::coll::Shape;
+use pnmpi_sim::machine::CollChoice;
 use pnmpi_sim::model::CollCall;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
@@ -76,6 +77,11 @@ pub struct Call {
     /// The latest member's entry time.
     pub latest: Ns,
     bytes: u64,
+    /// Each member's entry time and size (for an algorithmic collective).
+    entries: Vec<(Ns, u64)>,
+    /// A blocking call (only those are replayed by their algorithm, as
+    /// vtime does).
+    blocking: bool,
     pub gifts: Vec<Gift>,
     /// This process's members' requests.
     reqs: Vec<Option<usize>>,
@@ -96,7 +102,8 @@ pub struct Call {
 pub struct Share {
     pub latest: Ns,
     pub bytes: u64,
-    pub gifts: Vec<(u32, Gift)>,
+    /// Member, its entry time and size, and its contribution.
+    pub gifts: Vec<(u32, Ns, u64, Gift)>,
 }
 
 /// A member's request's part: which call and which member.
@@ -129,6 +136,7 @@ impl Engine {
         gift: Gift,
         bytes: u64,
         out: crate::api::coll::Out,
+        blocking: bool,
     ) -> usize {
         let w = self.current;
         let size = self.comms.size(comm);
@@ -158,6 +166,8 @@ impl Engine {
         let req = self.request(Work::Coll(Part { call: id, me, out }), false);
         let c = &mut self.colls.calls[id];
         c.gifts[me as usize] = gift;
+        c.entries[me as usize] = (t, bytes);
+        c.blocking = blocking;
         c.reqs[me as usize] = Some(req);
         c.latest = c.latest.max(t);
         c.bytes = c.bytes.max(bytes);
@@ -200,7 +210,8 @@ impl Engine {
                         ),
                         g => g.clone(),
                     };
-                    (m, g)
+                    let (entry, size) = c.entries[m as usize];
+                    (m, entry, size, g)
                 })
                 .collect();
             let share = Share {
@@ -237,8 +248,9 @@ impl Engine {
         let c = &mut self.colls.calls[id];
         c.latest = c.latest.max(share.latest);
         c.bytes = c.bytes.max(share.bytes);
-        for (m, g) in share.gifts {
+        for (m, entry, size, g) in share.gifts {
             c.gifts[m as usize] = g;
+            c.entries[m as usize] = (entry, size);
             c.joined += 1;
         }
     }
@@ -274,6 +286,8 @@ impl Engine {
             joined_here: 0,
             latest: 0.0,
             bytes: 0,
+            entries: vec![(0.0, 0); size as usize],
+            blocking: false,
             gifts: (0..size).map(|_| Gift::Nothing).collect(),
             reqs: vec![None; size as usize],
             results: Vec::new(),
@@ -319,6 +333,13 @@ impl Engine {
         let reqs: Vec<usize> = c.reqs.iter().flatten().copied().collect();
         match timed {
             Some(coll) => {
+                let algorithm = match self.machine.collective(coll) {
+                    CollChoice::Algorithmic(name) if c.blocking => Some(name.clone()),
+                    _ => None,
+                };
+                if let Some(name) = algorithm {
+                    return self.replay_algorithm(id, coll, &name);
+                }
                 let shape = Shape {
                     coll,
                     size: c.size,
@@ -336,9 +357,7 @@ impl Engine {
                         latest,
                     )
                 } else {
-                    let nodes: Vec<u32> = (0..c.size)
-                        .map(|m| self.node_of[self.comms.world_of(c.comm, m, self.current) as usize])
-                        .collect();
+                    let nodes = self.member_nodes(id);
                     self.model.collective(&CollCall { shape, nodes: &nodes }, latest)
                 };
                 for r in reqs {
@@ -351,6 +370,46 @@ impl Engine {
                     self.complete(r, t);
                 }
             }
+        }
+    }
+
+    /// The nodes of call `id`'s members, in communicator order.
+    fn member_nodes(&self, id: usize) -> Vec<u32> {
+        let c = &self.colls.calls[id];
+        (0..c.size)
+            .map(|m| self.node_of[self.comms.world_of(c.comm, m, self.current) as usize])
+            .collect()
+    }
+
+    /// A blocking collective the machine file makes algorithmic: its
+    /// algorithm's messages among the members, from their own entry
+    /// times, replayed by `pnmpi sim`'s engine and model as vtime and
+    /// `pnmpi sim replay` do; each member here completes at its own end.
+    fn replay_algorithm(&mut self, id: usize, coll: Coll, name: &str) {
+        let nodes = self.member_nodes(id);
+        let c = &self.colls.calls[id];
+        let rooted = matches!(coll, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Scatter);
+        let root = rooted.then_some(c.root);
+        let ends = pnmpi_sim::live::algorithmic::replay(
+            &self.machine,
+            &self.model_name,
+            nodes,
+            coll,
+            name,
+            root,
+            &c.entries,
+        )
+        .unwrap_or_else(|e| {
+            crate::api::fatal("collective", &format!("cannot replay algorithm `{name}`: {e}"))
+        });
+        let mine: Vec<(usize, Ns)> = c
+            .reqs
+            .iter()
+            .enumerate()
+            .filter_map(|(m, r)| Some(((*r)?, ends.get(m)?.0)))
+            .collect();
+        for (r, at) in mine {
+            self.complete(r, at);
         }
     }
 

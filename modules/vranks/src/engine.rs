@@ -78,6 +78,8 @@ pub struct Engine {
     pub now: Ns,
     pub current: u32,
     pub model: Box<dyn Model>,
+    /// The model's name, to build it again for an algorithmic collective.
+    pub model_name: String,
     pub machine: Machine,
     pub node_of: Vec<u32>,
     pub cpu_factor: f64,
@@ -139,7 +141,7 @@ impl Engine {
         dist: Option<crate::dist::Dist>,
         main: MainFn,
         args: (c_int, *mut *mut c_char, *mut *mut c_char),
-        model: Box<dyn Model>,
+        model: (Box<dyn Model>, String),
         machine: Machine,
         node_of: Vec<u32>,
         cpu_factor: f64,
@@ -161,6 +163,7 @@ impl Engine {
                 stack_limit: 0,
             })
             .collect();
+        let (model, model_name) = model;
         let lookahead = model.lookahead();
         let mut e = Engine {
             n,
@@ -171,6 +174,7 @@ impl Engine {
             now: 0.0,
             current: 0,
             model,
+            model_name,
             machine,
             node_of,
             cpu_factor,

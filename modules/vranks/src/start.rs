@@ -190,7 +190,7 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         dist,
         app,
         (argc, argv, envp),
-        model,
+        (model, config.model.clone()),
         machine,
         node_of,
         config.cpu_factor,

@@ -21,8 +21,7 @@ use pnmpi_mpi_sys::ffi::{self, MPI_Request};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
 use pnmpi_sim::coll::Shape;
-use pnmpi_sim::input::{Actor, Measured, Op, OpKind, OpSource};
-use pnmpi_sim::machine::{CollChoice, Mapping};
+use pnmpi_sim::machine::CollChoice;
 use pnmpi_sim::model::CollCall;
 use pnmpi_trace::routine::Coll;
 use std::ffi::c_int;
@@ -138,10 +137,10 @@ fn allgather(mine: &[f64; 2], comm: Comm) -> Result<Vec<f64>, native::MpiError> 
 
 /// An algorithmic collective whose members entered at and moved the
 /// sizes in `all` (pairs): replays its algorithm's messages among them
-/// with `pnmpi sim`'s own engine and model, as `pnmpi sim replay` does,
-/// and moves the clock to this member's end.
+/// with `pnmpi sim`'s own engine and model (`pnmpi_sim::live::algorithmic`),
+/// as `pnmpi sim replay` does, and moves the clock to this member's end.
 fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[f64]) {
-    let Some(Some((mut machine, model_name, nodes, me))) = state::with(|st| {
+    let Some(Some((machine, model_name, nodes, me))) = state::with(|st| {
         let info = st.comms.get(&comm)?;
         Some((
             st.machine.clone(),
@@ -152,24 +151,11 @@ fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[f64])
     }) else {
         return;
     };
-    let t0 = all.chunks(2).map(|p| p[0]).fold(f64::INFINITY, f64::min);
-    // The members' nodes, in communicator order, and CPUs that take the
-    // entry offsets as they are.
-    machine.mapping = Mapping::Explicit(nodes);
-    for n in &mut machine.nodes {
-        n.cpu_ratio = 1.0;
-    }
-    let mut ops = CollOps::new(coll, name, root, t0, all);
-    let outcome = pnmpi_sim::model::build(&model_name, &machine)
-        .map_err(|e| e.to_string())
-        .and_then(|mut model| {
-            pnmpi_sim::engine::replay(&mut ops, &machine, model.as_mut(), Default::default())
-                .map_err(|e| e.to_string())
-        });
-    match outcome {
-        Ok(o) => {
-            let Some(a) = o.stats.actors.get(me) else { return };
-            let (end, wait) = (t0 + a.end, a.wait);
+    let members: Vec<(f64, u64)> = all.chunks(2).map(|p| (p[0], p[1] as u64)).collect();
+    let root = root.and_then(|r| u32::try_from(r).ok());
+    match pnmpi_sim::live::algorithmic::replay(&machine, &model_name, nodes, coll, name, root, &members) {
+        Ok(ends) => {
+            let Some(&(end, wait)) = ends.get(me) else { return };
             state::with(|st| {
                 let start = st.call_start;
                 st.clock = st.clock.max(end);
@@ -178,89 +164,6 @@ fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[f64])
             });
         }
         Err(e) => eprintln!("pnmpi vtime: cannot replay a collective's algorithm `{name}`: {e}"),
-    }
-}
-
-/// The ops of one collective's members for the engine: `MPI_Init`, the
-/// member's entry offset as CPU time, the collective, `MPI_Finalize`.
-struct CollOps {
-    actors: Vec<Actor>,
-    routines: Vec<String>,
-    coll: Coll,
-    root: Option<u32>,
-    offsets: Vec<f64>,
-    bytes: Vec<u64>,
-    next: Vec<u8>,
-}
-
-impl CollOps {
-    fn new(coll: Coll, name: &str, root: Option<c_int>, t0: f64, all: &[f64]) -> CollOps {
-        let n = all.len() / 2;
-        CollOps {
-            actors: (0..n as u32).map(|rank| Actor { rank, thread: 0 }).collect(),
-            routines: ["MPI_Init", "entry", name, "MPI_Finalize"]
-                .map(String::from)
-                .to_vec(),
-            coll,
-            root: root.and_then(|r| u32::try_from(r).ok()),
-            offsets: all.chunks(2).map(|p| p[0] - t0).collect(),
-            bytes: all.chunks(2).map(|p| p[1] as u64).collect(),
-            next: vec![0; n],
-        }
-    }
-}
-
-impl OpSource for CollOps {
-    fn actors(&self) -> &[Actor] {
-        &self.actors
-    }
-
-    fn world_size(&self) -> u32 {
-        self.actors.len() as u32
-    }
-
-    fn routines(&self) -> &[String] {
-        &self.routines
-    }
-
-    fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, pnmpi_sim::SimError> {
-        let step = self.next[actor];
-        self.next[actor] = step.saturating_add(1);
-        *op = Op {
-            gap: 0.0,
-            dur: 0.0,
-            routine: u32::from(step.min(3)),
-            kind: match step {
-                0 => OpKind::Init,
-                1 => OpKind::Local,
-                2 => OpKind::Coll {
-                    op: self.coll,
-                    comm: 0,
-                    bytes: self.bytes[actor],
-                    root: self.root,
-                    req: None,
-                    counts: None,
-                },
-                3 => OpKind::Finalize,
-                _ => return Ok(false),
-            },
-        };
-        if step == 1 {
-            op.dur = self.offsets[actor];
-        }
-        Ok(true)
-    }
-
-    fn members(&self, _comm: i64, _rank: u32) -> Option<Vec<u32>> {
-        Some((0..self.actors.len() as u32).collect())
-    }
-
-    fn measured(&self) -> Option<&Measured> {
-        None
-    }
-
-    fn warnings(&self) -> Vec<String> {
-        Vec::new()
     }
 }
 

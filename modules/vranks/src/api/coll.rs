@@ -145,7 +145,7 @@ pub fn go(
     out: Out,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
-    let id = with(|e| e.join(comm, op, root.max(0) as u32, gift, bytes, out));
+    let id = with(|e| e.join(comm, op, root.max(0) as u32, gift, bytes, out, req.is_none()));
     match req {
         // SAFETY: the application's request handle.
         Some(r) => unsafe { *r = handles::make(Kind::Request, id) },
