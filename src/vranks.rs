@@ -13,7 +13,8 @@ const AGAIN: &str = "PNMPI_VRANKS_REEXEC";
 
 /// The folder of this library.
 fn own_folder() -> Option<PathBuf> {
-    pnmpi_objects::deps::path_of(own_folder as *const () as usize)?
+    pnmpi_objects::deps::object_at(own_folder as *const () as usize)?
+        .0
         .parent()
         .map(PathBuf::from)
 }

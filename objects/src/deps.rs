@@ -79,9 +79,10 @@ pub fn loaded_objects() -> Vec<(PathBuf, usize)> {
     names
 }
 
-/// The file of the loaded object that holds `address` (a function of the
-/// caller's own library, to find its folder).
-pub fn path_of(address: usize) -> Option<PathBuf> {
+/// The file and load base of the loaded object that holds `address` (a
+/// function of the caller's own library: its folder, or whether another
+/// address lies in the same object).
+pub fn object_at(address: usize) -> Option<(PathBuf, usize)> {
     // SAFETY: Dl_info is plain data; zeroes are a valid value to fill.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the loader's tables; the out-pointer is
@@ -92,5 +93,8 @@ pub fn path_of(address: usize) -> Option<PathBuf> {
     }
     // SAFETY: the loader's C string naming the object.
     let path = unsafe { CStr::from_ptr(info.dli_fname) };
-    Some(PathBuf::from(OsStr::from_bytes(path.to_bytes())))
+    Some((
+        PathBuf::from(OsStr::from_bytes(path.to_bytes())),
+        info.dli_fbase as usize,
+    ))
 }

@@ -53,12 +53,7 @@ fn lookup(symbol: &str, handle: *mut c_void) -> Option<usize> {
 
 /// The base address of the object holding `address`.
 fn object_of(address: usize) -> Option<usize> {
-    // SAFETY: Dl_info is plain data; zeroes are a valid value to fill.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: dladdr with a valid out-pointer; it only reads the loader's
-    // tables.
-    let found = unsafe { libc::dladdr(address as *const c_void, &mut info) };
-    (found != 0).then_some(info.dli_fbase as usize)
+    pnmpi_objects::deps::object_at(address).map(|(_, base)| base)
 }
 
 /// This layer's own `MPI_X` for routine `name`, if it defines one (else

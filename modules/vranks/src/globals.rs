@@ -249,7 +249,7 @@ fn object_ranges(file: &Path, base: usize, executable: bool) -> Result<Ranges, S
 
 /// The folder of libvranks (pnmpi's libraries, never privatized).
 fn own_folder() -> Option<PathBuf> {
-    let path = pnmpi_objects::deps::path_of(own_folder as *const () as usize)?;
+    let path = pnmpi_objects::deps::object_at(own_folder as *const () as usize)?.0;
     std::fs::canonicalize(path).ok()?.parent().map(PathBuf::from)
 }
 
