@@ -23,6 +23,7 @@ const int pnmpi_sys_ANY_SOURCE = MPI_ANY_SOURCE;
 const int pnmpi_sys_ANY_TAG = MPI_ANY_TAG;
 const int pnmpi_sys_PROC_NULL = MPI_PROC_NULL;
 const int pnmpi_sys_UNDEFINED = MPI_UNDEFINED;
+const int pnmpi_sys_ROOT = MPI_ROOT;
 const int pnmpi_sys_SUCCESS = MPI_SUCCESS;
 const int pnmpi_sys_THREAD_MULTIPLE = MPI_THREAD_MULTIPLE;
 void *const pnmpi_sys_IN_PLACE = MPI_IN_PLACE;

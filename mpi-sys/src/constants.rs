@@ -60,6 +60,8 @@ constants! {
     PROC_NULL / pnmpi_sys_PROC_NULL: i32;
     /// `MPI_UNDEFINED`
     UNDEFINED / pnmpi_sys_UNDEFINED: i32;
+    /// `MPI_ROOT`
+    ROOT / pnmpi_sys_ROOT: i32;
     /// `MPI_SUCCESS`
     SUCCESS / pnmpi_sys_SUCCESS: i32;
     /// `MPI_THREAD_MULTIPLE`

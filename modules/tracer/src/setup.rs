@@ -73,26 +73,6 @@ fn parse_size(text: &str) -> Option<usize> {
     num.trim().parse::<usize>().ok()?.checked_mul(mult)
 }
 
-/// `pnmpi-trace-YYYYmmdd-HHMMSS` (UTC) in the working folder, with `-N`
-/// added until the name is new.
-fn fresh_dir() -> std::io::Result<PathBuf> {
-    let (year, month, day, h, m, sec) = pnmpi_trace::civil::utc(pnmpi_trace::civil::now_secs());
-    let stamp = format!("pnmpi-trace-{year:04}{month:02}{day:02}-{h:02}{m:02}{sec:02}");
-    for n in 1.. {
-        let name = if n == 1 {
-            stamp.clone()
-        } else {
-            format!("{stamp}-{n}")
-        };
-        match std::fs::create_dir(&name) {
-            Ok(()) => return std::fs::canonicalize(&name),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    unreachable!("the loop returns")
-}
-
 /// Rank 0 decides the folder and run id, everyone else learns them. An
 /// error here (rank 0 has no folder) is the same on every rank.
 fn agree_on_output(rank: c_int) -> Result<(PathBuf, u64), String> {
@@ -101,7 +81,7 @@ fn agree_on_output(rank: c_int) -> Result<(PathBuf, u64), String> {
     if rank == 0 {
         let dir = match setting("outdir", "PNMPI_TRACE_DIR") {
             Some(d) => std::fs::create_dir_all(&d).map(|()| PathBuf::from(d)),
-            None => fresh_dir(),
+            None => pnmpi_trace::rank_writer::fresh_folder(),
         };
         match dir {
             Ok(d) => {
@@ -180,11 +160,6 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
     // waits for each of them.
     let sync = measure(rank, size, 0);
     SYNCED.store(true, Relaxed);
-    let root = if pnmpi_mpi_sys::FLAVOR == "openmpi" {
-        -4
-    } else {
-        -3
-    };
     let header = RankHeader {
         rank: rank as u32,
         world_size: size as u32,
@@ -202,7 +177,7 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
             any_source: i64::from(mpi::ANY_SOURCE()),
             proc_null: i64::from(mpi::PROC_NULL()),
             any_tag: i64::from(mpi::ANY_TAG()),
-            root,
+            root: i64::from(mpi::ROOT()),
         },
         routines: pnmpi_mpi_sys::ROUTINE_NAMES
             .iter()

@@ -4,11 +4,8 @@
 //! written to `.part` and renamed once complete.
 
 use super::{Call, Params, CALL_NS, ROUTINES};
-use pnmpi_trace::container;
-use pnmpi_trace::rank::{
-    end_payload, events_chunk_head, Clock, ClockPair, MpiValues, RankHeader, RawDone, RawEncoder, RawEvent,
-    Sync, CHUNK_END, CHUNK_SYNC,
-};
+use pnmpi_trace::rank::{Clock, ClockPair, MpiValues, RankHeader, RawDone, RawEvent};
+use pnmpi_trace::rank_writer::{part_path, rank_path, RankWriter};
 use std::io::Write;
 use std::path::Path;
 
@@ -27,52 +24,6 @@ const VALUES: MpiValues = MpiValues {
 /// Bytes of encoded events per `EVENTS` chunk.
 const CHUNK: usize = 1 << 16;
 
-/// One rank file being written.
-struct RankWriter<W: Write> {
-    out: W,
-    enc: RawEncoder,
-    buf: Vec<u8>,
-    len: usize,
-}
-
-impl<W: Write> RankWriter<W> {
-    fn event(&mut self, ev: &RawEvent<'_>) -> std::io::Result<()> {
-        if self.len + ev.max_size() > self.buf.len() {
-            self.flush(ev.start)?;
-            if ev.max_size() > self.buf.len() {
-                self.buf.resize(ev.max_size(), 0);
-            }
-        }
-        self.len += self.enc.encode(ev, &mut self.buf[self.len..]);
-        Ok(())
-    }
-
-    fn flush(&mut self, at: u64) -> std::io::Result<()> {
-        if self.len == 0 {
-            return Ok(());
-        }
-        let info = self.enc.finish_chunk();
-        let pair = ClockPair { tick: at, ns: at };
-        self.out
-            .write_all(&events_chunk_head(0, info, pair, &self.buf[..self.len]))?;
-        self.out.write_all(&self.buf[..self.len])?;
-        self.len = 0;
-        Ok(())
-    }
-
-    fn sync(&mut self, phase: u8, at: u64) -> std::io::Result<()> {
-        let s = Sync {
-            phase,
-            pair: ClockPair { tick: at, ns: at },
-            offset: 0,
-            rtt: 0,
-        };
-        let mut chunk = Vec::new();
-        container::push_chunk(&mut chunk, CHUNK_SYNC, &s.encode());
-        self.out.write_all(&chunk)
-    }
-}
-
 /// Writes rank `r`'s file into `dir`.
 fn write_rank(p: &Params, r: u32, dir: &Path) -> std::io::Result<()> {
     let header = RankHeader {
@@ -87,24 +38,18 @@ fn write_rank(p: &Params, r: u32, dir: &Path) -> std::io::Result<()> {
         values: VALUES,
         routines: ROUTINES.iter().map(|s| s.to_string()).collect(),
     };
-    let path = dir.join(format!("rank-{r:05}.pnr"));
-    let part = dir.join(format!("rank-{r:05}.pnr.part"));
-    let file = std::fs::File::create(&part)?;
-    let mut w = RankWriter {
-        out: std::io::BufWriter::with_capacity(1 << 16, file),
-        enc: RawEncoder::new(0),
-        buf: vec![0; CHUNK],
-        len: 0,
-    };
-    w.out.write_all(&header.prologue())?;
-    w.sync(0, 0)?;
+    let path = rank_path(dir, r);
+    let part = part_path(&path);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&part)?);
+    let mut w = RankWriter::new(CHUNK);
+    w.start(&header, 0, &mut out)?;
     let mut t = 0u64;
     let mut call = |routine: u32, gap: u64| {
         let start = t + gap;
         t = start + CALL_NS;
         RawEvent::plain(routine, start, t)
     };
-    w.event(&call(0, 0))?;
+    w.event(&call(0, 0), &mut out)?;
     let mut calls = Vec::new();
     let mut timed = Vec::new();
     let mut open: Vec<u64> = Vec::new();
@@ -165,18 +110,14 @@ fn write_rank(p: &Params, r: u32, dir: &Path) -> std::io::Result<()> {
                 open.push(next_handle);
                 next_handle += 1;
             }
-            w.event(&ev)?;
+            w.event(&ev, &mut out)?;
         }
     }
     let fin = call(1, 0);
-    w.event(&fin)?;
-    w.flush(t)?;
-    w.sync(1, t)?;
-    let mut end = Vec::new();
-    container::push_chunk(&mut end, CHUNK_END, &end_payload(w.enc.count()));
-    w.out.write_all(&end)?;
-    w.out.flush()?;
-    drop(w);
+    w.event(&fin, &mut out)?;
+    w.finish(t, &mut out)?;
+    out.flush()?;
+    drop(out);
     std::fs::rename(&part, &path)
 }
 
