@@ -100,6 +100,17 @@ pub struct State {
 }
 
 impl State {
+    /// The earliest completion after `after` that rank `r`'s requests
+    /// already know of (a collective whose members all joined): when a
+    /// rank that polls them will find one done.
+    pub fn next_completion(&self, r: u32, after: Ns) -> Option<Ns> {
+        self.reqs
+            .iter()
+            .filter(|(_, q)| q.owner == r && q.done && q.at > after)
+            .map(|(_, q)| q.at)
+            .min_by(f64::total_cmp)
+    }
+
     pub fn new(n: u32) -> State {
         State {
             reqs: Slab::new(),
