@@ -511,3 +511,126 @@ fn algorithmic_collectives_time_as_under_vtime() {
         );
     }
 }
+
+/// The rank files a traced run left in `case`'s folder `dir`: their names,
+/// sorted.
+fn rank_files(case: &Case, dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(case.dir().join(dir))
+        .expect("the trace folder")
+        .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_tracer_above_virtual_ranks_writes_a_rank_file_each_that_replays_to_their_time() {
+    // The stencil at 16 virtual ranks in 2 processes, traced on the
+    // virtual clock, compute ignored: `pnmpi sim replay` of the folder
+    // predicts the run time the virtual ranks reported, to the ns, with
+    // analytic collectives and with every collective expanded into its
+    // algorithm's messages, under simple and loggp.
+    let loggp = "[model.loggp]\nL = \"1.5us\"\no = \"0.5us\"\ng = \"0.2us\"\nG = \"0.2ns\"\n";
+    let analytic =
+        format!("[machine]\nnodes = 16\n[network]\nlatency = \"2us\"\nbandwidth = \"5GB/s\"\n{loggp}");
+    let algorithmic = format!(
+        "[machine]\nnodes = 4\ncores_per_node = 4\n[network]\neager_threshold = \"256B\"\n\
+         [network.intra]\nlatency = \"0.5us\"\nbandwidth = \"8GB/s\"\n\
+         [network.inter]\nlatency = \"2us\"\nbandwidth = \"5GB/s\"\n\
+         [collectives]\nmode = \"algorithmic\"\n{loggp}"
+    );
+    let prog = ["64", "100", "10"];
+    for machine in [&analytic, &algorithmic] {
+        for model in ["simple", "loggp"] {
+            let mut case = Case::new();
+            case.write("m.toml", machine);
+            case.write(
+                "traced.conf",
+                &format!(
+                    "module tracer\nargument outdir tr\nmodule vtime\nargument machine m.toml\nargument model {model}\nargument cpu_factor 0\n"
+                ),
+            );
+            case.env("PNMPI_LIB_PATH", "");
+            let mut cmd = launcher(2);
+            cmd.arg(target_dir().join("pnmpi"))
+                .args(["run", "--vranks=16", "--conf", "traced.conf", "--"])
+                .arg(program("stencil", Link::Native))
+                .args(prog);
+            let virt = case.finish(cmd);
+            virt.assert_ok();
+            let expected: Vec<String> = (0..16).map(|r| format!("rank-{r:05}.pnr")).collect();
+            assert_eq!(rank_files(&case, "tr"), expected, "{}", virt.stderr);
+            let v = virtual_run_time(&virt);
+            let replayed = replay_runtime(&case, "tr", model);
+            assert!(
+                v > 0.0 && (v - replayed).abs() <= 1e-9,
+                "{model}: virtual ranks {v} s, the replay of their trace {replayed} s\n{}",
+                virt.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn a_traced_run_with_compute_and_many_routines_merges_and_replays() {
+    // The ring halo with compute counted: the trace's gaps are the compute
+    // the virtual ranks charged, so its replay predicts their time (to the
+    // ns a call, the trace's unit). vfeatures' nonblocking and persistent
+    // requests, Test loops, wildcards, v collectives and communicators
+    // merge into a trace of 12 ranks that replays.
+    let mut case = Case::new();
+    case.write(
+        "m.toml",
+        "[machine]\nnodes = 16\n[network]\nlatency = \"5us\"\nbandwidth = \"1GB/s\"\n",
+    );
+    case.write(
+        "traced.conf",
+        "module tracer\nargument outdir tr\nmodule vtime\nargument machine m.toml\n",
+    );
+    case.env("PNMPI_LIB_PATH", "");
+    let mut cmd = launcher(2);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=16", "--conf", "traced.conf", "--"])
+        .arg(program("halo", Link::Native))
+        .args(["8192", "50", "200", "1"]);
+    let virt = case.finish(cmd);
+    virt.assert_ok();
+    let v = virtual_run_time(&virt);
+    let replayed = replay_runtime(&case, "tr", "simple");
+    assert!(
+        v > 0.01 && (v - replayed).abs() <= 1e-6 * v,
+        "virtual ranks {v} s, the replay of their trace {replayed} s\n{}",
+        virt.stderr
+    );
+
+    let mut case = Case::new();
+    case.write(
+        "m.toml",
+        "[machine]\nnodes = 16\n[network]\nlatency = \"5us\"\nbandwidth = \"1GB/s\"\n",
+    );
+    case.write(
+        "traced.conf",
+        "module tracer\nargument outdir tr\nmodule vtime\nargument machine m.toml\nargument cpu_factor 0\n",
+    );
+    case.env("PNMPI_LIB_PATH", "");
+    let mut cmd = launcher(2);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=12", "--conf", "traced.conf", "--"])
+        .arg(program("vfeatures", Link::Native));
+    let virt = case.finish(cmd);
+    virt.assert_ok();
+    assert_eq!(rank_files(&case, "tr").len(), 12, "{}", virt.stderr);
+    let merged = std::process::Command::new(target_dir().join("pnmpi"))
+        .args(["trace", "merge", "tr", "-o", "t.pnt"])
+        .current_dir(case.dir())
+        .output()
+        .expect("pnmpi runs");
+    let said = String::from_utf8_lossy(&merged.stderr);
+    assert!(merged.status.success() && !said.contains("warning"), "{said}");
+    let replayed = replay_runtime(&case, "t.pnt", "simple");
+    let v = virtual_run_time(&virt);
+    assert!(
+        (v - replayed).abs() <= 0.01 * v,
+        "virtual ranks {v} s, the replay of their trace {replayed} s"
+    );
+}

@@ -391,22 +391,6 @@ fn thread_multiple_is_refused_with_a_clear_message() {
     );
 }
 
-/// `pnmpi sim replay TRACE -m MACHINE [--model M] --json out.json` in
-/// `case`'s folder: the predicted run time, s.
-fn replay(case: &Case, model: &str) -> f64 {
-    let out = Command::new(target_dir().join("pnmpi"))
-        .args([
-            "sim", "replay", "trace", "-m", "m.toml", "--model", model, "--json", "r.json",
-        ])
-        .current_dir(case.dir())
-        .output()
-        .expect("pnmpi runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
-    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    v["runtime_s"].as_f64().expect("runtime_s")
-}
-
 #[test]
 fn vtime_and_the_replay_of_a_trace_predict_the_same_stencil() {
     let _heavy = heavy();
@@ -432,7 +416,7 @@ fn vtime_and_the_replay_of_a_trace_predict_the_same_stencil() {
     for (kind, machine) in [("analytic", &analytic), ("algorithmic", &algorithmic)] {
         case.write("m.toml", machine);
         for model in ["simple", "loggp"] {
-            let predicted = replay(&case, model);
+            let predicted = replay_runtime(&case, "trace", model);
             let mut run = Case::new();
             run.write("m.toml", machine);
             run.conf(&conf(&[("machine", "m.toml"), ("model", model)]));

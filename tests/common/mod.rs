@@ -633,3 +633,20 @@ pub fn succeeded(out: std::process::Output) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// `pnmpi sim replay TRACE -m m.toml --model MODEL --json r.json` in
+/// `case`'s folder (`trace`: a `.pnt` or a tracer folder there): the
+/// predicted run time, s.
+pub fn replay_runtime(case: &Case, trace: &str, model: &str) -> f64 {
+    let out = Command::new(target_dir().join("pnmpi"))
+        .args([
+            "sim", "replay", trace, "-m", "m.toml", "--model", model, "--json", "r.json",
+        ])
+        .current_dir(case.dir())
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    v["runtime_s"].as_f64().expect("runtime_s")
+}

@@ -58,6 +58,8 @@ pub struct Rank {
     yielder: usize,
     /// The lowest address of its stack, once it started.
     stack_limit: usize,
+    /// Its clock when it last polled and found nothing ([`idle`]).
+    idled_at: Ns,
 }
 
 /// An event: rank `Resume` at a time, or message `Arrive`.
@@ -102,7 +104,14 @@ pub struct Engine {
     pub lookahead: Ns,
     /// The other processes, when the ranks are spread over several.
     pub dist: Option<crate::dist::Dist>,
+    /// The trace being written, when the configuration loads the tracer.
+    pub trace: Option<crate::trace::Trace>,
 }
+
+/// How far a rank that polls in vain moves on when every other event at
+/// its time is another rank polling: the cost of a failed `MPI_Test` on
+/// a real machine, as SimGrid charges one (its `smpi/test`).
+const STALLED_POLL_NS: Ns = 100.0;
 
 static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -161,6 +170,7 @@ impl Engine {
                 stats: Totals::default(),
                 yielder: 0,
                 stack_limit: 0,
+                idled_at: -1.0,
             })
             .collect();
         let (model, model_name) = model;
@@ -192,6 +202,7 @@ impl Engine {
             switches: 0,
             lookahead,
             dist,
+            trace: None,
         };
         for r in blocks.first(blocks.me)..blocks.first(blocks.me + 1) {
             e.push(0.0, Event::Resume(r));
@@ -295,12 +306,24 @@ pub fn catch_up() {
 pub fn idle() {
     let wait = with(|e| {
         let r = e.current;
-        let next = e.next_time().or_else(|| e.dist.as_ref().map(|d| d.end))?;
+        let next = e.next_time().or_else(|| e.dist.as_ref().map(|d| d.end));
+        let own = e.p2p.next_completion(r, e.ranks[r as usize].clock);
         let rank = &mut e.ranks[r as usize];
-        // Polling until the next event: waiting, in the report.
-        rank.stats.wait += (next - rank.clock).max(0.0);
-        rank.clock = rank.clock.max(next);
-        let t = rank.clock;
+        let mut t = match (next, own) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b)?,
+        }
+        .max(rank.clock);
+        if t <= rank.clock && rank.idled_at == rank.clock {
+            // Polled at this time already and nothing came: every event
+            // left at this time is another rank polling too (with no
+            // compute counted, none of them would ever move on).
+            t = own.unwrap_or(f64::INFINITY).min(rank.clock + STALLED_POLL_NS);
+        }
+        // Polling until then: waiting, in the report.
+        rank.stats.wait += t - rank.clock;
+        rank.clock = t;
+        rank.idled_at = t;
         e.push(t, Event::Resume(r));
         Some(())
     });

@@ -33,3 +33,4 @@ mod p2p;
 mod report;
 mod stack;
 mod start;
+mod trace;

@@ -158,6 +158,10 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         Dist::new(world, lookahead)
     });
     let here = blocks.first(me + 1) - blocks.first(me);
+    let trace = opts.trace.as_ref().map(|t| {
+        crate::trace::Trace::open(t, n, blocks.first(me), here)
+            .unwrap_or_else(|e| refuse(&format!("tracer: {e}")))
+    });
     let globals =
         Globals::new(n).unwrap_or_else(|e| refuse(&format!("cannot privatize the program's globals: {e}")));
     let pool = Pool::new(opts.stack, here as usize);
@@ -177,6 +181,13 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
             globals.objects().join(", "),
             opts.source
         );
+        if let Some(t) = &trace {
+            eprintln!(
+                "pnmpi vranks: tracer: one rank file per virtual rank, on the virtual clock, in {} ({} KiB of events buffered per rank)",
+                t.dir().display(),
+                t.buffer() / 1024
+            );
+        }
         for (lib, slots) in &fortran {
             eprintln!(
                 "pnmpi vranks: Fortran binding {lib}: {slots} PMPI_ routines bound to the virtual ranks"
@@ -184,7 +195,7 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         }
     }
     let wall = std::time::Instant::now();
-    let engine = Engine::new(
+    let mut engine = Engine::new(
         n,
         blocks,
         dist,
@@ -197,10 +208,25 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         globals,
         pool,
     );
+    engine.trace = trace;
     let status = engine::run(engine, me == 0);
     let mut e = engine::finish();
     let wall_ns = wall.elapsed().as_nanos() as f64;
+    let traced = e.trace.as_mut().map(|t| (t.close(), t.dir().to_path_buf()));
     crate::report::finish(&mut e, config, wall_ns);
+    if let Some((unfinished, dir)) = traced {
+        if unfinished > 0 {
+            eprintln!(
+                "pnmpi vranks: tracer: {unfinished} ranks of process {me} did not reach MPI_Finalize; what they recorded stays in their .part files"
+            );
+        }
+        if me == 0 {
+            let dir = dir.display();
+            eprintln!(
+                "pnmpi vranks: trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt"
+            );
+        }
+    }
     // SAFETY: the native MPI ends once, after every rank.
     unsafe { ffi::PMPI_Finalize() };
     status

@@ -11,6 +11,7 @@ use crate::coll::{Gift, Op};
 use crate::dtype::{layout, pack, put_raw, raw, unpack};
 use crate::engine::with;
 use crate::handles::{self, Kind};
+use crate::trace;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
@@ -57,6 +58,22 @@ unsafe fn nth(a: *const c_int, i: usize, default: i64) -> i64 {
         // SAFETY: the caller's array.
         i64::from(unsafe { *a.add(i) })
     }
+}
+
+/// Bytes of each member's entry of a counts array, items of `dt` (for the
+/// trace: computed only when the run is traced).
+///
+/// # Safety
+/// `counts` has `size` entries.
+unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
+    if !trace::on() {
+        return Vec::new();
+    }
+    let item = trace::bytes(1, dt);
+    // SAFETY: the caller's array.
+    (0..size as usize)
+        .map(|i| unsafe { nth(counts, i, 0) } * item)
+        .collect()
 }
 
 /// Copies member `part.me`'s result out (in its own context).
@@ -148,7 +165,10 @@ pub fn go(
     let id = with(|e| e.join(comm, op, root.max(0) as u32, gift, bytes, out, req.is_none()));
     match req {
         // SAFETY: the application's request handle.
-        Some(r) => unsafe { *r = handles::make(Kind::Request, id) },
+        Some(r) => unsafe {
+            *r = handles::make(Kind::Request, id);
+            crate::trace::request(*r);
+        },
         // SAFETY: no status.
         None => unsafe { wait_id(routine, id, c::STATUS_IGNORE()) },
     }
@@ -162,6 +182,7 @@ fn in_place(p: *const c_void) -> bool {
 /// # Safety
 /// Safe; `unsafe` like the other collectives, for [`collective!`].
 unsafe fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request>) -> c_int {
+    trace::collective(comm, None, None, None);
     let comm = comm_of(routine, comm);
     go(
         routine,
@@ -186,6 +207,7 @@ unsafe fn bcast(
     comm: ffi::MPI_Comm,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    trace::collective(comm, Some(trace::bytes(count, dt)), None, Some(root));
     let comm = comm_of(routine, comm);
     let (me, _) = rank_size(comm);
     let bytes = (layout(dt).size * count.max(0) as usize) as u64;
@@ -222,6 +244,8 @@ unsafe fn reduce(
     kind: Red,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    let rooted = (kind == Red::Reduce).then_some(root);
+    trace::collective(comm, Some(trace::bytes(count, dt)), None, rooted);
     let comm = comm_of(routine, comm);
     let (me, _) = rank_size(comm);
     let src = if in_place(sbuf) {
@@ -272,6 +296,7 @@ unsafe fn reduce_scatter(
     comm: ffi::MPI_Comm,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    let handle = comm;
     let comm = comm_of(routine, comm);
     let (me, size) = rank_size(comm);
     let l = layout(dt);
@@ -285,6 +310,13 @@ unsafe fn reduce_scatter(
         .sum();
     // SAFETY: as above.
     let mine = unsafe { nth(counts, me as usize, i64::from(count)) };
+    if counts.is_null() {
+        trace::collective(handle, Some(trace::bytes(count, dt)), None, None);
+    } else {
+        trace::collective(handle, Some(total * l.size as i64), None, None);
+        // SAFETY: one count per member.
+        trace::per_peer(Vec::new(), per_member(counts, size, dt));
+    }
     let src = if in_place(sbuf) {
         rbuf as *const c_void
     } else {
@@ -337,9 +369,21 @@ unsafe fn gather(
     comm: ffi::MPI_Comm,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    let handle = comm;
     let comm = comm_of(routine, comm);
-    let (me, _) = rank_size(comm);
+    let (me, size) = rank_size(comm);
     let receives = root.is_none_or(|r| r == me as c_int);
+    let sent = Some(trace::bytes(scount, stype));
+    if rcounts.is_null() {
+        trace::collective(handle, sent, Some(trace::bytes(rcount, rtype)), root);
+    } else if receives {
+        // SAFETY: one count per member where they are significant.
+        let recv = unsafe { per_member(rcounts, size, rtype) };
+        trace::collective(handle, sent, Some(recv.iter().sum()), root);
+        trace::per_peer(Vec::new(), recv);
+    } else {
+        trace::collective(handle, sent, None, root);
+    }
     // SAFETY: the member's send buffer, or (in place) its own block of
     // the receive buffer.
     let data = unsafe {
@@ -393,9 +437,21 @@ unsafe fn scatter(
     comm: ffi::MPI_Comm,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    let handle = comm;
     let comm = comm_of(routine, comm);
     let (me, size) = rank_size(comm);
     let is_root = me as c_int == root;
+    let got = Some(trace::bytes(rcount, rtype));
+    if scounts.is_null() {
+        trace::collective(handle, Some(trace::bytes(scount, stype)), got, Some(root));
+    } else if is_root {
+        // SAFETY: one count per member at the root.
+        let send = unsafe { per_member(scounts, size, stype) };
+        trace::collective(handle, Some(send.iter().sum()), got, Some(root));
+        trace::per_peer(send, Vec::new());
+    } else {
+        trace::collective(handle, None, got, Some(root));
+    }
     let ext = layout(stype).extent;
     let gift = if is_root {
         // SAFETY: the root's send buffer holds every member's block.
@@ -449,8 +505,28 @@ unsafe fn alltoall(
     comm: ffi::MPI_Comm,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    let handle = comm;
     let comm = comm_of(routine, comm);
     let (_, size) = rank_size(comm);
+    if rcounts.is_null() {
+        let sent = if in_place(sbuf) {
+            trace::bytes(rcount, rtype)
+        } else {
+            trace::bytes(scount, stype)
+        };
+        trace::collective(handle, Some(sent), Some(trace::bytes(rcount, rtype)), None);
+    } else {
+        // SAFETY: one count per member in each array.
+        let recv = unsafe { per_member(rcounts, size, rtype) };
+        let send = if in_place(sbuf) {
+            recv.clone()
+        } else {
+            // SAFETY: as above.
+            unsafe { per_member(scounts, size, stype) }
+        };
+        trace::collective(handle, Some(send.iter().sum()), Some(recv.iter().sum()), None);
+        trace::per_peer(send, recv);
+    }
     let (src, count, counts, displs, dt) = if in_place(sbuf) {
         (rbuf as *const c_void, rcount, rcounts, rdispls, rtype)
     } else {
@@ -492,7 +568,7 @@ macro_rules! collective {
         /// MPI's contract for this routine.
         #[no_mangle]
         pub unsafe extern "C" fn $iname($($arg: $ty,)* req: *mut ffi::MPI_Request) -> c_int {
-            let _call = Call::enter();
+            let _call = Call::enter(stringify!($iname));
             // SAFETY: the application's arguments.
             unsafe { $imp(stringify!($iname), $($call,)* Some(req)) }
         }
@@ -502,7 +578,7 @@ macro_rules! collective {
         /// MPI's contract for this routine.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
-            let _call = Call::enter();
+            let _call = Call::enter(stringify!($name));
             // SAFETY: the application's arguments.
             unsafe { $imp(stringify!($name), $($call,)* None) }
         }

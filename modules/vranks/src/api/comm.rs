@@ -13,17 +13,21 @@ use std::ffi::{c_char, c_int, c_void};
 
 /// Starts the rank's clock (its virtual time is 0 at the end of
 /// `MPI_Init`, as under vtime).
-fn init() -> c_int {
-    with(|e| {
+fn init(routine: &'static str) -> c_int {
+    let first = with(|e| {
         let r = e.current as usize;
         let rank = &mut e.ranks[r];
         if rank.initialized {
-            return;
+            return false;
         }
         rank.initialized = true;
         rank.clock = rank.clock.max(0.0);
         rank.cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
+        true
     });
+    if first {
+        crate::trace::init(routine);
+    }
     ok()
 }
 
@@ -31,7 +35,7 @@ fn init() -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
-    init()
+    init("MPI_Init")
 }
 
 /// Threads inside a virtual rank would run on its context's stack behind
@@ -54,7 +58,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
     }
     // SAFETY: the application's out-pointer.
     unsafe { *provided = required };
-    init()
+    init("MPI_Init_thread")
 }
 
 /// # Safety
@@ -83,12 +87,15 @@ pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
-    let _call = Call::enter();
-    with(|e| {
-        let rank = &mut e.ranks[e.current as usize];
-        rank.end = Some(rank.clock);
-        rank.finalized = true;
-    });
+    {
+        let _call = Call::enter("MPI_Finalize");
+        with(|e| {
+            let rank = &mut e.ranks[e.current as usize];
+            rank.end = Some(rank.clock);
+            rank.finalized = true;
+        });
+    }
+    crate::trace::finalize();
     ok()
 }
 
@@ -112,7 +119,7 @@ pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Wtime() -> f64 {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Wtime");
     with(|e| e.ranks[e.current as usize].clock * 1e-9)
 }
 
@@ -148,15 +155,18 @@ pub unsafe extern "C" fn MPI_Comm_size(comm: ffi::MPI_Comm, size: *mut c_int) ->
 
 /// A constructor: the rendezvous that makes the new communicators.
 fn construct(routine: &str, comm: ffi::MPI_Comm, gift: Gift, out: *mut ffi::MPI_Comm) -> c_int {
-    let comm = comm_of(routine, comm);
-    go(routine, comm, Op::Constructor, 0, gift, 0, Out::Comm(out), None)
+    let parent = comm_of(routine, comm);
+    let rc = go(routine, parent, Op::Constructor, 0, gift, 0, Out::Comm(out), None);
+    // SAFETY: the application's out-pointer, which the constructor wrote.
+    crate::trace::new_comm(comm, unsafe { *out });
+    rc
 }
 
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_dup(comm: ffi::MPI_Comm, out: *mut ffi::MPI_Comm) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Comm_dup");
     construct("MPI_Comm_dup", comm, Gift::Nothing, out)
 }
 
@@ -169,7 +179,7 @@ pub unsafe extern "C" fn MPI_Comm_split(
     key: c_int,
     out: *mut ffi::MPI_Comm,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Comm_split");
     construct("MPI_Comm_split", comm, Gift::Split(color, key), out)
 }
 
@@ -194,7 +204,7 @@ pub unsafe extern "C" fn MPI_Comm_create(
     group: ffi::MPI_Group,
     out: *mut ffi::MPI_Comm,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Comm_create");
     let list = group_of("MPI_Comm_create", group);
     construct("MPI_Comm_create", comm, Gift::Group(Some(list)), out)
 }
@@ -494,7 +504,7 @@ pub unsafe extern "C" fn MPI_Cart_create(
     _reorder: c_int,
     out: *mut ffi::MPI_Comm,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Cart_create");
     let n = ndims.max(0) as usize;
     // SAFETY: the application's arrays of `ndims` entries.
     let d: Vec<i32> = (0..n).map(|i| unsafe { *dims.add(i) }).collect();

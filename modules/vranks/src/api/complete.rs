@@ -69,6 +69,7 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
         }
         r
     });
+    traced(routine, persistent.unwrap_or(id), &req);
     match req.work {
         Work::Recv(spec, Some(m)) => {
             // SAFETY: the receive buffer the application posted, valid
@@ -103,6 +104,24 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
             // SAFETY: the application's status.
             unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
         }
+    }
+}
+
+/// Records a finished request in a traced run: for the `Wait` and `Test`
+/// families, as a completion of the application's handle `id` (with the
+/// source and tag of a receive); for the blocking calls built on a
+/// request of their own, only a receive's status.
+fn traced(routine: &str, id: usize, req: &crate::p2p::Request) {
+    let status = match &req.work {
+        Work::Recv(_, Some(_)) => Some((req.status.0, req.status.1)),
+        Work::Recv(_, None) => Some((c::PROC_NULL(), c::ANY_TAG())),
+        _ => None,
+    };
+    if routine.starts_with("MPI_Wait") || routine.starts_with("MPI_Test") {
+        let h: ffi::MPI_Request = handles::make(Kind::Request, id);
+        crate::trace::done(pnmpi_mpi_sys::Handle::bits(h), status);
+    } else if let Some((source, tag)) = status {
+        crate::trace::status(source, tag);
     }
 }
 

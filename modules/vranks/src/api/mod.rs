@@ -21,15 +21,17 @@ const POLLING_NS: f64 = 1000.0;
 
 /// An MPI call in progress: at its start the rank's CPU time since its
 /// last call is charged to its clock; at its end the CPU mark is reset,
-/// so that the layer's own work is not charged.
+/// so that the layer's own work is not charged. In a traced run it is
+/// one event of the rank's trace, from the clock after the compute to
+/// the clock at its end ([`crate::trace`]).
 pub struct Call {
     /// Virtual compute charged at entry.
     pub compute: f64,
 }
 
 impl Call {
-    /// Charges the running rank's compute.
-    pub fn enter() -> Call {
+    /// Charges the running rank's compute, at the start of `routine`.
+    pub fn enter(routine: &'static str) -> Call {
         with(|e| {
             let r = e.current as usize;
             let cpu = if e.cpu_factor > 0.0 {
@@ -47,6 +49,9 @@ impl Call {
                 rank.stats.compute += compute;
             }
             rank.stats.calls += 1;
+            if let Some(t) = e.trace.as_mut() {
+                t.begin(r as u32, routine, rank.clock);
+            }
             Call { compute }
         })
     }
@@ -60,12 +65,17 @@ impl Call {
 
 impl Drop for Call {
     fn drop(&mut self) {
-        with(|e| {
+        let written = with(|e| {
+            let r = e.current as usize;
             if e.cpu_factor > 0.0 {
-                let r = e.current as usize;
                 e.ranks[r].cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
             }
+            let clock = e.ranks[r].clock;
+            e.trace.as_mut().map_or(Ok(()), |t| t.end(r as u32, clock))
         });
+        if let Err(what) = written {
+            fatal("tracer", &what);
+        }
     }
 }
 

@@ -28,6 +28,7 @@ pub struct Template {
 
 /// Makes a persistent request.
 fn make(t: Template, req: *mut ffi::MPI_Request) -> c_int {
+    crate::trace::p2p(t.peer, t.tag, t.comm, t.count, t.dtype);
     let id = with(|e| {
         let id = e.request(Work::Persistent(t), true);
         e.p2p.reqs[id].persistent = true;
@@ -35,6 +36,8 @@ fn make(t: Template, req: *mut ffi::MPI_Request) -> c_int {
     });
     // SAFETY: the application's request handle.
     unsafe { *req = handles::make(Kind::Request, id) };
+    // SAFETY: just written.
+    crate::trace::request(unsafe { *req });
     ok()
 }
 
@@ -54,7 +57,7 @@ macro_rules! send_init {
             comm: ffi::MPI_Comm,
             req: *mut ffi::MPI_Request,
         ) -> c_int {
-            let _call = Call::enter();
+            let _call = Call::enter(stringify!($name));
             super::comm_of(stringify!($name), comm);
             make(
                 Template {
@@ -92,7 +95,7 @@ pub unsafe extern "C" fn MPI_Recv_init(
     comm: ffi::MPI_Comm,
     req: *mut ffi::MPI_Request,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Recv_init");
     super::comm_of("MPI_Recv_init", comm);
     make(
         Template {
@@ -111,6 +114,7 @@ pub unsafe extern "C" fn MPI_Recv_init(
 
 /// Posts what persistent request `h` describes.
 fn start(routine: &str, h: ffi::MPI_Request) {
+    crate::trace::request(h);
     let Some(id) = handles::index(Kind::Request, h) else {
         super::fatal(routine, "not a persistent request of this run")
     };
@@ -141,7 +145,7 @@ fn start(routine: &str, h: ffi::MPI_Request) {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Start(req: *mut ffi::MPI_Request) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Start");
     // SAFETY: the application's handle.
     start("MPI_Start", unsafe { *req });
     ok()
@@ -151,7 +155,7 @@ pub unsafe extern "C" fn MPI_Start(req: *mut ffi::MPI_Request) -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Startall(n: c_int, reqs: *mut ffi::MPI_Request) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Startall");
     for i in 0..n.max(0) as usize {
         // SAFETY: the application's array of `n` handles.
         start("MPI_Startall", unsafe { *reqs.add(i) });

@@ -135,8 +135,9 @@ macro_rules! send {
             tag: c_int,
             comm: ffi::MPI_Comm,
         ) -> c_int {
-            let _call = Call::enter();
+            let _call = Call::enter(stringify!($name));
             let name = stringify!($name);
+            crate::trace::p2p(dest, tag, comm, count, dt);
             // SAFETY: the application's arguments.
             if let Some(id) = unsafe { post_send(name, buf, count, dt, dest, tag, comm, $mode) } {
                 // SAFETY: no status.
@@ -163,11 +164,14 @@ macro_rules! isend {
             comm: ffi::MPI_Comm,
             req: *mut ffi::MPI_Request,
         ) -> c_int {
-            let _call = Call::enter();
+            let _call = Call::enter(stringify!($name));
+            crate::trace::p2p(dest, tag, comm, count, dt);
             // SAFETY: the application's arguments.
             let id = unsafe { post_send(stringify!($name), buf, count, dt, dest, tag, comm, $mode) };
             // SAFETY: the application's request handle.
             unsafe { *req = handle(id, false) };
+            // SAFETY: just written.
+            crate::trace::request(unsafe { *req });
             ok()
         }
     };
@@ -196,7 +200,8 @@ pub unsafe extern "C" fn MPI_Recv(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Recv");
+    crate::trace::p2p(source, tag, comm, count, dt);
     match post_recv("MPI_Recv", buf, count, dt, source, tag, comm) {
         // SAFETY: the application's status.
         Some(id) => unsafe { wait_id("MPI_Recv", id, st) },
@@ -220,10 +225,13 @@ pub unsafe extern "C" fn MPI_Irecv(
     comm: ffi::MPI_Comm,
     req: *mut ffi::MPI_Request,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Irecv");
+    crate::trace::p2p(source, tag, comm, count, dt);
     let id = post_recv("MPI_Irecv", buf, count, dt, source, tag, comm);
     // SAFETY: the application's request handle.
     unsafe { *req = handle(id, true) };
+    // SAFETY: just written.
+    crate::trace::request(unsafe { *req });
     ok()
 }
 
@@ -265,8 +273,10 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Sendrecv");
     let name = "MPI_Sendrecv";
+    crate::trace::p2p(dest, stag, comm, scount, stype);
+    crate::trace::recv_half(source, rtag, rcount, rtype);
     // SAFETY: the application's arguments.
     let s = unsafe { post_send(name, sbuf, scount, stype, dest, stag, comm, Mode::Standard) };
     let r = post_recv(name, rbuf, rcount, rtype, source, rtag, comm);
@@ -290,8 +300,10 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Sendrecv_replace");
     let name = "MPI_Sendrecv_replace";
+    crate::trace::p2p(dest, stag, comm, count, dt);
+    crate::trace::recv_half(source, rtag, count, dt);
     // SAFETY: the application's arguments: the send is packed before the
     // receive may overwrite the buffer.
     let s = unsafe { post_send(name, buf, count, dt, dest, stag, comm, Mode::Standard) };
@@ -320,6 +332,15 @@ fn look(routine: &str, source: c_int, tag: c_int, comm: ffi::MPI_Comm) -> Option
     })
 }
 
+/// Records a probe's source, tag and communicator.
+fn probed(source: c_int, tag: c_int, comm: ffi::MPI_Comm) {
+    crate::trace::note(|rec| {
+        rec.peer = Some(i64::from(source));
+        rec.tag = Some(i64::from(tag));
+        rec.comm = Some(pnmpi_mpi_sys::Handle::bits(comm));
+    });
+}
+
 /// Whether a message has arrived, by the rank's virtual clock.
 ///
 /// # Safety
@@ -332,8 +353,12 @@ pub unsafe extern "C" fn MPI_Iprobe(
     flag: *mut c_int,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let call = Call::enter();
+    let call = Call::enter("MPI_Iprobe");
+    probed(source, tag, comm);
     let found = look("MPI_Iprobe", source, tag, comm);
+    if let Some((s, t, _)) = found {
+        crate::trace::status(s, t);
+    }
     // SAFETY: the application's out-pointers.
     unsafe {
         *flag = c_int::from(found.is_some());
@@ -358,9 +383,11 @@ pub unsafe extern "C" fn MPI_Probe(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Probe");
+    probed(source, tag, comm);
     loop {
         if let Some((s, t, b)) = look("MPI_Probe", source, tag, comm) {
+            crate::trace::status(s, t);
             // SAFETY: the application's status.
             unsafe { set_status(st, s, t, b) };
             return ok();
@@ -380,7 +407,7 @@ macro_rules! completion {
         /// MPI's contract for this routine.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
-            let $call = Call::enter();
+            let $call = Call::enter(stringify!($name));
             // SAFETY: the application's arguments.
             unsafe { $imp };
             ok()
@@ -413,9 +440,10 @@ completion!(MPI_Testsome(n: c_int, reqs: Req, outcount: *mut c_int, indices: *mu
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Request_free(req: *mut ffi::MPI_Request) -> c_int {
-    let _call = Call::enter();
+    let _call = Call::enter("MPI_Request_free");
     // SAFETY: the application's handle.
     let h = unsafe { *req };
+    crate::trace::done(pnmpi_mpi_sys::Handle::bits(h), None);
     if let Some(id) = handles::index(Kind::Request, h) {
         with(|e| {
             let remove = match e.p2p.reqs.get(id).map(|r| (&r.work, r.done)) {

@@ -1,0 +1,404 @@
+//! The tracer above virtual ranks: one rank file per virtual rank, on the
+//! virtual clock, in the `tracer` module's format and folder layout, so
+//! that `pnmpi trace` and `pnmpi sim replay` read an N-rank run traced at
+//! N virtual ranks as they read one traced in N processes.
+//!
+//! The tracer module itself is not loaded in this mode: its state is one
+//! rank per process (its stream per thread, its clock measurement, its
+//! `MPI_Init` broadcast). This layer records what it would: every call
+//! that charges the rank's clock ([`crate::api::Call`]) is an event from
+//! the clock after the compute before it to the clock at its return, and
+//! the routines the replay needs also record their arguments (peer, tag,
+//! communicator, bytes, root, per-peer bytes, requests created and
+//! completed, statuses, and each new communicator's members as world
+//! ranks). Local calls that take no virtual time (`MPI_Comm_rank`, group
+//! queries, `MPI_Pack`) are not recorded.
+//!
+//! Each rank's events wait in a buffer of their own (`buffer`, 64 KiB by
+//! default, less when many ranks share a process) and a full buffer is
+//! appended to the rank's `.part` file, which is opened for that write
+//! only: a process holds thousands of ranks but few descriptors. A rank
+//! that finishes renames its file to `rank-NNNNN.pnr`; a rank that never
+//! reaches `MPI_Finalize` leaves what it recorded in its `.part`, which
+//! the merge accepts as unfinished.
+
+use crate::options::TraceOptions;
+use pnmpi_mpi_sys::{constants as c, ffi, Handle};
+use pnmpi_trace::counts::PeerBytesOf;
+use pnmpi_trace::rank::{Clock, ClockPair, MpiValues, NewComm, RankHeader, RawDone, RawRecord};
+use pnmpi_trace::rank_writer::{fresh_folder, part_path, rank_path, Appender, RankWriter};
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::path::PathBuf;
+
+/// Events a rank buffers by default before writing them out, and the
+/// least and the total the ranks of one process may hold.
+const DEFAULT_BUFFER: usize = 64 << 10;
+const LEAST_BUFFER: usize = 4 << 10;
+const PROCESS_BUFFERS: usize = 512 << 20;
+
+/// Longest folder path process 0 hands to the others.
+const PATH_MAX: usize = 4096;
+
+/// The trace of this process's virtual ranks.
+pub struct Trace {
+    dir: PathBuf,
+    /// The first rank of this process's block.
+    first: u32,
+    ranks: Vec<RankTrace>,
+    /// Routine name to its index in the header's table.
+    ids: HashMap<&'static str, u32>,
+    /// The header every rank's file starts with, but for its rank.
+    header: RankHeader,
+    buffer: usize,
+}
+
+/// One rank's file in progress.
+struct RankTrace {
+    w: RankWriter,
+    /// The event of the call in progress.
+    rec: RawRecord,
+    /// Calls in progress (a routine built on another records once).
+    depth: u32,
+}
+
+/// The virtual clock as the trace's nanoseconds.
+fn ns(t: f64) -> u64 {
+    t.max(0.0).round() as u64
+}
+
+impl Trace {
+    /// Agrees on the folder and the run id with the other processes
+    /// (process 0 decides; a collective of the native MPI, before any
+    /// rank runs) and prepares the ranks `first..first + here` of `n`.
+    pub fn open(opts: &TraceOptions, n: u32, first: u32, here: u32) -> Result<Trace, String> {
+        let (dir, run_id) = agree_on_output(opts)?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create the trace folder {}: {e}", dir.display()))?;
+        let buffer = opts
+            .buffer
+            .unwrap_or_else(|| (PROCESS_BUFFERS / here.max(1) as usize).clamp(LEAST_BUFFER, DEFAULT_BUFFER));
+        let names = pnmpi_mpi_sys::ROUTINE_NAMES;
+        let ids = names.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_default();
+        let header = RankHeader {
+            rank: 0,
+            world_size: n,
+            run_id,
+            clock: Clock::Monotonic,
+            start: ClockPair::default(),
+            pid: std::process::id(),
+            host,
+            mpi: format!("{} (virtual ranks)", pnmpi_mpi_sys::FLAVOR),
+            values: MpiValues {
+                comm_world: c::COMM_WORLD().bits(),
+                comm_self: c::COMM_SELF().bits(),
+                comm_null: c::COMM_NULL().bits(),
+                request_null: c::REQUEST_NULL().bits(),
+                any_source: i64::from(c::ANY_SOURCE()),
+                proc_null: i64::from(c::PROC_NULL()),
+                any_tag: i64::from(c::ANY_TAG()),
+                root: i64::from(c::ROOT()),
+            },
+            routines: names.iter().map(|s| s.to_string()).collect(),
+        };
+        let ranks = (0..here)
+            .map(|_| RankTrace {
+                w: RankWriter::new(buffer),
+                rec: RawRecord::default(),
+                depth: 0,
+            })
+            .collect();
+        Ok(Trace {
+            dir,
+            first,
+            ranks,
+            ids,
+            header,
+            buffer,
+        })
+    }
+
+    /// The folder the rank files go to.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// Bytes of events each rank buffers.
+    pub fn buffer(&self) -> usize {
+        self.buffer
+    }
+
+    fn part(&self, r: u32) -> PathBuf {
+        part_path(&rank_path(&self.dir, r))
+    }
+
+    fn rank(&mut self, r: u32) -> &mut RankTrace {
+        &mut self.ranks[(r - self.first) as usize]
+    }
+
+    /// Starts rank `r`'s file: its header and opening clock pair.
+    pub fn start(&mut self, r: u32) -> Result<(), String> {
+        let path = self.part(r);
+        let header = RankHeader {
+            rank: r,
+            ..self.header.clone()
+        };
+        let _ = std::fs::remove_file(&path);
+        self.rank(r)
+            .w
+            .start(&header, 0, &mut Appender::new(&path))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// A call of `routine` starts at virtual time `at` on rank `r`.
+    pub fn begin(&mut self, r: u32, routine: &str, at: f64) {
+        let id = self.ids.get(routine).copied();
+        let rt = self.rank(r);
+        rt.depth += 1;
+        if rt.depth == 1 {
+            rt.rec.routine = id.expect("every routine the layer defines is in the MPI's table");
+            rt.rec.start = ns(at);
+        }
+    }
+
+    /// The event of rank `r`'s call in progress, to add arguments to.
+    pub fn event(&mut self, r: u32) -> &mut RawRecord {
+        &mut self.rank(r).rec
+    }
+
+    /// Rank `r`'s call ends at `at`: the outermost one is recorded.
+    pub fn end(&mut self, r: u32, at: f64) -> Result<(), String> {
+        let path = self.part(r);
+        let rt = self.rank(r);
+        rt.depth -= 1;
+        if rt.depth > 0 {
+            return Ok(());
+        }
+        rt.rec.end = ns(at).max(rt.rec.start);
+        let written = rt.w.event(&rt.rec.as_event(), &mut Appender::new(&path));
+        clear(&mut rt.rec);
+        written.map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Rank `r` finalized at `at`: its file is complete and gets its name.
+    pub fn finish(&mut self, r: u32, at: f64) -> Result<(), String> {
+        let path = rank_path(&self.dir, r);
+        let part = part_path(&path);
+        self.rank(r)
+            .w
+            .finish(ns(at), &mut Appender::new(&part))
+            .and_then(|()| std::fs::rename(&part, &path))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// Writes out what the ranks that did not finish recorded (their
+    /// files stay `.part`); returns how many there were.
+    pub fn close(&mut self) -> usize {
+        let mut unfinished = 0;
+        for i in 0..self.ranks.len() {
+            let r = self.first + i as u32;
+            let part = self.part(r);
+            if !part.exists() {
+                continue;
+            }
+            unfinished += 1;
+            let rt = &mut self.ranks[i];
+            let at = rt.rec.start;
+            if let Err(e) = rt.w.flush(at, &mut Appender::new(&part)) {
+                eprintln!("pnmpi vranks: tracer: cannot write {}: {e}", part.display());
+            }
+        }
+        unfinished
+    }
+}
+
+/// Empties an event for the next call, keeping its lists' memory.
+fn clear(rec: &mut RawRecord) {
+    let mut reqs = std::mem::take(&mut rec.reqs);
+    let mut done = std::mem::take(&mut rec.done);
+    reqs.clear();
+    done.clear();
+    *rec = RawRecord {
+        reqs,
+        done,
+        ..RawRecord::default()
+    };
+}
+
+/// Process 0 picks the folder (the tracer's `outdir`, else a fresh one)
+/// and a run id, and tells the others: the folder's path is broadcast
+/// over the native MPI, as the tracer does at `MPI_Init`.
+fn agree_on_output(opts: &TraceOptions) -> Result<(PathBuf, u64), String> {
+    let mut me: c_int = 0;
+    // SAFETY: the native MPI is initialized; the output is local.
+    unsafe { ffi::PMPI_Comm_rank(c::COMM_WORLD(), &mut me) };
+    let mut path = [0u8; PATH_MAX];
+    let mut run_id = 0u64;
+    if me == 0 {
+        let dir = match &opts.dir {
+            Some(d) => std::fs::create_dir_all(d).map(|()| PathBuf::from(d)),
+            None => fresh_folder(),
+        };
+        match dir {
+            Ok(d) => {
+                let bytes = d.as_os_str().as_encoded_bytes();
+                if bytes.len() < PATH_MAX {
+                    path[..bytes.len()].copy_from_slice(bytes);
+                }
+            }
+            Err(e) => eprintln!("pnmpi vranks: tracer: cannot create the trace folder: {e}"),
+        }
+        run_id = pnmpi_trace::civil::now_secs() as u64 ^ (u64::from(std::process::id()) << 32);
+    }
+    // SAFETY: the native MPI is initialized; every process calls these
+    // broadcasts, with buffers of the sizes given.
+    unsafe {
+        ffi::PMPI_Bcast(
+            path.as_mut_ptr().cast(),
+            PATH_MAX as c_int,
+            c::BYTE(),
+            0,
+            c::COMM_WORLD(),
+        );
+        ffi::PMPI_Bcast((&raw mut run_id).cast(), 1, c::UINT64_T(), 0, c::COMM_WORLD());
+    }
+    let len = path.iter().position(|&b| b == 0).unwrap_or(0);
+    if len == 0 {
+        return Err("the tracer has no folder to write to (process 0 could not create it)".into());
+    }
+    Ok((
+        PathBuf::from(String::from_utf8_lossy(&path[..len]).into_owned()),
+        run_id,
+    ))
+}
+
+/// Adds arguments to the running rank's event, when the run is traced.
+/// `f` must not call into the engine.
+pub fn note(f: impl FnOnce(&mut RawRecord)) {
+    crate::engine::with(|e| {
+        let r = e.current;
+        if let Some(t) = e.trace.as_mut() {
+            f(t.event(r));
+        }
+    });
+}
+
+/// Whether the run is traced.
+pub fn on() -> bool {
+    crate::engine::with(|e| e.trace.is_some())
+}
+
+/// Records the request the running rank's call created or started.
+pub fn request(h: ffi::MPI_Request) {
+    note(|rec| rec.reqs.push(h.bits()));
+}
+
+/// Records a completed request: its handle before the call, and for a
+/// receive the status's source and tag.
+pub fn done(h: u64, status: Option<(c_int, c_int)>) {
+    note(|rec| {
+        rec.done.push(RawDone {
+            handle: h,
+            status: status.map(|(s, t)| (i64::from(s), i64::from(t))),
+        })
+    });
+}
+
+/// Records the communicator a constructor made (`MPI_COMM_NULL` for a
+/// rank left out): its handle and its members' world ranks.
+pub fn new_comm(parent: ffi::MPI_Comm, made: ffi::MPI_Comm) {
+    if !on() {
+        return;
+    }
+    let members = match crate::handles::comm(made) {
+        Some(i) => crate::engine::with(|e| e.comms.list(i, e.current)),
+        None => Vec::new(),
+    };
+    note(|rec| {
+        rec.comm = Some(parent.bits());
+        rec.newcomm = Some(NewComm {
+            handle: made.bits(),
+            members: members.iter().map(|&w| i64::from(w)).collect(),
+            remote: None,
+        });
+    });
+}
+
+/// Records the per-peer bytes of a `v` collective.
+pub fn per_peer(send: Vec<i64>, recv: Vec<i64>) {
+    note(|rec| rec.counts = Some(PeerBytesOf { send, recv }));
+}
+
+/// `count` items of `dt`, in bytes.
+pub fn bytes(count: c_int, dt: ffi::MPI_Datatype) -> i64 {
+    crate::dtype::layout(dt).size as i64 * i64::from(count.max(0))
+}
+
+/// Records a point-to-point call's peer (source or destination), tag,
+/// communicator and bytes.
+pub fn p2p(peer: c_int, tag: c_int, comm: ffi::MPI_Comm, count: c_int, dt: ffi::MPI_Datatype) {
+    note(|rec| {
+        rec.peer = Some(i64::from(peer));
+        rec.tag = Some(i64::from(tag));
+        rec.comm = Some(comm.bits());
+        rec.bytes = Some(bytes(count, dt));
+    });
+}
+
+/// Records the receive half of `MPI_Sendrecv`: its source, tag and bytes.
+pub fn recv_half(source: c_int, tag: c_int, count: c_int, dt: ffi::MPI_Datatype) {
+    note(|rec| {
+        rec.src = Some(i64::from(source));
+        rec.rtag = Some(i64::from(tag));
+        rec.rbytes = Some(bytes(count, dt));
+    });
+}
+
+/// Records the status (source, tag) of a blocking receive or probe.
+pub fn status(source: c_int, tag: c_int) {
+    note(|rec| rec.status = Some((i64::from(source), i64::from(tag))));
+}
+
+/// Records a collective's communicator, bytes sent and received, and
+/// root, as the tracer reads them from its arguments.
+pub fn collective(comm: ffi::MPI_Comm, bytes: Option<i64>, rbytes: Option<i64>, root: Option<c_int>) {
+    note(|rec| {
+        rec.comm = Some(comm.bits());
+        rec.bytes = bytes;
+        rec.rbytes = rbytes;
+        rec.root = root.map(i64::from);
+    });
+}
+
+/// Starts rank `r`'s file and records its `MPI_Init` (`routine`), at
+/// virtual time 0.
+pub fn init(routine: &'static str) {
+    let started = crate::engine::with(|e| {
+        let r = e.current;
+        match e.trace.as_mut() {
+            Some(t) => t.start(r).and_then(|()| {
+                t.begin(r, routine, 0.0);
+                t.end(r, 0.0)
+            }),
+            None => Ok(()),
+        }
+    });
+    if let Err(what) = started {
+        crate::api::fatal("tracer", &what);
+    }
+}
+
+/// Completes the running rank's file at `MPI_Finalize`.
+pub fn finalize() {
+    let finished = crate::engine::with(|e| {
+        let r = e.current;
+        let clock = e.ranks[r as usize].clock;
+        e.trace.as_mut().map_or(Ok(()), |t| t.finish(r, clock))
+    });
+    if let Err(what) = finished {
+        crate::api::fatal("tracer", &what);
+    }
+}
