@@ -6,9 +6,11 @@
 //! nanoseconds with offset 0, and a chunk's clock pair is its own time
 //! twice.
 //!
-//! The writer holds the encoded events of one chunk; the bytes go to the
-//! `out` each call is given, so that a process writing many files keeps
-//! none of them open between chunks ([`Appender`]).
+//! The writer holds the file's opening bytes until its first write-out
+//! and the encoded events of one chunk; the bytes go to the `out` each
+//! call is given, so that a process writing many files keeps none of them
+//! open between chunks ([`Appender`]), and a rank that records less than
+//! a chunk opens its file once.
 
 use crate::container;
 use crate::rank::{
@@ -21,6 +23,8 @@ use std::path::{Path, PathBuf};
 /// The encoder and the pending chunk of one rank file.
 #[derive(Debug)]
 pub struct RankWriter {
+    /// The prologue and opening clock measurement, until written out.
+    head: Vec<u8>,
     enc: RawEncoder,
     /// Encoded events up to `len`; room after it.
     buf: Vec<u8>,
@@ -37,6 +41,7 @@ impl RankWriter {
     /// little.
     pub fn new(chunk: usize) -> RankWriter {
         RankWriter {
+            head: Vec::new(),
             enc: RawEncoder::new(0),
             buf: Vec::new(),
             len: 0,
@@ -45,11 +50,11 @@ impl RankWriter {
         }
     }
 
-    /// Writes the file's prologue (`header`) and its opening clock
-    /// measurement at time `at` to `out`.
-    pub fn start(&self, header: &RankHeader, at: u64, out: &mut impl Write) -> io::Result<()> {
-        out.write_all(&header.prologue())?;
-        sync(0, at, out)
+    /// Begins the file: its prologue (`header`) and its opening clock
+    /// measurement at time `at`, written out with the first chunk.
+    pub fn start(&mut self, header: &RankHeader, at: u64) {
+        self.head = header.prologue();
+        self.head.extend_from_slice(&sync(0, at));
     }
 
     /// Encodes `ev`; a full chunk goes to `out` first.
@@ -66,13 +71,18 @@ impl RankWriter {
         Ok(())
     }
 
-    /// Whether events wait in the buffer.
+    /// Whether bytes wait to be written out.
     pub fn pending(&self) -> bool {
-        self.len > 0
+        self.len > 0 || !self.head.is_empty()
     }
 
-    /// Writes the buffered events to `out` as one chunk stamped `at`.
+    /// Writes what is buffered to `out`: the file's opening bytes, if not
+    /// yet written, and the events as one chunk stamped `at`.
     pub fn flush(&mut self, at: u64, out: &mut impl Write) -> io::Result<()> {
+        if !self.head.is_empty() {
+            out.write_all(&self.head)?;
+            self.head = Vec::new();
+        }
         if self.len == 0 {
             return Ok(());
         }
@@ -89,15 +99,14 @@ impl RankWriter {
     /// measurement, and the `END` chunk that marks a complete file.
     pub fn finish(&mut self, at: u64, out: &mut impl Write) -> io::Result<()> {
         self.flush(at, out)?;
-        sync(1, at, out)?;
-        let mut end = Vec::new();
-        container::push_chunk(&mut end, CHUNK_END, &end_payload(self.total));
-        out.write_all(&end)
+        let mut tail = sync(1, at);
+        container::push_chunk(&mut tail, CHUNK_END, &end_payload(self.total));
+        out.write_all(&tail)
     }
 }
 
 /// A `SYNC` chunk at `at` with offset 0: every rank shares the clock.
-fn sync(phase: u8, at: u64, out: &mut impl Write) -> io::Result<()> {
+fn sync(phase: u8, at: u64) -> Vec<u8> {
     let s = Sync {
         phase,
         pair: ClockPair { tick: at, ns: at },
@@ -106,7 +115,7 @@ fn sync(phase: u8, at: u64, out: &mut impl Write) -> io::Result<()> {
     };
     let mut chunk = Vec::new();
     container::push_chunk(&mut chunk, CHUNK_SYNC, &s.encode());
-    out.write_all(&chunk)
+    chunk
 }
 
 /// `rank-NNNNN.pnr` in `dir`: the name the tracer gives rank `r`'s file.
@@ -121,25 +130,45 @@ pub fn part_path(path: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// A file opened for appending at its first write and closed when
-/// dropped: a process with thousands of rank files open at once would
-/// run out of descriptors (1,024 in a default shell).
+/// A file opened at its first write and closed when dropped: a process
+/// with thousands of rank files open at once would run out of
+/// descriptors (1,024 in a default shell).
 pub struct Appender<'a> {
     path: &'a Path,
+    /// Whether the first write starts the file anew (else it appends).
+    fresh: bool,
     file: Option<File>,
 }
 
 impl<'a> Appender<'a> {
-    /// Appends to `path` (created by the first write if missing).
-    pub fn new(path: &'a Path) -> Appender<'a> {
-        Appender { path, file: None }
+    /// Writes to `path`: from its start if `fresh` (created or emptied
+    /// by the first write), else appending.
+    pub fn new(path: &'a Path, fresh: bool) -> Appender<'a> {
+        Appender {
+            path,
+            fresh,
+            file: None,
+        }
+    }
+}
+
+impl Appender<'_> {
+    /// Whether a write opened the file.
+    pub fn opened(&self) -> bool {
+        self.file.is_some()
     }
 }
 
 impl Write for Appender<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.file.is_none() {
-            self.file = Some(OpenOptions::new().create(true).append(true).open(self.path)?);
+            let mut open = OpenOptions::new();
+            if self.fresh {
+                open.write(true).truncate(true);
+            } else {
+                open.append(true);
+            }
+            self.file = Some(open.create(true).open(self.path)?);
         }
         self.file.as_mut().expect("opened above").write(data)
     }

@@ -37,6 +37,75 @@ const DEFAULT_BUFFER: usize = 64 << 10;
 const LEAST_BUFFER: usize = 4 << 10;
 const PROCESS_BUFFERS: usize = 512 << 20;
 
+/// The routines a trace records: the header's table, whose index is an
+/// event's routine code. Only what this layer records, not the MPI's
+/// 400-odd routines: every rank file starts with the table, and at
+/// thousands of ranks a full one would be most of the trace.
+const RECORDED: &[&str] = &[
+    "MPI_Init",
+    "MPI_Init_thread",
+    "MPI_Finalize",
+    "MPI_Wtime",
+    "MPI_Send",
+    "MPI_Bsend",
+    "MPI_Rsend",
+    "MPI_Ssend",
+    "MPI_Isend",
+    "MPI_Ibsend",
+    "MPI_Irsend",
+    "MPI_Issend",
+    "MPI_Recv",
+    "MPI_Irecv",
+    "MPI_Sendrecv",
+    "MPI_Sendrecv_replace",
+    "MPI_Probe",
+    "MPI_Iprobe",
+    "MPI_Send_init",
+    "MPI_Bsend_init",
+    "MPI_Rsend_init",
+    "MPI_Ssend_init",
+    "MPI_Recv_init",
+    "MPI_Start",
+    "MPI_Startall",
+    "MPI_Request_free",
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Waitany",
+    "MPI_Waitsome",
+    "MPI_Test",
+    "MPI_Testall",
+    "MPI_Testany",
+    "MPI_Testsome",
+    "MPI_Barrier",
+    "MPI_Ibarrier",
+    "MPI_Bcast",
+    "MPI_Ibcast",
+    "MPI_Reduce",
+    "MPI_Ireduce",
+    "MPI_Allreduce",
+    "MPI_Iallreduce",
+    "MPI_Scan",
+    "MPI_Exscan",
+    "MPI_Reduce_scatter_block",
+    "MPI_Reduce_scatter",
+    "MPI_Gather",
+    "MPI_Igather",
+    "MPI_Gatherv",
+    "MPI_Allgather",
+    "MPI_Iallgather",
+    "MPI_Allgatherv",
+    "MPI_Scatter",
+    "MPI_Iscatter",
+    "MPI_Scatterv",
+    "MPI_Alltoall",
+    "MPI_Ialltoall",
+    "MPI_Alltoallv",
+    "MPI_Comm_dup",
+    "MPI_Comm_split",
+    "MPI_Comm_create",
+    "MPI_Cart_create",
+];
+
 /// Longest folder path process 0 hands to the others.
 const PATH_MAX: usize = 4096;
 
@@ -56,6 +125,10 @@ pub struct Trace {
 /// One rank's file in progress.
 struct RankTrace {
     w: RankWriter,
+    /// Whether its `.part` file was written to yet.
+    written: bool,
+    /// Whether the rank finalized (its file is complete).
+    finished: bool,
     /// The event of the call in progress.
     rec: RawRecord,
     /// Calls in progress (a routine built on another records once).
@@ -78,8 +151,7 @@ impl Trace {
         let buffer = opts
             .buffer
             .unwrap_or_else(|| (PROCESS_BUFFERS / here.max(1) as usize).clamp(LEAST_BUFFER, DEFAULT_BUFFER));
-        let names = pnmpi_mpi_sys::ROUTINE_NAMES;
-        let ids = names.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
+        let ids = RECORDED.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_default();
@@ -102,11 +174,13 @@ impl Trace {
                 any_tag: i64::from(c::ANY_TAG()),
                 root: i64::from(c::ROOT()),
             },
-            routines: names.iter().map(|s| s.to_string()).collect(),
+            routines: RECORDED.iter().map(|s| s.to_string()).collect(),
         };
         let ranks = (0..here)
             .map(|_| RankTrace {
                 w: RankWriter::new(buffer),
+                written: false,
+                finished: false,
                 rec: RawRecord::default(),
                 depth: 0,
             })
@@ -140,28 +214,41 @@ impl Trace {
     }
 
     /// Starts rank `r`'s file: its header and opening clock pair.
-    pub fn start(&mut self, r: u32) -> Result<(), String> {
-        let path = self.part(r);
+    pub fn start(&mut self, r: u32) {
         let header = RankHeader {
             rank: r,
             ..self.header.clone()
         };
-        let _ = std::fs::remove_file(&path);
-        self.rank(r)
-            .w
-            .start(&header, 0, &mut Appender::new(&path))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        self.rank(r).w.start(&header, 0);
+    }
+
+    /// Runs `write` with rank `r`'s writer and its `.part` file, which it
+    /// opens only if it writes.
+    fn write_out(
+        &mut self,
+        r: u32,
+        write: impl FnOnce(&mut RankWriter, &mut Appender) -> std::io::Result<()>,
+    ) -> Result<(), String> {
+        let path = self.part(r);
+        let rt = self.rank(r);
+        let mut out = Appender::new(&path, !rt.written);
+        let done = write(&mut rt.w, &mut out);
+        rt.written |= out.opened();
+        done.map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
     /// A call of `routine` starts at virtual time `at` on rank `r`.
-    pub fn begin(&mut self, r: u32, routine: &str, at: f64) {
+    pub fn begin(&mut self, r: u32, routine: &str, at: f64) -> Result<(), String> {
         let id = self.ids.get(routine).copied();
         let rt = self.rank(r);
         rt.depth += 1;
         if rt.depth == 1 {
-            rt.rec.routine = id.expect("every routine the layer defines is in the MPI's table");
+            rt.rec.routine = id.ok_or_else(|| {
+                format!("{routine} is missing from the trace's routine table (a bug of pnmpi)")
+            })?;
             rt.rec.start = ns(at);
         }
+        Ok(())
     }
 
     /// The event of rank `r`'s call in progress, to add arguments to.
@@ -171,27 +258,25 @@ impl Trace {
 
     /// Rank `r`'s call ends at `at`: the outermost one is recorded.
     pub fn end(&mut self, r: u32, at: f64) -> Result<(), String> {
-        let path = self.part(r);
         let rt = self.rank(r);
         rt.depth -= 1;
         if rt.depth > 0 {
             return Ok(());
         }
         rt.rec.end = ns(at).max(rt.rec.start);
-        let written = rt.w.event(&rt.rec.as_event(), &mut Appender::new(&path));
-        clear(&mut rt.rec);
-        written.map_err(|e| format!("cannot write {}: {e}", path.display()))
+        let mut rec = std::mem::take(&mut rt.rec);
+        let written = self.write_out(r, |w, out| w.event(&rec.as_event(), out));
+        clear(&mut rec);
+        self.rank(r).rec = rec;
+        written
     }
 
     /// Rank `r` finalized at `at`: its file is complete and gets its name.
     pub fn finish(&mut self, r: u32, at: f64) -> Result<(), String> {
+        self.write_out(r, |w, out| w.finish(ns(at), out))?;
+        self.rank(r).finished = true;
         let path = rank_path(&self.dir, r);
-        let part = part_path(&path);
-        self.rank(r)
-            .w
-            .finish(ns(at), &mut Appender::new(&part))
-            .and_then(|()| std::fs::rename(&part, &path))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        std::fs::rename(part_path(&path), &path).map_err(|e| format!("cannot name {}: {e}", path.display()))
     }
 
     /// Writes out what the ranks that did not finish recorded (their
@@ -200,15 +285,14 @@ impl Trace {
         let mut unfinished = 0;
         for i in 0..self.ranks.len() {
             let r = self.first + i as u32;
-            let part = self.part(r);
-            if !part.exists() {
+            let rt = &self.ranks[i];
+            if rt.finished || (!rt.written && !rt.w.pending()) {
                 continue;
             }
             unfinished += 1;
-            let rt = &mut self.ranks[i];
             let at = rt.rec.start;
-            if let Err(e) = rt.w.flush(at, &mut Appender::new(&part)) {
-                eprintln!("pnmpi vranks: tracer: cannot write {}: {e}", part.display());
+            if let Err(e) = self.write_out(r, |w, out| w.flush(at, out)) {
+                eprintln!("pnmpi vranks: tracer: {e}");
             }
         }
         unfinished
@@ -379,10 +463,10 @@ pub fn init(routine: &'static str) {
     let started = crate::engine::with(|e| {
         let r = e.current;
         match e.trace.as_mut() {
-            Some(t) => t.start(r).and_then(|()| {
-                t.begin(r, routine, 0.0);
-                t.end(r, 0.0)
-            }),
+            Some(t) => {
+                t.start(r);
+                t.begin(r, routine, 0.0).and_then(|()| t.end(r, 0.0))
+            }
             None => Ok(()),
         }
     });

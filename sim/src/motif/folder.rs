@@ -42,7 +42,7 @@ fn write_rank(p: &Params, r: u32, dir: &Path) -> std::io::Result<()> {
     let part = part_path(&path);
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&part)?);
     let mut w = RankWriter::new(CHUNK);
-    w.start(&header, 0, &mut out)?;
+    w.start(&header, 0);
     let mut t = 0u64;
     let mut call = |routine: u32, gap: u64| {
         let start = t + gap;

@@ -32,7 +32,7 @@ pub struct Call {
 impl Call {
     /// Charges the running rank's compute, at the start of `routine`.
     pub fn enter(routine: &'static str) -> Call {
-        with(|e| {
+        let (call, traced) = with(|e| {
             let r = e.current as usize;
             let cpu = if e.cpu_factor > 0.0 {
                 pnmpi_sdk::clock::thread_cpu_ns()
@@ -49,11 +49,17 @@ impl Call {
                 rank.stats.compute += compute;
             }
             rank.stats.calls += 1;
-            if let Some(t) = e.trace.as_mut() {
-                t.begin(r as u32, routine, rank.clock);
-            }
-            Call { compute }
-        })
+            let clock = rank.clock;
+            let traced = e
+                .trace
+                .as_mut()
+                .map_or(Ok(()), |t| t.begin(r as u32, routine, clock));
+            (Call { compute }, traced)
+        });
+        if let Err(what) = traced {
+            fatal("tracer", &what);
+        }
+        call
     }
 
     /// Whether the rank computed so little since its last call that it is
