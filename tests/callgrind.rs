@@ -355,6 +355,7 @@ fn check_mpip_report(dir: &Path, lib: &Path, calls_into_mpip: u64) {
         "{}: {sites} call sites",
         report.display()
     );
+    println!("    mpiP report: {sites} call sites, {calls_into_mpip} calls into mpiP (both ranks)");
 }
 
 fn get(m: &BTreeMap<Class, u64>, c: Class) -> f64 {
