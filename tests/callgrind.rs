@@ -223,17 +223,19 @@ enum Under<'a> {
 }
 
 /// The short and the long run (one run, twice, for a fixed program).
-fn both(app: &App, conf: Under) -> [Measured; 2] {
-    let short = run(app, conf, false);
+/// Only a preloaded library's run may fail (mpiP on a program it cannot
+/// follow); the error says how.
+fn both(app: &App, conf: Under) -> Result<[Measured; 2], String> {
+    let short = run(app, conf, false)?;
     let long = if app.fixed() {
         short.clone()
     } else {
-        run(app, conf, true)
+        run(app, conf, true)?
     };
-    [short, long]
+    Ok([short, long])
 }
 
-fn run(app: &App, conf: Under, long: bool) -> Measured {
+fn run(app: &App, conf: Under, long: bool) -> Result<Measured, String> {
     let mut case = Case::new();
     for (name, text) in &app.inputs[usize::from(long)] {
         case.write(name, text);
@@ -271,6 +273,21 @@ fn run(app: &App, conf: Under, long: bool) -> Measured {
     .arg(&app.exe)
     .args(if long { &app.long } else { &app.short });
     let out = case.finish(cmd);
+    if let (Under::Preload(lib), false) = (conf, out.success()) {
+        let said: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains(" in "))
+            .take(4)
+            .collect();
+        return Err(format!(
+            "{} failed under {} (exit {:?}): {}",
+            app.name,
+            lib.display(),
+            out.code,
+            said.join(" / ")
+        ));
+    }
     out.assert_ok();
     let app_dir = app.exe.parent().expect("folder").to_path_buf();
     let mut measured = Measured {
@@ -322,7 +339,7 @@ fn run(app: &App, conf: Under, long: bool) -> Measured {
     if let Under::Preload(lib) = conf {
         check_mpip_report(case.dir(), lib, measured.tool_calls);
     }
-    measured
+    Ok(measured)
 }
 
 /// mpiP writes its report (`<app>.2.<pid>.1.mpiP`, call sites with file
@@ -434,7 +451,7 @@ fn instructions_per_call_under_callgrind_bench() {
     println!("instructions under callgrind, 2 ranks, {FLAVOR}; per rank: rank 0 / rank 1");
     for app in apps(dir.path()) {
         eprintln!("callgrind: {} ...", app.name);
-        let native = both(&app, Under::Native);
+        let native = both(&app, Under::Native).expect("native run");
         let calls: Vec<[f64; 2]> = (0..2)
             .map(|r| [native[0].ranks[r].mpi_calls, native[1].ranks[r].mpi_calls])
             .collect();
@@ -457,7 +474,7 @@ fn instructions_per_call_under_callgrind_bench() {
         let mut measured = Vec::new();
         for (tool, conf) in &tools {
             eprintln!("callgrind: {} under the {tool} ...", app.name);
-            let under = both(&app, Under::Chain(conf));
+            let under = both(&app, Under::Chain(conf)).expect("run under a bundled tool");
             measured.push((*tool, print_costs(tool, &under, &native, &calls)));
         }
         let Some(lib) = mpip_lib() else {
@@ -465,7 +482,13 @@ fn instructions_per_call_under_callgrind_bench() {
             continue;
         };
         eprintln!("callgrind: {} under mpiP ({}) ...", app.name, lib.display());
-        let under = both(&app, Under::Preload(&lib));
+        let under = match both(&app, Under::Preload(&lib)) {
+            Ok(under) => under,
+            Err(failed) => {
+                println!("  mpiP not measured: {failed}");
+                continue;
+            }
+        };
         let mpip = print_costs("mpiP", &under, &native, &calls);
         for (tool, ours) in &measured {
             for (r, (ours, mpip)) in ours.iter().zip(&mpip).enumerate() {
