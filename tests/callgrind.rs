@@ -19,7 +19,13 @@
 //! ```sh
 //! cargo test --release --test callgrind -- --ignored --nocapture
 //! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran
+//! MPIP_LIB=/path/libmpiP.so cargo test ...   # also under LLNL's mpiP
 //! ```
+//!
+//! With `MPIP_LIB`, each program also runs under mpiP (preloaded, as its
+//! users run it), whose objects (libmpiP, libunwind, libbfd) are split the
+//! same way, and each bundled tool's figures are printed as a ratio of
+//! mpiP's.
 
 mod common;
 use common::*;
@@ -52,9 +58,20 @@ const APP_LIBRARIES: [&str; 10] = [
     "liblammps",
 ];
 
+/// The libraries mpiP runs its stack walk and source lookup in (libiberty
+/// is linked into libmpiP itself).
+const MPIP_LIBRARIES: [&str; 3] = ["libunwind", "libbfd", "libsframe"];
+
+/// The mpiP library to measure, if `MPIP_LIB` names one.
+fn mpip_lib() -> Option<PathBuf> {
+    std::env::var_os("MPIP_LIB").map(PathBuf::from)
+}
+
 fn class(object: &str, app_dir: &Path) -> Class {
     let name = object.rsplit('/').next().unwrap_or(object);
-    if object.starts_with(&target_dir().display().to_string()) {
+    let mpip = mpip_lib().is_some_and(|lib| Path::new(object) == lib)
+        || MPIP_LIBRARIES.iter().any(|l| name.starts_with(l));
+    if object.starts_with(&target_dir().display().to_string()) || mpip {
         Class::Tool
     } else if Path::new(object).parent() == Some(app_dir) || APP_LIBRARIES.iter().any(|r| name.starts_with(r))
     {
@@ -76,6 +93,9 @@ struct Process {
     objects: BTreeMap<String, u64>,
     mpi_calls: u64,
     tool_in_libc: u64,
+    /// Calls from the application's objects into the tool's (a PMPI
+    /// library's own `MPI_` wrappers, as mpiP's).
+    tool_calls: u64,
 }
 
 /// Reads a callgrind output file (`positions: line`, `events: Ir`): each
@@ -123,6 +143,9 @@ fn parse(path: &Path, app_dir: &Path) -> Process {
             if from == Class::App && to == Class::Mpi {
                 p.mpi_calls += count;
             }
+            if from == Class::App && to == Class::Tool {
+                p.tool_calls += count;
+            }
             inclusive_next = Some(from == Class::Tool && to == Class::Libc);
         } else if line.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-' || c == '*') {
             let ir: u64 = line
@@ -169,6 +192,8 @@ struct App {
 struct Measured {
     ranks: Vec<Rank>,
     tool_objects: BTreeMap<String, u64>,
+    /// Calls from the application into the tool, both ranks.
+    tool_calls: u64,
 }
 
 #[derive(Clone)]
@@ -187,18 +212,30 @@ impl App {
     }
 }
 
+/// What a program runs under.
+#[derive(Clone, Copy)]
+enum Under<'a> {
+    Native,
+    /// libpnmpi preloaded with this configuration.
+    Chain(&'a str),
+    /// A PMPI library preloaded on its own (mpiP).
+    Preload(&'a Path),
+}
+
 /// The short and the long run (one run, twice, for a fixed program).
-fn both(app: &App, conf: Option<&str>) -> [Measured; 2] {
-    let short = run(app, conf, false);
+/// Only a preloaded library's run may fail (mpiP on a program it cannot
+/// follow); the error says how.
+fn both(app: &App, conf: Under) -> Result<[Measured; 2], String> {
+    let short = run(app, conf, false)?;
     let long = if app.fixed() {
         short.clone()
     } else {
-        run(app, conf, true)
+        run(app, conf, true)?
     };
-    [short, long]
+    Ok([short, long])
 }
 
-fn run(app: &App, conf: Option<&str>, long: bool) -> Measured {
+fn run(app: &App, conf: Under, long: bool) -> Result<Measured, String> {
     let mut case = Case::new();
     for (name, text) in &app.inputs[usize::from(long)] {
         case.write(name, text);
@@ -209,11 +246,17 @@ fn run(app: &App, conf: Option<&str>, long: bool) -> Measured {
         "PMI_RANK"
     };
     let mut cmd = launcher(2);
-    if let Some(conf) = conf {
-        let path = case.conf(conf);
-        cmd.arg("env")
-            .arg(format!("LD_PRELOAD={}", libpnmpi().display()))
-            .arg(format!("PNMPI_CONF={}", path.display()));
+    match conf {
+        Under::Native => {}
+        Under::Chain(conf) => {
+            let path = case.conf(conf);
+            cmd.arg("env")
+                .arg(format!("LD_PRELOAD={}", libpnmpi().display()))
+                .arg(format!("PNMPI_CONF={}", path.display()));
+        }
+        Under::Preload(lib) => {
+            cmd.arg("env").arg(format!("LD_PRELOAD={}", lib.display()));
+        }
     }
     // A dump at the first (P)MPI_Finalize: cg.R.1 holds start-up and the
     // run, the later parts finalize and the report.
@@ -230,11 +273,27 @@ fn run(app: &App, conf: Option<&str>, long: bool) -> Measured {
     .arg(&app.exe)
     .args(if long { &app.long } else { &app.short });
     let out = case.finish(cmd);
+    if let (Under::Preload(lib), false) = (conf, out.success()) {
+        let said: Vec<&str> = out
+            .stderr
+            .lines()
+            .filter(|l| l.contains(" in "))
+            .take(4)
+            .collect();
+        return Err(format!(
+            "{} failed under {} (exit {:?}): {}",
+            app.name,
+            lib.display(),
+            out.code,
+            said.join(" / ")
+        ));
+    }
     out.assert_ok();
     let app_dir = app.exe.parent().expect("folder").to_path_buf();
     let mut measured = Measured {
         ranks: Vec::new(),
         tool_objects: BTreeMap::new(),
+        tool_calls: 0,
     };
     for rank in 0..2 {
         let prefix = format!("cg.{rank}");
@@ -273,10 +332,47 @@ fn run(app: &App, conf: Option<&str>, long: bool) -> Measured {
                 *rank_total.classes.entry(c).or_default() += ir;
             }
             rank_total.mpi_calls += p.mpi_calls as f64;
+            measured.tool_calls += p.tool_calls;
         }
         measured.ranks.push(rank_total);
     }
-    measured
+    if let Under::Preload(lib) = conf {
+        check_mpip_report(case.dir(), lib, measured.tool_calls);
+    }
+    Ok(measured)
+}
+
+/// mpiP writes its report (`<app>.2.<pid>.1.mpiP`, call sites with file
+/// and line) at `MPI_Finalize` when it saw the program's MPI calls: it
+/// must be there and list call sites if the application called into it.
+/// (Open MPI's `mpi_f08` bindings call `PMPI_` routines, past mpiP.)
+fn check_mpip_report(dir: &Path, lib: &Path, calls_into_mpip: u64) {
+    let report = std::fs::read_dir(dir)
+        .expect("case folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "mpiP"));
+    let Some(report) = report else {
+        assert_eq!(
+            calls_into_mpip,
+            0,
+            "the program called {} ({calls_into_mpip} calls) but it wrote no report",
+            lib.display()
+        );
+        println!("    mpiP saw no MPI call of this program (no calls into it, no report)");
+        return;
+    };
+    let text = std::fs::read_to_string(&report).expect("mpiP report");
+    let sites = text
+        .lines()
+        .find_map(|l| l.strip_prefix("@--- Callsites: "))
+        .and_then(|l| l.split_whitespace().next()?.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("{}: no call sites:\n{text}", report.display()));
+    assert!(
+        sites > 0 && calls_into_mpip > 0,
+        "{}: {sites} call sites",
+        report.display()
+    );
+    println!("    mpiP report: {sites} call sites, {calls_into_mpip} calls into mpiP (both ranks)");
 }
 
 fn get(m: &BTreeMap<Class, u64>, c: Class) -> f64 {
@@ -355,7 +451,7 @@ fn instructions_per_call_under_callgrind_bench() {
     println!("instructions under callgrind, 2 ranks, {FLAVOR}; per rank: rank 0 / rank 1");
     for app in apps(dir.path()) {
         eprintln!("callgrind: {} ...", app.name);
-        let native = both(&app, None);
+        let native = both(&app, Under::Native).expect("native run");
         let calls: Vec<[f64; 2]> = (0..2)
             .map(|r| [native[0].ranks[r].mpi_calls, native[1].ranks[r].mpi_calls])
             .collect();
@@ -375,34 +471,83 @@ fn instructions_per_call_under_callgrind_bench() {
                 get(&native[1].ranks[r].classes, Class::Mpi)
             );
         }
+        let mut measured = Vec::new();
         for (tool, conf) in &tools {
             eprintln!("callgrind: {} under the {tool} ...", app.name);
-            let under = both(&app, Some(conf));
-            for (r, calls) in calls.iter().enumerate() {
-                let ir = [under[0].ranks[r].tool, under[1].ranks[r].tool];
-                let own = get(&native[1].ranks[r].classes, Class::App);
-                let dcalls = calls[1] - calls[0];
-                let per_call = if dcalls > 0.0 {
-                    (ir[1] - ir[0]) / dcalls
-                } else {
-                    f64::NAN
-                };
-                let startup = ir[1] - per_call * calls[1];
-                let total = ir[1] + under[1].ranks[r].tool_finalize;
+            let under = both(&app, Under::Chain(conf)).expect("run under a bundled tool");
+            measured.push((*tool, print_costs(tool, &under, &native, &calls)));
+        }
+        let Some(lib) = mpip_lib() else {
+            println!("  mpiP not measured (set MPIP_LIB=/path/libmpiP.so to measure it)");
+            continue;
+        };
+        eprintln!("callgrind: {} under mpiP ({}) ...", app.name, lib.display());
+        let under = match both(&app, Under::Preload(&lib)) {
+            Ok(under) => under,
+            Err(failed) => {
+                println!("  mpiP not measured: {failed}");
+                continue;
+            }
+        };
+        let mpip = print_costs("mpiP", &under, &native, &calls);
+        for (tool, ours) in &measured {
+            for (r, (ours, mpip)) in ours.iter().zip(&mpip).enumerate() {
                 println!(
-                    "  rank {r} {tool:<8}: per MPI call {per_call:.1}; once: start-up {startup:.0}, MPI_Finalize and report {:.0}; \
-                     long run {total:.0} in all, {:.3} % of the application's own {own:.0}, of which per call {:.4} %",
-                    under[1].ranks[r].tool_finalize,
-                    100.0 * total / own,
-                    100.0 * per_call * calls[1] / own
+                    "  rank {r} {tool:<8} / mpiP: per MPI call {:.4}, start-up {:.4}, MPI_Finalize and report {:.4}, long run in all {:.4}",
+                    ours.per_call / mpip.per_call,
+                    ours.startup / mpip.startup,
+                    ours.finalize / mpip.finalize,
+                    ours.total / mpip.total
                 );
             }
-            let objects: Vec<String> = under[1]
-                .tool_objects
-                .iter()
-                .map(|(o, ir)| format!("{} {ir}", o.rsplit('/').next().unwrap_or(o)))
-                .collect();
-            println!("    {tool} objects, long run, both ranks: {}", objects.join(", "));
         }
     }
+}
+
+/// One rank's instructions of a tool: per MPI call, what runs once
+/// (start-up; `MPI_Finalize` and the report), and the long run in all.
+struct Cost {
+    per_call: f64,
+    startup: f64,
+    finalize: f64,
+    total: f64,
+}
+
+/// Splits a tool's instructions per rank into per call and once (the
+/// difference of the two run lengths over that of their MPI calls), prints
+/// them with the tool's objects, and returns them.
+fn print_costs(tool: &str, under: &[Measured; 2], native: &[Measured; 2], calls: &[[f64; 2]]) -> Vec<Cost> {
+    let mut costs = Vec::new();
+    for (r, calls) in calls.iter().enumerate() {
+        let ir = [under[0].ranks[r].tool, under[1].ranks[r].tool];
+        let own = get(&native[1].ranks[r].classes, Class::App);
+        let dcalls = calls[1] - calls[0];
+        let per_call = if dcalls > 0.0 {
+            (ir[1] - ir[0]) / dcalls
+        } else {
+            f64::NAN
+        };
+        let startup = ir[1] - per_call * calls[1];
+        let finalize = under[1].ranks[r].tool_finalize;
+        let total = ir[1] + finalize;
+        println!(
+            "  rank {r} {tool:<8}: per MPI call {per_call:.1}; once: start-up {startup:.0}, MPI_Finalize and report {finalize:.0}; \
+             long run {total:.0} in all, {:.3} % of the application's own {own:.0}, of which per call {:.4} %",
+            100.0 * total / own,
+            100.0 * per_call * calls[1] / own
+        );
+        costs.push(Cost {
+            per_call,
+            startup,
+            finalize,
+            total,
+        });
+    }
+    let objects: Vec<String> = under[1]
+        .tool_objects
+        .iter()
+        .map(|(o, ir)| format!("{} {ir}", o.rsplit('/').next().unwrap_or(o)))
+        .collect();
+    println!("    {tool} objects, long run, both ranks: {}", objects.join(", "));
+    costs
 }
