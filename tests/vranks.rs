@@ -340,11 +340,11 @@ fn a_fortran_common_block_is_private_to_each_rank() {
         .output()
         .expect("mpif90 runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let virt = vranks_exe(&case, 2, 16, &exe);
+    let virt = vranks_exe(&case, 2, 64, &exe);
     virt.assert_ok();
-    let native = case.mpirun(16, &exe, &[]);
+    let native = case.mpirun(64, &exe, &[]);
     native.assert_ok();
-    assert_eq!(native.lines("vcommon:").len(), 16, "{}", native.stdout);
+    assert_eq!(native.lines("vcommon:").len(), 64, "{}", native.stdout);
     assert_eq!(
         native.lines("vcommon:"),
         virt.lines("vcommon:"),
