@@ -523,6 +523,27 @@ fn rank_files(case: &Case, dir: &str) -> Vec<String> {
     names
 }
 
+/// Runs `name args` as `n` virtual ranks in 2 processes with the tracer
+/// (into `tr`) above vtime on `machine` (written as `m.toml`), with
+/// vtime's further `args` lines.
+fn traced_vranks(machine: &str, vtime: &str, n: u32, name: &str, args: &[&str]) -> (Case, Run) {
+    let mut case = Case::new();
+    case.write("m.toml", machine);
+    case.write(
+        "traced.conf",
+        &format!("module tracer\nargument outdir tr\nmodule vtime\nargument machine m.toml\n{vtime}"),
+    );
+    case.env("PNMPI_LIB_PATH", "");
+    let mut cmd = launcher(2);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", &format!("--vranks={n}"), "--conf", "traced.conf", "--"])
+        .arg(program(name, Link::Native))
+        .args(args);
+    let run = case.finish(cmd);
+    run.assert_ok();
+    (case, run)
+}
+
 #[test]
 fn the_tracer_above_virtual_ranks_writes_a_rank_file_each_that_replays_to_their_time() {
     // The stencil at 16 virtual ranks in 2 processes, traced on the
@@ -542,22 +563,8 @@ fn the_tracer_above_virtual_ranks_writes_a_rank_file_each_that_replays_to_their_
     let prog = ["64", "100", "10"];
     for machine in [&analytic, &algorithmic] {
         for model in ["simple", "loggp"] {
-            let mut case = Case::new();
-            case.write("m.toml", machine);
-            case.write(
-                "traced.conf",
-                &format!(
-                    "module tracer\nargument outdir tr\nmodule vtime\nargument machine m.toml\nargument model {model}\nargument cpu_factor 0\n"
-                ),
-            );
-            case.env("PNMPI_LIB_PATH", "");
-            let mut cmd = launcher(2);
-            cmd.arg(target_dir().join("pnmpi"))
-                .args(["run", "--vranks=16", "--conf", "traced.conf", "--"])
-                .arg(program("stencil", Link::Native))
-                .args(prog);
-            let virt = case.finish(cmd);
-            virt.assert_ok();
+            let cpu0 = format!("argument model {model}\nargument cpu_factor 0\n");
+            let (case, virt) = traced_vranks(machine, &cpu0, 16, "stencil", &prog);
             let expected: Vec<String> = (0..16).map(|r| format!("rank-{r:05}.pnr")).collect();
             assert_eq!(rank_files(&case, "tr"), expected, "{}", virt.stderr);
             let v = virtual_run_time(&virt);
@@ -578,23 +585,8 @@ fn a_traced_run_with_compute_and_many_routines_merges_and_replays() {
     // ns a call, the trace's unit). vfeatures' nonblocking and persistent
     // requests, Test loops, wildcards, v collectives and communicators
     // merge into a trace of 12 ranks that replays.
-    let mut case = Case::new();
-    case.write(
-        "m.toml",
-        "[machine]\nnodes = 16\n[network]\nlatency = \"5us\"\nbandwidth = \"1GB/s\"\n",
-    );
-    case.write(
-        "traced.conf",
-        "module tracer\nargument outdir tr\nmodule vtime\nargument machine m.toml\n",
-    );
-    case.env("PNMPI_LIB_PATH", "");
-    let mut cmd = launcher(2);
-    cmd.arg(target_dir().join("pnmpi"))
-        .args(["run", "--vranks=16", "--conf", "traced.conf", "--"])
-        .arg(program("halo", Link::Native))
-        .args(["8192", "50", "200", "1"]);
-    let virt = case.finish(cmd);
-    virt.assert_ok();
+    let machine = "[machine]\nnodes = 16\n[network]\nlatency = \"5us\"\nbandwidth = \"1GB/s\"\n";
+    let (case, virt) = traced_vranks(machine, "", 16, "halo", &["8192", "50", "200", "1"]);
     let v = virtual_run_time(&virt);
     let replayed = replay_runtime(&case, "tr", "simple");
     assert!(
@@ -603,22 +595,7 @@ fn a_traced_run_with_compute_and_many_routines_merges_and_replays() {
         virt.stderr
     );
 
-    let mut case = Case::new();
-    case.write(
-        "m.toml",
-        "[machine]\nnodes = 16\n[network]\nlatency = \"5us\"\nbandwidth = \"1GB/s\"\n",
-    );
-    case.write(
-        "traced.conf",
-        "module tracer\nargument outdir tr\nmodule vtime\nargument machine m.toml\nargument cpu_factor 0\n",
-    );
-    case.env("PNMPI_LIB_PATH", "");
-    let mut cmd = launcher(2);
-    cmd.arg(target_dir().join("pnmpi"))
-        .args(["run", "--vranks=12", "--conf", "traced.conf", "--"])
-        .arg(program("vfeatures", Link::Native));
-    let virt = case.finish(cmd);
-    virt.assert_ok();
+    let (case, virt) = traced_vranks(machine, "argument cpu_factor 0\n", 12, "vfeatures", &[]);
     assert_eq!(rank_files(&case, "tr").len(), 12, "{}", virt.stderr);
     let merged = std::process::Command::new(target_dir().join("pnmpi"))
         .args(["trace", "merge", "tr", "-o", "t.pnt"])
