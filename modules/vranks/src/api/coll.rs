@@ -61,14 +61,11 @@ unsafe fn nth(a: *const c_int, i: usize, default: i64) -> i64 {
 }
 
 /// Bytes of each member's entry of a counts array, items of `dt` (for the
-/// trace: computed only when the run is traced).
+/// trace).
 ///
 /// # Safety
 /// `counts` has `size` entries.
 unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
-    if !trace::on() {
-        return Vec::new();
-    }
     let item = trace::bytes(1, dt);
     // SAFETY: the caller's array.
     (0..size as usize)
@@ -207,7 +204,9 @@ unsafe fn bcast(
     comm: ffi::MPI_Comm,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
-    trace::collective(comm, Some(trace::bytes(count, dt)), None, Some(root));
+    if trace::on() {
+        trace::collective(comm, Some(trace::bytes(count, dt)), None, Some(root));
+    }
     let comm = comm_of(routine, comm);
     let (me, _) = rank_size(comm);
     let bytes = (layout(dt).size * count.max(0) as usize) as u64;
@@ -244,8 +243,10 @@ unsafe fn reduce(
     kind: Red,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
-    let rooted = (kind == Red::Reduce).then_some(root);
-    trace::collective(comm, Some(trace::bytes(count, dt)), None, rooted);
+    if trace::on() {
+        let rooted = (kind == Red::Reduce).then_some(root);
+        trace::collective(comm, Some(trace::bytes(count, dt)), None, rooted);
+    }
     let comm = comm_of(routine, comm);
     let (me, _) = rank_size(comm);
     let src = if in_place(sbuf) {
@@ -310,12 +311,14 @@ unsafe fn reduce_scatter(
         .sum();
     // SAFETY: as above.
     let mine = unsafe { nth(counts, me as usize, i64::from(count)) };
-    if counts.is_null() {
-        trace::collective(handle, Some(trace::bytes(count, dt)), None, None);
-    } else {
-        trace::collective(handle, Some(total * l.size as i64), None, None);
-        // SAFETY: one count per member.
-        trace::per_peer(Vec::new(), per_member(counts, size, dt));
+    if trace::on() {
+        if counts.is_null() {
+            trace::collective(handle, Some(trace::bytes(count, dt)), None, None);
+        } else {
+            trace::collective(handle, Some(total * l.size as i64), None, None);
+            // SAFETY: one count per member.
+            trace::per_peer(Vec::new(), per_member(counts, size, dt));
+        }
     }
     let src = if in_place(sbuf) {
         rbuf as *const c_void
@@ -373,16 +376,18 @@ unsafe fn gather(
     let comm = comm_of(routine, comm);
     let (me, size) = rank_size(comm);
     let receives = root.is_none_or(|r| r == me as c_int);
-    let sent = Some(trace::bytes(scount, stype));
-    if rcounts.is_null() {
-        trace::collective(handle, sent, Some(trace::bytes(rcount, rtype)), root);
-    } else if receives {
-        // SAFETY: one count per member where they are significant.
-        let recv = unsafe { per_member(rcounts, size, rtype) };
-        trace::collective(handle, sent, Some(recv.iter().sum()), root);
-        trace::per_peer(Vec::new(), recv);
-    } else {
-        trace::collective(handle, sent, None, root);
+    let sent = || Some(trace::bytes(scount, stype));
+    if trace::on() {
+        if rcounts.is_null() {
+            trace::collective(handle, sent(), Some(trace::bytes(rcount, rtype)), root);
+        } else if receives {
+            // SAFETY: one count per member where they are significant.
+            let recv = unsafe { per_member(rcounts, size, rtype) };
+            trace::collective(handle, sent(), Some(recv.iter().sum()), root);
+            trace::per_peer(Vec::new(), recv);
+        } else {
+            trace::collective(handle, sent(), None, root);
+        }
     }
     // SAFETY: the member's send buffer, or (in place) its own block of
     // the receive buffer.
@@ -441,16 +446,18 @@ unsafe fn scatter(
     let comm = comm_of(routine, comm);
     let (me, size) = rank_size(comm);
     let is_root = me as c_int == root;
-    let got = Some(trace::bytes(rcount, rtype));
-    if scounts.is_null() {
-        trace::collective(handle, Some(trace::bytes(scount, stype)), got, Some(root));
-    } else if is_root {
-        // SAFETY: one count per member at the root.
-        let send = unsafe { per_member(scounts, size, stype) };
-        trace::collective(handle, Some(send.iter().sum()), got, Some(root));
-        trace::per_peer(send, Vec::new());
-    } else {
-        trace::collective(handle, None, got, Some(root));
+    let got = || Some(trace::bytes(rcount, rtype));
+    if trace::on() {
+        if scounts.is_null() {
+            trace::collective(handle, Some(trace::bytes(scount, stype)), got(), Some(root));
+        } else if is_root {
+            // SAFETY: one count per member at the root.
+            let send = unsafe { per_member(scounts, size, stype) };
+            trace::collective(handle, Some(send.iter().sum()), got(), Some(root));
+            trace::per_peer(send, Vec::new());
+        } else {
+            trace::collective(handle, None, got(), Some(root));
+        }
     }
     let ext = layout(stype).extent;
     let gift = if is_root {
@@ -508,24 +515,26 @@ unsafe fn alltoall(
     let handle = comm;
     let comm = comm_of(routine, comm);
     let (_, size) = rank_size(comm);
-    if rcounts.is_null() {
-        let sent = if in_place(sbuf) {
-            trace::bytes(rcount, rtype)
+    if trace::on() {
+        if rcounts.is_null() {
+            let sent = if in_place(sbuf) {
+                trace::bytes(rcount, rtype)
+            } else {
+                trace::bytes(scount, stype)
+            };
+            trace::collective(handle, Some(sent), Some(trace::bytes(rcount, rtype)), None);
         } else {
-            trace::bytes(scount, stype)
-        };
-        trace::collective(handle, Some(sent), Some(trace::bytes(rcount, rtype)), None);
-    } else {
-        // SAFETY: one count per member in each array.
-        let recv = unsafe { per_member(rcounts, size, rtype) };
-        let send = if in_place(sbuf) {
-            recv.clone()
-        } else {
-            // SAFETY: as above.
-            unsafe { per_member(scounts, size, stype) }
-        };
-        trace::collective(handle, Some(send.iter().sum()), Some(recv.iter().sum()), None);
-        trace::per_peer(send, recv);
+            // SAFETY: one count per member in each array.
+            let recv = unsafe { per_member(rcounts, size, rtype) };
+            let send = if in_place(sbuf) {
+                recv.clone()
+            } else {
+                // SAFETY: as above.
+                unsafe { per_member(scounts, size, stype) }
+            };
+            trace::collective(handle, Some(send.iter().sum()), Some(recv.iter().sum()), None);
+            trace::per_peer(send, recv);
+        }
     }
     let (src, count, counts, displs, dt) = if in_place(sbuf) {
         (rbuf as *const c_void, rcount, rcounts, rdispls, rtype)
