@@ -611,3 +611,39 @@ fn a_traced_run_with_compute_and_many_routines_merges_and_replays() {
         "virtual ranks {v} s, the replay of their trace {replayed} s"
     );
 }
+
+#[test]
+fn a_traced_run_that_stops_leaves_partial_rank_files_that_merge() {
+    // vunsupported stops at MPI_Win_create after a barrier: what each rank
+    // recorded is written to its .part file, which the merge reads as
+    // unfinished.
+    let mut case = Case::new();
+    case.write("traced.conf", "module tracer\nargument outdir tr\n");
+    case.env("PNMPI_LIB_PATH", "");
+    let mut cmd = launcher(2);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=4", "--conf", "traced.conf", "--"])
+        .arg(program("vunsupported", Link::Native));
+    let run = case.finish(cmd);
+    assert!(!run.success(), "{}", run.stderr);
+    let parts: Vec<String> = (0..4).map(|r| format!("rank-{r:05}.pnr.part")).collect();
+    assert_eq!(rank_files(&case, "tr"), parts, "{}", run.stderr);
+    let merged = std::process::Command::new(target_dir().join("pnmpi"))
+        .args(["trace", "merge", "tr", "-o", "t.pnt"])
+        .current_dir(case.dir())
+        .output()
+        .expect("pnmpi runs");
+    let said = String::from_utf8_lossy(&merged.stderr);
+    assert!(merged.status.success(), "{said}");
+    assert_eq!(said.matches("did not reach MPI_Finalize").count(), 4, "{said}");
+    // Every rank's MPI_Init, and the barrier of each rank that left it
+    // before the first rank stopped the run.
+    let out = String::from_utf8_lossy(&merged.stdout);
+    let events: u32 = out
+        .split("4 ranks, ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!((5..=8).contains(&events), "{out}");
+}

@@ -359,6 +359,21 @@ fn agree_on_output(opts: &TraceOptions) -> Result<(PathBuf, u64), String> {
     ))
 }
 
+/// The run stops early (`MPI_Abort`, an error): what this process's ranks
+/// recorded is written out to their `.part` files, which the merge reads
+/// as unfinished.
+pub fn abandon() {
+    let left = crate::engine::with(|e| e.trace.as_mut().map(|t| (t.close(), t.dir().to_path_buf())));
+    if let Some((n, dir)) = left {
+        if n > 0 {
+            eprintln!(
+                "pnmpi vranks: tracer: the partial traces of {n} ranks are in {} (.part files)",
+                dir.display()
+            );
+        }
+    }
+}
+
 /// Adds arguments to the running rank's event, when the run is traced.
 /// `f` must not call into the engine.
 pub fn note(f: impl FnOnce(&mut RawRecord)) {

@@ -109,6 +109,7 @@ pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
         "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
         engine::me()
     );
+    crate::trace::abandon();
     // SAFETY: aborting the native job.
     unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), code) }
 }

@@ -94,6 +94,9 @@ pub fn fatal(routine: &str, what: &str) -> ! {
         "?".into()
     };
     eprintln!("pnmpi vranks: error: virtual rank {r}: {routine}: {what}");
+    if engine::running() && routine != "tracer" {
+        crate::trace::abandon();
+    }
     // SAFETY: the native MPI is initialized while ranks run; aborting the
     // job is always allowed. `_exit`, not `exit`: inside a rank, `exit`
     // would end that rank only.
