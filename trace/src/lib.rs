@@ -25,6 +25,7 @@ pub mod merge;
 pub mod messages;
 pub mod rank;
 pub mod rank_reader;
+pub mod repeats;
 pub mod routine;
 pub mod simgrid;
 pub mod source;

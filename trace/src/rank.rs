@@ -11,6 +11,7 @@ use crate::container::{self, Kind};
 use crate::counts::{CountsHistory, PeerBytesOf};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
+use crate::repeats::{Args, Repeats};
 use crate::varint::{self, Cursor, Sink};
 use std::path::Path;
 
@@ -313,7 +314,9 @@ impl RawEvent<'_> {
     /// An upper bound of its encoded size.
     pub fn max_size(&self) -> usize {
         const V: usize = varint::MAX_LEN;
-        let mut n = 4 * V + 8 * V + 2 * V + 2 * V;
+        // The head byte and the 8-byte stores of the times: at most 24
+        // bytes where two varints took 20.
+        let mut n = 4 * V + 8 * V + 2 * V + 2 * V + 8;
         n += self.reqs.len() * V + self.done.len() * (3 * V + 1);
         if let Some(c) = &self.newcomm {
             n += 4 * V + (c.members.len() + c.remote.map_or(0, <[i64]>::len)) * V;
@@ -347,8 +350,9 @@ pub struct P2p {
     pub status: Option<(i64, i64)>,
 }
 
-/// Room that [`RawEncoder::encode_p2p`] may need: mask, times and at most
-/// nine values.
+/// Room that [`RawEncoder::encode_p2p`] may need: routine, mask, at most
+/// eight values, the head byte and the times (with the slack of their
+/// 8-byte stores), 115 bytes.
 pub const P2P_MAX: usize = 13 * varint::MAX_LEN;
 
 impl P2p {
@@ -368,8 +372,15 @@ impl P2p {
 
 /// Encodes one thread's events into a chunk, keeping the registers that
 /// make times and handles small: the end of the previous event, the last
-/// communicator and request handles, and each `v` routine's last per-peer
-/// counts.
+/// communicator and request handles, each `v` routine's last per-peer
+/// counts, and each routine's last arguments ([`Repeats`]).
+///
+/// An event (format version 3) starts with its routine code (a varint)
+/// and a head byte: the bytes of its gap (bits 0-2, plus one) and of its
+/// duration (bits 3-5, plus one), and [`SAME`] (bit 6). Gap and duration
+/// follow, little-endian, in that many bytes: one store each, where a
+/// varint took a loop (the tracer's hot path). Then the field mask and
+/// the fields, as varints.
 #[derive(Clone, Debug)]
 pub struct RawEncoder {
     base: u64,
@@ -378,7 +389,12 @@ pub struct RawEncoder {
     last_req: u64,
     count: u64,
     counts: CountsHistory,
+    repeats: Repeats,
 }
+
+/// Head byte bit: the event repeats the peer, tag, communicator and bytes
+/// of the previous event of its routine that had them all, and omits them.
+pub const SAME: u8 = 1 << 6;
 
 /// What a finished chunk's prefix needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -399,6 +415,7 @@ impl RawEncoder {
             last_req: 0,
             count: 0,
             counts: CountsHistory::default(),
+            repeats: Repeats::default(),
         }
     }
 
@@ -429,17 +446,22 @@ impl RawEncoder {
         info
     }
 
+    /// Writes what starts every event: its routine code, its head byte
+    /// (with [`SAME`] if `same`) and its gap and duration.
     #[inline(always)]
-    fn times(&mut self, s: &mut Sink<'_>, routine: u32, start: u64, end: u64) {
+    fn head(&mut self, s: &mut Sink<'_>, routine: u32, start: u64, end: u64, same: bool) {
         let gap = start.saturating_sub(self.prev_end);
         let dur = end.saturating_sub(start);
         // The decoder rebuilds times from gaps and durations; following the
         // same sums keeps both in step even if a clock stepped back.
         self.prev_end = self.prev_end.wrapping_add(gap).wrapping_add(dur);
         self.count += 1;
+        let (gap_len, dur_len) = (varint::le_len(gap), varint::le_len(dur));
         s.put(u64::from(routine));
-        s.put(gap);
-        s.put(dur);
+        let head = (gap_len - 1) | (dur_len - 1) << 3 | usize::from(same) << 6;
+        s.put_le(head as u64, 1);
+        s.put_le(gap, gap_len);
+        s.put_le(dur, dur_len);
     }
 
     /// Encodes a call without arguments into `out`, which must have room
@@ -448,7 +470,7 @@ impl RawEncoder {
     #[inline(always)]
     pub fn encode_plain(&mut self, routine: u32, start: u64, end: u64, out: &mut [u8]) -> usize {
         let mut s = Sink::new(out);
-        self.times(&mut s, routine, start, end);
+        self.head(&mut s, routine, start, end, false);
         s.put(0);
         s.len()
     }
@@ -460,7 +482,14 @@ impl RawEncoder {
     #[inline(always)]
     pub fn encode_p2p(&mut self, call: &P2p, out: &mut [u8]) -> usize {
         let mut s = Sink::new(out);
-        self.times(&mut s, call.routine, call.start, call.end);
+        let same = self.repeats.repeat(Args {
+            routine: call.routine,
+            peer: call.peer,
+            tag: call.tag,
+            comm: call.comm,
+            bytes: call.bytes,
+        });
+        self.head(&mut s, call.routine, call.start, call.end, same);
         let mut mask = PEER | TAG | COMM | BYTES;
         if call.req.is_some() {
             mask |= REQ;
@@ -469,11 +498,13 @@ impl RawEncoder {
             mask |= STATUS;
         }
         s.put(u64::from(mask));
-        s.put_i(call.peer);
-        s.put_i(call.tag);
-        s.put_i(call.comm.wrapping_sub(self.last_comm) as i64);
+        if !same {
+            s.put_i(call.peer);
+            s.put_i(call.tag);
+            s.put_i(call.comm.wrapping_sub(self.last_comm) as i64);
+            s.put_i(call.bytes);
+        }
         self.last_comm = call.comm;
-        s.put_i(call.bytes);
         if let Some(h) = call.req {
             s.put(1);
             s.put_i(h.wrapping_sub(self.last_req) as i64);
@@ -490,7 +521,17 @@ impl RawEncoder {
     /// [`RawEvent::max_size`] bytes; returns the bytes written.
     pub fn encode(&mut self, ev: &RawEvent<'_>, out: &mut [u8]) -> usize {
         let mut s = Sink::new(out);
-        self.times(&mut s, ev.routine, ev.start, ev.end);
+        let same = match (ev.peer, ev.tag, ev.comm, ev.bytes) {
+            (Some(peer), Some(tag), Some(comm), Some(bytes)) => self.repeats.repeat(Args {
+                routine: ev.routine,
+                peer,
+                tag,
+                comm,
+                bytes,
+            }),
+            _ => false,
+        };
+        self.head(&mut s, ev.routine, ev.start, ev.end, same);
         let mut mask = 0;
         let bit = |present: bool, b: u32| if present { b } else { 0 };
         mask |= bit(ev.peer.is_some(), PEER) | bit(ev.tag.is_some(), TAG) | bit(ev.comm.is_some(), COMM);
@@ -500,15 +541,19 @@ impl RawEncoder {
         mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
         mask |= bit(ev.counts.is_some(), COUNTS);
         s.put(u64::from(mask));
-        for v in [ev.peer, ev.tag].into_iter().flatten() {
-            s.put_i(v);
-        }
-        if let Some(c) = ev.comm {
-            s.put_i(c.wrapping_sub(self.last_comm) as i64);
+        if let (Some(c), true) = (ev.comm, same) {
             self.last_comm = c;
-        }
-        if let Some(b) = ev.bytes {
-            s.put_i(b);
+        } else {
+            for v in [ev.peer, ev.tag].into_iter().flatten() {
+                s.put_i(v);
+            }
+            if let Some(c) = ev.comm {
+                s.put_i(c.wrapping_sub(self.last_comm) as i64);
+                self.last_comm = c;
+            }
+            if let Some(b) = ev.bytes {
+                s.put_i(b);
+            }
         }
         if !ev.reqs.is_empty() {
             s.put(ev.reqs.len() as u64);
@@ -616,28 +661,61 @@ pub(crate) struct RawDecoder {
     prev_end: u64,
     last_comm: u64,
     last_req: u64,
+    /// Format version 3 or later: events have a head byte and may repeat
+    /// arguments (before 3, times are varints).
+    packed: bool,
 }
 
 impl RawDecoder {
-    /// The decoder of a chunk whose first gap counts from `base`.
-    pub(crate) fn new(base: u64) -> RawDecoder {
+    /// The decoder of a chunk, of a file of format `version`, whose first
+    /// gap counts from `base`.
+    pub(crate) fn new(base: u64, version: u8) -> RawDecoder {
         RawDecoder {
             prev_end: base,
             last_comm: 0,
             last_req: 0,
+            packed: version >= 3,
         }
     }
 
+    /// The gap and duration of an event, and whether it repeats its
+    /// routine's arguments.
+    #[inline(always)]
+    fn times(&self, c: &mut Cursor<'_>) -> Result<(u64, u64, bool), Malformed> {
+        if !self.packed {
+            return Ok((c.u64()?, c.u64()?, false));
+        }
+        let at = c.offset();
+        let head = c.u8()?;
+        if head & 0x80 != 0 {
+            return Err(Malformed::new(
+                at,
+                format!("unknown bits in event head {head:#x}"),
+            ));
+        }
+        let gap = c.le(usize::from(head & 7) + 1)?;
+        let dur = c.le(usize::from(head >> 3 & 7) + 1)?;
+        Ok((gap, dur, head & SAME != 0))
+    }
+
+    /// The gap of the event at `c` (the start of a chunk's first event).
+    pub(crate) fn first_gap(&self, c: &mut Cursor<'_>) -> Result<u64, Malformed> {
+        c.u32()?;
+        self.times(c).map(|(gap, _, _)| gap)
+    }
+
     /// Decodes the next event into `r`, reusing its lists' memory.
-    /// `counts` is the chunk's per-peer count history, kept apart from the
-    /// registers (which a reader copies to retry an event) and changed
-    /// only once the whole event decoded.
+    /// `counts` and `repeats` are the chunk's per-peer count history and
+    /// last arguments, kept apart from the registers (which a reader
+    /// copies to retry an event) and changed only once the whole event
+    /// decoded.
     pub(crate) fn event_into(
         &mut self,
         c: &mut Cursor<'_>,
         routines: usize,
         r: &mut RawRecord,
         counts: &mut CountsHistory,
+        repeats: &mut Repeats,
     ) -> Result<(), Malformed> {
         let at = c.offset();
         let routine = c.u32()?;
@@ -647,8 +725,7 @@ impl RawDecoder {
                 format!("routine code {routine} outside the routine table ({routines} entries)"),
             ));
         }
-        let gap = c.u64()?;
-        let dur = c.u64()?;
+        let (gap, dur, same) = self.times(c)?;
         let start = self.prev_end.wrapping_add(gap);
         let end = start.wrapping_add(dur);
         self.prev_end = end;
@@ -665,14 +742,32 @@ impl RawDecoder {
         r.routine = routine;
         r.start = start;
         r.end = end;
-        r.peer = opt_i64(c, has(PEER))?;
-        r.tag = opt_i64(c, has(TAG))?;
-        r.comm = None;
-        if has(COMM) {
-            self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
-            r.comm = Some(self.last_comm);
+        if same {
+            const FOUR: u32 = PEER | TAG | COMM | BYTES;
+            if mask & FOUR != FOUR {
+                return Err(Malformed::new(
+                    mask_at,
+                    "repeated arguments on an event without peer, tag, communicator and bytes",
+                ));
+            }
+            let a = repeats.last(routine).ok_or_else(|| {
+                Malformed::new(
+                    at,
+                    format!("event repeats the arguments of an earlier event of routine {routine}, but its chunk has none"),
+                )
+            })?;
+            (r.peer, r.tag, r.comm, r.bytes) = (Some(a.peer), Some(a.tag), Some(a.comm), Some(a.bytes));
+            self.last_comm = a.comm;
+        } else {
+            r.peer = opt_i64(c, has(PEER))?;
+            r.tag = opt_i64(c, has(TAG))?;
+            r.comm = None;
+            if has(COMM) {
+                self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
+                r.comm = Some(self.last_comm);
+            }
+            r.bytes = opt_i64(c, has(BYTES))?;
         }
-        r.bytes = opt_i64(c, has(BYTES))?;
         r.reqs.clear();
         if has(REQ) {
             let n = c.count(1)?;
@@ -729,6 +824,17 @@ impl RawDecoder {
             r.counts = Some(v);
         } else {
             r.counts = None;
+        }
+        if let (true, Some(peer), Some(tag), Some(comm), Some(bytes)) =
+            (self.packed, r.peer, r.tag, r.comm, r.bytes)
+        {
+            repeats.commit(Args {
+                routine,
+                peer,
+                tag,
+                comm,
+                bytes,
+            });
         }
         Ok(())
     }
@@ -855,7 +961,7 @@ impl RankFile {
         for chunk in file.chunks {
             let mut c = chunk.payload;
             match chunk.chunk_type {
-                CHUNK_EVENTS => out.events_chunk(&mut c)?,
+                CHUNK_EVENTS => out.events_chunk(&mut c, file.version)?,
                 CHUNK_SYNC => {
                     let sync = Sync::parse(&mut c)?;
                     out.pairs.push(sync.pair);
@@ -872,12 +978,13 @@ impl RankFile {
         Ok(out)
     }
 
-    fn events_chunk(&mut self, c: &mut Cursor<'_>) -> Result<(), Malformed> {
+    fn events_chunk(&mut self, c: &mut Cursor<'_>, version: u8) -> Result<(), Malformed> {
         let prefix = EventsPrefix::parse(c)?;
         self.pairs.push(prefix.pair);
         let count = prefix.count(c.remaining())?;
-        let mut dec = RawDecoder::new(prefix.base);
+        let mut dec = RawDecoder::new(prefix.base, version);
         let mut counts = CountsHistory::default();
+        let mut repeats = Repeats::default();
         let routines = self.header.routines.len();
         let index = match self.streams.iter().position(|s| s.id == prefix.stream) {
             Some(i) => i,
@@ -893,7 +1000,7 @@ impl RankFile {
         records.reserve(count);
         for _ in 0..count {
             let mut r = RawRecord::default();
-            dec.event_into(c, routines, &mut r, &mut counts)?;
+            dec.event_into(c, routines, &mut r, &mut counts, &mut repeats)?;
             records.push(r);
         }
         Ok(())
@@ -1081,7 +1188,9 @@ mod tests {
         let mut enc = RawEncoder::new(0);
         let mut buf = [0u8; 64];
         let n = enc.encode_plain(55, 100, 130, &mut buf);
-        assert_eq!(n, 4);
+        // Routine, head, gap, duration, mask.
+        assert_eq!(n, 5);
+        assert_eq!(buf[..5], [55, 0, 100, 30, 0]);
         assert_eq!(enc.count(), 1);
         assert_eq!(enc.prev_end(), 130);
     }

@@ -84,6 +84,22 @@ impl<'a> Sink<'a> {
     pub fn put_i(&mut self, v: i64) {
         self.put(zigzag(v));
     }
+
+    /// Writes the low `len` bytes of `v`, little-endian, with one 8-byte
+    /// store: the buffer must have 8 bytes of room whatever `len` is (the
+    /// bytes past `len` are overwritten by what follows, or ignored).
+    #[inline(always)]
+    pub fn put_le(&mut self, v: u64, len: usize) {
+        self.buf[self.pos..self.pos + 8].copy_from_slice(&v.to_le_bytes());
+        self.pos += len;
+    }
+}
+
+/// The bytes, 1 to 8, that [`Sink::put_le`] needs for `v`: a few
+/// instructions, without the loop of a varint.
+#[inline(always)]
+pub fn le_len(v: u64) -> usize {
+    ((63 - (v | 1).leading_zeros()) / 8 + 1) as usize
 }
 
 /// Where varints are written: a growing `Vec` (files) or a [`Sink`] (the
@@ -176,6 +192,15 @@ impl<'a> Cursor<'a> {
         let out = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(out)
+    }
+
+    /// `len` bytes (at most 8), little-endian, as [`Sink::put_le`] wrote them.
+    #[inline]
+    pub fn le(&mut self, len: usize) -> Result<u64, Malformed> {
+        debug_assert!(len <= 8);
+        let mut b = [0u8; 8];
+        b[..len].copy_from_slice(self.bytes(len)?);
+        Ok(u64::from_le_bytes(b))
     }
 
     /// A varint; refuses encodings longer than 10 bytes or past 64 bits.
