@@ -84,22 +84,6 @@ impl<'a> Sink<'a> {
     pub fn put_i(&mut self, v: i64) {
         self.put(zigzag(v));
     }
-
-    /// Writes the low `len` bytes of `v`, little-endian, with one 8-byte
-    /// store: the buffer must have 8 bytes of room whatever `len` is (the
-    /// bytes past `len` are overwritten by what follows, or ignored).
-    #[inline(always)]
-    pub fn put_le(&mut self, v: u64, len: usize) {
-        self.buf[self.pos..self.pos + 8].copy_from_slice(&v.to_le_bytes());
-        self.pos += len;
-    }
-}
-
-/// The bytes, 1 to 8, that [`Sink::put_le`] needs for `v`: a few
-/// instructions, without the loop of a varint.
-#[inline(always)]
-pub fn le_len(v: u64) -> usize {
-    ((63 - (v | 1).leading_zeros()) / 8 + 1) as usize
 }
 
 /// Where varints are written: a growing `Vec` (files) or a [`Sink`] (the
@@ -194,7 +178,8 @@ impl<'a> Cursor<'a> {
         Ok(out)
     }
 
-    /// `len` bytes (at most 8), little-endian, as [`Sink::put_le`] wrote them.
+    /// `len` bytes (at most 8), little-endian: the times of a rank file's
+    /// event (format version 3).
     #[inline]
     pub fn le(&mut self, len: usize) -> Result<u64, Malformed> {
         debug_assert!(len <= 8);

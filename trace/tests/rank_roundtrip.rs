@@ -257,7 +257,7 @@ fn a_repeated_send_writes_no_argument() {
         ..call
     };
     let n = enc.encode_p2p(&again, &mut buf);
-    // Routine, head (SAME, a 2-byte duration), gap, duration, mask.
-    assert_eq!(buf[..n], [3, SAME | 1 << 3, 10, 0xca, 0x03, 0x0f]);
+    // Routine (2 bytes), head (SAME, a 2-byte duration), gap, duration, mask.
+    assert_eq!(buf[..n], [3, 0, SAME | 1 << 3, 10, 0xca, 0x03, 0x0f]);
     assert!(first > n);
 }
