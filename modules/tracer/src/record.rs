@@ -257,8 +257,8 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     // is the only reference to the stream.
     let s = unsafe { &mut *s };
     s.next_event();
-    s.make_room(PLAIN_MAX);
-    s.len += s.enc.encode_plain(routine, t0, t1, &mut s.buf[s.len..]);
+    let at = s.room(PLAIN_MAX);
+    s.len = at + s.enc.encode_plain(routine, t0, t1, &mut s.buf[at..]);
 }
 
 /// Records a send or receive (the point-to-point path).
@@ -270,8 +270,8 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.depth = 0;
-    s.make_room(P2P_MAX);
-    s.len += s.enc.encode_p2p(call, &mut s.buf[s.len..]);
+    let at = s.room(P2P_MAX);
+    s.len = at + s.enc.encode_p2p(call, &mut s.buf[at..]);
 }
 
 /// `count` items of `dt`, in bytes, through the thread's [`SizeCache`].
@@ -334,12 +334,16 @@ impl Stream {
         self.depth = 0;
     }
 
-    /// Writes the buffer out if less than `need` bytes are left.
+    /// Where the next event goes, with `need` bytes of room: the buffer
+    /// is written out first if fewer are left. Written so that the
+    /// compiler sees the event's slice in bounds (one check, not two).
     #[inline(always)]
-    fn make_room(&mut self, need: usize) {
-        if self.buf.len() - self.len < need {
+    fn room(&mut self, need: usize) -> usize {
+        if self.len > self.buf.len().saturating_sub(need) {
             self.flush();
+            return 0;
         }
+        self.len
     }
 
     /// Writes the buffer out as one chunk and empties it.
