@@ -17,7 +17,7 @@ const ROUTINES: u32 = 2 * SLOTS as u32 + 6;
 #[derive(Clone, Debug)]
 enum Ev {
     P2p { call: P2p, fast: bool },
-    Any(RawRecord),
+    Any(Box<RawRecord>),
 }
 
 fn time() -> impl Strategy<Value = u64> {
@@ -83,7 +83,7 @@ fn any_call() -> impl Strategy<Value = Ev> {
     )
         .prop_map(
             |((routine, peer, tag, comm, bytes), (root, rbytes), reqs, done)| {
-                Ev::Any(RawRecord {
+                Ev::Any(Box::new(RawRecord {
                     routine,
                     peer,
                     tag,
@@ -94,7 +94,7 @@ fn any_call() -> impl Strategy<Value = Ev> {
                     reqs,
                     done,
                     ..RawRecord::default()
-                })
+                }))
             },
         )
 }
@@ -164,7 +164,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                 let r = RawRecord {
                     start,
                     end,
-                    ..r.clone()
+                    ..(**r).clone()
                 };
                 let ev = r.as_event();
                 let n = enc.encode(&ev, &mut buf[len..]);
