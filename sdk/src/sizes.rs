@@ -28,13 +28,26 @@ pub fn forget_sizes() {
 /// One thread's last datatype and its size. Its owner thread alone uses
 /// it; the fields are relaxed atomics (plain moves on x86-64) so that it
 /// can sit in a per-thread block that other threads may see at the end.
-#[derive(Default)]
 pub struct SizeCache {
     handle: AtomicU64,
-    /// `TYPES_FREED` when the size was measured.
+    /// `TYPES_FREED` when the size was measured; [`UNMEASURED`] before
+    /// the first measure and after a failed or zero one, so that the next
+    /// call measures again.
     freed: AtomicU64,
-    /// 0 before the first measure or after a failed or zero one.
     size: AtomicI64,
+}
+
+/// A `freed` that `TYPES_FREED` never reaches.
+const UNMEASURED: u64 = u64::MAX;
+
+impl Default for SizeCache {
+    fn default() -> SizeCache {
+        SizeCache {
+            handle: AtomicU64::new(0),
+            freed: AtomicU64::new(UNMEASURED),
+            size: AtomicI64::new(0),
+        }
+    }
 }
 
 impl SizeCache {
@@ -43,9 +56,8 @@ impl SizeCache {
     pub fn size(&self, dt: Datatype) -> i64 {
         let freed = TYPES_FREED.load(Acquire);
         let handle = dt.bits();
-        let size = self.size.load(Relaxed);
-        if size > 0 && self.handle.load(Relaxed) == handle && self.freed.load(Relaxed) == freed {
-            return size;
+        if self.handle.load(Relaxed) == handle && self.freed.load(Relaxed) == freed {
+            return self.size.load(Relaxed);
         }
         self.measure(dt, handle, freed)
     }
@@ -54,7 +66,8 @@ impl SizeCache {
     fn measure(&self, dt: Datatype, handle: u64, freed: u64) -> i64 {
         let size = native::type_size(dt).map_or(0, i64::from).max(0);
         self.handle.store(handle, Relaxed);
-        self.freed.store(freed, Relaxed);
+        self.freed
+            .store(if size > 0 { freed } else { UNMEASURED }, Relaxed);
         self.size.store(size, Relaxed);
         size
     }

@@ -12,13 +12,27 @@ use crate::varint::{self, Cursor};
 
 /// The first 8 bytes of every trace file.
 pub const MAGIC: [u8; 8] = *b"PNMPITRC";
-/// The format version this crate writes: 2 added per-peer counts
-/// ([`crate::fields::COUNTS`]).
-pub const VERSION: u8 = 2;
+/// The newest format version, which this crate writes for rank files: 2
+/// added per-peer counts ([`crate::fields::COUNTS`]), 3 the packed times
+/// and repeated arguments of rank files' events
+/// ([`crate::rank::RawEncoder`]).
+pub const VERSION: u8 = 3;
+
+/// The version this crate writes for merged traces, which version 3 left
+/// unchanged (so that older readers still read them).
+pub const MERGED_VERSION: u8 = 2;
 
 /// The oldest version this crate reads. A version 1 file is a version 2
 /// file without per-peer counts, so one reader reads both.
 pub const OLDEST: u8 = 1;
+
+/// The version this crate writes for files of `kind`.
+pub fn version_of(kind: Kind) -> u8 {
+    match kind {
+        Kind::Rank => VERSION,
+        Kind::Merged => MERGED_VERSION,
+    }
+}
 
 /// Whether this crate reads format `version`.
 pub fn readable(version: u8) -> bool {
@@ -38,7 +52,7 @@ pub enum Kind {
 pub fn prologue(kind: Kind, header: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(header.len() + 24);
     out.extend_from_slice(&MAGIC);
-    out.push(VERSION);
+    out.push(version_of(kind));
     out.push(kind as u8);
     varint::push(&mut out, header.len() as u64);
     out.extend_from_slice(header);
@@ -80,6 +94,8 @@ pub struct Chunk<'a> {
 
 /// A parsed file: its header and its complete chunks.
 pub struct Container<'a> {
+    /// Its format version.
+    pub version: u8,
     /// What the file holds.
     pub kind: Kind,
     /// The header body.
@@ -141,6 +157,7 @@ pub fn parse(data: &[u8]) -> Result<Container<'_>, Malformed> {
         }
     }
     Ok(Container {
+        version,
         kind,
         header: Cursor::new(header, header_at),
         chunks,

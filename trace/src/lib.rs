@@ -26,6 +26,7 @@ pub mod messages;
 pub mod rank;
 pub mod rank_reader;
 pub mod rank_writer;
+pub mod repeats;
 pub mod routine;
 pub mod simgrid;
 pub mod source;

@@ -11,6 +11,7 @@ use crate::container::{self, Kind};
 use crate::counts::{CountsHistory, PeerBytesOf};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
+use crate::repeats::{Args, Repeats};
 use crate::varint::{self, Cursor, Sink};
 use std::path::Path;
 
@@ -313,7 +314,9 @@ impl RawEvent<'_> {
     /// An upper bound of its encoded size.
     pub fn max_size(&self) -> usize {
         const V: usize = varint::MAX_LEN;
-        let mut n = 4 * V + 8 * V + 2 * V + 2 * V;
+        // The head byte and the 8-byte stores of the times: at most 24
+        // bytes where two varints took 20.
+        let mut n = 4 * V + 8 * V + 2 * V + 2 * V + 8;
         n += self.reqs.len() * V + self.done.len() * (3 * V + 1);
         if let Some(c) = &self.newcomm {
             n += 4 * V + (c.members.len() + c.remote.map_or(0, <[i64]>::len)) * V;
@@ -347,8 +350,9 @@ pub struct P2p {
     pub status: Option<(i64, i64)>,
 }
 
-/// Room that [`RawEncoder::encode_p2p`] may need: mask, times and at most
-/// nine values.
+/// Room that [`RawEncoder::encode_p2p`] may need: routine, mask, at most
+/// eight values, the head byte and the times (with the slack of their
+/// 8-byte stores), 115 bytes.
 pub const P2P_MAX: usize = 13 * varint::MAX_LEN;
 
 impl P2p {
@@ -368,8 +372,15 @@ impl P2p {
 
 /// Encodes one thread's events into a chunk, keeping the registers that
 /// make times and handles small: the end of the previous event, the last
-/// communicator and request handles, and each `v` routine's last per-peer
-/// counts.
+/// communicator and request handles, each `v` routine's last per-peer
+/// counts, and each routine's last arguments ([`Repeats`]).
+///
+/// An event (format version 3) starts with its routine code (2 bytes,
+/// little-endian) and a head byte: the bytes of its gap (bits 0-2, plus one) and of its
+/// duration (bits 3-5, plus one), and [`SAME`] (bit 6). Gap and duration
+/// follow, little-endian, in that many bytes: one store each, where a
+/// varint took a loop (the tracer's hot path). Then the field mask and
+/// the fields, as varints.
 #[derive(Clone, Debug)]
 pub struct RawEncoder {
     base: u64,
@@ -378,7 +389,16 @@ pub struct RawEncoder {
     last_req: u64,
     count: u64,
     counts: CountsHistory,
+    repeats: Repeats,
 }
+
+/// Head byte bit: the event repeats the peer, tag, communicator and bytes
+/// of the previous event of its routine that had them all, and omits them.
+pub const SAME: u8 = 1 << 6;
+
+/// Room that the start of an event may need: routine, head, gap and
+/// duration (with the slack of their 8-byte stores) and a one-byte mask.
+const HEAD_ROOM: usize = 24;
 
 /// What a finished chunk's prefix needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -399,6 +419,7 @@ impl RawEncoder {
             last_req: 0,
             count: 0,
             counts: CountsHistory::default(),
+            repeats: Repeats::default(),
         }
     }
 
@@ -429,17 +450,60 @@ impl RawEncoder {
         info
     }
 
+    /// Writes what starts every event into `out`: its routine code, its
+    /// head byte (with [`SAME`] if `same`), its gap and duration, and its
+    /// field `mask`; returns the bytes written. The first [`HEAD_ROOM`]
+    /// bytes of `out` are written as a fixed array: one bounds check,
+    /// and plain stores. With `wide`, times that both fit 4 bytes take 4
+    /// each, without measuring them (the point-to-point path, where the
+    /// few instructions that saves count most).
     #[inline(always)]
-    fn times(&mut self, s: &mut Sink<'_>, routine: u32, start: u64, end: u64) {
+    #[allow(clippy::too_many_arguments)]
+    fn head(
+        &mut self,
+        out: &mut [u8],
+        routine: u32,
+        start: u64,
+        end: u64,
+        same: bool,
+        mask: u32,
+        wide: bool,
+    ) -> usize {
+        debug_assert!(
+            routine <= u32::from(u16::MAX),
+            "routine code {routine} above 65535"
+        );
         let gap = start.saturating_sub(self.prev_end);
         let dur = end.saturating_sub(start);
         // The decoder rebuilds times from gaps and durations; following the
         // same sums keeps both in step even if a clock stepped back.
         self.prev_end = self.prev_end.wrapping_add(gap).wrapping_add(dur);
         self.count += 1;
-        s.put(u64::from(routine));
-        s.put(gap);
-        s.put(dur);
+        let a: &mut [u8; HEAD_ROOM] = (&mut out[..HEAD_ROOM]).try_into().expect("room");
+        let same = u64::from(same) << 22;
+        let n = if wide && (gap | dur) >> 32 == 0 {
+            // Routine (2 bytes) and head (4-byte times) in one store, both
+            // times in another.
+            a[..8].copy_from_slice(&(u64::from(routine & 0xffff) | 0x1b << 16 | same).to_le_bytes());
+            a[3..11].copy_from_slice(&(gap | dur << 32).to_le_bytes());
+            11
+        } else {
+            // Each time's byte count less one: its highest set bit over 8.
+            let (gap_code, dur_code) = ((gap | 1).ilog2() >> 3, (dur | 1).ilog2() >> 3);
+            let head = u64::from(gap_code | dur_code << 3) << 16 | same;
+            a[..8].copy_from_slice(&(u64::from(routine & 0xffff) | head).to_le_bytes());
+            a[3..11].copy_from_slice(&gap.to_le_bytes());
+            let n = 4 + gap_code as usize;
+            a[n..n + 8].copy_from_slice(&dur.to_le_bytes());
+            n + 1 + dur_code as usize
+        };
+        if mask < 0x80 {
+            a[n] = mask as u8;
+            return n + 1;
+        }
+        let mut s = Sink::new(&mut out[n..]);
+        s.put(u64::from(mask));
+        n + s.len()
     }
 
     /// Encodes a call without arguments into `out`, which must have room
@@ -447,10 +511,7 @@ impl RawEncoder {
     /// routines.
     #[inline(always)]
     pub fn encode_plain(&mut self, routine: u32, start: u64, end: u64, out: &mut [u8]) -> usize {
-        let mut s = Sink::new(out);
-        self.times(&mut s, routine, start, end);
-        s.put(0);
-        s.len()
+        self.head(out, routine, start, end, false, 0, false)
     }
 
     /// Encodes a point-to-point call exactly as [`RawEncoder::encode`]
@@ -459,8 +520,13 @@ impl RawEncoder {
     /// `out` must hold at least [`P2P_MAX`] bytes.
     #[inline(always)]
     pub fn encode_p2p(&mut self, call: &P2p, out: &mut [u8]) -> usize {
-        let mut s = Sink::new(out);
-        self.times(&mut s, call.routine, call.start, call.end);
+        let same = self.repeats.repeat(Args {
+            routine: call.routine,
+            peer: call.peer,
+            tag: call.tag,
+            comm: call.comm,
+            bytes: call.bytes,
+        });
         let mut mask = PEER | TAG | COMM | BYTES;
         if call.req.is_some() {
             mask |= REQ;
@@ -468,12 +534,20 @@ impl RawEncoder {
         if call.status.is_some() {
             mask |= STATUS;
         }
-        s.put(u64::from(mask));
-        s.put_i(call.peer);
-        s.put_i(call.tag);
-        s.put_i(call.comm.wrapping_sub(self.last_comm) as i64);
+        let n = self.head(out, call.routine, call.start, call.end, same, mask, true);
+        let comm_delta = call.comm.wrapping_sub(self.last_comm) as i64;
         self.last_comm = call.comm;
-        s.put_i(call.bytes);
+        if same && mask == PEER | TAG | COMM | BYTES {
+            // A blocking call repeating its arguments: nothing more.
+            return n;
+        }
+        let mut s = Sink::new(&mut out[n..]);
+        if !same {
+            s.put_i(call.peer);
+            s.put_i(call.tag);
+            s.put_i(comm_delta);
+            s.put_i(call.bytes);
+        }
         if let Some(h) = call.req {
             s.put(1);
             s.put_i(h.wrapping_sub(self.last_req) as i64);
@@ -483,14 +557,22 @@ impl RawEncoder {
             s.put_i(source);
             s.put_i(tag);
         }
-        s.len()
+        n + s.len()
     }
 
     /// Encodes `ev` into `out`, which must hold at least
     /// [`RawEvent::max_size`] bytes; returns the bytes written.
     pub fn encode(&mut self, ev: &RawEvent<'_>, out: &mut [u8]) -> usize {
-        let mut s = Sink::new(out);
-        self.times(&mut s, ev.routine, ev.start, ev.end);
+        let same = match (ev.peer, ev.tag, ev.comm, ev.bytes) {
+            (Some(peer), Some(tag), Some(comm), Some(bytes)) => self.repeats.repeat(Args {
+                routine: ev.routine,
+                peer,
+                tag,
+                comm,
+                bytes,
+            }),
+            _ => false,
+        };
         let mut mask = 0;
         let bit = |present: bool, b: u32| if present { b } else { 0 };
         mask |= bit(ev.peer.is_some(), PEER) | bit(ev.tag.is_some(), TAG) | bit(ev.comm.is_some(), COMM);
@@ -499,16 +581,21 @@ impl RawEncoder {
         mask |= bit(ev.rbytes.is_some(), RBYTES) | bit(ev.src.is_some(), SRC) | bit(ev.rtag.is_some(), RTAG);
         mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
         mask |= bit(ev.counts.is_some(), COUNTS);
-        s.put(u64::from(mask));
-        for v in [ev.peer, ev.tag].into_iter().flatten() {
-            s.put_i(v);
-        }
-        if let Some(c) = ev.comm {
-            s.put_i(c.wrapping_sub(self.last_comm) as i64);
+        let n = self.head(out, ev.routine, ev.start, ev.end, same, mask, false);
+        let mut s = Sink::new(&mut out[n..]);
+        if let (Some(c), true) = (ev.comm, same) {
             self.last_comm = c;
-        }
-        if let Some(b) = ev.bytes {
-            s.put_i(b);
+        } else {
+            for v in [ev.peer, ev.tag].into_iter().flatten() {
+                s.put_i(v);
+            }
+            if let Some(c) = ev.comm {
+                s.put_i(c.wrapping_sub(self.last_comm) as i64);
+                self.last_comm = c;
+            }
+            if let Some(b) = ev.bytes {
+                s.put_i(b);
+            }
         }
         if !ev.reqs.is_empty() {
             s.put(ev.reqs.len() as u64);
@@ -551,7 +638,7 @@ impl RawEncoder {
         if let Some(counts) = ev.counts {
             self.counts.put(&mut s, ev.routine, counts);
         }
-        s.len()
+        n + s.len()
     }
 }
 
@@ -616,39 +703,70 @@ pub(crate) struct RawDecoder {
     prev_end: u64,
     last_comm: u64,
     last_req: u64,
+    /// Format version 3 or later: events have a head byte and may repeat
+    /// arguments (before 3, times are varints).
+    packed: bool,
 }
 
 impl RawDecoder {
-    /// The decoder of a chunk whose first gap counts from `base`.
-    pub(crate) fn new(base: u64) -> RawDecoder {
+    /// The decoder of a chunk, of a file of format `version`, whose first
+    /// gap counts from `base`.
+    pub(crate) fn new(base: u64, version: u8) -> RawDecoder {
         RawDecoder {
             prev_end: base,
             last_comm: 0,
             last_req: 0,
+            packed: version >= 3,
         }
     }
 
+    /// The routine code, gap and duration of an event, and whether it
+    /// repeats its routine's arguments.
+    #[inline(always)]
+    fn start(&self, c: &mut Cursor<'_>) -> Result<(u32, u64, u64, bool), Malformed> {
+        if !self.packed {
+            return Ok((c.u32()?, c.u64()?, c.u64()?, false));
+        }
+        let routine = c.le(2)? as u32;
+        let at = c.offset();
+        let head = c.u8()?;
+        if head & 0x80 != 0 {
+            return Err(Malformed::new(
+                at,
+                format!("unknown bits in event head {head:#x}"),
+            ));
+        }
+        let gap = c.le(usize::from(head & 7) + 1)?;
+        let dur = c.le(usize::from(head >> 3 & 7) + 1)?;
+        Ok((routine, gap, dur, head & SAME != 0))
+    }
+
+    /// The gap of the event at `c` (the start of a chunk's first event).
+    pub(crate) fn first_gap(&self, c: &mut Cursor<'_>) -> Result<u64, Malformed> {
+        self.start(c).map(|(_, gap, _, _)| gap)
+    }
+
     /// Decodes the next event into `r`, reusing its lists' memory.
-    /// `counts` is the chunk's per-peer count history, kept apart from the
-    /// registers (which a reader copies to retry an event) and changed
-    /// only once the whole event decoded.
+    /// `counts` and `repeats` are the chunk's per-peer count history and
+    /// last arguments, kept apart from the registers (which a reader
+    /// copies to retry an event) and changed only once the whole event
+    /// decoded.
     pub(crate) fn event_into(
         &mut self,
         c: &mut Cursor<'_>,
         routines: usize,
         r: &mut RawRecord,
         counts: &mut CountsHistory,
+        repeats: &mut Repeats,
     ) -> Result<(), Malformed> {
         let at = c.offset();
-        let routine = c.u32()?;
+        let (routine, gap, dur, same) = self.start(c)?;
         if routine as usize >= routines {
             return Err(Malformed::new(
                 at,
                 format!("routine code {routine} outside the routine table ({routines} entries)"),
             ));
         }
-        let gap = c.u64()?;
-        let dur = c.u64()?;
         let start = self.prev_end.wrapping_add(gap);
         let end = start.wrapping_add(dur);
         self.prev_end = end;
@@ -665,14 +783,32 @@ impl RawDecoder {
         r.routine = routine;
         r.start = start;
         r.end = end;
-        r.peer = opt_i64(c, has(PEER))?;
-        r.tag = opt_i64(c, has(TAG))?;
-        r.comm = None;
-        if has(COMM) {
-            self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
-            r.comm = Some(self.last_comm);
+        if same {
+            const FOUR: u32 = PEER | TAG | COMM | BYTES;
+            if mask & FOUR != FOUR {
+                return Err(Malformed::new(
+                    mask_at,
+                    "repeated arguments on an event without peer, tag, communicator and bytes",
+                ));
+            }
+            let a = repeats.last(routine).ok_or_else(|| {
+                Malformed::new(
+                    at,
+                    format!("event repeats the arguments of an earlier event of routine {routine}, but its chunk has none"),
+                )
+            })?;
+            (r.peer, r.tag, r.comm, r.bytes) = (Some(a.peer), Some(a.tag), Some(a.comm), Some(a.bytes));
+            self.last_comm = a.comm;
+        } else {
+            r.peer = opt_i64(c, has(PEER))?;
+            r.tag = opt_i64(c, has(TAG))?;
+            r.comm = None;
+            if has(COMM) {
+                self.last_comm = self.last_comm.wrapping_add(c.i64()? as u64);
+                r.comm = Some(self.last_comm);
+            }
+            r.bytes = opt_i64(c, has(BYTES))?;
         }
-        r.bytes = opt_i64(c, has(BYTES))?;
         r.reqs.clear();
         if has(REQ) {
             let n = c.count(1)?;
@@ -729,6 +865,17 @@ impl RawDecoder {
             r.counts = Some(v);
         } else {
             r.counts = None;
+        }
+        if let (true, Some(peer), Some(tag), Some(comm), Some(bytes)) =
+            (self.packed, r.peer, r.tag, r.comm, r.bytes)
+        {
+            repeats.commit(Args {
+                routine,
+                peer,
+                tag,
+                comm,
+                bytes,
+            });
         }
         Ok(())
     }
@@ -855,7 +1002,7 @@ impl RankFile {
         for chunk in file.chunks {
             let mut c = chunk.payload;
             match chunk.chunk_type {
-                CHUNK_EVENTS => out.events_chunk(&mut c)?,
+                CHUNK_EVENTS => out.events_chunk(&mut c, file.version)?,
                 CHUNK_SYNC => {
                     let sync = Sync::parse(&mut c)?;
                     out.pairs.push(sync.pair);
@@ -872,12 +1019,13 @@ impl RankFile {
         Ok(out)
     }
 
-    fn events_chunk(&mut self, c: &mut Cursor<'_>) -> Result<(), Malformed> {
+    fn events_chunk(&mut self, c: &mut Cursor<'_>, version: u8) -> Result<(), Malformed> {
         let prefix = EventsPrefix::parse(c)?;
         self.pairs.push(prefix.pair);
         let count = prefix.count(c.remaining())?;
-        let mut dec = RawDecoder::new(prefix.base);
+        let mut dec = RawDecoder::new(prefix.base, version);
         let mut counts = CountsHistory::default();
+        let mut repeats = Repeats::default();
         let routines = self.header.routines.len();
         let index = match self.streams.iter().position(|s| s.id == prefix.stream) {
             Some(i) => i,
@@ -893,7 +1041,7 @@ impl RankFile {
         records.reserve(count);
         for _ in 0..count {
             let mut r = RawRecord::default();
-            dec.event_into(c, routines, &mut r, &mut counts)?;
+            dec.event_into(c, routines, &mut r, &mut counts, &mut repeats)?;
             records.push(r);
         }
         Ok(())
@@ -911,7 +1059,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_point_to_point_path_encodes_exactly_as_the_general_one() {
+    fn the_point_to_point_path_decodes_as_the_general_one() {
         let calls = [
             P2p {
                 routine: 3,
@@ -958,15 +1106,46 @@ mod tests {
                 status: Some((i64::MIN, -3)),
             },
         ];
+        // Each call twice, so that the second repeats its arguments.
+        let calls: Vec<P2p> = calls.iter().flat_map(|c| [*c, *c]).collect();
         let (mut fast, mut general) = (RawEncoder::new(500), RawEncoder::new(500));
+        let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
+        let (mut n, mut m) = (0, 0);
         for c in &calls {
-            let (mut a, mut b) = ([0u8; P2P_MAX], vec![0u8; 1024]);
-            let n = fast.encode_p2p(c, &mut a);
+            let k = fast.encode_p2p(c, &mut a[n..]);
+            assert!(k + 8 <= P2P_MAX, "{c:?}: {k} bytes");
+            n += k;
             let req: Vec<u64> = c.req.into_iter().collect();
             let ev = c.as_event(&req);
-            assert!(n <= ev.max_size());
-            let m = general.encode(&ev, &mut b);
-            assert_eq!(a[..n], b[..m], "{c:?}");
+            let k = general.encode(&ev, &mut b[m..]);
+            assert!(k <= ev.max_size());
+            m += k;
+        }
+        // The point-to-point path may give times more bytes; both decode
+        // to the same calls.
+        let decode = |data: &[u8]| {
+            let mut c = Cursor::new(data, 0);
+            let mut dec = RawDecoder::new(500, container::VERSION);
+            let (mut counts, mut repeats) = (CountsHistory::default(), Repeats::default());
+            let mut out = Vec::new();
+            while !c.is_empty() {
+                let mut r = RawRecord::default();
+                dec.event_into(&mut c, 7, &mut r, &mut counts, &mut repeats)
+                    .unwrap();
+                out.push(r);
+            }
+            out
+        };
+        let (fast, general) = (decode(&a[..n]), decode(&b[..m]));
+        assert_eq!(fast, general);
+        assert_eq!(fast.len(), calls.len());
+        for (got, c) in fast.iter().zip(&calls) {
+            let args = (got.routine, got.peer, got.tag, got.comm, got.bytes);
+            assert_eq!(
+                args,
+                (c.routine, Some(c.peer), Some(c.tag), Some(c.comm), Some(c.bytes))
+            );
+            assert_eq!((got.reqs.first().copied(), got.status), (c.req, c.status));
         }
     }
 
@@ -1081,7 +1260,9 @@ mod tests {
         let mut enc = RawEncoder::new(0);
         let mut buf = [0u8; 64];
         let n = enc.encode_plain(55, 100, 130, &mut buf);
-        assert_eq!(n, 4);
+        // Routine (2 bytes), head, gap, duration, mask.
+        assert_eq!(n, 6);
+        assert_eq!(buf[..6], [55, 0, 0, 100, 30, 0]);
         assert_eq!(enc.count(), 1);
         assert_eq!(enc.prev_end(), 130);
     }

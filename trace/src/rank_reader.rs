@@ -21,6 +21,7 @@ use crate::merge::RecordSource;
 use crate::rank::{
     ClockPair, EventsPrefix, RankHeader, RawDecoder, RawRecord, Sync, CHUNK_END, CHUNK_EVENTS, CHUNK_SYNC,
 };
+use crate::repeats::Repeats;
 use crate::stream::{check_crc, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step};
 use crate::varint::Cursor;
 use std::fs::File;
@@ -49,6 +50,7 @@ struct Loaded {
     left: usize,
     dec: RawDecoder,
     counts: CountsHistory,
+    repeats: Repeats,
 }
 
 /// One thread's records.
@@ -98,6 +100,8 @@ pub struct RankReader {
     pub truncated: Option<Malformed>,
     /// The file's size in bytes.
     pub size: u64,
+    /// Its format version.
+    version: u8,
     /// Records in its complete `EVENTS` chunks, from their counts.
     pub records: u64,
     streams: Vec<ThreadStream>,
@@ -113,6 +117,11 @@ impl RankReader {
         }
         let header =
             RankHeader::decode(&mut Cursor::new(&o.header, o.header_at)).map_err(|e| e.in_file(&name))?;
+        // The version byte, which the prologue checked.
+        let mut version = [0u8];
+        o.file
+            .read_exact_at(&mut version, 8)
+            .map_err(|e| Error::io(&name, e))?;
         let mut rf = RankReader {
             pairs: vec![header.start],
             header,
@@ -122,6 +131,7 @@ impl RankReader {
             end: None,
             truncated: None,
             size: o.len,
+            version: version[0],
             records: 0,
             streams: Vec::new(),
             name,
@@ -199,8 +209,8 @@ impl RankReader {
         };
         self.streams[i].chunks.push(at);
         if self.streams[i].first_start.is_none() && count > 0 {
-            // The first record's start: its routine code, then its gap.
-            match c.u32().and_then(|_| c.u64()) {
+            // The first record's start.
+            match RawDecoder::new(prefix.base, self.version).first_gap(&mut c) {
                 Ok(gap) => self.streams[i].first_start = Some(prefix.base.wrapping_add(gap)),
                 Err(e) => return Err(self.damaged(at, e)),
             }
@@ -292,6 +302,7 @@ impl RankReader {
             end: self.end,
             truncated: self.truncated.clone(),
             size: self.size,
+            version: self.version,
             records: self.records,
             streams: self
                 .streams
@@ -354,7 +365,10 @@ impl RankReader {
                 let saved = ch.dec;
                 let origin = ch.at.payload + (ch.win + ch.pos) as u64;
                 let mut c = Cursor::new(&s.buf[ch.pos..], origin);
-                match ch.dec.event_into(&mut c, routines, &mut s.head, &mut ch.counts) {
+                match ch
+                    .dec
+                    .event_into(&mut c, routines, &mut s.head, &mut ch.counts, &mut ch.repeats)
+                {
                     Ok(()) => {
                         ch.pos = s.buf.len() - c.remaining();
                         ch.left -= 1;
@@ -407,8 +421,9 @@ impl RankReader {
             loaded,
             crc,
             left: count,
-            dec: RawDecoder::new(prefix.base),
+            dec: RawDecoder::new(prefix.base, self.version),
             counts: CountsHistory::default(),
+            repeats: Repeats::default(),
         });
         Ok(())
     }

@@ -178,6 +178,16 @@ impl<'a> Cursor<'a> {
         Ok(out)
     }
 
+    /// `len` bytes (at most 8), little-endian: the times of a rank file's
+    /// event (format version 3).
+    #[inline]
+    pub fn le(&mut self, len: usize) -> Result<u64, Malformed> {
+        debug_assert!(len <= 8);
+        let mut b = [0u8; 8];
+        b[..len].copy_from_slice(self.bytes(len)?);
+        Ok(u64::from_le_bytes(b))
+    }
+
     /// A varint; refuses encodings longer than 10 bytes or past 64 bits.
     #[inline]
     pub fn u64(&mut self) -> Result<u64, Malformed> {

@@ -1,11 +1,17 @@
-//! Format version 1 files (written by the last version-1 writer, kept in
-//! `tests/fixtures/v1`) still read: rank files merge, in memory and
-//! streamed, and a merged trace reads, with the same events; their `v`
-//! collectives, recorded as totals only, carry no per-peer counts, and the
-//! SimGrid export lists them as approximated.
+//! Files of older format versions still read. Version 1 (written by the
+//! last version-1 writer, kept in `tests/fixtures/v1`): rank files merge,
+//! in memory and streamed, and a merged trace reads, with the same events;
+//! their `v` collectives, recorded as totals only, carry no per-peer
+//! counts, and the SimGrid export lists them as approximated. Version 2
+//! rank files (`tests/fixtures/v2`, whose events are encoded without the
+//! packed times and repeated arguments of version 3) dump, streamed and
+//! merged in memory, exactly as the last version-2 reader dumped them.
 
+use pnmpi_trace::dump;
 use pnmpi_trace::folder::FolderReader;
 use pnmpi_trace::merge::merge_dir;
+use pnmpi_trace::source::StreamedTrace;
+use pnmpi_trace::stream::MergedReader;
 use pnmpi_trace::trace::Trace;
 use std::path::{Path, PathBuf};
 
@@ -13,13 +19,51 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v1")
 }
 
-/// The two version 1 rank files, alone in a folder.
-fn rank_folder() -> tempfile::TempDir {
+/// The rank files of `fixtures/VERSION`, alone in a folder.
+fn rank_folder_of(version: &str, ranks: u32) -> tempfile::TempDir {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(version);
     let dir = tempfile::tempdir().unwrap();
-    for r in ["rank-00000.pnr", "rank-00001.pnr"] {
-        std::fs::copy(fixtures().join(r), dir.path().join(r)).unwrap();
+    for r in 0..ranks {
+        let name = format!("rank-{r:05}.pnr");
+        std::fs::copy(from.join(&name), dir.path().join(&name)).unwrap();
     }
     dir
+}
+
+/// The two version 1 rank files, alone in a folder.
+fn rank_folder() -> tempfile::TempDir {
+    rank_folder_of("v1", 2)
+}
+
+/// `pnmpi trace dump` of `src`.
+fn dump_of(src: &mut dyn StreamedTrace) -> String {
+    let mut out = Vec::new();
+    dump::dump(src, None, &mut out, "dump", &|_| {}).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn version_2_rank_files_dump_as_the_version_2_reader_dumped_them() {
+    let dir = rank_folder_of("v2", 4);
+    let want = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2/tracecheck.dump"),
+    )
+    .unwrap();
+    assert!(want.contains("MPI_Waitall") && want.contains("MPI_Comm_split"));
+    // Streamed, window by window.
+    let mut folder = FolderReader::open(dir.path()).unwrap();
+    assert_eq!(dump_of(&mut folder), want);
+    // Decoded whole by the merge, written and read back.
+    let (merged, warnings) = merge_dir(dir.path(), &|_| {}).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let pnt = dir.path().join("t.pnt");
+    let mut file = std::fs::File::create(&pnt).unwrap();
+    merged.write(&mut file, &|_| {}).unwrap();
+    drop(file);
+    let mut reader = MergedReader::open(&pnt).unwrap();
+    assert_eq!(dump_of(&mut reader), want);
 }
 
 fn routine_counts(t: &Trace) -> Vec<(String, usize)> {

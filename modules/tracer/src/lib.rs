@@ -201,33 +201,27 @@ macro_rules! recv {
             }
             // A wildcard receive's status tells its source: supply one if
             // the caller ignores it.
-            let mut own = extract::blank_status();
+            let mut own = std::mem::MaybeUninit::<pnmpi_mpi_sys::ffi::MPI_Status>::uninit();
             let wild = extract::wildcard($src, $tag);
-            let $st = if wild && $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
-            // Before it waits: the previous pending receive's event, and
-            // everything of this one's but its times and status.
+            let $st = if wild && $st == mpi::STATUS_IGNORE() { own.as_mut_ptr() } else { $st };
+            // SAFETY: the caller's arguments, with a status of the tracer's
+            // own in place of an ignored one, to the next layer.
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
             let call = P2p {
                 routine: $id,
-                start: 0,
-                end: 0,
+                start: t0,
+                end: t1,
                 peer: i64::from($src),
                 tag: i64::from($tag),
                 comm: $c.bits(),
                 // SAFETY: `s` came from `enter` on this thread.
                 bytes: unsafe { record::bytes(s, $n, $dt) },
                 req: None,
-                status: None,
+                // SAFETY: MPI filled the status of a successful receive.
+                status: (wild && ok(rc)).then(|| unsafe { extract::status($st) }),
             };
-            // SAFETY: `s` came from `enter` on this thread.
-            unsafe { record::wait_for(s, &call) };
-            // SAFETY: the caller's arguments, with a status of the tracer's
-            // own in place of an ignored one, to the next layer.
-            let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
-            // SAFETY: MPI filled the status of a successful receive.
-            let status = (wild && ok(rc)).then(|| unsafe { extract::status($st) });
-            // SAFETY: `s` came from `enter` on this thread, and `wait_for`
-            // announced this receive.
-            unsafe { record::received(s, t0, t1, status) };
+            // SAFETY: `s` came from `enter` on this thread; the call returned.
+            unsafe { record::p2p(s, &call) };
             rc
         });
     };

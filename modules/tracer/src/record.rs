@@ -85,7 +85,9 @@ pub struct Stream {
     enc: RawEncoder,
     buf: Box<[u8]>,
     len: usize,
-    total: u64,
+    /// Events in the chunks written (those in the buffer are the
+    /// encoder's count).
+    written: u64,
     /// Non-zero while inside a traced call: a call that re-enters the
     /// chain from below (a module calling plain `MPI_X`) is not traced
     /// again.
@@ -93,24 +95,8 @@ pub struct Stream {
     /// Reusable space for the wrappers (request handles, statuses,
     /// completions, group ranks), so that they do not allocate per call.
     scratch: Scratch,
-    /// The last blocking receive: its arguments from before it waited,
-    /// its times once it returned (see [`wait_for`] and [`received`]).
-    pending: P2p,
-    /// Where `pending` stands.
-    pending_state: Pending,
     /// The thread's last datatype size, for sends and receives.
     sizes: SizeCache,
-}
-
-/// The state of a stream's pending blocking receive.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Pending {
-    /// No receive pending.
-    None,
-    /// Its arguments are kept, and it has not returned yet.
-    Waiting,
-    /// It returned: encoded at the thread's next recording or quiet moment.
-    Done,
 }
 
 struct StreamPtr(*mut Stream);
@@ -209,11 +195,9 @@ fn new_stream(start: u64) -> *mut Stream {
         enc: RawEncoder::new(start),
         buf: vec![0u8; run.buffer].into_boxed_slice(),
         len: 0,
-        total: 0,
+        written: 0,
         depth: 0,
         scratch: Default::default(),
-        pending: P2p::default(),
-        pending_state: Pending::None,
         sizes: SizeCache::default(),
     });
     let ptr = Box::into_raw(stream);
@@ -273,8 +257,8 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     // is the only reference to the stream.
     let s = unsafe { &mut *s };
     s.next_event();
-    s.make_room(PLAIN_MAX);
-    s.len += s.enc.encode_plain(routine, t0, t1, &mut s.buf[s.len..]);
+    let at = s.room(PLAIN_MAX);
+    s.len = at + s.enc.encode_plain(routine, t0, t1, &mut s.buf[at..]);
 }
 
 /// Records a send or receive (the point-to-point path).
@@ -286,50 +270,8 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.depth = 0;
-    s.total += 1;
-    // The pending receive encoded here, inline: a send after a receive is
-    // the commonest pair of calls.
-    if s.pending_state != Pending::None {
-        s.encode_pending();
-    }
-    s.put_p2p(call);
-}
-
-/// Before a blocking receive waits, where the rank would be idle anyway:
-/// encodes the thread's previous pending receive, and keeps this one's
-/// arguments (`call`'s times and status are filled by [`received`]).
-///
-/// # Safety
-/// `s` comes from [`enter`] on this thread.
-#[inline(always)]
-pub unsafe fn wait_for(s: *mut Stream, call: &P2p) {
-    // SAFETY: the caller's contract; no other reference to the stream is live.
-    let s = unsafe { &mut *s };
-    s.settle();
-    s.pending = *call;
-    s.pending_state = Pending::Waiting;
-}
-
-/// Records the blocking receive that [`wait_for`] announced, but encodes it
-/// only at the thread's next recording or quiet moment. A receive's end is
-/// where the rank's reply starts (in a ping-pong, it is the whole critical
-/// path with the next send's start), so after the call the wrapper only
-/// reads the clock and stores the times, and the status of a wildcard
-/// receive. Events still reach the stream in call order.
-///
-/// # Safety
-/// `s` comes from [`enter`] on this thread, and [`wait_for`] was called
-/// on it for this receive.
-#[inline(always)]
-pub unsafe fn received(s: *mut Stream, start: u64, end: u64, status: Option<(i64, i64)>) {
-    // SAFETY: the caller's contract, as for `plain`.
-    let s = unsafe { &mut *s };
-    s.depth = 0;
-    s.total += 1;
-    s.pending.start = start;
-    s.pending.end = end;
-    s.pending.status = status;
-    s.pending_state = Pending::Done;
+    let at = s.room(P2P_MAX);
+    s.len = at + s.enc.encode_p2p(call, &mut s.buf[at..]);
 }
 
 /// `count` items of `dt`, in bytes, through the thread's [`SizeCache`].
@@ -378,7 +320,7 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
         // Larger than a whole buffer (a huge Waitall): a chunk of its own.
         let mut big = vec![0u8; need];
         let n = s.enc.encode(ev, &mut big);
-        write_chunk(s.id, &mut s.enc, &big[..n]);
+        s.written += write_chunk(s.id, &mut s.enc, &big[..n]);
         return;
     }
     s.len += s.enc.encode(ev, &mut s.buf[s.len..]);
@@ -386,54 +328,22 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
 
 impl Stream {
     /// A traced call returned and is about to be recorded: the stream is
-    /// free for the next call, counts one more event, and encodes the
-    /// pending receive first so that events keep their order.
+    /// free for the next call.
     #[inline(always)]
     fn next_event(&mut self) {
         self.depth = 0;
-        self.total += 1;
-        self.settle();
     }
 
-    /// Encodes the pending receive, if it returned. One that is still
-    /// waiting is dropped: only the early exit finds one, when a rank dies
-    /// inside a receive that never completed.
+    /// Where the next event goes, with `need` bytes of room: the buffer
+    /// is written out first if fewer are left. Written so that the
+    /// compiler sees the event's slice in bounds (one check, not two).
     #[inline(always)]
-    fn settle(&mut self) {
-        if self.pending_state != Pending::None {
-            self.settle_pending();
-        }
-    }
-
-    #[inline(never)]
-    fn settle_pending(&mut self) {
-        self.encode_pending();
-    }
-
-    /// [`settle_pending`](Self::settle_pending)'s body.
-    #[inline(always)]
-    fn encode_pending(&mut self) {
-        if self.pending_state == Pending::Done {
-            self.make_room(P2P_MAX);
-            // Encoded in place, not copied out of the stream first.
-            self.len += self.enc.encode_p2p(&self.pending, &mut self.buf[self.len..]);
-        }
-        self.pending_state = Pending::None;
-    }
-
-    /// Encodes a send or receive, writing the buffer out first if full.
-    #[inline(always)]
-    fn put_p2p(&mut self, call: &P2p) {
-        self.make_room(P2P_MAX);
-        self.len += self.enc.encode_p2p(call, &mut self.buf[self.len..]);
-    }
-
-    /// Writes the buffer out if less than `need` bytes are left.
-    #[inline(always)]
-    fn make_room(&mut self, need: usize) {
-        if self.buf.len() - self.len < need {
+    fn room(&mut self, need: usize) -> usize {
+        if self.len > self.buf.len().saturating_sub(need) {
             self.flush();
+            return 0;
         }
+        self.len
     }
 
     /// Writes the buffer out as one chunk and empties it.
@@ -443,17 +353,19 @@ impl Stream {
         }
         let len = self.len;
         self.len = 0;
-        write_chunk(self.id, &mut self.enc, &self.buf[..len]);
+        self.written += write_chunk(self.id, &mut self.enc, &self.buf[..len]);
     }
 }
 
-/// Writes `events`, encoded by `enc` for stream `id`, as one chunk.
-fn write_chunk(id: u32, enc: &mut RawEncoder, events: &[u8]) {
+/// Writes `events`, encoded by `enc` for stream `id`, as one chunk;
+/// returns its event count.
+fn write_chunk(id: u32, enc: &mut RawEncoder, events: &[u8]) -> u64 {
     let info = enc.finish_chunk();
     if let Some(run) = RUN.get() {
         let head = rank::events_chunk_head(id, info, clock::pair(), events);
         run.write(&head, events);
     }
+    info.count
 }
 
 /// Stops tracing and writes out every stream; with `complete`, also the
@@ -470,9 +382,8 @@ pub fn finish(complete: bool) -> u64 {
         // SAFETY: tracing is off and, by MPI's rules, no other thread is
         // inside MPI now: nothing else uses the stream.
         let s = unsafe { &mut *p.0 };
-        s.settle();
         s.flush();
-        total += s.total;
+        total += s.written;
     }
     if complete {
         run.chunk(rank::CHUNK_END, &rank::end_payload(total));
