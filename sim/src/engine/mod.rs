@@ -28,7 +28,7 @@ use crate::SimError;
 use matching::{Key, Mailboxes, PendingRecv, PendingSend};
 use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
-use requests::{Req, Requests};
+use requests::Requests;
 use rustc_hash::FxHashMap;
 use stats::{ActorStats, RoutineStats, Stats};
 use std::cmp::Reverse;
@@ -113,12 +113,22 @@ struct ActorState {
     what: Option<Blocked>,
     /// Its op in [`Engine::ops`] is read but not run yet (it yielded).
     pending: bool,
-    steps: VecDeque<Step>,
-    step_members: Option<Rc<[u32]>>,
-    step_comm: i64,
-    step_reqs: Vec<ReqId>,
+    /// The algorithmic collective under way, if any: boxed, since most
+    /// actors are in none most of the time.
+    steps: Option<Box<Steps>>,
     next_temp: u64,
-    coll_seq: FxHashMap<i64, u64>,
+    /// Per communicator, the collectives entered so far (a short list: a
+    /// rank calls collectives on a few communicators).
+    coll_seq: Vec<(i64, u64)>,
+}
+
+/// An algorithmic collective's expansion, being run by one actor.
+struct Steps {
+    queue: VecDeque<Step>,
+    members: Rc<[u32]>,
+    comm: i64,
+    /// The requests of the steps since the last wait.
+    reqs: Vec<ReqId>,
 }
 
 struct Rendezvous {
@@ -497,9 +507,13 @@ impl<'m, 'o> Engine<'m, 'o> {
             if self.actors[a].blocked > 0 || self.actors[a].done {
                 return Ok(());
             }
-            if let Some(step) = self.actors[a].steps.pop_front() {
-                self.step(a, step);
-                continue;
+            match self.actors[a].steps.as_mut().map(|s| s.queue.pop_front()) {
+                Some(Some(step)) => {
+                    self.step(a, step);
+                    continue;
+                }
+                Some(None) => self.actors[a].steps = None,
+                None => {}
             }
             self.close_call(a);
             if self.actors[a].pending {
@@ -770,8 +784,8 @@ impl<'m, 'o> Engine<'m, 'o> {
                     // Opened and completed in one lookup.
                     self.forget_wildcard(req);
                     let open = self.reqs.get_or_open(req);
-                    if open.waiter.is_none() {
-                        open.done = Some((done, s.post));
+                    if open.waiter().is_none() {
+                        open.set_done(done, s.post);
                     } else {
                         self.complete(req, done, s.post);
                     }
@@ -818,7 +832,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// if `done` says when.
     fn open_req(&mut self, req: ReqId, done: Option<(Ns, Ns)>) {
         self.forget_wildcard(req);
-        self.reqs.insert(req, Req { done, waiter: None });
+        self.reqs.open(req, done);
     }
 
     /// Opens receive request `req`, keeping it if open already (a
@@ -851,7 +865,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             // No status: the trace cannot say what it received; it completes at once.
             None => {
                 if let Some(r) = self.reqs.get_mut(req) {
-                    r.done = Some((post, f64::NEG_INFINITY));
+                    r.set_done(post, f64::NEG_INFINITY);
                 }
             }
         }
@@ -869,13 +883,13 @@ impl<'m, 'o> Engine<'m, 'o> {
         let Some(r) = self.reqs.get_mut(req) else {
             return;
         };
-        match r.waiter {
+        match r.waiter() {
             Some(a) => {
                 self.reqs.remove(req);
                 self.forget_wildcard(req);
                 self.resolved(a as usize, t, partner);
             }
-            None => r.done = Some((t, partner)),
+            None => r.set_done(t, partner),
         }
     }
 
@@ -895,7 +909,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         let Some(r) = self.reqs.get_mut(req) else {
             return; // unknown to the replay (created before the trace): done
         };
-        match r.done {
+        match r.done() {
             Some((t, partner)) => {
                 self.reqs.remove(req);
                 self.forget_wildcard(req);
@@ -904,7 +918,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 st.late = st.late.max(partner);
             }
             None => {
-                r.waiter = Some(a as u32);
+                r.set_waiter(a as u32);
                 let st = &mut self.actors[a];
                 if st.blocked == 0 {
                     st.resume_at = st.clock;
@@ -970,15 +984,25 @@ impl<'m, 'o> Engine<'m, 'o> {
                 Some(v) => coll::expand_v(&shape, v, &mut steps),
                 None => coll::expand(name, &shape, &mut steps),
             }
-            st.steps.extend(steps);
-            st.step_members = Some(members);
-            st.step_comm = comm;
+            st.steps = Some(Box::new(Steps {
+                queue: steps.into(),
+                members,
+                comm,
+                reqs: Vec::new(),
+            }));
             return;
         }
         let st = &mut self.actors[a];
-        let seq = st.coll_seq.entry(comm).or_insert(0);
-        let n = *seq;
-        *seq += 1;
+        let n = match st.coll_seq.iter_mut().find(|(c, _)| *c == comm) {
+            Some((_, seq)) => {
+                *seq += 1;
+                *seq - 1
+            }
+            None => {
+                st.coll_seq.push((comm, 1));
+                0
+            }
+        };
         let clock = st.clock;
         let r = req.unwrap_or_else(|| self.temp_req(a));
         self.open_req(r, None);
@@ -1048,34 +1072,42 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     fn step(&mut self, a: usize, step: Step) {
-        let members = self.actors[a]
-            .step_members
-            .clone()
-            .expect("steps come with their members");
-        let comm = self.actors[a].step_comm;
+        let Some(s) = self.actors[a].steps.as_ref() else {
+            return;
+        };
+        let (members, comm) = (s.members.clone(), s.comm);
         let rank = self.info[a].rank;
         match step {
             Step::Isend { to, bytes } => {
                 let r = self.temp_req(a);
                 self.post_send(a, r, self.msg(rank, members[to as usize], bytes), COLL_TAG, comm);
-                self.actors[a].step_reqs.push(r);
+                self.step_reqs(a).push(r);
             }
             Step::Irecv { from, bytes: _ } => {
                 let r = self.temp_req(a);
                 let clock = self.actors[a].clock;
                 self.post_recv(a, r, members[from as usize], COLL_TAG, comm, clock);
-                self.actors[a].step_reqs.push(r);
+                self.step_reqs(a).push(r);
             }
             Step::WaitAll => {
-                let reqs = std::mem::take(&mut self.actors[a].step_reqs);
+                let reqs = std::mem::take(self.step_reqs(a));
                 for &r in &reqs {
                     self.wait_for(a, r);
                 }
                 let mut reqs = reqs;
                 reqs.clear();
-                self.actors[a].step_reqs = reqs;
+                *self.step_reqs(a) = reqs;
             }
         }
+    }
+
+    /// The requests of actor `a`'s collective steps since their last wait.
+    fn step_reqs(&mut self, a: usize) -> &mut Vec<ReqId> {
+        &mut self.actors[a]
+            .steps
+            .as_mut()
+            .expect("a step runs within its collective")
+            .reqs
     }
 
     /// The exact sums into the statistics.
