@@ -25,6 +25,7 @@ use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
 use crate::SimError;
+use dary_heap::QuaternaryHeap;
 use matching::{Key, Mailboxes, PendingRecv, PendingSend};
 use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
@@ -32,7 +33,7 @@ use requests::Requests;
 use rustc_hash::FxHashMap;
 use stats::{ActorStats, RoutineStats, Stats};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// Tag of the messages of expanded collectives: no application tag is
@@ -150,7 +151,10 @@ struct Engine<'m, 'o> {
     info: Vec<Actor>,
     /// Actor index of each rank's first thread.
     rank_actor: Vec<usize>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The actors ready to run, by (clock, actor): a 4-ary heap, whose
+    /// four children of a node share a cache line, so that a pop from a
+    /// million actors misses the cache half as often as a binary heap's.
+    heap: QuaternaryHeap<Reverse<(u64, u32)>>,
     mail: Mailboxes,
     /// Open requests; wildcard receives keep their post in `wildcards`.
     reqs: Requests,
@@ -286,7 +290,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             resource_wait_ps: 0,
             info,
             rank_actor,
-            heap: BinaryHeap::new(),
+            heap: QuaternaryHeap::new(),
             mail: Mailboxes::default(),
             reqs: Requests::new(n_actors),
             wildcards: FxHashMap::default(),
