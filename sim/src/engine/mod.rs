@@ -20,7 +20,7 @@ mod requests;
 pub mod stats;
 
 use crate::coll::{self, Shape, Step};
-use crate::input::{Actor, Completion, Op, OpKind, OpSource, ReqId, VCounts};
+use crate::input::{Actor, Op, OpKind, OpSource, ReqId, VCounts};
 use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
@@ -111,7 +111,6 @@ struct ActorState {
     /// The latest partner post among the resolved items of the call.
     late: Ns,
     call: Option<Call>,
-    what: Option<Blocked>,
     /// Its op in [`Engine::ops`] is read but not run yet (it yielded).
     pending: bool,
     /// The algorithmic collective under way, if any: boxed, since most
@@ -601,7 +600,6 @@ impl<'m, 'o> Engine<'m, 'o> {
     fn close_call(&mut self, a: usize) {
         let st = &mut self.actors[a];
         let Some(call) = st.call.take() else { return };
-        st.what = None;
         let dur = st.clock - call.start;
         let wait = (st.late - call.start).clamp(0.0, dur);
         let s = &mut self.stats.actors[a];
@@ -644,7 +642,6 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let r = req.unwrap_or_else(|| self.temp_req(a));
                 self.post_send(a, r, self.msg(rank, to, bytes), tag, comm);
                 if req.is_none() {
-                    self.actors[a].what = Some(Blocked::Send { to, tag, comm });
                     self.wait_for(a, r);
                 }
             }
@@ -666,7 +663,6 @@ impl<'m, 'o> Engine<'m, 'o> {
                     }
                 }
                 if req.is_none() {
-                    self.actors[a].what = Some(Blocked::Recv { from, tag, comm });
                     self.wait_for(a, r);
                 }
             }
@@ -684,19 +680,14 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let sr = self.temp_req(a);
                 self.post_recv(a, rr, from, rtag, comm, self.actors[a].clock);
                 self.post_send(a, sr, self.msg(rank, to, sbytes), stag, comm);
-                self.actors[a].what = Some(Blocked::Recv {
-                    from: Some(from),
-                    tag: rtag,
-                    comm,
-                });
                 self.wait_for(a, rr);
                 self.wait_for(a, sr);
             }
             OpKind::Wait(done) => {
                 self.open_call(a, op.routine);
-                self.actors[a].what = Some(Blocked::Wait(done.len()));
-                for &Completion { req, status } in done {
-                    self.resolve_deferred(a, req, status);
+                for c in done {
+                    let req = c.req;
+                    self.resolve_deferred(a, req, c.status());
                     self.wait_for(a, req);
                 }
             }
@@ -978,7 +969,6 @@ impl<'m, 'o> Engine<'m, 'o> {
                 .unwrap_or(0) as u32,
             bytes,
         };
-        self.actors[a].what = Some(Blocked::Coll { op: c, comm });
         if let (CollChoice::Algorithmic(name), None) = (self.machine.collective(c), req) {
             let st = &mut self.actors[a];
             let mut steps = Vec::new();
@@ -1206,12 +1196,43 @@ impl<'m, 'o> Engine<'m, 'o> {
         }))
     }
 
+    /// What actor `a` is blocked on, from the op of its open call (kept in
+    /// [`Engine::ops`] while it runs), for deadlock reports: not kept per
+    /// actor, since only a deadlock asks.
+    fn blocked_on(&self, a: usize) -> Option<Blocked> {
+        self.actors[a].call.as_ref()?;
+        match self.ops[a].kind {
+            OpKind::Send {
+                to,
+                tag,
+                comm,
+                req: None,
+                ..
+            } => Some(Blocked::Send { to, tag, comm }),
+            OpKind::Recv {
+                from,
+                tag,
+                comm,
+                req: None,
+                ..
+            } => Some(Blocked::Recv { from, tag, comm }),
+            OpKind::Sendrecv { from, rtag, comm, .. } => Some(Blocked::Recv {
+                from: Some(from),
+                tag: rtag,
+                comm,
+            }),
+            OpKind::Wait(ref done) => Some(Blocked::Wait(done.len())),
+            OpKind::Coll { op, comm, .. } => Some(Blocked::Coll { op, comm }),
+            _ => None,
+        }
+    }
+
     fn deadlock_report(&self, stuck: &[usize]) -> String {
         let mut lines = Vec::new();
         for &a in stuck.iter().take(32) {
             let st = &self.actors[a];
             let who = format!("rank {} (thread {})", self.info[a].rank, self.info[a].thread);
-            let what = match &st.what {
+            let what = match self.blocked_on(a) {
                 Some(Blocked::Send { to, tag, comm }) => {
                     format!("waits in a send to rank {to} (tag {tag}, communicator {comm}) for its receive")
                 }

@@ -274,9 +274,9 @@ impl<S: EventSource> TraceOps<S> {
                 // Exactly: every rank of a large run holds its wait's list.
                 done.reserve_exact(ev.done.len());
                 done.extend(ev.done.iter().filter_map(|d| {
-                    d.req.map(|req| Completion {
-                        req: req_id(req),
-                        status: d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t))),
+                    d.req.map(|req| {
+                        let status = d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t)));
+                        Completion::new(req_id(req), status)
                     })
                 }));
                 if done.is_empty() {
@@ -352,7 +352,7 @@ fn resolve_wildcard(queue: &mut VecDeque<Op>) -> Option<bool> {
         return None;
     };
     let found = queue.iter().skip(1).find_map(|o| match &o.kind {
-        OpKind::Wait(done) => done.iter().find(|c| c.req == r).map(|c| c.status),
+        OpKind::Wait(done) => done.iter().find(|c| c.req == r).map(|c| c.status()),
         _ => None,
     });
     match found {
