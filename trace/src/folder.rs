@@ -102,6 +102,8 @@ struct StreamAt {
     slot: usize,
     rank: u32,
     thread: u32,
+    /// Read to its end: its lane is gone (until a restart).
+    ended: bool,
 }
 
 /// A tracer output folder read as merged events, stream by stream.
@@ -169,6 +171,7 @@ impl FolderReader {
                 slot,
                 rank: reader.header.rank,
                 thread: threads[slot],
+                ended: false,
             }));
             for name in &reader.header.routines {
                 run.routine(name);
@@ -236,11 +239,30 @@ impl FolderReader {
 
     /// The next event of stream `i` into `ev`; `false` at the stream's end.
     pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
-        let StreamAt { rank_at, slot, .. } = self.streams[i];
+        let StreamAt {
+            rank_at, slot, ended, ..
+        } = self.streams[i];
+        if ended {
+            return Ok(false);
+        }
         let lane = self.ranks[rank_at].lane(slot, &mut self.run, self.origin)?;
         loop {
             match next_call(&mut lane.reader, &mut lane.conv, &mut self.run, ev)? {
-                None => return Ok(false),
+                None => {
+                    // Its conversion state (live requests, handles seen)
+                    // goes now, so that a folder read stream after stream
+                    // holds one stream's, not every stream's; the reader
+                    // stays for a restart (or the rank's other lanes).
+                    let r = &mut self.ranks[rank_at];
+                    if let Some(mut lane) = r.lanes[slot].take() {
+                        if r.reader.is_none() {
+                            lane.reader.rewind();
+                            r.reader = Some(lane.reader);
+                        }
+                    }
+                    self.streams[i].ended = true;
+                    return Ok(false);
+                }
                 Some(s) if s == slot => return Ok(true),
                 Some(_) => {}
             }
@@ -258,6 +280,7 @@ impl FolderReader {
     /// table again, under the same ids).
     pub fn restart(&mut self, i: usize) -> Result<()> {
         let StreamAt { rank_at, slot, .. } = self.streams[i];
+        self.streams[i].ended = false;
         let r = &mut self.ranks[rank_at];
         if let Some(lane) = r.lanes[slot].take() {
             r.reader = Some(lane.reader);

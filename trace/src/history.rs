@@ -8,8 +8,10 @@
 //! routines seen (a routine never seen has empty slots, and so does one
 //! whose events carried no value), only the value fields up to the last
 //! that any of their events carried (the common calls' fields come
-//! first), one `i64` per value, and a rotating cursor for the newest slot
-//! instead of a shift of every slot on each event.
+//! first), one `i32` per value while every value fits one (peers, tags,
+//! communicators and sizes of common runs do; else one `i64`), and a
+//! rotating cursor for the newest slot instead of a shift of every slot
+//! on each event.
 
 use crate::fields::NV;
 use crate::trace::HISTORY;
@@ -17,6 +19,117 @@ use crate::trace::HISTORY;
 /// "No value": `i64::MIN` has no code in a merged trace (the writer
 /// clamps it to `i64::MIN + 1`, and no varint decodes to it).
 const NONE: i64 = i64::MIN;
+
+/// "No value" in narrow slots.
+const NONE32: i32 = i32::MIN;
+
+/// The slots' values: narrow until a value does not fit an `i32`.
+#[derive(Clone, Debug)]
+enum Vals {
+    Narrow(Vec<i32>),
+    Wide(Vec<i64>),
+}
+
+impl Default for Vals {
+    fn default() -> Vals {
+        Vals::Narrow(Vec::new())
+    }
+}
+
+/// A value in a narrow slot, if it fits one.
+fn narrow(v: Option<i64>) -> Option<i32> {
+    match v {
+        None => Some(NONE32),
+        Some(v) => i32::try_from(v).ok().filter(|&v| v != NONE32),
+    }
+}
+
+impl Vals {
+    fn len(&self) -> usize {
+        match self {
+            Vals::Narrow(v) => v.len(),
+            Vals::Wide(v) => v.len(),
+        }
+    }
+
+    /// `n` values from `at` into `out`.
+    fn read(&self, at: usize, n: usize, out: &mut [Option<i64>; NV]) {
+        match self {
+            Vals::Narrow(v) => {
+                for (o, &v) in out.iter_mut().zip(&v[at..][..n]) {
+                    *o = (v != NONE32).then_some(i64::from(v));
+                }
+            }
+            Vals::Wide(v) => {
+                for (o, &v) in out.iter_mut().zip(&v[at..][..n]) {
+                    *o = (v != NONE).then_some(v);
+                }
+            }
+        }
+    }
+
+    /// The first `n` of `vals` at `at`, widening the slots first if one
+    /// does not fit narrow ones.
+    fn write(&mut self, at: usize, n: usize, vals: &[Option<i64>; NV]) {
+        if let Vals::Narrow(v) = self {
+            let mut fits = true;
+            for (v, &new) in v[at..][..n].iter_mut().zip(vals) {
+                match narrow(new) {
+                    Some(x) => *v = x,
+                    None => {
+                        fits = false;
+                        break;
+                    }
+                }
+            }
+            if fits {
+                return;
+            }
+            let wide = v
+                .iter()
+                .map(|&x| if x == NONE32 { NONE } else { i64::from(x) })
+                .collect();
+            *self = Vals::Wide(wide);
+        }
+        if let Vals::Wide(v) = self {
+            for (v, new) in v[at..][..n].iter_mut().zip(vals) {
+                *v = new.unwrap_or(NONE);
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        *self = match std::mem::take(self) {
+            Vals::Narrow(mut v) => {
+                v.clear();
+                Vals::Narrow(v)
+            }
+            Vals::Wide(_) => Vals::default(),
+        };
+    }
+
+    /// Lays entry `at`'s `HISTORY` slots of `k0` values out again as
+    /// slots of `k1`, the new values empty, the values after them moving
+    /// up.
+    fn widen(&mut self, at: usize, k0: usize, k1: usize) {
+        match self {
+            Vals::Narrow(v) => widen_slots(v, at, k0, k1, NONE32),
+            Vals::Wide(v) => widen_slots(v, at, k0, k1, NONE),
+        }
+    }
+}
+
+fn widen_slots<T: Copy>(vals: &mut Vec<T>, at: usize, k0: usize, k1: usize, none: T) {
+    let mut block = [none; HISTORY * NV];
+    for p in 0..HISTORY {
+        block[p * k1..][..k0].copy_from_slice(&vals[at + p * k0..][..k0]);
+    }
+    let (extra, tail, len) = (HISTORY * (k1 - k0), at + HISTORY * k0, vals.len());
+    vals.reserve_exact(extra);
+    vals.resize(len + extra, none);
+    vals.copy_within(tail..len, tail + extra);
+    vals[at..at + HISTORY * k1].copy_from_slice(&block[..HISTORY * k1]);
+}
 
 /// One routine's slots.
 #[derive(Clone, Copy, Debug)]
@@ -54,7 +167,7 @@ pub(crate) struct Slots {
 pub(crate) struct ValueHistory {
     /// In the order of their values in `vals`.
     entries: Vec<Entry>,
-    vals: Vec<i64>,
+    vals: Vals,
 }
 
 impl ValueHistory {
@@ -79,12 +192,7 @@ impl ValueHistory {
         let Some(e) = of.entry.map(|i| self.entries[i]) else {
             return;
         };
-        for (o, &v) in out
-            .iter_mut()
-            .zip(&self.vals[e.slot_at(slot)..][..e.width as usize])
-        {
-            *o = (v != NONE).then_some(v);
-        }
+        self.vals.read(e.slot_at(slot), e.width as usize, out);
     }
 
     /// Makes `vals` the newest event of `of`'s routine.
@@ -109,10 +217,8 @@ impl ValueHistory {
         }
         let entry = &mut self.entries[e];
         entry.newest = ((entry.newest as usize + HISTORY - 1) % HISTORY) as u8;
-        let at = entry.slot_at(0);
-        for (v, new) in self.vals[at..][..entry.width as usize].iter_mut().zip(vals) {
-            *v = new.unwrap_or(NONE);
-        }
+        let (at, n) = (entry.slot_at(0), entry.width as usize);
+        self.vals.write(at, n, vals);
     }
 
     /// Keeps the first `k1` fields (more than it keeps) for entry `e`:
@@ -121,15 +227,7 @@ impl ValueHistory {
     fn widen(&mut self, e: usize, k1: usize) {
         let old = self.entries[e];
         let (k0, at) = (old.width as usize, old.at as usize);
-        let mut block = [NONE; HISTORY * NV];
-        for p in 0..HISTORY {
-            block[p * k1..][..k0].copy_from_slice(&self.vals[at + p * k0..][..k0]);
-        }
-        let (extra, tail, len) = (HISTORY * (k1 - k0), at + HISTORY * k0, self.vals.len());
-        self.vals.reserve_exact(extra);
-        self.vals.resize(len + extra, NONE);
-        self.vals.copy_within(tail..len, tail + extra);
-        self.vals[at..at + HISTORY * k1].copy_from_slice(&block[..HISTORY * k1]);
+        self.vals.widen(at, k0, k1);
         self.entries[e].width = k1 as u8;
         for later in &mut self.entries[e + 1..] {
             later.at += (HISTORY * (k1 - k0)) as u32;
@@ -157,7 +255,10 @@ mod tests {
             for (i, v) in vals.iter_mut().enumerate() {
                 // Fields appear over time, and come and go.
                 if (x >> (i + 5)) & 3 == 0 && step > i * 50 {
-                    *v = Some((x >> 40) as i64 - 1000 * i as i64);
+                    // From step 1000 on, field 3 no longer fits an i32:
+                    // the history goes on in wide slots.
+                    let big = if step > 1000 && i == 3 { 1i64 << 40 } else { 0 };
+                    *v = Some((x >> 40) as i64 - 1000 * i as i64 + big);
                 }
             }
             if routine == 2 {
@@ -177,5 +278,9 @@ mod tests {
         }
         // Routine 2 never carried a value: it holds nothing.
         assert!(h.entries.iter().all(|e| e.routine != 2));
+        assert!(
+            matches!(h.vals, Vals::Wide(_)),
+            "the big values widened the slots"
+        );
     }
 }

@@ -489,7 +489,6 @@ type CommKey = (Vec<i64>, Option<Vec<i64>>, u32);
 /// converted in any order, or interleaved, and still agree on them; the
 /// order only decides which id a communicator gets.
 pub(crate) struct RunTables {
-    world: u32,
     names: HashMap<String, u32>,
     /// Routine names by run id (the union of the ranks' tables, in the
     /// order the ranks' converters were made).
@@ -501,19 +500,27 @@ pub(crate) struct RunTables {
     pub unknown_comms: u64,
     /// Completions of requests no converter saw created.
     pub unknown_reqs: u64,
+    /// `MPI_COMM_WORLD`, which every rank's converter shares (its members
+    /// are the whole world: one copy per rank would grow with the square
+    /// of the ranks).
+    world_comm: Rc<CommInfo>,
 }
 
 impl RunTables {
     /// Empty tables for a world of `world` ranks.
     pub(crate) fn new(world: u32) -> RunTables {
         RunTables {
-            world,
             names: HashMap::new(),
             routine_names: Vec::new(),
             comm_ids: HashMap::new(),
             comms: Vec::new(),
             unknown_comms: 0,
             unknown_reqs: 0,
+            world_comm: Rc::new(CommInfo {
+                id: COMM_WORLD,
+                members: (0..i64::from(world)).collect(),
+                remote: None,
+            }),
         }
     }
 
@@ -632,14 +639,7 @@ impl RankConverter {
     ) -> RankConverter {
         let v = &h.values;
         let mut comms = FxHashMap::default();
-        comms.insert(
-            v.comm_world,
-            Rc::new(CommInfo {
-                id: COMM_WORLD,
-                members: (0..i64::from(run.world)).collect(),
-                remote: None,
-            }),
-        );
+        comms.insert(v.comm_world, run.world_comm.clone());
         comms.insert(
             v.comm_self,
             Rc::new(CommInfo {

@@ -75,6 +75,17 @@ fn assert_same_as_merge(dir: &Path) {
         }
     }
     assert_eq!(got, want);
+    // A stream read to its end (its conversion state dropped) stays at
+    // its end, and starts over from its first event when restarted.
+    for i in 0..f.streams().count() {
+        assert!(f.next(i).unwrap().is_none(), "stream {i} after its end");
+    }
+    if let Some(first) = got.first().and_then(|s| s.first()) {
+        f.restart(0).unwrap();
+        let e = f.next(0).unwrap().expect("a first event again");
+        assert_eq!(f.routines()[e.routine as usize], first.0);
+        assert_eq!((e.start, e.end), (first.1.start, first.1.end));
+    }
     // Read stream by stream in rank order, ranks convert in merge order:
     // the communicator ids are the merge's.
     assert_eq!(f.comms(), &t.comms[..]);

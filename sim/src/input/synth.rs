@@ -190,10 +190,7 @@ impl OpSource for StencilOps {
                 op.routine = 3;
                 let mut done = self.spare.pop().unwrap_or_default();
                 done.clear();
-                done.extend((0..8).map(|j| Completion {
-                    req: req(j),
-                    status: None,
-                }));
+                done.extend((0..8).map(|j| Completion::new(req(j), None)));
                 op.kind = OpKind::Wait(done);
             }
         }

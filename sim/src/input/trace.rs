@@ -18,7 +18,6 @@ struct StreamState {
     init_end: Option<u64>,
     finished: bool,
     queue: VecDeque<Op>,
-    persistent: FxHashMap<ReqRef, Persistent>,
 }
 
 /// Ops from an [`EventSource`].
@@ -31,6 +30,9 @@ pub struct TraceOps<S: EventSource> {
     persistent_init: Vec<bool>,
     request_free: Vec<bool>,
     streams: Vec<StreamState>,
+    /// Persistent requests' calls, by request (which names its stream):
+    /// one table for the run, since few streams have any.
+    persistent: FxHashMap<ReqRef, Persistent>,
     ev: Event,
     measured: Measured,
     skipped: FxHashMap<String, u64>,
@@ -75,6 +77,7 @@ impl<S: EventSource> TraceOps<S> {
                 routine_time: vec![0.0; names.len()],
             },
             streams: (0..n).map(|_| StreamState::default()).collect(),
+            persistent: FxHashMap::default(),
             actors,
             src,
             ev: Event::default(),
@@ -149,7 +152,7 @@ impl<S: EventSource> TraceOps<S> {
         op.kind = match kind {
             Kind::Send { .. } | Kind::Recv { .. } if self.persistent_init[r] => {
                 let send = matches!(kind, Kind::Send { .. });
-                self.streams[si].persistent.insert(
+                self.persistent.insert(
                     first,
                     Persistent {
                         send,
@@ -226,7 +229,7 @@ impl<S: EventSource> TraceOps<S> {
                 // One op per started request; the first carries the burst and duration.
                 let mut first_op = true;
                 for (i, init) in ev.init.iter().enumerate() {
-                    let Some(p) = init.and_then(|r| self.streams[si].persistent.get(&r)).copied() else {
+                    let Some(p) = init.and_then(|r| self.persistent.get(&r)).copied() else {
                         continue;
                     };
                     let req = Some(req_id(ReqRef {
@@ -271,9 +274,9 @@ impl<S: EventSource> TraceOps<S> {
                 // Exactly: every rank of a large run holds its wait's list.
                 done.reserve_exact(ev.done.len());
                 done.extend(ev.done.iter().filter_map(|d| {
-                    d.req.map(|req| Completion {
-                        req: req_id(req),
-                        status: d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t))),
+                    d.req.map(|req| {
+                        let status = d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t)));
+                        Completion::new(req_id(req), status)
                     })
                 }));
                 if done.is_empty() {
@@ -349,7 +352,7 @@ fn resolve_wildcard(queue: &mut VecDeque<Op>) -> Option<bool> {
         return None;
     };
     let found = queue.iter().skip(1).find_map(|o| match &o.kind {
-        OpKind::Wait(done) => done.iter().find(|c| c.req == r).map(|c| c.status),
+        OpKind::Wait(done) => done.iter().find(|c| c.req == r).map(|c| c.status()),
         _ => None,
     });
     match found {

@@ -331,14 +331,14 @@ impl Requests {
                     Some(0)
                 };
                 let (_, req) = self.outstanding.remove(pos.ok_or(Bad::NoRequest)?);
-                completions.push(Completion { req, status: None });
+                completions.push(Completion::new(req, None));
                 Parsed::Call(OpKind::Wait(std::mem::take(completions)))
             }
             Action::Waitall => {
                 completions.extend(
                     self.outstanding
                         .drain(..)
-                        .map(|(_, req)| Completion { req, status: None }),
+                        .map(|(_, req)| Completion::new(req, None)),
                 );
                 Parsed::Call(OpKind::Wait(std::mem::take(completions)))
             }
