@@ -370,6 +370,39 @@ impl P2p {
     }
 }
 
+/// A blocking collective as [`RawEncoder::encode_coll`] takes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coll {
+    /// Routine code.
+    pub routine: u32,
+    /// Start tick.
+    pub start: u64,
+    /// End tick.
+    pub end: u64,
+    /// Communicator handle.
+    pub comm: u64,
+    /// Bytes, if the routine moves data.
+    pub bytes: Option<i64>,
+    /// Root, local to the communicator, if the routine has one.
+    pub root: Option<i64>,
+}
+
+impl Coll {
+    /// The same call as a general [`RawEvent`] (for tests and tools).
+    pub fn as_event(&self) -> RawEvent<'static> {
+        RawEvent {
+            comm: Some(self.comm),
+            bytes: self.bytes,
+            root: self.root,
+            ..RawEvent::plain(self.routine, self.start, self.end)
+        }
+    }
+}
+
+/// Room that [`RawEncoder::encode_done`] and [`RawEncoder::encode_coll`]
+/// may need: the start of an event and at most five values.
+pub const SMALL_MAX: usize = HEAD_ROOM + 5 * varint::MAX_LEN;
+
 /// Encodes one thread's events into a chunk, keeping the registers that
 /// make times and handles small: the end of the previous event, the last
 /// communicator and request handles, each `v` routine's last per-peer
@@ -556,6 +589,62 @@ impl RawEncoder {
         if let Some((source, tag)) = call.status {
             s.put_i(source);
             s.put_i(tag);
+        }
+        n + s.len()
+    }
+
+    /// Encodes a call that completed at most one request (`MPI_Wait`,
+    /// `MPI_Test`) exactly as [`RawEncoder::encode`] encodes the
+    /// [`RawEvent`] whose `done` holds `done` or nothing, without building
+    /// one. `out` must hold at least [`SMALL_MAX`] bytes.
+    #[inline(always)]
+    pub fn encode_done(
+        &mut self,
+        routine: u32,
+        start: u64,
+        end: u64,
+        done: Option<RawDone>,
+        out: &mut [u8],
+    ) -> usize {
+        let Some(d) = done else {
+            return self.head(out, routine, start, end, false, 0, true);
+        };
+        let n = self.head(out, routine, start, end, false, DONE, true);
+        let mut s = Sink::new(&mut out[n..]);
+        s.put(1);
+        s.put_i(d.handle.wrapping_sub(self.last_req) as i64);
+        self.last_req = d.handle;
+        match d.status {
+            Some((source, tag)) => {
+                s.put(1);
+                s.put_i(source);
+                s.put_i(tag);
+            }
+            None => s.put(0),
+        }
+        n + s.len()
+    }
+
+    /// Encodes a blocking collective with at most a communicator, bytes
+    /// and a root (`MPI_Barrier`, `MPI_Bcast`, `MPI_Reduce`,
+    /// `MPI_Allreduce` ...) exactly as [`RawEncoder::encode`] encodes the
+    /// [`RawEvent`] with these fields, without building one. `out` must
+    /// hold at least [`SMALL_MAX`] bytes.
+    #[inline(always)]
+    pub fn encode_coll(&mut self, call: &Coll, out: &mut [u8]) -> usize {
+        let mut mask = COMM;
+        if call.bytes.is_some() {
+            mask |= BYTES;
+        }
+        if call.root.is_some() {
+            mask |= ROOT;
+        }
+        let n = self.head(out, call.routine, call.start, call.end, false, mask, true);
+        let mut s = Sink::new(&mut out[n..]);
+        s.put_i(call.comm.wrapping_sub(self.last_comm) as i64);
+        self.last_comm = call.comm;
+        for v in [call.bytes, call.root].into_iter().flatten() {
+            s.put_i(v);
         }
         n + s.len()
     }
