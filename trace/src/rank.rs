@@ -578,7 +578,7 @@ impl RawEncoder {
         let mut s = Sink::new(&mut out[n..]);
         if !same {
             s.put3([call.peer, call.tag, comm_delta].map(zigzag));
-            s.put_i(call.bytes);
+            s.put_short(zigzag(call.bytes));
         }
         if let Some(h) = call.req {
             s.put(1);
@@ -609,10 +609,22 @@ impl RawEncoder {
             return self.head(out, routine, start, end, false, 0, true);
         };
         let n = self.head(out, routine, start, end, false, DONE, true);
+        let delta = zigzag(d.handle.wrapping_sub(self.last_req) as i64);
+        self.last_req = d.handle;
+        if let Some((source, tag)) = d.status {
+            let (source, tag) = (zigzag(source), zigzag(tag));
+            if (delta | source | tag) < 0x80 {
+                // The commonest completion, a request completed again
+                // after its last mention with a small status: count,
+                // handle, flag and status in one store.
+                let a: &mut [u8; 8] = (&mut out[n..n + 8]).try_into().expect("room");
+                *a = (1 | delta << 8 | 1 << 16 | source << 24 | tag << 32).to_le_bytes();
+                return n + 5;
+            }
+        }
         let mut s = Sink::new(&mut out[n..]);
         s.put(1);
-        s.put_i(d.handle.wrapping_sub(self.last_req) as i64);
-        self.last_req = d.handle;
+        s.put(delta);
         match d.status {
             Some((source, tag)) => {
                 s.put(1);

@@ -51,13 +51,19 @@ fn small() -> impl Strategy<Value = i64> {
     prop_oneof![9 => prop::sample::select(vec![0i64, 7]), 1 => any::<i64>()]
 }
 
+/// Message sizes: often 2- or 3-byte varints (the tracer writes those
+/// with one store).
+fn size() -> impl Strategy<Value = i64> {
+    prop_oneof![2 => small(), 1 => -(1i64 << 22)..(1 << 22)]
+}
+
 fn comm() -> impl Strategy<Value = u64> {
     prop_oneof![9 => Just(0x7f00_1000u64), 1 => any::<u64>()]
 }
 
 fn p2p() -> impl Strategy<Value = Ev> {
     (
-        (routine(), small(), small(), comm(), small()),
+        (routine(), small(), small(), comm(), size()),
         prop::option::of(any::<u64>()),
         prop::option::of((small(), small())),
         any::<bool>(),
