@@ -625,14 +625,7 @@ impl RawEncoder {
         let mut s = Sink::new(&mut out[n..]);
         s.put(1);
         s.put(delta);
-        match d.status {
-            Some((source, tag)) => {
-                s.put(1);
-                s.put_i(source);
-                s.put_i(tag);
-            }
-            None => s.put(0),
-        }
+        put_completion_status(&mut s, d.status);
         n + s.len()
     }
 
@@ -709,14 +702,7 @@ impl RawEncoder {
             for d in ev.done {
                 s.put_i(d.handle.wrapping_sub(self.last_req) as i64);
                 self.last_req = d.handle;
-                match d.status {
-                    Some((source, tag)) => {
-                        s.put(1);
-                        s.put_i(source);
-                        s.put_i(tag);
-                    }
-                    None => s.put(0),
-                }
+                put_completion_status(&mut s, d.status);
             }
         }
         for v in [ev.root, ev.rbytes, ev.src, ev.rtag].into_iter().flatten() {
@@ -739,6 +725,19 @@ impl RawEncoder {
             self.counts.put(&mut s, ev.routine, counts);
         }
         n + s.len()
+    }
+}
+
+/// A completion's flags (1 with a status, 0 without) and status.
+#[inline(always)]
+fn put_completion_status(s: &mut Sink<'_>, status: Option<(i64, i64)>) {
+    match status {
+        Some((source, tag)) => {
+            s.put(1);
+            s.put_i(source);
+            s.put_i(tag);
+        }
+        None => s.put(0),
     }
 }
 
