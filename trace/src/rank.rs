@@ -12,7 +12,7 @@ use crate::counts::{CountsHistory, PeerBytesOf};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
 use crate::repeats::{Args, Repeats};
-use crate::varint::{self, Cursor, Sink};
+use crate::varint::{self, zigzag, Cursor, Sink};
 use std::path::Path;
 
 /// Chunk type: a run of events of one thread.
@@ -370,6 +370,39 @@ impl P2p {
     }
 }
 
+/// A blocking collective as [`RawEncoder::encode_coll`] takes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coll {
+    /// Routine code.
+    pub routine: u32,
+    /// Start tick.
+    pub start: u64,
+    /// End tick.
+    pub end: u64,
+    /// Communicator handle.
+    pub comm: u64,
+    /// Bytes, if the routine moves data.
+    pub bytes: Option<i64>,
+    /// Root, local to the communicator, if the routine has one.
+    pub root: Option<i64>,
+}
+
+impl Coll {
+    /// The same call as a general [`RawEvent`] (for tests and tools).
+    pub fn as_event(&self) -> RawEvent<'static> {
+        RawEvent {
+            comm: Some(self.comm),
+            bytes: self.bytes,
+            root: self.root,
+            ..RawEvent::plain(self.routine, self.start, self.end)
+        }
+    }
+}
+
+/// Room that [`RawEncoder::encode_done`] and [`RawEncoder::encode_coll`]
+/// may need: the start of an event and at most five values.
+pub const SMALL_MAX: usize = HEAD_ROOM + 5 * varint::MAX_LEN;
+
 /// Encodes one thread's events into a chunk, keeping the registers that
 /// make times and handles small: the end of the previous event, the last
 /// communicator and request handles, each `v` routine's last per-peer
@@ -508,10 +541,11 @@ impl RawEncoder {
 
     /// Encodes a call without arguments into `out`, which must have room
     /// for 40 bytes; returns the bytes written. The tracer's path for most
-    /// routines.
+    /// routines: times that fit 4 bytes take 4 each (12 bytes an event),
+    /// without measuring them.
     #[inline(always)]
     pub fn encode_plain(&mut self, routine: u32, start: u64, end: u64, out: &mut [u8]) -> usize {
-        self.head(out, routine, start, end, false, 0, false)
+        self.head(out, routine, start, end, false, 0, true)
     }
 
     /// Encodes a point-to-point call exactly as [`RawEncoder::encode`]
@@ -543,10 +577,8 @@ impl RawEncoder {
         }
         let mut s = Sink::new(&mut out[n..]);
         if !same {
-            s.put_i(call.peer);
-            s.put_i(call.tag);
-            s.put_i(comm_delta);
-            s.put_i(call.bytes);
+            s.put3([call.peer, call.tag, comm_delta].map(zigzag));
+            s.put_short(zigzag(call.bytes));
         }
         if let Some(h) = call.req {
             s.put(1);
@@ -556,6 +588,67 @@ impl RawEncoder {
         if let Some((source, tag)) = call.status {
             s.put_i(source);
             s.put_i(tag);
+        }
+        n + s.len()
+    }
+
+    /// Encodes a call that completed at most one request (`MPI_Wait`,
+    /// `MPI_Test`) exactly as [`RawEncoder::encode`] encodes the
+    /// [`RawEvent`] whose `done` holds `done` or nothing, without building
+    /// one. `out` must hold at least [`SMALL_MAX`] bytes.
+    #[inline(always)]
+    pub fn encode_done(
+        &mut self,
+        routine: u32,
+        start: u64,
+        end: u64,
+        done: Option<RawDone>,
+        out: &mut [u8],
+    ) -> usize {
+        let Some(d) = done else {
+            return self.head(out, routine, start, end, false, 0, true);
+        };
+        let n = self.head(out, routine, start, end, false, DONE, true);
+        let delta = zigzag(d.handle.wrapping_sub(self.last_req) as i64);
+        self.last_req = d.handle;
+        if let Some((source, tag)) = d.status {
+            let (source, tag) = (zigzag(source), zigzag(tag));
+            if (delta | source | tag) < 0x80 {
+                // The commonest completion, a request completed again
+                // after its last mention with a small status: count,
+                // handle, flag and status in one store.
+                let a: &mut [u8; 8] = (&mut out[n..n + 8]).try_into().expect("room");
+                *a = (1 | delta << 8 | 1 << 16 | source << 24 | tag << 32).to_le_bytes();
+                return n + 5;
+            }
+        }
+        let mut s = Sink::new(&mut out[n..]);
+        s.put(1);
+        s.put(delta);
+        put_completion_status(&mut s, d.status);
+        n + s.len()
+    }
+
+    /// Encodes a blocking collective with at most a communicator, bytes
+    /// and a root (`MPI_Barrier`, `MPI_Bcast`, `MPI_Reduce`,
+    /// `MPI_Allreduce` ...) exactly as [`RawEncoder::encode`] encodes the
+    /// [`RawEvent`] with these fields, without building one. `out` must
+    /// hold at least [`SMALL_MAX`] bytes.
+    #[inline(always)]
+    pub fn encode_coll(&mut self, call: &Coll, out: &mut [u8]) -> usize {
+        let mut mask = COMM;
+        if call.bytes.is_some() {
+            mask |= BYTES;
+        }
+        if call.root.is_some() {
+            mask |= ROOT;
+        }
+        let n = self.head(out, call.routine, call.start, call.end, false, mask, true);
+        let mut s = Sink::new(&mut out[n..]);
+        s.put_i(call.comm.wrapping_sub(self.last_comm) as i64);
+        self.last_comm = call.comm;
+        for v in [call.bytes, call.root].into_iter().flatten() {
+            s.put_i(v);
         }
         n + s.len()
     }
@@ -609,14 +702,7 @@ impl RawEncoder {
             for d in ev.done {
                 s.put_i(d.handle.wrapping_sub(self.last_req) as i64);
                 self.last_req = d.handle;
-                match d.status {
-                    Some((source, tag)) => {
-                        s.put(1);
-                        s.put_i(source);
-                        s.put_i(tag);
-                    }
-                    None => s.put(0),
-                }
+                put_completion_status(&mut s, d.status);
             }
         }
         for v in [ev.root, ev.rbytes, ev.src, ev.rtag].into_iter().flatten() {
@@ -639,6 +725,19 @@ impl RawEncoder {
             self.counts.put(&mut s, ev.routine, counts);
         }
         n + s.len()
+    }
+}
+
+/// A completion's flags (1 with a status, 0 without) and status.
+#[inline(always)]
+fn put_completion_status(s: &mut Sink<'_>, status: Option<(i64, i64)>) {
+    match status {
+        Some((source, tag)) => {
+            s.put(1);
+            s.put_i(source);
+            s.put_i(tag);
+        }
+        None => s.put(0),
     }
 }
 
@@ -1260,9 +1359,9 @@ mod tests {
         let mut enc = RawEncoder::new(0);
         let mut buf = [0u8; 64];
         let n = enc.encode_plain(55, 100, 130, &mut buf);
-        // Routine (2 bytes), head, gap, duration, mask.
-        assert_eq!(n, 6);
-        assert_eq!(buf[..6], [55, 0, 0, 100, 30, 0]);
+        // Routine (2 bytes), head (4-byte times), gap, duration, mask.
+        assert_eq!(n, 12);
+        assert_eq!(buf[..12], [55, 0, 0x1b, 100, 0, 0, 0, 30, 0, 0, 0, 0]);
         assert_eq!(enc.count(), 1);
         assert_eq!(enc.prev_end(), 130);
     }

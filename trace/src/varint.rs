@@ -84,6 +84,42 @@ impl<'a> Sink<'a> {
     pub fn put_i(&mut self, v: i64) {
         self.put(zigzag(v));
     }
+
+    /// Writes `v` as a varint, up to 3 bytes with one store and no loop:
+    /// for values that often take 2 or 3 bytes (message sizes), where
+    /// [`Sink::put`]'s loop costs more. The buffer must have room for its
+    /// varint and at least 4 bytes.
+    #[inline(always)]
+    pub fn put_short(&mut self, v: u64) {
+        if v >= 1 << 21 {
+            self.put(v);
+            return;
+        }
+        // The three 7-bit groups, each with its continuation bit, then the
+        // length: bytes up to the highest non-zero group.
+        let (b0, b1, b2) = (v & 0x7f, v >> 7 & 0x7f, v >> 14);
+        let len = 1 + usize::from(v >= 0x80) + usize::from(v >= 1 << 14);
+        let more = [0, 0x80, 0x8080][len - 1];
+        let word = (b0 | b1 << 8 | b2 << 16 | more) as u32;
+        self.buf[self.pos..self.pos + 4].copy_from_slice(&word.to_le_bytes());
+        self.pos += len;
+    }
+
+    /// Writes three varints: when all of them take one byte (the common
+    /// case on the tracer's hot path) with one store and one bounds check.
+    /// The buffer must have room for their varints and at least 4 bytes.
+    #[inline(always)]
+    pub fn put3(&mut self, [a, b, c]: [u64; 3]) {
+        if (a | b | c) < 0x80 {
+            let word = (a | b << 8 | c << 16) as u32;
+            self.buf[self.pos..self.pos + 4].copy_from_slice(&word.to_le_bytes());
+            self.pos += 3;
+        } else {
+            self.put(a);
+            self.put(b);
+            self.put(c);
+        }
+    }
 }
 
 /// Where varints are written: a growing `Vec` (files) or a [`Sink`] (the
@@ -328,6 +364,24 @@ mod tests {
             let mut sink = Sink::new(&mut fixed);
             sink.put(v);
             assert_eq!(&fixed[..out.len()], &out[..]);
+            // The same bytes from the one-store writers.
+            let mut short = [0u8; 4 * MAX_LEN];
+            let mut sink = Sink::new(&mut short);
+            sink.put_short(v);
+            sink.put3([v, 5, v]);
+            let n = sink.len();
+            let mut c = Cursor::new(&short[..n], 0);
+            assert_eq!(
+                [
+                    c.u64().unwrap(),
+                    c.u64().unwrap(),
+                    c.u64().unwrap(),
+                    c.u64().unwrap()
+                ],
+                [v, v, 5, v]
+            );
+            assert!(c.is_empty(), "{v}");
+            assert_eq!(&short[..out.len()], &out[..]);
             let mut c = Cursor::new(&out, 100);
             assert_eq!(c.u64().unwrap(), v);
             assert!(c.is_empty());

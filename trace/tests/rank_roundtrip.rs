@@ -1,6 +1,6 @@
 //! Rank files round-trip: random events, encoded as the tracer encodes
-//! them (the point-to-point path and the general one, in chunks of random
-//! length), decode to the same events, whole and streamed. Arguments are
+//! them (the point-to-point, single-completion and collective paths and
+//! the general one, in chunks of random length), decode to the same events, whole and streamed. Arguments are
 //! drawn from small pools so that events repeat their routine's
 //! arguments, as in a loop, and routine codes past the repeat table's
 //! slots share slots.
@@ -13,10 +13,24 @@ use proptest::prelude::*;
 const ROUTINES: u32 = 2 * SLOTS as u32 + 6;
 
 /// An event to encode: a point-to-point call (through `encode_p2p` or
-/// `encode`) or any call through `encode`.
+/// `encode`), a wait (through `encode_done` or `encode`), a blocking
+/// collective (through `encode_coll` or `encode`) or any call through
+/// `encode`.
 #[derive(Clone, Debug)]
 enum Ev {
-    P2p { call: P2p, fast: bool },
+    P2p {
+        call: P2p,
+        fast: bool,
+    },
+    Done {
+        routine: u32,
+        done: Option<RawDone>,
+        fast: bool,
+    },
+    Coll {
+        call: Coll,
+        fast: bool,
+    },
     Any(Box<RawRecord>),
 }
 
@@ -37,13 +51,19 @@ fn small() -> impl Strategy<Value = i64> {
     prop_oneof![9 => prop::sample::select(vec![0i64, 7]), 1 => any::<i64>()]
 }
 
+/// Message sizes: often 2- or 3-byte varints (the tracer writes those
+/// with one store).
+fn size() -> impl Strategy<Value = i64> {
+    prop_oneof![2 => small(), 1 => -(1i64 << 22)..(1 << 22)]
+}
+
 fn comm() -> impl Strategy<Value = u64> {
     prop_oneof![9 => Just(0x7f00_1000u64), 1 => any::<u64>()]
 }
 
 fn p2p() -> impl Strategy<Value = Ev> {
     (
-        (routine(), small(), small(), comm(), small()),
+        (routine(), small(), small(), comm(), size()),
         prop::option::of(any::<u64>()),
         prop::option::of((small(), small())),
         any::<bool>(),
@@ -59,6 +79,43 @@ fn p2p() -> impl Strategy<Value = Ev> {
                 bytes,
                 req,
                 status,
+            },
+            fast,
+        })
+}
+
+fn handle() -> impl Strategy<Value = u64> {
+    // Request handles as an MPI's free list hands them out: often the
+    // last one again, or one near it.
+    prop_oneof![3 => prop::sample::select(vec![0x5600_0000u64, 0x5600_0100]), 1 => any::<u64>()]
+}
+
+fn done() -> impl Strategy<Value = Ev> {
+    (
+        routine(),
+        prop::option::of(
+            (handle(), prop::option::of((small(), small())))
+                .prop_map(|(handle, status)| RawDone { handle, status }),
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(routine, done, fast)| Ev::Done { routine, done, fast })
+}
+
+fn coll() -> impl Strategy<Value = Ev> {
+    (
+        (routine(), comm()),
+        (prop::option::of(small()), prop::option::of(small())),
+        any::<bool>(),
+    )
+        .prop_map(|((routine, comm), (bytes, root), fast)| Ev::Coll {
+            call: Coll {
+                routine,
+                start: 0,
+                end: 0,
+                comm,
+                bytes,
+                root,
             },
             fast,
         })
@@ -101,7 +158,7 @@ fn any_call() -> impl Strategy<Value = Ev> {
 
 /// Events with their times: (event, gap, duration, whether a chunk ends after it).
 fn events() -> impl Strategy<Value = Vec<(Ev, u64, u64, bool)>> {
-    let ev = prop_oneof![3 => p2p(), 1 => any_call()];
+    let ev = prop_oneof![3 => p2p(), 2 => done(), 2 => coll(), 1 => any_call()];
     prop::collection::vec((ev, time(), time(), prop::bool::weighted(0.1)), 1..120)
 }
 
@@ -157,6 +214,40 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                     bytes: Some(call.bytes),
                     reqs: req,
                     status: call.status,
+                    ..RawRecord::default()
+                }
+            }
+            Ev::Done { routine, done, fast } => {
+                let r = RawRecord {
+                    routine: *routine,
+                    start,
+                    end,
+                    done: done.iter().copied().collect(),
+                    ..RawRecord::default()
+                };
+                let n = if *fast {
+                    enc.encode_done(*routine, start, end, *done, &mut buf[len..])
+                } else {
+                    enc.encode(&r.as_event(), &mut buf[len..])
+                };
+                assert!(n <= SMALL_MAX);
+                len += n;
+                r
+            }
+            Ev::Coll { call, fast } => {
+                let call = Coll { start, end, ..*call };
+                let n = if *fast {
+                    enc.encode_coll(&call, &mut buf[len..])
+                } else {
+                    enc.encode(&call.as_event(), &mut buf[len..])
+                };
+                assert!(n <= SMALL_MAX);
+                len += n;
+                RawRecord {
+                    routine: call.routine,
+                    comm: Some(call.comm),
+                    bytes: call.bytes,
+                    root: call.root,
                     ..RawRecord::default()
                 }
             }

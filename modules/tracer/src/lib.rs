@@ -28,7 +28,7 @@ use extract::bytes;
 use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_trace::counts::PeerBytesOf;
-use pnmpi_trace::rank::{P2p, RawEvent, RawNewComm};
+use pnmpi_trace::rank::{Coll, P2p, RawDone, RawEvent, RawNewComm};
 use std::ffi::c_char;
 
 /// The module's name, for libpnmpi's messages (`PNMPI_ModuleName`).
@@ -354,35 +354,87 @@ macro_rules! collective {
     };
 }
 
+/// Blocking collectives with at most bytes and a root, read by `$read`
+/// (an expression of the arguments and of the stream, named by `$s`,
+/// returning (bytes, root)): the collective path, no event struct, no
+/// scratch space.
+macro_rules! coll {
+    ($id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, comm $c:ident, |$s:ident| $read:expr) => {
+        export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
+            let $s = record::enter();
+            if $s.is_null() {
+                // SAFETY: the caller's arguments, unchanged, to the next layer.
+                return unsafe { $x($($a),*) };
+            }
+            // SAFETY: as above.
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
+            let (bytes, root): (Option<i64>, Option<i64>) = $read;
+            let call = Coll {
+                routine: $id,
+                start: t0,
+                end: t1,
+                comm: $c.bits(),
+                bytes,
+                root,
+            };
+            // SAFETY: `$s` came from `enter` on this thread; the call returned.
+            unsafe { record::coll($s, &call) };
+            rc
+        });
+    };
+}
+
 macro_rules! barrier {
-    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($id, $mpi, $x, ($c: $tc $(, $req: $tr)?) -> $r, comm $c, req $($req)?, (None, None, None));
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty) -> $r:ty) => {
+        coll!($id, $mpi, $x, ($c: $tc) -> $r, comm $c, |_s| (None, None));
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($c: $tc, $req: $tr) -> $r, comm $c, req $req, (None, None, None));
     };
 }
 
 macro_rules! bcast {
     ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $root:ident: $tr0:ty,
-        $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $root: $tr0, $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, (Some(bytes($n, $dt)), None, Some(i64::from($root))));
+        $c:ident: $tc:ty) -> $r:ty) => {
+        coll!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $root: $tr0, $c: $tc) -> $r, comm $c,
+            // SAFETY: `s` came from `enter` on this thread.
+            |s| (Some(unsafe { record::bytes(s, $n, $dt) }), Some(i64::from($root))));
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $root:ident: $tr0:ty,
+        $c:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $root: $tr0, $c: $tc, $req: $tr) -> $r,
+            comm $c, req $req, (Some(bytes($n, $dt)), None, Some(i64::from($root))));
     };
 }
 
 macro_rules! reduce {
     ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
-        $op:ident: $top:ty, $root:ident: $tr0:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $root: $tr0, $c: $tc
-            $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, (Some(bytes($n, $dt)), None, Some(i64::from($root))));
+        $op:ident: $top:ty, $root:ident: $tr0:ty, $c:ident: $tc:ty) -> $r:ty) => {
+        coll!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $root: $tr0, $c: $tc) -> $r,
+            comm $c,
+            // SAFETY: `s` came from `enter` on this thread.
+            |s| (Some(unsafe { record::bytes(s, $n, $dt) }), Some(i64::from($root))));
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
+        $op:ident: $top:ty, $root:ident: $tr0:ty, $c:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $root: $tr0, $c: $tc,
+            $req: $tr) -> $r,
+            comm $c, req $req, (Some(bytes($n, $dt)), None, Some(i64::from($root))));
     };
 }
 
 /// Allreduce, Scan, Exscan, Reduce_scatter_block: (sbuf, rbuf, count, type, op, comm[, request]).
 macro_rules! allreduce {
     ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
-        $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc $(, $req: $tr)?) -> $r,
-            comm $c, req $($req)?, (Some(bytes($n, $dt)), None, None));
+        $op:ident: $top:ty, $c:ident: $tc:ty) -> $r:ty) => {
+        coll!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc) -> $r, comm $c,
+            // SAFETY: `s` came from `enter` on this thread.
+            |s| (Some(unsafe { record::bytes(s, $n, $dt) }), None));
+    };
+    ($id:expr, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
+        $op:ident: $top:ty, $c:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        collective!($id, $mpi, $x, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc, $req: $tr) -> $r,
+            comm $c, req $req, (Some(bytes($n, $dt)), None, None));
     };
 }
 
@@ -504,7 +556,8 @@ macro_rules! reduce_scatter {
     };
 }
 
-/// `MPI_Wait` (request, status) and `MPI_Test` (request, flag, status).
+/// `MPI_Wait` (request, status) and `MPI_Test` (request, flag, status):
+/// the single-request path, no event struct, no scratch space.
 macro_rules! wait {
     ($id:expr, $mpi:ident, $x:ident, ($req:ident: $tr:ty, $st:ident: $ts:ty) -> $r:ty) => {
         wait!(@ $id, $mpi, $x, ($req: $tr, $st: $ts) -> $r, $req, [], $st);
@@ -512,24 +565,35 @@ macro_rules! wait {
     ($id:expr, $mpi:ident, $x:ident, ($req:ident: $tr:ty, $flag:ident: $tf:ty, $st:ident: $ts:ty) -> $r:ty) => {
         wait!(@ $id, $mpi, $x, ($req: $tr, $flag: $tf, $st: $ts) -> $r, $req, [$flag], $st);
     };
-    (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $req:ident, [$($flag:ident)?], $st:ident) => {
-        traced!($id, $mpi, $x, $args -> $r,
-            |s, scr, t0, t1, rc| pre {
-                // SAFETY: the caller's request.
-                unsafe { extract::snapshot($req, 1, &mut scr) };
-                let mut own = extract::blank_status();
-                let $st = if $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
-            } post {
-                scr.done.clear();
-                #[allow(unused_mut)]
-                let mut done = ok(rc);
-                $(done = done && out!($flag) != 0;)?
-                if done {
+    (@ $id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, $req:ident, [$($flag:ident)?], $st:ident) => {
+        export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
+            let s = record::enter();
+            if s.is_null() {
+                // SAFETY: the caller's arguments, unchanged, to the next layer.
+                return unsafe { $x($($a),*) };
+            }
+            // The handle before the call, which frees it.
+            let handle = if $req.is_null() { None } else { Some(out!($req).bits()) };
+            let mut own = extract::blank_status();
+            let $st = if $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+            // SAFETY: the caller's arguments, with a status of the tracer's
+            // own in place of an ignored one, to the next layer.
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
+            #[allow(unused_mut)]
+            let mut complete = ok(rc);
+            $(complete = complete && out!($flag) != 0;)?
+            let done = match handle {
+                Some(handle) if complete && handle != mpi::REQUEST_NULL().bits() => Some(RawDone {
+                    handle,
                     // SAFETY: MPI filled the status of a completed request.
-                    unsafe { extract::complete(&mut scr, 0, $st) };
-                }
-                emit!(s, RawEvent { done: &scr.done, ..RawEvent::plain($id, t0, t1) });
-            });
+                    status: Some(unsafe { extract::status($st) }),
+                }),
+                _ => None,
+            };
+            // SAFETY: `s` came from `enter` on this thread; the call returned.
+            unsafe { record::done(s, $id, t0, t1, done) };
+            rc
+        });
     };
 }
 

@@ -15,7 +15,9 @@ use crate::output::Output;
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::container;
-use pnmpi_trace::rank::{self, P2p, RankHeader, RawEncoder, RawEvent, Sync, P2P_MAX};
+use pnmpi_trace::rank::{
+    self, Coll, P2p, RankHeader, RawDone, RawEncoder, RawEvent, Sync, P2P_MAX, SMALL_MAX,
+};
 use std::cell::Cell;
 use std::fs::File;
 use std::path::PathBuf;
@@ -272,6 +274,34 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     s.depth = 0;
     let at = s.room(P2P_MAX);
     s.len = at + s.enc.encode_p2p(call, &mut s.buf[at..]);
+}
+
+/// Records a wait or test of one request: `done` if it completed (the
+/// single-request path, no event struct, no scratch space).
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<RawDone>) {
+    // SAFETY: the caller's contract, as for `plain`.
+    let s = unsafe { &mut *s };
+    s.next_event();
+    let at = s.room(SMALL_MAX);
+    s.len = at + s.enc.encode_done(routine, t0, t1, done, &mut s.buf[at..]);
+}
+
+/// Records a blocking collective (the collective path: no event struct,
+/// no scratch space).
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn coll(s: *mut Stream, call: &Coll) {
+    // SAFETY: the caller's contract, as for `plain`.
+    let s = unsafe { &mut *s };
+    s.next_event();
+    let at = s.room(SMALL_MAX);
+    s.len = at + s.enc.encode_coll(call, &mut s.buf[at..]);
 }
 
 /// `count` items of `dt`, in bytes, through the thread's [`SizeCache`].
