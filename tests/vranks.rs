@@ -523,6 +523,15 @@ fn rank_files(case: &Case, dir: &str) -> Vec<String> {
     names
 }
 
+/// `pnmpi trace merge tr -o t.pnt` in `case`'s folder.
+fn merge_traced(case: &Case) -> std::process::Output {
+    std::process::Command::new(target_dir().join("pnmpi"))
+        .args(["trace", "merge", "tr", "-o", "t.pnt"])
+        .current_dir(case.dir())
+        .output()
+        .expect("pnmpi runs")
+}
+
 /// Runs `name args` as `n` virtual ranks in 2 processes with the tracer
 /// (into `tr`) above vtime on `machine` (written as `m.toml`), with
 /// vtime's further `args` lines.
@@ -597,11 +606,7 @@ fn a_traced_run_with_compute_and_many_routines_merges_and_replays() {
 
     let (case, virt) = traced_vranks(machine, "argument cpu_factor 0\n", 12, "vfeatures", &[]);
     assert_eq!(rank_files(&case, "tr").len(), 12, "{}", virt.stderr);
-    let merged = std::process::Command::new(target_dir().join("pnmpi"))
-        .args(["trace", "merge", "tr", "-o", "t.pnt"])
-        .current_dir(case.dir())
-        .output()
-        .expect("pnmpi runs");
+    let merged = merge_traced(&case);
     let said = String::from_utf8_lossy(&merged.stderr);
     assert!(merged.status.success() && !said.contains("warning"), "{said}");
     let replayed = replay_runtime(&case, "t.pnt", "simple");
@@ -628,11 +633,7 @@ fn a_traced_run_that_stops_leaves_partial_rank_files_that_merge() {
     assert!(!run.success(), "{}", run.stderr);
     let parts: Vec<String> = (0..4).map(|r| format!("rank-{r:05}.pnr.part")).collect();
     assert_eq!(rank_files(&case, "tr"), parts, "{}", run.stderr);
-    let merged = std::process::Command::new(target_dir().join("pnmpi"))
-        .args(["trace", "merge", "tr", "-o", "t.pnt"])
-        .current_dir(case.dir())
-        .output()
-        .expect("pnmpi runs");
+    let merged = merge_traced(&case);
     let said = String::from_utf8_lossy(&merged.stderr);
     assert!(merged.status.success(), "{said}");
     assert_eq!(said.matches("did not reach MPI_Finalize").count(), 4, "{said}");
