@@ -14,10 +14,10 @@ use crate::extract::Scratch;
 use crate::output::Output;
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_sdk::sizes::SizeCache;
-use pnmpi_trace::container;
 use pnmpi_trace::rank::{
     self, Coll, P2p, RankHeader, RawDone, RawEncoder, RawEvent, Sync, P2P_MAX, SMALL_MAX,
 };
+use pnmpi_trace::{container, rank_writer};
 use std::cell::Cell;
 use std::fs::File;
 use std::path::PathBuf;
@@ -109,8 +109,7 @@ unsafe impl Send for StreamPtr {}
 impl Run {
     /// Creates the rank file (as `rank-NNNNN.pnr.part`) with its header.
     pub fn create(dir: PathBuf, header: &RankHeader, buffer: usize) -> std::io::Result<Run> {
-        let name = format!("rank-{:05}.pnr", header.rank);
-        let part = dir.join(format!("{name}.part"));
+        let part = rank_writer::part_path(&rank_writer::rank_path(&dir, header.rank));
         let mut file = Output::new(File::create(&part)?);
         file.write(&header.prologue(), &[])?;
         Ok(Run {
