@@ -299,15 +299,17 @@ pub fn catch_up() {
     }
 }
 
-/// Yields the running rank until the next event (a test that found
-/// nothing: polling lets virtual time pass to when something happens),
+/// Yields the running rank until the next event, or until one of the
+/// requests it polls (`watched`) completes if that is known to come first
+/// (a test that found nothing: polling lets virtual time pass to when
+/// something happens),
 /// or, when this process has none but others may send some, until the
 /// end of the window, when their records come.
-pub fn idle() {
+pub fn idle(watched: impl Iterator<Item = usize>) {
     let wait = with(|e| {
         let r = e.current;
         let next = e.next_time().or_else(|| e.dist.as_ref().map(|d| d.end));
-        let own = e.p2p.next_completion(r, e.ranks[r as usize].clock);
+        let own = e.p2p.next_completion(watched, e.ranks[r as usize].clock);
         let rank = &mut e.ranks[r as usize];
         let mut t = match (next, own) {
             (Some(a), Some(b)) => a.min(b),

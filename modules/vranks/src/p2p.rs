@@ -100,14 +100,13 @@ pub struct State {
 }
 
 impl State {
-    /// The earliest completion after `after` that rank `r`'s requests
-    /// already know of (a collective whose members all joined): when a
-    /// rank that polls them will find one done.
-    pub fn next_completion(&self, r: u32, after: Ns) -> Option<Ns> {
-        self.reqs
-            .iter()
-            .filter(|(_, q)| q.owner == r && q.done && q.at > after)
-            .map(|(_, q)| q.at)
+    /// The earliest completion after `after` that requests `ids` already
+    /// know of (a collective whose members all joined): when a rank that
+    /// polls them will find one done.
+    pub fn next_completion(&self, ids: impl Iterator<Item = usize>, after: Ns) -> Option<Ns> {
+        ids.filter_map(|id| self.reqs.get(id))
+            .filter(|q| q.done && q.at > after)
+            .map(|q| q.at)
             .min_by(f64::total_cmp)
     }
 

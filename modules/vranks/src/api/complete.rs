@@ -271,7 +271,7 @@ pub unsafe fn any(
     }
     let Some(&i) = completed(&ids, test).first() else {
         if call.polling() {
-            engine::idle();
+            engine::idle(ids.iter().flatten().map(|a| a.0));
         }
         // SAFETY: the caller's out-pointers.
         unsafe {
@@ -323,7 +323,7 @@ pub unsafe fn some(
     }
     let list = completed(&ids, test);
     if list.is_empty() && call.polling() {
-        engine::idle();
+        engine::idle(ids.iter().flatten().map(|a| a.0));
     }
     for (k, &i) in list.iter().enumerate() {
         let (id, p) = ids[i].expect("completed requests are active");
@@ -365,7 +365,7 @@ pub unsafe fn test_all(
         }
     } else {
         if call.polling() {
-            engine::idle();
+            engine::idle(ids.iter().flatten().map(|a| a.0));
         }
         // SAFETY: the caller's out-pointer.
         unsafe { *flag = 0 };

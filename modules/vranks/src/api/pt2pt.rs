@@ -367,7 +367,7 @@ pub unsafe extern "C" fn MPI_Iprobe(
         }
     }
     if found.is_none() && call.polling() {
-        engine::idle();
+        engine::idle(std::iter::empty());
     }
     ok()
 }
@@ -395,7 +395,7 @@ pub unsafe extern "C" fn MPI_Probe(
         if with(|e| e.next_time().is_none()) {
             fatal("MPI_Probe", "deadlock: no message that fits will ever arrive");
         }
-        engine::idle();
+        engine::idle(std::iter::empty());
     }
 }
 
