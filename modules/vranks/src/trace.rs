@@ -223,7 +223,10 @@ impl Trace {
     }
 
     /// Runs `write` with rank `r`'s writer and its `.part` file, which it
-    /// opens only if it writes.
+    /// opens only if it writes. The first write goes to a temporary file
+    /// renamed to the `.part` once written, so that a process killed
+    /// meanwhile (another process's `MPI_Abort`) leaves no empty `.part`
+    /// for the merge to stop at.
     fn write_out(
         &mut self,
         r: u32,
@@ -231,9 +234,15 @@ impl Trace {
     ) -> Result<(), String> {
         let path = self.part(r);
         let rt = self.rank(r);
-        let mut out = Appender::new(&path, !rt.written);
-        let done = write(&mut rt.w, &mut out);
-        rt.written |= out.opened();
+        let fresh = !rt.written;
+        let first = part_path(&path);
+        let mut out = Appender::new(if fresh { &first } else { &path }, fresh);
+        let mut done = write(&mut rt.w, &mut out);
+        if fresh && out.opened() {
+            drop(out);
+            done = done.and_then(|()| std::fs::rename(&first, &path));
+            rt.written = true;
+        }
         done.map_err(|e| format!("cannot write {}: {e}", path.display()))
     }
 
