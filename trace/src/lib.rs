@@ -26,6 +26,7 @@ pub mod messages;
 pub mod rank;
 pub mod rank_reader;
 pub mod rank_writer;
+mod read_ahead;
 pub mod repeats;
 pub mod routine;
 pub mod simgrid;

@@ -1,16 +1,24 @@
-//! A merged trace read one chunk at a time, per stream: opening it reads
+//! A merged trace read a piece at a time, per stream: opening it reads
 //! the header, the communicator and clock tables and the position of
 //! every `STREAM` chunk (seeking past the payloads); events are then
-//! decoded on demand from one loaded chunk per stream. Memory grows with
-//! the streams (one chunk each, at most 65,536 events of a few bytes, and
-//! a compact decoder state), not with the trace: a replay of a trace
-//! larger than memory works. A stream's chunk and decoder are freed at its
-//! end; chunks are read through one shared read-ahead window, so that a
-//! trace of many short streams (a million ranks) costs one read per
-//! megabyte, not one per stream.
+//! decoded on demand from a small piece of each stream's current chunk.
+//!
+//! Memory is bounded whatever the trace's length: each stream holds a
+//! piece of [`BUDGET`] divided by the streams (between [`MIN_PIECE`] and
+//! [`MAX_PIECE`] bytes, more only for an event larger than that) and a
+//! compact decoder state, so that a replay of a million ranks, or of a
+//! hundred thousand ranks with a million events each, fits a node. The
+//! pieces are read through one shared read-ahead window
+//! ([`ReadAhead`]), which serves thousands of streams per read when they
+//! advance together. A chunk's CRC is checked over its whole payload when
+//! the stream reaches it, before any of its events is handed out (one
+//! more read of the chunk, usually from the window), so that no event of a
+//! damaged chunk is ever replayed. A stream's piece and decoder are freed
+//! at its end.
 
 use crate::container::{readable, Kind, MAGIC};
 use crate::error::{Error, Malformed, Result};
+use crate::read_ahead::ReadAhead;
 use crate::trace::{
     parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Event, RankClock, StreamHead, CHUNK_CLOCKS,
     CHUNK_COMMS, CHUNK_STREAM,
@@ -18,7 +26,6 @@ use crate::trace::{
 use crate::varint::Cursor;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// Where a chunk's payload is.
@@ -48,22 +55,29 @@ struct StreamState {
     left: u32,
     /// Where the next event starts in `buf`.
     pos: u32,
-    /// The loaded chunk's payload and its file offset.
+    /// The payload offset of `buf[0]` in the loaded chunk.
+    buf_at: u32,
+    /// The loaded chunk's payload bytes.
+    len: u32,
+    /// The file offset of its payload.
+    payload: u64,
+    /// A piece of the loaded chunk's payload.
     buf: Vec<u8>,
-    origin: u64,
     decoder: Option<ChunkDecoder>,
 }
 
-/// Bytes that one read of the shared window fetches: chunks of short
-/// streams that follow each other in the file come from memory.
-const WINDOW: usize = 1 << 20;
+/// The memory that all streams' pieces share, bytes.
+pub const BUDGET: usize = 64 << 20;
 
-/// The shared read-ahead: `data` is the file from offset `at`.
-#[derive(Default)]
-struct Window {
-    at: u64,
-    data: Vec<u8>,
-}
+/// The smallest piece a stream reads, bytes: a few events.
+pub const MIN_PIECE: usize = 64;
+
+/// The largest piece a stream reads, bytes.
+pub const MAX_PIECE: usize = 64 << 10;
+
+/// A stream whose piece has fewer bytes than this left reads more before
+/// its next event (most events take fewer).
+const REFILL: usize = 24;
 
 /// A merged trace (`.pnt`) streamed from disk.
 pub struct MergedReader {
@@ -82,7 +96,9 @@ pub struct MergedReader {
     streams: Vec<StreamState>,
     /// Every stream chunk, by stream then file order.
     chunks: Vec<ChunkAt>,
-    window: Window,
+    window: ReadAhead,
+    /// The bytes of a stream's piece (see [`BUDGET`]).
+    piece: usize,
     len: u64,
     /// Events in the indexed chunks (their heads' counts).
     events: u64,
@@ -253,7 +269,8 @@ impl MergedReader {
             clocks: Vec::new(),
             streams: Vec::new(),
             chunks: Vec::new(),
-            window: Window::default(),
+            window: ReadAhead::default(),
+            piece: MAX_PIECE,
             len: o.len,
             events: 0,
             truncated: None,
@@ -271,6 +288,7 @@ impl MergedReader {
                 .count();
         }
         t.chunks = found.into_iter().map(|(_, c)| c).collect();
+        t.piece = (BUDGET / t.streams.len().max(1)).clamp(MIN_PIECE, MAX_PIECE);
         Ok(t)
     }
 
@@ -329,8 +347,10 @@ impl MergedReader {
                             next_chunk: 0,
                             left: 0,
                             pos: 0,
+                            buf_at: 0,
+                            len: 0,
+                            payload: 0,
                             buf: Vec::new(),
-                            origin: 0,
                             decoder: None,
                         });
                     }
@@ -380,32 +400,6 @@ impl MergedReader {
         &self.chunks[self.streams[i].first_chunk as usize..end]
     }
 
-    /// Reads the payload of chunk `at` into `buf`: from the shared window
-    /// when it lies there, else a window is read from its start (a long
-    /// chunk is read alone).
-    fn load(&mut self, at: ChunkAt, buf: &mut Vec<u8>) -> Result<()> {
-        let io = |e| Error::io(&self.name, e);
-        buf.clear();
-        if at.len >= WINDOW / 4 {
-            buf.resize(at.len, 0);
-            return self.file.read_exact_at(buf, at.payload).map_err(io);
-        }
-        let w = &mut self.window;
-        let inside = at.payload >= w.at && at.payload + at.len as u64 <= w.at + w.data.len() as u64;
-        if !inside {
-            let n = (self.len - at.payload).min(WINDOW as u64) as usize;
-            w.data.resize(n, 0);
-            w.at = at.payload;
-            if let Err(e) = self.file.read_exact_at(&mut w.data, at.payload) {
-                w.data.clear();
-                return Err(io(e));
-            }
-        }
-        let from = (at.payload - w.at) as usize;
-        buf.extend_from_slice(&w.data[from..from + at.len]);
-        Ok(())
-    }
-
     /// The next event of stream `i`, `None` at its end.
     pub fn next(&mut self, i: usize) -> Result<Option<Event>> {
         let mut ev = Event::default();
@@ -420,20 +414,38 @@ impl MergedReader {
                 return Ok(false);
             }
         }
-        let s = &mut self.streams[i];
-        let pos = s.pos as usize;
-        let mut c = Cursor::new(&s.buf[pos..], s.origin + pos as u64);
-        let Some(decoder) = s.decoder.as_mut() else {
-            return Ok(false);
-        };
-        decoder
-            .decode_into(&mut c, ev)
-            .map_err(|e| e.in_file(&self.name))?;
-        s.pos = (s.buf.len() - c.remaining()) as u32;
-        s.left -= 1;
-        if s.left == 0 && s.pos as usize != s.buf.len() {
+        let s = &self.streams[i];
+        if s.buf.len() - (s.pos as usize) < REFILL {
+            self.read_more(i, 0)?;
+        }
+        loop {
+            let s = &mut self.streams[i];
+            let Some(decoder) = s.decoder.as_mut() else {
+                return Ok(false);
+            };
+            let pos = s.pos as usize;
+            let mut c = Cursor::new(&s.buf[pos..], s.payload + u64::from(s.buf_at) + pos as u64);
+            let saved = decoder.mark();
+            match decoder.decode_into(&mut c, ev) {
+                Ok(()) => {
+                    s.pos = (s.buf.len() - c.remaining()) as u32;
+                    s.left -= 1;
+                    break;
+                }
+                // The piece ends inside the event: read the rest of it.
+                Err(_) if s.buf_at as usize + s.buf.len() < s.len as usize => {
+                    decoder.reset(saved);
+                    let more = s.buf.len() - pos;
+                    self.read_more(i, more)?;
+                }
+                Err(e) => return Err(e.in_file(&self.name)),
+            }
+        }
+        let s = &self.streams[i];
+        let used = s.buf_at + s.pos;
+        if s.left == 0 && used != s.len {
             return Err(Malformed::new(
-                s.origin + u64::from(s.pos),
+                s.payload + u64::from(used),
                 "unexpected bytes at the end of a chunk",
             )
             .in_file(&self.name));
@@ -441,28 +453,77 @@ impl MergedReader {
         Ok(true)
     }
 
-    /// Loads stream `i`'s next chunk; `false` (its memory freed) at the
-    /// stream's end.
+    /// Reads more of stream `i`'s chunk into its piece: the bytes used
+    /// are dropped, and the piece filled to its size, or with at least
+    /// `extra` more bytes than it holds (twice what it holds, for an event
+    /// larger than a piece).
+    fn read_more(&mut self, i: usize, extra: usize) -> Result<()> {
+        let piece = self.piece;
+        let s = &mut self.streams[i];
+        let pos = s.pos as usize;
+        s.buf.drain(..pos);
+        s.buf_at += pos as u32;
+        s.pos = 0;
+        let held = s.buf.len();
+        let fetched = s.buf_at as usize + held;
+        let n = piece
+            .max(held + extra.max(held))
+            .saturating_sub(held)
+            .min(s.len as usize - fetched);
+        if n == 0 {
+            return Ok(());
+        }
+        if s.buf.capacity() > 2 * piece && held + n <= piece {
+            // Back to a piece's memory after a large event.
+            s.buf.shrink_to(piece);
+        }
+        let offset = s.payload + fetched as u64;
+        let mut buf = std::mem::take(&mut s.buf);
+        buf.resize(held + n, 0);
+        let read = self.window.read(&self.file, self.len, offset, &mut buf[held..]);
+        self.streams[i].buf = buf;
+        read.map_err(|e| Error::io(&self.name, e))
+    }
+
+    /// Checks the CRC of chunk `at`.
+    fn check_chunk(&mut self, at: ChunkAt) -> Result<()> {
+        let crc = self
+            .window
+            .crc(&self.file, self.len, at.payload, at.len)
+            .map_err(|e| Error::io(&self.name, e))?;
+        if crc == at.crc {
+            Ok(())
+        } else {
+            Err(crc_mismatch(at.frame, CHUNK_STREAM, at.len, &self.name))
+        }
+    }
+
+    /// Loads stream `i`'s next chunk: checks its CRC, reads its first
+    /// piece and its head; `false` (its memory freed) at the stream's end.
     fn next_chunk(&mut self, i: usize) -> Result<bool> {
         let Some(&at) = self.chunks_of(i).get(self.streams[i].next_chunk as usize) else {
             let s = &mut self.streams[i];
             (s.buf, s.decoder) = (Vec::new(), None);
             return Ok(false);
         };
-        let mut buf = std::mem::take(&mut self.streams[i].buf);
-        let loaded = self.load(at, &mut buf);
-        let s = &mut self.streams[i];
-        s.buf = buf;
-        loaded?;
-        s.next_chunk += 1;
-        check_crc(&s.buf, at.crc, at.frame, CHUNK_STREAM, &self.name)?;
-        let mut c = Cursor::new(&s.buf, at.payload);
-        let head = StreamHead::parse(&mut c).map_err(|e| e.in_file(&self.name))?;
+        self.check_chunk(at)?;
+        let name = &self.name;
         let too_long =
-            |what: &str| Malformed::new(at.payload, format!("chunk {what} beyond 4 GiB")).in_file(&self.name);
-        s.pos = u32::try_from(at.len - c.remaining()).map_err(|_| too_long("head"))?;
-        s.left = u32::try_from(head.count).map_err(|_| too_long("event count"))?;
-        s.origin = at.payload;
+            |what: &str| Malformed::new(at.payload, format!("chunk {what} beyond 4 GiB")).in_file(name);
+        let len = u32::try_from(at.len).map_err(|_| too_long("payload"))?;
+        let s = &mut self.streams[i];
+        s.next_chunk += 1;
+        (s.buf_at, s.pos, s.left) = (0, 0, 0);
+        (s.len, s.payload) = (len, at.payload);
+        s.buf.clear();
+        // The head takes at most 50 bytes.
+        self.read_more(i, 64)?;
+        let s = &mut self.streams[i];
+        let mut c = Cursor::new(&s.buf, at.payload);
+        let head = StreamHead::parse(&mut c, at.len - s.buf.len()).map_err(|e| e.in_file(&self.name))?;
+        s.pos = (s.buf.len() - c.remaining()) as u32;
+        s.left = u32::try_from(head.count)
+            .map_err(|_| Malformed::new(at.payload, "chunk event count beyond 4 GiB").in_file(&self.name))?;
         match s.decoder.as_mut() {
             Some(d) => d.restart(&head),
             None => s.decoder = Some(ChunkDecoder::new(self.routines.len(), &head)),
@@ -511,6 +572,120 @@ mod tests {
             }
             assert_eq!(got, s.events, "stream {i}");
         }
+    }
+
+    /// Streams of small events and of events larger than a piece (long
+    /// completion lists with statuses), one stream over two chunks.
+    fn mixed() -> crate::trace::Trace {
+        use crate::fields::{COMM_WORLD, V};
+        use crate::trace::{Done, ReqRef, Stream};
+        let mut t = crate::trace::tests::sample();
+        let mut x = 7u64;
+        let mut rnd = move |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        t.streams = (0..4u32)
+            .map(|rank| {
+                let n = if rank == 0 { 70_000 } else { 3_000 };
+                let (mut now, mut reqs) = (0u64, 0u32);
+                let events = (0..n)
+                    .map(|_| {
+                        now += 1 + rnd(1000);
+                        let mut ev = Event {
+                            start: now,
+                            end: now + rnd(50),
+                            first_req: reqs,
+                            ..Event::default()
+                        };
+                        if reqs > 0 && rnd(4) == 0 {
+                            ev.routine = 2;
+                            let k = 1 + rnd(u64::from(reqs.min(40))) as u32;
+                            ev.done = (reqs - k..reqs)
+                                .map(|index| Done {
+                                    req: Some(ReqRef { stream: rank, index }),
+                                    status: Some((rnd(4) as i64, rnd(1 << 30) as i64)),
+                                })
+                                .collect();
+                        } else {
+                            ev.routine = 1;
+                            ev.set(V::Peer, Some(rnd(4) as i64));
+                            ev.set(V::Tag, Some(rnd(3) as i64));
+                            ev.set(V::Comm, Some(COMM_WORLD));
+                            ev.set(V::Bytes, Some(rnd(1 << 40) as i64));
+                            ev.set(V::Req, Some(1));
+                            reqs += 1;
+                        }
+                        now = ev.end;
+                        ev
+                    })
+                    .collect();
+                Stream {
+                    rank,
+                    thread: 0,
+                    events,
+                }
+            })
+            .collect();
+        t.world_size = 4;
+        t
+    }
+
+    #[test]
+    fn small_pieces_in_any_order_give_the_same_events() {
+        let t = mixed();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.pnt");
+        t.save(&p, &|_| {}).unwrap();
+        let mut r = MergedReader::open(&p).unwrap();
+        assert!(r.chunks_of(0).len() > 1, "stream 0 spans chunks");
+        r.piece = MIN_PIECE;
+        let mut got: Vec<Vec<Event>> = vec![Vec::new(); t.streams.len()];
+        let mut x = 3u64;
+        let mut open: Vec<usize> = (0..t.streams.len()).collect();
+        let mut ev = Event::default();
+        while !open.is_empty() {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let k = (x >> 33) as usize % open.len();
+            if r.next_into(open[k], &mut ev).unwrap() {
+                got[open[k]].push(ev.clone());
+            } else {
+                open.swap_remove(k);
+            }
+        }
+        for (i, s) in t.streams.iter().enumerate() {
+            assert!(got[i] == s.events, "stream {i}");
+            // Each stream's piece was freed at its end.
+            assert_eq!(r.streams[i].buf.capacity(), 0);
+        }
+        // A stream read again from its start gives the same events.
+        r.restart(1);
+        let mut again = Vec::new();
+        while r.next_into(1, &mut ev).unwrap() {
+            again.push(ev.clone());
+        }
+        assert!(again == t.streams[1].events);
+    }
+
+    #[test]
+    fn a_damaged_chunk_is_reported_before_any_of_its_events() {
+        let t = mixed();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.pnt");
+        t.save(&p, &|_| {}).unwrap();
+        let mut data = std::fs::read(&p).unwrap();
+        // A byte near the end of the file: the last stream's last chunk.
+        let n = data.len();
+        data[n - 10] ^= 0x55;
+        std::fs::write(&p, &data).unwrap();
+        let mut r = MergedReader::open(&p).unwrap();
+        r.piece = MIN_PIECE;
+        let e = r.next(3).unwrap_err().to_string();
+        assert!(e.contains("m.pnt") && e.contains("CRC mismatch"), "{e}");
     }
 
     #[test]

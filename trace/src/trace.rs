@@ -224,7 +224,7 @@ impl Trace {
             base,
             first_req,
             count,
-        } = StreamHead::parse(c)?;
+        } = StreamHead::parse(c, 0)?;
         let i = index as usize;
         if i > self.streams.len() {
             return Err(Malformed::new(
@@ -494,14 +494,24 @@ pub(crate) struct StreamHead {
 }
 
 impl StreamHead {
-    pub(crate) fn parse(c: &mut Cursor<'_>) -> Result<StreamHead, Malformed> {
+    /// Parses a head from `c`, which holds the chunk's payload but for
+    /// its last `beyond` bytes (0: all of it).
+    pub(crate) fn parse(c: &mut Cursor<'_>, beyond: usize) -> Result<StreamHead, Malformed> {
+        let (index, rank, thread, base, first_req) = (c.u32()?, c.u32()?, c.u32()?, c.u64()?, c.u32()?);
+        let at = c.offset();
+        let n = c.u64()?;
+        // Every event takes at least 4 bytes.
+        let count = usize::try_from(n)
+            .ok()
+            .filter(|&n| n.saturating_mul(4) <= c.remaining() + beyond)
+            .ok_or_else(|| Malformed::new(at, format!("count {n} exceeds the data left")))?;
         Ok(StreamHead {
-            index: c.u32()?,
-            rank: c.u32()?,
-            thread: c.u32()?,
-            base: c.u64()?,
-            first_req: c.u32()?,
-            count: c.count(4)?,
+            index,
+            rank,
+            thread,
+            base,
+            first_req,
+            count,
         })
     }
 }
@@ -524,6 +534,19 @@ impl ChunkDecoder {
 
     pub(crate) fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event) -> Result<(), Malformed> {
         self.0.decode_into(c, ev)
+    }
+
+    /// What a failed [`decode_into`](Self::decode_into) may have changed,
+    /// for [`reset`](Self::reset): an event is decoded again from its
+    /// start when its bytes were not all there. (The value and counts
+    /// histories change only once an event decoded whole.)
+    pub(crate) fn mark(&self) -> (u64, u32) {
+        (self.0.prev_end, self.0.next_req)
+    }
+
+    /// Back to the state of [`mark`](Self::mark).
+    pub(crate) fn reset(&mut self, (prev_end, next_req): (u64, u32)) {
+        (self.0.prev_end, self.0.next_req) = (prev_end, next_req);
     }
 }
 
