@@ -230,6 +230,7 @@ fn report_of(
     wall: f64,
 ) -> Report {
     let trace_name = a.trace.display().to_string();
+    let measured = if a.compare { src.measured() } else { None };
     Report::new(
         out,
         ReportContext {
@@ -238,7 +239,7 @@ fn report_of(
             model: model.name(),
             actors: src.actors(),
             routines: src.routines(),
-            measured: if a.compare { src.measured() } else { None },
+            measured: measured.as_ref(),
             traced_machine: machine.traced_on.is_some(),
             wall_s: wall,
             warnings: src.warnings(),

@@ -174,7 +174,7 @@ pub trait OpSource {
     fn members(&self, comm: i64, rank: u32) -> Option<Vec<u32>>;
     /// The traced run's own figures, complete once every actor was read
     /// to its end; `None` for traces without times.
-    fn measured(&self) -> Option<&Measured>;
+    fn measured(&self) -> Option<Measured>;
     /// Warnings about the input (truncation, approximations).
     fn warnings(&self) -> Vec<String>;
 }

@@ -205,7 +205,7 @@ impl OpSource for StencilOps {
         }
     }
 
-    fn measured(&self) -> Option<&Measured> {
+    fn measured(&self) -> Option<Measured> {
         None
     }
 

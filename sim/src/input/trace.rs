@@ -4,6 +4,7 @@
 
 use super::events::EventSource;
 use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts};
+use crate::units::Ns;
 use crate::SimError;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::messages::Persistent;
@@ -12,12 +13,54 @@ use pnmpi_trace::trace::{Event, ReqRef};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
-#[derive(Default)]
+/// A stream's conversion state and measured times: one record, since a
+/// replay reads it on every event of the stream (a million of them at a
+/// million ranks).
 struct StreamState {
     prev_end: u64,
-    init_end: Option<u64>,
+    /// When its `MPI_Init` ended, [`NOT_YET`] before.
+    init_end: u64,
+    /// Its share of [`Measured`].
+    compute: Ns,
+    mpi: Ns,
+    span: Ns,
     finished: bool,
-    queue: VecDeque<Op>,
+    /// Ops converted but not yet handed out: the second and later of an
+    /// `MPI_Startall`, and those read ahead for a wildcard receive. Few
+    /// streams have any: boxed, 8 bytes a stream instead of 32.
+    #[allow(clippy::box_collection)]
+    queue: Option<Box<VecDeque<Op>>>,
+}
+
+/// "Not yet" for [`StreamState::init_end`].
+const NOT_YET: u64 = u64::MAX;
+
+impl Default for StreamState {
+    fn default() -> StreamState {
+        StreamState {
+            prev_end: 0,
+            init_end: NOT_YET,
+            compute: 0.0,
+            mpi: 0.0,
+            span: 0.0,
+            finished: false,
+            queue: None,
+        }
+    }
+}
+
+impl StreamState {
+    fn init_end(&self) -> Option<u64> {
+        (self.init_end != NOT_YET).then_some(self.init_end)
+    }
+
+    fn queue(&mut self) -> &mut VecDeque<Op> {
+        self.queue.get_or_insert_with(Box::default)
+    }
+
+    fn queued(&self) -> usize {
+        self.queue.as_ref().map_or(0, |q| q.len())
+    }
 }
 
 /// Ops from an [`EventSource`].
@@ -34,7 +77,8 @@ pub struct TraceOps<S: EventSource> {
     /// one table for the run, since few streams have any.
     persistent: FxHashMap<ReqRef, Persistent>,
     ev: Event,
-    measured: Measured,
+    /// Per routine: measured time in it, ns.
+    routine_time: Vec<Ns>,
     skipped: FxHashMap<String, u64>,
     /// Completion lists of waits the engine has handed back, for the next
     /// waits (one allocation per wait otherwise).
@@ -70,12 +114,7 @@ impl<S: EventSource> TraceOps<S> {
                 .map(|r| r.ends_with("_init") || r.ends_with("_init_c"))
                 .collect(),
             request_free: names.iter().map(|r| r == "MPI_Request_free").collect(),
-            measured: Measured {
-                compute: vec![0.0; n],
-                mpi: vec![0.0; n],
-                span: vec![0.0; n],
-                routine_time: vec![0.0; names.len()],
-            },
+            routine_time: vec![0.0; names.len()],
             streams: (0..n).map(|_| StreamState::default()).collect(),
             persistent: FxHashMap::default(),
             actors,
@@ -108,35 +147,35 @@ impl<S: EventSource> TraceOps<S> {
             kind: OpKind::Local,
         };
         if self.init_routine[r] {
-            st.init_end = Some(ev.end);
+            st.init_end = ev.end;
             op.gap = 0.0;
             op.kind = OpKind::Init;
             return Some(op);
         }
         // Threads other than the first start when their rank left MPI_Init.
-        if st.init_end.is_none() && self.actors[si].thread > 0 {
+        if st.init_end().is_none() && self.actors[si].thread > 0 {
             let main = self
                 .actors
                 .iter()
                 .position(|a| a.rank == self.actors[si].rank && a.thread == 0);
-            let base = main.and_then(|m| self.streams[m].init_end).unwrap_or(ev.start);
+            let base = main.and_then(|m| self.streams[m].init_end()).unwrap_or(ev.start);
             let st = &mut self.streams[si];
-            st.init_end = Some(base);
+            st.init_end = base;
             op.gap = ev.start.saturating_sub(base) as f64;
         }
         let st = &mut self.streams[si];
         if self.finalize_routine[r] {
-            if let Some(i) = st.init_end {
-                self.measured.span[si] = ev.start.saturating_sub(i) as f64;
+            if let Some(i) = st.init_end() {
+                st.span = ev.start.saturating_sub(i) as f64;
             }
-            self.measured.compute[si] += op.gap;
+            st.compute += op.gap;
             op.kind = OpKind::Finalize;
             return Some(op);
         }
-        if st.init_end.is_some() {
-            self.measured.compute[si] += op.gap;
-            self.measured.mpi[si] += dur;
-            self.measured.routine_time[r] += dur;
+        if st.init_end().is_some() {
+            st.compute += op.gap;
+            st.mpi += dur;
+            self.routine_time[r] += dur;
         }
         let peer = ev.get(V::Peer).unwrap_or(UNKNOWN_RANK);
         let tag = ev.get(V::Tag).unwrap_or(0);
@@ -256,7 +295,7 @@ impl<S: EventSource> TraceOps<S> {
                     };
                     let (gap, dur) = if first_op { (op.gap, op.dur) } else { (0.0, 0.0) };
                     first_op = false;
-                    self.streams[si].queue.push_back(Op {
+                    self.streams[si].queue().push_back(Op {
                         gap,
                         dur,
                         routine: op.routine,
@@ -334,7 +373,7 @@ impl<S: EventSource> TraceOps<S> {
     /// Converts `self.ev` of stream `si` onto its queue.
     fn enqueue(&mut self, si: usize) {
         if let Some(op) = self.convert(si) {
-            self.streams[si].queue.push_back(op);
+            self.streams[si].queue().push_back(op);
         }
     }
 }
@@ -393,15 +432,16 @@ impl<S: EventSource> OpSource for TraceOps<S> {
         }
         loop {
             let st = &mut self.streams[actor];
-            if let Some(front) = st.queue.front_mut() {
+            let queued = st.queued();
+            if let Some(front) = st.queue.as_deref_mut().and_then(VecDeque::front_mut) {
                 // A receive posted with a wildcard is posted from the source
                 // its completion names, when the stream says it within
                 // WILDCARD_LOOKAHEAD events: as the real run matched it,
                 // and at its post, so that a send the receiver makes before
                 // its wait (a blocking rendezvous) finds it posted.
                 let unresolved = matches!(front.kind, OpKind::Recv { from: None, .. });
-                if unresolved && !st.finished && st.queue.len() < WILDCARD_LOOKAHEAD {
-                    match resolve_wildcard(&mut st.queue) {
+                if unresolved && !st.finished && queued < WILDCARD_LOOKAHEAD {
+                    match resolve_wildcard(st.queue()) {
                         Some(true) | None => {}
                         Some(false) => {
                             if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
@@ -413,7 +453,7 @@ impl<S: EventSource> OpSource for TraceOps<S> {
                         }
                     }
                 }
-                *op = self.streams[actor].queue.pop_front().expect("a front");
+                *op = self.streams[actor].queue().pop_front().expect("a front");
                 return Ok(true);
             }
             if self.streams[actor].finished {
@@ -425,12 +465,12 @@ impl<S: EventSource> OpSource for TraceOps<S> {
             }
             if let Some(o) = self.convert(actor) {
                 // A wildcard receive waits in the queue for its completion.
-                let queued = &mut self.streams[actor].queue;
-                if queued.is_empty() && !matches!(o.kind, OpKind::Recv { from: None, .. }) {
+                let st = &mut self.streams[actor];
+                if st.queued() == 0 && !matches!(o.kind, OpKind::Recv { from: None, .. }) {
                     *op = o;
                     return Ok(true);
                 }
-                queued.push_back(o);
+                st.queue().push_back(o);
             }
         }
     }
@@ -441,8 +481,14 @@ impl<S: EventSource> OpSource for TraceOps<S> {
             .map(|m| m.iter().map(|&r| r.max(0) as u32).collect())
     }
 
-    fn measured(&self) -> Option<&Measured> {
-        Some(&self.measured)
+    fn measured(&self) -> Option<Measured> {
+        let of = |f: fn(&StreamState) -> Ns| self.streams.iter().map(f).collect();
+        Some(Measured {
+            compute: of(|s| s.compute),
+            mpi: of(|s| s.mpi),
+            span: of(|s| s.span),
+            routine_time: self.routine_time.clone(),
+        })
     }
 
     fn warnings(&self) -> Vec<String> {

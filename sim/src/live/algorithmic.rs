@@ -112,7 +112,7 @@ impl OpSource for CollOps {
         Some((0..self.actors.len() as u32).collect())
     }
 
-    fn measured(&self) -> Option<&Measured> {
+    fn measured(&self) -> Option<Measured> {
         None
     }
 

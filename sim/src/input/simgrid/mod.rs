@@ -545,7 +545,7 @@ impl OpSource for SimgridOps {
         }
     }
 
-    fn measured(&self) -> Option<&Measured> {
+    fn measured(&self) -> Option<Measured> {
         None
     }
 
