@@ -528,7 +528,9 @@ impl ChunkDecoder {
     pub(crate) fn restart(&mut self, head: &StreamHead) {
         let e = &mut self.0;
         e.hist.clear();
-        e.counts.clear();
+        if let Some(c) = e.counts.as_mut() {
+            c.clear();
+        }
         (e.stream, e.prev_end, e.next_req) = (head.index, head.base, head.first_req);
     }
 
@@ -560,9 +562,11 @@ pub const HISTORY: usize = 4;
 /// The per-chunk state shared by the merged encoder and decoder.
 struct Encoder {
     /// Entries of the routine table.
-    routines: usize,
+    routines: u32,
     hist: ValueHistory,
-    counts: CountsHistory,
+    /// Boxed, made at the first `v` collective: a replay holds a decoder
+    /// per stream, and most streams have none.
+    counts: Option<Box<CountsHistory>>,
     stream: u32,
     prev_end: u64,
     next_req: u32,
@@ -584,9 +588,9 @@ fn val_len(v: Option<i64>) -> usize {
 impl Encoder {
     fn new(routines: usize, stream: u32, prev_end: u64, next_req: u32) -> Encoder {
         Encoder {
-            routines,
+            routines: u32::try_from(routines).unwrap_or(u32::MAX),
             hist: ValueHistory::default(),
-            counts: CountsHistory::default(),
+            counts: None,
             stream,
             prev_end,
             next_req,
@@ -739,7 +743,9 @@ impl Encoder {
                 }
             } else if b == COUNTS {
                 if let Some(c) = &ev.counts {
-                    self.counts.put(out, ev.routine, c.as_raw());
+                    self.counts
+                        .get_or_insert_with(Box::default)
+                        .put(out, ev.routine, c.as_raw());
                 }
             }
         }
@@ -757,7 +763,7 @@ impl Encoder {
         let at = c.offset();
         let code = c.u64()?;
         let (routine, slot) = (code / HISTORY as u64, (code % HISTORY as u64) as usize);
-        if routine >= self.routines as u64 {
+        if routine >= u64::from(self.routines) {
             return Err(Malformed::new(
                 at,
                 format!(
@@ -858,8 +864,9 @@ impl Encoder {
                 }
             } else if b == COUNTS {
                 let mut v = counts.take().unwrap_or_default();
-                self.counts.get(c, routine, &mut v)?;
-                self.counts.commit(routine, v.as_raw());
+                let history = self.counts.get_or_insert_with(Box::default);
+                history.get(c, routine, &mut v)?;
+                history.commit(routine, v.as_raw());
                 ev.counts = Some(v);
             }
         }

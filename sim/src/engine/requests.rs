@@ -99,6 +99,17 @@ impl Requests {
         let at = match list.iter().position(|e| e.index == i) {
             Some(at) => at,
             None => {
+                if list.len() == list.capacity() {
+                    // 4, 8, 12, then half as much again: a halo's dozen
+                    // open requests in 12 places, not a doubling's 16 (a
+                    // million ranks hold theirs at once).
+                    let more = if list.capacity() < 12 {
+                        4
+                    } else {
+                        list.capacity() / 2
+                    };
+                    list.reserve_exact(more);
+                }
                 list.push(Req::open(i));
                 list.len() - 1
             }
