@@ -656,6 +656,10 @@ mod tests {
             } else {
                 open.swap_remove(k);
             }
+            // A piece each, not a chunk (stream 0's first is about 600 KB):
+            // more only while an event larger than a piece is read.
+            let held: usize = r.streams.iter().map(|s| s.buf.capacity()).sum();
+            assert!(held <= 4 * 1024, "{held} bytes of pieces");
         }
         for (i, s) in t.streams.iter().enumerate() {
             assert!(got[i] == s.events, "stream {i}");
