@@ -16,6 +16,7 @@
 
 mod matching;
 pub mod parallel;
+mod ready;
 mod requests;
 pub mod stats;
 
@@ -25,14 +26,13 @@ use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
 use crate::SimError;
-use dary_heap::QuaternaryHeap;
 use matching::{Key, Mailboxes, PendingRecv, PendingSend};
 use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
+use ready::ReadyQueue;
 use requests::Requests;
 use rustc_hash::FxHashMap;
 use stats::{ActorStats, RoutineStats, Stats};
-use std::cmp::Reverse;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -150,10 +150,8 @@ struct Engine<'m, 'o> {
     info: Vec<Actor>,
     /// Actor index of each rank's first thread.
     rank_actor: Vec<usize>,
-    /// The actors ready to run, by (clock, actor): a 4-ary heap, whose
-    /// four children of a node share a cache line, so that a pop from a
-    /// million actors misses the cache half as often as a binary heap's.
-    heap: QuaternaryHeap<Reverse<(u64, u32)>>,
+    /// The actors ready to run, by (clock, actor).
+    heap: ReadyQueue,
     mail: Mailboxes,
     /// Open requests; wildcard receives keep their post in `wildcards`.
     reqs: Requests,
@@ -289,7 +287,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             resource_wait_ps: 0,
             info,
             rank_actor,
-            heap: QuaternaryHeap::new(),
+            heap: ReadyQueue::default(),
             mail: Mailboxes::default(),
             reqs: Requests::new(n_actors),
             wildcards: FxHashMap::default(),
@@ -300,7 +298,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         };
         for a in 0..e.actors.len() {
             if e.local_rank(e.info[a].rank) {
-                e.heap.push(Reverse((0, a as u32)));
+                e.heap.push((0, a as u32));
             } else {
                 // Another process replays it.
                 e.actors[a].done = true;
@@ -326,7 +324,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         progress: Option<&dyn Fn(u64, Ns)>,
     ) -> Result<(), SimError> {
         let mut next_progress = 1 << 20;
-        while let Some(Reverse((t, a))) = self.heap.pop() {
+        while let Some((t, a)) = self.heap.pop() {
             self.advance(a as usize, src)?;
             if let Some(p) = progress {
                 if self.stats.events >= next_progress {
@@ -352,7 +350,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         let mut next_progress = 1 << 20;
         loop {
             let end = self.part.as_ref().map_or(f64::INFINITY, |p| p.window_end);
-            while let Some(&Reverse((t, a))) = self.heap.peek() {
+            while let Some((t, a)) = self.heap.peek() {
                 if f64::from_bits(t) >= end {
                     break;
                 }
@@ -376,10 +374,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                     return Ok(());
                 };
                 let owed = part.outbox.iter().map(Vec::len).sum::<usize>();
-                let next = self
-                    .heap
-                    .peek()
-                    .map_or(f64::INFINITY, |Reverse((t, _))| f64::from_bits(*t));
+                let next = self.heap.peek().map_or(f64::INFINITY, |(t, _)| f64::from_bits(t));
                 let fine = if part.unshared.is_some() { 0.0 } else { 1.0 };
                 let began = std::time::Instant::now();
                 let [earliest, none_owed, all_fine] =
@@ -537,11 +532,11 @@ impl<'m, 'o> Engine<'m, 'o> {
                 // Stay in simulated-time order: yield if another actor is
                 // earlier, or (in parallel) at the window's end.
                 let clock = self.actors[a].clock;
-                let later = self.heap.peek().is_some_and(|Reverse((t, _))| key(clock) > *t)
+                let later = self.heap.peek().is_some_and(|(t, _)| key(clock) > t)
                     || self.part.as_ref().is_some_and(|p| clock >= p.window_end);
                 if later {
                     self.actors[a].pending = true;
-                    self.heap.push(Reverse((key(clock), a as u32)));
+                    self.heap.push((key(clock), a as u32));
                     return Ok(());
                 }
             }
@@ -895,7 +890,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         st.blocked -= 1;
         if st.blocked == 0 {
             st.clock = self.model.resume(st.resume_at.max(st.clock));
-            self.heap.push(Reverse((key(st.clock), a as u32)));
+            self.heap.push((key(st.clock), a as u32));
         }
     }
 

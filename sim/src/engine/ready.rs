@@ -1,0 +1,93 @@
+//! The actors ready to run, in (clock, actor) order: the serial replay's
+//! event queue.
+//!
+//! Most actors of a bulk-synchronous trace become ready in the order in
+//! which they will run: a halo's receivers are woken rank after rank, at
+//! the same time or later, and so are a collective's members. Those go
+//! to a first-in-first-out lane, in O(1) and in memory order; the others
+//! (a boundary rank woken early, an actor that yields to an earlier one)
+//! go to a 4-ary heap, whose pops at a million actors walk half the levels
+//! of a binary heap, four children to a cache line. A pop takes the lesser
+//! of the two fronts, so the order is exactly the heap's alone: the
+//! replay's results do not depend on which of the two held an actor.
+
+use dary_heap::QuaternaryHeap;
+use std::cmp::Reverse;
+use std::collections::VecDeque;
+
+/// A ready actor: its clock's key (see `key` in the engine) and index.
+pub type Ready = (u64, u32);
+
+/// The ready actors.
+#[derive(Default)]
+pub struct ReadyQueue {
+    /// Keys in increasing order.
+    lane: VecDeque<Ready>,
+    heap: QuaternaryHeap<Reverse<Ready>>,
+}
+
+impl ReadyQueue {
+    /// Actor `r.1` is ready at key `r.0`.
+    pub fn push(&mut self, r: Ready) {
+        if self.lane.back().is_none_or(|&last| r > last) {
+            self.lane.push_back(r);
+        } else {
+            self.heap.push(Reverse(r));
+        }
+    }
+
+    /// The first ready actor.
+    pub fn peek(&self) -> Option<Ready> {
+        match (self.lane.front(), self.heap.peek()) {
+            (Some(&l), Some(&Reverse(h))) => Some(l.min(h)),
+            (Some(&l), None) => Some(l),
+            (None, h) => h.map(|&Reverse(h)| h),
+        }
+    }
+
+    /// Takes the first ready actor.
+    pub fn pop(&mut self) -> Option<Ready> {
+        match (self.lane.front(), self.heap.peek()) {
+            (Some(&l), Some(&Reverse(h))) if h < l => self.heap.pop().map(|Reverse(h)| h),
+            (Some(_), _) => self.lane.pop_front(),
+            (None, _) => self.heap.pop().map(|Reverse(h)| h),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pops_in_the_order_of_a_heap_whatever_the_pushes() {
+        let mut q = ReadyQueue::default();
+        let mut h = QuaternaryHeap::new();
+        let mut x = 1u64;
+        let mut now = 0u64;
+        for step in 0..200_000u32 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Runs of pushes in order (a halo's wake-ups), then scattered
+            // ones, some at the time just popped, some earlier.
+            let r = match (x >> 60) % 4 {
+                0 | 1 => (now + (step as u64 % 7), step),
+                2 => (now + (x >> 40) % 1000, (x >> 20) as u32 % 5000),
+                _ => (now.saturating_sub((x >> 50) % 3), (x >> 10) as u32 % 5000),
+            };
+            q.push(r);
+            h.push(Reverse(r));
+            if (x >> 33) % 3 == 0 {
+                assert_eq!(q.peek(), h.peek().map(|&Reverse(r)| r));
+                let got = q.pop();
+                assert_eq!(got, h.pop().map(|Reverse(r)| r), "step {step}");
+                now = got.map_or(now, |g| g.0);
+            }
+        }
+        while let Some(Reverse(want)) = h.pop() {
+            assert_eq!(q.pop(), Some(want));
+        }
+        assert_eq!(q.pop(), None);
+    }
+}
