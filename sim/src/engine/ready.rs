@@ -78,7 +78,7 @@ mod tests {
             };
             q.push(r);
             h.push(Reverse(r));
-            if (x >> 33) % 3 == 0 {
+            if (x >> 33).is_multiple_of(3) {
                 assert_eq!(q.peek(), h.peek().map(|&Reverse(r)| r));
                 let got = q.pop();
                 assert_eq!(got, h.pop().map(|Reverse(r)| r), "step {step}");
