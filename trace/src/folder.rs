@@ -22,6 +22,16 @@
 //! apart the threads are read; the cost is that such a rank is decoded
 //! and converted once per thread.
 //!
+//! What a folder's reader holds per rank is small and bounded: each
+//! thread's window of its rank file is a share of [`WINDOW_BUDGET`] (64
+//! MiB for all of them: 4 KiB a thread at 16,384 ranks, never below
+//! [`MIN_WINDOW`]; larger only while a record larger than the window is
+//! read), a stream read to its end gives its window back, and a
+//! converter keeps only the requests live now. Read stream after stream
+//! ([`FolderReader::read_in_turn`], as the trace tools and
+//! [`save_merged`] read), one lane holds windows at a time, and they are
+//! whole ([`WINDOW`]).
+//!
 //! [`save_merged`] writes the merged trace of a folder in two passes over
 //! it: the first converts every event to count the routines (the merged
 //! routine table is ordered by call count) and to fill the communicator
@@ -34,13 +44,27 @@ use crate::merge::{
     check_ranks, next_call, origin, rank_files, routine_order, stream_indices, RankConverter, RunTables,
     TimeMap,
 };
-use crate::rank_reader::RankReader;
+use crate::rank_reader::{RankReader, MIN_WINDOW, WINDOW};
 use crate::trace::{Comm, Event, MergedWriter, RankClock};
 use std::path::Path;
 
 /// Folders of more rank files than this are read without keeping every
 /// file open.
 const MAX_OPEN: usize = 256;
+
+/// Bytes that the windows of all the rank readers of a folder share (see
+/// [`shared_window`]): the folder's replay reads every rank at once.
+pub const WINDOW_BUDGET: usize = 64 << 20;
+
+/// The window of each thread of a folder whose ranks have `threads`
+/// threads: `budget` bytes shared by every window that can be read at
+/// once, within [`MIN_WINDOW`] and [`WINDOW`]. A rank of `t` threads has a
+/// reader per thread read (see the module's documentation), each holding a
+/// window of each thread: `t * t` windows.
+pub fn shared_window(budget: usize, threads: impl Iterator<Item = usize>) -> usize {
+    let windows: usize = threads.map(|t| t * t).sum();
+    (budget / windows.max(1)).clamp(MIN_WINDOW, WINDOW)
+}
 
 /// A reader of a rank file and the conversion of its calls.
 struct Lane {
@@ -119,13 +143,22 @@ pub struct FolderReader {
     streams: Vec<StreamAt>,
     origin: u64,
     warnings: Vec<String>,
+    /// Each thread's share of [`WINDOW_BUDGET`].
+    window: usize,
 }
 
 impl FolderReader {
     /// Opens the rank files of `dir` and indexes them. Fails as
     /// `merge_dir` does on files of different runs, a rank given twice,
-    /// or a clock that cannot be converted.
+    /// or a clock that cannot be converted. Its windows share
+    /// [`WINDOW_BUDGET`].
     pub fn open(dir: &Path) -> Result<FolderReader> {
+        FolderReader::open_within(dir, WINDOW_BUDGET)
+    }
+
+    /// [`open`](Self::open), its windows sharing `budget` bytes (but
+    /// never smaller than [`MIN_WINDOW`] each: see [`shared_window`]).
+    pub fn open_within(dir: &Path, budget: usize) -> Result<FolderReader> {
         let files = rank_files(dir)?;
         let many = files.len() > MAX_OPEN;
         let mut readers = Vec::with_capacity(files.len());
@@ -137,6 +170,10 @@ impl FolderReader {
             readers.push(r);
         }
         readers.sort_by_key(|r| r.header.rank);
+        let window = shared_window(budget, readers.iter().map(|r| r.threads().len()));
+        for r in &mut readers {
+            r.set_window(window);
+        }
         let mut warnings = check_ranks(
             readers
                 .iter()
@@ -194,6 +231,7 @@ impl FolderReader {
             streams,
             origin,
             warnings,
+            window,
         })
     }
 
@@ -235,6 +273,30 @@ impl FolderReader {
         let mut w = self.warnings.clone();
         w.extend(self.run.warnings());
         w
+    }
+
+    /// Bytes its rank readers hold for reading records now (their
+    /// windows).
+    pub fn buffered(&self) -> usize {
+        let lanes = self.ranks.iter().flat_map(|r| r.lanes.iter().flatten());
+        let idle = self.ranks.iter().flat_map(|r| r.reader.iter());
+        lanes.map(|l| l.reader.buffered()).sum::<usize>() + idle.map(RankReader::buffered).sum::<usize>()
+    }
+
+    /// Reads the streams in turn, each from its start to its end, with
+    /// the full window ([`WINDOW`]) per thread (`true`), or in any order,
+    /// sharing [`WINDOW_BUDGET`] (`false`, the default): read in turn, one
+    /// stream's lane at a time holds windows, so that they may be larger,
+    /// and fewer reads (each opening the file, in a folder of more than
+    /// `MAX_OPEN` files) bring the events.
+    pub fn read_in_turn(&mut self, in_turn: bool) {
+        let bytes = if in_turn { WINDOW } else { self.window };
+        for r in &mut self.ranks {
+            let lanes = r.lanes.iter_mut().flatten().map(|l| &mut l.reader);
+            for reader in r.reader.iter_mut().chain(lanes) {
+                reader.set_window(bytes);
+            }
+        }
     }
 
     /// The next event of stream `i` into `ev`; `false` at the stream's end.
@@ -309,6 +371,7 @@ pub struct Saved {
 /// (twice [`FolderReader::event_count`] in all).
 pub fn save_merged(dir: &Path, path: &Path, progress: &dyn Fn(u64)) -> Result<Saved> {
     let mut f = FolderReader::open(dir)?;
+    f.read_in_turn(true);
     // Pass 1, stream by stream in rank order, so that communicators get
     // the ids the in-memory merge gives them.
     let mut counts = vec![0u64; f.run.routine_names.len()];
