@@ -68,14 +68,16 @@ pub fn shared_window(budget: usize, threads: impl Iterator<Item = usize>) -> usi
 
 /// A reader of a rank file and the conversion of its calls.
 struct Lane {
-    reader: RankReader,
+    reader: Box<RankReader>,
     conv: RankConverter,
 }
 
 /// One rank: its indexed file, its clock conversion, and its lanes.
 struct RankState {
     /// The indexed file, which the first lane reads; others read a copy.
-    reader: Option<RankReader>,
+    /// (Boxed, so that a rank being read, its reader in its lane, does
+    /// not keep room for it here.)
+    reader: Option<Box<RankReader>>,
     times: TimeMap,
     /// Merged stream index of each slot.
     index: Vec<u32>,
@@ -96,7 +98,7 @@ impl RankState {
                 Some(r) => r,
                 None => self.lanes.iter().flatten().next().map_or_else(
                     || Err(Error::Invalid("a rank without a reader".into())),
-                    |l| l.reader.try_clone(),
+                    |l| l.reader.try_clone().map(Box::new),
                 )?,
             };
             let mut conv = RankConverter::new(
@@ -217,7 +219,7 @@ impl FolderReader {
                 lanes: (0..threads.len()).map(|_| None).collect(),
                 records: reader.records,
                 size: reader.size,
-                reader: Some(reader),
+                reader: Some(Box::new(reader)),
                 times,
                 index,
             });
@@ -280,7 +282,7 @@ impl FolderReader {
     pub fn buffered(&self) -> usize {
         let lanes = self.ranks.iter().flat_map(|r| r.lanes.iter().flatten());
         let idle = self.ranks.iter().flat_map(|r| r.reader.iter());
-        lanes.map(|l| l.reader.buffered()).sum::<usize>() + idle.map(RankReader::buffered).sum::<usize>()
+        lanes.map(|l| l.reader.buffered()).sum::<usize>() + idle.map(|r| r.buffered()).sum::<usize>()
     }
 
     /// Reads the streams in turn, each from its start to its end, with
@@ -309,7 +311,7 @@ impl FolderReader {
         }
         let lane = self.ranks[rank_at].lane(slot, &mut self.run, self.origin)?;
         loop {
-            match next_call(&mut lane.reader, &mut lane.conv, &mut self.run, ev)? {
+            match next_call(&mut *lane.reader, &mut lane.conv, &mut self.run, ev)? {
                 None => {
                     // Its conversion state (live requests, handles seen)
                     // goes now, so that a folder read stream after stream
