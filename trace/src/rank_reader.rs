@@ -67,7 +67,9 @@ struct ThreadStream {
     /// The trace clock at its first record's entry.
     first_start: Option<u64>,
     next_chunk: usize,
-    chunk: Option<Loaded>,
+    /// (Boxed: a stream not being read, as most of a folder's are while
+    /// it is merged, keeps no room for its decoding tables.)
+    chunk: Option<Box<Loaded>>,
     buf: Vec<u8>,
     /// The next record, once decoded (see `has_head`).
     head: RawRecord,
@@ -448,7 +450,7 @@ impl RankReader {
             Ok(x) => x,
             Err(e) => return Err(self.damaged(at, e)),
         };
-        s.chunk = Some(Loaded {
+        s.chunk = Some(Box::new(Loaded {
             at,
             win: 0,
             pos: used,
@@ -458,7 +460,7 @@ impl RankReader {
             dec: RawDecoder::new(prefix.base, self.version),
             counts: CountsHistory::default(),
             repeats: Repeats::default(),
-        });
+        }));
         Ok(())
     }
 
