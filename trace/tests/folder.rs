@@ -194,9 +194,7 @@ fn same_up_to_comm_ids(
 
 #[test]
 fn ranks_read_in_any_order_agree_on_communicators() {
-    let files = busy_run();
-    let dir = tempfile::tempdir().unwrap();
-    write_folder(dir.path(), &files);
+    let (_, dir) = busy_folder();
     let (t, warnings) = merge_dir(dir.path(), &|_| {}).unwrap();
     let want = without_codes(named(&t));
     // Last rank first (and rank 3's second thread before its first), and round robin a few events at a time, as a replay reads.
@@ -258,9 +256,7 @@ fn unfinished_truncated_and_missing_ranks_warn_as_the_merge_does() {
 
 #[test]
 fn a_corrupt_chunk_is_a_crc_error_naming_the_file() {
-    let files = busy_run();
-    let dir = tempfile::tempdir().unwrap();
-    write_folder(dir.path(), &files);
+    let (files, dir) = busy_folder();
     // A flipped byte in the middle of rank 2's longest chunk.
     let p = dir.path().join("rank-00002.pnr");
     let mut data = files[2].clone();
@@ -302,6 +298,14 @@ fn a_window_is_a_share_of_the_budget_within_its_bounds() {
     assert_eq!(shared_window(WINDOW_BUDGET, ranks(0, 1)), WINDOW);
 }
 
+/// [`busy_run`]'s files, and a folder holding them.
+fn busy_folder() -> (Vec<Vec<u8>>, tempfile::TempDir) {
+    let files = busy_run();
+    let dir = tempfile::tempdir().unwrap();
+    write_folder(dir.path(), &files);
+    (files, dir)
+}
+
 /// Reads every thread of `r` to its end, returning its records and the
 /// most bytes `r` held for reading, per record read, in file order.
 fn read_with_window(r: &mut RankReader) -> (Vec<Vec<RawRecord>>, Vec<usize>) {
@@ -323,9 +327,7 @@ fn read_with_window(r: &mut RankReader) -> (Vec<Vec<RawRecord>>, Vec<usize>) {
 #[test]
 fn a_small_window_reads_records_larger_than_itself_and_stays_small() {
     use pnmpi_trace::rank_reader::MIN_WINDOW;
-    let files = busy_run();
-    let dir = tempfile::tempdir().unwrap();
-    write_folder(dir.path(), &files);
+    let (files, dir) = busy_folder();
     for (i, data) in files.iter().enumerate() {
         let whole = RankFile::parse(data).unwrap();
         let mut r = RankReader::open(&dir.path().join(format!("rank-{i:05}.pnr"))).unwrap();
@@ -372,9 +374,7 @@ fn read_interleaved(f: &mut FolderReader) -> (Vec<Vec<(String, Event)>>, usize) 
 #[test]
 fn a_folder_read_everywhere_at_once_keeps_its_windows_within_the_budget() {
     use pnmpi_trace::rank_reader::{MIN_WINDOW, WINDOW};
-    let files = busy_run();
-    let dir = tempfile::tempdir().unwrap();
-    write_folder(dir.path(), &files);
+    let (_, dir) = busy_folder();
     // The most a reader of rank 1's file holds beyond its window: the
     // completion larger than a window.
     let mut r = RankReader::open(&dir.path().join("rank-00001.pnr")).unwrap();
