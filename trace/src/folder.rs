@@ -22,6 +22,16 @@
 //! apart the threads are read; the cost is that such a rank is decoded
 //! and converted once per thread.
 //!
+//! What a folder's reader holds per rank is small and bounded: each
+//! thread's window of its rank file is a share of [`WINDOW_BUDGET`] (64
+//! MiB for all of them: 4 KiB a thread at 16,384 ranks, never below
+//! [`MIN_WINDOW`]; larger only while a record larger than the window is
+//! read), a stream read to its end gives its window back, and a
+//! converter keeps only the requests live now. Read stream after stream
+//! ([`FolderReader::read_in_turn`], as the trace tools and
+//! [`save_merged`] read), one lane holds windows at a time, and they are
+//! whole ([`WINDOW`]).
+//!
 //! [`save_merged`] writes the merged trace of a folder in two passes over
 //! it: the first converts every event to count the routines (the merged
 //! routine table is ordered by call count) and to fill the communicator
@@ -34,7 +44,7 @@ use crate::merge::{
     check_ranks, next_call, origin, rank_files, routine_order, stream_indices, RankConverter, RunTables,
     TimeMap,
 };
-use crate::rank_reader::RankReader;
+use crate::rank_reader::{RankReader, MIN_WINDOW, WINDOW};
 use crate::trace::{Comm, Event, MergedWriter, RankClock};
 use std::path::Path;
 
@@ -42,16 +52,32 @@ use std::path::Path;
 /// file open.
 const MAX_OPEN: usize = 256;
 
+/// Bytes that the windows of all the rank readers of a folder share (see
+/// [`shared_window`]): the folder's replay reads every rank at once.
+pub const WINDOW_BUDGET: usize = 64 << 20;
+
+/// The window of each thread of a folder whose ranks have `threads`
+/// threads: `budget` bytes shared by every window that can be read at
+/// once, within [`MIN_WINDOW`] and [`WINDOW`]. A rank of `t` threads has a
+/// reader per thread read (see the module's documentation), each holding a
+/// window of each thread: `t * t` windows.
+pub fn shared_window(budget: usize, threads: impl Iterator<Item = usize>) -> usize {
+    let windows: usize = threads.map(|t| t * t).sum();
+    (budget / windows.max(1)).clamp(MIN_WINDOW, WINDOW)
+}
+
 /// A reader of a rank file and the conversion of its calls.
 struct Lane {
-    reader: RankReader,
+    reader: Box<RankReader>,
     conv: RankConverter,
 }
 
 /// One rank: its indexed file, its clock conversion, and its lanes.
 struct RankState {
     /// The indexed file, which the first lane reads; others read a copy.
-    reader: Option<RankReader>,
+    /// (Boxed, so that a rank being read, its reader in its lane, does
+    /// not keep room for it here.)
+    reader: Option<Box<RankReader>>,
     times: TimeMap,
     /// Merged stream index of each slot.
     index: Vec<u32>,
@@ -72,7 +98,7 @@ impl RankState {
                 Some(r) => r,
                 None => self.lanes.iter().flatten().next().map_or_else(
                     || Err(Error::Invalid("a rank without a reader".into())),
-                    |l| l.reader.try_clone(),
+                    |l| l.reader.try_clone().map(Box::new),
                 )?,
             };
             let mut conv = RankConverter::new(
@@ -119,13 +145,22 @@ pub struct FolderReader {
     streams: Vec<StreamAt>,
     origin: u64,
     warnings: Vec<String>,
+    /// Each thread's share of [`WINDOW_BUDGET`].
+    window: usize,
 }
 
 impl FolderReader {
     /// Opens the rank files of `dir` and indexes them. Fails as
     /// `merge_dir` does on files of different runs, a rank given twice,
-    /// or a clock that cannot be converted.
+    /// or a clock that cannot be converted. Its windows share
+    /// [`WINDOW_BUDGET`].
     pub fn open(dir: &Path) -> Result<FolderReader> {
+        FolderReader::open_within(dir, WINDOW_BUDGET)
+    }
+
+    /// [`open`](Self::open), its windows sharing `budget` bytes (but
+    /// never smaller than [`MIN_WINDOW`] each: see [`shared_window`]).
+    pub fn open_within(dir: &Path, budget: usize) -> Result<FolderReader> {
         let files = rank_files(dir)?;
         let many = files.len() > MAX_OPEN;
         let mut readers = Vec::with_capacity(files.len());
@@ -137,6 +172,10 @@ impl FolderReader {
             readers.push(r);
         }
         readers.sort_by_key(|r| r.header.rank);
+        let window = shared_window(budget, readers.iter().map(|r| r.threads().len()));
+        for r in &mut readers {
+            r.set_window(window);
+        }
         let mut warnings = check_ranks(
             readers
                 .iter()
@@ -180,7 +219,7 @@ impl FolderReader {
                 lanes: (0..threads.len()).map(|_| None).collect(),
                 records: reader.records,
                 size: reader.size,
-                reader: Some(reader),
+                reader: Some(Box::new(reader)),
                 times,
                 index,
             });
@@ -194,6 +233,7 @@ impl FolderReader {
             streams,
             origin,
             warnings,
+            window,
         })
     }
 
@@ -237,6 +277,30 @@ impl FolderReader {
         w
     }
 
+    /// Bytes its rank readers hold for reading records now (their
+    /// windows).
+    pub fn buffered(&self) -> usize {
+        let lanes = self.ranks.iter().flat_map(|r| r.lanes.iter().flatten());
+        let idle = self.ranks.iter().flat_map(|r| r.reader.iter());
+        lanes.map(|l| l.reader.buffered()).sum::<usize>() + idle.map(|r| r.buffered()).sum::<usize>()
+    }
+
+    /// Reads the streams in turn, each from its start to its end, with
+    /// the full window ([`WINDOW`]) per thread (`true`), or in any order,
+    /// sharing [`WINDOW_BUDGET`] (`false`, the default): read in turn, one
+    /// stream's lane at a time holds windows, so that they may be larger,
+    /// and fewer reads (each opening the file, in a folder of more than
+    /// `MAX_OPEN` files) bring the events.
+    pub fn read_in_turn(&mut self, in_turn: bool) {
+        let bytes = if in_turn { WINDOW } else { self.window };
+        for r in &mut self.ranks {
+            let lanes = r.lanes.iter_mut().flatten().map(|l| &mut l.reader);
+            for reader in r.reader.iter_mut().chain(lanes) {
+                reader.set_window(bytes);
+            }
+        }
+    }
+
     /// The next event of stream `i` into `ev`; `false` at the stream's end.
     pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
         let StreamAt {
@@ -247,7 +311,7 @@ impl FolderReader {
         }
         let lane = self.ranks[rank_at].lane(slot, &mut self.run, self.origin)?;
         loop {
-            match next_call(&mut lane.reader, &mut lane.conv, &mut self.run, ev)? {
+            match next_call(&mut *lane.reader, &mut lane.conv, &mut self.run, ev)? {
                 None => {
                     // Its conversion state (live requests, handles seen)
                     // goes now, so that a folder read stream after stream
@@ -309,6 +373,7 @@ pub struct Saved {
 /// (twice [`FolderReader::event_count`] in all).
 pub fn save_merged(dir: &Path, path: &Path, progress: &dyn Fn(u64)) -> Result<Saved> {
     let mut f = FolderReader::open(dir)?;
+    f.read_in_turn(true);
     // Pass 1, stream by stream in rank order, so that communicators get
     // the ids the in-memory merge gives them.
     let mut counts = vec![0u64; f.run.routine_names.len()];

@@ -21,6 +21,7 @@ pub mod error;
 pub mod fields;
 pub mod folder;
 mod history;
+mod live_requests;
 pub mod merge;
 pub mod messages;
 pub mod rank;

@@ -13,10 +13,11 @@ use crate::divisor::Divisor;
 use crate::error::Malformed;
 use crate::error::{Error, Result};
 use crate::fields::*;
+use crate::live_requests::LiveRequests;
 use crate::rank::{Clock, ClockPair, MpiValues, RankFile, RankHeader, RawRecord, Sync};
 use crate::trace::{Comm, Done, Event, RankClock, ReqRef, Stream, Trace};
 use rustc_hash::FxHashMap;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -611,14 +612,7 @@ pub(crate) struct RankConverter {
     /// Live requests by handle. Open MPI hands out one shared handle for
     /// sends that completed at once, so a handle may stand for several
     /// live requests: they complete in creation order.
-    /// A handle's queue stays when emptied, for the handle's next request
-    /// (MPIs reuse their handles; a new entry per request costs an
-    /// insertion, a removal and an allocation); see `live`.
-    reqs: FxHashMap<u64, VecDeque<ReqInfo>>,
-    /// The queues of `reqs` that are not empty. The empty ones are dropped
-    /// when they outnumber these (and 1024), so that memory follows the
-    /// live requests, not the handles ever used.
-    live: usize,
+    reqs: LiveRequests<ReqInfo>,
     times: TimeMap,
     origin: u64,
     /// The slot whose unresolved handles count in the run's warnings
@@ -659,8 +653,7 @@ impl RankConverter {
             stream_index,
             comms,
             seen: HashMap::new(),
-            reqs: FxHashMap::default(),
-            live: 0,
+            reqs: LiveRequests::default(),
             times,
             origin,
             counted: None,
@@ -774,7 +767,7 @@ impl RankConverter {
                 };
                 self.next_req[slot] += 1;
                 if role.start {
-                    let found = self.reqs.get_mut(&handle).and_then(|q| q.front_mut());
+                    let found = self.reqs.front_mut(handle);
                     ev.init.push(found.as_ref().and_then(|i| i.origin));
                     match found {
                         Some(info) => info.current = current,
@@ -790,22 +783,12 @@ impl RankConverter {
                         wild,
                         persistent,
                     };
-                    let q = match self.reqs.get_mut(&handle) {
-                        Some(q) => q,
-                        None => {
-                            if self.reqs.len() > 2 * self.live + 1024 {
-                                self.reqs.retain(|_, q| !q.is_empty());
-                            }
-                            self.reqs.entry(handle).or_default()
-                        }
-                    };
-                    self.live += usize::from(q.is_empty());
-                    q.push_back(info);
+                    self.reqs.push(handle, info);
                 }
             }
         }
         for d in &r.done {
-            let Some(q) = self.reqs.get_mut(&d.handle).filter(|q| !q.is_empty()) else {
+            let Some(info) = self.reqs.front(d.handle) else {
                 run.unknown_reqs += u64::from(counts);
                 ev.done.push(Done {
                     req: None,
@@ -813,7 +796,6 @@ impl RankConverter {
                 });
                 continue;
             };
-            let info = &q[0];
             let status = match (info.wild, d.status) {
                 (0, _) | (_, None) => None,
                 (_, Some((s, t))) => Some((info.comm.as_ref().map_or(UNKNOWN_RANK, |c| c.world(s)), t)),
@@ -823,8 +805,7 @@ impl RankConverter {
                 status,
             });
             if !info.persistent || role.request_free {
-                q.pop_front();
-                self.live -= usize::from(q.is_empty());
+                self.reqs.pop_front(d.handle);
             }
         }
         if let Some(nc) = &r.newcomm {

@@ -1,10 +1,11 @@
 //! A rank file streamed from disk: opening it reads the header and walks
 //! the chunk frames, keeping the clock measurements, the `END` chunk and
 //! where each thread's `EVENTS` chunks are (seeking past their payloads);
-//! records are then decoded on demand, per thread, from a window of at
-//! most [`WINDOW`] bytes of one chunk. Memory grows with the threads, not
-//! with the file: a rank file larger than memory can be merged or
-//! replayed.
+//! records are then decoded on demand, per thread, from a window of one
+//! chunk, of [`WINDOW`] bytes or fewer (see [`RankReader::set_window`]),
+//! larger only while one record does not fit. Memory grows with the
+//! threads, not with the file: a rank file larger than memory can be
+//! merged or replayed.
 //!
 //! A chunk's CRC covers its whole payload, which the tracer writes in
 //! buffers of megabytes; this reader checks it when it reads the chunk's
@@ -29,8 +30,14 @@ use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// Bytes of a chunk read at a time (more when one record is larger).
+/// Bytes of a chunk read at a time, at most (more when one record is
+/// larger): a rank file on its own is read in windows of this size.
 pub const WINDOW: usize = 64 << 10;
+
+/// The smallest window [`RankReader::set_window`] sets: a few records
+/// (an event takes about 4 to 40 bytes), so that a reader of many files
+/// at once still reads each in pieces worth a system call.
+pub const MIN_WINDOW: usize = 512;
 
 /// Bytes read from an `EVENTS` chunk while indexing: its prefix and its
 /// first record's routine and gap (at most 45 + 15).
@@ -60,7 +67,9 @@ struct ThreadStream {
     /// The trace clock at its first record's entry.
     first_start: Option<u64>,
     next_chunk: usize,
-    chunk: Option<Loaded>,
+    /// (Boxed: a stream not being read, as most of a folder's are while
+    /// it is merged, keeps no room for its decoding tables.)
+    chunk: Option<Box<Loaded>>,
     buf: Vec<u8>,
     /// The next record, once decoded (see `has_head`).
     head: RawRecord,
@@ -105,6 +114,8 @@ pub struct RankReader {
     /// Records in its complete `EVENTS` chunks, from their counts.
     pub records: u64,
     streams: Vec<ThreadStream>,
+    /// Bytes of a chunk read at a time.
+    window: usize,
 }
 
 impl RankReader {
@@ -134,9 +145,11 @@ impl RankReader {
             version: version[0],
             records: 0,
             streams: Vec::new(),
+            window: WINDOW,
             name,
         };
         rf.index(&mut o.reader)?;
+        rf.streams.shrink_to_fit();
         Ok(rf)
     }
 
@@ -271,6 +284,20 @@ impl RankReader {
         self.streams.iter().map(|s| s.first_start)
     }
 
+    /// Sets the bytes of a chunk read at a time, per thread, to `bytes`
+    /// within [`MIN_WINDOW`] and [`WINDOW`]: a reader of many rank files at
+    /// once shares a budget between them. A record larger than the window
+    /// is still read whole (the window grows while it is read).
+    pub fn set_window(&mut self, bytes: usize) {
+        self.window = bytes.clamp(MIN_WINDOW, WINDOW);
+    }
+
+    /// Bytes held for reading records, in all: the thread streams'
+    /// windows (their capacity).
+    pub fn buffered(&self) -> usize {
+        self.streams.iter().map(|s| s.buf.capacity()).sum()
+    }
+
     /// Whether the file holds any record.
     pub fn has_records(&self) -> bool {
         self.records > 0
@@ -304,6 +331,7 @@ impl RankReader {
             size: self.size,
             version: self.version,
             records: self.records,
+            window: self.window,
             streams: self
                 .streams
                 .iter()
@@ -349,6 +377,11 @@ impl RankReader {
                 }
                 None => {
                     let Some(&at) = s.chunks.get(s.next_chunk) else {
+                        // The stream's end: its memory goes until it is
+                        // read again.
+                        let s = &mut self.streams[slot];
+                        s.buf = Vec::new();
+                        s.head = RawRecord::default();
                         return Ok(false);
                     };
                     self.streams[slot].next_chunk += 1;
@@ -393,8 +426,11 @@ impl RankReader {
     fn load(&mut self, slot: usize, at: ChunkAt) -> Result<()> {
         let s = &mut self.streams[slot];
         let mut buf = std::mem::take(&mut s.buf);
+        let n = self.window.min(at.len);
         buf.clear();
-        buf.resize(WINDOW.min(at.len), 0);
+        // A window grown for a large record goes back to its size.
+        buf.shrink_to(n);
+        buf.resize(n, 0);
         let read = self.read_at(&mut buf, at.payload);
         let s = &mut self.streams[slot];
         s.buf = buf;
@@ -414,7 +450,7 @@ impl RankReader {
             Ok(x) => x,
             Err(e) => return Err(self.damaged(at, e)),
         };
-        s.chunk = Some(Loaded {
+        s.chunk = Some(Box::new(Loaded {
             at,
             win: 0,
             pos: used,
@@ -424,13 +460,16 @@ impl RankReader {
             dec: RawDecoder::new(prefix.base, self.version),
             counts: CountsHistory::default(),
             repeats: Repeats::default(),
-        });
+        }));
         Ok(())
     }
 
-    /// Reads more of stream `slot`'s chunk: drops the bytes used and reads
-    /// at least a window more (as much again as is left, if that is more).
+    /// Reads more of stream `slot`'s chunk: drops the bytes used and fills
+    /// the window; a record of more than half the window, not yet whole,
+    /// doubles what is held instead (so that every read brings at least
+    /// half a window, and a record of any size is read whole).
     fn extend(&mut self, slot: usize) -> Result<()> {
+        let window = self.window;
         let s = &mut self.streams[slot];
         let Some(ch) = s.chunk.as_mut() else {
             return Ok(());
@@ -438,7 +477,12 @@ impl RankReader {
         s.buf.drain(..ch.pos);
         ch.win += ch.pos;
         ch.pos = 0;
-        let n = WINDOW.max(s.buf.len()).min(ch.at.len - ch.loaded);
+        let left = s.buf.len();
+        if left <= window / 2 {
+            // A window grown for a large record goes back to its size.
+            s.buf.shrink_to(window);
+        }
+        let n = (window.saturating_sub(left)).max(left).min(ch.at.len - ch.loaded);
         let old = s.buf.len();
         s.buf.resize(old + n, 0);
         let (at, offset) = (ch.at, ch.at.payload + ch.loaded as u64);

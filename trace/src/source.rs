@@ -37,6 +37,12 @@ pub trait StreamedTrace {
     fn count_events(&mut self, progress: &dyn Fn(u64)) -> Result<u64>;
     /// Warnings about the input (truncated or unfinished files).
     fn warnings(&self) -> Vec<String>;
+    /// Told that the streams are about to be read in turn, each from its
+    /// start to its end (`true`), or in any order again (`false`): a
+    /// folder then reads the one stream being read in larger pieces than
+    /// its share of what all its streams read at once may hold (see
+    /// [`FolderReader::read_in_turn`]).
+    fn read_in_turn(&mut self, _in_turn: bool) {}
 }
 
 impl StreamedTrace for MergedReader {
@@ -114,6 +120,10 @@ impl StreamedTrace for FolderReader {
     fn warnings(&self) -> Vec<String> {
         FolderReader::warnings(self)
     }
+
+    fn read_in_turn(&mut self, in_turn: bool) {
+        FolderReader::read_in_turn(self, in_turn)
+    }
 }
 
 /// [`StreamedTrace::count_events`] of a source that knows its events
@@ -143,6 +153,19 @@ pub fn for_each_event(
 /// [`for_each_event`] over the streams whose (rank, thread) `wanted`
 /// accepts only; the others are not read.
 pub fn for_each_event_of(
+    src: &mut dyn StreamedTrace,
+    wanted: &dyn Fn((u32, u32)) -> bool,
+    progress: &dyn Fn(u64),
+    each: impl FnMut(&dyn StreamedTrace, usize, (u32, u32), usize, &Event) -> Result<()>,
+) -> Result<()> {
+    src.read_in_turn(true);
+    let read = each_in_turn(src, wanted, progress, each);
+    src.read_in_turn(false);
+    read
+}
+
+/// [`for_each_event_of`]'s reading.
+fn each_in_turn(
     src: &mut dyn StreamedTrace,
     wanted: &dyn Fn((u32, u32)) -> bool,
     progress: &dyn Fn(u64),

@@ -194,9 +194,7 @@ fn same_up_to_comm_ids(
 
 #[test]
 fn ranks_read_in_any_order_agree_on_communicators() {
-    let files = busy_run();
-    let dir = tempfile::tempdir().unwrap();
-    write_folder(dir.path(), &files);
+    let (_, dir) = busy_folder();
     let (t, warnings) = merge_dir(dir.path(), &|_| {}).unwrap();
     let want = without_codes(named(&t));
     // Last rank first (and rank 3's second thread before its first), and round robin a few events at a time, as a replay reads.
@@ -258,9 +256,7 @@ fn unfinished_truncated_and_missing_ranks_warn_as_the_merge_does() {
 
 #[test]
 fn a_corrupt_chunk_is_a_crc_error_naming_the_file() {
-    let files = busy_run();
-    let dir = tempfile::tempdir().unwrap();
-    write_folder(dir.path(), &files);
+    let (files, dir) = busy_folder();
     // A flipped byte in the middle of rank 2's longest chunk.
     let p = dir.path().join("rank-00002.pnr");
     let mut data = files[2].clone();
@@ -271,18 +267,139 @@ fn a_corrupt_chunk_is_a_crc_error_naming_the_file() {
     std::fs::write(&p, &data).unwrap();
     let e = merge_dir(dir.path(), &|_| {}).unwrap_err().to_string();
     assert!(e.contains("rank-00002.pnr") && e.contains("CRC mismatch"), "{e}");
-    let mut f = FolderReader::open(dir.path()).unwrap();
-    let e = (|| {
-        for i in 0..f.streams().count() {
-            while f.next(i)?.is_some() {}
-        }
-        Ok::<_, pnmpi_trace::Error>(())
-    })()
-    .unwrap_err()
-    .to_string();
+    // The same error, at the same offset, whole windows or the smallest.
+    let read = |budget| {
+        let mut f = FolderReader::open_within(dir.path(), budget).unwrap();
+        (|| {
+            for i in 0..f.streams().count() {
+                while f.next(i)?.is_some() {}
+            }
+            Ok::<_, pnmpi_trace::Error>(())
+        })()
+        .unwrap_err()
+        .to_string()
+    };
+    let e = read(pnmpi_trace::folder::WINDOW_BUDGET);
     assert!(e.contains("rank-00002.pnr") && e.contains("CRC mismatch"), "{e}");
+    assert_eq!(read(0), e);
     let out = dir.path().join("out.pnt");
     let e = save_merged(dir.path(), &out, &|_| {}).unwrap_err().to_string();
     assert!(e.contains("CRC mismatch"), "{e}");
     assert!(!out.exists() && !dir.path().join("out.pnt.tmp").exists());
+}
+
+#[test]
+fn a_window_is_a_share_of_the_budget_within_its_bounds() {
+    use pnmpi_trace::folder::{shared_window, WINDOW_BUDGET};
+    use pnmpi_trace::rank_reader::{MIN_WINDOW, WINDOW};
+    let ranks = |n: usize, t: usize| std::iter::repeat_n(t, n);
+    assert_eq!(shared_window(WINDOW_BUDGET, ranks(1, 1)), WINDOW);
+    assert_eq!(shared_window(WINDOW_BUDGET, ranks(1024, 1)), WINDOW);
+    assert_eq!(shared_window(WINDOW_BUDGET, ranks(16_384, 1)), 4 << 10);
+    assert_eq!(shared_window(WINDOW_BUDGET, ranks(65_536, 1)), 1 << 10);
+    assert_eq!(shared_window(WINDOW_BUDGET, ranks(1 << 20, 1)), MIN_WINDOW);
+    // A rank of 4 threads reads with 4 lanes of 4 windows.
+    assert_eq!(shared_window(WINDOW_BUDGET, ranks(4096, 4)), 1 << 10);
+    assert_eq!(shared_window(WINDOW_BUDGET, ranks(0, 1)), WINDOW);
+}
+
+/// [`busy_run`]'s files, and a folder holding them.
+fn busy_folder() -> (Vec<Vec<u8>>, tempfile::TempDir) {
+    let files = busy_run();
+    let dir = tempfile::tempdir().unwrap();
+    write_folder(dir.path(), &files);
+    (files, dir)
+}
+
+/// Reads every thread of `r` to its end, returning its records and the
+/// most bytes `r` held for reading, per record read, in file order.
+fn read_with_window(r: &mut RankReader) -> (Vec<Vec<RawRecord>>, Vec<usize>) {
+    let mut held = Vec::new();
+    let records = (0..r.threads().len())
+        .map(|slot| {
+            let mut rec = RawRecord::default();
+            let mut got = Vec::new();
+            while r.next_into(slot, &mut rec).unwrap() {
+                held.push(r.buffered());
+                got.push(rec.clone());
+            }
+            got
+        })
+        .collect();
+    (records, held)
+}
+
+#[test]
+fn a_small_window_reads_records_larger_than_itself_and_stays_small() {
+    use pnmpi_trace::rank_reader::MIN_WINDOW;
+    let (files, dir) = busy_folder();
+    for (i, data) in files.iter().enumerate() {
+        let whole = RankFile::parse(data).unwrap();
+        let mut r = RankReader::open(&dir.path().join(format!("rank-{i:05}.pnr"))).unwrap();
+        r.set_window(0);
+        let (got, held) = read_with_window(&mut r);
+        for (s, g) in whole.streams.iter().zip(&got) {
+            assert!(*g == s.records, "rank {i} thread {}", s.id);
+        }
+        // A stream read to its end holds nothing.
+        assert_eq!(r.buffered(), 0, "rank {i}");
+        let most = *held.iter().max().unwrap();
+        if i == 1 {
+            // Its 30,000-request completion is read whole, in a window
+            // grown for it, which is back to its size afterwards.
+            let grown = held.iter().position(|&h| h > MIN_WINDOW).unwrap();
+            assert!(most > 32 << 10, "{most}");
+            assert!(held[grown..].iter().any(|&h| h <= MIN_WINDOW));
+        } else {
+            assert!(most <= MIN_WINDOW, "rank {i}: {most}");
+        }
+    }
+}
+
+/// Reads `f` as a replay does, an event of each stream in turn, every
+/// stream started at once; returns the events and the most bytes its
+/// readers held meanwhile.
+fn read_interleaved(f: &mut FolderReader) -> (Vec<Vec<(String, Event)>>, usize) {
+    let mut got = vec![Vec::new(); f.streams().count()];
+    let mut most = 0;
+    let mut live = got.len();
+    while live > 0 {
+        live = 0;
+        for (i, out) in got.iter_mut().enumerate() {
+            if let Some(e) = f.next(i).unwrap() {
+                out.push((f.routines()[e.routine as usize].clone(), e));
+                live += 1;
+            }
+            most = most.max(f.buffered());
+        }
+    }
+    (got, most)
+}
+
+#[test]
+fn a_folder_read_everywhere_at_once_keeps_its_windows_within_the_budget() {
+    use pnmpi_trace::rank_reader::{MIN_WINDOW, WINDOW};
+    let (_, dir) = busy_folder();
+    // The most a reader of rank 1's file holds beyond its window: the
+    // completion larger than a window.
+    let mut r = RankReader::open(&dir.path().join("rank-00001.pnr")).unwrap();
+    r.set_window(0);
+    let large = read_with_window(&mut r).1.into_iter().max().unwrap() - MIN_WINDOW;
+    // A rank of t threads: t lanes of t windows (rank 3 has 2 threads).
+    let windows = 1 + 1 + 1 + 4;
+    // The default budget gives these four ranks whole windows.
+    let mut f = FolderReader::open(dir.path()).unwrap();
+    assert_eq!(f.streams().count(), 5);
+    let (want, most) = read_interleaved(&mut f);
+    assert!(most > (windows - 1) * WINDOW, "{most}");
+    // A budget of nothing: the smallest windows, the same events.
+    let mut f = FolderReader::open_within(dir.path(), 0).unwrap();
+    let (got, most) = read_interleaved(&mut f);
+    assert!(most > (windows - 1) * MIN_WINDOW, "{most}");
+    assert!(
+        most <= windows * MIN_WINDOW + large,
+        "{most} > {windows} windows and {large}"
+    );
+    assert_eq!(f.buffered(), 0);
+    assert!(got == want, "the events depend on the window");
 }
