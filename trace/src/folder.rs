@@ -53,8 +53,9 @@ use std::path::Path;
 const MAX_OPEN: usize = 256;
 
 /// Bytes that the windows of all the rank readers of a folder share (see
-/// [`shared_window`]): the folder's replay reads every rank at once.
-pub const WINDOW_BUDGET: usize = 64 << 20;
+/// [`shared_window`]): the folder's replay reads every rank at once. The
+/// same as a merged trace's pieces share.
+pub const WINDOW_BUDGET: usize = crate::stream::BUDGET;
 
 /// The window of each thread of a folder whose ranks have `threads`
 /// threads: `budget` bytes shared by every window that can be read at

@@ -66,7 +66,8 @@ struct StreamState {
     decoder: Option<ChunkDecoder>,
 }
 
-/// The memory that all streams' pieces share, bytes.
+/// The memory that all streams' pieces share, bytes (and a tracer
+/// folder's windows: [`crate::folder::WINDOW_BUDGET`]).
 pub const BUDGET: usize = 64 << 20;
 
 /// The smallest piece a stream reads, bytes: a few events.
