@@ -21,16 +21,16 @@ pub type ReqId = u64;
 /// so that other ops stay small.
 pub type VCounts = pnmpi_trace::counts::PeerBytesOf<Vec<u64>>;
 
-/// A request that a wait or test completed: 24 bytes (the status's
-/// absence is a sentinel source), since every rank of a large run holds
-/// its wait's list.
+/// A request that a wait or test completed: 16 bytes (the status's
+/// absence is a sentinel source, its tag an MPI `int`), since every rank
+/// of a large run holds its wait's list.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Completion {
     /// The request.
     pub req: ReqId,
     /// The status's world source, [`NO_STATUS`] without one.
     src: u32,
-    tag: i64,
+    tag: i32,
 }
 
 /// No world rank is `u32::MAX`.
@@ -39,15 +39,20 @@ const NO_STATUS: u32 = u32::MAX;
 impl Completion {
     /// Request `req` completed, with `status` (world source, tag) for a
     /// receive posted with a wildcard.
+    /// A tag beyond an MPI `int`, which no MPI status holds, counts as no
+    /// status.
     pub fn new(req: ReqId, status: Option<(u32, i64)>) -> Completion {
-        let (src, tag) = status.filter(|s| s.0 != NO_STATUS).unwrap_or((NO_STATUS, 0));
+        let (src, tag) = status
+            .and_then(|(src, tag)| Some((src, i32::try_from(tag).ok()?)))
+            .filter(|s| s.0 != NO_STATUS)
+            .unwrap_or((NO_STATUS, 0));
         Completion { req, src, tag }
     }
 
     /// (world source, tag) for a receive posted with a wildcard, from its
     /// status: the engine matches the receive then.
     pub fn status(&self) -> Option<(u32, i64)> {
-        (self.src != NO_STATUS).then_some((self.src, self.tag))
+        (self.src != NO_STATUS).then_some((self.src, i64::from(self.tag)))
     }
 }
 
