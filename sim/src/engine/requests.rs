@@ -87,6 +87,7 @@ impl Requests {
     }
 
     /// The open request `req`, if any.
+    #[inline]
     pub fn get_mut(&mut self, req: ReqId) -> Option<&mut Req> {
         let i = index(req);
         self.list(req).iter_mut().find(|e| e.index == i)
@@ -128,6 +129,7 @@ impl Requests {
     }
 
     /// Closes `req`, returning it if it was open.
+    #[inline]
     pub fn remove(&mut self, req: ReqId) -> Option<Req> {
         let i = index(req);
         let list = self.list(req);
