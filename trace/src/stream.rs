@@ -634,12 +634,18 @@ mod tests {
         t
     }
 
-    #[test]
-    fn small_pieces_in_any_order_give_the_same_events() {
+    /// [`mixed`] saved in a fresh folder, and its path.
+    fn mixed_file() -> (crate::trace::Trace, tempfile::TempDir, std::path::PathBuf) {
         let t = mixed();
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("m.pnt");
         t.save(&p, &|_| {}).unwrap();
+        (t, dir, p)
+    }
+
+    #[test]
+    fn small_pieces_in_any_order_give_the_same_events() {
+        let (t, _dir, p) = mixed_file();
         let mut r = MergedReader::open(&p).unwrap();
         assert!(r.chunks_of(0).len() > 1, "stream 0 spans chunks");
         r.piece = MIN_PIECE;
@@ -678,10 +684,7 @@ mod tests {
 
     #[test]
     fn a_damaged_chunk_is_reported_before_any_of_its_events() {
-        let t = mixed();
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("m.pnt");
-        t.save(&p, &|_| {}).unwrap();
+        let (_, _dir, p) = mixed_file();
         let mut data = std::fs::read(&p).unwrap();
         // A byte near the end of the file: the last stream's last chunk.
         let n = data.len();
