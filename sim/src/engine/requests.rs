@@ -8,6 +8,7 @@
 
 use crate::input::ReqId;
 use crate::units::Ns;
+use rustc_hash::FxHashMap;
 
 /// "No waiter".
 const NO_WAITER: u32 = u32::MAX;
@@ -56,10 +57,28 @@ impl Req {
     }
 }
 
+/// An actor's open requests: a short list, searched in order, while it
+/// has few (a halo's dozen); a table by index once it has more than
+/// [`LONG`] (a master's receives from thousands of workers, where a list
+/// made every lookup a scan of them all).
+enum List {
+    Short(Vec<Req>),
+    Long(Box<FxHashMap<u32, Req>>),
+}
+
+/// The most requests an actor keeps in a short list.
+const LONG: usize = 48;
+
+impl Default for List {
+    fn default() -> List {
+        List::Short(Vec::new())
+    }
+}
+
 /// Every actor's open requests.
 #[derive(Default)]
 pub struct Requests {
-    by_actor: Vec<Vec<Req>>,
+    by_actor: Vec<List>,
 }
 
 fn owner(req: ReqId) -> usize {
@@ -74,14 +93,14 @@ impl Requests {
     /// Room for `actors` actors.
     pub fn new(actors: usize) -> Requests {
         Requests {
-            by_actor: (0..actors).map(|_| Vec::new()).collect(),
+            by_actor: (0..actors).map(|_| List::default()).collect(),
         }
     }
 
-    fn list(&mut self, req: ReqId) -> &mut Vec<Req> {
+    fn list(&mut self, req: ReqId) -> &mut List {
         let a = owner(req);
         if a >= self.by_actor.len() {
-            self.by_actor.resize_with(a + 1, Vec::new);
+            self.by_actor.resize_with(a + 1, List::default);
         }
         &mut self.by_actor[a]
     }
@@ -90,32 +109,61 @@ impl Requests {
     #[inline]
     pub fn get_mut(&mut self, req: ReqId) -> Option<&mut Req> {
         let i = index(req);
-        self.list(req).iter_mut().find(|e| e.index == i)
+        match self.list(req) {
+            List::Short(list) => list.iter_mut().find(|e| e.index == i),
+            List::Long(table) => table.get_mut(&i),
+        }
     }
 
     /// The open request `req`, opened empty if it was not.
+    #[inline]
     pub fn get_or_open(&mut self, req: ReqId) -> &mut Req {
         let i = index(req);
-        let list = self.list(req);
-        let at = match list.iter().position(|e| e.index == i) {
-            Some(at) => at,
-            None => {
-                if list.len() == list.capacity() {
-                    // 4, 8, 12, then half as much again: a halo's dozen
-                    // open requests in 12 places, not a doubling's 16 (a
-                    // million ranks hold theirs at once).
-                    let more = if list.capacity() < 12 {
-                        4
-                    } else {
-                        list.capacity() / 2
-                    };
-                    list.reserve_exact(more);
-                }
-                list.push(Req::open(i));
-                list.len() - 1
+        let slot = self.list(req);
+        let short =
+            matches!(slot, List::Short(list) if list.len() < LONG || list.iter().any(|e| e.index == i));
+        if !short {
+            return Self::open_in_table(slot, i);
+        }
+        match slot {
+            List::Short(list) => {
+                let at = match list.iter().position(|e| e.index == i) {
+                    Some(at) => at,
+                    None => {
+                        if list.len() == list.capacity() {
+                            // 4, 8, 12, then half as much again: a halo's
+                            // dozen open requests in 12 places, not a
+                            // doubling's 16 (a million ranks hold theirs at
+                            // once).
+                            let more = if list.capacity() < 12 {
+                                4
+                            } else {
+                                list.capacity() / 2
+                            };
+                            list.reserve_exact(more);
+                        }
+                        list.push(Req::open(i));
+                        list.len() - 1
+                    }
+                };
+                &mut list[at]
             }
-        };
-        &mut list[at]
+            List::Long(table) => table.entry(i).or_insert_with(|| Req::open(i)),
+        }
+    }
+
+    /// [`get_or_open`](Self::get_or_open) on an actor with many open: its
+    /// list becomes a table first.
+    #[cold]
+    fn open_in_table(slot: &mut List, i: u32) -> &mut Req {
+        if let List::Short(list) = slot {
+            let table = list.drain(..).map(|r| (r.index, r)).collect();
+            *slot = List::Long(Box::new(table));
+        }
+        match slot {
+            List::Long(table) => table.entry(i).or_insert_with(|| Req::open(i)),
+            List::Short(_) => unreachable!("made a table above"),
+        }
     }
 
     /// Opens `req`, completed at once if `done` says when, replacing any
@@ -132,8 +180,74 @@ impl Requests {
     #[inline]
     pub fn remove(&mut self, req: ReqId) -> Option<Req> {
         let i = index(req);
-        let list = self.list(req);
-        let at = list.iter().position(|e| e.index == i)?;
-        Some(list.swap_remove(at))
+        match self.list(req) {
+            List::Short(list) => {
+                let at = list.iter().position(|e| e.index == i)?;
+                Some(list.swap_remove(at))
+            }
+            slot => Self::remove_from_table(slot, i),
+        }
+    }
+
+    /// [`remove`](Self::remove) from a table: an actor whose table empties
+    /// goes back to a short list.
+    #[cold]
+    fn remove_from_table(slot: &mut List, i: u32) -> Option<Req> {
+        let List::Long(table) = slot else {
+            return None;
+        };
+        let r = table.remove(&i);
+        if table.is_empty() {
+            *slot = List::default();
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Requests opened, completed and closed in any order give the same
+    /// answers with a short list and with a table, across the switch.
+    #[test]
+    fn a_long_list_becomes_a_table_that_answers_alike() {
+        let mut reqs = Requests::new(2);
+        let mut model: FxHashMap<ReqId, Req> = FxHashMap::default();
+        let mut x = 5u64;
+        let mut long = false;
+        for step in 0..20_000u64 {
+            long |= matches!(reqs.by_actor[1], List::Long(_));
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Actor 1 keeps up to a few hundred open, actor 0 a few.
+            let actor = x >> 63;
+            let span = if actor == 1 { 400 } else { 6 };
+            let req = (actor << 32) | ((x >> 20) % span);
+            match (x >> 40) % 4 {
+                0 | 1 => {
+                    let done = (x >> 50).is_multiple_of(2).then_some((step as f64, 1.0));
+                    reqs.open(req, done);
+                    let mut r = Req::open(index(req));
+                    if let Some((t, p)) = done {
+                        r.set_done(t, p);
+                    }
+                    model.insert(req, r);
+                }
+                2 => {
+                    let got = reqs.remove(req).map(|r| (r.index, r.done()));
+                    let want = model.remove(&req).map(|r| (r.index, r.done()));
+                    assert_eq!(got, want, "step {step}");
+                }
+                _ => {
+                    let got = reqs.get_mut(req).map(|r| (r.index, r.done()));
+                    let want = model.get(&req).map(|r| (r.index, r.done()));
+                    assert_eq!(got, want, "step {step}");
+                }
+            }
+        }
+        assert!(long, "actor 1's list never became a table");
+        assert!(matches!(reqs.by_actor[0], List::Short(_)));
     }
 }
