@@ -35,8 +35,6 @@ pub(crate) struct ReadAhead {
     alone: u32,
     /// Whether the last load served at least [`WORTH`] reads.
     worth: bool,
-    /// For [`crc`](Self::crc) of a range too long for the window.
-    scratch: Vec<u8>,
 }
 
 impl Default for ReadAhead {
@@ -47,7 +45,6 @@ impl Default for ReadAhead {
             hits: 0,
             alone: 0,
             worth: true,
-            scratch: Vec::new(),
         }
     }
 }
@@ -58,8 +55,7 @@ impl ReadAhead {
     /// or, while loads are not paying off, by reading them alone. A read
     /// of a quarter window or more is always read alone.
     pub(crate) fn read(&mut self, file: &File, len: u64, offset: u64, dst: &mut [u8]) -> std::io::Result<()> {
-        let end = offset + dst.len() as u64;
-        if offset >= self.at && end <= self.at + self.data.len() as u64 {
+        if self.holds(offset, dst.len()) {
             let from = (offset - self.at) as usize;
             dst.copy_from_slice(&self.data[from..from + dst.len()]);
             self.hits += 1;
@@ -73,6 +69,11 @@ impl ReadAhead {
         self.load(file, len, offset, dst.len())?;
         dst.copy_from_slice(&self.data[..dst.len()]);
         Ok(())
+    }
+
+    /// Whether the window holds the `n` bytes at `offset`.
+    fn holds(&self, offset: u64, n: usize) -> bool {
+        offset >= self.at && offset + n as u64 <= self.at + self.data.len() as u64
     }
 
     /// Loads the window at `offset`: a window's bytes, at least `min`.
@@ -90,23 +91,21 @@ impl ReadAhead {
     /// it, else read a window at a time.
     pub(crate) fn crc(&mut self, file: &File, len: u64, offset: u64, n: usize) -> std::io::Result<u32> {
         if n < WINDOW / 4 {
-            let end = offset + n as u64;
-            if !(offset >= self.at && end <= self.at + self.data.len() as u64) {
+            if !self.holds(offset, n) {
                 self.load(file, len, offset, n)?;
             }
             let from = (offset - self.at) as usize;
             return Ok(crc32fast::hash(&self.data[from..from + n]));
         }
         let mut crc = crc32fast::Hasher::new();
-        self.scratch.resize(WINDOW, 0);
+        let mut scratch = vec![0u8; WINDOW];
         let mut done = 0;
         while done < n {
             let k = (n - done).min(WINDOW);
-            file.read_exact_at(&mut self.scratch[..k], offset + done as u64)?;
-            crc.update(&self.scratch[..k]);
+            file.read_exact_at(&mut scratch[..k], offset + done as u64)?;
+            crc.update(&scratch[..k]);
             done += k;
         }
-        self.scratch = Vec::new();
         Ok(crc.finalize())
     }
 }

@@ -497,22 +497,14 @@ impl StreamHead {
     /// Parses a head from `c`, which holds the chunk's payload but for
     /// its last `beyond` bytes (0: all of it).
     pub(crate) fn parse(c: &mut Cursor<'_>, beyond: usize) -> Result<StreamHead, Malformed> {
-        let mut head = StreamHead {
+        Ok(StreamHead {
             index: c.u32()?,
             rank: c.u32()?,
             thread: c.u32()?,
             base: c.u64()?,
             first_req: c.u32()?,
-            count: 0,
-        };
-        let at = c.offset();
-        let n = c.u64()?;
-        // Every event takes at least 4 bytes.
-        head.count = usize::try_from(n)
-            .ok()
-            .filter(|&n| n.saturating_mul(4) <= c.remaining() + beyond)
-            .ok_or_else(|| Malformed::new(at, format!("count {n} exceeds the data left")))?;
-        Ok(head)
+            count: c.count_beyond(4, beyond)?,
+        })
     }
 }
 

@@ -286,11 +286,18 @@ impl<'a> Cursor<'a> {
     /// allocation.
     #[inline]
     pub fn count(&mut self, min_item_bytes: usize) -> Result<usize, Malformed> {
+        self.count_beyond(min_item_bytes, 0)
+    }
+
+    /// [`count`](Self::count) in data of which `beyond` more bytes follow
+    /// past this cursor's end (a chunk read a piece at a time).
+    #[inline]
+    pub fn count_beyond(&mut self, min_item_bytes: usize, beyond: usize) -> Result<usize, Malformed> {
         let start = self.offset();
         let n = self.u64()?;
         let fits = usize::try_from(n)
             .ok()
-            .filter(|&n| n.saturating_mul(min_item_bytes.max(1)) <= self.remaining());
+            .filter(|&n| n.saturating_mul(min_item_bytes.max(1)) <= self.remaining() + beyond);
         fits.ok_or_else(|| Malformed::new(start, format!("count {n} exceeds the data left")))
     }
 

@@ -54,10 +54,6 @@ struct Post {
 }
 
 impl Post {
-    fn matches(&self, src: u32, tag: i64, comm: i64, is_send: bool) -> bool {
-        self.src == src && self.tag == tag && self.comm == comm && self.is_send == is_send
-    }
-
     fn key(&self) -> PostKey {
         (self.src, self.tag, self.comm, self.is_send)
     }
@@ -91,16 +87,17 @@ impl Mailbox {
     /// The oldest post of `key`, taken.
     #[inline]
     fn take(&mut self, key: PostKey) -> Option<Post> {
-        let (src, tag, comm, is_send) = key;
         match self {
             Mailbox::Short(list) => {
-                let i = list.iter().position(|p| p.matches(src, tag, comm, is_send))?;
+                let i = list.iter().position(|p| p.key() == key)?;
                 Some(list.remove(i))
             }
             Mailbox::Long(_) => self.take_by_key(key),
         }
     }
 
+    /// [`take`](Self::take) from a crowded mailbox: an emptied key goes,
+    /// and an emptied mailbox is a short list again.
     #[cold]
     fn take_by_key(&mut self, key: PostKey) -> Option<Post> {
         let Mailbox::Long(by_key) = self else {

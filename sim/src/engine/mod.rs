@@ -1196,8 +1196,8 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     /// What actor `a` is blocked on, from the op of its open call (kept in
-    /// [`Engine::ops`] while it runs), for deadlock reports: not kept per
-    /// actor, since only a deadlock asks.
+    /// its state while it runs), for deadlock reports: not kept per actor,
+    /// since only a deadlock asks.
     fn blocked_on(&self, a: usize) -> Option<Blocked> {
         self.actors[a].call.as_ref()?;
         match self.actors[a].op.kind {

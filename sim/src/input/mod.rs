@@ -39,11 +39,13 @@ const NO_STATUS: u32 = u32::MAX;
 impl Completion {
     /// Request `req` completed, with `status` (world source, tag) for a
     /// receive posted with a wildcard.
-    /// A tag beyond an MPI `int`, which no MPI status holds, counts as no
-    /// status.
-    pub fn new(req: ReqId, status: Option<(u32, i64)>) -> Completion {
+    ///
+    /// A source that is not a world rank, or a tag beyond an MPI `int`,
+    /// which no MPI status holds, counts as no status.
+    pub fn new(req: ReqId, status: Option<(i64, i64)>) -> Completion {
+        let narrow = |(src, tag): (i64, i64)| Some((u32::try_from(src).ok()?, i32::try_from(tag).ok()?));
         let (src, tag) = status
-            .and_then(|(src, tag)| Some((src, i32::try_from(tag).ok()?)))
+            .and_then(narrow)
             .filter(|s| s.0 != NO_STATUS)
             .unwrap_or((NO_STATUS, 0));
         Completion { req, src, tag }

@@ -312,12 +312,11 @@ impl<S: EventSource> TraceOps<S> {
                 done.clear();
                 // Exactly: every rank of a large run holds its wait's list.
                 done.reserve_exact(ev.done.len());
-                done.extend(ev.done.iter().filter_map(|d| {
-                    d.req.map(|req| {
-                        let status = d.status.and_then(|(s, t)| u32::try_from(s).ok().map(|s| (s, t)));
-                        Completion::new(req_id(req), status)
-                    })
-                }));
+                done.extend(
+                    ev.done
+                        .iter()
+                        .filter_map(|d| d.req.map(|req| Completion::new(req_id(req), d.status))),
+                );
                 if done.is_empty() {
                     self.spare.push(done);
                     OpKind::Local
