@@ -14,13 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* About `us` microseconds of CPU: a dependent chain the compiler keeps. */
+/* A fixed amount of work, as a real code's compute is: `us` units of 600
+ * dependent floating-point steps (about a microsecond on a current core).
+ * Not a loop on MPI_Wtime, which under a virtual clock would make the
+ * compute depend on what each MPI_Wtime call costs. */
 static double spin(double us, double x)
 {
-    double t0 = MPI_Wtime();
-    while ((MPI_Wtime() - t0) * 1e6 < us)
-        for (int i = 0; i < 1000; i++)
-            x = x * 1.0000001 + 1e-9;
+    long steps = (long)(us * 600.0);
+    for (long i = 0; i < steps; i++)
+        x = x * 1.0000001 + 1e-9;
     return x;
 }
 

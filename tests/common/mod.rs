@@ -650,3 +650,38 @@ pub fn replay_runtime(case: &Case, trace: &str, model: &str) -> f64 {
     let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     v["runtime_s"].as_f64().expect("runtime_s")
 }
+
+/// `pnmpi run --vranks=N` of the test program `name` (linked natively),
+/// spread over `procs` processes of the real launcher, with `conf` as its
+/// `--conf` file when given.
+pub fn vranks_in(
+    procs: usize,
+    n: &str,
+    extra: &[&str],
+    name: &str,
+    args: &[&str],
+    conf: Option<&str>,
+) -> Run {
+    let mut case = Case::new();
+    let mut cmd = launcher(procs);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", &format!("--vranks={n}")])
+        .args(extra);
+    if let Some(text) = conf {
+        case.write("vtime.conf", text);
+        cmd.args(["--conf", "vtime.conf"]);
+    }
+    case.env("PNMPI_LIB_PATH", "");
+    cmd.arg("--").arg(program(name, Link::Native)).args(args);
+    case.finish(cmd)
+}
+
+/// The run time on the `virtual run time X s` line of vtime's table.
+pub fn virtual_run_time(run: &Run) -> f64 {
+    let at = run
+        .stderr
+        .find("virtual run time ")
+        .unwrap_or_else(|| panic!("no table:\n{}", run.stderr));
+    let rest = &run.stderr[at + "virtual run time ".len()..];
+    rest.split_whitespace().next().unwrap().parse().unwrap()
+}
