@@ -63,89 +63,53 @@ impl Post {
 /// these agree but for the kind.
 type PostKey = (u32, i64, i64, bool);
 
-/// A receiver's unmatched sends and receives: a short list in posting
-/// order, searched in order, while it has few (a halo's half dozen); by
-/// key once it has more than [`LONG`] (a master receiving from thousands
-/// of workers, where a list made every match a scan of them all). Posts
-/// match only on their exact key, so only the order among posts of one key
-/// matters, and each key's queue keeps it.
-enum Mailbox {
-    Short(Vec<Post>),
-    Long(Box<FxHashMap<PostKey, VecDeque<Post>>>),
-}
+/// "No node": the end of a list, an empty mailbox.
+const NIL: u32 = u32::MAX;
 
-/// The most posts a mailbox keeps in a short list.
+/// A mailbox kept by key in [`Mailboxes::crowded`].
+const CROWDED: u32 = u32::MAX - 1;
+
+/// The most posts a mailbox keeps in a list: a master receiving from
+/// thousands of workers, where a list made every match a scan of them
+/// all, goes by key.
 const LONG: usize = 48;
 
-impl Default for Mailbox {
-    fn default() -> Mailbox {
-        Mailbox::Short(Vec::new())
-    }
+/// A post in the shared slab, and the next of its mailbox.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    post: Post,
+    next: u32,
 }
 
-impl Mailbox {
-    /// The oldest post of `key`, taken.
-    #[inline]
-    fn take(&mut self, key: PostKey) -> Option<Post> {
-        match self {
-            Mailbox::Short(list) => {
-                let i = list.iter().position(|p| p.key() == key)?;
-                Some(list.remove(i))
-            }
-            Mailbox::Long(_) => self.take_by_key(key),
-        }
-    }
-
-    /// [`take`](Self::take) from a crowded mailbox: an emptied key goes,
-    /// and an emptied mailbox is a short list again.
-    #[cold]
-    fn take_by_key(&mut self, key: PostKey) -> Option<Post> {
-        let Mailbox::Long(by_key) = self else {
-            return None;
-        };
-        let queue = by_key.get_mut(&key)?;
-        let p = queue.pop_front();
-        if queue.is_empty() {
-            by_key.remove(&key);
-            if by_key.is_empty() {
-                *self = Mailbox::default();
-            }
-        }
-        p
-    }
-
-    /// Queues `p`, the newest post of its key.
-    #[inline]
-    fn push(&mut self, p: Post) {
-        match self {
-            Mailbox::Short(list) if list.len() < LONG => list.push(p),
-            _ => self.push_by_key(p),
-        }
-    }
-
-    /// [`push`](Self::push) to a crowded mailbox: by key from now on.
-    #[cold]
-    fn push_by_key(&mut self, p: Post) {
-        if let Mailbox::Short(list) = self {
-            let mut by_key: FxHashMap<PostKey, VecDeque<Post>> = FxHashMap::default();
-            for q in list.drain(..) {
-                by_key.entry(q.key()).or_default().push_back(q);
-            }
-            *self = Mailbox::Long(Box::new(by_key));
-        }
-        if let Mailbox::Long(by_key) = self {
-            by_key.entry(p.key()).or_default().push_back(p);
-        }
-    }
+/// Where [`Mailboxes::take`] found no match: the mailbox's length and
+/// last node ([`NIL`] if empty, [`CROWDED`] if by key).
+#[derive(Clone, Copy, Debug)]
+struct Miss {
+    len: usize,
+    last: u32,
 }
 
-/// All unmatched sends and receives, per receiving rank: a rank has a
-/// handful at a time, so a short list beside the others of its rank beats
-/// a run-wide hash table of queues. Memory grows with messages in flight,
-/// not with the trace.
-#[derive(Default)]
+/// A crowded mailbox: per key, its posts in order.
+type ByKey = FxHashMap<PostKey, VecDeque<Post>>;
+
+/// All unmatched sends and receives, per receiving rank. A rank has a
+/// handful at a time (a halo's half dozen), kept as a list in posting
+/// order, searched in order; its nodes live in one slab that all ranks
+/// share, so that a rank holds the 4 bytes of its first node's index
+/// ([`NIL`] when empty, [`CROWDED`] when by key), not a list's capacity
+/// (a million ranks kept 184 bytes each that way). A post is appended
+/// after the last node, which the search that found no match for it
+/// has just reached. A mailbox with more
+/// than [`LONG`] posts goes by key. Posts match only on their exact key,
+/// so only the order among posts of one key matters, and each key's queue
+/// keeps it. Memory grows with messages in flight, not with the trace.
 pub struct Mailboxes {
-    by_rank: Vec<Mailbox>,
+    by_rank: Vec<u32>,
+    /// The posts of every list; free nodes chain from `free_node`.
+    nodes: Vec<Node>,
+    free_node: u32,
+    /// The mailboxes kept by key.
+    crowded: FxHashMap<u32, ByKey>,
     /// The unmatched sends, where their posts point.
     sends: Vec<PendingSend>,
     /// Free places in `sends`.
@@ -153,26 +117,139 @@ pub struct Mailboxes {
     in_flight: usize,
 }
 
+impl Default for Mailboxes {
+    fn default() -> Mailboxes {
+        Mailboxes {
+            by_rank: Vec::new(),
+            nodes: Vec::new(),
+            free_node: NIL,
+            crowded: FxHashMap::default(),
+            sends: Vec::new(),
+            free: Vec::new(),
+            in_flight: 0,
+        }
+    }
+}
+
 impl Mailboxes {
-    fn mailbox(&mut self, rank: u32) -> &mut Mailbox {
+    /// The oldest post of `key` in `rank`'s mailbox, taken; or where a
+    /// new post goes.
+    #[inline]
+    fn take(&mut self, rank: u32, key: PostKey) -> Result<Post, Miss> {
         let r = rank as usize;
         if r >= self.by_rank.len() {
-            self.by_rank.resize_with(r + 1, Mailbox::default);
+            self.by_rank.resize(r + 1, NIL);
         }
-        &mut self.by_rank[r]
+        let head = self.by_rank[r];
+        if head >= CROWDED {
+            let miss = Miss { len: 0, last: head };
+            return match head {
+                CROWDED => self.take_by_key(rank, key).ok_or(miss),
+                _ => Err(miss),
+            };
+        }
+        let (mut prev, mut at, mut seen) = (NIL, head, 0);
+        let next = loop {
+            let node = &self.nodes[at as usize];
+            if node.post.key() == key {
+                break node.next;
+            }
+            (prev, at, seen) = (at, node.next, seen + 1);
+            if at == NIL {
+                return Err(Miss {
+                    len: seen,
+                    last: prev,
+                });
+            }
+        };
+        if prev == NIL {
+            self.by_rank[r] = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        let node = &mut self.nodes[at as usize];
+        node.next = self.free_node;
+        self.free_node = at;
+        Ok(node.post)
+    }
+
+    /// [`take`](Self::take) from a crowded mailbox: an emptied key goes,
+    /// and an emptied mailbox is a list again.
+    #[cold]
+    fn take_by_key(&mut self, rank: u32, key: PostKey) -> Option<Post> {
+        let by_key = self.crowded.get_mut(&rank)?;
+        let queue = by_key.get_mut(&key)?;
+        let p = queue.pop_front();
+        if queue.is_empty() {
+            by_key.remove(&key);
+            if by_key.is_empty() {
+                self.crowded.remove(&rank);
+                self.by_rank[rank as usize] = NIL;
+            }
+        }
+        p
+    }
+
+    /// Queues `p` in `rank`'s mailbox where [`take`](Self::take) found
+    /// no match for it, the newest post of its key.
+    #[inline]
+    fn push(&mut self, rank: u32, p: Post, miss: Miss) {
+        if miss.len >= LONG || miss.last == CROWDED {
+            return self.push_by_key(rank, p);
+        }
+        let node = Node { post: p, next: NIL };
+        let at = if self.free_node == NIL {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        } else {
+            let at = self.free_node;
+            self.free_node = self.nodes[at as usize].next;
+            self.nodes[at as usize] = node;
+            at
+        };
+        if miss.last == NIL {
+            self.by_rank[rank as usize] = at;
+        } else {
+            self.nodes[miss.last as usize].next = at;
+        }
+    }
+
+    /// [`push`](Self::push) to a crowded mailbox: by key from now on.
+    #[cold]
+    fn push_by_key(&mut self, rank: u32, p: Post) {
+        let head = self.by_rank[rank as usize];
+        if head != CROWDED {
+            let mut by_key = ByKey::default();
+            let mut at = head;
+            while at != NIL {
+                let node = self.nodes[at as usize];
+                by_key.entry(node.post.key()).or_default().push_back(node.post);
+                self.nodes[at as usize].next = self.free_node;
+                self.free_node = at;
+                at = node.next;
+            }
+            self.crowded.insert(rank, by_key);
+            self.by_rank[rank as usize] = CROWDED;
+        }
+        if let Some(by_key) = self.crowded.get_mut(&rank) {
+            by_key.entry(p.key()).or_default().push_back(p);
+        }
     }
 
     /// Send `s` on `key`: the oldest receive waiting for it, taken, or
     /// `None` and the send queued.
     pub fn send(&mut self, key: Key, s: PendingSend) -> Option<PendingRecv> {
-        let (src, tag, comm) = (key.0, key.2, key.3);
-        if let Some(p) = self.mailbox(key.1).take((src, tag, comm, false)) {
-            self.in_flight -= 1;
-            return Some(PendingRecv {
-                req: p.what,
-                post: p.post,
-            });
-        }
+        let (src, dst, tag, comm) = key;
+        let miss = match self.take(dst, (src, tag, comm, false)) {
+            Ok(p) => {
+                self.in_flight -= 1;
+                return Some(PendingRecv {
+                    req: p.what,
+                    post: p.post,
+                });
+            }
+            Err(miss) => miss,
+        };
         let at = match self.free.pop() {
             Some(at) => {
                 self.sends[at as usize] = s;
@@ -183,14 +260,15 @@ impl Mailboxes {
                 (self.sends.len() - 1) as u32
             }
         };
-        self.by_rank[key.1 as usize].push(Post {
+        let post = Post {
             src,
             is_send: true,
             tag,
             comm,
             what: u64::from(at),
             post: s.post,
-        });
+        };
+        self.push(dst, post, miss);
         self.in_flight += 1;
         None
     }
@@ -198,22 +276,25 @@ impl Mailboxes {
     /// Receive `r` on `key`: the oldest send waiting for it, taken, or
     /// `None` and the receive queued.
     pub fn recv(&mut self, key: Key, r: PendingRecv) -> Option<PendingSend> {
-        let (src, tag, comm) = (key.0, key.2, key.3);
-        let mb = self.mailbox(key.1);
-        if let Some(p) = mb.take((src, tag, comm, true)) {
-            let at = p.what as u32;
-            self.in_flight -= 1;
-            self.free.push(at);
-            return Some(self.sends[at as usize]);
-        }
-        mb.push(Post {
+        let (src, dst, tag, comm) = key;
+        let miss = match self.take(dst, (src, tag, comm, true)) {
+            Ok(p) => {
+                let at = p.what as u32;
+                self.in_flight -= 1;
+                self.free.push(at);
+                return Some(self.sends[at as usize]);
+            }
+            Err(miss) => miss,
+        };
+        let post = Post {
             src,
             is_send: false,
             tag,
             comm,
             what: r.req,
             post: r.post,
-        });
+        };
+        self.push(dst, post, miss);
         self.in_flight += 1;
         None
     }
@@ -244,24 +325,21 @@ mod tests {
         }
     }
 
-    /// Posts matched in any order give the same pairs with short lists
-    /// and with queues by key, across the switch and back.
+    /// Posts matched in any order give the same pairs with lists and with
+    /// queues by key, across the switch and back, while other mailboxes
+    /// share the slab.
     #[test]
     fn a_crowded_mailbox_matches_as_a_short_one() {
         let mut mail = Mailboxes::default();
-        // The model: per key, the unmatched sends and receives in order.
-        let mut model: FxHashMap<(u32, i64), (VecDeque<u64>, VecDeque<u64>)> = FxHashMap::default();
+        // The model: per (receiver, source, tag), the unmatched sends and
+        // receives in order.
+        type Model = FxHashMap<(u32, u32, i64), (VecDeque<u64>, VecDeque<u64>)>;
+        let mut model: Model = FxHashMap::default();
         let mut x = 9u64;
         let mut long = false;
-        for id in 0..30_000u64 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            // Up to a few hundred unmatched at once, from 40 sources, 3 tags.
-            let (src, tag) = ((x >> 20) as u32 % 40, (x >> 30) as i64 % 3);
-            let key: Key = (src, 7, tag, 0);
-            let (sends, recvs) = model.entry((src, tag)).or_default();
-            if (x >> 60).is_multiple_of(2) {
+        let post = |mail: &mut Mailboxes, model: &mut Model, key: Key, id: u64, is_send: bool| {
+            let (sends, recvs) = model.entry((key.1, key.0, key.2)).or_default();
+            if is_send {
                 let got = mail.send(key, send(id)).map(|r| r.req);
                 assert_eq!(got, recvs.pop_front(), "send {id}");
                 if got.is_none() {
@@ -274,10 +352,39 @@ mod tests {
                     recvs.push_back(id);
                 }
             }
-            long |= matches!(mail.by_rank[7], Mailbox::Long(_));
             let waiting: usize = model.values().map(|(s, r)| s.len() + r.len()).sum();
             assert_eq!(mail.in_flight(), waiting);
+        };
+        for id in 0..30_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Rank 7: up to a few hundred unmatched at once, from 40
+            // sources, 3 tags; ranks 3 and 11, from 2 sources, a few.
+            let dst = [7, 7, 3, 11][(x >> 10) as usize % 4];
+            let sources = if dst == 7 { 40 } else { 2 };
+            let key: Key = ((x >> 20) as u32 % sources, dst, (x >> 30) as i64 % 3, 0);
+            post(&mut mail, &mut model, key, id, (x >> 60).is_multiple_of(2));
+            long |= mail.by_rank.get(7) == Some(&CROWDED);
         }
         assert!(long, "the mailbox never went by key");
+        // Everything matched: rank 7 is a list again, and lists work on.
+        let open: Vec<((u32, u32, i64), usize, bool)> = model
+            .iter()
+            .map(|(k, (s, r))| (*k, s.len().max(r.len()), s.is_empty()))
+            .collect();
+        let mut id = 1 << 40;
+        for ((dst, src, tag), n, is_send) in open {
+            for _ in 0..n {
+                post(&mut mail, &mut model, (src, dst, tag, 0), id, is_send);
+                id += 1;
+            }
+        }
+        assert_eq!(mail.in_flight(), 0);
+        assert_eq!(mail.by_rank[7], NIL);
+        assert!(mail.crowded.is_empty());
+        for i in 0..100 {
+            post(&mut mail, &mut model, (i % 5, 7, 0, 0), id + i as u64, i % 3 == 0);
+        }
     }
 }

@@ -550,7 +550,9 @@ impl<'m, 'o> Engine<'m, 'o> {
             }
             let op = std::mem::take(&mut self.actors[a].op);
             self.execute(a, &op, &*src);
-            self.actors[a].op = op;
+            // The placeholder `take` left has nothing to free: forgotten,
+            // not dropped (a call on every event).
+            std::mem::forget(std::mem::replace(&mut self.actors[a].op, op));
         }
     }
 

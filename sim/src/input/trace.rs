@@ -140,17 +140,22 @@ impl<S: EventSource> TraceOps<S> {
         let gap = ev.start.saturating_sub(st.prev_end) as f64;
         let dur = ev.duration() as f64;
         st.prev_end = ev.end;
-        let mut op = Op {
-            gap,
-            dur,
-            routine: ev.routine,
-            kind: OpKind::Local,
+        // The op is made once its kind is known, not assigned a kind
+        // over a placeholder (each such assignment drops the old kind, a
+        // call on every event).
+        let mut gap = gap;
+        let routine = ev.routine;
+        let op = |gap, kind| {
+            Some(Op {
+                gap,
+                dur,
+                routine,
+                kind,
+            })
         };
         if self.init_routine[r] {
             st.init_end = ev.end;
-            op.gap = 0.0;
-            op.kind = OpKind::Init;
-            return Some(op);
+            return op(0.0, OpKind::Init);
         }
         // Threads other than the first start when their rank left MPI_Init.
         if st.init_end().is_none() && self.actors[si].thread > 0 {
@@ -161,19 +166,18 @@ impl<S: EventSource> TraceOps<S> {
             let base = main.and_then(|m| self.streams[m].init_end()).unwrap_or(ev.start);
             let st = &mut self.streams[si];
             st.init_end = base;
-            op.gap = ev.start.saturating_sub(base) as f64;
+            gap = ev.start.saturating_sub(base) as f64;
         }
         let st = &mut self.streams[si];
         if self.finalize_routine[r] {
             if let Some(i) = st.init_end() {
                 st.span = ev.start.saturating_sub(i) as f64;
             }
-            st.compute += op.gap;
-            op.kind = OpKind::Finalize;
-            return Some(op);
+            st.compute += gap;
+            return op(gap, OpKind::Finalize);
         }
         if st.init_end().is_some() {
-            st.compute += op.gap;
+            st.compute += gap;
             st.mpi += dur;
             self.routine_time[r] += dur;
         }
@@ -188,7 +192,7 @@ impl<S: EventSource> TraceOps<S> {
         let wild = ev.get(V::Wild).unwrap_or(0);
         let rank_of = |p: i64| u32::try_from(p).ok();
         let kind = self.kinds[r];
-        op.kind = match kind {
+        let kind = match kind {
             Kind::Send { .. } | Kind::Recv { .. } if self.persistent_init[r] => {
                 let send = matches!(kind, Kind::Send { .. });
                 self.persistent.insert(
@@ -293,12 +297,12 @@ impl<S: EventSource> TraceOps<S> {
                             req,
                         }
                     };
-                    let (gap, dur) = if first_op { (op.gap, op.dur) } else { (0.0, 0.0) };
+                    let (gap, dur) = if first_op { (gap, dur) } else { (0.0, 0.0) };
                     first_op = false;
                     self.streams[si].queue().push_back(Op {
                         gap,
                         dur,
-                        routine: op.routine,
+                        routine,
                         kind,
                     });
                 }
@@ -366,7 +370,7 @@ impl<S: EventSource> TraceOps<S> {
             }
             _ => OpKind::Local,
         };
-        Some(op)
+        op(gap, kind)
     }
 
     /// Converts `self.ev` of stream `si` onto its queue.
@@ -426,8 +430,8 @@ impl<S: EventSource> OpSource for TraceOps<S> {
     }
 
     fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, SimError> {
-        if let OpKind::Wait(v) = std::mem::take(&mut op.kind) {
-            self.spare.push(v);
+        if let OpKind::Wait(v) = &mut op.kind {
+            self.spare.push(std::mem::take(v));
         }
         loop {
             let st = &mut self.streams[actor];
