@@ -14,7 +14,9 @@
 //! Memory holds the actors, the unmatched messages and the open requests:
 //! it grows with ranks and messages in flight, never with the trace.
 
+mod coll_seq;
 mod matching;
+mod members;
 pub mod parallel;
 mod ready;
 mod requests;
@@ -26,7 +28,9 @@ use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
 use crate::SimError;
+use coll_seq::CollSeq;
 use matching::{Key, Mailboxes, PendingRecv, PendingSend};
+use members::Members;
 use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
 use ready::ReadyQueue;
@@ -117,9 +121,8 @@ struct ActorState {
     /// actors are in none most of the time.
     steps: Option<Box<Steps>>,
     next_temp: u64,
-    /// Per communicator, the collectives entered so far (a short list: a
-    /// rank calls collectives on a few communicators).
-    coll_seq: Vec<(i64, u64)>,
+    /// Per communicator, the collectives entered so far.
+    coll_seq: CollSeq,
     /// Its current op, read into and run in place (a source reuses what
     /// it holds, a wait's completion list, instead of allocating per op),
     /// beside the rest of its state, which every event reads too: at a
@@ -130,7 +133,7 @@ struct ActorState {
 /// An algorithmic collective's expansion, being run by one actor.
 struct Steps {
     queue: VecDeque<Step>,
-    members: Rc<[u32]>,
+    members: Rc<Members>,
     comm: i64,
     /// The requests of the steps since the last wait.
     reqs: Vec<ReqId>,
@@ -167,7 +170,7 @@ struct Engine<'m, 'o> {
     /// (post, tag, communicator), while their request is open.
     wildcards: FxHashMap<ReqId, (Ns, i64, i64)>,
     colls: FxHashMap<(i64, u64), Rendezvous>,
-    members: FxHashMap<(i64, u32), Rc<[u32]>>,
+    members: FxHashMap<(i64, u32), Rc<Members>>,
     stats: Stats,
     /// Per routine, time and wait in picoseconds: exact sums, the same
     /// in whatever order the calls close (a parallel replay's processes
@@ -929,7 +932,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     /// World ranks of `comm` as `rank` sees it, cached.
-    fn members(&mut self, src: &dyn OpSource, rank: u32, comm: i64) -> Option<Rc<[u32]>> {
+    fn members(&mut self, src: &dyn OpSource, rank: u32, comm: i64) -> Option<Rc<Members>> {
         let k = (
             comm,
             if comm == pnmpi_trace::fields::COMM_SELF {
@@ -941,7 +944,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         if let Some(m) = self.members.get(&k) {
             return Some(m.clone());
         }
-        let m: Rc<[u32]> = src.members(comm, rank)?.into();
+        let m = Rc::new(Members::new(src.members(comm, rank)?));
         self.members.insert(k, m.clone());
         Some(m)
     }
@@ -962,16 +965,14 @@ impl<'m, 'o> Engine<'m, 'o> {
         let Some(members) = self.members(src, rank, comm) else {
             return;
         };
-        let Some(me) = members.iter().position(|&m| m == rank) else {
+        let Some(me) = members.position(rank) else {
             return;
         };
         let shape = Shape {
             coll: c,
             size: members.len() as u32,
-            me: me as u32,
-            root: root
-                .and_then(|r| members.iter().position(|&m| m == r))
-                .unwrap_or(0) as u32,
+            me,
+            root: root.and_then(|r| members.position(r)).unwrap_or(0),
             bytes,
         };
         if let (CollChoice::Algorithmic(name), None) = (self.machine.collective(c), req) {
@@ -992,16 +993,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             return;
         }
         let st = &mut self.actors[a];
-        let n = match st.coll_seq.iter_mut().find(|(c, _)| *c == comm) {
-            Some((_, seq)) => {
-                *seq += 1;
-                *seq - 1
-            }
-            None => {
-                st.coll_seq.push((comm, 1));
-                0
-            }
-        };
+        let n = st.coll_seq.next(comm);
         let clock = st.clock;
         let r = req.unwrap_or_else(|| self.temp_req(a));
         self.open_req(r, None);
