@@ -15,6 +15,7 @@
 
 use crate::fields::NV;
 use crate::trace::HISTORY;
+use smallvec::SmallVec;
 
 /// "No value": `i64::MIN` has no code in a merged trace (the writer
 /// clamps it to `i64::MIN + 1`, and no varint decodes to it).
@@ -165,8 +166,10 @@ pub(crate) struct Slots {
 /// The value histories of one chunk's routines.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ValueHistory {
-    /// In the order of their values in `vals`.
-    entries: Vec<Entry>,
+    /// In the order of their values in `vals`; the first 4 in place (a
+    /// halo's few routines with values), saving a replay of a million
+    /// ranks an allocation a rank.
+    entries: SmallVec<[Entry; 4]>,
     vals: Vals,
 }
 

@@ -167,13 +167,13 @@ impl RankReader {
             };
             match ty {
                 CHUNK_EVENTS => {
-                    let mut data = vec![0u8; at.len.min(PEEK)];
+                    let mut data = vec![0u8; at.len().min(PEEK)];
                     r.read_exact(&mut data).map_err(io)?;
                     self.events_chunk(at, &data)?;
-                    r.seek_relative((at.len - data.len()) as i64).map_err(io)?;
+                    r.seek_relative((at.len() - data.len()) as i64).map_err(io)?;
                 }
                 CHUNK_SYNC | CHUNK_END => {
-                    let mut data = vec![0u8; at.len];
+                    let mut data = vec![0u8; at.len()];
                     r.read_exact(&mut data).map_err(io)?;
                     check_crc(&data, at.crc, at.frame, ty, &name)?;
                     let mut c = Cursor::new(&data, at.payload);
@@ -193,7 +193,7 @@ impl RankReader {
                         .map_err(|e| e.in_file(&name))?;
                 }
                 // Later versions may add chunk types; this reader skips them.
-                _ => r.seek_relative(at.len as i64).map_err(io)?,
+                _ => r.seek_relative(at.len() as i64).map_err(io)?,
             }
         }
     }
@@ -205,7 +205,7 @@ impl RankReader {
             Ok(p) => p,
             Err(e) => return Err(self.damaged(at, e)),
         };
-        let events_len = at.len - (data.len() - c.remaining());
+        let events_len = at.len() - (data.len() - c.remaining());
         let count = match prefix.count(events_len) {
             Ok(n) => n,
             Err(e) => return Err(self.damaged(at, e)),
@@ -235,10 +235,10 @@ impl RankReader {
     /// its payload fails its CRC, else `e`.
     fn damaged(&self, at: ChunkAt, e: Malformed) -> Error {
         let mut crc = crc32fast::Hasher::new();
-        let mut buf = vec![0u8; WINDOW.min(at.len)];
+        let mut buf = vec![0u8; WINDOW.min(at.len())];
         let mut done = 0;
-        while done < at.len {
-            let n = buf.len().min(at.len - done);
+        while done < at.len() {
+            let n = buf.len().min(at.len() - done);
             if let Err(io) = self.read_at(&mut buf[..n], at.payload + done as u64) {
                 return io;
             }
@@ -246,7 +246,7 @@ impl RankReader {
             done += n;
         }
         if crc.finalize() != at.crc {
-            return crc_mismatch(at.frame, CHUNK_EVENTS, at.len, &self.name);
+            return crc_mismatch(at.frame, CHUNK_EVENTS, at.len(), &self.name);
         }
         e.in_file(&self.name)
     }
@@ -365,7 +365,7 @@ impl RankReader {
                 Some(ch) => {
                     // Every record read: the payload must be used up.
                     let (at, used) = (ch.at, ch.win + ch.pos);
-                    if used != at.len {
+                    if used != at.len() {
                         let e = Malformed::new(
                             at.payload + used as u64,
                             "unexpected bytes at the end of a chunk",
@@ -408,7 +408,7 @@ impl RankReader {
                         s.has_head = true;
                         break;
                     }
-                    Err(e) if ch.loaded == ch.at.len => {
+                    Err(e) if ch.loaded == ch.at.len() => {
                         // The whole chunk is here and passed its CRC.
                         return Err(e.in_file(&self.name));
                     }
@@ -426,7 +426,7 @@ impl RankReader {
     fn load(&mut self, slot: usize, at: ChunkAt) -> Result<()> {
         let s = &mut self.streams[slot];
         let mut buf = std::mem::take(&mut s.buf);
-        let n = self.window.min(at.len);
+        let n = self.window.min(at.len());
         buf.clear();
         // A window grown for a large record goes back to its size.
         buf.shrink_to(n);
@@ -438,13 +438,13 @@ impl RankReader {
         let mut crc = crc32fast::Hasher::new();
         crc.update(&s.buf);
         let loaded = s.buf.len();
-        if loaded == at.len && crc.clone().finalize() != at.crc {
-            return Err(crc_mismatch(at.frame, CHUNK_EVENTS, at.len, &self.name));
+        if loaded == at.len() && crc.clone().finalize() != at.crc {
+            return Err(crc_mismatch(at.frame, CHUNK_EVENTS, at.len(), &self.name));
         }
         let mut c = Cursor::new(&s.buf, at.payload);
         let parsed = EventsPrefix::parse(&mut c).and_then(|p| {
             let used = s.buf.len() - c.remaining();
-            p.count(at.len - used).map(|n| (p, n, used))
+            p.count(at.len() - used).map(|n| (p, n, used))
         });
         let (prefix, count, used) = match parsed {
             Ok(x) => x,
@@ -482,7 +482,9 @@ impl RankReader {
             // A window grown for a large record goes back to its size.
             s.buf.shrink_to(window);
         }
-        let n = (window.saturating_sub(left)).max(left).min(ch.at.len - ch.loaded);
+        let n = (window.saturating_sub(left))
+            .max(left)
+            .min(ch.at.len() - ch.loaded);
         let old = s.buf.len();
         s.buf.resize(old + n, 0);
         let (at, offset) = (ch.at, ch.at.payload + ch.loaded as u64);
@@ -496,8 +498,8 @@ impl RankReader {
         };
         ch.crc.update(&s.buf[old..]);
         ch.loaded += n;
-        if ch.loaded == at.len && ch.crc.clone().finalize() != at.crc {
-            return Err(crc_mismatch(at.frame, CHUNK_EVENTS, at.len, &self.name));
+        if ch.loaded == at.len() && ch.crc.clone().finalize() != at.crc {
+            return Err(crc_mismatch(at.frame, CHUNK_EVENTS, at.len(), &self.name));
         }
         Ok(())
     }

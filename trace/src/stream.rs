@@ -35,8 +35,9 @@ pub(crate) struct ChunkAt {
     pub frame: u64,
     /// File offset of its payload.
     pub payload: u64,
-    /// Payload bytes.
-    pub len: usize,
+    /// Payload bytes: a `u32` (a million streams keep one chunk's place
+    /// each), as [`next_frame`] checked.
+    len: u32,
     /// The payload's CRC.
     pub crc: u32,
 }
@@ -107,6 +108,13 @@ pub struct MergedReader {
     pub truncated: Option<Error>,
 }
 
+impl ChunkAt {
+    /// Payload bytes.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+}
+
 /// Reads a varint from `r`; `None` at a clean end of file.
 pub(crate) fn read_varint(r: &mut impl Read) -> std::io::Result<Option<u64>> {
     let mut v = 0u64;
@@ -166,12 +174,18 @@ pub(crate) fn next_frame(r: &mut BufReader<File>, len: u64) -> std::io::Result<S
     if payload.saturating_add(size) > len {
         return Ok(Step::Truncated(frame));
     }
+    let size = u32::try_from(size).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("the chunk at offset {frame} claims {size} bytes, beyond the 4 GiB a chunk may hold"),
+        )
+    })?;
     Ok(Step::Chunk(Frame {
         ty: ty[0],
         at: ChunkAt {
             frame,
             payload,
-            len: size as usize,
+            len: size,
             crc: u32::from_le_bytes(crc),
         },
     }))
@@ -305,7 +319,7 @@ impl MergedReader {
                 Step::End => return Ok(()),
                 Step::Truncated(frame) => return self.truncate(frame, len),
             };
-            let (payload, size) = (at.payload, at.len);
+            let (payload, size) = (at.payload, at.len());
             match ty {
                 CHUNK_COMMS | CHUNK_CLOCKS => {
                     let mut data = vec![0u8; size];
@@ -419,6 +433,7 @@ impl MergedReader {
         if s.buf.len() - (s.pos as usize) < REFILL {
             self.read_more(i, 0)?;
         }
+        let routines = u32::try_from(self.routines.len()).unwrap_or(u32::MAX);
         loop {
             let s = &mut self.streams[i];
             let Some(decoder) = s.decoder.as_mut() else {
@@ -427,7 +442,7 @@ impl MergedReader {
             let pos = s.pos as usize;
             let mut c = Cursor::new(&s.buf[pos..], s.payload + u64::from(s.buf_at) + pos as u64);
             let saved = decoder.mark();
-            match decoder.decode_into(&mut c, ev) {
+            match decoder.decode_into(&mut c, ev, routines) {
                 Ok(()) => {
                     s.pos = (s.buf.len() - c.remaining()) as u32;
                     s.left -= 1;
@@ -490,12 +505,12 @@ impl MergedReader {
     fn check_chunk(&mut self, at: ChunkAt) -> Result<()> {
         let crc = self
             .window
-            .crc(&self.file, self.len, at.payload, at.len)
+            .crc(&self.file, self.len, at.payload, at.len())
             .map_err(|e| Error::io(&self.name, e))?;
         if crc == at.crc {
             Ok(())
         } else {
-            Err(crc_mismatch(at.frame, CHUNK_STREAM, at.len, &self.name))
+            Err(crc_mismatch(at.frame, CHUNK_STREAM, at.len(), &self.name))
         }
     }
 
@@ -508,10 +523,7 @@ impl MergedReader {
             return Ok(false);
         };
         self.check_chunk(at)?;
-        let name = &self.name;
-        let too_long =
-            |what: &str| Malformed::new(at.payload, format!("chunk {what} beyond 4 GiB")).in_file(name);
-        let len = u32::try_from(at.len).map_err(|_| too_long("payload"))?;
+        let len = at.len;
         let s = &mut self.streams[i];
         s.next_chunk += 1;
         (s.buf_at, s.pos, s.left) = (0, 0, 0);
@@ -521,13 +533,13 @@ impl MergedReader {
         self.read_more(i, 64)?;
         let s = &mut self.streams[i];
         let mut c = Cursor::new(&s.buf, at.payload);
-        let head = StreamHead::parse(&mut c, at.len - s.buf.len()).map_err(|e| e.in_file(&self.name))?;
+        let head = StreamHead::parse(&mut c, at.len() - s.buf.len()).map_err(|e| e.in_file(&self.name))?;
         s.pos = (s.buf.len() - c.remaining()) as u32;
         s.left = u32::try_from(head.count)
             .map_err(|_| Malformed::new(at.payload, "chunk event count beyond 4 GiB").in_file(&self.name))?;
         match s.decoder.as_mut() {
             Some(d) => d.restart(&head),
-            None => s.decoder = Some(ChunkDecoder::new(self.routines.len(), &head)),
+            None => s.decoder = Some(ChunkDecoder::new(&head)),
         }
         Ok(true)
     }

@@ -246,9 +246,10 @@ impl Trace {
                 format!("stream {index} changes rank or thread"),
             ));
         }
-        let mut dec = Encoder::new(self.routines.len(), index, base, first_req);
+        let routines = u32::try_from(self.routines.len()).unwrap_or(u32::MAX);
+        let mut dec = Encoder::new(index, base, first_req);
         for _ in 0..count {
-            let ev = dec.decode(c)?;
+            let ev = dec.decode(c, routines)?;
             stream.events.push(ev);
         }
         Ok(())
@@ -315,7 +316,6 @@ pub(crate) fn save_atomic<T>(
 /// can be written from events made on the fly.
 pub struct MergedWriter<'w, W: Write> {
     out: &'w mut W,
-    routines: usize,
     written: u64,
     payload: Vec<u8>,
     chunk: Vec<u8>,
@@ -340,7 +340,6 @@ impl<'w, W: Write> MergedWriter<'w, W> {
         }
         let mut w = MergedWriter {
             out,
-            routines: routines.len(),
             written: 0,
             payload: Vec::new(),
             chunk: container::prologue(Kind::Merged, &h),
@@ -374,7 +373,7 @@ impl<'w, W: Write> MergedWriter<'w, W> {
         while events.peek().is_some() {
             let mut body = std::mem::take(&mut self.payload);
             body.clear();
-            let mut enc = Encoder::new(self.routines, index, prev_end, next_req);
+            let mut enc = Encoder::new(index, prev_end, next_req);
             let mut n = 0u64;
             for ev in events.by_ref().take(CHUNK_EVENTS) {
                 enc.event(ev.borrow(), &mut body);
@@ -512,8 +511,8 @@ impl StreamHead {
 pub(crate) struct ChunkDecoder(Encoder);
 
 impl ChunkDecoder {
-    pub(crate) fn new(routines: usize, head: &StreamHead) -> ChunkDecoder {
-        ChunkDecoder(Encoder::new(routines, head.index, head.base, head.first_req))
+    pub(crate) fn new(head: &StreamHead) -> ChunkDecoder {
+        ChunkDecoder(Encoder::new(head.index, head.base, head.first_req))
     }
 
     /// Starts the next chunk `head` of the same stream, keeping the memory.
@@ -526,8 +525,15 @@ impl ChunkDecoder {
         (e.stream, e.prev_end, e.next_req) = (head.index, head.base, head.first_req);
     }
 
-    pub(crate) fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event) -> Result<(), Malformed> {
-        self.0.decode_into(c, ev)
+    /// Decodes the next event into `ev`, in a trace of `routines`
+    /// routines (not kept here: a replay holds a decoder per stream).
+    pub(crate) fn decode_into(
+        &mut self,
+        c: &mut Cursor<'_>,
+        ev: &mut Event,
+        routines: u32,
+    ) -> Result<(), Malformed> {
+        self.0.decode_into(c, ev, routines)
     }
 
     /// What a failed [`decode_into`](Self::decode_into) may have changed,
@@ -553,8 +559,6 @@ pub const HISTORY: usize = 4;
 
 /// The per-chunk state shared by the merged encoder and decoder.
 struct Encoder {
-    /// Entries of the routine table.
-    routines: u32,
     hist: ValueHistory,
     /// Boxed, made at the first `v` collective: a replay holds a decoder
     /// per stream, and most streams have none.
@@ -578,9 +582,8 @@ fn val_len(v: Option<i64>) -> usize {
 }
 
 impl Encoder {
-    fn new(routines: usize, stream: u32, prev_end: u64, next_req: u32) -> Encoder {
+    fn new(stream: u32, prev_end: u64, next_req: u32) -> Encoder {
         Encoder {
-            routines: u32::try_from(routines).unwrap_or(u32::MAX),
             hist: ValueHistory::default(),
             counts: None,
             stream,
@@ -744,24 +747,22 @@ impl Encoder {
         self.hist.remember(of, &ev.vals);
     }
 
-    fn decode(&mut self, c: &mut Cursor<'_>) -> Result<Event, Malformed> {
+    fn decode(&mut self, c: &mut Cursor<'_>, routines: u32) -> Result<Event, Malformed> {
         let mut ev = Event::default();
-        self.decode_into(c, &mut ev)?;
+        self.decode_into(c, &mut ev, routines)?;
         Ok(ev)
     }
 
-    /// Decodes the next event into `ev`, reusing its lists' memory.
-    fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event) -> Result<(), Malformed> {
+    /// Decodes the next event into `ev`, reusing its lists' memory, in a
+    /// trace of `routines` routines.
+    fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event, routines: u32) -> Result<(), Malformed> {
         let at = c.offset();
         let code = c.u64()?;
         let (routine, slot) = (code / HISTORY as u64, (code % HISTORY as u64) as usize);
-        if routine >= u64::from(self.routines) {
+        if routine >= u64::from(routines) {
             return Err(Malformed::new(
                 at,
-                format!(
-                    "routine code {routine} outside the routine table ({} entries)",
-                    self.routines
-                ),
+                format!("routine code {routine} outside the routine table ({routines} entries)"),
             ));
         }
         let routine = routine as u32;

@@ -23,7 +23,7 @@ mod requests;
 pub mod stats;
 
 use crate::coll::{self, Shape, Step};
-use crate::input::{Actor, Op, OpKind, OpSource, ReqId, VCounts};
+use crate::input::{Op, OpKind, OpSource, ReqId, VCounts};
 use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
@@ -98,9 +98,24 @@ enum Blocked {
     Coll { op: Coll, comm: i64 },
 }
 
+/// The MPI call an actor is in: its routine ([`NO_CALL`] when in none)
+/// and start, 16 bytes where an `Option` took 24.
+#[derive(Clone, Copy)]
 struct Call {
     routine: u32,
     start: Ns,
+}
+
+/// "In no call": no routine table has `u32::MAX` entries.
+const NO_CALL: u32 = u32::MAX;
+
+impl Default for Call {
+    fn default() -> Call {
+        Call {
+            routine: NO_CALL,
+            start: 0.0,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -114,13 +129,13 @@ struct ActorState {
     resume_at: Ns,
     /// The latest partner post among the resolved items of the call.
     late: Ns,
-    call: Option<Call>,
+    call: Call,
     /// Its op is read but not run yet (it yielded).
     pending: bool,
     /// The algorithmic collective under way, if any: boxed, since most
     /// actors are in none most of the time.
     steps: Option<Box<Steps>>,
-    next_temp: u64,
+    next_temp: u32,
     /// Per communicator, the collectives entered so far.
     coll_seq: CollSeq,
     /// Its current op, read into and run in place (a source reuses what
@@ -155,9 +170,8 @@ struct Engine<'m, 'o> {
     noise: Option<&'o mut dyn Noise>,
     observer: Option<&'o mut dyn Observer>,
     actors: Vec<ActorState>,
-    info: Vec<Actor>,
     /// Actor index of each rank's first thread.
-    rank_actor: Vec<usize>,
+    rank_actor: Vec<u32>,
     /// Each rank's node (0 for a rank with no actor): a message's ends
     /// are looked up here, 4 bytes a rank, not in the receiver's state.
     rank_node: Vec<u32>,
@@ -182,6 +196,10 @@ struct Engine<'m, 'o> {
     /// owed to other processes.
     part: Option<Part<'o>>,
 }
+
+/// A rank without an actor in `Engine::rank_actor` (actors are indexed
+/// by `u32` throughout: a request id keeps its actor in 32 bits).
+const NO_ACTOR: u32 = u32::MAX;
 
 /// Picoseconds per ns: the resolution of the engine's exact sums.
 const PS: f64 = 1e3;
@@ -256,19 +274,21 @@ impl<'m, 'o> Engine<'m, 'o> {
         observer: Option<&'o mut dyn Observer>,
         part: Option<Part<'o>>,
     ) -> Result<Self, SimError> {
-        let info = src.actors().to_vec();
+        // Each actor's rank and thread are kept in its statistics, not
+        // twice (8 bytes an actor).
+        let info = src.actors();
         let n_actors = info.len();
         let world = src.world_size();
         let nodes = machine.place(world).map_err(SimError::Machine)?;
-        let mut rank_actor = vec![usize::MAX; world as usize];
+        let mut rank_actor = vec![NO_ACTOR; world as usize];
         for (i, a) in info.iter().enumerate().rev() {
             if let Some(slot) = rank_actor.get_mut(a.rank as usize) {
-                *slot = i;
+                *slot = i as u32;
             }
         }
         let rank_node = (0..world as usize)
             .map(|r| match rank_actor[r] {
-                usize::MAX => 0,
+                NO_ACTOR => 0,
                 _ => nodes.get(r).copied().unwrap_or(0),
             })
             .collect();
@@ -299,7 +319,6 @@ impl<'m, 'o> Engine<'m, 'o> {
             },
             routine_ps: vec![(0, 0); src.routines().len()],
             resource_wait_ps: 0,
-            info,
             rank_actor,
             rank_node,
             heap: ReadyQueue::default(),
@@ -311,7 +330,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             part,
         };
         for a in 0..e.actors.len() {
-            if e.local_rank(e.info[a].rank) {
+            if e.local_rank(e.stats.actors[a].rank) {
                 e.heap.push((0, a as u32));
             } else {
                 // Another process replays it.
@@ -475,7 +494,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 root,
                 bytes,
             } => {
-                let Some(rank) = self.info.get((req >> 32) as usize).map(|a| a.rank) else {
+                let Some(rank) = self.stats.actors.get((req >> 32) as usize).map(|s| s.rank) else {
                     return Ok(());
                 };
                 if let Some(members) = self.members(src, rank, comm) {
@@ -506,8 +525,9 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     fn temp_req(&mut self, a: usize) -> ReqId {
         let st = &mut self.actors[a];
-        st.next_temp += 1;
-        ((a as u64) << 32) | (TEMP_REQ + st.next_temp % TEMP_REQ)
+        // Wraps at 2^32, a multiple of TEMP_REQ: the ids a u64 count gave.
+        st.next_temp = st.next_temp.wrapping_add(1);
+        ((a as u64) << 32) | (TEMP_REQ + u64::from(st.next_temp) % TEMP_REQ)
     }
 
     /// Runs actor `a` until it blocks, ends, or is no longer the earliest.
@@ -567,10 +587,10 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     fn open_call(&mut self, a: usize, routine: u32) {
         let st = &mut self.actors[a];
-        st.call = Some(Call {
+        st.call = Call {
             routine,
             start: st.clock,
-        });
+        };
         st.late = f64::NEG_INFINITY;
     }
 
@@ -589,7 +609,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         let done = self.model.recv_done(m, arrived, posted);
         let base = arrived.max(posted);
         match self.rank_actor.get(m.dst as usize) {
-            Some(&a) if a != usize::MAX => self.stretch(a, base, done - base),
+            Some(&a) if a != NO_ACTOR => self.stretch(a as usize, base, done - base),
             _ => done,
         }
     }
@@ -607,7 +627,10 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     fn close_call(&mut self, a: usize) {
         let st = &mut self.actors[a];
-        let Some(call) = st.call.take() else { return };
+        let call = std::mem::take(&mut st.call);
+        if call.routine == NO_CALL {
+            return;
+        }
         let dur = st.clock - call.start;
         let wait = (st.late - call.start).clamp(0.0, dur);
         let s = &mut self.stats.actors[a];
@@ -624,7 +647,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     fn execute(&mut self, a: usize, op: &Op, src: &dyn OpSource) {
-        let rank = self.info[a].rank;
+        let rank = self.stats.actors[a].rank;
         match &op.kind {
             OpKind::Init => {
                 let st = &mut self.actors[a];
@@ -777,7 +800,7 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     /// A receive posted at `post` by actor `a` from world rank `from`.
     fn post_recv(&mut self, a: usize, req: ReqId, from: u32, tag: i64, comm: i64, post: Ns) {
-        let key: Key = (from, self.info[a].rank, tag, comm);
+        let key: Key = (from, self.stats.actors[a].rank, tag, comm);
         let r = PendingRecv { req, post };
         match self.mail.recv(key, r) {
             Some(s) => match s.arrival {
@@ -826,7 +849,7 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     fn delivered(&mut self, m: &Msg, sent: Ns, received: Ns, resource_wait: Ns) {
         if let Some(o) = self.observer.as_deref_mut() {
-            let actor = |r: u32| self.rank_actor.get(r as usize).copied().unwrap_or(0);
+            let actor = |r: u32| self.rank_actor.get(r as usize).map_or(0, |&a| a as usize);
             o.message(actor(m.src), actor(m.dst), sent, received, m.bytes, resource_wait);
         }
     }
@@ -877,7 +900,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// Request `req` completes at `t`; its partner posted at `partner`.
     fn complete(&mut self, req: ReqId, t: Ns, partner: Ns) {
         if let Some(p) = self.part.as_mut() {
-            let rank = self.info[(req >> 32) as usize].rank;
+            let rank = self.stats.actors[(req >> 32) as usize].rank;
             if !p.local(rank) {
                 p.send(rank, Record::Done { req, t, partner });
                 return;
@@ -961,7 +984,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         counts: Option<&VCounts>,
     ) {
         let (c, comm, bytes, root) = call;
-        let rank = self.info[a].rank;
+        let rank = self.stats.actors[a].rank;
         let Some(members) = self.members(src, rank, comm) else {
             return;
         };
@@ -1063,7 +1086,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             return;
         };
         let (members, comm) = (s.members.clone(), s.comm);
-        let rank = self.info[a].rank;
+        let rank = self.stats.actors[a].rank;
         match step {
             Step::Isend { to, bytes } => {
                 let r = self.temp_req(a);
@@ -1131,7 +1154,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             self.deadlock_report(&stuck)
         };
         let mine: Vec<usize> = (0..self.actors.len())
-            .filter(|&a| self.local_rank(self.info[a].rank))
+            .filter(|&a| self.local_rank(self.stats.actors[a].rank))
             .collect();
         let partial = parallel::Partial {
             actors: mine
@@ -1193,7 +1216,9 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// its state while it runs), for deadlock reports: not kept per actor,
     /// since only a deadlock asks.
     fn blocked_on(&self, a: usize) -> Option<Blocked> {
-        self.actors[a].call.as_ref()?;
+        if self.actors[a].call.routine == NO_CALL {
+            return None;
+        }
         match self.actors[a].op.kind {
             OpKind::Send {
                 to,
@@ -1224,7 +1249,10 @@ impl<'m, 'o> Engine<'m, 'o> {
         let mut lines = Vec::new();
         for &a in stuck.iter().take(32) {
             let st = &self.actors[a];
-            let who = format!("rank {} (thread {})", self.info[a].rank, self.info[a].thread);
+            let who = format!(
+                "rank {} (thread {})",
+                self.stats.actors[a].rank, self.stats.actors[a].thread
+            );
             let what = match self.blocked_on(a) {
                 Some(Blocked::Send { to, tag, comm }) => {
                     format!("waits in a send to rank {to} (tag {tag}, communicator {comm}) for its receive")

@@ -47,8 +47,9 @@ pub trait EventSource {
     fn world_size(&self) -> u32;
     /// Routine names; [`Event::routine`] indexes them.
     fn routines(&self) -> &[String];
-    /// The streams, by rank then thread.
-    fn streams(&self) -> &[StreamInfo];
+    /// The streams, by rank then thread: made when asked (a replay asks
+    /// once, when it starts), not kept beside the reader's own list.
+    fn streams(&self) -> Vec<StreamInfo>;
     /// The next event of `stream` into `ev`; `Ok(false)` at its end.
     fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool>;
     /// World ranks of communicator `id` as seen from `rank`.
@@ -93,8 +94,8 @@ impl EventSource for MemorySource {
         &self.trace.routines
     }
 
-    fn streams(&self) -> &[StreamInfo] {
-        &self.streams
+    fn streams(&self) -> Vec<StreamInfo> {
+        self.streams.clone()
     }
 
     fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool> {

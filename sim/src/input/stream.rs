@@ -13,7 +13,6 @@ use pnmpi_trace::trace::Event;
 /// A streamed trace: a merged `.pnt` (the default) or a tracer folder.
 pub struct StreamSource<R: StreamedTrace = MergedReader> {
     reader: R,
-    streams: Vec<StreamInfo>,
     members: Members,
 }
 
@@ -21,11 +20,6 @@ impl<R: StreamedTrace> StreamSource<R> {
     /// Serves `reader`'s events.
     pub fn new(reader: R) -> StreamSource<R> {
         StreamSource {
-            streams: reader
-                .stream_list()
-                .into_iter()
-                .map(|(rank, thread)| StreamInfo { rank, thread })
-                .collect(),
             members: Members::new(reader.world_size()),
             reader,
         }
@@ -41,8 +35,12 @@ impl<R: StreamedTrace> EventSource for StreamSource<R> {
         self.reader.routines()
     }
 
-    fn streams(&self) -> &[StreamInfo] {
-        &self.streams
+    fn streams(&self) -> Vec<StreamInfo> {
+        self.reader
+            .stream_list()
+            .into_iter()
+            .map(|(rank, thread)| StreamInfo { rank, thread })
+            .collect()
     }
 
     fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool> {

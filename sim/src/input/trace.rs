@@ -94,7 +94,7 @@ impl<S: EventSource> TraceOps<S> {
     pub fn new(src: S) -> TraceOps<S> {
         let actors: Vec<Actor> = src
             .streams()
-            .iter()
+            .into_iter()
             .map(|s| Actor {
                 rank: s.rank,
                 thread: s.thread,
