@@ -135,8 +135,14 @@ int main(int argc, char **argv)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         note(IALLTOALLV, scounts, rcounts);
     }
-    for (int r = 0; r < ROUTINES; r++)
-        print(r);
+    /* A rank at a time: under load, MPICH's launcher has split a line
+     * of one rank's with another's output even so. */
+    for (int p = 0; p < size; p++) {
+        if (p == rank)
+            for (int r = 0; r < ROUTINES; r++)
+                print(r);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     if (sink < 0)
         printf("%f\n", sink);
     MPI_Finalize();
