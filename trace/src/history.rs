@@ -248,11 +248,9 @@ mod tests {
     fn agrees_with_a_shifted_history() {
         let mut plain = vec![[[None; NV]; HISTORY]; 3];
         let mut h = ValueHistory::default();
-        let mut x = 12345u64;
+        let mut rng = fastrand::Rng::with_seed(12345);
         for step in 0..2000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.u64(..);
             let routine = (x >> 33) as u32 % 3;
             let mut vals = [None; NV];
             for (i, v) in vals.iter_mut().enumerate() {

@@ -23,7 +23,9 @@ use crate::rank::{
     ClockPair, EventsPrefix, RankHeader, RawDecoder, RawRecord, Sync, CHUNK_END, CHUNK_EVENTS, CHUNK_SYNC,
 };
 use crate::repeats::Repeats;
-use crate::stream::{check_crc, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step};
+use crate::stream::{
+    check_crc, crc_in_steps, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step,
+};
 use crate::varint::Cursor;
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -234,21 +236,13 @@ impl RankReader {
     /// The error for bad data `e` in the chunk at `at`: a CRC mismatch if
     /// its payload fails its CRC, else `e`.
     fn damaged(&self, at: ChunkAt, e: Malformed) -> Error {
-        let mut crc = crc32fast::Hasher::new();
-        let mut buf = vec![0u8; WINDOW.min(at.len())];
-        let mut done = 0;
-        while done < at.len() {
-            let n = buf.len().min(at.len() - done);
-            if let Err(io) = self.read_at(&mut buf[..n], at.payload + done as u64) {
-                return io;
-            }
-            crc.update(&buf[..n]);
-            done += n;
+        match crc_in_steps(at.payload, at.len(), WINDOW, |buf, offset| {
+            self.read_at(buf, offset)
+        }) {
+            Err(io) => io,
+            Ok(crc) if crc != at.crc => crc_mismatch(at.frame, CHUNK_EVENTS, at.len(), &self.name),
+            Ok(_) => e.in_file(&self.name),
         }
-        if crc.finalize() != at.crc {
-            return crc_mismatch(at.frame, CHUNK_EVENTS, at.len(), &self.name);
-        }
-        e.in_file(&self.name)
     }
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {

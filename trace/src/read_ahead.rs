@@ -97,16 +97,7 @@ impl ReadAhead {
             let from = (offset - self.at) as usize;
             return Ok(crc32fast::hash(&self.data[from..from + n]));
         }
-        let mut crc = crc32fast::Hasher::new();
-        let mut scratch = vec![0u8; WINDOW];
-        let mut done = 0;
-        while done < n {
-            let k = (n - done).min(WINDOW);
-            file.read_exact_at(&mut scratch[..k], offset + done as u64)?;
-            crc.update(&scratch[..k]);
-            done += k;
-        }
-        Ok(crc.finalize())
+        crate::stream::crc_in_steps(offset, n, WINDOW, |buf, at| file.read_exact_at(buf, at))
     }
 }
 
@@ -127,11 +118,9 @@ mod tests {
         let (f, data) = file(3 * WINDOW + 123);
         let len = data.len() as u64;
         let mut ra = ReadAhead::default();
-        let mut x = 99u64;
+        let mut rng = fastrand::Rng::with_seed(99);
         for step in 0..20_000 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.u64(..);
             // Close reads for a while, then scattered ones, then close again.
             let scattered = (5_000..12_000).contains(&step);
             let at = if scattered {

@@ -545,6 +545,26 @@ impl MergedReader {
     }
 }
 
+/// The CRC-32 of `n` bytes from `offset`, read `step` bytes at a time by
+/// `read` (a chunk too large to hold at once).
+pub(crate) fn crc_in_steps<E>(
+    offset: u64,
+    n: usize,
+    step: usize,
+    mut read: impl FnMut(&mut [u8], u64) -> std::result::Result<(), E>,
+) -> std::result::Result<u32, E> {
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; step.min(n)];
+    let mut done = 0;
+    while done < n {
+        let k = buf.len().min(n - done);
+        read(&mut buf[..k], offset + done as u64)?;
+        crc.update(&buf[..k]);
+        done += k;
+    }
+    Ok(crc.finalize())
+}
+
 pub(crate) fn check_crc(data: &[u8], crc: u32, frame: u64, ty: u8, name: &str) -> Result<()> {
     if crc32fast::hash(data) == crc {
         Ok(())
@@ -593,13 +613,8 @@ mod tests {
         use crate::fields::{COMM_WORLD, V};
         use crate::trace::{Done, ReqRef, Stream};
         let mut t = crate::trace::tests::sample();
-        let mut x = 7u64;
-        let mut rnd = move |n: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut rnd = move |n: u64| rng.u64(..n);
         t.streams = (0..4u32)
             .map(|rank| {
                 let n = if rank == 0 { 70_000 } else { 3_000 };
@@ -662,13 +677,11 @@ mod tests {
         assert!(r.chunks_of(0).len() > 1, "stream 0 spans chunks");
         r.piece = MIN_PIECE;
         let mut got: Vec<Vec<Event>> = vec![Vec::new(); t.streams.len()];
-        let mut x = 3u64;
+        let mut rng = fastrand::Rng::with_seed(3);
         let mut open: Vec<usize> = (0..t.streams.len()).collect();
         let mut ev = Event::default();
         while !open.is_empty() {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.u64(..);
             let k = (x >> 33) as usize % open.len();
             if r.next_into(open[k], &mut ev).unwrap() {
                 got[open[k]].push(ev.clone());

@@ -118,6 +118,13 @@ impl Default for Call {
     }
 }
 
+impl Call {
+    /// Whether the actor is in a call.
+    fn is_open(&self) -> bool {
+        self.routine != NO_CALL
+    }
+}
+
 #[derive(Default)]
 struct ActorState {
     node: u32,
@@ -628,7 +635,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     fn close_call(&mut self, a: usize) {
         let st = &mut self.actors[a];
         let call = std::mem::take(&mut st.call);
-        if call.routine == NO_CALL {
+        if !call.is_open() {
             return;
         }
         let dur = st.clock - call.start;
@@ -1216,7 +1223,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// its state while it runs), for deadlock reports: not kept per actor,
     /// since only a deadlock asks.
     fn blocked_on(&self, a: usize) -> Option<Blocked> {
-        if self.actors[a].call.routine == NO_CALL {
+        if !self.actors[a].call.is_open() {
             return None;
         }
         match self.actors[a].op.kind {

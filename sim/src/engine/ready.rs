@@ -106,12 +106,10 @@ mod tests {
             q.push((0, a));
         }
         let mut h: QuaternaryHeap<_> = (0..100).map(|a| Reverse((0, a))).collect();
-        let mut x = 1u64;
+        let mut rng = fastrand::Rng::with_seed(1);
         let mut now = 0u64;
         for step in 0..200_000u32 {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.u64(..);
             // Runs of pushes in order (a halo's wake-ups), then scattered
             // ones, some at the time just popped, some earlier.
             // A collective's members woken together: consecutive actors

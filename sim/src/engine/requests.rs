@@ -214,13 +214,11 @@ mod tests {
     fn a_long_list_becomes_a_table_that_answers_alike() {
         let mut reqs = Requests::new(2);
         let mut model: FxHashMap<ReqId, Req> = FxHashMap::default();
-        let mut x = 5u64;
+        let mut rng = fastrand::Rng::with_seed(5);
         let mut long = false;
         for step in 0..20_000u64 {
             long |= matches!(reqs.by_actor[1], List::Long(_));
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let x = rng.u64(..);
             // Actor 1 keeps up to a few hundred open, actor 0 a few.
             let actor = x >> 63;
             let span = if actor == 1 { 400 } else { 6 };

@@ -2,7 +2,7 @@
 //! an in-memory source over a whole [`Trace`] (small traces, tests).
 
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM};
-use pnmpi_trace::trace::{Comm, Event, Trace};
+use pnmpi_trace::trace::{Comm, Event, Stream, Trace};
 
 /// Members of the communicators a trace names: `MPI_COMM_WORLD`, each
 /// rank's `MPI_COMM_SELF`, and the trace's table, as world ranks.
@@ -61,7 +61,6 @@ pub trait EventSource {
 /// A whole trace in memory.
 pub struct MemorySource {
     trace: Trace,
-    streams: Vec<StreamInfo>,
     pos: Vec<usize>,
     members: Members,
 }
@@ -70,14 +69,6 @@ impl MemorySource {
     /// Serves `trace`'s events.
     pub fn new(trace: Trace) -> MemorySource {
         MemorySource {
-            streams: trace
-                .streams
-                .iter()
-                .map(|s| StreamInfo {
-                    rank: s.rank,
-                    thread: s.thread,
-                })
-                .collect(),
             pos: vec![0; trace.streams.len()],
             members: Members::new(trace.world_size),
             trace,
@@ -95,7 +86,11 @@ impl EventSource for MemorySource {
     }
 
     fn streams(&self) -> Vec<StreamInfo> {
-        self.streams.clone()
+        let info = |s: &Stream| StreamInfo {
+            rank: s.rank,
+            thread: s.thread,
+        };
+        self.trace.streams.iter().map(info).collect()
     }
 
     fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool> {
