@@ -216,3 +216,59 @@ fn what_a_parallel_replay_cannot_do_exactly_is_refused() {
     );
     assert!(!dir.join("t.json").exists());
 }
+
+/// An error met by one process only (a damaged chunk of its own ranks,
+/// a deadlock that process 0 finds in the gathered figures) ends the
+/// whole job with the error's exit code, where the other processes used
+/// to wait for it in their next collective until killed.
+#[test]
+fn an_error_of_one_process_ends_the_job_with_its_exit_code() {
+    let case = Case::new();
+    let dir = case.dir();
+    case.write("m.toml", MACHINE);
+    // Two ranks, one on each process, that each wait for the other first.
+    case.write("r0.txt", "0 init\n0 recv 1 0 8\n0 send 1 0 8\n0 finalize\n");
+    case.write("r1.txt", "1 init\n1 recv 0 0 8\n1 send 0 0 8\n1 finalize\n");
+    case.write("index.txt", "r0.txt\nr1.txt\n");
+    let run = |trace: &str| {
+        launcher_within(2, 60)
+            .arg(target_dir().join("pnmpi"))
+            .args(["sim", "replay", trace, "-m", "m.toml"])
+            .current_dir(dir)
+            .output()
+            .expect("mpirun runs")
+    };
+    let out = run("index.txt");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("deadlock") && err.contains("rank 0 (thread 0)") && err.contains("rank 1 (thread 0)"),
+        "{err}"
+    );
+    // A flipped byte in the last chunk, which only one process reads.
+    succeeded(pnmpi_cli(
+        &[
+            "sim",
+            "synth",
+            "halo2d",
+            "--ranks",
+            "4",
+            "--iterations",
+            "50",
+            "-o",
+            "h.pnt",
+        ],
+        dir,
+    ));
+    let mut data = std::fs::read(dir.join("h.pnt")).unwrap();
+    let n = data.len();
+    data[n - 5] ^= 0x55;
+    std::fs::write(dir.join("bad.pnt"), &data).unwrap();
+    let out = run("bad.pnt");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("of 2): error: bad.pnt: byte ") && err.contains("CRC mismatch"),
+        "{err}"
+    );
+}

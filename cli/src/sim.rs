@@ -150,11 +150,16 @@ pub fn run(args: SimArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("pnmpi sim: error: {e:#}");
-            match e.downcast_ref::<SimError>() {
-                Some(SimError::Deadlock(_)) => ExitCode::from(EXIT_DEADLOCK),
-                _ => ExitCode::FAILURE,
-            }
+            ExitCode::from(exit_code(&e))
         }
+    }
+}
+
+/// The exit code of a failed command: a deadlock has its own.
+fn exit_code(e: &anyhow::Error) -> u8 {
+    match e.downcast_ref::<SimError>() {
+        Some(SimError::Deadlock(_)) => EXIT_DEADLOCK,
+        _ => 1,
     }
 }
 
@@ -259,7 +264,11 @@ fn progress_line(events: u64, simulated_ns: f64, started: std::time::Instant) ->
 
 /// `mpirun -np K pnmpi sim replay ...`: each process replays a block of
 /// ranks (reading only their events); process 0 prints the report and
-/// writes the JSON.
+/// writes the JSON. What every process would refuse alike is refused
+/// before MPI starts; an error met once the job runs (a damaged chunk of
+/// one process's ranks, a deadlock found at process 0) ends the whole job
+/// with its exit code, since the other processes would wait for it in
+/// their next collective.
 fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
     for (given, what) in [
         (a.timeline.is_some(), "--timeline"),
@@ -270,11 +279,32 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
             anyhow::bail!("{what} is not available in a parallel replay yet: run `pnmpi sim replay` without mpirun for it");
         }
     }
-    let mut mpi = pnmpi_sim_mpi::Mpi::init()?;
     let machine = Machine::load(&a.machine)?;
     let mut model = model::build(&a.model, &machine)?;
+    pnmpi_sim::engine::parallel_lookahead(model.as_ref())?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
-    let root = pnmpi_sim::engine::parallel::Exchange::me(&mpi) == 0;
+    let mut mpi = pnmpi_sim_mpi::Mpi::init()?;
+    if let Err(e) = parallel_job(a, &mut mpi, &machine, model.as_mut(), src.as_mut()) {
+        use pnmpi_sim::engine::parallel::Exchange;
+        eprintln!(
+            "pnmpi sim (process {} of {}): error: {e:#}",
+            mpi.me(),
+            mpi.procs()
+        );
+        mpi.abort(exit_code(&e));
+    }
+    Ok(())
+}
+
+/// One process's part of a parallel replay, once MPI runs.
+fn parallel_job(
+    a: &ReplayArgs,
+    mpi: &mut pnmpi_sim_mpi::Mpi,
+    machine: &Machine,
+    model: &mut dyn model::Model,
+    src: &mut dyn input::OpSource,
+) -> Result<()> {
+    let root = pnmpi_sim::engine::parallel::Exchange::me(mpi) == 0;
     let bar = if root {
         ProgressBar::new_spinner()
     } else {
@@ -287,23 +317,16 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
     let progress = |n: u64, t: f64| bar.set_message(format!("process 0: {}", progress_line(n, t, started)));
     let start = std::time::Instant::now();
     let folder = a.trace.is_dir();
-    let out = pnmpi_sim::engine::replay_parallel(
-        src.as_mut(),
-        &machine,
-        model.as_mut(),
-        &mut mpi,
-        folder,
-        Some(&progress),
-    )?;
+    let out = pnmpi_sim::engine::replay_parallel(src, machine, model, mpi, folder, Some(&progress))?;
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let peak = mpi.max(crate::output::peak_rss_bytes());
     let Some(out) = out else {
         return Ok(());
     };
-    let mut report = report_of(a, &out, &machine, model.as_ref(), src.as_ref(), wall);
+    let mut report = report_of(a, &out, machine, model, src, wall);
     report.peak_memory_bytes = peak;
-    report.processes = pnmpi_sim::engine::parallel::Exchange::procs(&mpi);
+    report.processes = pnmpi_sim::engine::parallel::Exchange::procs(mpi);
     print!("{report}");
     if let Some(p) = &a.json {
         write_atomic(p, report.to_json())?;

@@ -65,6 +65,15 @@ impl Mpi {
         }
     }
 
+    /// Ends every process of the job with exit code `code`: for an error
+    /// met by some processes only, which would leave the others waiting
+    /// in their next collective.
+    pub fn abort(&self, code: u8) -> ! {
+        // SAFETY: MPI is initialised (an Mpi exists only after init).
+        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), c_int::from(code)) };
+        std::process::exit(i32::from(code))
+    }
+
     /// The largest of every process's `v`, at all.
     pub fn max(&mut self, v: u64) -> u64 {
         let mut out = 0u64;

@@ -236,6 +236,20 @@ pub fn replay(
     e.finish()
 }
 
+/// The lookahead `model` gives a parallel replay, or why it cannot replay
+/// in parallel with the serial answer: checked before a job starts, so
+/// that every process refuses alike.
+pub fn parallel_lookahead(model: &dyn Model) -> Result<Ns, SimError> {
+    let lookahead = model.lookahead();
+    if lookahead.is_nan() || lookahead <= 0.0 {
+        return Err(SimError::Parallel(format!(
+            "the {} model cannot replay in parallel with the serial answer (its state spans ranks, or it bounds no message's time from below): run it without mpirun",
+            model.name()
+        )));
+    }
+    Ok(lookahead)
+}
+
 /// Replays `src` on `machine` with `model` as one process of a parallel
 /// replay ([`parallel`]): this process replays its block of ranks, and
 /// process 0 gets the whole run's outcome (`Ok(None)` elsewhere). Every
@@ -250,13 +264,7 @@ pub fn replay_parallel(
     local_comm_ids: bool,
     progress: Option<&dyn Fn(u64, Ns)>,
 ) -> Result<Option<Outcome>, SimError> {
-    let lookahead = model.lookahead();
-    if lookahead.is_nan() || lookahead <= 0.0 {
-        return Err(SimError::Parallel(format!(
-            "the {} model cannot replay in parallel with the serial answer (its state spans ranks, or it bounds no message's time from below): run it without mpirun",
-            model.name()
-        )));
-    }
+    let lookahead = parallel_lookahead(model)?;
     let part = Part {
         outbox: vec![Vec::new(); x.procs() as usize],
         x,
@@ -1160,14 +1168,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         } else {
             self.deadlock_report(&stuck)
         };
-        let mine: Vec<usize> = (0..self.actors.len())
-            .filter(|&a| self.local_rank(self.stats.actors[a].rank))
-            .collect();
         let partial = parallel::Partial {
-            actors: mine
-                .iter()
-                .map(|&a| (a as u64, self.stats.actors[a].clone()))
-                .collect(),
             routines: self
                 .stats
                 .routines
@@ -1181,20 +1182,26 @@ impl<'m, 'o> Engine<'m, 'o> {
             resource_wait_ps: self.resource_wait_ps,
             events: self.stats.events,
             peak_in_flight: self.stats.peak_in_flight.max(self.mail.in_flight()) as u64,
-            stuck: report.clone(),
+            stuck: report,
         };
         let part = self.part.as_mut().expect("a parallel replay");
+        // Process 0 has its own actors' figures in place: the others send
+        // theirs.
+        let mine: Vec<usize> = if part.x.me() == 0 {
+            Vec::new()
+        } else {
+            (0..self.stats.actors.len())
+                .filter(|&a| part.local(self.stats.actors[a].rank))
+                .collect()
+        };
         // Process 0 reports for all (a deadlock too, with every process's ranks).
-        let Some(all) = part.x.gather(&partial.encode()) else {
+        let Some(all) = part.x.gather(&partial.encode(&self.stats.actors, &mine)) else {
             return Ok(None);
         };
-        let mut parts = Vec::with_capacity(all.len());
-        for bytes in &all {
-            parts.push(
-                parallel::Partial::decode(bytes)
-                    .ok_or_else(|| SimError::Parallel("a damaged result from another process".into()))?,
-            );
-        }
+        let (world, procs) = (part.world, part.x.procs());
+        let parts =
+            parallel::Partial::decode_all(&all, &mut self.stats.actors, |r| parallel::owner(r, world, procs))
+                .ok_or_else(|| SimError::Parallel("a damaged result from another process".into()))?;
         let stuck: Vec<&str> = parts
             .iter()
             .map(|p| p.stuck.as_str())

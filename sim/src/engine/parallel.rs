@@ -281,11 +281,11 @@ impl Part<'_> {
     }
 }
 
-/// One process's figures at the end of a parallel replay.
+/// One process's figures at the end of a parallel replay, but for its
+/// actors' own, which travel after them in actor order (see
+/// [`Partial::encode`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Partial {
-    /// Its actors, by index.
-    pub actors: Vec<(u64, ActorStats)>,
     /// Per routine: calls, time and wait in picoseconds.
     pub routines: Vec<(u64, i128, i128)>,
     /// Message-size histogram counts.
@@ -340,19 +340,13 @@ fn put_list(out: &mut Vec<u8>, v: &[u64]) {
 }
 
 impl Partial {
-    /// Its bytes (floats by their bits: exact).
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        put(&mut out, self.actors.len() as u64);
-        for (i, a) in &self.actors {
-            put(&mut out, *i);
-            put(&mut out, u64::from(a.rank) | (u64::from(a.thread) << 32));
-            put(&mut out, u64::from(a.node));
-            for v in [a.compute, a.comm, a.wait, a.end] {
-                put(&mut out, v.to_bits());
-            }
-            put(&mut out, a.calls);
-        }
+    /// Its bytes (floats by their bits: exact), then the figures of the
+    /// actors `mine` (indices into `actors`, in increasing order): only
+    /// what the process that decodes them does not know already (rank,
+    /// thread and node it has; the index follows from the order), 40
+    /// bytes an actor.
+    pub fn encode(&self, actors: &[ActorStats], mine: &[usize]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(256 + 40 * mine.len());
         put(&mut out, self.routines.len() as u64);
         for &(n, t, w) in &self.routines {
             put(&mut out, n);
@@ -366,32 +360,59 @@ impl Partial {
         put(&mut out, self.events);
         put(&mut out, self.peak_in_flight);
         put_list(&mut out, &self.stuck.bytes().map(u64::from).collect::<Vec<_>>());
+        put(&mut out, mine.len() as u64);
+        for &i in mine {
+            let a = &actors[i];
+            for v in [a.compute, a.comm, a.wait, a.end] {
+                put(&mut out, v.to_bits());
+            }
+            put(&mut out, a.calls);
+        }
         out
     }
 
-    /// Decodes [`Partial::encode`]'s bytes.
-    pub fn decode(data: &[u8]) -> Option<Partial> {
-        let mut w = Words(data);
-        let n = w.u64()? as usize;
-        let mut actors = Vec::with_capacity(n.min(1 << 24));
-        for _ in 0..n {
-            let i = w.u64()?;
-            let rt = w.u64()?;
-            let node = w.u64()? as u32;
-            actors.push((
-                i,
-                ActorStats {
-                    rank: rt as u32,
-                    thread: (rt >> 32) as u32,
-                    node,
-                    compute: w.f64()?,
-                    comm: w.f64()?,
-                    wait: w.f64()?,
-                    end: w.f64()?,
-                    calls: w.u64()?,
-                },
-            ));
+    /// Decodes every process's [`Partial::encode`] bytes (`all`, in
+    /// process order, as gathered at process 0). The figures of every
+    /// actor whose world rank `owner` gives to another process than 0 go
+    /// into `actors` (which lists every actor, with process 0's own
+    /// figures in place), read in actor order from their owner's bytes.
+    /// `None` if any part is damaged or holds more or fewer actors than
+    /// its process owns.
+    pub fn decode_all(
+        all: &[Vec<u8>],
+        actors: &mut [ActorStats],
+        owner: impl Fn(u32) -> u32,
+    ) -> Option<Vec<Partial>> {
+        let mut parts = Vec::with_capacity(all.len());
+        let mut figures = Vec::with_capacity(all.len());
+        for bytes in all {
+            let mut w = Words(bytes);
+            parts.push(Partial::decode_head(&mut w)?);
+            let n = w.u64()?;
+            figures.push((w, n));
         }
+        for a in actors.iter_mut() {
+            let p = owner(a.rank) as usize;
+            if p == 0 {
+                continue;
+            }
+            let (w, left) = figures.get_mut(p)?;
+            *left = left.checked_sub(1)?;
+            a.compute = w.f64()?;
+            a.comm = w.f64()?;
+            a.wait = w.f64()?;
+            a.end = w.f64()?;
+            a.calls = w.u64()?;
+        }
+        let all_read = figures
+            .iter()
+            .enumerate()
+            .all(|(p, (w, left))| w.0.is_empty() && (p == 0 || *left == 0));
+        all_read.then_some(parts)
+    }
+
+    /// The part before the actors' figures.
+    fn decode_head(w: &mut Words) -> Option<Partial> {
         let n = w.u64()? as usize;
         let mut routines = Vec::with_capacity(n.min(1 << 16));
         for _ in 0..n {
@@ -405,7 +426,6 @@ impl Partial {
         let peak_in_flight = w.u64()?;
         let stuck: Vec<u8> = w.list()?.into_iter().map(|b| b as u8).collect();
         Some(Partial {
-            actors,
             routines,
             sizes,
             bandwidths,
@@ -417,8 +437,9 @@ impl Partial {
         })
     }
 
-    /// Adds every process's figures into `stats` (whose actor list has
-    /// every actor); returns the exact routine sums and resource wait.
+    /// Adds every process's figures into `stats` (its actors' figures are
+    /// in place already: [`Partial::decode_all`]); returns the exact
+    /// routine sums and resource wait.
     pub fn merge(parts: Vec<Partial>, stats: &mut Stats) -> (Vec<(i128, i128)>, i128) {
         let mut routines = vec![(0i128, 0i128); stats.routines.len()];
         let mut resource_wait = 0;
@@ -440,11 +461,6 @@ impl Partial {
         stats.events = 0;
         stats.peak_in_flight = 0;
         for p in parts {
-            for (i, a) in p.actors {
-                if let Some(slot) = stats.actors.get_mut(i as usize) {
-                    *slot = a;
-                }
-            }
             for (k, (n, t, w)) in p.routines.into_iter().enumerate() {
                 if let (Some(r), Some(e)) = (stats.routines.get_mut(k), routines.get_mut(k)) {
                     r.count += n;
@@ -507,6 +523,74 @@ mod tests {
         }
         assert_eq!(Record::decode_all(&data).unwrap(), records);
         assert_eq!(Record::decode_all(&data[..data.len() - 1]), None);
+    }
+
+    /// Every process's figures land on its own actors at process 0 (two
+    /// threads a rank, blocks over 3 processes), and a part with an actor
+    /// too many or too few, or cut short, is refused.
+    #[test]
+    fn partials_put_each_actor_figures_in_place() {
+        let (world, procs) = (7u32, 3u32);
+        let actor = |i: usize| ActorStats {
+            rank: i as u32 / 2,
+            thread: i as u32 % 2,
+            node: i as u32 / 4,
+            compute: i as f64 + 0.5,
+            comm: -(i as f64),
+            wait: 1e-300 * i as f64,
+            end: 1e9 + i as f64,
+            calls: 3 * i as u64,
+        };
+        let truth: Vec<ActorStats> = (0..2 * world as usize).map(actor).collect();
+        let part = |p: u32, extra: isize| {
+            let mut mine: Vec<usize> = (0..truth.len())
+                .filter(|&a| p != 0 && owner(truth[a].rank, world, procs) == p)
+                .collect();
+            match extra {
+                1 => mine.push(0),
+                -1 => {
+                    mine.pop();
+                }
+                _ => {}
+            }
+            let head = Partial {
+                events: u64::from(p) + 1,
+                stuck: if p == 2 { "rank 6".into() } else { String::new() },
+                ..Partial::default()
+            };
+            head.encode(&truth, &mine)
+        };
+        // Process 0 starts from its own figures, and nothing for the rest.
+        let blank = |v: &ActorStats| ActorStats {
+            rank: v.rank,
+            thread: v.thread,
+            node: v.node,
+            ..ActorStats::default()
+        };
+        let mut at0: Vec<ActorStats> = truth
+            .iter()
+            .map(|v| {
+                if owner(v.rank, world, procs) == 0 {
+                    v.clone()
+                } else {
+                    blank(v)
+                }
+            })
+            .collect();
+        let all: Vec<Vec<u8>> = (0..procs).map(|p| part(p, 0)).collect();
+        let by = |r| owner(r, world, procs);
+        let parts = Partial::decode_all(&all, &mut at0, by).unwrap();
+        assert_eq!(at0, truth);
+        assert_eq!(parts.iter().map(|p| p.events).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(parts[2].stuck, "rank 6");
+        for (p, extra) in [(1, 1), (2, -1)] {
+            let mut all = all.clone();
+            all[p] = part(p as u32, extra);
+            assert_eq!(Partial::decode_all(&all, &mut at0.clone(), by), None);
+        }
+        let mut cut = all.clone();
+        cut[1].pop();
+        assert_eq!(Partial::decode_all(&cut, &mut at0.clone(), by), None);
     }
 
     #[test]
