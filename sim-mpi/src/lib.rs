@@ -69,6 +69,10 @@ impl Mpi {
     /// met by some processes only, which would leave the others waiting
     /// in their next collective.
     pub fn abort(&self, code: u8) -> ! {
+        // A moment first: a launcher that tears the job down at the first
+        // abort (MPICH's Hydra under load) may otherwise drop what the
+        // processes wrote before it read their pipes.
+        std::thread::sleep(std::time::Duration::from_millis(200));
         // SAFETY: MPI is initialised (an Mpi exists only after init).
         unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), c_int::from(code)) };
         std::process::exit(i32::from(code))
