@@ -20,8 +20,8 @@
 //! chain: old above, new below.
 
 use crate::dispatch::Table;
+use crate::entry::{self, ByRoutine};
 use crate::loader::Module;
-use crate::{entry, level, startup};
 use pnmpi_mpi_sys::ROUTINE_COUNT;
 use pnmpi_objects::got;
 
@@ -83,8 +83,9 @@ impl Binding {
     }
 
     /// Points the entry table, and under direct binding every module's
-    /// `XMPI_X` slots, at the layers of `table`.
-    pub fn apply(&self, modules: &[Module], table: &Table) -> Result<(), String> {
+    /// `XMPI_X` slots, at the layers of `table`; under dispatch binding a
+    /// wrapped routine's entry goes to `dispatcher(id)`.
+    pub fn apply(&self, modules: &[Module], table: &Table, dispatcher: ByRoutine) -> Result<(), String> {
         match self {
             Binding::Direct => {
                 for (i, m) in modules.iter().enumerate().rev() {
@@ -100,7 +101,7 @@ impl Binding {
                     entry::set(
                         id,
                         if wrapped {
-                            entry::dispatcher(id)
+                            dispatcher(id)
                         } else {
                             entry::native(id)
                         },
@@ -110,17 +111,6 @@ impl Binding {
         }
         Ok(())
     }
-}
-
-/// The level of the module that called an `XMPI_X` fallback entry or a
-/// `...Self` service, which returned to `return_address`: under direct
-/// binding the module holding that address, else the thread's level (kept
-/// by the dispatcher, and set while hooks run).
-pub fn caller_level(return_address: usize) -> u32 {
-    startup::chain()
-        .filter(|chain| chain.binding == Binding::Direct)
-        .and_then(|chain| chain.module_holding(return_address))
-        .map_or_else(level::get, |i| i as u32 + 1)
 }
 
 /// Writes every `XMPI_X` slot of module `m` (at `level`) with the next

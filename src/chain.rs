@@ -11,11 +11,37 @@
 use crate::binding::Binding;
 use crate::config::{PcontrolMode, DEFAULT_STACK, INITIAL_PHASE};
 use crate::dispatch::{self, StackLayout, Table};
+use crate::entry::ByRoutine;
 use crate::level;
 use crate::loader::Module;
+use once_cell::sync::OnceCell;
 use parking_lot::Mutex;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
 use std::collections::HashMap;
+
+/// The loaded chain; set once, by start-up, never dropped.
+static LOADED: OnceCell<Chain> = OnceCell::new();
+
+/// The chain, once the modules are loaded.
+pub fn loaded() -> Option<&'static Chain> {
+    LOADED.get()
+}
+
+/// Makes `make`'s chain the loaded one (unless one is already).
+pub fn install(make: impl FnOnce() -> Chain) -> &'static Chain {
+    LOADED.get_or_init(make)
+}
+
+/// The level of the module that called an `XMPI_X` fallback entry or a
+/// `...Self` service, which returned to `return_address`: under direct
+/// binding the module holding that address, else the thread's level (kept
+/// by the dispatcher, and set while hooks run).
+pub fn caller_level(return_address: usize) -> u32 {
+    loaded()
+        .filter(|chain| chain.binding == Binding::Direct)
+        .and_then(|chain| chain.module_holding(return_address))
+        .map_or_else(level::get, |i| i as u32 + 1)
+}
 
 /// One stack: its name, its top level and its members (module indices).
 pub struct Stack {
@@ -43,6 +69,8 @@ pub struct Chain {
     kept: Vec<Vec<(usize, *const ())>>,
     /// How layers reach each other.
     pub binding: Binding,
+    /// The dispatcher's entry of each routine, for dispatch binding.
+    dispatcher: ByRoutine,
     /// `(start, end, module index)` of every module segment, sorted, to
     /// find the module a return address lies in.
     code: Vec<(usize, usize, usize)>,
@@ -58,8 +86,15 @@ unsafe impl Sync for Chain {}
 impl Chain {
     /// Groups `modules` into stacks (the default stack first, then named
     /// stacks in order of appearance) and applies the routine selection
-    /// and Pcontrol delivery rules.
-    pub fn new(modules: Vec<Module>, pcontrol_mode: PcontrolMode, binding: Binding, rank: i64) -> Chain {
+    /// and Pcontrol delivery rules. `dispatcher` gives the dispatcher's
+    /// entry of a routine (the stubs', above this layer).
+    pub fn new(
+        modules: Vec<Module>,
+        pcontrol_mode: PcontrolMode,
+        binding: Binding,
+        dispatcher: ByRoutine,
+        rank: i64,
+    ) -> Chain {
         let mut stacks = vec![Stack {
             name: DEFAULT_STACK.into(),
             top: 0,
@@ -123,6 +158,7 @@ impl Chain {
             pcontrol,
             kept,
             binding,
+            dispatcher,
             code,
             live,
         }
@@ -159,7 +195,7 @@ impl Chain {
             Box::leak(Box::new(Table::build(self.levels(), &layouts)))
         });
         dispatch::publish(table);
-        self.binding.apply(&self.modules, table)
+        self.binding.apply(&self.modules, table, self.dispatcher)
     }
 
     /// The application called `MPI_Pcontrol(level)`: switch phase, if any

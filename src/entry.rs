@@ -1,6 +1,6 @@
 //! The per-routine entry table the application's `MPI_X` jumps through,
-//! and the fixed addresses it can hold: the native `PMPI_X`, or the
-//! dispatcher's entry into X's link stack.
+//! and the native `PMPI_X` it holds until a binding points it at a layer.
+//! The bottom of libpnmpi's layers: it names nothing of libpnmpi's own.
 //!
 //! Until the modules are loaded (and for every routine no module wraps)
 //! an entry holds `PMPI_X`, set by the loader's relocations before any
@@ -9,8 +9,13 @@
 use pnmpi_mpi_sys::{ffi, ROUTINE_COUNT};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+/// One of libpnmpi's entry points by routine id (the dispatcher's, or the
+/// exported `MPI_X`): the stubs, which define them, hand these to the
+/// layers below that point tables and slots at them.
+pub type ByRoutine = fn(usize) -> *const ();
+
 /// A code address in a table that is never written.
-struct Code(*const ());
+pub struct Code(pub *const ());
 
 // SAFETY: function addresses, only read.
 unsafe impl Sync for Code {}
@@ -20,8 +25,6 @@ macro_rules! tables {
         /// Where `MPI_X` goes, by routine id.
         pub static ENTRY: [AtomicPtr<()>; ROUTINE_COUNT] = [$(AtomicPtr::new(ffi::$pmpi as *mut ())),*];
         static NATIVE: [Code; ROUTINE_COUNT] = [$(Code(ffi::$pmpi as *const ())),*];
-        static DISPATCH: [Code; ROUTINE_COUNT] = [$(Code(crate::stubs::$mpi::enter as *const ())),*];
-        static APPLICATION: [Code; ROUTINE_COUNT] = [$(Code(crate::stubs::$mpi::$mpi as *const ())),*];
     };
 }
 
@@ -30,16 +33,6 @@ pnmpi_mpi_sys::all_routines!(tables);
 /// `PMPI_X`.
 pub fn native(id: usize) -> *const () {
     NATIVE[id].0
-}
-
-/// The dispatcher's entry into X's link stack from the top.
-pub fn dispatcher(id: usize) -> *const () {
-    DISPATCH[id].0
-}
-
-/// libpnmpi's exported `MPI_X`, the application's entry point.
-pub fn application(id: usize) -> *const () {
-    APPLICATION[id].0
 }
 
 /// Where `MPI_X` goes now.

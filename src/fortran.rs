@@ -22,7 +22,8 @@
 //! `docs/fortran.md` lists how the helpers were found, and what is not
 //! intercepted.
 
-use crate::{entry, error::Error};
+use crate::entry::{self, ByRoutine};
+use crate::error::Error;
 use pnmpi_mpi_sys::{FORTRAN_BINDINGS, ROUTINE_NAMES};
 use pnmpi_objects::foreign::{self, Foreign};
 use pnmpi_objects::got;
@@ -148,12 +149,17 @@ fn binding_names(mpi: &str) -> Vec<String> {
 }
 
 /// Where the `PMPI_X` slot of `lib` goes, or None to leave it native.
-fn target(id: usize, lib: &Foreign, filtered: &mut usize) -> Result<Option<usize>, String> {
+fn target(
+    id: usize,
+    lib: &Foreign,
+    application: ByRoutine,
+    filtered: &mut usize,
+) -> Result<Option<usize>, String> {
     let name = ROUTINE_NAMES[id];
     if name.ends_with("_f2c") || name.ends_with("_c2f") {
         return Ok(None);
     }
-    let chain = entry::application(id) as usize;
+    let chain = application(id) as usize;
     let Some(k) = HELPERS.iter().position(|&h| h == name) else {
         return Ok(Some(chain));
     };
@@ -185,17 +191,17 @@ fn target(id: usize, lib: &Foreign, filtered: &mut usize) -> Result<Option<usize
     unreachable!("helpers are filtered on x86-64 only")
 }
 
-/// Binds the `PMPI_X` slots of every loaded Fortran binding library.
-/// Runs before `main` (libpnmpi's constructor), when no other thread can
-/// be calling through them.
-pub fn bind() -> Result<Bound, Error> {
+/// Binds the `PMPI_X` slots of every loaded Fortran binding library to
+/// `application`'s addresses. Runs before `main` (libpnmpi's
+/// constructor), when no other thread can be calling through them.
+pub fn bind(application: ByRoutine) -> Result<Bound, Error> {
     let fail = |e: String| Error::Setting(format!("cannot intercept the Fortran MPI bindings: {e}"));
     let mut bound = Bound::default();
     for lib in foreign::loaded(FORTRAN_BINDINGS).map_err(fail)? {
         let mut filtered = 0;
         let mut slots = Vec::with_capacity(lib.file.pmpi_slots.len());
         for &(id, vaddr) in &lib.file.pmpi_slots {
-            if let Some(target) = target(id, &lib, &mut filtered).map_err(fail)? {
+            if let Some(target) = target(id, &lib, application, &mut filtered).map_err(fail)? {
                 slots.push((lib.address(vaddr), target));
             }
         }

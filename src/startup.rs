@@ -1,16 +1,17 @@
 //! Setting up the chain, once, when the application starts MPI: read the
 //! configuration, load the modules, run their hooks, publish the link
 //! stacks. Any error stops the process before MPI starts: a user who asked
-//! for a tool never silently runs without it.
+//! for a tool never silently runs without it. Called by the stubs (the
+//! layer above), which hand it their own entry points' addresses.
 
 use crate::binding::{self, Binding};
-use crate::chain::Chain;
+use crate::chain::{self, Chain};
 use crate::config::{self, Config};
+use crate::entry::ByRoutine;
 use crate::error::Error;
 use crate::fortran;
 use crate::loader::{self, Module};
 use once_cell::sync::OnceCell;
-use pnmpi_mpi_sys::{constants, ffi};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,18 +20,15 @@ use std::sync::Once;
 /// What libpnmpi bound of the Fortran bindings when it was loaded.
 static FORTRAN: OnceCell<fortran::Bound> = OnceCell::new();
 
-/// Runs when the dynamic loader has loaded libpnmpi, before `main`: the
-/// Fortran bindings' `PMPI_X` calls must reach the chain from their first
-/// call, `MPI_Init`.
-#[used]
-#[link_section = ".init_array"]
-static AT_LOAD: extern "C" fn() = at_load;
-
-extern "C" fn at_load() {
+/// What runs when the dynamic loader has loaded libpnmpi, before `main`
+/// (libpnmpi's constructor, in the stubs): the Fortran bindings' `PMPI_X`
+/// calls must reach the chain, at `application`'s `MPI_X`, from their
+/// first call, `MPI_Init`.
+pub fn at_load(application: ByRoutine) {
     if let Err(e) = crate::vranks::reexec_if_asked() {
         fail(&e);
     }
-    match std::panic::catch_unwind(fortran::bind) {
+    match std::panic::catch_unwind(|| fortran::bind(application)) {
         Ok(Ok(bound)) => {
             let _ = FORTRAN.set(bound);
         }
@@ -39,14 +37,7 @@ extern "C" fn at_load() {
     }
 }
 
-/// The loaded chain; set once, never dropped.
-static CHAIN: OnceCell<Chain> = OnceCell::new();
 static STARTED: Once = Once::new();
-
-/// The chain, once the modules are loaded.
-pub fn chain() -> Option<&'static Chain> {
-    CHAIN.get()
-}
 
 /// Exit status when the chain cannot be set up.
 const EXIT_SETUP_FAILED: i32 = 1;
@@ -64,37 +55,13 @@ fn verbose() -> bool {
 }
 
 /// Loads the modules unless that was done already. Called by the stubs of
-/// the routines that start MPI.
-pub fn ensure_loaded() {
-    STARTED.call_once(|| match std::panic::catch_unwind(setup) {
+/// the routines that start MPI, with their dispatcher's entries.
+pub fn ensure_loaded(dispatcher: ByRoutine) {
+    STARTED.call_once(|| match std::panic::catch_unwind(|| setup(dispatcher)) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => fail(&e.to_string()),
         Err(_) => fail("internal error while loading modules (see the panic message above)"),
     });
-}
-
-/// MPI has started: if modules select by rank, make sure the selection used
-/// MPI's own world rank rather than the launcher's.
-pub fn after_start(routine: &str) {
-    let Some(chain) = chain().filter(|c| c.selects_ranks()) else {
-        return;
-    };
-    if routine == "MPI_Session_init" {
-        return;
-    }
-    let mut rank = 0;
-    // SAFETY: MPI is initialised (the start routine returned); `rank` is a
-    // local out-parameter.
-    if unsafe { ffi::PMPI_Comm_rank(constants::COMM_WORLD(), &mut rank) } == constants::SUCCESS() {
-        chain.set_rank(i64::from(rank));
-    }
-}
-
-/// The application called `MPI_Pcontrol(level)`.
-pub fn pcontrol(level: i64) {
-    if let Some(chain) = chain() {
-        chain.set_phase(level);
-    }
 }
 
 fn fail(msg: &str) -> ! {
@@ -137,7 +104,7 @@ fn read_config() -> Result<Config, Error> {
     }
 }
 
-fn setup() -> Result<(), Error> {
+fn setup(dispatcher: ByRoutine) -> Result<(), Error> {
     let started = std::time::Instant::now();
     let config = read_config()?;
     let dirs = loader::search_dirs(
@@ -158,7 +125,15 @@ fn setup() -> Result<(), Error> {
     let any = !modules.is_empty();
     let requested = std::env::var(binding::VARIABLE).ok();
     let binding = Binding::choose(requested.as_deref(), &modules).map_err(Error::Setting)?;
-    let chain = CHAIN.get_or_init(|| Chain::new(modules, config.pcontrol_mode, binding, i64::from(rank)));
+    let chain = chain::install(|| {
+        Chain::new(
+            modules,
+            config.pcontrol_mode,
+            binding,
+            dispatcher,
+            i64::from(rank),
+        )
+    });
     for hook in ["PNMPI_RegistrationPoint", "PNMPI_Init"] {
         chain.run_hook_everywhere(hook);
     }
@@ -195,7 +170,7 @@ fn setup() -> Result<(), Error> {
 
 /// Runs `PNMPI_Fini`, then `PNMPI_UnregistrationPoint`, of every module.
 extern "C" fn run_exit_hooks() {
-    if let Some(chain) = chain() {
+    if let Some(chain) = chain::loaded() {
         for hook in ["PNMPI_Fini", "PNMPI_UnregistrationPoint"] {
             chain.run_hook_everywhere(hook);
         }

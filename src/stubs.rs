@@ -10,9 +10,61 @@
 //!   bound GOT slot (dispatch binding, a `dlsym`'ed pointer): the next
 //!   module below the caller that wraps X, or `PMPI_X` at the bottom.
 //! - `XMPI_X_NewStack`, which enters a named stack at its top.
+//!
+//! The top of libpnmpi's layers, as the entry points every call comes in
+//! by: start-up, the chain and its tables below know the stubs only by
+//! the addresses handed to them ([`dispatcher`], [`application`]).
 
-use crate::{binding, caller, dispatch, level, startup};
-use pnmpi_mpi_sys::ffi;
+use crate::entry::Code;
+use crate::{caller, chain, dispatch, level, startup};
+use pnmpi_mpi_sys::{constants, ffi, ROUTINE_COUNT};
+
+/// Runs when the dynamic loader has loaded libpnmpi, before `main`:
+/// start-up's work at load, which points the Fortran bindings' `PMPI_X`
+/// slots at these `MPI_X`.
+#[used]
+#[link_section = ".init_array"]
+static AT_LOAD: extern "C" fn() = at_load;
+
+extern "C" fn at_load() {
+    startup::at_load(application);
+}
+
+macro_rules! tables {
+    ($(($mpi:ident, $pmpi:ident)),* $(,)?) => {
+        static DISPATCH: [Code; ROUTINE_COUNT] = [$(Code($mpi::enter as *const ())),*];
+        static APPLICATION: [Code; ROUTINE_COUNT] = [$(Code($mpi::$mpi as *const ())),*];
+    };
+}
+
+pnmpi_mpi_sys::all_routines!(tables);
+
+/// The dispatcher's entry into X's link stack from the top.
+pub fn dispatcher(id: usize) -> *const () {
+    DISPATCH[id].0
+}
+
+/// libpnmpi's exported `MPI_X`, the application's entry point.
+pub fn application(id: usize) -> *const () {
+    APPLICATION[id].0
+}
+
+/// MPI has started: if modules select by rank, make sure the selection
+/// used MPI's own world rank rather than the launcher's.
+fn after_start(routine: &str) {
+    let Some(chain) = chain::loaded().filter(|c| c.selects_ranks()) else {
+        return;
+    };
+    if routine == "MPI_Session_init" {
+        return;
+    }
+    let mut rank = 0;
+    // SAFETY: MPI is initialised (the start routine returned); `rank` is a
+    // local out-parameter.
+    if unsafe { ffi::PMPI_Comm_rank(constants::COMM_WORLD(), &mut rank) } == constants::SUCCESS() {
+        chain.set_rank(i64::from(rank));
+    }
+}
 
 /// Level of the application, above every module.
 const TOP: u32 = 0;
@@ -26,11 +78,11 @@ macro_rules! define_stub {
         /// Called by C with the arguments of the MPI routine it is named after.
         #[no_mangle]
         pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
-            startup::ensure_loaded();
+            startup::ensure_loaded(dispatcher);
             // SAFETY: the entry table holds only functions of this
             // routine's signature; the caller's arguments go on unchanged.
             let rc = unsafe { std::mem::transmute::<*const (), $fty>(crate::entry::get($id))($($a),*) };
-            startup::after_start(stringify!($mpi));
+            after_start(stringify!($mpi));
             rc
         }
     };
@@ -41,7 +93,9 @@ macro_rules! define_stub {
         /// Called by C with the arguments of the MPI routine it is named after.
         #[no_mangle]
         pub unsafe extern "C" fn $mpi($a0: $t0) -> $r {
-            startup::pcontrol(i64::from($a0));
+            if let Some(chain) = chain::loaded() {
+                chain.set_phase(i64::from($a0));
+            }
             // SAFETY: as for the starters above.
             unsafe { std::mem::transmute::<*const (), $fty>(crate::entry::get($id))($a0) }
         }
@@ -110,7 +164,7 @@ macro_rules! define_stub {
 
             /// One layer below the module that called `XMPI_X`.
             unsafe extern "C" fn below_caller($($a: $t),*) -> $r {
-                let from = binding::caller_level(caller::take());
+                let from = chain::caller_level(caller::take());
                 if !dispatch::is_wrapped($id) {
                     // SAFETY: forwards the caller's arguments unchanged.
                     return unsafe { ffi::$pmpi($($a),*) };

@@ -7,8 +7,8 @@ use super::status::{
 };
 use super::{NAME_MAX, SIG_MAX};
 use crate::caller::{self, records_caller};
-use crate::chain::Chain;
-use crate::{binding, level, startup};
+use crate::chain::{self, Chain};
+use crate::level;
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 /// `PNMPI_modHandle_t`: a module's index, or a stack's top level.
@@ -29,14 +29,14 @@ pub struct GlobalDescriptor {
 }
 
 fn chain() -> Result<&'static Chain, Status> {
-    startup::chain().ok_or(NOMODULE)
+    chain::loaded().ok_or(NOMODULE)
 }
 
 /// The calling module: the one whose hook or wrapper is running, found
-/// by where the service returns to (see `binding::caller_level`).
+/// by where the service returns to (see `chain::caller_level`).
 fn current(return_address: usize) -> Result<usize, Status> {
     chain()?
-        .module_at(binding::caller_level(return_address))
+        .module_at(chain::caller_level(return_address))
         .map(|(i, _)| i)
         .ok_or(NOMODULE)
 }
@@ -322,7 +322,7 @@ records_caller!(
 );
 
 unsafe extern "C" fn call_hook(hook: *const c_char) {
-    let from = binding::caller_level(caller::take());
+    let from = chain::caller_level(caller::take());
     // SAFETY: forwarded from the caller's contract.
     if let (Ok(hook), Ok(chain)) = (unsafe { status::name(hook, NAME_MAX) }, chain()) {
         chain.call_hook_below(from, hook);
