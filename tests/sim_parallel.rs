@@ -91,42 +91,18 @@ fn motifs_replay_in_parallel_bit_for_bit() {
     case.write("m.toml", MACHINE);
     for motif in ["halo3d", "sweep3d", "random", "alltoall"] {
         let pnt = format!("{motif}.pnt");
-        succeeded(pnmpi_cli(
-            &[
-                "sim",
-                "synth",
-                motif,
-                "--ranks",
-                "13",
-                "--iterations",
-                "10",
-                "--bytes",
-                "6KiB",
-                "--allreduce-every",
-                "3",
-                "-o",
-                &pnt,
-            ],
+        synth(
             dir,
-        ));
+            motif,
+            13,
+            10,
+            &["--bytes", "6KiB", "--allreduce-every", "3"],
+            &pnt,
+        );
         agree(dir, &pnt, "simple");
     }
     // A tracer folder: each process reads its own ranks' files.
-    succeeded(pnmpi_cli(
-        &[
-            "sim",
-            "synth",
-            "halo2d",
-            "--ranks",
-            "12",
-            "--iterations",
-            "8",
-            "--folder",
-            "-o",
-            "folder",
-        ],
-        dir,
-    ));
+    synth(dir, "halo2d", 12, 8, &["--folder"], "folder");
     agree(dir, "folder", "loggp");
 }
 
@@ -178,20 +154,7 @@ fn what_a_parallel_replay_cannot_do_exactly_is_refused() {
     let case = Case::new();
     let dir = case.dir();
     case.write("m.toml", MACHINE);
-    succeeded(pnmpi_cli(
-        &[
-            "sim",
-            "synth",
-            "halo2d",
-            "--ranks",
-            "4",
-            "--iterations",
-            "2",
-            "-o",
-            "h.pnt",
-        ],
-        dir,
-    ));
+    synth(dir, "halo2d", 4, 2, &[], "h.pnt");
     let out = parallel(
         2,
         &["sim", "replay", "h.pnt", "-m", "m.toml", "--model", "bus"],
@@ -246,20 +209,7 @@ fn an_error_of_one_process_ends_the_job_with_its_exit_code() {
         "{err}"
     );
     // A flipped byte in the last chunk, which only one process reads.
-    succeeded(pnmpi_cli(
-        &[
-            "sim",
-            "synth",
-            "halo2d",
-            "--ranks",
-            "4",
-            "--iterations",
-            "50",
-            "-o",
-            "h.pnt",
-        ],
-        dir,
-    ));
+    synth(dir, "halo2d", 4, 50, &[], "h.pnt");
     let mut data = std::fs::read(dir.join("h.pnt")).unwrap();
     let n = data.len();
     data[n - 5] ^= 0x55;

@@ -85,24 +85,14 @@ fn a_compute_free_halo_costs_one_message_per_iteration() {
     let case = Case::new();
     let dir = case.dir();
     case.write("m.toml", MACHINE);
-    succeeded(pnmpi_cli(
-        &[
-            "sim",
-            "synth",
-            "halo2d",
-            "--ranks",
-            "4",
-            "--iterations",
-            "10",
-            "--bytes",
-            "1000B",
-            "--compute",
-            "0us",
-            "-o",
-            "h.pnt",
-        ],
+    synth(
         dir,
-    ));
+        "halo2d",
+        4,
+        10,
+        &["--bytes", "1000B", "--compute", "0us"],
+        "h.pnt",
+    );
     let t = runtime(dir, "h.pnt");
     let want = 10.0 * (2e-6 + 1000.0 / 1e9);
     assert!((t - want).abs() < 1e-12, "{t} s, want {want} s");

@@ -623,6 +623,14 @@ pub fn pnmpi_cli(args: &[&str], dir: &Path) -> std::process::Output {
         .expect("pnmpi runs")
 }
 
+/// `pnmpi sim synth MOTIF --ranks N --iterations I [MORE] -o OUT` in
+/// `dir`, which must succeed.
+pub fn synth(dir: &Path, motif: &str, ranks: u32, iterations: u32, more: &[&str], out: &str) {
+    let (n, i) = (ranks.to_string(), iterations.to_string());
+    let head = ["sim", "synth", motif, "--ranks", &n, "--iterations", &i];
+    succeeded(pnmpi_cli(&[&head[..], more, &["-o", out]].concat(), dir));
+}
+
 /// The standard output of a command that must have succeeded.
 pub fn succeeded(out: std::process::Output) -> String {
     assert!(
