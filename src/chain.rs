@@ -36,6 +36,7 @@ pub fn install(make: impl FnOnce() -> Chain) -> &'static Chain {
 /// `...Self` service, which returned to `return_address`: under direct
 /// binding the module holding that address, else the thread's level (kept
 /// by the dispatcher, and set while hooks run).
+#[inline]
 pub fn caller_level(return_address: usize) -> u32 {
     loaded()
         .filter(|chain| chain.binding == Binding::Direct)
