@@ -33,7 +33,8 @@ enum SimCommand {
     /// serial replay's results bit for bit (docs/sim.md).
     ///
     /// Exit codes: 0 replayed; 1 bad trace, machine file or output;
-    /// 2 bad command line; 3 the trace deadlocks.
+    /// 2 bad command line; 3 the trace deadlocks. In parallel, an error
+    /// that one process meets ends the whole job with its code.
     Replay(ReplayArgs),
     /// Replay one trace under several machines and models: one table, one chart.
     ///
