@@ -32,7 +32,12 @@ fn report(dir: &Path, json: &str) -> serde_json::Value {
 }
 
 fn parallel(np: usize, args: &[&str], dir: &Path) -> Output {
-    launcher(np)
+    parallel_within(np, 180, args, dir)
+}
+
+/// [`parallel`] stopped after `seconds` (for a run that must not hang).
+fn parallel_within(np: usize, seconds: u32, args: &[&str], dir: &Path) -> Output {
+    launcher_within(np, seconds)
         .arg(target_dir().join("pnmpi"))
         .args(args)
         .current_dir(dir)
@@ -193,14 +198,7 @@ fn an_error_of_one_process_ends_the_job_with_its_exit_code() {
     case.write("r0.txt", "0 init\n0 recv 1 0 8\n0 send 1 0 8\n0 finalize\n");
     case.write("r1.txt", "1 init\n1 recv 0 0 8\n1 send 0 0 8\n1 finalize\n");
     case.write("index.txt", "r0.txt\nr1.txt\n");
-    let run = |trace: &str| {
-        launcher_within(2, 60)
-            .arg(target_dir().join("pnmpi"))
-            .args(["sim", "replay", trace, "-m", "m.toml"])
-            .current_dir(dir)
-            .output()
-            .expect("mpirun runs")
-    };
+    let run = |trace: &str| parallel_within(2, 60, &["sim", "replay", trace, "-m", "m.toml"], dir);
     let out = run("index.txt");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");

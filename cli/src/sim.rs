@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use pnmpi_jitter::inject::ReplayNoise;
+use pnmpi_sim::engine::parallel::Exchange;
 use pnmpi_sim::engine::{replay, Options};
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::report::timeline::Timeline;
@@ -286,7 +287,6 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let mut mpi = pnmpi_sim_mpi::Mpi::init()?;
     if let Err(e) = parallel_job(a, &mut mpi, &machine, model.as_mut(), src.as_mut()) {
-        use pnmpi_sim::engine::parallel::Exchange;
         eprintln!(
             "pnmpi sim (process {} of {}): error: {e:#}",
             mpi.me(),
@@ -305,7 +305,7 @@ fn parallel_job(
     model: &mut dyn model::Model,
     src: &mut dyn input::OpSource,
 ) -> Result<()> {
-    let root = pnmpi_sim::engine::parallel::Exchange::me(mpi) == 0;
+    let root = mpi.me() == 0;
     let bar = if root {
         ProgressBar::new_spinner()
     } else {
@@ -327,7 +327,7 @@ fn parallel_job(
     };
     let mut report = report_of(a, &out, machine, model, src, wall);
     report.peak_memory_bytes = peak;
-    report.processes = pnmpi_sim::engine::parallel::Exchange::procs(mpi);
+    report.processes = mpi.procs();
     print!("{report}");
     if let Some(p) = &a.json {
         write_atomic(p, report.to_json())?;
