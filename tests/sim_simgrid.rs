@@ -135,6 +135,42 @@ fn halo_exchange_with_allreduce_and_split_bcast_agrees_within_one_percent() {
     }
 }
 
+/// Every kind of point-to-point request (persistent receives with
+/// `MPI_ANY_TAG` and `MPI_ANY_SOURCE` matched by every send mode,
+/// persistent sends, `MPI_Sendrecv_replace`, matched probes, a cancelled
+/// receive, a polled `MPI_Issend`), at an eager and a rendezvous size:
+/// the trace replays without a deadlock, and smpirun, the replay of the
+/// export and the replay of the trace itself agree.
+#[test]
+fn every_request_kind_replays_as_it_ran_at_eager_and_rendezvous_sizes() {
+    for bytes in ["1024", "1000000"] {
+        let (case, export) = exported("reqkinds", 4, &[bytes]);
+        let (sg, ours) = (smpirun(&export), pnmpi_replay(&export));
+        let out = Command::new(pnmpi())
+            .args(["sim", "replay", "trace", "-m"])
+            .arg(export.join("machine.toml"))
+            .args(["--json", "trace.json"])
+            .current_dir(case.dir())
+            .output()
+            .expect("pnmpi runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(case.dir().join("trace.json")).expect("json"))
+                .expect("JSON");
+        let traced = report["runtime_s"].as_f64().expect("runtime_s");
+        eprintln!("reqkinds {bytes}: smpirun {sg} s, export {ours} s, trace {traced} s");
+        for (what, t) in [("the export", ours), ("the trace", traced)] {
+            // smpirun prints 6 decimals: 0.5 us may hide in its figure.
+            let diff = (t - sg).abs();
+            assert!(
+                diff <= 0.001 * sg || diff <= 0.5e-6,
+                "{bytes} B: smpirun {sg} s, pnmpi sim on {what} {t} s"
+            );
+        }
+        assert!(sg > 1e-4, "{sg} s");
+    }
+}
+
 /// How many random programs each random cross-check runs:
 /// `PNMPI_SIMGRID_CASES` (CI keeps the default small).
 fn random_cases() -> u64 {
@@ -145,9 +181,11 @@ fn random_cases() -> u64 {
 }
 
 /// `randmix.c` with `cases` seeds in `mode` at 3 and 4 ranks: random
-/// sizes up to 4 MiB, blocking and nonblocking sends, Waitall, Waitany,
-/// Test, wildcard receives, and in the collective modes every collective
-/// on world and split communicators.
+/// sizes up to 4 MiB, blocking and nonblocking sends in every mode,
+/// persistent requests, Waitall, Waitany, Test, wildcard and persistent
+/// wildcard receives, matched probes, cancelled receives, and in the
+/// collective modes every collective on world and split communicators:
+/// none replays to a deadlock, and each agrees with smpirun.
 fn random(mode: &str, tolerance: f64) {
     for seed in 1..=random_cases() {
         let np = 3 + (seed as usize % 2);

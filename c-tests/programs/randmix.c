@@ -12,6 +12,13 @@
  *   - MPI_Test polled until the receive is done, then MPI_Wait;
  *   - blocking pairs (MPI_Send then MPI_Recv, or the reverse);
  *   - MPI_Sendrecv;
+ *   - a persistent receive with MPI_ANY_TAG or MPI_ANY_SOURCE, matched
+ *     by MPI_Send, MPI_Ssend or MPI_Bsend;
+ *   - MPI_Sendrecv_replace from MPI_ANY_SOURCE;
+ *   - MPI_Mprobe and MPI_Mrecv, or MPI_Improbe polled and MPI_Imrecv;
+ *   - an MPI_Irecv cancelled unmatched, then MPI_Rsend into a receive
+ *     posted before a barrier;
+ *   - persistent standard and synchronous sends, started together;
  *   - with MODE coll or all: a collective on MPI_COMM_WORLD or on a split
  *     communicator (every blocking MPI-1 collective, MPI_Scan, and with
  *     MODE all the v collectives and MPI_Reduce_scatter with unequal
@@ -90,9 +97,12 @@ int main(int argc, char **argv)
     uint64_t shared = seed, mine = seed ^ (0x1234567ull * (uint64_t)(rank + 1));
     double x = 1;
     long checksum = 0;
+    int bsize = MAX_BYTES + MPI_BSEND_OVERHEAD;
+    char *bbuf = malloc(bsize);
+    MPI_Buffer_attach(bbuf, bsize);
     for (int step = 0; step < steps; step++) {
         x = spin((double)(next(&mine) % 200), x);
-        int pattern = (int)(next(&shared) % (colls ? 8 : 6));
+        int pattern = (int)(next(&shared) % (colls ? 13 : 11));
         int k = 1 + (int)(next(&shared) % (uint64_t)(size - 1));
         int to = (rank + k) % size, from = (rank + size - k) % size;
         int n = size_in(&shared, MAX_BYTES);
@@ -142,9 +152,80 @@ int main(int argc, char **argv)
         case 5:
             MPI_Sendrecv(a, n, MPI_BYTE, to, step, b, n, MPI_BYTE, from, step, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             break;
+        case 6: {
+            /* A wildcard source needs the tag: a later step's message from
+             * another rank may be in flight already. */
+            if (step % 2)
+                MPI_Recv_init(b, n, MPI_BYTE, MPI_ANY_SOURCE, step, MPI_COMM_WORLD, &req[0]);
+            else
+                MPI_Recv_init(b, n, MPI_BYTE, from, MPI_ANY_TAG, MPI_COMM_WORLD, &req[0]);
+            MPI_Start(&req[0]);
+            if (step % 3 == 0)
+                MPI_Send(a, n, MPI_BYTE, to, step, MPI_COMM_WORLD);
+            else if (step % 3 == 1)
+                MPI_Ssend(a, n, MPI_BYTE, to, step, MPI_COMM_WORLD);
+            else
+                MPI_Bsend(a, n, MPI_BYTE, to, step, MPI_COMM_WORLD);
+            MPI_Wait(&req[0], &st);
+            checksum += st.MPI_TAG == step && st.MPI_SOURCE == from;
+            MPI_Request_free(&req[0]);
+            break;
+        }
+        case 7:
+            memcpy(b, a, (size_t)n);
+            MPI_Sendrecv_replace(b, n, MPI_BYTE, to, step, MPI_ANY_SOURCE, step, MPI_COMM_WORLD, &st);
+            checksum += st.MPI_SOURCE == from;
+            break;
+        case 8: {
+            MPI_Message m;
+            MPI_Isend(a, n, MPI_BYTE, to, step, MPI_COMM_WORLD, &req[1]);
+            if (step % 2) {
+                MPI_Mprobe(MPI_ANY_SOURCE, step, MPI_COMM_WORLD, &m, &st);
+                MPI_Mrecv(b, n, MPI_BYTE, &m, &st);
+            } else {
+                while (!flag) {
+                    MPI_Improbe(MPI_ANY_SOURCE, step, MPI_COMM_WORLD, &flag, &m, &st);
+                    x = spin(5, x);
+                }
+                MPI_Imrecv(b, n, MPI_BYTE, &m, &req[0]);
+                MPI_Wait(&req[0], &st);
+            }
+            checksum += st.MPI_SOURCE == from;
+            MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+            break;
+        }
+        case 9: {
+            MPI_Request never;
+            MPI_Irecv(b, n, MPI_BYTE, from, steps + step, MPI_COMM_WORLD, &never);
+            MPI_Cancel(&never);
+            MPI_Wait(&never, &st);
+            MPI_Test_cancelled(&st, &flag);
+            checksum += flag;
+            MPI_Irecv(b, n, MPI_BYTE, from, step, MPI_COMM_WORLD, &req[0]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Rsend(a, n, MPI_BYTE, to, step, MPI_COMM_WORLD);
+            MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+            break;
+        }
+        case 10: {
+            MPI_Request p[3];
+            /* Two tags: SimGrid's replay keys requests by (source,
+             * destination, tag), and would wait for only one of two. */
+            MPI_Irecv(b, n, MPI_BYTE, from, step, MPI_COMM_WORLD, &p[0]);
+            MPI_Irecv(b + MAX_BYTES, n, MPI_BYTE, from, 2 * steps + step, MPI_COMM_WORLD, &p[1]);
+            MPI_Send_init(a, n, MPI_BYTE, to, step, MPI_COMM_WORLD, &req[0]);
+            MPI_Ssend_init(a, n, MPI_BYTE, to, 2 * steps + step, MPI_COMM_WORLD, &req[1]);
+            MPI_Startall(2, req);
+            p[2] = req[0];
+            MPI_Waitall(3, p, MPI_STATUSES_IGNORE);
+            MPI_Wait(&req[1], MPI_STATUS_IGNORE);
+            MPI_Request_free(&req[0]);
+            MPI_Request_free(&req[1]);
+            break;
+        }
         default: {
-            MPI_Comm comm = pattern == 6 ? MPI_COMM_WORLD : half;
-            int cr = pattern == 6 ? rank : hrank, cs = pattern == 6 ? size : hsize;
+            MPI_Comm comm = pattern == 11 ? MPI_COMM_WORLD : half;
+            int cr = pattern == 11 ? rank : hrank, cs = pattern == 11 ? size : hsize;
             int root = (int)(next(&shared) % (uint64_t)cs);
             int which = (int)(next(&shared) % (vcolls ? 16 : 10));
             int c = n / cs; /* per-member share, all buffers fit */
@@ -225,6 +306,8 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("randmix: seed %llu steps %d mode %s checksum %ld (%d)\n", (unsigned long long)seed, steps, mode,
                total, x > 0);
+    MPI_Buffer_detach(&bbuf, &bsize);
+    free(bbuf);
     MPI_Comm_free(&half);
     free(a);
     free(b);

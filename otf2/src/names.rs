@@ -7,9 +7,12 @@ use pnmpi_trace::routine::{classify, Coll, Kind};
 /// The region role Score-P gives the routine.
 pub fn role(name: &str) -> ffi::OTF2_RegionRole {
     (match classify(name) {
-        Kind::Send { .. } | Kind::Recv { .. } | Kind::Sendrecv | Kind::Start | Kind::Complete => {
-            ffi::OTF2_REGION_ROLE_POINT2POINT
-        }
+        Kind::Send { .. }
+        | Kind::Recv { .. }
+        | Kind::Sendrecv
+        | Kind::Start
+        | Kind::Complete
+        | Kind::Cancel => ffi::OTF2_REGION_ROLE_POINT2POINT,
         Kind::Collective { op, .. } => match op {
             Coll::Barrier => ffi::OTF2_REGION_ROLE_BARRIER,
             Coll::Bcast | Coll::Scatter => ffi::OTF2_REGION_ROLE_COLL_ONE2ALL,

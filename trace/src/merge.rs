@@ -581,6 +581,8 @@ struct RoutineRole {
     comm_free: bool,
     /// `MPI_Request_free`.
     request_free: bool,
+    /// `MPI_Cancel`: names a request that stays live until its wait.
+    cancel: bool,
 }
 
 impl RoutineRole {
@@ -590,6 +592,7 @@ impl RoutineRole {
             persistent_init: name.ends_with("_init") || name.ends_with("_init_c"),
             comm_free: matches!(name, "MPI_Comm_free" | "MPI_Comm_disconnect"),
             request_free: name == "MPI_Request_free",
+            cancel: name == "MPI_Cancel",
         }
     }
 }
@@ -804,7 +807,7 @@ impl RankConverter {
                 req: Some(info.current),
                 status,
             });
-            if !info.persistent || role.request_free {
+            if (!info.persistent || role.request_free) && !role.cancel {
                 self.reqs.pop_front(d.handle);
             }
         }

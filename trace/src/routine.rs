@@ -64,6 +64,9 @@ pub enum Kind {
     Start,
     /// Waits for or tests requests.
     Complete,
+    /// `MPI_Cancel`: a request that its wait completes, cancelled if it
+    /// had not matched.
+    Cancel,
     /// A collective; `blocking: false` for the `I` forms.
     Collective {
         /// Which.
@@ -99,9 +102,12 @@ pub fn classify(name: &str) -> Kind {
                 blocking: !persistent,
             }
         }
-        "Irecv" => return Kind::Recv { blocking: false },
+        // A matched probe's message is received as a wildcard receive.
+        "Irecv" | "Imrecv" => return Kind::Recv { blocking: false },
+        "Mrecv" => return Kind::Recv { blocking: true },
         "Sendrecv" | "Sendrecv_replace" => return Kind::Sendrecv,
         "Start" | "Startall" => return Kind::Start,
+        "Cancel" => return Kind::Cancel,
         "Wait" | "Waitall" | "Waitany" | "Waitsome" | "Test" | "Testall" | "Testany" | "Testsome"
         | "Request_free" => return Kind::Complete,
         _ => {}

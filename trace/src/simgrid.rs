@@ -18,12 +18,12 @@
 pub mod coll;
 
 use crate::error::{Error, Result};
-use crate::fields::{V, WILD_SOURCE, WILD_TAG};
+use crate::fields::{ANY_SOURCE, ANY_TAG, V, WILD_SOURCE, WILD_TAG};
 use crate::messages::Persistent;
 use crate::routine::{classify, Coll, Kind};
 use crate::source::{for_each_event_of, StreamedTrace};
 use crate::trace::{members, Comm, Event, ReqRef};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -128,11 +128,12 @@ type Key = (i64, i64, i64);
 /// Where a rank's requests' lookahead comes from.
 enum Known {
     /// Collected by a first reading of the rank's streams: the sources
-    /// and tags of wildcard receives (from their completions) and every
-    /// persistent request.
+    /// and tags of wildcard receives (from their completions), every
+    /// persistent request, and the requests `MPI_Cancel` named.
     Collected {
         wild: HashMap<ReqRef, (i64, i64)>,
         persistent: HashMap<ReqRef, Persistent>,
+        cancelled: HashSet<ReqRef>,
     },
     /// Not collected: persistent requests as their inits are read; a
     /// wildcard receive, or a start of a request not seen yet, stops the
@@ -217,6 +218,25 @@ impl Rank<'_> {
         self.stored.entry(key).or_insert(req);
     }
 
+    /// The source and tag receive `req` is written with, posted with
+    /// `posted`: a wildcard's from its completion, which only the collected
+    /// lookahead knows (else it asks for it); `None` for a receive that is
+    /// not written (cancelled, or from no rank).
+    fn received(&mut self, req: ReqRef, wild: bool, posted: (i64, i64)) -> Option<(i64, i64)> {
+        let (src, tag) = match &self.known {
+            Known::Collected { cancelled, .. } if cancelled.contains(&req) => return None,
+            Known::Collected { wild: known, .. } if wild => {
+                known.get(&req).copied().unwrap_or((-1, posted.1))
+            }
+            Known::SoFar(_) if wild => {
+                self.lookahead = true;
+                return None;
+            }
+            _ => posted,
+        };
+        (src >= 0).then_some((src, tag))
+    }
+
     fn wait(&mut self, req: ReqRef) {
         if let Some(keys) = self.nbc.remove(&req) {
             for k in keys {
@@ -258,20 +278,18 @@ impl Rank<'_> {
             }
             Kind::Recv { blocking: true } if peer >= 0 => self.act(&format!("recv {peer} {tag} {bytes}")),
             Kind::Recv { blocking: false } if !name.contains("_init") => {
-                let (src, tag) = if e.get(V::Wild).unwrap_or(0) & (WILD_SOURCE | WILD_TAG) != 0 {
-                    match &self.known {
-                        Known::Collected { wild, .. } => wild.get(&req).copied().unwrap_or((-1, tag)),
-                        Known::SoFar(_) => {
-                            self.lookahead = true;
-                            return;
-                        }
-                    }
-                } else {
-                    (peer, tag)
-                };
-                if src >= 0 {
+                let wild = e.get(V::Wild).unwrap_or(0) & (WILD_SOURCE | WILD_TAG) != 0;
+                if let Some((src, tag)) = self.received(req, wild, (peer, tag)) {
                     self.post(&format!("irecv {src} {tag} {bytes}"), req, (src, me, tag));
                 }
+            }
+            // A cancelled receive is not written (SimGrid's replay has no
+            // cancel), which the collected lookahead tells.
+            Kind::Cancel => {
+                if matches!(self.known, Known::SoFar(_)) {
+                    self.lookahead = true;
+                }
+                self.compute += e.duration();
             }
             Kind::Sendrecv => {
                 let (src, rtag) = (e.get(V::Src).unwrap_or(-1), e.get(V::Rtag).unwrap_or(0));
@@ -299,21 +317,25 @@ impl Rank<'_> {
                         stream: si as u32,
                         index: e.first_req + i as u32,
                     };
-                    if p.peer < 0 {
-                        continue;
-                    }
                     if p.send {
-                        self.post(
-                            &format!("isend {} {} {}", p.peer, p.tag, p.bytes),
-                            activation,
-                            (me, p.peer, p.tag),
-                        );
+                        if p.peer >= 0 {
+                            self.post(
+                                &format!("isend {} {} {}", p.peer, p.tag, p.bytes),
+                                activation,
+                                (me, p.peer, p.tag),
+                            );
+                        }
                     } else {
-                        self.post(
-                            &format!("irecv {} {} {}", p.peer, p.tag, p.bytes),
-                            activation,
-                            (p.peer, me, p.tag),
-                        );
+                        let wild = p.peer == ANY_SOURCE || p.tag == ANY_TAG;
+                        match self.received(activation, wild, (p.peer, p.tag)) {
+                            Some((src, tag)) => self.post(
+                                &format!("irecv {src} {tag} {}", p.bytes),
+                                activation,
+                                (src, me, tag),
+                            ),
+                            None if self.lookahead => return,
+                            None => {}
+                        }
                     }
                 }
             }
@@ -478,6 +500,7 @@ fn persistent_init(name: &str, kind: Kind, e: &Event) -> Option<Persistent> {
 fn collect(src: &mut dyn StreamedTrace, rank: u32, kinds: &[Kind]) -> Result<Known> {
     let mut wild = HashMap::new();
     let mut persistent = HashMap::new();
+    let mut cancelled = HashSet::new();
     let routines = src.routines().to_vec();
     for_each_event_of(src, &|(r, _)| r == rank, &|_| {}, |_, si, _, _, e| {
         for d in &e.done {
@@ -486,6 +509,9 @@ fn collect(src: &mut dyn StreamedTrace, rank: u32, kinds: &[Kind]) -> Result<Kno
             }
         }
         let name = routines.get(e.routine as usize).map_or("?", String::as_str);
+        if kinds[e.routine as usize] == Kind::Cancel {
+            cancelled.extend(e.done.iter().filter_map(|d| d.req));
+        }
         if let Some(p) = persistent_init(name, kinds[e.routine as usize], e) {
             let req = ReqRef {
                 stream: si as u32,
@@ -495,7 +521,11 @@ fn collect(src: &mut dyn StreamedTrace, rank: u32, kinds: &[Kind]) -> Result<Kno
         }
         Ok(())
     })?;
-    Ok(Known::Collected { wild, persistent })
+    Ok(Known::Collected {
+        wild,
+        persistent,
+        cancelled,
+    })
 }
 
 /// Writes `r`'s rank from its streams `mine` into its file `path`, the

@@ -20,6 +20,7 @@
 
 mod clock;
 mod extract;
+mod matched;
 mod output;
 mod record;
 mod setup;
@@ -286,18 +287,32 @@ macro_rules! sendrecv_replace {
     };
 }
 
-/// `MPI_Probe` (source, tag, comm, status) and `MPI_Iprobe` (..., flag, status).
+/// `MPI_Probe` (source, tag, comm, status), `MPI_Iprobe` (..., flag,
+/// status), and the matched probes `MPI_Mprobe` (source, tag, comm,
+/// message, status) and `MPI_Improbe` (..., flag, message, status), which
+/// keep their message's communicator for its receive.
 macro_rules! probe {
     ($id:expr, $mpi:ident, $x:ident, ($src:ident: $tp:ty, $tag:ident: $tt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty)
         -> $r:ty) => {
-        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r, $src, $tag, $c, [], $st);
+        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r, $src, $tag, $c, [], [], $st);
     };
     ($id:expr, $mpi:ident, $x:ident, ($src:ident: $tp:ty, $tag:ident: $tt:ty, $c:ident: $tc:ty, $flag:ident: $tf:ty,
         $st:ident: $ts:ty) -> $r:ty) => {
-        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $flag: $tf, $st: $ts) -> $r, $src, $tag, $c, [$flag], $st);
+        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $flag: $tf, $st: $ts) -> $r, $src, $tag, $c, [$flag],
+            [], $st);
+    };
+    (mprobe $id:expr, $mpi:ident, $x:ident, ($src:ident: $tp:ty, $tag:ident: $tt:ty, $c:ident: $tc:ty,
+        $m:ident: $tm:ty, $st:ident: $ts:ty) -> $r:ty) => {
+        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $m: $tm, $st: $ts) -> $r, $src, $tag, $c, [], [$m],
+            $st);
+    };
+    (mprobe $id:expr, $mpi:ident, $x:ident, ($src:ident: $tp:ty, $tag:ident: $tt:ty, $c:ident: $tc:ty,
+        $flag:ident: $tf:ty, $m:ident: $tm:ty, $st:ident: $ts:ty) -> $r:ty) => {
+        probe!(@ $id, $mpi, $x, ($src: $tp, $tag: $tt, $c: $tc, $flag: $tf, $m: $tm, $st: $ts) -> $r, $src, $tag,
+            $c, [$flag], [$m], $st);
     };
     (@ $id:expr, $mpi:ident, $x:ident, $args:tt -> $r:ty, $src:ident, $tag:ident, $c:ident, [$($flag:ident)?],
-        $st:ident) => {
+        [$($m:ident)?], $st:ident) => {
         traced!($id, $mpi, $x, $args -> $r,
             |s, scr, t0, t1, rc| pre {
                 let mut own = extract::blank_status();
@@ -307,6 +322,7 @@ macro_rules! probe {
                 #[allow(unused_mut)]
                 let mut found = ok(rc);
                 $(found = found && out!($flag) != 0;)?
+                $(if found { matched::probed(out!($m).bits(), $c.bits()); })?
                 // SAFETY: MPI filled the status of a successful probe.
                 let status = (wild && found).then(|| unsafe { extract::status($st) });
                 emit!(s, RawEvent {
@@ -318,6 +334,70 @@ macro_rules! probe {
                 });
             });
     };
+}
+
+/// The receives of a matched probe's message: `MPI_Mrecv` (buf, count,
+/// type, message, status) and `MPI_Imrecv` (..., message, request). They
+/// are traced as receives posted with wildcards on the probe's
+/// communicator, so that the status (of the call, or of the request's
+/// completion) names the source, as for `MPI_Recv(MPI_ANY_SOURCE)`. A
+/// message no traced probe matched is traced as a plain call.
+macro_rules! mrecv {
+    ($id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $m:ident: $tm:ty,
+        $st:ident: $ts:ty) -> $r:ty) => {
+        mrecv!(@ $id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $m: $tm, $st: $ts) -> $r, $n, $dt, $m, status $st);
+    };
+    (imrecv $id:expr, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
+        $m:ident: $tm:ty, $req:ident: $tr:ty) -> $r:ty) => {
+        mrecv!(@ $id, $mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $m: $tm, $req: $tr) -> $r, $n, $dt, $m, req $req);
+    };
+    (@ $id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, $n:ident, $dt:ident, $m:ident,
+        $out:ident $o:ident) => {
+        export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
+            let s = record::enter();
+            if s.is_null() {
+                // SAFETY: the caller's arguments, unchanged, to the next layer.
+                return unsafe { $x($($a),*) };
+            }
+            // The message before the call, which frees it.
+            let comm = if $m.is_null() { None } else { matched::received(out!($m).bits()) };
+            mrecv!(status_of $out $o);
+            // SAFETY: the caller's arguments, with a status of the tracer's
+            // own in place of an ignored one, to the next layer.
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
+            match comm {
+                Some(comm) if ok(rc) => {
+                    let call = P2p {
+                        routine: $id,
+                        start: t0,
+                        end: t1,
+                        peer: i64::from(mpi::ANY_SOURCE()),
+                        tag: i64::from(mpi::ANY_TAG()),
+                        comm,
+                        // SAFETY: `s` came from `enter` on this thread.
+                        bytes: unsafe { record::bytes(s, $n, $dt) },
+                        req: mrecv!(req_of $out $o),
+                        status: mrecv!(received $out $o),
+                    };
+                    // SAFETY: `s` came from `enter` on this thread; the call returned.
+                    unsafe { record::p2p(s, &call) };
+                }
+                // SAFETY: `s` came from `enter` on this thread; the call returned.
+                _ => unsafe { record::plain(s, $id, t0, t1) },
+            }
+            rc
+        });
+    };
+    (status_of status $st:ident) => {
+        let mut own = extract::blank_status();
+        let $st = if $st == mpi::STATUS_IGNORE() { &raw mut own } else { $st };
+    };
+    (status_of req $req:ident) => {};
+    (req_of status $st:ident) => { None };
+    (req_of req $req:ident) => { Some(out!($req).bits()) };
+    // SAFETY: MPI filled the status of a successful receive.
+    (received status $st:ident) => { Some(unsafe { extract::status($st) }) };
+    (received req $req:ident) => { None };
 }
 
 /// Collectives whose arguments are read by `$read`, an expression of the
@@ -686,6 +766,7 @@ macro_rules! waitsome {
 }
 
 /// `MPI_Request_free`: the request is released (recorded as completed, no status).
+/// `MPI_Request_free` and `MPI_Cancel` (request): the request they name.
 macro_rules! request_free {
     ($id:expr, $mpi:ident, $x:ident, ($req:ident: $tr:ty) -> $r:ty) => {
         traced!($id, $mpi, $x, ($req: $tr) -> $r,
@@ -920,6 +1001,12 @@ macro_rules! wrap {
     (@ MPI_Sendrecv_replace_c, $($t:tt)*) => { sendrecv_replace!($($t)*); };
     (@ MPI_Probe, $($t:tt)*) => { probe!($($t)*); };
     (@ MPI_Iprobe, $($t:tt)*) => { probe!($($t)*); };
+    (@ MPI_Mprobe, $($t:tt)*) => { probe!(mprobe $($t)*); };
+    (@ MPI_Improbe, $($t:tt)*) => { probe!(mprobe $($t)*); };
+    (@ MPI_Mrecv, $($t:tt)*) => { mrecv!($($t)*); };
+    (@ MPI_Mrecv_c, $($t:tt)*) => { mrecv!($($t)*); };
+    (@ MPI_Imrecv, $($t:tt)*) => { mrecv!(imrecv $($t)*); };
+    (@ MPI_Imrecv_c, $($t:tt)*) => { mrecv!(imrecv $($t)*); };
     (@ MPI_Barrier, $($t:tt)*) => { barrier!($($t)*); };
     (@ MPI_Ibarrier, $($t:tt)*) => { barrier!($($t)*); };
     (@ MPI_Bcast, $($t:tt)*) => { bcast!($($t)*); };
@@ -963,6 +1050,8 @@ macro_rules! wrap {
     (@ MPI_Waitsome, $($t:tt)*) => { waitsome!($($t)*); };
     (@ MPI_Testsome, $($t:tt)*) => { waitsome!($($t)*); };
     (@ MPI_Request_free, $($t:tt)*) => { request_free!($($t)*); };
+    // A cancel names its request, which its wait completes later.
+    (@ MPI_Cancel, $($t:tt)*) => { request_free!($($t)*); };
     (@ MPI_Start, $($t:tt)*) => { start!($($t)*); };
     (@ MPI_Startall, $($t:tt)*) => { start!($($t)*); };
     (@ MPI_Comm_dup, $($t:tt)*) => { newcomm!($($t)*); };

@@ -312,6 +312,58 @@ impl Mailboxes {
         None
     }
 
+    /// Takes receive `req` out of `rank`'s mailbox if it is still
+    /// unmatched there (`MPI_Cancel`): whether it was. Cancels are rare: a
+    /// scan of the mailbox.
+    #[cold]
+    pub fn cancel_recv(&mut self, rank: u32, req: ReqId) -> bool {
+        let r = rank as usize;
+        let head = self.by_rank.get(r).copied().unwrap_or(NIL);
+        let is_it = |p: &Post| !p.is_send && p.what == req;
+        let found = if head == CROWDED {
+            let Some(by_key) = self.crowded.get_mut(&rank) else {
+                return false;
+            };
+            let hit = by_key
+                .iter()
+                .find_map(|(k, q)| q.iter().position(is_it).map(|i| (*k, i)));
+            if let Some((k, i)) = hit {
+                let q = by_key.get_mut(&k).expect("the key just found");
+                q.remove(i);
+                if q.is_empty() {
+                    by_key.remove(&k);
+                    if by_key.is_empty() {
+                        self.crowded.remove(&rank);
+                        self.by_rank[r] = NIL;
+                    }
+                }
+            }
+            hit.is_some()
+        } else {
+            let (mut prev, mut at) = (NIL, head);
+            loop {
+                if at == NIL {
+                    break false;
+                }
+                let node = self.nodes[at];
+                if is_it(&node.post) {
+                    if prev == NIL {
+                        self.by_rank[r] = node.next;
+                    } else {
+                        self.nodes[prev].next = node.next;
+                    }
+                    self.nodes.remove(at);
+                    break true;
+                }
+                (prev, at) = (at, node.next);
+            }
+        };
+        if found {
+            self.in_flight -= 1;
+        }
+        found
+    }
+
     /// Unmatched sends and receives now.
     pub fn in_flight(&self) -> usize {
         self.in_flight
@@ -335,6 +387,33 @@ mod tests {
             post: req as f64,
             free: 0.0,
             arrival: None,
+        }
+    }
+
+    /// A cancelled receive leaves its mailbox, list or by key, and only
+    /// it: the sends that come later match the receives around it.
+    #[test]
+    fn a_cancelled_receive_leaves_its_mailbox_and_only_it() {
+        for crowd in [3u64, 60] {
+            let mut mail = Mailboxes::default();
+            for id in 0..crowd {
+                assert!(mail
+                    .recv((1, 5, 0, 0), PendingRecv { req: id, post: 0.0 })
+                    .is_none());
+            }
+            assert!(mail.cancel_recv(5, 1));
+            assert!(!mail.cancel_recv(5, 1), "cancelled twice");
+            assert!(!mail.cancel_recv(4, 0), "another rank's mailbox");
+            assert_eq!(mail.in_flight() as u64, crowd - 1);
+            let matched: Vec<u64> = (0..crowd - 1)
+                .map(|i| mail.send((1, 5, 0, 0), send(100 + i)).expect("a receive").req)
+                .collect();
+            let want: Vec<u64> = (0..crowd).filter(|&id| id != 1).collect();
+            assert_eq!(matched, want);
+            assert_eq!(mail.in_flight(), 0);
+            // A send is no receive to cancel.
+            assert!(mail.send((1, 5, 0, 0), send(7)).is_none());
+            assert!(!mail.cancel_recv(5, 0));
         }
     }
 

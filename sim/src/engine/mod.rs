@@ -670,11 +670,14 @@ impl<'m, 'o> Engine<'m, 'o> {
                 st.clock = 0.0;
             }
             OpKind::Finalize => self.end_actor(a),
-            OpKind::Local => {
+            OpKind::Local | OpKind::Cancel(_) => {
                 let st = &self.actors[a];
                 if st.started {
                     let work = self.machine.cpu(st.node, op.dur);
                     self.compute(a, work);
+                }
+                if let &OpKind::Cancel(req) = &op.kind {
+                    self.cancel(rank, req, self.actors[a].clock);
                 }
             }
             &OpKind::Send {
@@ -887,6 +890,18 @@ impl<'m, 'o> Engine<'m, 'o> {
     fn forget_wildcard(&mut self, req: ReqId) {
         if !self.wildcards.is_empty() {
             self.wildcards.remove(&req);
+        }
+    }
+
+    /// `MPI_Cancel` of `req` by `rank` at `t`: a receive not matched yet
+    /// (posted, or a wildcard waiting for its source) leaves its mailbox
+    /// and completes now; a matched one, or a send, completes as it would.
+    fn cancel(&mut self, rank: u32, req: ReqId, t: Ns) {
+        let unmatched = self.wildcards.remove(&req).is_some() || self.mail.cancel_recv(rank, req);
+        if unmatched {
+            if let Some(r) = self.reqs.get_mut(req) {
+                r.set_done(t, f64::NEG_INFINITY);
+            }
         }
     }
 

@@ -114,6 +114,9 @@ pub enum OpKind {
     },
     /// Waits (or a test that completed something) for these requests.
     Wait(Vec<Completion>),
+    /// `MPI_Cancel` of this request: a receive that has not matched yet
+    /// completes at once, unmatched; anything else completes as it would.
+    Cancel(ReqId),
     /// A collective; `req` for the nonblocking forms.
     Coll {
         /// Which.

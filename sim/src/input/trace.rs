@@ -27,9 +27,86 @@ struct StreamState {
     finished: bool,
     /// Ops converted but not yet handed out: the second and later of an
     /// `MPI_Startall`, and those read ahead for a wildcard receive. Few
-    /// streams have any: boxed, 8 bytes a stream instead of 32.
-    #[allow(clippy::box_collection)]
-    queue: Option<Box<VecDeque<Op>>>,
+    /// streams have any: boxed, 8 bytes a stream.
+    queue: Option<Box<Pending>>,
+}
+
+/// A stream's ops read but not yet handed out, and the wildcard receives
+/// among them whose completion (which names the source) is not read yet.
+/// Each op is looked at once, when it is queued: the look-ahead costs the
+/// same per op however far a completion lies from its receive (a trace
+/// that polls puts thousands of `MPI_Test` calls between them).
+#[derive(Default)]
+struct Pending {
+    ops: VecDeque<Op>,
+    /// The number of ops ever handed out of this queue: the sequence
+    /// number of `ops`' front.
+    head: u64,
+    /// Wildcard receives in `ops` still waiting for their completion:
+    /// request -> sequence number.
+    open: FxHashMap<ReqId, u64>,
+}
+
+impl Pending {
+    /// Queues `op`. A completion of a queued wildcard receive gives that
+    /// receive its source (and its tag, for `MPI_ANY_TAG`), as the real
+    /// run matched it; a completion without a status leaves it a
+    /// wildcard.
+    fn push(&mut self, op: Op) {
+        match &op.kind {
+            OpKind::Recv {
+                from: None,
+                req: Some(r),
+                ..
+            } => {
+                self.open.insert(*r, self.head + self.ops.len() as u64);
+            }
+            OpKind::Wait(done) if !self.open.is_empty() => {
+                for c in done {
+                    let Some(seq) = self.open.remove(&c.req) else {
+                        continue;
+                    };
+                    let (Some((src, stag)), Some(recv)) =
+                        (c.status(), self.ops.get_mut((seq - self.head) as usize))
+                    else {
+                        continue;
+                    };
+                    if let OpKind::Recv { from, tag, .. } = &mut recv.kind {
+                        *from = Some(src);
+                        if *tag < 0 {
+                            *tag = stag;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.ops.push_back(op);
+    }
+
+    /// The front op, taken off the queue.
+    fn pop(&mut self) -> Option<Op> {
+        let op = self.ops.pop_front()?;
+        self.head += 1;
+        if let OpKind::Recv {
+            from: None,
+            req: Some(r),
+            ..
+        } = op.kind
+        {
+            self.open.remove(&r);
+        }
+        Some(op)
+    }
+
+    /// Whether the front is a wildcard receive whose completion is not
+    /// read yet.
+    fn front_waits(&self) -> bool {
+        matches!(
+            self.ops.front(),
+            Some(Op { kind: OpKind::Recv { from: None, req: Some(r), .. }, .. }) if self.open.contains_key(r)
+        )
+    }
 }
 
 /// "Not yet" for [`StreamState::init_end`].
@@ -54,12 +131,12 @@ impl StreamState {
         (self.init_end != NOT_YET).then_some(self.init_end)
     }
 
-    fn queue(&mut self) -> &mut VecDeque<Op> {
+    fn queue(&mut self) -> &mut Pending {
         self.queue.get_or_insert_with(Box::default)
     }
 
     fn queued(&self) -> usize {
-        self.queue.as_ref().map_or(0, |q| q.len())
+        self.queue.as_ref().map_or(0, |q| q.ops.len())
     }
 }
 
@@ -279,27 +356,31 @@ impl<S: EventSource> TraceOps<S> {
                         stream: si as u32,
                         index: ev.first_req + i as u32,
                     }));
-                    let Some(peer) = rank_of(p.peer) else { continue };
-                    let kind = if p.send {
-                        OpKind::Send {
-                            to: peer,
+                    // A persistent receive posted with a wildcard is
+                    // posted from the source its completion names, as
+                    // a wildcard `MPI_Irecv` is.
+                    let wild = !p.send && (p.peer == ANY_SOURCE || p.tag == ANY_TAG);
+                    let peer = rank_of(p.peer);
+                    let kind = match (p.send, peer) {
+                        (true, Some(to)) => OpKind::Send {
+                            to,
                             tag: p.tag,
                             comm: p.comm,
                             bytes: p.bytes.max(0) as u64,
                             req,
-                        }
-                    } else {
-                        OpKind::Recv {
-                            from: Some(peer),
+                        },
+                        (false, from) if wild || from.is_some() => OpKind::Recv {
+                            from: if wild { None } else { from },
                             tag: p.tag,
                             comm: p.comm,
                             bytes: p.bytes.max(0) as u64,
                             req,
-                        }
+                        },
+                        _ => continue,
                     };
                     let (gap, dur) = if first_op { (gap, dur) } else { (0.0, 0.0) };
                     first_op = false;
-                    self.streams[si].queue().push_back(Op {
+                    self.streams[si].queue().push(Op {
                         gap,
                         dur,
                         routine,
@@ -311,6 +392,10 @@ impl<S: EventSource> TraceOps<S> {
                 }
                 OpKind::Local
             }
+            Kind::Cancel => match ev.done.first().and_then(|d| d.req) {
+                Some(req) => OpKind::Cancel(req_id(req)),
+                None => OpKind::Local,
+            },
             Kind::Complete if !self.request_free[r] => {
                 let mut done = self.spare.pop().unwrap_or_default();
                 done.clear();
@@ -376,7 +461,7 @@ impl<S: EventSource> TraceOps<S> {
     /// Converts `self.ev` of stream `si` onto its queue.
     fn enqueue(&mut self, si: usize) {
         if let Some(op) = self.convert(si) {
-            self.streams[si].queue().push_back(op);
+            self.streams[si].queue().push(op);
         }
     }
 }
@@ -384,37 +469,6 @@ impl<S: EventSource> TraceOps<S> {
 /// How far ahead in its stream a wildcard receive's completion is looked
 /// for, in ops.
 const WILDCARD_LOOKAHEAD: usize = 4096;
-
-/// The queue's front is a receive posted with a wildcard: if an op of the
-/// queue completes its request with a status, the front gets that source
-/// (and tag, for `MPI_ANY_TAG`): `Some(true)`. `Some(false)`: not in the
-/// queue yet. `None`: completed without a status (it stays a wildcard).
-fn resolve_wildcard(queue: &mut VecDeque<Op>) -> Option<bool> {
-    let OpKind::Recv { req: Some(r), .. } = queue.front()?.kind else {
-        return None;
-    };
-    let found = queue.iter().skip(1).find_map(|o| match &o.kind {
-        OpKind::Wait(done) => done.iter().find(|c| c.req == r).map(|c| c.status()),
-        _ => None,
-    });
-    match found {
-        None => Some(false),
-        Some(None) => None,
-        Some(Some((src, stag))) => {
-            if let Some(Op {
-                kind: OpKind::Recv { from, tag, .. },
-                ..
-            }) = queue.front_mut()
-            {
-                *from = Some(src);
-                if *tag < 0 {
-                    *tag = stag;
-                }
-            }
-            Some(true)
-        }
-    }
-}
 
 impl<S: EventSource> OpSource for TraceOps<S> {
     fn actors(&self) -> &[Actor] {
@@ -435,28 +489,21 @@ impl<S: EventSource> OpSource for TraceOps<S> {
         }
         loop {
             let st = &mut self.streams[actor];
-            let queued = st.queued();
-            if let Some(front) = st.queue.as_deref_mut().and_then(VecDeque::front_mut) {
+            if let Some(q) = st.queue.as_deref_mut().filter(|q| !q.ops.is_empty()) {
                 // A receive posted with a wildcard is posted from the source
                 // its completion names, when the stream says it within
-                // WILDCARD_LOOKAHEAD events: as the real run matched it,
-                // and at its post, so that a send the receiver makes before
-                // its wait (a blocking rendezvous) finds it posted.
-                let unresolved = matches!(front.kind, OpKind::Recv { from: None, .. });
-                if unresolved && !st.finished && queued < WILDCARD_LOOKAHEAD {
-                    match resolve_wildcard(st.queue()) {
-                        Some(true) | None => {}
-                        Some(false) => {
-                            if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
-                                self.streams[actor].finished = true;
-                            } else {
-                                self.enqueue(actor);
-                            }
-                            continue;
-                        }
+                // WILDCARD_LOOKAHEAD ops: as the real run matched it, and
+                // at its post, so that a send the receiver makes before its
+                // wait (a blocking rendezvous) finds it posted.
+                if q.front_waits() && !st.finished && q.ops.len() < WILDCARD_LOOKAHEAD {
+                    if self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
+                        self.enqueue(actor);
+                    } else {
+                        self.streams[actor].finished = true;
                     }
+                    continue;
                 }
-                *op = self.streams[actor].queue().pop_front().expect("a front");
+                *op = q.pop().expect("a front");
                 return Ok(true);
             }
             if self.streams[actor].finished {
@@ -473,7 +520,7 @@ impl<S: EventSource> OpSource for TraceOps<S> {
                     *op = o;
                     return Ok(true);
                 }
-                st.queue().push_back(o);
+                st.queue().push(o);
             }
         }
     }
@@ -500,5 +547,58 @@ impl<S: EventSource> OpSource for TraceOps<S> {
             w.push(format!("{n} calls replayed as local work: {why}"));
         }
         w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recv(from: Option<u32>, tag: i64, req: ReqId) -> Op {
+        Op {
+            kind: OpKind::Recv {
+                from,
+                tag,
+                comm: 0,
+                bytes: 8,
+                req: Some(req),
+            },
+            ..Op::default()
+        }
+    }
+
+    fn wait(done: &[(ReqId, Option<(i64, i64)>)]) -> Op {
+        Op {
+            kind: OpKind::Wait(done.iter().map(|&(r, s)| Completion::new(r, s)).collect()),
+            ..Op::default()
+        }
+    }
+
+    /// Wildcard receives take their source and tag from the completion
+    /// queued after them, whichever order they complete in; one completed
+    /// without a status stays a wildcard and waits no more.
+    #[test]
+    fn queued_wildcard_receives_take_their_completions_status() {
+        let mut q = Pending::default();
+        q.push(recv(None, ANY_TAG, 1));
+        q.push(recv(None, 5, 2));
+        q.push(recv(None, 6, 3));
+        assert!(q.front_waits());
+        for _ in 0..1000 {
+            q.push(Op::default());
+        }
+        q.push(wait(&[(2, Some((4, 5)))]));
+        assert!(q.front_waits(), "request 1 has not completed yet");
+        q.push(wait(&[(3, None), (1, Some((7, 42)))]));
+        assert!(!q.front_waits());
+        let got: Vec<(Option<u32>, i64)> = (0..3)
+            .map(|_| match q.pop().expect("an op").kind {
+                OpKind::Recv { from, tag, .. } => (from, tag),
+                k => panic!("{k:?}"),
+            })
+            .collect();
+        assert_eq!(got, [(Some(7), 42), (Some(4), 5), (None, 6)]);
+        assert!(q.open.is_empty());
+        assert!(!q.front_waits());
     }
 }
