@@ -17,7 +17,14 @@ fn pnmpi() -> PathBuf {
 /// returns the case (which owns the folders) and the export folder.
 fn exported(program_name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
     let (case, trace) = traced(program_name, np, args);
-    let export = case.dir().join("simgrid");
+    let export = export(&trace);
+    (case, export)
+}
+
+/// Exports the tracer folder `trace` for SimGrid, beside it; the export
+/// folder.
+fn export(trace: &Path) -> PathBuf {
+    let export = trace.with_file_name("simgrid");
     let out = Command::new(pnmpi())
         .args(["trace", "export", "--format", "simgrid"])
         .arg(&trace)
@@ -30,7 +37,7 @@ fn exported(program_name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
     // are written exactly: nothing approximated.
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains("approximated"), "{stdout}");
-    (case, export)
+    export
 }
 
 /// SimGrid's simulated time, by the README's own smpirun line.
@@ -79,16 +86,27 @@ fn pnmpi_replay(export: &Path) -> f64 {
 /// that smpirun's 6-decimal print can hide.
 fn agree(program_name: &str, np: usize, args: &[&str], tolerance: f64) {
     let (_case, export) = exported(program_name, np, args);
-    let (sg, ours) = (smpirun(&export), pnmpi_replay(&export));
+    agree_on(program_name, &export, tolerance);
+}
+
+/// smpirun and pnmpi sim agree on `export`, a run of `what`.
+fn agree_on(what: &str, export: &Path, tolerance: f64) {
+    let sg = smpirun(export);
+    within(what, sg, pnmpi_replay(export), tolerance);
+    // Not a trivially short run: the figure checks something.
+    assert!(sg > 1e-4, "{what}: {sg} s");
+}
+
+/// `ours` is within `tolerance` (a fraction) of smpirun's `sg`, or within
+/// the 0.5 us that smpirun's 6-decimal print can hide.
+fn within(what: &str, sg: f64, ours: f64, tolerance: f64) {
     let diff = (ours - sg).abs();
-    eprintln!("{program_name}: smpirun {sg} s, pnmpi sim {ours} s");
+    eprintln!("{what}: smpirun {sg} s, pnmpi sim {ours} s");
     assert!(
         diff <= tolerance * sg || diff <= 0.5e-6,
-        "{program_name}: smpirun {sg} s, pnmpi sim {ours} s: {:.3} % apart",
+        "{what}: smpirun {sg} s, pnmpi sim {ours} s: {:.3} % apart",
         100.0 * diff / sg
     );
-    // Not a trivially short run: the figure checks something.
-    assert!(sg > 1e-4, "{program_name}: {sg} s");
 }
 
 #[test]
@@ -135,6 +153,27 @@ fn halo_exchange_with_allreduce_and_split_bcast_agrees_within_one_percent() {
     }
 }
 
+/// Messages to self, eager and rendezvous, nonblocking, `MPI_Sendrecv`
+/// and blocking, among ring messages: both simulators charge a copy in
+/// memory (the platform's loopback route, machine.toml's
+/// `[network.intra]`), and agree.
+#[test]
+fn messages_to_self_agree_within_a_tenth_of_a_percent() {
+    for bytes in ["1000", "100000", "2000000"] {
+        agree("selfsend", 3, &[bytes, "20"], 0.001);
+    }
+}
+
+/// The NAS-like kernels (c-tests/nas), C, at 4 ranks: CG's transpose
+/// partner and MG's single z-plane are messages to self.
+#[test]
+fn nas_like_kernels_agree_within_a_tenth_of_a_percent() {
+    for kernel in ["cg", "mg", "ft", "is", "lu", "ep"] {
+        let (_case, trace) = traced_exe(&nas_kernel(kernel), 4, &[]);
+        agree_on(kernel, &export(&trace), 0.001);
+    }
+}
+
 /// Every kind of point-to-point request (persistent receives with
 /// `MPI_ANY_TAG` and `MPI_ANY_SOURCE` matched by every send mode,
 /// persistent sends, `MPI_Sendrecv_replace`, matched probes, a cancelled
@@ -158,15 +197,8 @@ fn every_request_kind_replays_as_it_ran_at_eager_and_rendezvous_sizes() {
             serde_json::from_str(&std::fs::read_to_string(case.dir().join("trace.json")).expect("json"))
                 .expect("JSON");
         let traced = report["runtime_s"].as_f64().expect("runtime_s");
-        eprintln!("reqkinds {bytes}: smpirun {sg} s, export {ours} s, trace {traced} s");
-        for (what, t) in [("the export", ours), ("the trace", traced)] {
-            // smpirun prints 6 decimals: 0.5 us may hide in its figure.
-            let diff = (t - sg).abs();
-            assert!(
-                diff <= 0.001 * sg || diff <= 0.5e-6,
-                "{bytes} B: smpirun {sg} s, pnmpi sim on {what} {t} s"
-            );
-        }
+        within(&format!("reqkinds {bytes} B, its export"), sg, ours, 0.001);
+        within(&format!("reqkinds {bytes} B, its trace"), sg, traced, 0.001);
         assert!(sg > 1e-4, "{sg} s");
     }
 }

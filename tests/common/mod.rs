@@ -143,7 +143,19 @@ pub fn program(name: &str, link: Link) -> PathBuf {
 /// and linker flags (e.g. `-rdynamic`), as `<name>-<link>-<tag>` (no tag:
 /// plain [`program`]).
 pub fn program_with_flags(name: &str, link: Link, tag: &str, flags: &[&str]) -> PathBuf {
-    cached(format!("program {name} {link:?} {tag}"), || {
+    c_program("programs", name, link, tag, flags)
+}
+
+/// Builds the NAS-like kernel `c-tests/nas/<name>.c`, linked with
+/// libpnmpi.
+pub fn nas_kernel(name: &str) -> PathBuf {
+    c_program("nas", name, Link::Pnmpi, "nas", &["-lm"])
+}
+
+/// Builds `c-tests/<folder>/<name>.c` as `<name>-<link>-<tag>` (no tag:
+/// `<name>-<link>`), with extra compiler and linker flags.
+fn c_program(folder: &str, name: &str, link: Link, tag: &str, flags: &[&str]) -> PathBuf {
+    cached(format!("program {folder}/{name} {link:?} {tag}"), || {
         let suffix = if tag.is_empty() {
             String::new()
         } else {
@@ -152,8 +164,8 @@ pub fn program_with_flags(name: &str, link: Link, tag: &str, flags: &[&str]) -> 
         let out = build_dir().join(format!("{name}-{link:?}{suffix}"));
         let mut args: Vec<String> = ["-O2", "-g", "-o"].map(String::from).into();
         args.push(s(&out));
+        args.push(s(&c_tests().join(format!("{folder}/{name}.c"))));
         args.extend(flags.iter().map(|f| f.to_string()));
-        args.push(s(&c_tests().join(format!("programs/{name}.c"))));
         args.extend(chaincheck_link());
         args.push("-lpthread".into());
         if link == Link::Pnmpi {
@@ -536,6 +548,12 @@ pub fn launcher_within(np: usize, seconds: u32) -> Command {
 /// Runs `np` ranks of `c-tests/programs/<name>` under the bundled tracer;
 /// returns the case (which owns the folders) and the trace folder.
 pub fn traced(name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
+    traced_exe(&program(name, Link::Pnmpi), np, args)
+}
+
+/// Runs `np` ranks of `exe` (linked with libpnmpi) under the bundled
+/// tracer; returns the case (which owns the folders) and the trace folder.
+pub fn traced_exe(exe: &Path, np: usize, args: &[&str]) -> (Case, PathBuf) {
     let mut case = Case::new();
     case.conf(&format!(
         "module {}\n",
@@ -543,7 +561,7 @@ pub fn traced(name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
     ));
     let trace = case.dir().join("trace");
     case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
-    case.mpirun(np, &program(name, Link::Pnmpi), args).assert_ok();
+    case.mpirun(np, exe, args).assert_ok();
     (case, trace)
 }
 

@@ -58,10 +58,19 @@ pub const SMPIRUN_OPTIONS: &str = "--cfg=network/model:CM02 --cfg=smpi/bw-factor
     --cfg=smpi/lat-factor:1 --cfg=network/crosstraffic:0 \
     --cfg=smpi/send-is-detached-thresh:65536 --cfg=smpi/async-small-thresh:65536";
 
+/// A message from a rank to itself: a copy in memory, with no network
+/// latency, as MPI libraries make it (Open MPI's `self` transport, MPICH's
+/// shared-memory path). The platform's loopback route and machine.toml's
+/// `[network.intra]` (within a single-core node: only to self) both say
+/// it, so that the two simulators charge the same.
+const LOOPBACK_LATENCY: &str = "0us";
+/// The copy's bandwidth in GB/s, a memory copy's on a current core.
+const LOOPBACK_GBPS: u32 = 20;
+
 /// The export's machine, as `pnmpi sim replay` reads it: one rank per
 /// node, 5 us and 10 GB/s between nodes (the platform's two 2.5 us cluster
-/// links), eager up to 65535 bytes, collectives expanded into SimGrid's
-/// default algorithms.
+/// links), a message to self as a memory copy, eager up to 65535 bytes,
+/// collectives expanded into SimGrid's default algorithms.
 fn machine_toml(ranks: u32) -> String {
     format!(
         "# The platform of platform.xml, for `pnmpi sim replay index.txt -m machine.toml`:\n\
@@ -70,6 +79,8 @@ fn machine_toml(ranks: u32) -> String {
          [network]\nlatency = \"5us\"\nbandwidth = \"10GB/s\"\n\
          eager_threshold = \"65535B\"   # SimGrid: sizes below smpi/send-is-detached-thresh (65536)\n\
          envelope = \"16B\"   # SimGrid sends each payload with a 16-byte MPI envelope\n\n\
+         # A message to self: a copy in memory (platform.xml's loopback routes).\n\
+         [network.intra]\nlatency = \"{LOOPBACK_LATENCY}\"\nbandwidth = \"{LOOPBACK_GBPS}GB/s\"\n\n\
          [collectives]\nmode = \"algorithmic\"   # SimGrid's default selector's algorithms\n"
     )
 }
@@ -82,7 +93,10 @@ fn machine_toml(ranks: u32) -> String {
 /// simple model's infinite resources. (SimGrid 3.32's `<cluster>` tag
 /// creates its private links `SHARED` whatever its `sharing_policy`
 /// says: two messages crossing one host then split its bandwidth, which
-/// is why the links are written out one by one.)
+/// is why the links are written out one by one.) A message from a host to
+/// itself takes its own loopback route, a memory copy: without it, a
+/// `Cluster` zone routes it through the host's link once (2.5 us, half
+/// the network's latency), where MPI copies in memory.
 fn platform_xml(hosts: u32) -> String {
     let mut xml = String::with_capacity(200 + 160 * hosts as usize);
     xml.push_str(
@@ -90,7 +104,8 @@ fn platform_xml(hosts: u32) -> String {
          <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
          <!-- One host of 1 Gflop/s per rank: a compute action of F flops lasts F ns, as traced.\n     \
          A message crosses its sender's and its receiver's private link (2.5 us, 10 GB/s each,\n     \
-         never shared: FATPIPE): 5 us and 10 GB/s whatever else is in flight, as machine.toml says. -->\n\
+         never shared: FATPIPE): 5 us and 10 GB/s whatever else is in flight, as machine.toml says.\n     \
+         A message to self takes the host's loopback route: a copy in memory. -->\n\
          <platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Cluster\">\n",
     );
     for i in 0..hosts {
@@ -98,7 +113,16 @@ fn platform_xml(hosts: u32) -> String {
             xml,
             "    <host id=\"node-{i}\" speed=\"1Gf\"/>\n    \
              <link id=\"link-{i}\" bandwidth=\"10GBps\" latency=\"2.5us\" sharing_policy=\"FATPIPE\"/>\n    \
-             <host_link id=\"node-{i}\" up=\"link-{i}\" down=\"link-{i}\"/>\n"
+             <host_link id=\"node-{i}\" up=\"link-{i}\" down=\"link-{i}\"/>\n    \
+             <link id=\"loop-{i}\" bandwidth=\"{LOOPBACK_GBPS}GBps\" latency=\"{LOOPBACK_LATENCY}\" \
+             sharing_policy=\"FATPIPE\"/>\n"
+        );
+    }
+    // Routes follow every host and link of the zone.
+    for i in 0..hosts {
+        let _ = writeln!(
+            xml,
+            "    <route src=\"node-{i}\" dst=\"node-{i}\"><link_ctn id=\"loop-{i}\"/></route>"
         );
     }
     xml.push_str("  </zone>\n</platform>\n");
