@@ -27,7 +27,7 @@ fn export(trace: &Path) -> PathBuf {
     let export = trace.with_file_name("simgrid");
     let out = Command::new(pnmpi())
         .args(["trace", "export", "--format", "simgrid"])
-        .arg(&trace)
+        .arg(trace)
         .arg("-o")
         .arg(&export)
         .output()
