@@ -7,7 +7,7 @@
 //! measurements, where the chunks are, each thread's first record), which
 //! gives every rank's clock conversion and the run's origin (the earliest
 //! first record) before any event is converted. Events are then converted
-//! by one [`RankConverter`] per rank, all sharing one run-wide
+//! by one `RankConverter` per rank, all sharing one run-wide
 //! communicator table, so communicator ids agree across ranks in whatever
 //! order the ranks are read.
 //!
