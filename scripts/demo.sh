@@ -3,7 +3,9 @@
 # the same unmodified binary runs without tools, then with two tracing
 # layers and the paper's delay layer, loaded from a .pnmpi-conf; then the
 # bundled tracer and profiler on a stencil, the replay of its trace on
-# another machine, and the same run under vtime on that machine's model.
+# another machine, the same run under vtime on that machine's model, a
+# hello world as 65,536 virtual ranks in one process, and the stencil's
+# trace as an OTF2 archive, read back by otf2-print.
 #   usage: scripts/demo.sh [openmpi|mpich]   (default: openmpi)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +29,7 @@ $MPICC -shared -fPIC -O2 "${inc[@]}" -o "$work/delay.so" c-tests/modules/delay.c
 $MPICC -O2 "${inc[@]}" -o "$work/chain" c-tests/programs/chain.c "${link[@]}"
 $MPICC -O2 -o "$work/delay_bench" c-tests/programs/delay_bench.c
 $MPICC -O2 -g -o "$work/stencil" c-tests/programs/stencil.c
+$MPICC -O2 -o "$work/vhello" c-tests/programs/vhello.c
 
 echo
 echo "### 1. No tools: chain prints an empty layer log for each call"
@@ -75,3 +78,16 @@ printf 'module tracer\nargument outdir %s\nmodule vtime\nargument machine %s\n' 
 PNMPI_TRACE_CLOCK=vtime "${MPIRUN[@]}" -np 4 "$target/pnmpi" run --conf "$work/vtime.conf" --lib-path "$target" -- "$work/stencil" 64 200 10
 echo "The replay of that virtual-clock trace on the same machine: vtime's time less the tracer's own set-up in MPI_Init:"
 "$target/pnmpi" sim replay "$work/vtrace" -m "$machine" | grep -i "predicted runtime"
+
+echo
+echo "### 8. 65,536 ranks of an unmodified hello world (allreduce, barrier) as virtual ranks of one process"
+"${MPIRUN[@]}" -np 1 "$target/pnmpi" run --vranks 65536 -- "$work/vhello" 2>&1 | grep -E '^(pnmpi vranks: [0-9]+ (virtual ranks|context)|pnmpi vtime: virtual run time|vhello:)'
+
+echo
+echo "### 9. The stencil's trace as an OTF2 archive (Vampir, Scalasca), read back by otf2-print"
+"$target/pnmpi" trace export --format otf2 "$work/trace" -o "$work/otf2"
+echo "The system tree: the host each rank ran on, as the tracer recorded it"
+otf2-print -G "$work/otf2/traces.otf2" | grep -E '^(SYSTEM_TREE_NODE|LOCATION_GROUP) '
+echo "Rank 0's first calls, and its first messages and collective:"
+otf2-print -L 0 "$work/otf2/traces.otf2" |
+    awk '/^(ENTER|LEAVE) / && e < 6 { print; e++ } /^MPI_(I?SEND|IRECV|COLLECTIVE_END) / && m < 4 { print; m++ }'

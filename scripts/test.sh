@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, against Open MPI and against MPICH (one cargo
-# target folder each): style checks, then every unit and integration test,
-# which run real programs under each MPI's own mpirun.
+# target folder each): style checks, the library crates' documentation,
+# then every unit and integration test, which run real programs under each
+# MPI's own mpirun.
 #   usage: scripts/test.sh [openmpi|mpich ...]   (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,8 @@ for mpi in "${mpis[@]}"; do
     cargo clippy --release --workspace --all-targets --locked -- -D warnings
     # The empty module's no_std build (panic = "abort") only exists here.
     cargo clippy --profile compact -p pnmpi-module-empty --locked -- -D warnings
+    echo "== $mpi: cargo doc of the library crates" >&2
+    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p pnmpi-sdk -p pnmpi-trace -p pnmpi-sim --locked
     echo "== $mpi: tests" >&2
     cargo test --release --workspace --locked -- --test-threads=2
 done

@@ -1,7 +1,7 @@
 //! What the bundled tools cost in instructions, counted by valgrind's
-//! callgrind, which counts exactly where wall time on this VM varies by 10
-//! to 20 % between identical runs (docs/performance.md, "Instructions
-//! under callgrind"). Each program runs on 2 ranks natively (no libpnmpi)
+//! callgrind, which counts exactly where wall time on a shared VM varies by
+//! 10 to 20 % between identical runs (docs/performance.md, "The tools on
+//! real applications, in instructions"). Each program runs on 2 ranks natively (no libpnmpi)
 //! and under the tracer and under the profiler (first in the chain,
 //! libpnmpi preloaded as `pnmpi run` does), each at two run lengths.
 //!

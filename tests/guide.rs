@@ -1,6 +1,8 @@
 //! The module author's guide, docs/writing-modules.md: its two complete
 //! examples are the very files built here, and they do what it says when
-//! built and configured as it says, under real mpirun.
+//! built and configured as it says, under real mpirun. And the map: every
+//! relative link of README.md and docs/*.md leads to a file that exists,
+//! and to a heading of it when it names one.
 
 mod common;
 use common::*;
@@ -193,4 +195,111 @@ fn every_part_of_the_sdk_works_under_mpi() {
         ]
     );
     assert!(!run.stderr.contains("sdktour:"), "{}", run.stderr);
+}
+
+/// GitHub's anchor of a Markdown heading: lower case, punctuation other
+/// than `-` and `_` dropped, spaces made hyphens.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (outside fenced blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The targets of the inline links `[text](target)` of a Markdown file,
+/// outside fenced blocks and code spans.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Code spans are not links: drop them first.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            if let Some(end) = rest.find(')') {
+                out.push(rest[..end].to_owned());
+                rest = &rest[end..];
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_of_the_readme_and_docs_resolves() {
+    let mut pages = vec![repo().join("README.md")];
+    for entry in std::fs::read_dir(repo().join("docs")).expect("docs/") {
+        let path = entry.expect("a docs/ entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in &pages {
+        let text = read(page);
+        for target in link_targets(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = match target.split_once('#') {
+                Some((f, a)) => (f, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let path = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().expect("a folder").join(file)
+            };
+            checked += 1;
+            if !path.exists() {
+                broken.push(format!("{}: {target}: no such file", page.display()));
+            } else if let Some(fragment) = fragment {
+                if path.extension().is_some_and(|e| e == "md")
+                    && !anchors(&read(&path)).iter().any(|a| a == fragment)
+                {
+                    broken.push(format!("{}: {target}: no such heading", page.display()));
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} links found: is the parser right?");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn anchors_follow_githubs_rule() {
+    assert_eq!(
+        anchor(" Virtual ranks: many ranks per process (`pnmpi run --vranks`)"),
+        "virtual-ranks-many-ranks-per-process-pnmpi-run---vranks"
+    );
+    assert_eq!(
+        anchor(" Running an application \"on\" a target machine"),
+        "running-an-application-on-a-target-machine"
+    );
 }

@@ -284,3 +284,55 @@ fn damaged_archives_are_refused_with_libotf2s_word() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!blocked.exists() && !case.dir().join("file/otf2.part").exists());
 }
+
+#[test]
+fn the_system_tree_names_the_hosts_the_rank_files_recorded() {
+    // A tracer folder exported as it is: its rank headers name the host.
+    let (case, trace) = traced("stencil", 4, &["64", "20", "10"]);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("the host name");
+    let host = host.trim();
+    let dir = case.dir().join("otf2");
+    let text = global_definitions(&trace, &dir);
+    let nodes: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("SYSTEM_TREE_NODE "))
+        .collect();
+    // The machine, and one node: this host, with every rank under it.
+    assert_eq!(nodes.len(), 2, "{text}");
+    assert!(
+        nodes[1].contains(&format!("Name: \"{host}\"")) && nodes[1].contains("Class: \"node\""),
+        "{text}"
+    );
+    assert!(!text.contains("not recorded"), "{text}");
+    let ranks: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("LOCATION_GROUP "))
+        .collect();
+    assert_eq!(ranks.len(), 4, "{text}");
+    let parent = format!("Parent: \"node::{host}\" <1>");
+    assert!(ranks.iter().all(|l| l.contains(&parent)), "{text}");
+    // A merged trace keeps no host names: its ranks go under one node
+    // that says so.
+    let pnt = case.dir().join("trace.pnt");
+    ok(&pnmpi(&["trace", "merge", "-o"], &[&pnt, &trace]), "merge");
+    let text = global_definitions(&pnt, &case.dir().join("otf2-merged"));
+    assert!(!text.contains(&format!("\"{host}\"")), "{text}");
+    let parent = "Parent: \"node::host (not recorded)\" <1>";
+    let ranks = text.lines().filter(|l| l.starts_with("LOCATION_GROUP "));
+    assert_eq!(ranks.filter(|l| l.contains(parent)).count(), 4, "{text}");
+}
+
+/// Exports `trace` to the OTF2 archive `dir` and returns what
+/// `otf2-print -G` lists of its global definitions.
+fn global_definitions(trace: &Path, dir: &Path) -> String {
+    ok(
+        &pnmpi(&["trace", "export", "--format", "otf2", "-o"], &[dir, trace]),
+        "export",
+    );
+    let out = Command::new("otf2-print")
+        .arg("-G")
+        .arg(dir.join("traces.otf2"))
+        .output()
+        .expect("otf2-print runs");
+    ok(&out, "otf2-print -G")
+}

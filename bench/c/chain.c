@@ -1,5 +1,6 @@
 /* A stand-alone model of libpnmpi's dispatch, without MPI, to tell what
- * makes deep chains slow per layer (docs/performance.md, "Deep chains").
+ * makes deep chains slow per layer (docs/performance.md, "libpnmpi: cost
+ * per call, per layer, at start-up").
  * It is not part of the suite; build and run it by hand:
  *
  *   gcc -O2 -o chain bench/c/chain.c && ./chain                 # packed

@@ -315,6 +315,7 @@ fn write_archive(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)
     let comms = src.comms().to_vec();
     let world_size = src.world_size();
     let streams = src.stream_list();
+    let nodes = Nodes::of(src, world_size);
     let mut w = ArchiveWriter::create(dir, ARCHIVE, "pnmpi trace export")?;
     let mut parents = vec![None; comms.len()];
     let mut events = Events {
@@ -350,7 +351,7 @@ fn write_archive(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)
     let (end, mut lost) = (events.end, events.lost);
     w.finish_events(0..streams.len() as u64)?;
     definitions(
-        &mut w, world_size, &routines, &comms, &parents, &streams, &records, end,
+        &mut w, &nodes, &routines, &comms, &parents, &streams, &records, end,
     )?;
     w.close()?;
     let mut lost: Vec<(String, u64)> = lost.drain().map(|(k, v)| (k.to_owned(), v)).collect();
@@ -363,12 +364,42 @@ fn write_archive(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)
     })
 }
 
+/// The system tree's nodes below the machine: one per host the rank
+/// headers name, and one "host (not recorded)" for the ranks whose host
+/// the trace does not record.
+struct Nodes {
+    /// Node names; node `i` is the system tree node `i + 1`.
+    names: Vec<String>,
+    /// The node of each world rank (an index into `names`).
+    of_rank: Vec<u32>,
+}
+
+impl Nodes {
+    fn of(src: &dyn StreamedTrace, world_size: u32) -> Nodes {
+        let mut names: Vec<String> = Vec::new();
+        let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+        let of_rank = (0..world_size)
+            .map(|rank| {
+                let host = src.host(rank).unwrap_or(UNRECORDED);
+                *index.entry(host).or_insert_with(|| {
+                    names.push(host.to_owned());
+                    names.len() as u32 - 1
+                })
+            })
+            .collect();
+        Nodes { names, of_rank }
+    }
+}
+
+/// The node of the ranks whose host the trace does not record.
+const UNRECORDED: &str = "host (not recorded)";
+
 /// The global definitions: clock, system tree, processes and threads,
 /// regions, groups and communicators.
 #[allow(clippy::too_many_arguments)]
 fn definitions(
     w: &mut ArchiveWriter,
-    world_size: u32,
+    nodes: &Nodes,
     routines: &[String],
     comms: &[Comm],
     parents: &[Option<i64>],
@@ -377,11 +408,14 @@ fn definitions(
     end: u64,
 ) -> Result<()> {
     w.clock(end)?;
-    // pnmpi traces do not record host names: one node holds every rank.
+    // The machine, then a node per host, each rank under its host's.
+    let world_size = nodes.of_rank.len() as u32;
     w.system_tree_node(0, "pnmpi trace", "machine", UNDEFINED_U32)?;
-    w.system_tree_node(1, "host (not recorded)", "node", 0)?;
-    for rank in 0..world_size {
-        w.process(rank, &format!("MPI Rank {rank}"), 1)?;
+    for (i, name) in nodes.names.iter().enumerate() {
+        w.system_tree_node(i as u32 + 1, name, "node", 0)?;
+    }
+    for (rank, &node) in nodes.of_rank.iter().enumerate() {
+        w.process(rank as u32, &format!("MPI Rank {rank}"), node + 1)?;
     }
     for (i, &(rank, thread)) in streams.iter().enumerate() {
         let name = if thread == 0 {

@@ -1,8 +1,15 @@
 //! Simulation of MPI runs on a model of another machine: the machine
-//! description, the network and collective models, and the trace-driven
-//! replay engine behind `pnmpi sim` (PSINS's simulator). The jitter
-//! simulator and the `vtime` module use the same machine and models, so
-//! the same parameters give the same answer in all three.
+//! description ([`machine`]), the network and collective models
+//! ([`model`], [`coll`]), and the trace-driven replay engine ([`engine`])
+//! behind `pnmpi sim replay` (PSINS's simulator), with its inputs (tracer
+//! folders, merged traces, OTF2 archives, SimGrid traces: [`input`]),
+//! reports, comparisons across machines and models ([`compare`]),
+//! calibration of a real machine ([`calibrate`]) and synthetic motifs
+//! ([`motif`]). The jitter simulator, the `vtime` module and the virtual
+//! ranks of `pnmpi run --vranks` use the same machine and models
+//! ([`live`]), so the same parameters give the same answer in all of them.
+//! The parallel replay's exchange over MPI is in `pnmpi-sim-mpi`;
+//! `docs/sim.md` has the rules and the equations.
 
 pub mod calibrate;
 pub mod coll;

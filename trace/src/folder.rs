@@ -7,7 +7,7 @@
 //! measurements, where the chunks are, each thread's first record), which
 //! gives every rank's clock conversion and the run's origin (the earliest
 //! first record) before any event is converted. Events are then converted
-//! by one [`RankConverter`] per rank, all sharing one run-wide
+//! by one `RankConverter` per rank, all sharing one run-wide
 //! communicator table, so communicator ids agree across ranks in whatever
 //! order the ranks are read.
 //!
@@ -148,6 +148,11 @@ pub struct FolderReader {
     warnings: Vec<String>,
     /// Each thread's share of [`WINDOW_BUDGET`].
     window: usize,
+    /// The distinct host names of the rank headers.
+    host_names: Vec<String>,
+    /// (rank, index into `host_names`) of each rank file that names its
+    /// host, by rank.
+    hosts: Vec<(u32, u32)>,
 }
 
 impl FolderReader {
@@ -198,6 +203,15 @@ impl FolderReader {
                 .zip(&times)
                 .flat_map(|(r, t)| r.first_starts().flatten().map(|tick| t.ns(tick))),
         );
+        let (mut host_names, mut hosts) = (Vec::<String>::new(), Vec::new());
+        let mut known = std::collections::HashMap::new();
+        for r in readers.iter().filter(|r| !r.header.host.is_empty()) {
+            let at = *known.entry(r.header.host.as_str()).or_insert_with(|| {
+                host_names.push(r.header.host.clone());
+                host_names.len() as u32 - 1
+            });
+            hosts.push((r.header.rank, at));
+        }
         let mut run = RunTables::new(world_size);
         let mut ranks = Vec::with_capacity(readers.len());
         let mut streams = Vec::new();
@@ -235,7 +249,16 @@ impl FolderReader {
             origin,
             warnings,
             window,
+            host_names,
+            hosts,
         })
+    }
+
+    /// The host rank `rank` ran on, as its rank file's header names it;
+    /// `None` for a rank without a file or whose header names none.
+    pub fn host(&self, rank: u32) -> Option<&str> {
+        let at = self.hosts.binary_search_by_key(&rank, |&(r, _)| r).ok()?;
+        Some(&self.host_names[self.hosts[at].1 as usize])
     }
 
     /// The streams: (rank, thread), by rank then thread (the merged

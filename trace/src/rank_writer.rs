@@ -2,7 +2,7 @@
 //! `tracer` module: `pnmpi sim synth --folder` (one synthetic rank after
 //! another) and the virtual ranks of `pnmpi run --vranks` (thousands of
 //! ranks in one process, each with its own file). Both run on a clock
-//! that all ranks share, so the file's clock is [`Clock::Monotonic`]
+//! that all ranks share, so the file's clock is [`Clock::Monotonic`](crate::rank::Clock::Monotonic)
 //! nanoseconds with offset 0, and a chunk's clock pair is its own time
 //! twice.
 //!

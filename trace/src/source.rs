@@ -43,6 +43,12 @@ pub trait StreamedTrace {
     /// its share of what all its streams read at once may hold (see
     /// [`FolderReader::read_in_turn`]).
     fn read_in_turn(&mut self, _in_turn: bool) {}
+    /// The host rank `rank` ran on, as its rank file's header recorded
+    /// it; `None` when the trace does not record hosts (a merged trace, an
+    /// OTF2 archive) or has no file for the rank.
+    fn host(&self, _rank: u32) -> Option<&str> {
+        None
+    }
 }
 
 impl StreamedTrace for MergedReader {
@@ -123,6 +129,10 @@ impl StreamedTrace for FolderReader {
 
     fn read_in_turn(&mut self, in_turn: bool) {
         FolderReader::read_in_turn(self, in_turn)
+    }
+
+    fn host(&self, rank: u32) -> Option<&str> {
+        FolderReader::host(self, rank)
     }
 }
 

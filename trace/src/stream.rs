@@ -9,7 +9,7 @@
 //! compact decoder state, so that a replay of a million ranks, or of a
 //! hundred thousand ranks with a million events each, fits a node. The
 //! pieces are read through one shared read-ahead window
-//! ([`ReadAhead`]), which serves thousands of streams per read when they
+//! (`read_ahead::ReadAhead`), which serves thousands of streams per read when they
 //! advance together. A chunk's CRC is checked over its whole payload when
 //! the stream reaches it, before any of its events is handed out (one
 //! more read of the chunk, usually from the window), so that no event of a

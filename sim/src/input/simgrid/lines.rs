@@ -1,6 +1,6 @@
 //! A rank's action file, read a block at a time and split into lines and
 //! words in place: no per-line copy, allocation or UTF-8 pass. This is
-//! the SimGrid reader's hot loop (docs/performance.md, "Simulator speed").
+//! the SimGrid reader's hot loop (docs/performance.md, "Replay: speed and memory").
 
 use std::fs::File;
 use std::io::{self, Read};
