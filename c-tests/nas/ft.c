@@ -16,7 +16,9 @@
 #define NX 256
 #define NY 8
 #define NZ 256
+#ifndef ITERS /* -DITERS=N: a longer run (sim/bench/real.sh) */
 #define ITERS 6
+#endif
 #define ALPHA 1e-6
 
 typedef double complex cplx;

@@ -21,7 +21,9 @@
 #define MAX_KEY (1 << 16)
 #define NB 1024
 #define SHIFT 6 /* key >> SHIFT is its bucket */
+#ifndef ITERS /* -DITERS=N: a longer run (sim/bench/real.sh) */
 #define ITERS 10
+#endif
 
 int main(int argc, char **argv)
 {

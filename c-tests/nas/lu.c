@@ -22,7 +22,9 @@
 #define NX 64
 #define NY 64
 #define NZ 16
+#ifndef ITERS /* -DITERS=N: a longer run (sim/bench/real.sh) */
 #define ITERS 8
+#endif
 #define OMEGA 1.2
 
 static int lx, ly, west, east, south, north;

@@ -576,10 +576,16 @@ impl<'m, 'o> Engine<'m, 'o> {
                     self.compute(a, work);
                 }
                 // Stay in simulated-time order: yield if another actor is
-                // earlier, or (in parallel) at the window's end.
+                // earlier, or (in parallel) at the window's end. A call that
+                // touches nothing but its own actor (local work, a test that
+                // completed nothing, the end) needs no order: it runs on, so
+                // that a rank polling or computing alone costs neither heap
+                // operations nor, in parallel, a window per call.
                 let clock = self.actors[a].clock;
-                let later = self.heap.peek().is_some_and(|(t, _)| key(clock) > t)
-                    || self.part.as_ref().is_some_and(|p| clock >= p.window_end);
+                let local = matches!(self.actors[a].op.kind, OpKind::Local | OpKind::Finalize);
+                let later = !local
+                    && (self.heap.peek().is_some_and(|(t, _)| key(clock) > t)
+                        || self.part.as_ref().is_some_and(|p| clock >= p.window_end));
                 if later {
                     self.actors[a].pending = true;
                     self.heap.push((key(clock), a as u32));
