@@ -160,3 +160,38 @@ fn toml_configuration_is_equivalent_to_the_classic_one() {
     run.assert_ok();
     assert_eq!(run.lines("Send:"), ["Send: A>Send B>Send B<Send A<Send"]);
 }
+
+/// The MPI-1 routines MPI-3 removed, which Open MPI 4.1 exports but hides
+/// in `mpi.h` unless `OMPI_OMIT_MPI1_COMPAT_DECLS=0` (LLNL PnMPI builds
+/// its modules so): a module built that way wraps `MPI_Type_hvector` and
+/// calls down with `XMPI_Type_hvector`, and the type it makes works.
+#[test]
+fn a_module_wraps_a_removed_mpi1_routine_that_open_mpi_still_exports() {
+    if FLAVOR != "openmpi" {
+        eprintln!("skipped: {FLAVOR} exports no removed MPI-1 routine");
+        return;
+    }
+    let compat = "OMPI_OMIT_MPI1_COMPAT_DECLS=0";
+    let module = module("mpi1compat", "mpi1compat", &[compat]);
+    let exe = program_with_flags("mpi1types", Link::Pnmpi, "compat", &[&format!("-D{compat}")]);
+    let mut case = Case::new();
+    case.conf(&conf_of(&[&module]));
+    let run = case.mpirun(2, &exe, &[]);
+    run.assert_ok();
+    assert_eq!(
+        run.lines("mpi1compat:"),
+        ["mpi1compat: MPI_Type_hvector count 4 blocklength 1 stride 16"; 2],
+        "{}",
+        run.stdout
+    );
+    for r in 0..2 {
+        let want = format!(
+            "mpi1types: rank {r} size 16 received {} {} {} {}",
+            r,
+            40 + r,
+            80 + r,
+            120 + r
+        );
+        assert!(run.lines("mpi1types:").contains(&want.as_str()), "{}", run.stdout);
+    }
+}

@@ -6,9 +6,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 /// Macros that keep the C++ bindings and MPICH's type-tag attributes out of
-/// the parse; both only add noise that bindgen cannot use.
+/// the parse (both only add noise that bindgen cannot use), and that show
+/// the MPI-1 routines MPI-3 removed, which Open MPI 4.1 still exports but
+/// hides in `mpi.h` unless asked (LLNL PnMPI builds its modules that way:
+/// its `datatype` module calls `XMPI_Type_hvector`).
 const DEFINES: &[&str] = &[
     "-DMPICH_NO_ATTR_TYPE_TAGS",
+    "-DOMPI_OMIT_MPI1_COMPAT_DECLS=0",
     "-DOMPI_SKIP_MPICXX=1",
     "-DMPICH_SKIP_MPICXX",
 ];
