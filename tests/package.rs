@@ -86,7 +86,8 @@ fn the_installed_cmake_and_pkg_config_packages_build_modules_that_count() {
     let example = repo().join("c-tests/modules/guide_example.c");
     let ptool = repo().join("c-tests/tools/ptool.c");
 
-    // CMake: find_package(PnMPI), pnmpi_add_module, pnmpi_patch.
+    // CMake: find_package(PnMPI), pnmpi_add_module, pnmpi_patch, and
+    // LLNL PnMPI's pnmpi_add_xmpi_module and pnmpi_add_pmpi_module.
     let project = dir.path().join("cmake");
     std::fs::create_dir_all(&project).expect("project folder");
     std::fs::write(
@@ -99,9 +100,13 @@ fn the_installed_cmake_and_pkg_config_packages_build_modules_that_count() {
              add_library(ptool SHARED {})\n\
              target_link_libraries(ptool PRIVATE MPI::MPI_C)\n\
              pnmpi_patch(ptool)\n\
+             pnmpi_add_xmpi_module(llnl_xmpi {})\n\
+             pnmpi_add_pmpi_module(llnl_pmpi {})\n\
              if(NOT PnMPI_MPI STREQUAL \"{FLAVOR}\")\n\
                message(FATAL_ERROR \"PnMPI_MPI is ${{PnMPI_MPI}}\")\n\
              endif()\n",
+            example.display(),
+            ptool.display(),
             example.display(),
             ptool.display()
         ),
@@ -122,6 +127,8 @@ fn the_installed_cmake_and_pkg_config_packages_build_modules_that_count() {
     let cmake_module = build.join("guide_example.so");
     let patched = build.join("libptool.pnmpi.so");
     assert!(cmake_module.is_file() && patched.is_file(), "CMake built nothing");
+    // LLNL's names: a module as it is, and a PMPI tool patched in place.
+    let (llnl_xmpi, llnl_pmpi) = (build.join("llnl_xmpi.so"), build.join("llnl_pmpi.so"));
 
     // pkg-config: the module's flags from pnmpi-module.pc.
     let mut flags = Command::new("pkg-config");
@@ -143,11 +150,15 @@ fn the_installed_cmake_and_pkg_config_packages_build_modules_that_count() {
     ok(cc, "mpicc with pkg-config flags");
 
     // Each loads and counts; the patched tool counts from below them.
-    for (module, label) in [(&cmake_module, "cmake"), (&pc_module, "pkgconfig")] {
+    for (module, label, tool) in [
+        (&cmake_module, "cmake", &patched),
+        (&pc_module, "pkgconfig", &patched),
+        (&llnl_xmpi, "llnl", &llnl_pmpi),
+    ] {
         let run = ring_under(&format!(
             "module {}\nargument label {label}\nmodule {}\n",
             module.display(),
-            patched.display()
+            tool.display()
         ));
         assert_eq!(
             guide_lines(&run),

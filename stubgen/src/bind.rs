@@ -6,23 +6,26 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 /// Macros that keep the C++ bindings and MPICH's type-tag attributes out of
-/// the parse (both only add noise that bindgen cannot use), and that show
-/// the MPI-1 routines MPI-3 removed, which Open MPI 4.1 still exports but
-/// hides in `mpi.h` unless asked (LLNL PnMPI builds its modules that way:
-/// its `datatype` module calls `XMPI_Type_hvector`).
+/// the parse; both only add noise that bindgen cannot use.
 const DEFINES: &[&str] = &[
     "-DMPICH_NO_ATTR_TYPE_TAGS",
-    "-DOMPI_OMIT_MPI1_COMPAT_DECLS=0",
     "-DOMPI_SKIP_MPICXX=1",
     "-DMPICH_SKIP_MPICXX",
 ];
 
-/// Returns bindgen's Rust source for every `PMPI_` function in `header`.
-pub fn bindings(header: &Path, include_dirs: &[PathBuf]) -> Result<String> {
+/// The macro that shows the MPI-1 routines MPI-3 removed, which Open MPI
+/// 4.1 still exports but hides in `mpi.h` unless asked (LLNL PnMPI builds
+/// its modules that way: its `datatype` module calls `XMPI_Type_hvector`).
+pub const COMPAT: &str = "OMPI_OMIT_MPI1_COMPAT_DECLS";
+
+/// Returns bindgen's Rust source for every `PMPI_` function in `header`;
+/// with `compat`, those hidden behind [`COMPAT`] too.
+pub fn bindings(header: &Path, include_dirs: &[PathBuf], compat: bool) -> Result<String> {
     let builder = bindgen::Builder::default()
         .header(header.to_string_lossy())
         .clang_args(include_dirs.iter().map(|d| format!("-I{}", d.display())))
         .clang_args(DEFINES.iter().copied())
+        .clang_args(compat.then(|| format!("-D{COMPAT}=0")))
         .allowlist_function("PMPI_.*")
         // `core` types, so that mpi-sys and the modules built on it can be
         // `no_std` (a compact module maps 16 KiB instead of std's 380).

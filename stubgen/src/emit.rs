@@ -4,6 +4,7 @@
 //! their wrappers from it, so every crate agrees on ids and types.
 
 use crate::parse::Routine;
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// Rust source for the routine table of `routines`, for `flavor`.
@@ -66,7 +67,9 @@ pub fn table(routines: &[Routine], flavor: &str) -> String {
 /// C header declaring every `XMPI_` entry point for module authors. Each
 /// takes the type of its `PMPI_` twin from the native `mpi.h`, so the header
 /// needs only the routine names and always matches the MPI it was built for.
-pub fn xmpi_header(routines: &[Routine], flavor: &str) -> String {
+/// The `hidden` ones, which `mpi.h` declares only when a module defines
+/// [`crate::bind::COMPAT`] as 0, are declared under the same condition.
+pub fn xmpi_header(routines: &[Routine], hidden: &BTreeSet<String>, flavor: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "/* XMPI_ entry points of libpnmpi, generated for {flavor}.");
     let _ = writeln!(
@@ -84,8 +87,18 @@ pub fn xmpi_header(routines: &[Routine], flavor: &str) -> String {
         out,
         "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\""
     );
-    for r in routines {
+    let (compat, plain): (Vec<&Routine>, Vec<&Routine>) =
+        routines.iter().partition(|r| hidden.contains(&r.name));
+    for r in plain {
         let _ = writeln!(out, "__typeof__(PMPI_{n}) XMPI_{n};", n = r.name);
+    }
+    if !compat.is_empty() {
+        let c = crate::bind::COMPAT;
+        let _ = writeln!(out, "#if defined({c}) && !{c}");
+        for r in compat {
+            let _ = writeln!(out, "__typeof__(PMPI_{n}) XMPI_{n};", n = r.name);
+        }
+        let _ = writeln!(out, "#endif");
     }
     let _ = writeln!(out, "#pragma GCC diagnostic pop");
     let _ = writeln!(out, "#ifdef __cplusplus\n}}\n#endif\n#endif");
@@ -104,9 +117,28 @@ mod tests {
             ret: "i32".into(),
             variadic: false,
         }];
-        let h = xmpi_header(&rs, "mpich");
+        let h = xmpi_header(&rs, &BTreeSet::new(), "mpich");
         assert!(h.contains("__typeof__(PMPI_Send) XMPI_Send;"));
         assert!(h.contains("#include <mpi.h>"));
+        assert!(!h.contains("#if defined"));
+    }
+
+    #[test]
+    fn routines_mpi_h_hides_are_declared_only_where_it_shows_them() {
+        let r = |name: &str| Routine {
+            name: name.into(),
+            params: vec![],
+            ret: "i32".into(),
+            variadic: false,
+        };
+        let hidden = BTreeSet::from(["Address".to_string()]);
+        let h = xmpi_header(&[r("Address"), r("Send")], &hidden, "openmpi");
+        let guard = h
+            .find("#if defined(OMPI_OMIT_MPI1_COMPAT_DECLS) && !OMPI_OMIT_MPI1_COMPAT_DECLS")
+            .expect("a guard");
+        let address = h.find("XMPI_Address;").expect("Address");
+        let send = h.find("XMPI_Send;").expect("Send");
+        assert!(send < guard && guard < address, "{h}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub use error::{Error, Result};
 pub use locate::{install_from_flags, locate, parse_flags, Flags, Flavor, MpiInstall};
 pub use parse::Routine;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// A routine declared in the header but left out, with the reason.
@@ -31,6 +32,10 @@ pub struct Generated {
     pub ffi: String,
     pub routines: Vec<Routine>,
     pub skipped: Vec<Skipped>,
+    /// The routines `mpi.h` declares only when asked for the removed MPI-1
+    /// ones ([`bind::COMPAT`]): `xmpi.h` declares them under the same
+    /// condition.
+    pub hidden: BTreeSet<String>,
 }
 
 impl Generated {
@@ -41,7 +46,7 @@ impl Generated {
 
     /// The `xmpi.h` header for C modules (see [`emit::xmpi_header`]).
     pub fn xmpi_header(&self) -> String {
-        emit::xmpi_header(&self.routines, self.install.flavor.name())
+        emit::xmpi_header(&self.routines, &self.hidden, self.install.flavor.name())
     }
 
     /// The build report text.
@@ -54,8 +59,21 @@ impl Generated {
 /// under which the caller will place the bindgen output (e.g.
 /// `::pnmpi_mpi_sys::ffi`).
 pub fn generate(install: MpiInstall, type_prefix: &str) -> Result<Generated> {
-    let ffi = bind::bindings(&install.header, &install.include_dirs)?;
+    let ffi = bind::bindings(&install.header, &install.include_dirs, true)?;
     let declared = parse::routines(&ffi, &install.header, type_prefix)?;
+    let visible: BTreeSet<String> = parse::routines(
+        &bind::bindings(&install.header, &install.include_dirs, false)?,
+        &install.header,
+        type_prefix,
+    )?
+    .into_iter()
+    .map(|r| r.name)
+    .collect();
+    let hidden = declared
+        .iter()
+        .filter(|r| !visible.contains(&r.name))
+        .map(|r| r.name.clone())
+        .collect();
     if declared.is_empty() {
         return Err(Error::NoRoutines {
             what: "bindgen".into(),
@@ -69,6 +87,7 @@ pub fn generate(install: MpiInstall, type_prefix: &str) -> Result<Generated> {
         ffi,
         routines,
         skipped,
+        hidden,
     })
 }
 
