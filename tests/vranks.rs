@@ -590,3 +590,45 @@ fn a_traced_run_that_stops_leaves_partial_rank_files_that_merge() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!((5..=8).contains(&events), "{out}");
 }
+
+/// Builds `c-tests/vranks/<name>.c` (natively linked) into `case`'s
+/// folder.
+fn vranks_program(case: &Case, name: &str) -> std::path::PathBuf {
+    let exe = case.dir().join(name);
+    let out = std::process::Command::new(mpicc())
+        .args(["-O2", "-g", "-o"])
+        .arg(&exe)
+        .arg(repo().join("c-tests/vranks").join(format!("{name}.c")))
+        .output()
+        .expect("mpicc runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    exe
+}
+
+/// Runs `c-tests/vranks/<name> args` as `n` virtual ranks in `procs`
+/// processes, stopped after `seconds`.
+fn vranks_c(procs: usize, n: u32, name: &str, args: &[&str], seconds: u32) -> Run {
+    let mut case = Case::new();
+    case.env("PNMPI_LIB_PATH", "");
+    let exe = vranks_program(&case, name);
+    let mut cmd = launcher_within(procs, seconds);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", &format!("--vranks={n}"), "--"])
+        .arg(exe)
+        .args(args);
+    case.finish(cmd)
+}
+
+#[test]
+fn an_atexit_handler_after_finalize_is_told_mpi_is_finalized() {
+    for procs in [1, 2] {
+        let run = vranks_c(procs, 2, "atexit_fin", &[], 60);
+        run.assert_ok();
+        assert_eq!(
+            run.lines("atexit_fin:"),
+            ["atexit_fin: finalized=1 initialized=1"],
+            "{procs} processes: {}",
+            run.stderr
+        );
+    }
+}

@@ -17,7 +17,7 @@ use pnmpi_sim::units::Ns;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ffi::{c_char, c_int};
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
 /// The application's `main`.
 pub type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
@@ -133,6 +133,17 @@ pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
 /// Whether the engine runs (an MPI call comes from a virtual rank).
 pub fn running() -> bool {
     !ENGINE.load(Ordering::Relaxed).is_null()
+}
+
+/// Set when the ranks are done ([`finish`]): the process's MPI is then
+/// initialized and finalized, which `MPI_Initialized` and
+/// `MPI_Finalized` must still say to an `atexit` handler.
+static FINISHED: AtomicBool = AtomicBool::new(false);
+
+/// Whether every rank is done (the native MPI is finalized, or about
+/// to be).
+pub fn finished() -> bool {
+    FINISHED.load(Ordering::Relaxed)
 }
 
 /// The key that orders non-negative times in the heap.
@@ -444,6 +455,7 @@ impl Engine {
 /// The engine, for the report after the ranks are done.
 pub fn finish() -> Box<Engine> {
     let p = ENGINE.swap(std::ptr::null_mut(), Ordering::Relaxed);
+    FINISHED.store(true, Ordering::Relaxed);
     // SAFETY: `run` made `p` with Box::into_raw and no context is running.
     unsafe { Box::from_raw(p) }
 }

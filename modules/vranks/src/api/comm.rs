@@ -61,21 +61,35 @@ pub unsafe extern "C" fn MPI_Init_thread(
     init("MPI_Init_thread")
 }
 
+/// The running rank's state; outside the ranks (a constructor before
+/// they start, an `atexit` handler after they end), the process's.
+fn rank_state(get: impl FnOnce(&engine::Rank) -> bool) -> bool {
+    if engine::running() {
+        with(|e| get(&e.ranks[e.current as usize]))
+    } else {
+        engine::finished()
+    }
+}
+
+/// Legal at any time, also after `MPI_Finalize`.
+///
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
-    let v = with(|e| e.ranks[e.current as usize].initialized);
+    let v = rank_state(|r| r.initialized);
     // SAFETY: the application's out-pointer.
     unsafe { *flag = c_int::from(v) };
     ok()
 }
 
+/// Legal at any time, also after `MPI_Finalize`.
+///
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
-    let v = with(|e| e.ranks[e.current as usize].finalized);
+    let v = rank_state(|r| r.finalized);
     // SAFETY: the application's out-pointer.
     unsafe { *flag = c_int::from(v) };
     ok()
