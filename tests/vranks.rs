@@ -632,3 +632,33 @@ fn an_atexit_handler_after_finalize_is_told_mpi_is_finalized() {
         );
     }
 }
+
+#[test]
+fn a_deadlock_in_probe_is_reported_naming_the_ranks_and_the_routine() {
+    for procs in [1, 2] {
+        let started = std::time::Instant::now();
+        let run = vranks_c(procs, 3, "probe_deadlock", &[], 60);
+        // `timeout` ends a hung run with 124.
+        assert!(
+            run.code.is_some_and(|c| c != 0 && c != 124),
+            "{procs} processes: {:?} after {:?}\n{}",
+            run.code,
+            started.elapsed(),
+            run.stderr
+        );
+        assert!(run.lines("probe_deadlock:").is_empty(), "{}", run.stdout);
+        let said = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("deadlock"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for rank in ["0 in MPI_Probe", "1 in MPI_Probe"] {
+            assert!(
+                said.contains(rank),
+                "{procs} processes, no `{rank}`: {}",
+                run.stderr
+            );
+        }
+    }
+}

@@ -60,6 +60,8 @@ pub struct Rank {
     stack_limit: usize,
     /// Its clock when it last polled and found nothing ([`idle`]).
     idled_at: Ns,
+    /// The MPI routine it is in or last called, for a deadlock report.
+    pub routine: &'static str,
 }
 
 /// An event: rank `Resume` at a time, or message `Arrive`.
@@ -182,6 +184,7 @@ impl Engine {
                 yielder: 0,
                 stack_limit: 0,
                 idled_at: -1.0,
+                routine: "main",
             })
             .collect();
         let (model, model_name) = model;
@@ -292,6 +295,23 @@ pub fn block(need: u32) {
     switch_out();
 }
 
+/// Blocks the running rank without a request, until an event wakes it
+/// ([`Engine::wake`]; a message arriving for `MPI_Probe`), then moves
+/// its clock to when it woke, counting the wait. If nothing ever wakes
+/// it, the run ends with it in the deadlock report.
+pub fn block_until_woken() {
+    with(|e| e.ranks[e.current as usize].phase = Phase::Blocked);
+    switch_out();
+    with(|e| {
+        let now = e.now;
+        let rank = &mut e.ranks[e.current as usize];
+        if now > rank.clock {
+            rank.stats.wait += now - rank.clock;
+            rank.clock = now;
+        }
+    });
+}
+
 /// Lets the simulation catch up with the running rank's clock, so that
 /// every event before it has happened (before a test or a probe looks).
 pub fn catch_up() {
@@ -395,7 +415,11 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
             .filter(|&r| e.ranks[r as usize].phase != Phase::Done)
             .collect();
         if !stuck.is_empty() {
-            let list: Vec<String> = stuck.iter().take(8).map(|r| r.to_string()).collect();
+            let list: Vec<String> = stuck
+                .iter()
+                .take(8)
+                .map(|&r| format!("{r} in {}", e.ranks[r as usize].routine))
+                .collect();
             eprintln!(
                 "pnmpi vranks: error: deadlock at virtual time {:.9} s: {} of {} ranks{} wait for messages or collectives that no rank will send or join (ranks {}{})",
                 e.now * 1e-9,

@@ -49,6 +49,7 @@ impl Call {
                 rank.stats.compute += compute;
             }
             rank.stats.calls += 1;
+            rank.routine = routine;
             let clock = rank.clock;
             let traced = e
                 .trace
