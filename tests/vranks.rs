@@ -662,3 +662,57 @@ fn a_deadlock_in_probe_is_reported_naming_the_ranks_and_the_routine() {
         }
     }
 }
+
+#[test]
+fn the_nonblocking_vector_collectives_and_scans_give_what_the_blocking_ones_give() {
+    // 5 ranks: uneven blocks; in 2 processes, every collective crosses.
+    let case = Case::new();
+    let exe = vranks_program(&case, "icoll_v");
+    let native = case.mpirun(5, &exe, &[]);
+    native.assert_ok();
+    let names = [
+        "alltoallv",
+        "allgatherv",
+        "gatherv",
+        "scatterv",
+        "reduce_scatter",
+        "reduce_scatter_block",
+        "scan",
+        "exscan",
+    ];
+    let expected = sorted_lines(&native, "icoll_v:");
+    assert_eq!(expected.len(), 5 * names.len(), "{}", native.stdout);
+    assert!(
+        expected.iter().all(|l| l.contains(" same 1 ")),
+        "{}",
+        native.stdout
+    );
+    let conf = "module vtime\nargument latency 3us\nargument bandwidth 1GB/s\nargument cpu_factor 0\n";
+    for procs in [1, 2] {
+        let mut case = Case::new();
+        case.env("PNMPI_LIB_PATH", "");
+        case.write("vtime.conf", conf);
+        let exe = vranks_program(&case, "icoll_v");
+        let mut cmd = launcher(procs);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--vranks=5", "--conf", "vtime.conf", "--"])
+            .arg(exe);
+        let virt = case.finish(cmd);
+        virt.assert_ok();
+        assert_eq!(
+            sorted_lines(&virt, "icoll_v:"),
+            expected,
+            "{procs} processes: {}",
+            virt.stderr
+        );
+        // The same collective model times both forms: to the ns, and
+        // more than a latency.
+        let times = virt.lines("icoll_v_time:");
+        assert_eq!(times.len(), 5 * names.len(), "{}", virt.stdout);
+        for l in times {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let (b, n): (f64, f64) = (w[5].parse().unwrap(), w[7].parse().unwrap());
+            assert!(b >= 3000.0 && b == n, "{procs} processes: {l}");
+        }
+    }
+}

@@ -606,30 +606,30 @@ collective!(MPI_Reduce / MPI_Ireduce(
 collective!(MPI_Allreduce / MPI_Iallreduce(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::All));
-collective!(MPI_Scan(
+collective!(MPI_Scan / MPI_Iscan(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Scan));
-collective!(MPI_Exscan(
+collective!(MPI_Exscan / MPI_Iexscan(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Exscan));
-collective!(MPI_Reduce_scatter_block(
+collective!(MPI_Reduce_scatter_block / MPI_Ireduce_scatter_block(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce_scatter(sbuf, rbuf, count, FIXED, dt, op, comm));
-collective!(MPI_Reduce_scatter(
+collective!(MPI_Reduce_scatter / MPI_Ireduce_scatter(
     sbuf: *const c_void, rbuf: *mut c_void, counts: *const c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce_scatter(sbuf, rbuf, 0, counts, dt, op, comm));
 collective!(MPI_Gather / MPI_Igather(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
     comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, Some(root), comm));
-collective!(MPI_Gatherv(
+collective!(MPI_Gatherv / MPI_Igatherv(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
     rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, Some(root), comm));
 collective!(MPI_Allgather / MPI_Iallgather(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, None, comm));
-collective!(MPI_Allgatherv(
+collective!(MPI_Allgatherv / MPI_Iallgatherv(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
     rtype: Dt, comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, None, comm));
@@ -637,14 +637,14 @@ collective!(MPI_Scatter / MPI_Iscatter(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
     comm: ffi::MPI_Comm,
 ) => scatter(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, rtype, root, comm));
-collective!(MPI_Scatterv(
+collective!(MPI_Scatterv / MPI_Iscatterv(
     sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int,
     rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
 ) => scatter(sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
 collective!(MPI_Alltoall / MPI_Ialltoall(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
 ) => alltoall(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, FIXED, FIXED, rtype, comm));
-collective!(MPI_Alltoallv(
+collective!(MPI_Alltoallv / MPI_Ialltoallv(
     sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: Dt, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtype: Dt, comm: ffi::MPI_Comm,
 ) => alltoall(sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm));
