@@ -664,6 +664,20 @@ fn a_deadlock_in_probe_is_reported_naming_the_ranks_and_the_routine() {
 }
 
 #[test]
+fn thread_levels_are_granted_only_as_far_as_they_hold() {
+    // MPI_THREAD_FUNNELED (1) at most: every rank is one context of the
+    // process's main thread, scheduled without locks.
+    for (asked, given) in [("0", 0), ("1", 1), ("2", 1), ("3", 1)] {
+        let run = vranks_c(1, 2, "thread_level", &[asked], 60);
+        run.assert_ok();
+        let expected: Vec<String> = (0..2)
+            .map(|r| format!("thread_level: rank {r} required {asked} provided {given} query {given}"))
+            .collect();
+        assert_eq!(sorted_lines(&run, "thread_level:"), expected, "{}", run.stderr);
+    }
+}
+
+#[test]
 fn the_nonblocking_vector_collectives_and_scans_give_what_the_blocking_ones_give() {
     // 5 ranks: uneven blocks; in 2 processes, every collective crosses.
     let case = Case::new();

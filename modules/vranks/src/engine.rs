@@ -51,6 +51,8 @@ pub struct Rank {
     pub end: Option<Ns>,
     pub initialized: bool,
     pub finalized: bool,
+    /// The thread level `MPI_Init_thread` provided (`MPI_Query_thread`).
+    pub thread_level: c_int,
     /// `main`'s return value or `exit`'s status.
     pub status: c_int,
     pub stats: Totals,
@@ -179,6 +181,7 @@ impl Engine {
                 end: None,
                 initialized: false,
                 finalized: false,
+                thread_level: 0,
                 status: 0,
                 stats: Totals::default(),
                 yielder: 0,
