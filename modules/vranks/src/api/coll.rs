@@ -78,7 +78,9 @@ unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
 /// # Safety
 /// The buffers in `part.out` are the member's, valid until completion.
 pub unsafe fn copy_out(part: &crate::coll::Part) {
-    with(|e| {
+    // A new communicator's handle is made once the engine is released
+    // (making one may stop the run).
+    let new_comm = with(|e| {
         let call = e.call(part.call);
         let me = part.me as usize;
         let one = |g: &Gift| match g {
@@ -136,15 +138,20 @@ pub unsafe fn copy_out(part: &crate::coll::Part) {
                         }
                     }
                 }
-                Out::Comm(out) => {
-                    *out = match call.comms.get(me).copied().flatten() {
-                        Some(i) => handles::comm_handle(i),
-                        None => c::COMM_NULL(),
-                    };
-                }
+                Out::Comm(out) => return Some((out, call.comms.get(me).copied().flatten())),
             }
         }
+        None
     });
+    if let Some((out, comm)) = new_comm {
+        // SAFETY: the member's out-pointer, as for the constructor.
+        unsafe {
+            *out = match comm {
+                Some(i) => handles::comm_handle(i),
+                None => c::COMM_NULL(),
+            }
+        };
+    }
 }
 
 /// Joins the call, then waits (blocking) or hands back the request.
