@@ -678,6 +678,28 @@ fn thread_levels_are_granted_only_as_far_as_they_hold() {
 }
 
 #[test]
+fn an_mpi_call_from_another_thread_of_a_rank_is_a_clear_error() {
+    // The thread may ask MPI_Initialized (legal in any thread), but not
+    // call MPI_Comm_size under MPI_THREAD_FUNNELED: the scheduler's
+    // state has no lock.
+    let run = vranks_c(1, 2, "thread_level", &["1", "thread"], 60);
+    assert!(!run.success(), "{}", run.stdout);
+    assert_eq!(
+        run.lines("thread_level: thread"),
+        ["thread_level: thread initialized 1"],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "an MPI call from a thread of a virtual rank other than the rank itself: virtual ranks provide MPI_THREAD_FUNNELED at most"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn the_nonblocking_vector_collectives_and_scans_give_what_the_blocking_ones_give() {
     // 5 ranks: uneven blocks; in 2 processes, every collective crosses.
     let case = Case::new();

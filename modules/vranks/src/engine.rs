@@ -124,19 +124,90 @@ pub static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
 /// The current rank, for the overflow handler.
 pub static CURRENT: AtomicUsize = AtomicUsize::new(usize::MAX);
 
-/// Runs `f` on the engine, if the ranks are running.
+/// Set while [`with`] lends the engine: a second, nested borrow would
+/// be a second live `&mut Engine`.
+static LENT: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Set on the thread that runs the engine (every rank's context runs
+    /// on it), from [`run`] on.
+    static ENGINE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Why the engine could not be lent.
+#[derive(Debug, PartialEq, Eq)]
+enum Refused {
+    /// No engine: the call came before the ranks started or after they
+    /// ended.
+    Outside,
+    /// The engine is lent already: a call from inside [`with`].
+    Reentered,
+}
+
+/// Gives the object behind `slot` to `f` unless it is null or `lent`
+/// says it is given already; `lent` is set while `f` runs (also if it
+/// unwinds).
+fn lend<T, R>(slot: &AtomicPtr<T>, lent: &AtomicBool, f: impl FnOnce(&mut T) -> R) -> Result<R, Refused> {
+    let p = slot.load(Ordering::Relaxed);
+    if p.is_null() {
+        return Err(Refused::Outside);
+    }
+    if lent.swap(true, Ordering::Acquire) {
+        return Err(Refused::Reentered);
+    }
+    /// Gives the object back when `f` ends.
+    struct Back<'a>(&'a AtomicBool);
+    impl Drop for Back<'_> {
+        fn drop(&mut self) {
+            self.0.store(false, Ordering::Release);
+        }
+    }
+    let _back = Back(lent);
+    // SAFETY: `slot` holds a live object (its owner clears the slot
+    // before freeing it, [`finish`]); `lent` was clear and is now set
+    // until `f` returns, so no other reference made here is live, and a
+    // nested call is refused above instead of making a second one.
+    Ok(f(unsafe { &mut *p }))
+}
+
+/// Stops the process with `msg` (a static message, written with
+/// `write(2)`): the engine cannot be used, so neither the usual error
+/// path nor the native MPI's abort is.
+fn refuse(msg: &str) -> ! {
+    // SAFETY: write(2) of a valid buffer and _exit(2) are always allowed.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::_exit(1)
+    }
+}
+
+/// Runs `f` on the engine, if the ranks are running, from the engine's
+/// thread, and not from inside another `with`; any of those is a clear
+/// error, never a second reference to the engine.
 pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
-    let p = ENGINE.load(Ordering::Relaxed);
-    assert!(!p.is_null(), "pnmpi vranks: an MPI call outside a virtual rank");
-    // SAFETY: the engine lives from `run`'s start to its end on this one
-    // thread; `with` is never re-entered (no caller calls `with` or
-    // switches context inside `f`), so this is the only reference.
-    f(unsafe { &mut *p })
+    if running() && !on_engine_thread() {
+        refuse("pnmpi vranks: error: an MPI call from a thread of a virtual rank other than the rank itself: virtual ranks provide MPI_THREAD_FUNNELED at most\n");
+    }
+    match lend(&ENGINE, &LENT, f) {
+        Ok(r) => r,
+        Err(Refused::Outside) => {
+            refuse("pnmpi vranks: error: an MPI call outside the virtual ranks (before they start or after they end)\n")
+        }
+        Err(Refused::Reentered) => refuse(
+            "pnmpi vranks: internal error: the engine was re-entered (an MPI call, or an error path, from inside an engine step)\n",
+        ),
+    }
 }
 
 /// Whether the engine runs (an MPI call comes from a virtual rank).
 pub fn running() -> bool {
     !ENGINE.load(Ordering::Relaxed).is_null()
+}
+
+/// Whether the calling thread is the engine's (every rank's context
+/// runs on it; a thread a rank started does not).
+pub fn on_engine_thread() -> bool {
+    ENGINE_THREAD.with(|t| t.get())
 }
 
 /// Set when the ranks are done ([`finish`]): the process's MPI is then
@@ -370,6 +441,7 @@ pub fn idle(watched: impl Iterator<Item = usize>) {
 
 /// Runs every rank to the end. Returns the first nonzero status, or 0.
 pub fn run(engine: Engine, progress: bool) -> c_int {
+    ENGINE_THREAD.with(|t| t.set(true));
     let p = Box::into_raw(Box::new(engine));
     ENGINE.store(p, Ordering::Relaxed);
     let started = std::time::Instant::now();
@@ -559,4 +631,26 @@ pub fn exit_rank(status: c_int) -> ! {
     });
     switch_out();
     unreachable!("a rank that exited was resumed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_lend_is_refused_and_the_outer_one_goes_on() {
+        let mut v = 7u32;
+        let slot = AtomicPtr::new(&mut v as *mut u32);
+        let lent = AtomicBool::new(false);
+        let nested = lend(&slot, &lent, |x| {
+            *x += 1;
+            lend(&slot, &lent, |y| *y += 100)
+        });
+        assert_eq!(nested, Ok(Err(Refused::Reentered)));
+        // Given back once the outer call ended.
+        assert_eq!(lend(&slot, &lent, |x| *x), Ok(8));
+        assert!(!lent.load(Ordering::Relaxed));
+        let none: AtomicPtr<u32> = AtomicPtr::new(std::ptr::null_mut());
+        assert_eq!(lend(&none, &lent, |_| ()), Err(Refused::Outside));
+    }
 }

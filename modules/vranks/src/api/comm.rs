@@ -79,12 +79,16 @@ pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
 }
 
 /// The running rank's state; outside the ranks (a constructor before
-/// they start, an `atexit` handler after they end), the process's.
-fn rank_state(get: impl FnOnce(&engine::Rank) -> bool) -> bool {
-    if engine::running() {
-        with(|e| get(&e.ranks[e.current as usize]))
-    } else {
+/// they start, an `atexit` handler after they end), the process's; in
+/// a thread a rank started (these two queries are legal in any thread),
+/// `threaded`, what the process's is while the ranks run.
+fn rank_state(get: impl FnOnce(&engine::Rank) -> bool, threaded: bool) -> bool {
+    if !engine::running() {
         engine::finished()
+    } else if !engine::on_engine_thread() {
+        threaded
+    } else {
+        with(|e| get(&e.ranks[e.current as usize]))
     }
 }
 
@@ -94,7 +98,7 @@ fn rank_state(get: impl FnOnce(&engine::Rank) -> bool) -> bool {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
-    let v = rank_state(|r| r.initialized);
+    let v = rank_state(|r| r.initialized, true);
     // SAFETY: the application's out-pointer.
     unsafe { *flag = c_int::from(v) };
     ok()
@@ -106,7 +110,7 @@ pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
-    let v = rank_state(|r| r.finalized);
+    let v = rank_state(|r| r.finalized, false);
     // SAFETY: the application's out-pointer.
     unsafe { *flag = c_int::from(v) };
     ok()
@@ -136,11 +140,15 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
-    eprintln!(
-        "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
-        engine::me()
-    );
-    crate::trace::abandon();
+    with(|e| {
+        eprintln!(
+            "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
+            e.current
+        );
+        if let Some(t) = e.trace.as_mut() {
+            t.abandon();
+        }
+    });
     // SAFETY: aborting the native job.
     unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), code) }
 }
