@@ -752,3 +752,26 @@ fn the_nonblocking_vector_collectives_and_scans_give_what_the_blocking_ones_give
         }
     }
 }
+
+#[test]
+fn the_stack_overflow_report_does_not_allocate() {
+    // Rank 3 overflows its 1 MiB stack into its guard page; the program's
+    // allocator stops the run if the handler calls it.
+    let mut case = Case::new();
+    case.env("PNMPI_LIB_PATH", "");
+    let exe = vranks_program(&case, "overflow_nomalloc");
+    let mut cmd = launcher_within(1, 60);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=4", "--vrank-stack", "1M", "--"])
+        .arg(exe);
+    let run = case.finish(cmd);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(!run.stderr.contains("the allocator was called"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "pnmpi vranks: error: virtual rank 3 overflowed its stack of 1024 KiB; give it more with --vrank-stack"
+        ),
+        "{}",
+        run.stderr
+    );
+}
