@@ -87,8 +87,9 @@ pub unsafe fn copy_out(part: &crate::coll::Part) {
             Gift::One(v) => v.clone(),
             _ => Vec::new(),
         };
-        // SAFETY (every unpack and copy below): the member's own buffers,
-        // as MPI requires them for this collective.
+        // SAFETY: every unpack and copy below writes the member's own
+        // buffers, valid until its request completes, as MPI requires
+        // them for this collective.
         unsafe {
             match part.out {
                 Out::Nothing => {}

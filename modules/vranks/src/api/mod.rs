@@ -107,16 +107,19 @@ pub fn fatal_in(e: &mut Engine, routine: &str, what: &str) -> ! {
     stop(&e.current.to_string(), routine, what)
 }
 
-/// Says what stopped the run, at virtual rank `rank`, and ends the job.
+/// Says what stopped the run, at virtual rank `rank`, and ends the job
+/// (while the ranks run) or the process (before or after).
 fn stop(rank: &str, routine: &str, what: &str) -> ! {
     eprintln!("pnmpi vranks: error: virtual rank {rank}: {routine}: {what}");
-    // SAFETY: the native MPI is initialized while ranks run; aborting the
-    // job is always allowed. `_exit`, not `exit`: inside a rank, `exit`
-    // would end that rank only.
-    unsafe {
-        ffi::PMPI_Abort(c::COMM_WORLD(), 1);
-        libc::_exit(1)
+    if engine::running() {
+        // SAFETY: the native MPI is initialized while the ranks run
+        // (`start` initializes it before and finalizes it after);
+        // aborting the job is always allowed then.
+        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
     }
+    // SAFETY: _exit(2) ends the process at once. `_exit`, not `exit`:
+    // inside a rank, `exit` would end that rank only.
+    unsafe { libc::_exit(1) }
 }
 
 /// The virtual communicator `h` names, or stops naming the routine.
