@@ -8,7 +8,12 @@
 //! time, not the one sent first in real time; a hello world runs at
 //! 16,384 ranks; and a bad rank count, a too-small stack, a stack
 //! overflow, an unsupported routine, more processes than ranks and a
-//! network without latency each stop the run naming what is wrong.
+//! network without latency each stop the run naming what is wrong. The
+//! programs of `c-tests/vranks/` check issue 35's defects: an `atexit`
+//! handler's `MPI_Finalized`, a deadlock in `MPI_Probe`, thread levels
+//! and a rank's own thread calling MPI, the nonblocking `v` collectives
+//! and scans against the blocking ones, and an overflow report that
+//! does not allocate.
 
 mod common;
 use common::*;
