@@ -8,7 +8,12 @@
 //! time, not the one sent first in real time; a hello world runs at
 //! 16,384 ranks; and a bad rank count, a too-small stack, a stack
 //! overflow, an unsupported routine, more processes than ranks and a
-//! network without latency each stop the run naming what is wrong.
+//! network without latency each stop the run naming what is wrong. The
+//! programs of `c-tests/vranks/` check issue 35's defects: an `atexit`
+//! handler's `MPI_Finalized`, a deadlock in `MPI_Probe`, thread levels
+//! and a rank's own thread calling MPI, the nonblocking `v` collectives
+//! and scans against the blocking ones, and an overflow report that
+//! does not allocate.
 
 mod common;
 use common::*;
@@ -589,4 +594,189 @@ fn a_traced_run_that_stops_leaves_partial_rank_files_that_merge() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
     assert!((5..=8).contains(&events), "{out}");
+}
+
+/// Builds `c-tests/vranks/<name>.c` (natively linked) into `case`'s
+/// folder.
+fn vranks_program(case: &Case, name: &str) -> std::path::PathBuf {
+    let exe = case.dir().join(name);
+    let out = std::process::Command::new(mpicc())
+        .args(["-O2", "-g", "-o"])
+        .arg(&exe)
+        .arg(repo().join("c-tests/vranks").join(format!("{name}.c")))
+        .output()
+        .expect("mpicc runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    exe
+}
+
+/// Runs `c-tests/vranks/<name> args` as `n` virtual ranks in `procs`
+/// processes, stopped after `seconds`.
+fn vranks_c(procs: usize, n: u32, name: &str, args: &[&str], seconds: u32) -> Run {
+    let mut case = Case::new();
+    case.env("PNMPI_LIB_PATH", "");
+    let exe = vranks_program(&case, name);
+    let mut cmd = launcher_within(procs, seconds);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", &format!("--vranks={n}"), "--"])
+        .arg(exe)
+        .args(args);
+    case.finish(cmd)
+}
+
+#[test]
+fn an_atexit_handler_after_finalize_is_told_mpi_is_finalized() {
+    for procs in [1, 2] {
+        let run = vranks_c(procs, 2, "atexit_fin", &[], 60);
+        run.assert_ok();
+        assert_eq!(
+            run.lines("atexit_fin:"),
+            ["atexit_fin: finalized=1 initialized=1"],
+            "{procs} processes: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_deadlock_in_probe_is_reported_naming_the_ranks_and_the_routine() {
+    for procs in [1, 2] {
+        let started = std::time::Instant::now();
+        let run = vranks_c(procs, 3, "probe_deadlock", &[], 60);
+        // `timeout` ends a hung run with 124.
+        assert!(
+            run.code.is_some_and(|c| c != 0 && c != 124),
+            "{procs} processes: {:?} after {:?}\n{}",
+            run.code,
+            started.elapsed(),
+            run.stderr
+        );
+        assert!(run.lines("probe_deadlock:").is_empty(), "{}", run.stdout);
+        let said = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains("deadlock"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for rank in ["0 in MPI_Probe", "1 in MPI_Probe"] {
+            assert!(
+                said.contains(rank),
+                "{procs} processes, no `{rank}`: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn thread_levels_are_granted_only_as_far_as_they_hold() {
+    // MPI_THREAD_FUNNELED (1) at most: every rank is one context of the
+    // process's main thread, scheduled without locks.
+    for (asked, given) in [("0", 0), ("1", 1), ("2", 1), ("3", 1)] {
+        let run = vranks_c(1, 2, "thread_level", &[asked], 60);
+        run.assert_ok();
+        let expected: Vec<String> = (0..2)
+            .map(|r| format!("thread_level: rank {r} required {asked} provided {given} query {given}"))
+            .collect();
+        assert_eq!(sorted_lines(&run, "thread_level:"), expected, "{}", run.stderr);
+    }
+}
+
+#[test]
+fn an_mpi_call_from_another_thread_of_a_rank_is_a_clear_error() {
+    // The thread may ask MPI_Initialized (legal in any thread), but not
+    // call MPI_Comm_size under MPI_THREAD_FUNNELED: the scheduler's
+    // state has no lock.
+    let run = vranks_c(1, 2, "thread_level", &["1", "thread"], 60);
+    assert!(!run.success(), "{}", run.stdout);
+    assert_eq!(
+        run.lines("thread_level: thread"),
+        ["thread_level: thread initialized 1"],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "an MPI call from a thread of a virtual rank other than the rank itself: virtual ranks provide MPI_THREAD_FUNNELED at most"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_nonblocking_vector_collectives_and_scans_give_what_the_blocking_ones_give() {
+    // 5 ranks: uneven blocks; in 2 processes, every collective crosses.
+    let case = Case::new();
+    let exe = vranks_program(&case, "icoll_v");
+    let native = case.mpirun(5, &exe, &[]);
+    native.assert_ok();
+    let names = [
+        "alltoallv",
+        "allgatherv",
+        "gatherv",
+        "scatterv",
+        "reduce_scatter",
+        "reduce_scatter_block",
+        "scan",
+        "exscan",
+    ];
+    let expected = sorted_lines(&native, "icoll_v:");
+    assert_eq!(expected.len(), 5 * names.len(), "{}", native.stdout);
+    assert!(
+        expected.iter().all(|l| l.contains(" same 1 ")),
+        "{}",
+        native.stdout
+    );
+    let conf = "module vtime\nargument latency 3us\nargument bandwidth 1GB/s\nargument cpu_factor 0\n";
+    for procs in [1, 2] {
+        let mut case = Case::new();
+        case.env("PNMPI_LIB_PATH", "");
+        case.write("vtime.conf", conf);
+        let exe = vranks_program(&case, "icoll_v");
+        let mut cmd = launcher(procs);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--vranks=5", "--conf", "vtime.conf", "--"])
+            .arg(exe);
+        let virt = case.finish(cmd);
+        virt.assert_ok();
+        assert_eq!(
+            sorted_lines(&virt, "icoll_v:"),
+            expected,
+            "{procs} processes: {}",
+            virt.stderr
+        );
+        // The same collective model times both forms: to the ns, and
+        // more than a latency.
+        let times = virt.lines("icoll_v_time:");
+        assert_eq!(times.len(), 5 * names.len(), "{}", virt.stdout);
+        for l in times {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let (b, n): (f64, f64) = (w[5].parse().unwrap(), w[7].parse().unwrap());
+            assert!(b >= 3000.0 && b == n, "{procs} processes: {l}");
+        }
+    }
+}
+
+#[test]
+fn the_stack_overflow_report_does_not_allocate() {
+    // Rank 3 overflows its 1 MiB stack into its guard page; the program's
+    // allocator stops the run if the handler calls it.
+    let mut case = Case::new();
+    case.env("PNMPI_LIB_PATH", "");
+    let exe = vranks_program(&case, "overflow_nomalloc");
+    let mut cmd = launcher_within(1, 60);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--vranks=4", "--vrank-stack", "1M", "--"])
+        .arg(exe);
+    let run = case.finish(cmd);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(!run.stderr.contains("the allocator was called"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "pnmpi vranks: error: virtual rank 3 overflowed its stack of 1024 KiB; give it more with --vrank-stack"
+        ),
+        "{}",
+        run.stderr
+    );
 }

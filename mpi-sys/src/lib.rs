@@ -10,13 +10,15 @@
 
 extern crate self as pnmpi_mpi_sys;
 
-/// bindgen's output for the native `mpi.h`: types and `PMPI_` functions.
+/// bindgen's output for the native `mpi.h`: types and `PMPI_` functions
+/// (generated code: its layout tests' unsafe blocks carry no comments).
 #[allow(
     non_upper_case_globals,
     non_camel_case_types,
     non_snake_case,
     dead_code,
-    clippy::all
+    clippy::all,
+    clippy::undocumented_unsafe_blocks
 )]
 pub mod ffi {
     include!(concat!(env!("OUT_DIR"), "/ffi.rs"));

@@ -106,15 +106,19 @@ impl Drop for Mpi {
     }
 }
 
+/// Stops the job: `bytes` bytes in one exchange do not fit MPI's `int`
+/// counts and displacements (`what`).
+fn too_large(bytes: i64, what: &str) -> ! {
+    eprintln!("pnmpi: {bytes} bytes in one exchange: more than MPI's int {what}");
+    // SAFETY: MPI is initialised (every Mpi call comes after init).
+    unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
+    std::process::exit(1)
+}
+
 /// A byte count as MPI's `int`, or the run stops: no window or result is
 /// 2 GiB.
 fn count(n: usize) -> c_int {
-    c_int::try_from(n).unwrap_or_else(|_| {
-        eprintln!("pnmpi: {n} bytes in one exchange: more than MPI's int counts");
-        // SAFETY: MPI is initialised.
-        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
-        0
-    })
+    c_int::try_from(n).unwrap_or_else(|_| too_large(n as i64, "counts"))
 }
 
 /// `v` with room for at least a byte: an empty vector's pointer is
@@ -124,15 +128,25 @@ fn backed(mut v: Vec<u8>) -> Vec<u8> {
     v
 }
 
-fn displacements(counts: &[c_int]) -> Vec<c_int> {
+/// Where each of the blocks of `counts` bytes, laid end to end, starts:
+/// summed in 64 bits, and `Err` with the first offset that MPI's `int`
+/// displacements cannot hold (the blocks of one exchange may each fit
+/// in an `int` but not their sum).
+fn displacements(counts: &[c_int]) -> Result<Vec<c_int>, i64> {
+    let mut at = 0i64;
     counts
         .iter()
-        .scan(0, |at, &n| {
-            let d = *at;
-            *at += n;
-            Some(d)
+        .map(|&n| {
+            let d = c_int::try_from(at).map_err(|_| at)?;
+            at += i64::from(n);
+            Ok(d)
         })
         .collect()
+}
+
+/// [`displacements`], or the run stops.
+fn checked_displacements(counts: &[c_int]) -> Vec<c_int> {
+    displacements(counts).unwrap_or_else(|at| too_large(at, "displacements"))
 }
 
 impl Exchange for Mpi {
@@ -161,7 +175,7 @@ impl Exchange for Mpi {
         };
         check(code, "MPI_Alltoall");
         let data = backed(out.concat());
-        let (sd, rd) = (displacements(&send), displacements(&recv));
+        let (sd, rd) = (checked_displacements(&send), checked_displacements(&recv));
         let mut got = backed(vec![0u8; recv.iter().map(|&n| n as usize).sum()]);
         // SAFETY: counts and displacements describe `data` and `got`,
         // which live across the call.
@@ -216,7 +230,7 @@ impl Exchange for Mpi {
             )
         };
         check(code, "MPI_Gather");
-        let displs = displacements(&counts);
+        let displs = checked_displacements(&counts);
         let mut all = backed(vec![
             0u8;
             if self.me == 0 {
@@ -246,8 +260,27 @@ impl Exchange for Mpi {
             counts
                 .iter()
                 .zip(&displs)
-                .map(|(&n, &d)| all[d as usize..(d + n) as usize].to_vec())
+                .map(|(&n, &d)| all[d as usize..d as usize + n as usize].to_vec())
                 .collect()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn displacements_are_summed_in_64_bits_and_refused_above_an_int() {
+        assert_eq!(displacements(&[3, 0, 5, 2]), Ok(vec![0, 3, 3, 8]));
+        // The last block may start at the largest int.
+        assert_eq!(displacements(&[c_int::MAX, 7]), Ok(vec![0, c_int::MAX]));
+        // Two 1 GiB blocks put the third at 2^31: it wrapped to -2^31.
+        let gib = 1 << 30;
+        assert_eq!(displacements(&[gib, gib, 5]), Err(1 << 31));
+        assert_eq!(
+            displacements(&[c_int::MAX, c_int::MAX, c_int::MAX]),
+            Err(2 * i64::from(c_int::MAX))
+        );
     }
 }

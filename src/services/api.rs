@@ -336,11 +336,8 @@ unsafe extern "C" fn call_hook(hook: *const c_char) {
 #[no_mangle]
 pub unsafe extern "C" fn PNMPI_Service_CallHook_NewStack(hook: *const c_char, stack: Handle) {
     // SAFETY: forwarded from the caller's contract.
-    if let (Ok(hook), Ok(chain), Ok(top)) = (
-        unsafe { status::name(hook, NAME_MAX) },
-        chain(),
-        u32::try_from(stack),
-    ) {
+    let hook = unsafe { status::name(hook, NAME_MAX) };
+    if let (Ok(hook), Ok(chain), Ok(top)) = (hook, chain(), u32::try_from(stack)) {
         chain.call_hook_below(top, hook);
     }
 }

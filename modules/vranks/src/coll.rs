@@ -390,7 +390,7 @@ impl Engine {
         let c = &self.colls.calls[id];
         let rooted = matches!(coll, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Scatter);
         let root = rooted.then_some(c.root);
-        let ends = pnmpi_sim::live::algorithmic::replay(
+        let replayed = pnmpi_sim::live::algorithmic::replay(
             &self.machine,
             &self.model_name,
             nodes,
@@ -398,10 +398,16 @@ impl Engine {
             name,
             root,
             &c.entries,
-        )
-        .unwrap_or_else(|e| {
-            crate::api::fatal("collective", &format!("cannot replay algorithm `{name}`: {e}"))
-        });
+        );
+        let ends = match replayed {
+            Ok(ends) => ends,
+            Err(e) => crate::api::fatal_in(
+                self,
+                "collective",
+                &format!("cannot replay algorithm `{name}`: {e}"),
+            ),
+        };
+        let c = &self.colls.calls[id];
         let mine: Vec<(usize, Ns)> = c
             .reqs
             .iter()

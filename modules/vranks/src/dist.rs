@@ -89,20 +89,22 @@ impl Dist {
 }
 
 /// Stops the job: a record this process cannot read or place (a bug,
-/// never bad input).
-fn broken(what: &str) -> ! {
-    crate::api::fatal("pnmpi vranks", what)
+/// never bad input). Called inside an engine step, which holds `e`.
+fn broken(e: &mut Engine, what: &str) -> ! {
+    crate::api::fatal_in(e, "pnmpi vranks", what)
 }
 
 impl Engine {
     /// Queues `record` for process `q`.
     pub fn dist_send(&mut self, q: u32, record: &Record) {
         let Some(d) = self.dist.as_mut() else {
-            broken("a record for another process in a run of one process")
+            broken(self, "a record for another process in a run of one process")
         };
         let buf = std::mem::take(&mut d.out[q as usize]);
-        d.out[q as usize] = postcard::to_extend(record, buf)
-            .unwrap_or_else(|e| broken(&format!("cannot encode a record: {e}")));
+        match postcard::to_extend(record, buf) {
+            Ok(buf) => d.out[q as usize] = buf,
+            Err(e) => broken(self, &format!("cannot encode a record: {e}")),
+        }
     }
 
     /// Between two windows: moves the records, then agrees on the next
@@ -133,8 +135,10 @@ impl Engine {
     /// Applies what the other processes sent, in their order.
     fn take_records(&mut self, mut got: &[u8]) {
         while !got.is_empty() {
-            let (record, rest) = postcard::take_from_bytes::<Record>(got)
-                .unwrap_or_else(|e| broken(&format!("cannot decode a record: {e}")));
+            let (record, rest) = match postcard::take_from_bytes::<Record>(got) {
+                Ok(read) => read,
+                Err(e) => broken(self, &format!("cannot decode a record: {e}")),
+            };
             got = rest;
             if let Some(d) = self.dist.as_mut() {
                 d.records += 1;
@@ -153,9 +157,13 @@ impl Engine {
         }
     }
 
-    fn comm_by_gid(&self, gid: u64) -> usize {
-        self.comms
-            .by_gid(gid)
-            .unwrap_or_else(|| broken(&format!("a record names communicator {gid:#x}, unknown here")))
+    fn comm_by_gid(&mut self, gid: u64) -> usize {
+        match self.comms.by_gid(gid) {
+            Some(comm) => comm,
+            None => broken(
+                self,
+                &format!("a record names communicator {gid:#x}, unknown here"),
+            ),
+        }
     }
 }

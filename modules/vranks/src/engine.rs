@@ -17,7 +17,7 @@ use pnmpi_sim::units::Ns;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ffi::{c_char, c_int};
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
 /// The application's `main`.
 pub type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char) -> c_int;
@@ -51,6 +51,8 @@ pub struct Rank {
     pub end: Option<Ns>,
     pub initialized: bool,
     pub finalized: bool,
+    /// The thread level `MPI_Init_thread` provided (`MPI_Query_thread`).
+    pub thread_level: c_int,
     /// `main`'s return value or `exit`'s status.
     pub status: c_int,
     pub stats: Totals,
@@ -60,6 +62,8 @@ pub struct Rank {
     stack_limit: usize,
     /// Its clock when it last polled and found nothing ([`idle`]).
     idled_at: Ns,
+    /// The MPI routine it is in or last called, for a deadlock report.
+    pub routine: &'static str,
 }
 
 /// An event: rank `Resume` at a time, or message `Arrive`.
@@ -120,19 +124,101 @@ pub static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
 /// The current rank, for the overflow handler.
 pub static CURRENT: AtomicUsize = AtomicUsize::new(usize::MAX);
 
-/// Runs `f` on the engine, if the ranks are running.
+/// Set while [`with`] lends the engine: a second, nested borrow would
+/// be a second live `&mut Engine`.
+static LENT: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Set on the thread that runs the engine (every rank's context runs
+    /// on it), from [`run`] on.
+    static ENGINE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Why the engine could not be lent.
+#[derive(Debug, PartialEq, Eq)]
+enum Refused {
+    /// No engine: the call came before the ranks started or after they
+    /// ended.
+    Outside,
+    /// The engine is lent already: a call from inside [`with`].
+    Reentered,
+}
+
+/// Gives the object behind `slot` to `f` unless it is null or `lent`
+/// says it is given already; `lent` is set while `f` runs (also if it
+/// unwinds).
+fn lend<T, R>(slot: &AtomicPtr<T>, lent: &AtomicBool, f: impl FnOnce(&mut T) -> R) -> Result<R, Refused> {
+    let p = slot.load(Ordering::Relaxed);
+    if p.is_null() {
+        return Err(Refused::Outside);
+    }
+    if lent.swap(true, Ordering::Acquire) {
+        return Err(Refused::Reentered);
+    }
+    /// Gives the object back when `f` ends.
+    struct Back<'a>(&'a AtomicBool);
+    impl Drop for Back<'_> {
+        fn drop(&mut self) {
+            self.0.store(false, Ordering::Release);
+        }
+    }
+    let _back = Back(lent);
+    // SAFETY: `slot` holds a live object (its owner clears the slot
+    // before freeing it, [`finish`]); `lent` was clear and is now set
+    // until `f` returns, so no other reference made here is live, and a
+    // nested call is refused above instead of making a second one.
+    Ok(f(unsafe { &mut *p }))
+}
+
+/// Stops the process with `msg` (a static message, written with
+/// `write(2)`): the engine cannot be used, so neither the usual error
+/// path nor the native MPI's abort is.
+fn refuse(msg: &str) -> ! {
+    // SAFETY: write(2) of a valid buffer and _exit(2) are always allowed.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::_exit(1)
+    }
+}
+
+/// Runs `f` on the engine, if the ranks are running, from the engine's
+/// thread, and not from inside another `with`; any of those is a clear
+/// error, never a second reference to the engine.
 pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
-    let p = ENGINE.load(Ordering::Relaxed);
-    assert!(!p.is_null(), "pnmpi vranks: an MPI call outside a virtual rank");
-    // SAFETY: the engine lives from `run`'s start to its end on this one
-    // thread; `with` is never re-entered (no caller calls `with` or
-    // switches context inside `f`), so this is the only reference.
-    f(unsafe { &mut *p })
+    if running() && !on_engine_thread() {
+        refuse("pnmpi vranks: error: an MPI call from a thread of a virtual rank other than the rank itself: virtual ranks provide MPI_THREAD_FUNNELED at most\n");
+    }
+    match lend(&ENGINE, &LENT, f) {
+        Ok(r) => r,
+        Err(Refused::Outside) => {
+            refuse("pnmpi vranks: error: an MPI call outside the virtual ranks (before they start or after they end)\n")
+        }
+        Err(Refused::Reentered) => refuse(
+            "pnmpi vranks: internal error: the engine was re-entered (an MPI call, or an error path, from inside an engine step)\n",
+        ),
+    }
 }
 
 /// Whether the engine runs (an MPI call comes from a virtual rank).
 pub fn running() -> bool {
     !ENGINE.load(Ordering::Relaxed).is_null()
+}
+
+/// Whether the calling thread is the engine's (every rank's context
+/// runs on it; a thread a rank started does not).
+pub fn on_engine_thread() -> bool {
+    ENGINE_THREAD.with(|t| t.get())
+}
+
+/// Set when the ranks are done ([`finish`]): the process's MPI is then
+/// initialized and finalized, which `MPI_Initialized` and
+/// `MPI_Finalized` must still say to an `atexit` handler.
+static FINISHED: AtomicBool = AtomicBool::new(false);
+
+/// Whether every rank is done (the native MPI is finalized, or about
+/// to be).
+pub fn finished() -> bool {
+    FINISHED.load(Ordering::Relaxed)
 }
 
 /// The key that orders non-negative times in the heap.
@@ -166,11 +252,13 @@ impl Engine {
                 end: None,
                 initialized: false,
                 finalized: false,
+                thread_level: 0,
                 status: 0,
                 stats: Totals::default(),
                 yielder: 0,
                 stack_limit: 0,
                 idled_at: -1.0,
+                routine: "main",
             })
             .collect();
         let (model, model_name) = model;
@@ -281,6 +369,23 @@ pub fn block(need: u32) {
     switch_out();
 }
 
+/// Blocks the running rank without a request, until an event wakes it
+/// ([`Engine::wake`]; a message arriving for `MPI_Probe`), then moves
+/// its clock to when it woke, counting the wait. If nothing ever wakes
+/// it, the run ends with it in the deadlock report.
+pub fn block_until_woken() {
+    with(|e| e.ranks[e.current as usize].phase = Phase::Blocked);
+    switch_out();
+    with(|e| {
+        let now = e.now;
+        let rank = &mut e.ranks[e.current as usize];
+        if now > rank.clock {
+            rank.stats.wait += now - rank.clock;
+            rank.clock = now;
+        }
+    });
+}
+
 /// Lets the simulation catch up with the running rank's clock, so that
 /// every event before it has happened (before a test or a probe looks).
 pub fn catch_up() {
@@ -336,6 +441,7 @@ pub fn idle(watched: impl Iterator<Item = usize>) {
 
 /// Runs every rank to the end. Returns the first nonzero status, or 0.
 pub fn run(engine: Engine, progress: bool) -> c_int {
+    ENGINE_THREAD.with(|t| t.set(true));
     let p = Box::into_raw(Box::new(engine));
     ENGINE.store(p, Ordering::Relaxed);
     let started = std::time::Instant::now();
@@ -384,7 +490,11 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
             .filter(|&r| e.ranks[r as usize].phase != Phase::Done)
             .collect();
         if !stuck.is_empty() {
-            let list: Vec<String> = stuck.iter().take(8).map(|r| r.to_string()).collect();
+            let list: Vec<String> = stuck
+                .iter()
+                .take(8)
+                .map(|&r| format!("{r} in {}", e.ranks[r as usize].routine))
+                .collect();
             eprintln!(
                 "pnmpi vranks: error: deadlock at virtual time {:.9} s: {} of {} ranks{} wait for messages or collectives that no rank will send or join (ranks {}{})",
                 e.now * 1e-9,
@@ -444,6 +554,7 @@ impl Engine {
 /// The engine, for the report after the ranks are done.
 pub fn finish() -> Box<Engine> {
     let p = ENGINE.swap(std::ptr::null_mut(), Ordering::Relaxed);
+    FINISHED.store(true, Ordering::Relaxed);
     // SAFETY: `run` made `p` with Box::into_raw and no context is running.
     unsafe { Box::from_raw(p) }
 }
@@ -520,4 +631,26 @@ pub fn exit_rank(status: c_int) -> ! {
     });
     switch_out();
     unreachable!("a rank that exited was resumed")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_lend_is_refused_and_the_outer_one_goes_on() {
+        let mut v = 7u32;
+        let slot = AtomicPtr::new(&mut v as *mut u32);
+        let lent = AtomicBool::new(false);
+        let nested = lend(&slot, &lent, |x| {
+            *x += 1;
+            lend(&slot, &lent, |y| *y += 100)
+        });
+        assert_eq!(nested, Ok(Err(Refused::Reentered)));
+        // Given back once the outer call ended.
+        assert_eq!(lend(&slot, &lent, |x| *x), Ok(8));
+        assert!(!lent.load(Ordering::Relaxed));
+        let none: AtomicPtr<u32> = AtomicPtr::new(std::ptr::null_mut());
+        assert_eq!(lend(&none, &lent, |_| ()), Err(Refused::Outside));
+    }
 }

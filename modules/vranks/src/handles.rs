@@ -9,7 +9,7 @@
 use pnmpi_mpi_sys::{constants as c, ffi, Handle};
 
 /// Kinds of virtual object.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub enum Kind {
     Comm = 1,
     Group = 2,
@@ -34,10 +34,39 @@ fn mask(width: usize) -> u64 {
     }
 }
 
-/// The handle of object `index` of `kind`.
+/// How many objects of a kind handles of `width` bytes can name: the
+/// bits below the tag (24 under MPICH, 48 under Open MPI).
+fn capacity(width: usize) -> u64 {
+    if width == 8 {
+        1 << 48
+    } else {
+        1 << 24
+    }
+}
+
+/// The bits of a handle of `width` bytes for `kind`'s object `index`, or
+/// `None` when the index does not fit below the tag: its bits would
+/// spill into the tag, and the handle would alias another object's, or
+/// another kind's.
+fn encode(kind: Kind, index: usize, width: usize) -> Option<u64> {
+    let index = index as u64;
+    (index < capacity(width)).then(|| tag(kind, width) | index)
+}
+
+/// The handle of object `index` of `kind`; stops the run if there are
+/// too many live objects of that kind for a handle to name them.
 pub fn make<H: Handle>(kind: Kind, index: usize) -> H {
     let w = std::mem::size_of::<H>();
-    H::from_bits(tag(kind, w) | index as u64)
+    match encode(kind, index, w) {
+        Some(bits) => H::from_bits(bits),
+        None => crate::api::fatal(
+            "pnmpi vranks",
+            &format!(
+                "{kind:?} {index}: more live virtual objects of this kind than the MPI's {w}-byte handles can tell apart ({} at once); complete requests, or free groups and communicators, sooner",
+                capacity(w)
+            ),
+        ),
+    }
 }
 
 /// The index of the object `h` names, if it is a virtual one of `kind`.
@@ -65,5 +94,23 @@ pub fn comm_handle(index: usize) -> ffi::MPI_Comm {
         0 => c::COMM_WORLD(),
         1 => c::COMM_SELF(),
         i => make(Kind::Comm, i),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_beyond_the_handle_bits_is_refused_not_aliased() {
+        // MPICH's int handles keep 24 bits of index below the tag.
+        let five = encode(Kind::Request, 5, 4).expect("fits");
+        assert_eq!(five, 0x7b00_0005);
+        assert_eq!(encode(Kind::Request, (1 << 24) - 1, 4), Some(0x7bff_ffff));
+        assert_eq!(encode(Kind::Request, (1 << 24) + 5, 4), None);
+        assert_eq!(encode(Kind::Group, 1 << 24, 4), None);
+        // Open MPI's pointer handles keep 48.
+        assert_eq!(encode(Kind::Comm, (1 << 48) - 1, 8), Some(0x5a01_ffff_ffff_ffff));
+        assert_eq!(encode(Kind::Comm, 1 << 48, 8), None);
     }
 }

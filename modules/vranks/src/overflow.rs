@@ -7,28 +7,47 @@
 
 use crate::engine::{CURRENT, STACK_LIMIT};
 use crate::stack::PAGE;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
-/// The stack size, for the message.
-static SIZE: AtomicUsize = AtomicUsize::new(0);
+/// The message's text before and after the rank's number, made when
+/// the handler is installed: the handler must not allocate, since the
+/// fault may come while the allocator is mid-call.
+static MESSAGE: OnceLock<(&'static str, String)> = OnceLock::new();
 
 /// The handler that was installed before ours.
 static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
-/// Writes that rank `rank` overflowed its stack, and exits.
-pub fn report(rank: usize) -> ! {
-    let msg = format!(
-        "pnmpi vranks: error: virtual rank {rank} overflowed its stack of {} KiB; give it more with --vrank-stack (or PNMPI_VRANK_STACK), e.g. --vrank-stack 16M\n",
-        SIZE.load(Ordering::Relaxed) / 1024
-    );
-    // SAFETY: write(2) and _exit(2) are async-signal-safe; the message is
-    // a valid buffer (formatting allocates, which a fault in a stack's
-    // guard page, outside the allocator, allows in practice).
-    unsafe {
-        libc::write(2, msg.as_ptr() as *const libc::c_void, msg.len());
-        libc::_exit(1)
+/// `n` in decimal, at the end of `buf` (20 digits hold any `usize`).
+fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[at..];
+        }
     }
+}
+
+/// Writes that rank `rank` overflowed its stack, and exits. Safe in a
+/// signal handler: it writes the preformatted message and the rank's
+/// number with `write(2)`, and allocates nothing.
+pub fn report(rank: usize) -> ! {
+    let mut digits = [0u8; 20];
+    let number = decimal(rank, &mut digits);
+    let (head, tail) = MESSAGE.get().map_or(
+        ("pnmpi vranks: error: virtual rank ", " overflowed its stack\n"),
+        |(h, t)| (h, t.as_str()),
+    );
+    for part in [head.as_bytes(), number, tail.as_bytes()] {
+        // SAFETY: write(2) is async-signal-safe; `part` is a valid
+        // buffer of its length.
+        unsafe { libc::write(2, part.as_ptr().cast(), part.len()) };
+    }
+    // SAFETY: _exit(2) is async-signal-safe.
+    unsafe { libc::_exit(1) }
 }
 
 extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
@@ -50,7 +69,13 @@ extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut li
 
 /// Installs the handler and its alternate stack, for stacks of `size`.
 pub fn install(size: usize) {
-    SIZE.store(size, Ordering::Relaxed);
+    let _ = MESSAGE.set((
+        "pnmpi vranks: error: virtual rank ",
+        format!(
+            " overflowed its stack of {} KiB; give it more with --vrank-stack (or PNMPI_VRANK_STACK), e.g. --vrank-stack 16M\n",
+            size / 1024
+        ),
+    ));
     const ALT: usize = 64 * 1024;
     let alt = Box::leak(vec![0u8; ALT].into_boxed_slice());
     let ss = libc::stack_t {
@@ -69,5 +94,19 @@ pub fn install(size: usize) {
         let mut old: libc::sigaction = std::mem::zeroed();
         libc::sigaction(libc::SIGSEGV, &act, &mut old);
         let _ = PREVIOUS.set(old);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal;
+
+    #[test]
+    fn a_rank_number_is_written_in_decimal_without_allocating() {
+        let mut buf = [0u8; 20];
+        assert_eq!(decimal(0, &mut buf), b"0");
+        assert_eq!(decimal(3, &mut buf), b"3");
+        assert_eq!(decimal(1_048_576, &mut buf), b"1048576");
+        assert_eq!(decimal(usize::MAX, &mut buf), usize::MAX.to_string().as_bytes());
     }
 }

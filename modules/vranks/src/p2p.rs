@@ -97,6 +97,9 @@ pub struct State {
     posted: Vec<VecDeque<usize>>,
     /// Latest arrival on each (sender, receiver) channel.
     channel: HashMap<(u32, u32), Ns>,
+    /// Ranks blocked in `MPI_Probe`, and what they wait for: the first
+    /// message that fits wakes them.
+    probes: HashMap<u32, RecvSpec>,
 }
 
 impl State {
@@ -117,6 +120,7 @@ impl State {
             unexpected: (0..n).map(|_| VecDeque::new()).collect(),
             posted: (0..n).map(|_| VecDeque::new()).collect(),
             channel: HashMap::new(),
+            probes: HashMap::new(),
         }
     }
 }
@@ -239,7 +243,14 @@ impl Engine {
                 let r = self.p2p.posted[dst].remove(i).expect("found above");
                 self.deliver(m, r);
             }
-            None => self.p2p.unexpected[dst].push_back(m),
+            None => {
+                let probed = self.p2p.probes.get(&m.dst);
+                if probed.is_some_and(|s| fits(&m, s, any_source, any_tag)) {
+                    self.p2p.probes.remove(&m.dst);
+                    self.wake(m.dst, self.now);
+                }
+                self.p2p.unexpected[dst].push_back(m);
+            }
         }
     }
 
@@ -302,8 +313,14 @@ impl Engine {
         self.complete(req, done);
     }
 
+    /// The running rank is about to block in `MPI_Probe` for a message
+    /// that fits `spec` ([`crate::engine::block_until_woken`]).
+    pub fn await_probe(&mut self, spec: RecvSpec) {
+        self.p2p.probes.insert(self.current, spec);
+    }
+
     /// Whether a message that fits has arrived at the running rank (for
-    /// `MPI_Iprobe`): its source, tag and size.
+    /// `MPI_Iprobe` and `MPI_Probe`): its source, tag and size.
     pub fn probe(&self, spec: &RecvSpec) -> Option<(c_int, c_int, usize)> {
         let (any_source, any_tag) = (
             pnmpi_mpi_sys::constants::ANY_SOURCE(),

@@ -288,6 +288,19 @@ impl Trace {
         std::fs::rename(part_path(&path), &path).map_err(|e| format!("cannot name {}: {e}", path.display()))
     }
 
+    /// The run stops early (`MPI_Abort`, an error): what this process's
+    /// ranks recorded is written out to their `.part` files, which the
+    /// merge reads as unfinished.
+    pub fn abandon(&mut self) {
+        let n = self.close();
+        if n > 0 {
+            eprintln!(
+                "pnmpi vranks: tracer: the partial traces of {n} ranks are in {} (.part files)",
+                self.dir().display()
+            );
+        }
+    }
+
     /// Writes out what the ranks that did not finish recorded (their
     /// files stay `.part`); returns how many there were.
     pub fn close(&mut self) -> usize {
@@ -366,21 +379,6 @@ fn agree_on_output(opts: &TraceOptions) -> Result<(PathBuf, u64), String> {
         PathBuf::from(String::from_utf8_lossy(&path[..len]).into_owned()),
         run_id,
     ))
-}
-
-/// The run stops early (`MPI_Abort`, an error): what this process's ranks
-/// recorded is written out to their `.part` files, which the merge reads
-/// as unfinished.
-pub fn abandon() {
-    let left = crate::engine::with(|e| e.trace.as_mut().map(|t| (t.close(), t.dir().to_path_buf())));
-    if let Some((n, dir)) = left {
-        if n > 0 {
-            eprintln!(
-                "pnmpi vranks: tracer: the partial traces of {n} ranks are in {} (.part files)",
-                dir.display()
-            );
-        }
-    }
 }
 
 /// Adds arguments to the running rank's event, when the run is traced.

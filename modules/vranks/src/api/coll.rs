@@ -78,15 +78,18 @@ unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
 /// # Safety
 /// The buffers in `part.out` are the member's, valid until completion.
 pub unsafe fn copy_out(part: &crate::coll::Part) {
-    with(|e| {
+    // A new communicator's handle is made once the engine is released
+    // (making one may stop the run).
+    let new_comm = with(|e| {
         let call = e.call(part.call);
         let me = part.me as usize;
         let one = |g: &Gift| match g {
             Gift::One(v) => v.clone(),
             _ => Vec::new(),
         };
-        // SAFETY (every unpack and copy below): the member's own buffers,
-        // as MPI requires them for this collective.
+        // SAFETY: every unpack and copy below writes the member's own
+        // buffers, valid until its request completes, as MPI requires
+        // them for this collective.
         unsafe {
             match part.out {
                 Out::Nothing => {}
@@ -136,15 +139,20 @@ pub unsafe fn copy_out(part: &crate::coll::Part) {
                         }
                     }
                 }
-                Out::Comm(out) => {
-                    *out = match call.comms.get(me).copied().flatten() {
-                        Some(i) => handles::comm_handle(i),
-                        None => c::COMM_NULL(),
-                    };
-                }
+                Out::Comm(out) => return Some((out, call.comms.get(me).copied().flatten())),
             }
         }
+        None
     });
+    if let Some((out, comm)) = new_comm {
+        // SAFETY: the member's out-pointer, as for the constructor.
+        unsafe {
+            *out = match comm {
+                Some(i) => handles::comm_handle(i),
+                None => c::COMM_NULL(),
+            }
+        };
+    }
 }
 
 /// Joins the call, then waits (blocking) or hands back the request.
@@ -606,30 +614,30 @@ collective!(MPI_Reduce / MPI_Ireduce(
 collective!(MPI_Allreduce / MPI_Iallreduce(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::All));
-collective!(MPI_Scan(
+collective!(MPI_Scan / MPI_Iscan(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Scan));
-collective!(MPI_Exscan(
+collective!(MPI_Exscan / MPI_Iexscan(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce(sbuf, rbuf, count, dt, op, 0, comm, Red::Exscan));
-collective!(MPI_Reduce_scatter_block(
+collective!(MPI_Reduce_scatter_block / MPI_Ireduce_scatter_block(
     sbuf: *const c_void, rbuf: *mut c_void, count: c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce_scatter(sbuf, rbuf, count, FIXED, dt, op, comm));
-collective!(MPI_Reduce_scatter(
+collective!(MPI_Reduce_scatter / MPI_Ireduce_scatter(
     sbuf: *const c_void, rbuf: *mut c_void, counts: *const c_int, dt: Dt, op: ffi::MPI_Op, comm: ffi::MPI_Comm,
 ) => reduce_scatter(sbuf, rbuf, 0, counts, dt, op, comm));
 collective!(MPI_Gather / MPI_Igather(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
     comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, Some(root), comm));
-collective!(MPI_Gatherv(
+collective!(MPI_Gatherv / MPI_Igatherv(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
     rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, Some(root), comm));
 collective!(MPI_Allgather / MPI_Iallgather(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, rcount, FIXED, FIXED, rtype, None, comm));
-collective!(MPI_Allgatherv(
+collective!(MPI_Allgatherv / MPI_Iallgatherv(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcounts: *const c_int, displs: *const c_int,
     rtype: Dt, comm: ffi::MPI_Comm,
 ) => gather(sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, None, comm));
@@ -637,14 +645,14 @@ collective!(MPI_Scatter / MPI_Iscatter(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, root: c_int,
     comm: ffi::MPI_Comm,
 ) => scatter(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, rtype, root, comm));
-collective!(MPI_Scatterv(
+collective!(MPI_Scatterv / MPI_Iscatterv(
     sbuf: *const c_void, scounts: *const c_int, displs: *const c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int,
     rtype: Dt, root: c_int, comm: ffi::MPI_Comm,
 ) => scatter(sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm));
 collective!(MPI_Alltoall / MPI_Ialltoall(
     sbuf: *const c_void, scount: c_int, stype: Dt, rbuf: *mut c_void, rcount: c_int, rtype: Dt, comm: ffi::MPI_Comm,
 ) => alltoall(sbuf, scount, FIXED, FIXED, stype, rbuf, rcount, FIXED, FIXED, rtype, comm));
-collective!(MPI_Alltoallv(
+collective!(MPI_Alltoallv / MPI_Ialltoallv(
     sbuf: *const c_void, scounts: *const c_int, sdispls: *const c_int, stype: Dt, rbuf: *mut c_void,
     rcounts: *const c_int, rdispls: *const c_int, rtype: Dt, comm: ffi::MPI_Comm,
 ) => alltoall(sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm));

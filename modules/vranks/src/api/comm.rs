@@ -11,9 +11,14 @@ use crate::handles::{self, Kind};
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::{c_char, c_int, c_void};
 
+/// `MPI_THREAD_SINGLE` and `MPI_THREAD_FUNNELED` (the same numbers in
+/// Open MPI and MPICH).
+const THREAD_SINGLE: c_int = 0;
+const THREAD_FUNNELED: c_int = 1;
+
 /// Starts the rank's clock (its virtual time is 0 at the end of
-/// `MPI_Init`, as under vtime).
-fn init(routine: &'static str) -> c_int {
+/// `MPI_Init`, as under vtime), with thread level `level`.
+fn init(routine: &'static str, level: c_int) -> c_int {
     let first = with(|e| {
         let r = e.current as usize;
         let rank = &mut e.ranks[r];
@@ -21,6 +26,7 @@ fn init(routine: &'static str) -> c_int {
             return false;
         }
         rank.initialized = true;
+        rank.thread_level = level;
         rank.clock = rank.clock.max(0.0);
         rank.cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
         true
@@ -35,11 +41,14 @@ fn init(routine: &'static str) -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
-    init("MPI_Init")
+    init("MPI_Init", THREAD_SINGLE)
 }
 
-/// Threads inside a virtual rank would run on its context's stack behind
-/// the scheduler's back: at most `MPI_THREAD_SERIALIZED` is provided.
+/// Provides at most `MPI_THREAD_FUNNELED`: a virtual rank is a context
+/// of the process's main thread, and the scheduler switches contexts
+/// without locks, so only that thread may call MPI (`SERIALIZED` would
+/// let a rank's other threads call it, behind the scheduler's back).
+/// Asking for more is legal and gets `FUNNELED`.
 ///
 /// # Safety
 /// MPI's contract for this routine.
@@ -50,32 +59,58 @@ pub unsafe extern "C" fn MPI_Init_thread(
     required: c_int,
     provided: *mut c_int,
 ) -> c_int {
-    if required == c::THREAD_MULTIPLE() {
-        fatal(
-            "MPI_Init_thread",
-            "MPI_THREAD_MULTIPLE is not supported with virtual ranks (each rank is one context of one thread)",
-        );
-    }
+    let level = required.clamp(THREAD_SINGLE, THREAD_FUNNELED);
     // SAFETY: the application's out-pointer.
-    unsafe { *provided = required };
-    init("MPI_Init_thread")
+    unsafe { *provided = level };
+    init("MPI_Init_thread", level)
 }
 
+/// The level the rank's `MPI_Init_thread` provided (the native MPI's
+/// would be the process's).
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
+    let level = with(|e| e.ranks[e.current as usize].thread_level);
+    // SAFETY: the application's out-pointer.
+    unsafe { *provided = level };
+    ok()
+}
+
+/// The running rank's state; outside the ranks (a constructor before
+/// they start, an `atexit` handler after they end), the process's; in
+/// a thread a rank started (these two queries are legal in any thread),
+/// `threaded`, what the process's is while the ranks run.
+fn rank_state(get: impl FnOnce(&engine::Rank) -> bool, threaded: bool) -> bool {
+    if !engine::running() {
+        engine::finished()
+    } else if !engine::on_engine_thread() {
+        threaded
+    } else {
+        with(|e| get(&e.ranks[e.current as usize]))
+    }
+}
+
+/// Legal at any time, also after `MPI_Finalize`.
+///
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
-    let v = with(|e| e.ranks[e.current as usize].initialized);
+    let v = rank_state(|r| r.initialized, true);
     // SAFETY: the application's out-pointer.
     unsafe { *flag = c_int::from(v) };
     ok()
 }
 
+/// Legal at any time, also after `MPI_Finalize`.
+///
 /// # Safety
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
-    let v = with(|e| e.ranks[e.current as usize].finalized);
+    let v = rank_state(|r| r.finalized, false);
     // SAFETY: the application's out-pointer.
     unsafe { *flag = c_int::from(v) };
     ok()
@@ -105,11 +140,15 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
-    eprintln!(
-        "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
-        engine::me()
-    );
-    crate::trace::abandon();
+    with(|e| {
+        eprintln!(
+            "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
+            e.current
+        );
+        if let Some(t) = e.trace.as_mut() {
+            t.abandon();
+        }
+    });
     // SAFETY: aborting the native job.
     unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), code) }
 }

@@ -25,11 +25,13 @@ pub fn resolve(routine: &str, h: ffi::MPI_Request) -> Option<Active> {
     let Some(id) = handles::index(Kind::Request, h) else {
         fatal(routine, "invalid request (not one of this run's)")
     };
-    with(|e| match e.p2p.reqs.get(id).map(|r| &r.work) {
-        None => fatal(routine, "invalid request (already completed or freed)"),
-        Some(Work::Persistent(t)) => t.active.map(|a| (a, Some(id))),
-        Some(_) => Some((id, None)),
-    })
+    let active = with(|e| {
+        e.p2p.reqs.get(id).map(|r| match &r.work {
+            Work::Persistent(t) => t.active.map(|a| (a, Some(id))),
+            _ => Some((id, None)),
+        })
+    });
+    active.unwrap_or_else(|| fatal(routine, "invalid request (already completed or freed)"))
 }
 
 /// Whether request `id` is complete by the owner's clock (`now`), or at

@@ -10,7 +10,7 @@ pub mod persistent;
 pub mod pt2pt;
 pub mod unsupported;
 
-use crate::engine::{self, with};
+use crate::engine::{self, with, Engine};
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::c_int;
 
@@ -49,6 +49,7 @@ impl Call {
                 rank.stats.compute += compute;
             }
             rank.stats.calls += 1;
+            rank.routine = routine;
             let clock = rank.clock;
             let traced = e
                 .trace
@@ -88,22 +89,37 @@ impl Drop for Call {
 /// Stops the run: an application error the real MPI would also stop at
 /// (its default error handler is `MPI_ERRORS_ARE_FATAL`).
 pub fn fatal(routine: &str, what: &str) -> ! {
-    let r = if engine::running() {
-        engine::me().to_string()
-    } else {
-        "?".into()
-    };
-    eprintln!("pnmpi vranks: error: virtual rank {r}: {routine}: {what}");
-    if engine::running() && routine != "tracer" {
-        crate::trace::abandon();
+    if engine::running() {
+        with(|e| fatal_in(e, routine, what))
     }
-    // SAFETY: the native MPI is initialized while ranks run; aborting the
-    // job is always allowed. `_exit`, not `exit`: inside a rank, `exit`
-    // would end that rank only.
-    unsafe {
-        ffi::PMPI_Abort(c::COMM_WORLD(), 1);
-        libc::_exit(1)
+    stop("?", routine, what)
+}
+
+/// [`fatal`] from inside the engine (an error met in an engine step,
+/// which holds `e`): names the running rank and writes out the trace
+/// through `e`, never through a second borrow of the engine.
+pub fn fatal_in(e: &mut Engine, routine: &str, what: &str) -> ! {
+    if routine != "tracer" {
+        if let Some(t) = e.trace.as_mut() {
+            t.abandon();
+        }
     }
+    stop(&e.current.to_string(), routine, what)
+}
+
+/// Says what stopped the run, at virtual rank `rank`, and ends the job
+/// (while the ranks run) or the process (before or after).
+fn stop(rank: &str, routine: &str, what: &str) -> ! {
+    eprintln!("pnmpi vranks: error: virtual rank {rank}: {routine}: {what}");
+    if engine::running() {
+        // SAFETY: the native MPI is initialized while the ranks run
+        // (`start` initializes it before and finalizes it after);
+        // aborting the job is always allowed then.
+        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
+    }
+    // SAFETY: _exit(2) ends the process at once. `_exit`, not `exit`:
+    // inside a rank, `exit` would end that rank only.
+    unsafe { libc::_exit(1) }
 }
 
 /// The virtual communicator `h` names, or stops naming the routine.

@@ -312,24 +312,27 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     unsafe { finish_exchange(name, s, r, st) }
 }
 
+/// What a probe of `source`, `tag` on virtual communicator `comm` looks
+/// for.
+fn probe_spec(source: c_int, tag: c_int, comm: usize) -> RecvSpec {
+    RecvSpec {
+        buf: std::ptr::null_mut(),
+        count: 0,
+        dtype: c::BYTE(),
+        comm: comm as u32,
+        from: source,
+        tag,
+    }
+}
+
 /// Checks for a message that fits, once the simulation has caught up
 /// with the rank's clock.
-fn look(routine: &str, source: c_int, tag: c_int, comm: ffi::MPI_Comm) -> Option<(c_int, c_int, usize)> {
-    let comm = comm_of(routine, comm);
+fn look(source: c_int, tag: c_int, comm: usize) -> Option<(c_int, c_int, usize)> {
     if source == c::PROC_NULL() {
         return Some((c::PROC_NULL(), c::ANY_TAG(), 0));
     }
     engine::catch_up();
-    with(|e| {
-        e.probe(&RecvSpec {
-            buf: std::ptr::null_mut(),
-            count: 0,
-            dtype: c::BYTE(),
-            comm: comm as u32,
-            from: source,
-            tag,
-        })
-    })
+    with(|e| e.probe(&probe_spec(source, tag, comm)))
 }
 
 /// Records a probe's source, tag and communicator.
@@ -355,7 +358,7 @@ pub unsafe extern "C" fn MPI_Iprobe(
 ) -> c_int {
     let call = Call::enter("MPI_Iprobe");
     probed(source, tag, comm);
-    let found = look("MPI_Iprobe", source, tag, comm);
+    let found = look(source, tag, comm_of("MPI_Iprobe", comm));
     if let Some((s, t, _)) = found {
         crate::trace::status(s, t);
     }
@@ -372,7 +375,9 @@ pub unsafe extern "C" fn MPI_Iprobe(
     ok()
 }
 
-/// Waits for a message that fits, in virtual time.
+/// Waits for a message that fits, in virtual time: blocked until one
+/// arrives (if none ever does, the run ends in a deadlock report that
+/// names the rank and this routine).
 ///
 /// # Safety
 /// MPI's contract for this routine.
@@ -385,17 +390,16 @@ pub unsafe extern "C" fn MPI_Probe(
 ) -> c_int {
     let _call = Call::enter("MPI_Probe");
     probed(source, tag, comm);
+    let comm = comm_of("MPI_Probe", comm);
     loop {
-        if let Some((s, t, b)) = look("MPI_Probe", source, tag, comm) {
+        if let Some((s, t, b)) = look(source, tag, comm) {
             crate::trace::status(s, t);
             // SAFETY: the application's status.
             unsafe { set_status(st, s, t, b) };
             return ok();
         }
-        if with(|e| e.next_time().is_none()) {
-            fatal("MPI_Probe", "deadlock: no message that fits will ever arrive");
-        }
-        engine::idle(std::iter::empty());
+        with(|e| e.await_probe(probe_spec(source, tag, comm)));
+        engine::block_until_woken();
     }
 }
 

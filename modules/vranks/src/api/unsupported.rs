@@ -57,8 +57,7 @@ unsupported! {
     MPI_Neighbor_alltoallw MPI_Ineighbor_allgather MPI_Ineighbor_allgatherv
     MPI_Ineighbor_alltoall MPI_Ineighbor_alltoallv MPI_Ineighbor_alltoallw
     // Collectives not provided.
-    MPI_Alltoallw MPI_Ialltoallw MPI_Ialltoallv MPI_Iallgatherv MPI_Igatherv MPI_Iscatterv
-    MPI_Iscan MPI_Iexscan MPI_Ireduce_scatter MPI_Ireduce_scatter_block
+    MPI_Alltoallw MPI_Ialltoallw
     MPI_Barrier_init MPI_Bcast_init MPI_Allreduce_init
     // Point-to-point extras.
     MPI_Cancel MPI_Request_get_status MPI_Grequest_start MPI_Grequest_complete
