@@ -2,6 +2,7 @@
 //! linked with libpnmpi, by preloading libpnmpi into it.
 
 mod calibrate;
+mod goal;
 mod jitter;
 mod jitter_collect;
 mod output;

@@ -92,15 +92,17 @@ struct CompareArgs {
 
 #[derive(Args)]
 struct ReplayArgs {
-    /// A tracer output folder, a merged `.pnt`, or a SimGrid
-    /// time-independent trace's index file.
+    /// A tracer output folder, a merged `.pnt`, an OTF2 archive, a SimGrid
+    /// time-independent trace's index file, or a GOAL schedule
+    /// (LogGOPSim's input: it runs under `--model loggops`).
     trace: PathBuf,
     /// The target machine (see sim/machine.example.toml).
     #[arg(long, short, value_name = "FILE")]
     machine: PathBuf,
-    /// The communication model (`pnmpi sim models` lists them).
-    #[arg(long, default_value = "simple")]
-    model: String,
+    /// The communication model (`pnmpi sim models` lists them); `simple`
+    /// for traces, `loggops` for GOAL schedules.
+    #[arg(long)]
+    model: Option<String>,
     /// Also write the results as JSON.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -165,12 +167,27 @@ fn exit_code(e: &anyhow::Error) -> u8 {
     }
 }
 
+impl ReplayArgs {
+    /// The model asked for, else `simple`.
+    fn model(&self) -> &str {
+        self.model.as_deref().unwrap_or("simple")
+    }
+}
+
 fn replay_cmd(a: &ReplayArgs) -> Result<()> {
+    if crate::goal::is_goal_file(&a.trace) {
+        return crate::goal::replay(
+            &a.trace,
+            &a.machine,
+            a.model.as_deref().unwrap_or("loggops"),
+            a.json.as_deref(),
+        );
+    }
     if pnmpi_sim_mpi::launcher_size() > 1 {
         return parallel_replay_cmd(a);
     }
     let machine = Machine::load(&a.machine)?;
-    let mut model = model::build(&a.model, &machine)?;
+    let mut model = model::build(a.model(), &machine)?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let bar = ProgressBar::new_spinner();
     if let Ok(style) = ProgressStyle::with_template("{spinner} replaying: {msg} [{elapsed}]") {
@@ -282,7 +299,7 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
         }
     }
     let machine = Machine::load(&a.machine)?;
-    let mut model = model::build(&a.model, &machine)?;
+    let mut model = model::build(a.model(), &machine)?;
     pnmpi_sim::engine::parallel_lookahead(model.as_ref())?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let mut mpi = pnmpi_sim_mpi::Mpi::init()?;

@@ -15,6 +15,7 @@ pub mod calibrate;
 pub mod coll;
 pub mod compare;
 pub mod engine;
+pub mod goal;
 pub mod input;
 pub mod live;
 pub mod machine;

@@ -1,0 +1,17 @@
+//! LogGOPSim's world: GOAL schedules (its input format, [`parse`]), run by
+//! a schedule engine with LogGOPSim's event order ([`engine`]) on the
+//! LogGOPS model ([`loggops`]), so that `pnmpi sim replay X.goal` gives
+//! LogGOPSim's times on its own schedules; and GOAL written from our
+//! traces (`pnmpi trace export --format goal`, in `pnmpi-trace`).
+
+mod cxx_sort;
+pub mod engine;
+pub mod loggops;
+pub mod parse;
+
+pub use engine::{run, DagModel, Outcome};
+pub use loggops::{LogGops, Params};
+pub use parse::{is_goal, parse, Schedule};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,510 @@
+//! GOAL text schedules (LogGOPSim's input, as its `txt2bin` reads them and
+//! its generator Schedgen2 writes them): `num_ranks N`, then per rank
+//! `rank R { ... }` with one statement a line:
+//!
+//! ```text
+//! [label:] send <size>b to <rank> [tag <t>] [cpu <c>] [nic <n>]
+//! [label:] recv <size>b from <rank|-1> [tag <t|-1>] [cpu <c>] [nic <n>]
+//! [label:] calc <ns> [cpu <c>] [nic <n>]
+//! <label> requires <label>      (starts after the other ends)
+//! <label> irequires <label>     (starts after the other starts)
+//! ```
+//!
+//! and `//` or `/* */` comments. A schedule is kept as flat arrays (an op
+//! is 24 bytes, a dependency 4), so that a million ranks of a collective
+//! fit where LogGOPSim's graph needs several times more.
+
+use crate::SimError;
+use rustc_hash::FxHashMap;
+
+/// `-1` as a source or tag: any.
+pub const ANY: u32 = u32::MAX;
+
+/// [`Op::size`] of an op whose size does not fit 32 bits.
+pub const BIG: u32 = u32::MAX;
+
+/// What an op does. The order is LogGOPSim's: ops freed together are
+/// queued sends first, then receives, then computations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Kind {
+    /// Sends `size` bytes to `peer` with `tag`.
+    Send = 1,
+    /// Receives `size` bytes from `peer` (or [`ANY`]) with `tag` (or [`ANY`]).
+    Recv = 2,
+    /// Computes for `size` ns.
+    Calc = 3,
+}
+
+/// One operation of a rank's schedule: 16 bytes (a size beyond 32 bits
+/// is kept aside, [`Schedule::size`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    /// Bytes sent or received, or ns computed; [`BIG`] for a size kept in
+    /// [`Schedule::big`].
+    pub size: u32,
+    /// The other rank (not for [`Kind::Calc`]).
+    pub peer: u32,
+    /// The tag (not for [`Kind::Calc`]).
+    pub tag: u32,
+    /// What it does.
+    pub kind: Kind,
+    /// The CPU of its rank that runs it.
+    pub cpu: u8,
+    /// The NIC of its rank that moves it.
+    pub nic: u8,
+}
+
+/// Dependents, per op, in the order the schedule declared them
+/// (compressed rows: op `i`'s are `to[at[i]..at[i + 1]]`).
+#[derive(Clone, Debug, Default)]
+pub struct Edges {
+    at: Vec<u32>,
+    to: Vec<u32>,
+}
+
+impl Edges {
+    /// Rows for `ops` ops from `(from, to)` pairs, each row keeping its
+    /// pairs' order; no rows at all when there are no pairs.
+    fn build(ops: usize, pairs: &[(u32, u32)]) -> Edges {
+        if pairs.is_empty() {
+            return Edges::default();
+        }
+        // Counts, shifted one place, then their running sums: `at[i + 1]`
+        // is where row i + 1 begins once filled, and serves as row i's
+        // cursor meanwhile (no second array).
+        let mut at = vec![0u32; ops + 2];
+        for &(from, _) in pairs {
+            at[from as usize + 2] += 1;
+        }
+        for i in 2..at.len() {
+            at[i] += at[i - 1];
+        }
+        let mut to = vec![0u32; pairs.len()];
+        for &(from, dep) in pairs {
+            let cursor = &mut at[from as usize + 1];
+            to[*cursor as usize] = dep;
+            *cursor += 1;
+        }
+        at.pop();
+        Edges { at, to }
+    }
+
+    /// The ops waiting on op `i`.
+    pub fn of(&self, i: u32) -> &[u32] {
+        match self.at.get(i as usize..i as usize + 2) {
+            Some(&[a, b]) => &self.to[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// A whole schedule: every rank's ops, in one array.
+#[derive(Clone, Debug, Default)]
+pub struct Schedule {
+    /// Every op; rank `r`'s are `ops[first[r]..first[r + 1]]`.
+    pub ops: Vec<Op>,
+    /// Where each rank's ops begin, and the end.
+    pub first: Vec<u32>,
+    /// Per op: how many ops it waits for (to end or to start).
+    pub waits: Vec<u32>,
+    /// Per op: the ops that wait for it to end (`requires`).
+    pub after_end: Edges,
+    /// Per op: the ops that wait for it to start (`irequires`).
+    pub after_start: Edges,
+    /// The sizes of 2^32 - 1 and more, by op.
+    pub big: FxHashMap<u32, u64>,
+    /// CPUs and NICs a rank has: one more than the largest named.
+    pub cpus: u8,
+    /// See `cpus`.
+    pub nics: u8,
+}
+
+impl Schedule {
+    /// Op `i`'s size: bytes, or ns for a computation.
+    #[inline]
+    pub fn size(&self, i: u32) -> u64 {
+        match self.ops[i as usize].size {
+            BIG => self.big.get(&i).copied().unwrap_or(u64::from(BIG)),
+            s => u64::from(s),
+        }
+    }
+
+    /// The number of ranks.
+    pub fn ranks(&self) -> u32 {
+        (self.first.len() - 1) as u32
+    }
+}
+
+/// Whether `text` begins as a GOAL schedule does (`num_ranks` after
+/// comments and blank lines).
+pub fn is_goal(text: &[u8]) -> bool {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_ascii_start();
+        if let Some(r) = rest.strip_prefix(b"//") {
+            rest = r.iter().position(|&c| c == b'\n').map_or(&[][..], |n| &r[n..]);
+        } else if let Some(r) = rest.strip_prefix(b"/*") {
+            match r.windows(2).position(|w| w == b"*/") {
+                Some(n) => rest = &r[n + 2..],
+                None => return false,
+            }
+        } else {
+            return rest.starts_with(b"num_ranks");
+        }
+    }
+}
+
+/// Parses the GOAL schedule `text`; `file` names it in errors.
+pub fn parse(text: &str, file: &str) -> Result<Schedule, SimError> {
+    parse_from(text.as_bytes(), file)
+}
+
+/// Parses a GOAL schedule read from `input` a line at a time (a schedule
+/// of a million ranks is gigabytes of text: it is never held whole);
+/// `file` names it in errors. Rank blocks come in rank order, as
+/// LogGOPSim's `txt2bin` wants them.
+pub fn parse_from(mut input: impl std::io::BufRead, file: &str) -> Result<Schedule, SimError> {
+    let err = |line: usize, what: String| SimError::Input {
+        file: file.to_string(),
+        line,
+        what,
+    };
+    let mut b = Builder::default();
+    let mut line = Vec::new();
+    let mut line_no = 0;
+    let mut in_comment = false;
+    loop {
+        line.clear();
+        let n = input
+            .read_until(b'\n', &mut line)
+            .map_err(|e| err(line_no, format!("cannot read it: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        strip_comments(&mut line, &mut in_comment);
+        let mut words = [&[][..]; 12];
+        let mut count = 0;
+        for w in line.split(|c| c.is_ascii_whitespace()).filter(|w| !w.is_empty()) {
+            if count == words.len() {
+                return Err(err(line_no, "too many words for a GOAL statement".into()));
+            }
+            words[count] = w;
+            count += 1;
+        }
+        if count > 0 {
+            b.line(&words[..count]).map_err(|what| err(line_no, what))?;
+        }
+    }
+    b.finish().map_err(|what| err(line_no, what))
+}
+
+/// Blanks `/* */` comments (which may span lines: `in_comment` carries
+/// one over) and cuts a `//` comment off `line`.
+fn strip_comments(line: &mut Vec<u8>, in_comment: &mut bool) {
+    let mut i = 0;
+    while i < line.len() {
+        if *in_comment {
+            if line[i..].starts_with(b"*/") {
+                line[i] = b' ';
+                line[i + 1] = b' ';
+                *in_comment = false;
+                i += 2;
+            } else {
+                line[i] = b' ';
+                i += 1;
+            }
+        } else if line[i..].starts_with(b"/*") {
+            *in_comment = true;
+        } else if line[i..].starts_with(b"//") {
+            line.truncate(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// The schedule being read: the flat arrays, and the open rank block's
+/// labels and dependencies (as (awaited, waiting) op indices).
+#[derive(Default)]
+struct Builder {
+    s: Schedule,
+    ranks: Option<u32>,
+    /// The rank whose block is open.
+    open: Option<u32>,
+    /// The next rank block expected.
+    next: u32,
+    labels: FxHashMap<Vec<u8>, u32>,
+    ends: Vec<(u32, u32)>,
+    starts: Vec<(u32, u32)>,
+}
+
+fn text(w: &[u8]) -> String {
+    String::from_utf8_lossy(w).into_owned()
+}
+
+fn number(w: Option<&&[u8]>, what: &str) -> Result<u64, String> {
+    w.and_then(|w| std::str::from_utf8(w).ok())
+        .and_then(|w| w.parse::<u64>().ok())
+        .ok_or_else(|| format!("{what} needs a number, not `{}`", text(w.copied().unwrap_or(b""))))
+}
+
+impl Builder {
+    fn line(&mut self, words: &[&[u8]]) -> Result<(), String> {
+        match words[0] {
+            b"num_ranks" => {
+                if self.ranks.is_some() {
+                    return Err("a second `num_ranks`".into());
+                }
+                let v = number(words.get(1), "`num_ranks`")?;
+                let v = u32::try_from(v)
+                    .ok()
+                    .filter(|&v| v > 0 && words.len() == 2 && v < u32::MAX)
+                    .ok_or("`num_ranks` needs one number of ranks, from 1 to 2^32 - 2")?;
+                self.ranks = Some(v);
+                self.s.first.reserve(v as usize + 1);
+            }
+            b"rank" => {
+                let total = self.ranks.ok_or("`rank` before `num_ranks`")?;
+                if self.open.is_some() {
+                    return Err("`rank` inside another rank's block: close it with `}`".into());
+                }
+                let first = words.get(1).copied().unwrap_or(b"");
+                let digits = first.strip_suffix(b"{").unwrap_or(first);
+                let r =
+                    u32::try_from(number(Some(&digits), "`rank`")?).map_err(|_| "a rank beyond 32 bits")?;
+                if r >= total {
+                    return Err(format!("rank {r} of a schedule of {total} ranks"));
+                }
+                if r != self.next {
+                    return Err(format!(
+                        "rank {r}'s block where rank {}'s was expected: blocks come in rank order, once each",
+                        self.next
+                    ));
+                }
+                if !(first.ends_with(b"{") || words.get(2) == Some(&&b"{"[..])) {
+                    return Err(format!("`rank {r}` needs `{{` on its line"));
+                }
+                self.open = Some(r);
+                self.s.first.push(self.s.ops.len() as u32);
+            }
+            b"}" => {
+                self.open.take().ok_or("`}` with no rank block open")?;
+                self.next += 1;
+                self.labels.clear();
+            }
+            _ => {
+                let Some(rank) = self.open else {
+                    return Err(format!("`{}` outside a `rank R {{ ... }}` block", text(words[0])));
+                };
+                self.statement(words, rank)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One statement of rank `rank`'s block: an op, or a dependency
+    /// between two of its labelled ops.
+    fn statement(&mut self, words: &[&[u8]], rank: u32) -> Result<(), String> {
+        // `A requires B` / `A irequires B`.
+        if let [a, dep @ (b"requires" | b"irequires"), bb] = words {
+            let find = |l: &[u8]| {
+                self.labels
+                    .get(l)
+                    .copied()
+                    .ok_or_else(|| format!("label `{}` is not defined (yet) in rank {rank}", text(l)))
+            };
+            let (waiting, awaited) = (find(a)?, find(bb)?);
+            self.s.waits[waiting as usize] += 1;
+            if *dep == b"requires" {
+                self.ends.push((awaited, waiting));
+            } else {
+                self.starts.push((awaited, waiting));
+            }
+            return Ok(());
+        }
+        // `[label:] op ...`: the label may be glued to its colon or not.
+        let (label, rest) = match words[0].strip_suffix(b":") {
+            Some(l) => (Some(l), &words[1..]),
+            None if words.get(1) == Some(&&b":"[..]) => (Some(words[0]), &words[2..]),
+            None => (None, words),
+        };
+        let ranks = self.ranks.unwrap_or(0);
+        let (kind, size, peer, mut i) = match rest.first().copied() {
+            Some(k @ (b"send" | b"recv")) => {
+                let k = text(k);
+                // `8b` or `8 b`.
+                let (size, mut i) = match rest.get(1).and_then(|w| w.strip_suffix(b"b")) {
+                    Some(n) => (number(Some(&n), &k)?, 2),
+                    None if rest.get(2) == Some(&&b"b"[..]) => (number(rest.get(1), &k)?, 3),
+                    None => return Err(format!("`{k}` needs a size in bytes, as `{k} 8b`")),
+                };
+                let want: &[u8] = if k == "send" { b"to" } else { b"from" };
+                if rest.get(i) != Some(&want) {
+                    return Err(format!("`{k} {size}b` needs `{} RANK`", text(want)));
+                }
+                i += 1;
+                let peer = match rest.get(i) {
+                    Some(&b"-1") if k == "recv" => ANY,
+                    w => {
+                        let p = number(w, &format!("`{k} ... {}`", text(want)))?;
+                        u32::try_from(p)
+                            .ok()
+                            .filter(|&p| p < ranks)
+                            .ok_or_else(|| format!("rank {p} of a schedule of {ranks} ranks"))?
+                    }
+                };
+                let kind = if k == "send" { Kind::Send } else { Kind::Recv };
+                (kind, size, peer, i + 1)
+            }
+            Some(b"calc") => (Kind::Calc, number(rest.get(1), "`calc`")?, 0, 2),
+            Some(other) => {
+                return Err(format!(
+                    "unknown statement `{}`: send, recv, calc, requires or irequires",
+                    text(other)
+                ))
+            }
+            None => return Err("a label with no op".into()),
+        };
+        // Below 2^31: the engine marks messages with the top bit.
+        let index = u32::try_from(self.s.ops.len())
+            .ok()
+            .filter(|&i| i < 1 << 31)
+            .ok_or("more than 2^31 ops")?;
+        let mut op = Op {
+            size: u32::try_from(size).ok().filter(|&s| s != BIG).unwrap_or(BIG),
+            peer,
+            tag: 0,
+            kind,
+            cpu: 0,
+            nic: 0,
+        };
+        while i < rest.len() {
+            let v = rest.get(i + 1);
+            match rest[i] {
+                b"tag" if kind != Kind::Calc => {
+                    op.tag = match v {
+                        Some(&b"-1") if kind == Kind::Recv => ANY,
+                        _ => u32::try_from(number(v, "`tag`")?)
+                            .map_err(|_| "a tag beyond 32 bits".to_string())?,
+                    }
+                }
+                b"cpu" => {
+                    op.cpu = u8::try_from(number(v, "`cpu`")?).map_err(|_| "a CPU above 255".to_string())?
+                }
+                b"nic" => {
+                    op.nic = u8::try_from(number(v, "`nic`")?).map_err(|_| "a NIC above 255".to_string())?
+                }
+                other => return Err(format!("unexpected `{}`: tag, cpu or nic", text(other))),
+            }
+            i += 2;
+        }
+        self.s.cpus = self.s.cpus.max(op.cpu.saturating_add(1));
+        self.s.nics = self.s.nics.max(op.nic.saturating_add(1));
+        if op.size == BIG {
+            self.s.big.insert(index, size);
+        }
+        if let Some(l) = label {
+            if self.labels.insert(l.to_vec(), index).is_some() {
+                return Err(format!("label `{}` defined twice in rank {rank}", text(l)));
+            }
+        }
+        self.s.ops.push(op);
+        self.s.waits.push(0);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Schedule, String> {
+        if let Some(r) = self.open {
+            return Err(format!("rank {r}'s block has no closing `}}`"));
+        }
+        let total = self.ranks.ok_or("no `num_ranks`: not a GOAL schedule")?;
+        // Ranks with no block have no ops.
+        while (self.s.first.len() as u32) < total {
+            self.s.first.push(self.s.ops.len() as u32);
+        }
+        self.s.first.push(self.s.ops.len() as u32);
+        self.s.cpus = self.s.cpus.max(1);
+        self.s.nics = self.s.nics.max(1);
+        self.s.after_end = Edges::build(self.s.ops.len(), &std::mem::take(&mut self.ends));
+        self.s.after_start = Edges::build(self.s.ops.len(), &std::mem::take(&mut self.starts));
+        Ok(self.s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: &str = "// two ranks\nnum_ranks 2\n\nrank 0 {\nl1: send 8b to 1 tag 5\nl2: calc 100 cpu 1\nl2 requires l1\n}\n\
+                       /* rank 1\n   receives */\nrank 1 {\na: recv 8b from -1 tag -1 nic 2\nb: calc 7\nb irequires a\n}\n";
+
+    #[test]
+    fn statements_labels_and_dependencies_are_read() {
+        assert!(is_goal(TWO.as_bytes()));
+        let s = parse(TWO, "t.goal").unwrap();
+        assert_eq!(s.ranks(), 2);
+        assert_eq!(s.first, [0, 2, 4]);
+        assert_eq!((s.cpus, s.nics), (2, 3));
+        assert_eq!(
+            s.ops[0],
+            Op {
+                size: 8,
+                peer: 1,
+                tag: 5,
+                kind: Kind::Send,
+                cpu: 0,
+                nic: 0
+            }
+        );
+        assert_eq!((s.ops[2].peer, s.ops[2].tag, s.ops[2].nic), (ANY, ANY, 2));
+        assert_eq!(s.after_end.of(0), [1]);
+        assert_eq!(s.after_start.of(2), [3]);
+        assert_eq!(s.waits, [0, 1, 0, 1]);
+        // Sizes beyond 32 bits are kept aside.
+        let big = parse(
+            "num_ranks 1\nrank 0 {\ncalc 4294967295\ncalc 12345678901\ncalc 7\n}\n",
+            "b.goal",
+        )
+        .unwrap();
+        assert_eq!(
+            [big.size(0), big.size(1), big.size(2)],
+            [4294967295, 12345678901, 7]
+        );
+    }
+
+    #[test]
+    fn mistakes_name_their_line() {
+        for (text, line, what) in [
+            ("num_ranks 1\nrank 0 {\nsend 8 to 0\n}\n", 3, "size in bytes"),
+            (
+                "num_ranks 1\nrank 0 {\nsend 8b to 3\n}\n",
+                3,
+                "rank 3 of a schedule of 1",
+            ),
+            ("num_ranks 1\nrank 0 {\nx requires y\n}\n", 3, "label `x`"),
+            ("num_ranks 1\nrank 0 {\nl: calc 1\n", 3, "closing"),
+            (
+                "num_ranks 1\nrank 0 { /* a\n  comment */ l: calc 1 // done\n}\nrank 0 {\n",
+                5,
+                "rank order",
+            ),
+            ("rank 0 {\n}\n", 1, "before `num_ranks`"),
+            ("num_ranks 2\nrank 1 {\n}\n", 2, "rank order"),
+            ("num_ranks 1\nrank 0 {\nl: wait 1\n}\n", 3, "unknown statement"),
+            (
+                "num_ranks 1\nrank 0 {\nl: calc 1 tag 3\n}\n",
+                3,
+                "unexpected `tag`",
+            ),
+        ] {
+            let e = parse(text, "x.goal").unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("x.goal:{line}:")) && e.contains(what),
+                "{e}"
+            );
+        }
+        assert!(!is_goal(b"0 init\n0 send 1 0 8\n"));
+    }
+}
