@@ -263,3 +263,41 @@ fn loggopsim_gives_the_same_finish_on_every_rank() {
         assert_eq!(ours, theirs, "{name}:\n{text}");
     }
 }
+
+/// `pnmpi trace export --format goal` of traced programs (every request
+/// kind, random programs with collectives, a NAS-like kernel): the schedule
+/// replays to its end in pnmpi sim, and where LogGOPSim is built, to the
+/// same finish on every rank there.
+#[test]
+fn goal_exports_of_traces_replay_and_agree_with_loggopsim() {
+    let kernel = nas_kernel("mg");
+    let runs: Vec<(&str, (Case, PathBuf))> = vec![
+        ("reqkinds", traced("reqkinds", 4, &["100000"])),
+        ("randmix", traced("randmix", 4, &["3", "40", "all"])),
+        ("mg", traced_exe(&kernel, 4, &[])),
+    ];
+    for (name, (case, trace)) in runs {
+        let out = Command::new(target_dir().join("pnmpi"))
+            .args(["trace", "export", "--format", "goal"])
+            .arg(&trace)
+            .args(["-o", "t.goal"])
+            .current_dir(case.dir())
+            .output()
+            .expect("pnmpi runs");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(case.dir().join("t.goal")).expect("the schedule");
+        assert!(
+            text.contains("num_ranks 4\n") && text.contains(" requires "),
+            "{name}"
+        );
+        let finish = ours(&case, "t.goal", &text);
+        assert!(finish.iter().all(|&f| f > 0), "{name}: {finish:?}");
+        if let Some(dir) = reference() {
+            assert_eq!(finish, loggopsim(&dir, &case, "t.goal"), "{name}");
+        }
+    }
+}

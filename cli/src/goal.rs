@@ -5,6 +5,7 @@ use crate::output::{peak_rss_bytes, write_atomic};
 use anyhow::{Context, Result};
 use pnmpi_sim::goal;
 use pnmpi_sim::machine::Machine;
+use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
@@ -74,21 +75,33 @@ pub fn replay(path: &Path, machine: &Path, model: &str, json: Option<&Path>) -> 
         peak >> 20
     );
     if let Some(j) = json {
-        let report = serde_json::json!({
+        // Written by hand: a million ranks as JSON values would take more
+        // memory than the run.
+        let mut ranks = String::with_capacity(out.finish.len() * 48);
+        for (r, &t) in out.finish.iter().enumerate() {
+            let sep = if r == 0 { "" } else { "," };
+            let _ = write!(
+                ranks,
+                "{sep}\n    {{\"rank\": {r}, \"end_ns\": {t}, \"end_s\": {:e}}}",
+                t as f64 * 1e-9
+            );
+        }
+        let head = serde_json::json!({
             "trace": path.display().to_string(),
             "machine": machine.name,
             "model": "loggops",
             "runtime_s": latest as f64 * 1e-9,
             "runtime_ns": latest,
             "latest_rank": host,
-            "ranks": out.finish.iter().enumerate().map(|(r, &t)| serde_json::json!({"rank": r, "end_ns": t, "end_s": t as f64 * 1e-9})).collect::<Vec<_>>(),
             "events": out.events,
             "sim_wall_s": wall,
             "read_wall_s": parsed,
             "events_per_s": out.events as f64 / wall.max(1e-9),
             "peak_memory_bytes": peak,
         });
-        write_atomic(j, serde_json::to_string_pretty(&report)? + "\n")?;
+        let head = serde_json::to_string_pretty(&head)?;
+        let body = head.strip_suffix("\n}").unwrap_or(&head);
+        write_atomic(j, format!("{body},\n  \"ranks\": [{ranks}\n  ]\n}}\n"))?;
     }
     Ok(())
 }

@@ -56,8 +56,9 @@ enum TraceCommand {
         /// `otf2`: an OTF2 archive for Vampir, Scalasca, otf2-print (a folder).
         #[arg(long, value_enum)]
         format: Format,
-        /// Output file (chrome, default trace.json) or folder (simgrid,
-        /// default simgrid/; otf2, default otf2/, holding traces.otf2).
+        /// Output file (chrome, default trace.json; goal, default
+        /// trace.goal) or folder (simgrid, default simgrid/; otf2, default
+        /// otf2/, holding traces.otf2).
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
     },
@@ -71,6 +72,9 @@ enum Format {
     Simgrid,
     /// OTF2 archive (Score-P's format), for Vampir, Scalasca and the otf2 tools.
     Otf2,
+    /// GOAL schedule, for LogGOPSim and `pnmpi sim replay` (collectives
+    /// expanded into their default algorithms' messages).
+    Goal,
 }
 
 /// Runs a `pnmpi trace` subcommand.
@@ -153,7 +157,11 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             format,
             output,
         } => {
-            let mut input = open(&input)?;
+            if let Format::Goal = format {
+                return export_goal(&input, output);
+            }
+            let path = input;
+            let mut input = open(&path)?;
             let world_size = input.src.world_size();
             match format {
                 Format::Chrome => {
@@ -205,6 +213,7 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                     }
                     println!("replay it from that folder with: {}", x.command(world_size));
                 }
+                Format::Goal => export_goal(&path, output)?,
                 Format::Otf2 => {
                     // Two passes: the communicator table, then the events.
                     let bar = bar(input.passes(2, 1) * input.events, input.size, "exporting");
@@ -227,6 +236,29 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `export --format goal`: read as the replay reads a trace (wildcards
+/// resolved, persistent requests started, collectives with their members).
+fn export_goal(input: &std::path::Path, output: Option<PathBuf>) -> Result<()> {
+    let mut src = pnmpi_sim::input::open(input, 1.0)?;
+    let path = output.unwrap_or_else(|| PathBuf::from("trace.goal"));
+    let x = pnmpi_sim::goal::export::export(src.as_mut(), &path, &|_| {})?;
+    for w in src.warnings() {
+        eprintln!("pnmpi trace: warning: {w}");
+    }
+    println!(
+        "{}: {} ops for {} ranks ({} collectives as messages)",
+        path.display(),
+        x.ops,
+        x.ranks,
+        x.collectives
+    );
+    println!(
+        "run it with: pnmpi sim replay {} -m MACHINE.toml (with a [model.loggops] table); or with LogGOPSim: txt2bin -i {0} -o t.bin, then LogGOPSim -f t.bin",
+        path.display()
+    );
+    Ok(())
 }
 
 fn ignore_broken_pipe(e: std::io::Error) -> Result<()> {

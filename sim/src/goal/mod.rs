@@ -2,10 +2,11 @@
 //! a schedule engine with LogGOPSim's event order ([`engine`]) on the
 //! LogGOPS model ([`loggops`]), so that `pnmpi sim replay X.goal` gives
 //! LogGOPSim's times on its own schedules; and GOAL written from our
-//! traces (`pnmpi trace export --format goal`, in `pnmpi-trace`).
+//! traces (`pnmpi trace export --format goal`, [`export`]).
 
 mod cxx_sort;
 pub mod engine;
+pub mod export;
 pub mod loggops;
 pub mod parse;
 
