@@ -328,6 +328,21 @@ pub fn machine_toml(raw: &Raw, when: &str) -> Result<String, String> {
         let _ = writeln!(out, "S = \"{}B\"", raw.eager);
     }
     let _ = writeln!(out, "\n[model.loggp.intra]\n{}", loggp(near_level, &near));
+    // LogGOPS in whole ns, as LogGOPSim takes them, from the same fit.
+    let whole = |s: f64| format!("\"{}ns\"", (s.max(0.0) * 1e9).round());
+    let o = raw.send_overhead;
+    let _ = writeln!(
+        out,
+        "\n# loggops: whole ns, as LogGOPSim's (G below 0.5 ns a byte rounds to 0: loggp keeps it).\n\
+         [model.loggops]\nL = {}\no = {}\ng = {}\nG = {}\nO = \"0ns\"",
+        whole((far.latency - 2.0 * o).max(0.0)),
+        whole(o),
+        whole(raw.gap.max(o)),
+        whole(fit_g(&raw.level(far_level)))
+    );
+    if raw.eager > 0 {
+        let _ = writeln!(out, "S = \"{}B\"", raw.eager);
+    }
     let _ = writeln!(
         out,
         "\n# Not measured: BCS-MPI's time slice is a property of the runtime.\n[model.bcs]\ntime_slice = \"500us\""

@@ -97,6 +97,32 @@ impl Params {
     }
 }
 
+impl Params {
+    /// The CPU and NIC time a send of `s` bytes occupies from its start:
+    /// o + (s-1)O and g + (s-1)G.
+    pub fn send_costs(&self, s: u64) -> (u64, u64) {
+        (
+            self.o.wrapping_add(bytes_times(s, self.O)),
+            self.g.wrapping_add(bytes_times(s, self.G)),
+        )
+    }
+
+    /// The CPU and NIC time taking in a message of `s` bytes occupies:
+    /// o + max((s-1)O, (s-1)G) and g + (s-1)G.
+    pub fn take_in_costs(&self, s: u64) -> (u64, u64) {
+        let busy = bytes_times(s, self.O).max(bytes_times(s, self.G));
+        (
+            self.o.wrapping_add(busy),
+            self.g.wrapping_add(bytes_times(s, self.G)),
+        )
+    }
+
+    /// From a send's start to its first byte at the receiver: o + L.
+    pub fn flight(&self) -> u64 {
+        self.o.wrapping_add(self.L)
+    }
+}
+
 /// The model's state: per rank and CPU, when the CPU is free; per rank
 /// and NIC, when it may send and receive again.
 pub struct LogGops {
@@ -155,10 +181,11 @@ impl DagModel for LogGops {
     }
 
     fn send(&mut self, host: u32, cpu: u8, nic: u8, t: u64, size: u64) -> u64 {
-        let (c, n, p) = (self.c(host, cpu), self.n(host, nic), self.p);
-        self.cpu[c] = t.wrapping_add(p.o).wrapping_add(bytes_times(size, p.O));
-        self.nic_send[n] = t.wrapping_add(p.g).wrapping_add(bytes_times(size, p.G));
-        t.wrapping_add(p.o).wrapping_add(p.L)
+        let (c, n) = (self.c(host, cpu), self.n(host, nic));
+        let (cpu_busy, nic_busy) = self.p.send_costs(size);
+        self.cpu[c] = t.wrapping_add(cpu_busy);
+        self.nic_send[n] = t.wrapping_add(nic_busy);
+        t.wrapping_add(self.p.flight())
     }
 
     fn eager(&self, size: u64) -> bool {
@@ -166,10 +193,10 @@ impl DagModel for LogGops {
     }
 
     fn take_in(&mut self, host: u32, cpu: u8, nic: u8, t: u64, size: u64) {
-        let (c, n, p) = (self.c(host, cpu), self.n(host, nic), self.p);
-        let busy = bytes_times(size, p.O).max(bytes_times(size, p.G));
-        self.cpu[c] = t.wrapping_add(p.o).wrapping_add(busy);
-        self.nic_recv[n] = t.wrapping_add(p.g).wrapping_add(bytes_times(size, p.G));
+        let (c, n) = (self.c(host, cpu), self.n(host, nic));
+        let (cpu_busy, nic_busy) = self.p.take_in_costs(size);
+        self.cpu[c] = t.wrapping_add(cpu_busy);
+        self.nic_recv[n] = t.wrapping_add(nic_busy);
     }
 
     fn matched(&mut self, host: u32, cpu: u8, nic: u8, t: u64) {

@@ -14,6 +14,7 @@
 
 mod bcs;
 mod contention;
+mod loggops;
 mod loggp;
 pub mod pmac;
 mod simple;
@@ -137,6 +138,11 @@ pub const MODELS: &[(&str, &str, Build)] = &[
         "loggp",
         "LogGP: L, o, g, G from [model.loggp], eager below the threshold, rendezvous above",
         loggp::build,
+    ),
+    (
+        "loggops",
+        "LogGOPS: LogGOPSim's L, o, g, G, O, S from [model.loggops]; GOAL schedules run under it with LogGOPSim's rules",
+        loggops::build,
     ),
     (
         "bus",
