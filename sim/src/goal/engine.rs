@@ -120,13 +120,15 @@ impl TimeQueue {
 /// [`Event::op`]'s bit for a message (a schedule has fewer than 2^31 ops).
 const MSG: u32 = 1 << 31;
 
-/// A message arrived and not received: its send, and the sending rank
-/// (a receive posted and not matched is its op alone: its source and tag
-/// are the op's).
+/// A message arrived and not received (its send, and the sending rank),
+/// or a receive posted and not matched (the receive, and the rank it
+/// receives from): with its tag, so that matching reads no op (a cache
+/// miss a node at a million ranks).
 #[derive(Clone, Copy, Debug)]
-struct Arrived {
+struct Pending {
     op: u32,
     src: u32,
+    tag: u32,
 }
 
 /// "No node": an empty queue's head, a queue's last node's next.
@@ -278,9 +280,9 @@ struct Engine<'a> {
     /// Events queued so far (each one's place among equal times).
     seq: u32,
     /// Per rank: receives posted, unmatched, in posting order.
-    posted: Queues<u32>,
+    posted: Queues<Pending>,
     /// Per rank: messages arrived, unreceived, in arrival order.
-    arrived: Queues<Arrived>,
+    arrived: Queues<Pending>,
     /// Ops freed by the current event, in order, and their ranks.
     freed: Vec<(u32, u32)>,
     /// Ranks whose ops the current event started or ended.
@@ -399,10 +401,9 @@ impl Engine<'_> {
             }
             (false, Kind::Recv) => {
                 self.started(ev.rank, op);
-                let ops = &self.s.ops;
                 match self
                     .arrived
-                    .take(ev.rank, |m| matches(m.src, ops[m.op as usize].tag, o.peer, o.tag))
+                    .take(ev.rank, |m| matches(m.src, m.tag, o.peer, o.tag))
                 {
                     Some(m) => {
                         // LogGOPSim sizes this rendezvous by the receive.
@@ -412,7 +413,14 @@ impl Engine<'_> {
                         }
                         self.ended(ev.rank, op);
                     }
-                    None => self.posted.push(ev.rank, op),
+                    None => self.posted.push(
+                        ev.rank,
+                        Pending {
+                            op,
+                            src: o.peer,
+                            tag: o.tag,
+                        },
+                    ),
                 }
             }
             (true, _) => {
@@ -424,19 +432,15 @@ impl Engine<'_> {
                     return self.push(ev);
                 }
                 model.take_in(host, o.cpu, o.nic, t, size);
-                let ops = &self.s.ops;
-                match self.posted.take(host, |r| {
-                    let r = ops[r as usize];
-                    matches(src, o.tag, r.peer, r.tag)
-                }) {
+                match self.posted.take(host, |r| matches(src, o.tag, r.src, r.tag)) {
                     Some(r) => {
                         if !model.eager(size) {
                             self.ended(src, op);
                             model.matched(src, o.cpu, o.nic, t);
                         }
-                        self.ended(host, r);
+                        self.ended(host, r.op);
                     }
-                    None => self.arrived.push(host, Arrived { op, src }),
+                    None => self.arrived.push(host, Pending { op, src, tag: o.tag }),
                 }
             }
         }
@@ -446,26 +450,26 @@ impl Engine<'_> {
     /// messages left, or ops never freed.
     fn stuck(&self) -> String {
         let mut lines = Vec::new();
+        let tag = |t: u32| match t {
+            ANY => "any".to_string(),
+            t => t.to_string(),
+        };
         for h in 0..self.s.ranks() {
-            let tag = |op: u32| match self.s.ops[op as usize].tag {
-                ANY => "any".to_string(),
-                t => t.to_string(),
-            };
             for r in self.posted.of(h) {
-                let from = match self.s.ops[r as usize].peer {
+                let from = match r.src {
                     ANY => "any rank".to_string(),
                     p => format!("rank {p}"),
                 };
                 lines.push(format!(
                     "rank {h}: a receive from {from} (tag {}) that no message matches",
-                    tag(r)
+                    tag(r.tag)
                 ));
             }
             for m in self.arrived.of(h) {
                 lines.push(format!(
                     "rank {h}: a message from rank {} (tag {}) that no receive takes",
                     m.src,
-                    tag(m.op)
+                    tag(m.tag)
                 ));
             }
             if lines.len() >= 16 {
