@@ -93,6 +93,12 @@ impl TimeQueue {
             op: e.op,
             rank: e.rank,
         };
+        // A quarter more at a time, not double: a ring buffer's pops and
+        // pushes touch its whole capacity, and a collective's first
+        // receives fill one time's queue with tens of millions.
+        if q.len() == q.capacity() {
+            q.reserve_exact(q.capacity() / 4 + 16);
+        }
         if q.back().is_none_or(|b| b.seq < slot.seq) {
             q.push_back(slot);
         } else {
