@@ -16,6 +16,7 @@ pub mod coll;
 pub mod compare;
 pub mod engine;
 pub mod input;
+pub mod kernel;
 pub mod live;
 pub mod machine;
 pub mod model;
