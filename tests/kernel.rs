@@ -1,0 +1,192 @@
+//! Issue 35: one point-to-point timing rule (`pnmpi_sim::kernel`) in the
+//! three simulators. A program runs three ways with `cpu_factor 0`:
+//! processes under vtime, `--vranks` in 1 and in 2 processes (the latter
+//! traced on the virtual clock), and `pnmpi sim replay` of that trace;
+//! every rank's end (its `MPI_Wtime` after its last call; the replay's
+//! `end_s`) must be the same to the nanosecond in all of them, under
+//! `simple` and `loggp`. `rdv.c` is the program that told the modes apart:
+//! a standard send above the eager threshold is a rendezvous in all three
+//! now, and a program that only runs if MPI buffers such sends deadlocks
+//! in the modes that can tell, naming the ranks.
+
+mod common;
+use common::*;
+
+/// 3 nodes at 10 us and 1 GB/s, eager up to 64 KiB, and LogGP parameters.
+const MACHINE: &str = "[machine]\nnodes = 3\n[network]\nlatency = \"10us\"\nbandwidth = \"1GB/s\"\n\
+    eager_threshold = \"65536B\"\n\
+    [model.loggp]\nL = \"10us\"\no = \"1us\"\ng = \"1us\"\nG = \"1ns\"\n";
+
+/// vtime's arguments: the machine above, `model`, compute ignored.
+fn vtime_args(model: &str) -> String {
+    format!("argument machine m.toml\nargument model {model}\nargument cpu_factor 0\n")
+}
+
+/// Each rank's end, s, from the `<prog>: rank R end_s T` lines.
+fn ends(run: &Run, prog: &str, n: usize) -> Vec<f64> {
+    let mut ends = vec![f64::NAN; n];
+    for line in run.lines(&format!("{prog}: rank ")) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let r: usize = w[2].parse().expect("a rank");
+        ends[r] = w[4].parse().expect("an end");
+    }
+    assert!(
+        ends.iter().all(|e| e.is_finite()),
+        "not every rank printed its end:\n{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    ends
+}
+
+/// `n` processes of `prog args` under vtime with `model`.
+fn under_vtime(model: &str, n: usize, prog: &str, args: &[&str]) -> Run {
+    let mut case = Case::new();
+    case.write("m.toml", MACHINE);
+    case.conf(&format!(
+        "module {}\n{}",
+        target_dir().join("libvtime.so").display(),
+        vtime_args(model)
+    ));
+    case.mpirun(n, &program(prog, Link::Pnmpi), args)
+}
+
+/// `--vranks n` of `prog args` in `procs` processes with `model`, traced
+/// into `tr` on the virtual clock when `trace`.
+fn under_vranks(model: &str, procs: usize, n: usize, prog: &str, args: &[&str], trace: bool) -> (Case, Run) {
+    let mut case = Case::new();
+    case.write("m.toml", MACHINE);
+    let tracer = if trace {
+        "module tracer\nargument outdir tr\n"
+    } else {
+        ""
+    };
+    case.write("v.conf", &format!("{tracer}module vtime\n{}", vtime_args(model)));
+    case.env("PNMPI_LIB_PATH", "");
+    let mut cmd = launcher(procs);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", &format!("--vranks={n}"), "--conf", "v.conf", "--"])
+        .arg(program(prog, Link::Native))
+        .args(args);
+    let run = case.finish(cmd);
+    (case, run)
+}
+
+/// `pnmpi sim replay tr` in `case` with `model`: each rank's end, s.
+fn replayed_ends(case: &Case, model: &str) -> Vec<f64> {
+    let out = pnmpi_cli(
+        &[
+            "sim", "replay", "tr", "-m", "m.toml", "--model", model, "--json", "r.json",
+        ],
+        case.dir(),
+    );
+    succeeded(out);
+    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let ranks = v["ranks"].as_array().expect("ranks");
+    let mut ends = vec![f64::NAN; ranks.len()];
+    for r in ranks {
+        ends[r["rank"].as_u64().expect("rank") as usize] = r["end_s"].as_f64().expect("end_s");
+    }
+    ends
+}
+
+/// Runs `prog args` at `n` ranks the three ways under `model`; asserts
+/// every rank's end is the same within 1 ns; returns them.
+fn three_ways(model: &str, n: usize, prog: &str, args: &[&str]) -> Vec<f64> {
+    let vtime = under_vtime(model, n, prog, args);
+    vtime.assert_ok();
+    let (_, one) = under_vranks(model, 1, n, prog, args, false);
+    one.assert_ok();
+    let (case, two) = under_vranks(model, 2, n, prog, args, true);
+    two.assert_ok();
+    let ways = [
+        ("vtime", ends(&vtime, prog, n)),
+        ("vranks in 1 process", ends(&one, prog, n)),
+        ("vranks in 2 processes", ends(&two, prog, n)),
+        ("replay of the trace", replayed_ends(&case, model)),
+    ];
+    for (way, e) in &ways {
+        eprintln!("{prog} {model} {way}: {e:?}");
+    }
+    let want = &ways[3].1;
+    for (way, e) in &ways[..3] {
+        assert_eq!(e.len(), want.len(), "{way}");
+        for (r, (a, b)) in e.iter().zip(want).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-9,
+                "{prog} {model}: rank {r} ends at {a} s under {way}, at {b} s in the replay"
+            );
+        }
+    }
+    want.clone()
+}
+
+#[test]
+fn rendezvous_senders_end_alike_in_every_mode() {
+    // Rank 1 receives rank 2's 4 MiB first, then rank 0's 1 MiB: rank 0's
+    // send is held until that receive is posted (at 4204.304 us).
+    let e = three_ways("simple", 3, "rdv", &[]);
+    let us = |s: f64| (s * 1e9).round() / 1e3;
+    assert_eq!(
+        [us(e[0]), us(e[1]), us(e[2])],
+        [5262.880, 5262.880, 4204.304],
+        "simple: 10 us + 4 MiB at 1 GB/s, then 10 us + 1 MiB"
+    );
+    let e = three_ways("loggp", 3, "rdv", &[]);
+    assert!(
+        e[0] > 5262.880e-6 && e[2] > 4204.304e-6,
+        "loggp adds overheads: {e:?}"
+    );
+}
+
+#[test]
+fn a_program_that_needs_buffering_deadlocks_and_the_report_says_so() {
+    // `rdv exchange`: ranks 0 and 1 both send 1 MiB first. Virtual ranks,
+    // in 1 process and in 2 (one rank each side), stop with a deadlock
+    // naming both sends and saying the program depends on buffering.
+    for procs in [1, 2] {
+        let (_, run) = under_vranks("simple", procs, 3, "rdv", &["exchange"], false);
+        assert!(!run.success(), "{procs} process(es): it ran:\n{}", run.stderr);
+        assert!(run.stderr.contains("deadlock"), "{}", run.stderr);
+        for send in [
+            "rank 0 to rank 1 (1048576 bytes)",
+            "rank 1 to rank 0 (1048576 bytes)",
+        ] {
+            assert!(
+                run.stderr.contains(send) || procs == 2,
+                "{procs} process(es): no `{send}`:\n{}",
+                run.stderr
+            );
+        }
+        assert!(
+            run.stderr
+                .contains("the program depends on MPI buffering sends above the eager threshold"),
+            "{procs} process(es):\n{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn the_replay_of_a_trace_that_needs_buffering_says_so_too() {
+    // The exchange as a SimGrid action trace (a traced run of it would
+    // hang in real MPI): both ranks send 1 MiB first.
+    let case = Case::new();
+    case.write("m.toml", MACHINE);
+    case.write("index.txt", "rank-0.txt\nrank-1.txt\n");
+    for (me, peer) in [(0, 1), (1, 0)] {
+        case.write(
+            &format!("rank-{me}.txt"),
+            &format!("{me} init\n{me} send {peer} 0 1048576\n{me} recv {peer} 0 1048576\n{me} finalize\n"),
+        );
+    }
+    let out = pnmpi_cli(&["sim", "replay", "index.txt", "-m", "m.toml"], case.dir());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "it replayed:\n{said}");
+    assert!(
+        said.contains("rank(s) 0, 1 wait in sends above the eager threshold")
+            && said.contains("the program depends on MPI buffering sends above the eager threshold"),
+        "{said}"
+    );
+}
