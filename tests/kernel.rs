@@ -17,6 +17,19 @@ const MACHINE: &str = "[machine]\nnodes = 3\n[network]\nlatency = \"10us\"\nband
     eager_threshold = \"65536B\"\n\
     [model.loggp]\nL = \"10us\"\no = \"1us\"\ng = \"1us\"\nG = \"1ns\"\n";
 
+/// 4 nodes of 4 cores, two levels, eager up to 256 B, with analytic or
+/// algorithmic collectives.
+fn two_levels(algorithmic: bool) -> String {
+    format!(
+        "[machine]\nnodes = 4\ncores_per_node = 4\n[network]\neager_threshold = \"256B\"\n\
+         [network.intra]\nlatency = \"0.5us\"\nbandwidth = \"8GB/s\"\n\
+         [network.inter]\nlatency = \"2us\"\nbandwidth = \"5GB/s\"\n\
+         [collectives]\nmode = \"{}\"\n\
+         [model.loggp]\nL = \"1.5us\"\no = \"0.5us\"\ng = \"0.2us\"\nG = \"0.2ns\"\n",
+        if algorithmic { "algorithmic" } else { "analytic" }
+    )
+}
+
 /// vtime's arguments: the machine above, `model`, compute ignored.
 fn vtime_args(model: &str) -> String {
     format!("argument machine m.toml\nargument model {model}\nargument cpu_factor 0\n")
@@ -40,22 +53,31 @@ fn ends(run: &Run, prog: &str, n: usize) -> Vec<f64> {
 }
 
 /// `n` processes of `prog args` under vtime with `model`.
-fn under_vtime(model: &str, n: usize, prog: &str, args: &[&str]) -> Run {
+fn under_vtime(machine: &str, model: &str, n: usize, prog: &str, args: &[&str]) -> (Case, Run) {
     let mut case = Case::new();
-    case.write("m.toml", MACHINE);
+    case.write("m.toml", machine);
     case.conf(&format!(
         "module {}\n{}",
         target_dir().join("libvtime.so").display(),
         vtime_args(model)
     ));
-    case.mpirun(n, &program(prog, Link::Pnmpi), args)
+    let run = case.mpirun(n, &program(prog, Link::Pnmpi), args);
+    (case, run)
 }
 
 /// `--vranks n` of `prog args` in `procs` processes with `model`, traced
 /// into `tr` on the virtual clock when `trace`.
-fn under_vranks(model: &str, procs: usize, n: usize, prog: &str, args: &[&str], trace: bool) -> (Case, Run) {
+fn under_vranks(
+    machine: &str,
+    model: &str,
+    procs: usize,
+    n: usize,
+    prog: &str,
+    args: &[&str],
+    trace: bool,
+) -> (Case, Run) {
     let mut case = Case::new();
-    case.write("m.toml", MACHINE);
+    case.write("m.toml", machine);
     let tracer = if trace {
         "module tracer\nargument outdir tr\n"
     } else {
@@ -94,11 +116,11 @@ fn replayed_ends(case: &Case, model: &str) -> Vec<f64> {
 /// Runs `prog args` at `n` ranks the three ways under `model`; asserts
 /// every rank's end is the same within 1 ns; returns them.
 fn three_ways(model: &str, n: usize, prog: &str, args: &[&str]) -> Vec<f64> {
-    let vtime = under_vtime(model, n, prog, args);
+    let (_, vtime) = under_vtime(MACHINE, model, n, prog, args);
     vtime.assert_ok();
-    let (_, one) = under_vranks(model, 1, n, prog, args, false);
+    let (_, one) = under_vranks(MACHINE, model, 1, n, prog, args, false);
     one.assert_ok();
-    let (case, two) = under_vranks(model, 2, n, prog, args, true);
+    let (case, two) = under_vranks(MACHINE, model, 2, n, prog, args, true);
     two.assert_ok();
     let ways = [
         ("vtime", ends(&vtime, prog, n)),
@@ -106,7 +128,46 @@ fn three_ways(model: &str, n: usize, prog: &str, args: &[&str]) -> Vec<f64> {
         ("vranks in 2 processes", ends(&two, prog, n)),
         ("replay of the trace", replayed_ends(&case, model)),
     ];
-    for (way, e) in &ways {
+    agree(prog, model, &ways);
+    ways[3].1.clone()
+}
+
+/// Each rank's run time (to its `MPI_Finalize`), s, from the report
+/// vtime or virtual ranks wrote in `case`.
+fn reported_ends(case: &Case, run: &Run) -> Vec<f64> {
+    let text = std::fs::read_to_string(case.dir().join("vtime-report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}):\n{}", run.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let ranks = v["per_rank"].as_array().expect("per_rank");
+    let mut ends = vec![f64::NAN; ranks.len()];
+    for r in ranks {
+        ends[r["rank"].as_u64().expect("rank") as usize] =
+            r["runtime_ns"].as_f64().expect("runtime_ns") * 1e-9;
+    }
+    ends
+}
+
+/// [`three_ways`] on `machine` with the ends the reports give (the
+/// programs that print no end of their own).
+fn three_ways_reported(machine: &str, model: &str, n: usize, prog: &str, args: &[&str]) {
+    let (c0, vtime) = under_vtime(machine, model, n, prog, args);
+    vtime.assert_ok();
+    let (c1, one) = under_vranks(machine, model, 1, n, prog, args, false);
+    one.assert_ok();
+    let (case, two) = under_vranks(machine, model, 2, n, prog, args, true);
+    two.assert_ok();
+    let ways = [
+        ("vtime", reported_ends(&c0, &vtime)),
+        ("vranks in 1 process", reported_ends(&c1, &one)),
+        ("vranks in 2 processes", reported_ends(&case, &two)),
+        ("replay of the trace", replayed_ends(&case, model)),
+    ];
+    agree(prog, model, &ways);
+}
+
+/// Every way's ends within 1 ns of the replay's (the last).
+fn agree(prog: &str, model: &str, ways: &[(&str, Vec<f64>)]) {
+    for (way, e) in ways {
         eprintln!("{prog} {model} {way}: {e:?}");
     }
     let want = &ways[3].1;
@@ -119,7 +180,6 @@ fn three_ways(model: &str, n: usize, prog: &str, args: &[&str]) -> Vec<f64> {
             );
         }
     }
-    want.clone()
 }
 
 #[test]
@@ -146,7 +206,7 @@ fn a_program_that_needs_buffering_deadlocks_and_the_report_says_so() {
     // in 1 process and in 2 (one rank each side), stop with a deadlock
     // naming both sends and saying the program depends on buffering.
     for procs in [1, 2] {
-        let (_, run) = under_vranks("simple", procs, 3, "rdv", &["exchange"], false);
+        let (_, run) = under_vranks(MACHINE, "simple", procs, 3, "rdv", &["exchange"], false);
         assert!(!run.success(), "{procs} process(es): it ran:\n{}", run.stderr);
         assert!(run.stderr.contains("deadlock"), "{}", run.stderr);
         for send in [
@@ -189,4 +249,18 @@ fn the_replay_of_a_trace_that_needs_buffering_says_so_too() {
             && said.contains("the program depends on MPI buffering sends above the eager threshold"),
         "{said}"
     );
+}
+
+#[test]
+fn stencils_and_halos_end_alike_in_every_mode() {
+    // Halos above the eager threshold (rendezvous) on two levels, with
+    // analytic collectives and with every collective expanded into its
+    // algorithm's messages, under simple and loggp.
+    for algorithmic in [false, true] {
+        let machine = two_levels(algorithmic);
+        for model in ["simple", "loggp"] {
+            three_ways_reported(&machine, model, 16, "stencil", &["64", "20", "5"]);
+            three_ways_reported(&machine, model, 8, "halo", &["4096", "20", "0", "1"]);
+        }
+    }
 }
