@@ -105,7 +105,8 @@ pub struct State {
     inflight: Slab<Message>,
     unexpected: Vec<VecDeque<Message>>,
     posted: Vec<VecDeque<usize>>,
-    /// Latest arrival on each (sender, receiver) channel.
+    /// Latest arrival (or rendezvous envelope) on each (sender,
+    /// receiver) channel.
     channel: HashMap<(u32, u32), Ns>,
     /// Ranks blocked in `MPI_Probe`, and what they wait for: the first
     /// message that fits wakes them.
@@ -200,11 +201,15 @@ impl Engine {
         let msg = Msg::between(src, dst, data.len() as u64, |r| node_of[r as usize]);
         let posted = rule::post(&mut *self.model, &msg, mode, t, &mut unstretched);
         let free = posted.free;
-        let arrived = posted.eager.map(|x| {
-            let last = self.p2p.channel.entry((src, dst)).or_insert(0.0);
-            *last = last.max(x.end);
-            *last
-        });
+        // An eager message arrives with its data, a rendezvous's envelope
+        // one lookahead after the post; neither before an earlier message
+        // of the channel (a rendezvous envelope would otherwise overtake
+        // an eager message sent before it, and match its receive).
+        let earliest = posted.eager.map_or(free + self.lookahead, |x| x.end);
+        let last = self.p2p.channel.entry((src, dst)).or_insert(0.0);
+        *last = last.max(earliest);
+        let at = *last;
+        let arrived = posted.eager.map(|_| at);
         let stats = &mut self.ranks[src as usize].stats;
         stats.sent += 1;
         stats.sent_bytes += data.len() as u64;
@@ -224,7 +229,6 @@ impl Engine {
             sync,
             synchronous: mode == Mode::Synchronous,
         };
-        let at = arrived.unwrap_or(free + self.lookahead);
         if self.comms.blocks.local(dst) {
             self.inbound(m, at);
         } else {
