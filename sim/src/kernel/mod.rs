@@ -25,3 +25,21 @@ use crate::units::Ns;
 pub fn cpu(machine: &Machine, node: u32, used: Ns, cpu_factor: f64) -> Ns {
     machine.cpu(node, used * cpu_factor)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_scales_by_the_factor_then_divides_by_the_nodes_ratio() {
+        let m = Machine::parse(
+            "m.toml",
+            "[machine]\nnodes = 2\ncpu_ratio = 4\n[network]\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n",
+        )
+        .expect("a machine");
+        assert_eq!(cpu(&m, 1, 1000.0, 2.0), 500.0);
+        assert_eq!(cpu(&m, 0, 1000.0, 0.0), 0.0);
+        // The replay charges a trace's gaps with factor 1: the gap over the ratio.
+        assert_eq!(cpu(&m, 0, 3.0, 1.0), m.cpu(0, 3.0));
+    }
+}
