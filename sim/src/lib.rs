@@ -17,6 +17,7 @@ pub mod compare;
 pub mod engine;
 pub mod goal;
 pub mod input;
+pub mod kernel;
 pub mod live;
 pub mod machine;
 pub mod model;

@@ -504,6 +504,15 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
                 list.join(", "),
                 if stuck.len() > 8 { ", ..." } else { "" }
             );
+            let held = e.held_sends(&stuck);
+            if !held.is_empty() {
+                eprintln!(
+                    "pnmpi vranks: error: {} send(s) above the eager threshold wait for receives never posted ({}{}): the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do",
+                    held.len(),
+                    held.iter().take(8).cloned().collect::<Vec<_>>().join(", "),
+                    if held.len() > 8 { ", ..." } else { "" }
+                );
+            }
             return 1;
         }
         e.local_ranks()

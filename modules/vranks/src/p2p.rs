@@ -1,12 +1,16 @@
 //! Point-to-point between virtual ranks, in virtual-time order.
 //!
 //! A send packs its data at once (in the sender's context) and becomes a
-//! message that *arrives* at its receiver at the model's time: for an
-//! eager message, `transfer(send_overhead(t_send)).end`; a rendezvous
+//! message that *arrives* at its receiver at the time the kernel's
+//! point-to-point rule gives ([`pnmpi_sim::kernel::p2p`], which vtime and
+//! `pnmpi sim replay` call too): an eager message (a standard send up to
+//! the model's eager threshold, a buffered send) arrives at
+//! `transfer(free).end` and its send completes at `free`; a rendezvous
 //! message's envelope arrives one lookahead (the model's least latency)
-//! after its send is posted, and its data moves once the receive is
-//! posted too (`rendezvous_ready`), exactly as vtime and `pnmpi sim
-//! replay` charge it. A message to a rank of another process travels as
+//! after its send is posted, its data moves once the receive is posted
+//! too, and its send completes when the data has arrived: a blocking
+//! sender waits until then, as in MPI libraries (a program that only runs
+//! if MPI buffers such sends deadlocks, and the report says so). A message to a rank of another process travels as
 //! a record ([`crate::dist`]) and arrives there at the same time. Arrivals are engine events, so they
 //! happen in virtual-time order: an arriving message matches the
 //! receiver's first posted receive that fits, else waits in its
@@ -19,6 +23,8 @@
 //! earlier one.
 
 use crate::engine::{Engine, Event};
+pub use pnmpi_sim::kernel::p2p::Mode;
+use pnmpi_sim::kernel::p2p::{self as rule, unstretched};
 use pnmpi_sim::model::Msg;
 use pnmpi_sim::units::Ns;
 use serde::{Deserialize, Serialize};
@@ -42,8 +48,10 @@ pub struct Message {
     pub free: Ns,
     /// When the eager data arrived (`None` for a rendezvous).
     pub arrived: Option<Ns>,
-    /// The sender's request, completed when a synchronous send matches.
+    /// A rendezvous's send request, completed when its data has arrived.
     pub sync: Option<usize>,
+    /// Sent with `MPI_Ssend`: complete once matched.
+    pub synchronous: bool,
 }
 
 /// What a receive wants and where its data goes.
@@ -61,8 +69,8 @@ pub struct RecvSpec {
 
 /// What a request stands for.
 pub enum Work {
-    /// A send: complete when posted (eager and buffered sends), or when
-    /// matched (synchronous sends).
+    /// A send: complete when posted (eager sends), or when its data has
+    /// arrived (rendezvous).
     Send,
     /// A receive, and the message it got.
     Recv(RecvSpec, Option<Message>),
@@ -83,7 +91,9 @@ pub struct Request {
     /// The owner is blocked waiting for it.
     pub waited: bool,
     pub work: Work,
-    /// Source (rank in the communicator), tag and bytes, for the status.
+    /// Source (rank in the communicator), tag and bytes, for the status;
+    /// for a send, its destination (world rank), tag and bytes, for a
+    /// deadlock report.
     pub status: (c_int, c_int, usize),
     /// A persistent request's handle stays after completion.
     pub persistent: bool,
@@ -95,7 +105,8 @@ pub struct State {
     inflight: Slab<Message>,
     unexpected: Vec<VecDeque<Message>>,
     posted: Vec<VecDeque<usize>>,
-    /// Latest arrival on each (sender, receiver) channel.
+    /// Latest arrival (or rendezvous envelope) on each (sender,
+    /// receiver) channel.
     channel: HashMap<(u32, u32), Ns>,
     /// Ranks blocked in `MPI_Probe`, and what they wait for: the first
     /// message that fits wakes them.
@@ -130,16 +141,24 @@ fn fits(m: &Message, s: &RecvSpec, any_source: c_int, any_tag: c_int) -> bool {
     m.comm == s.comm && (s.from == any_source || s.from == m.from) && (s.tag == any_tag || s.tag == m.tag)
 }
 
-/// How a send behaves.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Standard, buffered or ready: complete when the data is taken.
-    Standard,
-    /// Synchronous: complete when matched.
-    Sync,
-}
-
 impl Engine {
+    /// The rendezvous sends of ranks `stuck` whose receives were never
+    /// posted, as `rank S to rank D (N bytes)`: what makes a deadlock one
+    /// that MPI buffering would have hidden.
+    pub fn held_sends(&self, stuck: &[u32]) -> Vec<String> {
+        let mut held: Vec<(u32, c_int, usize)> = self
+            .p2p
+            .reqs
+            .iter()
+            .filter(|(_, q)| !q.done && matches!(q.work, Work::Send) && stuck.contains(&q.owner))
+            .map(|(_, q)| (q.owner, q.status.0, q.status.2))
+            .collect();
+        held.sort_unstable();
+        held.iter()
+            .map(|(s, d, n)| format!("rank {s} to rank {d} ({n} bytes)"))
+            .collect()
+    }
+
     /// A new request of the running rank.
     pub fn request(&mut self, work: Work, done: bool) -> usize {
         let owner = self.current;
@@ -180,20 +199,24 @@ impl Engine {
         let t = self.ranks[src as usize].clock;
         let node_of = &self.node_of;
         let msg = Msg::between(src, dst, data.len() as u64, |r| node_of[r as usize]);
-        let free = self.model.send_overhead(&msg, t);
-        let eager = mode == Mode::Standard && self.model.eager(&msg);
-        let arrived = eager.then(|| {
-            let end = self.model.transfer(&msg, free).end;
-            let last = self.p2p.channel.entry((src, dst)).or_insert(0.0);
-            *last = last.max(end);
-            *last
-        });
+        let posted = rule::post(&mut *self.model, &msg, mode, t, &mut unstretched);
+        let free = posted.free;
+        // An eager message arrives with its data, a rendezvous's envelope
+        // one lookahead after the post; neither before an earlier message
+        // of the channel (a rendezvous envelope would otherwise overtake
+        // an eager message sent before it, and match its receive).
+        let earliest = posted.eager.map_or(free + self.lookahead, |x| x.end);
+        let last = self.p2p.channel.entry((src, dst)).or_insert(0.0);
+        *last = last.max(earliest);
+        let at = *last;
+        let arrived = posted.eager.map(|_| at);
         let stats = &mut self.ranks[src as usize].stats;
         stats.sent += 1;
         stats.sent_bytes += data.len() as u64;
-        let req = self.request(Work::Send, mode == Mode::Standard);
+        let req = self.request(Work::Send, arrived.is_some());
         self.p2p.reqs[req].at = free;
-        let sync = (mode == Mode::Sync).then_some(req);
+        self.p2p.reqs[req].status = (dst as c_int, tag, data.len());
+        let sync = arrived.is_none().then_some(req);
         let m = Message {
             src,
             dst,
@@ -204,8 +227,8 @@ impl Engine {
             free,
             arrived,
             sync,
+            synchronous: mode == Mode::Synchronous,
         };
-        let at = arrived.unwrap_or(free + self.lookahead);
         if self.comms.blocks.local(dst) {
             self.inbound(m, at);
         } else {
@@ -276,33 +299,41 @@ impl Engine {
     }
 
     /// Message `m` is matched with receive `req`: the receive completes
-    /// at the model's time (and a synchronous sender at the match).
+    /// at the kernel's time, and a rendezvous's sender when the data has
+    /// arrived.
     fn deliver(&mut self, m: Message, req: usize) {
         let posted = self.p2p.reqs[req].posted;
         let node_of = &self.node_of;
         let msg = Msg::between(m.src, m.dst, m.data.len() as u64, |r| node_of[r as usize]);
-        let arrived = match m.arrived {
-            Some(a) => a,
-            None => {
-                let ready = self.model.rendezvous_ready(&msg, m.free, posted);
-                if let Some(s) = m.sync {
-                    if self.comms.blocks.local(m.src) {
-                        self.complete(s, ready);
-                    } else {
-                        let owner = self.comms.blocks.owner(m.src);
-                        self.dist_send(
-                            owner,
-                            &crate::dist::Record::Matched {
-                                req: s as u64,
-                                at: ready,
-                            },
-                        );
-                    }
-                }
-                self.model.transfer(&msg, ready).end
-            }
+        let mode = if m.synchronous {
+            Mode::Synchronous
+        } else {
+            Mode::Standard
         };
-        let done = self.model.recv_done(&msg, arrived, posted);
+        let k = rule::matched(
+            &mut *self.model,
+            &msg,
+            mode,
+            m.free,
+            m.arrived,
+            posted,
+            &mut unstretched,
+        );
+        if let Some(s) = m.sync {
+            if self.comms.blocks.local(m.src) {
+                self.complete(s, k.send_done);
+            } else {
+                let owner = self.comms.blocks.owner(m.src);
+                self.dist_send(
+                    owner,
+                    &crate::dist::Record::Matched {
+                        req: s as u64,
+                        at: k.send_done,
+                    },
+                );
+            }
+        }
+        let done = k.recv_done;
         let r = &mut self.p2p.reqs[req];
         r.status = (m.from, m.tag, m.data.len());
         // The wait starts counting once the sender posted.

@@ -40,6 +40,7 @@ fn part(e: &Engine, wall_ns: f64) -> Part {
                 messages_received: s.received,
                 collectives: s.collectives,
                 wall_ns,
+                acks_sent: 0,
             }
         })
         .collect();

@@ -114,9 +114,9 @@ fn setup() -> Result<(), String> {
     let node_of = machine.place(size).map_err(|e| format!("machine {e}"))?;
     let model = pnmpi_sim::model::build(&config.model, &machine).map_err(|e| format!("machine {e}"))?;
     let node = node_of.get(rank as usize).copied().unwrap_or(0);
-    let cpu_ratio = machine.nodes.get(node as usize).map_or(1.0, |n| n.cpu_ratio);
     let shadow_world =
         native::comm_dup(world).map_err(|e| format!("cannot duplicate MPI_COMM_WORLD: {e}"))?;
+    let ack_comm = native::comm_dup(world).map_err(|e| format!("cannot duplicate MPI_COMM_WORLD: {e}"))?;
     let shadow_self = native::comm_dup(constants::COMM_SELF())
         .map_err(|e| format!("cannot duplicate MPI_COMM_SELF: {e}"))?;
     let mut comms = HashMap::new();
@@ -146,7 +146,7 @@ fn setup() -> Result<(), String> {
         model,
         machine,
         model_name: config.model.clone(),
-        cpu_scale: config.cpu_factor / cpu_ratio,
+        cpu_factor: config.cpu_factor,
         cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
         clock: 0.0,
         call_start: 0.0,
@@ -155,6 +155,9 @@ fn setup() -> Result<(), String> {
         comms,
         reqs: HashMap::new(),
         messages: HashMap::new(),
+        ack_comm: ack_comm.bits(),
+        sends: 0,
+        acks: HashMap::new(),
         wall_start: pnmpi_sdk::clock::monotonic_ns(),
     });
     Ok(())
@@ -228,7 +231,7 @@ macro_rules! send {
         $tag:ident: $tt:ty, $comm:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc $(, $req: $tr)?) -> $r, {
             state::call(|timed| {
-                let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt)) } else { None };
+                let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt), p2p::mode(stringify!($mpi))) } else { None };
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm $(, $req)?) };
                 if rc == constants::SUCCESS() {
@@ -249,7 +252,7 @@ macro_rules! send_init {
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm, $req) };
                 if timed && rc == constants::SUCCESS() {
-                    let send = state::PersistentSend { comm: $comm.bits(), dest: $dest, tag: $tag, bytes: bytes($n, $dt) };
+                    let send = state::PersistentSend { comm: $comm.bits(), dest: $dest, tag: $tag, bytes: bytes($n, $dt), mode: p2p::mode(stringify!($mpi)) };
                     // SAFETY: the call succeeded, so it wrote the request.
                     p2p::send_init(unsafe { *$req }.bits(), send);
                 }
@@ -308,7 +311,7 @@ macro_rules! sendrecv {
             $rdt: $trdt, $src: $tsrc, $rtag: $trtag, $comm: $tc, $st: $tst) -> $r, {
             state::call(|timed| {
                 let posted = state::with(|s| s.clock);
-                let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($sn, $sdt)) } else { None };
+                let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($sn, $sdt), p2p::Mode::Standard) } else { None };
                 let mut own = p2p::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
                 // SAFETY: the call's own arguments, with a status of ours if
@@ -334,7 +337,7 @@ macro_rules! sendrecv_replace {
             $comm: $tc, $st: $tst) -> $r, {
             state::call(|timed| {
                 let posted = state::with(|s| s.clock);
-                let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($n, $dt)) } else { None };
+                let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($n, $dt), p2p::Mode::Standard) } else { None };
                 let mut own = p2p::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
                 // SAFETY: the call's own arguments, with a status of ours if

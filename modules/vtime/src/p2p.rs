@@ -2,32 +2,43 @@
 //!
 //! Each send of the application is preceded by a *timestamp* on the
 //! communicator's shadow, to the same destination with the same tag: the
-//! sender's virtual time at the post, when its CPU is free again (the
-//! model's send overhead), and the size. When a receive completes, the
-//! real status names the source and tag, and the receiver takes the next
-//! timestamp of that source and tag from the shadow: MPI's non-overtaking
-//! rule orders both streams alike, so it is this message's. The receiver's
-//! clock becomes
-//!
-//! ```text
-//! eager:      max(clock, recv_done(transfer(free).end, posted))
-//! rendezvous: max(clock, recv_done(transfer(rendezvous_ready(free, posted)).end, posted))
-//! ```
-//!
-//! with the model's functions, exactly as `pnmpi sim replay` computes a
-//! receive. A sender's clock moves to `free` when its send completes
-//! (also for a rendezvous: see docs/vtime.md).
+//! sender's virtual time at the post, when its CPU is free again, the
+//! size, an eager message's arrival (or none: a rendezvous) and the send's
+//! number. When a receive completes, the real status names the source and
+//! tag, and the receiver takes the next timestamp of that source and tag
+//! from the shadow: MPI's non-overtaking rule orders both streams alike,
+//! so it is this message's. Both sides' times are the kernel's
+//! ([`pnmpi_sim::kernel::p2p`]), the rule `pnmpi sim replay` and virtual
+//! ranks call too: the receiver's clock moves to the receive's
+//! completion. An eager send completes at `free`. A rendezvous send (a
+//! standard send above the eager threshold, every synchronous send)
+//! completes when its data has arrived, which depends on when the receive
+//! was posted: the receiver sends an *acknowledgement* back (the send's
+//! number, its completion and the receive's post) on the module's world
+//! duplicate, and the sender waits for it when its send completes.
+//! Eager messages cost no acknowledgement.
 
 use crate::state::{self, Req};
 use pnmpi_mpi_sys::ffi::{self, MPI_Request, MPI_Status};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
+pub use pnmpi_sim::kernel::p2p::Mode;
+use pnmpi_sim::kernel::p2p::{self as rule, unstretched};
 use pnmpi_sim::units::Ns;
 use std::ffi::c_int;
 use std::sync::Mutex;
 
-/// The timestamp of one message: three `u64`s on the wire.
-const STAMP: usize = 3;
+/// The timestamp of one message: six `u64`s on the wire (post, free,
+/// bytes, eager arrival or NaN, the send's number, 1 for `MPI_Ssend`).
+const STAMP: usize = 6;
+
+/// An acknowledgement: three `u64`s (the send's number, its completion,
+/// the receive's post).
+const ACK: usize = 3;
+
+/// Tag of the acknowledgements on the module's world duplicate (which
+/// carries nothing else point-to-point).
+const ACK_TAG: c_int = 0;
 
 /// A posted send, as the sender's clock sees it.
 #[derive(Clone, Copy)]
@@ -36,6 +47,20 @@ pub struct Posted {
     pub post: Ns,
     /// When the sender's CPU is free again.
     pub free: Ns,
+    /// A rendezvous: the receiver (world rank) and the send's number,
+    /// which its acknowledgement names.
+    pub ack: Option<(u32, u64)>,
+}
+
+/// The send mode of MPI routine `name` (`MPI_Bsend`, `MPI_Issend_c` ...).
+pub fn mode(name: &str) -> Mode {
+    if name.contains("Bsend") {
+        Mode::Buffered
+    } else if name.contains("Ssend") {
+        Mode::Synchronous
+    } else {
+        Mode::Standard
+    }
 }
 
 /// Timestamps still being sent: the request and its buffer, which must
@@ -89,7 +114,7 @@ fn keep(req: MPI_Request, buf: *mut [u64; STAMP]) {
     while i < reqs.len() {
         if reqs[i].bits() == null {
             reqs.swap_remove(i);
-            // SAFETY: from Box::into_raw in `post_send`; its send is
+            // SAFETY: from Box::into_raw in `isend_words`; its send is
             // complete, and it leaves the list here, once.
             drop(unsafe { Box::from_raw(bufs.swap_remove(i)) });
         } else {
@@ -114,7 +139,7 @@ pub fn drain() {
             // on its own; its buffer must then outlive it: it is leaked.
             unsafe { ffi::PMPI_Request_free(req) };
         } else {
-            // SAFETY: from Box::into_raw in `post_send`; its send is
+            // SAFETY: from Box::into_raw in `isend_words`; its send is
             // complete, and it leaves the list here, once.
             drop(unsafe { Box::from_raw(buf) });
         }
@@ -122,36 +147,22 @@ pub fn drain() {
     reqs.clear();
 }
 
-/// The application posts a send of `bytes` to `dest` of `comm`: sends its
-/// timestamp. `None` when it is not timed (`MPI_PROC_NULL`, a
-/// communicator without a shadow, MPI not running).
-pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64) -> Option<Posted> {
-    if dest == constants::PROC_NULL() || dest < 0 {
-        return None;
-    }
-    let (shadow, posted) = state::with(|st| {
-        let info = st.comms.get(&comm.bits())?;
-        let dst = *info.peers.get(dest as usize)?;
-        let shadow = info.shadow;
-        let m = st.msg(st.rank, dst, bytes);
-        let post = st.clock;
-        let free = st.model.send_overhead(&m, post);
-        st.totals.sent += 1;
-        st.totals.sent_bytes += bytes;
-        Some((shadow, Posted { post, free }))
-    })??;
-    let buf = Box::into_raw(Box::new([posted.post.to_bits(), posted.free.to_bits(), bytes]));
+/// Sends `words` (of a timestamp or an acknowledgement) to `dest` with
+/// `tag` on `comm` without waiting: the buffer lives until the send
+/// completes ([`keep`]).
+fn isend_words(words: [u64; STAMP], n: usize, dest: c_int, tag: c_int, comm: Comm) {
+    let buf = Box::into_raw(Box::new(words));
     let mut req = constants::REQUEST_NULL();
-    // SAFETY: `buf` holds STAMP u64s and is freed only once the send has
-    // completed (`keep`, `drain`); `req` is a local out-parameter.
+    // SAFETY: `buf` holds STAMP >= n u64s and is freed only once the send
+    // has completed (`keep`, `drain`); `req` is a local out-parameter.
     let rc = unsafe {
         ffi::PMPI_Isend(
             buf.cast_const().cast(),
-            STAMP as c_int,
+            n as c_int,
             constants::UINT64_T(),
             dest,
             tag,
-            Comm::from_bits(shadow),
+            comm,
             &mut req,
         )
     };
@@ -161,13 +172,93 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64) -> Option<Post
         // SAFETY: from Box::into_raw above; MPI did not take it.
         drop(unsafe { Box::from_raw(buf) });
     }
+}
+
+/// The application posts a send of `bytes` to `dest` of `comm` in `mode`:
+/// sends its timestamp. `None` when it is not timed (`MPI_PROC_NULL`, a
+/// communicator without a shadow, MPI not running).
+pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) -> Option<Posted> {
+    if dest == constants::PROC_NULL() || dest < 0 {
+        return None;
+    }
+    let (shadow, posted, arrival) = state::with(|st| {
+        let info = st.comms.get(&comm.bits())?;
+        let dst = *info.peers.get(dest as usize)?;
+        let shadow = info.shadow;
+        let m = st.msg(st.rank, dst, bytes);
+        let p = rule::post(&mut *st.model, &m, mode, st.clock, &mut unstretched);
+        st.totals.sent += 1;
+        st.totals.sent_bytes += bytes;
+        let ack = p.eager.is_none().then(|| {
+            st.sends += 1;
+            (dst, st.sends)
+        });
+        let posted = Posted {
+            post: p.post,
+            free: p.free,
+            ack,
+        };
+        Some((shadow, posted, p.eager.map_or(f64::NAN, |x| x.end)))
+    })??;
+    let seq = posted.ack.map_or(0, |(_, seq)| seq);
+    let stamp = [
+        posted.post.to_bits(),
+        posted.free.to_bits(),
+        bytes,
+        arrival.to_bits(),
+        seq,
+        u64::from(mode == Mode::Synchronous),
+    ];
+    isend_words(stamp, STAMP, dest, tag, Comm::from_bits(shadow));
     Some(posted)
 }
 
-/// A blocking send completed: the sender's CPU was busy until `free`.
+/// A send completed: the sender's CPU was busy until `free`, and a
+/// rendezvous's sender until its data arrived, which its receiver's
+/// acknowledgement says (waited for here).
 pub fn sent(posted: Option<Posted>) {
-    if let Some(p) = posted {
-        state::with(|st| st.clock = st.clock.max(p.free));
+    let Some(p) = posted else { return };
+    state::with(|st| st.clock = st.clock.max(p.free));
+    if let Some((dst, seq)) = p.ack {
+        if let Some((done, recv_post)) = await_ack(dst, seq) {
+            state::with(|st| {
+                st.clock = st.clock.max(done);
+                st.call_late = st.call_late.max(recv_post);
+            });
+        }
+    }
+}
+
+/// The acknowledgement of send number `seq` to world rank `dst`: its
+/// completion and its receive's post. Acknowledgements of `dst` that
+/// arrive first (its receives may complete in another order than this
+/// rank's sends) are kept for their own sends.
+fn await_ack(dst: u32, seq: u64) -> Option<(Ns, Ns)> {
+    let ack_comm = state::with(|st| st.ack_comm)?;
+    loop {
+        if let Some(Some(t)) = state::with(|st| st.acks.remove(&(dst, seq))) {
+            return Some(t);
+        }
+        let mut ack = [0u64; ACK];
+        match native::recv(&mut ack, dst as c_int, ACK_TAG, Comm::from_bits(ack_comm)) {
+            Ok(r) if r.len == ACK => {}
+            Ok(r) => {
+                eprintln!(
+                    "pnmpi vtime: an acknowledgement of {} words instead of {ACK}: send not timed",
+                    r.len
+                );
+                return None;
+            }
+            Err(e) => {
+                eprintln!("pnmpi vtime: cannot receive an acknowledgement ({e}): send not timed");
+                return None;
+            }
+        }
+        let t = (f64::from_bits(ack[1]), f64::from_bits(ack[2]));
+        if ack[0] == seq {
+            return Some(t);
+        }
+        state::with(|st| st.acks.insert((dst, ack[0]), t));
     }
 }
 
@@ -204,19 +295,28 @@ pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
         }
     }
     let (post, free, bytes) = (f64::from_bits(stamp[0]), f64::from_bits(stamp[1]), stamp[2]);
-    state::with(|st| {
+    let arrival = Some(f64::from_bits(stamp[3])).filter(|a| !a.is_nan());
+    let ack = state::with(|st| {
         let m = st.msg(src, st.rank, bytes);
-        let ready = if st.model.eager(&m) {
-            free
+        let mode = if stamp[5] == 1 {
+            Mode::Synchronous
         } else {
-            st.model.rendezvous_ready(&m, free, posted)
+            Mode::Standard
         };
-        let arrived = st.model.transfer(&m, ready).end;
-        let done = st.model.recv_done(&m, arrived, posted);
-        st.clock = st.clock.max(done);
+        let k = rule::matched(&mut *st.model, &m, mode, free, arrival, posted, &mut unstretched);
+        st.clock = st.clock.max(k.recv_done);
         st.call_late = st.call_late.max(post);
         st.totals.received += 1;
+        let ack = arrival.is_none().then_some((st.ack_comm, k.send_done));
+        if ack.is_some() {
+            st.totals.acks += 1;
+        }
+        ack
     });
+    if let Some(Some((ack_comm, done))) = ack {
+        let words = [stamp[4], done.to_bits(), posted.to_bits(), 0, 0, 0];
+        isend_words(words, ACK, src as c_int, ACK_TAG, Comm::from_bits(ack_comm));
+    }
 }
 
 /// A blank status, for calls given `MPI_STATUS_IGNORE`.
@@ -235,7 +335,7 @@ pub fn blank_status() -> MPI_Status {
 pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
     enum Then {
         Recv(u64, Ns, bool),
-        Send(Ns),
+        Send(Posted),
         Coll(Box<crate::coll::Pending>),
     }
     let then = state::with(|st| {
@@ -256,7 +356,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                 (*persistent, t)
             }
             Req::Send {
-                free,
+                posted,
                 persistent,
                 active,
             } => {
@@ -264,7 +364,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                     return None;
                 }
                 *active = false;
-                (persistent.is_some(), Then::Send(*free))
+                (persistent.is_some(), Then::Send(*posted))
             }
             Req::Coll(_) => match st.reqs.remove(&handle) {
                 Some(Req::Coll(p)) => return Some(Then::Coll(p)),
@@ -279,9 +379,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
     .flatten();
     match then {
         None => {}
-        Some(Then::Send(free)) => {
-            state::with(|st| st.clock = st.clock.max(free));
-        }
+        Some(Then::Send(posted)) => sent(Some(posted)),
         Some(Then::Recv(comm, posted, cancelled)) => {
             if cancelled {
                 let mut flag: c_int = 0;
@@ -376,14 +474,15 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool) {
 }
 
 /// A nonblocking send returned request `handle`: remembered if the model
-/// charges the sender an overhead, which its completion then waits for.
+/// charges the sender an overhead, or the send is a rendezvous, which its
+/// completion then waits for.
 pub fn send_posted(posted: Option<Posted>, handle: u64) {
-    if let Some(p) = posted.filter(|p| p.free > p.post) {
+    if let Some(p) = posted.filter(|p| p.free > p.post || p.ack.is_some()) {
         state::with(|st| {
             st.reqs.insert(
                 handle,
                 Req::Send {
-                    free: p.free,
+                    posted: p,
                     persistent: None,
                     active: true,
                 },
@@ -398,7 +497,11 @@ pub fn send_init(handle: u64, send: state::PersistentSend) {
         st.reqs.insert(
             handle,
             Req::Send {
-                free: 0.0,
+                posted: Posted {
+                    post: 0.0,
+                    free: 0.0,
+                    ack: None,
+                },
                 persistent: Some(send),
                 active: false,
             },
@@ -427,10 +530,15 @@ pub fn start(handle: u64) {
     })
     .flatten();
     let Some(s) = send else { return };
-    let posted = post_send(Comm::from_bits(s.comm), s.dest, s.tag, s.bytes);
+    let posted = post_send(Comm::from_bits(s.comm), s.dest, s.tag, s.bytes, s.mode);
     state::with(|st| {
-        if let Some(Req::Send { free, active, .. }) = st.reqs.get_mut(&handle) {
-            *free = posted.map_or(f64::NEG_INFINITY, |p| p.free);
+        if let Some(Req::Send {
+            posted: slot, active, ..
+        }) = st.reqs.get_mut(&handle)
+        {
+            if let Some(p) = posted {
+                *slot = p;
+            }
             *active = posted.is_some();
         }
     });

@@ -11,7 +11,7 @@ use pnmpi_sdk::{constants, native, Comm};
 use pnmpi_sim::live::report::{table, write, RankReport, Report};
 
 /// Fields each rank sends, in this order.
-const FIELDS: usize = 11;
+const FIELDS: usize = 12;
 
 /// A rank's line as the numbers it sends to rank 0, and back.
 trait Row {
@@ -33,6 +33,7 @@ impl Row for RankReport {
             self.messages_received as f64,
             self.collectives as f64,
             self.wall_ns,
+            self.acks_sent as f64,
         ]
     }
 
@@ -50,6 +51,7 @@ impl Row for RankReport {
             messages_received: r[8] as u64,
             collectives: r[9] as u64,
             wall_ns: r[10],
+            acks_sent: r[11] as u64,
         }
     }
 }
@@ -80,6 +82,7 @@ pub fn finish(st: &State) {
         messages_received: t.received,
         collectives: t.collectives,
         wall_ns: wall,
+        acks_sent: t.acks,
     };
     let all = match native::gather(&mine.row(), world) {
         Ok(Some(all)) => all,

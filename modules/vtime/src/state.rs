@@ -58,6 +58,8 @@ pub struct PersistentSend {
     pub tag: c_int,
     /// Payload.
     pub bytes: u64,
+    /// Its send mode.
+    pub mode: pnmpi_sim::kernel::p2p::Mode,
 }
 
 /// What a request of the application will complete, in virtual time.
@@ -75,10 +77,11 @@ pub enum Req {
         /// `MPI_Cancel` was called on it.
         cancelled: bool,
     },
-    /// A send whose CPU overhead ends at `free`.
+    /// A send: its CPU overhead ends at `posted.free`, a rendezvous once
+    /// its acknowledgement says.
     Send {
-        /// When the sender's CPU is free again (the model's send overhead).
-        free: Ns,
+        /// Its post, as its sender saw it.
+        posted: crate::p2p::Posted,
         /// The arguments of a persistent send (`MPI_Send_init` ...).
         persistent: Option<PersistentSend>,
         /// Started and not yet completed.
@@ -104,8 +107,9 @@ pub struct State {
     pub machine: pnmpi_sim::machine::Machine,
     /// The model's name, to build fresh ones for those replays.
     pub model_name: String,
-    /// Virtual ns per CPU ns measured here: `cpu_factor / cpu_ratio`.
-    pub cpu_scale: f64,
+    /// Target CPU time per CPU second measured here (charged with
+    /// [`pnmpi_sim::kernel::cpu`] on this rank's node).
+    pub cpu_factor: f64,
     /// CPU ns that the two clock reads bounding an interval add to it
     /// ([`pnmpi_sdk::clock::thread_cpu_read_cost`]): taken off each
     /// interval, so that the module's own clock reads are not the
@@ -123,6 +127,14 @@ pub struct State {
     pub comms: HashMap<u64, CommInfo>,
     /// The application's requests in flight, by handle.
     pub reqs: HashMap<u64, Req>,
+    /// The module's world duplicate for acknowledgements of rendezvous
+    /// sends.
+    pub ack_comm: u64,
+    /// Rendezvous sends posted so far: the last one's number.
+    pub sends: u64,
+    /// Acknowledgements received before their send completed, by
+    /// receiver (world rank) and send number: completion and receive post.
+    pub acks: HashMap<(u32, u64), (Ns, Ns)>,
     /// Matched messages (`MPI_Mprobe`): communicator and probe time.
     pub messages: HashMap<u64, (u64, Ns)>,
     /// Wall clock at the end of `MPI_Init`, ns.
@@ -170,7 +182,9 @@ pub fn enter() -> bool {
     let last = LAST_EXIT.with(Cell::get);
     with(|st| {
         if last != u64::MAX {
-            let v = now.saturating_sub(last).saturating_sub(st.cpu_bias) as f64 * st.cpu_scale;
+            let used = now.saturating_sub(last).saturating_sub(st.cpu_bias) as f64;
+            let node = st.node_of.get(st.rank as usize).copied().unwrap_or(0);
+            let v = pnmpi_sim::kernel::cpu(&st.machine, node, used, st.cpu_factor);
             st.clock += v;
             st.totals.compute += v;
         }

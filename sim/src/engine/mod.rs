@@ -24,6 +24,7 @@ pub mod stats;
 
 use crate::coll::{self, Shape, Step};
 use crate::input::{Op, OpKind, OpSource, ReqId, VCounts};
+use crate::kernel::{self, p2p};
 use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model, Msg};
 use crate::units::Ns;
@@ -217,6 +218,15 @@ const PS: f64 = 1e3;
 /// calls.
 fn ps(t: Ns) -> i128 {
     i128::from((t * PS + 0.5) as i64)
+}
+
+/// CPU from `start` for `work` ns on actor `a` (a model's overhead):
+/// when it ends, stretched by `noise` if any.
+fn stretch(noise: &mut Option<&mut dyn Noise>, a: usize, start: Ns, work: Ns) -> Ns {
+    match noise.as_deref_mut() {
+        Some(n) if work > 0.0 => n.run(a, start, work),
+        _ => start + work,
+    }
 }
 
 /// Simulated times are non-negative, so their bits order like the values.
@@ -572,7 +582,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let st = &mut self.actors[a];
                 let gap = st.op.gap;
                 if st.started && gap > 0.0 {
-                    let work = self.machine.cpu(st.node, gap);
+                    let work = kernel::cpu(self.machine, st.node, gap, 1.0);
                     self.compute(a, work);
                 }
                 // Stay in simulated-time order: yield if another actor is
@@ -615,24 +625,28 @@ impl<'m, 'o> Engine<'m, 'o> {
         st.late = f64::NEG_INFINITY;
     }
 
-    /// CPU from `start` for `work` ns on actor `a` (a model's overhead):
-    /// when it ends, stretched by noise if any.
-    fn stretch(&mut self, a: usize, start: Ns, work: Ns) -> Ns {
-        match self.noise.as_deref_mut() {
-            Some(n) if work > 0.0 => n.run(a, start, work),
-            _ => start + work,
-        }
-    }
-
-    /// When a receive completes (the model's answer), its receiver's
-    /// overhead after the data and the post stretched by noise.
-    fn recv_done(&mut self, m: &Msg, arrived: Ns, posted: Ns) -> Ns {
-        let done = self.model.recv_done(m, arrived, posted);
-        let base = arrived.max(posted);
-        match self.rank_actor.get(m.dst as usize) {
-            Some(&a) if a != NO_ACTOR => self.stretch(a as usize, base, done - base),
-            _ => done,
-        }
+    /// The kernel's point-to-point rule for a send of `m` (free at
+    /// `free`, its eager data arrived at `arrival`) matched with a receive
+    /// posted at `posted`: the receiver's overhead stretched by noise.
+    fn matched(&mut self, m: &Msg, free: Ns, arrival: Option<Ns>, posted: Ns) -> p2p::Matched {
+        let a = match self.rank_actor.get(m.dst as usize) {
+            Some(&a) if a != NO_ACTOR => Some(a as usize),
+            _ => None,
+        };
+        let noise = &mut self.noise;
+        let mut cpu = |start: Ns, work: Ns| match a {
+            Some(a) => stretch(noise, a, start, work),
+            None => p2p::unstretched(start, work),
+        };
+        p2p::matched(
+            &mut *self.model,
+            m,
+            p2p::Mode::Standard,
+            free,
+            arrival,
+            posted,
+            &mut cpu,
+        )
     }
 
     /// `work` ns of target CPU on actor `a`, stretched by noise if any.
@@ -679,7 +693,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             OpKind::Local | OpKind::Cancel(_) => {
                 let st = &self.actors[a];
                 if st.started {
-                    let work = self.machine.cpu(st.node, op.dur);
+                    let work = kernel::cpu(self.machine, st.node, op.dur, 1.0);
                     self.compute(a, work);
                 }
                 if let &OpKind::Cancel(req) = &op.kind {
@@ -763,11 +777,17 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// A send of `m` posted now by actor `a`, completing request `req`.
     fn post_send(&mut self, a: usize, req: ReqId, m: Msg, tag: i64, comm: i64) {
         let post = self.actors[a].clock;
-        let free = self.model.send_overhead(&m, post);
-        let free = self.stretch(a, post, free - post);
+        let noise = &mut self.noise;
+        let posted = p2p::post(
+            &mut *self.model,
+            &m,
+            p2p::Mode::Standard,
+            post,
+            &mut |start, work| stretch(noise, a, start, work),
+        );
+        let free = posted.free;
         let key: Key = (m.src, m.dst, tag, comm);
-        let s = if self.model.eager(&m) {
-            let x = self.model.transfer(&m, free);
+        let s = if let Some(x) = posted.eager {
             self.count_message(&m, free, x.start, x.end);
             // An eager send completes once its overhead is paid.
             self.open_req(req, Some((free, f64::NEG_INFINITY)));
@@ -812,7 +832,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         if let Some(r) = self.mail.send(key, s) {
             match s.arrival {
                 Some((arrival, resource_wait)) => {
-                    let done = self.recv_done(&s.msg, arrival, r.post);
+                    let done = self.matched(&s.msg, s.free, Some(arrival), r.post).recv_done;
                     self.delivered(&s.msg, s.post, done, resource_wait);
                     self.complete(r.req, done, s.post);
                 }
@@ -829,7 +849,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         match self.mail.recv(key, r) {
             Some(s) => match s.arrival {
                 Some((arrival, resource_wait)) => {
-                    let done = self.recv_done(&s.msg, arrival, post);
+                    let done = self.matched(&s.msg, s.free, Some(arrival), post).recv_done;
                     self.delivered(&s.msg, s.post, done, resource_wait);
                     // Opened and completed in one lookup.
                     self.forget_wildcard(req);
@@ -853,13 +873,12 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     fn rendezvous(&mut self, s: &PendingSend, r: &PendingRecv) {
-        let ready = self.model.rendezvous_ready(&s.msg, s.free, r.post);
-        let x = self.model.transfer(&s.msg, ready);
-        self.count_message(&s.msg, ready, x.start, x.end);
-        let done = self.recv_done(&s.msg, x.end, r.post);
-        self.delivered(&s.msg, s.post, done, x.start - ready);
-        self.complete(s.req, x.end, r.post);
-        self.complete(r.req, done, s.post);
+        let k = self.matched(&s.msg, s.free, None, r.post);
+        let x = k.transfer;
+        self.count_message(&s.msg, k.ready, x.start, x.end);
+        self.delivered(&s.msg, s.post, k.recv_done, x.start - k.ready);
+        self.complete(s.req, k.send_done, r.post);
+        self.complete(r.req, k.recv_done, s.post);
     }
 
     fn count_message(&mut self, m: &Msg, ready: Ns, start: Ns, end: Ns) {
@@ -1306,6 +1325,18 @@ impl<'m, 'o> Engine<'m, 'o> {
         }
         if stuck.len() > 32 {
             lines.push(format!("... and {} more", stuck.len() - 32));
+        }
+        // An eager send never blocks: a send that does is a rendezvous.
+        let held: Vec<String> = stuck
+            .iter()
+            .filter(|&&a| matches!(self.blocked_on(a), Some(Blocked::Send { .. })))
+            .map(|&a| self.stats.actors[a].rank.to_string())
+            .collect();
+        if !held.is_empty() {
+            lines.push(format!(
+                "rank(s) {} wait in sends above the eager threshold for receives never posted: the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do",
+                held.join(", ")
+            ));
         }
         lines.join("\n")
     }

@@ -32,4 +32,7 @@ pub struct Totals {
     pub received: u64,
     /// Collectives timed.
     pub collectives: u64,
+    /// Acknowledgements of rendezvous sends sent back (vtime: a
+    /// rendezvous sender waits for its receive's post).
+    pub acks: u64,
 }

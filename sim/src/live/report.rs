@@ -35,6 +35,10 @@ pub struct RankReport {
     pub collectives: u64,
     /// Real wall time over the same span, ns.
     pub wall_ns: f64,
+    /// Acknowledgements of rendezvous sends this rank sent back (vtime's
+    /// cost of timing them; 0 under virtual ranks, which need none).
+    #[serde(default)]
+    pub acks_sent: u64,
 }
 
 /// The whole report.

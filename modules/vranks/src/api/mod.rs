@@ -44,7 +44,7 @@ impl Call {
             let mut compute = 0.0;
             if rank.initialized && !rank.finalized && e.cpu_factor > 0.0 {
                 let used = cpu.saturating_sub(rank.cpu_mark).saturating_sub(e.cpu_bias) as f64;
-                compute = e.machine.cpu(node, used * e.cpu_factor);
+                compute = pnmpi_sim::kernel::cpu(&e.machine, node, used, e.cpu_factor);
                 rank.clock += compute;
                 rank.stats.compute += compute;
             }

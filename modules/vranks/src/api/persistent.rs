@@ -77,9 +77,9 @@ macro_rules! send_init {
 }
 
 send_init!(MPI_Send_init, Mode::Standard);
-send_init!(MPI_Bsend_init, Mode::Standard);
+send_init!(MPI_Bsend_init, Mode::Buffered);
 send_init!(MPI_Rsend_init, Mode::Standard);
-send_init!(MPI_Ssend_init, Mode::Sync);
+send_init!(MPI_Ssend_init, Mode::Synchronous);
 
 /// A persistent receive.
 ///

@@ -1,8 +1,9 @@
 //! Point-to-point routines: every send mode, blocking and nonblocking,
 //! receives, `Sendrecv`, probes, and the `Wait`/`Test` families.
-//! Buffered and ready sends behave as standard sends (the data is copied
-//! at once, so no attached buffer is used); synchronous sends complete
-//! when matched.
+//! The data is copied at once (no attached buffer is used); the timing
+//! follows the kernel's send modes: standard and ready sends are eager up
+//! to the eager threshold and rendezvous above it, buffered sends always
+//! eager, synchronous sends always rendezvous.
 
 #![allow(non_snake_case)]
 
@@ -178,13 +179,13 @@ macro_rules! isend {
 }
 
 send!(MPI_Send, Mode::Standard);
-send!(MPI_Bsend, Mode::Standard);
+send!(MPI_Bsend, Mode::Buffered);
 send!(MPI_Rsend, Mode::Standard);
-send!(MPI_Ssend, Mode::Sync);
+send!(MPI_Ssend, Mode::Synchronous);
 isend!(MPI_Isend, Mode::Standard);
-isend!(MPI_Ibsend, Mode::Standard);
+isend!(MPI_Ibsend, Mode::Buffered);
 isend!(MPI_Irsend, Mode::Standard);
-isend!(MPI_Issend, Mode::Sync);
+isend!(MPI_Issend, Mode::Synchronous);
 
 /// A blocking receive.
 ///

@@ -1,0 +1,45 @@
+//! The timing kernel: the rules that turn what a rank did into virtual
+//! time, in one place for the three simulators (issue 35). `pnmpi sim
+//! replay` (the engine), the `vtime` module (one real process per rank)
+//! and virtual ranks call these functions, and none of them computes a
+//! point-to-point time or a CPU charge on its own: a rule written twice
+//! drifts, and then one program gets different answers in different
+//! modes.
+//!
+//! What the kernel owns so far: the point-to-point rule ([`p2p`]: when a
+//! send's CPU is free, eager or rendezvous, when the data moves, when
+//! each side completes) and CPU charging ([`cpu`]). Models stay behind
+//! [`crate::model::Model`]; the kernel never names one.
+
+pub mod p2p;
+
+use crate::machine::Machine;
+use crate::units::Ns;
+
+/// Target time of `used` ns of CPU measured (or recorded) on the host,
+/// on `node` of `machine`: scaled by `cpu_factor` (target CPU time per
+/// host CPU second), then divided by the node's `cpu_ratio`. The replay
+/// charges a trace's gaps with `cpu_factor` 1; vtime and virtual ranks
+/// the CPU time they measure with their configured factor. One formula,
+/// so the same gap costs the same in every mode, to the bit.
+pub fn cpu(machine: &Machine, node: u32, used: Ns, cpu_factor: f64) -> Ns {
+    machine.cpu(node, used * cpu_factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_scales_by_the_factor_then_divides_by_the_nodes_ratio() {
+        let m = Machine::parse(
+            "m.toml",
+            "[machine]\nnodes = 2\ncpu_ratio = 4\n[network]\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n",
+        )
+        .expect("a machine");
+        assert_eq!(cpu(&m, 1, 1000.0, 2.0), 500.0);
+        assert_eq!(cpu(&m, 0, 1000.0, 0.0), 0.0);
+        // The replay charges a trace's gaps with factor 1: the gap over the ratio.
+        assert_eq!(cpu(&m, 0, 3.0, 1.0), m.cpu(0, 3.0));
+    }
+}

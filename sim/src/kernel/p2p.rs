@@ -1,0 +1,228 @@
+//! The point-to-point rule: given a send's post, its receive's post, the
+//! message and the model, when the sender's CPU is free, when the data
+//! arrives, and when each side completes.
+//!
+//! ```text
+//! free     = cpu(post, send_overhead(post) - post)
+//! eager    : the data moves at free; arrival = transfer(free).end;
+//!            the send completes at free (MPI buffers it)
+//! rendezvous (a standard send above the model's eager threshold, every
+//! synchronous send): the data moves once the receive is posted too;
+//!            ready = rendezvous_ready(free, recv_post);
+//!            arrival = transfer(ready).end; the send completes at arrival,
+//!            a synchronous one at ready (MPI: once matched)
+//! receive  : base = max(arrival, recv_post);
+//!            done = cpu(base, recv_done(arrival, recv_post) - base)
+//! ```
+//!
+//! `cpu(start, work)` is where a side's CPU overhead runs: the replay
+//! stretches it by its noise, vtime and virtual ranks run it as is
+//! ([`unstretched`]); all three do the same float operations, so their
+//! times agree to the bit. The rule is the replay engine's, which SimGrid
+//! agrees with (tests/sim_simgrid.rs).
+//!
+//! An eager message's transfer is asked of the model at the post, a
+//! rendezvous's at the match: models with state (contention) see
+//! messages when they take the network.
+
+use crate::model::{Model, Msg, Transfer};
+use crate::units::Ns;
+
+/// How a send's data moves, from its MPI send mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `MPI_Send`, `MPI_Rsend`: eager up to the model's threshold,
+    /// rendezvous above it (a trace replays every send this way).
+    Standard,
+    /// `MPI_Bsend`: the user's buffer holds the data, so it is eager at
+    /// any size.
+    Buffered,
+    /// `MPI_Ssend`: a rendezvous at any size, complete once matched
+    /// (at `ready`, before its data has arrived).
+    Synchronous,
+}
+
+/// A posted send, as its sender knows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Posted {
+    /// When it was posted.
+    pub post: Ns,
+    /// When the sender's CPU is free again (the send overhead done).
+    pub free: Ns,
+    /// An eager message's transfer (the send then completes at `free`);
+    /// `None`: a rendezvous, whose data waits for the receive.
+    pub eager: Option<Transfer>,
+}
+
+/// Both sides of a matched message.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Matched {
+    /// When the data could start moving (`free` for an eager message).
+    pub ready: Ns,
+    /// Its transfer: `end` is its arrival at the receiver.
+    pub transfer: Transfer,
+    /// When the send completes.
+    pub send_done: Ns,
+    /// When the receive completes.
+    pub recv_done: Ns,
+}
+
+/// CPU work run as is: `start + work` (vtime, virtual ranks, a replay
+/// without noise).
+pub fn unstretched(start: Ns, work: Ns) -> Ns {
+    start + work
+}
+
+/// Whether `m`, sent in `mode`, is eager.
+pub fn eager(model: &dyn Model, m: &Msg, mode: Mode) -> bool {
+    match mode {
+        Mode::Standard => model.eager(m),
+        Mode::Buffered => true,
+        Mode::Synchronous => false,
+    }
+}
+
+/// The sender posts `m` in `mode` at `post`; its CPU overhead runs on
+/// `cpu`. An eager message's transfer is made now.
+pub fn post(
+    model: &mut dyn Model,
+    m: &Msg,
+    mode: Mode,
+    post: Ns,
+    cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
+) -> Posted {
+    let free = model.send_overhead(m, post);
+    let free = cpu(post, free - post);
+    let eager = eager(model, m, mode).then(|| model.transfer(m, free));
+    Posted { post, free, eager }
+}
+
+/// Send `m` in `mode`, whose sender was free at `free` (and whose eager
+/// data, if eager, arrived at `arrival`), is matched with a receive posted
+/// at `recv_post`; the receiver's overhead runs on `cpu`. A rendezvous's
+/// transfer is made now.
+pub fn matched(
+    model: &mut dyn Model,
+    m: &Msg,
+    mode: Mode,
+    free: Ns,
+    arrival: Option<Ns>,
+    recv_post: Ns,
+    cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
+) -> Matched {
+    let (ready, transfer, send_done) = match arrival {
+        Some(end) => (free, Transfer { start: free, end }, free),
+        None => {
+            let ready = model.rendezvous_ready(m, free, recv_post);
+            let x = model.transfer(m, ready);
+            let done = if mode == Mode::Synchronous { ready } else { x.end };
+            (ready, x, done)
+        }
+    };
+    let done = model.recv_done(m, transfer.end, recv_post);
+    let base = transfer.end.max(recv_post);
+    Matched {
+        ready,
+        transfer,
+        send_done,
+        recv_done: cpu(base, done - base),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::Machine;
+    use crate::units::{Bandwidth, Bytes, Time};
+
+    /// 3 nodes at 10 us and 1 GB/s, eager up to 64 KiB.
+    fn simple() -> Box<dyn Model> {
+        let machine = Machine::uniform_eager(3, Time(10_000.0), Bandwidth(1e9), Bytes(65536));
+        crate::model::build("simple", &machine).expect("simple")
+    }
+
+    fn msg(bytes: u64) -> Msg {
+        Msg::between(0, 1, bytes, |r| r)
+    }
+
+    #[test]
+    fn an_eager_send_completes_at_its_overhead_and_its_data_moves_at_once() {
+        let mut model = simple();
+        let m = msg(1000);
+        let p = post(&mut *model, &m, Mode::Standard, 5.0, &mut unstretched);
+        assert_eq!(p.free, 5.0);
+        let x = p.eager.expect("eager");
+        assert_eq!(x.end, 5.0 + 10_000.0 + 1000.0);
+        // The receive posted long after: it completes at its post.
+        let k = matched(
+            &mut *model,
+            &m,
+            Mode::Standard,
+            p.free,
+            Some(x.end),
+            50_000.0,
+            &mut unstretched,
+        );
+        assert_eq!((k.send_done, k.recv_done), (5.0, 50_000.0));
+    }
+
+    #[test]
+    fn a_rendezvous_waits_for_the_receive_and_completes_both_sides_at_the_arrival() {
+        let mut model = simple();
+        let m = msg(1 << 20);
+        let p = post(&mut *model, &m, Mode::Standard, 0.0, &mut unstretched);
+        assert!(p.eager.is_none());
+        let k = matched(
+            &mut *model,
+            &m,
+            Mode::Standard,
+            p.free,
+            None,
+            4_204_304.0,
+            &mut unstretched,
+        );
+        assert_eq!(k.ready, 4_204_304.0);
+        assert_eq!(k.send_done, 4_204_304.0 + 10_000.0 + 1_048_576.0);
+        assert_eq!(k.recv_done, k.send_done);
+        // A synchronous send completes at the match.
+        let k = matched(
+            &mut *model,
+            &m,
+            Mode::Synchronous,
+            p.free,
+            None,
+            4_204_304.0,
+            &mut unstretched,
+        );
+        assert_eq!(k.send_done, 4_204_304.0);
+    }
+
+    #[test]
+    fn the_mode_decides_eager_or_rendezvous_beside_the_threshold() {
+        let model = simple();
+        assert!(eager(&*model, &msg(1 << 20), Mode::Buffered));
+        assert!(!eager(&*model, &msg(8), Mode::Synchronous));
+        assert!(eager(&*model, &msg(65536), Mode::Standard));
+        assert!(!eager(&*model, &msg(65537), Mode::Standard));
+    }
+
+    #[test]
+    fn the_cpu_runs_both_overheads() {
+        let mut model = simple();
+        let m = msg(8);
+        let mut slow = |s: Ns, w: Ns| s + 2.0 * w + 1.0;
+        let p = post(&mut *model, &m, Mode::Standard, 0.0, &mut slow);
+        assert_eq!(p.free, 1.0);
+        let arrival = p.eager.expect("eager").end;
+        let k = matched(
+            &mut *model,
+            &m,
+            Mode::Standard,
+            p.free,
+            Some(arrival),
+            0.0,
+            &mut slow,
+        );
+        assert_eq!(k.recv_done, arrival + 1.0);
+    }
+}
