@@ -1,0 +1,223 @@
+//! The `replay` module under real mpirun: a racy master-worker program
+//! gives different outputs natively and one output under replay; the
+//! tracer above replay sees the same matches on every replay; a run that
+//! leaves the record, or has none, stops with an error.
+//!
+//! `PNMPI_REPLAY_RUNS` sets the number of native runs and of replays
+//! (default 20 and 10).
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// libreplay.so, built with the workspace.
+fn replay_lib() -> PathBuf {
+    let lib = target_dir().join("libreplay.so");
+    assert!(
+        lib.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        lib.display()
+    );
+    lib
+}
+
+fn tracer_lib() -> PathBuf {
+    target_dir().join("libtracer.so")
+}
+
+fn runs(default: usize) -> usize {
+    std::env::var("PNMPI_REPLAY_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The racy program's arguments: enough tasks, short enough work, that
+/// the order of arrivals changes from run to run at 4 ranks.
+const MW_ARGS: &[&str] = &["300", "20"];
+
+/// The checksum line of a masterworker run.
+fn checksum(run: &Run) -> String {
+    run.assert_ok();
+    let lines = run.lines("masterworker: tasks");
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    lines[0].to_string()
+}
+
+/// A case whose configuration is `modules` then `replay` in `mode` on `dir`.
+fn case_with(above: &[&Path], mode: &str, dir: &Path) -> Case {
+    let mut case = Case::new();
+    let mut conf = String::new();
+    for m in above {
+        conf.push_str(&format!("module {}\n", m.display()));
+    }
+    conf.push_str(&format!(
+        "module {}\nargument mode {mode}\nargument dir {}\n",
+        replay_lib().display(),
+        dir.display()
+    ));
+    case.conf(&conf);
+    case
+}
+
+/// Records one masterworker run at `np` ranks into `dir`; returns its output line.
+fn record(exe: &Path, np: usize, args: &[&str], dir: &Path) -> String {
+    let case = case_with(&[], "record", dir);
+    let run = case.mpirun(np, exe, args);
+    let line = checksum(&run);
+    assert!(
+        run.stderr.contains("pnmpi replay: recorded "),
+        "{}",
+        run.stderr
+    );
+    for r in 0..np {
+        assert!(dir.join(format!("rank-{r}.rpl")).is_file(), "rank {r}");
+        assert!(!dir.join(format!("rank-{r}.rpl.part")).exists(), "rank {r}");
+    }
+    line
+}
+
+#[test]
+fn native_runs_differ_and_replays_repeat_the_record() {
+    let native = program("masterworker", Link::Native);
+    let n = runs(20);
+    let case = Case::new();
+    let outputs: BTreeSet<String> = (0..n)
+        .map(|_| checksum(&case.mpirun(4, &native, MW_ARGS)))
+        .collect();
+    // On a quiet machine fewer orders occur; 3 of 20 is what a 2-core VM
+    // shared with builds always gave (it usually gives 20 of 20).
+    assert!(
+        outputs.len() >= 3.min(n),
+        "only {} distinct outputs in {n} native runs: the program is not racy here: {outputs:?}",
+        outputs.len()
+    );
+    eprintln!("{} distinct outputs in {n} native runs", outputs.len());
+
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record(&exe, 4, MW_ARGS, &dir);
+    let case = case_with(&[], "replay", &dir);
+    for i in 0..runs(10) {
+        let run = case.mpirun(4, &exe, MW_ARGS);
+        assert_eq!(checksum(&run), recorded, "replay {i}:\n{}", run.stderr);
+        assert!(run.stderr.contains("pnmpi replay: replayed "), "{}", run.stderr);
+    }
+}
+
+/// Rank 0's receives in a merged trace: (routine, source) of each, in order.
+fn matches_of(trace_dir: &Path, work: &Path) -> Vec<String> {
+    let merged = work.join("run.pnt");
+    let out = Command::new(target_dir().join("pnmpi"))
+        .args(["trace", "merge"])
+        .arg(trace_dir)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(target_dir().join("pnmpi"))
+        .args(["trace", "dump"])
+        .arg(&merged)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .filter(|l| l.starts_with("0."))
+        .filter_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let routine = *words.get(3)?;
+            let src: Vec<&str> = words
+                .iter()
+                .filter(|w| w.starts_with("status=") || w.starts_with("done="))
+                .copied()
+                .collect();
+            (!src.is_empty()).then(|| format!("{routine} {}", src.join(" ")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_tracer_above_replay_sees_the_same_matches() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let args = &["120", "20"];
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record(&exe, 4, args, &dir);
+    let mut first: Option<Vec<String>> = None;
+    for i in 0..runs(10).min(5) {
+        let mut case = case_with(&[&tracer_lib()], "replay", &dir);
+        let trace = case.dir().join("trace");
+        case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
+        let run = case.mpirun(4, &exe, args);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        let m = matches_of(&trace, case.dir());
+        // Every result the master received is in the trace with its source.
+        assert!(m.len() >= 120 / 3, "{} matched receives: {m:?}", m.len());
+        match &first {
+            None => first = Some(m),
+            Some(f) => assert_eq!(&m, f, "replay {i} matched otherwise"),
+        }
+    }
+}
+
+#[test]
+fn another_rank_count_is_a_divergence() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    record(&exe, 4, &["60", "5"], &dir);
+    let run = case_with(&[], "replay", &dir).mpirun(3, &exe, &["60", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(run.lines("masterworker:").is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("pnmpi replay: rank ") && run.stderr.contains("this run has 3 ranks"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn other_inputs_are_a_divergence_naming_rank_and_call() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    record(&exe, 4, &["90", "5"], &dir);
+    let run = case_with(&[], "replay", &dir).mpirun(4, &exe, &["60", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(run.lines("masterworker:").is_empty(), "{}", run.stdout);
+    // e.g. "pnmpi replay: rank 0: call #20 MPI_Waitany: the record says MPI_Recv"
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("pnmpi replay: rank ") && l.contains(": call #"))
+        .unwrap_or_else(|| panic!("no divergence message:\n{}", run.stderr));
+    assert!(line.contains("MPI_"), "{line}");
+}
+
+#[test]
+fn a_missing_record_is_an_error() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let case = Case::new();
+    let dir = case.dir().join("none");
+    let run = case_with(&[], "replay", &dir).mpirun(2, &exe, &["30", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("no record") && run.stderr.contains("rank-0.rpl"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn no_mode_stops_before_mpi_starts() {
+    let mut case = Case::new();
+    case.conf(&format!("module {}\n", replay_lib().display()));
+    let run = case.mpirun(2, &program("masterworker", Link::Pnmpi), &["30", "5"]);
+    assert!(!run.success());
+    assert!(run.stderr.contains("no mode"), "{}", run.stderr);
+}
