@@ -67,11 +67,7 @@ fn record(exe: &Path, np: usize, args: &[&str], dir: &Path) -> String {
     let case = case_with(&[], "record", dir);
     let run = case.mpirun(np, exe, args);
     let line = checksum(&run);
-    assert!(
-        run.stderr.contains("pnmpi replay: recorded "),
-        "{}",
-        run.stderr
-    );
+    assert!(run.stderr.contains("pnmpi replay: recorded "), "{}", run.stderr);
     for r in 0..np {
         assert!(dir.join(format!("rank-{r}.rpl")).is_file(), "rank {r}");
         assert!(!dir.join(format!("rank-{r}.rpl.part")).exists(), "rank {r}");
@@ -220,4 +216,33 @@ fn no_mode_stops_before_mpi_starts() {
     let run = case.mpirun(2, &program("masterworker", Link::Pnmpi), &["30", "5"]);
     assert!(!run.success());
     assert!(run.stderr.contains("no mode"), "{}", run.stderr);
+}
+
+/// racymix.c: every recorded routine (Iprobe, Test, Testany, Waitsome,
+/// Improbe, Testall, Mprobe, Probe, wildcard Irecv and Recv), with the
+/// failed polls in the output, so that the control flow shows too.
+#[test]
+fn every_recorded_routine_replays() {
+    let native = program("racymix", Link::Native);
+    let args = &["20"];
+    let case = Case::new();
+    let line = |run: &Run| {
+        run.assert_ok();
+        let lines = run.lines("racymix: messages 420 ");
+        assert_eq!(lines.len(), 1, "{}", run.stdout);
+        lines[0].to_string()
+    };
+    let n = runs(20).min(6);
+    let outputs: BTreeSet<String> = (0..n).map(|_| line(&case.mpirun(4, &native, args))).collect();
+    assert!(outputs.len() >= 2.min(n), "{outputs:?}");
+
+    let exe = program("racymix", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let run = case_with(&[], "record", &dir).mpirun(4, &exe, args);
+    let recorded = line(&run);
+    let replay = case_with(&[], "replay", &dir);
+    for i in 0..runs(10).min(5) {
+        assert_eq!(line(&replay.mpirun(4, &exe, args)), recorded, "replay {i}");
+    }
 }

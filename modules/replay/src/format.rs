@@ -320,9 +320,7 @@ pub fn decode(data: &[u8]) -> Result<(Header, Vec<Entry>, bool), BadRecord> {
                 prev = p;
             }
             Err(Cut::End) => return Ok((header, entries, true)),
-            Err(Cut::Bad(what)) => {
-                return Err(BadRecord(format!("bad entry at byte {start}: {what}")))
-            }
+            Err(Cut::Bad(what)) => return Err(BadRecord(format!("bad entry at byte {start}: {what}"))),
         }
     }
 }
@@ -417,29 +415,72 @@ mod tests {
 
     fn sample() -> Vec<Entry> {
         vec![
-            Entry::Matched { kind: Kind::Recv, source: 3, tag: 17 },
-            Entry::Matched { kind: Kind::Recv, source: 1, tag: 18 },
-            Entry::Fails { kind: Kind::Testsome, n: 1234 },
+            Entry::Matched {
+                kind: Kind::Recv,
+                source: 3,
+                tag: 17,
+            },
+            Entry::Matched {
+                kind: Kind::Recv,
+                source: 1,
+                tag: 18,
+            },
+            Entry::Fails {
+                kind: Kind::Testsome,
+                n: 1234,
+            },
             Entry::Indices(Kind::Testsome, Some(vec![2, 0, 1])),
             Entry::Indices(Kind::Waitsome, None),
             Entry::Index(Kind::Waitany, Some(5)),
             Entry::Index(Kind::Testany, None),
             Entry::Done(Kind::Test),
-            Entry::Fails { kind: Kind::Iprobe, n: 2 },
-            Entry::Matched { kind: Kind::Iprobe, source: 0, tag: -5 },
-            Entry::Match { post: 0, source: 2, tag: 9 },
-            Entry::Match { post: 4, source: 1, tag: 9 },
-            Entry::Match { post: 2, source: 7, tag: 0 },
+            Entry::Fails {
+                kind: Kind::Iprobe,
+                n: 2,
+            },
+            Entry::Matched {
+                kind: Kind::Iprobe,
+                source: 0,
+                tag: -5,
+            },
+            Entry::Match {
+                post: 0,
+                source: 2,
+                tag: 9,
+            },
+            Entry::Match {
+                post: 4,
+                source: 1,
+                tag: 9,
+            },
+            Entry::Match {
+                post: 2,
+                source: 7,
+                tag: 0,
+            },
             Entry::Wtime(12.5),
             Entry::Wtime(12.500001),
             Entry::Done(Kind::Testall),
-            Entry::Matched { kind: Kind::Improbe, source: 6, tag: i32::MAX },
-            Entry::Matched { kind: Kind::Mprobe, source: 0, tag: 0 },
+            Entry::Matched {
+                kind: Kind::Improbe,
+                source: 6,
+                tag: i32::MAX,
+            },
+            Entry::Matched {
+                kind: Kind::Mprobe,
+                source: 0,
+                tag: 0,
+            },
         ]
     }
 
     fn encode(entries: &[Entry]) -> Vec<u8> {
-        let mut out = Header { flags: FLAG_WTIME, world: 8, rank: 3 }.encode();
+        let mut out = Header {
+            flags: FLAG_WTIME,
+            world: 8,
+            rank: 3,
+        }
+        .encode();
         let mut enc = Encoder::default();
         for e in entries {
             enc.put(&mut out, e);
@@ -451,7 +492,14 @@ mod tests {
     fn round_trip() {
         let data = encode(&sample());
         let (h, entries, cut) = decode(&data).unwrap();
-        assert_eq!(h, Header { flags: FLAG_WTIME, world: 8, rank: 3 });
+        assert_eq!(
+            h,
+            Header {
+                flags: FLAG_WTIME,
+                world: 8,
+                rank: 3
+            }
+        );
         assert_eq!(entries, sample());
         assert!(!cut);
     }
@@ -461,13 +509,33 @@ mod tests {
         // A wildcard receive from a nearby rank with the next tag: 3 bytes.
         let mut out = Vec::new();
         let mut enc = Encoder::default();
-        enc.put(&mut out, &Entry::Matched { kind: Kind::Recv, source: 2, tag: 40 });
+        enc.put(
+            &mut out,
+            &Entry::Matched {
+                kind: Kind::Recv,
+                source: 2,
+                tag: 40,
+            },
+        );
         let before = out.len();
-        enc.put(&mut out, &Entry::Matched { kind: Kind::Recv, source: 1, tag: 41 });
+        enc.put(
+            &mut out,
+            &Entry::Matched {
+                kind: Kind::Recv,
+                source: 1,
+                tag: 41,
+            },
+        );
         assert_eq!(out.len() - before, 3);
         // A million failed tests: 4 bytes.
         let before = out.len();
-        enc.put(&mut out, &Entry::Fails { kind: Kind::Test, n: 1_000_000 });
+        enc.put(
+            &mut out,
+            &Entry::Fails {
+                kind: Kind::Test,
+                n: 1_000_000,
+            },
+        );
         assert_eq!(out.len() - before, 4);
     }
 
@@ -475,7 +543,13 @@ mod tests {
     fn every_prefix_reads_as_a_prefix() {
         let all = sample();
         let data = encode(&all);
-        let header = Header { flags: FLAG_WTIME, world: 8, rank: 3 }.encode().len();
+        let header = Header {
+            flags: FLAG_WTIME,
+            world: 8,
+            rank: 3,
+        }
+        .encode()
+        .len();
         for len in header..data.len() {
             let (_, entries, cut) = decode(&data[..len]).unwrap();
             assert!(entries.len() < all.len() || !cut, "{len}");
@@ -490,10 +564,20 @@ mod tests {
     fn bad_records_are_refused() {
         assert!(decode(b"PNMPIRPX\x01\x00\x02\x00").is_err());
         assert!(decode(b"PNMPIRPL\x09\x00\x02\x00").is_err());
-        let mut data = Header { flags: 0, world: 2, rank: 0 }.encode();
+        let mut data = Header {
+            flags: 0,
+            world: 2,
+            rank: 0,
+        }
+        .encode();
         data.push(0x7f);
         assert!(decode(&data).unwrap_err().0.contains("unknown kind"));
-        let mut data = Header { flags: 0, world: 2, rank: 0 }.encode();
+        let mut data = Header {
+            flags: 0,
+            world: 2,
+            rank: 0,
+        }
+        .encode();
         data.extend([0x80 | Kind::Recv as u8, 1]);
         assert!(decode(&data).unwrap_err().0.contains("cannot fail"));
     }

@@ -71,8 +71,10 @@ pub fn load() {
         Some("record") => true,
         Some("replay") => false,
         Some(other) => stop(&format!("mode: `{other}` is neither record nor replay")),
-        None => stop("no mode: give `argument mode record` or `argument mode replay` after `module replay`, \
-             or set PNMPI_REPLAY_MODE"),
+        None => stop(
+            "no mode: give `argument mode record` or `argument mode replay` after `module replay`, \
+             or set PNMPI_REPLAY_MODE",
+        ),
     };
     let dir = PathBuf::from(arg("dir", "PNMPI_REPLAY_DIR").unwrap_or_else(|| "pnmpi-replay".into()));
     let wtime = match arg("wtime", "PNMPI_REPLAY_WTIME").as_deref() {
@@ -249,8 +251,8 @@ impl Replayer {
 
     /// What is left of the record at `MPI_Finalize`: `None` if nothing.
     pub fn leftover(&self) -> Option<String> {
-        let calls: u64 = self.entries.iter().map(Entry::calls).sum::<u64>()
-            + self.fails.map_or(0, |(_, n)| n);
+        let calls: u64 =
+            self.entries.iter().map(Entry::calls).sum::<u64>() + self.fails.map_or(0, |(_, n)| n);
         let first = self
             .fails
             .map(|(k, _)| k)
@@ -361,7 +363,10 @@ pub fn start() {
         let (header, entries, cut) = match decoded {
             Ok(d) => d,
             Err(e) => {
-                eprintln!("pnmpi replay: rank {rank}: cannot read the record {}: {e}", path.display());
+                eprintln!(
+                    "pnmpi replay: rank {rank}: cannot read the record {}: {e}",
+                    path.display()
+                );
                 abort(1)
             }
         };
@@ -432,7 +437,8 @@ pub fn finish() {
         }
         State::Replay(r) => {
             if let Some(what) = r.leftover() {
-                let msg = format!("pnmpi replay: rank {rank}: at MPI_Finalize: {what} (the run left the record)\n");
+                let msg =
+                    format!("pnmpi replay: rank {rank}: at MPI_Finalize: {what} (the run left the record)\n");
                 let _ = std::io::stderr().write_all(msg.as_bytes());
                 abort(3)
             }

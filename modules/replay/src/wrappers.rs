@@ -78,7 +78,10 @@ fn forced_source(index: u64, kind: Kind, source: c_int, tag: c_int, rec: (i32, i
             state::rank(),
             index,
             kind,
-            &format!("the call names source {source}, the record says a message from {}", rec.0),
+            &format!(
+                "the call names source {source}, the record says a message from {}",
+                rec.0
+            ),
         );
     }
     if tag != mpi::ANY_TAG() && tag != rec.1 {
@@ -134,7 +137,9 @@ unsafe fn snapshot(reqs: *const MPI_Request, n: c_int) -> Vec<u64> {
         return Vec::new();
     }
     // SAFETY: the caller's contract.
-    (0..n.max(0) as usize).map(|i| unsafe { *reqs.add(i) }.bits()).collect()
+    (0..n.max(0) as usize)
+        .map(|i| unsafe { *reqs.add(i) }.bits())
+        .collect()
 }
 
 /// Checks a recorded request index against this call's requests.
@@ -759,14 +764,22 @@ unsafe fn some(
         // SAFETY: the caller's `incount` requests.
         let handles = unsafe { snapshot(requests, incount) };
         let mut own = vec![blank(); handles.len()];
-        let sts = if !handles.is_empty() && statuses == mpi::STATUSES_IGNORE() { own.as_mut_ptr() } else { statuses };
+        let sts = if !handles.is_empty() && statuses == mpi::STATUSES_IGNORE() {
+            own.as_mut_ptr()
+        } else {
+            statuses
+        };
         let rc = call(sts);
         if ok(rc) {
             // SAFETY: MPI set the count, and as many indices.
             let n = unsafe { *outcount };
             let done: Option<Vec<u32>> = (n != mpi::UNDEFINED())
                 // SAFETY: as above.
-                .then(|| (0..n.max(0) as usize).map(|j| unsafe { *indices.add(j) } as u32).collect());
+                .then(|| {
+                    (0..n.max(0) as usize)
+                        .map(|j| unsafe { *indices.add(j) } as u32)
+                        .collect()
+                });
             rec(|r| {
                 if done.as_ref().is_some_and(Vec::is_empty) {
                     return r.fail(kind);
@@ -817,10 +830,20 @@ unsafe fn some(
             let rc = call(statuses);
             // SAFETY: MPI set the count.
             if ok(rc) && unsafe { *outcount } != mpi::UNDEFINED() {
-                diverge(state::rank(), i, kind, "requests completed, the record says none was active");
+                diverge(
+                    state::rank(),
+                    i,
+                    kind,
+                    "requests completed, the record says none was active",
+                );
             }
             rc
         }
-        Some((i, other)) => diverge(state::rank(), i, kind, &format!("the record holds {:?}", entry_of(other))),
+        Some((i, other)) => diverge(
+            state::rank(),
+            i,
+            kind,
+            &format!("the record holds {:?}", entry_of(other)),
+        ),
     }
 }
