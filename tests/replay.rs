@@ -246,3 +246,48 @@ fn every_recorded_routine_replays() {
         assert_eq!(line(&replay.mpirun(4, &exe, args)), recorded, "replay {i}");
     }
 }
+
+/// c-tests/fortran/masterworker.f90 (`use mpi`), under `pnmpi run`: the
+/// Fortran binding's calls reach the module as C calls.
+#[test]
+fn fortran_masterworker_replays() {
+    let build = Case::new();
+    let exe = build.dir().join("masterworker_f");
+    let out = Command::new(mpif90())
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(repo().join("c-tests/fortran/masterworker.f90"))
+        .output()
+        .expect("mpif90 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let args = ["120", "20"];
+    let run_in = |case: &Case| {
+        let mut cmd = launcher(4);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--"])
+            .arg(&exe)
+            .args(args);
+        let run = case.finish(cmd);
+        run.assert_ok();
+        let lines = run.lines("masterworker_f: tasks 120 checksum ");
+        assert_eq!(lines.len(), 1, "{}\n{}", run.stdout, run.stderr);
+        lines[0].to_string()
+    };
+    let native: BTreeSet<String> = (0..runs(10).min(10))
+        .map(|_| {
+            let mut cmd = launcher(4);
+            cmd.arg(&exe).args(args);
+            let run = build.finish(cmd);
+            run.assert_ok();
+            run.lines("masterworker_f: ").concat()
+        })
+        .collect();
+    assert!(native.len() >= 2.min(runs(10)), "not racy natively: {native:?}");
+    let dir = build.dir().join("rec");
+    let recorded = run_in(&case_with(&[], "record", &dir));
+    assert!(dir.join("rank-0.rpl").is_file());
+    let replay = case_with(&[], "replay", &dir);
+    for i in 0..runs(10).min(5) {
+        assert_eq!(run_in(&replay), recorded, "replay {i}");
+    }
+}
