@@ -9,7 +9,8 @@
 use crate::format::{self, Encoder, Entry, Header, Kind};
 use parking_lot::Mutex;
 use pnmpi_sdk::{constants as mpi, native, services};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
@@ -336,7 +337,7 @@ pub fn start() {
             entries: 0,
             bytes: 0,
             posts: 0,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             wtime: cfg.wtime,
         };
         r.flush();
@@ -380,7 +381,7 @@ pub fn start() {
             );
             abort(3)
         }
-        let mut matches = HashMap::new();
+        let mut matches = HashMap::default();
         let mut seq = VecDeque::with_capacity(entries.len());
         for e in entries {
             match e {

@@ -13,7 +13,11 @@ use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw as x;
 use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
 use pnmpi_sdk::sys::Handle;
+use smallvec::SmallVec;
 use std::ffi::c_int;
+
+/// Request handles, on the stack for the usual few.
+type Handles = SmallVec<[u64; 8]>;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether `MPI_Wtime`'s values are recorded or replayed.
@@ -132,9 +136,9 @@ unsafe fn note_done(r: &mut Recorder, handle: u64, st: *const MPI_Status) {
 ///
 /// # Safety
 /// `reqs` points to `n` requests.
-unsafe fn snapshot(reqs: *const MPI_Request, n: c_int) -> Vec<u64> {
+unsafe fn snapshot(reqs: *const MPI_Request, n: c_int) -> Handles {
     if mode() != RECORD || rec(|r| r.pending.is_empty()).unwrap_or(true) || reqs.is_null() {
-        return Vec::new();
+        return Handles::new();
     }
     // SAFETY: the caller's contract.
     (0..n.max(0) as usize)
