@@ -11,7 +11,10 @@
  *   5. MPI_Improbe(ANY_SOURCE) polling, then MPI_Mrecv;
  *   6. batches of MPI_Irecv(ANY_SOURCE), polled with MPI_Testall;
  *   7. MPI_Mprobe(ANY_SOURCE) + MPI_Mrecv, and MPI_Probe(ANY_SOURCE) +
- *      MPI_Recv, alternately.
+ *      MPI_Recv, alternately;
+ *   8. persistent receives from ANY_SOURCE, one per sender, started with
+ *      MPI_Startall, completed with MPI_Waitany;
+ *   9. one persistent receive from ANY_SOURCE, MPI_Start + MPI_Wait.
  *
  * usage: racymix [M]   (default 20)
  * prints (rank 0): racymix: messages N checksum C
@@ -50,7 +53,7 @@ int main(int argc, char **argv)
     int m = argc > 1 ? atoi(argv[1]) : 20;
     int w = size - 1;
     if (rank != 0) {
-        for (int phase = 1; phase <= 7; phase++)
+        for (int phase = 1; phase <= 9; phase++)
             for (int i = 0; i < m; i++) {
                 spin((rank * 7 + i * 13) % 30);
                 int v = rank * 1000 + i;
@@ -164,6 +167,30 @@ int main(int argc, char **argv)
         }
         got(st.MPI_SOURCE, v);
     }
+
+    /* 8 */
+    for (int i = 0; i < w; i++)
+        MPI_Recv_init(&vals[i], 1, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &reqs[i]);
+    for (int round = 0; round < m; round++) {
+        MPI_Startall(w, reqs);
+        for (int k = 0; k < w; k++) {
+            int j;
+            MPI_Waitany(w, reqs, &j, &st);
+            got(st.MPI_SOURCE, vals[j]);
+        }
+    }
+    for (int i = 0; i < w; i++)
+        MPI_Request_free(&reqs[i]);
+
+    /* 9 */
+    MPI_Request p;
+    MPI_Recv_init(&v, 1, MPI_INT, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &p);
+    for (int n = 0; n < total; n++) {
+        MPI_Start(&p);
+        MPI_Wait(&p, &st);
+        got(st.MPI_SOURCE, v);
+    }
+    MPI_Request_free(&p);
 
     printf("racymix: messages %ld checksum %lu\n", messages, checksum);
     free(vals);

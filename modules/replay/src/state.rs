@@ -9,7 +9,7 @@
 use crate::format::{self, Encoder, Entry, Header, Kind};
 use parking_lot::Mutex;
 use pnmpi_sdk::{constants as mpi, native, services};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
@@ -99,12 +99,17 @@ pub struct Recorder {
     pub calls: u64,
     /// Entries written.
     pub entries: u64,
+    /// Matches of wildcard `MPI_Irecv`s (and persistent receives) recorded.
+    pub matches: u64,
     /// Bytes written to the file, header included.
     pub bytes: u64,
     /// Wildcard receives posted so far.
     pub posts: u64,
-    /// Pending wildcard `MPI_Irecv`s: request handle to posting number.
+    /// Pending wildcard `MPI_Irecv`s (and started persistent receives):
+    /// request handle to posting number.
     pub pending: HashMap<u64, u64>,
+    /// Persistent receives from `MPI_ANY_SOURCE` (`MPI_Recv_init`).
+    pub persistent: HashSet<u64>,
     /// Whether `MPI_Wtime` is recorded.
     pub wtime: bool,
 }
@@ -143,6 +148,9 @@ impl Recorder {
     pub fn push(&mut self, e: Entry) {
         self.close_run();
         self.calls += e.calls();
+        if let Entry::Match { .. } = e {
+            self.matches += 1;
+        }
         self.push_raw(&e);
     }
 
@@ -193,6 +201,27 @@ pub struct Replayer {
     pub partial: bool,
     /// Whether `MPI_Wtime` is in the record.
     pub wtime: bool,
+    /// Persistent receives from `MPI_ANY_SOURCE`: handle to their arguments.
+    pub persistent: HashMap<u64, RecvArgs>,
+    /// Started ones: the application's handle to the `MPI_Irecv` posted
+    /// in its place with the recorded source, which completes for it.
+    pub shadows: HashMap<u64, u64>,
+}
+
+/// The arguments of a persistent receive, as numbers (a static's state
+/// must be `Send`), to post it again with another source.
+#[derive(Clone, Copy, Debug)]
+pub struct RecvArgs {
+    /// The buffer's address.
+    pub buf: usize,
+    /// The count.
+    pub count: i32,
+    /// The datatype's handle bits.
+    pub datatype: u64,
+    /// The tag.
+    pub tag: i32,
+    /// The communicator's handle bits.
+    pub comm: u64,
 }
 
 /// What the record says about a call.
@@ -335,9 +364,11 @@ pub fn start() {
             fails: None,
             calls: 0,
             entries: 0,
+            matches: 0,
             bytes: 0,
             posts: 0,
             pending: HashMap::default(),
+            persistent: HashSet::default(),
             wtime: cfg.wtime,
         };
         r.flush();
@@ -400,6 +431,8 @@ pub fn start() {
             path,
             partial: partial || cut,
             wtime: header.flags & format::FLAG_WTIME != 0,
+            persistent: HashMap::default(),
+            shadows: HashMap::default(),
         })
     };
     let m = if cfg.record { RECORD } else { REPLAY };
@@ -421,16 +454,26 @@ pub fn finish() {
             if let Err(e) = &written {
                 eprintln!("pnmpi replay: rank {rank}: cannot finish the record: {e}");
             }
-            let totals = native::allreduce(&[r.calls, r.entries, r.bytes], mpi::SUM(), mpi::COMM_WORLD());
+            let totals = native::allreduce(
+                &[r.calls, r.matches, r.entries, r.bytes],
+                mpi::SUM(),
+                mpi::COMM_WORLD(),
+            );
             if let (0, Ok(t)) = (rank, totals) {
-                let per = |n: u64| if n == 0 { 0.0 } else { t[2] as f64 / n as f64 };
+                // An event: a call, or the completion of a wildcard receive.
+                let events = t[0] + t[1];
+                let per = if events == 0 {
+                    0.0
+                } else {
+                    t[3] as f64 / events as f64
+                };
                 let msg = format!(
-                    "pnmpi replay: recorded {} calls ({} entries) in {} bytes ({:.2} bytes/call, {:.2} bytes/entry) in {}\n",
+                    "pnmpi replay: recorded {} calls and {} wildcard receive matches ({} entries) in {} bytes \
+                     ({per:.2} bytes/event) in {}\n",
                     t[0],
                     t[1],
                     t[2],
-                    per(t[0]),
-                    per(t[1]),
+                    t[3],
                     cfg.dir.display()
                 );
                 let _ = std::io::stderr().write_all(msg.as_bytes());

@@ -8,7 +8,7 @@
 //! `MPI_Waitsome` wait on the recorded request(s), in the recorded order.
 
 use crate::format::{Entry, Kind};
-use crate::state::{self, diverge, mode, Next, Recorder, Replayer, State, RECORD, REPLAY, STATE};
+use crate::state::{self, diverge, mode, Next, Recorder, RecvArgs, Replayer, State, RECORD, REPLAY, STATE};
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw as x;
 use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
@@ -18,10 +18,120 @@ use std::ffi::c_int;
 
 /// Request handles, on the stack for the usual few.
 type Handles = SmallVec<[u64; 8]>;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Whether `MPI_Wtime`'s values are recorded or replayed.
 pub static WTIME: AtomicBool = AtomicBool::new(false);
+
+/// Replay: how many started persistent receives have a shadow receive
+/// (see [`Replayer::shadows`]); 0 spares the completion calls the lock.
+static SHADOWED: AtomicUsize = AtomicUsize::new(0);
+
+/// Replay: the receive posted in place of the application's started
+/// persistent wildcard receive `h`, taken out of the table.
+fn take_shadow(h: u64) -> Option<MPI_Request> {
+    if SHADOWED.load(Ordering::Relaxed) == 0 {
+        return None;
+    }
+    let shadow = rp(|r| r.shadows.remove(&h)).flatten()?;
+    SHADOWED.fetch_sub(1, Ordering::Relaxed);
+    Some(MPI_Request::from_bits(shadow))
+}
+
+/// Replay: `MPI_Wait` on `*req`, or on the receive standing for it (the
+/// application's persistent request is then left inactive, as MPI would).
+///
+/// # Safety
+/// `req` points to a request; `st` to a status or is `MPI_STATUS_IGNORE`.
+unsafe fn wait_one(req: *mut MPI_Request, st: *mut MPI_Status) -> c_int {
+    // SAFETY: the caller's request.
+    match take_shadow(unsafe { *req }.bits()) {
+        // SAFETY: a request this module posted; the caller's status.
+        Some(mut shadow) => unsafe { x::XMPI_Wait(&mut shadow, st) },
+        // SAFETY: the caller's arguments.
+        None => unsafe { x::XMPI_Wait(req, st) },
+    }
+}
+
+/// Replay: `MPI_Waitall`, with the receives standing for started
+/// persistent wildcard receives in their place.
+///
+/// # Safety
+/// The arguments of `MPI_Waitall`.
+unsafe fn wait_all(count: c_int, reqs: *mut MPI_Request, statuses: *mut MPI_Status) -> c_int {
+    if SHADOWED.load(Ordering::Relaxed) == 0 {
+        // SAFETY: the caller's arguments.
+        return unsafe { x::XMPI_Waitall(count, reqs, statuses) };
+    }
+    let n = count.max(0) as usize;
+    // SAFETY: the caller's `count` requests.
+    let mut copy: SmallVec<[MPI_Request; 8]> = (0..n).map(|i| unsafe { *reqs.add(i) }).collect();
+    let mut shadowed: SmallVec<[bool; 8]> = SmallVec::from_elem(false, n);
+    for i in 0..n {
+        if let Some(shadow) = take_shadow(copy[i].bits()) {
+            copy[i] = shadow;
+            shadowed[i] = true;
+        }
+    }
+    // SAFETY: the caller's requests, some replaced by this module's; the caller's statuses.
+    let rc = unsafe { x::XMPI_Waitall(count, copy.as_mut_ptr(), statuses) };
+    for i in (0..n).filter(|&i| !shadowed[i]) {
+        // SAFETY: the caller's requests, as MPI left them.
+        unsafe { *reqs.add(i) = copy[i] };
+    }
+    rc
+}
+
+/// `MPI_Start` of one request: a persistent wildcard receive gets its
+/// posting number; replayed, it is posted as an `MPI_Irecv` from the
+/// recorded source, which completes for it.
+///
+/// # Safety
+/// `req` points to a persistent request.
+unsafe fn start_one(m: u8, req: *mut MPI_Request) -> c_int {
+    // SAFETY: the caller's request.
+    let h = unsafe { *req }.bits();
+    if m == RECORD {
+        rec(|r| {
+            if r.persistent.contains(&h) {
+                let post = r.posts;
+                r.posts += 1;
+                r.pending.insert(h, post);
+            }
+        });
+        // SAFETY: the caller's request.
+        return unsafe { x::XMPI_Start(req) };
+    }
+    let plan = rp(|r| {
+        let args = *r.persistent.get(&h)?;
+        let post = r.posts;
+        r.posts += 1;
+        r.matches.get(&post).map(|m| (args, m.0))
+    });
+    let Some(Some((a, source))) = plan else {
+        // SAFETY: the caller's request.
+        return unsafe { x::XMPI_Start(req) };
+    };
+    let mut shadow = mpi::REQUEST_NULL();
+    // SAFETY: the arguments the application gave MPI_Recv_init for this
+    // request, whose buffer it must keep for the request's life.
+    let rc = unsafe {
+        x::XMPI_Irecv(
+            a.buf as *mut std::ffi::c_void,
+            a.count,
+            Handle::from_bits(a.datatype),
+            source,
+            a.tag,
+            Handle::from_bits(a.comm),
+            &mut shadow,
+        )
+    };
+    if ok(rc) {
+        rp(|r| r.shadows.insert(h, shadow.bits()));
+        SHADOWED.fetch_add(1, Ordering::Relaxed);
+    }
+    rc
+}
 
 fn ok(rc: c_int) -> bool {
     rc == mpi::SUCCESS()
@@ -428,8 +538,109 @@ pnmpi_sdk::wrap! {
         }
     }
 
-    /// Records where a wildcard `MPI_Irecv` matched.
+    /// A persistent receive from `MPI_ANY_SOURCE`: remembered, so that
+    /// each `MPI_Start` of it is numbered like a wildcard `MPI_Irecv`.
+    fn MPI_Recv_init(buf, count, datatype, source, tag, comm, request) {
+        let m = mode();
+        if m == state::OFF || source != mpi::ANY_SOURCE() {
+            return next!();
+        }
+        let rc = next!();
+        if ok(rc) {
+            // SAFETY: MPI returned the request.
+            let h = unsafe { *request }.bits();
+            if m == RECORD {
+                rec(|r| r.persistent.insert(h));
+            } else {
+                let args = RecvArgs { buf: buf as usize, count, datatype: datatype.bits(), tag, comm: comm.bits() };
+                rp(|r| r.persistent.insert(h, args));
+            }
+        }
+        rc
+    }
+
+    /// Numbers a start of a persistent wildcard receive; replayed, posts
+    /// it from the recorded source.
+    fn MPI_Start(request) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        // SAFETY: the caller's request.
+        unsafe { start_one(m, request) }
+    }
+
+    /// As [`MPI_Start`], for each request in order.
+    fn MPI_Startall(count, requests) {
+        let m = mode();
+        let n = count.max(0) as usize;
+        let any = |set: &dyn Fn(u64) -> bool| {
+            // SAFETY: the caller's `count` requests.
+            (0..n).any(|i| set(unsafe { *requests.add(i) }.bits()))
+        };
+        let persistent = match m {
+            RECORD => rec(|r| !r.persistent.is_empty() && any(&|h| r.persistent.contains(&h))),
+            REPLAY => rp(|r| !r.persistent.is_empty() && any(&|h| r.persistent.contains_key(&h))),
+            _ => None,
+        };
+        if persistent != Some(true) {
+            return next!();
+        }
+        if m == RECORD {
+            for i in 0..n {
+                // SAFETY: as above.
+                let h = unsafe { *requests.add(i) }.bits();
+                rec(|r| {
+                    if r.persistent.contains(&h) {
+                        let post = r.posts;
+                        r.posts += 1;
+                        r.pending.insert(h, post);
+                    }
+                });
+            }
+            return next!();
+        }
+        for i in 0..n {
+            // SAFETY: the caller's requests.
+            let rc = unsafe { start_one(m, requests.add(i)) };
+            if !ok(rc) {
+                return rc;
+            }
+        }
+        mpi::SUCCESS()
+    }
+
+    /// Forgets a persistent wildcard receive (and frees the receive
+    /// standing for it, if started).
+    fn MPI_Request_free(request) {
+        let m = mode();
+        if m == state::OFF || request.is_null() {
+            return next!();
+        }
+        // SAFETY: the caller's request.
+        let h = unsafe { *request }.bits();
+        if m == RECORD {
+            rec(|r| {
+                r.persistent.remove(&h);
+                r.pending.remove(&h);
+            });
+        } else {
+            rp(|r| r.persistent.remove(&h));
+            if let Some(mut shadow) = take_shadow(h) {
+                // SAFETY: a request this module posted.
+                unsafe { x::XMPI_Request_free(&mut shadow) };
+            }
+        }
+        next!()
+    }
+
+    /// Records where a wildcard `MPI_Irecv` matched; replayed, waits for
+    /// the receive standing for a started persistent wildcard receive.
     fn MPI_Wait(request, status) {
+        if mode() == REPLAY && SHADOWED.load(Ordering::Relaxed) != 0 {
+            // SAFETY: the caller's arguments.
+            return unsafe { wait_one(request, status) };
+        }
         if mode() != RECORD {
             return next!();
         }
@@ -449,8 +660,13 @@ pnmpi_sdk::wrap! {
         rc
     }
 
-    /// Records where the wildcard `MPI_Irecv`s among the requests matched.
+    /// Records where the wildcard `MPI_Irecv`s among the requests matched;
+    /// replayed, as [`MPI_Wait`].
     fn MPI_Waitall(count, requests, statuses) {
+        if mode() == REPLAY {
+            // SAFETY: the caller's arguments.
+            return unsafe { wait_all(count, requests, statuses) };
+        }
         if mode() != RECORD {
             return next!();
         }
@@ -507,7 +723,7 @@ pnmpi_sdk::wrap! {
                 // SAFETY: the caller's `count` requests.
                 let k = unsafe { check_index(i, Kind::Waitany, requests, count, k) };
                 // SAFETY: the recorded request, one of the caller's.
-                let rc = unsafe { x::XMPI_Wait(requests.add(k), st) };
+                let rc = unsafe { wait_one(requests.add(k), st) };
                 // SAFETY: the caller's index.
                 unsafe { *index = k as c_int };
                 rc
@@ -570,7 +786,7 @@ pnmpi_sdk::wrap! {
                 // SAFETY: the caller's `count` requests.
                 let k = unsafe { check_index(i, Kind::Testany, requests, count, k) };
                 // SAFETY: the recorded request, one of the caller's.
-                let rc = unsafe { x::XMPI_Wait(requests.add(k), st) };
+                let rc = unsafe { wait_one(requests.add(k), st) };
                 // SAFETY: the caller's flag and index.
                 unsafe {
                     *index = k as c_int;
@@ -644,7 +860,7 @@ pnmpi_sdk::wrap! {
             }
             Some((_, Next::Entry(_))) => {
                 // SAFETY: the caller's request and status.
-                let rc = unsafe { x::XMPI_Wait(request, st) };
+                let rc = unsafe { wait_one(request, st) };
                 // SAFETY: the caller's flag.
                 unsafe { *flag = 1 };
                 rc
@@ -691,7 +907,7 @@ pnmpi_sdk::wrap! {
             }
             Some((_, Next::Entry(_))) => {
                 // SAFETY: the caller's arguments.
-                let rc = unsafe { x::XMPI_Waitall(count, requests, statuses) };
+                let rc = unsafe { wait_all(count, requests, statuses) };
                 // SAFETY: the caller's flag.
                 unsafe { *flag = 1 };
                 rc
@@ -819,7 +1035,7 @@ unsafe fn some(
                     unsafe { statuses.add(j) }
                 };
                 // SAFETY: the recorded request, one of the caller's.
-                let rc = unsafe { x::XMPI_Wait(requests.add(k), st) };
+                let rc = unsafe { wait_one(requests.add(k), st) };
                 if !ok(rc) {
                     return rc;
                 }
