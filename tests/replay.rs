@@ -300,3 +300,48 @@ fn fortran_masterworker_replays() {
         assert_eq!(run_in(&replay), recorded, "replay {i}");
     }
 }
+
+#[test]
+fn thread_multiple_is_refused_with_a_message() {
+    let exe = program("threadlevel", Link::Pnmpi);
+    let case = Case::new();
+    let run = case_with(&[], "record", &case.dir().join("rec")).mpirun(2, &exe, &[]);
+    run.assert_ok();
+    let lines = run.lines("threadlevel: provided ");
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    for l in lines {
+        let w: Vec<i32> = l.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        assert!(w[0] < w[1], "MPI_THREAD_MULTIPLE granted under record: {l}");
+    }
+    assert!(
+        run.stderr.contains("MPI_THREAD_MULTIPLE refused"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A crash leaves `rank-R.rpl.part`, a prefix that replay reads; a run
+/// that goes past its end stops there, naming it.
+#[test]
+fn a_cut_record_replays_up_to_its_end() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    record(&exe, 4, &["60", "5"], &dir);
+    let full = std::fs::read(dir.join("rank-0.rpl")).unwrap();
+    std::fs::write(dir.join("rank-0.rpl.part"), &full[..full.len() / 2]).unwrap();
+    std::fs::remove_file(dir.join("rank-0.rpl")).unwrap();
+    let run = case_with(&[], "replay", &dir).mpirun(4, &exe, &["60", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("the prefix of a recorded run that did not finish"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("pnmpi replay: rank 0: call #") && run.stderr.contains("the record ends here"),
+        "{}",
+        run.stderr
+    );
+}
