@@ -345,3 +345,53 @@ fn a_cut_record_replays_up_to_its_end() {
         run.stderr
     );
 }
+
+/// The profiler above replay: every routine's call count and bytes are
+/// the same on each replay (times are not: they are measured). The
+/// program's spin loops read `MPI_Wtime`, so the record has its values
+/// (`wtime on`), and the number of `MPI_Wtime` calls repeats too.
+#[test]
+fn the_profiler_above_replay_counts_the_same_calls() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\nargument mode record\nargument dir {}\nargument wtime on\n",
+        replay_lib().display(),
+        dir.display()
+    ));
+    let recorded = checksum(&case.mpirun(4, &exe, MW_ARGS));
+    let mut first = None;
+    for i in 0..runs(10).min(3) {
+        let case = case_with(&[&target_dir().join("libprofiler.so")], "replay", &dir);
+        let run = case.mpirun(4, &exe, MW_ARGS);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        let json = std::fs::read_to_string(case.dir().join("pnmpi-profile.json"))
+            .unwrap_or_else(|e| panic!("no profile ({e}):\n{}", run.stderr));
+        let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        let counts: Vec<(String, u64, u64)> = v["primitives"]
+            .as_array()
+            .expect("primitives")
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["count"].as_u64().unwrap(),
+                    p["bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert!(counts.iter().any(|c| c.0 == "MPI_Testsome"), "{counts:?}");
+        assert!(
+            counts.iter().any(|c| c.0 == "MPI_Wtime" && c.1 > 1000),
+            "{counts:?}"
+        );
+        match &first {
+            None => first = Some(counts),
+            Some(f) => assert_eq!(&counts, f, "replay {i}"),
+        }
+    }
+}
