@@ -395,3 +395,42 @@ fn the_profiler_above_replay_counts_the_same_calls() {
         }
     }
 }
+
+/// NAS-like kernels give their native answers under record and under
+/// replay (every output line, on rank 0).
+#[test]
+fn nas_kernels_answer_as_natively_under_record_and_replay() {
+    for kernel in ["cg", "mg", "ft", "is", "lu", "ep"] {
+        let exe = nas_kernel(kernel);
+        let native = Case::new().mpirun(4, &exe, &[]);
+        native.assert_ok();
+        assert!(
+            native.lines(&format!("{kernel}: ")).len() >= 2,
+            "{}",
+            native.stdout
+        );
+        let rec = Case::new();
+        let dir = rec.dir().join("rec");
+        let recorded = case_with(&[], "record", &dir).mpirun(4, &exe, &[]);
+        recorded.assert_ok();
+        assert!(
+            recorded.stderr.contains("pnmpi replay: recorded "),
+            "{}",
+            recorded.stderr
+        );
+        let replayed = case_with(&[], "replay", &dir).mpirun(4, &exe, &[]);
+        replayed.assert_ok();
+        assert!(
+            replayed.stderr.contains("pnmpi replay: replayed "),
+            "{}",
+            replayed.stderr
+        );
+        for run in [&recorded, &replayed] {
+            assert_eq!(
+                run.lines(&format!("{kernel}: ")),
+                native.lines(&format!("{kernel}: ")),
+                "{kernel}"
+            );
+        }
+    }
+}
