@@ -434,3 +434,47 @@ fn nas_kernels_answer_as_natively_under_record_and_replay() {
         }
     }
 }
+
+/// LAMMPS (Debian's `lmp`, built for Open MPI), Lennard-Jones melt, under
+/// `pnmpi run`: the same thermodynamic output natively, under record and
+/// under replay.
+#[test]
+fn lammps_answers_as_natively_under_record_and_replay() {
+    let lmp = Path::new("/usr/bin/lmp");
+    if FLAVOR != "openmpi" || !lmp.is_file() {
+        eprintln!("skipped: Debian's lmp is built for Open MPI");
+        return;
+    }
+    let input = std::fs::read_to_string(repo().join("bench/callgrind/in.lj")).expect("in.lj");
+    let args = ["-in", "in.lj", "-var", "steps", "100", "-log", "none"];
+    let thermo = |run: &Run| -> Vec<String> {
+        run.assert_ok();
+        let rows: Vec<String> = run
+            .stdout
+            .lines()
+            .filter(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                w.len() == 6 && w.iter().all(|x| x.parse::<f64>().is_ok())
+            })
+            .map(String::from)
+            .collect();
+        assert!(rows.len() >= 3, "{}", run.stdout);
+        rows
+    };
+    let under = |case: &Case| {
+        case.write("in.lj", &input);
+        let mut cmd = launcher(4);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--"])
+            .arg(lmp)
+            .args(args);
+        case.finish(cmd)
+    };
+    let native = Case::new();
+    native.write("in.lj", &input);
+    let native = thermo(&native.mpirun(4, lmp, &args));
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    assert_eq!(thermo(&under(&case_with(&[], "record", &dir))), native);
+    assert_eq!(thermo(&under(&case_with(&[], "replay", &dir))), native);
+}
