@@ -478,3 +478,28 @@ fn lammps_answers_as_natively_under_record_and_replay() {
     assert_eq!(thermo(&under(&case_with(&[], "record", &dir))), native);
     assert_eq!(thermo(&under(&case_with(&[], "replay", &dir))), native);
 }
+
+/// vtime above replay: the replayed run, and so the messages vtime
+/// models, repeat; its virtual times then differ only by the measured CPU
+/// time between calls (printed, not asserted).
+#[test]
+fn vtime_above_replay_sees_the_recorded_run() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record(&exe, 4, MW_ARGS, &dir);
+    let mut times = Vec::new();
+    for i in 0..3 {
+        let mut case = Case::new();
+        case.conf(&format!(
+            "module {}\nargument latency 5us\nargument bandwidth 10GB/s\nmodule {}\nargument mode replay\nargument dir {}\n",
+            target_dir().join("libvtime.so").display(),
+            replay_lib().display(),
+            dir.display()
+        ));
+        let run = case.mpirun(4, &exe, MW_ARGS);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        times.push(virtual_run_time(&run));
+    }
+    eprintln!("virtual run times of 3 replays under vtime: {times:?}");
+}
