@@ -15,10 +15,10 @@ use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
 use pnmpi_sdk::sys::Handle;
 use smallvec::SmallVec;
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Request handles, on the stack for the usual few.
 type Handles = SmallVec<[u64; 8]>;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Whether `MPI_Wtime`'s values are recorded or replayed.
 pub static WTIME: AtomicBool = AtomicBool::new(false);
