@@ -228,7 +228,7 @@ fn no_mode_stops_before_mpi_starts() {
 
 /// racymix.c: every recorded routine (Iprobe, Test, Testany, Waitsome,
 /// Improbe, Testall, Mprobe, Probe, wildcard Irecv and Recv, persistent
-/// wildcard receives with Start, Startall, Waitany and Wait), with the
+/// wildcard receives with Start, Startall, Waitany and Wait, Sendrecv), with the
 /// failed polls in the output, so that the control flow shows too.
 #[test]
 fn every_recorded_routine_replays() {
@@ -237,7 +237,7 @@ fn every_recorded_routine_replays() {
     let case = Case::new();
     let line = |run: &Run| {
         run.assert_ok();
-        let lines = run.lines("racymix: messages 540 ");
+        let lines = run.lines("racymix: messages 600 ");
         assert_eq!(lines.len(), 1, "{}", run.stdout);
         lines[0].to_string()
     };

@@ -14,7 +14,9 @@
  *      MPI_Recv, alternately;
  *   8. persistent receives from ANY_SOURCE, one per sender, started with
  *      MPI_Startall, completed with MPI_Waitany;
- *   9. one persistent receive from ANY_SOURCE, MPI_Start + MPI_Wait.
+ *   9. one persistent receive from ANY_SOURCE, MPI_Start + MPI_Wait;
+ *  10. MPI_Sendrecv receiving from ANY_SOURCE (sending to each sender in
+ *      turn, tag 11).
  *
  * usage: racymix [M]   (default 20)
  * prints (rank 0): racymix: messages N checksum C
@@ -53,12 +55,15 @@ int main(int argc, char **argv)
     int m = argc > 1 ? atoi(argv[1]) : 20;
     int w = size - 1;
     if (rank != 0) {
-        for (int phase = 1; phase <= 9; phase++)
+        int v;
+        for (int phase = 1; phase <= 10; phase++)
             for (int i = 0; i < m; i++) {
                 spin((rank * 7 + i * 13) % 30);
-                int v = rank * 1000 + i;
+                v = rank * 1000 + i;
                 MPI_Send(&v, 1, MPI_INT, 0, phase, MPI_COMM_WORLD);
             }
+        for (int i = 0; i < m; i++)
+            MPI_Recv(&v, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Finalize();
         return 0;
     }
@@ -191,6 +196,12 @@ int main(int argc, char **argv)
         got(st.MPI_SOURCE, v);
     }
     MPI_Request_free(&p);
+
+    /* 10 */
+    for (int n = 0; n < total; n++) {
+        MPI_Sendrecv(&n, 1, MPI_INT, n % w + 1, 11, &v, 1, MPI_INT, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st);
+        got(st.MPI_SOURCE, v);
+    }
 
     printf("racymix: messages %ld checksum %lu\n", messages, checksum);
     free(vals);

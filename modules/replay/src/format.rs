@@ -5,7 +5,7 @@
 //! header: "PNMPIRPL" version:u8 flags:u8 world_size:varint rank:varint
 //! entry:  kind:u8 payload
 //!   kind | 0x80         n:varint             n failed calls of `kind` in a row
-//!   RECV, PROBE, MPROBE,
+//!   RECV, PROBE, MPROBE, SENDRECV,
 //!   IPROBE, IMPROBE     zz(source - prev) zz(tag - prev)
 //!   TEST, TESTALL       -                    the call succeeded
 //!   WAITANY, TESTANY    index+1:varint       0: MPI_UNDEFINED
@@ -61,6 +61,8 @@ pub enum Kind {
     Match = 12,
     /// `MPI_Wtime`.
     Wtime = 13,
+    /// A wildcard `MPI_Sendrecv` or `MPI_Sendrecv_replace`.
+    Sendrecv = 14,
 }
 
 impl Kind {
@@ -80,6 +82,7 @@ impl Kind {
             11 => Testsome,
             12 => Match,
             13 => Wtime,
+            14 => Sendrecv,
             _ => return None,
         })
     }
@@ -101,6 +104,7 @@ impl Kind {
             Testsome => "MPI_Testsome",
             Match => "the completion of a wildcard MPI_Irecv",
             Wtime => "MPI_Wtime",
+            Sendrecv => "MPI_Sendrecv",
         }
     }
 
@@ -129,7 +133,7 @@ pub enum Entry {
     },
     /// A receive or probe that matched a message from `source` with `tag`.
     Matched {
-        /// Recv, Probe, Mprobe, Iprobe or Improbe.
+        /// Recv, Probe, Mprobe, Iprobe, Improbe or Sendrecv.
         kind: Kind,
         /// The message's source (rank in the call's communicator).
         source: i32,
@@ -346,7 +350,7 @@ fn entry(c: &mut Cursor<'_>, p: &mut Prev) -> Result<Entry, Cut> {
     }
     let int = |v: i64| i32::try_from(v).map_err(|_| Cut::Bad(format!("{v} is not an int")));
     Ok(match kind {
-        Kind::Recv | Kind::Probe | Kind::Mprobe | Kind::Iprobe | Kind::Improbe => {
+        Kind::Recv | Kind::Probe | Kind::Mprobe | Kind::Iprobe | Kind::Improbe | Kind::Sendrecv => {
             let source = p.source + c.i64().map_err(end)?;
             let tag = p.tag + c.i64().map_err(end)?;
             p.source = source;

@@ -3,8 +3,9 @@
 //!
 //! **Record** (`argument mode record`) stores, per rank, in
 //! `D/rank-R.rpl`: the source and tag matched by every wildcard
-//! `MPI_Recv`, `MPI_Probe`, `MPI_Mprobe`; the source matched by every
-//! `MPI_Irecv(MPI_ANY_SOURCE)`, at its completion; the flags of
+//! `MPI_Recv`, `MPI_Probe`, `MPI_Mprobe`, `MPI_Sendrecv`; the source
+//! matched by every `MPI_Irecv(MPI_ANY_SOURCE)` and every start of a
+//! persistent one, at its completion; the flags of
 //! `MPI_Iprobe`, `MPI_Improbe`, `MPI_Test`, `MPI_Testall`, `MPI_Testany`,
 //! `MPI_Testsome` as runs of failures before each success, as LLNL's
 //! ReMPI does; which requests `MPI_Waitany`, `MPI_Waitsome`,

@@ -344,6 +344,42 @@ pnmpi_sdk::wrap! {
         rc
     }
 
+    /// A wildcard `MPI_Sendrecv`: its receive as [`MPI_Recv`].
+    fn MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) {
+        let m = mode();
+        if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        let call = |src: c_int| {
+            // SAFETY: the caller's arguments, with `src` for the source and
+            // a status of our own for an ignored one.
+            unsafe {
+                x::XMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, src, recvtag, comm, st)
+            }
+        };
+        // SAFETY: the status MPI filled.
+        unsafe { sendrecv(m, source, recvtag, st, call) }
+    }
+
+    /// A wildcard `MPI_Sendrecv_replace`: as [`MPI_Sendrecv`].
+    fn MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) {
+        let m = mode();
+        if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        let call = |src: c_int| {
+            // SAFETY: the caller's arguments, with `src` for the source and
+            // a status of our own for an ignored one.
+            unsafe { x::XMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, src, recvtag, comm, st) }
+        };
+        // SAFETY: the status MPI filled.
+        unsafe { sendrecv(m, source, recvtag, st, call) }
+    }
+
     /// A wildcard probe: as [`MPI_Recv`].
     fn MPI_Probe(source, tag, comm, status) {
         let m = mode();
@@ -935,6 +971,45 @@ pnmpi_sdk::wrap! {
             _ => next!(),
         }
     }
+}
+
+/// Records or replays a wildcard `MPI_Sendrecv[_replace]`: `call` makes
+/// it with the given source, filling `st`.
+///
+/// # Safety
+/// `st` is where `call` leaves the status.
+unsafe fn sendrecv(
+    m: u8,
+    source: c_int,
+    tag: c_int,
+    st: *mut MPI_Status,
+    call: impl Fn(c_int) -> c_int,
+) -> c_int {
+    if m == RECORD {
+        let rc = call(source);
+        if ok(rc) {
+            // SAFETY: MPI filled the status.
+            let (source, tag) = unsafe { source_tag(st) };
+            rec(|r| {
+                r.push(Entry::Matched {
+                    kind: Kind::Sendrecv,
+                    source,
+                    tag,
+                })
+            });
+        }
+        return rc;
+    }
+    let Some((i, Next::Entry(e))) = next(Kind::Sendrecv) else {
+        return call(source);
+    };
+    let want = matched(i, Kind::Sendrecv, e);
+    let rc = call(forced_source(i, Kind::Sendrecv, source, tag, want));
+    if ok(rc) {
+        // SAFETY: MPI filled the status.
+        unsafe { check_message(i, Kind::Sendrecv, st, want) };
+    }
+    rc
 }
 
 /// Whether this run records or replays `MPI_Wtime`.
