@@ -503,3 +503,22 @@ fn vtime_above_replay_sees_the_recorded_run() {
     }
     eprintln!("virtual run times of 3 replays under vtime: {times:?}");
 }
+
+/// `PNMPI_REPLAY_MODE` and `PNMPI_REPLAY_DIR` instead of arguments.
+#[test]
+fn the_environment_configures_the_module() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let mut case = Case::new();
+    case.conf(&format!("module {}\n", replay_lib().display()));
+    let dir = case.dir().join("envrec");
+    case.env("PNMPI_REPLAY_DIR", &dir.display().to_string());
+    case.env("PNMPI_REPLAY_MODE", "record");
+    let recorded = checksum(&case.mpirun(4, &exe, &["60", "10"]));
+    assert!(dir.join("rank-3.rpl").is_file());
+    case.env("PNMPI_REPLAY_MODE", "replay");
+    for i in 0..3 {
+        let run = case.mpirun(4, &exe, &["60", "10"]);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        assert!(run.stderr.contains("pnmpi replay: replayed "), "{}", run.stderr);
+    }
+}
