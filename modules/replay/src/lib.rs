@@ -1,0 +1,36 @@
+//! The `replay` module: deterministic record and replay of the outcomes
+//! that the MPI library chooses (issue 37).
+//!
+//! **Record** (`argument mode record`) stores, per rank, in
+//! `D/rank-R.rpl`: the source and tag matched by every wildcard
+//! `MPI_Recv`, `MPI_Probe`, `MPI_Mprobe`, `MPI_Sendrecv`; the source
+//! matched by every `MPI_Irecv(MPI_ANY_SOURCE)` and every start of a
+//! persistent one, at its completion; the flags of
+//! `MPI_Iprobe`, `MPI_Improbe`, `MPI_Test`, `MPI_Testall`, `MPI_Testany`,
+//! `MPI_Testsome` as runs of failures before each success, as LLNL's
+//! ReMPI does; which requests `MPI_Waitany`, `MPI_Waitsome`,
+//! `MPI_Testany`, `MPI_Testsome` completed, in order; with `wtime on`,
+//! `MPI_Wtime`'s values.
+//!
+//! **Replay** (`argument mode replay`) forces those outcomes, so that
+//! message matching and the program's control flow repeat; a run that
+//! leaves the record stops with an error naming the rank, the call and its
+//! index. `docs/replay.md` is the guide; `format` describes the file.
+//!
+//! Arguments (`argument KEY VALUE` after `module replay`), else the
+//! environment: `mode` / `PNMPI_REPLAY_MODE` (`record` or `replay`,
+//! required), `dir` / `PNMPI_REPLAY_DIR` (default `pnmpi-replay`), `wtime`
+//! / `PNMPI_REPLAY_WTIME` (`on` or `off`, the default).
+
+pub mod format;
+#[cfg(not(test))]
+mod state;
+#[cfg(not(test))]
+mod wrappers;
+
+#[cfg(not(test))]
+pnmpi_sdk::module! {
+    name: "replay",
+    init: state::load,
+    fini: state::fini,
+}

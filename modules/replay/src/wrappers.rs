@@ -1,0 +1,1144 @@
+//! The wrappers: each records the outcome MPI chose, or forces the
+//! recorded one, and otherwise passes the call down unchanged.
+//!
+//! Replay forces an outcome with a blocking call on what the record names:
+//! a wildcard receive or probe is posted with the recorded source; a test
+//! reports failure, without calling MPI, until its recorded success, which
+//! is then an `MPI_Wait` on the recorded request(s); `MPI_Waitany` and
+//! `MPI_Waitsome` wait on the recorded request(s), in the recorded order.
+
+use crate::format::{Entry, Kind};
+use crate::state::{self, diverge, mode, Next, Recorder, RecvArgs, Replayer, State, RECORD, REPLAY, STATE};
+use pnmpi_sdk::constants as mpi;
+use pnmpi_sdk::raw as x;
+use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
+use pnmpi_sdk::sys::Handle;
+use smallvec::SmallVec;
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Request handles, on the stack for the usual few.
+type Handles = SmallVec<[u64; 8]>;
+
+/// Whether `MPI_Wtime`'s values are recorded or replayed.
+pub static WTIME: AtomicBool = AtomicBool::new(false);
+
+/// Replay: how many started persistent receives have a shadow receive
+/// (see [`Replayer::shadows`]); 0 spares the completion calls the lock.
+static SHADOWED: AtomicUsize = AtomicUsize::new(0);
+
+/// Replay: the receive posted in place of the application's started
+/// persistent wildcard receive `h`, taken out of the table.
+fn take_shadow(h: u64) -> Option<MPI_Request> {
+    if SHADOWED.load(Ordering::Relaxed) == 0 {
+        return None;
+    }
+    let shadow = rp(|r| r.shadows.remove(&h)).flatten()?;
+    SHADOWED.fetch_sub(1, Ordering::Relaxed);
+    Some(MPI_Request::from_bits(shadow))
+}
+
+/// Replay: `MPI_Wait` on `*req`, or on the receive standing for it (the
+/// application's persistent request is then left inactive, as MPI would).
+///
+/// # Safety
+/// `req` points to a request; `st` to a status or is `MPI_STATUS_IGNORE`.
+unsafe fn wait_one(req: *mut MPI_Request, st: *mut MPI_Status) -> c_int {
+    // SAFETY: the caller's request.
+    match take_shadow(unsafe { *req }.bits()) {
+        // SAFETY: a request this module posted; the caller's status.
+        Some(mut shadow) => unsafe { x::XMPI_Wait(&mut shadow, st) },
+        // SAFETY: the caller's arguments.
+        None => unsafe { x::XMPI_Wait(req, st) },
+    }
+}
+
+/// Replay: `MPI_Waitall`, with the receives standing for started
+/// persistent wildcard receives in their place.
+///
+/// # Safety
+/// The arguments of `MPI_Waitall`.
+unsafe fn wait_all(count: c_int, reqs: *mut MPI_Request, statuses: *mut MPI_Status) -> c_int {
+    if SHADOWED.load(Ordering::Relaxed) == 0 {
+        // SAFETY: the caller's arguments.
+        return unsafe { x::XMPI_Waitall(count, reqs, statuses) };
+    }
+    let n = count.max(0) as usize;
+    // SAFETY: the caller's `count` requests.
+    let mut copy: SmallVec<[MPI_Request; 8]> = (0..n).map(|i| unsafe { *reqs.add(i) }).collect();
+    let mut shadowed: SmallVec<[bool; 8]> = SmallVec::from_elem(false, n);
+    for i in 0..n {
+        if let Some(shadow) = take_shadow(copy[i].bits()) {
+            copy[i] = shadow;
+            shadowed[i] = true;
+        }
+    }
+    // SAFETY: the caller's requests, some replaced by this module's; the caller's statuses.
+    let rc = unsafe { x::XMPI_Waitall(count, copy.as_mut_ptr(), statuses) };
+    for i in (0..n).filter(|&i| !shadowed[i]) {
+        // SAFETY: the caller's requests, as MPI left them.
+        unsafe { *reqs.add(i) = copy[i] };
+    }
+    rc
+}
+
+/// `MPI_Start` of one request: a persistent wildcard receive gets its
+/// posting number; replayed, it is posted as an `MPI_Irecv` from the
+/// recorded source, which completes for it.
+///
+/// # Safety
+/// `req` points to a persistent request.
+unsafe fn start_one(m: u8, req: *mut MPI_Request) -> c_int {
+    // SAFETY: the caller's request.
+    let h = unsafe { *req }.bits();
+    if m == RECORD {
+        rec(|r| {
+            if r.persistent.contains(&h) {
+                let post = r.posts;
+                r.posts += 1;
+                r.pending.insert(h, post);
+            }
+        });
+        // SAFETY: the caller's request.
+        return unsafe { x::XMPI_Start(req) };
+    }
+    let plan = rp(|r| {
+        let args = *r.persistent.get(&h)?;
+        let post = r.posts;
+        r.posts += 1;
+        r.matches.get(&post).map(|m| (args, m.0))
+    });
+    let Some(Some((a, source))) = plan else {
+        // SAFETY: the caller's request.
+        return unsafe { x::XMPI_Start(req) };
+    };
+    let mut shadow = mpi::REQUEST_NULL();
+    // SAFETY: the arguments the application gave MPI_Recv_init for this
+    // request, whose buffer it must keep for the request's life.
+    let rc = unsafe {
+        x::XMPI_Irecv(
+            a.buf as *mut std::ffi::c_void,
+            a.count,
+            Handle::from_bits(a.datatype),
+            source,
+            a.tag,
+            Handle::from_bits(a.comm),
+            &mut shadow,
+        )
+    };
+    if ok(rc) {
+        rp(|r| r.shadows.insert(h, shadow.bits()));
+        SHADOWED.fetch_add(1, Ordering::Relaxed);
+    }
+    rc
+}
+
+fn ok(rc: c_int) -> bool {
+    rc == mpi::SUCCESS()
+}
+
+fn blank() -> MPI_Status {
+    // SAFETY: MPI_Status is a C struct of integers, valid when zeroed.
+    unsafe { std::mem::zeroed() }
+}
+
+/// (source, tag) of a status MPI filled.
+///
+/// # Safety
+/// `st` points to a status.
+unsafe fn source_tag(st: *const MPI_Status) -> (i32, i32) {
+    // SAFETY: the caller's contract.
+    let st = unsafe { &*st };
+    (st.MPI_SOURCE, st.MPI_TAG)
+}
+
+/// Runs `f` on the recorder, if recording.
+fn rec<R>(f: impl FnOnce(&mut Recorder) -> R) -> Option<R> {
+    match &mut *STATE.lock() {
+        Some(State::Record(r)) => Some(f(r)),
+        _ => None,
+    }
+}
+
+/// Runs `f` on the replayer, if replaying.
+fn rp<R>(f: impl FnOnce(&mut Replayer) -> R) -> Option<R> {
+    match &mut *STATE.lock() {
+        Some(State::Replay(r)) => Some(f(r)),
+        _ => None,
+    }
+}
+
+/// The record's outcome for this `kind` call, and the call's index.
+fn next(kind: Kind) -> Option<(u64, Next)> {
+    rp(|r| {
+        let index = r.calls;
+        (index, r.next(kind, state::rank()))
+    })
+}
+
+/// The source and tag of a recorded match.
+fn matched(index: u64, kind: Kind, e: Entry) -> (i32, i32) {
+    match e {
+        Entry::Matched { source, tag, .. } => (source, tag),
+        other => diverge(state::rank(), index, kind, &format!("the record holds {other:?}")),
+    }
+}
+
+/// The source to post a replayed receive or probe with: the recorded one
+/// for `MPI_ANY_SOURCE`; a specific source or tag must be the recorded one.
+fn forced_source(index: u64, kind: Kind, source: c_int, tag: c_int, rec: (i32, i32)) -> c_int {
+    if source != mpi::ANY_SOURCE() && source != rec.0 {
+        diverge(
+            state::rank(),
+            index,
+            kind,
+            &format!(
+                "the call names source {source}, the record says a message from {}",
+                rec.0
+            ),
+        );
+    }
+    if tag != mpi::ANY_TAG() && tag != rec.1 {
+        diverge(
+            state::rank(),
+            index,
+            kind,
+            &format!("the call names tag {tag}, the record says tag {}", rec.1),
+        );
+    }
+    rec.0
+}
+
+/// After a replayed receive or probe: the message is the recorded one.
+///
+/// # Safety
+/// `st` points to the status MPI filled.
+unsafe fn check_message(index: u64, kind: Kind, st: *const MPI_Status, rec: (i32, i32)) {
+    // SAFETY: the caller's contract.
+    let got = unsafe { source_tag(st) };
+    if got != rec && got.0 != mpi::PROC_NULL() {
+        diverge(
+            state::rank(),
+            index,
+            kind,
+            &format!(
+                "matched a message from {} with tag {}, the record says from {} with tag {}",
+                got.0, got.1, rec.0, rec.1
+            ),
+        );
+    }
+}
+
+/// Records where the wildcard `MPI_Irecv` with `handle` matched, if it is one.
+///
+/// # Safety
+/// `st` points to the status MPI filled for the request's completion.
+unsafe fn note_done(r: &mut Recorder, handle: u64, st: *const MPI_Status) {
+    if let Some(post) = r.pending.remove(&handle) {
+        // SAFETY: the caller's contract.
+        let (source, tag) = unsafe { source_tag(st) };
+        r.push(Entry::Match { post, source, tag });
+    }
+}
+
+/// The handles of `n` requests, when wildcard `MPI_Irecv`s are pending
+/// (else nothing: their completions are not recorded).
+///
+/// # Safety
+/// `reqs` points to `n` requests.
+unsafe fn snapshot(reqs: *const MPI_Request, n: c_int) -> Handles {
+    if mode() != RECORD || rec(|r| r.pending.is_empty()).unwrap_or(true) || reqs.is_null() {
+        return Handles::new();
+    }
+    // SAFETY: the caller's contract.
+    (0..n.max(0) as usize)
+        .map(|i| unsafe { *reqs.add(i) }.bits())
+        .collect()
+}
+
+/// Checks a recorded request index against this call's requests.
+///
+/// # Safety
+/// `reqs` points to `n` requests.
+unsafe fn check_index(index: u64, kind: Kind, reqs: *const MPI_Request, n: c_int, i: u32) -> usize {
+    let i = i as usize;
+    // SAFETY: i < n is checked first; the caller's contract.
+    if i >= n.max(0) as usize || unsafe { *reqs.add(i) } == mpi::REQUEST_NULL() {
+        diverge(
+            state::rank(),
+            index,
+            kind,
+            &format!("the record says request {i} completes, but the call has no active request {i} of {n}"),
+        );
+    }
+    i
+}
+
+pnmpi_sdk::wrap! {
+    /// Starts recording or replaying.
+    fn MPI_Init(_argc, _argv) {
+        let rc = next!();
+        if ok(rc) {
+            state::start();
+            WTIME.store(wtime_recorded(), Ordering::Relaxed);
+        }
+        rc
+    }
+
+    /// Starts recording or replaying; grants at most
+    /// `MPI_THREAD_SERIALIZED`: the record is one sequence per process.
+    fn MPI_Init_thread(argc, argv, required, provided) {
+        // MPI_THREAD_SERIALIZED is MPI_THREAD_MULTIPLE - 1 in both MPIs.
+        let multiple = mpi::THREAD_MULTIPLE();
+        let asked = required >= multiple;
+        let required = if asked { multiple - 1 } else { required };
+        // SAFETY: the caller's arguments, with a lower thread level.
+        let rc = unsafe { x::XMPI_Init_thread(argc, argv, required, provided) };
+        if ok(rc) {
+            state::start();
+            WTIME.store(wtime_recorded(), Ordering::Relaxed);
+            if asked && state::rank() == 0 {
+                eprintln!(
+                    "pnmpi replay: MPI_THREAD_MULTIPLE refused: granted at most MPI_THREAD_SERIALIZED \
+                     (the record is one sequence of calls per process)"
+                );
+            }
+        }
+        rc
+    }
+
+    /// Finishes the record (or checks that the replay used all of it).
+    fn MPI_Finalize() {
+        state::finish();
+        next!()
+    }
+
+    /// A wildcard receive: records the source and tag, or receives from
+    /// the recorded source.
+    fn MPI_Recv(buf, count, datatype, source, tag, comm, status) {
+        let m = mode();
+        if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Recv(buf, count, datatype, source, tag, comm, st) };
+            if ok(rc) {
+                // SAFETY: MPI filled the status.
+                let (source, tag) = unsafe { source_tag(st) };
+                rec(|r| r.push(Entry::Matched { kind: Kind::Recv, source, tag }));
+            }
+            return rc;
+        }
+        let Some((i, Next::Entry(e))) = next(Kind::Recv) else { return next!() };
+        let want = matched(i, Kind::Recv, e);
+        let src = forced_source(i, Kind::Recv, source, tag, want);
+        // SAFETY: the caller's arguments, with the recorded source.
+        let rc = unsafe { x::XMPI_Recv(buf, count, datatype, src, tag, comm, st) };
+        if ok(rc) {
+            // SAFETY: MPI filled the status.
+            unsafe { check_message(i, Kind::Recv, st, want) };
+        }
+        rc
+    }
+
+    /// A wildcard `MPI_Sendrecv`: its receive as [`MPI_Recv`].
+    fn MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) {
+        let m = mode();
+        if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        let call = |src: c_int| {
+            // SAFETY: the caller's arguments, with `src` for the source and
+            // a status of our own for an ignored one.
+            unsafe {
+                x::XMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, src, recvtag, comm, st)
+            }
+        };
+        // SAFETY: the status MPI filled.
+        unsafe { sendrecv(m, source, recvtag, st, call) }
+    }
+
+    /// A wildcard `MPI_Sendrecv_replace`: as [`MPI_Sendrecv`].
+    fn MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) {
+        let m = mode();
+        if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        let call = |src: c_int| {
+            // SAFETY: the caller's arguments, with `src` for the source and
+            // a status of our own for an ignored one.
+            unsafe { x::XMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, src, recvtag, comm, st) }
+        };
+        // SAFETY: the status MPI filled.
+        unsafe { sendrecv(m, source, recvtag, st, call) }
+    }
+
+    /// A wildcard probe: as [`MPI_Recv`].
+    fn MPI_Probe(source, tag, comm, status) {
+        let m = mode();
+        if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Probe(source, tag, comm, st) };
+            if ok(rc) {
+                // SAFETY: MPI filled the status.
+                let (source, tag) = unsafe { source_tag(st) };
+                rec(|r| r.push(Entry::Matched { kind: Kind::Probe, source, tag }));
+            }
+            return rc;
+        }
+        let Some((i, Next::Entry(e))) = next(Kind::Probe) else { return next!() };
+        let want = matched(i, Kind::Probe, e);
+        let src = forced_source(i, Kind::Probe, source, tag, want);
+        // SAFETY: the caller's arguments, with the recorded source.
+        let rc = unsafe { x::XMPI_Probe(src, tag, comm, st) };
+        if ok(rc) {
+            // SAFETY: MPI filled the status.
+            unsafe { check_message(i, Kind::Probe, st, want) };
+        }
+        rc
+    }
+
+    /// A wildcard matched probe: as [`MPI_Recv`].
+    fn MPI_Mprobe(source, tag, comm, message, status) {
+        let m = mode();
+        if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Mprobe(source, tag, comm, message, st) };
+            if ok(rc) {
+                // SAFETY: MPI filled the status.
+                let (source, tag) = unsafe { source_tag(st) };
+                rec(|r| r.push(Entry::Matched { kind: Kind::Mprobe, source, tag }));
+            }
+            return rc;
+        }
+        let Some((i, Next::Entry(e))) = next(Kind::Mprobe) else { return next!() };
+        let want = matched(i, Kind::Mprobe, e);
+        let src = forced_source(i, Kind::Mprobe, source, tag, want);
+        // SAFETY: the caller's arguments, with the recorded source.
+        let rc = unsafe { x::XMPI_Mprobe(src, tag, comm, message, st) };
+        if ok(rc) {
+            // SAFETY: MPI filled the status.
+            unsafe { check_message(i, Kind::Mprobe, st, want) };
+        }
+        rc
+    }
+
+    /// Every `MPI_Iprobe`: records whether it found a message and which;
+    /// replays failures without calling MPI, and a success as a blocking
+    /// probe of the recorded source.
+    fn MPI_Iprobe(source, tag, comm, flag, status) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Iprobe(source, tag, comm, flag, st) };
+            if ok(rc) {
+                // SAFETY: MPI set the flag, and the status when it is true.
+                let e = (unsafe { *flag } != 0).then(|| {
+                    // SAFETY: as above.
+                    let (source, tag) = unsafe { source_tag(st) };
+                    Entry::Matched { kind: Kind::Iprobe, source, tag }
+                });
+                rec(|r| match e {
+                    Some(e) => r.push(e),
+                    None => r.fail(Kind::Iprobe),
+                });
+            }
+            return rc;
+        }
+        match next(Kind::Iprobe) {
+            None => next!(),
+            Some((_, Next::Fail)) => {
+                // SAFETY: the caller's flag.
+                unsafe { *flag = 0 };
+                mpi::SUCCESS()
+            }
+            Some((i, Next::Entry(e))) => {
+                let want = matched(i, Kind::Iprobe, e);
+                let src = if source == mpi::ANY_SOURCE() { want.0 } else { source };
+                // SAFETY: the caller's arguments, with the recorded source.
+                let rc = unsafe { x::XMPI_Probe(src, tag, comm, st) };
+                if ok(rc) {
+                    // SAFETY: MPI filled the status; the caller's flag.
+                    unsafe {
+                        check_message(i, Kind::Iprobe, st, want);
+                        *flag = 1;
+                    }
+                }
+                rc
+            }
+        }
+    }
+
+    /// Every `MPI_Improbe`: as [`MPI_Iprobe`], the success a blocking
+    /// matched probe.
+    fn MPI_Improbe(source, tag, comm, flag, message, status) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Improbe(source, tag, comm, flag, message, st) };
+            if ok(rc) {
+                // SAFETY: MPI set the flag, and the status when it is true.
+                let e = (unsafe { *flag } != 0).then(|| {
+                    // SAFETY: as above.
+                    let (source, tag) = unsafe { source_tag(st) };
+                    Entry::Matched { kind: Kind::Improbe, source, tag }
+                });
+                rec(|r| match e {
+                    Some(e) => r.push(e),
+                    None => r.fail(Kind::Improbe),
+                });
+            }
+            return rc;
+        }
+        match next(Kind::Improbe) {
+            None => next!(),
+            Some((_, Next::Fail)) => {
+                // SAFETY: the caller's flag.
+                unsafe { *flag = 0 };
+                mpi::SUCCESS()
+            }
+            Some((i, Next::Entry(e))) => {
+                let want = matched(i, Kind::Improbe, e);
+                let src = if source == mpi::ANY_SOURCE() { want.0 } else { source };
+                // SAFETY: the caller's arguments, with the recorded source.
+                let rc = unsafe { x::XMPI_Mprobe(src, tag, comm, message, st) };
+                if ok(rc) {
+                    // SAFETY: MPI filled the status; the caller's flag.
+                    unsafe {
+                        check_message(i, Kind::Improbe, st, want);
+                        *flag = 1;
+                    }
+                }
+                rc
+            }
+        }
+    }
+
+    /// A receive from `MPI_ANY_SOURCE`: numbered, so that its completion
+    /// records where it matched; replayed with the recorded source.
+    fn MPI_Irecv(buf, count, datatype, source, tag, comm, request) {
+        let m = mode();
+        if m == state::OFF || source != mpi::ANY_SOURCE() {
+            return next!();
+        }
+        if m == RECORD {
+            let rc = next!();
+            if ok(rc) {
+                // SAFETY: MPI returned the request.
+                let handle = unsafe { *request }.bits();
+                rec(|r| {
+                    let post = r.posts;
+                    r.posts += 1;
+                    r.pending.insert(handle, post);
+                });
+            }
+            return rc;
+        }
+        let forced = rp(|r| {
+            let post = r.posts;
+            r.posts += 1;
+            r.matches.get(&post).map(|m| m.0)
+        });
+        match forced.flatten() {
+            // SAFETY: the caller's arguments, with the recorded source.
+            Some(src) => unsafe { x::XMPI_Irecv(buf, count, datatype, src, tag, comm, request) },
+            // The recorded run never completed it: nothing to force.
+            None => next!(),
+        }
+    }
+
+    /// A persistent receive from `MPI_ANY_SOURCE`: remembered, so that
+    /// each `MPI_Start` of it is numbered like a wildcard `MPI_Irecv`.
+    fn MPI_Recv_init(buf, count, datatype, source, tag, comm, request) {
+        let m = mode();
+        if m == state::OFF || source != mpi::ANY_SOURCE() {
+            return next!();
+        }
+        let rc = next!();
+        if ok(rc) {
+            // SAFETY: MPI returned the request.
+            let h = unsafe { *request }.bits();
+            if m == RECORD {
+                rec(|r| r.persistent.insert(h));
+            } else {
+                let args = RecvArgs { buf: buf as usize, count, datatype: datatype.bits(), tag, comm: comm.bits() };
+                rp(|r| r.persistent.insert(h, args));
+            }
+        }
+        rc
+    }
+
+    /// Numbers a start of a persistent wildcard receive; replayed, posts
+    /// it from the recorded source.
+    fn MPI_Start(request) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        // SAFETY: the caller's request.
+        unsafe { start_one(m, request) }
+    }
+
+    /// As [`MPI_Start`], for each request in order.
+    fn MPI_Startall(count, requests) {
+        let m = mode();
+        let n = count.max(0) as usize;
+        let any = |set: &dyn Fn(u64) -> bool| {
+            // SAFETY: the caller's `count` requests.
+            (0..n).any(|i| set(unsafe { *requests.add(i) }.bits()))
+        };
+        let persistent = match m {
+            RECORD => rec(|r| !r.persistent.is_empty() && any(&|h| r.persistent.contains(&h))),
+            REPLAY => rp(|r| !r.persistent.is_empty() && any(&|h| r.persistent.contains_key(&h))),
+            _ => None,
+        };
+        if persistent != Some(true) {
+            return next!();
+        }
+        if m == RECORD {
+            for i in 0..n {
+                // SAFETY: as above.
+                let h = unsafe { *requests.add(i) }.bits();
+                rec(|r| {
+                    if r.persistent.contains(&h) {
+                        let post = r.posts;
+                        r.posts += 1;
+                        r.pending.insert(h, post);
+                    }
+                });
+            }
+            return next!();
+        }
+        for i in 0..n {
+            // SAFETY: the caller's requests.
+            let rc = unsafe { start_one(m, requests.add(i)) };
+            if !ok(rc) {
+                return rc;
+            }
+        }
+        mpi::SUCCESS()
+    }
+
+    /// Forgets a persistent wildcard receive (and frees the receive
+    /// standing for it, if started).
+    fn MPI_Request_free(request) {
+        let m = mode();
+        if m == state::OFF || request.is_null() {
+            return next!();
+        }
+        // SAFETY: the caller's request.
+        let h = unsafe { *request }.bits();
+        if m == RECORD {
+            rec(|r| {
+                r.persistent.remove(&h);
+                r.pending.remove(&h);
+            });
+        } else {
+            rp(|r| r.persistent.remove(&h));
+            if let Some(mut shadow) = take_shadow(h) {
+                // SAFETY: a request this module posted.
+                unsafe { x::XMPI_Request_free(&mut shadow) };
+            }
+        }
+        next!()
+    }
+
+    /// Records where a wildcard `MPI_Irecv` matched; replayed, waits for
+    /// the receive standing for a started persistent wildcard receive.
+    fn MPI_Wait(request, status) {
+        if mode() == REPLAY && SHADOWED.load(Ordering::Relaxed) != 0 {
+            // SAFETY: the caller's arguments.
+            return unsafe { wait_one(request, status) };
+        }
+        if mode() != RECORD {
+            return next!();
+        }
+        // SAFETY: the caller's request.
+        let handle = unsafe { snapshot(request, 1) };
+        if handle.is_empty() {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+        let rc = unsafe { x::XMPI_Wait(request, st) };
+        if ok(rc) {
+            // SAFETY: MPI filled the status.
+            rec(|r| unsafe { note_done(r, handle[0], st) });
+        }
+        rc
+    }
+
+    /// Records where the wildcard `MPI_Irecv`s among the requests matched;
+    /// replayed, as [`MPI_Wait`].
+    fn MPI_Waitall(count, requests, statuses) {
+        if mode() == REPLAY {
+            // SAFETY: the caller's arguments.
+            return unsafe { wait_all(count, requests, statuses) };
+        }
+        if mode() != RECORD {
+            return next!();
+        }
+        // SAFETY: the caller's `count` requests.
+        let handles = unsafe { snapshot(requests, count) };
+        if handles.is_empty() {
+            return next!();
+        }
+        let mut own = vec![blank(); handles.len().max(1)];
+        let sts = if statuses == mpi::STATUSES_IGNORE() { own.as_mut_ptr() } else { statuses };
+        // SAFETY: the caller's arguments, with statuses of our own for ignored ones.
+        let rc = unsafe { x::XMPI_Waitall(count, requests, sts) };
+        if ok(rc) {
+            rec(|r| {
+                for (i, &h) in handles.iter().enumerate() {
+                    // SAFETY: MPI filled one status per request.
+                    unsafe { note_done(r, h, sts.add(i)) };
+                }
+            });
+        }
+        rc
+    }
+
+    /// Records which request completed; replays it as an `MPI_Wait` on
+    /// the recorded one.
+    fn MPI_Waitany(count, requests, index, status) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's `count` requests.
+            let handles = unsafe { snapshot(requests, count) };
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Waitany(count, requests, index, st) };
+            if ok(rc) {
+                // SAFETY: MPI set the index.
+                let i = unsafe { *index };
+                let i = (i != mpi::UNDEFINED() && i >= 0).then_some(i as u32);
+                rec(|r| {
+                    r.push(Entry::Index(Kind::Waitany, i));
+                    if let Some(&h) = i.and_then(|i| handles.get(i as usize)) {
+                        // SAFETY: MPI filled the status of the completed request.
+                        unsafe { note_done(r, h, st) };
+                    }
+                });
+            }
+            return rc;
+        }
+        match next(Kind::Waitany) {
+            Some((i, Next::Entry(Entry::Index(_, Some(k))))) => {
+                // SAFETY: the caller's `count` requests.
+                let k = unsafe { check_index(i, Kind::Waitany, requests, count, k) };
+                // SAFETY: the recorded request, one of the caller's.
+                let rc = unsafe { wait_one(requests.add(k), st) };
+                // SAFETY: the caller's index.
+                unsafe { *index = k as c_int };
+                rc
+            }
+            Some((i, Next::Entry(Entry::Index(_, None)))) => {
+                // SAFETY: the caller's arguments.
+                let rc = unsafe { x::XMPI_Waitany(count, requests, index, st) };
+                // SAFETY: MPI set the index.
+                if ok(rc) && unsafe { *index } != mpi::UNDEFINED() {
+                    diverge(state::rank(), i, Kind::Waitany, "a request completed, the record says none was active");
+                }
+                rc
+            }
+            Some((i, other)) => diverge(state::rank(), i, Kind::Waitany, &format!("the record holds {:?}", entry_of(other))),
+            None => next!(),
+        }
+    }
+
+    /// Records which request completed (or the failures before); replays
+    /// failures without calling MPI and the success as an `MPI_Wait`.
+    fn MPI_Testany(count, requests, index, flag, status) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's `count` requests.
+            let handles = unsafe { snapshot(requests, count) };
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Testany(count, requests, index, flag, st) };
+            if ok(rc) {
+                // SAFETY: MPI set the flag and the index.
+                let (f, i) = unsafe { (*flag, *index) };
+                let i = (i != mpi::UNDEFINED() && i >= 0).then_some(i as u32);
+                rec(|r| {
+                    if f == 0 {
+                        return r.fail(Kind::Testany);
+                    }
+                    r.push(Entry::Index(Kind::Testany, i));
+                    if let Some(&h) = i.and_then(|i| handles.get(i as usize)) {
+                        // SAFETY: MPI filled the status of the completed request.
+                        unsafe { note_done(r, h, st) };
+                    }
+                });
+            }
+            return rc;
+        }
+        match next(Kind::Testany) {
+            Some((_, Next::Fail)) => {
+                // SAFETY: the caller's flag and index.
+                unsafe {
+                    *flag = 0;
+                    *index = mpi::UNDEFINED();
+                }
+                mpi::SUCCESS()
+            }
+            Some((i, Next::Entry(Entry::Index(_, Some(k))))) => {
+                // SAFETY: the caller's `count` requests.
+                let k = unsafe { check_index(i, Kind::Testany, requests, count, k) };
+                // SAFETY: the recorded request, one of the caller's.
+                let rc = unsafe { wait_one(requests.add(k), st) };
+                // SAFETY: the caller's flag and index.
+                unsafe {
+                    *index = k as c_int;
+                    *flag = 1;
+                }
+                rc
+            }
+            Some((i, Next::Entry(Entry::Index(_, None)))) => {
+                // SAFETY: the caller's arguments.
+                let rc = unsafe { x::XMPI_Testany(count, requests, index, flag, st) };
+                // SAFETY: MPI set the flag and index.
+                if ok(rc) && (unsafe { *flag } == 0 || unsafe { *index } != mpi::UNDEFINED()) {
+                    diverge(state::rank(), i, Kind::Testany, "the record says no request was active");
+                }
+                rc
+            }
+            Some((i, other)) => diverge(state::rank(), i, Kind::Testany, &format!("the record holds {:?}", entry_of(other))),
+            None => next!(),
+        }
+    }
+
+    /// Records which requests completed, in order; replays them as
+    /// `MPI_Wait`s in that order.
+    fn MPI_Waitsome(incount, requests, outcount, indices, statuses) {
+        // SAFETY: the caller's arguments.
+        unsafe { some(Kind::Waitsome, incount, requests, outcount, indices, statuses) }
+    }
+
+    /// As [`MPI_Waitsome`], with the failed calls (no request completed)
+    /// counted, and replayed without calling MPI.
+    fn MPI_Testsome(incount, requests, outcount, indices, statuses) {
+        // SAFETY: the caller's arguments.
+        unsafe { some(Kind::Testsome, incount, requests, outcount, indices, statuses) }
+    }
+
+    /// Records whether the request completed; replays failures without
+    /// calling MPI and the success as an `MPI_Wait`.
+    fn MPI_Test(request, flag, status) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        let mut own = blank();
+        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+        if m == RECORD {
+            // SAFETY: the caller's request.
+            let handle = unsafe { snapshot(request, 1) };
+            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+            let rc = unsafe { x::XMPI_Test(request, flag, st) };
+            if ok(rc) {
+                // SAFETY: MPI set the flag.
+                let f = unsafe { *flag };
+                rec(|r| {
+                    if f == 0 {
+                        return r.fail(Kind::Test);
+                    }
+                    r.push(Entry::Done(Kind::Test));
+                    if let Some(&h) = handle.first() {
+                        // SAFETY: MPI filled the status of the completed request.
+                        unsafe { note_done(r, h, st) };
+                    }
+                });
+            }
+            return rc;
+        }
+        match next(Kind::Test) {
+            Some((_, Next::Fail)) => {
+                // SAFETY: the caller's flag.
+                unsafe { *flag = 0 };
+                mpi::SUCCESS()
+            }
+            Some((_, Next::Entry(_))) => {
+                // SAFETY: the caller's request and status.
+                let rc = unsafe { wait_one(request, st) };
+                // SAFETY: the caller's flag.
+                unsafe { *flag = 1 };
+                rc
+            }
+            None => next!(),
+        }
+    }
+
+    /// Records whether all requests completed; replays failures without
+    /// calling MPI and the success as an `MPI_Waitall`.
+    fn MPI_Testall(count, requests, flag, statuses) {
+        let m = mode();
+        if m == state::OFF {
+            return next!();
+        }
+        if m == RECORD {
+            // SAFETY: the caller's `count` requests.
+            let handles = unsafe { snapshot(requests, count) };
+            let mut own = vec![blank(); if handles.is_empty() { 0 } else { handles.len() }];
+            let sts = if !handles.is_empty() && statuses == mpi::STATUSES_IGNORE() { own.as_mut_ptr() } else { statuses };
+            // SAFETY: the caller's arguments, with statuses of our own for ignored ones.
+            let rc = unsafe { x::XMPI_Testall(count, requests, flag, sts) };
+            if ok(rc) {
+                // SAFETY: MPI set the flag.
+                let f = unsafe { *flag };
+                rec(|r| {
+                    if f == 0 {
+                        return r.fail(Kind::Testall);
+                    }
+                    r.push(Entry::Done(Kind::Testall));
+                    for (i, &h) in handles.iter().enumerate() {
+                        // SAFETY: MPI filled one status per request.
+                        unsafe { note_done(r, h, sts.add(i)) };
+                    }
+                });
+            }
+            return rc;
+        }
+        match next(Kind::Testall) {
+            Some((_, Next::Fail)) => {
+                // SAFETY: the caller's flag.
+                unsafe { *flag = 0 };
+                mpi::SUCCESS()
+            }
+            Some((_, Next::Entry(_))) => {
+                // SAFETY: the caller's arguments.
+                let rc = unsafe { wait_all(count, requests, statuses) };
+                // SAFETY: the caller's flag.
+                unsafe { *flag = 1 };
+                rc
+            }
+            None => next!(),
+        }
+    }
+
+    /// With `wtime on`: records the clock's values, and replays them.
+    fn MPI_Wtime() {
+        if !WTIME.load(Ordering::Relaxed) {
+            return next!();
+        }
+        match mode() {
+            RECORD => {
+                let t = next!();
+                rec(|r| r.push(Entry::Wtime(t)));
+                t
+            }
+            REPLAY => match next(Kind::Wtime) {
+                Some((_, Next::Entry(Entry::Wtime(t)))) => t,
+                Some((i, other)) => diverge(state::rank(), i, Kind::Wtime, &format!("the record holds {:?}", entry_of(other))),
+                None => next!(),
+            },
+            _ => next!(),
+        }
+    }
+}
+
+/// Records or replays a wildcard `MPI_Sendrecv[_replace]`: `call` makes
+/// it with the given source, filling `st`.
+///
+/// # Safety
+/// `st` is where `call` leaves the status.
+unsafe fn sendrecv(
+    m: u8,
+    source: c_int,
+    tag: c_int,
+    st: *mut MPI_Status,
+    call: impl Fn(c_int) -> c_int,
+) -> c_int {
+    if m == RECORD {
+        let rc = call(source);
+        if ok(rc) {
+            // SAFETY: MPI filled the status.
+            let (source, tag) = unsafe { source_tag(st) };
+            rec(|r| {
+                r.push(Entry::Matched {
+                    kind: Kind::Sendrecv,
+                    source,
+                    tag,
+                })
+            });
+        }
+        return rc;
+    }
+    let Some((i, Next::Entry(e))) = next(Kind::Sendrecv) else {
+        return call(source);
+    };
+    let want = matched(i, Kind::Sendrecv, e);
+    let rc = call(forced_source(i, Kind::Sendrecv, source, tag, want));
+    if ok(rc) {
+        // SAFETY: MPI filled the status.
+        unsafe { check_message(i, Kind::Sendrecv, st, want) };
+    }
+    rc
+}
+
+/// Whether this run records or replays `MPI_Wtime`.
+fn wtime_recorded() -> bool {
+    match &*STATE.lock() {
+        Some(State::Record(r)) => r.wtime,
+        Some(State::Replay(r)) => r.wtime,
+        None => false,
+    }
+}
+
+/// The entry of a [`Next`], for messages.
+fn entry_of(n: Next) -> Option<Entry> {
+    match n {
+        Next::Fail => None,
+        Next::Entry(e) => Some(e),
+    }
+}
+
+/// `MPI_Waitsome` and `MPI_Testsome`.
+///
+/// # Safety
+/// The arguments of the routine `kind` names.
+unsafe fn some(
+    kind: Kind,
+    incount: c_int,
+    requests: *mut MPI_Request,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) -> c_int {
+    let call = |sts: *mut MPI_Status| {
+        // SAFETY: the caller's arguments, statuses possibly our own.
+        unsafe {
+            if kind == Kind::Waitsome {
+                x::XMPI_Waitsome(incount, requests, outcount, indices, sts)
+            } else {
+                x::XMPI_Testsome(incount, requests, outcount, indices, sts)
+            }
+        }
+    };
+    let m = mode();
+    if m == state::OFF {
+        return call(statuses);
+    }
+    if m == RECORD {
+        // SAFETY: the caller's `incount` requests.
+        let handles = unsafe { snapshot(requests, incount) };
+        let mut own = vec![blank(); handles.len()];
+        let sts = if !handles.is_empty() && statuses == mpi::STATUSES_IGNORE() {
+            own.as_mut_ptr()
+        } else {
+            statuses
+        };
+        let rc = call(sts);
+        if ok(rc) {
+            // SAFETY: MPI set the count, and as many indices.
+            let n = unsafe { *outcount };
+            let done: Option<Vec<u32>> = (n != mpi::UNDEFINED())
+                // SAFETY: as above.
+                .then(|| {
+                    (0..n.max(0) as usize)
+                        .map(|j| unsafe { *indices.add(j) } as u32)
+                        .collect()
+                });
+            rec(|r| {
+                if done.as_ref().is_some_and(Vec::is_empty) {
+                    return r.fail(kind);
+                }
+                if let Some(v) = &done {
+                    for (j, &i) in v.iter().enumerate() {
+                        if let Some(&h) = handles.get(i as usize) {
+                            // SAFETY: MPI filled a status per completed request.
+                            unsafe { note_done(r, h, sts.add(j)) };
+                        }
+                    }
+                }
+                r.push(Entry::Indices(kind, done));
+            });
+        }
+        return rc;
+    }
+    match next(kind) {
+        None => call(statuses),
+        Some((_, Next::Fail)) => {
+            // SAFETY: the caller's count.
+            unsafe { *outcount = 0 };
+            mpi::SUCCESS()
+        }
+        Some((i, Next::Entry(Entry::Indices(_, Some(v))))) => {
+            for (j, &k) in v.iter().enumerate() {
+                // SAFETY: the caller's `incount` requests.
+                let k = unsafe { check_index(i, kind, requests, incount, k) };
+                let st = if statuses == mpi::STATUSES_IGNORE() {
+                    mpi::STATUS_IGNORE()
+                } else {
+                    // SAFETY: the caller has a status per request, so at least j + 1.
+                    unsafe { statuses.add(j) }
+                };
+                // SAFETY: the recorded request, one of the caller's.
+                let rc = unsafe { wait_one(requests.add(k), st) };
+                if !ok(rc) {
+                    return rc;
+                }
+                // SAFETY: the caller has an index per request.
+                unsafe { *indices.add(j) = k as c_int };
+            }
+            // SAFETY: the caller's count.
+            unsafe { *outcount = v.len() as c_int };
+            mpi::SUCCESS()
+        }
+        Some((i, Next::Entry(Entry::Indices(_, None)))) => {
+            let rc = call(statuses);
+            // SAFETY: MPI set the count.
+            if ok(rc) && unsafe { *outcount } != mpi::UNDEFINED() {
+                diverge(
+                    state::rank(),
+                    i,
+                    kind,
+                    "requests completed, the record says none was active",
+                );
+            }
+            rc
+        }
+        Some((i, other)) => diverge(
+            state::rank(),
+            i,
+            kind,
+            &format!("the record holds {:?}", entry_of(other)),
+        ),
+    }
+}

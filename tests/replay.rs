@@ -1,0 +1,524 @@
+//! The `replay` module under real mpirun: a racy master-worker program
+//! gives different outputs natively and one output under replay; the
+//! tracer above replay sees the same matches on every replay; a run that
+//! leaves the record, or has none, stops with an error.
+//!
+//! `PNMPI_REPLAY_RUNS` sets the number of native runs and of replays
+//! (default 20 and 10).
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// libreplay.so, built with the workspace.
+fn replay_lib() -> PathBuf {
+    let lib = target_dir().join("libreplay.so");
+    assert!(
+        lib.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        lib.display()
+    );
+    lib
+}
+
+fn tracer_lib() -> PathBuf {
+    target_dir().join("libtracer.so")
+}
+
+fn runs(default: usize) -> usize {
+    std::env::var("PNMPI_REPLAY_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The racy program's arguments: enough tasks, short enough work, that
+/// the order of arrivals changes from run to run at 4 ranks.
+const MW_ARGS: &[&str] = &["300", "20"];
+
+/// The checksum line of a masterworker run.
+fn checksum(run: &Run) -> String {
+    run.assert_ok();
+    let lines = run.lines("masterworker: tasks");
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    lines[0].to_string()
+}
+
+/// A case whose configuration is `modules` then `replay` in `mode` on `dir`.
+fn case_with(above: &[&Path], mode: &str, dir: &Path) -> Case {
+    let mut case = Case::new();
+    let mut conf = String::new();
+    for m in above {
+        conf.push_str(&format!("module {}\n", m.display()));
+    }
+    conf.push_str(&format!(
+        "module {}\nargument mode {mode}\nargument dir {}\n",
+        replay_lib().display(),
+        dir.display()
+    ));
+    case.conf(&conf);
+    case
+}
+
+/// Records one masterworker run at `np` ranks into `dir`; returns its output line.
+fn record(exe: &Path, np: usize, args: &[&str], dir: &Path) -> String {
+    let case = case_with(&[], "record", dir);
+    let run = case.mpirun(np, exe, args);
+    let line = checksum(&run);
+    assert!(run.stderr.contains("pnmpi replay: recorded "), "{}", run.stderr);
+    for r in 0..np {
+        assert!(dir.join(format!("rank-{r}.rpl")).is_file(), "rank {r}");
+        assert!(!dir.join(format!("rank-{r}.rpl.part")).exists(), "rank {r}");
+    }
+    line
+}
+
+#[test]
+fn native_runs_differ_and_replays_repeat_the_record() {
+    let native = program("masterworker", Link::Native);
+    let n = runs(20);
+    let case = Case::new();
+    let outputs: BTreeSet<String> = (0..n)
+        .map(|_| checksum(&case.mpirun(4, &native, MW_ARGS)))
+        .collect();
+    // On a quiet machine fewer orders occur; 3 of 20 is what a 2-core VM
+    // shared with builds always gave (it usually gives 20 of 20).
+    assert!(
+        outputs.len() >= 3.min(n),
+        "only {} distinct outputs in {n} native runs: the program is not racy here: {outputs:?}",
+        outputs.len()
+    );
+    eprintln!("{} distinct outputs in {n} native runs", outputs.len());
+
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record(&exe, 4, MW_ARGS, &dir);
+    let case = case_with(&[], "replay", &dir);
+    for i in 0..runs(10) {
+        let run = case.mpirun(4, &exe, MW_ARGS);
+        assert_eq!(checksum(&run), recorded, "replay {i}:\n{}", run.stderr);
+        assert!(run.stderr.contains("pnmpi replay: replayed "), "{}", run.stderr);
+    }
+}
+
+/// Rank 0's receives and completions in a merged trace, in order: each
+/// `MPI_Recv` with the source it matched (`peer=`, `wild=` marks a
+/// wildcard), each `MPI_Waitany` and `MPI_Testsome` with the requests it
+/// completed (`done=`, with their sources), failed polls included.
+fn matches_of(trace_dir: &Path, work: &Path) -> Vec<String> {
+    let merged = work.join("run.pnt");
+    let out = Command::new(target_dir().join("pnmpi"))
+        .args(["trace", "merge"])
+        .arg(trace_dir)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(target_dir().join("pnmpi"))
+        .args(["trace", "dump"])
+        .arg(&merged)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .filter(|l| l.starts_with("0."))
+        .filter_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let routine = *words.get(3)?;
+            if !["MPI_Recv", "MPI_Waitany", "MPI_Testsome"].contains(&routine) {
+                return None;
+            }
+            // The fields, without the times (words 1 and 2).
+            Some(format!("{routine} {}", words[4..].join(" ")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_tracer_above_replay_sees_the_same_matches() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let args = &["120", "20"];
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record(&exe, 4, args, &dir);
+    let mut first: Option<Vec<String>> = None;
+    for i in 0..runs(10).min(5) {
+        let mut case = case_with(&[&tracer_lib()], "replay", &dir);
+        let trace = case.dir().join("trace");
+        case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
+        let run = case.mpirun(4, &exe, args);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        let m = matches_of(&trace, case.dir());
+        // Every result the master received is in the trace with its source.
+        let wild = m
+            .iter()
+            .filter(|l| l.starts_with("MPI_Recv peer=") && l.contains(" wild="))
+            .count();
+        let done = m.iter().filter(|l| l.contains(" done=")).count();
+        assert_eq!(wild, 120 / 3, "{m:?}");
+        assert!(done >= 120 / 3, "{m:?}");
+        match &first {
+            None => first = Some(m),
+            Some(f) => assert_eq!(&m, f, "replay {i} matched otherwise"),
+        }
+    }
+}
+
+#[test]
+fn another_rank_count_is_a_divergence() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    record(&exe, 4, &["60", "5"], &dir);
+    let run = case_with(&[], "replay", &dir).mpirun(3, &exe, &["60", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(run.lines("masterworker:").is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("pnmpi replay: rank ") && run.stderr.contains("this run has 3 ranks"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn other_inputs_are_a_divergence_naming_rank_and_call() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    record(&exe, 4, &["90", "5"], &dir);
+    let run = case_with(&[], "replay", &dir).mpirun(4, &exe, &["60", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(run.lines("masterworker:").is_empty(), "{}", run.stdout);
+    // e.g. "pnmpi replay: rank 0: call #20 MPI_Waitany: the record says MPI_Recv"
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("pnmpi replay: rank ") && l.contains(": call #"))
+        .unwrap_or_else(|| panic!("no divergence message:\n{}", run.stderr));
+    assert!(line.contains("MPI_"), "{line}");
+}
+
+#[test]
+fn a_missing_record_is_an_error() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let case = Case::new();
+    let dir = case.dir().join("none");
+    let run = case_with(&[], "replay", &dir).mpirun(2, &exe, &["30", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("no record") && run.stderr.contains("rank-0.rpl"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn no_mode_stops_before_mpi_starts() {
+    let mut case = Case::new();
+    case.conf(&format!("module {}\n", replay_lib().display()));
+    let run = case.mpirun(2, &program("masterworker", Link::Pnmpi), &["30", "5"]);
+    assert!(!run.success());
+    assert!(run.stderr.contains("no mode"), "{}", run.stderr);
+}
+
+/// racymix.c: every recorded routine (Iprobe, Test, Testany, Waitsome,
+/// Improbe, Testall, Mprobe, Probe, wildcard Irecv and Recv, persistent
+/// wildcard receives with Start, Startall, Waitany and Wait, Sendrecv), with the
+/// failed polls in the output, so that the control flow shows too.
+#[test]
+fn every_recorded_routine_replays() {
+    let native = program("racymix", Link::Native);
+    let args = &["20"];
+    let case = Case::new();
+    let line = |run: &Run| {
+        run.assert_ok();
+        let lines = run.lines("racymix: messages 600 ");
+        assert_eq!(lines.len(), 1, "{}", run.stdout);
+        lines[0].to_string()
+    };
+    let n = runs(20).min(6);
+    let outputs: BTreeSet<String> = (0..n).map(|_| line(&case.mpirun(4, &native, args))).collect();
+    assert!(outputs.len() >= 2.min(n), "{outputs:?}");
+
+    let exe = program("racymix", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let run = case_with(&[], "record", &dir).mpirun(4, &exe, args);
+    let recorded = line(&run);
+    let replay = case_with(&[], "replay", &dir);
+    for i in 0..runs(10).min(5) {
+        assert_eq!(line(&replay.mpirun(4, &exe, args)), recorded, "replay {i}");
+    }
+}
+
+/// c-tests/fortran/masterworker.f90 (`use mpi`), under `pnmpi run`: the
+/// Fortran binding's calls reach the module as C calls.
+#[test]
+fn fortran_masterworker_replays() {
+    let build = Case::new();
+    let exe = build.dir().join("masterworker_f");
+    let out = Command::new(mpif90())
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(repo().join("c-tests/fortran/masterworker.f90"))
+        .output()
+        .expect("mpif90 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let args = ["120", "20"];
+    let run_in = |case: &Case| {
+        let mut cmd = launcher(4);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--"])
+            .arg(&exe)
+            .args(args);
+        let run = case.finish(cmd);
+        run.assert_ok();
+        let lines = run.lines("masterworker_f: tasks 120 checksum ");
+        assert_eq!(lines.len(), 1, "{}\n{}", run.stdout, run.stderr);
+        lines[0].to_string()
+    };
+    let native: BTreeSet<String> = (0..runs(10).min(10))
+        .map(|_| {
+            let mut cmd = launcher(4);
+            cmd.arg(&exe).args(args);
+            let run = build.finish(cmd);
+            run.assert_ok();
+            run.lines("masterworker_f: ").concat()
+        })
+        .collect();
+    assert!(native.len() >= 2.min(runs(10)), "not racy natively: {native:?}");
+    let dir = build.dir().join("rec");
+    let recorded = run_in(&case_with(&[], "record", &dir));
+    assert!(dir.join("rank-0.rpl").is_file());
+    let replay = case_with(&[], "replay", &dir);
+    for i in 0..runs(10).min(5) {
+        assert_eq!(run_in(&replay), recorded, "replay {i}");
+    }
+}
+
+#[test]
+fn thread_multiple_is_refused_with_a_message() {
+    let exe = program("threadlevel", Link::Pnmpi);
+    let case = Case::new();
+    let run = case_with(&[], "record", &case.dir().join("rec")).mpirun(2, &exe, &[]);
+    run.assert_ok();
+    let lines = run.lines("threadlevel: provided ");
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    for l in lines {
+        let w: Vec<i32> = l.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        assert!(w[0] < w[1], "MPI_THREAD_MULTIPLE granted under record: {l}");
+    }
+    assert!(
+        run.stderr.contains("MPI_THREAD_MULTIPLE refused"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A crash leaves `rank-R.rpl.part`, a prefix that replay reads; a run
+/// that goes past its end stops there, naming it.
+#[test]
+fn a_cut_record_replays_up_to_its_end() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    record(&exe, 4, &["60", "5"], &dir);
+    let full = std::fs::read(dir.join("rank-0.rpl")).unwrap();
+    std::fs::write(dir.join("rank-0.rpl.part"), &full[..full.len() / 2]).unwrap();
+    std::fs::remove_file(dir.join("rank-0.rpl")).unwrap();
+    let run = case_with(&[], "replay", &dir).mpirun(4, &exe, &["60", "5"]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("the prefix of a recorded run that did not finish"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("pnmpi replay: rank 0: call #") && run.stderr.contains("the record ends here"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The profiler above replay: every routine's call count and bytes are
+/// the same on each replay (times are not: they are measured). The
+/// program's spin loops read `MPI_Wtime`, so the record has its values
+/// (`wtime on`), and the number of `MPI_Wtime` calls repeats too.
+#[test]
+fn the_profiler_above_replay_counts_the_same_calls() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\nargument mode record\nargument dir {}\nargument wtime on\n",
+        replay_lib().display(),
+        dir.display()
+    ));
+    let recorded = checksum(&case.mpirun(4, &exe, MW_ARGS));
+    let mut first = None;
+    for i in 0..runs(10).min(3) {
+        let case = case_with(&[&target_dir().join("libprofiler.so")], "replay", &dir);
+        let run = case.mpirun(4, &exe, MW_ARGS);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        let json = std::fs::read_to_string(case.dir().join("pnmpi-profile.json"))
+            .unwrap_or_else(|e| panic!("no profile ({e}):\n{}", run.stderr));
+        let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        let counts: Vec<(String, u64, u64)> = v["primitives"]
+            .as_array()
+            .expect("primitives")
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["count"].as_u64().unwrap(),
+                    p["bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert!(counts.iter().any(|c| c.0 == "MPI_Testsome"), "{counts:?}");
+        assert!(
+            counts.iter().any(|c| c.0 == "MPI_Wtime" && c.1 > 1000),
+            "{counts:?}"
+        );
+        match &first {
+            None => first = Some(counts),
+            Some(f) => assert_eq!(&counts, f, "replay {i}"),
+        }
+    }
+}
+
+/// NAS-like kernels give their native answers under record and under
+/// replay (every output line, on rank 0).
+#[test]
+fn nas_kernels_answer_as_natively_under_record_and_replay() {
+    for kernel in ["cg", "mg", "ft", "is", "lu", "ep"] {
+        let exe = nas_kernel(kernel);
+        let native = Case::new().mpirun(4, &exe, &[]);
+        native.assert_ok();
+        assert!(
+            native.lines(&format!("{kernel}: ")).len() >= 2,
+            "{}",
+            native.stdout
+        );
+        let rec = Case::new();
+        let dir = rec.dir().join("rec");
+        let recorded = case_with(&[], "record", &dir).mpirun(4, &exe, &[]);
+        recorded.assert_ok();
+        assert!(
+            recorded.stderr.contains("pnmpi replay: recorded "),
+            "{}",
+            recorded.stderr
+        );
+        let replayed = case_with(&[], "replay", &dir).mpirun(4, &exe, &[]);
+        replayed.assert_ok();
+        assert!(
+            replayed.stderr.contains("pnmpi replay: replayed "),
+            "{}",
+            replayed.stderr
+        );
+        for run in [&recorded, &replayed] {
+            assert_eq!(
+                run.lines(&format!("{kernel}: ")),
+                native.lines(&format!("{kernel}: ")),
+                "{kernel}"
+            );
+        }
+    }
+}
+
+/// LAMMPS (Debian's `lmp`, built for Open MPI), Lennard-Jones melt, under
+/// `pnmpi run`: the same thermodynamic output natively, under record and
+/// under replay.
+#[test]
+fn lammps_answers_as_natively_under_record_and_replay() {
+    let lmp = Path::new("/usr/bin/lmp");
+    if FLAVOR != "openmpi" || !lmp.is_file() {
+        eprintln!("skipped: Debian's lmp is built for Open MPI");
+        return;
+    }
+    let input = std::fs::read_to_string(repo().join("bench/callgrind/in.lj")).expect("in.lj");
+    let args = ["-in", "in.lj", "-var", "steps", "100", "-log", "none"];
+    let thermo = |run: &Run| -> Vec<String> {
+        run.assert_ok();
+        let rows: Vec<String> = run
+            .stdout
+            .lines()
+            .filter(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                w.len() == 6 && w.iter().all(|x| x.parse::<f64>().is_ok())
+            })
+            .map(String::from)
+            .collect();
+        assert!(rows.len() >= 3, "{}", run.stdout);
+        rows
+    };
+    let under = |case: &Case| {
+        case.write("in.lj", &input);
+        let mut cmd = launcher(4);
+        cmd.arg(target_dir().join("pnmpi"))
+            .args(["run", "--"])
+            .arg(lmp)
+            .args(args);
+        case.finish(cmd)
+    };
+    let native = Case::new();
+    native.write("in.lj", &input);
+    let native = thermo(&native.mpirun(4, lmp, &args));
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    assert_eq!(thermo(&under(&case_with(&[], "record", &dir))), native);
+    assert_eq!(thermo(&under(&case_with(&[], "replay", &dir))), native);
+}
+
+/// vtime above replay: the replayed run, and so the messages vtime
+/// models, repeat; its virtual times then differ only by the measured CPU
+/// time between calls (printed, not asserted).
+#[test]
+fn vtime_above_replay_sees_the_recorded_run() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record(&exe, 4, MW_ARGS, &dir);
+    let mut times = Vec::new();
+    for i in 0..3 {
+        let mut case = Case::new();
+        case.conf(&format!(
+            "module {}\nargument latency 5us\nargument bandwidth 10GB/s\nmodule {}\nargument mode replay\nargument dir {}\n",
+            target_dir().join("libvtime.so").display(),
+            replay_lib().display(),
+            dir.display()
+        ));
+        let run = case.mpirun(4, &exe, MW_ARGS);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        times.push(virtual_run_time(&run));
+    }
+    eprintln!("virtual run times of 3 replays under vtime: {times:?}");
+}
+
+/// `PNMPI_REPLAY_MODE` and `PNMPI_REPLAY_DIR` instead of arguments.
+#[test]
+fn the_environment_configures_the_module() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let mut case = Case::new();
+    case.conf(&format!("module {}\n", replay_lib().display()));
+    let dir = case.dir().join("envrec");
+    case.env("PNMPI_REPLAY_DIR", &dir.display().to_string());
+    case.env("PNMPI_REPLAY_MODE", "record");
+    let recorded = checksum(&case.mpirun(4, &exe, &["60", "10"]));
+    assert!(dir.join("rank-3.rpl").is_file());
+    case.env("PNMPI_REPLAY_MODE", "replay");
+    for i in 0..3 {
+        let run = case.mpirun(4, &exe, &["60", "10"]);
+        assert_eq!(checksum(&run), recorded, "replay {i}");
+        assert!(run.stderr.contains("pnmpi replay: replayed "), "{}", run.stderr);
+    }
+}
