@@ -1,4 +1,4 @@
-//! LogGOPSim's world: GOAL schedules (its input format, [`parse`]), run by
+//! LogGOPSim's world: GOAL schedules (its input format, [`mod@parse`]), run by
 //! a schedule engine with LogGOPSim's event order ([`engine`]) on the
 //! LogGOPS model ([`loggops`]), so that `pnmpi sim replay X.goal` gives
 //! LogGOPSim's times on its own schedules; and GOAL written from our
