@@ -274,6 +274,113 @@ unsafe fn check_index(index: u64, kind: Kind, reqs: *const MPI_Request, n: c_int
     i
 }
 
+/// A blocking probe of `kind` (`MPI_Probe`, `MPI_Mprobe`), which `call`
+/// makes with a source and a status: a wildcard one records the message
+/// it found, or is made for the recorded one.
+fn probe(
+    kind: Kind,
+    source: c_int,
+    tag: c_int,
+    status: *mut MPI_Status,
+    call: impl Fn(c_int, *mut MPI_Status) -> c_int,
+) -> c_int {
+    let m = mode();
+    if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
+        return call(source, status);
+    }
+    let mut own = blank();
+    let st = if status == mpi::STATUS_IGNORE() {
+        &raw mut own
+    } else {
+        status
+    };
+    if m == RECORD {
+        let rc = call(source, st);
+        if ok(rc) {
+            // SAFETY: MPI filled the status.
+            let (source, tag) = unsafe { source_tag(st) };
+            rec(|r| r.push(Entry::Matched { kind, source, tag }));
+        }
+        return rc;
+    }
+    let Some((i, Next::Entry(e))) = next(kind) else {
+        return call(source, status);
+    };
+    let want = matched(i, kind, e);
+    let src = forced_source(i, kind, source, tag, want);
+    let rc = call(src, st);
+    if ok(rc) {
+        // SAFETY: MPI filled the status.
+        unsafe { check_message(i, kind, st, want) };
+    }
+    rc
+}
+
+/// A nonblocking probe of `kind` (`MPI_Iprobe`, `MPI_Improbe`), which
+/// `test` makes with a status: records whether it found a message and
+/// which; replays a failure without calling MPI, and a success as the
+/// blocking probe `wait` of the recorded source.
+fn test_probe(
+    kind: Kind,
+    source: c_int,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+    test: impl Fn(*mut MPI_Status) -> c_int,
+    wait: impl Fn(c_int, *mut MPI_Status) -> c_int,
+) -> c_int {
+    let m = mode();
+    if m == state::OFF {
+        return test(status);
+    }
+    let mut own = blank();
+    let st = if status == mpi::STATUS_IGNORE() {
+        &raw mut own
+    } else {
+        status
+    };
+    if m == RECORD {
+        let rc = test(st);
+        if ok(rc) {
+            // SAFETY: MPI set the flag, and the status when it is true.
+            let e = (unsafe { *flag } != 0).then(|| {
+                // SAFETY: as above.
+                let (source, tag) = unsafe { source_tag(st) };
+                Entry::Matched { kind, source, tag }
+            });
+            rec(|r| match e {
+                Some(e) => r.push(e),
+                None => r.fail(kind),
+            });
+        }
+        return rc;
+    }
+    match next(kind) {
+        None => test(status),
+        Some((_, Next::Fail)) => {
+            // SAFETY: the caller's flag.
+            unsafe { *flag = 0 };
+            mpi::SUCCESS()
+        }
+        Some((i, Next::Entry(e))) => {
+            let want = matched(i, kind, e);
+            let src = if source == mpi::ANY_SOURCE() {
+                want.0
+            } else {
+                source
+            };
+            let rc = wait(src, st);
+            if ok(rc) {
+                // SAFETY: MPI filled the status; the caller's flag.
+                unsafe {
+                    check_message(i, kind, st, want);
+                    *flag = 1;
+                }
+            }
+            rc
+        }
+    }
+}
+
 pnmpi_sdk::wrap! {
     /// Starts recording or replaying.
     fn MPI_Init(_argc, _argv) {
@@ -382,163 +489,45 @@ pnmpi_sdk::wrap! {
 
     /// A wildcard probe: as [`MPI_Recv`].
     fn MPI_Probe(source, tag, comm, status) {
-        let m = mode();
-        if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
-            return next!();
-        }
-        let mut own = blank();
-        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
-        if m == RECORD {
-            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
-            let rc = unsafe { x::XMPI_Probe(source, tag, comm, st) };
-            if ok(rc) {
-                // SAFETY: MPI filled the status.
-                let (source, tag) = unsafe { source_tag(st) };
-                rec(|r| r.push(Entry::Matched { kind: Kind::Probe, source, tag }));
-            }
-            return rc;
-        }
-        let Some((i, Next::Entry(e))) = next(Kind::Probe) else { return next!() };
-        let want = matched(i, Kind::Probe, e);
-        let src = forced_source(i, Kind::Probe, source, tag, want);
-        // SAFETY: the caller's arguments, with the recorded source.
-        let rc = unsafe { x::XMPI_Probe(src, tag, comm, st) };
-        if ok(rc) {
-            // SAFETY: MPI filled the status.
-            unsafe { check_message(i, Kind::Probe, st, want) };
-        }
-        rc
+        // SAFETY: the caller's arguments, with the source and status given.
+        probe(Kind::Probe, source, tag, status, |src, st| unsafe { x::XMPI_Probe(src, tag, comm, st) })
     }
 
     /// A wildcard matched probe: as [`MPI_Recv`].
     fn MPI_Mprobe(source, tag, comm, message, status) {
-        let m = mode();
-        if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
-            return next!();
-        }
-        let mut own = blank();
-        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
-        if m == RECORD {
-            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
-            let rc = unsafe { x::XMPI_Mprobe(source, tag, comm, message, st) };
-            if ok(rc) {
-                // SAFETY: MPI filled the status.
-                let (source, tag) = unsafe { source_tag(st) };
-                rec(|r| r.push(Entry::Matched { kind: Kind::Mprobe, source, tag }));
-            }
-            return rc;
-        }
-        let Some((i, Next::Entry(e))) = next(Kind::Mprobe) else { return next!() };
-        let want = matched(i, Kind::Mprobe, e);
-        let src = forced_source(i, Kind::Mprobe, source, tag, want);
-        // SAFETY: the caller's arguments, with the recorded source.
-        let rc = unsafe { x::XMPI_Mprobe(src, tag, comm, message, st) };
-        if ok(rc) {
-            // SAFETY: MPI filled the status.
-            unsafe { check_message(i, Kind::Mprobe, st, want) };
-        }
-        rc
+        // SAFETY: the caller's arguments, with the source and status given.
+        probe(Kind::Mprobe, source, tag, status, |src, st| unsafe { x::XMPI_Mprobe(src, tag, comm, message, st) })
     }
 
     /// Every `MPI_Iprobe`: records whether it found a message and which;
     /// replays failures without calling MPI, and a success as a blocking
     /// probe of the recorded source.
     fn MPI_Iprobe(source, tag, comm, flag, status) {
-        let m = mode();
-        if m == state::OFF {
-            return next!();
-        }
-        let mut own = blank();
-        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
-        if m == RECORD {
-            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
-            let rc = unsafe { x::XMPI_Iprobe(source, tag, comm, flag, st) };
-            if ok(rc) {
-                // SAFETY: MPI set the flag, and the status when it is true.
-                let e = (unsafe { *flag } != 0).then(|| {
-                    // SAFETY: as above.
-                    let (source, tag) = unsafe { source_tag(st) };
-                    Entry::Matched { kind: Kind::Iprobe, source, tag }
-                });
-                rec(|r| match e {
-                    Some(e) => r.push(e),
-                    None => r.fail(Kind::Iprobe),
-                });
-            }
-            return rc;
-        }
-        match next(Kind::Iprobe) {
-            None => next!(),
-            Some((_, Next::Fail)) => {
-                // SAFETY: the caller's flag.
-                unsafe { *flag = 0 };
-                mpi::SUCCESS()
-            }
-            Some((i, Next::Entry(e))) => {
-                let want = matched(i, Kind::Iprobe, e);
-                let src = if source == mpi::ANY_SOURCE() { want.0 } else { source };
-                // SAFETY: the caller's arguments, with the recorded source.
-                let rc = unsafe { x::XMPI_Probe(src, tag, comm, st) };
-                if ok(rc) {
-                    // SAFETY: MPI filled the status; the caller's flag.
-                    unsafe {
-                        check_message(i, Kind::Iprobe, st, want);
-                        *flag = 1;
-                    }
-                }
-                rc
-            }
-        }
+        test_probe(
+            Kind::Iprobe,
+            source,
+            flag,
+            status,
+            // SAFETY: the caller's arguments, with the status given.
+            |st| unsafe { x::XMPI_Iprobe(source, tag, comm, flag, st) },
+            // SAFETY: the caller's arguments, with the source and status given.
+            |src, st| unsafe { x::XMPI_Probe(src, tag, comm, st) },
+        )
     }
 
     /// Every `MPI_Improbe`: as [`MPI_Iprobe`], the success a blocking
     /// matched probe.
     fn MPI_Improbe(source, tag, comm, flag, message, status) {
-        let m = mode();
-        if m == state::OFF {
-            return next!();
-        }
-        let mut own = blank();
-        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
-        if m == RECORD {
-            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
-            let rc = unsafe { x::XMPI_Improbe(source, tag, comm, flag, message, st) };
-            if ok(rc) {
-                // SAFETY: MPI set the flag, and the status when it is true.
-                let e = (unsafe { *flag } != 0).then(|| {
-                    // SAFETY: as above.
-                    let (source, tag) = unsafe { source_tag(st) };
-                    Entry::Matched { kind: Kind::Improbe, source, tag }
-                });
-                rec(|r| match e {
-                    Some(e) => r.push(e),
-                    None => r.fail(Kind::Improbe),
-                });
-            }
-            return rc;
-        }
-        match next(Kind::Improbe) {
-            None => next!(),
-            Some((_, Next::Fail)) => {
-                // SAFETY: the caller's flag.
-                unsafe { *flag = 0 };
-                mpi::SUCCESS()
-            }
-            Some((i, Next::Entry(e))) => {
-                let want = matched(i, Kind::Improbe, e);
-                let src = if source == mpi::ANY_SOURCE() { want.0 } else { source };
-                // SAFETY: the caller's arguments, with the recorded source.
-                let rc = unsafe { x::XMPI_Mprobe(src, tag, comm, message, st) };
-                if ok(rc) {
-                    // SAFETY: MPI filled the status; the caller's flag.
-                    unsafe {
-                        check_message(i, Kind::Improbe, st, want);
-                        *flag = 1;
-                    }
-                }
-                rc
-            }
-        }
+        test_probe(
+            Kind::Improbe,
+            source,
+            flag,
+            status,
+            // SAFETY: the caller's arguments, with the status given.
+            |st| unsafe { x::XMPI_Improbe(source, tag, comm, flag, message, st) },
+            // SAFETY: the caller's arguments, with the source and status given.
+            |src, st| unsafe { x::XMPI_Mprobe(src, tag, comm, message, st) },
+        )
     }
 
     /// A receive from `MPI_ANY_SOURCE`: numbered, so that its completion
