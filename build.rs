@@ -13,6 +13,12 @@ fn dep(var: &str) -> PathBuf {
 
 fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libpnmpi.so");
+    // LLNL's variadic print API (src/print.rs jumps to it).
+    println!("cargo:rerun-if-changed=src/print.c");
+    cc::Build::new()
+        .file("src/print.c")
+        .warnings(true)
+        .compile("pnmpi_print");
     // Find libmpi at run time without LD_LIBRARY_PATH, as mpicc-built
     // programs do.
     let lib_dir = dep("DEP_MPI_LIB_DIR");

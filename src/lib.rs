@@ -11,6 +11,7 @@ mod error;
 mod fortran;
 mod level;
 mod loader;
+mod print;
 mod services;
 mod startup;
 mod stubs;

@@ -246,3 +246,59 @@ fn a_module_written_against_the_llnl_api_builds_and_runs() {
         );
     }
 }
+
+/// LLNL's print API (`pnmpi/debug_io.h`), which LLNL's own compiled
+/// modules import: a warning with the rank once MPI runs, a debug message
+/// only when `PNMPI_DBGLEVEL` has its level's bit (and only on
+/// `PNMPI_DBGNODE`'s rank when set), with integer, string and floating
+/// arguments; an error stops the run with a non-zero exit.
+#[test]
+fn llnl_print_api_prints_warnings_debug_by_level_and_errors_stop_the_run() {
+    api_module("llnl_print", "llnl_print", &[]);
+    api_module("llnl_print", "llnl_print_error", &["ERROR"]);
+    let lines = |run: &Run, what: &str| -> Vec<String> {
+        let mut l: Vec<String> = run
+            .stderr
+            .lines()
+            .filter(|l| l.contains(what))
+            .map(String::from)
+            .collect();
+        l.sort();
+        l
+    };
+    let mut case = Case::new();
+    case.write(".pnmpi-conf", "module llnl_print\n");
+    let run = case.mpirun(2, &counts(), &[]);
+    run.assert_ok();
+    assert_eq!(
+        lines(&run, "[llnl_print]"),
+        [
+            "0: [llnl_print] warning 7 seven 2.50",
+            "1: [llnl_print] warning 7 seven 2.50"
+        ],
+        "{}",
+        run.stderr
+    );
+    // PNMPI_DEBUG_MODULE is bit 2; rank 1 only.
+    case.env("PNMPI_DBGLEVEL", "2").env("PNMPI_DBGNODE", "1");
+    let run = case.mpirun(2, &counts(), &[]);
+    run.assert_ok();
+    assert_eq!(
+        lines(&run, "debug"),
+        ["1: [llnl_print] debug 3 0.5"],
+        "{}",
+        run.stderr
+    );
+    case.env("PNMPI_DBGLEVEL", "4");
+    assert!(lines(&case.mpirun(2, &counts(), &[]), "debug").is_empty());
+    // An error: the message, where, and the run stops.
+    let case = Case::new();
+    case.write(".pnmpi-conf", "module llnl_print_error\n");
+    let run = case.mpirun(2, &counts(), &[]);
+    assert!(!run.success(), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("[llnl_print] MPI_Finalize:") && run.stderr.contains(": error 9"),
+        "{}",
+        run.stderr
+    );
+}
