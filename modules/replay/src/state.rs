@@ -323,8 +323,12 @@ pub fn diverge(rank: i32, index: u64, kind: Kind, what: &str) -> ! {
     abort(3)
 }
 
-/// Aborts the whole job with `code`, past the modules below.
+/// Aborts the whole job with `code`, past the modules below, after a
+/// moment for the other ranks' messages: the first abort tears the job
+/// down, and MPICH's launcher under load dropped a rank's message that
+/// was still being written.
 pub fn abort(code: i32) -> ! {
+    std::thread::sleep(std::time::Duration::from_millis(200));
     // SAFETY: MPI is initialised (every caller runs between MPI_Init and
     // MPI_Finalize); MPI_COMM_WORLD is valid then.
     unsafe { pnmpi_mpi_sys::ffi::PMPI_Abort(mpi::COMM_WORLD(), code) };
@@ -383,10 +387,12 @@ pub fn start() {
             );
             (part, true)
         } else {
-            eprintln!(
-                "pnmpi replay: rank {rank}: no record {}: record first with mode record",
+            // One write: ranks share the launcher's stderr.
+            let msg = format!(
+                "pnmpi replay: rank {rank}: no record {}: record first with mode record\n",
                 done.display()
             );
+            let _ = std::io::stderr().write_all(msg.as_bytes());
             abort(1)
         };
         let decoded = std::fs::read(&path)
