@@ -243,7 +243,13 @@ fn dispatch(command: TraceCommand) -> Result<()> {
 fn export_goal(input: &std::path::Path, output: Option<PathBuf>) -> Result<()> {
     let mut src = pnmpi_sim::input::open(input, 1.0)?;
     let path = output.unwrap_or_else(|| PathBuf::from("trace.goal"));
-    let x = pnmpi_sim::goal::export::export(src.as_mut(), &path, &|_| {})?;
+    // The op count is known only at the end: a spinner with the ops read.
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} exporting: {pos} ops [{elapsed}]") {
+        bar.set_style(style);
+    }
+    let x = pnmpi_sim::goal::export::export(src.as_mut(), &path, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
     for w in src.warnings() {
         eprintln!("pnmpi trace: warning: {w}");
     }
