@@ -479,29 +479,79 @@ fn lammps_answers_as_natively_under_record_and_replay() {
     assert_eq!(thermo(&under(&case_with(&[], "replay", &dir))), native);
 }
 
+/// The vtime module above replay, with its model's arguments.
+fn vtime_above(mode: &str, dir: &Path) -> Case {
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\nargument latency 5us\nargument bandwidth 10GB/s\nmodule {}\nargument mode {mode}\nargument dir {}\n",
+        target_dir().join("libvtime.so").display(),
+        replay_lib().display(),
+        dir.display()
+    ));
+    case
+}
+
 /// vtime above replay: the replayed run, and so the messages vtime
-/// models, repeat; its virtual times then differ only by the measured CPU
-/// time between calls (printed, not asserted).
+/// models, repeat; the compute vtime charged between calls is recorded
+/// too (replay's `compute` service), so every replay's virtual run time
+/// is the recorded run's, to the printed digit, although the CPU time
+/// measured in each run differs.
 #[test]
-fn vtime_above_replay_sees_the_recorded_run() {
+fn vtime_above_replay_repeats_the_recorded_virtual_times() {
     let exe = program("masterworker", Link::Pnmpi);
     let rec = Case::new();
     let dir = rec.dir().join("rec");
-    let recorded = record(&exe, 4, MW_ARGS, &dir);
+    let run = vtime_above("record", &dir).mpirun(4, &exe, MW_ARGS);
+    let (recorded, recorded_time) = (checksum(&run), virtual_run_time(&run));
+    for r in 0..4 {
+        assert!(
+            dir.join(format!("rank-{r}.cpu")).is_file(),
+            "rank {r}: no compute record"
+        );
+    }
     let mut times = Vec::new();
     for i in 0..3 {
-        let mut case = Case::new();
-        case.conf(&format!(
-            "module {}\nargument latency 5us\nargument bandwidth 10GB/s\nmodule {}\nargument mode replay\nargument dir {}\n",
-            target_dir().join("libvtime.so").display(),
-            replay_lib().display(),
-            dir.display()
-        ));
-        let run = case.mpirun(4, &exe, MW_ARGS);
+        let run = vtime_above("replay", &dir).mpirun(4, &exe, MW_ARGS);
         assert_eq!(checksum(&run), recorded, "replay {i}");
         times.push(virtual_run_time(&run));
     }
-    eprintln!("virtual run times of 3 replays under vtime: {times:?}");
+    eprintln!("virtual run time recorded {recorded_time}, replayed {times:?}");
+    assert!(
+        times.iter().all(|&t| t == recorded_time),
+        "recorded {recorded_time}, replayed {times:?}"
+    );
+    // A plain replay of that record ignores the compute values.
+    let plain = case_with(&[], "replay", &dir).mpirun(4, &exe, MW_ARGS);
+    assert_eq!(checksum(&plain), recorded);
+    // A record made without vtime has none: vtime above its replay
+    // charges what it measures, and says so.
+    let bare = rec.dir().join("bare");
+    let line = record(&exe, 4, MW_ARGS, &bare);
+    assert!(!bare.join("rank-0.cpu").exists());
+    let run = vtime_above("replay", &bare).mpirun(4, &exe, MW_ARGS);
+    assert_eq!(checksum(&run), line);
+    assert!(run.stderr.contains("no compute record"), "{}", run.stderr);
+}
+
+/// A replay under vtime of a program changed to make fewer MPI calls
+/// stops at the end of the compute record (or of the main one), naming it.
+#[test]
+fn a_compute_record_cut_short_is_a_divergence() {
+    let exe = program("masterworker", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    vtime_above("record", &dir).mpirun(4, &exe, MW_ARGS);
+    // Keep the first 16 intervals of rank 1's compute only.
+    let path = dir.join("rank-1.cpu");
+    let data = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &data[..8 + 1 + 1 + 16]).unwrap();
+    let run = vtime_above("replay", &dir).mpirun(4, &exe, MW_ARGS);
+    assert!(!run.success(), "the replay went on past the compute record");
+    assert!(
+        run.stderr.contains("rank 1: MPI call #") && run.stderr.contains("rank-1.cpu ends here"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// `PNMPI_REPLAY_MODE` and `PNMPI_REPLAY_DIR` instead of arguments.

@@ -10,7 +10,8 @@
 //! `MPI_Testsome` as runs of failures before each success, as LLNL's
 //! ReMPI does; which requests `MPI_Waitany`, `MPI_Waitsome`,
 //! `MPI_Testany`, `MPI_Testsome` completed, in order; with `wtime on`,
-//! `MPI_Wtime`'s values.
+//! `MPI_Wtime`'s values; for vtime above it, through the `compute`
+//! service (`cpu_record`), the CPU time it charges between calls.
 //!
 //! **Replay** (`argument mode replay`) forces those outcomes, so that
 //! message matching and the program's control flow repeat; a run that
@@ -22,6 +23,9 @@
 //! required), `dir` / `PNMPI_REPLAY_DIR` (default `pnmpi-replay`), `wtime`
 //! / `PNMPI_REPLAY_WTIME` (`on` or `off`, the default).
 
+pub mod cpu_format;
+#[cfg(not(test))]
+mod cpu_record;
 pub mod format;
 #[cfg(not(test))]
 mod state;
@@ -31,6 +35,7 @@ mod wrappers;
 #[cfg(not(test))]
 pnmpi_sdk::module! {
     name: "replay",
+    registration_point: state::offer_compute,
     init: state::load,
     fini: state::fini,
 }

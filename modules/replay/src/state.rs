@@ -86,6 +86,23 @@ pub fn load() {
     CONFIG.get_or_init(|| Config { record, dir, wtime });
 }
 
+/// The registration point: offers the `compute` service
+/// ([`crate::cpu_record`]) to the modules above.
+pub fn offer_compute() {
+    // SAFETY: a function pointer cast to the services' common type; the
+    // signature "p" tells callers its real one, `int (*)(uint64_t *)`.
+    let f = unsafe {
+        std::mem::transmute::<unsafe extern "C" fn(*mut u64) -> std::ffi::c_int, services::ServiceFn>(
+            crate::cpu_record::service,
+        )
+    };
+    let offered =
+        services::ServiceDescriptor::new("compute", "p", f).and_then(|d| services::register_service(&d));
+    if let Err(e) = offered {
+        eprintln!("pnmpi replay: cannot offer the compute service: {e}");
+    }
+}
+
 /// The recorder.
 pub struct Recorder {
     file: File,
@@ -441,6 +458,7 @@ pub fn start() {
             shadows: HashMap::default(),
         })
     };
+    crate::cpu_record::start(cfg, rank);
     let m = if cfg.record { RECORD } else { REPLAY };
     *STATE.lock() = Some(state);
     MODE.store(m, Ordering::Relaxed);
@@ -453,6 +471,7 @@ pub fn finish() {
     let Some(cfg) = config() else { return };
     MODE.store(OFF, Ordering::Relaxed);
     let Some(state) = STATE.lock().take() else { return };
+    crate::cpu_record::finish(true);
     let rank = rank();
     match state {
         State::Record(mut r) => {
@@ -510,6 +529,7 @@ pub fn finish() {
 pub fn fini() {
     // try_lock: the hook also runs at the exit of a process that aborts
     // in a divergence, with the lock held.
+    crate::cpu_record::finish(false);
     let Some(mut guard) = STATE.try_lock() else { return };
     if let Some(State::Record(mut r)) = guard.take() {
         MODE.store(OFF, Ordering::Relaxed);

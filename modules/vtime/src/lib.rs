@@ -148,6 +148,7 @@ fn setup() -> Result<(), String> {
         model_name: config.model.clone(),
         cpu_factor: config.cpu_factor,
         cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
+        recorded: state::recorded_compute(),
         clock: 0.0,
         call_start: 0.0,
         call_late: f64::NEG_INFINITY,

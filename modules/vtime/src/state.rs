@@ -115,6 +115,10 @@ pub struct State {
     /// interval, so that the module's own clock reads are not the
     /// application's compute.
     pub cpu_bias: u64,
+    /// The `compute` service of a `replay` module below, if any: it
+    /// records each interval, or replaces it by the recorded one, so that
+    /// replayed runs repeat their virtual times.
+    pub recorded: Option<ComputeFn>,
     /// The virtual clock, ns since the end of `MPI_Init`.
     pub clock: Ns,
     /// Virtual time at the current call's entry.
@@ -150,6 +154,22 @@ impl State {
     }
 }
 
+/// `replay`'s `compute` service (signature `"p"`): takes an interval's
+/// CPU ns, leaves it, or replaces it by the recorded one.
+pub type ComputeFn = unsafe extern "C" fn(*mut u64) -> std::ffi::c_int;
+
+/// `replay`'s `compute` service, if a `replay` module is loaded.
+pub fn recorded_compute() -> Option<ComputeFn> {
+    use pnmpi_sdk::services;
+    let module = services::module_by_name("replay").ok()?;
+    let f = services::service_by_name(module, "compute", "p")
+        .ok()?
+        .function()?;
+    // SAFETY: signature "p" is `replay`'s promise that the function is a
+    // `ComputeFn`; it was cast to the services' common type to be offered.
+    Some(unsafe { std::mem::transmute::<pnmpi_sdk::services::ServiceFn, ComputeFn>(f) })
+}
+
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
 thread_local! {
@@ -182,7 +202,12 @@ pub fn enter() -> bool {
     let last = LAST_EXIT.with(Cell::get);
     with(|st| {
         if last != u64::MAX {
-            let used = now.saturating_sub(last).saturating_sub(st.cpu_bias) as f64;
+            let mut used = now.saturating_sub(last).saturating_sub(st.cpu_bias);
+            if let Some(recorded) = st.recorded {
+                // SAFETY: `used` is a local `u64`, the service's argument.
+                unsafe { recorded(&mut used) };
+            }
+            let used = used as f64;
             let node = st.node_of.get(st.rank as usize).copied().unwrap_or(0);
             let v = pnmpi_sim::kernel::cpu(&st.machine, node, used, st.cpu_factor);
             st.clock += v;
