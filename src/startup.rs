@@ -122,6 +122,17 @@ fn setup(dispatcher: ByRoutine) -> Result<(), Error> {
             );
         }
     }
+    for m in modules.iter().filter(|m| m.unresolved().is_some()) {
+        if rank == 0 {
+            eprintln!(
+                "pnmpi: warning: module `{}` ({}) imports symbols that no loaded library defines ({}); \
+                 it is bound lazily, as LD_PRELOAD would: a call that reaches one stops the process",
+                m.spec.name,
+                m.path.display(),
+                m.unresolved().unwrap_or_default()
+            );
+        }
+    }
     let any = !modules.is_empty();
     let requested = std::env::var(binding::VARIABLE).ok();
     let binding = Binding::choose(requested.as_deref(), &modules).map_err(Error::Setting)?;

@@ -59,6 +59,40 @@ fn unloadable_module_reports_dlerror() {
     );
 }
 
+/// A module that imports a function nothing defines loads with lazy
+/// binding, as under LD_PRELOAD, and rank 0 warns, naming it: ring.c,
+/// which never calls the wrapper that needs it, runs; bsp.c, which does,
+/// stops with the dynamic loader's error naming the symbol.
+#[test]
+fn a_module_calling_a_missing_function_loads_lazily_and_warns() {
+    module("lazy", "lazy", &[]);
+    let mut case = Case::new();
+    case.conf("module lazy\n");
+    let run = case.mpirun(2, &program("ring", Link::Pnmpi), &[]);
+    run.assert_ok();
+    assert!(!run.lines("ring:").is_empty(), "{}", run.stdout);
+    assert_eq!(
+        run.stderr.matches("pnmpi: warning: module `lazy`").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("pnmpi_test_function_that_does_not_exist"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("bound lazily"), "{}", run.stderr);
+    let run = case.mpirun(2, &program("bsp", Link::Pnmpi), &[]);
+    assert!(!run.success(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("symbol lookup error")
+            && run.stderr.contains("pnmpi_test_function_that_does_not_exist"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn pnmpi_conf_naming_a_missing_file_is_an_error() {
     let mut case = Case::new();

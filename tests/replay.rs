@@ -69,7 +69,9 @@ fn record(exe: &Path, np: usize, args: &[&str], dir: &Path) -> String {
     let line = checksum(&run);
     assert!(run.stderr.contains("pnmpi replay: recorded "), "{}", run.stderr);
     for r in 0..np {
-        assert!(dir.join(format!("rank-{r}.rpl")).is_file(), "rank {r}");
+        let file = std::fs::read(dir.join(format!("rank-{r}.rpl"))).expect("rank's record");
+        // gzip-compressed by default.
+        assert!(file.starts_with(&[0x1f, 0x8b]), "rank {r}: not gzip");
         assert!(!dir.join(format!("rank-{r}.rpl.part")).exists(), "rank {r}");
     }
     line
@@ -540,7 +542,9 @@ fn a_compute_record_cut_short_is_a_divergence() {
     let exe = program("masterworker", Link::Pnmpi);
     let rec = Case::new();
     let dir = rec.dir().join("rec");
-    vtime_above("record", &dir).mpirun(4, &exe, MW_ARGS);
+    let mut plain = vtime_above("record", &dir);
+    plain.env("PNMPI_REPLAY_COMPRESS", "off");
+    plain.mpirun(4, &exe, MW_ARGS);
     // Keep the first 16 intervals of rank 1's compute only.
     let path = dir.join("rank-1.cpu");
     let data = std::fs::read(&path).unwrap();
@@ -571,4 +575,76 @@ fn the_environment_configures_the_module() {
         assert_eq!(checksum(&run), recorded, "replay {i}");
         assert!(run.stderr.contains("pnmpi replay: replayed "), "{}", run.stderr);
     }
+}
+
+/// LLNL's ReMPI, the reference: built by `scripts/rempi-ref.sh` outside
+/// the repository, the test runs when `REMPI_PREFIX` points at it. ReMPI's
+/// library, patched by the real `pnmpi-patch`, runs as a module under
+/// libpnmpi, records masterworker and replays it to the recorded output;
+/// our records of the same program are smaller than ReMPI's gzip ones
+/// (median of 3 records each, racy runs, so sizes vary a little).
+#[test]
+fn rempi_runs_as_a_module_and_records_more_than_replay_does() {
+    let Some(prefix) = std::env::var_os("REMPI_PREFIX").map(PathBuf::from) else {
+        eprintln!("skipped: REMPI_PREFIX is not set (build ReMPI with scripts/rempi-ref.sh)");
+        return;
+    };
+    let exe = program("masterworker", Link::Pnmpi);
+    let case = Case::new();
+    let module = case.dir().join("librempi.pnmpi.so");
+    let patched = Command::new(target_dir().join("pnmpi-patch"))
+        .args([
+            Path::new("--against"),
+            &libpnmpi(),
+            &prefix.join("lib/librempi.so"),
+            Path::new("-o"),
+            &module,
+        ])
+        .output()
+        .expect("pnmpi-patch runs");
+    assert!(
+        patched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&patched.stderr)
+    );
+    let rempi = |mode: &str, dir: &Path| {
+        let mut c = Case::new();
+        c.conf(&format!("module {}\n", module.display()));
+        c.env("REMPI_MODE", mode);
+        c.env("REMPI_DIR", &dir.display().to_string());
+        c.env("REMPI_GZIP", "1");
+        // librempi calls ReOMP's runtime without linking it.
+        c.env(
+            "LD_PRELOAD",
+            &prefix.join("lib/libreomp.so").display().to_string(),
+        );
+        c
+    };
+    let size = |dir: &Path| -> u64 {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum()
+    };
+    let (mut theirs, mut ours) = (Vec::new(), Vec::new());
+    for i in 0..3 {
+        let dir = case.dir().join(format!("rempi{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let run = rempi("0", &dir).mpirun(4, &exe, MW_ARGS);
+        let recorded = checksum(&run);
+        if i == 0 {
+            for j in 0..2 {
+                let replayed = rempi("1", &dir).mpirun(4, &exe, MW_ARGS);
+                assert_eq!(checksum(&replayed), recorded, "ReMPI replay {j}");
+            }
+        }
+        theirs.push(size(&dir));
+        let mine = case.dir().join(format!("ours{i}"));
+        record(&exe, 4, MW_ARGS, &mine);
+        ours.push(size(&mine));
+    }
+    theirs.sort_unstable();
+    ours.sort_unstable();
+    eprintln!("masterworker records, bytes of all ranks: ReMPI (gzip) {theirs:?}, replay {ours:?}");
+    assert!(ours[1] < theirs[1], "ReMPI {theirs:?}, replay {ours:?}");
 }

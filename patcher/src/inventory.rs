@@ -16,14 +16,26 @@ pub fn renamed(name: &str) -> Option<String> {
     }
 }
 
+/// Whether an undefined symbol is a Fortran-style PMPI import: `pmpi_x_`
+/// in any of the compilers' lower-case manglings, or the upper-case one
+/// (`PMPI_INIT`, as ReMPI's Fortran wrappers import). A C routine's name
+/// always has a lower-case letter after `PMPI_` (`PMPI_Init`, `PMPI_T_init_thread`).
+fn is_fortran_pmpi(name: &str) -> bool {
+    name.starts_with("pmpi_")
+        || name
+            .strip_prefix("PMPI_")
+            .is_some_and(|rest| !rest.is_empty() && !rest.bytes().any(|b| b.is_ascii_lowercase()))
+}
+
 /// The dynamic symbols of a tool, grouped by their role in PMPI interposition.
 #[derive(Debug)]
 pub struct Inventory<'a> {
     /// Defined `MPI_*` / `mpi_*` symbols: the wrappers the tool interposes.
     pub wrappers: Vec<&'a DynSymbol>,
-    /// Undefined `PMPI_*` symbols: C calls down to MPI that patching redirects.
+    /// Undefined `PMPI_*` C symbols: calls down to MPI that patching redirects.
     pub pmpi: Vec<&'a DynSymbol>,
-    /// Undefined `pmpi_*` symbols: Fortran-style calls down to MPI.
+    /// Undefined Fortran-style PMPI symbols (`pmpi_*`, `PMPI_UPPER`): calls
+    /// down to MPI's Fortran bindings.
     pub fortran_pmpi: Vec<&'a DynSymbol>,
     /// Undefined `XMPI_*` / `xmpi_*` symbols: calls that already go to PnMPI.
     pub xmpi: Vec<&'a DynSymbol>,
@@ -41,8 +53,12 @@ impl<'a> Inventory<'a> {
         };
         Inventory {
             wrappers: named(true, &["MPI_", "mpi_"]).collect(),
-            pmpi: named(false, &["PMPI_"]).collect(),
-            fortran_pmpi: named(false, &["pmpi_"]).collect(),
+            pmpi: named(false, &["PMPI_"])
+                .filter(|s| !is_fortran_pmpi(&s.name.text))
+                .collect(),
+            fortran_pmpi: named(false, &["pmpi_", "PMPI_"])
+                .filter(|s| is_fortran_pmpi(&s.name.text))
+                .collect(),
             xmpi: named(false, &["XMPI_", "xmpi_"]).collect(),
             defines_pmpi: named(true, &["PMPI_", "pmpi_"]).next().is_some(),
         }
@@ -98,5 +114,21 @@ mod tests {
         assert_eq!(renamed("XMPI_Send"), None);
         assert_eq!(renamed("PMPIX_Foo"), None);
         assert_eq!(renamed("Pmpi_send"), None);
+    }
+
+    #[test]
+    fn upper_case_pmpi_names_are_fortran() {
+        for f in [
+            "pmpi_send_",
+            "pmpi_send",
+            "pmpi_send__",
+            "PMPI_INIT",
+            "PMPI_INIT_THREAD",
+        ] {
+            assert!(is_fortran_pmpi(f), "{f}");
+        }
+        for c in ["PMPI_Init", "PMPI_T_init_thread", "PMPI_Wtime", "PMPI_"] {
+            assert!(!is_fortran_pmpi(c), "{c}");
+        }
     }
 }

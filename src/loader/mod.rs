@@ -47,6 +47,12 @@ unsafe impl Send for Module {}
 unsafe impl Sync for Module {}
 
 impl Module {
+    /// Why binding the module's imports at load failed, if it was then
+    /// bound lazily (see `open`).
+    pub fn unresolved(&self) -> Option<&str> {
+        self.object.unresolved.as_deref()
+    }
+
     /// The module's name for messages: its `PNMPI_ModuleName`, or its
     /// file name without `.so`.
     pub fn display_name(&self) -> String {

@@ -3,7 +3,7 @@
 //! load base (a plain `dlsym` on a handle would also find the `MPI_X` of
 //! libpnmpi or libmpi among the module's dependencies).
 
-use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+use libloading::os::unix::{Library, RTLD_LAZY, RTLD_LOCAL, RTLD_NOW};
 use pnmpi_objects::image::Image;
 use pnmpi_objects::layout::Segment;
 use std::ffi::CStr;
@@ -16,17 +16,21 @@ pub struct Object {
     _library: Library,
     /// Where the file's address 0 is in memory (`l_addr`).
     base: usize,
+    /// Why binding every import at load failed, when the module was then
+    /// opened with lazy binding ([`open_path`]).
+    pub unresolved: Option<String>,
 }
 
 impl Object {
     /// Opens `path` with `RTLD_NOW | RTLD_LOCAL`: every import is resolved
-    /// now (so a missing one fails here, not mid-run), and the module's own
-    /// `MPI_X` definitions stay out of the global scope. With `private`, a
+    /// now (so a missing one is known here, not mid-run), and the module's own
+    /// `MPI_X` definitions stay out of the global scope; a module with
+    /// imports nothing defines is then opened as [`open_path`] says. With `private`, a
     /// copy of the file (`private`: the bytes the loader maps) is opened
     /// instead, so that a module listed twice gets its own state, as it
     /// would if linked twice.
     pub fn open(path: &Path, private: Option<&[u8]>) -> Result<Object, String> {
-        let library = match private {
+        let (library, unresolved) = match private {
             Some(bytes) => open_private_copy(path, bytes)?,
             None => open_path(path)?,
         };
@@ -45,6 +49,7 @@ impl Object {
         Ok(Object {
             _library: library,
             base,
+            unresolved,
         })
     }
 
@@ -73,10 +78,35 @@ impl Object {
     }
 }
 
-fn open_path(path: &Path) -> Result<Library, String> {
+/// Opens `path` binding every import now; if an import is defined
+/// nowhere, opens it again with lazy binding, as `LD_PRELOAD` and LLNL
+/// PnMPI do: binary tools ship code paths whose symbols only another
+/// build provides (ReMPI's "lite" build imports its CDC encoder's), and
+/// they run as long as those paths are not taken. The first failure's
+/// text comes back, for a warning.
+fn open_path(path: &Path) -> Result<(Library, Option<String>), String> {
     // SAFETY: loading a module runs its initialisers; that is what the user
     // asked for by listing it.
-    unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| e.to_string())
+    let now = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| e.to_string());
+    match now {
+        Ok(library) => Ok((library, None)),
+        Err(e) if e.contains("undefined symbol") && !names_an_mpi_routine(&e) => {
+            // SAFETY: as above; the same file, lazily bound.
+            let lazy = unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_LOCAL) };
+            lazy.map(|library| (library, Some(e.clone()))).map_err(|_| e)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether the loader's message names an MPI routine (`XMPI_Send`,
+/// `PMPI_Send`, `mpi_send_`...): a module built against another MPI,
+/// which must stop the run, not load lazily and fail mid-run.
+fn names_an_mpi_routine(dlerror: &str) -> bool {
+    let symbol = dlerror.rsplit("undefined symbol: ").next().unwrap_or_default();
+    ["MPI_", "XMPI_", "PMPI_", "mpi_", "xmpi_", "pmpi_"]
+        .iter()
+        .any(|p| symbol.starts_with(p))
 }
 
 /// Opens a private copy of `path`, whose mapped part is `bytes`. The
@@ -86,7 +116,7 @@ fn open_path(path: &Path) -> Result<Library, String> {
 /// written (not the debug information), into memory-backed `/dev/shm` when
 /// it allows code, and the file is removed once loaded (the mapping keeps
 /// it alive).
-fn open_private_copy(path: &Path, bytes: &[u8]) -> Result<Library, String> {
+fn open_private_copy(path: &Path, bytes: &[u8]) -> Result<(Library, Option<String>), String> {
     let base = path.file_name().unwrap_or_default().to_string_lossy();
     static COPIES: AtomicUsize = AtomicUsize::new(0);
     let mut last = String::new();
@@ -108,4 +138,24 @@ fn open_private_copy(path: &Path, bytes: &[u8]) -> Result<Library, String> {
         }
     }
     Err(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_an_mpi_routine;
+
+    #[test]
+    fn only_mpi_routines_stop_a_lazy_retry() {
+        for e in [
+            "/m.so: undefined symbol: XMPI_Isendrecv",
+            "/m.so: undefined symbol: pmpi_init_",
+            "/m.so: undefined symbol: MPI_Foo",
+        ] {
+            assert!(names_an_mpi_routine(e), "{e}");
+        }
+        assert!(!names_an_mpi_routine(
+            "/m.so: undefined symbol: _Z23rempi_cp_get_pred_ranksPm"
+        ));
+        assert!(!names_an_mpi_routine("/m.so: undefined symbol: reomp_control"));
+    }
 }

@@ -11,12 +11,12 @@
 //! Outside record and replay it leaves `*ns` alone.
 
 use crate::cpu_format;
+use crate::file::{self, Sink};
 use crate::state::{self, Config};
 use parking_lot::Mutex;
 use std::ffi::c_int;
-use std::fs::File;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Buffered bytes that trigger a write to the file.
 const FLUSH_AT: usize = 16 << 10;
@@ -25,7 +25,8 @@ enum Compute {
     /// Recording; the file is created at the first value, so that a run
     /// with no timing module above leaves none.
     Record {
-        file: Option<File>,
+        file: Option<Sink>,
+        compress: bool,
         part: PathBuf,
         done: PathBuf,
         buf: Vec<u8>,
@@ -63,6 +64,7 @@ pub fn start(cfg: &Config, rank: i32) {
         let _ = std::fs::remove_file(&part);
         Compute::Record {
             file: None,
+            compress: cfg.compress,
             part,
             done,
             buf: cpu_format::header(rank.max(0) as u32),
@@ -72,7 +74,10 @@ pub fn start(cfg: &Config, rank: i32) {
         let path = if done.is_file() { done } else { part };
         match std::fs::read(&path) {
             Err(_) => Compute::Missing { said: false, path },
-            Ok(data) => match cpu_format::decode(&data) {
+            Ok(data) => match file::decompress(data)
+                .map_err(|e| e.to_string())
+                .and_then(|(d, zcut)| cpu_format::decode(&d).map(|(r, v, cut)| (r, v, cut || zcut)))
+            {
                 Ok((r, values, cut)) if r == rank.max(0) as u32 => Compute::Replay {
                     values,
                     at: 0,
@@ -98,16 +103,16 @@ fn fail(what: &str) -> ! {
 }
 
 /// Writes the buffer to the file, creating it at the first write.
-fn flush(file: &mut Option<File>, part: &PathBuf, buf: &mut Vec<u8>) {
+fn flush(file: &mut Option<Sink>, compress: bool, part: &Path, buf: &mut Vec<u8>) {
     if file.is_none() {
-        let created = File::create(part);
+        let created = Sink::create(part, compress);
         match created {
             Ok(f) => *file = Some(f),
             Err(e) => fail(&format!("cannot create {}: {e}", part.display())),
         }
     }
     if let Some(f) = file {
-        if let Err(e) = f.write_all(buf) {
+        if let Err(e) = f.block(buf) {
             eprintln!("pnmpi replay: cannot write {}: {e}", part.display());
         }
     }
@@ -127,6 +132,7 @@ pub fn finish(complete: bool) {
     match c {
         Compute::Record {
             mut file,
+            compress,
             part,
             done,
             mut buf,
@@ -135,7 +141,10 @@ pub fn finish(complete: bool) {
             if file.is_none() && buf.len() == cpu_format::header(rank).len() {
                 return; // no timing module asked: no file
             }
-            flush(&mut file, &part, &mut buf);
+            flush(&mut file, compress, &part, &mut buf);
+            if let Err(e) = file.map_or(Ok(0), Sink::finish) {
+                eprintln!("pnmpi replay: cannot finish {}: {e}", part.display());
+            }
             if complete {
                 if let Err(e) = std::fs::rename(&part, &done) {
                     eprintln!("pnmpi replay: cannot rename {} to {}: {e}", part.display(), done.display());
@@ -163,11 +172,17 @@ pub unsafe extern "C" fn service(ns: *mut u64) -> c_int {
     let mut guard = COMPUTE.lock();
     match guard.as_mut() {
         None => {}
-        Some(Compute::Record { file, part, buf, .. }) => {
+        Some(Compute::Record {
+            file,
+            compress,
+            part,
+            buf,
+            ..
+        }) => {
             // SAFETY: the caller's valid `u64` (the function's contract).
             cpu_format::put(buf, unsafe { *ns });
             if buf.len() >= FLUSH_AT {
-                flush(file, part, buf);
+                flush(file, *compress, part, buf);
             }
         }
         Some(Compute::Replay {

@@ -21,11 +21,13 @@
 //! Arguments (`argument KEY VALUE` after `module replay`), else the
 //! environment: `mode` / `PNMPI_REPLAY_MODE` (`record` or `replay`,
 //! required), `dir` / `PNMPI_REPLAY_DIR` (default `pnmpi-replay`), `wtime`
-//! / `PNMPI_REPLAY_WTIME` (`on` or `off`, the default).
+//! / `PNMPI_REPLAY_WTIME` (`on` or `off`, the default), `compress` /
+//! `PNMPI_REPLAY_COMPRESS` (gzip: `on`, the default, or `off`).
 
 pub mod cpu_format;
 #[cfg(not(test))]
 mod cpu_record;
+pub mod file;
 pub mod format;
 #[cfg(not(test))]
 mod state;

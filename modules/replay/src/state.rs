@@ -6,12 +6,12 @@
 //! One lock guards it: the module grants at most `MPI_THREAD_SERIALIZED`,
 //! so the lock is never contended and the order of calls is the process's.
 
+use crate::file::Sink;
 use crate::format::{self, Encoder, Entry, Header, Kind};
 use parking_lot::Mutex;
 use pnmpi_sdk::{constants as mpi, native, services};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
-use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -41,6 +41,8 @@ pub struct Config {
     pub dir: PathBuf,
     /// Whether `MPI_Wtime`'s values are recorded.
     pub wtime: bool,
+    /// Whether records are written gzip-compressed.
+    pub compress: bool,
 }
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -59,8 +61,9 @@ fn stop(what: &str) -> ! {
     std::process::exit(1)
 }
 
-/// The `PNMPI_Init` hook: reads `mode`, `dir`, `wtime` (arguments, else
-/// `PNMPI_REPLAY_MODE`, `PNMPI_REPLAY_DIR`, `PNMPI_REPLAY_WTIME`).
+/// The `PNMPI_Init` hook: reads `mode`, `dir`, `wtime`, `compress`
+/// (arguments, else `PNMPI_REPLAY_MODE`, `PNMPI_REPLAY_DIR`,
+/// `PNMPI_REPLAY_WTIME`, `PNMPI_REPLAY_COMPRESS`).
 pub fn load() {
     let arg = |key: &str, var: &str| {
         services::argument(key)
@@ -83,7 +86,17 @@ pub fn load() {
         Some("on") => true,
         Some(other) => stop(&format!("wtime: `{other}` is neither on nor off")),
     };
-    CONFIG.get_or_init(|| Config { record, dir, wtime });
+    let compress = match arg("compress", "PNMPI_REPLAY_COMPRESS").as_deref() {
+        None | Some("on") => true,
+        Some("off") => false,
+        Some(other) => stop(&format!("compress: `{other}` is neither on nor off")),
+    };
+    CONFIG.get_or_init(|| Config {
+        record,
+        dir,
+        wtime,
+        compress,
+    });
 }
 
 /// The registration point: offers the `compute` service
@@ -105,7 +118,7 @@ pub fn offer_compute() {
 
 /// The recorder.
 pub struct Recorder {
-    file: File,
+    file: Option<Sink>,
     part: PathBuf,
     done: PathBuf,
     buf: Vec<u8>,
@@ -118,7 +131,8 @@ pub struct Recorder {
     pub entries: u64,
     /// Matches of wildcard `MPI_Irecv`s (and persistent receives) recorded.
     pub matches: u64,
-    /// Bytes written to the file, header included.
+    /// The file's size: what was written so far, compressed once it is
+    /// finished.
     pub bytes: u64,
     /// Wildcard receives posted so far.
     pub posts: u64,
@@ -177,7 +191,8 @@ impl Recorder {
         if self.buf.is_empty() {
             return;
         }
-        if let Err(e) = self.file.write_all(&self.buf) {
+        let Some(file) = &mut self.file else { return };
+        if let Err(e) = file.block(&self.buf) {
             eprintln!("pnmpi replay: cannot write {}: {e}", self.part.display());
         } else {
             self.bytes += self.buf.len() as u64;
@@ -190,7 +205,9 @@ impl Recorder {
     pub fn finish(&mut self, complete: bool) -> std::io::Result<PathBuf> {
         self.close_run();
         self.flush();
-        self.file.flush()?;
+        if let Some(file) = self.file.take() {
+            self.bytes = file.finish()?;
+        }
         if complete {
             std::fs::rename(&self.part, &self.done)?;
             Ok(self.done.clone())
@@ -362,7 +379,7 @@ pub fn start() {
     let done = cfg.dir.join(format!("rank-{rank}.rpl"));
     let part = cfg.dir.join(format!("rank-{rank}.rpl.part"));
     let state = if cfg.record {
-        let opened = std::fs::create_dir_all(&cfg.dir).and_then(|_| File::create(&part));
+        let opened = std::fs::create_dir_all(&cfg.dir).and_then(|_| Sink::create(&part, cfg.compress));
         let file = match opened {
             Ok(f) => f,
             Err(e) => {
@@ -377,7 +394,7 @@ pub fn start() {
             rank: rank as u32,
         };
         let mut r = Recorder {
-            file,
+            file: Some(file),
             part,
             done,
             buf: header.encode(),
@@ -413,8 +430,13 @@ pub fn start() {
             abort(1)
         };
         let decoded = std::fs::read(&path)
+            .and_then(crate::file::decompress)
             .map_err(|e| e.to_string())
-            .and_then(|d| format::decode(&d).map_err(|e| e.to_string()));
+            .and_then(|(d, zcut)| {
+                format::decode(&d)
+                    .map(|(h, e, cut)| (h, e, cut || zcut))
+                    .map_err(|e| e.to_string())
+            });
         let (header, entries, cut) = match decoded {
             Ok(d) => d,
             Err(e) => {
