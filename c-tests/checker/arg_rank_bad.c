@@ -1,5 +1,5 @@
 // expect: argument
-// Sends to rank `size`, which does not exist.
+// Rank 0 sends to rank `size`, which does not exist.
 #include <mpi.h>
 
 int main(int argc, char **argv) {

@@ -11,8 +11,9 @@
 //! - collective mismatches across ranks (`collective`): another routine,
 //!   root, operation or type signature at the same point of a
 //!   communicator's sequence of collectives;
-//! - point-to-point truncation (`p2p`): a message longer than its
-//!   receive, found before MPI's error handler ends the job;
+//! - point-to-point mismatches (`p2p`, `p2psig`): a message longer than
+//!   its receive (found before MPI's error handler ends the job), a
+//!   message whose type signature is not the receive's;
 //! - deadlocks (`wait`, `watchdog`, `graph`): every rank blocked, with
 //!   the wait-for graph; with `sends synchronous` (the default), standard
 //!   sends that complete only because MPI buffers them;
@@ -45,6 +46,8 @@ mod lifecycle;
 mod objects;
 #[cfg(not(test))]
 mod p2p;
+#[cfg(not(test))]
+mod p2psig;
 #[cfg(not(test))]
 mod registry;
 #[cfg(not(test))]

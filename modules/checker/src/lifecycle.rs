@@ -175,6 +175,7 @@ pnmpi_sdk::wrap! {
             });
         }
         watchdog::stop();
+        crate::p2psig::stop();
         free_shadows();
         FINALIZED.store(true, Relaxed);
         next!()

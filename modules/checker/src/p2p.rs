@@ -8,6 +8,7 @@ use crate::config;
 use crate::consts::Err;
 use crate::graph::Blocked;
 use crate::lifecycle::gate;
+use crate::p2psig;
 use crate::report::{self, Class};
 use crate::site::Here;
 use crate::types;
@@ -109,6 +110,7 @@ fn send(
     if dest == mpi::PROC_NULL() {
         return mpi::SUCCESS();
     }
+    p2psig::announce(count, dt, dest, tag, comm);
     let standard = !sync && config::get().synchronous_sends;
     let mut req = mpi::REQUEST_NULL();
     // SAFETY: the application's send arguments; `req` is completed by the
@@ -187,6 +189,7 @@ fn recv(
     let mut bytes: c_int = 0;
     // SAFETY: the status Improbe filled.
     unsafe { ffi::PMPI_Get_count(&probed, mpi::BYTE(), &mut bytes) };
+    let signature = p2psig::verify(probed.MPI_SOURCE, probed.MPI_TAG, comm, count, dt);
     if let Err(r) = truncation(bytes as i64, count, dt) {
         let code = r.report(here);
         // Receive the matched message elsewhere, so that MPI does not end
@@ -197,7 +200,11 @@ fn recv(
         return code;
     }
     // SAFETY: the application's buffer and status for the message it matched.
-    unsafe { x::XMPI_Mrecv(buf, count, dt, &mut msg, status) }
+    let rc = unsafe { x::XMPI_Mrecv(buf, count, dt, &mut msg, status) };
+    match signature {
+        Ok(()) => rc,
+        Err(r) => r.report(here),
+    }
 }
 
 pnmpi_sdk::wrap! {
@@ -226,7 +233,10 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         match args::p2p(buf, count, datatype, dest, tag, comm, false) {
-            Ok(()) => next!(),
+            Ok(()) => {
+                p2psig::announce(count, datatype, dest, tag, comm);
+                next!()
+            }
             Err(r) => r.report(&here),
         }
     }
@@ -238,7 +248,10 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         match args::p2p(buf, count, datatype, dest, tag, comm, false) {
-            Ok(()) => next!(),
+            Ok(()) => {
+                p2psig::announce(count, datatype, dest, tag, comm);
+                next!()
+            }
             Err(r) => r.report(&here),
         }
     }
@@ -278,6 +291,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let sync = config::get().synchronous_sends;
+        p2psig::announce(sendcount, sendtype, dest, sendtag, comm);
         // SAFETY: as above.
         let rc = unsafe {
             if sync {
@@ -312,6 +326,12 @@ pnmpi_sdk::wrap! {
         if !status.is_null() && status != mpi::STATUS_IGNORE() {
             // SAFETY: the caller's status, a plain struct.
             unsafe { *status = statuses[0] };
+        }
+        if rc == mpi::SUCCESS() {
+            let got = statuses[0];
+            if let Err(r) = p2psig::verify(got.MPI_SOURCE, got.MPI_TAG, comm, recvcount, recvtype) {
+                return r.report(&here);
+            }
         }
         rc
     }

@@ -60,6 +60,8 @@ pub struct RequestInfo {
     /// A persistent send's buffer, count and datatype, for its checksum
     /// at each start.
     pub args: Option<(usize, i32, u64)>,
+    /// Its peer (a rank of its communicator), tag and communicator.
+    pub env: Option<(i32, i32, u64)>,
 }
 
 /// Everything, behind one lock.

@@ -8,6 +8,7 @@
 use crate::args;
 use crate::lifecycle::gate;
 use crate::p2p::{self, to_world};
+use crate::p2psig;
 use crate::registry::{self, key, Origin, RequestInfo};
 use crate::report::{self, Class};
 use crate::site::{self, Here};
@@ -85,9 +86,9 @@ fn started(here: &Here, request: *mut MPI_Request, info: RequestInfo) {
     registry::lock().requests.insert(h, info);
 }
 
-/// Records the completion of request `h` (its handle before the call);
-/// checks its send buffer's checksum.
-fn completed(here: &Here, h: u64) {
+/// Records the completion of request `h` (its handle before the call)
+/// with `status`: checks a send buffer's checksum, a receive's signature.
+fn completed(here: &Here, h: u64, status: &MPI_Status) {
     let info = {
         let mut reg = registry::lock();
         let Some(info) = reg.requests.get_mut(&h) else {
@@ -101,6 +102,13 @@ fn completed(here: &Here, h: u64) {
         }
         copy
     };
+    if let (true, Some((_, count, dt)), Some((_, _, comm))) = (info.recv, info.args, info.env) {
+        let comm = MPI_Comm::from_bits(comm);
+        let dt = MPI_Datatype::from_bits(dt);
+        if let Err(r) = p2psig::verify(status.MPI_SOURCE, status.MPI_TAG, comm, count, dt) {
+            r.report(here);
+        }
+    }
     if let Some((start, len, sum)) = info.checksum {
         // SAFETY: the send buffer the application gave, still its own.
         if unsafe { checksum(start, len) } != sum {
@@ -163,6 +171,9 @@ fn start(
         return r.report(here);
     }
     check_reuse(here, request);
+    if !recv && !persistent {
+        p2psig::announce(count, dt, peer, tag, comm);
+    }
     let rc = call();
     if rc == mpi::SUCCESS() {
         let info = RequestInfo {
@@ -181,6 +192,7 @@ fn start(
                 sum_of(buf, count, dt)
             },
             args: Some((buf as usize, count, dt.bits())),
+            env: Some((peer, tag, comm.bits())),
         };
         started(here, request, info);
     }
@@ -218,8 +230,11 @@ fn activate(here: &Here, h: u64) {
         return;
     }
     info.active = true;
-    if let (false, Some((buf, count, dt))) = (info.recv, info.args) {
-        info.checksum = sum_of(buf as *const c_void, count, MPI_Datatype::from_bits(dt));
+    if let (false, Some((buf, count, dt)), Some((peer, tag, comm))) = (info.recv, info.args, info.env) {
+        let dt = MPI_Datatype::from_bits(dt);
+        info.checksum = sum_of(buf as *const c_void, count, dt);
+        drop(reg);
+        p2psig::announce(count, dt, peer, tag, MPI_Comm::from_bits(comm));
     }
 }
 
@@ -267,23 +282,57 @@ fn wait_one(here: &Here, request: *mut MPI_Request, status: *mut MPI_Status) -> 
         // SAFETY: the application's own call, unchanged.
         return unsafe { x::XMPI_Wait(request, status) };
     }
+    let mut own = zeroed_status();
     // SAFETY: the caller's request variable, which MPI updates.
     let rc = block_on(
         here,
         || waits_on(&[h]),
-        || p2p::test(unsafe { &mut *request }, status),
+        || p2p::test(unsafe { &mut *request }, &mut own),
     );
+    give(status, &own);
     if rc == mpi::SUCCESS() {
-        completed(here, h);
+        completed(here, h, &own);
     }
     rc
 }
 
-/// Records the completions a call reported: `done` indices into `hs`.
-fn completed_all(here: &Here, hs: &[u64], done: impl Iterator<Item = usize>) {
-    for i in done {
+/// A status to fill.
+fn zeroed_status() -> MPI_Status {
+    // SAFETY: MPI_Status is plain integers; all zeroes is valid.
+    unsafe { std::mem::zeroed() }
+}
+
+/// `n` statuses to fill.
+fn statuses(n: c_int) -> Vec<MPI_Status> {
+    (0..n.max(0)).map(|_| zeroed_status()).collect()
+}
+
+/// Copies the checker's status to the application's, unless ignored.
+fn give(status: *mut MPI_Status, own: &MPI_Status) {
+    if !status.is_null() && status != mpi::STATUS_IGNORE() {
+        // SAFETY: the caller's status, a plain struct.
+        unsafe { *status = *own };
+    }
+}
+
+/// Copies the first `n` of the checker's statuses to the application's
+/// array, unless ignored.
+fn give_all(statuses: *mut MPI_Status, own: &[MPI_Status], n: usize) {
+    if statuses.is_null() || statuses == mpi::STATUSES_IGNORE() {
+        return;
+    }
+    for (i, st) in own.iter().take(n).enumerate() {
+        // SAFETY: the caller's array has room for as many statuses as the
+        // call may fill (its count).
+        unsafe { *statuses.add(i) = *st };
+    }
+}
+
+/// Records the completions a call reported: (index into `hs`, status).
+fn completed_all<'a>(here: &Here, hs: &[u64], done: impl Iterator<Item = (usize, &'a MPI_Status)>) {
+    for (i, st) in done {
         if let Some(&h) = hs.get(i) {
-            completed(here, h);
+            completed(here, h, st);
         }
     }
 }
@@ -318,17 +367,19 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
+        let mut own = statuses(count);
         let rc = block_on(&here, || waits_on(&hs), || {
             let mut flag: c_int = 0;
-            // SAFETY: the application's arguments.
-            let rc = unsafe { x::XMPI_Testall(count, array_of_requests, &mut flag, array_of_statuses) };
+            // SAFETY: the application's requests; room for their statuses.
+            let rc = unsafe { x::XMPI_Testall(count, array_of_requests, &mut flag, own.as_mut_ptr()) };
             if rc != mpi::SUCCESS() {
                 return Err(rc);
             }
             Ok(flag != 0)
         });
+        give_all(array_of_statuses, &own, own.len());
         if rc == mpi::SUCCESS() {
-            completed_all(&here, &hs, 0..hs.len());
+            completed_all(&here, &hs, own.iter().enumerate());
         }
         rc
     }
@@ -340,19 +391,21 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
+        let mut own = zeroed_status();
         let rc = block_on(&here, || waits_on(&hs), || {
             let mut flag: c_int = 0;
-            // SAFETY: the application's arguments.
-            let rc = unsafe { x::XMPI_Testany(count, array_of_requests, index, &mut flag, status) };
+            // SAFETY: the application's arguments; our status.
+            let rc = unsafe { x::XMPI_Testany(count, array_of_requests, index, &mut flag, &mut own) };
             if rc != mpi::SUCCESS() {
                 return Err(rc);
             }
             Ok(flag != 0)
         });
+        give(status, &own);
         // SAFETY: MPI wrote the index.
         let i = unsafe { *index };
         if rc == mpi::SUCCESS() && i != mpi::UNDEFINED() && i >= 0 {
-            completed_all(&here, &hs, std::iter::once(i as usize));
+            completed_all(&here, &hs, std::iter::once((i as usize, &own)));
         }
         rc
     }
@@ -364,17 +417,20 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(incount, array_of_requests);
+        let mut own = statuses(incount);
         let rc = block_on(&here, || waits_on(&hs), || {
-            // SAFETY: the application's arguments.
-            let rc = unsafe { x::XMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) };
+            // SAFETY: the application's arguments; room for the statuses.
+            let rc = unsafe { x::XMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, own.as_mut_ptr()) };
             if rc != mpi::SUCCESS() {
                 return Err(rc);
             }
             // SAFETY: MPI wrote the count.
             Ok(unsafe { *outcount } != 0)
         });
+        let done = some(outcount, array_of_indices);
+        give_all(array_of_statuses, &own, done.len());
         if rc == mpi::SUCCESS() {
-            completed_all(&here, &hs, some(outcount, array_of_indices).into_iter());
+            completed_all(&here, &hs, done.into_iter().zip(own.iter()));
         }
         rc
     }
@@ -387,10 +443,13 @@ pnmpi_sdk::wrap! {
         }
         // SAFETY: the caller's request variable.
         let h = key(unsafe { *request });
-        let rc = next!();
+        let mut own = zeroed_status();
+        // SAFETY: the application's request and flag; our status.
+        let rc = unsafe { x::XMPI_Test(request, flag, &mut own) };
+        give(status, &own);
         // SAFETY: MPI wrote the flag.
         if rc == mpi::SUCCESS() && unsafe { *flag } != 0 {
-            completed(&here, h);
+            completed(&here, h, &own);
         }
         rc
     }
@@ -402,10 +461,13 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
-        let rc = next!();
+        let mut own = statuses(count);
+        // SAFETY: the application's requests and flag; room for the statuses.
+        let rc = unsafe { x::XMPI_Testall(count, array_of_requests, flag, own.as_mut_ptr()) };
         // SAFETY: MPI wrote the flag.
         if rc == mpi::SUCCESS() && unsafe { *flag } != 0 {
-            completed_all(&here, &hs, 0..hs.len());
+            give_all(array_of_statuses, &own, own.len());
+            completed_all(&here, &hs, own.iter().enumerate());
         }
         rc
     }
@@ -417,11 +479,14 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
-        let rc = next!();
+        let mut own = zeroed_status();
+        // SAFETY: the application's arguments; our status.
+        let rc = unsafe { x::XMPI_Testany(count, array_of_requests, index, flag, &mut own) };
+        give(status, &own);
         // SAFETY: MPI wrote the flag and index.
         let (done, i) = unsafe { (*flag, *index) };
         if rc == mpi::SUCCESS() && done != 0 && i >= 0 && i != mpi::UNDEFINED() {
-            completed_all(&here, &hs, std::iter::once(i as usize));
+            completed_all(&here, &hs, std::iter::once((i as usize, &own)));
         }
         rc
     }
@@ -433,9 +498,13 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(incount, array_of_requests);
-        let rc = next!();
+        let mut own = statuses(incount);
+        // SAFETY: the application's arguments; room for the statuses.
+        let rc = unsafe { x::XMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, own.as_mut_ptr()) };
+        let done = some(outcount, array_of_indices);
+        give_all(array_of_statuses, &own, done.len());
         if rc == mpi::SUCCESS() {
-            completed_all(&here, &hs, some(outcount, array_of_indices).into_iter());
+            completed_all(&here, &hs, done.into_iter().zip(own.iter()));
         }
         rc
     }
