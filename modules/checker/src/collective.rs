@@ -25,6 +25,24 @@ use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Op};
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
 
+/// The names of `consts::predefined_ops`, in its order.
+const OP_NAMES: [&str; 14] = [
+    "MPI_MAX",
+    "MPI_MIN",
+    "MPI_SUM",
+    "MPI_PROD",
+    "MPI_LAND",
+    "MPI_BAND",
+    "MPI_LOR",
+    "MPI_BOR",
+    "MPI_LXOR",
+    "MPI_BXOR",
+    "MPI_MAXLOC",
+    "MPI_MINLOC",
+    "MPI_REPLACE",
+    "MPI_NO_OP",
+];
+
 /// Words of a descriptor.
 const WORDS: usize = 7;
 
@@ -99,8 +117,10 @@ impl Desc {
         if self.root >= 0 {
             text.push_str(&format!(" root {}", self.root));
         }
-        if self.op >= 0 {
-            text.push_str(&format!(" op #{}", self.op));
+        match self.op {
+            -1 => {}
+            op if (op as usize) < OP_NAMES.len() => text.push_str(&format!(" {}", OP_NAMES[op as usize])),
+            op => text.push_str(&format!(" the user operation created {}th", op - 1000)),
         }
         text.push_str(&format!(
             " with {} elements ({} bytes)",

@@ -12,6 +12,7 @@
 use crate::config::{self, Action};
 use parking_lot::Mutex;
 use serde::Serialize;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::Relaxed};
 
 /// The most reports a rank writes; later ones are counted only.
@@ -107,14 +108,16 @@ pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: S
 /// Writes `report` (text and JSON) without acting on it: for a report
 /// that the checker follows with its own action (a deadlock aborts).
 pub fn emit(report: Report) {
-    eprintln!(
-        "pnmpi checker: rank {}: {} at {}: [{}] {}",
+    // One write, so that ranks' lines do not interleave.
+    let line = format!(
+        "pnmpi checker: rank {}: {} at {}: [{}] {}\n",
         report.rank,
         report.call,
         report.site,
         report.class.name(),
         report.what
     );
+    let _ = std::io::stderr().write_all(line.as_bytes());
     let mut written = WRITTEN.lock();
     if written.len() < MAX_REPORTS {
         written.push(report);
