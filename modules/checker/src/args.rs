@@ -216,7 +216,7 @@ pub fn buffer(buf: *const c_void, count: i32, dt: MPI_Datatype) -> Checked {
 
 /// The bytes that `count` elements of `dt` at `buf` span: `[start, end)`.
 pub fn span(buf: *const c_void, count: i32, dt: MPI_Datatype) -> Option<(usize, usize)> {
-    if buf.is_null() || buf == mpi::IN_PLACE() as *const c_void || count <= 0 {
+    if buf.is_null() || std::ptr::eq(buf, mpi::IN_PLACE()) || count <= 0 {
         return None;
     }
     let (mut lb, mut extent): (ffi::MPI_Aint, ffi::MPI_Aint) = (0, 0);

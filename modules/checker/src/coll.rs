@@ -37,7 +37,7 @@ fn run(
 
 /// A buffer's checks: count, datatype, and not NULL with data.
 fn data(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> Checked {
-    if buf == mpi::IN_PLACE() as *const c_void {
+    if std::ptr::eq(buf, mpi::IN_PLACE()) {
         return args::count(count);
     }
     args::count(count)?;
@@ -57,7 +57,7 @@ fn piece(
     send: (c_int, MPI_Datatype),
     recv: (c_int, MPI_Datatype),
 ) -> (c_int, MPI_Datatype) {
-    if sendbuf == mpi::IN_PLACE() as *const c_void {
+    if std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
         recv
     } else {
         send
@@ -143,7 +143,7 @@ pnmpi_sdk::wrap! {
             args::root(root, comm)?;
             let mine = if is_root(root, comm) {
                 data(recvbuf, recvcount, recvtype)?;
-                if sendbuf != mpi::IN_PLACE() as *const c_void {
+                if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
                     collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
                 }
                 piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype))
@@ -193,7 +193,7 @@ pnmpi_sdk::wrap! {
         run(&here, comm, || {
             data(sendbuf, sendcount, sendtype)?;
             data(recvbuf, recvcount, recvtype)?;
-            if sendbuf != mpi::IN_PLACE() as *const c_void {
+            if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
                 collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
             }
             let mine = piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype));
@@ -213,7 +213,7 @@ pnmpi_sdk::wrap! {
         run(&here, comm, || {
             data(sendbuf, sendcount, sendtype)?;
             data(recvbuf, recvcount, recvtype)?;
-            if sendbuf != mpi::IN_PLACE() as *const c_void {
+            if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
                 collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
             }
             let mine = piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype));

@@ -97,7 +97,7 @@ impl Sig {
             return self.len == 0;
         }
         let n = self.len / unit.len;
-        self.len % unit.len == 0 && n <= count && unit.times(n) == self
+        self.len.is_multiple_of(unit.len) && n <= count && unit.times(n) == self
     }
 
     /// Whether two sides of a collective agree: the same basic types, or

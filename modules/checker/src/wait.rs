@@ -44,7 +44,7 @@ pub fn block_on(
             Err(code) => break code,
         }
         tests += 1;
-        if tests % 64 != 0 {
+        if !tests.is_multiple_of(64) {
             continue;
         }
         let waited = start.elapsed();

@@ -42,9 +42,13 @@ struct Watch {
     /// Rank 0: the latest state of each rank.
     states: BTreeMap<i32, Blocked>,
     /// Rank 0: the round in progress: its number, start, replies.
-    round: Option<(u64, Instant, BTreeMap<i32, (u64, bool)>)>,
+    round: Option<Round>,
     rounds: u64,
 }
+
+/// A confirmation round: its number, start, and each rank's reply (its
+/// call number, still blocked).
+type Round = (u64, Instant, BTreeMap<i32, (u64, bool)>);
 
 static WATCH: Mutex<Option<Watch>> = Mutex::new(None);
 
