@@ -24,7 +24,7 @@ const CLASSES: [&str; 6] = ["argument", "collective", "p2p", "deadlock", "nonblo
 /// Ranks per corpus run.
 const RANKS: usize = 2;
 /// Runs at a time (each is mostly mpirun's start-up and a timeout).
-const PARALLEL: usize = 3;
+const PARALLEL: usize = 4;
 
 fn checker() -> PathBuf {
     let lib = target_dir().join("libchecker.so");
@@ -322,28 +322,43 @@ fn fortran_kernel(dir: &Path, name: &str) -> PathBuf {
 
 /// The NAS-like kernels, C and Fortran (through the MPI's Fortran
 /// bindings, under `pnmpi run`), finish under the checker as they do
-/// natively, without a report.
+/// natively, without a report; at 2 ranks, two runs at a time.
 #[test]
 fn nas_kernels_in_c_and_fortran_run_without_a_report() {
     let build = Case::new();
-    for kernel in ["cg", "mg", "ft", "is", "lu", "ep"] {
-        let v = checked(&nas_kernel(kernel), 4, "", &[]);
-        v.run.assert_ok();
-        assert!(v.reports.is_empty(), "{kernel} (C): {:?}", v.reports);
-        assert!(v.run.lines(&format!("{kernel}: ")).len() >= 2, "{}", v.run.stdout);
+    let kernels = ["cg", "mg", "ft", "is", "lu", "ep"];
+    let exes: Vec<(String, PathBuf, PathBuf)> = kernels
+        .iter()
+        .map(|k| (k.to_string(), nas_kernel(k), fortran_kernel(build.dir(), k)))
+        .collect();
+    let next = Mutex::new(exes.iter());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some((kernel, c, fortran)) = next.lock().unwrap().next() else {
+                    break;
+                };
+                let v = checked(c, 2, "", &[]);
+                v.run.assert_ok();
+                assert!(v.reports.is_empty(), "{kernel} (C): {:?}", v.reports);
+                assert!(v.run.lines(&format!("{kernel}: ")).len() >= 2, "{}", v.run.stdout);
 
-        let exe = fortran_kernel(build.dir(), kernel);
-        let mut case = Case::new();
-        let out = case.dir().join("checker-out");
-        case.conf(&format!(
-            "module {}\nargument deadlock_timeout 0.5\nargument output {}\n",
-            checker().display(),
-            out.display()
-        ));
-        let mut cmd = launcher(4);
-        cmd.arg(target_dir().join("pnmpi")).args(["run", "--"]).arg(&exe);
-        let v = verdict(&out, case.finish(cmd));
-        v.run.assert_ok();
-        assert!(v.reports.is_empty(), "{kernel} (Fortran): {:?}", v.reports);
-    }
+                let mut case = Case::new();
+                let out = case.dir().join("checker-out");
+                case.conf(&format!(
+                    "module {}\nargument deadlock_timeout 0.5\nargument output {}\n",
+                    checker().display(),
+                    out.display()
+                ));
+                let mut cmd = launcher(2);
+                cmd.arg(target_dir().join("pnmpi"))
+                    .args(["run", "--"])
+                    .arg(fortran);
+                let v = verdict(&out, case.finish(cmd));
+                v.run.assert_ok();
+                assert!(v.reports.is_empty(), "{kernel} (Fortran): {:?}", v.reports);
+                assert!(v.run.lines(&format!("{kernel}: ")).len() >= 2, "{}", v.run.stdout);
+            });
+        }
+    });
 }

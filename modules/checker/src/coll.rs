@@ -64,6 +64,26 @@ fn piece(
     }
 }
 
+/// The checks of an exchange from every rank to every rank
+/// (`MPI_Allgather`, `MPI_Alltoall`): both buffers, this rank's pieces
+/// against each other, and the call across ranks.
+fn every_to_every(
+    here: &Here,
+    comm: MPI_Comm,
+    sendbuf: *const c_void,
+    send: (c_int, MPI_Datatype),
+    recvbuf: *mut c_void,
+    recv: (c_int, MPI_Datatype),
+) -> Checked {
+    data(sendbuf, send.0, send.1)?;
+    data(recvbuf, recv.0, recv.1)?;
+    if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
+        collective::pieces_agree(send, recv)?;
+    }
+    let mine = piece(sendbuf, send, recv);
+    collective::agree(here, comm, Desc::new(here.routine).data(mine.0, mine.1))
+}
+
 pnmpi_sdk::wrap! {
     /// Compared across ranks; `MPI_Ibarrier` and a test loop.
     fn MPI_Barrier(comm) {
@@ -190,15 +210,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        run(&here, comm, || {
-            data(sendbuf, sendcount, sendtype)?;
-            data(recvbuf, recvcount, recvtype)?;
-            if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-                collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
-            }
-            let mine = piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype));
-            collective::agree(&here, comm, Desc::new(here.routine).data(mine.0, mine.1))
-        }, |req| {
+        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |req| {
             // SAFETY: the application's arguments; the loop completes the request.
             unsafe { pnmpi_sdk::raw::XMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
         })
@@ -210,15 +222,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        run(&here, comm, || {
-            data(sendbuf, sendcount, sendtype)?;
-            data(recvbuf, recvcount, recvtype)?;
-            if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-                collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
-            }
-            let mine = piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype));
-            collective::agree(&here, comm, Desc::new(here.routine).data(mine.0, mine.1))
-        }, |req| {
+        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |req| {
             // SAFETY: the application's arguments; the loop completes the request.
             unsafe { pnmpi_sdk::raw::XMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
         })

@@ -207,6 +207,24 @@ fn recv(
     }
 }
 
+/// A send checked and passed on as it is (`call`): its arguments, then
+/// its signature message.
+fn passed_on(
+    here: &Here,
+    data: (*const c_void, c_int, ffi::MPI_Datatype),
+    envelope: (c_int, c_int, MPI_Comm),
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let ((buf, count, dt), (dest, tag, comm)) = (data, envelope);
+    match args::p2p(buf, count, dt, dest, tag, comm, false) {
+        Ok(()) => {
+            p2psig::announce(count, dt, dest, tag, comm);
+            call()
+        }
+        Err(r) => r.report(here),
+    }
+}
+
 pnmpi_sdk::wrap! {
     /// Checked, and made synchronous (`sends synchronous`) as a test loop.
     fn MPI_Send(buf, count, datatype, dest, tag, comm) {
@@ -229,31 +247,13 @@ pnmpi_sdk::wrap! {
     /// Checked.
     fn MPI_Rsend(buf, count, datatype, dest, tag, comm) {
         let here = Here::new(routine::MPI_Rsend);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        match args::p2p(buf, count, datatype, dest, tag, comm, false) {
-            Ok(()) => {
-                p2psig::announce(count, datatype, dest, tag, comm);
-                next!()
-            }
-            Err(r) => r.report(&here),
-        }
+        gate(&here).unwrap_or_else(|| passed_on(&here, (buf, count, datatype), (dest, tag, comm), || next!()))
     }
 
     /// Checked.
     fn MPI_Bsend(buf, count, datatype, dest, tag, comm) {
         let here = Here::new(routine::MPI_Bsend);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        match args::p2p(buf, count, datatype, dest, tag, comm, false) {
-            Ok(()) => {
-                p2psig::announce(count, datatype, dest, tag, comm);
-                next!()
-            }
-            Err(r) => r.report(&here),
-        }
+        gate(&here).unwrap_or_else(|| passed_on(&here, (buf, count, datatype), (dest, tag, comm), || next!()))
     }
 
     /// Checked, matched first, as a test loop.

@@ -337,6 +337,24 @@ fn completed_all<'a>(here: &Here, hs: &[u64], done: impl Iterator<Item = (usize,
     }
 }
 
+/// After `MPI_Waitany` or `MPI_Testany` returned `rc` with index `i`
+/// (`MPI_UNDEFINED`: none): the status given to the application, the
+/// completion recorded; returns `rc`.
+fn any_done(
+    here: &Here,
+    hs: &[u64],
+    rc: c_int,
+    i: c_int,
+    status: *mut MPI_Status,
+    own: &MPI_Status,
+) -> c_int {
+    give(status, own);
+    if rc == mpi::SUCCESS() && i != mpi::UNDEFINED() && i >= 0 {
+        completed_all(here, hs, std::iter::once((i as usize, own)));
+    }
+    rc
+}
+
 /// The indices `Waitsome`/`Testsome` wrote: `outcount` of `indices`.
 fn some(outcount: *const c_int, indices: *const c_int) -> Vec<usize> {
     // SAFETY: the caller's out-parameters, which MPI just wrote.
@@ -401,13 +419,8 @@ pnmpi_sdk::wrap! {
             }
             Ok(flag != 0)
         });
-        give(status, &own);
         // SAFETY: MPI wrote the index.
-        let i = unsafe { *index };
-        if rc == mpi::SUCCESS() && i != mpi::UNDEFINED() && i >= 0 {
-            completed_all(&here, &hs, std::iter::once((i as usize, &own)));
-        }
-        rc
+        any_done(&here, &hs, rc, unsafe { *index }, status, &own)
     }
 
     /// A test loop; the completions checked.
@@ -482,13 +495,9 @@ pnmpi_sdk::wrap! {
         let mut own = zeroed_status();
         // SAFETY: the application's arguments; our status.
         let rc = unsafe { x::XMPI_Testany(count, array_of_requests, index, flag, &mut own) };
-        give(status, &own);
         // SAFETY: MPI wrote the flag and index.
-        let (done, i) = unsafe { (*flag, *index) };
-        if rc == mpi::SUCCESS() && done != 0 && i >= 0 && i != mpi::UNDEFINED() {
-            completed_all(&here, &hs, std::iter::once((i as usize, &own)));
-        }
-        rc
+        let i = if unsafe { *flag } != 0 { unsafe { *index } } else { mpi::UNDEFINED() };
+        any_done(&here, &hs, rc, i, status, &own)
     }
 
     /// The completions checked.
