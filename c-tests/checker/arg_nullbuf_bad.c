@@ -1,6 +1,7 @@
 // expect: argument
 // A send of 4 ints from a NULL buffer.
 #include <mpi.h>
+#include <stddef.h>
 
 int main(int argc, char **argv) {
     int rank;

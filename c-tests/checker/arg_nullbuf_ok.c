@@ -1,6 +1,7 @@
 // expect: none
 // An empty message from a NULL buffer.
 #include <mpi.h>
+#include <stddef.h>
 
 int main(int argc, char **argv) {
     int rank;

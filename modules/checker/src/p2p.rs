@@ -80,6 +80,15 @@ fn send_waits(dest: i32, tag: i32, comm: MPI_Comm, standard: bool) -> Blocked {
     b
 }
 
+/// A status for MPI to fill, from `MPI_PROC_NULL` until it does.
+pub fn empty_status() -> MPI_Status {
+    // SAFETY: MPI_Status is plain integers; all zeroes is valid.
+    let mut status: MPI_Status = unsafe { std::mem::zeroed() };
+    status.MPI_SOURCE = mpi::PROC_NULL();
+    status.MPI_TAG = mpi::ANY_TAG();
+    status
+}
+
 /// One `MPI_Test` (next layer) of the call's own request.
 pub fn test(req: &mut MPI_Request, status: *mut MPI_Status) -> Result<bool, c_int> {
     let mut flag: c_int = 0;
@@ -303,8 +312,7 @@ pnmpi_sdk::wrap! {
         if rc != mpi::SUCCESS() {
             return rc;
         }
-        // SAFETY: MPI_Status is plain integers; all zeroes is valid.
-        let mut statuses: [MPI_Status; 2] = unsafe { std::mem::zeroed() };
+        let mut statuses = [empty_status(), empty_status()];
         let rc = block_on(&here, || {
             let mut b = recv_waits(source, recvtag, comm);
             if dest != mpi::PROC_NULL() {
@@ -327,7 +335,8 @@ pnmpi_sdk::wrap! {
             // SAFETY: the caller's status, a plain struct.
             unsafe { *status = statuses[0] };
         }
-        if rc == mpi::SUCCESS() {
+        // MPICH's status of a receive from MPI_PROC_NULL may name rank 0.
+        if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
             let got = statuses[0];
             if let Err(r) = p2psig::verify(got.MPI_SOURCE, got.MPI_TAG, comm, recvcount, recvtype) {
                 return r.report(&here);

@@ -102,10 +102,13 @@ fn completed(here: &Here, h: u64, status: &MPI_Status) {
         }
         copy
     };
-    if let (true, Some((_, count, dt)), Some((_, _, comm))) = (info.recv, info.args, info.env) {
+    // MPICH's status of a receive from MPI_PROC_NULL may name rank 0.
+    if let (true, Some((_, count, dt)), Some((peer, _, comm))) = (info.recv, info.args, info.env) {
         let comm = MPI_Comm::from_bits(comm);
         let dt = MPI_Datatype::from_bits(dt);
-        if let Err(r) = p2psig::verify(status.MPI_SOURCE, status.MPI_TAG, comm, count, dt) {
+        if peer == mpi::PROC_NULL() {
+            // Nothing was sent.
+        } else if let Err(r) = p2psig::verify(status.MPI_SOURCE, status.MPI_TAG, comm, count, dt) {
             r.report(here);
         }
     }
@@ -282,7 +285,7 @@ fn wait_one(here: &Here, request: *mut MPI_Request, status: *mut MPI_Status) -> 
         // SAFETY: the application's own call, unchanged.
         return unsafe { x::XMPI_Wait(request, status) };
     }
-    let mut own = zeroed_status();
+    let mut own = p2p::empty_status();
     // SAFETY: the caller's request variable, which MPI updates.
     let rc = block_on(
         here,
@@ -296,15 +299,9 @@ fn wait_one(here: &Here, request: *mut MPI_Request, status: *mut MPI_Status) -> 
     rc
 }
 
-/// A status to fill.
-fn zeroed_status() -> MPI_Status {
-    // SAFETY: MPI_Status is plain integers; all zeroes is valid.
-    unsafe { std::mem::zeroed() }
-}
-
 /// `n` statuses to fill.
 fn statuses(n: c_int) -> Vec<MPI_Status> {
-    (0..n.max(0)).map(|_| zeroed_status()).collect()
+    (0..n.max(0)).map(|_| p2p::empty_status()).collect()
 }
 
 /// Copies the checker's status to the application's, unless ignored.
@@ -409,7 +406,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
-        let mut own = zeroed_status();
+        let mut own = p2p::empty_status();
         let rc = block_on(&here, || waits_on(&hs), || {
             let mut flag: c_int = 0;
             // SAFETY: the application's arguments; our status.
@@ -456,7 +453,7 @@ pnmpi_sdk::wrap! {
         }
         // SAFETY: the caller's request variable.
         let h = key(unsafe { *request });
-        let mut own = zeroed_status();
+        let mut own = p2p::empty_status();
         // SAFETY: the application's request and flag; our status.
         let rc = unsafe { x::XMPI_Test(request, flag, &mut own) };
         give(status, &own);
@@ -492,7 +489,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
-        let mut own = zeroed_status();
+        let mut own = p2p::empty_status();
         // SAFETY: the application's arguments; our status.
         let rc = unsafe { x::XMPI_Testany(count, array_of_requests, index, flag, &mut own) };
         // SAFETY: MPI wrote the flag and index.
