@@ -227,7 +227,10 @@ pub fn span(buf: *const c_void, count: i32, dt: MPI_Datatype) -> Option<(usize, 
         return None;
     }
     let start = buf as i64 + true_lb;
-    let end = start + (count as i64 - 1) * extent as i64 + true_extent;
+    // MPI_Aint is `isize` under Open MPI, `i64` under MPICH.
+    #[allow(clippy::unnecessary_cast)]
+    let extent = extent as i64;
+    let end = start + (count as i64 - 1) * extent + true_extent;
     Some((start as usize, end as usize))
 }
 

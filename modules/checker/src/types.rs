@@ -39,6 +39,8 @@ pub fn extent(dt: MPI_Datatype) -> (i64, i64) {
     let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
     // SAFETY: local out-parameters; MPI checks the handle.
     unsafe { ffi::PMPI_Type_get_true_extent(dt, &mut lb, &mut extent) };
+    // MPI_Aint is `isize` under Open MPI, `i64` under MPICH.
+    #[allow(clippy::unnecessary_cast)]
     (lb as i64, extent as i64)
 }
 
