@@ -266,11 +266,6 @@ fn differences(shadow: MPI_Comm, desc: &Desc) -> String {
 
 /// One `MPI_Test` of a request of the checker's own.
 fn test(req: &mut ffi::MPI_Request) -> Result<bool, c_int> {
-    let mut flag: c_int = 0;
     // SAFETY: a request of ours; its status is ignored.
-    let rc = unsafe { ffi::PMPI_Test(req, &mut flag, mpi::STATUS_IGNORE()) };
-    if rc != mpi::SUCCESS() {
-        return Err(rc);
-    }
-    Ok(flag != 0)
+    crate::wait::flagged(|flag| unsafe { ffi::PMPI_Test(req, flag, mpi::STATUS_IGNORE()) })
 }

@@ -91,13 +91,8 @@ pub fn empty_status() -> MPI_Status {
 
 /// One `MPI_Test` (next layer) of the call's own request.
 pub fn test(req: &mut MPI_Request, status: *mut MPI_Status) -> Result<bool, c_int> {
-    let mut flag: c_int = 0;
     // SAFETY: a request the wrapper posted; `status` is the caller's or ignore.
-    let rc = unsafe { x::XMPI_Test(req, &mut flag, status) };
-    if rc != mpi::SUCCESS() {
-        return Err(rc);
-    }
-    Ok(flag != 0)
+    crate::wait::flagged(|flag| unsafe { x::XMPI_Test(req, flag, status) })
 }
 
 /// A blocking send as a test loop: `MPI_Issend` for `MPI_Ssend`, and for
@@ -183,13 +178,10 @@ fn recv(
         here,
         || recv_waits(source, tag, comm),
         || {
-            let mut flag: c_int = 0;
             // SAFETY: local out-parameters; the application's envelope.
-            let rc = unsafe { x::XMPI_Improbe(source, tag, comm, &mut flag, &mut msg, &mut probed) };
-            if rc != mpi::SUCCESS() {
-                return Err(rc);
-            }
-            Ok(flag != 0)
+            crate::wait::flagged(|flag| unsafe {
+                x::XMPI_Improbe(source, tag, comm, flag, &mut msg, &mut probed)
+            })
         },
     );
     if rc != mpi::SUCCESS() {
@@ -323,13 +315,8 @@ pnmpi_sdk::wrap! {
             }
             b
         }, || {
-            let mut flag: c_int = 0;
             // SAFETY: our two requests and room for their statuses.
-            let rc = unsafe { x::XMPI_Testall(2, reqs.as_mut_ptr(), &mut flag, statuses.as_mut_ptr()) };
-            if rc != mpi::SUCCESS() {
-                return Err(rc);
-            }
-            Ok(flag != 0)
+            crate::wait::flagged(|flag| unsafe { x::XMPI_Testall(2, reqs.as_mut_ptr(), flag, statuses.as_mut_ptr()) })
         });
         if !status.is_null() && status != mpi::STATUS_IGNORE() {
             // SAFETY: the caller's status, a plain struct.
@@ -356,13 +343,8 @@ pnmpi_sdk::wrap! {
             return r.report(&here);
         }
         block_on(&here, || recv_waits(source, tag, comm), || {
-            let mut flag: c_int = 0;
             // SAFETY: the application's envelope and status.
-            let rc = unsafe { x::XMPI_Iprobe(source, tag, comm, &mut flag, status) };
-            if rc != mpi::SUCCESS() {
-                return Err(rc);
-            }
-            Ok(flag != 0)
+            crate::wait::flagged(|flag| unsafe { x::XMPI_Iprobe(source, tag, comm, flag, status) })
         })
     }
 }

@@ -384,13 +384,8 @@ pnmpi_sdk::wrap! {
         let hs = handles(count, array_of_requests);
         let mut own = statuses(count);
         let rc = block_on(&here, || waits_on(&hs), || {
-            let mut flag: c_int = 0;
             // SAFETY: the application's requests; room for their statuses.
-            let rc = unsafe { x::XMPI_Testall(count, array_of_requests, &mut flag, own.as_mut_ptr()) };
-            if rc != mpi::SUCCESS() {
-                return Err(rc);
-            }
-            Ok(flag != 0)
+            crate::wait::flagged(|flag| unsafe { x::XMPI_Testall(count, array_of_requests, flag, own.as_mut_ptr()) })
         });
         give_all(array_of_statuses, &own, own.len());
         if rc == mpi::SUCCESS() {
@@ -408,13 +403,8 @@ pnmpi_sdk::wrap! {
         let hs = handles(count, array_of_requests);
         let mut own = p2p::empty_status();
         let rc = block_on(&here, || waits_on(&hs), || {
-            let mut flag: c_int = 0;
             // SAFETY: the application's arguments; our status.
-            let rc = unsafe { x::XMPI_Testany(count, array_of_requests, index, &mut flag, &mut own) };
-            if rc != mpi::SUCCESS() {
-                return Err(rc);
-            }
-            Ok(flag != 0)
+            crate::wait::flagged(|flag| unsafe { x::XMPI_Testany(count, array_of_requests, index, flag, &mut own) })
         });
         // SAFETY: MPI wrote the index.
         any_done(&here, &hs, rc, unsafe { *index }, status, &own)

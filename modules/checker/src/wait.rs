@@ -82,6 +82,17 @@ pub fn block_on(
     rc
 }
 
+/// The outcome of a test call (`MPI_Test`, `MPI_Iprobe`...): `call` sets
+/// the flag it is given and returns MPI's code.
+pub fn flagged(call: impl FnOnce(&mut c_int) -> c_int) -> Result<bool, c_int> {
+    let mut flag: c_int = 0;
+    let rc = call(&mut flag);
+    if rc != mpi::SUCCESS() {
+        return Err(rc);
+    }
+    Ok(flag != 0)
+}
+
 /// What a call waits for: explicit world ranks, or any rank.
 pub fn waiting_for(peers: Vec<i32>, any: bool, waits: String) -> Blocked {
     Blocked {
