@@ -89,6 +89,14 @@ pub fn empty_status() -> MPI_Status {
     status
 }
 
+/// Copies the checker's status to the application's, unless ignored.
+pub fn give(status: *mut MPI_Status, own: &MPI_Status) {
+    if !status.is_null() && status != mpi::STATUS_IGNORE() {
+        // SAFETY: the caller's status, a plain struct.
+        unsafe { *status = *own };
+    }
+}
+
 /// One `MPI_Test` (next layer) of the call's own request.
 pub fn test(req: &mut MPI_Request, status: *mut MPI_Status) -> Result<bool, c_int> {
     // SAFETY: a request the wrapper posted; `status` is the caller's or ignore.
@@ -318,14 +326,35 @@ pnmpi_sdk::wrap! {
             // SAFETY: our two requests and room for their statuses.
             crate::wait::flagged(|flag| unsafe { x::XMPI_Testall(2, reqs.as_mut_ptr(), flag, statuses.as_mut_ptr()) })
         });
-        if !status.is_null() && status != mpi::STATUS_IGNORE() {
-            // SAFETY: the caller's status, a plain struct.
-            unsafe { *status = statuses[0] };
-        }
+        give(status, &statuses[0]);
         // MPICH's status of a receive from MPI_PROC_NULL may name rank 0.
         if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
             let got = statuses[0];
             if let Err(r) = p2psig::verify(got.MPI_SOURCE, got.MPI_TAG, comm, recvcount, recvtype) {
+                return r.report(&here);
+            }
+        }
+        rc
+    }
+
+    /// Checked; its message's signature sent and its receive's compared.
+    fn MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) {
+        let here = Here::new(routine::MPI_Sendrecv_replace);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        let checked = args::p2p(buf, count, datatype, dest, sendtag, comm, false)
+            .and_then(|()| args::p2p(buf, count, datatype, source, recvtag, comm, true));
+        if let Err(r) = checked {
+            return r.report(&here);
+        }
+        p2psig::announce(count, datatype, dest, sendtag, comm);
+        let mut own = empty_status();
+        // SAFETY: the application's buffer and envelope; our status.
+        let rc = unsafe { x::XMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &mut own) };
+        give(status, &own);
+        if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
+            if let Err(r) = p2psig::verify(own.MPI_SOURCE, own.MPI_TAG, comm, count, datatype) {
                 return r.report(&here);
             }
         }

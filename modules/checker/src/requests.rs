@@ -7,7 +7,7 @@
 
 use crate::args;
 use crate::lifecycle::gate;
-use crate::p2p::{self, to_world};
+use crate::p2p::{self, give, to_world};
 use crate::p2psig;
 use crate::registry::{self, key, Origin, RequestInfo};
 use crate::report::{self, Class};
@@ -274,6 +274,10 @@ nonblocking! {
     /// Checked and registered, inactive.
     MPI_Ssend_init, recv: false, persistent: true;
     /// Checked and registered, inactive.
+    MPI_Bsend_init, recv: false, persistent: true;
+    /// Checked and registered, inactive.
+    MPI_Rsend_init, recv: false, persistent: true;
+    /// Checked and registered, inactive.
     MPI_Recv_init, recv: true, persistent: true;
 }
 
@@ -302,14 +306,6 @@ fn wait_one(here: &Here, request: *mut MPI_Request, status: *mut MPI_Status) -> 
 /// `n` statuses to fill.
 fn statuses(n: c_int) -> Vec<MPI_Status> {
     (0..n.max(0)).map(|_| p2p::empty_status()).collect()
-}
-
-/// Copies the checker's status to the application's, unless ignored.
-fn give(status: *mut MPI_Status, own: &MPI_Status) {
-    if !status.is_null() && status != mpi::STATUS_IGNORE() {
-        // SAFETY: the caller's status, a plain struct.
-        unsafe { *status = *own };
-    }
 }
 
 /// Copies the first `n` of the checker's statuses to the application's
