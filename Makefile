@@ -37,6 +37,7 @@ install-files:
 	install -m 755 $(TARGET)/libprofiler.so $(PREFIX)/lib/pnmpi/modules/profiler.so
 	install -m 755 $(TARGET)/libvtime.so $(PREFIX)/lib/pnmpi/modules/vtime.so
 	install -m 755 $(TARGET)/libreplay.so $(PREFIX)/lib/pnmpi/modules/replay.so
+	install -m 755 $(TARGET)/libchecker.so $(PREFIX)/lib/pnmpi/modules/checker.so
 	install -m 755 $(TARGET)/pnmpi $(TARGET)/pnmpi-patch $(PREFIX)/bin/
 	install -m 644 $(TARGET)/include/xmpi.h include/pnmpi.h include/pnmpi/debug_io.h $(PREFIX)/include/pnmpi/
 	install -m 644 $(TARGET)/pnmpi-build-report.txt pnmpi.toml $(PREFIX)/share/pnmpi/

@@ -2,7 +2,7 @@
 //! callgrind, which counts exactly where wall time on a shared VM varies by
 //! 10 to 20 % between identical runs (docs/performance.md, "The tools on
 //! real applications, in instructions"). Each program runs on 2 ranks natively (no libpnmpi)
-//! and under the tracer and under the profiler (first in the chain,
+//! and under the tracer, the profiler and the checker (first in the chain,
 //! libpnmpi preloaded as `pnmpi run` does), each at two run lengths.
 //!
 //! Every process's instructions are split by the object that ran them:
@@ -19,6 +19,7 @@
 //! ```sh
 //! cargo test --release --test callgrind -- --ignored --nocapture
 //! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran
+//! CALLGRIND_TOOLS=checker cargo test ...   # some of: tracer, profiler, checker
 //! MPIP_LIB=/path/libmpiP.so cargo test ...   # also under LLNL's mpiP
 //! ```
 //!
@@ -447,7 +448,19 @@ fn instructions_per_call_under_callgrind_bench() {
                 target_dir().join("libprofiler.so").display()
             ),
         ),
+        (
+            "checker",
+            format!(
+                "module {}\nargument output checker-out\n",
+                target_dir().join("libchecker.so").display()
+            ),
+        ),
     ];
+    let wanted = std::env::var("CALLGRIND_TOOLS").unwrap_or_else(|_| "tracer,profiler,checker".into());
+    let tools: Vec<_> = tools
+        .into_iter()
+        .filter(|(tool, _)| wanted.split(',').any(|w| w == *tool))
+        .collect();
     println!("instructions under callgrind, 2 ranks, {FLAVOR}; per rank: rank 0 / rank 1");
     for app in apps(dir.path()) {
         eprintln!("callgrind: {} ...", app.name);

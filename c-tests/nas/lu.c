@@ -167,6 +167,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(&s, &sum, 1, MPI_DOUBLE, MPI_SUM, cart);
     if (rank == 0)
         printf("lu: checksum %.15e\nlu: verified %s\n", sum, falling ? "yes" : "NO");
+    MPI_Comm_free(&cart);
     MPI_Finalize();
     return 0;
 }

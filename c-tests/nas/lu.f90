@@ -86,6 +86,7 @@ program lu
     write (*, '(a,es23.15)') 'lu: checksum ', total
     write (*, '(a,a)') 'lu: verified ', merge('yes', 'NO ', falling)
   end if
+  call MPI_Comm_free(cart, ierr)
   call MPI_Finalize(ierr)
 end program lu
 

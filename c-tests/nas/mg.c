@@ -217,6 +217,7 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         printf("mg: verified %s\n", falling && rnm2 < first / 10 ? "yes" : "NO");
+    MPI_Comm_free(&cart);
     MPI_Finalize();
     return 0;
 }

@@ -231,5 +231,6 @@ program mg
       write (*, '(a)') 'mg: verified NO'
     end if
   end if
+  call MPI_Comm_free(cart, ierr)
   call MPI_Finalize(ierr)
 end program mg

@@ -22,6 +22,8 @@
 //!   globals.
 //! - [`sizes`] caches a thread's last datatype size, for wrappers that
 //!   count bytes on every call.
+//! - [`callsite`] finds the application's call site of a wrapper's call
+//!   in a few loads and names it (file:line) for a report.
 //! - [`clock`] reads the monotonic clock and the thread's CPU time (with
 //!   what a read of it costs), for modules that time or model compute.
 //! - [`module!`] defines the name and the hooks (`PNMPI_Init` ...) from
@@ -38,7 +40,9 @@
 //! come from the application or from [`constants`]; as in C, MPI trusts
 //! them.
 
+pub mod callsite;
 pub mod clock;
+pub mod counter;
 pub mod hooks;
 pub mod native;
 pub mod next;

@@ -152,6 +152,12 @@ pub fn nas_kernel(name: &str) -> PathBuf {
     c_program("nas", name, Link::Pnmpi, "nas", &["-lm"])
 }
 
+/// Builds the checker corpus program `c-tests/checker/<name>.c`, linked
+/// with libpnmpi.
+pub fn checker_program(name: &str) -> PathBuf {
+    c_program("checker", name, Link::Pnmpi, "", &[])
+}
+
 /// Builds `c-tests/<folder>/<name>.c` as `<name>-<link>-<tag>` (no tag:
 /// `<name>-<link>`), with extra compiler and linker flags.
 fn c_program(folder: &str, name: &str, link: Link, tag: &str, flags: &[&str]) -> PathBuf {

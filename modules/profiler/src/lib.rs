@@ -24,7 +24,6 @@
 //! library (`pnmpi_sdk::native`), past the modules below it.
 
 mod bytes;
-mod callsite;
 mod clock;
 mod config;
 mod profile;
@@ -41,36 +40,6 @@ use std::sync::OnceLock;
 pnmpi_sdk::module! {
     name: "profiler",
     init: config::load,
-}
-
-/// The objects whose frames lie between the application and a wrapper,
-/// by load address: the walk to a call site skips them.
-pub(crate) struct Objects {
-    libpnmpi: usize,
-    profiler: usize,
-    /// The MPI's Fortran binding libraries (`libmpi_mpifh`,
-    /// `libmpichfort`, ...): a Fortran application's call reaches the
-    /// chain from there, and its site is the Fortran frame above.
-    fortran: Vec<usize>,
-}
-
-impl Objects {
-    /// Whether frames of the object at `base` only carry a call from the
-    /// application's site to the wrapper: libpnmpi and the Fortran
-    /// bindings.
-    fn carries(&self, base: usize) -> bool {
-        base == self.libpnmpi || self.fortran.contains(&base)
-    }
-}
-
-/// This process's libpnmpi and profiler objects.
-pub(crate) fn objects() -> &'static Objects {
-    static OBJECTS: OnceLock<Objects> = OnceLock::new();
-    OBJECTS.get_or_init(|| Objects {
-        libpnmpi: callsite::object_base(pnmpi_sdk::raw::XMPI_Comm_rank as *const () as usize),
-        profiler: callsite::object_base(objects as *const () as usize),
-        fortran: callsite::loaded_bases(pnmpi_mpi_sys::FORTRAN_BINDINGS),
-    })
 }
 
 /// The module's duplicate of `MPI_COMM_WORLD`, for its report.
@@ -139,7 +108,7 @@ pnmpi_sdk::wrap! {
 /// Runs MPI's initialization `init`, duplicates `MPI_COMM_WORLD` for the
 /// report, sets the time base and records the call as routine `id`.
 fn start(id: usize, init: impl FnOnce() -> c_int) -> c_int {
-    let sp = callsite::stack_pointer();
+    let sp = pnmpi_sdk::callsite::stack_pointer();
     let begin = clock::stamp();
     let rc = init();
     if rc != constants::SUCCESS() {

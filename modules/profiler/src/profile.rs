@@ -5,11 +5,10 @@
 use crate::clock::{Clock, Stamp};
 use crate::state::{self, Block, Hist, Series};
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
+use pnmpi_sdk::callsite::Resolver;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
-use std::ffi::{c_int, c_void, CStr, OsStr};
-use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::ffi::CStr;
 
 /// Count, times (seconds) and bytes of a series of calls or phases.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
@@ -318,82 +317,21 @@ fn hostname() -> String {
         .unwrap_or_default()
 }
 
-/// The file and load bias of the object whose segments hold `addr`.
-fn object_of(addr: usize) -> Option<(PathBuf, usize)> {
-    struct Query {
-        addr: usize,
-        found: Option<(PathBuf, usize)>,
-    }
-    unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
-        // SAFETY: dl_iterate_phdr passes a valid entry and our `data`, a
-        // `Query` that outlives the iteration.
-        let (info, query) = unsafe { (&*info, &mut *data.cast::<Query>()) };
-        let bias = info.dlpi_addr as usize;
-        // SAFETY: the entry's program headers, dlpi_phnum of them.
-        let headers = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) };
-        let inside = headers.iter().any(|h| {
-            let start = bias + h.p_vaddr as usize;
-            h.p_type == libc::PT_LOAD && query.addr >= start && query.addr < start + h.p_memsz as usize
-        });
-        if !inside {
-            return 0;
-        }
-        // SAFETY: a NUL-terminated path, or null, from the loader.
-        let name = (!info.dlpi_name.is_null()).then(|| unsafe { CStr::from_ptr(info.dlpi_name) });
-        let path = match name.map(CStr::to_bytes) {
-            Some(bytes) if !bytes.is_empty() => PathBuf::from(OsStr::from_bytes(bytes)),
-            // The main program has no name here.
-            _ => std::fs::read_link("/proc/self/exe").unwrap_or_default(),
-        };
-        query.found = Some((path, bias));
-        1
-    }
-    let mut query = Query { addr, found: None };
-    // SAFETY: `each` matches the callback type and only touches `query`.
-    unsafe { libc::dl_iterate_phdr(Some(each), (&mut query as *mut Query).cast()) };
-    query.found
-}
-
-/// Names each call site of `sites` (routine id, return address): the
-/// function, file and line of the call instruction (just before the
-/// return address) from its object's debug information, read with
-/// `addr2line` (each object once), and the object and offset.
+/// Names each call site of `sites` (routine id, return address) with
+/// the SDK's resolver (each object's debug information read once).
 fn resolve(sites: &BTreeMap<(usize, usize), Ticks>, clock: &Clock) -> Vec<Site> {
-    let mut loaders: HashMap<PathBuf, Option<addr2line::Loader>> = HashMap::new();
+    let mut resolver = Resolver::default();
     sites
         .iter()
         .map(|(&(routine, ra), ticks)| {
-            let pc = ra - 1;
-            let (object, bias) = object_of(pc).unwrap_or_default();
-            let (mut function, mut file, mut line) = (None, None, None);
-            let loader = loaders
-                .entry(object.clone())
-                .or_insert_with(|| addr2line::Loader::new(&object).ok());
-            if let Some(loader) = loader {
-                let probe = (pc - bias) as u64;
-                // The first frame is the innermost: where the call is
-                // written, inlined or not.
-                let mut frames = loader.find_frames(probe).ok();
-                if let Some(Ok(Some(frame))) = frames.as_mut().map(|f| f.next()) {
-                    function = frame
-                        .function
-                        .and_then(|f| f.demangle().ok().map(|n| n.into_owned()));
-                    file = frame.location.as_ref().and_then(|l| l.file).map(str::to_string);
-                    line = frame.location.as_ref().and_then(|l| l.line);
-                }
-                if function.is_none() {
-                    function = loader
-                        .find_symbol(probe)
-                        .map(|n| addr2line::demangle_auto(n.into(), None).into_owned());
-                }
-            }
+            let at = resolver.resolve(ra);
             Site {
                 routine: ROUTINE_NAMES[routine].to_string(),
-                function,
-                file,
-                line,
-                object: object.display().to_string(),
-                offset: (ra - bias) as u64,
+                function: at.function,
+                file: at.file,
+                line: at.line,
+                object: at.object,
+                offset: at.offset,
                 stats: ticks.stats(clock),
             }
         })

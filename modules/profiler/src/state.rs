@@ -21,10 +21,10 @@
 //! own quiet moment: before it waits, or after it sent. Every record goes
 //! through the pending one first, so calls are accounted in their order.
 
-use crate::callsite::{self, Routes, Table};
 use crate::clock::{self, Clock};
 use crate::config::{Bins, Config};
 use pnmpi_mpi_sys::ROUTINE_COUNT;
+use pnmpi_sdk::callsite::{self, Counter, Routes, Table};
 use pnmpi_sdk::sizes::SizeCache;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering::*};
@@ -33,34 +33,6 @@ use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering::*};
 const SITES: usize = 4096;
 /// `dist_of` value of a routine without distributions.
 const NO_DIST: u16 = u16::MAX;
-
-/// A counter that only its own thread writes.
-#[derive(Default)]
-pub struct Counter(std::sync::atomic::AtomicU64);
-
-impl Counter {
-    fn new(value: u64) -> Counter {
-        Counter(value.into())
-    }
-
-    /// The value.
-    #[inline(always)]
-    pub fn get(&self) -> u64 {
-        self.0.load(Relaxed)
-    }
-
-    /// Sets the value (owning thread only).
-    #[inline(always)]
-    pub fn set(&self, value: u64) {
-        self.0.store(value, Relaxed)
-    }
-
-    /// Adds to the value (owning thread only).
-    #[inline(always)]
-    pub fn add(&self, value: u64) {
-        self.set(self.get().wrapping_add(value))
-    }
-}
 
 /// Count, total, min and max of durations (ticks), and the bytes moved.
 pub struct Series {
@@ -172,7 +144,7 @@ pub struct Block {
     /// The selected routines' distributions, in `Config::distributions` order.
     pub dists: Box<[Dist]>,
     /// Call sites, if recorded.
-    pub sites: Option<Table>,
+    pub sites: Option<Table<Series>>,
     routes: Box<[Routes; ROUTINE_COUNT]>,
     /// The last waiting call, not yet accounted.
     pending: Pending,
@@ -301,7 +273,7 @@ impl Block {
             self.nested.add_time(ticks);
         }
         match (slot, &self.sites) {
-            (Some(i), Some(sites)) => sites.count(i, ticks, bytes),
+            (Some(i), Some(sites)) => sites.stats(i).add(ticks, bytes),
             _ => self.routines[id].add(ticks, bytes),
         }
         // Without distributions (the default), `dist_of` is all NO_DIST:

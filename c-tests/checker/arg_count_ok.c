@@ -1,0 +1,12 @@
+// expect: none
+// A broadcast of 4 ints, and one of none.
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int x[4] = {0};
+    MPI_Init(&argc, &argv);
+    MPI_Bcast(x, 4, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(x, 0, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,15 @@
+// expect: p2p
+// Rank 0 sends 8 ints; rank 1 has room for 4.
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int rank, x[8] = {0};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        MPI_Send(x, 8, MPI_INT, 1, 0, MPI_COMM_WORLD);
+    if (rank == 1)
+        MPI_Recv(x, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    return 0;
+}

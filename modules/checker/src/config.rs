@@ -1,0 +1,138 @@
+//! The module's arguments (`argument KEY VALUE` after `module checker`),
+//! read once in `PNMPI_Init`. A bad value stops the run there, naming the
+//! argument: a user who asked for a check never silently gets another.
+
+use pnmpi_sdk::services;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// What the checker does after it reported an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Report and go on (a call MPI would reject is not made, and returns
+    /// an MPI error code); the process exits with [`Config::exit_code`].
+    Report,
+    /// Report, then `MPI_Abort` with [`Config::exit_code`].
+    Abort,
+}
+
+/// Everything the arguments choose.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `action report|abort` (default `report`).
+    pub action: Action,
+    /// `output DIR`: each rank writes `DIR/rank-N.json` (default
+    /// `pnmpi-checker`).
+    pub output: PathBuf,
+    /// `deadlock_timeout SECONDS` (default 2): how long a rank waits in a
+    /// blocking call before it tells the watchdog, and how long the
+    /// watchdog waits again before it declares a deadlock.
+    pub timeout: f64,
+    /// `sends synchronous|buffered` (default `synchronous`): whether a
+    /// standard `MPI_Send` is checked as a synchronous send, so that a
+    /// cycle of sends that completes only through MPI's buffering is
+    /// reported as a potential deadlock.
+    pub synchronous_sends: bool,
+    /// `exit_code N` (default 3): the exit status of a process that
+    /// reported an error.
+    pub exit_code: i32,
+}
+
+static CONFIG: OnceLock<Config> = OnceLock::new();
+
+/// The configuration (defaults before `PNMPI_Init` read it).
+pub fn get() -> &'static Config {
+    CONFIG.get_or_init(|| parse(&|_| None).expect("the defaults parse"))
+}
+
+/// Reads the arguments; a bad one ends the process with its message.
+pub fn load() {
+    match parse(&services::argument) {
+        Ok(config) => {
+            let _ = CONFIG.set(config);
+        }
+        Err(e) => {
+            eprintln!("pnmpi checker: argument {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// The configuration that `arg` (a key's value, if given) chooses.
+pub fn parse(arg: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
+    let action = match arg("action").as_deref().map(str::trim) {
+        None | Some("report") => Action::Report,
+        Some("abort") => Action::Abort,
+        Some(other) => return Err(format!("action: `{other}` is neither report nor abort")),
+    };
+    let output = PathBuf::from(arg("output").unwrap_or_else(|| "pnmpi-checker".into()).trim());
+    let timeout = match arg("deadlock_timeout") {
+        None => 2.0,
+        Some(text) => match text.trim().trim_end_matches('s').parse::<f64>() {
+            Ok(t) if t > 0.0 && t.is_finite() => t,
+            _ => {
+                return Err(format!(
+                    "deadlock_timeout: `{text}` is not a positive number of seconds"
+                ))
+            }
+        },
+    };
+    let synchronous_sends = match arg("sends").as_deref().map(str::trim) {
+        None | Some("synchronous") => true,
+        Some("buffered") => false,
+        Some(other) => return Err(format!("sends: `{other}` is neither synchronous nor buffered")),
+    };
+    let exit_code = match arg("exit_code") {
+        None => 3,
+        Some(text) => match text.trim().parse::<i32>() {
+            Ok(n) if (1..=255).contains(&n) => n,
+            _ => return Err(format!("exit_code: `{text}` is not an exit status from 1 to 255")),
+        },
+    };
+    Ok(Config {
+        action,
+        output,
+        timeout,
+        synchronous_sends,
+        exit_code,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(pairs: &[(&str, &str)]) -> Result<Config, String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        parse(&move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn defaults_and_choices() {
+        let c = with(&[]).unwrap();
+        assert_eq!(c.action, Action::Report);
+        assert!(c.synchronous_sends);
+        assert_eq!(c.exit_code, 3);
+        let c = with(&[
+            ("action", "abort"),
+            ("sends", "buffered"),
+            ("deadlock_timeout", "0.5"),
+        ])
+        .unwrap();
+        assert_eq!(c.action, Action::Abort);
+        assert!(!c.synchronous_sends);
+        assert_eq!(c.timeout, 0.5);
+    }
+
+    #[test]
+    fn bad_values_name_their_argument() {
+        assert!(with(&[("action", "warn")]).unwrap_err().starts_with("action:"));
+        assert!(with(&[("deadlock_timeout", "-1")])
+            .unwrap_err()
+            .starts_with("deadlock_timeout:"));
+        assert!(with(&[("exit_code", "0")]).unwrap_err().starts_with("exit_code:"));
+    }
+}

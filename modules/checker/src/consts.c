@@ -1,0 +1,55 @@
+/* The MPI constants the checker needs that pnmpi-mpi-sys does not carry:
+ * error codes, datatype combiners, and the predefined datatypes and
+ * operations, whose handles are cast macros (Open MPI: addresses of
+ * library globals; MPICH: integers) that bindgen cannot evaluate.
+ * Compiled against the native mpi.h by build.rs. */
+#include <mpi.h>
+#include <stddef.h>
+
+/* In the order of consts.rs's `Err`. */
+const int pnmpi_checker_err[] = {
+    MPI_ERR_RANK, MPI_ERR_TAG, MPI_ERR_COUNT, MPI_ERR_ROOT, MPI_ERR_TYPE,
+    MPI_ERR_COMM, MPI_ERR_OP, MPI_ERR_BUFFER, MPI_ERR_OTHER,
+    MPI_ERR_TRUNCATE,
+};
+
+const int pnmpi_checker_combiner[] = {
+    MPI_COMBINER_NAMED, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS,
+    MPI_COMBINER_VECTOR, MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED,
+    MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED_BLOCK,
+    MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,
+    MPI_COMBINER_SUBARRAY, MPI_COMBINER_RESIZED,
+};
+
+const int pnmpi_checker_tag_ub_key = MPI_TAG_UB;
+const MPI_Op pnmpi_checker_op_null = MPI_OP_NULL;
+const MPI_Group pnmpi_checker_group_null = MPI_GROUP_NULL;
+const MPI_Group pnmpi_checker_group_empty = MPI_GROUP_EMPTY;
+const MPI_Datatype pnmpi_checker_byte = MPI_BYTE;
+const MPI_Datatype pnmpi_checker_packed = MPI_PACKED;
+
+/* Predefined datatypes, in a fixed order: a type's index here is its
+ * name in a signature, the same on every rank. */
+const MPI_Datatype pnmpi_checker_types[] = {
+    MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR,
+    MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED, MPI_LONG,
+    MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT,
+    MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
+    MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
+    MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_AINT,
+    MPI_OFFSET, MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+    MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_INTEGER, MPI_REAL,
+    MPI_DOUBLE_PRECISION, MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL,
+    MPI_CHARACTER, MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION,
+};
+const int pnmpi_checker_type_count = sizeof pnmpi_checker_types / sizeof pnmpi_checker_types[0];
+
+/* Predefined operations, likewise. */
+const MPI_Op pnmpi_checker_ops[] = {
+    MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
+    MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE,
+    MPI_NO_OP,
+};
+const int pnmpi_checker_op_count = sizeof pnmpi_checker_ops / sizeof pnmpi_checker_ops[0];
+
+const MPI_Message pnmpi_checker_message_null = MPI_MESSAGE_NULL;

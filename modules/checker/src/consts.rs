@@ -1,0 +1,126 @@
+//! The constants of `consts.c`, read from Rust.
+
+use pnmpi_sdk::sys::ffi::{MPI_Datatype, MPI_Group, MPI_Op};
+use std::ffi::c_int;
+
+extern "C" {
+    static pnmpi_checker_err: [c_int; 10];
+    static pnmpi_checker_combiner: [c_int; 12];
+    static pnmpi_checker_tag_ub_key: c_int;
+    static pnmpi_checker_op_null: MPI_Op;
+    static pnmpi_checker_group_null: MPI_Group;
+    static pnmpi_checker_group_empty: MPI_Group;
+    static pnmpi_checker_byte: MPI_Datatype;
+    static pnmpi_checker_packed: MPI_Datatype;
+    static pnmpi_checker_types: [MPI_Datatype; 46];
+    static pnmpi_checker_type_count: c_int;
+    static pnmpi_checker_ops: [MPI_Op; 14];
+    static pnmpi_checker_op_count: c_int;
+}
+
+/// An MPI error class the checker returns for a call it refused.
+#[derive(Clone, Copy, Debug)]
+pub enum Err {
+    Rank = 0,
+    Tag,
+    Count,
+    Root,
+    Type,
+    Comm,
+    Op,
+    Buffer,
+    Other,
+    Truncate,
+}
+
+/// The MPI error code of `e`.
+pub fn err(e: Err) -> c_int {
+    // SAFETY: an immutable C array initialised at load time.
+    unsafe { pnmpi_checker_err[e as usize] }
+}
+
+/// A datatype combiner (`MPI_COMBINER_X`), in `consts.c`'s order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combiner {
+    Named = 0,
+    Dup,
+    Contiguous,
+    Vector,
+    Hvector,
+    Indexed,
+    Hindexed,
+    IndexedBlock,
+    HindexedBlock,
+    Struct,
+    Subarray,
+    Resized,
+}
+
+const COMBINERS: [Combiner; 12] = [
+    Combiner::Named,
+    Combiner::Dup,
+    Combiner::Contiguous,
+    Combiner::Vector,
+    Combiner::Hvector,
+    Combiner::Indexed,
+    Combiner::Hindexed,
+    Combiner::IndexedBlock,
+    Combiner::HindexedBlock,
+    Combiner::Struct,
+    Combiner::Subarray,
+    Combiner::Resized,
+];
+
+/// The combiner whose MPI value is `value`, if the checker knows it.
+pub fn combiner(value: c_int) -> Option<Combiner> {
+    // SAFETY: an immutable C array initialised at load time.
+    let values = unsafe { &pnmpi_checker_combiner };
+    values.iter().position(|&v| v == value).map(|i| COMBINERS[i])
+}
+
+/// `MPI_TAG_UB`, the attribute key.
+pub fn tag_ub_key() -> c_int {
+    // SAFETY: an immutable C object initialised at load time.
+    unsafe { pnmpi_checker_tag_ub_key }
+}
+
+/// `MPI_OP_NULL`.
+pub fn op_null() -> MPI_Op {
+    // SAFETY: an immutable C object initialised at load time.
+    unsafe { pnmpi_checker_op_null }
+}
+
+/// `MPI_GROUP_NULL` and `MPI_GROUP_EMPTY`, which are never leaks.
+pub fn group_constants() -> [MPI_Group; 2] {
+    // SAFETY: immutable C objects initialised at load time.
+    unsafe { [pnmpi_checker_group_null, pnmpi_checker_group_empty] }
+}
+
+/// `MPI_BYTE` and `MPI_PACKED`: they match any signature's bytes.
+pub fn untyped() -> [MPI_Datatype; 2] {
+    // SAFETY: immutable C objects initialised at load time.
+    unsafe { [pnmpi_checker_byte, pnmpi_checker_packed] }
+}
+
+/// The predefined datatypes; a type's index is its name in a signature.
+pub fn predefined_types() -> &'static [MPI_Datatype] {
+    // SAFETY: an immutable C array initialised at load time, of the
+    // length consts.c states.
+    unsafe { &pnmpi_checker_types[..pnmpi_checker_type_count as usize] }
+}
+
+/// The predefined operations; an op's index is its name across ranks.
+pub fn predefined_ops() -> &'static [MPI_Op] {
+    // SAFETY: as for predefined_types.
+    unsafe { &pnmpi_checker_ops[..pnmpi_checker_op_count as usize] }
+}
+
+extern "C" {
+    static pnmpi_checker_message_null: pnmpi_sdk::sys::ffi::MPI_Message;
+}
+
+/// `MPI_MESSAGE_NULL`.
+pub fn message_null() -> pnmpi_sdk::sys::ffi::MPI_Message {
+    // SAFETY: an immutable C object initialised at load time.
+    unsafe { pnmpi_checker_message_null }
+}

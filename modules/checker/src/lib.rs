@@ -1,0 +1,70 @@
+//! checker: pnmpi's MPI correctness checker module.
+//!
+//! It checks an unmodified application's MPI calls as they happen and
+//! reports each error with the rank, the call, the call site (file:line,
+//! found as the profiler finds it, `pnmpi_sdk::callsite`) and what is
+//! wrong, as text on stderr and JSON in `OUTPUT/rank-N.json`:
+//!
+//! - invalid arguments (`args`): communicator, rank, tag, count, root,
+//!   datatype (null, freed, uncommitted), op, a NULL buffer with data,
+//!   overlapping send and receive buffers;
+//! - collective mismatches across ranks (`collective`): another routine,
+//!   root, operation or type signature at the same point of a
+//!   communicator's sequence of collectives;
+//! - point-to-point mismatches (`p2p`, `p2psig`): a message longer than
+//!   its receive (found before MPI's error handler ends the job), a
+//!   message whose type signature is not the receive's;
+//! - deadlocks (`wait`, `watchdog`, `graph`): every rank blocked, with
+//!   the wait-for graph; with `sends synchronous` (the default), standard
+//!   sends that complete only because MPI buffers them;
+//! - nonblocking misuse (`requests`): requests never completed, started
+//!   again while active, send buffers written before completion, calls
+//!   after `MPI_Finalize`;
+//! - leaks at `MPI_Finalize` (`lifecycle`): communicators, groups,
+//!   datatypes, operations, persistent requests.
+//!
+//! Arguments (`argument KEY VALUE` after `module checker`, see `config`):
+//! `action report|abort`, `output DIR`, `deadlock_timeout SECONDS`,
+//! `sends synchronous|buffered`, `exit_code N`. docs/checker.md is the
+//! manual.
+
+pub mod graph;
+pub mod sig;
+
+#[cfg(not(test))]
+mod args;
+#[cfg(not(test))]
+mod coll;
+#[cfg(not(test))]
+mod collective;
+pub mod config;
+#[cfg(not(test))]
+mod consts;
+#[cfg(not(test))]
+mod lifecycle;
+#[cfg(not(test))]
+mod objects;
+#[cfg(not(test))]
+mod p2p;
+#[cfg(not(test))]
+mod p2psig;
+#[cfg(not(test))]
+mod registry;
+#[cfg(not(test))]
+mod report;
+#[cfg(not(test))]
+mod requests;
+#[cfg(not(test))]
+mod site;
+#[cfg(not(test))]
+mod types;
+#[cfg(not(test))]
+mod wait;
+#[cfg(not(test))]
+mod watchdog;
+
+#[cfg(not(test))]
+pnmpi_sdk::module! {
+    name: "checker",
+    init: config::load,
+}

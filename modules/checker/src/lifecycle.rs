@@ -1,0 +1,183 @@
+//! `MPI_Init` and `MPI_Finalize`: the checker's communicators, the leak
+//! checks at `MPI_Finalize`, and the gate that reports any checked call
+//! made after it.
+
+use crate::args;
+use crate::registry::{self, key, CommInfo};
+use crate::report::{self, Class};
+use crate::site::{self, Here};
+use crate::wait::{self, block_on};
+use crate::{objects, watchdog};
+use pnmpi_mpi_sys::ROUTINE_NAMES;
+use pnmpi_sdk::constants as mpi;
+use pnmpi_sdk::raw::routine;
+use pnmpi_sdk::sys::ffi;
+use pnmpi_sdk::sys::Handle;
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+static FINALIZED: AtomicBool = AtomicBool::new(false);
+
+/// Before a checked call: after `MPI_Finalize`, reports it and returns
+/// the code the wrapper returns instead of calling MPI.
+pub fn gate(here: &Here) -> Option<c_int> {
+    if !FINALIZED.load(Relaxed) {
+        return None;
+    }
+    report::report(
+        Class::Nonblocking,
+        "after-finalize",
+        here.call(),
+        &here.site(),
+        "called after MPI_Finalize".into(),
+    );
+    Some(crate::consts::err(crate::consts::Err::Other))
+}
+
+/// After MPI's initialization: the rank, the tag bound, the watchdog and
+/// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
+fn started() {
+    let world = mpi::COMM_WORLD();
+    report::set_rank(pnmpi_sdk::native::comm_rank(world).unwrap_or(-1));
+    args::read_tag_ub();
+    for comm in [world, mpi::COMM_SELF()] {
+        let shadow = objects::shadow_of(comm);
+        registry::lock()
+            .comms
+            .insert(key(comm), CommInfo { shadow, origin: None });
+    }
+    match pnmpi_sdk::native::comm_dup(world) {
+        Ok(watch) => watchdog::start(watch, pnmpi_sdk::native::comm_size(world).unwrap_or(1)),
+        Err(e) => eprintln!("pnmpi checker: cannot duplicate MPI_COMM_WORLD ({e}): no deadlock detection"),
+    }
+}
+
+/// Reports what the application never freed, and the requests it never
+/// completed.
+fn leaks(here: &Here) {
+    let reg = registry::lock();
+    let mut found: Vec<(Class, &'static str, String)> = Vec::new();
+    let named = |routine: usize, ra: usize| format!("{} at {}", ROUTINE_NAMES[routine], site::name(ra));
+    for info in reg.comms.values() {
+        if let Some(o) = info.origin {
+            found.push((
+                Class::Leak,
+                "comm",
+                format!(
+                    "the communicator created by {} is never freed",
+                    named(o.routine, o.ra)
+                ),
+            ));
+        }
+    }
+    for o in reg.groups.values() {
+        found.push((
+            Class::Leak,
+            "group",
+            format!("the group created by {} is never freed", named(o.routine, o.ra)),
+        ));
+    }
+    for t in reg.types.values().filter(|t| t.origin.routine != 0) {
+        found.push((
+            Class::Leak,
+            "datatype",
+            format!(
+                "the datatype created by {} is never freed",
+                named(t.origin.routine, t.origin.ra)
+            ),
+        ));
+    }
+    for o in reg.ops.values() {
+        found.push((
+            Class::Leak,
+            "op",
+            format!(
+                "the operation created by {} is never freed",
+                named(o.origin.routine, o.origin.ra)
+            ),
+        ));
+    }
+    for r in reg.requests.values() {
+        let by = named(r.origin.routine, r.origin.ra);
+        if r.active {
+            found.push((
+                Class::Nonblocking,
+                "request-not-completed",
+                format!("the request of {by} is never completed (no wait or successful test)"),
+            ));
+        } else if r.persistent {
+            found.push((
+                Class::Leak,
+                "request",
+                format!("the persistent request of {by} is never freed"),
+            ));
+        }
+    }
+    drop(reg);
+    found.sort_by(|a, b| a.2.cmp(&b.2));
+    for (class, check, what) in found {
+        report::report(class, check, here.call(), &here.site(), what);
+    }
+}
+
+/// Frees the checker's duplicates (before MPI's finalization).
+fn free_shadows() {
+    let shadows: Vec<u64> = registry::lock()
+        .comms
+        .values()
+        .map(|c| c.shadow)
+        .filter(|&s| s != 0)
+        .collect();
+    for s in shadows {
+        let _ = pnmpi_sdk::native::comm_free(ffi::MPI_Comm::from_bits(s));
+    }
+    registry::lock().comms.clear();
+}
+
+pnmpi_sdk::wrap! {
+    /// Sets the checker up after MPI's initialization.
+    fn MPI_Init(_argc, _argv) {
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            started();
+        }
+        rc
+    }
+
+    /// Sets the checker up after MPI's initialization.
+    fn MPI_Init_thread(_argc, _argv, _required, _provided) {
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            started();
+        }
+        rc
+    }
+
+    /// Reports leaks, waits for every rank (a blocked loop, so that a
+    /// rank that never arrives is a deadlock, not a hang), then finalizes.
+    fn MPI_Finalize() {
+        let here = Here::new(routine::MPI_Finalize);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        leaks(&here);
+        if let Some(watch) = watchdog::comm() {
+            let mut req = mpi::REQUEST_NULL();
+            // SAFETY: a barrier on the checker's own communicator; the loop completes it.
+            unsafe { ffi::PMPI_Ibarrier(watch, &mut req) };
+            block_on(&here, || {
+                wait::waiting_for(Vec::new(), false, "the other ranks to call MPI_Finalize".into())
+            }, || {
+                let mut flag: c_int = 0;
+                // SAFETY: our own request.
+                unsafe { ffi::PMPI_Test(&mut req, &mut flag, mpi::STATUS_IGNORE()) };
+                Ok(flag != 0)
+            });
+        }
+        watchdog::stop();
+        crate::p2psig::stop();
+        free_shadows();
+        FINALIZED.store(true, Relaxed);
+        next!()
+    }
+}

@@ -1,0 +1,243 @@
+//! Wrappers of the routines that create and free communicators, groups,
+//! datatypes and operations: each new object is registered with its
+//! creation site (a leak report names it); each freed handle is
+//! remembered (a later use is reported); a new communicator gets the
+//! checker's own duplicate, for the collective checks.
+
+use crate::args;
+use crate::lifecycle::gate;
+use crate::registry::{self, key, CommInfo, OpInfo, Origin, TypeInfo};
+use crate::site::Here;
+use crate::types;
+use pnmpi_sdk::constants as mpi;
+use pnmpi_sdk::raw::routine;
+use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Group, MPI_Op};
+use pnmpi_sdk::sys::Handle;
+
+fn origin(here: &Here) -> Origin {
+    Origin {
+        routine: here.routine,
+        ra: here.ra(),
+    }
+}
+
+/// The checker's duplicate of `comm` (0 for an intercommunicator, whose
+/// collectives are not compared). Collective over `comm`: called by
+/// every rank that got it, right after the call that made it.
+pub fn shadow_of(comm: MPI_Comm) -> u64 {
+    if args::is_inter(comm) {
+        return 0;
+    }
+    pnmpi_sdk::native::comm_dup(comm).map_or(0, |c| c.bits())
+}
+
+/// Registers a communicator the application made.
+fn new_comm(here: &Here, comm: MPI_Comm) {
+    if comm.bits() == mpi::COMM_NULL().bits() {
+        return;
+    }
+    let shadow = shadow_of(comm);
+    let mut reg = registry::lock();
+    reg.freed_comms.remove(&key(comm));
+    reg.comms.insert(
+        key(comm),
+        CommInfo {
+            shadow,
+            origin: Some(origin(here)),
+        },
+    );
+}
+
+fn new_group(here: &Here, group: MPI_Group) {
+    if crate::consts::group_constants()
+        .iter()
+        .any(|g| g.bits() == group.bits())
+    {
+        return;
+    }
+    registry::lock().groups.insert(key(group), origin(here));
+}
+
+fn new_type(here: &Here, dt: MPI_Datatype) {
+    let mut reg = registry::lock();
+    reg.freed_types.remove(&key(dt));
+    reg.types.insert(
+        key(dt),
+        TypeInfo {
+            origin: origin(here),
+            committed: false,
+            sig: None,
+        },
+    );
+}
+
+macro_rules! creates {
+    ($($name:ident ($($arg:ident),*) -> $out:ident by $register:ident;)*) => {
+        pnmpi_sdk::wrap! {
+            $(
+                /// Registers the object it creates.
+                fn $name($($arg),*) {
+                    let here = Here::new(routine::$name);
+                    if let Some(rc) = gate(&here) {
+                        return rc;
+                    }
+                    let rc = next!();
+                    if rc == mpi::SUCCESS() {
+                        // SAFETY: MPI just wrote the new handle.
+                        $register(&here, unsafe { *$out });
+                    }
+                    rc
+                }
+            )*
+        }
+    };
+}
+
+creates! {
+    MPI_Comm_dup(comm, newcomm) -> newcomm by new_comm;
+    MPI_Comm_split(comm, color, key_, newcomm) -> newcomm by new_comm;
+    MPI_Comm_create(comm, group, newcomm) -> newcomm by new_comm;
+    MPI_Comm_split_type(comm, split_type, key_, info, newcomm) -> newcomm by new_comm;
+    MPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm) -> newcomm by new_comm;
+    MPI_Cart_sub(comm, remain_dims, newcomm) -> newcomm by new_comm;
+    MPI_Comm_group(comm, group) -> group by new_group;
+    MPI_Group_incl(group, n, ranks, newgroup) -> newgroup by new_group;
+    MPI_Group_excl(group, n, ranks, newgroup) -> newgroup by new_group;
+    MPI_Group_range_incl(group, n, ranges, newgroup) -> newgroup by new_group;
+    MPI_Group_range_excl(group, n, ranges, newgroup) -> newgroup by new_group;
+    MPI_Group_union(group1, group2, newgroup) -> newgroup by new_group;
+    MPI_Group_intersection(group1, group2, newgroup) -> newgroup by new_group;
+    MPI_Group_difference(group1, group2, newgroup) -> newgroup by new_group;
+    MPI_Type_contiguous(count, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_vector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_indexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_indexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_hindexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
+    MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_resized(oldtype, lb, extent, newtype) -> newtype by new_type;
+    MPI_Type_dup(oldtype, newtype) -> newtype by new_type;
+}
+
+pnmpi_sdk::wrap! {
+    /// Frees the checker's duplicate too; remembers the freed handle.
+    fn MPI_Comm_free(comm) {
+        let here = Here::new(routine::MPI_Comm_free);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        // SAFETY: the caller's communicator variable.
+        let c = unsafe { *comm };
+        if let Err(r) = args::comm(c) {
+            return r.report(&here);
+        }
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            let info = registry::lock().comms.remove(&key(c));
+            registry::lock().freed_comms.insert(key(c));
+            if let Some(info) = info.filter(|i| i.shadow != 0) {
+                let _ = pnmpi_sdk::native::comm_free(MPI_Comm::from_bits(info.shadow));
+            }
+        }
+        rc
+    }
+
+    /// Forgets the group.
+    fn MPI_Group_free(group) {
+        let here = Here::new(routine::MPI_Group_free);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        // SAFETY: the caller's group variable.
+        let g = unsafe { *group };
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            registry::lock().groups.remove(&key(g));
+        }
+        rc
+    }
+
+    /// Marks the datatype committed and computes its signature.
+    fn MPI_Type_commit(datatype) {
+        let here = Here::new(routine::MPI_Type_commit);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        // SAFETY: the caller's datatype variable.
+        let dt = unsafe { *datatype };
+        if dt.bits() == mpi::DATATYPE_NULL().bits() || registry::lock().freed_types.contains(&key(dt)) {
+            if let Err(r) = args::datatype(dt) {
+                return r.report(&here);
+            }
+        }
+        let rc = next!();
+        if rc == mpi::SUCCESS() && types::predefined(dt) == 0 {
+            let sig = types::walk(dt, 0);
+            let mut reg = registry::lock();
+            let info = reg.types.entry(key(dt)).or_insert(TypeInfo {
+                origin: Origin::default(),
+                committed: true,
+                sig: None,
+            });
+            info.committed = true;
+            info.sig = Some(sig);
+        }
+        rc
+    }
+
+    /// Forgets the datatype; remembers the freed handle.
+    fn MPI_Type_free(datatype) {
+        let here = Here::new(routine::MPI_Type_free);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        // SAFETY: the caller's datatype variable.
+        let dt = unsafe { *datatype };
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            let mut reg = registry::lock();
+            reg.types.remove(&key(dt));
+            reg.freed_types.insert(key(dt));
+        }
+        rc
+    }
+
+    /// Registers the operation with its creation number.
+    fn MPI_Op_create(user_fn, commute, op) {
+        let here = Here::new(routine::MPI_Op_create);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            let o = origin(&here);
+            // SAFETY: MPI just wrote the new handle.
+            let h: MPI_Op = unsafe { *op };
+            let mut reg = registry::lock();
+            reg.op_seq += 1;
+            let seq = reg.op_seq;
+            reg.freed_ops.remove(&key(h));
+            reg.ops.insert(key(h), OpInfo { origin: o, seq });
+        }
+        rc
+    }
+
+    /// Forgets the operation; remembers the freed handle.
+    fn MPI_Op_free(op) {
+        let here = Here::new(routine::MPI_Op_free);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        // SAFETY: the caller's op variable.
+        let o = unsafe { *op };
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            let mut reg = registry::lock();
+            reg.ops.remove(&key(o));
+            reg.freed_ops.insert(key(o));
+        }
+        rc
+    }
+}

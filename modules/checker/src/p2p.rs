@@ -1,0 +1,379 @@
+//! Point-to-point wrappers: arguments checked; blocking sends and
+//! receives made as test loops (see `wait`); a receive's message matched
+//! first (`MPI_Improbe`), so that one longer than the receive buffer is
+//! reported as truncation before MPI's error handler ends the job.
+
+use crate::args::{self, refuse, Checked};
+use crate::config;
+use crate::consts::Err;
+use crate::graph::Blocked;
+use crate::lifecycle::gate;
+use crate::p2psig;
+use crate::report::{self, Class};
+use crate::site::Here;
+use crate::types;
+use crate::wait::{self, block_on};
+use pnmpi_sdk::constants as mpi;
+use pnmpi_sdk::raw::{self as x, routine};
+use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Message, MPI_Request, MPI_Status};
+use std::ffi::{c_int, c_void};
+
+/// The `MPI_COMM_WORLD` rank of rank `r` of `comm` (-1 if none).
+pub fn to_world(comm: MPI_Comm, r: i32) -> i32 {
+    let (mut group, mut world) = (std::mem::MaybeUninit::uninit(), std::mem::MaybeUninit::uninit());
+    let mut out: c_int = -1;
+    // SAFETY: out-parameters MPI fills; both groups are freed below.
+    unsafe {
+        if ffi::PMPI_Comm_group(comm, group.as_mut_ptr()) != mpi::SUCCESS() {
+            return -1;
+        }
+        ffi::PMPI_Comm_group(mpi::COMM_WORLD(), world.as_mut_ptr());
+        let (mut group, mut world) = (group.assume_init(), world.assume_init());
+        ffi::PMPI_Group_translate_ranks(group, 1, &r, world, &mut out);
+        ffi::PMPI_Group_free(&mut group);
+        ffi::PMPI_Group_free(&mut world);
+    }
+    if out == mpi::UNDEFINED() {
+        -1
+    } else {
+        out
+    }
+}
+
+/// What a collective on `comm` waits for: every other rank of it.
+pub fn collective_waits(comm: MPI_Comm) -> Blocked {
+    let size = args::comm_size(comm);
+    let me = report::rank();
+    let peers: Vec<i32> = (0..size)
+        .map(|r| to_world(comm, r))
+        .filter(|&r| r != me && r >= 0)
+        .collect();
+    let text = format!(
+        "the other ranks of its communicator ({} ranks) to join the collective",
+        size
+    );
+    wait::waiting_for(peers, false, text)
+}
+
+/// What a receive from `source` (or any) with `tag` waits for.
+fn recv_waits(source: i32, tag: i32, comm: MPI_Comm) -> Blocked {
+    if source == mpi::ANY_SOURCE() {
+        return wait::waiting_for(Vec::new(), true, format!("a message from any rank (tag {tag})"));
+    }
+    let world = to_world(comm, source);
+    wait::waiting_for(
+        vec![world],
+        false,
+        format!("a message from rank {world} (tag {tag})"),
+    )
+}
+
+/// What a send to `dest` waits for.
+fn send_waits(dest: i32, tag: i32, comm: MPI_Comm, standard: bool) -> Blocked {
+    let world = to_world(comm, dest);
+    let mut b = wait::waiting_for(
+        vec![world],
+        false,
+        format!("rank {world} to receive its message (tag {tag})"),
+    );
+    b.standard_send = standard;
+    b
+}
+
+/// A status for MPI to fill, from `MPI_PROC_NULL` until it does.
+pub fn empty_status() -> MPI_Status {
+    // SAFETY: MPI_Status is plain integers; all zeroes is valid.
+    let mut status: MPI_Status = unsafe { std::mem::zeroed() };
+    status.MPI_SOURCE = mpi::PROC_NULL();
+    status.MPI_TAG = mpi::ANY_TAG();
+    status
+}
+
+/// Copies the checker's status to the application's, unless ignored.
+pub fn give(status: *mut MPI_Status, own: &MPI_Status) {
+    if !status.is_null() && status != mpi::STATUS_IGNORE() {
+        // SAFETY: the caller's status, a plain struct.
+        unsafe { *status = *own };
+    }
+}
+
+/// One `MPI_Test` (next layer) of the call's own request.
+pub fn test(req: &mut MPI_Request, status: *mut MPI_Status) -> Result<bool, c_int> {
+    // SAFETY: a request the wrapper posted; `status` is the caller's or ignore.
+    crate::wait::flagged(|flag| unsafe { x::XMPI_Test(req, flag, status) })
+}
+
+/// A blocking send as a test loop: `MPI_Issend` for `MPI_Ssend`, and for
+/// `MPI_Send` with `sends synchronous` (the default), else `MPI_Isend`.
+#[allow(clippy::too_many_arguments)]
+fn send(
+    here: &Here,
+    buf: *const c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    sync: bool,
+) -> c_int {
+    if let Err(r) = args::p2p(buf, count, dt, dest, tag, comm, false) {
+        return r.report(here);
+    }
+    if dest == mpi::PROC_NULL() {
+        return mpi::SUCCESS();
+    }
+    p2psig::announce(count, dt, dest, tag, comm);
+    let standard = !sync && config::get().synchronous_sends;
+    let mut req = mpi::REQUEST_NULL();
+    // SAFETY: the application's send arguments; `req` is completed by the
+    // loop below before the wrapper returns, as the blocking call would.
+    let rc = unsafe {
+        if sync || standard {
+            x::XMPI_Issend(buf, count, dt, dest, tag, comm, &mut req)
+        } else {
+            x::XMPI_Isend(buf, count, dt, dest, tag, comm, &mut req)
+        }
+    };
+    if rc != mpi::SUCCESS() {
+        return rc;
+    }
+    block_on(
+        here,
+        || send_waits(dest, tag, comm, standard),
+        || test(&mut req, mpi::STATUS_IGNORE()),
+    )
+}
+
+/// Whether a message of `bytes` fits `count` elements of `dt`.
+fn truncation(bytes: i64, count: c_int, dt: ffi::MPI_Datatype) -> Checked {
+    let room = types::size(dt) as i64 * count.max(0) as i64;
+    if bytes > room {
+        let mut r = refuse(
+            Err::Truncate,
+            "truncation",
+            format!("the message has {bytes} bytes, the receive buffer room for {room} ({count} elements)"),
+        );
+        r.class = Class::P2p;
+        return Err(r);
+    }
+    Ok(())
+}
+
+/// A blocking receive: `MPI_Improbe` until a message matches, the
+/// truncation check, then `MPI_Mrecv`.
+#[allow(clippy::too_many_arguments)]
+fn recv(
+    here: &Here,
+    buf: *mut c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> c_int {
+    if let Err(r) = args::p2p(buf, count, dt, source, tag, comm, true) {
+        return r.report(here);
+    }
+    if source == mpi::PROC_NULL() {
+        // SAFETY: the application's own call, unchanged.
+        return unsafe { x::XMPI_Recv(buf, count, dt, source, tag, comm, status) };
+    }
+    let mut msg: MPI_Message = crate::consts::message_null();
+    // SAFETY: MPI_Status is plain integers; all zeroes is valid.
+    let mut probed: MPI_Status = unsafe { std::mem::zeroed() };
+    let rc = block_on(
+        here,
+        || recv_waits(source, tag, comm),
+        || {
+            // SAFETY: local out-parameters; the application's envelope.
+            crate::wait::flagged(|flag| unsafe {
+                x::XMPI_Improbe(source, tag, comm, flag, &mut msg, &mut probed)
+            })
+        },
+    );
+    if rc != mpi::SUCCESS() {
+        return rc;
+    }
+    let mut bytes: c_int = 0;
+    // SAFETY: the status Improbe filled.
+    unsafe { ffi::PMPI_Get_count(&probed, mpi::BYTE(), &mut bytes) };
+    let signature = p2psig::verify(probed.MPI_SOURCE, probed.MPI_TAG, comm, count, dt);
+    if let Err(r) = truncation(bytes as i64, count, dt) {
+        let code = r.report(here);
+        // Receive the matched message elsewhere, so that MPI does not end
+        // the job: the application's buffer is left as it was.
+        let mut scratch = vec![0u8; bytes.max(0) as usize];
+        // SAFETY: `scratch` holds the whole message as bytes.
+        unsafe { x::XMPI_Mrecv(scratch.as_mut_ptr().cast(), bytes, mpi::BYTE(), &mut msg, status) };
+        return code;
+    }
+    // SAFETY: the application's buffer and status for the message it matched.
+    let rc = unsafe { x::XMPI_Mrecv(buf, count, dt, &mut msg, status) };
+    match signature {
+        Ok(()) => rc,
+        Err(r) => r.report(here),
+    }
+}
+
+/// A send checked and passed on as it is (`call`): its arguments, then
+/// its signature message.
+fn passed_on(
+    here: &Here,
+    data: (*const c_void, c_int, ffi::MPI_Datatype),
+    envelope: (c_int, c_int, MPI_Comm),
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let ((buf, count, dt), (dest, tag, comm)) = (data, envelope);
+    match args::p2p(buf, count, dt, dest, tag, comm, false) {
+        Ok(()) => {
+            p2psig::announce(count, dt, dest, tag, comm);
+            call()
+        }
+        Err(r) => r.report(here),
+    }
+}
+
+pnmpi_sdk::wrap! {
+    /// Checked, and made synchronous (`sends synchronous`) as a test loop.
+    fn MPI_Send(buf, count, datatype, dest, tag, comm) {
+        let here = Here::new(routine::MPI_Send);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        send(&here, buf, count, datatype, dest, tag, comm, false)
+    }
+
+    /// Checked, as a test loop.
+    fn MPI_Ssend(buf, count, datatype, dest, tag, comm) {
+        let here = Here::new(routine::MPI_Ssend);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        send(&here, buf, count, datatype, dest, tag, comm, true)
+    }
+
+    /// Checked.
+    fn MPI_Rsend(buf, count, datatype, dest, tag, comm) {
+        let here = Here::new(routine::MPI_Rsend);
+        gate(&here).unwrap_or_else(|| passed_on(&here, (buf, count, datatype), (dest, tag, comm), || next!()))
+    }
+
+    /// Checked.
+    fn MPI_Bsend(buf, count, datatype, dest, tag, comm) {
+        let here = Here::new(routine::MPI_Bsend);
+        gate(&here).unwrap_or_else(|| passed_on(&here, (buf, count, datatype), (dest, tag, comm), || next!()))
+    }
+
+    /// Checked, matched first, as a test loop.
+    fn MPI_Recv(buf, count, datatype, source, tag, comm, status) {
+        let here = Here::new(routine::MPI_Recv);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        recv(&here, buf, count, datatype, source, tag, comm, status)
+    }
+
+    /// Checked (both halves, and that the buffers do not overlap), as a
+    /// test loop of a receive and a synchronous send.
+    fn MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) {
+        let here = Here::new(routine::MPI_Sendrecv);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        let checked = args::p2p(sendbuf, sendcount, sendtype, dest, sendtag, comm, false)
+            .and_then(|()| args::p2p(recvbuf, recvcount, recvtype, source, recvtag, comm, true))
+            .and_then(|()| {
+                args::disjoint(
+                    args::span(sendbuf, sendcount, sendtype),
+                    args::span(recvbuf, recvcount, recvtype),
+                )
+            });
+        if let Err(r) = checked {
+            return r.report(&here);
+        }
+        let mut reqs = [mpi::REQUEST_NULL(), mpi::REQUEST_NULL()];
+        // SAFETY: the application's arguments; both requests complete in
+        // the loop below before the wrapper returns.
+        let rc = unsafe { x::XMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &mut reqs[0]) };
+        if rc != mpi::SUCCESS() {
+            return rc;
+        }
+        let sync = config::get().synchronous_sends;
+        p2psig::announce(sendcount, sendtype, dest, sendtag, comm);
+        // SAFETY: as above.
+        let rc = unsafe {
+            if sync {
+                x::XMPI_Issend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut reqs[1])
+            } else {
+                x::XMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut reqs[1])
+            }
+        };
+        if rc != mpi::SUCCESS() {
+            return rc;
+        }
+        let mut statuses = [empty_status(), empty_status()];
+        let rc = block_on(&here, || {
+            let mut b = recv_waits(source, recvtag, comm);
+            if dest != mpi::PROC_NULL() {
+                let send = send_waits(dest, sendtag, comm, sync);
+                b.peers.extend(send.peers);
+                b.waits = format!("{} and {}", b.waits, send.waits);
+                b.standard_send = sync;
+            }
+            b
+        }, || {
+            // SAFETY: our two requests and room for their statuses.
+            crate::wait::flagged(|flag| unsafe { x::XMPI_Testall(2, reqs.as_mut_ptr(), flag, statuses.as_mut_ptr()) })
+        });
+        give(status, &statuses[0]);
+        // MPICH's status of a receive from MPI_PROC_NULL may name rank 0.
+        if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
+            let got = statuses[0];
+            if let Err(r) = p2psig::verify(got.MPI_SOURCE, got.MPI_TAG, comm, recvcount, recvtype) {
+                return r.report(&here);
+            }
+        }
+        rc
+    }
+
+    /// Checked; its message's signature sent and its receive's compared.
+    fn MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) {
+        let here = Here::new(routine::MPI_Sendrecv_replace);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        let checked = args::p2p(buf, count, datatype, dest, sendtag, comm, false)
+            .and_then(|()| args::p2p(buf, count, datatype, source, recvtag, comm, true));
+        if let Err(r) = checked {
+            return r.report(&here);
+        }
+        p2psig::announce(count, datatype, dest, sendtag, comm);
+        let mut own = empty_status();
+        // SAFETY: the application's buffer and envelope; our status.
+        let rc = unsafe { x::XMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &mut own) };
+        give(status, &own);
+        if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
+            if let Err(r) = p2psig::verify(own.MPI_SOURCE, own.MPI_TAG, comm, count, datatype) {
+                return r.report(&here);
+            }
+        }
+        rc
+    }
+
+    /// Checked, as an `MPI_Iprobe` loop.
+    fn MPI_Probe(source, tag, comm, status) {
+        let here = Here::new(routine::MPI_Probe);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        let checked = args::comm(comm).and_then(|()| args::rank(source, comm, true)).and_then(|()| args::tag(tag, true));
+        if let Err(r) = checked {
+            return r.report(&here);
+        }
+        block_on(&here, || recv_waits(source, tag, comm), || {
+            // SAFETY: the application's envelope and status.
+            crate::wait::flagged(|flag| unsafe { x::XMPI_Iprobe(source, tag, comm, flag, status) })
+        })
+    }
+}

@@ -1,0 +1,160 @@
+//! Point-to-point type signatures: each checked send also sends, first,
+//! its signature (32 bytes) to the same rank with the same tag on the
+//! checker's duplicate of the communicator; each checked receive, once
+//! its message is matched (its source and tag known), receives that
+//! signature and compares it with its own. MPI keeps messages of one
+//! source, tag and communicator in order on both communicators, so the
+//! n-th signature is the n-th message's.
+//!
+//! A message sent by a routine the checker does not wrap has no
+//! signature: its receive waits `4 x deadlock_timeout` for one, then
+//! goes on unchecked.
+//!
+//! Limits: a nonblocking receive's signature is taken at its completion,
+//! so two receives of one source and tag completed out of order compare
+//! each other's; receives the checker does not wrap (`MPI_Mrecv`,
+//! `MPI_Imrecv` by the application) leave their signatures unreceived.
+//! Cost: one 32-byte message more per message.
+
+use crate::args::{refuse, Checked};
+use crate::config;
+use crate::consts::Err;
+use crate::registry::{self, key};
+use crate::report::Class;
+use crate::sig::Sig;
+use crate::types;
+use parking_lot::Mutex;
+use pnmpi_sdk::constants as mpi;
+use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Request};
+use pnmpi_sdk::sys::Handle;
+use std::ffi::c_int;
+
+/// Signature sends in flight, with their buffers.
+struct Pending(Vec<(MPI_Request, Box<[u64; 4]>)>);
+
+// SAFETY: request handles name the same requests in every thread; the
+// buffers are owned; the mutex serializes every use.
+unsafe impl Send for Pending {}
+
+static PENDING: Mutex<Pending> = Mutex::new(Pending(Vec::new()));
+
+/// The checker's duplicate of `comm`, if it has one.
+fn shadow(comm: MPI_Comm) -> Option<MPI_Comm> {
+    let s = registry::lock().comms.get(&key(comm))?.shadow;
+    (s != 0).then(|| MPI_Comm::from_bits(s))
+}
+
+fn words(sig: Sig) -> [u64; 4] {
+    [sig.hash, sig.len, sig.bytes, sig.loose as u64]
+}
+
+/// Sends the signature of a send of `count` elements of `dt` to `dest`
+/// with `tag` on `comm` (before the send itself).
+pub fn announce(count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) {
+    if dest == mpi::PROC_NULL() {
+        return;
+    }
+    let Some(shadow) = shadow(comm) else { return };
+    let sig = types::signature(dt).times(count.max(0) as u64);
+    let buf = Box::new(words(sig));
+    let mut req = mpi::REQUEST_NULL();
+    // SAFETY: the boxed buffer moves into PENDING with its request and
+    // stays at its heap address until the send completes.
+    unsafe {
+        ffi::PMPI_Isend(
+            buf.as_ptr().cast(),
+            4,
+            mpi::UINT64_T(),
+            dest,
+            tag,
+            shadow,
+            &mut req,
+        )
+    };
+    let mut pending = PENDING.lock();
+    pending.0.push((req, buf));
+    pending.0.retain_mut(|(req, _)| {
+        let mut done: c_int = 0;
+        // SAFETY: a request of ours; its status is ignored.
+        unsafe { ffi::PMPI_Test(req, &mut done, mpi::STATUS_IGNORE()) };
+        done == 0
+    });
+}
+
+/// Whether the signature from `source` with `tag` is there, or comes
+/// within a bound: it was sent before its message, so it comes at once,
+/// unless a routine the checker does not wrap sent the message (then the
+/// receive is not compared, rather than waiting forever).
+fn arrives(source: c_int, tag: c_int, shadow: MPI_Comm) -> bool {
+    let bound = std::time::Duration::from_secs_f64(4.0 * config::get().timeout);
+    let start = std::time::Instant::now();
+    loop {
+        // SAFETY: a local out-parameter; the status is ignored.
+        let there = crate::wait::flagged(|flag| unsafe {
+            ffi::PMPI_Iprobe(source, tag, shadow, flag, mpi::STATUS_IGNORE())
+        });
+        match there {
+            Ok(true) => return true,
+            Err(_) => return false,
+            Ok(false) if start.elapsed() > bound => return false,
+            Ok(false) => std::thread::yield_now(),
+        }
+    }
+}
+
+/// Receives the signature of the message from `source` with `tag` on
+/// `comm` that a receive of `count` elements of `dt` just matched, and
+/// checks that it fits.
+pub fn verify(source: c_int, tag: c_int, comm: MPI_Comm, count: c_int, dt: MPI_Datatype) -> Checked {
+    if source == mpi::PROC_NULL() || source < 0 {
+        return Ok(());
+    }
+    let Some(shadow) = shadow(comm) else { return Ok(()) };
+    if !arrives(source, tag, shadow) {
+        return Ok(());
+    }
+    let mut w = [0u64; 4];
+    // SAFETY: room for the 4 words the sender sent.
+    unsafe {
+        ffi::PMPI_Recv(
+            w.as_mut_ptr().cast(),
+            4,
+            mpi::UINT64_T(),
+            source,
+            tag,
+            shadow,
+            mpi::STATUS_IGNORE(),
+        )
+    };
+    let sent = Sig {
+        hash: w[0],
+        len: w[1],
+        bytes: w[2],
+        loose: w[3] != 0,
+    };
+    let unit = types::signature(dt);
+    if sent.fits(unit, count.max(0) as u64) {
+        return Ok(());
+    }
+    let mut r = refuse(
+        Err::Type,
+        "type-mismatch",
+        format!(
+            "the message from rank {source} (tag {tag}) has another type signature ({} elements, {} bytes) than this receive ({count} elements of {} bytes each)",
+            sent.len, sent.bytes, unit.bytes
+        ),
+    );
+    r.class = Class::P2p;
+    Err(r)
+}
+
+/// At `MPI_Finalize`: gives up the signature sends still in flight.
+pub fn stop() {
+    for (req, buf) in PENDING.lock().0.drain(..) {
+        let mut req = req;
+        // SAFETY: an active send request of ours: freed, MPI completes it;
+        // its buffer must outlive it, so it is leaked.
+        unsafe { ffi::PMPI_Request_free(&mut req) };
+        std::mem::forget(buf);
+    }
+}

@@ -1,0 +1,172 @@
+//! Reports: what is wrong, where (rank, call, call site), as a line of
+//! text on stderr and a record in this rank's JSON file; and what happens
+//! next (`action report|abort`, the exit status).
+//!
+//! Each rank rewrites `OUTPUT/rank-N.json` (a temporary file, then a
+//! rename) at each report, so that a report survives a later abort or
+//! crash. A process that reported an error exits with `exit_code`: an
+//! `atexit` handler registered at the first report flushes stdio and ends
+//! the process with that status, after `MPI_Finalize` returned and the
+//! application's own `exit`.
+
+use crate::config::{self, Action};
+use parking_lot::Mutex;
+use serde::Serialize;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::Relaxed};
+
+/// The most reports a rank writes; later ones are counted only.
+const MAX_REPORTS: usize = 200;
+
+/// What kind of error: a corpus program's expected verdict, and a key of
+/// the JSON record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// An argument MPI would reject, or a buffer misuse.
+    Argument,
+    /// Ranks disagree on a collective of one communicator.
+    Collective,
+    /// A send and its receive disagree: type signature or length.
+    P2p,
+    /// Every rank is blocked.
+    Deadlock,
+    /// A request misused, a buffer written during its operation, a call
+    /// after `MPI_Finalize`.
+    Nonblocking,
+    /// An object never freed before `MPI_Finalize`.
+    Leak,
+}
+
+impl Class {
+    /// The name in text reports and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Argument => "argument",
+            Class::Collective => "collective",
+            Class::P2p => "p2p",
+            Class::Deadlock => "deadlock",
+            Class::Nonblocking => "nonblocking",
+            Class::Leak => "leak",
+        }
+    }
+}
+
+/// One error found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub class: Class,
+    /// A short name of the check (`rank`, `tag`, `root`, `request-leak`...).
+    pub check: &'static str,
+    /// `MPI_COMM_WORLD` rank.
+    pub rank: i32,
+    /// The MPI routine called.
+    pub call: String,
+    /// `file:line (function)`, or `object+offset` without debug information.
+    pub site: String,
+    /// What is wrong, in a sentence.
+    pub what: String,
+    /// Seconds since the epoch, to order reports across ranks.
+    pub time: f64,
+}
+
+/// This rank's `MPI_COMM_WORLD` rank, once MPI is up (-1 before).
+static RANK: AtomicI32 = AtomicI32::new(-1);
+static EXIT_SET: AtomicBool = AtomicBool::new(false);
+static WRITTEN: Mutex<Vec<Report>> = Mutex::new(Vec::new());
+
+/// Sets the rank reports are made under.
+pub fn set_rank(rank: i32) {
+    RANK.store(rank, Relaxed);
+}
+
+/// This process's `MPI_COMM_WORLD` rank (-1 before `MPI_Init`).
+pub fn rank() -> i32 {
+    RANK.load(Relaxed)
+}
+
+/// Reports an error of `class` in `call` at `site`, then, under
+/// `action abort`, aborts the job. `check` names the check.
+pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: String) {
+    let report = Report {
+        class,
+        check,
+        rank: rank(),
+        call: call.to_string(),
+        site: site.to_string(),
+        what,
+        time: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64()),
+    };
+    emit(report);
+    if config::get().action == Action::Abort {
+        abort_job();
+    }
+}
+
+/// Writes `report` (text and JSON) without acting on it: for a report
+/// that the checker follows with its own action (a deadlock aborts).
+pub fn emit(report: Report) {
+    // One write, so that ranks' lines do not interleave.
+    let line = format!(
+        "pnmpi checker: rank {}: {} at {}: [{}] {}\n",
+        report.rank,
+        report.call,
+        report.site,
+        report.class.name(),
+        report.what
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    let mut written = WRITTEN.lock();
+    if written.len() < MAX_REPORTS {
+        written.push(report);
+        if let Err(e) = write_json(&written) {
+            eprintln!(
+                "pnmpi checker: rank {}: cannot write its JSON report: {e}",
+                rank()
+            );
+        }
+    }
+    drop(written);
+    exit_with_error_status();
+}
+
+/// Rewrites this rank's JSON file with `reports`.
+fn write_json(reports: &[Report]) -> std::io::Result<()> {
+    let dir = &config::get().output;
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("rank-{}.json", rank().max(0)));
+    let tmp = dir.join(format!(".rank-{}.json.tmp", rank().max(0)));
+    let text = serde_json::to_string_pretty(reports).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, text + "\n")?;
+    std::fs::rename(&tmp, &path)
+}
+
+/// Ends the job now: `MPI_Abort` on `MPI_COMM_WORLD` with the exit code.
+pub fn abort_job() -> ! {
+    let code = config::get().exit_code;
+    // SAFETY: MPI_Abort takes a predefined communicator and an int; it
+    // does not return when MPI is up, and the exit below covers the rest.
+    unsafe { pnmpi_sdk::sys::ffi::PMPI_Abort(pnmpi_sdk::constants::COMM_WORLD(), code) };
+    std::process::exit(code)
+}
+
+/// Makes the process exit with the configured status, whatever the
+/// application returns: an `atexit` handler that flushes stdio and ends
+/// the process with `_exit`.
+fn exit_with_error_status() {
+    extern "C" fn at_exit() {
+        // SAFETY: fflush(NULL) flushes every open output stream; _exit
+        // ends the process without running the remaining handlers, which
+        // is the point: the status is the checker's.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            libc::_exit(config::get().exit_code);
+        }
+    }
+    if !EXIT_SET.swap(true, Relaxed) {
+        // SAFETY: registers a plain extern "C" function with no arguments.
+        unsafe { libc::atexit(at_exit) };
+    }
+}

@@ -1,0 +1,157 @@
+//! Datatypes as MPI describes them: a type's signature from its envelope
+//! and contents (`MPI_Type_get_envelope`, `MPI_Type_get_contents`, called
+//! natively: the checker's own queries), its size, and whether its data
+//! is one contiguous span (for checksums).
+
+use crate::consts::{self, Combiner};
+use crate::registry;
+use crate::sig::Sig;
+use pnmpi_sdk::sys::ffi::{self, MPI_Aint, MPI_Datatype};
+use pnmpi_sdk::sys::Handle;
+use std::ffi::c_int;
+
+/// Nesting depth past which a type counts as opaque (a guard against a
+/// malformed type, not a limit real codes reach).
+const MAX_DEPTH: u32 = 16;
+
+/// The predefined type's index + 1 (its name in signatures), or 0.
+pub fn predefined(dt: MPI_Datatype) -> u64 {
+    consts::predefined_types()
+        .iter()
+        .position(|&t| t.bits() == dt.bits())
+        .map_or(0, |i| i as u64 + 1)
+}
+
+/// `MPI_Type_size` of `dt`, 0 if MPI refuses it.
+pub fn size(dt: MPI_Datatype) -> u64 {
+    let mut size: c_int = 0;
+    // SAFETY: `size` is a local out-parameter; MPI checks the handle.
+    let rc = unsafe { ffi::PMPI_Type_size(dt, &mut size) };
+    if rc == pnmpi_sdk::constants::SUCCESS() {
+        size.max(0) as u64
+    } else {
+        0
+    }
+}
+
+/// `(lb, extent)` of `dt`.
+pub fn extent(dt: MPI_Datatype) -> (i64, i64) {
+    let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
+    // SAFETY: local out-parameters; MPI checks the handle.
+    unsafe { ffi::PMPI_Type_get_true_extent(dt, &mut lb, &mut extent) };
+    // MPI_Aint is `isize` under Open MPI, `i64` under MPICH.
+    #[allow(clippy::unnecessary_cast)]
+    (lb as i64, extent as i64)
+}
+
+/// The byte span of `count` elements of `dt` at `buf`, if their data is
+/// contiguous (size equals true extent): `(start, len)`.
+pub fn contiguous_span(buf: usize, count: i32, dt: MPI_Datatype) -> Option<(usize, usize)> {
+    let size = size(dt);
+    let (lb, extent) = extent(dt);
+    if count <= 0 || size == 0 || size as i64 != extent || buf == 0 {
+        return None;
+    }
+    let start = (buf as i64).checked_add(lb)? as usize;
+    Some((start, size as usize * count as usize))
+}
+
+/// The signature of one element of `dt`: the registry's (computed at
+/// commit) for a derived type, else computed now.
+pub fn signature(dt: MPI_Datatype) -> Sig {
+    let id = predefined(dt);
+    if id != 0 {
+        return named(dt, id);
+    }
+    if let Some(sig) = registry::lock().types.get(&dt.bits()).and_then(|t| t.sig) {
+        return sig;
+    }
+    walk(dt, 0)
+}
+
+/// A predefined type's signature.
+fn named(dt: MPI_Datatype, id: u64) -> Sig {
+    if consts::untyped().iter().any(|t| t.bits() == dt.bits()) {
+        Sig::opaque(size(dt))
+    } else {
+        Sig::basic(id, size(dt))
+    }
+}
+
+/// Whether `dt` is a named (predefined) type, which is never freed.
+fn is_named(dt: MPI_Datatype) -> bool {
+    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
+    // SAFETY: local out-parameters; MPI checks the handle.
+    unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
+    consts::combiner(comb) == Some(Combiner::Named)
+}
+
+/// Computes the signature of `dt` from its envelope and contents.
+pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
+    let opaque = || Sig::opaque(size(dt));
+    if depth > MAX_DEPTH {
+        return opaque();
+    }
+    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
+    // SAFETY: local out-parameters; MPI checks the handle.
+    let rc = unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
+    if rc != pnmpi_sdk::constants::SUCCESS() {
+        return opaque();
+    }
+    let Some(combiner) = consts::combiner(comb) else {
+        return opaque();
+    };
+    if combiner == Combiner::Named {
+        let id = predefined(dt);
+        return if id == 0 { opaque() } else { named(dt, id) };
+    }
+    let mut ints = vec![0 as c_int; ni.max(0) as usize];
+    let mut addrs = vec![0 as MPI_Aint; na.max(0) as usize];
+    let mut types = vec![pnmpi_sdk::constants::DATATYPE_NULL(); nd.max(0) as usize];
+    // SAFETY: arrays of the lengths the envelope gave.
+    let rc = unsafe {
+        ffi::PMPI_Type_get_contents(
+            dt,
+            ni,
+            na,
+            nd,
+            ints.as_mut_ptr(),
+            addrs.as_mut_ptr(),
+            types.as_mut_ptr(),
+        )
+    };
+    if rc != pnmpi_sdk::constants::SUCCESS() {
+        return opaque();
+    }
+    let sub: Vec<Sig> = types.iter().map(|&t| walk(t, depth + 1)).collect();
+    // Derived types get_contents returned are references the caller frees.
+    for &t in &types {
+        if !is_named(t) {
+            let mut t = t;
+            // SAFETY: a handle MPI_Type_get_contents just returned to us.
+            unsafe { ffi::PMPI_Type_free(&mut t) };
+        }
+    }
+    let n = |i: usize| ints.get(i).copied().unwrap_or(0).max(0) as u64;
+    let Some(&first) = sub.first() else {
+        return opaque();
+    };
+    match combiner {
+        Combiner::Named => opaque(),
+        Combiner::Dup | Combiner::Resized => first,
+        Combiner::Contiguous => first.times(n(0)),
+        Combiner::Vector | Combiner::Hvector => first.times(n(1)).times(n(0)),
+        Combiner::IndexedBlock | Combiner::HindexedBlock => first.times(n(1)).times(n(0)),
+        Combiner::Indexed | Combiner::Hindexed => {
+            (0..n(0) as usize).fold(Sig::default(), |acc, i| acc.then(first.times(n(1 + i))))
+        }
+        Combiner::Struct => (0..n(0) as usize).fold(Sig::default(), |acc, i| {
+            acc.then(sub.get(i).copied().unwrap_or_else(opaque).times(n(1 + i)))
+        }),
+        Combiner::Subarray => {
+            let dims = n(0) as usize;
+            let elements = (0..dims).map(|d| n(1 + dims + d)).product::<u64>();
+            first.times(elements)
+        }
+    }
+}

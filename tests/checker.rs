@@ -1,0 +1,364 @@
+//! The `checker` module (modules/checker) under real mpirun.
+//!
+//! The corpus `c-tests/checker` holds, for each error class, correct and
+//! incorrect twins (`*_ok.c`, `*_bad.c`, each starting with
+//! `// expect: CLASS` or `// expect: none`). Every program runs at 2 ranks
+//! under the checker; a program's verdict is the set of classes in its
+//! ranks' JSON reports. Per class and overall: recall (incorrect programs
+//! of the class reported with it) and precision (reports of the class
+//! that are on a program of that class), printed as a table; asserted:
+//! recall >= 0.9, precision >= 0.95, no report on any correct program,
+//! a non-zero exit status exactly when an error was found, and every
+//! report naming its rank, call and `file:line` site. The NAS-like
+//! kernels, in C and in Fortran, run under the checker without a report.
+
+mod common;
+use common::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// The classes the checker reports (docs/checker.md).
+const CLASSES: [&str; 6] = ["argument", "collective", "p2p", "deadlock", "nonblocking", "leak"];
+/// Ranks per corpus run.
+const RANKS: usize = 2;
+/// Runs at a time (each is mostly mpirun's start-up and a timeout).
+const PARALLEL: usize = 4;
+
+fn checker() -> PathBuf {
+    let lib = target_dir().join("libchecker.so");
+    assert!(
+        lib.is_file(),
+        "{} missing: run `cargo build --release --workspace` first",
+        lib.display()
+    );
+    lib
+}
+
+/// A corpus program: its name and expected class (None: correct).
+struct Program {
+    name: String,
+    expect: Option<String>,
+}
+
+fn corpus() -> Vec<Program> {
+    let dir = repo().join("c-tests/checker");
+    let mut programs: Vec<Program> = std::fs::read_dir(&dir)
+        .expect("c-tests/checker")
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "c").then_some(path)
+        })
+        .map(|path| {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).expect("source");
+            let expect = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("// expect: "))
+                .unwrap_or_else(|| panic!("{name}.c: no `// expect: CLASS` first line"))
+                .trim()
+                .to_string();
+            assert!(
+                expect == "none" || CLASSES.contains(&expect.as_str()),
+                "{name}.c: unknown class {expect}"
+            );
+            assert_eq!(
+                name.ends_with("_ok"),
+                expect == "none",
+                "{name}.c: the name and the verdict disagree"
+            );
+            Program {
+                name,
+                expect: (expect != "none").then_some(expect),
+            }
+        })
+        .collect();
+    programs.sort_by(|a, b| a.name.cmp(&b.name));
+    programs
+}
+
+/// What the checker said about one run.
+struct Verdict {
+    classes: BTreeSet<String>,
+    reports: Vec<serde_json::Value>,
+    run: Run,
+}
+
+/// Runs `exe` at `np` ranks under the checker, with `conf` lines added.
+fn checked(exe: &Path, np: usize, extra: &str, args: &[&str]) -> Verdict {
+    let mut case = Case::new();
+    let out = case.dir().join("checker-out");
+    case.conf(&format!(
+        "module {}\nargument deadlock_timeout 0.5\nargument output {}\n{extra}",
+        checker().display(),
+        out.display()
+    ));
+    let run = case.mpirun(np, exe, args);
+    verdict(&out, run)
+}
+
+/// Reads the JSON reports in `out`.
+fn verdict(out: &Path, run: Run) -> Verdict {
+    let mut reports = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(out) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let text = std::fs::read_to_string(&path).expect("report");
+                let list: Vec<serde_json::Value> =
+                    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()));
+                reports.extend(list);
+            }
+        }
+    }
+    let classes = reports
+        .iter()
+        .map(|r| r["class"].as_str().unwrap_or("?").to_string())
+        .collect();
+    Verdict {
+        classes,
+        reports,
+        run,
+    }
+}
+
+/// Recall and precision of one class: (true positives, false negatives,
+/// false positives).
+#[derive(Default, Clone, Copy)]
+struct Score {
+    tp: u32,
+    fn_: u32,
+    fp: u32,
+}
+
+impl Score {
+    fn recall(&self) -> f64 {
+        if self.tp + self.fn_ == 0 {
+            1.0
+        } else {
+            f64::from(self.tp) / f64::from(self.tp + self.fn_)
+        }
+    }
+    fn precision(&self) -> f64 {
+        if self.tp + self.fp == 0 {
+            1.0
+        } else {
+            f64::from(self.tp) / f64::from(self.tp + self.fp)
+        }
+    }
+}
+
+#[test]
+fn the_corpus_is_found_with_recall_and_precision() {
+    let programs = corpus();
+    assert!(programs.len() >= 2 * CLASSES.len(), "a small corpus");
+    // Compile once, two at a time (the machine's cores), then run.
+    let exes: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+    let next = Mutex::new(programs.iter());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some(p) = next.lock().unwrap().next() else {
+                    break;
+                };
+                let exe = checker_program(&p.name);
+                exes.lock().unwrap().insert(p.name.clone(), exe);
+            });
+        }
+    });
+    let exes = exes.into_inner().unwrap();
+    let verdicts: Mutex<BTreeMap<String, Verdict>> = Mutex::new(BTreeMap::new());
+    let next = Mutex::new(programs.iter());
+    std::thread::scope(|s| {
+        for _ in 0..PARALLEL {
+            s.spawn(|| loop {
+                let Some(p) = next.lock().unwrap().next() else {
+                    break;
+                };
+                let v = checked(&exes[&p.name], RANKS, "", &[]);
+                verdicts.lock().unwrap().insert(p.name.clone(), v);
+            });
+        }
+    });
+    let verdicts = verdicts.into_inner().unwrap();
+    let mut scores: BTreeMap<&str, Score> = CLASSES.iter().map(|c| (*c, Score::default())).collect();
+    let mut failures = Vec::new();
+    for p in &programs {
+        let v = &verdicts[&p.name];
+        let detail = || format!("{}: classes {:?}\n{}", p.name, v.classes, v.run.stderr);
+        for class in CLASSES {
+            let reported = v.classes.contains(class);
+            let expected = p.expect.as_deref() == Some(class);
+            let s = scores.get_mut(class).unwrap();
+            match (expected, reported) {
+                (true, true) => s.tp += 1,
+                (true, false) => s.fn_ += 1,
+                (false, true) => s.fp += 1,
+                (false, false) => {}
+            }
+        }
+        match &p.expect {
+            None => {
+                if !v.reports.is_empty() || !v.run.success() {
+                    failures.push(format!(
+                        "correct program reported or failed ({:?}): {}",
+                        v.run.code,
+                        detail()
+                    ));
+                }
+            }
+            Some(_) => {
+                if v.run.success() {
+                    failures.push(format!("an error found, yet exit status 0: {}", detail()));
+                }
+            }
+        }
+        for r in &v.reports {
+            let site = r["site"].as_str().unwrap_or_default();
+            let call = r["call"].as_str().unwrap_or_default();
+            if r["rank"].as_i64().is_none()
+                || !call.starts_with("MPI_")
+                || !site.contains(&format!("{}.c:", p.name))
+            {
+                failures.push(format!("a report without rank, call or file:line site: {r}"));
+            }
+        }
+    }
+    let total = scores.values().fold(Score::default(), |a, s| Score {
+        tp: a.tp + s.tp,
+        fn_: a.fn_ + s.fn_,
+        fp: a.fp + s.fp,
+    });
+    println!(
+        "checker corpus ({FLAVOR}, {} programs, {RANKS} ranks):",
+        programs.len()
+    );
+    println!(
+        "{:<12} {:>4} {:>4} {:>4} {:>8} {:>10}",
+        "class", "tp", "fn", "fp", "recall", "precision"
+    );
+    for (class, s) in scores.iter().map(|(c, s)| (*c, *s)).chain([("overall", total)]) {
+        println!(
+            "{class:<12} {:>4} {:>4} {:>4} {:>8.2} {:>10.2}",
+            s.tp,
+            s.fn_,
+            s.fp,
+            s.recall(),
+            s.precision()
+        );
+        if s.recall() < 0.9 || s.precision() < 0.95 {
+            failures.push(format!(
+                "{class}: recall {:.2}, precision {:.2}",
+                s.recall(),
+                s.precision()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A deadlock's report is the wait-for graph: every rank's blocking call
+/// and site, and the cycle.
+#[test]
+fn a_deadlock_report_names_each_rank_s_call_and_the_cycle() {
+    let exe = checker_program("deadlock_recv_bad");
+    let v = checked(&exe, 3, "", &[]);
+    assert!(!v.run.success());
+    let report = v
+        .reports
+        .iter()
+        .find(|r| r["class"] == "deadlock")
+        .expect("a deadlock report");
+    let what = report["what"].as_str().unwrap();
+    let line = marked_line("c-tests/checker/deadlock_recv_bad.c", "MPI_STATUS_IGNORE);");
+    for rank in 0..3 {
+        assert!(
+            what.contains(&format!("rank {rank}: MPI_Recv at "))
+                && what.contains(&format!("deadlock_recv_bad.c:{line} ")),
+            "{what}"
+        );
+    }
+    assert!(what.contains("cycle: 0 -> 2 -> 1 -> 0"), "{what}");
+}
+
+/// `action abort` ends the job at the first error, with the exit code.
+#[test]
+fn action_abort_stops_at_the_first_error() {
+    let exe = checker_program("leak_group_bad");
+    let v = checked(&exe, 2, "argument action abort\nargument exit_code 7\n", &[]);
+    assert!(!v.run.success());
+    assert!(!v.reports.is_empty() && v.reports.len() <= 2, "{:?}", v.reports);
+    let report = checked(&exe, 2, "", &[]);
+    assert_eq!(report.run.code, Some(3), "{}", report.run.stderr);
+    assert_eq!(report.reports.len(), 4, "two groups on each rank");
+}
+
+/// mpif90 build of a Fortran NAS-like kernel.
+fn fortran_kernel(dir: &Path, name: &str) -> PathBuf {
+    let nas = repo().join("c-tests/nas");
+    let src = ["f90", "F90"]
+        .map(|ext| nas.join(format!("{name}.{ext}")))
+        .into_iter()
+        .find(|p| p.is_file())
+        .expect("a Fortran source");
+    let out = dir.join(format!("{name}-f"));
+    let built = Command::new(mpif90())
+        .arg(nas.join("nas.f90"))
+        .arg(src)
+        .args(["-O2", "-o"])
+        .arg(&out)
+        .current_dir(dir)
+        .output()
+        .expect("mpif90 runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    out
+}
+
+/// The NAS-like kernels, C and Fortran (through the MPI's Fortran
+/// bindings, under `pnmpi run`), finish under the checker as they do
+/// natively, without a report; at 2 ranks, two runs at a time.
+#[test]
+fn nas_kernels_in_c_and_fortran_run_without_a_report() {
+    let build = Case::new();
+    let kernels = ["cg", "mg", "ft", "is", "lu", "ep"];
+    let exes: Vec<(String, PathBuf, PathBuf)> = kernels
+        .iter()
+        .map(|k| (k.to_string(), nas_kernel(k), fortran_kernel(build.dir(), k)))
+        .collect();
+    let next = Mutex::new(exes.iter());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some((kernel, c, fortran)) = next.lock().unwrap().next() else {
+                    break;
+                };
+                let v = checked(c, 2, "", &[]);
+                v.run.assert_ok();
+                assert!(v.reports.is_empty(), "{kernel} (C): {:?}", v.reports);
+                assert!(v.run.lines(&format!("{kernel}: ")).len() >= 2, "{}", v.run.stdout);
+
+                let mut case = Case::new();
+                let out = case.dir().join("checker-out");
+                case.conf(&format!(
+                    "module {}\nargument deadlock_timeout 0.5\nargument output {}\n",
+                    checker().display(),
+                    out.display()
+                ));
+                let mut cmd = launcher(2);
+                cmd.arg(target_dir().join("pnmpi"))
+                    .args(["run", "--"])
+                    .arg(fortran);
+                let v = verdict(&out, case.finish(cmd));
+                v.run.assert_ok();
+                assert!(v.reports.is_empty(), "{kernel} (Fortran): {:?}", v.reports);
+                assert!(v.run.lines(&format!("{kernel}: ")).len() >= 2, "{}", v.run.stdout);
+            });
+        }
+    });
+}
