@@ -47,6 +47,12 @@ enum TraceCommand {
         /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
         input: PathBuf,
     },
+    /// Wait states (Scalasca's patterns), the critical path, and what
+    /// changes would gain, predicted by the replay engine (docs/analyze.md).
+    ///
+    /// Exit codes: 0 analysed; 1 bad trace, machine file, what-if or
+    /// output; 2 bad command line.
+    Analyze(crate::analyze::AnalyzeArgs),
     /// Convert to another tool's format.
     Export {
         /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
@@ -152,6 +158,7 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                 .write_all(stats.to_string().as_bytes())
                 .or_else(ignore_broken_pipe)
         }
+        TraceCommand::Analyze(a) => crate::analyze::run(&a),
         TraceCommand::Export {
             input,
             format,
