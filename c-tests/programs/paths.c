@@ -6,7 +6,7 @@
  *              a ring exchange with both neighbours (MPI_Irecv, MPI_Isend,
  *              MPI_Waitall); F scales rank 3's compute, for the what-if test.
  *   master:    rank 0 sends a task to each worker, then receives the
- *              results in rank order and combines them (1 ms); worker w
+ *              results in rank order and combines them (2 ms); worker w
  *              computes 2 w ms.
  *
  * usage: paths pipeline | paths stencil [F [ITER]] | paths master
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
                 MPI_Recv(&result, 1, MPI_INT, w, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 value += result;
             }
-            spin_ms(1);
+            spin_ms(2);
         } else {
             int task;
             MPI_Recv(&task, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

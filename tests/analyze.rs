@@ -1,0 +1,365 @@
+//! `pnmpi trace analyze` on real programs under mpirun: injected waits
+//! are found with their causes, critical paths equal hand computations
+//! from the trace's own timestamps (`pnmpi trace dump`), and a what-if
+//! predicts a rerun of the changed program.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// One call of `pnmpi trace dump`: rank, start and end (ns), routine.
+#[derive(Clone, Debug)]
+struct Call {
+    rank: u32,
+    start: f64,
+    end: f64,
+    routine: String,
+}
+
+/// Every call of the trace, per rank, in order.
+fn dump(trace: &Path, dir: &Path) -> Vec<Vec<Call>> {
+    let out = succeeded(pnmpi_cli(&["trace", "dump", &trace.display().to_string()], dir));
+    let mut ranks: Vec<Vec<Call>> = Vec::new();
+    for line in out
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("comm"))
+    {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let rank: u32 = w[0].split('.').next().unwrap().parse().unwrap();
+        let start: f64 = w[1].parse().unwrap();
+        let dur: f64 = w[2].parse().unwrap();
+        if ranks.len() <= rank as usize {
+            ranks.resize(rank as usize + 1, Vec::new());
+        }
+        ranks[rank as usize].push(Call {
+            rank,
+            start,
+            end: start + dur,
+            routine: w[3].to_owned(),
+        });
+    }
+    ranks
+}
+
+/// The `k`-th call of `routine` on a rank.
+fn nth<'a>(calls: &'a [Call], routine: &str, k: usize) -> &'a Call {
+    calls
+        .iter()
+        .filter(|c| c.routine == routine)
+        .nth(k)
+        .unwrap_or_else(|| panic!("call {k} of {routine} on rank {}", calls[0].rank))
+}
+
+/// `pnmpi trace analyze TRACE MORE... --json` in the case folder: the report.
+fn analyze(case: &Case, trace: &Path, more: &[&str]) -> Value {
+    let json = case.dir().join("report.json");
+    let t = trace.display().to_string();
+    let j = json.display().to_string();
+    let args = [&["trace", "analyze", t.as_str(), "--json", j.as_str()][..], more].concat();
+    let text = succeeded(pnmpi_cli(&args, case.dir()));
+    assert!(text.contains("critical path:"), "{text}");
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// The reported waits of `rank` in `routine`: (pattern, seconds, cause rank, cause routine).
+fn waits_of(report: &Value, rank: u64, routine: &str) -> Vec<(String, f64, u64, String)> {
+    report["waits"]["worst"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["call"]["rank"] == rank && w["call"]["routine"] == routine)
+        .map(|w| {
+            (
+                w["pattern"].as_str().unwrap().to_owned(),
+                w["wait_s"].as_f64().unwrap(),
+                w["cause"]["rank"].as_u64().unwrap(),
+                w["cause"]["routine"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that `rank` waited in `routine` under `pattern` for `expected`
+/// ns (within 1 % of `injected`), caused by `cause_rank`'s `cause_routine`.
+fn assert_wait(
+    report: &Value,
+    rank: u64,
+    routine: &str,
+    pattern: &str,
+    expected: f64,
+    injected: f64,
+    cause: (u64, &str),
+) {
+    let found = waits_of(report, rank, routine);
+    let (p, s, cr, cn) = found
+        .iter()
+        .find(|w| w.0 == pattern)
+        .unwrap_or_else(|| panic!("no {pattern} of rank {rank} in {routine}: {report:#}"));
+    assert!(
+        (s * 1e9 - expected).abs() <= 0.01 * injected,
+        "{p} of rank {rank}: reported {s} s, expected {expected} ns (injected {injected} ns)"
+    );
+    assert_eq!((*cr, cn.as_str()), cause, "the cause of {p} of rank {rank}");
+}
+
+/// The late rank's spin as the trace measured it: from the end of the
+/// barrier before it to the start of its call. It must be the injected
+/// delay (busy-waited on the clock: at least that, and not much more).
+fn assert_spin(calls: &[Call], routine: &str, k: usize, injected: f64) -> f64 {
+    let spin = nth(calls, routine, k).start - nth(calls, "MPI_Barrier", 0).end;
+    assert!(
+        spin >= injected && spin < injected * 1.5,
+        "rank {} spun {spin} ns for {injected} ns",
+        calls[0].rank
+    );
+    spin
+}
+
+#[test]
+fn injected_waits_are_found_with_their_causes() {
+    // A sender 2 ms late: rank 1's MPI_Recv waits from its entry until
+    // rank 0 enters MPI_Send, i.e. the 2 ms plus the difference of the
+    // two ranks' exits from the barrier before.
+    let (case, trace) = traced("waits", 2, &["sender", "2"]);
+    let calls = dump(&trace, case.dir());
+    assert_spin(&calls[0], "MPI_Send", 0, 2e6);
+    let expected = nth(&calls[0], "MPI_Send", 0).start - nth(&calls[1], "MPI_Recv", 0).start;
+    let report = analyze(&case, &trace, &[]);
+    assert_wait(
+        &report,
+        1,
+        "MPI_Recv",
+        "Late Sender",
+        expected,
+        2e6,
+        (0, "MPI_Send"),
+    );
+
+    // A barrier the last rank reaches 3 ms late: each other rank waits
+    // from its entry until the late rank's.
+    let (case, trace) = traced("waits", 3, &["barrier", "3"]);
+    let calls = dump(&trace, case.dir());
+    assert_spin(&calls[2], "MPI_Barrier", 1, 3e6);
+    let report = analyze(&case, &trace, &[]);
+    let late = nth(&calls[2], "MPI_Barrier", 1).start;
+    for r in 0..2 {
+        let expected = late - nth(&calls[r], "MPI_Barrier", 1).start;
+        assert_wait(
+            &report,
+            r as u64,
+            "MPI_Barrier",
+            "Wait at Barrier",
+            expected,
+            3e6,
+            (2, "MPI_Barrier"),
+        );
+    }
+
+    // A broadcast whose root (rank 1) comes 2 ms late.
+    let (case, trace) = traced("waits", 3, &["bcast", "2"]);
+    let calls = dump(&trace, case.dir());
+    assert_spin(&calls[1], "MPI_Bcast", 0, 2e6);
+    let report = analyze(&case, &trace, &[]);
+    let root = nth(&calls[1], "MPI_Bcast", 0).start;
+    for r in [0usize, 2] {
+        let expected = root - nth(&calls[r], "MPI_Bcast", 0).start;
+        assert_wait(
+            &report,
+            r as u64,
+            "MPI_Bcast",
+            "Late Broadcast",
+            expected,
+            2e6,
+            (1, "MPI_Bcast"),
+        );
+    }
+}
+
+/// The path's compute on each rank, and its length, ns.
+fn path_of(report: &Value) -> (Vec<(u64, f64)>, f64) {
+    let ranks = report["path"]["by_rank"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rank"].as_u64().unwrap(),
+                r["compute_s"].as_f64().unwrap() * 1e9,
+            )
+        })
+        .collect();
+    (ranks, report["path"]["length_s"].as_f64().unwrap() * 1e9)
+}
+
+/// Asserts the path's compute per rank and length, to 2 us (the JSON's
+/// seconds are rounded; the timestamps are ns).
+fn assert_path(report: &Value, expected: &[(u64, f64)], length: f64) {
+    let (ranks, len) = path_of(report);
+    let near = |a: f64, b: f64| (a - b).abs() < 2e3;
+    assert!(
+        near(len, length),
+        "path length {len} ns, hand {length} ns: {report:#}"
+    );
+    assert_eq!(
+        ranks.len(),
+        expected.len(),
+        "ranks on the path: {ranks:?}, hand {expected:?}"
+    );
+    for ((r, c), (er, ec)) in ranks.iter().zip(expected) {
+        assert!(
+            r == er && near(*c, *ec),
+            "rank {r}: compute {c} ns on the path, hand {er}: {ec} ns"
+        );
+    }
+}
+
+#[test]
+fn critical_paths_equal_hand_computations() {
+    // A pipeline: rank r receives from r-1, computes, sends to r+1; the
+    // last rank finalizes last. Back from there, the path takes each
+    // rank's compute since its receive; a receive that waited (entered
+    // before its send) hands the path to the sender at its send, else the
+    // path takes the rank's compute since its MPI_Init and starts there.
+    let (case, trace) = traced("paths", 4, &["pipeline"]);
+    let c = dump(&trace, case.dir());
+    let init_end = |r: usize| nth(&c[r], "MPI_Init", 0).end;
+    let fin3 = nth(&c[3], "MPI_Finalize", 0).start;
+    let (mut hand, mut r, mut until) = (Vec::new(), 3, fin3);
+    let start = loop {
+        if r == 0 {
+            hand.push((0, until - init_end(0)));
+            break init_end(0);
+        }
+        let recv = nth(&c[r], "MPI_Recv", 0);
+        let send = nth(&c[r - 1], "MPI_Send", 0);
+        if recv.start >= send.start {
+            hand.push((r as u64, until - recv.end + recv.start - init_end(r)));
+            break init_end(r);
+        }
+        hand.push((r as u64, until - recv.end));
+        (r, until) = (r - 1, send.start);
+    };
+    hand.reverse();
+    assert_path(&analyze(&case, &trace, &[]), &hand, fin3 - start);
+
+    // Master-worker: the master sends a task to each worker, receives
+    // the results in rank order, combines them and finalizes last. Back
+    // from there, the path takes the master's receives until one that
+    // waited for its worker; then that worker's compute, and back on the
+    // master (if the worker waited for its task) or to the worker's
+    // MPI_Init.
+    let (case, trace) = traced("paths", 4, &["master"]);
+    let c = dump(&trace, case.dir());
+    let fin0 = nth(&c[0], "MPI_Finalize", 0).start;
+    let sends_before = |k: usize| -> f64 {
+        (0..k)
+            .map(|j| nth(&c[0], "MPI_Send", j))
+            .map(|s| s.end - s.start)
+            .sum()
+    };
+    let (mut master, mut until) = (0.0, fin0);
+    let mut hand = None;
+    for k in (0..3).rev() {
+        let recv = nth(&c[0], "MPI_Recv", k);
+        master += until - recv.end;
+        let w = k + 1;
+        let (wrecv, wsend) = (nth(&c[w], "MPI_Recv", 0), nth(&c[w], "MPI_Send", 0));
+        if recv.start < wsend.start {
+            let task = nth(&c[0], "MPI_Send", k);
+            let mut worker = wsend.start - wrecv.end;
+            let start = if wrecv.start < task.start {
+                master += task.start - init_end(0) - sends_before(k);
+                init_end(0)
+            } else {
+                worker += wrecv.start - init_end(w);
+                init_end(w)
+            };
+            hand = Some((vec![(0, master), (w as u64, worker)], start));
+            break;
+        }
+        until = recv.start;
+    }
+    let (hand, start) = hand.unwrap_or_else(|| {
+        master += until - init_end(0) - sends_before(3);
+        (vec![(0, master)], init_end(0))
+    });
+    assert_path(&analyze(&case, &trace, &[]), &hand, fin0 - start);
+}
+
+/// The stencil's slow rank 3 carries the path; scaled to 0.8 and rerun,
+/// the run takes what the what-if predicted from the first trace.
+#[test]
+fn stencil_path_and_what_if_agree_with_a_rerun() {
+    let (case, trace) = traced("paths", 4, &["stencil", "1.0", "10"]);
+    let c = dump(&trace, case.dir());
+    let report = analyze(
+        &case,
+        &trace,
+        &["--what-if", "compute rank 3 x0.8", "--opportunities", "2"],
+    );
+    // Contiguous: the path is as long as from its first rank's MPI_Init
+    // to the last MPI_Finalize, and compute plus MPI make it up.
+    let p = &report["path"];
+    let fin = (0..4)
+        .map(|r| nth(&c[r], "MPI_Finalize", 0).start)
+        .fold(0.0, f64::max);
+    let first = p["from"][0].as_u64().unwrap() as usize;
+    let (ranks, len) = path_of(&report);
+    assert!(
+        (len - (fin - nth(&c[first], "MPI_Init", 0).end)).abs() < 2e3,
+        "{p:#}"
+    );
+    let sum = p["compute_s"].as_f64().unwrap() + p["mpi_s"].as_f64().unwrap();
+    assert!((sum * 1e9 - len).abs() < 2e3, "{p:#}");
+    // Rank 3 computes most, and more of the path is its compute than any
+    // other rank's.
+    let most = ranks.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|r| r.0);
+    assert_eq!(most, Some(3), "compute on the path per rank: {ranks:?}");
+    assert_eq!(p["imbalance"]["max_rank"], 3, "{p:#}");
+    let best = &report["replays"]["opportunities"][0];
+    assert!(
+        best["change"] == "compute rank 3 x0.8" || best["change"] == "compute x0.8",
+        "{best:#}"
+    );
+
+    // The rerun at 0.8, and the same run at 1.0 again: how much two
+    // identical runs differ on this machine now. The 2 % holds on a quiet
+    // machine (identical runs within a fraction of that); on a loaded
+    // one, the runs' own spread is allowed on top, and printed.
+    let predicted = report["replays"]["what_if"][0]["runtime_s"].as_f64().unwrap();
+    let traced_s = report["runtime_s"].as_f64().unwrap();
+    let (case8, trace8) = traced("paths", 4, &["stencil", "0.8", "10"]);
+    let rerun = analyze(&case8, &trace8, &[])["runtime_s"].as_f64().unwrap();
+    let (case1, trace1) = traced("paths", 4, &["stencil", "1.0", "10"]);
+    let again = analyze(&case1, &trace1, &[])["runtime_s"].as_f64().unwrap();
+    let spread = (again - traced_s).abs() / traced_s;
+    let error = (predicted - rerun).abs() / rerun;
+    println!(
+        "rank 3 x0.8: predicted {predicted} s, rerun {rerun} s ({:.2} % off); two runs at 1.0 differ by {:.2} %",
+        100.0 * error,
+        100.0 * spread
+    );
+    assert!(
+        error < 0.02 + spread,
+        "predicted {predicted} s for rank 3 x0.8, the rerun took {rerun} s ({:.1} % off; identical runs differ by {:.1} % here)",
+        100.0 * error,
+        100.0 * spread
+    );
+}
+
+#[test]
+fn bad_what_ifs_are_refused_with_the_reason() {
+    let (case, trace) = traced("waits", 2, &["sender", "0.1"]);
+    let t = trace.display().to_string();
+    for (spec, why) in [
+        ("compute site cg.f:512 x0.5", "records no call sites"),
+        ("compute rank 7 x0.5", "ranks 0 to 1"),
+        ("network x2", "not a change"),
+    ] {
+        let out = pnmpi_cli(&["trace", "analyze", &t, "--what-if", spec], case.dir());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{spec}: {err}");
+        assert!(err.contains(why), "{spec}: {err}");
+    }
+}
