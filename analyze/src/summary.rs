@@ -166,7 +166,8 @@ pub fn waits(run: &Run, waits: &[Wait], worst: usize) -> WaitSummary {
     };
     let mut longest: Vec<&Wait> = waits.iter().collect();
     longest.sort_by(|a, b| b.time.total_cmp(&a.time).then(a.at.cmp(&b.at)));
-    let total: Ns = waits.iter().map(|w| w.time).sum();
+    // From +0: an empty float sum is -0, which prints as "-0.000".
+    let total: Ns = waits.iter().fold(0.0, |t, w| t + w.time);
     WaitSummary {
         total_s: secs(total),
         percent: pct(total),

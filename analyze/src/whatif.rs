@@ -89,11 +89,15 @@ impl Setup {
                 }
             }
             Some(Change::ComputeSite { site, .. }) => {
-                if !crate::sites::recorded(run) {
-                    return Err(AnalyzeError::Spec(format!(
-                        "--what-if \"compute site {site} ...\": this trace records no call sites (the tracer does not record them yet); use `compute rank R xF` or `compute xF`"
-                    )));
-                }
+                // Sites are the hook for traces that record them; none does yet.
+                let why = if crate::sites::recorded(run) {
+                    "scaling the compute of a site is not implemented yet"
+                } else {
+                    "this trace records no call sites (the tracer does not record them yet)"
+                };
+                return Err(AnalyzeError::Spec(format!(
+                    "--what-if \"compute site {site} ...\": {why}; use `compute rank R xF` or `compute xF`"
+                )));
             }
             Some(&Change::Latency(f)) => {
                 for level in [&mut machine.network.intra, &mut machine.network.inter] {
