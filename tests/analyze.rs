@@ -138,40 +138,31 @@ fn injected_waits_are_found_with_their_causes() {
 
     // A barrier the last rank reaches 3 ms late: each other rank waits
     // from its entry until the late rank's.
-    let (case, trace) = traced("waits", 3, &["barrier", "3"]);
-    let calls = dump(&trace, case.dir());
-    assert_spin(&calls[2], "MPI_Barrier", 1, 3e6);
-    let report = analyze(&case, &trace, &[]);
-    let late = nth(&calls[2], "MPI_Barrier", 1).start;
-    for r in 0..2 {
-        let expected = late - nth(&calls[r], "MPI_Barrier", 1).start;
-        assert_wait(
-            &report,
-            r as u64,
-            "MPI_Barrier",
-            "Wait at Barrier",
-            expected,
-            3e6,
-            (2, "MPI_Barrier"),
-        );
-    }
-
+    collective_waits("barrier", 3e6, "MPI_Barrier", 1, 2, "Wait at Barrier");
     // A broadcast whose root (rank 1) comes 2 ms late.
-    let (case, trace) = traced("waits", 3, &["bcast", "2"]);
+    collective_waits("bcast", 2e6, "MPI_Bcast", 0, 1, "Late Broadcast");
+}
+
+/// Runs `waits MODE` on 3 ranks, rank `late` injecting `injected` ns
+/// before its `k`-th call of `routine`: every other rank waits in that
+/// call from its entry until the late rank's, under `pattern`.
+fn collective_waits(mode: &str, injected: f64, routine: &str, k: usize, late: usize, pattern: &str) {
+    let ms = (injected / 1e6).to_string();
+    let (case, trace) = traced("waits", 3, &[mode, &ms]);
     let calls = dump(&trace, case.dir());
-    assert_spin(&calls[1], "MPI_Bcast", 0, 2e6);
+    assert_spin(&calls[late], routine, k, injected);
     let report = analyze(&case, &trace, &[]);
-    let root = nth(&calls[1], "MPI_Bcast", 0).start;
-    for r in [0usize, 2] {
-        let expected = root - nth(&calls[r], "MPI_Bcast", 0).start;
+    let entry = nth(&calls[late], routine, k).start;
+    for r in (0..3).filter(|&r| r != late) {
+        let expected = entry - nth(&calls[r], routine, k).start;
         assert_wait(
             &report,
             r as u64,
-            "MPI_Bcast",
-            "Late Broadcast",
+            routine,
+            pattern,
             expected,
-            2e6,
-            (1, "MPI_Bcast"),
+            injected,
+            (late as u64, routine),
         );
     }
 }

@@ -23,6 +23,9 @@ pub mod summary;
 pub mod waits;
 pub mod whatif;
 
+#[cfg(test)]
+mod tests;
+
 /// Why an analysis could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {

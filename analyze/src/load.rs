@@ -115,6 +115,17 @@ impl Run {
         e - b
     }
 
+    /// Every call of actor `a`: where it is, and its op.
+    pub fn calls_of(&self, a: usize) -> impl Iterator<Item = (OpRef, &Op)> {
+        self.ops[a].iter().enumerate().map(move |(i, op)| {
+            let at = OpRef {
+                actor: a as u32,
+                op: i as u32,
+            };
+            (at, op)
+        })
+    }
+
     /// The number of ops.
     pub fn op_count(&self) -> u64 {
         self.ops.iter().map(|o| o.len() as u64).sum()

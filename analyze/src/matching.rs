@@ -84,14 +84,11 @@ impl Channel {
 /// The call of each actor that completed each of its requests.
 fn completions(run: &Run) -> FxHashMap<ReqId, OpRef> {
     let mut done = FxHashMap::default();
-    for (a, ops) in run.ops.iter().enumerate() {
-        for (i, op) in ops.iter().enumerate() {
+    for a in 0..run.ops.len() {
+        for (at, op) in run.calls_of(a) {
             if let OpKind::Wait(list) = &op.kind {
                 for c in list {
-                    done.entry(c.req).or_insert(OpRef {
-                        actor: a as u32,
-                        op: i as u32,
-                    });
+                    done.entry(c.req).or_insert(at);
                 }
             }
         }
@@ -110,13 +107,9 @@ pub fn link(run: &Run, eager: u64) -> Links {
     };
     let ssend: Vec<bool> = run.routines.iter().map(|r| r.contains("Ssend")).collect();
     let mut channels: FxHashMap<(u32, u32, i64), Channel> = FxHashMap::default();
-    for (a, ops) in run.ops.iter().enumerate() {
+    for a in 0..run.ops.len() {
         let me = run.actors[a].rank;
-        for (i, op) in ops.iter().enumerate() {
-            let at = OpRef {
-                actor: a as u32,
-                op: i as u32,
-            };
+        for (at, op) in run.calls_of(a) {
             let (to, tag, comm, bytes) = match op.kind {
                 OpKind::Send {
                     to, tag, comm, bytes, ..
@@ -141,13 +134,9 @@ pub fn link(run: &Run, eager: u64) -> Links {
         }
     }
     let mut messages = Vec::new();
-    for (a, ops) in run.ops.iter().enumerate() {
+    for a in 0..run.ops.len() {
         let me = run.actors[a].rank;
-        for (i, op) in ops.iter().enumerate() {
-            let at = OpRef {
-                actor: a as u32,
-                op: i as u32,
-            };
+        for (at, op) in run.calls_of(a) {
             let (from, tag, comm, req) = match op.kind {
                 OpKind::Recv {
                     from: Some(from),
@@ -189,10 +178,10 @@ fn collectives(run: &Run) -> Vec<Collective> {
     let mut open: FxHashMap<(i64, u64), Collective> = FxHashMap::default();
     let mut out = Vec::new();
     let mut sizes: FxHashMap<(i64, u32), usize> = FxHashMap::default();
-    for (a, ops) in run.ops.iter().enumerate() {
+    for a in 0..run.ops.len() {
         let me = run.actors[a].rank;
         let mut seq: FxHashMap<i64, u64> = FxHashMap::default();
-        for (i, op) in ops.iter().enumerate() {
+        for (at, op) in run.calls_of(a) {
             let OpKind::Coll {
                 op: c,
                 comm,
@@ -202,10 +191,6 @@ fn collectives(run: &Run) -> Vec<Collective> {
             } = op.kind
             else {
                 continue;
-            };
-            let at = OpRef {
-                actor: a as u32,
-                op: i as u32,
             };
             let k = seq.entry(comm).or_insert(0);
             let key = (comm, *k);
