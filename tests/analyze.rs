@@ -136,6 +136,34 @@ fn injected_waits_are_found_with_their_causes() {
         (0, "MPI_Send"),
     );
 
+    // The same wait on the Perfetto export's "wait states" track of rank 1.
+    let json = case.dir().join("waits.json");
+    let args = ["trace", "export", "--format", "chrome", "--wait-states"];
+    let (t, j) = (trace.display().to_string(), json.display().to_string());
+    succeeded(pnmpi_cli(
+        &[&args[..], &[t.as_str(), "-o", j.as_str()]].concat(),
+        case.dir(),
+    ));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let late = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "Late Sender")
+        .unwrap_or_else(|| panic!("no Late Sender slice in {}", json.display()));
+    assert_eq!(late["pid"], 1);
+    assert!(
+        (late["dur"].as_f64().unwrap() * 1e3 - expected).abs() <= 0.01 * 2e6,
+        "{late}"
+    );
+    assert!(
+        late["args"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("for rank 0 MPI_Send"),
+        "{late}"
+    );
+
     // A barrier the last rank reaches 3 ms late: each other rank waits
     // from its entry until the late rank's.
     collective_waits("barrier", 3e6, "MPI_Barrier", 1, 2, "Wait at Barrier");

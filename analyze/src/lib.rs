@@ -6,7 +6,8 @@
 //! collective; [`waits`] finds Scalasca's wait states and [`path`] the
 //! critical path from those links; [`summary`] turns both into figures;
 //! [`whatif`] replays the run, changed as a [`spec`] says, through
-//! `pnmpi-sim`'s engine; [`report`] prints the text, JSON and SVG.
+//! `pnmpi-sim`'s engine; [`report`] prints the text, JSON and SVG, and
+//! [`marks`] puts the waits and the path on tracks of the Perfetto export.
 //! Sites ([`sites`]) are the hook for call sites, which traces do not
 //! record yet.
 //!
@@ -14,6 +15,7 @@
 //! knows nothing of replays, and the engine nothing of the analysis.
 
 pub mod load;
+pub mod marks;
 pub mod matching;
 pub mod path;
 pub mod report;

@@ -49,6 +49,16 @@ pub struct AnalyzeArgs {
     svg: Option<PathBuf>,
 }
 
+/// The wait states and critical path of `input` as tracks of the
+/// Perfetto export (`pnmpi trace export --format chrome --wait-states`).
+pub fn marks(input: &std::path::Path) -> Result<Vec<pnmpi_trace::chrome::Mark>> {
+    let run = load::open(input, &|_| {})?;
+    let links = matching::link(&run, 65536);
+    let found = waits::find(&run, &links);
+    let segments = path::critical_path(&run, &found);
+    Ok(pnmpi_analyze::marks::marks(&run, &found, &segments))
+}
+
 /// Runs `pnmpi trace analyze`.
 pub fn run(a: &AnalyzeArgs) -> Result<()> {
     let bar = ProgressBar::new_spinner();

@@ -67,6 +67,11 @@ enum TraceCommand {
         /// otf2/, holding traces.otf2).
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
+        /// chrome: add each rank's wait states and critical-path stretches
+        /// as two tracks (the analysis of `pnmpi trace analyze`, which
+        /// holds the trace's calls in memory).
+        #[arg(long)]
+        wait_states: bool,
     },
 }
 
@@ -163,7 +168,16 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             input,
             format,
             output,
+            wait_states,
         } => {
+            if wait_states && !matches!(format, Format::Chrome) {
+                bail!("--wait-states adds tracks to the chrome export only");
+            }
+            let marks = if wait_states {
+                crate::analyze::marks(&input)?
+            } else {
+                Vec::new()
+            };
             if let Format::Goal = format {
                 return export_goal(&input, output);
             }
@@ -180,11 +194,12 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                     let file =
                         std::fs::File::create(&tmp).with_context(|| format!("cannot create {name}"))?;
                     let mut w = BufWriter::with_capacity(1 << 20, file);
-                    let sum = chrome::write(&mut *input.src, &mut w, &name, &|n| bar.inc(n)).and_then(|s| {
-                        w.flush()
-                            .map_err(|e| pnmpi_trace::Error::io(&name, e))
-                            .map(|()| s)
-                    });
+                    let sum = chrome::write_marked(&mut *input.src, &mut w, &name, &|n| bar.inc(n), &marks)
+                        .and_then(|s| {
+                            w.flush()
+                                .map_err(|e| pnmpi_trace::Error::io(&name, e))
+                                .map(|()| s)
+                        });
                     let sum = match sum {
                         Ok(sum) => sum,
                         Err(e) => {
