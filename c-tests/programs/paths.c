@@ -1,8 +1,7 @@
 /* Programs whose critical path is known by construction, for `pnmpi
- * trace analyze`'s tests. Compute is a busy-wait on PMPI_Wtime (untraced; wall time
- * however loaded the node is).
+ * trace analyze`'s tests. Compute is a sleep (see work_ms).
  *   pipeline: rank r receives from r-1, computes (r+1) ms, sends to r+1.
- *   stencil F: ITER iterations of compute (2 ms; rank 3: 4 ms x F), then
+ *   stencil F: a barrier, then ITER iterations of compute (2 ms; rank 3: 4 ms x F), then
  *              a ring exchange with both neighbours (MPI_Irecv, MPI_Isend,
  *              MPI_Waitall); F scales rank 3's compute, for the what-if test.
  *   master:    rank 0 sends a task to each worker, then receives the
@@ -16,11 +15,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-static void spin_ms(double ms)
+/* "Compute" that leaves the core to the others: 4 ranks share the test
+ * machine's 2 cores, and spinning ranks would stretch each other's bursts
+ * by whole scheduler slices, run to run differently. The tracer sees a gap
+ * between calls either way. */
+static void work_ms(double ms)
 {
-    double t0 = PMPI_Wtime();
-    while ((PMPI_Wtime() - t0) * 1e3 < ms)
+    long long ns = (long long)(ms * 1e6);
+    struct timespec t = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&t, &t) != 0)
         ;
 }
 
@@ -36,7 +41,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "pipeline") == 0) {
         if (rank > 0)
             MPI_Recv(&value, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        spin_ms(rank + 1);
+        work_ms(rank + 1);
         value++;
         if (rank + 1 < size)
             MPI_Send(&value, 1, MPI_INT, rank + 1, 0, MPI_COMM_WORLD);
@@ -46,8 +51,11 @@ int main(int argc, char **argv)
         double work = rank == 3 ? 4.0 * f : 2.0;
         int left = (rank + size - 1) % size, right = (rank + 1) % size;
         double halo[2] = {0, 0}, mine = rank;
+        /* All ranks up before the timed part: the span from here to
+         * MPI_Finalize leaves out how late each process started. */
+        MPI_Barrier(MPI_COMM_WORLD);
         for (int it = 0; it < iterations; it++) {
-            spin_ms(work);
+            work_ms(work);
             MPI_Request req[4];
             MPI_Irecv(&halo[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &req[0]);
             MPI_Irecv(&halo[1], 1, MPI_DOUBLE, right, 2, MPI_COMM_WORLD, &req[1]);
@@ -66,11 +74,11 @@ int main(int argc, char **argv)
                 MPI_Recv(&result, 1, MPI_INT, w, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 value += result;
             }
-            spin_ms(2);
+            work_ms(2);
         } else {
             int task;
             MPI_Recv(&task, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            spin_ms(2.0 * rank);
+            work_ms(2.0 * rank);
             task *= 2;
             MPI_Send(&task, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
         }
