@@ -1,9 +1,10 @@
 /* Programs whose critical path is known by construction, for `pnmpi
  * trace analyze`'s tests. Compute is a sleep (see work_ms).
  *   pipeline: rank r receives from r-1, computes (r+1) ms, sends to r+1.
- *   stencil F: a barrier, then ITER iterations of compute (2 ms; rank 3: 4 ms x F), then
- *              a ring exchange with both neighbours (MPI_Irecv, MPI_Isend,
- *              MPI_Waitall); F scales rank 3's compute, for the what-if test.
+ *   stencil F: a barrier, then ITER iterations of compute (2 ms; the last
+ *              rank: 4 ms x F), then a ring exchange with both neighbours
+ *              (MPI_Irecv, MPI_Isend, MPI_Waitall); F scales the last rank's
+ *              compute, for the what-if test.
  *   master:    rank 0 sends a task to each worker, then receives the
  *              results in rank order and combines them (2 ms); worker w
  *              computes 2 w ms.
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "stencil") == 0) {
         double f = argc > 2 ? atof(argv[2]) : 1.0;
         int iterations = argc > 3 ? atoi(argv[3]) : 20;
-        double work = rank == 3 ? 4.0 * f : 2.0;
+        double work = rank == size - 1 ? 4.0 * f : 2.0;
         int left = (rank + size - 1) % size, right = (rank + 1) % size;
         double halo[2] = {0, 0}, mine = rank;
         /* All ranks up before the timed part: the span from here to
