@@ -53,10 +53,18 @@ impl Report {
             .map_err(|e| err(&e))?;
         chart
             .configure_mesh()
-            .disable_x_mesh()
+            .disable_mesh()
             .x_desc("time from the end of MPI_Init, s")
             .y_desc("rank")
-            .y_label_formatter(&|v| format!("{v:.0}"))
+            .y_labels(self.ranks.clamp(1, 24) as usize)
+            .y_label_formatter(&|v| {
+                // Ranks sit at whole numbers; other ticks stay unlabelled.
+                if (v - v.round()).abs() < 1e-6 && *v >= 0.0 {
+                    format!("{v:.0}")
+                } else {
+                    String::new()
+                }
+            })
             .label_style(("sans-serif", 12))
             .draw()
             .map_err(|e| err(&e))?;
