@@ -330,7 +330,24 @@ fn critical_paths_equal_hand_computations() {
         master += until - init_end(0) - sends_before(3);
         (vec![(0, master)], init_end(0))
     });
-    assert_path(&analyze(&case, &trace, &[]), &hand, fin0 - start);
+    let report = analyze(&case, &trace, &[]);
+    assert_path(&report, &hand, fin0 - start);
+
+    // The same trace merged, and exported to OTF2, analyses the same.
+    let dir = case.dir().display().to_string();
+    let t = trace.display().to_string();
+    let (pnt, otf2) = (format!("{dir}/m.pnt"), format!("{dir}/m-otf2"));
+    succeeded(pnmpi_cli(&["trace", "merge", &t, "-o", &pnt], case.dir()));
+    succeeded(pnmpi_cli(
+        &["trace", "export", "--format", "otf2", &t, "-o", &otf2],
+        case.dir(),
+    ));
+    for other in [pnt, format!("{otf2}/traces.otf2")] {
+        let again = analyze(&case, Path::new(&other), &[]);
+        for key in ["runtime_s", "waits", "path"] {
+            assert_eq!(again[key], report[key], "{key} of {other}");
+        }
+    }
 }
 
 /// The stencil's iterations.
