@@ -202,12 +202,13 @@ pub fn open(path: &Path, progress: &dyn Fn(u64)) -> Result<Run, AnalyzeError> {
             &first,
         )
     } else {
-        let mut head = [0u8; 8];
-        let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head));
+        let mut head = Vec::with_capacity(8);
+        let read = std::fs::File::open(path)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 8), &mut head));
         if let Err(e) = read {
             return Err(AnalyzeError::Input(format!("{name}: cannot read it: {e}")));
         }
-        if &head != b"PNMPITRC" {
+        if head != b"PNMPITRC" {
             return Err(AnalyzeError::Input(format!(
                 "{name}: not a merged trace (.pnt), a tracer folder or an OTF2 archive; \
                  a SimGrid trace has no timestamps to analyse: analyse the trace it was exported from"

@@ -110,7 +110,15 @@ impl Setup {
                 }
             }
         }
-        let mut m = model::build(&self.model, &machine).map_err(|e| AnalyzeError::Sim(e.into()))?;
+        let mut m = model::build(&self.model, &machine).map_err(|e| {
+            if machine.file == "<built-in>" {
+                AnalyzeError::Spec(format!(
+                    "{e}; the machine fitted to the trace has no model tables: give --machine FILE with one, or use --model simple"
+                ))
+            } else {
+                AnalyzeError::Sim(e.into())
+            }
+        })?;
         let mut src = Scaled {
             run,
             pos: vec![0; run.actors.len()],
@@ -277,12 +285,14 @@ impl<'r> Study<'r> {
 }
 
 /// A machine fitted to the trace: one node per rank, the latency the
-/// median of the small messages' transfer times where the receiver was
-/// waiting (its receive ended when the message arrived), the bandwidth
-/// from the large ones likewise; 1 us and 10 GB/s where the trace has
-/// none. The eager threshold is 64 KiB.
+/// fastest transfer of a small message whose receiver was already waiting
+/// (its receive ended when the message arrived), the bandwidth the
+/// fastest of the large ones likewise: the fastest, since a loaded node
+/// only ever adds time (a receiver not scheduled at once); at least
+/// 0.1 us, and 1 us and 10 GB/s where the trace has no such message. The
+/// eager threshold is 64 KiB.
 pub fn fit(run: &Run, links: &Links) -> Machine {
-    let mut small = Vec::new();
+    let mut small: Option<f64> = None;
     let mut large = Vec::new();
     for m in &links.messages {
         let (send, recv) = (run.span(m.send), run.span(m.recv_done));
@@ -294,22 +304,18 @@ pub fn fit(run: &Run, links: &Links) -> Machine {
             continue;
         }
         if m.bytes <= 1024 {
-            small.push(t);
+            small = Some(small.map_or(t, |s| s.min(t)));
         } else if m.bytes >= 65536 {
             large.push((m.bytes, t));
         }
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied()
-    };
-    let latency = median(&mut small).unwrap_or(1e3);
-    let mut rates: Vec<f64> = large
+    let latency = small.map_or(1e3, |t| t.max(100.0));
+    let bandwidth = large
         .into_iter()
         .filter(|&(_, t)| t > latency)
         .map(|(b, t)| b as f64 * 1e9 / (t - latency))
-        .collect();
-    let bandwidth = median(&mut rates).unwrap_or(10e9);
+        .fold(None, |best: Option<f64>, r| Some(best.map_or(r, |b| b.max(r))))
+        .unwrap_or(10e9);
     let mut m = Machine::uniform_eager(run.world_size, Time(latency), Bandwidth(bandwidth), Bytes(65536));
     m.name = format!(
         "fitted to the trace: latency {:.2} us, bandwidth {:.2} GB/s",
