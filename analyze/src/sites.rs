@@ -6,7 +6,8 @@
 
 use crate::load::{OpRef, Run};
 
-/// The call site of a call, `file:line`, when the trace has it.
+/// The call site of a call, `file:line`, when the trace has it; none
+/// for an op index past the actor's last (the end of the run).
 pub fn site(_run: &Run, _at: OpRef) -> Option<String> {
     None
 }

@@ -339,19 +339,11 @@ pub fn path(run: &Run, path: &[Segment]) -> PathSummary {
                     name(s.actor, after)
                 );
                 *regions.entry(region).or_default() += s.len();
-                if let Some(site) = (after as usize)
-                    .lt(&run.ops[s.actor as usize].len())
-                    .then(|| {
-                        site(
-                            run,
-                            OpRef {
-                                actor: s.actor,
-                                op: after,
-                            },
-                        )
-                    })
-                    .flatten()
-                {
+                let after = OpRef {
+                    actor: s.actor,
+                    op: after,
+                };
+                if let Some(site) = site(run, after) {
                     *sites.entry(site).or_default() += s.len();
                 }
             }
