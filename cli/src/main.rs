@@ -1,6 +1,7 @@
 //! The `pnmpi` command. `pnmpi run` starts an MPI program that was never
 //! linked with libpnmpi, by preloading libpnmpi into it.
 
+mod analyze;
 mod calibrate;
 mod goal;
 mod jitter;

@@ -47,6 +47,12 @@ enum TraceCommand {
         /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
         input: PathBuf,
     },
+    /// Wait states (Scalasca's patterns), the critical path, and what
+    /// changes would gain, predicted by the replay engine (docs/analyze.md).
+    ///
+    /// Exit codes: 0 analysed; 1 bad trace, machine file, what-if or
+    /// output; 2 bad command line.
+    Analyze(crate::analyze::AnalyzeArgs),
     /// Convert to another tool's format.
     Export {
         /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
@@ -61,6 +67,11 @@ enum TraceCommand {
         /// otf2/, holding traces.otf2).
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
+        /// chrome: add each rank's wait states and critical-path stretches
+        /// as two tracks (the analysis of `pnmpi trace analyze`, which
+        /// holds the trace's calls in memory).
+        #[arg(long)]
+        wait_states: bool,
     },
 }
 
@@ -152,11 +163,21 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                 .write_all(stats.to_string().as_bytes())
                 .or_else(ignore_broken_pipe)
         }
+        TraceCommand::Analyze(a) => crate::analyze::run(&a),
         TraceCommand::Export {
             input,
             format,
             output,
+            wait_states,
         } => {
+            if wait_states && !matches!(format, Format::Chrome) {
+                bail!("--wait-states adds tracks to the chrome export only");
+            }
+            let marks = if wait_states {
+                crate::analyze::marks(&input)?
+            } else {
+                Vec::new()
+            };
             if let Format::Goal = format {
                 return export_goal(&input, output);
             }
@@ -173,11 +194,12 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                     let file =
                         std::fs::File::create(&tmp).with_context(|| format!("cannot create {name}"))?;
                     let mut w = BufWriter::with_capacity(1 << 20, file);
-                    let sum = chrome::write(&mut *input.src, &mut w, &name, &|n| bar.inc(n)).and_then(|s| {
-                        w.flush()
-                            .map_err(|e| pnmpi_trace::Error::io(&name, e))
-                            .map(|()| s)
-                    });
+                    let sum = chrome::write_marked(&mut *input.src, &mut w, &name, &|n| bar.inc(n), &marks)
+                        .and_then(|s| {
+                            w.flush()
+                                .map_err(|e| pnmpi_trace::Error::io(&name, e))
+                                .map(|()| s)
+                        });
                     let sum = match sum {
                         Ok(sum) => sum,
                         Err(e) => {

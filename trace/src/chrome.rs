@@ -2,7 +2,9 @@
 //! chrome://tracing open: one process per rank, one thread track per
 //! traced thread, MPI calls and CPU bursts as complete (`X`) slices, and a
 //! flow arrow (`s` to `f`) from each send to the call where its receive
-//! completed.
+//! completed. A caller may add tracks of its own to each rank's process
+//! ([`Mark`]): `pnmpi trace export --wait-states` adds the wait states and
+//! the critical path that `pnmpi-analyze` found.
 
 use crate::error::Error;
 use crate::fields::VALUE_NAMES;
@@ -19,6 +21,27 @@ pub struct ChromeSummary {
     /// Message arrows.
     pub flows: u64,
 }
+
+/// A slice on an extra track of a rank's process: what an analysis found
+/// there (a wait state, a stretch of the critical path).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// World rank: the process it goes in.
+    pub rank: u32,
+    /// The track's name ("wait states"); one track per name and rank.
+    pub track: &'static str,
+    /// Start, ns on the trace clock.
+    pub start: u64,
+    /// End.
+    pub end: u64,
+    /// The slice's name.
+    pub name: String,
+    /// Shown in the slice's arguments as `detail`.
+    pub detail: String,
+}
+
+/// Thread ids of the extra tracks: above any traced thread's index.
+const MARK_TID: u32 = 1 << 20;
 
 /// Microseconds with ns precision, as JSON: `1234.567`.
 fn us(ns: u64) -> String {
@@ -56,6 +79,17 @@ pub fn write(
     out: &mut dyn Write,
     out_name: &str,
     progress: &dyn Fn(u64),
+) -> Result<ChromeSummary> {
+    write_marked(src, out, out_name, progress, &[])
+}
+
+/// [`write`], with `marks` on extra tracks of the ranks' processes.
+pub fn write_marked(
+    src: &mut dyn StreamedTrace,
+    out: &mut dyn Write,
+    out_name: &str,
+    progress: &dyn Fn(u64),
+    marks: &[Mark],
 ) -> Result<ChromeSummary> {
     let io = |e| Error::io(out_name, e);
     let mut sum = ChromeSummary::default();
@@ -125,6 +159,7 @@ pub fn write(
         lines.put(&thread_name(streams[named])).map_err(io)?;
         named += 1;
     }
+    sum.slices += put_marks(&mut lines, marks).map_err(io)?;
     while m.read_again() {
         for_each_event(src, &|_| {}, |_, si, (rank, _), ei, e| {
             m.receives(si, rank, ei, e);
@@ -159,6 +194,38 @@ pub fn write(
     sum.flows = id;
     lines.out.write_all(b"\n]}\n").map_err(io)?;
     Ok(sum)
+}
+
+/// Writes the marks, each extra track named once; returns the slices.
+fn put_marks(lines: &mut Lines<'_>, marks: &[Mark]) -> io::Result<u64> {
+    let mut tracks: Vec<&str> = Vec::new();
+    let mut named = std::collections::HashSet::new();
+    for m in marks {
+        let t = match tracks.iter().position(|&t| t == m.track) {
+            Some(t) => t,
+            None => {
+                tracks.push(m.track);
+                tracks.len() - 1
+            }
+        };
+        let tid = MARK_TID + t as u32;
+        if named.insert((m.rank, tid)) {
+            lines.put(&format!(
+                "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{tid},\"args\":{{\"name\":\"{}\"}}}}",
+                m.rank,
+                json_escape(m.track)
+            ))?;
+        }
+        lines.put(&format!(
+            "{{\"name\":\"{}\",\"cat\":\"analysis\",\"ph\":\"X\",\"pid\":{},\"tid\":{tid},\"ts\":{},\"dur\":{},\"args\":{{\"detail\":\"{}\"}}}}",
+            json_escape(&m.name),
+            m.rank,
+            us(m.start),
+            us(m.end.saturating_sub(m.start)),
+            json_escape(&m.detail)
+        ))?;
+    }
+    Ok(marks.len() as u64)
 }
 
 fn json_escape(s: &str) -> String {
@@ -204,5 +271,45 @@ mod tests {
         assert_eq!(s["id"], f["id"]);
         assert_eq!((s["pid"].as_u64(), f["pid"].as_u64()), (Some(0), Some(1)));
         assert_eq!(json_escape("a\"b\\\n"), "a\\\"b\\\\\\u000a");
+    }
+
+    #[test]
+    fn marks_go_on_named_tracks_of_their_rank() {
+        let (mut r, _dir) = sample_reader();
+        let mark = |rank, name: &str| Mark {
+            rank,
+            track: "wait states",
+            start: 1000,
+            end: 3500,
+            name: name.into(),
+            detail: "waits for \"rank 0\"".into(),
+        };
+        let mut out = Vec::new();
+        let plain = write(&mut r, &mut Vec::new(), "out", &|_| {}).unwrap();
+        let sum = write_marked(
+            &mut r,
+            &mut out,
+            "out",
+            &|_| {},
+            &[mark(1, "Late Sender"), mark(1, "Late Sender")],
+        )
+        .unwrap();
+        assert_eq!(sum.slices, plain.slices + 2);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        let named: Vec<_> = events
+            .iter()
+            .filter(|e| e["args"]["name"] == "wait states")
+            .collect();
+        assert_eq!(named.len(), 1);
+        let tid = named[0]["tid"].clone();
+        let slices: Vec<_> = events.iter().filter(|e| e["cat"] == "analysis").collect();
+        assert_eq!(slices.len(), 2);
+        assert_eq!((slices[0]["pid"].as_u64(), &slices[0]["tid"]), (Some(1), &tid));
+        assert_eq!(
+            (slices[0]["ts"].as_f64(), slices[0]["dur"].as_f64()),
+            (Some(1.0), Some(2.5))
+        );
+        assert_eq!(slices[0]["args"]["detail"], "waits for \"rank 0\"");
     }
 }

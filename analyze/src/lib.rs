@@ -1,0 +1,49 @@
+//! `pnmpi trace analyze`: why a traced run is slow, and which change
+//! would pay.
+//!
+//! The layers, bottom first: [`load`] reads a trace into ops with their
+//! times; [`matching`] links sends to receives and the members of each
+//! collective; [`waits`] finds Scalasca's wait states and [`path`] the
+//! critical path from those links; [`summary`] turns both into figures;
+//! [`whatif`] replays the run, changed as a [`spec`] says, through
+//! `pnmpi-sim`'s engine; [`report`] prints the text, JSON and SVG, and
+//! [`marks`] puts the waits and the path on tracks of the Perfetto export.
+//! Sites ([`sites`]) are the hook for call sites, which traces do not
+//! record yet.
+//!
+//! This crate sits above `pnmpi-trace` and `pnmpi-sim`: the trace crate
+//! knows nothing of replays, and the engine nothing of the analysis.
+
+pub mod load;
+pub mod marks;
+pub mod matching;
+pub mod path;
+pub mod report;
+pub mod sites;
+pub mod spec;
+pub mod summary;
+pub mod waits;
+pub mod whatif;
+
+#[cfg(test)]
+mod tests;
+
+/// Why an analysis could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// The trace could not be read.
+    #[error("{0}: {1}")]
+    Trace(String, pnmpi_trace::Error),
+    /// The input is not a trace this command reads.
+    #[error("{0}")]
+    Input(String),
+    /// A replay failed (a bad machine file, a deadlock).
+    #[error("{0}")]
+    Sim(pnmpi_sim::SimError),
+    /// A bad what-if specification.
+    #[error("{0}")]
+    Spec(String),
+    /// The SVG could not be drawn.
+    #[error("cannot draw the SVG: {0}")]
+    Draw(String),
+}

@@ -1,0 +1,154 @@
+//! The critical path: the chain of compute and MPI time, following the
+//! happens-before order (program order, messages, collectives), that
+//! ends the run; no rank's other work delays the end unless it is on it.
+//!
+//! It is walked backwards from the latest start of `MPI_Finalize`. On a
+//! rank, the path takes the compute before each call (local calls such
+//! as `MPI_Wtime` count as compute) and the call itself, back through program order; at a call that waited (a wait
+//! state), the part of the call after the late partner entered is on the
+//! path, and the path goes on from the partner's call, at its entry, on
+//! the partner's rank. It ends at the end of `MPI_Init` of the rank it
+//! reaches. Its segments are contiguous: their sum is the time from that
+//! `MPI_Init` to the end.
+
+use crate::load::{OpRef, Run};
+use crate::waits::Wait;
+use pnmpi_sim::input::OpKind;
+use pnmpi_sim::units::Ns;
+use rustc_hash::FxHashMap;
+
+/// What a stretch of the path is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activity {
+    /// Compute between the calls `before` (ended) and `after` (entered):
+    /// op indices on the segment's actor.
+    Compute {
+        /// The call before the burst, if any.
+        before: Option<u32>,
+        /// The call after it.
+        after: u32,
+    },
+    /// Time inside call `op` of the segment's actor.
+    Mpi {
+        /// The call.
+        op: u32,
+    },
+}
+
+/// One stretch of the path, on one actor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Segment {
+    /// Actor index.
+    pub actor: u32,
+    /// Start, ns on the trace clock.
+    pub start: Ns,
+    /// End.
+    pub end: Ns,
+    /// What it is.
+    pub what: Activity,
+}
+
+impl Segment {
+    /// Its length, ns.
+    pub fn len(&self) -> Ns {
+        self.end - self.start
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+}
+
+/// The path, earliest segment first.
+pub fn critical_path(run: &Run, waits: &[Wait]) -> Vec<Segment> {
+    let by_call: FxHashMap<OpRef, &Wait> = waits.iter().map(|w| (w.at, w)).collect();
+    let last = (0..run.ops.len())
+        .filter_map(|a| {
+            let ops = &run.ops[a];
+            let i = ops.iter().rposition(|o| matches!(o.kind, OpKind::Finalize));
+            let (i, t) = match i {
+                Some(i) => (i, run.times[a][i].start),
+                None => (ops.len(), run.times[a].last()?.end),
+            };
+            Some((a, i, t))
+        })
+        .max_by(|x, y| x.2.total_cmp(&y.2));
+    let Some((mut a, mut i, mut t)) = last else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut budget = run.op_count() + 16;
+    // The burst being walked back: it ends at `burst_end` before call
+    // `after`, and takes in the local calls (MPI_Wtime, MPI_Comm_rank...)
+    // it meets, which are CPU time too.
+    let (mut burst_end, mut after) = (t, i);
+    let mut open = true;
+    while i > 0 && budget > 0 {
+        budget -= 1;
+        let prev = i - 1;
+        let span = run.times[a][prev];
+        let at = OpRef {
+            actor: a as u32,
+            op: prev as u32,
+        };
+        let wait = by_call.get(&at);
+        if wait.is_none() && matches!(run.ops[a][prev].kind, OpKind::Local) {
+            i = prev;
+            t = span.start.min(t);
+            continue;
+        }
+        let push = |out: &mut Vec<Segment>, start: Ns, end: Ns, what| {
+            if end > start {
+                out.push(Segment {
+                    actor: a as u32,
+                    start,
+                    end,
+                    what,
+                });
+            }
+        };
+        let end = span.end.min(t);
+        push(
+            &mut out,
+            end,
+            burst_end,
+            Activity::Compute {
+                before: Some(prev as u32),
+                after: after as u32,
+            },
+        );
+        if matches!(run.ops[a][prev].kind, OpKind::Init) {
+            open = false;
+            break;
+        }
+        match wait {
+            Some(w) => {
+                let release = run.span(w.cause).start.clamp(span.start, end);
+                push(&mut out, release, end, Activity::Mpi { op: prev as u32 });
+                a = w.cause.actor as usize;
+                i = w.cause.op as usize;
+                t = release;
+            }
+            None => {
+                push(&mut out, span.start, end, Activity::Mpi { op: prev as u32 });
+                i = prev;
+                t = span.start.min(end);
+            }
+        }
+        (burst_end, after) = (t, i);
+    }
+    if open && burst_end > t {
+        out.push(Segment {
+            actor: a as u32,
+            start: t,
+            end: burst_end,
+            what: Activity::Compute {
+                before: None,
+                after: after as u32,
+            },
+        });
+    }
+    out.reverse();
+    out
+}

@@ -1,0 +1,459 @@
+//! `pnmpi trace analyze` on real programs under mpirun: injected waits
+//! are found with their causes, critical paths equal hand computations
+//! from the trace's own timestamps (`pnmpi trace dump`), and a what-if
+//! predicts a rerun of the changed program.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// One call of `pnmpi trace dump`: rank, its position among the rank's
+/// calls, start and end (ns), routine.
+#[derive(Clone, Debug)]
+struct Call {
+    rank: u32,
+    index: usize,
+    start: f64,
+    end: f64,
+    routine: String,
+}
+
+/// Every call of the trace, per rank, in order.
+fn dump(trace: &Path, dir: &Path) -> Vec<Vec<Call>> {
+    let out = succeeded(pnmpi_cli(&["trace", "dump", &trace.display().to_string()], dir));
+    let mut ranks: Vec<Vec<Call>> = Vec::new();
+    for line in out
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("comm"))
+    {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let rank: u32 = w[0].split('.').next().unwrap().parse().unwrap();
+        let start: f64 = w[1].parse().unwrap();
+        let dur: f64 = w[2].parse().unwrap();
+        if ranks.len() <= rank as usize {
+            ranks.resize(rank as usize + 1, Vec::new());
+        }
+        let index = ranks[rank as usize].len();
+        ranks[rank as usize].push(Call {
+            rank,
+            index,
+            start,
+            end: start + dur,
+            routine: w[3].to_owned(),
+        });
+    }
+    ranks
+}
+
+/// The `k`-th call of `routine` on a rank.
+fn nth<'a>(calls: &'a [Call], routine: &str, k: usize) -> &'a Call {
+    calls
+        .iter()
+        .filter(|c| c.routine == routine)
+        .nth(k)
+        .unwrap_or_else(|| panic!("call {k} of {routine} on rank {}", calls[0].rank))
+}
+
+/// `pnmpi trace analyze TRACE MORE... --json` in the case folder: the report.
+fn analyze(case: &Case, trace: &Path, more: &[&str]) -> Value {
+    let json = case.dir().join("report.json");
+    let t = trace.display().to_string();
+    let j = json.display().to_string();
+    let args = [
+        &[
+            "trace",
+            "analyze",
+            t.as_str(),
+            "--worst",
+            "100",
+            "--json",
+            j.as_str(),
+        ][..],
+        more,
+    ]
+    .concat();
+    let text = succeeded(pnmpi_cli(&args, case.dir()));
+    assert!(text.contains("critical path:"), "{text}");
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+/// The reported wait of `call`, if any: (pattern, seconds, cause rank,
+/// cause routine).
+fn wait_of(report: &Value, call: &Call) -> Option<(String, f64, u64, String)> {
+    report["waits"]["worst"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["call"]["rank"] == call.rank && w["call"]["call"] == call.index)
+        .map(|w| {
+            (
+                w["pattern"].as_str().unwrap().to_owned(),
+                w["wait_s"].as_f64().unwrap(),
+                w["cause"]["rank"].as_u64().unwrap(),
+                w["cause"]["routine"].as_str().unwrap().to_owned(),
+            )
+        })
+}
+
+/// Asserts that `call` waited under `pattern` for `expected` ns (within
+/// 1 % of `injected`), caused by `cause`'s (rank, routine); or, where
+/// the rank itself came after the late one (`expected` <= 0: a loaded
+/// machine delayed it more than the injection), that it did not wait.
+fn assert_wait(report: &Value, call: &Call, pattern: &str, expected: f64, injected: f64, cause: (u64, &str)) {
+    let rank = call.rank;
+    let found = wait_of(report, call);
+    if expected <= 0.0 {
+        assert!(found.is_none(), "rank {rank} came last, yet waited: {found:?}");
+        return;
+    }
+    let (p, s, cr, cn) = found.unwrap_or_else(|| panic!("no wait of rank {rank} in {call:?}: {report:#}"));
+    assert_eq!(p, pattern, "rank {rank}'s wait in {}", call.routine);
+    assert!(
+        (s * 1e9 - expected).abs() <= 0.01 * injected,
+        "{p} of rank {rank}: reported {s} s, expected {expected} ns (injected {injected} ns)"
+    );
+    assert_eq!((cr, cn.as_str()), cause, "the cause of {p} of rank {rank}");
+}
+
+/// The late rank's spin as the trace measured it: from the end of the
+/// call before it (the last other rank's "ready" message) to the start of
+/// its call. It must be at least the injected delay (busy-waited on the
+/// clock; a loaded machine may stretch it, and the waits are checked
+/// against the trace's times).
+fn assert_spin(calls: &[Call], routine: &str, k: usize, injected: f64) -> f64 {
+    let call = nth(calls, routine, k);
+    let spin = call.start - calls[call.index - 1].end;
+    assert!(
+        spin >= injected,
+        "rank {} spun {spin} ns for {injected} ns",
+        calls[0].rank
+    );
+    spin
+}
+
+#[test]
+fn injected_waits_are_found_with_their_causes() {
+    // A sender 2 ms late: rank 1's MPI_Recv waits from its entry until
+    // rank 0 enters MPI_Send: the 2 ms rank 0 spun after rank 1 told it
+    // it was about to receive, plus the time that message took.
+    let (case, trace) = traced("waits", 2, &["sender", "2"]);
+    let calls = dump(&trace, case.dir());
+    assert_spin(&calls[0], "MPI_Send", 0, 2e6);
+    let expected = nth(&calls[0], "MPI_Send", 0).start - nth(&calls[1], "MPI_Recv", 0).start;
+    let report = analyze(&case, &trace, &[]);
+    let recv = nth(&calls[1], "MPI_Recv", 0);
+    assert!(expected > 0.0, "rank 1 entered its receive after the late send");
+    assert_wait(&report, recv, "Late Sender", expected, 2e6, (0, "MPI_Send"));
+
+    // The same wait on the Perfetto export's "wait states" track of rank 1.
+    let json = case.dir().join("waits.json");
+    let args = ["trace", "export", "--format", "chrome", "--wait-states"];
+    let (t, j) = (trace.display().to_string(), json.display().to_string());
+    succeeded(pnmpi_cli(
+        &[&args[..], &[t.as_str(), "-o", j.as_str()]].concat(),
+        case.dir(),
+    ));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let late = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "Late Sender" && e["pid"] == 1)
+        .unwrap_or_else(|| panic!("no Late Sender slice of rank 1 in {}", json.display()));
+    assert!(
+        (late["dur"].as_f64().unwrap() * 1e3 - expected).abs() <= 0.01 * 2e6,
+        "{late}"
+    );
+    assert!(
+        late["args"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("for rank 0 MPI_Send"),
+        "{late}"
+    );
+
+    // A barrier the last rank reaches 3 ms late: each other rank waits
+    // from its entry until the late rank's.
+    collective_waits("barrier", 3e6, "MPI_Barrier", 1, 2, "Wait at Barrier", false);
+    // A broadcast whose root (rank 1) comes 2 ms late.
+    collective_waits("bcast", 2e6, "MPI_Bcast", 0, 1, "Late Broadcast", true);
+}
+
+/// Runs `waits MODE` on 3 ranks, rank `late` injecting `injected` ns
+/// before its `k`-th call of `routine`: every other rank waits in that
+/// call from its entry until the last rank's (the root's if `rooted`),
+/// under `pattern`.
+fn collective_waits(
+    mode: &str,
+    injected: f64,
+    routine: &str,
+    k: usize,
+    late: usize,
+    pattern: &str,
+    rooted: bool,
+) {
+    let ms = (injected / 1e6).to_string();
+    let (case, trace) = traced("waits", 3, &[mode, &ms]);
+    let calls = dump(&trace, case.dir());
+    assert_spin(&calls[late], routine, k, injected);
+    let report = analyze(&case, &trace, &[]);
+    // The last rank in is the injected one, unless the machine's load
+    // delayed another even more: then that one is the cause (but a
+    // broadcast waits for its root only).
+    let last = (0..3)
+        .filter(|&r| !rooted || r == late)
+        .max_by(|&a, &b| {
+            nth(&calls[a], routine, k)
+                .start
+                .total_cmp(&nth(&calls[b], routine, k).start)
+        })
+        .unwrap();
+    let entry = nth(&calls[last], routine, k).start;
+    for r in (0..3).filter(|&r| r != last) {
+        let call = nth(&calls[r], routine, k);
+        let expected = entry - call.start;
+        assert_wait(&report, call, pattern, expected, injected, (last as u64, routine));
+    }
+}
+
+/// The path's compute on each rank, and its length, ns.
+fn path_of(report: &Value) -> (Vec<(u64, f64)>, f64) {
+    let ranks = report["path"]["by_rank"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rank"].as_u64().unwrap(),
+                r["compute_s"].as_f64().unwrap() * 1e9,
+            )
+        })
+        .collect();
+    (ranks, report["path"]["length_s"].as_f64().unwrap() * 1e9)
+}
+
+/// Asserts the path's compute per rank and length, to 2 us (the JSON's
+/// seconds are rounded; the timestamps are ns).
+fn assert_path(report: &Value, expected: &[(u64, f64)], length: f64) {
+    let (ranks, len) = path_of(report);
+    let near = |a: f64, b: f64| (a - b).abs() < 2e3;
+    assert!(
+        near(len, length),
+        "path length {len} ns, hand {length} ns: {report:#}"
+    );
+    assert_eq!(
+        ranks.len(),
+        expected.len(),
+        "ranks on the path: {ranks:?}, hand {expected:?}"
+    );
+    for ((r, c), (er, ec)) in ranks.iter().zip(expected) {
+        assert!(
+            r == er && near(*c, *ec),
+            "rank {r}: compute {c} ns on the path, hand {er}: {ec} ns"
+        );
+    }
+}
+
+#[test]
+fn critical_paths_equal_hand_computations() {
+    // A pipeline: rank r receives from r-1, computes, sends to r+1; the
+    // last rank finalizes last. Back from there, the path takes each
+    // rank's compute since its receive; a receive that waited (entered
+    // before its send) hands the path to the sender at its send, else the
+    // path takes the rank's compute since its MPI_Init and starts there.
+    let (case, trace) = traced("paths", 4, &["pipeline"]);
+    let c = dump(&trace, case.dir());
+    let init_end = |r: usize| nth(&c[r], "MPI_Init", 0).end;
+    let fin3 = nth(&c[3], "MPI_Finalize", 0).start;
+    let (mut hand, mut r, mut until) = (Vec::new(), 3, fin3);
+    let start = loop {
+        if r == 0 {
+            hand.push((0, until - init_end(0)));
+            break init_end(0);
+        }
+        let recv = nth(&c[r], "MPI_Recv", 0);
+        let send = nth(&c[r - 1], "MPI_Send", 0);
+        if recv.start >= send.start {
+            hand.push((r as u64, until - recv.end + recv.start - init_end(r)));
+            break init_end(r);
+        }
+        hand.push((r as u64, until - recv.end));
+        // (Where the ranks' clocks disagree by more than the message took,
+        // the send starts after the receive ended: the path goes on from
+        // the receive's end.)
+        (r, until) = (r - 1, send.start.min(recv.end));
+    };
+    hand.reverse();
+    let svg = case.dir().join("path.svg");
+    let report = analyze(&case, &trace, &["--svg", &svg.display().to_string()]);
+    assert_path(&report, &hand, fin3 - start);
+    // The SVG draws the path (a rectangle per stretch) and the matrix.
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("critical path") && svg.contains("Late Sender"));
+    assert!(svg.matches("<rect").count() >= report["path"]["by_rank"].as_array().unwrap().len());
+
+    // Master-worker: the master sends a task to each worker, receives
+    // the results in rank order, combines them and finalizes last. Back
+    // from there, the path takes the master's receives until one that
+    // waited for its worker; then that worker's compute, and back on the
+    // master (if the worker waited for its task) or to the worker's
+    // MPI_Init.
+    let (case, trace) = traced("paths", 4, &["master"]);
+    let c = dump(&trace, case.dir());
+    let init_end = |r: usize| nth(&c[r], "MPI_Init", 0).end;
+    let fin0 = nth(&c[0], "MPI_Finalize", 0).start;
+    let sends_before = |k: usize| -> f64 {
+        (0..k)
+            .map(|j| nth(&c[0], "MPI_Send", j))
+            .map(|s| s.end - s.start)
+            .sum()
+    };
+    let (mut master, mut until) = (0.0, fin0);
+    let mut hand = None;
+    for k in (0..3).rev() {
+        let recv = nth(&c[0], "MPI_Recv", k);
+        master += until - recv.end;
+        let w = k + 1;
+        let (wrecv, wsend) = (nth(&c[w], "MPI_Recv", 0), nth(&c[w], "MPI_Send", 0));
+        if recv.start < wsend.start {
+            let task = nth(&c[0], "MPI_Send", k);
+            let mut worker = wsend.start.min(recv.end) - wrecv.end;
+            let start = if wrecv.start < task.start {
+                master += task.start.min(wrecv.end) - init_end(0) - sends_before(k);
+                init_end(0)
+            } else {
+                worker += wrecv.start - init_end(w);
+                init_end(w)
+            };
+            hand = Some((vec![(0, master), (w as u64, worker)], start));
+            break;
+        }
+        until = recv.start;
+    }
+    let (hand, start) = hand.unwrap_or_else(|| {
+        master += until - init_end(0) - sends_before(3);
+        (vec![(0, master)], init_end(0))
+    });
+    let report = analyze(&case, &trace, &[]);
+    assert_path(&report, &hand, fin0 - start);
+
+    // The same trace merged, and exported to OTF2, analyses the same.
+    let dir = case.dir().display().to_string();
+    let t = trace.display().to_string();
+    let (pnt, otf2) = (format!("{dir}/m.pnt"), format!("{dir}/m-otf2"));
+    succeeded(pnmpi_cli(&["trace", "merge", &t, "-o", &pnt], case.dir()));
+    succeeded(pnmpi_cli(
+        &["trace", "export", "--format", "otf2", &t, "-o", &otf2],
+        case.dir(),
+    ));
+    for other in [pnt, format!("{otf2}/traces.otf2")] {
+        let again = analyze(&case, Path::new(&other), &[]);
+        for key in ["runtime_s", "waits", "path"] {
+            assert_eq!(again[key], report[key], "{key} of {other}");
+        }
+    }
+}
+
+/// The stencil's iterations.
+const ITERATIONS: &str = "20";
+
+/// A stencil of 2 ranks (one core each on the test machine) whose rank 1
+/// computes twice as long: rank 1 carries the path; with its compute
+/// scaled to 0.8 and rerun, the run takes what the what-if predicted
+/// from the first trace.
+#[test]
+fn stencil_path_and_what_if_agree_with_a_rerun() {
+    let (case, trace) = traced("paths", 2, &["stencil", "1.0", ITERATIONS]);
+    let c = dump(&trace, case.dir());
+    let report = analyze(
+        &case,
+        &trace,
+        &["--what-if", "compute rank 1 x0.8", "--opportunities", "2"],
+    );
+    // Contiguous: the path is as long as from its start to its end, the
+    // last MPI_Finalize, and compute plus MPI make it up.
+    let p = &report["path"];
+    let fin = (0..2)
+        .map(|r| nth(&c[r], "MPI_Finalize", 0).start)
+        .fold(0.0, f64::max);
+    let origin = (0..2)
+        .map(|r| nth(&c[r], "MPI_Init", 0).end)
+        .fold(f64::INFINITY, f64::min);
+    let (ranks, len) = path_of(&report);
+    let (from, to) = (p["from"][1].as_f64().unwrap(), p["to"][1].as_f64().unwrap());
+    assert!((to * 1e9 - (fin - origin)).abs() < 2e3, "{p:#}");
+    assert!((len - (to - from) * 1e9).abs() < 2e3, "{p:#}");
+    let sum = p["compute_s"].as_f64().unwrap() + p["mpi_s"].as_f64().unwrap();
+    assert!((sum * 1e9 - len).abs() < 2e3, "{p:#}");
+    // Rank 1 computes most, and more of the path is its compute than
+    // rank 0's.
+    let most = ranks.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|r| r.0);
+    assert_eq!(most, Some(1), "compute on the path per rank: {ranks:?}");
+    assert_eq!(p["imbalance"]["max_rank"], 1, "{p:#}");
+    let best = &report["replays"]["opportunities"][0];
+    assert!(
+        best["change"] == "compute rank 1 x0.8" || best["change"] == "compute x0.8",
+        "{best:#}"
+    );
+
+    // The rerun at 0.8. A run's span is its iterations: the median time
+    // between the slow rank's successive MPI_Waitall ends (its own pace:
+    // it waits for no one), times the iterations. The median, so that the
+    // scheduler's hiccups (another process holding the core when a rank
+    // wakes) do not decide. The replays scale every burst, hiccups
+    // included: how far the mean iteration lies above the fastest
+    // measures them, and a loaded machine's hiccups are allowed on top of
+    // the 2 % (a quiet machine has next to none). The prediction is the
+    // first run's span plus the change the replays predict.
+    let iterations = |c: &[Vec<Call>]| {
+        let ends: Vec<f64> = c[1]
+            .iter()
+            .filter(|x| x.routine == "MPI_Waitall")
+            .map(|x| x.end)
+            .collect();
+        let mut d: Vec<f64> = ends.windows(2).map(|w| w[1] - w[0]).collect();
+        d.sort_by(f64::total_cmp);
+        let median = d[d.len() / 2];
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        (median / 1e9, (mean - d[0]) / mean)
+    };
+    let change = report["replays"]["what_if"][0]["runtime_s"].as_f64().unwrap()
+        - report["runtime_s"].as_f64().unwrap();
+    let n = ITERATIONS.parse::<f64>().unwrap();
+    let (base, noise) = iterations(&c);
+    let predicted = n * base + change;
+    let (case8, trace8) = traced("paths", 2, &["stencil", "0.8", ITERATIONS]);
+    let (rerun, noise8) = iterations(&dump(&trace8, case8.dir()));
+    let rerun = n * rerun;
+    let error = (predicted - rerun).abs() / rerun;
+    let allowed = 0.02 + noise + noise8;
+    println!(
+        "rank 1 x0.8: predicted {predicted} s, rerun {rerun} s ({:.2} % off); the runs' hiccups {:.2} % and {:.2} %",
+        100.0 * error,
+        100.0 * noise,
+        100.0 * noise8
+    );
+    assert!(
+        error < allowed,
+        "predicted {predicted} s for rank 1 x0.8, the rerun took {rerun} s ({:.1} % off; allowed {:.1} %)",
+        100.0 * error,
+        100.0 * allowed
+    );
+}
+
+#[test]
+fn bad_what_ifs_are_refused_with_the_reason() {
+    let (case, trace) = traced("waits", 2, &["sender", "0.1"]);
+    let t = trace.display().to_string();
+    for (spec, why) in [
+        ("compute site cg.f:512 x0.5", "records no call sites"),
+        ("compute rank 7 x0.5", "ranks 0 to 1"),
+        ("network x2", "not a change"),
+    ] {
+        let out = pnmpi_cli(&["trace", "analyze", &t, "--what-if", spec], case.dir());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{spec}: {err}");
+        assert!(err.contains(why), "{spec}: {err}");
+    }
+}
