@@ -95,8 +95,12 @@ pub struct MergedReader {
     pub comms: Vec<Comm>,
     /// Per rank clock alignment.
     pub clocks: Vec<RankClock>,
+    /// The streams read ([`MergedReader::keep`]: the streams from
+    /// `first` on; all of them unless told).
     streams: Vec<StreamState>,
-    /// Every stream chunk, by stream then file order.
+    /// The index of `streams[0]` among all the file's streams.
+    first: usize,
+    /// Every chunk of `streams`, by stream then file order.
     chunks: Vec<ChunkAt>,
     window: ReadAhead,
     /// The bytes of a stream's piece (see [`BUDGET`]).
@@ -283,6 +287,7 @@ impl MergedReader {
             comms: Vec::new(),
             clocks: Vec::new(),
             streams: Vec::new(),
+            first: 0,
             chunks: Vec::new(),
             window: ReadAhead::default(),
             piece: MAX_PIECE,
@@ -399,11 +404,53 @@ impl MergedReader {
         self.events
     }
 
+    /// Keeps the reading state of streams `range` only: a process of a
+    /// parallel replay reads its own ranks' streams, and its memory
+    /// follows them, not the file's (176 bytes a stream and its chunks'
+    /// places). The streams keep their indices; [`streams`](Self::streams)
+    /// lists the kept ones from then on, and reading any other is an
+    /// error.
+    pub fn keep(&mut self, range: std::ops::Range<usize>) {
+        let n = self.first + self.streams.len();
+        let (start, end) = (range.start.clamp(self.first, n), range.end.clamp(self.first, n));
+        let (start, end) = (start - self.first, end.max(start) - self.first);
+        let chunk_at = |i: usize| {
+            self.streams
+                .get(i)
+                .map_or(self.chunks.len(), |s| s.first_chunk as usize)
+        };
+        let (c0, c1) = (chunk_at(start), chunk_at(end));
+        self.chunks = self.chunks[c0..c1].to_vec();
+        let mut kept: Vec<StreamState> = self.streams.drain(start..end).collect();
+        for s in &mut kept {
+            s.first_chunk -= c0 as u32;
+        }
+        self.streams = kept;
+        self.first += start;
+        self.piece = (BUDGET / self.streams.len().max(1)).clamp(MIN_PIECE, MAX_PIECE);
+    }
+
+    /// The place of stream `i` in `streams`, or the error of reading a
+    /// stream not kept.
+    fn kept(&self, i: usize) -> Result<usize> {
+        i.checked_sub(self.first)
+            .filter(|&k| k < self.streams.len())
+            .ok_or_else(|| {
+                Malformed::new(
+                    0,
+                    format!("stream {i} was not kept for reading (MergedReader::keep)"),
+                )
+                .in_file(&self.name)
+            })
+    }
+
     /// Starts stream `i` over from its first event.
-    pub fn restart(&mut self, i: usize) {
-        let s = &mut self.streams[i];
+    pub fn restart(&mut self, i: usize) -> Result<()> {
+        let k = self.kept(i)?;
+        let s = &mut self.streams[k];
         s.next_chunk = 0;
         s.left = 0;
+        Ok(())
     }
 
     /// The chunks of stream `i`.
@@ -424,6 +471,7 @@ impl MergedReader {
     /// The next event of stream `i` into `ev` (reusing its memory);
     /// `false` at the stream's end.
     pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
+        let i = self.kept(i)?;
         while self.streams[i].left == 0 {
             if !self.next_chunk(i)? {
                 return Ok(false);
@@ -699,7 +747,7 @@ mod tests {
             assert_eq!(r.streams[i].buf.capacity(), 0);
         }
         // A stream read again from its start gives the same events.
-        r.restart(1);
+        r.restart(1).unwrap();
         let mut again = Vec::new();
         while r.next_into(1, &mut ev).unwrap() {
             again.push(ev.clone());

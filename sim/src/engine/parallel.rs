@@ -222,6 +222,10 @@ pub struct Part<'x> {
     pub x: &'x mut dyn Exchange,
     /// Per process, the records owed to it.
     pub outbox: Vec<Vec<u8>>,
+    /// Per process, the source's index of its first actor, and after
+    /// them the number of actors: a request id names its actor by that
+    /// index, and a completion goes to the process that holds it.
+    pub actor_starts: Vec<usize>,
     /// Events earlier than this run in the current window.
     pub window_end: Ns,
     /// The lookahead, ns.
@@ -275,8 +279,21 @@ impl Part<'_> {
 
     /// Owes `r` to the process of world rank `rank`.
     pub fn send(&mut self, rank: u32, r: Record) {
-        self.cost.records += 1;
         let p = self.owner(rank) as usize;
+        self.send_to(p, r);
+    }
+
+    /// Owes `r` to the process that replays the source's actor `actor`.
+    pub fn send_to_actor(&mut self, actor: usize, r: Record) {
+        let p = self
+            .actor_starts
+            .partition_point(|&s| s <= actor)
+            .saturating_sub(1);
+        self.send_to(p.min(self.outbox.len() - 1), r);
+    }
+
+    fn send_to(&mut self, p: usize, r: Record) {
+        self.cost.records += 1;
         r.encode(&mut self.outbox[p]);
     }
 }
