@@ -718,6 +718,33 @@ mod tests {
         (t, dir, p)
     }
 
+    /// A reader that keeps some streams (a process of a parallel replay)
+    /// holds their state and chunks only, reads them as a whole reader
+    /// does, and refuses the others; streams spanning chunks included.
+    #[test]
+    fn kept_streams_read_alike_and_the_others_are_refused() {
+        let (t, _dir, p) = mixed_file();
+        for (start, end) in [(0, 2), (1, 3), (3, 4), (2, 2)] {
+            let mut r = MergedReader::open(&p).unwrap();
+            let all_chunks = r.chunks.len();
+            r.keep(start..end);
+            assert_eq!(r.streams().count(), end - start);
+            assert!(r.chunks.len() < all_chunks);
+            let mut ev = Event::default();
+            for i in start..end {
+                let mut got = Vec::new();
+                while r.next_into(i, &mut ev).unwrap() {
+                    got.push(ev.clone());
+                }
+                assert!(got == t.streams[i].events, "stream {i} of {start}..{end}");
+            }
+            for i in (0..start).chain(end..t.streams.len()) {
+                let e = r.next_into(i, &mut ev).unwrap_err().to_string();
+                assert!(e.contains(&format!("stream {i} was not kept")), "{e}");
+            }
+        }
+    }
+
     #[test]
     fn small_pieces_in_any_order_give_the_same_events() {
         let (t, _dir, p) = mixed_file();

@@ -638,7 +638,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let later = !local
                     && (self.heap.peek().is_some_and(|(t, _)| key(clock) > t)
                         || self.part.as_ref().is_some_and(|p| clock >= p.window_end));
-                if later {
+                if later && !self.wait_runs_alone(a) {
                     self.actors[a].pending = true;
                     self.heap.push((key(clock), a as u32));
                     return Ok(());
@@ -650,6 +650,22 @@ impl<'m, 'o> Engine<'m, 'o> {
             // not dropped (a call on every event).
             std::mem::forget(std::mem::replace(&mut self.actors[a].op, op));
         }
+    }
+
+    /// Whether actor `a`'s op is a wait (or a test that completed
+    /// something) whose every request is complete already, its time
+    /// known: it touches nothing but its own actor, as local work does, so
+    /// it needs no order either (a test's success after a poll, the wait
+    /// of an eager send). A wildcard receive not yet matched is posted by
+    /// its wait: not alone.
+    fn wait_runs_alone(&mut self, a: usize) -> bool {
+        let OpKind::Wait(done) = &self.actors[a].op.kind else {
+            return false;
+        };
+        done.iter().all(|c| {
+            !self.wildcards.contains_key(&c.req)
+                && self.reqs.get_mut(c.req).is_none_or(|r| r.done().is_some())
+        })
     }
 
     fn end_actor(&mut self, a: usize) {
