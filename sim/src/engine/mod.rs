@@ -286,6 +286,7 @@ pub fn replay_parallel(
     progress: Option<&dyn Fn(u64, Ns)>,
 ) -> Result<Option<Outcome>, SimError> {
     let lookahead = parallel_lookahead(model)?;
+    let began = std::time::Instant::now();
     let world = src.world_size();
     let info = src.actors();
     if info.windows(2).any(|w| w[0].rank > w[1].rank) {
@@ -311,8 +312,16 @@ pub fn replay_parallel(
         cost: parallel::ProtocolCost::default(),
     };
     let mut e = Engine::new(src, machine, model, None, None, Some(part), mine)?;
+    if let Some(p) = e.part.as_mut() {
+        p.cost.setup_s = began.elapsed().as_secs_f64();
+    }
     e.run_windows(src, progress)?;
-    e.finish_parallel(src)
+    let began = std::time::Instant::now();
+    let mut out = e.finish_parallel(src)?;
+    if let Some(p) = out.as_mut().and_then(|o| o.protocol.as_mut()) {
+        p.finish_s = began.elapsed().as_secs_f64();
+    }
+    Ok(out)
 }
 
 impl<'m, 'o> Engine<'m, 'o> {
@@ -450,12 +459,16 @@ impl<'m, 'o> Engine<'m, 'o> {
         let mut next_progress = 1 << 20;
         loop {
             let end = self.part.as_ref().map_or(f64::INFINITY, |p| p.window_end);
+            let began = std::time::Instant::now();
             while let Some((t, a)) = self.heap.peek() {
                 if f64::from_bits(t) >= end {
                     break;
                 }
                 self.heap.pop();
                 self.advance(a as usize, src)?;
+            }
+            if let Some(p) = self.part.as_mut() {
+                p.cost.replay_s += began.elapsed().as_secs_f64();
             }
             if let Some(p) = progress {
                 if self.stats.events >= next_progress {
@@ -1280,6 +1293,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             events: self.stats.events,
             peak_in_flight: self.stats.peak_in_flight.max(self.mail.in_flight()) as u64,
             stuck: report,
+            replay_s: self.part.as_ref().map_or(0.0, |p| p.cost.replay_s),
         };
         // The replay's state is freed before process 0 makes the world's
         // figures: the peak is the larger of the two, not their sum.
@@ -1316,6 +1330,11 @@ impl<'m, 'o> Engine<'m, 'o> {
         let parts = parallel::Partial::decode_all(&all, &mut actors, |r| parallel::owner(r, world, procs))
             .ok_or_else(|| SimError::Parallel("a damaged result from another process".into()))?;
         self.stats.actors = actors;
+        if let Some(p) = self.part.as_mut() {
+            let replay = parts.iter().map(|x| x.replay_s);
+            p.cost.replay_min_s = replay.clone().fold(f64::INFINITY, f64::min);
+            p.cost.replay_max_s = replay.fold(0.0, f64::max);
+        }
         let stuck: Vec<&str> = parts
             .iter()
             .map(|p| p.stuck.as_str())

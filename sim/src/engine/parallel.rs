@@ -255,8 +255,22 @@ pub struct ProtocolCost {
     pub records: u64,
     /// Their bytes.
     pub bytes: u64,
-    /// Wall time in the exchanges and agreements, s.
+    /// Wall time in the exchanges and agreements, s: their own cost,
+    /// and the wait for the slowest process of each window (imbalance).
     pub exchange_s: f64,
+    /// Wall time from the start to the first window (the engine's state
+    /// made, the trace reader narrowed to the process's ranks), s.
+    pub setup_s: f64,
+    /// Wall time running the process's events in windows, s.
+    pub replay_s: f64,
+    /// The least and the largest `replay_s` of any process (at process
+    /// 0): their gap is the imbalance of the blocks, which the others
+    /// wait out in the exchanges.
+    pub replay_min_s: f64,
+    /// See `replay_min_s`.
+    pub replay_max_s: f64,
+    /// Wall time gathering and adding up every process's figures, s.
+    pub finish_s: f64,
 }
 
 impl Part<'_> {
@@ -319,6 +333,8 @@ pub struct Partial {
     pub peak_in_flight: u64,
     /// Its deadlock report (empty: none).
     pub stuck: String,
+    /// Its wall time running events ([`ProtocolCost::replay_s`]).
+    pub replay_s: f64,
 }
 
 /// Little-endian words, for [`Partial`]'s encoding.
@@ -377,6 +393,7 @@ impl Partial {
         put(&mut out, self.events);
         put(&mut out, self.peak_in_flight);
         put_list(&mut out, &self.stuck.bytes().map(u64::from).collect::<Vec<_>>());
+        put(&mut out, self.replay_s.to_bits());
         put(&mut out, mine.len() as u64);
         for &i in mine {
             let a = &actors[i];
@@ -442,6 +459,7 @@ impl Partial {
         let events = w.u64()?;
         let peak_in_flight = w.u64()?;
         let stuck: Vec<u8> = w.list()?.into_iter().map(|b| b as u8).collect();
+        let replay_s = w.f64()?;
         Some(Partial {
             routines,
             sizes,
@@ -451,6 +469,7 @@ impl Partial {
             events,
             peak_in_flight,
             stuck: String::from_utf8(stuck).ok()?,
+            replay_s,
         })
     }
 
