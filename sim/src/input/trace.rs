@@ -149,11 +149,13 @@ pub struct TraceOps<S: EventSource> {
     finalize_routine: Vec<bool>,
     persistent_init: Vec<bool>,
     request_free: Vec<bool>,
-    /// The streams read: from `first` on (all unless [`OpSource::keep`]
-    /// said otherwise).
+    /// The streams read: `kept` of them from `first` on (all unless
+    /// [`OpSource::keep`] said otherwise), made when the first is read.
     streams: Vec<StreamState>,
     /// The index of `streams[0]`.
     first: usize,
+    /// See `streams`.
+    kept: usize,
     /// Persistent requests' calls, by request (which names its stream):
     /// one table for the run, since few streams have any.
     persistent: FxHashMap<ReqRef, Persistent>,
@@ -196,8 +198,9 @@ impl<S: EventSource> TraceOps<S> {
                 .collect(),
             request_free: names.iter().map(|r| r == "MPI_Request_free").collect(),
             routine_time: vec![0.0; names.len()],
-            streams: (0..n).map(|_| StreamState::default()).collect(),
+            streams: Vec::new(),
             first: 0,
+            kept: n,
             persistent: FxHashMap::default(),
             actors,
             src,
@@ -493,10 +496,13 @@ impl<S: EventSource> OpSource for TraceOps<S> {
         if let OpKind::Wait(v) = &mut op.kind {
             self.spare.push(std::mem::take(v));
         }
-        if actor.wrapping_sub(self.first) >= self.streams.len() {
+        if actor.wrapping_sub(self.first) >= self.kept {
             return Err(SimError::Parallel(format!(
                 "actor {actor} is read by another process of the replay"
             )));
+        }
+        if self.streams.len() < self.kept {
+            self.streams.resize_with(self.kept, StreamState::default);
         }
         loop {
             let st = &mut self.streams[actor - self.first];
@@ -543,10 +549,14 @@ impl<S: EventSource> OpSource for TraceOps<S> {
     }
 
     fn measured(&self) -> Option<Measured> {
-        if self.streams.len() != self.actors.len() {
+        if self.kept != self.actors.len() {
             return None; // some streams were not kept
         }
-        let of = |f: fn(&StreamState) -> Ns| self.streams.iter().map(f).collect();
+        let of = |f: fn(&StreamState) -> Ns| {
+            (0..self.kept)
+                .map(|i| self.streams.get(i).map_or(0.0, f))
+                .collect()
+        };
         Some(Measured {
             compute: of(|s| s.compute),
             mpi: of(|s| s.mpi),
@@ -556,13 +566,16 @@ impl<S: EventSource> OpSource for TraceOps<S> {
     }
 
     fn keep(&mut self, range: std::ops::Range<usize>) {
-        let n = self.first + self.streams.len();
+        let n = self.first + self.kept;
         let (start, end) = (range.start.clamp(self.first, n), range.end.clamp(self.first, n));
         let end = end.max(start);
-        self.streams.truncate(end - self.first);
-        self.streams.drain(..start - self.first);
-        self.streams.shrink_to_fit();
+        if !self.streams.is_empty() {
+            self.streams.truncate(end - self.first);
+            self.streams.drain(..start - self.first);
+            self.streams.shrink_to_fit();
+        }
         self.first = start;
+        self.kept = end - start;
         self.src.keep(start..end);
     }
 
