@@ -297,13 +297,17 @@ impl Part<'_> {
         self.send_to(p, r);
     }
 
-    /// Owes `r` to the process that replays the source's actor `actor`.
+    /// Owes `r` to the process that replays the source's actor `actor`;
+    /// nothing if no other process does (an id beyond the source's
+    /// actors, which no process would take).
     pub fn send_to_actor(&mut self, actor: usize, r: Record) {
         let p = self
             .actor_starts
             .partition_point(|&s| s <= actor)
             .saturating_sub(1);
-        self.send_to(p.min(self.outbox.len() - 1), r);
+        if p < self.outbox.len() && p != self.x.me() as usize {
+            self.send_to(p, r);
+        }
     }
 
     fn send_to(&mut self, p: usize, r: Record) {
@@ -627,6 +631,70 @@ mod tests {
         let mut cut = all.clone();
         cut[1].pop();
         assert_eq!(Partial::decode_all(&cut, &mut at0.clone(), by), None);
+    }
+
+    /// Only what `Part` asks of its processes' exchange.
+    struct Alone(u32, u32);
+
+    impl Exchange for Alone {
+        fn me(&self) -> u32 {
+            self.0
+        }
+        fn procs(&self) -> u32 {
+            self.1
+        }
+        fn alltoallv(&mut self, _: &[Vec<u8>]) -> Vec<u8> {
+            Vec::new()
+        }
+        fn min(&mut self, v: [f64; 3]) -> [f64; 3] {
+            v
+        }
+        fn gather(&mut self, _: &[u8]) -> Option<Vec<Vec<u8>>> {
+            None
+        }
+    }
+
+    /// A completion goes to the process whose block holds its actor
+    /// (blocks may be empty), never back to the process that owes it,
+    /// and nowhere for an actor beyond every block.
+    #[test]
+    fn completions_go_to_the_process_of_their_actor() {
+        let mut x = Alone(1, 4);
+        let mut part = Part {
+            x: &mut x,
+            outbox: vec![Vec::new(); 4],
+            actor_starts: vec![0, 3, 7, 7, 10],
+            window_end: 0.0,
+            lookahead: 1.0,
+            world: 10,
+            local_comm_ids: false,
+            unshared: None,
+            cost: ProtocolCost::default(),
+        };
+        let done = |a: u64| Record::Done {
+            req: a << 32,
+            t: 1.0,
+            partner: 0.0,
+        };
+        for a in [0, 2, 4, 7, 9, 10, 1 << 20] {
+            part.send_to_actor(a as usize, done(a));
+        }
+        let got: Vec<Vec<u64>> = part
+            .outbox
+            .iter()
+            .map(|o| {
+                let records = Record::decode_all(o).unwrap();
+                records
+                    .iter()
+                    .map(|r| match r {
+                        Record::Done { req, .. } => req >> 32,
+                        _ => unreachable!("only completions were sent"),
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(got, vec![vec![0, 2], vec![], vec![], vec![7, 9]]);
+        assert_eq!(part.cost.records, 4);
     }
 
     #[test]
