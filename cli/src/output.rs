@@ -13,6 +13,22 @@ pub fn write_atomic(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Writes `value` as pretty JSON to `path` as [`write_atomic`] does,
+/// streamed: a report of a million ranks is written without a copy of its
+/// text in memory (a quarter of a gigabyte at the end of a replay).
+pub fn write_json_atomic(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    let write = || -> Result<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        serde_json::to_writer_pretty(&mut w, value)?;
+        std::io::Write::flush(&mut w)?;
+        Ok(())
+    };
+    write().with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// This process's peak resident memory, bytes (`getrusage`'s
 /// `ru_maxrss`), 0 where it cannot be read.
 pub fn peak_rss_bytes() -> u64 {

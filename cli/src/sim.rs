@@ -238,7 +238,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         );
     }
     if let Some(p) = &a.json {
-        write_atomic(p, report.to_json())?;
+        crate::output::write_json_atomic(p, &report)?;
     }
     Ok(())
 }
@@ -347,7 +347,7 @@ fn parallel_job(
     report.processes = mpi.procs();
     print!("{report}");
     if let Some(p) = &a.json {
-        write_atomic(p, report.to_json())?;
+        crate::output::write_json_atomic(p, &report)?;
     }
     Ok(())
 }

@@ -2,11 +2,13 @@
 # The replay engine at scale (issue 27): for each rank count, a synthetic
 # halo3d trace (`pnmpi sim synth`, an allreduce every 10 iterations, about
 # EVENTS events whatever the rank count), replayed serially and under
-# `mpirun -np 2`, each run's events/s and peak memory (the report's own
-# figures), and the JSON reports compared (they must be identical but
-# for how the replay ran; "same" says so for all of a round's reports).
+# `mpirun -np P` for each P of NPS, each run's events/s and peak memory
+# (the report's own figures: the largest process's), and the JSON reports
+# compared (they must be identical but for how the replay ran; "same"
+# says so for all of a round's reports).
 #   usage: sim/bench/scale.sh [openmpi|mpich] [RANKS...]   (default openmpi 1024 65536 262144 1048576)
 #   env:   EVENTS (default 4000000), RUNS (interleaved runs of each, default 3),
+#          NPS (the process counts, default "2"; e.g. "2 4"),
 #          OLD (a previous build's pnmpi: its serial replay interleaved too,
 #          and its report compared with this build's)
 set -euo pipefail
@@ -35,15 +37,18 @@ for n in "${ranks[@]}"; do
     printf '[machine]\nnodes = %d\ncores_per_node = 16\n[network]\nlatency = "1us"\nbandwidth = "10GB/s"\n' \
         $(( (n + 15) / 16 )) > "$work/m.toml"
     for r in $(seq "$runs"); do
-        modes=(s p)
+        modes=(s)
         if [ -n "${OLD:-}" ]; then
             "$OLD" sim replay "$work/h.pnt" -m "$work/m.toml" --json "$work/o.json" > /dev/null
-            modes=(o s p)
+            modes=(o s)
         fi
         "$bin/pnmpi" sim replay "$work/h.pnt" -m "$work/m.toml" --json "$work/s.json" > /dev/null
-        "${MPIRUN[@]}" -np 2 "$bin/pnmpi" sim replay "$work/h.pnt" -m "$work/m.toml" --json "$work/p.json" > /dev/null
-        same=no
-        [ "$(python3 -c "$strip" "$work/s.json")" = "$(python3 -c "$strip" "$work/p.json")" ] && same=yes
+        same=yes
+        for np in ${NPS:-2}; do
+            "${MPIRUN[@]}" -np "$np" "$bin/pnmpi" sim replay "$work/h.pnt" -m "$work/m.toml" --json "$work/p$np.json" > /dev/null
+            [ "$(python3 -c "$strip" "$work/s.json")" = "$(python3 -c "$strip" "$work/p$np.json")" ] || same=no
+            modes+=("p$np")
+        done
         if [ -n "${OLD:-}" ] && [ "$(python3 -c "$strip" "$work/s.json")" != "$(python3 -c "$strip" "$work/o.json")" ]; then
             same=no
         fi
@@ -51,7 +56,8 @@ for n in "${ranks[@]}"; do
             python3 - "$work/$mode.json" "$n" "$mode" "$r" "$same" <<'PY'
 import json,sys
 d=json.load(open(sys.argv[1]))
-mode={"o":"old serial","s":"serial","p":"np 2"}[sys.argv[3]]
+m=sys.argv[3]
+mode={"o":"old serial","s":"serial"}.get(m, "np " + m[1:])
 print(f'{sys.argv[2]:>9} {d["events"]:>9} {mode:>10} {sys.argv[4]:>8} {d["events_per_s"]/1e6:>12.2f} {d["peak_memory_bytes"]/2**20:>12.0f} {sys.argv[5]:>10}')
 PY
         done

@@ -43,6 +43,10 @@ pub trait StreamedTrace {
     /// its share of what all its streams read at once may hold (see
     /// [`FolderReader::read_in_turn`]).
     fn read_in_turn(&mut self, _in_turn: bool) {}
+    /// Told that only streams `range` will be read from now on: a reader
+    /// may free the others' state (a process of a parallel replay reads
+    /// its own ranks'). Reading another stream afterwards may fail.
+    fn keep(&mut self, _range: std::ops::Range<usize>) {}
     /// The host rank `rank` ran on, as its rank file's header recorded
     /// it; `None` when the trace does not record hosts (a merged trace, an
     /// OTF2 archive) or has no file for the rank.
@@ -77,8 +81,11 @@ impl StreamedTrace for MergedReader {
     }
 
     fn restart(&mut self, i: usize) -> Result<()> {
-        MergedReader::restart(self, i);
-        Ok(())
+        MergedReader::restart(self, i)
+    }
+
+    fn keep(&mut self, range: std::ops::Range<usize>) {
+        MergedReader::keep(self, range);
     }
 
     fn count_events(&mut self, _: &dyn Fn(u64)) -> Result<u64> {

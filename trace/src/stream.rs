@@ -42,14 +42,22 @@ pub(crate) struct ChunkAt {
     pub crc: u32,
 }
 
-/// One stream's reading state: small, since a replay holds one per
-/// stream.
-struct StreamState {
+/// A stream in the file's index: 12 bytes, all that the reader keeps
+/// of a stream before it reads it (a process of a parallel replay keeps
+/// its own ranks' only, [`MergedReader::keep`]).
+#[derive(Clone, Copy, Debug)]
+struct Head {
     rank: u32,
     thread: u32,
     /// Its chunks are `MergedReader::chunks[first_chunk..]`, up to the
     /// next stream's first.
     first_chunk: u32,
+}
+
+/// One stream's reading state: small, since a replay holds one per
+/// stream; made when the first stream is read, for the streams kept.
+#[derive(Default)]
+struct StreamState {
     /// The next of its chunks to load, from 0.
     next_chunk: u32,
     /// Events left in the loaded chunk.
@@ -95,8 +103,14 @@ pub struct MergedReader {
     pub comms: Vec<Comm>,
     /// Per rank clock alignment.
     pub clocks: Vec<RankClock>,
+    /// The streams kept ([`MergedReader::keep`]: the streams from
+    /// `first` on; all of them unless told).
+    heads: Vec<Head>,
+    /// Their reading state, made when one is first read (empty before).
     streams: Vec<StreamState>,
-    /// Every stream chunk, by stream then file order.
+    /// The index of `heads[0]` among all the file's streams.
+    first: usize,
+    /// Every chunk of `streams`, by stream then file order.
     chunks: Vec<ChunkAt>,
     window: ReadAhead,
     /// The bytes of a stream's piece (see [`BUDGET`]).
@@ -282,7 +296,9 @@ impl MergedReader {
             routines,
             comms: Vec::new(),
             clocks: Vec::new(),
+            heads: Vec::new(),
             streams: Vec::new(),
+            first: 0,
             chunks: Vec::new(),
             window: ReadAhead::default(),
             piece: MAX_PIECE,
@@ -295,7 +311,7 @@ impl MergedReader {
         // By stream, each stream's chunks in file order (the sort is stable).
         found.sort_by_key(|&(stream, _)| stream);
         let mut at = 0;
-        for (i, s) in t.streams.iter_mut().enumerate() {
+        for (i, s) in t.heads.iter_mut().enumerate() {
             s.first_chunk = at as u32;
             at += found[at..]
                 .iter()
@@ -303,7 +319,7 @@ impl MergedReader {
                 .count();
         }
         t.chunks = found.into_iter().map(|(_, c)| c).collect();
-        t.piece = (BUDGET / t.streams.len().max(1)).clamp(MIN_PIECE, MAX_PIECE);
+        t.piece = (BUDGET / t.heads.len().max(1)).clamp(MIN_PIECE, MAX_PIECE);
         Ok(t)
     }
 
@@ -347,29 +363,21 @@ impl MergedReader {
                     let count = (|| Ok::<_, Malformed>((c.u64()?, c.u32()?, c.u64()?).2))();
                     self.events += count.unwrap_or(0);
                     let i = index as usize;
-                    if i > self.streams.len() {
+                    if i > self.heads.len() {
                         return Err(Malformed::new(
                             payload,
-                            format!("stream {i} before stream {}", self.streams.len()),
+                            format!("stream {i} before stream {}", self.heads.len()),
                         )
                         .in_file(&name));
                     }
-                    if i == self.streams.len() {
-                        self.streams.push(StreamState {
+                    if i == self.heads.len() {
+                        self.heads.push(Head {
                             rank,
                             thread,
                             first_chunk: 0,
-                            next_chunk: 0,
-                            left: 0,
-                            pos: 0,
-                            buf_at: 0,
-                            len: 0,
-                            payload: 0,
-                            buf: Vec::new(),
-                            decoder: None,
                         });
                     }
-                    let s = &mut self.streams[i];
+                    let s = &self.heads[i];
                     if (s.rank, s.thread) != (rank, thread) {
                         return Err(
                             Malformed::new(payload, format!("stream {i} changes rank or thread"))
@@ -391,7 +399,7 @@ impl MergedReader {
 
     /// The streams: (rank, thread), in stream order.
     pub fn streams(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.streams.iter().map(|s| (s.rank, s.thread))
+        self.heads.iter().map(|s| (s.rank, s.thread))
     }
 
     /// Events in the file's complete chunks, as their heads count them.
@@ -399,20 +407,70 @@ impl MergedReader {
         self.events
     }
 
+    /// Keeps the reading state of streams `range` only: a process of a
+    /// parallel replay reads its own ranks' streams, and its memory
+    /// follows them, not the file's (176 bytes a stream and its chunks'
+    /// places). The streams keep their indices; [`streams`](Self::streams)
+    /// lists the kept ones from then on, and reading any other is an
+    /// error.
+    pub fn keep(&mut self, range: std::ops::Range<usize>) {
+        let n = self.first + self.heads.len();
+        let (start, end) = (range.start.clamp(self.first, n), range.end.clamp(self.first, n));
+        let (start, end) = (start - self.first, end.max(start) - self.first);
+        let chunk_at = |i: usize| {
+            self.heads
+                .get(i)
+                .map_or(self.chunks.len(), |s| s.first_chunk as usize)
+        };
+        let (c0, c1) = (chunk_at(start), chunk_at(end));
+        self.chunks = self.chunks[c0..c1].to_vec();
+        let mut kept: Vec<Head> = self.heads.drain(start..end).collect();
+        for s in &mut kept {
+            s.first_chunk -= c0 as u32;
+        }
+        self.heads = kept;
+        if !self.streams.is_empty() {
+            self.streams = self.streams.drain(start..end).collect();
+        }
+        self.first += start;
+        self.piece = (BUDGET / self.heads.len().max(1)).clamp(MIN_PIECE, MAX_PIECE);
+    }
+
+    /// The place of stream `i` in `streams`, or the error of reading a
+    /// stream not kept.
+    fn kept(&mut self, i: usize) -> Result<usize> {
+        let k = i
+            .checked_sub(self.first)
+            .filter(|&k| k < self.heads.len())
+            .ok_or_else(|| {
+                Malformed::new(
+                    0,
+                    format!("stream {i} was not kept for reading (MergedReader::keep)"),
+                )
+                .in_file(&self.name)
+            })?;
+        if self.streams.len() < self.heads.len() {
+            self.streams.resize_with(self.heads.len(), StreamState::default);
+        }
+        Ok(k)
+    }
+
     /// Starts stream `i` over from its first event.
-    pub fn restart(&mut self, i: usize) {
-        let s = &mut self.streams[i];
+    pub fn restart(&mut self, i: usize) -> Result<()> {
+        let k = self.kept(i)?;
+        let s = &mut self.streams[k];
         s.next_chunk = 0;
         s.left = 0;
+        Ok(())
     }
 
     /// The chunks of stream `i`.
     fn chunks_of(&self, i: usize) -> &[ChunkAt] {
         let end = self
-            .streams
+            .heads
             .get(i + 1)
             .map_or(self.chunks.len(), |s| s.first_chunk as usize);
-        &self.chunks[self.streams[i].first_chunk as usize..end]
+        &self.chunks[self.heads[i].first_chunk as usize..end]
     }
 
     /// The next event of stream `i`, `None` at its end.
@@ -424,6 +482,7 @@ impl MergedReader {
     /// The next event of stream `i` into `ev` (reusing its memory);
     /// `false` at the stream's end.
     pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
+        let i = self.kept(i)?;
         while self.streams[i].left == 0 {
             if !self.next_chunk(i)? {
                 return Ok(false);
@@ -670,6 +729,33 @@ mod tests {
         (t, dir, p)
     }
 
+    /// A reader that keeps some streams (a process of a parallel replay)
+    /// holds their state and chunks only, reads them as a whole reader
+    /// does, and refuses the others; streams spanning chunks included.
+    #[test]
+    fn kept_streams_read_alike_and_the_others_are_refused() {
+        let (t, _dir, p) = mixed_file();
+        for (start, end) in [(0, 2), (1, 3), (3, 4), (2, 2)] {
+            let mut r = MergedReader::open(&p).unwrap();
+            let all_chunks = r.chunks.len();
+            r.keep(start..end);
+            assert_eq!(r.streams().count(), end - start);
+            assert!(r.chunks.len() < all_chunks);
+            let mut ev = Event::default();
+            for i in start..end {
+                let mut got = Vec::new();
+                while r.next_into(i, &mut ev).unwrap() {
+                    got.push(ev.clone());
+                }
+                assert!(got == t.streams[i].events, "stream {i} of {start}..{end}");
+            }
+            for i in (0..start).chain(end..t.streams.len()) {
+                let e = r.next_into(i, &mut ev).unwrap_err().to_string();
+                assert!(e.contains(&format!("stream {i} was not kept")), "{e}");
+            }
+        }
+    }
+
     #[test]
     fn small_pieces_in_any_order_give_the_same_events() {
         let (t, _dir, p) = mixed_file();
@@ -699,7 +785,7 @@ mod tests {
             assert_eq!(r.streams[i].buf.capacity(), 0);
         }
         // A stream read again from its start gives the same events.
-        r.restart(1);
+        r.restart(1).unwrap();
         let mut again = Vec::new();
         while r.next_into(1, &mut ev).unwrap() {
             again.push(ev.clone());

@@ -159,6 +159,10 @@ type ByKey = FxHashMap<PostKey, VecDeque<Post>>;
 /// messages in flight, not with the trace.
 #[derive(Default)]
 pub struct Mailboxes {
+    /// The world rank of mailbox 0: a process of a parallel replay keeps
+    /// its own ranks' mailboxes only.
+    first: u32,
+    /// Per mailbox (world rank minus `first`), its first node.
     by_rank: Vec<u32>,
     /// The posts of every list.
     nodes: Slots<Node>,
@@ -170,6 +174,14 @@ pub struct Mailboxes {
 }
 
 impl Mailboxes {
+    /// The mailboxes of world ranks `first` and on.
+    pub fn new(first: u32) -> Mailboxes {
+        Mailboxes {
+            first,
+            ..Mailboxes::default()
+        }
+    }
+
     /// The oldest post of `key` in `rank`'s mailbox, taken; or where a
     /// new post goes.
     #[inline]
@@ -264,6 +276,7 @@ impl Mailboxes {
     /// `None` and the send queued.
     pub fn send(&mut self, key: Key, s: PendingSend) -> Option<PendingRecv> {
         let (src, dst, tag, comm) = key;
+        let dst = dst.wrapping_sub(self.first);
         let miss = match self.take(dst, (src, tag, comm, false)) {
             Ok(p) => {
                 self.in_flight -= 1;
@@ -292,6 +305,7 @@ impl Mailboxes {
     /// `None` and the receive queued.
     pub fn recv(&mut self, key: Key, r: PendingRecv) -> Option<PendingSend> {
         let (src, dst, tag, comm) = key;
+        let dst = dst.wrapping_sub(self.first);
         let miss = match self.take(dst, (src, tag, comm, true)) {
             Ok(p) => {
                 self.in_flight -= 1;
@@ -317,6 +331,7 @@ impl Mailboxes {
     /// scan of the mailbox.
     #[cold]
     pub fn cancel_recv(&mut self, rank: u32, req: ReqId) -> bool {
+        let rank = rank.wrapping_sub(self.first);
         let r = rank as usize;
         let head = self.by_rank.get(r).copied().unwrap_or(NIL);
         let is_it = |p: &Post| !p.is_send && p.what == req;

@@ -177,8 +177,18 @@ struct Engine<'m, 'o> {
     model: &'m mut dyn Model,
     noise: Option<&'o mut dyn Noise>,
     observer: Option<&'o mut dyn Observer>,
+    /// The actors replayed here, by their index here (local): the
+    /// source's actors from `first` on. A parallel replay's process
+    /// keeps its own ranks' state only, so that its memory follows them;
+    /// global ids (the source's actor indices, which request ids carry,
+    /// and world ranks) are used at the edges: the source, records to
+    /// other processes, reports.
     actors: Vec<ActorState>,
-    /// Actor index of each rank's first thread.
+    /// The source's index of local actor 0.
+    first: usize,
+    /// The world rank of `rank_actor[0]`.
+    first_rank: u32,
+    /// The local actor of each local rank's first thread, from `first_rank`.
     rank_actor: Vec<u32>,
     /// Each rank's node (0 for a rank with no actor): a message's ends
     /// are looked up here, 4 bytes a rank, not in the receiver's state.
@@ -241,7 +251,8 @@ pub fn replay(
     model: &mut dyn Model,
     opts: Options<'_>,
 ) -> Result<Outcome, SimError> {
-    let mut e = Engine::new(src, machine, model, opts.noise, opts.observer, None)?;
+    let all = 0..src.actors().len();
+    let mut e = Engine::new(src, machine, model, opts.noise, opts.observer, None, all)?;
     e.run_serial(src, opts.progress)?;
     e.finish()
 }
@@ -275,19 +286,42 @@ pub fn replay_parallel(
     progress: Option<&dyn Fn(u64, Ns)>,
 ) -> Result<Option<Outcome>, SimError> {
     let lookahead = parallel_lookahead(model)?;
+    let began = std::time::Instant::now();
+    let world = src.world_size();
+    let info = src.actors();
+    if info.windows(2).any(|w| w[0].rank > w[1].rank) {
+        return Err(SimError::Parallel(
+            "the source lists its actors out of rank order: replay it without mpirun".into(),
+        ));
+    }
+    // Where each process's block of actors starts, and ends.
+    let actor_starts: Vec<usize> = (0..=x.procs())
+        .map(|p| info.partition_point(|a| parallel::owner(a.rank, world, x.procs()) < p))
+        .collect();
+    let mine = actor_starts[x.me() as usize]..actor_starts[x.me() as usize + 1];
+    src.keep(mine.clone());
     let part = Part {
         outbox: vec![Vec::new(); x.procs() as usize],
+        actor_starts,
         x,
         window_end: lookahead,
         lookahead,
-        world: src.world_size(),
+        world,
         local_comm_ids,
         unshared: None,
         cost: parallel::ProtocolCost::default(),
     };
-    let mut e = Engine::new(src, machine, model, None, None, Some(part))?;
+    let mut e = Engine::new(src, machine, model, None, None, Some(part), mine)?;
+    if let Some(p) = e.part.as_mut() {
+        p.cost.setup_s = began.elapsed().as_secs_f64();
+    }
     e.run_windows(src, progress)?;
-    e.finish_parallel()
+    let began = std::time::Instant::now();
+    let mut out = e.finish_parallel(src)?;
+    if let Some(p) = out.as_mut().and_then(|o| o.protocol.as_mut()) {
+        p.finish_s = began.elapsed().as_secs_f64();
+    }
+    Ok(out)
 }
 
 impl<'m, 'o> Engine<'m, 'o> {
@@ -298,25 +332,35 @@ impl<'m, 'o> Engine<'m, 'o> {
         noise: Option<&'o mut dyn Noise>,
         observer: Option<&'o mut dyn Observer>,
         part: Option<Part<'o>>,
+        mine: std::ops::Range<usize>,
     ) -> Result<Self, SimError> {
         // Each actor's rank and thread are kept in its statistics, not
         // twice (8 bytes an actor).
-        let info = src.actors();
+        let all = src.actors();
+        let info = &all[mine.clone()];
         let n_actors = info.len();
         let world = src.world_size();
-        let nodes = machine.place(world).map_err(SimError::Machine)?;
-        let mut rank_actor = vec![NO_ACTOR; world as usize];
-        for (i, a) in info.iter().enumerate().rev() {
-            if let Some(slot) = rank_actor.get_mut(a.rank as usize) {
-                *slot = i as u32;
+        let mut rank_node = machine.place(world).map_err(SimError::Machine)?;
+        // A rank with no actor anywhere (a trace of some ranks) sits on node 0.
+        let mut has_actor = vec![false; world as usize];
+        for a in all {
+            if let Some(h) = has_actor.get_mut(a.rank as usize) {
+                *h = true;
             }
         }
-        let rank_node = (0..world as usize)
-            .map(|r| match rank_actor[r] {
-                NO_ACTOR => 0,
-                _ => nodes.get(r).copied().unwrap_or(0),
-            })
-            .collect();
+        rank_node.resize(world as usize, 0);
+        for (n, h) in rank_node.iter_mut().zip(has_actor) {
+            if !h {
+                *n = 0;
+            }
+        }
+        let nodes = &rank_node;
+        let first_rank = info.iter().map(|a| a.rank).min().unwrap_or(0);
+        let span = info.iter().map(|a| a.rank - first_rank + 1).max().unwrap_or(0);
+        let mut rank_actor = vec![NO_ACTOR; span as usize];
+        for (i, a) in info.iter().enumerate().rev() {
+            rank_actor[(a.rank - first_rank) as usize] = i as u32;
+        }
         let mut e = Engine {
             machine,
             model,
@@ -344,23 +388,20 @@ impl<'m, 'o> Engine<'m, 'o> {
             },
             routine_ps: vec![(0, 0); src.routines().len()],
             resource_wait_ps: 0,
+            first: mine.start,
+            first_rank,
             rank_actor,
             rank_node,
             heap: ReadyQueue::default(),
-            mail: Mailboxes::default(),
-            reqs: Requests::new(n_actors),
+            mail: Mailboxes::new(first_rank),
+            reqs: Requests::new(mine.start, n_actors),
             wildcards: FxHashMap::default(),
             colls: FxHashMap::default(),
             members: FxHashMap::default(),
             part,
         };
         for a in 0..e.actors.len() {
-            if e.local_rank(e.stats.actors[a].rank) {
-                e.heap.push((0, a as u32));
-            } else {
-                // Another process replays it.
-                e.actors[a].done = true;
-            }
+            e.heap.push((0, a as u32));
         }
         Ok(e)
     }
@@ -370,9 +411,19 @@ impl<'m, 'o> Engine<'m, 'o> {
         self.stats.actors.iter().map(|s| s.end).fold(0.0, f64::max)
     }
 
-    /// Whether world rank `rank` is replayed by this process.
-    fn local_rank(&self, rank: u32) -> bool {
-        self.part.as_ref().is_none_or(|p| p.local(rank))
+    /// The local actor of world rank `rank`'s first thread, if replayed here.
+    fn local_actor(&self, rank: u32) -> Option<usize> {
+        match self.rank_actor.get(rank.wrapping_sub(self.first_rank) as usize) {
+            Some(&a) if a != NO_ACTOR => Some(a as usize),
+            _ => None,
+        }
+    }
+
+    /// The local actor of request `req` (its id holds the source's actor
+    /// index), if replayed here.
+    fn req_actor(&self, req: ReqId) -> Option<usize> {
+        let a = ((req >> 32) as usize).wrapping_sub(self.first);
+        (a < self.actors.len()).then_some(a)
     }
 
     /// The serial replay: every actor, in simulated-time order.
@@ -408,12 +459,16 @@ impl<'m, 'o> Engine<'m, 'o> {
         let mut next_progress = 1 << 20;
         loop {
             let end = self.part.as_ref().map_or(f64::INFINITY, |p| p.window_end);
+            let began = std::time::Instant::now();
             while let Some((t, a)) = self.heap.peek() {
                 if f64::from_bits(t) >= end {
                     break;
                 }
                 self.heap.pop();
                 self.advance(a as usize, src)?;
+            }
+            if let Some(p) = self.part.as_mut() {
+                p.cost.replay_s += began.elapsed().as_secs_f64();
             }
             if let Some(p) = progress {
                 if self.stats.events >= next_progress {
@@ -519,10 +574,10 @@ impl<'m, 'o> Engine<'m, 'o> {
                 root,
                 bytes,
             } => {
-                let Some(rank) = self.stats.actors.get((req >> 32) as usize).map(|s| s.rank) else {
-                    return Ok(());
-                };
-                if let Some(members) = self.members(src, rank, comm) {
+                // The member's rank names only `MPI_COMM_SELF`'s member,
+                // and a communicator of one never crosses processes: the
+                // first local rank looks the others up alike.
+                if let Some(members) = self.members(src, self.first_rank, comm) {
                     self.arrive(
                         (comm, seq),
                         Shape {
@@ -552,7 +607,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         let st = &mut self.actors[a];
         // Wraps at 2^32, a multiple of TEMP_REQ: the ids a u64 count gave.
         st.next_temp = st.next_temp.wrapping_add(1);
-        ((a as u64) << 32) | (TEMP_REQ + u64::from(st.next_temp) % TEMP_REQ)
+        (((self.first + a) as u64) << 32) | (TEMP_REQ + u64::from(st.next_temp) % TEMP_REQ)
     }
 
     /// Runs actor `a` until it blocks, ends, or is no longer the earliest.
@@ -573,7 +628,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             if self.actors[a].pending {
                 self.actors[a].pending = false;
             } else {
-                if !src.next(a, &mut self.actors[a].op)? {
+                if !src.next(self.first + a, &mut self.actors[a].op)? {
                     self.end_actor(a);
                     return Ok(());
                 }
@@ -596,7 +651,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let later = !local
                     && (self.heap.peek().is_some_and(|(t, _)| key(clock) > t)
                         || self.part.as_ref().is_some_and(|p| clock >= p.window_end));
-                if later {
+                if later && !self.wait_runs_alone(a) {
                     self.actors[a].pending = true;
                     self.heap.push((key(clock), a as u32));
                     return Ok(());
@@ -608,6 +663,22 @@ impl<'m, 'o> Engine<'m, 'o> {
             // not dropped (a call on every event).
             std::mem::forget(std::mem::replace(&mut self.actors[a].op, op));
         }
+    }
+
+    /// Whether actor `a`'s op is a wait (or a test that completed
+    /// something) whose every request is complete already, its time
+    /// known: it touches nothing but its own actor, as local work does, so
+    /// it needs no order either (a test's success after a poll, the wait
+    /// of an eager send). A wildcard receive not yet matched is posted by
+    /// its wait: not alone.
+    fn wait_runs_alone(&mut self, a: usize) -> bool {
+        let OpKind::Wait(done) = &self.actors[a].op.kind else {
+            return false;
+        };
+        done.iter().all(|c| {
+            !self.wildcards.contains_key(&c.req)
+                && self.reqs.get_mut(c.req).is_none_or(|r| r.done().is_some())
+        })
     }
 
     fn end_actor(&mut self, a: usize) {
@@ -629,10 +700,7 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// `free`, its eager data arrived at `arrival`) matched with a receive
     /// posted at `posted`: the receiver's overhead stretched by noise.
     fn matched(&mut self, m: &Msg, free: Ns, arrival: Option<Ns>, posted: Ns) -> p2p::Matched {
-        let a = match self.rank_actor.get(m.dst as usize) {
-            Some(&a) if a != NO_ACTOR => Some(a as usize),
-            _ => None,
-        };
+        let a = self.local_actor(m.dst);
         let noise = &mut self.noise;
         let mut cpu = |start: Ns, work: Ns| match a {
             Some(a) => stretch(noise, a, start, work),
@@ -891,9 +959,12 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     fn delivered(&mut self, m: &Msg, sent: Ns, received: Ns, resource_wait: Ns) {
-        if let Some(o) = self.observer.as_deref_mut() {
-            let actor = |r: u32| self.rank_actor.get(r as usize).map_or(0, |&a| a as usize);
-            o.message(actor(m.src), actor(m.dst), sent, received, m.bytes, resource_wait);
+        if self.observer.is_some() {
+            let actor = |r: u32| self.local_actor(r).unwrap_or(0);
+            let (src, dst) = (actor(m.src), actor(m.dst));
+            if let Some(o) = self.observer.as_deref_mut() {
+                o.message(src, dst, sent, received, m.bytes, resource_wait);
+            }
         }
     }
 
@@ -954,10 +1025,9 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     /// Request `req` completes at `t`; its partner posted at `partner`.
     fn complete(&mut self, req: ReqId, t: Ns, partner: Ns) {
-        if let Some(p) = self.part.as_mut() {
-            let rank = self.stats.actors[(req >> 32) as usize].rank;
-            if !p.local(rank) {
-                p.send(rank, Record::Done { req, t, partner });
+        if self.req_actor(req).is_none() {
+            if let Some(p) = self.part.as_mut() {
+                p.send_to_actor((req >> 32) as usize, Record::Done { req, t, partner });
                 return;
             }
         }
@@ -1201,7 +1271,7 @@ impl<'m, 'o> Engine<'m, 'o> {
 
     /// A parallel replay's end: every process's figures (and deadlocked
     /// ranks) gathered at process 0, which adds them up.
-    fn finish_parallel(mut self) -> Result<Option<Outcome>, SimError> {
+    fn finish_parallel(mut self, src: &dyn OpSource) -> Result<Option<Outcome>, SimError> {
         let stuck: Vec<usize> = (0..self.actors.len()).filter(|&a| !self.actors[a].done).collect();
         let report = if stuck.is_empty() {
             String::new()
@@ -1223,25 +1293,48 @@ impl<'m, 'o> Engine<'m, 'o> {
             events: self.stats.events,
             peak_in_flight: self.stats.peak_in_flight.max(self.mail.in_flight()) as u64,
             stuck: report,
+            replay_s: self.part.as_ref().map_or(0.0, |p| p.cost.replay_s),
         };
+        // The replay's state is freed before process 0 makes the world's
+        // figures: the peak is the larger of the two, not their sum.
+        self.actors = Vec::new();
+        self.mail = Mailboxes::default();
+        self.reqs = Requests::default();
         let part = self.part.as_mut().expect("a parallel replay");
-        // Process 0 has its own actors' figures in place: the others send
-        // theirs.
+        // Process 0 has its own actors' figures: the others send theirs.
         let mine: Vec<usize> = if part.x.me() == 0 {
             Vec::new()
         } else {
-            (0..self.stats.actors.len())
-                .filter(|&a| part.local(self.stats.actors[a].rank))
-                .collect()
+            (0..self.stats.actors.len()).collect()
         };
         // Process 0 reports for all (a deadlock too, with every process's ranks).
         let Some(all) = part.x.gather(&partial.encode(&self.stats.actors, &mine)) else {
             return Ok(None);
         };
         let (world, procs) = (part.world, part.x.procs());
-        let parts =
-            parallel::Partial::decode_all(&all, &mut self.stats.actors, |r| parallel::owner(r, world, procs))
-                .ok_or_else(|| SimError::Parallel("a damaged result from another process".into()))?;
+        // Every actor of the world, at process 0, its own (the first) in place.
+        let mut actors: Vec<ActorStats> = src
+            .actors()
+            .iter()
+            .map(|a| ActorStats {
+                rank: a.rank,
+                thread: a.thread,
+                node: self.rank_node.get(a.rank as usize).copied().unwrap_or(0),
+                ..ActorStats::default()
+            })
+            .collect();
+        let own = std::mem::take(&mut self.stats.actors);
+        for (slot, a) in actors[self.first..].iter_mut().zip(own) {
+            *slot = a;
+        }
+        let parts = parallel::Partial::decode_all(&all, &mut actors, |r| parallel::owner(r, world, procs))
+            .ok_or_else(|| SimError::Parallel("a damaged result from another process".into()))?;
+        self.stats.actors = actors;
+        if let Some(p) = self.part.as_mut() {
+            let replay = parts.iter().map(|x| x.replay_s);
+            p.cost.replay_min_s = replay.clone().fold(f64::INFINITY, f64::min);
+            p.cost.replay_max_s = replay.fold(0.0, f64::max);
+        }
         let stuck: Vec<&str> = parts
             .iter()
             .map(|p| p.stuck.as_str())

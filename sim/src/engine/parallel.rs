@@ -222,6 +222,10 @@ pub struct Part<'x> {
     pub x: &'x mut dyn Exchange,
     /// Per process, the records owed to it.
     pub outbox: Vec<Vec<u8>>,
+    /// Per process, the source's index of its first actor, and after
+    /// them the number of actors: a request id names its actor by that
+    /// index, and a completion goes to the process that holds it.
+    pub actor_starts: Vec<usize>,
     /// Events earlier than this run in the current window.
     pub window_end: Ns,
     /// The lookahead, ns.
@@ -251,8 +255,22 @@ pub struct ProtocolCost {
     pub records: u64,
     /// Their bytes.
     pub bytes: u64,
-    /// Wall time in the exchanges and agreements, s.
+    /// Wall time in the exchanges and agreements, s: their own cost,
+    /// and the wait for the slowest process of each window (imbalance).
     pub exchange_s: f64,
+    /// Wall time from the start to the first window (the engine's state
+    /// made, the trace reader narrowed to the process's ranks), s.
+    pub setup_s: f64,
+    /// Wall time running the process's events in windows, s.
+    pub replay_s: f64,
+    /// The least and the largest `replay_s` of any process (at process
+    /// 0): their gap is the imbalance of the blocks, which the others
+    /// wait out in the exchanges.
+    pub replay_min_s: f64,
+    /// See `replay_min_s`.
+    pub replay_max_s: f64,
+    /// Wall time gathering and adding up every process's figures, s.
+    pub finish_s: f64,
 }
 
 impl Part<'_> {
@@ -275,8 +293,25 @@ impl Part<'_> {
 
     /// Owes `r` to the process of world rank `rank`.
     pub fn send(&mut self, rank: u32, r: Record) {
-        self.cost.records += 1;
         let p = self.owner(rank) as usize;
+        self.send_to(p, r);
+    }
+
+    /// Owes `r` to the process that replays the source's actor `actor`;
+    /// nothing if no other process does (an id beyond the source's
+    /// actors, which no process would take).
+    pub fn send_to_actor(&mut self, actor: usize, r: Record) {
+        let p = self
+            .actor_starts
+            .partition_point(|&s| s <= actor)
+            .saturating_sub(1);
+        if p < self.outbox.len() && p != self.x.me() as usize {
+            self.send_to(p, r);
+        }
+    }
+
+    fn send_to(&mut self, p: usize, r: Record) {
+        self.cost.records += 1;
         r.encode(&mut self.outbox[p]);
     }
 }
@@ -302,6 +337,8 @@ pub struct Partial {
     pub peak_in_flight: u64,
     /// Its deadlock report (empty: none).
     pub stuck: String,
+    /// Its wall time running events ([`ProtocolCost::replay_s`]).
+    pub replay_s: f64,
 }
 
 /// Little-endian words, for [`Partial`]'s encoding.
@@ -360,6 +397,7 @@ impl Partial {
         put(&mut out, self.events);
         put(&mut out, self.peak_in_flight);
         put_list(&mut out, &self.stuck.bytes().map(u64::from).collect::<Vec<_>>());
+        put(&mut out, self.replay_s.to_bits());
         put(&mut out, mine.len() as u64);
         for &i in mine {
             let a = &actors[i];
@@ -425,6 +463,7 @@ impl Partial {
         let events = w.u64()?;
         let peak_in_flight = w.u64()?;
         let stuck: Vec<u8> = w.list()?.into_iter().map(|b| b as u8).collect();
+        let replay_s = w.f64()?;
         Some(Partial {
             routines,
             sizes,
@@ -434,6 +473,7 @@ impl Partial {
             events,
             peak_in_flight,
             stuck: String::from_utf8(stuck).ok()?,
+            replay_s,
         })
     }
 
@@ -591,6 +631,70 @@ mod tests {
         let mut cut = all.clone();
         cut[1].pop();
         assert_eq!(Partial::decode_all(&cut, &mut at0.clone(), by), None);
+    }
+
+    /// Only what `Part` asks of its processes' exchange.
+    struct Alone(u32, u32);
+
+    impl Exchange for Alone {
+        fn me(&self) -> u32 {
+            self.0
+        }
+        fn procs(&self) -> u32 {
+            self.1
+        }
+        fn alltoallv(&mut self, _: &[Vec<u8>]) -> Vec<u8> {
+            Vec::new()
+        }
+        fn min(&mut self, v: [f64; 3]) -> [f64; 3] {
+            v
+        }
+        fn gather(&mut self, _: &[u8]) -> Option<Vec<Vec<u8>>> {
+            None
+        }
+    }
+
+    /// A completion goes to the process whose block holds its actor
+    /// (blocks may be empty), never back to the process that owes it,
+    /// and nowhere for an actor beyond every block.
+    #[test]
+    fn completions_go_to_the_process_of_their_actor() {
+        let mut x = Alone(1, 4);
+        let mut part = Part {
+            x: &mut x,
+            outbox: vec![Vec::new(); 4],
+            actor_starts: vec![0, 3, 7, 7, 10],
+            window_end: 0.0,
+            lookahead: 1.0,
+            world: 10,
+            local_comm_ids: false,
+            unshared: None,
+            cost: ProtocolCost::default(),
+        };
+        let done = |a: u64| Record::Done {
+            req: a << 32,
+            t: 1.0,
+            partner: 0.0,
+        };
+        for a in [0, 2, 4, 7, 9, 10, 1 << 20] {
+            part.send_to_actor(a as usize, done(a));
+        }
+        let got: Vec<Vec<u64>> = part
+            .outbox
+            .iter()
+            .map(|o| {
+                let records = Record::decode_all(o).unwrap();
+                records
+                    .iter()
+                    .map(|r| match r {
+                        Record::Done { req, .. } => req >> 32,
+                        _ => unreachable!("only completions were sent"),
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(got, vec![vec![0, 2], vec![], vec![], vec![7, 9]]);
+        assert_eq!(part.cost.records, 4);
     }
 
     #[test]

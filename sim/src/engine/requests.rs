@@ -78,6 +78,9 @@ impl Default for List {
 /// Every actor's open requests.
 #[derive(Default)]
 pub struct Requests {
+    /// The actor of `by_actor[0]`: a process of a parallel replay keeps
+    /// its own actors' requests only.
+    first: usize,
     by_actor: Vec<List>,
 }
 
@@ -90,26 +93,28 @@ fn index(req: ReqId) -> u32 {
 }
 
 impl Requests {
-    /// Room for `actors` actors.
-    pub fn new(actors: usize) -> Requests {
+    /// Room for the `actors` actors from `first` on.
+    pub fn new(first: usize, actors: usize) -> Requests {
         Requests {
+            first,
             by_actor: (0..actors).map(|_| List::default()).collect(),
         }
     }
 
     fn list(&mut self, req: ReqId) -> &mut List {
-        let a = owner(req);
+        let a = owner(req).wrapping_sub(self.first);
         if a >= self.by_actor.len() {
             self.by_actor.resize_with(a + 1, List::default);
         }
         &mut self.by_actor[a]
     }
 
-    /// The open request `req`, if any.
+    /// The open request `req`, if any (none of an actor not kept here).
     #[inline]
     pub fn get_mut(&mut self, req: ReqId) -> Option<&mut Req> {
         let i = index(req);
-        match self.list(req) {
+        let list = self.by_actor.get_mut(owner(req).wrapping_sub(self.first))?;
+        match list {
             List::Short(list) => list.iter_mut().find(|e| e.index == i),
             List::Long(table) => table.get_mut(&i),
         }
@@ -180,7 +185,7 @@ impl Requests {
     #[inline]
     pub fn remove(&mut self, req: ReqId) -> Option<Req> {
         let i = index(req);
-        match self.list(req) {
+        match self.by_actor.get_mut(owner(req).wrapping_sub(self.first))? {
             List::Short(list) => {
                 let at = list.iter().position(|e| e.index == i)?;
                 Some(list.swap_remove(at))
@@ -212,7 +217,7 @@ mod tests {
     /// answers with a short list and with a table, across the switch.
     #[test]
     fn a_long_list_becomes_a_table_that_answers_alike() {
-        let mut reqs = Requests::new(2);
+        let mut reqs = Requests::new(0, 2);
         let mut model: FxHashMap<ReqId, Req> = FxHashMap::default();
         let mut rng = fastrand::Rng::with_seed(5);
         let mut long = false;

@@ -56,6 +56,9 @@ pub trait EventSource {
     fn members(&self, id: i64, rank: u32) -> Option<&[i64]>;
     /// Warnings about the input.
     fn warnings(&self) -> Vec<String>;
+    /// Only streams `range` will be read from now on (see
+    /// [`crate::input::OpSource::keep`]).
+    fn keep(&mut self, _range: std::ops::Range<usize>) {}
 }
 
 /// A whole trace in memory.

@@ -187,6 +187,12 @@ pub trait OpSource {
     fn measured(&self) -> Option<Measured>;
     /// Warnings about the input (truncation, approximations).
     fn warnings(&self) -> Vec<String>;
+    /// Only actors `range` will be read from now on: a process of a
+    /// parallel replay reads its own ranks', and a source may free (or
+    /// never make) the others' reading state, so that its memory follows
+    /// them. [`actors`](Self::actors) still lists every actor;
+    /// [`measured`](Self::measured) may answer `None`.
+    fn keep(&mut self, _range: std::ops::Range<usize>) {}
 }
 
 /// Opens a trace for replay, whatever its form: a tracer output folder

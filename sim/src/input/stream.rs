@@ -54,4 +54,8 @@ impl<R: StreamedTrace> EventSource for StreamSource<R> {
     fn warnings(&self) -> Vec<String> {
         self.reader.warnings()
     }
+
+    fn keep(&mut self, range: std::ops::Range<usize>) {
+        self.reader.keep(range);
+    }
 }

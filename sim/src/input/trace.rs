@@ -149,7 +149,13 @@ pub struct TraceOps<S: EventSource> {
     finalize_routine: Vec<bool>,
     persistent_init: Vec<bool>,
     request_free: Vec<bool>,
+    /// The streams read: `kept` of them from `first` on (all unless
+    /// [`OpSource::keep`] said otherwise), made when the first is read.
     streams: Vec<StreamState>,
+    /// The index of `streams[0]`.
+    first: usize,
+    /// See `streams`.
+    kept: usize,
     /// Persistent requests' calls, by request (which names its stream):
     /// one table for the run, since few streams have any.
     persistent: FxHashMap<ReqRef, Persistent>,
@@ -192,7 +198,9 @@ impl<S: EventSource> TraceOps<S> {
                 .collect(),
             request_free: names.iter().map(|r| r == "MPI_Request_free").collect(),
             routine_time: vec![0.0; names.len()],
-            streams: (0..n).map(|_| StreamState::default()).collect(),
+            streams: Vec::new(),
+            first: 0,
+            kept: n,
             persistent: FxHashMap::default(),
             actors,
             src,
@@ -213,7 +221,7 @@ impl<S: EventSource> TraceOps<S> {
     fn convert(&mut self, si: usize) -> Option<Op> {
         let ev = &self.ev;
         let r = ev.routine as usize;
-        let st = &mut self.streams[si];
+        let st = &mut self.streams[si - self.first];
         let gap = ev.start.saturating_sub(st.prev_end) as f64;
         let dur = ev.duration() as f64;
         st.prev_end = ev.end;
@@ -240,12 +248,13 @@ impl<S: EventSource> TraceOps<S> {
                 .actors
                 .iter()
                 .position(|a| a.rank == self.actors[si].rank && a.thread == 0);
-            let base = main.and_then(|m| self.streams[m].init_end()).unwrap_or(ev.start);
-            let st = &mut self.streams[si];
+            let main = main.and_then(|m| self.streams.get(m.wrapping_sub(self.first)));
+            let base = main.and_then(StreamState::init_end).unwrap_or(ev.start);
+            let st = &mut self.streams[si - self.first];
             st.init_end = base;
             gap = ev.start.saturating_sub(base) as f64;
         }
-        let st = &mut self.streams[si];
+        let st = &mut self.streams[si - self.first];
         if self.finalize_routine[r] {
             if let Some(i) = st.init_end() {
                 st.span = ev.start.saturating_sub(i) as f64;
@@ -380,7 +389,7 @@ impl<S: EventSource> TraceOps<S> {
                     };
                     let (gap, dur) = if first_op { (gap, dur) } else { (0.0, 0.0) };
                     first_op = false;
-                    self.streams[si].queue().push(Op {
+                    self.streams[si - self.first].queue().push(Op {
                         gap,
                         dur,
                         routine,
@@ -461,7 +470,7 @@ impl<S: EventSource> TraceOps<S> {
     /// Converts `self.ev` of stream `si` onto its queue.
     fn enqueue(&mut self, si: usize) {
         if let Some(op) = self.convert(si) {
-            self.streams[si].queue().push(op);
+            self.streams[si - self.first].queue().push(op);
         }
     }
 }
@@ -487,8 +496,16 @@ impl<S: EventSource> OpSource for TraceOps<S> {
         if let OpKind::Wait(v) = &mut op.kind {
             self.spare.push(std::mem::take(v));
         }
+        if actor.wrapping_sub(self.first) >= self.kept {
+            return Err(SimError::Parallel(format!(
+                "actor {actor} is read by another process of the replay"
+            )));
+        }
+        if self.streams.len() < self.kept {
+            self.streams.resize_with(self.kept, StreamState::default);
+        }
         loop {
-            let st = &mut self.streams[actor];
+            let st = &mut self.streams[actor - self.first];
             if let Some(q) = st.queue.as_deref_mut().filter(|q| !q.ops.is_empty()) {
                 // A receive posted with a wildcard is posted from the source
                 // its completion names, when the stream says it within
@@ -499,23 +516,23 @@ impl<S: EventSource> OpSource for TraceOps<S> {
                     if self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
                         self.enqueue(actor);
                     } else {
-                        self.streams[actor].finished = true;
+                        self.streams[actor - self.first].finished = true;
                     }
                     continue;
                 }
                 *op = q.pop().expect("a front");
                 return Ok(true);
             }
-            if self.streams[actor].finished {
+            if self.streams[actor - self.first].finished {
                 return Ok(false);
             }
             if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
-                self.streams[actor].finished = true;
+                self.streams[actor - self.first].finished = true;
                 return Ok(false);
             }
             if let Some(o) = self.convert(actor) {
                 // A wildcard receive waits in the queue for its completion.
-                let st = &mut self.streams[actor];
+                let st = &mut self.streams[actor - self.first];
                 if st.queued() == 0 && !matches!(o.kind, OpKind::Recv { from: None, .. }) {
                     *op = o;
                     return Ok(true);
@@ -532,13 +549,34 @@ impl<S: EventSource> OpSource for TraceOps<S> {
     }
 
     fn measured(&self) -> Option<Measured> {
-        let of = |f: fn(&StreamState) -> Ns| self.streams.iter().map(f).collect();
+        if self.kept != self.actors.len() {
+            return None; // some streams were not kept
+        }
+        let of = |f: fn(&StreamState) -> Ns| {
+            (0..self.kept)
+                .map(|i| self.streams.get(i).map_or(0.0, f))
+                .collect()
+        };
         Some(Measured {
             compute: of(|s| s.compute),
             mpi: of(|s| s.mpi),
             span: of(|s| s.span),
             routine_time: self.routine_time.clone(),
         })
+    }
+
+    fn keep(&mut self, range: std::ops::Range<usize>) {
+        let n = self.first + self.kept;
+        let (start, end) = (range.start.clamp(self.first, n), range.end.clamp(self.first, n));
+        let end = end.max(start);
+        if !self.streams.is_empty() {
+            self.streams.truncate(end - self.first);
+            self.streams.drain(..start - self.first);
+            self.streams.shrink_to_fit();
+        }
+        self.first = start;
+        self.kept = end - start;
+        self.src.keep(start..end);
     }
 
     fn warnings(&self) -> Vec<String> {

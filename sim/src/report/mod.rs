@@ -277,9 +277,4 @@ impl Report {
             warnings: cx.warnings,
         }
     }
-
-    /// The report as JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a report serializes")
-    }
 }

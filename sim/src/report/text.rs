@@ -178,12 +178,17 @@ impl fmt::Display for Report {
         if let Some(p) = &self.protocol {
             writeln!(
                 f,
-                "parallel protocol (process 0): {} windows, {} exchanges, {} records out ({} bytes), {} in exchanges",
+                "parallel protocol (process 0): {} windows, {} exchanges, {} records out ({} bytes), {} in exchanges; set-up {}, events {} (processes {} to {}), gathering {}",
                 p.windows,
                 p.exchanges,
                 p.records,
                 p.bytes,
-                secs(p.exchange_s)
+                secs(p.exchange_s),
+                secs(p.setup_s),
+                secs(p.replay_s),
+                secs(p.replay_min_s),
+                secs(p.replay_max_s),
+                secs(p.finish_s)
             )?;
         }
         for w in &self.warnings {
