@@ -13,9 +13,10 @@
 //! collective that spans processes completes at least one latency after
 //! its last entry, so what one process causes in another happens after
 //! the window it was caused in: a record never arrives in its receiver's
-//! past. Between windows the processes agree on the next `T` (one
-//! `MPI_Allreduce`, which also says whether any process holds records;
-//! only then an `MPI_Alltoallv` moves them).
+//! past. Between windows the processes agree on the next `T` (the
+//! kernel's typed agreement, [`pnmpi_sim::kernel::window`], shared with
+//! the parallel replay: one `MPI_Allreduce`, which also says whether any
+//! process holds records; only then an `MPI_Alltoallv` moves them).
 //!
 //! Communicator constructors are untimed (each member keeps its clock),
 //! so a member that waited for another process's members resumes with
@@ -28,6 +29,7 @@ use crate::coll::Share;
 use crate::engine::Engine;
 use crate::p2p::Message;
 use pnmpi_sim::engine::parallel::Exchange;
+use pnmpi_sim::kernel::window::Offer;
 use pnmpi_sim::units::Ns;
 use serde::{Deserialize, Serialize};
 
@@ -112,15 +114,14 @@ impl Engine {
     /// left to do.
     pub fn next_window(&mut self) -> Option<Ns> {
         loop {
-            let next = self.next_time().unwrap_or(f64::INFINITY);
+            let next = self.next_time();
             let d = self.dist.as_mut()?;
-            let owed = if d.out.iter().any(|o| !o.is_empty()) {
-                -1.0
-            } else {
-                0.0
-            };
-            let [t, owed, _] = d.ex.min([next, owed, 0.0]);
-            if owed < 0.0 {
+            let agreed = d.ex.agree(Offer {
+                next,
+                owes: d.out.iter().any(|o| !o.is_empty()),
+                broken: false,
+            });
+            if agreed.owed {
                 d.exchanges += 1;
                 let out = std::mem::replace(&mut d.out, vec![Vec::new(); d.ex.procs() as usize]);
                 let got = d.ex.alltoallv(&out);
@@ -128,7 +129,7 @@ impl Engine {
                 continue;
             }
             d.windows += 1;
-            return t.is_finite().then_some(t + d.lookahead);
+            return agreed.window_end(d.lookahead);
         }
     }
 
