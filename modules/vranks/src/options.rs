@@ -3,7 +3,7 @@
 //! `PNMPI_CONF` (the classic form: `module NAME` then `argument KEY
 //! VALUE` lines), the `vtime` module's arguments, which give the machine,
 //! the model and the CPU factor exactly as they do for vtime, and the
-//! `tracer` module's, which make the run write a trace ([`crate::trace`]).
+//! `tracer` module's, which make the run write a trace (the `trace` layer).
 
 use crate::stack::MIN_STACK;
 use pnmpi_sim::live::target::{self, Config};

@@ -13,9 +13,11 @@
 
 use crate::comm::Blocks;
 use crate::dist::Dist;
-use crate::engine::{self, Engine, MainFn};
+use crate::engine::{self, Engine};
 use crate::globals::Globals;
+use crate::sched::MainFn;
 use crate::stack::Pool;
+use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
 use pnmpi_sim::engine::parallel::Exchange;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -76,7 +78,7 @@ pub unsafe extern "C" fn __libc_start_main(
 /// As C's `exit`.
 #[no_mangle]
 pub unsafe extern "C" fn exit(status: c_int) -> ! {
-    if engine::running() && engine::CURRENT.load(Ordering::Relaxed) != usize::MAX {
+    if engine::running() && crate::overflow::CURRENT.load(Ordering::Relaxed) != usize::MAX {
         engine::exit_rank(status);
     }
     let real = next(c"exit");
@@ -225,24 +227,22 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         }
     }
     let wall = std::time::Instant::now();
-    let mut engine = Engine::new(
+    let timing = Timing::new((model, config.model.clone()), machine, node_of, config.cpu_factor);
+    let engine = Engine::new(
         n,
         blocks,
         dist,
         app,
         (argc, argv, envp),
-        (model, config.model.clone()),
-        machine,
-        node_of,
-        config.cpu_factor,
+        timing,
         globals,
         pool,
+        trace,
     );
-    engine.trace = trace;
     let status = engine::run(engine, me == 0);
     let mut e = engine::finish();
     let wall_ns = wall.elapsed().as_nanos() as f64;
-    let traced = e.trace.as_mut().map(|t| (t.close(), t.dir().to_path_buf()));
+    let traced = e.trace_mut().map(|t| (t.close(), t.dir().to_path_buf()));
     crate::report::finish(&mut e, config, wall_ns);
     if let Some((unfinished, dir)) = traced {
         if unfinished > 0 {

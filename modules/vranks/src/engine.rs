@@ -1,0 +1,554 @@
+//! The engine: the layers below composed into the one simulation of this
+//! process's ranks, and lent, one step at a time, to the running rank's
+//! MPI call or to the scheduler's loop ([`with`]), never to both at once
+//! and never across a context switch. It owns each layer's state (the
+//! scheduler, the target's timing, the communicators, point-to-point,
+//! the collectives, the spread over processes, the tracer) and is the
+//! only place that holds several of them at once.
+
+use crate::coll::{Below, Colls, Gift, Op, Out};
+use crate::comm::{Blocks, Registry};
+use crate::dist::{Between, Dist};
+use crate::globals::Globals;
+use crate::p2p::{Mode, P2p, RecvSpec, Work};
+use crate::sched::{self, Event, MainFn, Refused, Sched};
+use crate::stack::Pool;
+use crate::timing::Timing;
+use crate::trace::Trace;
+use pnmpi_mpi_sys::{constants as c, ffi};
+use pnmpi_trace::rank::RawRecord;
+use std::ffi::{c_char, c_int};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+
+/// The whole simulation of this process's ranks.
+pub struct Engine {
+    sched: Sched,
+    timing: Timing,
+    comms: Registry,
+    p2p: P2p,
+    colls: Colls,
+    /// The other processes, when the ranks are spread over several.
+    dist: Option<Dist>,
+    /// The trace being written, when the configuration loads the tracer.
+    trace: Option<Trace>,
+}
+
+static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Set while [`with`] lends the engine: a second, nested borrow would
+/// be a second live `&mut Engine`.
+static LENT: AtomicBool = AtomicBool::new(false);
+
+/// Set when the ranks are done ([`finish`]): the process's MPI is then
+/// initialized and finalized, which `MPI_Initialized` and
+/// `MPI_Finalized` must still say to an `atexit` handler.
+static FINISHED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// Set on the thread that runs the engine (every rank's context runs
+    /// on it), from [`run`] on.
+    static ENGINE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Stops the process with `msg` (a static message, written with
+/// `write(2)`): the engine cannot be used, so neither the usual error
+/// path nor the native MPI's abort is.
+fn refuse(msg: &str) -> ! {
+    // SAFETY: write(2) of a valid buffer and _exit(2) are always allowed.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::_exit(1)
+    }
+}
+
+/// Runs `f` on the engine, if the ranks are running, from the engine's
+/// thread, and not from inside another `with`; any of those is a clear
+/// error, never a second reference to the engine.
+pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
+    if running() && !on_engine_thread() {
+        refuse("pnmpi vranks: error: an MPI call from a thread of a virtual rank other than the rank itself: virtual ranks provide MPI_THREAD_FUNNELED at most\n");
+    }
+    match sched::lend(&ENGINE, &LENT, f) {
+        Ok(r) => r,
+        Err(Refused::Outside) => {
+            refuse("pnmpi vranks: error: an MPI call outside the virtual ranks (before they start or after they end)\n")
+        }
+        Err(Refused::Reentered) => refuse(
+            "pnmpi vranks: internal error: the engine was re-entered (an MPI call, or an error path, from inside an engine step)\n",
+        ),
+    }
+}
+
+/// Whether the engine runs (an MPI call comes from a virtual rank).
+pub fn running() -> bool {
+    !ENGINE.load(Ordering::Relaxed).is_null()
+}
+
+/// Whether the calling thread is the engine's (every rank's context
+/// runs on it; a thread a rank started does not).
+pub fn on_engine_thread() -> bool {
+    ENGINE_THREAD.with(|t| t.get())
+}
+
+/// Whether every rank is done (the native MPI is finalized, or about
+/// to be).
+pub fn finished() -> bool {
+    FINISHED.load(Ordering::Relaxed)
+}
+
+/// Says what stopped the run, at virtual rank `rank`, and ends the job
+/// (while the ranks run) or the process (before or after).
+pub fn stop(rank: &str, routine: &str, what: &str) -> ! {
+    eprintln!("pnmpi vranks: error: virtual rank {rank}: {routine}: {what}");
+    if running() {
+        // SAFETY: the native MPI is initialized while the ranks run
+        // (`start` initializes it before and finalizes it after);
+        // aborting the job is always allowed then.
+        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
+    }
+    // SAFETY: _exit(2) ends the process at once. `_exit`, not `exit`:
+    // inside a rank, `exit` would end that rank only.
+    unsafe { libc::_exit(1) }
+}
+
+/// A started context's yielder, told by the context itself.
+fn started(yielder: usize) {
+    with(|e| e.sched.started(yielder));
+}
+
+impl Engine {
+    /// The engine for the ranks `blocks` gives this process, of `n`
+    /// running `main` with `args` on `timing`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        n: u32,
+        blocks: Blocks,
+        dist: Option<Dist>,
+        main: MainFn,
+        args: (c_int, *mut *mut c_char, *mut *mut c_char),
+        timing: Timing,
+        globals: Globals,
+        pool: Pool,
+        trace: Option<Trace>,
+    ) -> Engine {
+        let local = blocks.first(blocks.me)..blocks.first(blocks.me + 1);
+        Engine {
+            sched: Sched::new(n, local, main, args, globals, pool, started),
+            timing,
+            comms: Registry::new(n, blocks),
+            p2p: P2p::new(n),
+            colls: Colls::default(),
+            dist,
+            trace,
+        }
+    }
+
+    /// The layers below the collectives, lent together.
+    fn below(&mut self) -> (Below<'_>, &mut Colls) {
+        let b = Below {
+            sched: &mut self.sched,
+            timing: &mut self.timing,
+            comms: &mut self.comms,
+            p2p: &mut self.p2p,
+        };
+        (b, &mut self.colls)
+    }
+
+    /// The scheduler: the ranks and their clocks.
+    pub fn sched(&self) -> &Sched {
+        &self.sched
+    }
+
+    /// The scheduler, to change a rank.
+    pub fn sched_mut(&mut self) -> &mut Sched {
+        &mut self.sched
+    }
+
+    /// The running rank.
+    pub fn current(&self) -> u32 {
+        self.sched.current()
+    }
+
+    /// The target's timing.
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// The communicators and groups.
+    pub fn comms(&self) -> &Registry {
+        &self.comms
+    }
+
+    /// The communicators and groups, to change.
+    pub fn comms_mut(&mut self) -> &mut Registry {
+        &mut self.comms
+    }
+
+    /// The members of communicator `comm` as world ranks, as the running
+    /// rank sees them.
+    pub fn members(&self, comm: usize) -> Vec<u32> {
+        self.comms.list(comm, self.sched.current())
+    }
+
+    /// The requests.
+    pub fn p2p(&self) -> &P2p {
+        &self.p2p
+    }
+
+    /// The requests, to change.
+    pub fn p2p_mut(&mut self) -> &mut P2p {
+        &mut self.p2p
+    }
+
+    /// The collectives in progress.
+    pub fn colls(&self) -> &Colls {
+        &self.colls
+    }
+
+    /// The collectives in progress, to change.
+    pub fn colls_mut(&mut self) -> &mut Colls {
+        &mut self.colls
+    }
+
+    /// The other processes, when the ranks are spread.
+    pub fn dist(&self) -> Option<&Dist> {
+        self.dist.as_ref()
+    }
+
+    /// The other processes, to exchange with, when the ranks are spread.
+    pub fn dist_mut(&mut self) -> Option<&mut Dist> {
+        self.dist.as_mut()
+    }
+
+    /// The trace, when the run is traced.
+    pub fn trace_mut(&mut self) -> Option<&mut Trace> {
+        self.trace.as_mut()
+    }
+
+    /// A new request of the running rank.
+    pub fn request(&mut self, work: Work, done: bool) -> usize {
+        self.p2p.request(&self.sched, work, done)
+    }
+
+    /// The running rank sends `data` to world rank `dst` (rank `from` in
+    /// communicator `comm`); returns the request.
+    pub fn send(&mut self, data: Vec<u8>, dst: u32, comm: u32, from: c_int, tag: c_int, mode: Mode) -> usize {
+        let (s, t, c) = (&mut self.sched, &mut self.timing, &self.comms);
+        self.p2p.send(s, t, c, data, dst, comm, from, tag, mode)
+    }
+
+    /// The running rank posts a receive; returns the request.
+    pub fn recv(&mut self, spec: RecvSpec) -> usize {
+        self.p2p
+            .recv(&mut self.sched, &mut self.timing, &self.comms, spec)
+    }
+
+    /// Whether a message that fits `spec` has arrived at the running rank.
+    pub fn probe(&self, spec: &RecvSpec) -> Option<(c_int, c_int, usize)> {
+        self.p2p.probe(&self.sched, spec)
+    }
+
+    /// The running rank is about to block in `MPI_Probe` for `spec`.
+    pub fn await_probe(&mut self, spec: RecvSpec) {
+        self.p2p.await_probe(&self.sched, spec);
+    }
+
+    /// The running rank joins its next collective on `comm`; returns the
+    /// request (see [`Colls::join`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn join(
+        &mut self,
+        comm: usize,
+        op: Op,
+        root: u32,
+        gift: Gift,
+        bytes: u64,
+        out: Out,
+        blocking: bool,
+    ) -> usize {
+        let (b, colls) = self.below();
+        match colls.join(b, comm, op, root, gift, bytes, out, blocking) {
+            Ok(req) => req,
+            Err(what) => self.fatal("collective", &what),
+        }
+    }
+
+    /// The running rank enters MPI routine `routine`: the CPU time it
+    /// used since its last call is charged to its clock (returned), and
+    /// the call begins in the trace.
+    pub fn enter_call(&mut self, routine: &'static str) -> (f64, Result<(), String>) {
+        let r = self.sched.current();
+        let factor = self.timing.cpu_factor();
+        let cpu = if factor > 0.0 {
+            pnmpi_sdk::clock::thread_cpu_ns()
+        } else {
+            0
+        };
+        let rank = self.sched.rank_mut(r);
+        let mut compute = 0.0;
+        if rank.initialized && !rank.finalized && factor > 0.0 {
+            compute = self.timing.compute(r, cpu.saturating_sub(rank.cpu_mark));
+            rank.clock += compute;
+            rank.stats.compute += compute;
+        }
+        rank.stats.calls += 1;
+        rank.routine = routine;
+        let clock = rank.clock;
+        let traced = self.trace.as_mut().map_or(Ok(()), |t| t.begin(r, routine, clock));
+        (compute, traced)
+    }
+
+    /// The running rank leaves its MPI call: the CPU used from now on is
+    /// its own again, and the call ends in the trace.
+    pub fn leave_call(&mut self) -> Result<(), String> {
+        let r = self.sched.current();
+        if self.timing.cpu_factor() > 0.0 {
+            self.sched.rank_mut(r).cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
+        }
+        let clock = self.sched.rank(r).clock;
+        self.trace.as_mut().map_or(Ok(()), |t| t.end(r, clock))
+    }
+
+    /// Whether the run is traced.
+    pub fn traced(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    /// Adds arguments to the running rank's event, when traced.
+    pub fn trace_event(&mut self, f: impl FnOnce(&mut RawRecord)) {
+        let r = self.sched.current();
+        if let Some(t) = self.trace.as_mut() {
+            f(t.event(r));
+        }
+    }
+
+    /// Starts the running rank's file with its `MPI_Init` (`routine`),
+    /// at virtual time 0, when traced.
+    pub fn trace_start(&mut self, routine: &'static str) -> Result<(), String> {
+        let r = self.sched.current();
+        match self.trace.as_mut() {
+            Some(t) => {
+                t.start(r);
+                t.begin(r, routine, 0.0).and_then(|()| t.end(r, 0.0))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Completes the running rank's file at `MPI_Finalize`, when traced.
+    pub fn trace_finish(&mut self) -> Result<(), String> {
+        let r = self.sched.current();
+        let clock = self.sched.rank(r).clock;
+        self.trace.as_mut().map_or(Ok(()), |t| t.finish(r, clock))
+    }
+
+    /// Stops the run, from inside an engine step (which holds the
+    /// engine): names the running rank and writes out the trace through
+    /// `self`, never through a second borrow of the engine.
+    pub fn fatal(&mut self, routine: &str, what: &str) -> ! {
+        if routine != "tracer" {
+            if let Some(t) = self.trace.as_mut() {
+                t.abandon();
+            }
+        }
+        stop(&self.sched.current().to_string(), routine, what)
+    }
+
+    /// Hands the records the layers owe other processes to the spread.
+    fn post_records(&mut self) {
+        let Some(d) = self.dist.as_mut() else { return };
+        let posted = d.post(self.p2p.take_remote(), self.colls.take_shares());
+        if let Err(what) = posted {
+            self.fatal("pnmpi vranks", &what);
+        }
+    }
+
+    /// Between two windows: moves the records, then agrees on the next
+    /// window. Returns its end, or `None` when no process has anything
+    /// left to do.
+    fn next_window(&mut self) -> Option<f64> {
+        loop {
+            self.post_records();
+            let next = self.sched.next_time();
+            match self.dist.as_mut()?.between(next) {
+                Between::Window(end) => return end,
+                Between::Records(got) => {
+                    let mut d = self.dist.take()?;
+                    let (b, colls) = self.below();
+                    let applied = d.apply(&got, colls, b);
+                    self.dist = Some(d);
+                    if let Err(what) = applied {
+                        self.fatal("pnmpi vranks", &what);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The deadlock report, if ranks of this process are not done, and
+    /// the status to exit with.
+    fn end_status(&self, spread: bool) -> c_int {
+        let stuck = self.sched.stuck();
+        if stuck.is_empty() {
+            return self.sched.status();
+        }
+        let list: Vec<String> = stuck
+            .iter()
+            .take(8)
+            .map(|&r| format!("{r} in {}", self.sched.rank(r).routine))
+            .collect();
+        eprintln!(
+            "pnmpi vranks: error: deadlock at virtual time {:.9} s: {} of {} ranks{} wait for messages or collectives that no rank will send or join (ranks {}{})",
+            self.sched.now() * 1e-9,
+            stuck.len(),
+            self.sched.local_ranks().len(),
+            if spread { " of this process" } else { "" },
+            list.join(", "),
+            if stuck.len() > 8 { ", ..." } else { "" }
+        );
+        let held = self.p2p.held_sends(&stuck);
+        if !held.is_empty() {
+            eprintln!(
+                "pnmpi vranks: error: {} send(s) above the eager threshold wait for receives never posted ({}{}): the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do",
+                held.len(),
+                held.iter().take(8).cloned().collect::<Vec<_>>().join(", "),
+                if held.len() > 8 { ", ..." } else { "" }
+            );
+        }
+        1
+    }
+
+    /// The progress line.
+    fn progress(&self, started: std::time::Instant) {
+        let whose = match &self.dist {
+            Some(d) => {
+                let local = self.sched.local_ranks();
+                format!(" (process {}: ranks {}..{})", d.me(), local.start, local.end)
+            }
+            None => String::new(),
+        };
+        self.sched.progress(started, &whose);
+    }
+}
+
+/// The running rank's number.
+pub fn me() -> u32 {
+    with(|e| e.sched.current())
+}
+
+/// Suspends the running rank until the scheduler resumes it.
+pub fn switch_out() {
+    sched::suspend(with(|e| e.sched.leaving()));
+}
+
+/// Blocks the running rank until `need` of its requests complete (their
+/// completion wakes it).
+pub fn block(need: u32) {
+    if need == 0 {
+        return;
+    }
+    with(|e| e.sched.block(need));
+    switch_out();
+}
+
+/// Blocks the running rank without a request, until an event wakes it
+/// (a message arriving for `MPI_Probe`), then moves its clock to when it
+/// woke, counting the wait. If nothing ever wakes it, the run ends with
+/// it in the deadlock report.
+pub fn block_until_woken() {
+    with(|e| e.sched.block_until_woken());
+    switch_out();
+    with(|e| e.sched.woken());
+}
+
+/// Lets the simulation catch up with the running rank's clock, so that
+/// every event before it has happened (before a test or a probe looks).
+pub fn catch_up() {
+    if with(|e| e.sched.behind()) {
+        switch_out();
+    }
+}
+
+/// Yields the running rank until the next event, or until one of the
+/// requests it polls (`watched`) completes if that is known to come first
+/// (a test that found nothing: polling lets virtual time pass to when
+/// something happens), or, when this process has none but others may
+/// send some, until the end of the window, when their records come.
+pub fn idle(watched: impl Iterator<Item = usize>) {
+    let wait = with(|e| {
+        let clock = e.sched.rank(e.sched.current()).clock;
+        let own = e.p2p.next_completion(watched, clock);
+        let window_end = e.dist.as_ref().map(Dist::end);
+        e.sched.idle(own, window_end)
+    });
+    if wait {
+        switch_out();
+    }
+}
+
+/// Runs every rank to the end. Returns the first nonzero status, or 0.
+pub fn run(engine: Engine, progress: bool) -> c_int {
+    ENGINE_THREAD.with(|t| t.set(true));
+    let p = Box::into_raw(Box::new(engine));
+    ENGINE.store(p, Ordering::Relaxed);
+    let started = std::time::Instant::now();
+    let mut last_progress = started;
+    let spread = with(|e| e.dist.is_some());
+    loop {
+        let end = if spread {
+            match with(|e| e.next_window()) {
+                Some(end) => end,
+                None => break,
+            }
+        } else {
+            f64::INFINITY
+        };
+        while let Some((_, ev)) = with(|e| e.sched.pop_before(end)) {
+            match ev {
+                Event::Deliver(m) => with(|e| {
+                    let (s, t, c) = (&mut e.sched, &mut e.timing, &e.comms);
+                    e.p2p.arrive(s, t, c, m);
+                }),
+                Event::Resume(r) => resume(r),
+            }
+            if progress
+                && with(|e| e.sched.counts().0).is_multiple_of(65536)
+                && last_progress.elapsed().as_secs() >= 5
+            {
+                last_progress = std::time::Instant::now();
+                with(|e| e.progress(started));
+            }
+        }
+        if !spread {
+            break;
+        }
+    }
+    let status = with(|e| e.end_status(spread));
+    with(|e| e.sched.forget_contexts());
+    status
+}
+
+/// Resumes rank `r` (at the current event's time).
+fn resume(r: u32) {
+    let Some(mut ctx) = with(|e| e.sched.begin_resume(r)) else {
+        return;
+    };
+    let out = sched::resume(r, &mut ctx);
+    with(|e| e.sched.end_resume(r, ctx, out));
+}
+
+/// The engine, for the report after the ranks are done.
+pub fn finish() -> Box<Engine> {
+    let p = ENGINE.swap(std::ptr::null_mut(), Ordering::Relaxed);
+    FINISHED.store(true, Ordering::Relaxed);
+    // SAFETY: `run` made `p` with Box::into_raw and no context is running.
+    unsafe { Box::from_raw(p) }
+}
+
+/// Called by the `exit` wrapper inside a rank: the rank is done with
+/// `status`, and never runs again; the process goes on with the others.
+pub fn exit_rank(status: c_int) -> ! {
+    with(|e| e.sched.exit_current(status));
+    switch_out();
+    unreachable!("a rank that exited was resumed")
+}
