@@ -341,12 +341,18 @@ fn more_processes_than_ranks_are_refused_and_a_network_without_latency_runs_in_o
     let run = vranks_in(2, "4", &[], "vhello", &[], Some(conf));
     run.assert_ok();
     assert!(
-        run.stderr.contains("model simple cannot spread the ranks over 2 processes")
+        run.stderr
+            .contains("model simple cannot spread the ranks over 2 processes")
             && run.stderr.contains("process 0 runs all 4 ranks"),
         "{}",
         run.stderr
     );
-    assert_eq!(run.lines("vhello:"), ["vhello: ranks 4 sum 6 ok"], "{}", run.stdout);
+    assert_eq!(
+        run.lines("vhello:"),
+        ["vhello: ranks 4 sum 6 ok"],
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

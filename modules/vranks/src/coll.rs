@@ -159,6 +159,23 @@ pub struct Join {
     pub share: Share,
 }
 
+/// A member's entry into a collective.
+pub struct Entry {
+    /// The communicator.
+    pub comm: usize,
+    pub op: Op,
+    /// The root's rank in the communicator (0 if none).
+    pub root: u32,
+    /// Its contribution.
+    pub gift: Gift,
+    /// Its size for the model.
+    pub bytes: u64,
+    /// Where its result goes.
+    pub out: Out,
+    /// A blocking call (a nonblocking one returns the request).
+    pub blocking: bool,
+}
+
 /// The lower layers a collective works with.
 pub struct Below<'a> {
     pub sched: &'a mut Sched,
@@ -206,22 +223,18 @@ impl Colls {
         std::mem::take(&mut self.out)
     }
 
-    /// The running rank joins its next collective on communicator `comm`
-    /// with `gift`; `bytes` is its size for the model, `out` where its
-    /// result goes. Returns the request, or why the call could not be
-    /// timed.
-    #[allow(clippy::too_many_arguments)]
-    pub fn join(
-        &mut self,
-        b: Below,
-        comm: usize,
-        op: Op,
-        root: u32,
-        gift: Gift,
-        bytes: u64,
-        out: Out,
-        blocking: bool,
-    ) -> Result<usize, String> {
+    /// The running rank joins its next collective (`entry`). Returns the
+    /// request, or why the call could not be timed.
+    pub fn join(&mut self, b: Below, entry: Entry) -> Result<usize, String> {
+        let Entry {
+            comm,
+            op,
+            root,
+            gift,
+            bytes,
+            out,
+            blocking,
+        } = entry;
         let w = b.sched.current();
         let size = b.comms.size(comm);
         let me = b.comms.rank_of(comm, w).unwrap_or(0);

@@ -221,7 +221,10 @@ mod tests {
             for me in 0..procs {
                 let b = Blocks { n, procs, me };
                 let (lo, hi) = (b.first(me), b.first(me + 1));
-                assert_eq!(lo, next, "{n} ranks in {procs}: block {me} starts where the last ended");
+                assert_eq!(
+                    lo, next,
+                    "{n} ranks in {procs}: block {me} starts where the last ended"
+                );
                 assert!(hi > lo, "{n} ranks in {procs}: block {me} is empty");
                 for r in [lo, (lo + hi) / 2, hi - 1] {
                     assert!(b.local(r));
@@ -237,14 +240,28 @@ mod tests {
     #[test]
     fn a_communicator_across_processes_is_known_by_its_global_id() {
         // 8 ranks in 2 processes, seen from process 0 (ranks 0 to 3).
-        let mut reg = Registry::new(8, Blocks { n: 8, procs: 2, me: 0 });
+        let mut reg = Registry::new(
+            8,
+            Blocks {
+                n: 8,
+                procs: 2,
+                me: 0,
+            },
+        );
         let gid = child_gid(0, 1, 0);
         assert_eq!(gid, child_gid(0, 1, 0));
         assert_ne!(gid, child_gid(0, 1, 1));
         assert_ne!(gid, child_gid(0, 2, 0));
         let across = reg.add(vec![6, 2, 3], gid).expect("two members here");
         assert_eq!(reg.by_gid(gid), Some(across));
-        assert_eq!((reg.size(across), reg.rank_of(across, 2), reg.world_of(across, 0, 2)), (3, Some(1), 6));
+        assert_eq!(
+            (
+                reg.size(across),
+                reg.rank_of(across, 2),
+                reg.world_of(across, 0, 2)
+            ),
+            (3, Some(1), 6)
+        );
         assert_eq!(reg.comms[across].remote, [1]);
         // None of its members here: not made.
         assert_eq!(reg.add(vec![5, 7], child_gid(0, 3, 0)), None);

@@ -6,7 +6,7 @@
 //! the collectives, the spread over processes, the tracer) and is the
 //! only place that holds several of them at once.
 
-use crate::coll::{Below, Colls, Gift, Op, Out};
+use crate::coll::{Below, Colls, Entry};
 use crate::comm::{Blocks, Registry};
 use crate::dist::{Between, Dist};
 use crate::globals::Globals;
@@ -253,21 +253,11 @@ impl Engine {
         self.p2p.await_probe(&self.sched, spec);
     }
 
-    /// The running rank joins its next collective on `comm`; returns the
-    /// request (see [`Colls::join`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn join(
-        &mut self,
-        comm: usize,
-        op: Op,
-        root: u32,
-        gift: Gift,
-        bytes: u64,
-        out: Out,
-        blocking: bool,
-    ) -> usize {
+    /// The running rank joins its next collective; returns the request
+    /// (see [`Colls::join`]).
+    pub fn join(&mut self, entry: Entry) -> usize {
         let (b, colls) = self.below();
-        match colls.join(b, comm, op, root, gift, bytes, out, blocking) {
+        match colls.join(b, entry) {
             Ok(req) => req,
             Err(what) => self.fatal("collective", &what),
         }

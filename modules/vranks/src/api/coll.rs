@@ -8,7 +8,7 @@
 use super::pt2pt::wait_id;
 use super::traced as trace;
 use super::{comm_of, ok, rank_size, Call};
-use crate::coll::{Gift, Op, Out};
+use crate::coll::{Entry, Gift, Op, Out};
 use crate::dtype::{layout, pack, put_raw, raw, unpack};
 use crate::engine::with;
 use crate::handles::Kind;
@@ -146,7 +146,16 @@ pub fn go(
     out: Out,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
-    let id = with(|e| e.join(comm, op, root.max(0) as u32, gift, bytes, out, req.is_none()));
+    let entry = Entry {
+        comm,
+        op,
+        root: root.max(0) as u32,
+        gift,
+        bytes,
+        out,
+        blocking: req.is_none(),
+    };
+    let id = with(|e| e.join(entry));
     match req {
         // SAFETY: the application's request handle.
         Some(r) => unsafe {
