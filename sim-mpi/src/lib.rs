@@ -199,13 +199,13 @@ impl Exchange for Mpi {
 
     fn min_words(&mut self, v: Ballot) -> Ballot {
         let mut out: Ballot = [0; 3];
-        // SAFETY: three u64 in, three out, both live across the call.
+        // SAFETY: three i64 in, three out, both live across the call.
         let code = unsafe {
             ffi::PMPI_Allreduce(
                 v.as_ptr().cast(),
                 out.as_mut_ptr().cast(),
                 3,
-                c::UINT64_T(),
+                c::LONG_LONG(),
                 c::MIN(),
                 c::COMM_WORLD(),
             )

@@ -34,8 +34,8 @@ pub trait Exchange {
     /// Sends `out[p]` to each process `p`; returns what every process
     /// sent here, concatenated in process order.
     fn alltoallv(&mut self, out: &[Vec<u8>]) -> Vec<u8>;
-    /// The element-wise minimum of `v` over the processes (unsigned
-    /// integers: [`crate::kernel::window`]'s words).
+    /// The element-wise minimum of `v` over the processes (signed
+    /// integers of 0 and more: [`crate::kernel::window`]'s words).
     fn min_words(&mut self, v: Ballot) -> Ballot;
     /// The agreement between two windows: every process's `offer`
     /// reduced by one [`Exchange::min_words`].

@@ -12,7 +12,10 @@
 //! and more; a yes/no as 0 for "yes, some process"), so no encoding is
 //! shared between fields and none can be read the wrong way round: the
 //! two protocols this replaces wrote "none owed" as 1.0 and "owed" as
-//! -1.0 in one float minimum.
+//! -1.0 in one float minimum. The words are signed 64-bit integers, all
+//! of 0 and more (a non-negative double's bits are below 2^63): MPICH's
+//! `MPI_MIN` over `MPI_UINT64_T` compares as signed (2^64 - 1 "wins"
+//! against 5), so no word may use the top bit.
 
 use crate::units::Ns;
 
@@ -42,18 +45,23 @@ pub struct Agreement {
 }
 
 /// An offer as words, or their minimum over the processes.
-pub type Ballot = [u64; 3];
+pub type Ballot = [i64; 3];
+
+/// "No event": above every time's bits.
+const NONE: i64 = i64::MAX;
 
 /// "Yes, at some process": the least word wins.
-fn yes(b: bool) -> u64 {
-    u64::from(!b)
+fn yes(b: bool) -> i64 {
+    i64::from(!b)
 }
 
 impl Offer {
     /// The words whose element-wise minimum over the processes is the
     /// agreement ([`Agreement::from_words`]).
     pub fn words(&self) -> Ballot {
-        let next = self.next.map_or(u64::MAX, |t| t.max(0.0).to_bits());
+        // A double of 0 or more has its sign bit clear: its bits, as an
+        // i64, are 0 or more and order as the doubles do.
+        let next = self.next.map_or(NONE, |t| t.max(0.0).to_bits() as i64);
         [next, yes(self.owes), yes(self.broken)]
     }
 }
@@ -63,7 +71,7 @@ impl Agreement {
     /// [`Offer::words`].
     pub fn from_words(w: Ballot) -> Agreement {
         Agreement {
-            earliest: (w[0] != u64::MAX).then(|| f64::from_bits(w[0])),
+            earliest: (w[0] != NONE).then(|| f64::from_bits(w[0] as u64)),
             owed: w[1] == 0,
             broken: w[2] == 0,
         }
@@ -79,9 +87,8 @@ impl Agreement {
 /// The element-wise minimum of several processes' words (what the MPI
 /// reduction computes; for tests and in-process stand-ins).
 pub fn min_words(all: impl IntoIterator<Item = Ballot>) -> Ballot {
-    all.into_iter().fold([u64::MAX; 3], |a, b| {
-        [a[0].min(b[0]), a[1].min(b[1]), a[2].min(b[2])]
-    })
+    all.into_iter()
+        .fold([NONE; 3], |a, b| [a[0].min(b[0]), a[1].min(b[1]), a[2].min(b[2])])
 }
 
 #[cfg(test)]
@@ -135,6 +142,7 @@ mod tests {
                 broken: false,
             };
             assert!(at(w[0]).words()[0] < at(w[1]).words()[0]);
+            assert!(at(w[0]).words()[0] >= 0, "a word with its top bit set");
             assert_eq!(agree(&[at(w[1]), at(w[0])]).earliest, Some(w[0]));
         }
         // An infinite time is a time, not "no event".
