@@ -366,3 +366,84 @@ fn vfeatures_ends_alike_in_the_live_modes_and_near_the_replay() {
         }
     }
 }
+
+/// [`two_levels`] (analytic collectives) with one of each limited
+/// resource (one global bus, one link into and out of each node), the
+/// nodes in a ring (a message pays 100 ns a hop), BCS-MPI's strobe every
+/// 20 us and PMaC with no fitted curves (its collectives: the simple
+/// model's).
+fn contended() -> String {
+    two_levels(false).replace("[network]\n", "[network]\nbuses = 1\n")
+        + "[network.topology]\nshape = \"ring\"\nhop_latency = \"100ns\"\n\
+           [model.bcs]\ntime_slice = \"20us\"\n[model.pmac]\n"
+}
+
+/// The contention models: their state spans ranks (vtime refuses them),
+/// and one engine that sees every message evaluates them.
+const CONTENTION: [&str; 5] = ["bus", "inlink", "outlink", "pmac", "bcs"];
+
+/// [`three_ways_of`] without vtime (which refuses a model whose state
+/// spans ranks): `--vranks` in 1 and in 2 processes and the replay of
+/// the trace agree to the nanosecond. Returns the latest end, and the
+/// latest end the replay of the same trace gives under `simple`.
+fn engine_ways(machine: &str, model: &str, n: usize, prog: &str, args: &[&str]) -> (f64, f64) {
+    let exe = program(prog, Link::Native);
+    let (c1, one) = under_vranks_exe(machine, model, 1, n, &exe, args, false);
+    one.assert_ok();
+    let (case, two) = under_vranks_exe(machine, model, 2, n, &exe, args, true);
+    two.assert_ok();
+    assert!(
+        two.stderr.contains("process 0 runs all")
+            && two.stderr.contains("one engine that sees every message"),
+        "{model}: no note that one engine runs the ranks:\n{}",
+        two.stderr
+    );
+    let one = reported_ends(&c1, &one);
+    let ways = [
+        ("vranks in 1 process", one.clone()),
+        ("vranks in 2 processes", reported_ends(&case, &two)),
+        ("vranks in 1 process, again", one),
+        ("replay of the trace", replayed_ends(&case, model)),
+    ];
+    agree(prog, model, &ways);
+    let latest = |e: &[f64]| e.iter().copied().fold(0.0, f64::max);
+    (latest(&ways[3].1), latest(&replayed_ends(&case, "simple")))
+}
+
+#[test]
+fn contention_models_run_under_virtual_ranks_as_in_the_replay() {
+    // In 2 processes, process 0 runs every rank: one engine sees every
+    // message (the windows of a spread run need a model whose state is
+    // per rank). The rank counts put ranks on several nodes, where the
+    // resources are limited, so that the model moves the ends.
+    let machine = contended();
+    for model in CONTENTION {
+        let mut moved = Vec::new();
+        for (n, prog, args) in [
+            (3, "rdv", &[][..]),
+            (16, "stencil", &["64", "20", "5"][..]),
+            (8, "halo", &["4096", "20", "0", "1"][..]),
+        ] {
+            let (end, simple) = engine_ways(&machine, model, n, prog, args);
+            eprintln!("{model} {prog}: ends at {end} s, {simple} s under simple");
+            moved.push(end != simple);
+        }
+        assert!(
+            moved.contains(&true),
+            "{model} changed no program's end: {moved:?}"
+        );
+    }
+}
+
+#[test]
+fn vtime_refuses_a_model_whose_state_spans_ranks_and_says_why() {
+    let (_, run) = under_vtime(MACHINE, "bus", 2, "rdv", &[]);
+    assert!(!run.success(), "vtime ran the bus model:\n{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("needs a global view of the messages in flight")
+            && run.stderr.contains("--vranks"),
+        "{}",
+        run.stderr
+    );
+}

@@ -4,6 +4,12 @@
 //! by, on top. This reads `src/` and fails on any import cycle between its
 //! top-level modules, naming the cycle, and on a layer that reaches above
 //! itself in the order the architecture gives.
+//!
+//! Virtual ranks (`modules/vranks/src`) are layered the same way, with
+//! their own order: the scheduler of contexts at the bottom, knowing
+//! nothing of messages; point-to-point, then the collectives on it; the
+//! spread over processes; the tracer, an observer; the engine that
+//! composes them; the report and the MPI API on top; start-up last.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -13,6 +19,16 @@ use std::path::Path;
 /// `vranks`, may be used by any).
 const ORDER: [&str; 7] = [
     "entry", "dispatch", "binding", "chain", "fortran", "startup", "stubs",
+];
+
+/// The layers of virtual ranks, bottom first.
+const VRANKS_ORDER: [&str; 10] = [
+    "sched", "p2p", "coll", "dist", "trace", "engine", "report", "api", "fortran", "start",
+];
+
+/// The modules of virtual ranks any layer may use, which use no layer.
+const VRANKS_LEAVES: [&str; 9] = [
+    "timing", "comm", "cart", "handles", "dtype", "globals", "stack", "overflow", "options",
 ];
 
 /// The first path segments after `crate::` in `text`, groups included
@@ -108,20 +124,37 @@ fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     g.keys().find_map(|m| walk(g, m, &mut Vec::new(), &mut done))
 }
 
-#[test]
-fn the_library_modules_depend_on_each_other_one_way() {
-    let g = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
-    for m in ORDER {
-        assert!(g.contains_key(m), "src/ has no module {m}: {:?}", g.keys());
+/// Fails on an import cycle between the top-level modules of `src`, on
+/// a module of `order` (bottom first) that names one above it, and on a
+/// module of `leaves` that names any of `order`.
+fn check_layers(src: &str, order: &[&str], leaves: &[&str]) {
+    let g = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join(src));
+    for m in order {
+        assert!(g.contains_key(*m), "{src}/ has no module {m}: {:?}", g.keys());
     }
-    assert_eq!(cycle(&g), None, "an import cycle in src/");
-    for (low, m) in ORDER.iter().enumerate() {
-        let above: Vec<&&str> = ORDER[low + 1..]
+    assert_eq!(cycle(&g), None, "an import cycle in {src}/");
+    for (low, m) in order.iter().enumerate() {
+        let above: Vec<&&str> = order[low + 1..]
             .iter()
             .filter(|up| g[*m].contains(**up))
             .collect();
-        assert!(above.is_empty(), "{m} names {above:?}, above it");
+        assert!(above.is_empty(), "{src}: {m} names {above:?}, above it");
     }
+    for m in leaves {
+        let refs = g.get(*m).unwrap_or_else(|| panic!("{src}/ has no module {m}"));
+        let layers: Vec<&String> = refs.iter().filter(|r| order.contains(&r.as_str())).collect();
+        assert!(layers.is_empty(), "{src}: leaf {m} names the layers {layers:?}");
+    }
+}
+
+#[test]
+fn the_library_modules_depend_on_each_other_one_way() {
+    check_layers("src", &ORDER, &[]);
+}
+
+#[test]
+fn the_virtual_ranks_layers_depend_on_each_other_one_way() {
+    check_layers("modules/vranks/src", &VRANKS_ORDER, &VRANKS_LEAVES);
 }
 
 /// The checker itself: a group, a nested group and a plain path are

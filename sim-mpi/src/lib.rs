@@ -9,6 +9,7 @@
 use anyhow::{bail, Result};
 use pnmpi_mpi_sys::{constants as c, ffi};
 use pnmpi_sim::engine::parallel::Exchange;
+use pnmpi_sim::kernel::window::Ballot;
 use std::ffi::c_int;
 
 /// The job's size as the launcher set it (Open MPI, MPICH's Hydra), 1
@@ -196,15 +197,15 @@ impl Exchange for Mpi {
         got
     }
 
-    fn min(&mut self, v: [f64; 3]) -> [f64; 3] {
-        let mut out = [0.0f64; 3];
-        // SAFETY: two doubles in, two out, both live across the call.
+    fn min_words(&mut self, v: Ballot) -> Ballot {
+        let mut out: Ballot = [0; 3];
+        // SAFETY: three i64 in, three out, both live across the call.
         let code = unsafe {
             ffi::PMPI_Allreduce(
                 v.as_ptr().cast(),
                 out.as_mut_ptr().cast(),
                 3,
-                c::DOUBLE(),
+                c::LONG_LONG(),
                 c::MIN(),
                 c::COMM_WORLD(),
             )

@@ -6,6 +6,7 @@
 
 use pnmpi_sim::engine::parallel::Exchange;
 use pnmpi_sim::engine::{replay, replay_parallel, Options, Outcome};
+use pnmpi_sim::kernel::window::{min_words, Ballot};
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::model;
 use pnmpi_sim::motif::{self, Motif, Params, MOTIFS};
@@ -18,7 +19,7 @@ struct Threads {
     me: u32,
     procs: u32,
     slots: Arc<Mutex<Vec<Vec<Vec<u8>>>>>,
-    mins: Arc<Mutex<Vec<[f64; 3]>>>,
+    mins: Arc<Mutex<Vec<Ballot>>>,
     barrier: Arc<Barrier>,
 }
 
@@ -41,12 +42,10 @@ impl Exchange for Threads {
         self.barrier.wait();
         got
     }
-    fn min(&mut self, v: [f64; 3]) -> [f64; 3] {
+    fn min_words(&mut self, v: Ballot) -> Ballot {
         self.mins.lock().unwrap()[self.me as usize] = v;
         self.barrier.wait();
-        let m = self.mins.lock().unwrap().iter().fold([f64::INFINITY; 3], |a, b| {
-            [a[0].min(b[0]), a[1].min(b[1]), a[2].min(b[2])]
-        });
+        let m = min_words(self.mins.lock().unwrap().iter().copied());
         self.barrier.wait();
         m
     }
@@ -86,7 +85,7 @@ fn serial(path: &Path, m: &Machine, model_name: &str) -> Outcome {
 
 fn parallel(path: &Path, m: &Machine, model_name: &str, procs: u32) -> Outcome {
     let slots = Arc::new(Mutex::new(vec![Vec::new(); procs as usize]));
-    let mins = Arc::new(Mutex::new(vec![[0.0; 3]; procs as usize]));
+    let mins = Arc::new(Mutex::new(vec![[0; 3]; procs as usize]));
     let barrier = Arc::new(Barrier::new(procs as usize));
     let handles: Vec<_> = (0..procs)
         .map(|me| {
@@ -190,7 +189,7 @@ fn models_with_state_across_ranks_are_refused_in_parallel() {
         me: 0,
         procs: 1,
         slots: Arc::new(Mutex::new(vec![Vec::new()])),
-        mins: Arc::new(Mutex::new(vec![[0.0; 3]])),
+        mins: Arc::new(Mutex::new(vec![[0; 3]])),
         barrier: Arc::new(Barrier::new(1)),
     };
     let e = replay_parallel(src.as_mut(), &m, model.as_mut(), &mut x, false, None).unwrap_err();

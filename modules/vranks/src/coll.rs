@@ -13,22 +13,30 @@
 //! constructors (dup, split, create, Cartesian) are the same rendezvous,
 //! untimed as under vtime: each member's clock stays where it entered.
 //!
-//! Across processes ([`crate::dist`]), once every member of this process
-//! joined, the process sends their contributions (the blocks each other
-//! process needs) and their latest entry to the other processes of the
-//! communicator; every process then holds every contribution and
-//! computes the same results and time for its own members.
-use crate::engine::Engine;
-use crate::p2p::Work;
+//! Across processes (the `dist` layer), once every member of this
+//! process joined, the process sends their contributions (the blocks
+//! each other process needs) and their latest entry to the other
+//! processes of the communicator ([`Colls::take_shares`]); every process
+//! then holds every contribution and computes the same results and time
+//! for its own members.
+//!
+//! This layer sits on point-to-point ([`crate::p2p`]), whose requests
+//! its members wait on, and on the communicators ([`crate::comm`]).
+use crate::comm::Registry;
+use crate::p2p::{P2p, Work};
+use crate::sched::Sched;
+use crate::timing::Timing;
+use pnmpi_mpi_sys::ffi;
 use pnmpi_sim::coll::Shape;
 use pnmpi_sim::machine::CollChoice;
-use pnmpi_sim::model::CollCall;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
 use serde::{Deserialize, Serialize};
 use slab::Slab;
 use std::collections::HashMap;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
+
+type Dt = ffi::MPI_Datatype;
 
 /// What a member brings to a call.
 #[derive(Default, Clone, Serialize, Deserialize)]
@@ -45,6 +53,33 @@ pub enum Gift {
     Group(Option<Vec<u32>>),
 }
 
+/// Where a member's result goes (the member's own buffers, written in
+/// its context when its request completes).
+#[derive(Clone, Copy, Default)]
+pub enum Out {
+    /// Nowhere (a send-only member).
+    #[default]
+    Nothing,
+    /// The root's data (broadcast).
+    Bcast(*mut c_void, c_int, Dt),
+    /// The root's block for this member (scatter).
+    Scatter(*mut c_void, c_int, Dt),
+    /// A reduction's result, or this member's (scan), or a range of it
+    /// (reduce-scatter: offset and length in bytes).
+    Result {
+        buf: *mut c_void,
+        dtype: Dt,
+        own: bool,
+        range: Option<(usize, usize)>,
+    },
+    /// Every member's block, at `displs[i]` (or `i * count`) elements.
+    Gather(*mut c_void, c_int, Dt, *const c_int, *const c_int),
+    /// Every member's block for this member (all-to-all).
+    Alltoall(*mut c_void, c_int, Dt, *const c_int, *const c_int),
+    /// The new communicator (constructors).
+    Comm(*mut ffi::MPI_Comm),
+}
+
 /// What a call computes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Op {
@@ -55,8 +90,8 @@ pub enum Op {
     Reduce {
         coll: Coll,
         count: c_int,
-        dtype: pnmpi_mpi_sys::ffi::MPI_Datatype,
-        op: pnmpi_mpi_sys::ffi::MPI_Op,
+        dtype: Dt,
+        op: ffi::MPI_Op,
         exclusive: bool,
     },
     /// `MPI_Comm_dup`, `_split`, `_create`: a new communicator per member.
@@ -83,8 +118,9 @@ pub struct Call {
     /// vtime does).
     blocking: bool,
     pub gifts: Vec<Gift>,
-    /// This process's members' requests.
+    /// This process's members' requests, and where their results go.
     reqs: Vec<Option<usize>>,
+    outs: Vec<Out>,
     /// Results per member (reductions, scans) or the one result.
     pub results: Vec<Vec<u8>>,
     /// New communicator per member (constructors).
@@ -93,6 +129,13 @@ pub struct Call {
     world: Vec<u32>,
     /// This process's members yet to copy their result out.
     outstanding: u32,
+}
+
+impl Call {
+    /// Where member `me`'s result goes.
+    pub fn out(&self, me: u32) -> Out {
+        self.outs.get(me as usize).copied().unwrap_or_default()
+    }
 }
 
 /// What the other processes' members brought to a call: their
@@ -106,90 +149,143 @@ pub struct Share {
     pub gifts: Vec<(u32, Ns, u64, Gift)>,
 }
 
-/// A member's request's part: which call and which member.
-pub struct Part {
-    pub call: usize,
-    pub me: u32,
-    /// Where the result goes (used by the copy-out in `api`).
-    pub out: crate::api::coll::Out,
+/// The members of this process joined the `seq`-th collective on the
+/// communicator known everywhere as `comm`: what another process of it
+/// gets.
+#[derive(Serialize, Deserialize)]
+pub struct Join {
+    pub comm: u64,
+    pub seq: u32,
+    pub share: Share,
+}
+
+/// A member's entry into a collective.
+pub struct Entry {
+    /// The communicator.
+    pub comm: usize,
+    pub op: Op,
+    /// The root's rank in the communicator (0 if none).
+    pub root: u32,
+    /// Its contribution.
+    pub gift: Gift,
+    /// Its size for the model.
+    pub bytes: u64,
+    /// Where its result goes.
+    pub out: Out,
+    /// A blocking call (a nonblocking one returns the request).
+    pub blocking: bool,
+}
+
+/// The lower layers a collective works with.
+pub struct Below<'a> {
+    pub sched: &'a mut Sched,
+    pub timing: &'a mut Timing,
+    pub comms: &'a mut Registry,
+    pub p2p: &'a mut P2p,
+}
+
+impl Below<'_> {
+    /// The same layers, lent again for a call (the loan kept after it).
+    pub fn again(&mut self) -> Below<'_> {
+        Below {
+            sched: &mut *self.sched,
+            timing: &mut *self.timing,
+            comms: &mut *self.comms,
+            p2p: &mut *self.p2p,
+        }
+    }
 }
 
 /// Calls in progress.
 #[derive(Default)]
-pub struct State {
+pub struct Colls {
     calls: Slab<Call>,
     open: HashMap<(usize, u32), usize>,
     /// Shares from other processes for calls no member here joined yet.
     early: HashMap<(usize, u32), Vec<Share>>,
+    /// What this layer owes other processes: stamp (point-to-point's,
+    /// [`P2p::stamp`]), process, share.
+    out: Vec<(u64, u32, Join)>,
 }
 
-impl Engine {
-    /// The running rank joins its next collective on communicator `comm`
-    /// with `gift`; `bytes` is its size for the model. Returns the
-    /// request.
-    #[allow(clippy::too_many_arguments)]
-    pub fn join(
-        &mut self,
-        comm: usize,
-        op: Op,
-        root: u32,
-        gift: Gift,
-        bytes: u64,
-        out: crate::api::coll::Out,
-        blocking: bool,
-    ) -> usize {
-        let w = self.current;
-        let size = self.comms.size(comm);
-        let me = self.comms.rank_of(comm, w).unwrap_or(0);
+/// A reduction of `input` into `acc` (`acc = input op acc`, as
+/// `MPI_Reduce_local` computes).
+pub type Reducer<'a> = &'a dyn Fn(&[u8], &mut Vec<u8>);
+
+impl Colls {
+    /// The call a member's part names.
+    pub fn call(&self, id: usize) -> &Call {
+        &self.calls[id]
+    }
+
+    /// What this layer owes other processes since last asked.
+    pub fn take_shares(&mut self) -> Vec<(u64, u32, Join)> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The running rank joins its next collective (`entry`). Returns the
+    /// request, or why the call could not be timed.
+    pub fn join(&mut self, b: Below, entry: Entry) -> Result<usize, String> {
+        let Entry {
+            comm,
+            op,
+            root,
+            gift,
+            bytes,
+            out,
+            blocking,
+        } = entry;
+        let w = b.sched.current();
+        let size = b.comms.size(comm);
+        let me = b.comms.rank_of(comm, w).unwrap_or(0);
         let (seq, id) = if size == 1 {
-            (0, self.new_call(op, size, root, comm, 0, w))
+            (0, self.new_call(b.comms, op, size, root, comm, 0, w))
         } else {
             let seq = {
-                let s = &mut self.comms.comms[comm].seq[me as usize];
+                let s = &mut b.comms.comms[comm].seq[me as usize];
                 *s += 1;
                 *s
             };
-            match self.colls.open.get(&(comm, seq)) {
+            match self.open.get(&(comm, seq)) {
                 Some(&id) => (seq, id),
                 None => {
-                    let id = self.new_call(op, size, root, comm, seq, w);
-                    self.colls.open.insert((comm, seq), id);
-                    for share in self.colls.early.remove(&(comm, seq)).unwrap_or_default() {
+                    let id = self.new_call(b.comms, op, size, root, comm, seq, w);
+                    self.open.insert((comm, seq), id);
+                    for share in self.early.remove(&(comm, seq)).unwrap_or_default() {
                         self.take_share(id, share);
                     }
                     (seq, id)
                 }
             }
         };
-        let t = self.ranks[w as usize].clock;
-        self.ranks[w as usize].stats.collectives += 1;
-        let req = self.request(Work::Coll(Part { call: id, me, out }), false);
-        let c = &mut self.colls.calls[id];
+        let t = b.sched.rank(w).clock;
+        b.sched.rank_mut(w).stats.collectives += 1;
+        let req = b.p2p.request(b.sched, Work::Coll { call: id, me }, false);
+        let c = &mut self.calls[id];
         c.gifts[me as usize] = gift;
         c.entries[me as usize] = (t, bytes);
         c.blocking = blocking;
         c.reqs[me as usize] = Some(req);
+        c.outs[me as usize] = out;
         c.latest = c.latest.max(t);
         c.bytes = c.bytes.max(bytes);
         c.joined += 1;
         c.joined_here += 1;
-        if c.joined_here == self.comms.comms[comm].local && !self.comms.comms[comm].remote.is_empty() {
-            self.share(id);
+        if c.joined_here == b.comms.comms[comm].local && !b.comms.comms[comm].remote.is_empty() {
+            self.share(b.comms, b.p2p, id);
         }
-        self.close_if_complete(id, seq);
-        req
+        self.close_if_complete(b, id, seq)?;
+        Ok(req)
     }
 
     /// Every member here joined call `id`: their contributions go to the
     /// communicator's other processes (of a scatter's or an all-to-all's
     /// blocks, only those for each process's members).
-    fn share(&mut self, id: usize) {
-        let c = &self.colls.calls[id];
-        let comm = &self.comms.comms[c.comm];
-        let gid = comm.gid;
-        let blocks = self.comms.blocks;
+    fn share(&mut self, comms: &Registry, p2p: &mut P2p, id: usize) {
+        let c = &self.calls[id];
+        let comm = &comms.comms[c.comm];
+        let blocks = comms.blocks;
         let here: Vec<u32> = (0..c.size).filter(|&m| c.reqs[m as usize].is_some()).collect();
-        let mut out = Vec::with_capacity(comm.remote.len());
         for &q in &comm.remote {
             let gifts = here
                 .iter()
@@ -199,7 +295,7 @@ impl Engine {
                             all.iter()
                                 .enumerate()
                                 .map(|(j, b)| {
-                                    let w = self.comms.world_of(c.comm, j as u32, 0);
+                                    let w = comms.world_of(c.comm, j as u32, 0);
                                     if blocks.owner(w) == q {
                                         b.clone()
                                     } else {
@@ -219,33 +315,31 @@ impl Engine {
                 bytes: c.bytes,
                 gifts,
             };
-            out.push((
-                q,
-                crate::dist::Record::Join {
-                    comm: gid,
-                    seq: c.seq,
-                    share,
-                },
-            ));
-        }
-        for (q, record) in out {
-            self.dist_send(q, &record);
+            let join = Join {
+                comm: comm.gid,
+                seq: c.seq,
+                share,
+            };
+            self.out.push((p2p.stamp(), q, join));
         }
     }
 
     /// Another process's members' share of the `seq`-th call on `comm`.
-    pub fn joined_elsewhere(&mut self, comm: usize, seq: u32, share: Share) {
-        match self.colls.open.get(&(comm, seq)) {
+    pub fn joined_elsewhere(&mut self, b: Below, comm: usize, seq: u32, share: Share) -> Result<(), String> {
+        match self.open.get(&(comm, seq)) {
             Some(&id) => {
                 self.take_share(id, share);
-                self.close_if_complete(id, seq);
+                self.close_if_complete(b, id, seq)
             }
-            None => self.colls.early.entry((comm, seq)).or_default().push(share),
+            None => {
+                self.early.entry((comm, seq)).or_default().push(share);
+                Ok(())
+            }
         }
     }
 
     fn take_share(&mut self, id: usize, share: Share) {
-        let c = &mut self.colls.calls[id];
+        let c = &mut self.calls[id];
         c.latest = c.latest.max(share.latest);
         c.bytes = c.bytes.max(share.bytes);
         for (m, entry, size, g) in share.gifts {
@@ -255,28 +349,35 @@ impl Engine {
         }
     }
 
-    fn close_if_complete(&mut self, id: usize, seq: u32) {
-        let c = &self.colls.calls[id];
+    fn close_if_complete(&mut self, b: Below, id: usize, seq: u32) -> Result<(), String> {
+        let c = &self.calls[id];
         if c.joined == c.size {
             if c.size > 1 {
-                self.colls.open.remove(&(c.comm, seq));
+                self.open.remove(&(c.comm, seq));
             }
-            self.close(id);
+            self.close(b, id)?;
         }
+        Ok(())
     }
 
-    fn new_call(&mut self, op: Op, size: u32, root: u32, comm: usize, seq: u32, w: u32) -> usize {
+    #[allow(clippy::too_many_arguments)]
+    fn new_call(
+        &mut self,
+        comms: &Registry,
+        op: Op,
+        size: u32,
+        root: u32,
+        comm: usize,
+        seq: u32,
+        w: u32,
+    ) -> usize {
         let world = if op == Op::Constructor {
-            self.comms.list(comm, w)
+            comms.list(comm, w)
         } else {
             Vec::new()
         };
-        let outstanding = if size == 1 {
-            1
-        } else {
-            self.comms.comms[comm].local
-        };
-        self.colls.calls.insert(Call {
+        let outstanding = if size == 1 { 1 } else { comms.comms[comm].local };
+        self.calls.insert(Call {
             op,
             size,
             root,
@@ -290,6 +391,7 @@ impl Engine {
             blocking: false,
             gifts: (0..size).map(|_| Gift::Nothing).collect(),
             reqs: vec![None; size as usize],
+            outs: vec![Out::Nothing; size as usize],
             results: Vec::new(),
             comms: Vec::new(),
             world,
@@ -298,8 +400,8 @@ impl Engine {
     }
 
     /// Everyone joined: compute, then complete every member.
-    fn close(&mut self, id: usize) {
-        let c = &mut self.colls.calls[id];
+    fn close(&mut self, b: Below, id: usize) -> Result<(), String> {
+        let c = &mut self.calls[id];
         match c.op {
             Op::Reduce {
                 coll,
@@ -316,16 +418,18 @@ impl Engine {
                         _ => Vec::new(),
                     })
                     .collect();
+                let reduce =
+                    |input: &[u8], acc: &mut Vec<u8>| crate::dtype::reduce(input, acc, count, dtype, op);
                 c.results = if coll == Coll::Scan {
-                    scan(&gifts, count, dtype, op, exclusive)
+                    scan(&gifts, &reduce, exclusive)
                 } else {
-                    vec![ordered(&gifts, count, dtype, op)]
+                    vec![ordered(&gifts, &reduce)]
                 };
             }
-            Op::Constructor => self.construct(id),
+            Op::Constructor => self.construct(b.comms, id),
             Op::Data(_) => {}
         }
-        let c = &self.colls.calls[id];
+        let c = &self.calls[id];
         let timed = match c.op {
             Op::Data(coll) | Op::Reduce { coll, .. } => Some(coll),
             Op::Constructor => None,
@@ -333,12 +437,12 @@ impl Engine {
         let reqs: Vec<usize> = c.reqs.iter().flatten().copied().collect();
         match timed {
             Some(coll) => {
-                let algorithm = match self.machine.collective(coll) {
+                let algorithm = match b.timing.machine().collective(coll) {
                     CollChoice::Algorithmic(name) if c.blocking => Some(name.clone()),
                     _ => None,
                 };
                 if let Some(name) = algorithm {
-                    return self.replay_algorithm(id, coll, &name);
+                    return self.replay_algorithm(b, id, coll, &name);
                 }
                 let shape = Shape {
                     coll,
@@ -348,36 +452,27 @@ impl Engine {
                     bytes: c.bytes,
                 };
                 let latest = c.latest;
-                let at = if c.size == self.n {
-                    self.model.collective(
-                        &CollCall {
-                            shape,
-                            nodes: &self.node_of,
-                        },
-                        latest,
-                    )
-                } else {
-                    let nodes = self.member_nodes(id);
-                    self.model.collective(&CollCall { shape, nodes: &nodes }, latest)
-                };
+                let nodes = (c.size != b.sched.n()).then(|| self.member_nodes(&b, id));
+                let at = b.timing.collective(shape, nodes.as_deref(), latest);
                 for r in reqs {
-                    self.complete(r, at);
+                    b.p2p.complete(b.sched, r, at);
                 }
             }
             None => {
                 for r in reqs {
-                    let t = self.p2p.reqs[r].posted;
-                    self.complete(r, t);
+                    let t = b.p2p.get(r).map_or(0.0, |q| q.posted);
+                    b.p2p.complete(b.sched, r, t);
                 }
             }
         }
+        Ok(())
     }
 
     /// The nodes of call `id`'s members, in communicator order.
-    fn member_nodes(&self, id: usize) -> Vec<u32> {
-        let c = &self.colls.calls[id];
+    fn member_nodes(&self, b: &Below, id: usize) -> Vec<u32> {
+        let c = &self.calls[id];
         (0..c.size)
-            .map(|m| self.node_of[self.comms.world_of(c.comm, m, self.current) as usize])
+            .map(|m| b.timing.node(b.comms.world_of(c.comm, m, b.sched.current())))
             .collect()
     }
 
@@ -385,29 +480,21 @@ impl Engine {
     /// algorithm's messages among the members, from their own entry
     /// times, replayed by `pnmpi sim`'s engine and model as vtime and
     /// `pnmpi sim replay` do; each member here completes at its own end.
-    fn replay_algorithm(&mut self, id: usize, coll: Coll, name: &str) {
-        let nodes = self.member_nodes(id);
-        let c = &self.colls.calls[id];
+    fn replay_algorithm(&mut self, b: Below, id: usize, coll: Coll, name: &str) -> Result<(), String> {
+        let nodes = self.member_nodes(&b, id);
+        let c = &self.calls[id];
         let rooted = matches!(coll, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Scatter);
         let root = rooted.then_some(c.root);
-        let replayed = pnmpi_sim::live::algorithmic::replay(
-            &self.machine,
-            &self.model_name,
+        let ends = pnmpi_sim::live::algorithmic::replay(
+            b.timing.machine(),
+            b.timing.model_name(),
             nodes,
             coll,
             name,
             root,
             &c.entries,
-        );
-        let ends = match replayed {
-            Ok(ends) => ends,
-            Err(e) => crate::api::fatal_in(
-                self,
-                "collective",
-                &format!("cannot replay algorithm `{name}`: {e}"),
-            ),
-        };
-        let c = &self.colls.calls[id];
+        )
+        .map_err(|e| format!("cannot replay algorithm `{name}`: {e}"))?;
         let mine: Vec<(usize, Ns)> = c
             .reqs
             .iter()
@@ -415,17 +502,18 @@ impl Engine {
             .filter_map(|(m, r)| Some(((*r)?, ends.get(m)?.0)))
             .collect();
         for (r, at) in mine {
-            self.complete(r, at);
+            b.p2p.complete(b.sched, r, at);
         }
+        Ok(())
     }
 
     /// A constructor's new communicators: by color and key (split), the
     /// group given (create), or the same members (dup).
-    fn construct(&mut self, id: usize) {
-        let c = &mut self.colls.calls[id];
+    fn construct(&mut self, comms: &mut Registry, id: usize) {
+        let c = &mut self.calls[id];
         let gifts = std::mem::take(&mut c.gifts);
         let world = std::mem::take(&mut c.world);
-        let (parent, seq) = (self.comms.comms[c.comm].gid, c.seq);
+        let (parent, seq) = (comms.comms[c.comm].gid, c.seq);
         let gid = |k: usize| crate::comm::child_gid(parent, seq, k as u32);
         let mut out: Vec<Option<usize>> = vec![None; gifts.len()];
         let undefined = pnmpi_mpi_sys::constants::UNDEFINED();
@@ -441,7 +529,7 @@ impl Engine {
             for (k, (_, mut v)) in by_color.into_iter().enumerate() {
                 v.sort();
                 let list: Vec<u32> = v.iter().map(|&(_, i)| world[i as usize]).collect();
-                let nc = self.comms.add(list, gid(k));
+                let nc = comms.add(list, gid(k));
                 for (_, i) in v {
                     out[i as usize] = nc;
                 }
@@ -454,59 +542,43 @@ impl Engine {
                         let k = made.len();
                         let nc = *made
                             .entry(list.clone())
-                            .or_insert_with(|| self.comms.add(list.clone(), gid(k)));
+                            .or_insert_with(|| comms.add(list.clone(), gid(k)));
                         out[i] = nc;
                     }
                 }
             }
         } else {
-            let nc = self.comms.add(world, gid(0));
+            let nc = comms.add(world, gid(0));
             out.iter_mut().for_each(|o| *o = nc);
         }
-        self.colls.calls[id].comms = out;
-    }
-
-    /// The call a member's part names.
-    pub fn call(&self, id: usize) -> &Call {
-        &self.colls.calls[id]
+        self.calls[id].comms = out;
     }
 
     /// A member copied its result out; the last one frees the call.
     pub fn leave(&mut self, id: usize) {
-        let c = &mut self.colls.calls[id];
+        let c = &mut self.calls[id];
         c.outstanding -= 1;
         if c.outstanding == 0 {
-            self.colls.calls.remove(id);
+            self.calls.remove(id);
         }
     }
 }
 
 /// `g[0] op g[1] op ... op g[n-1]`, in rank order (MPI's order, which a
-/// non-commutative operation needs).
-fn ordered(
-    gifts: &[Vec<u8>],
-    count: c_int,
-    dtype: pnmpi_mpi_sys::ffi::MPI_Datatype,
-    op: pnmpi_mpi_sys::ffi::MPI_Op,
-) -> Vec<u8> {
+/// non-commutative operation needs), `reduce` computing `acc = in op acc`.
+fn ordered(gifts: &[Vec<u8>], reduce: Reducer) -> Vec<u8> {
     let Some(last) = gifts.last() else {
         return Vec::new();
     };
     let mut acc = last.clone();
     for g in gifts.iter().rev().skip(1) {
-        crate::dtype::reduce(g, &mut acc, count, dtype, op);
+        reduce(g, &mut acc);
     }
     acc
 }
 
 /// Each member's inclusive (or exclusive) prefix reduction.
-fn scan(
-    gifts: &[Vec<u8>],
-    count: c_int,
-    dtype: pnmpi_mpi_sys::ffi::MPI_Datatype,
-    op: pnmpi_mpi_sys::ffi::MPI_Op,
-    exclusive: bool,
-) -> Vec<Vec<u8>> {
+fn scan(gifts: &[Vec<u8>], reduce: Reducer, exclusive: bool) -> Vec<Vec<u8>> {
     let mut out = Vec::with_capacity(gifts.len());
     let mut acc: Option<Vec<u8>> = None;
     for g in gifts {
@@ -516,9 +588,9 @@ fn scan(
         acc = Some(match acc {
             None => g.clone(),
             Some(prev) => {
-                // acc = prev op g: reduce_local computes inout = in op inout.
+                // acc = prev op g: the reducer computes inout = in op inout.
                 let mut next = g.clone();
-                crate::dtype::reduce(&prev, &mut next, count, dtype, op);
+                reduce(&prev, &mut next);
                 next
             }
         });
@@ -527,4 +599,36 @@ fn scan(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A non-commutative operation: concatenation (`acc = in ++ acc`).
+    fn concat(input: &[u8], acc: &mut Vec<u8>) {
+        let mut v = input.to_vec();
+        v.append(acc);
+        *acc = v;
+    }
+
+    fn gifts() -> Vec<Vec<u8>> {
+        vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec(), b"d".to_vec()]
+    }
+
+    #[test]
+    fn a_reduction_combines_in_rank_order() {
+        assert_eq!(ordered(&gifts(), &concat), b"abcd");
+        assert_eq!(ordered(&gifts()[..1], &concat), b"a");
+        assert!(ordered(&[], &concat).is_empty());
+    }
+
+    #[test]
+    fn scans_give_each_member_its_prefix_in_rank_order() {
+        let inclusive = scan(&gifts(), &concat, false);
+        assert_eq!(inclusive, [&b"a"[..], b"ab", b"abc", b"abcd"]);
+        // Exclusive: nothing for the first, the prefix before the others.
+        let exclusive = scan(&gifts(), &concat, true);
+        assert_eq!(exclusive, [&b""[..], b"a", b"ab", b"abc"]);
+    }
 }

@@ -3,7 +3,7 @@
 //! `MPI_COMM_SELF` need no list), shared by all its members, who each
 //! hold the same handle; a group is such a list on its own.
 //!
-//! When the ranks are spread over processes ([`crate::dist`]), each
+//! When the ranks are spread over processes (the `dist` layer), each
 //! process holds the communicators its own ranks are in, under its own
 //! handles; a communicator's *global id*, the same in every process
 //! (made from its parent's id, the constructor call's number and the
@@ -207,5 +207,73 @@ impl Registry {
     /// Whether `c` names a live communicator.
     pub fn exists(&self, c: usize) -> bool {
         self.comms.contains(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_give_every_rank_to_exactly_one_process_in_order() {
+        for (n, procs) in [(10u32, 3u32), (4, 4), (7, 1), (1_000_003, 7)] {
+            let mut next = 0;
+            for me in 0..procs {
+                let b = Blocks { n, procs, me };
+                let (lo, hi) = (b.first(me), b.first(me + 1));
+                assert_eq!(
+                    lo, next,
+                    "{n} ranks in {procs}: block {me} starts where the last ended"
+                );
+                assert!(hi > lo, "{n} ranks in {procs}: block {me} is empty");
+                for r in [lo, (lo + hi) / 2, hi - 1] {
+                    assert!(b.local(r));
+                    assert_eq!(b.owner(r), me);
+                }
+                assert!(!b.local(hi) || hi == n);
+                next = hi;
+            }
+            assert_eq!(next, n);
+        }
+    }
+
+    #[test]
+    fn a_communicator_across_processes_is_known_by_its_global_id() {
+        // 8 ranks in 2 processes, seen from process 0 (ranks 0 to 3).
+        let mut reg = Registry::new(
+            8,
+            Blocks {
+                n: 8,
+                procs: 2,
+                me: 0,
+            },
+        );
+        let gid = child_gid(0, 1, 0);
+        assert_eq!(gid, child_gid(0, 1, 0));
+        assert_ne!(gid, child_gid(0, 1, 1));
+        assert_ne!(gid, child_gid(0, 2, 0));
+        let across = reg.add(vec![6, 2, 3], gid).expect("two members here");
+        assert_eq!(reg.by_gid(gid), Some(across));
+        assert_eq!(
+            (
+                reg.size(across),
+                reg.rank_of(across, 2),
+                reg.world_of(across, 0, 2)
+            ),
+            (3, Some(1), 6)
+        );
+        assert_eq!(reg.comms[across].remote, [1]);
+        // None of its members here: not made.
+        assert_eq!(reg.add(vec![5, 7], child_gid(0, 3, 0)), None);
+        // Local only: no global id needed.
+        let here = reg.add(vec![1, 0], child_gid(0, 4, 0)).expect("made");
+        assert_eq!(reg.by_gid(child_gid(0, 4, 0)), None);
+        assert_eq!(reg.list(here, 0), [1, 0]);
+        // The last member here to free it removes it.
+        reg.release(across);
+        assert!(reg.exists(across));
+        reg.release(across);
+        assert!(!reg.exists(across));
+        assert_eq!(reg.by_gid(gid), None);
     }
 }

@@ -2,7 +2,10 @@
 //! (`mpirun -np P pnmpi run --vranks N`): each process runs a block of
 //! consecutive ranks ([`crate::comm::Blocks`]) on its own engine, and
 //! what one process's ranks do to another's travels as [`Record`]s
-//! through the native MPI between time windows.
+//! through the native MPI between time windows. This layer sits on
+//! point-to-point and the collectives: it sends what they owe other
+//! processes ([`crate::p2p::P2p::take_remote`],
+//! [`crate::coll::Colls::take_shares`]) and hands them what comes in.
 //!
 //! The protocol is conservative, with windows bounded by the model's
 //! lookahead `L` (its least latency, `Model::lookahead`), as `pnmpi sim
@@ -13,9 +16,10 @@
 //! collective that spans processes completes at least one latency after
 //! its last entry, so what one process causes in another happens after
 //! the window it was caused in: a record never arrives in its receiver's
-//! past. Between windows the processes agree on the next `T` (one
-//! `MPI_Allreduce`, which also says whether any process holds records;
-//! only then an `MPI_Alltoallv` moves them).
+//! past. Between windows the processes agree on the next `T` (the
+//! kernel's typed agreement, [`pnmpi_sim::kernel::window`], shared with
+//! the parallel replay: one `MPI_Allreduce`, which also says whether any
+//! process holds records; only then an `MPI_Alltoallv` moves them).
 //!
 //! Communicator constructors are untimed (each member keeps its clock),
 //! so a member that waited for another process's members resumes with
@@ -24,26 +28,29 @@
 //! another rank's wildcard receive in the same window may already have
 //! matched a later message.
 
-use crate::coll::Share;
-use crate::engine::Engine;
-use crate::p2p::Message;
+use crate::coll::{Below, Colls, Join};
+use crate::p2p::Remote;
 use pnmpi_sim::engine::parallel::Exchange;
+use pnmpi_sim::kernel::window::Offer;
 use pnmpi_sim::units::Ns;
 use serde::{Deserialize, Serialize};
 
 /// What crosses from one process to another.
 #[derive(Serialize, Deserialize)]
 pub enum Record {
-    /// A message to a rank of the receiving process, arriving at `at`,
-    /// on the communicator known everywhere as `gid` (its `comm` is the
-    /// sender's handle index, replaced by the receiver's).
-    Message { message: Message, gid: u64, at: Ns },
-    /// A synchronous send of the receiving process was matched: its
-    /// request completes at `at`.
-    Matched { req: u64, at: Ns },
-    /// Members of the sending process joined the `seq`-th collective on
-    /// communicator `comm` (a global id).
-    Join { comm: u64, seq: u32, share: Share },
+    /// A message, or a matched rendezvous send.
+    P2p(Remote),
+    /// Members of the sending process joined a collective.
+    Join(Join),
+}
+
+/// What comes between two windows.
+pub enum Between {
+    /// Records from the other processes, to apply ([`Dist::apply`]);
+    /// then ask again.
+    Records(Vec<u8>),
+    /// The next window's end; `None`: no process has anything left.
+    Window(Option<Ns>),
 }
 
 /// This process's side of the protocol.
@@ -52,13 +59,13 @@ pub struct Dist {
     /// Encoded records for each process.
     out: Vec<Vec<u8>>,
     /// The model's lookahead.
-    pub lookahead: Ns,
+    lookahead: Ns,
     /// The end of the current window.
-    pub end: Ns,
+    end: Ns,
     /// Windows run, exchanges of records made, and records received.
-    pub windows: u64,
-    pub exchanges: u64,
-    pub records: u64,
+    windows: u64,
+    exchanges: u64,
+    records: u64,
 }
 
 impl Dist {
@@ -77,93 +84,97 @@ impl Dist {
         }
     }
 
-    /// This process's index and the number of processes.
+    /// This process's index.
     pub fn me(&self) -> u32 {
         self.ex.me()
+    }
+
+    /// The end of the current window.
+    pub fn end(&self) -> Ns {
+        self.end
+    }
+
+    /// Windows run, exchanges of records made, records received.
+    pub fn counts(&self) -> (u64, u64, u64) {
+        (self.windows, self.exchanges, self.records)
     }
 
     /// Every process's `bytes`, at process 0.
     pub fn gather(&mut self, bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
         self.ex.gather(bytes)
     }
-}
 
-/// Stops the job: a record this process cannot read or place (a bug,
-/// never bad input). Called inside an engine step, which holds `e`.
-fn broken(e: &mut Engine, what: &str) -> ! {
-    crate::api::fatal_in(e, "pnmpi vranks", what)
-}
-
-impl Engine {
-    /// Queues `record` for process `q`.
-    pub fn dist_send(&mut self, q: u32, record: &Record) {
-        let Some(d) = self.dist.as_mut() else {
-            broken(self, "a record for another process in a run of one process")
-        };
-        let buf = std::mem::take(&mut d.out[q as usize]);
-        match postcard::to_extend(record, buf) {
-            Ok(buf) => d.out[q as usize] = buf,
-            Err(e) => broken(self, &format!("cannot encode a record: {e}")),
+    /// Queues what the layers below owe other processes, in the order
+    /// they made it (their stamps).
+    pub fn post(
+        &mut self,
+        p2p: Vec<(u64, u32, Remote)>,
+        shares: Vec<(u64, u32, Join)>,
+    ) -> Result<(), String> {
+        let mut all: Vec<(u64, u32, Record)> = p2p
+            .into_iter()
+            .map(|(s, q, r)| (s, q, Record::P2p(r)))
+            .chain(shares.into_iter().map(|(s, q, j)| (s, q, Record::Join(j))))
+            .collect();
+        all.sort_by_key(|&(stamp, _, _)| stamp);
+        for (_, q, record) in all {
+            let buf = std::mem::take(&mut self.out[q as usize]);
+            self.out[q as usize] =
+                postcard::to_extend(&record, buf).map_err(|e| format!("cannot encode a record: {e}"))?;
         }
+        Ok(())
     }
 
-    /// Between two windows: moves the records, then agrees on the next
-    /// window. Returns its end, or `None` when no process has anything
-    /// left to do.
-    pub fn next_window(&mut self) -> Option<Ns> {
-        loop {
-            let next = self.next_time().unwrap_or(f64::INFINITY);
-            let d = self.dist.as_mut()?;
-            let owed = if d.out.iter().any(|o| !o.is_empty()) {
-                -1.0
-            } else {
-                0.0
-            };
-            let [t, owed, _] = d.ex.min([next, owed, 0.0]);
-            if owed < 0.0 {
-                d.exchanges += 1;
-                let out = std::mem::replace(&mut d.out, vec![Vec::new(); d.ex.procs() as usize]);
-                let got = d.ex.alltoallv(&out);
-                self.take_records(&got);
-                continue;
-            }
-            d.windows += 1;
-            return t.is_finite().then_some(t + d.lookahead);
+    /// Between two windows, with this process's next event at `next`:
+    /// the records to apply, if any process holds some, else the next
+    /// window's end.
+    pub fn between(&mut self, next: Option<Ns>) -> Between {
+        let agreed = self.ex.agree(Offer {
+            next,
+            owes: self.out.iter().any(|o| !o.is_empty()),
+            broken: false,
+        });
+        if agreed.owed {
+            self.exchanges += 1;
+            let out = std::mem::replace(&mut self.out, vec![Vec::new(); self.ex.procs() as usize]);
+            return Between::Records(self.ex.alltoallv(&out));
         }
+        self.windows += 1;
+        let end = agreed.window_end(self.lookahead);
+        if let Some(end) = end {
+            self.end = end;
+        }
+        Between::Window(end)
     }
 
-    /// Applies what the other processes sent, in their order.
-    fn take_records(&mut self, mut got: &[u8]) {
+    /// Applies what the other processes sent (`got`), in their order.
+    pub fn apply(&mut self, mut got: &[u8], colls: &mut Colls, mut b: Below) -> Result<(), String> {
         while !got.is_empty() {
-            let (record, rest) = match postcard::take_from_bytes::<Record>(got) {
-                Ok(read) => read,
-                Err(e) => broken(self, &format!("cannot decode a record: {e}")),
-            };
+            let (record, rest) = postcard::take_from_bytes::<Record>(got)
+                .map_err(|e| format!("cannot decode a record: {e}"))?;
             got = rest;
-            if let Some(d) = self.dist.as_mut() {
-                d.records += 1;
-            }
+            self.records += 1;
             match record {
-                Record::Message { mut message, gid, at } => {
-                    message.comm = self.comm_by_gid(gid) as u32;
-                    self.inbound(message, at);
+                Record::P2p(Remote::Message { mut message, gid, at }) => {
+                    message.comm = comm_by_gid(b.comms, gid)? as u32;
+                    b.p2p.inbound(b.sched, message, at);
                 }
-                Record::Matched { req, at } => self.complete(req as usize, at),
-                Record::Join { comm, seq, share } => {
-                    let comm = self.comm_by_gid(comm);
-                    self.joined_elsewhere(comm, seq, share);
+                Record::P2p(Remote::Matched { req, at }) => {
+                    b.p2p.complete(b.sched, req as usize, at);
+                }
+                Record::Join(Join { comm, seq, share }) => {
+                    let comm = comm_by_gid(b.comms, comm)?;
+                    colls.joined_elsewhere(b.again(), comm, seq, share)?;
                 }
             }
         }
+        Ok(())
     }
+}
 
-    fn comm_by_gid(&mut self, gid: u64) -> usize {
-        match self.comms.by_gid(gid) {
-            Some(comm) => comm,
-            None => broken(
-                self,
-                &format!("a record names communicator {gid:#x}, unknown here"),
-            ),
-        }
-    }
+/// The communicator another process calls `gid`.
+fn comm_by_gid(comms: &crate::comm::Registry, gid: u64) -> Result<usize, String> {
+    comms
+        .by_gid(gid)
+        .ok_or_else(|| format!("a record names communicator {gid:#x}, unknown here"))
 }

@@ -96,7 +96,7 @@ pub fn bind() -> Result<Vec<(String, usize)>, String> {
 fn f2c<H: Handle>(kind: Kind, f: c_int) -> H {
     match NATIVE[slot(kind)][0].load(Ordering::Relaxed) {
         0 => H::from_bits(f as u32 as u64),
-        _ if f >= FORTRAN_TAG => handles::make(kind, (f - FORTRAN_TAG) as usize),
+        _ if f >= FORTRAN_TAG => crate::api::handle(kind, (f - FORTRAN_TAG) as usize),
         native => {
             // SAFETY: the native `PMPI_X_f2c`, found by `bind`, of this
             // signature.

@@ -53,20 +53,16 @@ fn encode(kind: Kind, index: usize, width: usize) -> Option<u64> {
     (index < capacity(width)).then(|| tag(kind, width) | index)
 }
 
-/// The handle of object `index` of `kind`; stops the run if there are
-/// too many live objects of that kind for a handle to name them.
-pub fn make<H: Handle>(kind: Kind, index: usize) -> H {
+/// The handle of object `index` of `kind`, or why there is none: too
+/// many live objects of that kind for a handle to name them.
+pub fn make<H: Handle>(kind: Kind, index: usize) -> Result<H, String> {
     let w = std::mem::size_of::<H>();
-    match encode(kind, index, w) {
-        Some(bits) => H::from_bits(bits),
-        None => crate::api::fatal(
-            "pnmpi vranks",
-            &format!(
-                "{kind:?} {index}: more live virtual objects of this kind than the MPI's {w}-byte handles can tell apart ({} at once); complete requests, or free groups and communicators, sooner",
-                capacity(w)
-            ),
-        ),
-    }
+    encode(kind, index, w).map(H::from_bits).ok_or_else(|| {
+        format!(
+            "{kind:?} {index}: more live virtual objects of this kind than the MPI's {w}-byte handles can tell apart ({} at once); complete requests, or free groups and communicators, sooner",
+            capacity(w)
+        )
+    })
 }
 
 /// The index of the object `h` names, if it is a virtual one of `kind`.
@@ -88,11 +84,11 @@ pub fn comm(h: ffi::MPI_Comm) -> Option<usize> {
     }
 }
 
-/// The handle of virtual communicator `index`.
-pub fn comm_handle(index: usize) -> ffi::MPI_Comm {
+/// The handle of virtual communicator `index` (see [`make`]).
+pub fn comm_handle(index: usize) -> Result<ffi::MPI_Comm, String> {
     match index {
-        0 => c::COMM_WORLD(),
-        1 => c::COMM_SELF(),
+        0 => Ok(c::COMM_WORLD()),
+        1 => Ok(c::COMM_SELF()),
         i => make(Kind::Comm, i),
     }
 }

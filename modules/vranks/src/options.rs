@@ -3,7 +3,7 @@
 //! `PNMPI_CONF` (the classic form: `module NAME` then `argument KEY
 //! VALUE` lines), the `vtime` module's arguments, which give the machine,
 //! the model and the CPU factor exactly as they do for vtime, and the
-//! `tracer` module's, which make the run write a trace ([`crate::trace`]).
+//! `tracer` module's, which make the run write a trace (the `trace` layer).
 
 use crate::stack::MIN_STACK;
 use pnmpi_sim::live::target::{self, Config};
@@ -177,13 +177,14 @@ pub fn read() -> Result<Options, String> {
     };
     let (config, source) = match modules.vtime.map(|a| (a, conf)) {
         Some((args, path)) => (
-            target::read(|k| args.get(k).cloned()).map_err(|e| format!("{path}: vtime {e}"))?,
+            target::read(|k| args.get(k).cloned(), target::View::Global)
+                .map_err(|e| format!("{path}: vtime {e}"))?,
             format!("vtime's arguments in {path}"),
         ),
         None => {
             let defaults: HashMap<&str, &str> = [("latency", "1us"), ("bandwidth", "10GB/s")].into();
             (
-                target::read(|k| defaults.get(k).map(|v| v.to_string()))?,
+                target::read(|k| defaults.get(k).map(|v| v.to_string()), target::View::Global)?,
                 "no vtime module in the configuration: vtime's defaults for this mode (latency 1us, bandwidth 10GB/s, model simple, cpu_factor 1)".into(),
             )
         }

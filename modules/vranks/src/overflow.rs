@@ -5,15 +5,20 @@
 //! how to give it more. Any other fault goes to the handler that was
 //! there before (the MPI library's, or the default one).
 
-use crate::engine::{CURRENT, STACK_LIMIT};
 use crate::stack::PAGE;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The message's text before and after the rank's number, made when
 /// the handler is installed: the handler must not allocate, since the
 /// fault may come while the allocator is mid-call.
 static MESSAGE: OnceLock<(&'static str, String)> = OnceLock::new();
+
+/// The running rank's stack limit, kept by the scheduler for this
+/// handler (which may read no other state).
+pub static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
+/// The running rank, kept by the scheduler for this handler.
+pub static CURRENT: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// The handler that was installed before ours.
 static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();

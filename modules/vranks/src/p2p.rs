@@ -11,7 +11,7 @@
 //! too, and its send completes when the data has arrived: a blocking
 //! sender waits until then, as in MPI libraries (a program that only runs
 //! if MPI buffers such sends deadlocks, and the report says so). A message to a rank of another process travels as
-//! a record ([`crate::dist`]) and arrives there at the same time. Arrivals are engine events, so they
+//! a record (the `dist` layer) and arrives there at the same time. Arrivals are engine events, so they
 //! happen in virtual-time order: an arriving message matches the
 //! receiver's first posted receive that fits, else waits in its
 //! unexpected queue; a receive posted at time `t` takes the first message
@@ -21,11 +21,17 @@
 //! messages of one sender to one receiver arrive in the order they were
 //! sent (MPI's non-overtaking rule): a later one never arrives before an
 //! earlier one.
+//!
+//! This layer sits on the scheduler ([`crate::sched`]) and owns the
+//! requests (collectives' too, [`Work::Coll`]) and the messages. What
+//! goes to a rank of another process waits in its outbox
+//! ([`P2p::take_remote`]) for the layer that spreads the ranks.
 
-use crate::engine::{Engine, Event};
+use crate::comm::Registry;
+use crate::sched::{Event, Sched};
+use crate::timing::Timing;
 pub use pnmpi_sim::kernel::p2p::Mode;
 use pnmpi_sim::kernel::p2p::{self as rule, unstretched};
-use pnmpi_sim::model::Msg;
 use pnmpi_sim::units::Ns;
 use serde::{Deserialize, Serialize};
 use slab::Slab;
@@ -33,7 +39,7 @@ use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 
 /// A message in flight or waiting to be received (or crossing to
-/// another process, [`crate::dist`]).
+/// another process).
 #[derive(Serialize, Deserialize)]
 pub struct Message {
     /// World ranks of the two ends.
@@ -54,6 +60,18 @@ pub struct Message {
     pub synchronous: bool,
 }
 
+/// What this layer owes a rank of another process.
+#[derive(Serialize, Deserialize)]
+pub enum Remote {
+    /// A message to it, arriving at `at`, on the communicator known
+    /// everywhere as `gid` (its `comm` is the sender's handle index,
+    /// replaced by the receiver's).
+    Message { message: Message, gid: u64, at: Ns },
+    /// Its rendezvous send `req` was matched: the request completes at
+    /// `at`.
+    Matched { req: u64, at: Ns },
+}
+
 /// What a receive wants and where its data goes.
 #[derive(Clone, Copy)]
 pub struct RecvSpec {
@@ -67,6 +85,20 @@ pub struct RecvSpec {
     pub tag: c_int,
 }
 
+/// A persistent request: what each start posts.
+pub struct Template {
+    /// A send (with its mode) or a receive.
+    pub send: Option<Mode>,
+    pub buf: *mut c_void,
+    pub count: c_int,
+    pub dtype: pnmpi_mpi_sys::ffi::MPI_Datatype,
+    pub peer: c_int,
+    pub tag: c_int,
+    pub comm: pnmpi_mpi_sys::ffi::MPI_Comm,
+    /// The request of the current start, until it completes.
+    pub active: Option<usize>,
+}
+
 /// What a request stands for.
 pub enum Work {
     /// A send: complete when posted (eager sends), or when its data has
@@ -74,10 +106,11 @@ pub enum Work {
     Send,
     /// A receive, and the message it got.
     Recv(RecvSpec, Option<Message>),
-    /// A member's part in a collective.
-    Coll(crate::coll::Part),
+    /// Member `me`'s part in collective call `call` (the collectives
+    /// layer's).
+    Coll { call: usize, me: u32 },
     /// An inactive persistent request and what each start posts.
-    Persistent(crate::api::persistent::Template),
+    Persistent(Template),
 }
 
 /// A request: the application's handle names it.
@@ -100,8 +133,8 @@ pub struct Request {
 }
 
 /// Point-to-point state of all ranks.
-pub struct State {
-    pub reqs: Slab<Request>,
+pub struct P2p {
+    reqs: Slab<Request>,
     inflight: Slab<Message>,
     unexpected: Vec<VecDeque<Message>>,
     posted: Vec<VecDeque<usize>>,
@@ -111,9 +144,75 @@ pub struct State {
     /// Ranks blocked in `MPI_Probe`, and what they wait for: the first
     /// message that fits wakes them.
     probes: HashMap<u32, RecvSpec>,
+    /// What this layer owes other processes: stamp, process, record.
+    out: Vec<(u64, u32, Remote)>,
+    /// The next stamp ([`P2p::stamp`]).
+    stamps: u64,
 }
 
-impl State {
+/// Whether a message fits a receive.
+fn fits(m: &Message, s: &RecvSpec, any_source: c_int, any_tag: c_int) -> bool {
+    m.comm == s.comm && (s.from == any_source || s.from == m.from) && (s.tag == any_tag || s.tag == m.tag)
+}
+
+/// `MPI_ANY_SOURCE` and `MPI_ANY_TAG`.
+fn wildcards() -> (c_int, c_int) {
+    (
+        pnmpi_mpi_sys::constants::ANY_SOURCE(),
+        pnmpi_mpi_sys::constants::ANY_TAG(),
+    )
+}
+
+impl P2p {
+    /// The state of `n` ranks.
+    pub fn new(n: u32) -> P2p {
+        P2p {
+            reqs: Slab::new(),
+            inflight: Slab::new(),
+            unexpected: (0..n).map(|_| VecDeque::new()).collect(),
+            posted: (0..n).map(|_| VecDeque::new()).collect(),
+            channel: HashMap::new(),
+            probes: HashMap::new(),
+            out: Vec::new(),
+            stamps: 0,
+        }
+    }
+
+    /// A stamp that orders what any layer owes other processes (this
+    /// one's records and the collectives' shares) as it was made: a
+    /// receiver applies them in that order.
+    pub fn stamp(&mut self) -> u64 {
+        self.stamps += 1;
+        self.stamps
+    }
+
+    /// Owes `r` to process `to`.
+    fn owe(&mut self, to: u32, r: Remote) {
+        let stamp = self.stamp();
+        self.out.push((stamp, to, r));
+    }
+
+    /// Request `id`, if it exists.
+    pub fn get(&self, id: usize) -> Option<&Request> {
+        self.reqs.get(id)
+    }
+
+    /// Request `id`, to change, if it exists.
+    pub fn get_mut(&mut self, id: usize) -> Option<&mut Request> {
+        self.reqs.get_mut(id)
+    }
+
+    /// Takes request `id` out (it must exist).
+    pub fn remove(&mut self, id: usize) -> Request {
+        self.reqs.remove(id)
+    }
+
+    /// What this layer owes other processes since last asked: stamp,
+    /// process, record.
+    pub fn take_remote(&mut self) -> Vec<(u64, u32, Remote)> {
+        std::mem::take(&mut self.out)
+    }
+
     /// The earliest completion after `after` that requests `ids` already
     /// know of (a collective whose members all joined): when a rank that
     /// polls them will find one done.
@@ -124,30 +223,11 @@ impl State {
             .min_by(f64::total_cmp)
     }
 
-    pub fn new(n: u32) -> State {
-        State {
-            reqs: Slab::new(),
-            inflight: Slab::new(),
-            unexpected: (0..n).map(|_| VecDeque::new()).collect(),
-            posted: (0..n).map(|_| VecDeque::new()).collect(),
-            channel: HashMap::new(),
-            probes: HashMap::new(),
-        }
-    }
-}
-
-/// Whether a message fits a receive.
-fn fits(m: &Message, s: &RecvSpec, any_source: c_int, any_tag: c_int) -> bool {
-    m.comm == s.comm && (s.from == any_source || s.from == m.from) && (s.tag == any_tag || s.tag == m.tag)
-}
-
-impl Engine {
     /// The rendezvous sends of ranks `stuck` whose receives were never
     /// posted, as `rank S to rank D (N bytes)`: what makes a deadlock one
     /// that MPI buffering would have hidden.
     pub fn held_sends(&self, stuck: &[u32]) -> Vec<String> {
         let mut held: Vec<(u32, c_int, usize)> = self
-            .p2p
             .reqs
             .iter()
             .filter(|(_, q)| !q.done && matches!(q.work, Work::Send) && stuck.contains(&q.owner))
@@ -160,10 +240,10 @@ impl Engine {
     }
 
     /// A new request of the running rank.
-    pub fn request(&mut self, work: Work, done: bool) -> usize {
-        let owner = self.current;
-        let t = self.ranks[owner as usize].clock;
-        self.p2p.reqs.insert(Request {
+    pub fn request(&mut self, s: &Sched, work: Work, done: bool) -> usize {
+        let owner = s.current();
+        let t = s.rank(owner).clock;
+        self.reqs.insert(Request {
             owner,
             done,
             at: t,
@@ -177,45 +257,56 @@ impl Engine {
 
     /// Completes request `id` at virtual time `at`, waking its owner if
     /// it was the last one the owner waits for.
-    pub fn complete(&mut self, id: usize, at: Ns) {
-        let r = &mut self.p2p.reqs[id];
+    pub fn complete(&mut self, s: &mut Sched, id: usize, at: Ns) {
+        let r = &mut self.reqs[id];
         r.done = true;
         r.at = at;
         if r.waited {
             r.waited = false;
             let owner = r.owner;
-            let rank = &mut self.ranks[owner as usize];
+            let rank = s.rank_mut(owner);
             rank.need = rank.need.saturating_sub(1);
             if rank.need == 0 {
-                self.wake(owner, at);
+                s.wake(owner, at);
             }
         }
     }
 
     /// The running rank sends `data` to world rank `dst` (rank `from` in
     /// communicator `comm`); returns the request.
-    pub fn send(&mut self, data: Vec<u8>, dst: u32, comm: u32, from: c_int, tag: c_int, mode: Mode) -> usize {
-        let src = self.current;
-        let t = self.ranks[src as usize].clock;
-        let node_of = &self.node_of;
-        let msg = Msg::between(src, dst, data.len() as u64, |r| node_of[r as usize]);
-        let posted = rule::post(&mut *self.model, &msg, mode, t, &mut unstretched);
+    #[allow(clippy::too_many_arguments)]
+    pub fn send(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        comms: &Registry,
+        data: Vec<u8>,
+        dst: u32,
+        comm: u32,
+        from: c_int,
+        tag: c_int,
+        mode: Mode,
+    ) -> usize {
+        let src = s.current();
+        let clock = s.rank(src).clock;
+        let msg = t.msg(src, dst, data.len() as u64);
+        let posted = rule::post(t.model(), &msg, mode, clock, &mut unstretched);
         let free = posted.free;
         // An eager message arrives with its data, a rendezvous's envelope
         // one lookahead after the post; neither before an earlier message
         // of the channel (a rendezvous envelope would otherwise overtake
         // an eager message sent before it, and match its receive).
-        let earliest = posted.eager.map_or(free + self.lookahead, |x| x.end);
-        let last = self.p2p.channel.entry((src, dst)).or_insert(0.0);
+        let earliest = posted.eager.map_or(free + t.lookahead(), |x| x.end);
+        let last = self.channel.entry((src, dst)).or_insert(0.0);
         *last = last.max(earliest);
         let at = *last;
         let arrived = posted.eager.map(|_| at);
-        let stats = &mut self.ranks[src as usize].stats;
+        let stats = &mut s.rank_mut(src).stats;
         stats.sent += 1;
         stats.sent_bytes += data.len() as u64;
-        let req = self.request(Work::Send, arrived.is_some());
-        self.p2p.reqs[req].at = free;
-        self.p2p.reqs[req].status = (dst as c_int, tag, data.len());
+        let req = self.request(s, Work::Send, arrived.is_some());
+        self.reqs[req].at = free;
+        self.reqs[req].status = (dst as c_int, tag, data.len());
         let sync = arrived.is_none().then_some(req);
         let m = Message {
             src,
@@ -229,71 +320,63 @@ impl Engine {
             sync,
             synchronous: mode == Mode::Synchronous,
         };
-        if self.comms.blocks.local(dst) {
-            self.inbound(m, at);
+        if comms.blocks.local(dst) {
+            self.inbound(s, m, at);
         } else {
-            let gid = self.comms.comms[comm as usize].gid;
-            let owner = self.comms.blocks.owner(dst);
-            self.dist_send(owner, &crate::dist::Record::Message { message: m, gid, at });
+            let gid = comms.comms[comm as usize].gid;
+            let owner = comms.blocks.owner(dst);
+            self.owe(owner, Remote::Message { message: m, gid, at });
         }
         req
     }
 
     /// Message `m` will arrive at its receiver, a rank of this process,
     /// at `at`.
-    pub fn inbound(&mut self, m: Message, at: Ns) {
-        let id = self.p2p.inflight.insert(m);
-        self.push(at, Event::Arrive(id as u32));
+    pub fn inbound(&mut self, s: &mut Sched, m: Message, at: Ns) {
+        let id = self.inflight.insert(m);
+        s.push(at, Event::Deliver(id as u32));
     }
 
     /// Message `id` arrives at its receiver: the first posted receive that
     /// fits takes it, else it waits in the unexpected queue.
-    pub fn arrive(&mut self, id: u32) {
-        let m = self.p2p.inflight.remove(id as usize);
-        let (any_source, any_tag) = (
-            pnmpi_mpi_sys::constants::ANY_SOURCE(),
-            pnmpi_mpi_sys::constants::ANY_TAG(),
-        );
+    pub fn arrive(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, id: u32) {
+        let m = self.inflight.remove(id as usize);
+        let (any_source, any_tag) = wildcards();
         let dst = m.dst as usize;
-        let found = self.p2p.posted[dst]
-            .iter()
-            .position(|&r| match &self.p2p.reqs[r].work {
-                Work::Recv(s, _) => fits(&m, s, any_source, any_tag),
-                _ => false,
-            });
+        let found = self.posted[dst].iter().position(|&r| match &self.reqs[r].work {
+            Work::Recv(spec, _) => fits(&m, spec, any_source, any_tag),
+            _ => false,
+        });
         match found {
             Some(i) => {
-                let r = self.p2p.posted[dst].remove(i).expect("found above");
-                self.deliver(m, r);
+                let r = self.posted[dst].remove(i).expect("found above");
+                self.deliver(s, t, comms, m, r);
             }
             None => {
-                let probed = self.p2p.probes.get(&m.dst);
-                if probed.is_some_and(|s| fits(&m, s, any_source, any_tag)) {
-                    self.p2p.probes.remove(&m.dst);
-                    self.wake(m.dst, self.now);
+                let probed = self.probes.get(&m.dst);
+                if probed.is_some_and(|spec| fits(&m, spec, any_source, any_tag)) {
+                    self.probes.remove(&m.dst);
+                    s.wake(m.dst, s.now());
                 }
-                self.p2p.unexpected[dst].push_back(m);
+                self.unexpected[dst].push_back(m);
             }
         }
     }
 
     /// The running rank posts a receive; returns the request.
-    pub fn recv(&mut self, spec: RecvSpec) -> usize {
-        let me = self.current as usize;
-        let (any_source, any_tag) = (
-            pnmpi_mpi_sys::constants::ANY_SOURCE(),
-            pnmpi_mpi_sys::constants::ANY_TAG(),
-        );
-        let req = self.request(Work::Recv(spec, None), false);
-        let found = self.p2p.unexpected[me]
+    pub fn recv(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, spec: RecvSpec) -> usize {
+        let me = s.current() as usize;
+        let (any_source, any_tag) = wildcards();
+        let req = self.request(s, Work::Recv(spec, None), false);
+        let found = self.unexpected[me]
             .iter()
             .position(|m| fits(m, &spec, any_source, any_tag));
         match found {
             Some(i) => {
-                let m = self.p2p.unexpected[me].remove(i).expect("found above");
-                self.deliver(m, req);
+                let m = self.unexpected[me].remove(i).expect("found above");
+                self.deliver(s, t, comms, m, req);
             }
-            None => self.p2p.posted[me].push_back(req),
+            None => self.posted[me].push_back(req),
         }
         req
     }
@@ -301,63 +384,46 @@ impl Engine {
     /// Message `m` is matched with receive `req`: the receive completes
     /// at the kernel's time, and a rendezvous's sender when the data has
     /// arrived.
-    fn deliver(&mut self, m: Message, req: usize) {
-        let posted = self.p2p.reqs[req].posted;
-        let node_of = &self.node_of;
-        let msg = Msg::between(m.src, m.dst, m.data.len() as u64, |r| node_of[r as usize]);
+    fn deliver(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, m: Message, req: usize) {
+        let posted = self.reqs[req].posted;
+        let msg = t.msg(m.src, m.dst, m.data.len() as u64);
         let mode = if m.synchronous {
             Mode::Synchronous
         } else {
             Mode::Standard
         };
-        let k = rule::matched(
-            &mut *self.model,
-            &msg,
-            mode,
-            m.free,
-            m.arrived,
-            posted,
-            &mut unstretched,
-        );
-        if let Some(s) = m.sync {
-            if self.comms.blocks.local(m.src) {
-                self.complete(s, k.send_done);
+        let k = rule::matched(t.model(), &msg, mode, m.free, m.arrived, posted, &mut unstretched);
+        if let Some(sync) = m.sync {
+            if comms.blocks.local(m.src) {
+                self.complete(s, sync, k.send_done);
             } else {
-                let owner = self.comms.blocks.owner(m.src);
-                self.dist_send(
-                    owner,
-                    &crate::dist::Record::Matched {
-                        req: s as u64,
-                        at: k.send_done,
-                    },
-                );
+                let owner = comms.blocks.owner(m.src);
+                let at = k.send_done;
+                self.owe(owner, Remote::Matched { req: sync as u64, at });
             }
         }
         let done = k.recv_done;
-        let r = &mut self.p2p.reqs[req];
+        let r = &mut self.reqs[req];
         r.status = (m.from, m.tag, m.data.len());
         // The wait starts counting once the sender posted.
         r.posted = posted.max(m.free);
         if let Work::Recv(_, slot) = &mut r.work {
             *slot = Some(m);
         }
-        self.complete(req, done);
+        self.complete(s, req, done);
     }
 
     /// The running rank is about to block in `MPI_Probe` for a message
-    /// that fits `spec` ([`crate::engine::block_until_woken`]).
-    pub fn await_probe(&mut self, spec: RecvSpec) {
-        self.p2p.probes.insert(self.current, spec);
+    /// that fits `spec`.
+    pub fn await_probe(&mut self, s: &Sched, spec: RecvSpec) {
+        self.probes.insert(s.current(), spec);
     }
 
     /// Whether a message that fits has arrived at the running rank (for
     /// `MPI_Iprobe` and `MPI_Probe`): its source, tag and size.
-    pub fn probe(&self, spec: &RecvSpec) -> Option<(c_int, c_int, usize)> {
-        let (any_source, any_tag) = (
-            pnmpi_mpi_sys::constants::ANY_SOURCE(),
-            pnmpi_mpi_sys::constants::ANY_TAG(),
-        );
-        self.p2p.unexpected[self.current as usize]
+    pub fn probe(&self, s: &Sched, spec: &RecvSpec) -> Option<(c_int, c_int, usize)> {
+        let (any_source, any_tag) = wildcards();
+        self.unexpected[s.current() as usize]
             .iter()
             .find(|m| fits(m, spec, any_source, any_tag))
             .map(|m| (m.from, m.tag, m.data.len()))

@@ -3,6 +3,7 @@
 //! were spread over processes, process 0 gathers every process's lines
 //! and counts, and alone prints and writes.
 
+use crate::dist::Dist;
 use crate::engine::Engine;
 use pnmpi_sim::live::report::{table, write, RankReport, Report};
 use pnmpi_sim::live::target::Config;
@@ -22,36 +23,35 @@ struct Part {
 
 /// This process's lines and counts.
 fn part(e: &Engine, wall_ns: f64) -> Part {
-    let ranks = e
+    let s = e.sched();
+    let ranks = s
         .local_ranks()
         .map(|r| {
-            let rank = &e.ranks[r as usize];
-            let s = &rank.stats;
+            let rank = s.rank(r);
+            let st = &rank.stats;
             RankReport {
                 rank: r,
-                node: e.node_of[r as usize],
+                node: e.timing().node(r),
                 runtime_ns: rank.end.unwrap_or(rank.clock),
-                compute_ns: s.compute,
-                comm_ns: s.comm,
-                wait_ns: s.wait,
-                calls: s.calls,
-                messages_sent: s.sent,
-                bytes_sent: s.sent_bytes,
-                messages_received: s.received,
-                collectives: s.collectives,
+                compute_ns: st.compute,
+                comm_ns: st.comm,
+                wait_ns: st.wait,
+                calls: st.calls,
+                messages_sent: st.sent,
+                bytes_sent: st.sent_bytes,
+                messages_received: st.received,
+                collectives: st.collectives,
                 wall_ns,
                 acks_sent: 0,
             }
         })
         .collect();
-    let (windows, exchanges, records) = e
-        .dist
-        .as_ref()
-        .map_or((0, 0, 0), |d| (d.windows, d.exchanges, d.records));
+    let (windows, exchanges, records) = e.dist().map_or((0, 0, 0), Dist::counts);
+    let (events, switches) = s.counts();
     Part {
         ranks,
-        switches: e.switches,
-        events: e.events,
+        switches,
+        events,
         windows,
         exchanges,
         records,
@@ -62,7 +62,8 @@ fn part(e: &Engine, wall_ns: f64) -> Part {
 /// run: every process calls this, in step).
 pub fn finish(e: &mut Engine, config: &Config, wall_ns: f64) {
     let mine = part(e, wall_ns);
-    let all = match e.dist.as_mut() {
+    let spread = e.dist().is_some();
+    let all = match e.dist_mut() {
         None => mine,
         Some(d) => {
             let bytes = postcard::to_allocvec(&mine).expect("a report part encodes");
@@ -92,12 +93,12 @@ pub fn finish(e: &mut Engine, config: &Config, wall_ns: f64) {
         Ok(()) => eprintln!("pnmpi vtime: wrote {}", config.report.display()),
         Err(err) => eprintln!("pnmpi vtime: cannot write {}: {err}", config.report.display()),
     }
-    let spread = match e.dist.as_ref() {
-        Some(_) => format!(
+    let spread = match spread {
+        true => format!(
             "; {} windows, {} exchanges of records, {} records between processes",
             all.windows, all.exchanges, all.records
         ),
-        None => String::new(),
+        false => String::new(),
     };
     eprintln!(
         "pnmpi vranks: {} context switches, {} events in {:.3} s{spread}",

@@ -11,7 +11,7 @@
 //! every switch instead ([`Pool::guarded`] says which), which catches an
 //! overflow that is still in progress when the rank next calls MPI, not
 //! one that returned before it. A fault in a guard page is reported by
-//! [`crate::overflow`], naming the rank.
+//! the overflow handler (`overflow`), naming the rank.
 
 use corosensei::stack::{Stack, StackPointer};
 use std::io;

@@ -13,9 +13,11 @@
 
 use crate::comm::Blocks;
 use crate::dist::Dist;
-use crate::engine::{self, Engine, MainFn};
+use crate::engine::{self, Engine};
 use crate::globals::Globals;
+use crate::sched::MainFn;
 use crate::stack::Pool;
+use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
 use pnmpi_sim::engine::parallel::Exchange;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -76,7 +78,7 @@ pub unsafe extern "C" fn __libc_start_main(
 /// As C's `exit`.
 #[no_mangle]
 pub unsafe extern "C" fn exit(status: c_int) -> ! {
-    if engine::running() && engine::CURRENT.load(Ordering::Relaxed) != usize::MAX {
+    if engine::running() && crate::overflow::CURRENT.load(Ordering::Relaxed) != usize::MAX {
         engine::exit_rank(status);
     }
     let real = next(c"exit");
@@ -139,7 +141,6 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
             "{procs} processes for {n} virtual ranks: give at least one rank per process (--vranks {procs} or more)"
         ));
     }
-    let blocks = Blocks { n, procs, me };
     let config = &opts.config;
     let machine = config.machine(n);
     let node_of = machine
@@ -147,27 +148,58 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         .unwrap_or_else(|e| refuse(&format!("machine {e}")));
     let model =
         pnmpi_sim::model::build(&config.model, &machine).unwrap_or_else(|e| refuse(&format!("machine {e}")));
-    let dist = (procs > 1).then(|| {
-        let lookahead = model.lookahead();
-        if lookahead <= 0.0 {
-            refuse(&format!(
-                "model {} has a least latency of 0 between ranks: virtual ranks in {procs} processes need a positive one, which bounds each process's time window; give the network a latency, or run in one process (mpirun -np 1)",
-                config.model
-            ));
-        }
-        Dist::new(world, lookahead)
+    let lookahead = model.lookahead();
+    // A model with no lookahead (state that spans ranks, as contention's,
+    // or a least latency of 0) cannot be cut into windows: one engine
+    // must see every message, so process 0 runs every rank.
+    let one_engine = procs > 1 && lookahead <= 0.0;
+    let blocks = if one_engine {
+        Blocks { n, procs: 1, me: 0 }
+    } else {
+        Blocks { n, procs, me }
+    };
+    if one_engine && me == 0 {
+        eprintln!(
+            "pnmpi vranks: model {} cannot spread the ranks over {procs} processes (its state spans ranks, or its least latency between ranks is 0, so no time window bounds what one process causes in another): process 0 runs all {n} ranks, one engine that sees every message; processes 1 to {} only wait",
+            config.model,
+            procs - 1
+        );
+    }
+    let algorithmic = pnmpi_trace::routine::Coll::ALL.iter().any(|&c| {
+        matches!(
+            machine.collective(c),
+            pnmpi_sim::machine::CollChoice::Algorithmic(_)
+        )
     });
-    let here = blocks.first(me + 1) - blocks.first(me);
+    if lookahead <= 0.0 && algorithmic && me == 0 {
+        eprintln!(
+            "pnmpi vranks: warning: model {}: the messages of an algorithmic collective contend among themselves only, not with the point-to-point messages in flight (pnmpi sim replay puts them on one network); make the collectives analytic for the replay's times",
+            config.model
+        );
+    }
+    let dist = (procs > 1 && !one_engine).then(|| Dist::new(world, lookahead));
+    let here = if one_engine && me > 0 {
+        0
+    } else {
+        blocks.first(blocks.me + 1) - blocks.first(blocks.me)
+    };
     let trace = opts.trace.as_ref().map(|t| {
-        crate::trace::Trace::open(t, n, blocks.first(me), here)
+        crate::trace::Trace::open(t, n, blocks.first(blocks.me), here)
             .unwrap_or_else(|e| refuse(&format!("tracer: {e}")))
     });
+    if here == 0 {
+        // A process left without ranks (the tracer's folder agreed on
+        // above, a collective of every process).
+        // SAFETY: the native MPI ends once; no rank ran here.
+        unsafe { ffi::PMPI_Finalize() };
+        return 0;
+    }
     let globals =
         Globals::new(n).unwrap_or_else(|e| refuse(&format!("cannot privatize the program's globals: {e}")));
     let pool = Pool::new(opts.stack, here as usize);
     crate::overflow::install(pool.size());
     if me == 0 {
-        let spread = if procs > 1 {
+        let spread = if procs > 1 && !one_engine {
             format!("{procs} processes (blocks of {} to {here} ranks)", n / procs)
         } else {
             "1 process".into()
@@ -195,24 +227,22 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         }
     }
     let wall = std::time::Instant::now();
-    let mut engine = Engine::new(
+    let timing = Timing::new((model, config.model.clone()), machine, node_of, config.cpu_factor);
+    let engine = Engine::new(
         n,
         blocks,
         dist,
         app,
         (argc, argv, envp),
-        (model, config.model.clone()),
-        machine,
-        node_of,
-        config.cpu_factor,
+        timing,
         globals,
         pool,
+        trace,
     );
-    engine.trace = trace;
     let status = engine::run(engine, me == 0);
     let mut e = engine::finish();
     let wall_ns = wall.elapsed().as_nanos() as f64;
-    let traced = e.trace.as_mut().map(|t| (t.close(), t.dir().to_path_buf()));
+    let traced = e.trace_mut().map(|t| (t.close(), t.dir().to_path_buf()));
     crate::report::finish(&mut e, config, wall_ns);
     if let Some((unfinished, dir)) = traced {
         if unfinished > 0 {

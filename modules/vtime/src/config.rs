@@ -9,11 +9,12 @@
 //! | `machine` | a machine file (`sim/machine.example.toml`), shared with `pnmpi sim` | none |
 //! | `latency`, `bandwidth` | a uniform network instead of a machine file (`5us`, `10GB/s`) | none |
 //! | `eager` | with them: the eager/rendezvous threshold (`64KiB`) | 64 KiB |
-//! | `model` | `simple` or `loggp`, as in `pnmpi sim replay --model` | `simple` |
+//! | `model` | `simple` or `loggp`, as in `pnmpi sim replay --model` (a model whose state spans ranks needs one engine that sees every message: `--vranks`) | `simple` |
 //! | `cpu_factor` | target CPU time per CPU second measured here | 1 |
 //! | `report` | the JSON report rank 0 writes | `vtime-report.json` |
 
 use pnmpi_sdk::services;
+use pnmpi_sim::live::target::View;
 pub use pnmpi_sim::live::target::{read, Config};
 use std::sync::OnceLock;
 
@@ -46,7 +47,7 @@ pub fn launcher_var(names: &[&str]) -> Option<u32> {
 
 /// The `PNMPI_Init` hook: reads the arguments, or stops the run.
 pub fn load() {
-    match read(services::argument) {
+    match read(services::argument, View::PerRank) {
         Ok(config) => {
             // The launcher's world size, when it says: a machine too small
             // for the run is refused before MPI starts too.

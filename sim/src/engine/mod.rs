@@ -486,14 +486,15 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let Some(part) = self.part.as_mut() else {
                     return Ok(());
                 };
-                let owed = part.outbox.iter().map(Vec::len).sum::<usize>();
-                let next = self.heap.peek().map_or(f64::INFINITY, |(t, _)| f64::from_bits(t));
-                let fine = if part.unshared.is_some() { 0.0 } else { 1.0 };
+                let offer = kernel::window::Offer {
+                    next: self.heap.peek().map(|(t, _)| f64::from_bits(t)),
+                    owes: part.outbox.iter().any(|o| !o.is_empty()),
+                    broken: part.unshared.is_some(),
+                };
                 let began = std::time::Instant::now();
-                let [earliest, none_owed, all_fine] =
-                    part.x.min([next, if owed > 0 { 0.0 } else { 1.0 }, fine]);
+                let agreed = part.x.agree(offer);
                 part.cost.exchange_s += began.elapsed().as_secs_f64();
-                if all_fine == 0.0 {
+                if agreed.broken {
                     let which = part
                         .unshared
                         .map_or("a communicator".to_string(), |c| format!("communicator {c}"));
@@ -501,14 +502,14 @@ impl<'m, 'o> Engine<'m, 'o> {
                         "{which} of a tracer folder spans processes, and a folder's communicators are numbered by each process as it reads them: merge it first (pnmpi trace merge DIR -o T.pnt) and replay the .pnt in parallel"
                     )));
                 }
-                if none_owed == 1.0 {
-                    if earliest == f64::INFINITY {
+                if !agreed.owed {
+                    let Some(end) = agreed.window_end(part.lookahead) else {
                         if let Some(p) = progress {
                             p(self.stats.events, self.latest_end());
                         }
                         return Ok(());
-                    }
-                    part.window_end = earliest + part.lookahead;
+                    };
+                    part.window_end = end;
                     break;
                 }
                 let began = std::time::Instant::now();

@@ -20,6 +20,7 @@
 //! rank's own order, and the engine's totals are exact sums.
 
 use super::stats::{ActorStats, Stats};
+use crate::kernel::window::{Agreement, Ballot, Offer};
 use crate::units::Ns;
 use pnmpi_trace::routine::Coll;
 
@@ -33,8 +34,14 @@ pub trait Exchange {
     /// Sends `out[p]` to each process `p`; returns what every process
     /// sent here, concatenated in process order.
     fn alltoallv(&mut self, out: &[Vec<u8>]) -> Vec<u8>;
-    /// The element-wise minimum of `v` over the processes.
-    fn min(&mut self, v: [f64; 3]) -> [f64; 3];
+    /// The element-wise minimum of `v` over the processes (signed
+    /// integers of 0 and more: [`crate::kernel::window`]'s words).
+    fn min_words(&mut self, v: Ballot) -> Ballot;
+    /// The agreement between two windows: every process's `offer`
+    /// reduced by one [`Exchange::min_words`].
+    fn agree(&mut self, offer: Offer) -> Agreement {
+        Agreement::from_words(self.min_words(offer.words()))
+    }
     /// Every process's `bytes`, in process order, at process 0 (`None`
     /// elsewhere).
     fn gather(&mut self, bytes: &[u8]) -> Option<Vec<Vec<u8>>>;

@@ -8,10 +8,12 @@
 //!
 //! What the kernel owns so far: the point-to-point rule ([`p2p`]: when a
 //! send's CPU is free, eager or rendezvous, when the data moves, when
-//! each side completes) and CPU charging ([`cpu`]). Models stay behind
+//! each side completes) CPU charging ([`cpu`]) and the agreement between the
+//! time windows of a run spread over processes ([`window`]). Models stay behind
 //! [`crate::model::Model`]; the kernel never names one.
 
 pub mod p2p;
+pub mod window;
 
 use crate::machine::Machine;
 use crate::units::Ns;

@@ -8,7 +8,7 @@
 //! | `machine` | a machine file (`sim/machine.example.toml`), shared with `pnmpi sim` | none |
 //! | `latency`, `bandwidth` | a uniform network instead of a machine file (`5us`, `10GB/s`) | none |
 //! | `eager` | with them: the eager/rendezvous threshold (`64KiB`) | 64 KiB |
-//! | `model` | `simple` or `loggp`, as in `pnmpi sim replay --model` | `simple` |
+//! | `model` | as `pnmpi sim replay --model`: vtime takes `simple` or `loggp` ([`View::PerRank`]), virtual ranks every model ([`View::Global`]) | `simple` |
 //! | `cpu_factor` | target CPU time per CPU second measured here | 1 |
 //! | `report` | the JSON report rank 0 writes | `vtime-report.json` |
 
@@ -19,6 +19,20 @@ use std::path::PathBuf;
 /// The models whose answers depend only on the two ends of a message, so
 /// that each rank can evaluate them alone, exactly as the replay does.
 pub const MODELS: [&str; 2] = ["simple", "loggp"];
+
+/// What the simulator that reads the arguments sees of the messages in
+/// flight: which models it can evaluate as the replay does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// One real process per rank (vtime): each rank sees only its own
+    /// messages, so a model whose state spans ranks (contention, PMaC,
+    /// BCS's strobes) would answer differently in every rank. [`MODELS`]
+    /// only.
+    PerRank,
+    /// One engine sees every message, in virtual-time order (virtual
+    /// ranks, also when spread over processes): every model.
+    Global,
+}
 
 /// Where the target network comes from.
 #[derive(Clone, Debug)]
@@ -79,7 +93,8 @@ impl Config {
 }
 
 /// The configuration from `arg` (the services' `GetArgumentSelf`).
-pub fn read(arg: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+/// `view` says which models the reader can evaluate.
+pub fn read(arg: impl Fn(&str) -> Option<String>, view: View) -> Result<Config, String> {
     let get = |key: &str| arg(key).map(|v| v.trim().to_owned());
     let cpu_factor = match get("cpu_factor") {
         None => 1.0,
@@ -132,18 +147,27 @@ pub fn read(arg: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
         },
     };
     let model = get("model").unwrap_or_else(|| "simple".into());
-    if !MODELS.contains(&model.as_str()) {
-        let known = crate::model::MODELS.iter().any(|(n, _, _)| *n == model);
+    let known = crate::model::MODELS.iter().any(|(n, _, _)| *n == model);
+    let offered = match view {
+        View::PerRank => MODELS.contains(&model.as_str()),
+        View::Global => known,
+    };
+    if !offered {
         return Err(if known {
             format!(
                 "argument model: `{model}` needs a global view of the messages in flight, which a rank of a real run \
-                 does not have; vtime offers {} (use `pnmpi sim replay --model {model}` on a trace)",
+                 does not have; vtime offers {} (run the program with `pnmpi run --vranks N`, whose one engine sees \
+                 every message, or use `pnmpi sim replay --model {model}` on a trace)",
                 MODELS.join(", ")
             )
         } else {
+            let names: Vec<&str> = match view {
+                View::PerRank => MODELS.to_vec(),
+                View::Global => crate::model::MODELS.iter().map(|m| m.0).collect(),
+            };
             format!(
                 "argument model: unknown model `{model}`; use one of {}",
-                MODELS.join(", ")
+                names.join(", ")
             )
         });
     }

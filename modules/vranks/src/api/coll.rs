@@ -6,41 +6,17 @@
 #![allow(non_snake_case)]
 
 use super::pt2pt::wait_id;
+use super::traced as trace;
 use super::{comm_of, ok, rank_size, Call};
-use crate::coll::{Gift, Op};
+use crate::coll::{Entry, Gift, Op, Out};
 use crate::dtype::{layout, pack, put_raw, raw, unpack};
 use crate::engine::with;
-use crate::handles::{self, Kind};
-use crate::trace;
+use crate::handles::Kind;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
 
 type Dt = ffi::MPI_Datatype;
-
-/// Where a member's result goes.
-pub enum Out {
-    /// Nowhere (a send-only member).
-    Nothing,
-    /// The root's data (broadcast).
-    Bcast(*mut c_void, c_int, Dt),
-    /// The root's block for this member (scatter).
-    Scatter(*mut c_void, c_int, Dt),
-    /// A reduction's result, or this member's (scan), or a range of it
-    /// (reduce-scatter: offset and length in bytes).
-    Result {
-        buf: *mut c_void,
-        dtype: Dt,
-        own: bool,
-        range: Option<(usize, usize)>,
-    },
-    /// Every member's block, at `displs[i]` (or `i * count`) elements.
-    Gather(*mut c_void, c_int, Dt, *const c_int, *const c_int),
-    /// Every member's block for this member (all-to-all).
-    Alltoall(*mut c_void, c_int, Dt, *const c_int, *const c_int),
-    /// The new communicator (constructors).
-    Comm(*mut ffi::MPI_Comm),
-}
 
 /// `buf` moved by `elems` elements of extent `ext`.
 fn at(buf: *const c_void, elems: i64, ext: usize) -> *mut c_void {
@@ -73,16 +49,19 @@ unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
         .collect()
 }
 
-/// Copies member `part.me`'s result out (in its own context).
+/// Copies member `me`'s result of collective call `id` out (in its own
+/// context).
 ///
 /// # Safety
-/// The buffers in `part.out` are the member's, valid until completion.
-pub unsafe fn copy_out(part: &crate::coll::Part) {
+/// The buffers of the member's [`Out`] are its own, valid until
+/// completion.
+pub unsafe fn copy_out(id: usize, me: u32) {
     // A new communicator's handle is made once the engine is released
     // (making one may stop the run).
     let new_comm = with(|e| {
-        let call = e.call(part.call);
-        let me = part.me as usize;
+        let call = e.colls().call(id);
+        let out = call.out(me);
+        let me = me as usize;
         let one = |g: &Gift| match g {
             Gift::One(v) => v.clone(),
             _ => Vec::new(),
@@ -91,7 +70,7 @@ pub unsafe fn copy_out(part: &crate::coll::Part) {
         // buffers, valid until its request completes, as MPI requires
         // them for this collective.
         unsafe {
-            match part.out {
+            match out {
                 Out::Nothing => {}
                 Out::Bcast(buf, count, dt) => {
                     let _ = unpack(&one(&call.gifts[call.root as usize]), buf, count, dt);
@@ -148,7 +127,7 @@ pub unsafe fn copy_out(part: &crate::coll::Part) {
         // SAFETY: the member's out-pointer, as for the constructor.
         unsafe {
             *out = match comm {
-                Some(i) => handles::comm_handle(i),
+                Some(i) => super::comm_handle(i),
                 None => c::COMM_NULL(),
             }
         };
@@ -167,12 +146,21 @@ pub fn go(
     out: Out,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
-    let id = with(|e| e.join(comm, op, root.max(0) as u32, gift, bytes, out, req.is_none()));
+    let entry = Entry {
+        comm,
+        op,
+        root: root.max(0) as u32,
+        gift,
+        bytes,
+        out,
+        blocking: req.is_none(),
+    };
+    let id = with(|e| e.join(entry));
     match req {
         // SAFETY: the application's request handle.
         Some(r) => unsafe {
-            *r = handles::make(Kind::Request, id);
-            crate::trace::request(*r);
+            *r = super::handle(Kind::Request, id);
+            super::traced::request(*r);
         },
         // SAFETY: no status.
         None => unsafe { wait_id(routine, id, c::STATUS_IGNORE()) },

@@ -3,11 +3,13 @@
 
 #![allow(non_snake_case)]
 
-use super::coll::{go, Out};
+use super::coll::go;
 use super::{comm_of, fatal, ok, rank_size, Call};
-use crate::coll::{Gift, Op};
+use crate::cart::{coords_of, rank_at};
+use crate::coll::{Gift, Op, Out};
 use crate::engine::{self, with};
 use crate::handles::{self, Kind};
+use crate::sched::Rank;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::{c_char, c_int, c_void};
 
@@ -20,8 +22,7 @@ const THREAD_FUNNELED: c_int = 1;
 /// `MPI_Init`, as under vtime), with thread level `level`.
 fn init(routine: &'static str, level: c_int) -> c_int {
     let first = with(|e| {
-        let r = e.current as usize;
-        let rank = &mut e.ranks[r];
+        let rank = e.sched_mut().me();
         if rank.initialized {
             return false;
         }
@@ -32,7 +33,7 @@ fn init(routine: &'static str, level: c_int) -> c_int {
         true
     });
     if first {
-        crate::trace::init(routine);
+        super::traced::init(routine);
     }
     ok()
 }
@@ -72,7 +73,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
-    let level = with(|e| e.ranks[e.current as usize].thread_level);
+    let level = with(|e| e.sched_mut().me().thread_level);
     // SAFETY: the application's out-pointer.
     unsafe { *provided = level };
     ok()
@@ -82,13 +83,13 @@ pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
 /// they start, an `atexit` handler after they end), the process's; in
 /// a thread a rank started (these two queries are legal in any thread),
 /// `threaded`, what the process's is while the ranks run.
-fn rank_state(get: impl FnOnce(&engine::Rank) -> bool, threaded: bool) -> bool {
+fn rank_state(get: impl FnOnce(&Rank) -> bool, threaded: bool) -> bool {
     if !engine::running() {
         engine::finished()
     } else if !engine::on_engine_thread() {
         threaded
     } else {
-        with(|e| get(&e.ranks[e.current as usize]))
+        with(|e| get(e.sched_mut().me()))
     }
 }
 
@@ -125,12 +126,12 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     {
         let _call = Call::enter("MPI_Finalize");
         with(|e| {
-            let rank = &mut e.ranks[e.current as usize];
+            let rank = &mut e.sched_mut().me();
             rank.end = Some(rank.clock);
             rank.finalized = true;
         });
     }
-    crate::trace::finalize();
+    super::traced::finalize();
     ok()
 }
 
@@ -143,9 +144,9 @@ pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
     with(|e| {
         eprintln!(
             "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
-            e.current
+            e.current()
         );
-        if let Some(t) = e.trace.as_mut() {
+        if let Some(t) = e.trace_mut() {
             t.abandon();
         }
     });
@@ -160,7 +161,7 @@ pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Wtime() -> f64 {
     let _call = Call::enter("MPI_Wtime");
-    with(|e| e.ranks[e.current as usize].clock * 1e-9)
+    with(|e| e.sched_mut().me().clock * 1e-9)
 }
 
 /// The virtual clock's resolution: 1 ns.
@@ -177,7 +178,7 @@ pub unsafe extern "C" fn MPI_Wtick() -> f64 {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_rank(comm: ffi::MPI_Comm, rank: *mut c_int) -> c_int {
     let comm = comm_of("MPI_Comm_rank", comm);
-    let r = with(|e| e.comms.rank_of(comm, e.current));
+    let r = with(|e| e.comms().rank_of(comm, e.current()));
     // SAFETY: the application's out-pointer.
     unsafe { *rank = r.map_or(c::UNDEFINED(), |r| r as c_int) };
     ok()
@@ -189,7 +190,7 @@ pub unsafe extern "C" fn MPI_Comm_rank(comm: ffi::MPI_Comm, rank: *mut c_int) ->
 pub unsafe extern "C" fn MPI_Comm_size(comm: ffi::MPI_Comm, size: *mut c_int) -> c_int {
     let comm = comm_of("MPI_Comm_size", comm);
     // SAFETY: the application's out-pointer.
-    unsafe { *size = with(|e| e.comms.size(comm)) as c_int };
+    unsafe { *size = with(|e| e.comms().size(comm)) as c_int };
     ok()
 }
 
@@ -198,7 +199,7 @@ fn construct(routine: &str, comm: ffi::MPI_Comm, gift: Gift, out: *mut ffi::MPI_
     let parent = comm_of(routine, comm);
     let rc = go(routine, parent, Op::Constructor, 0, gift, 0, Out::Comm(out), None);
     // SAFETY: the application's out-pointer, which the constructor wrote.
-    crate::trace::new_comm(comm, unsafe { *out });
+    super::traced::new_comm(comm, unsafe { *out });
     rc
 }
 
@@ -225,7 +226,7 @@ pub unsafe extern "C" fn MPI_Comm_split(
 
 /// The world ranks of group handle `g`.
 fn group_of(routine: &str, g: ffi::MPI_Group) -> Vec<u32> {
-    match handles::index(Kind::Group, g).and_then(|i| with(|e| e.comms.groups.get(i).cloned())) {
+    match handles::index(Kind::Group, g).and_then(|i| with(|e| e.comms().groups.get(i).cloned())) {
         Some(list) => list,
         None => fatal(routine, "invalid group (not one of this run's, or freed)"),
     }
@@ -233,7 +234,7 @@ fn group_of(routine: &str, g: ffi::MPI_Group) -> Vec<u32> {
 
 /// A handle for a new group.
 fn new_group(list: Vec<u32>) -> ffi::MPI_Group {
-    handles::make(Kind::Group, with(|e| e.comms.groups.insert(list)))
+    super::handle(Kind::Group, with(|e| e.comms_mut().groups.insert(list)))
 }
 
 /// # Safety
@@ -258,7 +259,7 @@ pub unsafe extern "C" fn MPI_Comm_free(comm: *mut ffi::MPI_Comm) -> c_int {
     if i <= 1 {
         fatal("MPI_Comm_free", "cannot free MPI_COMM_WORLD or MPI_COMM_SELF");
     }
-    with(|e| e.comms.release(i));
+    with(|e| e.comms_mut().release(i));
     // SAFETY: the application's handle.
     unsafe { *comm = c::COMM_NULL() };
     ok()
@@ -279,7 +280,7 @@ pub unsafe extern "C" fn MPI_Comm_compare(a: ffi::MPI_Comm, b: ffi::MPI_Comm, re
     let r = if a == b {
         IDENT
     } else {
-        let (la, lb) = with(|e| (e.comms.list(a, e.current), e.comms.list(b, e.current)));
+        let (la, lb) = with(|e| (e.members(a), e.members(b)));
         compare(&la, &lb, CONGRUENT)
     };
     // SAFETY: the application's out-pointer.
@@ -308,7 +309,7 @@ fn compare(a: &[u32], b: &[u32], same: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_group(comm: ffi::MPI_Comm, group: *mut ffi::MPI_Group) -> c_int {
     let comm = comm_of("MPI_Comm_group", comm);
-    let list = with(|e| e.comms.list(comm, e.current));
+    let list = with(|e| e.members(comm));
     // SAFETY: the application's out-pointer.
     unsafe { *group = new_group(list) };
     ok()
@@ -439,7 +440,7 @@ pub unsafe extern "C" fn MPI_Group_compare(
 pub unsafe extern "C" fn MPI_Group_free(group: *mut ffi::MPI_Group) -> c_int {
     // SAFETY: the application's handle.
     if let Some(i) = handles::index(Kind::Group, unsafe { *group }) {
-        with(|e| e.comms.groups.try_remove(i));
+        with(|e| e.comms_mut().groups.try_remove(i));
     }
     ok()
 }
@@ -559,11 +560,11 @@ pub unsafe extern "C" fn MPI_Cart_create(
             &format!("dimensions {d:?} need {cells} ranks; the communicator has {size}"),
         );
     }
-    let list = with(|e| e.comms.list(ci, e.current))[..cells as usize].to_vec();
+    let list = with(|e| e.members(ci))[..cells as usize].to_vec();
     construct("MPI_Cart_create", comm, Gift::Group(Some(list)), out);
     // SAFETY: the handle just made.
     if let Some(nc) = handles::comm(unsafe { *out }) {
-        with(|e| e.comms.comms[nc].cart.get_or_insert((d, p)).0.len());
+        with(|e| e.comms_mut().comms[nc].cart.get_or_insert((d, p)).0.len());
     }
     ok()
 }
@@ -571,20 +572,10 @@ pub unsafe extern "C" fn MPI_Cart_create(
 /// The topology of a Cartesian communicator.
 fn cart(routine: &str, comm: ffi::MPI_Comm) -> (usize, Vec<i32>, Vec<bool>) {
     let i = comm_of(routine, comm);
-    match with(|e| e.comms.comms[i].cart.clone()) {
+    match with(|e| e.comms_mut().comms[i].cart.clone()) {
         Some((d, p)) => (i, d, p),
         None => fatal(routine, "not a Cartesian communicator"),
     }
-}
-
-/// Row-major coordinates of rank `r`.
-fn coords_of(dims: &[i32], mut r: i32) -> Vec<i32> {
-    let mut out = vec![0; dims.len()];
-    for k in (0..dims.len()).rev() {
-        out[k] = r % dims[k];
-        r /= dims[k];
-    }
-    out
 }
 
 /// # Safety
@@ -608,7 +599,7 @@ pub unsafe extern "C" fn MPI_Cart_get(
     coords: *mut c_int,
 ) -> c_int {
     let (i, d, p) = cart("MPI_Cart_get", comm);
-    let me = with(|e| e.comms.rank_of(i, e.current)).unwrap_or(0);
+    let me = with(|e| e.comms().rank_of(i, e.current())).unwrap_or(0);
     let co = coords_of(&d, me as i32);
     for k in 0..d.len().min(max.max(0) as usize) {
         // SAFETY: the application's arrays of `max` entries.
@@ -640,21 +631,6 @@ pub unsafe extern "C" fn MPI_Cart_coords(
         unsafe { *coords.add(k) = v };
     }
     ok()
-}
-
-/// The rank at `coords` (wrapped in periodic dimensions), if any.
-fn rank_at(d: &[i32], p: &[bool], coords: &[i32]) -> Option<i32> {
-    let mut r = 0i32;
-    for k in 0..d.len() {
-        let mut x = coords[k];
-        if p[k] {
-            x = x.rem_euclid(d[k]);
-        } else if x < 0 || x >= d[k] {
-            return None;
-        }
-        r = r * d[k] + x;
-    }
-    Some(r)
 }
 
 /// # Safety
@@ -689,7 +665,7 @@ pub unsafe extern "C" fn MPI_Cart_shift(
             &format!("direction {dir} of a {}-dimensional grid", d.len()),
         );
     }
-    let me = with(|e| e.comms.rank_of(i, e.current)).unwrap_or(0);
+    let me = with(|e| e.comms().rank_of(i, e.current())).unwrap_or(0);
     let co = coords_of(&d, me as i32);
     let moved = |by: i32| {
         let mut c2 = co.clone();

@@ -26,7 +26,7 @@ pub fn resolve(routine: &str, h: ffi::MPI_Request) -> Option<Active> {
         fatal(routine, "invalid request (not one of this run's)")
     };
     let active = with(|e| {
-        e.p2p.reqs.get(id).map(|r| match &r.work {
+        e.p2p().get(id).map(|r| match &r.work {
             Work::Persistent(t) => t.active.map(|a| (a, Some(id))),
             _ => Some((id, None)),
         })
@@ -38,8 +38,8 @@ pub fn resolve(routine: &str, h: ffi::MPI_Request) -> Option<Active> {
 /// all (`!now`).
 fn done(id: usize, now: bool) -> bool {
     with(|e| {
-        let r = &e.p2p.reqs[id];
-        r.done && (!now || r.at <= e.ranks[r.owner as usize].clock)
+        let r = e.p2p().get(id).expect("a live request");
+        r.done && (!now || r.at <= e.sched().rank(r.owner).clock)
     })
 }
 
@@ -49,12 +49,12 @@ fn done(id: usize, now: bool) -> bool {
 /// `st` is a status pointer the application gave, or ignore.
 pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *mut ffi::MPI_Status) {
     let req = with(|e| {
-        let r = e.p2p.reqs.remove(id);
+        let r = e.p2p_mut().remove(id);
         let partner = match &r.work {
-            Work::Coll(p) => e.call(p.call).latest,
+            Work::Coll { call, .. } => e.colls().call(*call).latest,
             _ => r.posted,
         };
-        let rank = &mut e.ranks[r.owner as usize];
+        let rank = e.sched_mut().rank_mut(r.owner);
         let before = rank.clock;
         let after = before.max(r.at);
         let wait = (partner - before).clamp(0.0, after - before);
@@ -65,7 +65,7 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
             rank.stats.received += 1;
         }
         if let Some(p) = persistent {
-            if let Some(Work::Persistent(t)) = e.p2p.reqs.get_mut(p).map(|r| &mut r.work) {
+            if let Some(Work::Persistent(t)) = e.p2p_mut().get_mut(p).map(|r| &mut r.work) {
                 t.active = None;
             }
         }
@@ -95,10 +95,10 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
             // SAFETY: the application's status.
             unsafe { set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0) };
         }
-        Work::Coll(part) => {
+        Work::Coll { call, me } => {
             // SAFETY: the buffers the member gave, valid until completion.
-            unsafe { super::coll::copy_out(&part) };
-            with(|e| e.leave(part.call));
+            unsafe { super::coll::copy_out(call, me) };
+            with(|e| e.colls_mut().leave(call));
             // SAFETY: the application's status.
             unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
         }
@@ -120,10 +120,10 @@ fn traced(routine: &str, id: usize, req: &crate::p2p::Request) {
         _ => None,
     };
     if routine.starts_with("MPI_Wait") || routine.starts_with("MPI_Test") {
-        let h: ffi::MPI_Request = handles::make(Kind::Request, id);
-        crate::trace::done(pnmpi_mpi_sys::Handle::bits(h), status);
+        let h: ffi::MPI_Request = super::handle(Kind::Request, id);
+        super::traced::done(pnmpi_mpi_sys::Handle::bits(h), status);
     } else if let Some((source, tag)) = status {
-        crate::trace::status(source, tag);
+        super::traced::status(source, tag);
     }
 }
 
@@ -139,7 +139,7 @@ pub unsafe fn wait(routine: &str, h: *mut ffi::MPI_Request, st: *mut ffi::MPI_St
         return;
     };
     if !done(id, false) {
-        with(|e| e.p2p.reqs[id].waited = true);
+        with(|e| e.p2p_mut().get_mut(id).expect("a live request").waited = true);
         engine::block(1);
     }
     // SAFETY: as above.
@@ -187,13 +187,13 @@ fn wait_for(ids: &[Option<Active>], need: usize) {
     let more = need - complete;
     with(|e| {
         for &id in &pending {
-            e.p2p.reqs[id].waited = true;
+            e.p2p_mut().get_mut(id).expect("a live request").waited = true;
         }
     });
     engine::block(more as u32);
     with(|e| {
         for &id in &pending {
-            if let Some(r) = e.p2p.reqs.get_mut(id) {
+            if let Some(r) = e.p2p_mut().get_mut(id) {
                 r.waited = false;
             }
         }
@@ -232,7 +232,7 @@ fn completed(ids: &[Option<Active>], now: bool) -> Vec<usize> {
         .enumerate()
         .filter_map(|(i, x)| {
             x.filter(|(id, _)| done(*id, now))
-                .map(|(id, _)| (with(|e| e.p2p.reqs[id].at), i))
+                .map(|(id, _)| (with(|e| e.p2p().get(id).map_or(0.0, |q| q.at)), i))
         })
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));

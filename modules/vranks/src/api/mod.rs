@@ -8,9 +8,10 @@ pub mod comm;
 pub mod complete;
 pub mod persistent;
 pub mod pt2pt;
+pub mod traced;
 pub mod unsupported;
 
-use crate::engine::{self, with, Engine};
+use crate::engine::{self, with};
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::c_int;
 
@@ -32,35 +33,11 @@ pub struct Call {
 impl Call {
     /// Charges the running rank's compute, at the start of `routine`.
     pub fn enter(routine: &'static str) -> Call {
-        let (call, traced) = with(|e| {
-            let r = e.current as usize;
-            let cpu = if e.cpu_factor > 0.0 {
-                pnmpi_sdk::clock::thread_cpu_ns()
-            } else {
-                0
-            };
-            let node = e.node_of[r];
-            let rank = &mut e.ranks[r];
-            let mut compute = 0.0;
-            if rank.initialized && !rank.finalized && e.cpu_factor > 0.0 {
-                let used = cpu.saturating_sub(rank.cpu_mark).saturating_sub(e.cpu_bias) as f64;
-                compute = pnmpi_sim::kernel::cpu(&e.machine, node, used, e.cpu_factor);
-                rank.clock += compute;
-                rank.stats.compute += compute;
-            }
-            rank.stats.calls += 1;
-            rank.routine = routine;
-            let clock = rank.clock;
-            let traced = e
-                .trace
-                .as_mut()
-                .map_or(Ok(()), |t| t.begin(r as u32, routine, clock));
-            (Call { compute }, traced)
-        });
+        let (compute, traced) = with(|e| e.enter_call(routine));
         if let Err(what) = traced {
             fatal("tracer", &what);
         }
-        call
+        Call { compute }
     }
 
     /// Whether the rank computed so little since its last call that it is
@@ -72,14 +49,7 @@ impl Call {
 
 impl Drop for Call {
     fn drop(&mut self) {
-        let written = with(|e| {
-            let r = e.current as usize;
-            if e.cpu_factor > 0.0 {
-                e.ranks[r].cpu_mark = pnmpi_sdk::clock::thread_cpu_ns();
-            }
-            let clock = e.ranks[r].clock;
-            e.trace.as_mut().map_or(Ok(()), |t| t.end(r as u32, clock))
-        });
+        let written = with(|e| e.leave_call());
         if let Err(what) = written {
             fatal("tracer", &what);
         }
@@ -90,42 +60,26 @@ impl Drop for Call {
 /// (its default error handler is `MPI_ERRORS_ARE_FATAL`).
 pub fn fatal(routine: &str, what: &str) -> ! {
     if engine::running() {
-        with(|e| fatal_in(e, routine, what))
+        with(|e| e.fatal(routine, what))
     }
-    stop("?", routine, what)
+    engine::stop("?", routine, what)
 }
 
-/// [`fatal`] from inside the engine (an error met in an engine step,
-/// which holds `e`): names the running rank and writes out the trace
-/// through `e`, never through a second borrow of the engine.
-pub fn fatal_in(e: &mut Engine, routine: &str, what: &str) -> ! {
-    if routine != "tracer" {
-        if let Some(t) = e.trace.as_mut() {
-            t.abandon();
-        }
-    }
-    stop(&e.current.to_string(), routine, what)
+/// The handle of virtual object `index` of `kind`; stops the run if
+/// there are too many live objects of that kind for a handle to name.
+pub fn handle<H: pnmpi_mpi_sys::Handle>(kind: crate::handles::Kind, index: usize) -> H {
+    crate::handles::make(kind, index).unwrap_or_else(|what| fatal("pnmpi vranks", &what))
 }
 
-/// Says what stopped the run, at virtual rank `rank`, and ends the job
-/// (while the ranks run) or the process (before or after).
-fn stop(rank: &str, routine: &str, what: &str) -> ! {
-    eprintln!("pnmpi vranks: error: virtual rank {rank}: {routine}: {what}");
-    if engine::running() {
-        // SAFETY: the native MPI is initialized while the ranks run
-        // (`start` initializes it before and finalizes it after);
-        // aborting the job is always allowed then.
-        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
-    }
-    // SAFETY: _exit(2) ends the process at once. `_exit`, not `exit`:
-    // inside a rank, `exit` would end that rank only.
-    unsafe { libc::_exit(1) }
+/// The handle of virtual communicator `index` (as [`handle`]).
+pub fn comm_handle(index: usize) -> ffi::MPI_Comm {
+    crate::handles::comm_handle(index).unwrap_or_else(|what| fatal("pnmpi vranks", &what))
 }
 
 /// The virtual communicator `h` names, or stops naming the routine.
 pub fn comm_of(routine: &str, h: ffi::MPI_Comm) -> usize {
     match crate::handles::comm(h) {
-        Some(i) if with(|e| e.comms.exists(i)) => i,
+        Some(i) if with(|e| e.comms().exists(i)) => i,
         _ => fatal(
             routine,
             "invalid communicator (MPI_COMM_NULL, freed, or not one of this run's)",
@@ -136,8 +90,8 @@ pub fn comm_of(routine: &str, h: ffi::MPI_Comm) -> usize {
 /// The running rank's rank in `comm`, and the communicator's size.
 pub fn rank_size(comm: usize) -> (u32, u32) {
     with(|e| {
-        let me = e.current;
-        (e.comms.rank_of(comm, me).unwrap_or(0), e.comms.size(comm))
+        let me = e.current();
+        (e.comms().rank_of(comm, me).unwrap_or(0), e.comms().size(comm))
     })
 }
 

@@ -8,36 +8,22 @@ use super::pt2pt::{post_recv, post_send};
 use super::{ok, Call};
 use crate::engine::with;
 use crate::handles::{self, Kind};
-use crate::p2p::{Mode, Work};
+use crate::p2p::{Mode, Template, Work};
 use pnmpi_mpi_sys::ffi;
 use std::ffi::{c_int, c_void};
 
-/// What a persistent request posts at each start.
-pub struct Template {
-    /// A send (with its mode) or a receive.
-    pub send: Option<Mode>,
-    pub buf: *mut c_void,
-    pub count: c_int,
-    pub dtype: ffi::MPI_Datatype,
-    pub peer: c_int,
-    pub tag: c_int,
-    pub comm: ffi::MPI_Comm,
-    /// The request of the current start, until it completes.
-    pub active: Option<usize>,
-}
-
 /// Makes a persistent request.
 fn make(t: Template, req: *mut ffi::MPI_Request) -> c_int {
-    crate::trace::p2p(t.peer, t.tag, t.comm, t.count, t.dtype);
+    super::traced::p2p(t.peer, t.tag, t.comm, t.count, t.dtype);
     let id = with(|e| {
         let id = e.request(Work::Persistent(t), true);
-        e.p2p.reqs[id].persistent = true;
+        e.p2p_mut().get_mut(id).expect("just made").persistent = true;
         id
     });
     // SAFETY: the application's request handle.
-    unsafe { *req = handles::make(Kind::Request, id) };
+    unsafe { *req = super::handle(Kind::Request, id) };
     // SAFETY: just written.
-    crate::trace::request(unsafe { *req });
+    super::traced::request(unsafe { *req });
     ok()
 }
 
@@ -114,11 +100,11 @@ pub unsafe extern "C" fn MPI_Recv_init(
 
 /// Posts what persistent request `h` describes.
 fn start(routine: &str, h: ffi::MPI_Request) {
-    crate::trace::request(h);
+    super::traced::request(h);
     let Some(id) = handles::index(Kind::Request, h) else {
         super::fatal(routine, "not a persistent request of this run")
     };
-    let t = with(|e| match e.p2p.reqs.get(id).map(|r| &r.work) {
+    let t = with(|e| match e.p2p().get(id).map(|r| &r.work) {
         Some(Work::Persistent(t)) if t.active.is_none() => {
             Some((t.send, t.buf, t.count, t.dtype, t.peer, t.tag, t.comm))
         }
@@ -135,7 +121,7 @@ fn start(routine: &str, h: ffi::MPI_Request) {
     };
     let inner = posted.unwrap_or_else(|| with(|e| e.request(Work::Send, true)));
     with(|e| {
-        if let Some(Work::Persistent(t)) = e.p2p.reqs.get_mut(id).map(|r| &mut r.work) {
+        if let Some(Work::Persistent(t)) = e.p2p_mut().get_mut(id).map(|r| &mut r.work) {
             t.active = Some(inner);
         }
     });

@@ -47,7 +47,7 @@ pub unsafe fn post_send(
     // SAFETY: the caller's send buffer.
     let data = unsafe { crate::dtype::pack(buf, count, dt) };
     Some(with(|e| {
-        let w = e.comms.world_of(comm, dest as u32, e.current);
+        let w = e.comms().world_of(comm, dest as u32, e.current());
         e.send(data, w, comm as u32, me as c_int, tag, mode)
     }))
 }
@@ -108,7 +108,7 @@ fn handle(id: Option<usize>, recv: bool) -> ffi::MPI_Request {
             e.request(work, true)
         })
     });
-    handles::make(Kind::Request, id)
+    super::handle(Kind::Request, id)
 }
 
 /// Blocks until request `id` completes, then finishes it.
@@ -116,7 +116,7 @@ fn handle(id: Option<usize>, recv: bool) -> ffi::MPI_Request {
 /// # Safety
 /// `st` is the caller's status or ignore.
 pub unsafe fn wait_id(routine: &str, id: usize, st: *mut ffi::MPI_Status) {
-    let mut h: ffi::MPI_Request = handles::make(Kind::Request, id);
+    let mut h: ffi::MPI_Request = super::handle(Kind::Request, id);
     // SAFETY: a local handle and the caller's status.
     unsafe { complete::wait(routine, &mut h, st) };
 }
@@ -138,7 +138,7 @@ macro_rules! send {
         ) -> c_int {
             let _call = Call::enter(stringify!($name));
             let name = stringify!($name);
-            crate::trace::p2p(dest, tag, comm, count, dt);
+            super::traced::p2p(dest, tag, comm, count, dt);
             // SAFETY: the application's arguments.
             if let Some(id) = unsafe { post_send(name, buf, count, dt, dest, tag, comm, $mode) } {
                 // SAFETY: no status.
@@ -166,13 +166,13 @@ macro_rules! isend {
             req: *mut ffi::MPI_Request,
         ) -> c_int {
             let _call = Call::enter(stringify!($name));
-            crate::trace::p2p(dest, tag, comm, count, dt);
+            super::traced::p2p(dest, tag, comm, count, dt);
             // SAFETY: the application's arguments.
             let id = unsafe { post_send(stringify!($name), buf, count, dt, dest, tag, comm, $mode) };
             // SAFETY: the application's request handle.
             unsafe { *req = handle(id, false) };
             // SAFETY: just written.
-            crate::trace::request(unsafe { *req });
+            super::traced::request(unsafe { *req });
             ok()
         }
     };
@@ -202,7 +202,7 @@ pub unsafe extern "C" fn MPI_Recv(
     st: *mut ffi::MPI_Status,
 ) -> c_int {
     let _call = Call::enter("MPI_Recv");
-    crate::trace::p2p(source, tag, comm, count, dt);
+    super::traced::p2p(source, tag, comm, count, dt);
     match post_recv("MPI_Recv", buf, count, dt, source, tag, comm) {
         // SAFETY: the application's status.
         Some(id) => unsafe { wait_id("MPI_Recv", id, st) },
@@ -227,12 +227,12 @@ pub unsafe extern "C" fn MPI_Irecv(
     req: *mut ffi::MPI_Request,
 ) -> c_int {
     let _call = Call::enter("MPI_Irecv");
-    crate::trace::p2p(source, tag, comm, count, dt);
+    super::traced::p2p(source, tag, comm, count, dt);
     let id = post_recv("MPI_Irecv", buf, count, dt, source, tag, comm);
     // SAFETY: the application's request handle.
     unsafe { *req = handle(id, true) };
     // SAFETY: just written.
-    crate::trace::request(unsafe { *req });
+    super::traced::request(unsafe { *req });
     ok()
 }
 
@@ -276,8 +276,8 @@ pub unsafe extern "C" fn MPI_Sendrecv(
 ) -> c_int {
     let _call = Call::enter("MPI_Sendrecv");
     let name = "MPI_Sendrecv";
-    crate::trace::p2p(dest, stag, comm, scount, stype);
-    crate::trace::recv_half(source, rtag, rcount, rtype);
+    super::traced::p2p(dest, stag, comm, scount, stype);
+    super::traced::recv_half(source, rtag, rcount, rtype);
     // SAFETY: the application's arguments.
     let s = unsafe { post_send(name, sbuf, scount, stype, dest, stag, comm, Mode::Standard) };
     let r = post_recv(name, rbuf, rcount, rtype, source, rtag, comm);
@@ -303,8 +303,8 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
 ) -> c_int {
     let _call = Call::enter("MPI_Sendrecv_replace");
     let name = "MPI_Sendrecv_replace";
-    crate::trace::p2p(dest, stag, comm, count, dt);
-    crate::trace::recv_half(source, rtag, count, dt);
+    super::traced::p2p(dest, stag, comm, count, dt);
+    super::traced::recv_half(source, rtag, count, dt);
     // SAFETY: the application's arguments: the send is packed before the
     // receive may overwrite the buffer.
     let s = unsafe { post_send(name, buf, count, dt, dest, stag, comm, Mode::Standard) };
@@ -338,7 +338,7 @@ fn look(source: c_int, tag: c_int, comm: usize) -> Option<(c_int, c_int, usize)>
 
 /// Records a probe's source, tag and communicator.
 fn probed(source: c_int, tag: c_int, comm: ffi::MPI_Comm) {
-    crate::trace::note(|rec| {
+    super::traced::note(|rec| {
         rec.peer = Some(i64::from(source));
         rec.tag = Some(i64::from(tag));
         rec.comm = Some(pnmpi_mpi_sys::Handle::bits(comm));
@@ -361,7 +361,7 @@ pub unsafe extern "C" fn MPI_Iprobe(
     probed(source, tag, comm);
     let found = look(source, tag, comm_of("MPI_Iprobe", comm));
     if let Some((s, t, _)) = found {
-        crate::trace::status(s, t);
+        super::traced::status(s, t);
     }
     // SAFETY: the application's out-pointers.
     unsafe {
@@ -394,7 +394,7 @@ pub unsafe extern "C" fn MPI_Probe(
     let comm = comm_of("MPI_Probe", comm);
     loop {
         if let Some((s, t, b)) = look(source, tag, comm) {
-            crate::trace::status(s, t);
+            super::traced::status(s, t);
             // SAFETY: the application's status.
             unsafe { set_status(st, s, t, b) };
             return ok();
@@ -448,16 +448,16 @@ pub unsafe extern "C" fn MPI_Request_free(req: *mut ffi::MPI_Request) -> c_int {
     let _call = Call::enter("MPI_Request_free");
     // SAFETY: the application's handle.
     let h = unsafe { *req };
-    crate::trace::done(pnmpi_mpi_sys::Handle::bits(h), None);
+    super::traced::done(pnmpi_mpi_sys::Handle::bits(h), None);
     if let Some(id) = handles::index(Kind::Request, h) {
         with(|e| {
-            let remove = match e.p2p.reqs.get(id).map(|r| (&r.work, r.done)) {
+            let remove = match e.p2p().get(id).map(|r| (&r.work, r.done)) {
                 Some((Work::Persistent(t), _)) => t.active.is_none(),
                 Some((_, done)) => done,
                 None => false,
             };
             if remove {
-                e.p2p.reqs.remove(id);
+                e.p2p_mut().remove(id);
             }
         });
     }

@@ -1,0 +1,94 @@
+//! The target the ranks run on: the machine, where each rank runs, the
+//! communication model (with its state, which the messages of every rank
+//! share) and the CPU factor. Every time is the kernel's
+//! ([`pnmpi_sim::kernel`]); this only holds what it needs.
+
+use pnmpi_sim::coll::Shape;
+use pnmpi_sim::machine::Machine;
+use pnmpi_sim::model::{CollCall, Model, Msg};
+use pnmpi_sim::units::Ns;
+
+/// The machine, the mapping, the model and the CPU factor.
+pub struct Timing {
+    model: Box<dyn Model>,
+    /// The model's name, to build it again for an algorithmic collective.
+    model_name: String,
+    machine: Machine,
+    node_of: Vec<u32>,
+    cpu_factor: f64,
+    /// CPU time two clock reads add to the interval between them.
+    cpu_bias: u64,
+    /// The model's lookahead: a rendezvous envelope arrives this long
+    /// after its send is posted.
+    lookahead: Ns,
+}
+
+impl Timing {
+    /// `model` (named `model_name`) on `machine`, ranks on `node_of`.
+    pub fn new(
+        model: (Box<dyn Model>, String),
+        machine: Machine,
+        node_of: Vec<u32>,
+        cpu_factor: f64,
+    ) -> Timing {
+        let lookahead = model.0.lookahead();
+        Timing {
+            model: model.0,
+            model_name: model.1,
+            machine,
+            node_of,
+            cpu_factor,
+            cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
+            lookahead,
+        }
+    }
+
+    /// The model, to time a message or a collective.
+    pub fn model(&mut self) -> &mut dyn Model {
+        &mut *self.model
+    }
+
+    /// The model's name.
+    pub fn model_name(&self) -> &str {
+        &self.model_name
+    }
+
+    /// The machine.
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// World rank `r`'s node.
+    pub fn node(&self, r: u32) -> u32 {
+        self.node_of[r as usize]
+    }
+
+    /// `bytes` from world rank `src` to `dst`, as the model sees them.
+    pub fn msg(&self, src: u32, dst: u32, bytes: u64) -> Msg {
+        Msg::between(src, dst, bytes, |r| self.node_of[r as usize])
+    }
+
+    /// The closed-form time of collective `shape` whose last member
+    /// entered at `latest`, its members on `nodes` (`None`: the world's).
+    pub fn collective(&mut self, shape: Shape, nodes: Option<&[u32]>, latest: Ns) -> Ns {
+        let nodes = nodes.unwrap_or(&self.node_of);
+        self.model.collective(&CollCall { shape, nodes }, latest)
+    }
+
+    /// The model's lookahead (its least latency between two ranks).
+    pub fn lookahead(&self) -> Ns {
+        self.lookahead
+    }
+
+    /// The CPU factor (0: compute ignored).
+    pub fn cpu_factor(&self) -> f64 {
+        self.cpu_factor
+    }
+
+    /// The target time of `used` ns of CPU measured here on world rank
+    /// `r`'s node, less what the two clock reads around it cost.
+    pub fn compute(&self, r: u32, used: u64) -> Ns {
+        let used = used.saturating_sub(self.cpu_bias) as f64;
+        pnmpi_sim::kernel::cpu(&self.machine, self.node(r), used, self.cpu_factor)
+    }
+}
