@@ -653,7 +653,7 @@ mod tests {
         fn alltoallv(&mut self, _: &[Vec<u8>]) -> Vec<u8> {
             Vec::new()
         }
-        fn min(&mut self, v: [f64; 3]) -> [f64; 3] {
+        fn min_words(&mut self, v: Ballot) -> Ballot {
             v
         }
         fn gather(&mut self, _: &[u8]) -> Option<Vec<Vec<u8>>> {
