@@ -171,6 +171,10 @@ impl<S: EventSource> EventSource for Stamped<S> {
     fn warnings(&self) -> Vec<String> {
         self.inner.warnings()
     }
+
+    fn keep(&mut self, range: std::ops::Range<usize>) {
+        self.inner.keep(range);
+    }
 }
 
 fn stamped<S: EventSource + 'static>(inner: S, first: &Rc<RefCell<Vec<Option<u64>>>>) -> Box<dyn OpSource> {
