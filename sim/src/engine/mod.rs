@@ -667,18 +667,26 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     /// Whether actor `a`'s op is a wait (or a test that completed
-    /// something) whose every request is complete already, its time
-    /// known: it touches nothing but its own actor, as local work does, so
-    /// it needs no order either (a test's success after a poll, the wait
-    /// of an eager send). A wildcard receive not yet matched is posted by
-    /// its wait: not alone.
+    /// something) that touches nothing but its own actor, as local work
+    /// does, and so needs no order either: it finds its requests complete
+    /// (a test's success after polls, the wait of an eager send) or blocks
+    /// on them, and under a model whose calls resume at once
+    /// ([`Model::resumes_at_once`]) it ends at the same time either way.
+    /// In a parallel replay a rank blocking in a wait then costs no
+    /// window. A wildcard receive not yet matched is posted by its wait,
+    /// and a request not open yet may be another thread's, posted at an
+    /// earlier time: not alone.
     fn wait_runs_alone(&mut self, a: usize) -> bool {
         let OpKind::Wait(done) = &self.actors[a].op.kind else {
             return false;
         };
+        let at_once = self.model.resumes_at_once();
         done.iter().all(|c| {
             !self.wildcards.contains_key(&c.req)
-                && self.reqs.get_mut(c.req).is_none_or(|r| r.done().is_some())
+                && self
+                    .reqs
+                    .get_mut(c.req)
+                    .is_some_and(|r| at_once || r.done().is_some())
         })
     }
 

@@ -94,4 +94,8 @@ impl Model for Bcs {
     fn resume(&self, t: Ns) -> Ns {
         (t / self.slice).ceil() * self.slice
     }
+
+    fn resumes_at_once(&self) -> bool {
+        false
+    }
 }

@@ -112,6 +112,14 @@ pub trait Model: Send {
         t
     }
 
+    /// Whether [`resume`](Self::resume) returns its argument: a wait then
+    /// ends at the same time whether it blocks before its requests
+    /// complete or finds them complete, so the engine may run it before
+    /// earlier events of other ranks (a parallel replay saves a window).
+    fn resumes_at_once(&self) -> bool {
+        true
+    }
+
     /// For a parallel replay: a lower bound, ns, of every message's
     /// transfer (`end - ready`) and of every collective of two or more
     /// members (`collective(..) - ready`), offered only by models whose
