@@ -5,9 +5,8 @@
 //! the last member joins, the layer computes every member's result in
 //! memory (reductions by `PMPI_Reduce_local`, in rank order) and
 //! completes all the requests at the time vtime gives the same call: the
-//! latest entry plus the shared model's closed form
-//! (`Model::collective`, `pnmpi sim`'s analytic collectives on the
-//! machine file's levels). Each member copies its result out in its own
+//! kernel's closed form from the latest entry, charged the largest part
+//! (`pnmpi_sim::kernel::coll`, the machine file's levels). Each member copies its result out in its own
 //! context when its request completes. Blocking collectives are a join
 //! and a wait; nonblocking ones return the request. Communicator
 //! constructors (dup, split, create, Cartesian) are the same rendezvous,
@@ -20,9 +19,9 @@
 //! computes the same results and time for its own members.
 use crate::engine::Engine;
 use crate::p2p::Work;
-use pnmpi_sim::coll::Shape;
+use pnmpi_sim::input::VCounts;
+use pnmpi_sim::kernel::coll::{closed_form, Member, Shape};
 use pnmpi_sim::machine::CollChoice;
-use pnmpi_sim::model::CollCall;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
 use serde::{Deserialize, Serialize};
@@ -76,9 +75,10 @@ pub struct Call {
     joined_here: u32,
     /// The latest member's entry time.
     pub latest: Ns,
+    /// The largest size a member is charged ([`Member::charged`]).
     bytes: u64,
-    /// Each member's entry time and size (for an algorithmic collective).
-    entries: Vec<(Ns, u64)>,
+    /// Each member's entry time and part (for an algorithmic collective).
+    entries: Vec<(Ns, Member)>,
     /// A blocking call (only those are replayed by their algorithm, as
     /// vtime does).
     blocking: bool,
@@ -96,14 +96,32 @@ pub struct Call {
 }
 
 /// What the other processes' members brought to a call: their
-/// contributions (by member) and the latest entry and largest size
-/// among them.
+/// contributions (by member) and the latest entry and largest charged
+/// size among them.
 #[derive(Serialize, Deserialize)]
 pub struct Share {
     pub latest: Ns,
     pub bytes: u64,
-    /// Member, its entry time and size, and its contribution.
-    pub gifts: Vec<(u32, Ns, u64, Gift)>,
+    /// Member, its entry time and part (size, per-peer bytes sent and
+    /// received), and its contribution.
+    pub gifts: Vec<(u32, Ns, Sent, Gift)>,
+}
+
+/// A [`Member`] as a process sends it: size, and the per-peer bytes.
+type Sent = (u64, Option<(Vec<u64>, Vec<u64>)>);
+
+fn sent(p: &Member) -> Sent {
+    (
+        p.bytes,
+        p.counts.as_ref().map(|c| (c.send.clone(), c.recv.clone())),
+    )
+}
+
+fn member((bytes, counts): Sent) -> Member {
+    Member {
+        bytes,
+        counts: counts.map(|(send, recv)| VCounts { send, recv }),
+    }
 }
 
 /// A member's request's part: which call and which member.
@@ -125,8 +143,8 @@ pub struct State {
 
 impl Engine {
     /// The running rank joins its next collective on communicator `comm`
-    /// with `gift`; `bytes` is its size for the model. Returns the
-    /// request.
+    /// with `gift`; `part` is what it brings to the kernel's timing.
+    /// Returns the request.
     #[allow(clippy::too_many_arguments)]
     pub fn join(
         &mut self,
@@ -134,7 +152,7 @@ impl Engine {
         op: Op,
         root: u32,
         gift: Gift,
-        bytes: u64,
+        part: Member,
         out: crate::api::coll::Out,
         blocking: bool,
     ) -> usize {
@@ -166,11 +184,11 @@ impl Engine {
         let req = self.request(Work::Coll(Part { call: id, me, out }), false);
         let c = &mut self.colls.calls[id];
         c.gifts[me as usize] = gift;
-        c.entries[me as usize] = (t, bytes);
+        c.bytes = c.bytes.max(part.charged());
+        c.entries[me as usize] = (t, part);
         c.blocking = blocking;
         c.reqs[me as usize] = Some(req);
         c.latest = c.latest.max(t);
-        c.bytes = c.bytes.max(bytes);
         c.joined += 1;
         c.joined_here += 1;
         if c.joined_here == self.comms.comms[comm].local && !self.comms.comms[comm].remote.is_empty() {
@@ -210,8 +228,8 @@ impl Engine {
                         ),
                         g => g.clone(),
                     };
-                    let (entry, size) = c.entries[m as usize];
-                    (m, entry, size, g)
+                    let (entry, p) = &c.entries[m as usize];
+                    (m, *entry, sent(p), g)
                 })
                 .collect();
             let share = Share {
@@ -248,9 +266,9 @@ impl Engine {
         let c = &mut self.colls.calls[id];
         c.latest = c.latest.max(share.latest);
         c.bytes = c.bytes.max(share.bytes);
-        for (m, entry, size, g) in share.gifts {
+        for (m, entry, p, g) in share.gifts {
             c.gifts[m as usize] = g;
-            c.entries[m as usize] = (entry, size);
+            c.entries[m as usize] = (entry, member(p));
             c.joined += 1;
         }
     }
@@ -286,7 +304,7 @@ impl Engine {
             joined_here: 0,
             latest: 0.0,
             bytes: 0,
-            entries: vec![(0.0, 0); size as usize],
+            entries: vec![(0.0, Member::default()); size as usize],
             blocking: false,
             gifts: (0..size).map(|_| Gift::Nothing).collect(),
             reqs: vec![None; size as usize],
@@ -349,16 +367,10 @@ impl Engine {
                 };
                 let latest = c.latest;
                 let at = if c.size == self.n {
-                    self.model.collective(
-                        &CollCall {
-                            shape,
-                            nodes: &self.node_of,
-                        },
-                        latest,
-                    )
+                    closed_form(&mut *self.model, shape, &self.node_of, latest)
                 } else {
                     let nodes = self.member_nodes(id);
-                    self.model.collective(&CollCall { shape, nodes: &nodes }, latest)
+                    closed_form(&mut *self.model, shape, &nodes, latest)
                 };
                 for r in reqs {
                     self.complete(r, at);

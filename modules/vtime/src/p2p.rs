@@ -52,17 +52,6 @@ pub struct Posted {
     pub ack: Option<(u32, u64)>,
 }
 
-/// The send mode of MPI routine `name` (`MPI_Bsend`, `MPI_Issend_c` ...).
-pub fn mode(name: &str) -> Mode {
-    if name.contains("Bsend") {
-        Mode::Buffered
-    } else if name.contains("Ssend") {
-        Mode::Synchronous
-    } else {
-        Mode::Standard
-    }
-}
-
 /// Timestamps still being sent: the request and its buffer, which must
 /// live until the send completes.
 struct InFlight {

@@ -6,11 +6,14 @@
 //! drifts, and then one program gets different answers in different
 //! modes.
 //!
-//! What the kernel owns so far: the point-to-point rule ([`p2p`]: when a
+//! What the kernel owns: the point-to-point rule ([`p2p`]: when a
 //! send's CPU is free, eager or rendezvous, when the data moves, when
-//! each side completes) and CPU charging ([`cpu`]). Models stay behind
-//! [`crate::model::Model`]; the kernel never names one.
+//! each side completes), the collective rule ([`coll`]: what each member
+//! brings, the closed form, the algorithms' messages) and CPU charging
+//! ([`cpu`]). Models stay behind [`crate::model::Model`]; the kernel
+//! never names one.
 
+pub mod coll;
 pub mod p2p;
 
 use crate::machine::Machine;

@@ -42,6 +42,21 @@ pub enum Mode {
     Synchronous,
 }
 
+impl Mode {
+    /// The send mode of MPI routine `name` (`MPI_Bsend`, `MPI_Issend_c`
+    /// ...): what vtime's wrappers and the replay of a trace's sends
+    /// (named by their routine) take alike.
+    pub fn of(name: &str) -> Mode {
+        if name.contains("Bsend") {
+            Mode::Buffered
+        } else if name.contains("Ssend") {
+            Mode::Synchronous
+        } else {
+            Mode::Standard
+        }
+    }
+}
+
 /// A posted send, as its sender knows it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Posted {
@@ -204,6 +219,14 @@ mod tests {
         assert!(!eager(&*model, &msg(8), Mode::Synchronous));
         assert!(eager(&*model, &msg(65536), Mode::Standard));
         assert!(!eager(&*model, &msg(65537), Mode::Standard));
+    }
+
+    #[test]
+    fn a_routines_name_gives_its_send_mode() {
+        assert_eq!(Mode::of("MPI_Issend_c"), Mode::Synchronous);
+        assert_eq!(Mode::of("MPI_Bsend"), Mode::Buffered);
+        assert_eq!(Mode::of("MPI_Rsend"), Mode::Standard);
+        assert_eq!(Mode::of("MPI_Send"), Mode::Standard);
     }
 
     #[test]

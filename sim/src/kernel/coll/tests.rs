@@ -4,8 +4,9 @@
 //! already received; a few are compared step by step with lists worked
 //! out by hand from SimGrid's code.
 
+use super::algorithms::expand;
 use super::exchange::{alltoall_ompi_pick, Pick};
-use super::{algorithms_of, default_algorithm, expand, log2_ceil, Shape, Step};
+use super::{algorithms_of, default_algorithm, log2_ceil, Shape, Step};
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 
@@ -457,7 +458,7 @@ fn pair_bytes(from: u32, to: u32) -> u64 {
 
 #[test]
 fn v_collectives_pair_up_with_each_peers_bytes_and_replay() {
-    use super::expand_v;
+    use super::super::vector::expand_v;
     use crate::input::VCounts;
     for p in sizes() {
         for root in roots(p) {
