@@ -250,7 +250,19 @@ fn rendezvous_senders_end_alike_in_every_mode() {
 fn a_program_that_needs_buffering_deadlocks_and_the_report_says_so() {
     // `rdv exchange`: ranks 0 and 1 both send 1 MiB first. Virtual ranks,
     // in 1 process and in 2 (one rank each side), stop with a deadlock
-    // naming both sends and saying the program depends on buffering.
+    // naming both sends and saying the program depends on buffering; so
+    // do processes under vtime, whose probes find the cycle of waits.
+    let (_, run) = under_vtime(MACHINE, "simple", 3, "rdv", &["exchange"]);
+    assert!(!run.success(), "vtime: it ran:\n{}", run.stderr);
+    for said in [
+        "deadlock: rank(s) ",
+        "wait in sends above the eager threshold for receives never posted",
+        "rank 0 to rank 1 (1048576 bytes)",
+        "rank 1 to rank 0 (1048576 bytes)",
+        "the program depends on MPI buffering sends above the eager threshold",
+    ] {
+        assert!(run.stderr.contains(said), "vtime: no `{said}`:\n{}", run.stderr);
+    }
     for procs in [1, 2] {
         let (_, run) = under_vranks(MACHINE, "simple", procs, 3, "rdv", &["exchange"], false);
         assert!(!run.success(), "{procs} process(es): it ran:\n{}", run.stderr);

@@ -24,6 +24,7 @@ mod coll;
 mod comms;
 mod complete;
 mod config;
+mod deadlock;
 mod p2p;
 mod report;
 mod state;
@@ -226,6 +227,33 @@ macro_rules! send_done {
     };
 }
 
+/// A send down the chain: a blocking rendezvous as
+/// [`p2p::rendezvous_send`], the others as they are.
+macro_rules! send_call {
+    ($posted:ident, $mpi:ident, $x:ident, ($($a:ident),*)) => {
+        match $posted {
+            // SAFETY: the call's own arguments, to its nonblocking form.
+            Some(p) if p2p::is_rendezvous(&$posted) => unsafe { p2p::rendezvous_send(stringify!($mpi), $($a),*, p) },
+            _ => {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($($a),*) };
+                if rc == constants::SUCCESS() {
+                    send_done!($posted);
+                }
+                rc
+            }
+        }
+    };
+    ($posted:ident, $mpi:ident, $x:ident, ($($a:ident),*), $req:ident) => {{
+        // SAFETY: the call's own arguments, unchanged, to the next layer.
+        let rc = unsafe { raw::$x($($a),*, $req) };
+        if rc == constants::SUCCESS() {
+            send_done!($posted, $req);
+        }
+        rc
+    }};
+}
+
 /// Send, Bsend, Ssend, Rsend and their nonblocking forms.
 macro_rules! send {
     ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
@@ -233,12 +261,7 @@ macro_rules! send {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc $(, $req: $tr)?) -> $r, {
             state::call(|timed| {
                 let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt), p2p::Mode::of(stringify!($mpi))) } else { None };
-                // SAFETY: the call's own arguments, unchanged, to the next layer.
-                let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm $(, $req)?) };
-                if rc == constants::SUCCESS() {
-                    send_done!(posted $(, $req)?);
-                }
-                rc
+                send_call!(posted, $mpi, $x, ($buf, $n, $dt, $dest, $tag, $comm) $(, $req)?)
             })
         });
     };

@@ -1358,8 +1358,9 @@ impl<'m, 'o> Engine<'m, 'o> {
             .collect();
         if !held.is_empty() {
             lines.push(format!(
-                "rank(s) {} wait in sends above the eager threshold for receives never posted: the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do",
-                held.join(", ")
+                "rank(s) {} wait in sends above the eager threshold for receives never posted: {}",
+                held.join(", "),
+                p2p::DEPENDS_ON_BUFFERING
             ));
         }
         lines.join("\n")

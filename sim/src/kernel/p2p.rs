@@ -28,6 +28,11 @@
 use crate::model::{Model, Msg, Transfer};
 use crate::units::Ns;
 
+/// Why a program whose ranks wait in standard sends above the eager
+/// threshold for receives never posted deadlocks: every mode's report of
+/// such a deadlock ends with it, in the same words.
+pub const DEPENDS_ON_BUFFERING: &str = "the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do";
+
 /// How a send's data moves, from its MPI send mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
