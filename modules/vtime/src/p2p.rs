@@ -314,6 +314,7 @@ fn await_ack(hop: Hop, mut real: Option<MPI_Request>) -> (Option<(Ns, Ns)>, c_in
             Some(ack) if real.is_none() => return (ack, rc),
             _ => {}
         }
+        settle_receives();
         deadlock::handle(hop, comm);
         if !probed && start.elapsed() >= deadlock::PROBE_AFTER {
             deadlock::start(hop, comm);
@@ -374,15 +375,36 @@ fn take_ack(hop: Hop, comm: Comm) -> Option<Option<(Ns, Ns)>> {
 /// `status` points to a status MPI filled for the receive.
 pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
     // SAFETY: the caller's contract.
+    if let Some((done, post)) = unsafe { timestamp(comm, status, posted) } {
+        arrived(done, post);
+    }
+}
+
+/// A receive completes at `done`, of a message posted at `post`.
+fn arrived(done: Ns, post: Ns) {
+    state::with(|st| {
+        st.clock = st.clock.max(done);
+        st.call_late = st.call_late.max(post);
+    });
+}
+
+/// A receive on `comm`, posted at `posted`, matched as `status` says:
+/// takes the message's timestamp, acknowledges a rendezvous, and gives
+/// the receive's completion and the send's post.
+///
+/// # Safety
+/// `status` points to a status MPI filled for the receive.
+unsafe fn timestamp(comm: u64, status: *const MPI_Status, posted: Ns) -> Option<(Ns, Ns)> {
+    // SAFETY: the caller's contract.
     let (source, tag) = unsafe { ((*status).MPI_SOURCE, (*status).MPI_TAG) };
     if source == constants::PROC_NULL() || source < 0 {
-        return;
+        return None;
     }
     let Some(Some((shadow, src))) = state::with(|st| {
         let info = st.comms.get(&comm)?;
         Some((info.shadow, *info.peers.get(source as usize)?))
     }) else {
-        return;
+        return None;
     };
     let mut stamp = [0u64; STAMP];
     match native::recv(&mut stamp, source, tag, Comm::from_bits(shadow)) {
@@ -392,11 +414,11 @@ pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
                 "pnmpi vtime: a timestamp of {} words instead of {STAMP}: message not timed",
                 r.len
             );
-            return;
+            return None;
         }
         Err(e) => {
             eprintln!("pnmpi vtime: cannot receive a timestamp ({e}): message not timed");
-            return;
+            return None;
         }
     }
     let (post, free, bytes) = (f64::from_bits(stamp[0]), f64::from_bits(stamp[1]), stamp[2]);
@@ -409,18 +431,73 @@ pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
             Mode::Standard
         };
         let k = rule::matched(&mut *st.model, &m, mode, free, arrival, posted, &mut unstretched);
-        st.clock = st.clock.max(k.recv_done);
-        st.call_late = st.call_late.max(post);
         st.totals.received += 1;
         let ack = arrival.is_none().then_some((st.ack_comm, k.send_done));
         if ack.is_some() {
             st.totals.acks += 1;
         }
-        ack
-    });
-    if let Some(Some((ack_comm, done))) = ack {
+        (ack, k.recv_done)
+    })?;
+    if let (Some((ack_comm, done)), _) = ack {
         let words = [stamp[4], done.to_bits(), posted.to_bits(), 0, 0, 0];
         isend_words(words, ACK, src as c_int, ACK_TAG, Comm::from_bits(ack_comm));
+    }
+    Some((ack.1, post))
+}
+
+/// The receives of this rank that MPI has matched but the application
+/// has not completed yet, read now: this rank waits for an
+/// acknowledgement, and their senders may wait for theirs (a receive
+/// posted before a blocking send to a rank that does the same). Each
+/// keeps its completion for when the application completes it.
+fn settle_receives() {
+    let open: Vec<(u64, u64, Ns)> = state::with(|st| {
+        st.reqs
+            .iter()
+            .filter_map(|(&h, r)| match *r {
+                Req::Recv {
+                    comm,
+                    posted,
+                    active: true,
+                    cancelled: false,
+                    early: None,
+                    ..
+                } => Some((h, comm, posted)),
+                _ => None,
+            })
+            .collect()
+    })
+    .unwrap_or_default();
+    let mut matched = Vec::new();
+    for (handle, comm, posted) in open {
+        let mut flag: c_int = 0;
+        let mut status = blank_status();
+        // SAFETY: an active request of the application's receive (the
+        // table drops it when it completes or is freed); MPI only reports
+        // its state and frees nothing.
+        let rc = unsafe { ffi::PMPI_Request_get_status(MPI_Request::from_bits(handle), &mut flag, &mut status) };
+        if rc == constants::SUCCESS() && flag != 0 {
+            matched.push((handle, comm, posted, status));
+        }
+    }
+    // Timestamps are read in the order their messages were sent: two
+    // matched receives of one source and tag cannot tell which is first
+    // here, so those wait for the application's completion.
+    let key = |s: &MPI_Status, comm: u64| (comm, s.MPI_SOURCE, s.MPI_TAG);
+    for &(handle, comm, posted, status) in &matched {
+        let k = key(&status, comm);
+        if matched.iter().filter(|m| key(&m.3, m.1) == k).count() > 1 {
+            continue;
+        }
+        // SAFETY: MPI filled `status` for the matched receive.
+        let Some(t) = (unsafe { timestamp(comm, &status, posted) }) else {
+            continue;
+        };
+        state::with(|st| {
+            if let Some(Req::Recv { early, .. }) = st.reqs.get_mut(&handle) {
+                *early = Some(t);
+            }
+        });
     }
 }
 
@@ -440,6 +517,7 @@ pub fn blank_status() -> MPI_Status {
 pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
     enum Then {
         Recv(u64, Ns, bool),
+        Early(Ns, Ns),
         Send(Posted),
         Coll(Box<crate::coll::Pending>),
     }
@@ -451,12 +529,16 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                 persistent,
                 active,
                 cancelled,
+                early,
             } => {
                 if !*active {
                     return None;
                 }
                 *active = false;
-                let t = Then::Recv(*comm, *posted, *cancelled);
+                let t = match early.take() {
+                    Some((done, post)) => Then::Early(done, post),
+                    None => Then::Recv(*comm, *posted, *cancelled),
+                };
                 *cancelled = false;
                 (*persistent, t)
             }
@@ -497,6 +579,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
             // SAFETY: the caller's contract.
             unsafe { received(comm, status, posted) };
         }
+        Some(Then::Early(done, post)) => arrived(done, post),
         Some(Then::Coll(p)) => crate::coll::finish(*p),
     }
 }
@@ -573,6 +656,7 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool) {
                 persistent,
                 active: !persistent,
                 cancelled: false,
+                early: None,
             },
         );
     });
@@ -697,6 +781,7 @@ pub fn mrecv_posted(comm: u64, posted: Ns, handle: u64) {
                 persistent: false,
                 active: true,
                 cancelled: false,
+                early: None,
             },
         )
     });
