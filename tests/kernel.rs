@@ -1,5 +1,5 @@
-//! Issue 35: one point-to-point timing rule (`pnmpi_sim::kernel`) in the
-//! three simulators. A program runs three ways with `cpu_factor 0`:
+//! Issue 35: one set of timing rules (`pnmpi_sim::kernel`: point to
+//! point, collectives, CPU) in the three simulators. A program runs three ways with `cpu_factor 0`:
 //! processes under vtime, `--vranks` in 1 and in 2 processes (the latter
 //! traced on the virtual clock), and `pnmpi sim replay` of that trace;
 //! every rank's end (its `MPI_Wtime` after its last call; the replay's
@@ -7,7 +7,7 @@
 //! `simple` and `loggp`. `rdv.c` is the program that told the modes apart:
 //! a standard send above the eager threshold is a rendezvous in all three
 //! now, and a program that only runs if MPI buffers such sends deadlocks
-//! in the modes that can tell, naming the ranks.
+//! in every mode, each naming the ranks in the same words.
 
 mod common;
 use common::*;

@@ -266,7 +266,9 @@ pub unsafe fn rendezvous_send(
     let rc = unsafe {
         match Mode::of(name) {
             Mode::Synchronous => pnmpi_sdk::raw::XMPI_Issend(buf, count, dt, dest, tag, comm, &mut req),
-            _ if name.contains("Rsend") => pnmpi_sdk::raw::XMPI_Irsend(buf, count, dt, dest, tag, comm, &mut req),
+            _ if name.contains("Rsend") => {
+                pnmpi_sdk::raw::XMPI_Irsend(buf, count, dt, dest, tag, comm, &mut req)
+            }
             _ => pnmpi_sdk::raw::XMPI_Isend(buf, count, dt, dest, tag, comm, &mut req),
         }
     };
@@ -475,7 +477,8 @@ fn settle_receives() {
         // SAFETY: an active request of the application's receive (the
         // table drops it when it completes or is freed); MPI only reports
         // its state and frees nothing.
-        let rc = unsafe { ffi::PMPI_Request_get_status(MPI_Request::from_bits(handle), &mut flag, &mut status) };
+        let rc =
+            unsafe { ffi::PMPI_Request_get_status(MPI_Request::from_bits(handle), &mut flag, &mut status) };
         if rc == constants::SUCCESS() && flag != 0 {
             matched.push((handle, comm, posted, status));
         }

@@ -52,9 +52,10 @@ impl Mode {
     /// ...): what vtime's wrappers and the replay of a trace's sends
     /// (named by their routine) take alike.
     pub fn of(name: &str) -> Mode {
-        if name.contains("Bsend") {
+        let name = name.trim_start_matches("MPI_").to_ascii_lowercase();
+        if name.contains("bsend") {
             Mode::Buffered
-        } else if name.contains("Ssend") {
+        } else if name.contains("ssend") {
             Mode::Synchronous
         } else {
             Mode::Standard
@@ -230,6 +231,9 @@ mod tests {
     fn a_routines_name_gives_its_send_mode() {
         assert_eq!(Mode::of("MPI_Issend_c"), Mode::Synchronous);
         assert_eq!(Mode::of("MPI_Bsend"), Mode::Buffered);
+        assert_eq!(Mode::of("MPI_Ibsend"), Mode::Buffered);
+        assert_eq!(Mode::of("MPI_Ssend_init"), Mode::Synchronous);
+        assert_eq!(Mode::of("MPI_Isend"), Mode::Standard);
         assert_eq!(Mode::of("MPI_Rsend"), Mode::Standard);
         assert_eq!(Mode::of("MPI_Send"), Mode::Standard);
     }

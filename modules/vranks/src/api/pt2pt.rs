@@ -492,7 +492,11 @@ pub unsafe extern "C" fn MPI_Buffer_attach(buf: *mut c_void, size: c_int) -> c_i
 pub unsafe extern "C" fn MPI_Buffer_detach(buf: *mut c_void, size: *mut c_int) -> c_int {
     let _call = Call::enter("MPI_Buffer_detach");
     let me = with(|e| e.current);
-    let (addr, n) = BUFFERS.lock().ok().and_then(|mut b| b.remove(&me)).unwrap_or((0, 0));
+    let (addr, n) = BUFFERS
+        .lock()
+        .ok()
+        .and_then(|mut b| b.remove(&me))
+        .unwrap_or((0, 0));
     // SAFETY: the application's out-arguments (MPI's contract), written
     // only when given.
     unsafe {
