@@ -230,13 +230,15 @@ macro_rules! send_done {
 /// A send down the chain: a blocking rendezvous as
 /// [`p2p::rendezvous_send`], the others as they are.
 macro_rules! send_call {
-    ($posted:ident, $mpi:ident, $x:ident, ($($a:ident),*)) => {
-        match $posted {
+    ($posted:ident, $mpi:ident, $x:ident, ($buf:ident, $n:ident, $dt:ident, $dest:ident, $tag:ident, $comm:ident)) => {
+        match ($posted, p2p::small($n)) {
             // SAFETY: the call's own arguments, to its nonblocking form.
-            Some(p) if p2p::is_rendezvous(&$posted) => unsafe { p2p::rendezvous_send(stringify!($mpi), $($a),*, p) },
+            (Some(p), Some(n)) if p2p::is_rendezvous(&$posted) => unsafe {
+                p2p::rendezvous_send(stringify!($mpi), $buf, n, $dt, $dest, $tag, $comm, p)
+            },
             _ => {
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
-                let rc = unsafe { raw::$x($($a),*) };
+                let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm) };
                 if rc == constants::SUCCESS() {
                     send_done!($posted);
                 }

@@ -235,6 +235,12 @@ fn took(ack: Option<(Ns, Ns)>) {
     }
 }
 
+/// A send's count as a C `int`, `None` above it (a large-count `_c`
+/// send then goes down the chain as it is, its wait not watched).
+pub fn small<C: TryInto<c_int>>(count: C) -> Option<c_int> {
+    count.try_into().ok()
+}
+
 /// Whether `posted` is a rendezvous, whose blocking send goes down the
 /// chain as [`rendezvous_send`].
 pub fn is_rendezvous(posted: &Option<Posted>) -> bool {
