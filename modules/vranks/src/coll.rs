@@ -120,7 +120,7 @@ fn sent(p: &Member) -> Sent {
 fn member((bytes, counts): Sent) -> Member {
     Member {
         bytes,
-        counts: counts.map(|(send, recv)| VCounts { send, recv }),
+        counts: counts.map(|(send, recv)| Box::new(VCounts { send, recv })),
     }
 }
 

@@ -181,9 +181,11 @@ fn allgather(entry: f64, part: &Member, comm: Comm) -> Result<Vec<(f64, Member)>
         .chunks(4)
         .map(|h| {
             let (ns, nr) = (h[2] as usize, h[3] as usize);
-            let counts = (ns + nr > 0).then(|| VCounts {
-                send: peers[at..at + ns].to_vec(),
-                recv: peers[at + ns..at + ns + nr].to_vec(),
+            let counts = (ns + nr > 0).then(|| {
+                Box::new(VCounts {
+                    send: peers[at..at + ns].to_vec(),
+                    recv: peers[at + ns..at + ns + nr].to_vec(),
+                })
             });
             at += ns + nr;
             (f64::from_bits(h[0]), Member { bytes: h[1], counts })
@@ -344,7 +346,7 @@ pub unsafe fn per_peer<C: Copy + Into<i64>>(
 pub fn vector(bytes: u64, send: Vec<u64>, recv: Vec<u64>) -> Member {
     Member {
         bytes,
-        counts: Some(VCounts { send, recv }),
+        counts: Some(Box::new(VCounts { send, recv })),
     }
 }
 

@@ -98,7 +98,7 @@ impl OpSource for CollOps {
                     bytes: self.parts[actor].bytes,
                     root: self.root,
                     req: None,
-                    counts: self.parts[actor].counts.clone().map(Box::new),
+                    counts: self.parts[actor].counts.clone(),
                 },
                 3 => OpKind::Finalize,
                 _ => return Ok(false),

@@ -81,10 +81,10 @@ fn vector(bytes: u64, send: &[i64], recv: &[i64]) -> Member {
     let side = |v: &[i64]| v.iter().map(|&b| b.max(0) as u64).collect();
     Member {
         bytes,
-        counts: Some(VCounts {
+        counts: Some(Box::new(VCounts {
             send: side(send),
             recv: side(recv),
-        }),
+        })),
     }
 }
 

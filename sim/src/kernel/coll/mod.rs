@@ -39,8 +39,9 @@ pub struct Member {
     /// A `v` collective's per-peer bytes where significant on this
     /// member (`alltoallv`: both sides; `allgatherv`, `reduce_scatter`:
     /// the receive side; `gatherv`'s root: the receive side,
-    /// `scatterv`'s: the send side); `None` for the others.
-    pub counts: Option<VCounts>,
+    /// `scatterv`'s: the send side); `None` for the others. Boxed: a
+    /// collective of a million virtual ranks holds a part per member.
+    pub counts: Option<Box<VCounts>>,
 }
 
 impl Member {
@@ -51,7 +52,7 @@ impl Member {
 
     /// What the closed form charges for this member: [`charged`].
     pub fn charged(&self) -> u64 {
-        charged(self.bytes, self.counts.as_ref())
+        charged(self.bytes, self.counts.as_deref())
     }
 }
 

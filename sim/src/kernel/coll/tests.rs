@@ -537,7 +537,7 @@ fn a_member_is_charged_its_largest_block_and_a_v_collective_runs_its_v_form() {
     };
     let m = Member {
         bytes: 20,
-        counts: Some(v.clone()),
+        counts: Some(Box::new(v.clone())),
     };
     assert_eq!(m.charged(), 70);
     assert_eq!(charged(20, None), 20);
