@@ -179,7 +179,8 @@ fn nas_like_kernels_agree_within_a_tenth_of_a_percent() {
 /// persistent sends, `MPI_Sendrecv_replace`, matched probes, a cancelled
 /// receive, a polled `MPI_Issend`), at an eager and a rendezvous size:
 /// the trace replays without a deadlock, and smpirun, the replay of the
-/// export and the replay of the trace itself agree.
+/// export and the replay of the trace itself agree (the trace within
+/// 5 %: its buffered and synchronous sends are timed as such).
 #[test]
 fn every_request_kind_replays_as_it_ran_at_eager_and_rendezvous_sizes() {
     for bytes in ["1024", "1000000"] {
@@ -198,7 +199,11 @@ fn every_request_kind_replays_as_it_ran_at_eager_and_rendezvous_sizes() {
                 .expect("JSON");
         let traced = report["runtime_s"].as_f64().expect("runtime_s");
         within(&format!("reqkinds {bytes} B, its export"), sg, ours, 0.001);
-        within(&format!("reqkinds {bytes} B, its trace"), sg, traced, 0.001);
+        // The trace keeps each send's mode, which its replay honours
+        // (kernel::p2p::Mode::of) as vtime and virtual ranks do: MPI_Bsend
+        // eager at any size, MPI_Ssend complete once matched. SimGrid's
+        // action format has plain sends only (1.9 % and 4.1 % apart).
+        within(&format!("reqkinds {bytes} B, its trace"), sg, traced, 0.05);
         assert!(sg > 1e-4, "{sg} s");
     }
 }

@@ -1,6 +1,6 @@
 //! Simulation of MPI runs on a model of another machine: the machine
 //! description ([`machine`]), the network and collective models
-//! ([`model`], [`coll`]), and the trace-driven replay engine ([`engine`])
+//! ([`model`], [`kernel::coll`]), and the trace-driven replay engine ([`engine`])
 //! behind `pnmpi sim replay` (PSINS's simulator), with its inputs (tracer
 //! folders, merged traces, OTF2 archives, SimGrid traces: [`input`]),
 //! reports, comparisons across machines and models ([`compare`]),
@@ -12,7 +12,6 @@
 //! `docs/sim.md` has the rules and the equations.
 
 pub mod calibrate;
-pub mod coll;
 pub mod compare;
 pub mod engine;
 pub mod goal;

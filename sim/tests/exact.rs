@@ -128,24 +128,25 @@ fn algorithmic_collective_sends_its_messages() {
     );
     let body = "bcast 1000 0";
     let out = run(&m, "simple", &[body, body, body, body]).unwrap();
-    let expected = pnmpi_sim::coll::algorithms_of(pnmpi_trace::routine::Coll::Bcast)[0];
+    let expected = pnmpi_sim::kernel::coll::algorithms_of(pnmpi_trace::routine::Coll::Bcast)[0];
     let mut steps = Vec::new();
     for me in 0..4 {
-        pnmpi_sim::coll::expand(
+        pnmpi_sim::kernel::coll::steps(
             expected,
-            &pnmpi_sim::coll::Shape {
+            &pnmpi_sim::kernel::coll::Shape {
                 coll: pnmpi_trace::routine::Coll::Bcast,
                 size: 4,
                 me,
                 root: 0,
                 bytes: 1000,
             },
+            None,
             &mut steps,
         );
     }
     let sends = steps
         .iter()
-        .filter(|s| matches!(s, pnmpi_sim::coll::Step::Isend { .. }))
+        .filter(|s| matches!(s, pnmpi_sim::kernel::coll::Step::Isend { .. }))
         .count();
     assert_eq!(out.stats.messages, sends as u64);
     assert_eq!(sends, 3);

@@ -5,9 +5,8 @@
 //! the last member joins, the layer computes every member's result in
 //! memory (reductions by `PMPI_Reduce_local`, in rank order) and
 //! completes all the requests at the time vtime gives the same call: the
-//! latest entry plus the shared model's closed form
-//! (`Model::collective`, `pnmpi sim`'s analytic collectives on the
-//! machine file's levels). Each member copies its result out in its own
+//! kernel's closed form from the latest entry, charged the largest part
+//! (`pnmpi_sim::kernel::coll`, the machine file's levels). Each member copies its result out in its own
 //! context when its request completes. Blocking collectives are a join
 //! and a wait; nonblocking ones return the request. Communicator
 //! constructors (dup, split, create, Cartesian) are the same rendezvous,
@@ -27,7 +26,8 @@ use crate::p2p::{P2p, Work};
 use crate::sched::Sched;
 use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
-use pnmpi_sim::coll::Shape;
+use pnmpi_sim::input::VCounts;
+use pnmpi_sim::kernel::coll::{Member, Shape};
 use pnmpi_sim::machine::CollChoice;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
@@ -111,9 +111,10 @@ pub struct Call {
     joined_here: u32,
     /// The latest member's entry time.
     pub latest: Ns,
+    /// The largest size a member is charged ([`Member::charged`]).
     bytes: u64,
-    /// Each member's entry time and size (for an algorithmic collective).
-    entries: Vec<(Ns, u64)>,
+    /// Each member's entry time and part (for an algorithmic collective).
+    entries: Vec<(Ns, Member)>,
     /// A blocking call (only those are replayed by their algorithm, as
     /// vtime does).
     blocking: bool,
@@ -139,14 +140,32 @@ impl Call {
 }
 
 /// What the other processes' members brought to a call: their
-/// contributions (by member) and the latest entry and largest size
-/// among them.
+/// contributions (by member) and the latest entry and largest charged
+/// size among them.
 #[derive(Serialize, Deserialize)]
 pub struct Share {
     pub latest: Ns,
     pub bytes: u64,
-    /// Member, its entry time and size, and its contribution.
-    pub gifts: Vec<(u32, Ns, u64, Gift)>,
+    /// Member, its entry time and part (size, per-peer bytes sent and
+    /// received), and its contribution.
+    pub gifts: Vec<(u32, Ns, Sent, Gift)>,
+}
+
+/// A [`Member`] as a process sends it: size, and the per-peer bytes.
+type Sent = (u64, Option<(Vec<u64>, Vec<u64>)>);
+
+fn sent(p: &Member) -> Sent {
+    (
+        p.bytes,
+        p.counts.as_ref().map(|c| (c.send.clone(), c.recv.clone())),
+    )
+}
+
+fn member((bytes, counts): Sent) -> Member {
+    Member {
+        bytes,
+        counts: counts.map(|(send, recv)| Box::new(VCounts { send, recv })),
+    }
 }
 
 /// The members of this process joined the `seq`-th collective on the
@@ -168,8 +187,9 @@ pub struct Entry {
     pub root: u32,
     /// Its contribution.
     pub gift: Gift,
-    /// Its size for the model.
-    pub bytes: u64,
+    /// What it brings to the kernel's timing (its size, a `v`
+    /// collective's per-peer bytes).
+    pub part: Member,
     /// Where its result goes.
     pub out: Out,
     /// A blocking call (a nonblocking one returns the request).
@@ -231,7 +251,7 @@ impl Colls {
             op,
             root,
             gift,
-            bytes,
+            part,
             out,
             blocking,
         } = entry;
@@ -263,12 +283,12 @@ impl Colls {
         let req = b.p2p.request(b.sched, Work::Coll { call: id, me }, false);
         let c = &mut self.calls[id];
         c.gifts[me as usize] = gift;
-        c.entries[me as usize] = (t, bytes);
+        c.bytes = c.bytes.max(part.charged());
+        c.entries[me as usize] = (t, part);
         c.blocking = blocking;
         c.reqs[me as usize] = Some(req);
         c.outs[me as usize] = out;
         c.latest = c.latest.max(t);
-        c.bytes = c.bytes.max(bytes);
         c.joined += 1;
         c.joined_here += 1;
         if c.joined_here == b.comms.comms[comm].local && !b.comms.comms[comm].remote.is_empty() {
@@ -306,8 +326,8 @@ impl Colls {
                         ),
                         g => g.clone(),
                     };
-                    let (entry, size) = c.entries[m as usize];
-                    (m, entry, size, g)
+                    let (entry, p) = &c.entries[m as usize];
+                    (m, *entry, sent(p), g)
                 })
                 .collect();
             let share = Share {
@@ -342,9 +362,9 @@ impl Colls {
         let c = &mut self.calls[id];
         c.latest = c.latest.max(share.latest);
         c.bytes = c.bytes.max(share.bytes);
-        for (m, entry, size, g) in share.gifts {
+        for (m, entry, p, g) in share.gifts {
             c.gifts[m as usize] = g;
-            c.entries[m as usize] = (entry, size);
+            c.entries[m as usize] = (entry, member(p));
             c.joined += 1;
         }
     }
@@ -387,7 +407,7 @@ impl Colls {
             joined_here: 0,
             latest: 0.0,
             bytes: 0,
-            entries: vec![(0.0, 0); size as usize],
+            entries: vec![(0.0, Member::default()); size as usize],
             blocking: false,
             gifts: (0..size).map(|_| Gift::Nothing).collect(),
             reqs: vec![None; size as usize],

@@ -399,10 +399,11 @@ impl Engine {
         let held = self.p2p.held_sends(&stuck);
         if !held.is_empty() {
             eprintln!(
-                "pnmpi vranks: error: {} send(s) above the eager threshold wait for receives never posted ({}{}): the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do",
+                "pnmpi vranks: error: {} send(s) above the eager threshold wait for receives never posted ({}{}): {}",
                 held.len(),
                 held.iter().take(8).cloned().collect::<Vec<_>>().join(", "),
-                if held.len() > 8 { ", ..." } else { "" }
+                if held.len() > 8 { ", ..." } else { "" },
+                pnmpi_sim::kernel::p2p::DEPENDS_ON_BUFFERING
             );
         }
         1

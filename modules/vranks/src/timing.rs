@@ -3,9 +3,9 @@
 //! share) and the CPU factor. Every time is the kernel's
 //! ([`pnmpi_sim::kernel`]); this only holds what it needs.
 
-use pnmpi_sim::coll::Shape;
+use pnmpi_sim::kernel::coll::{closed_form, Shape};
 use pnmpi_sim::machine::Machine;
-use pnmpi_sim::model::{CollCall, Model, Msg};
+use pnmpi_sim::model::{Model, Msg};
 use pnmpi_sim::units::Ns;
 
 /// The machine, the mapping, the model and the CPU factor.
@@ -68,11 +68,11 @@ impl Timing {
         Msg::between(src, dst, bytes, |r| self.node_of[r as usize])
     }
 
-    /// The closed-form time of collective `shape` whose last member
+    /// The kernel's closed-form time of collective `shape` whose last member
     /// entered at `latest`, its members on `nodes` (`None`: the world's).
     pub fn collective(&mut self, shape: Shape, nodes: Option<&[u32]>, latest: Ns) -> Ns {
         let nodes = nodes.unwrap_or(&self.node_of);
-        self.model.collective(&CollCall { shape, nodes }, latest)
+        closed_form(&mut *self.model, shape, nodes, latest)
     }
 
     /// The model's lookahead (its least latency between two ranks).

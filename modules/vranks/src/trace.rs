@@ -106,6 +106,8 @@ const RECORDED: &[&str] = &[
     "MPI_Comm_split",
     "MPI_Comm_create",
     "MPI_Cart_create",
+    "MPI_Buffer_attach",
+    "MPI_Buffer_detach",
 ];
 
 /// Longest folder path process 0 hands to the others.

@@ -1,28 +1,31 @@
-//! Collectives: every member completes at the latest member's entry time
-//! plus the model's cost of the collective,
+//! Collectives, timed by the kernel's collective rule
+//! (`pnmpi_sim::kernel::coll`): every member completes at the closed
+//! form from the latest member's entry,
 //!
 //! ```text
-//! clock = collective(CollCall { shape, nodes }, max over members of entry)
+//! clock = closed_form(shape, nodes, max over members of entry)
 //! ```
 //!
-//! as `pnmpi sim replay` times an analytic collective. The latest entry
-//! (and the largest per-process size, for members whose counts differ) is
-//! an `MPI_Allreduce(MPI_MAX)` on the communicator's shadow; a
-//! nonblocking collective posts it as an `MPI_Iallreduce` and finishes it
-//! when the application's request completes.
+//! with the largest size any member is charged ([`Member::charged`]: a `v`
+//! collective's largest block), as `pnmpi sim replay` times an analytic
+//! collective. Both maxima are one `MPI_Allreduce(MPI_MAX)` on the
+//! communicator's shadow; a nonblocking collective posts it as an
+//! `MPI_Iallreduce` and finishes it when the application's request
+//! completes.
 //!
 //! A blocking collective that the machine file makes algorithmic is
-//! replayed instead: the members all-gather their entries and sizes, and
-//! each runs `pnmpi sim`'s engine over the algorithm's messages among
-//! them, as the replay expands it, and takes its own end.
+//! replayed instead: the members all-gather their entries and parts (a
+//! `v` collective's per-peer bytes too), and each runs `pnmpi sim`'s
+//! engine over the algorithm's messages among them, as the replay expands
+//! it, and takes its own end.
 
 use crate::state::{self, Req};
 use pnmpi_mpi_sys::ffi::{self, MPI_Request};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
-use pnmpi_sim::coll::Shape;
+use pnmpi_sim::input::VCounts;
+use pnmpi_sim::kernel::coll::{closed_form, Member, Shape};
 use pnmpi_sim::machine::CollChoice;
-use pnmpi_sim::model::CollCall;
 use pnmpi_trace::routine::Coll;
 use std::ffi::c_int;
 
@@ -32,9 +35,10 @@ fn shadow_of(comm: Comm) -> Option<u64> {
     state::with(|st| st.comms.get(&comm.bits()).filter(|i| !i.inter).map(|i| i.shadow)).flatten()
 }
 
-/// Moves the clock to the end of collective `coll` on `comm` whose
-/// members' latest entry and largest size are `max`.
-fn close(comm: u64, coll: Coll, max: [f64; 2]) {
+/// Moves the clock to the end of collective `coll` on `comm` (rooted at
+/// `root`) whose members' latest entry and largest charged size are
+/// `max`.
+fn close(comm: u64, coll: Coll, root: Option<c_int>, max: [f64; 2]) {
     state::with(|st| {
         let state::State {
             comms,
@@ -49,30 +53,25 @@ fn close(comm: u64, coll: Coll, max: [f64; 2]) {
             coll,
             size: info.nodes.len() as u32,
             me: info.me,
-            root: 0,
+            root: root.and_then(|r| u32::try_from(r).ok()).unwrap_or(0),
             bytes: max[1] as u64,
         };
-        let end = model.collective(
-            &CollCall {
-                shape,
-                nodes: &info.nodes,
-            },
-            max[0],
-        );
+        let end = closed_form(&mut **model, shape, &info.nodes, max[0]);
         *clock = clock.max(end);
         *call_late = call_late.max(max[0]);
         totals.collectives += 1;
     });
 }
 
-/// A blocking collective `coll` on `comm` (rooted at `root`) moving
-/// `bytes()` per process: runs `real` and times it, analytically, or by
-/// replaying its algorithm's messages when the machine file asks for it.
+/// A blocking collective `coll` on `comm` (rooted at `root`) to which
+/// this process brings `part()`: runs `real` and times it, analytically,
+/// or by replaying its algorithm's messages when the machine file asks
+/// for it.
 pub fn blocking(
     comm: Comm,
     coll: Coll,
     root: Option<c_int>,
-    bytes: impl FnOnce() -> u64,
+    part: impl FnOnce() -> Member,
     real: impl FnOnce() -> c_int,
 ) -> c_int {
     state::call(|timed| {
@@ -87,9 +86,9 @@ pub fn blocking(
             (st.clock, algorithm)
         })
         .unwrap_or((0.0, None));
+        let part = part();
         if let Some(name) = algorithm {
-            let mine = [entry, bytes() as f64];
-            let all = allgather(&mine, Comm::from_bits(shadow));
+            let all = allgather(entry, &part, Comm::from_bits(shadow));
             let rc = real();
             match all {
                 Ok(all) => replayed(comm.bits(), coll, &name, root, &all),
@@ -98,13 +97,13 @@ pub fn blocking(
             return rc;
         }
         let max = native::allreduce(
-            &[entry, bytes() as f64],
+            &[entry, part.charged() as f64],
             constants::MAX(),
             Comm::from_bits(shadow),
         );
         let rc = real();
         match max {
-            Ok(m) if m.len() == 2 => close(comm.bits(), coll, [m[0], m[1]]),
+            Ok(m) if m.len() == 2 => close(comm.bits(), coll, root, [m[0], m[1]]),
             Ok(_) => {}
             Err(e) => eprintln!("pnmpi vtime: cannot reduce a collective's entry times ({e}): not timed"),
         }
@@ -112,34 +111,93 @@ pub fn blocking(
     })
 }
 
-/// `MPI_Allgather` of `mine` (two doubles) on `comm`: every member's.
-fn allgather(mine: &[f64; 2], comm: Comm) -> Result<Vec<f64>, native::MpiError> {
+/// Every member's entry and part, in communicator order: an
+/// `MPI_Allgather` of each one's entry, size and numbers of per-peer
+/// bytes, then (a `v` collective) an `MPI_Allgatherv` of those bytes.
+fn allgather(entry: f64, part: &Member, comm: Comm) -> Result<Vec<(f64, Member)>, native::MpiError> {
     let n = usize::try_from(native::comm_size(comm)?).unwrap_or(0);
-    let mut all = vec![0.0f64; 2 * n];
-    // SAFETY: `mine` holds 2 doubles, `all` 2 per member of `comm`.
+    let (send, recv) = part
+        .counts
+        .as_ref()
+        .map_or((&[][..], &[][..]), |c| (&c.send[..], &c.recv[..]));
+    let mine = [entry.to_bits(), part.bytes, send.len() as u64, recv.len() as u64];
+    let mut heads = vec![0u64; 4 * n];
+    // SAFETY: `mine` holds 4 u64, `heads` 4 per member of `comm`.
     let rc = unsafe {
         ffi::PMPI_Allgather(
             mine.as_ptr().cast(),
-            2,
-            constants::DOUBLE(),
-            all.as_mut_ptr().cast(),
-            2,
-            constants::DOUBLE(),
+            4,
+            constants::UINT64_T(),
+            heads.as_mut_ptr().cast(),
+            4,
+            constants::UINT64_T(),
             comm,
         )
     };
-    if rc == constants::SUCCESS() {
-        Ok(all)
-    } else {
-        Err(native::MpiError::Code(rc))
+    if rc != constants::SUCCESS() {
+        return Err(native::MpiError::Code(rc));
     }
+    let lens: Vec<c_int> = heads
+        .chunks(4)
+        .map(|h| c_int::try_from(h[2] + h[3]).unwrap_or(c_int::MAX))
+        .collect();
+    let mut peers = Vec::new();
+    if lens.iter().any(|&l| l > 0) {
+        let displs: Vec<c_int> = lens
+            .iter()
+            .scan(0 as c_int, |at, &l| {
+                let d = *at;
+                *at = at.saturating_add(l);
+                Some(d)
+            })
+            .collect();
+        let total = displs
+            .last()
+            .copied()
+            .unwrap_or(0)
+            .saturating_add(lens.last().copied().unwrap_or(0));
+        peers = vec![0u64; usize::try_from(total).unwrap_or(0)];
+        let ours: Vec<u64> = send.iter().chain(recv).copied().collect();
+        // SAFETY: `ours` holds this member's `lens[me]` values, `peers`
+        // the sum of `lens` at `displs`, one count per member.
+        let rc = unsafe {
+            ffi::PMPI_Allgatherv(
+                ours.as_ptr().cast(),
+                ours.len() as c_int,
+                constants::UINT64_T(),
+                peers.as_mut_ptr().cast(),
+                lens.as_ptr(),
+                displs.as_ptr(),
+                constants::UINT64_T(),
+                comm,
+            )
+        };
+        if rc != constants::SUCCESS() {
+            return Err(native::MpiError::Code(rc));
+        }
+    }
+    let mut at = 0;
+    Ok(heads
+        .chunks(4)
+        .map(|h| {
+            let (ns, nr) = (h[2] as usize, h[3] as usize);
+            let counts = (ns + nr > 0).then(|| {
+                Box::new(VCounts {
+                    send: peers[at..at + ns].to_vec(),
+                    recv: peers[at + ns..at + ns + nr].to_vec(),
+                })
+            });
+            at += ns + nr;
+            (f64::from_bits(h[0]), Member { bytes: h[1], counts })
+        })
+        .collect())
 }
 
-/// An algorithmic collective whose members entered at and moved the
-/// sizes in `all` (pairs): replays its algorithm's messages among them
+/// An algorithmic collective whose members entered at and brought the
+/// parts in `all`: replays its algorithm's messages among them
 /// with `pnmpi sim`'s own engine and model (`pnmpi_sim::live::algorithmic`),
 /// as `pnmpi sim replay` does, and moves the clock to this member's end.
-fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[f64]) {
+fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[(f64, Member)]) {
     let Some(Some((machine, model_name, nodes, me))) = state::with(|st| {
         let info = st.comms.get(&comm)?;
         Some((
@@ -151,9 +209,8 @@ fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[f64])
     }) else {
         return;
     };
-    let members: Vec<(f64, u64)> = all.chunks(2).map(|p| (p[0], p[1] as u64)).collect();
     let root = root.and_then(|r| u32::try_from(r).ok());
-    match pnmpi_sim::live::algorithmic::replay(&machine, &model_name, nodes, coll, name, root, &members) {
+    match pnmpi_sim::live::algorithmic::replay(&machine, &model_name, nodes, coll, name, root, all) {
         Ok(ends) => {
             let Some(&(end, wait)) = ends.get(me) else { return };
             state::with(|st| {
@@ -171,6 +228,7 @@ fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[f64])
 pub struct Pending {
     comm: u64,
     coll: Coll,
+    root: Option<c_int>,
     req: MPI_Request,
     /// This member's entry and size, then the reduced maxima: from
     /// `Box::into_raw`, as MPI reads and writes it until the reduction
@@ -192,7 +250,8 @@ unsafe impl Send for Pending {}
 pub unsafe fn nonblocking(
     comm: Comm,
     coll: Coll,
-    bytes: impl FnOnce() -> u64,
+    root: Option<c_int>,
+    part: impl FnOnce() -> Member,
     request: *mut MPI_Request,
     real: impl FnOnce() -> c_int,
 ) -> c_int {
@@ -201,7 +260,7 @@ pub unsafe fn nonblocking(
             return real();
         };
         let entry = state::with(|st| st.clock).unwrap_or(0.0);
-        let buf = Box::into_raw(Box::new([entry, bytes() as f64, 0.0, 0.0]));
+        let buf = Box::into_raw(Box::new([entry, part().charged() as f64, 0.0, 0.0]));
         let base = buf.cast::<f64>();
         let mut req = constants::REQUEST_NULL();
         // SAFETY: `buf` holds the 2 doubles sent and the 2 received (disjoint
@@ -222,6 +281,7 @@ pub unsafe fn nonblocking(
         let pending = Pending {
             comm: comm.bits(),
             coll,
+            root,
             req,
             buf,
         };
@@ -251,7 +311,7 @@ pub fn finish(mut p: Pending) {
     // complete, so MPI no longer uses it, and it is freed only here.
     let buf = unsafe { Box::from_raw(p.buf) };
     if rc == constants::SUCCESS() {
-        close(p.comm, p.coll, [buf[2], buf[3]]);
+        close(p.comm, p.coll, p.root, [buf[2], buf[3]]);
     }
 }
 
@@ -261,19 +321,33 @@ pub fn bytes<C: Into<i64>>(count: C, datatype: pnmpi_sdk::Datatype) -> u64 {
     u64::try_from(count.into().saturating_mul(i64::from(size))).unwrap_or(0)
 }
 
-/// The sum of the `n` counts at `counts`, in elements (0 if null).
+/// The bytes of each of the `n` counts at `counts`, items of `datatype`
+/// (empty if null).
 ///
 /// # Safety
 /// `counts` is null or points to `n` counts.
-pub unsafe fn sum<C: Copy + Into<i64>>(counts: *const C, n: c_int) -> i64 {
+pub unsafe fn per_peer<C: Copy + Into<i64>>(
+    counts: *const C,
+    n: c_int,
+    datatype: pnmpi_sdk::Datatype,
+) -> Vec<u64> {
     if counts.is_null() || n <= 0 {
-        return 0;
+        return Vec::new();
     }
     // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(counts, n as usize) }
         .iter()
-        .map(|&c| c.into())
-        .sum()
+        .map(|&c| bytes(c, datatype))
+        .collect()
+}
+
+/// A `v` collective's part: `bytes`, and the per-peer bytes sent and
+/// received that this process knows.
+pub fn vector(bytes: u64, send: Vec<u64>, recv: Vec<u64>) -> Member {
+    Member {
+        bytes,
+        counts: Some(Box::new(VCounts { send, recv })),
+    }
 }
 
 /// The count at index `i` of `counts` (0 if null or out of range).

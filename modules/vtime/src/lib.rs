@@ -24,6 +24,7 @@ mod coll;
 mod comms;
 mod complete;
 mod config;
+mod deadlock;
 mod p2p;
 mod report;
 mod state;
@@ -31,6 +32,7 @@ mod state;
 use pnmpi_mpi_sys::ffi;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, raw};
+use pnmpi_sim::kernel::coll::Member;
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -226,19 +228,43 @@ macro_rules! send_done {
     };
 }
 
+/// A send down the chain: a blocking rendezvous as
+/// [`p2p::rendezvous_send`], the others as they are.
+macro_rules! send_call {
+    ($posted:ident, $mpi:ident, $x:ident, ($buf:ident, $n:ident, $dt:ident, $dest:ident, $tag:ident, $comm:ident)) => {
+        match ($posted, p2p::small($n)) {
+            // SAFETY: the call's own arguments, to its nonblocking form.
+            (Some(p), Some(n)) if p2p::is_rendezvous(&$posted) => unsafe {
+                p2p::rendezvous_send(stringify!($mpi), $buf, n, $dt, $dest, $tag, $comm, p)
+            },
+            _ => {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm) };
+                if rc == constants::SUCCESS() {
+                    send_done!($posted);
+                }
+                rc
+            }
+        }
+    };
+    ($posted:ident, $mpi:ident, $x:ident, ($($a:ident),*), $req:ident) => {{
+        // SAFETY: the call's own arguments, unchanged, to the next layer.
+        let rc = unsafe { raw::$x($($a),*, $req) };
+        if rc == constants::SUCCESS() {
+            send_done!($posted, $req);
+        }
+        rc
+    }};
+}
+
 /// Send, Bsend, Ssend, Rsend and their nonblocking forms.
 macro_rules! send {
     ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $dest:ident: $td:ty,
         $tag:ident: $tt:ty, $comm:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc $(, $req: $tr)?) -> $r, {
             state::call(|timed| {
-                let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt), p2p::mode(stringify!($mpi))) } else { None };
-                // SAFETY: the call's own arguments, unchanged, to the next layer.
-                let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm $(, $req)?) };
-                if rc == constants::SUCCESS() {
-                    send_done!(posted $(, $req)?);
-                }
-                rc
+                let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt), p2p::Mode::of(stringify!($mpi))) } else { None };
+                send_call!(posted, $mpi, $x, ($buf, $n, $dt, $dest, $tag, $comm) $(, $req)?)
             })
         });
     };
@@ -253,7 +279,7 @@ macro_rules! send_init {
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm, $req) };
                 if timed && rc == constants::SUCCESS() {
-                    let send = state::PersistentSend { comm: $comm.bits(), dest: $dest, tag: $tag, bytes: bytes($n, $dt), mode: p2p::mode(stringify!($mpi)) };
+                    let send = state::PersistentSend { comm: $comm.bits(), dest: $dest, tag: $tag, bytes: bytes($n, $dt), mode: p2p::Mode::of(stringify!($mpi)) };
                     // SAFETY: the call succeeded, so it wrote the request.
                     p2p::send_init(unsafe { *$req }.bits(), send);
                 }
@@ -597,7 +623,7 @@ macro_rules! coll_call {
     };
     ($comm:ident, $coll:expr, $root:ident, $bytes:ident, $real:ident, $req:ident) => {
         // SAFETY: the application's request argument of `real`.
-        unsafe { coll::nonblocking($comm, $coll, $bytes, $req, $real) }
+        unsafe { coll::nonblocking($comm, $coll, $root, $bytes, $req, $real) }
     };
 }
 
@@ -608,7 +634,7 @@ macro_rules! collective {
         export!($mpi, ($($a: $t),*) -> $r, {
             #[allow(unused_variables)]
             let root: Option<c_int> = root_of!($($root)?);
-            let bytes = || -> u64 { $bytes };
+            let bytes = || -> Member { ($bytes).into() };
             // SAFETY: the call's own arguments, unchanged, to the next layer.
             let real = || unsafe { raw::$x($($a),*) };
             coll_call!($comm, Coll::$coll, root, bytes, real $(, $req)?)
@@ -642,8 +668,7 @@ macro_rules! reduce {
     };
 }
 
-/// Allreduce, Scan, Exscan, Reduce_scatter_block (`(sbuf, rbuf, count,
-/// type, op, comm)`).
+/// Allreduce, Scan, Exscan (`(sbuf, rbuf, count, type, op, comm)`).
 macro_rules! allreduce {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty,
         $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
@@ -653,14 +678,28 @@ macro_rules! allreduce {
 }
 
 /// Reduce_scatter (`(sbuf, rbuf, rcounts, type, op, comm)`): the sum of
-/// the counts, as the tracer records it.
+/// the counts and each process's share, as the tracer records them.
 macro_rules! reduce_scatter {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $ns:ident: $tn:ty,
         $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $ns: $tn, $dt: $tdt, $op: $top, $c: $tc
             $(, $req: $tr)?) -> $r, $c, ($($req)?), [],
-            // SAFETY: one receive count per process of the communicator.
-            bytes(unsafe { coll::sum($ns, coll::size($c)) }, $dt));
+            {
+                // SAFETY: one receive count per process of the communicator.
+                let shares = unsafe { coll::per_peer($ns, coll::size($c), $dt) };
+                coll::vector(shares.iter().sum(), Vec::new(), shares)
+            });
+    };
+}
+
+/// Reduce_scatter_block (`(sbuf, rbuf, count, type, op, comm)`): the
+/// whole vector, a block per process, as the replay takes it.
+macro_rules! reduce_scatter_block {
+    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty,
+        $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
+        collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [],
+            bytes($n, $dt) * u64::try_from(coll::size($c)).unwrap_or(0));
     };
 }
 
@@ -704,61 +743,78 @@ macro_rules! allgather {
 }
 
 /// Gatherv (`(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root,
-/// comm)`): this process's contribution.
+/// comm)`): this process's contribution, and at the root every one.
 macro_rules! gatherv {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
         $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty,
         $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis,
             $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
-            if coll::in_place($sb) {
+            let me = coll::rank($c);
+            let mine = if coll::in_place($sb) {
                 // SAFETY: in place (at the root), the receive counts are significant.
-                bytes(unsafe { coll::at($rns, coll::rank($c)) }, $rdt)
+                bytes(unsafe { coll::at($rns, me) }, $rdt)
             } else {
                 bytes($sn, $sdt)
+            };
+            if me == $root {
+                // SAFETY: at the root, one receive count per process.
+                coll::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
+            } else {
+                mine.into()
             }
         });
     };
 }
 
 /// Allgatherv (`(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-/// comm)`): this process's contribution.
+/// comm)`): this process's contribution, and every one.
 macro_rules! allgatherv {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
         $rb:ident: $trb:ty, $rns:ident: $trn:ty, $dis:ident: $tdis:ty, $rdt:ident: $trdt:ty,
         $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rns: $trn, $dis: $tdis,
             $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
-            if coll::in_place($sb) {
+            let mine = if coll::in_place($sb) {
                 // SAFETY: one receive count per process.
                 bytes(unsafe { coll::at($rns, coll::rank($c)) }, $rdt)
             } else {
                 bytes($sn, $sdt)
-            }
+            };
+            // SAFETY: one receive count per process.
+            coll::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
         });
     };
 }
 
 /// Scatterv (`(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root,
-/// comm)`): this process's block, as the replay takes it.
+/// comm)`): this process's block, as the replay takes it, and at the
+/// root every one.
 macro_rules! scatterv {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $dis:ident: $tdis:ty,
         $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tro:ty,
         $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sns: $tsn, $dis: $tdis, $sdt: $tsdt, $rb: $trb, $rn: $trn,
             $rdt: $trdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
-            if coll::in_place($rb.cast_const()) {
+            let mine = if coll::in_place($rb.cast_const()) {
                 // SAFETY: at the root, the send counts are significant.
                 bytes(unsafe { coll::at($sns, $root) }, $sdt)
             } else {
                 bytes($rn, $rdt)
+            };
+            if coll::rank($c) == $root {
+                // SAFETY: at the root, one send count per process.
+                coll::vector(mine, unsafe { coll::per_peer($sns, coll::size($c), $sdt) }, Vec::new())
+            } else {
+                mine.into()
             }
         });
     };
 }
 
 /// Alltoallv (`(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-/// rtype, comm)`): the mean block, as the replay takes it.
+/// rtype, comm)`): the mean block, as the replay takes it, and every
+/// block sent and received.
 macro_rules! alltoallv {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty,
         $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty,
@@ -766,14 +822,16 @@ macro_rules! alltoallv {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sns: $tsn, $sd: $tsd, $sdt: $tsdt, $rb: $trb, $rns: $trn,
             $rd: $trd, $rdt: $trdt, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
             let n = coll::size($c);
-            let total = if coll::in_place($sb) {
-                // SAFETY: one count per process.
-                bytes(unsafe { coll::sum($rns, n) }, $rdt)
+            // SAFETY: one count per process.
+            let recv = unsafe { coll::per_peer($rns, n, $rdt) };
+            let send = if coll::in_place($sb) {
+                recv.clone()
             } else {
                 // SAFETY: one count per process.
-                bytes(unsafe { coll::sum($sns, n) }, $sdt)
+                unsafe { coll::per_peer($sns, n, $sdt) }
             };
-            total / u64::try_from(n.max(1)).unwrap_or(1)
+            let mean = send.iter().sum::<u64>() / u64::try_from(n.max(1)).unwrap_or(1);
+            coll::vector(mean, send, recv)
         });
     };
 }
@@ -873,8 +931,12 @@ macro_rules! routine {
     (@ MPI_Iscan, $($t:tt)*) => { allreduce!(Scan, MPI_Iscan, $($t)*); };
     (@ MPI_Exscan, $($t:tt)*) => { allreduce!(Scan, MPI_Exscan, $($t)*); };
     (@ MPI_Iexscan, $($t:tt)*) => { allreduce!(Scan, MPI_Iexscan, $($t)*); };
-    (@ MPI_Reduce_scatter_block, $($t:tt)*) => { allreduce!(ReduceScatter, MPI_Reduce_scatter_block, $($t)*); };
-    (@ MPI_Ireduce_scatter_block, $($t:tt)*) => { allreduce!(ReduceScatter, MPI_Ireduce_scatter_block, $($t)*); };
+    (@ MPI_Reduce_scatter_block, $($t:tt)*) => {
+        reduce_scatter_block!(ReduceScatter, MPI_Reduce_scatter_block, $($t)*);
+    };
+    (@ MPI_Ireduce_scatter_block, $($t:tt)*) => {
+        reduce_scatter_block!(ReduceScatter, MPI_Ireduce_scatter_block, $($t)*);
+    };
     (@ MPI_Reduce_scatter, $($t:tt)*) => { reduce_scatter!(ReduceScatter, MPI_Reduce_scatter, $($t)*); };
     (@ MPI_Ireduce_scatter, $($t:tt)*) => { reduce_scatter!(ReduceScatter, MPI_Ireduce_scatter, $($t)*); };
     (@ MPI_Gather, $($t:tt)*) => { gather!(Gather, MPI_Gather, $($t)*); };

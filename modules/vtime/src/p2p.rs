@@ -16,8 +16,12 @@
 //! was posted: the receiver sends an *acknowledgement* back (the send's
 //! number, its completion and the receive's post) on the module's world
 //! duplicate, and the sender waits for it when its send completes.
-//! Eager messages cost no acknowledgement.
+//! Eager messages cost no acknowledgement. A blocking send that is a
+//! rendezvous goes down the chain as its nonblocking form, so that the
+//! sender waits in the module, not in MPI, for both: a wait that lasts
+//! may be a deadlock, which [`crate::deadlock`] tells.
 
+use crate::deadlock::{self, Hop};
 use crate::state::{self, Req};
 use pnmpi_mpi_sys::ffi::{self, MPI_Request, MPI_Status};
 use pnmpi_mpi_sys::Handle;
@@ -25,8 +29,9 @@ use pnmpi_sdk::{constants, native, Comm};
 pub use pnmpi_sim::kernel::p2p::Mode;
 use pnmpi_sim::kernel::p2p::{self as rule, unstretched};
 use pnmpi_sim::units::Ns;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// The timestamp of one message: six `u64`s on the wire (post, free,
 /// bytes, eager arrival or NaN, the send's number, 1 for `MPI_Ssend`).
@@ -47,20 +52,9 @@ pub struct Posted {
     pub post: Ns,
     /// When the sender's CPU is free again.
     pub free: Ns,
-    /// A rendezvous: the receiver (world rank) and the send's number,
-    /// which its acknowledgement names.
-    pub ack: Option<(u32, u64)>,
-}
-
-/// The send mode of MPI routine `name` (`MPI_Bsend`, `MPI_Issend_c` ...).
-pub fn mode(name: &str) -> Mode {
-    if name.contains("Bsend") {
-        Mode::Buffered
-    } else if name.contains("Ssend") {
-        Mode::Synchronous
-    } else {
-        Mode::Standard
-    }
+    /// A rendezvous: this rank's wait for the receiver (its world rank
+    /// and the send's number, which its acknowledgement names).
+    pub ack: Option<Hop>,
 }
 
 /// Timestamps still being sent: the request and its buffer, which must
@@ -191,7 +185,13 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) ->
         st.totals.sent_bytes += bytes;
         let ack = p.eager.is_none().then(|| {
             st.sends += 1;
-            (dst, st.sends)
+            Hop {
+                rank: st.rank,
+                dst,
+                bytes,
+                seq: st.sends,
+                synchronous: mode == Mode::Synchronous,
+            }
         });
         let posted = Posted {
             post: p.post,
@@ -200,7 +200,7 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) ->
         };
         Some((shadow, posted, p.eager.map_or(f64::NAN, |x| x.end)))
     })??;
-    let seq = posted.ack.map_or(0, |(_, seq)| seq);
+    let seq = posted.ack.map_or(0, |h| h.seq);
     let stamp = [
         posted.post.to_bits(),
         posted.free.to_bits(),
@@ -219,46 +219,160 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) ->
 pub fn sent(posted: Option<Posted>) {
     let Some(p) = posted else { return };
     state::with(|st| st.clock = st.clock.max(p.free));
-    if let Some((dst, seq)) = p.ack {
-        if let Some((done, recv_post)) = await_ack(dst, seq) {
-            state::with(|st| {
-                st.clock = st.clock.max(done);
-                st.call_late = st.call_late.max(recv_post);
-            });
-        }
+    if let Some(hop) = p.ack {
+        let (ack, _) = await_ack(hop, None);
+        took(ack);
     }
 }
 
-/// The acknowledgement of send number `seq` to world rank `dst`: its
-/// completion and its receive's post. Acknowledgements of `dst` that
-/// arrive first (its receives may complete in another order than this
-/// rank's sends) are kept for their own sends.
-fn await_ack(dst: u32, seq: u64) -> Option<(Ns, Ns)> {
-    let ack_comm = state::with(|st| st.ack_comm)?;
+/// The clock after a rendezvous's acknowledgement (`None`: not timed).
+fn took(ack: Option<(Ns, Ns)>) {
+    if let Some((done, recv_post)) = ack {
+        state::with(|st| {
+            st.clock = st.clock.max(done);
+            st.call_late = st.call_late.max(recv_post);
+        });
+    }
+}
+
+/// A send's count as a C `int`, `None` above it (a large-count `_c`
+/// send then goes down the chain as it is, its wait not watched).
+pub fn small<C: TryInto<c_int>>(count: C) -> Option<c_int> {
+    count.try_into().ok()
+}
+
+/// Whether `posted` is a rendezvous, whose blocking send goes down the
+/// chain as [`rendezvous_send`].
+pub fn is_rendezvous(posted: &Option<Posted>) -> bool {
+    posted.is_some_and(|p| p.ack.is_some())
+}
+
+/// A blocking send `name` (`MPI_Send`, `MPI_Ssend`, `MPI_Rsend`) that the
+/// kernel makes a rendezvous (`posted.ack`): its nonblocking form goes
+/// down the chain, and the sender waits for it and for the
+/// acknowledgement in the module, where a deadlock is told
+/// ([`crate::deadlock`]). Returns the send's error code.
+///
+/// # Safety
+/// The arguments are the application's, valid for a send.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn rendezvous_send(
+    name: &str,
+    buf: *const c_void,
+    count: c_int,
+    dt: ffi::MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: ffi::MPI_Comm,
+    posted: Posted,
+) -> c_int {
+    let mut req = constants::REQUEST_NULL();
+    // SAFETY: the application's send arguments (the caller's contract);
+    // `req` is a local out-parameter.
+    let rc = unsafe {
+        match Mode::of(name) {
+            Mode::Synchronous => pnmpi_sdk::raw::XMPI_Issend(buf, count, dt, dest, tag, comm, &mut req),
+            _ if name.contains("Rsend") => {
+                pnmpi_sdk::raw::XMPI_Irsend(buf, count, dt, dest, tag, comm, &mut req)
+            }
+            _ => pnmpi_sdk::raw::XMPI_Isend(buf, count, dt, dest, tag, comm, &mut req),
+        }
+    };
+    if rc != constants::SUCCESS() {
+        return rc;
+    }
+    state::with(|st| st.clock = st.clock.max(posted.free));
+    let Some(hop) = posted.ack else {
+        // SAFETY: the request just made.
+        return unsafe { pnmpi_sdk::raw::XMPI_Wait(&mut req, constants::STATUS_IGNORE()) };
+    };
+    let (ack, rc) = await_ack(hop, Some(req));
+    took(ack);
+    rc
+}
+
+/// The acknowledgement of this rank's send `hop.seq` to world rank
+/// `hop.dst` (its completion and its receive's post), and the error code
+/// of `real`, the application's send, waited for too. Acknowledgements of
+/// `dst` that arrive first (its receives may complete in another order
+/// than this rank's sends) are kept for their own sends. A wait longer
+/// than [`deadlock::PROBE_AFTER`] probes for a cycle of such waits.
+fn await_ack(hop: Hop, mut real: Option<MPI_Request>) -> (Option<(Ns, Ns)>, c_int) {
+    let ok = constants::SUCCESS();
+    let Some(ack_comm) = state::with(|st| st.ack_comm) else {
+        return (None, real.map_or(ok, wait));
+    };
+    let comm = Comm::from_bits(ack_comm);
+    let (start, mut probed) = (Instant::now(), false);
+    let mut got: Option<Option<(Ns, Ns)>> = None;
+    let mut rc = ok;
     loop {
-        if let Some(Some(t)) = state::with(|st| st.acks.remove(&(dst, seq))) {
-            return Some(t);
+        if got.is_none() {
+            got = take_ack(hop, comm);
+        }
+        if let Some(r) = real.as_mut() {
+            let mut done: c_int = 0;
+            // SAFETY: the application's send's request, made by this module.
+            rc = unsafe { pnmpi_sdk::raw::XMPI_Test(r, &mut done, constants::STATUS_IGNORE()) };
+            if rc != ok || done != 0 {
+                real = None;
+            }
+        }
+        match got {
+            Some(ack) if real.is_none() => return (ack, rc),
+            _ => {}
+        }
+        settle_receives();
+        deadlock::handle(hop, comm);
+        if !probed && start.elapsed() >= deadlock::PROBE_AFTER {
+            deadlock::start(hop, comm);
+            probed = true;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// The application's request `req`, waited for down the chain.
+fn wait(mut req: MPI_Request) -> c_int {
+    // SAFETY: a request of the application's send, made by this module.
+    unsafe { pnmpi_sdk::raw::XMPI_Wait(&mut req, constants::STATUS_IGNORE()) }
+}
+
+/// `hop`'s acknowledgement if it is in (`Some(None)`: one that cannot be
+/// read, the send not timed), keeping the others that came.
+fn take_ack(hop: Hop, comm: Comm) -> Option<Option<(Ns, Ns)>> {
+    loop {
+        if let Some(Some(t)) = state::with(|st| st.acks.remove(&(hop.dst, hop.seq))) {
+            return Some(Some(t));
+        }
+        let mut flag: c_int = 0;
+        let mut status = blank_status();
+        // SAFETY: the module's own communicator; `flag` and `status` are
+        // local out-parameters.
+        let rc = unsafe { ffi::PMPI_Iprobe(hop.dst as c_int, ACK_TAG, comm, &mut flag, &mut status) };
+        if rc != constants::SUCCESS() || flag == 0 {
+            return None;
         }
         let mut ack = [0u64; ACK];
-        match native::recv(&mut ack, dst as c_int, ACK_TAG, Comm::from_bits(ack_comm)) {
+        match native::recv(&mut ack, hop.dst as c_int, ACK_TAG, comm) {
             Ok(r) if r.len == ACK => {}
             Ok(r) => {
                 eprintln!(
                     "pnmpi vtime: an acknowledgement of {} words instead of {ACK}: send not timed",
                     r.len
                 );
-                return None;
+                return Some(None);
             }
             Err(e) => {
                 eprintln!("pnmpi vtime: cannot receive an acknowledgement ({e}): send not timed");
-                return None;
+                return Some(None);
             }
         }
         let t = (f64::from_bits(ack[1]), f64::from_bits(ack[2]));
-        if ack[0] == seq {
-            return Some(t);
+        if ack[0] == hop.seq {
+            return Some(Some(t));
         }
-        state::with(|st| st.acks.insert((dst, ack[0]), t));
+        state::with(|st| st.acks.insert((hop.dst, ack[0]), t));
     }
 }
 
@@ -269,15 +383,36 @@ fn await_ack(dst: u32, seq: u64) -> Option<(Ns, Ns)> {
 /// `status` points to a status MPI filled for the receive.
 pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
     // SAFETY: the caller's contract.
+    if let Some((done, post)) = unsafe { timestamp(comm, status, posted) } {
+        arrived(done, post);
+    }
+}
+
+/// A receive completes at `done`, of a message posted at `post`.
+fn arrived(done: Ns, post: Ns) {
+    state::with(|st| {
+        st.clock = st.clock.max(done);
+        st.call_late = st.call_late.max(post);
+    });
+}
+
+/// A receive on `comm`, posted at `posted`, matched as `status` says:
+/// takes the message's timestamp, acknowledges a rendezvous, and gives
+/// the receive's completion and the send's post.
+///
+/// # Safety
+/// `status` points to a status MPI filled for the receive.
+unsafe fn timestamp(comm: u64, status: *const MPI_Status, posted: Ns) -> Option<(Ns, Ns)> {
+    // SAFETY: the caller's contract.
     let (source, tag) = unsafe { ((*status).MPI_SOURCE, (*status).MPI_TAG) };
     if source == constants::PROC_NULL() || source < 0 {
-        return;
+        return None;
     }
     let Some(Some((shadow, src))) = state::with(|st| {
         let info = st.comms.get(&comm)?;
         Some((info.shadow, *info.peers.get(source as usize)?))
     }) else {
-        return;
+        return None;
     };
     let mut stamp = [0u64; STAMP];
     match native::recv(&mut stamp, source, tag, Comm::from_bits(shadow)) {
@@ -287,11 +422,11 @@ pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
                 "pnmpi vtime: a timestamp of {} words instead of {STAMP}: message not timed",
                 r.len
             );
-            return;
+            return None;
         }
         Err(e) => {
             eprintln!("pnmpi vtime: cannot receive a timestamp ({e}): message not timed");
-            return;
+            return None;
         }
     }
     let (post, free, bytes) = (f64::from_bits(stamp[0]), f64::from_bits(stamp[1]), stamp[2]);
@@ -304,18 +439,74 @@ pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
             Mode::Standard
         };
         let k = rule::matched(&mut *st.model, &m, mode, free, arrival, posted, &mut unstretched);
-        st.clock = st.clock.max(k.recv_done);
-        st.call_late = st.call_late.max(post);
         st.totals.received += 1;
         let ack = arrival.is_none().then_some((st.ack_comm, k.send_done));
         if ack.is_some() {
             st.totals.acks += 1;
         }
-        ack
-    });
-    if let Some(Some((ack_comm, done))) = ack {
+        (ack, k.recv_done)
+    })?;
+    if let (Some((ack_comm, done)), _) = ack {
         let words = [stamp[4], done.to_bits(), posted.to_bits(), 0, 0, 0];
         isend_words(words, ACK, src as c_int, ACK_TAG, Comm::from_bits(ack_comm));
+    }
+    Some((ack.1, post))
+}
+
+/// The receives of this rank that MPI has matched but the application
+/// has not completed yet, read now: this rank waits for an
+/// acknowledgement, and their senders may wait for theirs (a receive
+/// posted before a blocking send to a rank that does the same). Each
+/// keeps its completion for when the application completes it.
+fn settle_receives() {
+    let open: Vec<(u64, u64, Ns)> = state::with(|st| {
+        st.reqs
+            .iter()
+            .filter_map(|(&h, r)| match *r {
+                Req::Recv {
+                    comm,
+                    posted,
+                    active: true,
+                    cancelled: false,
+                    early: None,
+                    ..
+                } => Some((h, comm, posted)),
+                _ => None,
+            })
+            .collect()
+    })
+    .unwrap_or_default();
+    let mut matched = Vec::new();
+    for (handle, comm, posted) in open {
+        let mut flag: c_int = 0;
+        let mut status = blank_status();
+        // SAFETY: an active request of the application's receive (the
+        // table drops it when it completes or is freed); MPI only reports
+        // its state and frees nothing.
+        let rc =
+            unsafe { ffi::PMPI_Request_get_status(MPI_Request::from_bits(handle), &mut flag, &mut status) };
+        if rc == constants::SUCCESS() && flag != 0 {
+            matched.push((handle, comm, posted, status));
+        }
+    }
+    // Timestamps are read in the order their messages were sent: two
+    // matched receives of one source and tag cannot tell which is first
+    // here, so those wait for the application's completion.
+    let key = |s: &MPI_Status, comm: u64| (comm, s.MPI_SOURCE, s.MPI_TAG);
+    for &(handle, comm, posted, status) in &matched {
+        let k = key(&status, comm);
+        if matched.iter().filter(|m| key(&m.3, m.1) == k).count() > 1 {
+            continue;
+        }
+        // SAFETY: MPI filled `status` for the matched receive.
+        let Some(t) = (unsafe { timestamp(comm, &status, posted) }) else {
+            continue;
+        };
+        state::with(|st| {
+            if let Some(Req::Recv { early, .. }) = st.reqs.get_mut(&handle) {
+                *early = Some(t);
+            }
+        });
     }
 }
 
@@ -335,6 +526,7 @@ pub fn blank_status() -> MPI_Status {
 pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
     enum Then {
         Recv(u64, Ns, bool),
+        Early(Ns, Ns),
         Send(Posted),
         Coll(Box<crate::coll::Pending>),
     }
@@ -346,12 +538,16 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                 persistent,
                 active,
                 cancelled,
+                early,
             } => {
                 if !*active {
                     return None;
                 }
                 *active = false;
-                let t = Then::Recv(*comm, *posted, *cancelled);
+                let t = match early.take() {
+                    Some((done, post)) => Then::Early(done, post),
+                    None => Then::Recv(*comm, *posted, *cancelled),
+                };
                 *cancelled = false;
                 (*persistent, t)
             }
@@ -392,6 +588,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
             // SAFETY: the caller's contract.
             unsafe { received(comm, status, posted) };
         }
+        Some(Then::Early(done, post)) => arrived(done, post),
         Some(Then::Coll(p)) => crate::coll::finish(*p),
     }
 }
@@ -468,6 +665,7 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool) {
                 persistent,
                 active: !persistent,
                 cancelled: false,
+                early: None,
             },
         );
     });
@@ -592,6 +790,7 @@ pub fn mrecv_posted(comm: u64, posted: Ns, handle: u64) {
                 persistent: false,
                 active: true,
                 cancelled: false,
+                early: None,
             },
         )
     });

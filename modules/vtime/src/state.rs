@@ -76,6 +76,10 @@ pub enum Req {
         active: bool,
         /// `MPI_Cancel` was called on it.
         cancelled: bool,
+        /// Its timestamp, read while this rank waited for an
+        /// acknowledgement (its sender may wait for this receive's):
+        /// when it completes and the sender's post.
+        early: Option<(Ns, Ns)>,
     },
     /// A send: its CPU overhead ends at `posted.free`, a rendezvous once
     /// its acknowledgement says.

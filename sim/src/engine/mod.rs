@@ -22,11 +22,11 @@ mod ready;
 mod requests;
 pub mod stats;
 
-use crate::coll::{self, Shape, Step};
 use crate::input::{Op, OpKind, OpSource, ReqId, VCounts};
+use crate::kernel::coll::{self, Shape, Step};
 use crate::kernel::{self, p2p};
 use crate::machine::{CollChoice, Machine};
-use crate::model::{CollCall, Model, Msg};
+use crate::model::{Model, Msg};
 use crate::units::Ns;
 use crate::SimError;
 use coll_seq::CollSeq;
@@ -36,7 +36,7 @@ use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
 use ready::ReadyQueue;
 use requests::Requests;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use stats::{ActorStats, RoutineStats, Stats};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -203,6 +203,11 @@ struct Engine<'m, 'o> {
     wildcards: FxHashMap<ReqId, (Ns, i64, i64)>,
     colls: FxHashMap<(i64, u64), Rendezvous>,
     members: FxHashMap<(i64, u32), Rc<Members>>,
+    /// Each routine's send mode ([`p2p::Mode::of`] its name).
+    modes: Vec<p2p::Mode>,
+    /// The synchronous sends (sender, request) not matched yet: few, so
+    /// a set beside the pending sends rather than a field in each.
+    synchronous: FxHashSet<(u32, ReqId)>,
     stats: Stats,
     /// Per routine, time and wait in picoseconds: exact sums, the same
     /// in whatever order the calls close (a parallel replay's processes
@@ -398,6 +403,8 @@ impl<'m, 'o> Engine<'m, 'o> {
             wildcards: FxHashMap::default(),
             colls: FxHashMap::default(),
             members: FxHashMap::default(),
+            modes: src.routines().iter().map(|r| p2p::Mode::of(r)).collect(),
+            synchronous: FxHashSet::default(),
             part,
         };
         for a in 0..e.actors.len() {
@@ -555,6 +562,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 post,
                 free,
                 arrival,
+                synchronous,
             } => {
                 let s = PendingSend {
                     req,
@@ -563,6 +571,9 @@ impl<'m, 'o> Engine<'m, 'o> {
                     free,
                     arrival,
                 };
+                if synchronous {
+                    self.synchronous.insert((key.0, req));
+                }
                 self.deliver(key, s);
             }
             Record::Done { req, t, partner } => self.complete(req, t, partner),
@@ -705,25 +716,25 @@ impl<'m, 'o> Engine<'m, 'o> {
         st.late = f64::NEG_INFINITY;
     }
 
-    /// The kernel's point-to-point rule for a send of `m` (free at
-    /// `free`, its eager data arrived at `arrival`) matched with a receive
-    /// posted at `posted`: the receiver's overhead stretched by noise.
-    fn matched(&mut self, m: &Msg, free: Ns, arrival: Option<Ns>, posted: Ns) -> p2p::Matched {
+    /// The kernel's point-to-point rule for a send of `m` in `mode` (free
+    /// at `free`, its eager data arrived at `arrival`) matched with a
+    /// receive posted at `posted`: the receiver's overhead stretched by
+    /// noise.
+    fn matched(
+        &mut self,
+        m: &Msg,
+        mode: p2p::Mode,
+        free: Ns,
+        arrival: Option<Ns>,
+        posted: Ns,
+    ) -> p2p::Matched {
         let a = self.local_actor(m.dst);
         let noise = &mut self.noise;
         let mut cpu = |start: Ns, work: Ns| match a {
             Some(a) => stretch(noise, a, start, work),
             None => p2p::unstretched(start, work),
         };
-        p2p::matched(
-            &mut *self.model,
-            m,
-            p2p::Mode::Standard,
-            free,
-            arrival,
-            posted,
-            &mut cpu,
-        )
+        p2p::matched(&mut *self.model, m, mode, free, arrival, posted, &mut cpu)
     }
 
     /// `work` ns of target CPU on actor `a`, stretched by noise if any.
@@ -786,7 +797,8 @@ impl<'m, 'o> Engine<'m, 'o> {
             } => {
                 self.open_call(a, op.routine);
                 let r = req.unwrap_or_else(|| self.temp_req(a));
-                self.post_send(a, r, self.msg(rank, to, bytes), tag, comm);
+                let mode = self.modes[op.routine as usize];
+                self.post_send(a, r, self.msg(rank, to, bytes), tag, comm, mode);
                 if req.is_none() {
                     self.wait_for(a, r);
                 }
@@ -825,7 +837,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let rr = self.temp_req(a);
                 let sr = self.temp_req(a);
                 self.post_recv(a, rr, from, rtag, comm, self.actors[a].clock);
-                self.post_send(a, sr, self.msg(rank, to, sbytes), stag, comm);
+                self.post_send(a, sr, self.msg(rank, to, sbytes), stag, comm, p2p::Mode::Standard);
                 self.wait_for(a, rr);
                 self.wait_for(a, sr);
             }
@@ -851,17 +863,14 @@ impl<'m, 'o> Engine<'m, 'o> {
         }
     }
 
-    /// A send of `m` posted now by actor `a`, completing request `req`.
-    fn post_send(&mut self, a: usize, req: ReqId, m: Msg, tag: i64, comm: i64) {
+    /// A send of `m` in `mode` posted now by actor `a`, completing
+    /// request `req`.
+    fn post_send(&mut self, a: usize, req: ReqId, m: Msg, tag: i64, comm: i64, mode: p2p::Mode) {
         let post = self.actors[a].clock;
         let noise = &mut self.noise;
-        let posted = p2p::post(
-            &mut *self.model,
-            &m,
-            p2p::Mode::Standard,
-            post,
-            &mut |start, work| stretch(noise, a, start, work),
-        );
+        let posted = p2p::post(&mut *self.model, &m, mode, post, &mut |start, work| {
+            stretch(noise, a, start, work)
+        });
         let free = posted.free;
         let key: Key = (m.src, m.dst, tag, comm);
         let s = if let Some(x) = posted.eager {
@@ -896,9 +905,15 @@ impl<'m, 'o> Engine<'m, 'o> {
                     post,
                     free,
                     arrival: s.arrival,
+                    synchronous: mode == p2p::Mode::Synchronous,
                 },
             ),
-            _ => self.deliver(key, s),
+            _ => {
+                if mode == p2p::Mode::Synchronous {
+                    self.synchronous.insert((m.src, req));
+                }
+                self.deliver(key, s)
+            }
         }
     }
 
@@ -909,7 +924,9 @@ impl<'m, 'o> Engine<'m, 'o> {
         if let Some(r) = self.mail.send(key, s) {
             match s.arrival {
                 Some((arrival, resource_wait)) => {
-                    let done = self.matched(&s.msg, s.free, Some(arrival), r.post).recv_done;
+                    let done = self
+                        .matched(&s.msg, p2p::Mode::Standard, s.free, Some(arrival), r.post)
+                        .recv_done;
                     self.delivered(&s.msg, s.post, done, resource_wait);
                     self.complete(r.req, done, s.post);
                 }
@@ -926,7 +943,9 @@ impl<'m, 'o> Engine<'m, 'o> {
         match self.mail.recv(key, r) {
             Some(s) => match s.arrival {
                 Some((arrival, resource_wait)) => {
-                    let done = self.matched(&s.msg, s.free, Some(arrival), post).recv_done;
+                    let done = self
+                        .matched(&s.msg, p2p::Mode::Standard, s.free, Some(arrival), post)
+                        .recv_done;
                     self.delivered(&s.msg, s.post, done, resource_wait);
                     // Opened and completed in one lookup.
                     self.forget_wildcard(req);
@@ -950,7 +969,12 @@ impl<'m, 'o> Engine<'m, 'o> {
     }
 
     fn rendezvous(&mut self, s: &PendingSend, r: &PendingRecv) {
-        let k = self.matched(&s.msg, s.free, None, r.post);
+        let mode = if !self.synchronous.is_empty() && self.synchronous.remove(&(s.msg.src, s.req)) {
+            p2p::Mode::Synchronous
+        } else {
+            p2p::Mode::Standard
+        };
+        let k = self.matched(&s.msg, mode, s.free, None, r.post);
         let x = k.transfer;
         self.count_message(&s.msg, k.ready, x.start, x.end);
         self.delivered(&s.msg, s.post, k.recv_done, x.start - k.ready);
@@ -1135,12 +1159,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         if let (CollChoice::Algorithmic(name), None) = (self.machine.collective(c), req) {
             let st = &mut self.actors[a];
             let mut steps = Vec::new();
-            match counts {
-                // SimGrid selects the `v` forms' algorithms apart (its
-                // defaults); the machine's names are the plain forms'.
-                Some(v) => coll::expand_v(&shape, v, &mut steps),
-                None => coll::expand(name, &shape, &mut steps),
-            }
+            coll::steps(name, &shape, counts, &mut steps);
             st.steps = Some(Box::new(Steps {
                 queue: steps.into(),
                 members,
@@ -1154,9 +1173,9 @@ impl<'m, 'o> Engine<'m, 'o> {
         let clock = st.clock;
         let r = req.unwrap_or_else(|| self.temp_req(a));
         self.open_req(r, None);
-        // What this member brings: a `v` collective's largest per-peer message.
+        // What the closed form charges for this member.
         let shape = Shape {
-            bytes: counts.map_or(shape.bytes, |v| coll::largest(&shape, v)),
+            bytes: coll::charged(shape.bytes, counts),
             ..shape
         };
         // The process of the communicator's first member gathers the arrivals.
@@ -1206,9 +1225,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 bytes: rv.bytes,
                 ..shape
             };
-            let end = self
-                .model
-                .collective(&CollCall { shape, nodes: &nodes }, rv.ready);
+            let end = coll::closed_form(&mut *self.model, shape, &nodes, rv.ready);
             for q in rv.reqs {
                 self.complete(q, end, rv.ready);
             }
@@ -1224,7 +1241,14 @@ impl<'m, 'o> Engine<'m, 'o> {
         match step {
             Step::Isend { to, bytes } => {
                 let r = self.temp_req(a);
-                self.post_send(a, r, self.msg(rank, members[to as usize], bytes), COLL_TAG, comm);
+                self.post_send(
+                    a,
+                    r,
+                    self.msg(rank, members[to as usize], bytes),
+                    COLL_TAG,
+                    comm,
+                    p2p::Mode::Standard,
+                );
                 self.step_reqs(a).push(r);
             }
             Step::Irecv { from, bytes: _ } => {
@@ -1436,8 +1460,9 @@ impl<'m, 'o> Engine<'m, 'o> {
             .collect();
         if !held.is_empty() {
             lines.push(format!(
-                "rank(s) {} wait in sends above the eager threshold for receives never posted: the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do",
-                held.join(", ")
+                "rank(s) {} wait in sends above the eager threshold for receives never posted: {}",
+                held.join(", "),
+                p2p::DEPENDS_ON_BUFFERING
             ));
         }
         lines.join("\n")

@@ -70,6 +70,8 @@ pub enum Record {
         free: Ns,
         /// An eager message's arrival and its wait for resources.
         arrival: Option<(Ns, Ns)>,
+        /// A synchronous send (`MPI_Ssend`): complete once matched.
+        synchronous: bool,
     },
     /// A request of the receiving process completes.
     Done {
@@ -114,8 +116,13 @@ impl Record {
                 post,
                 free,
                 arrival,
+                synchronous,
             } => {
-                out.push(if arrival.is_some() { 1 } else { 0 });
+                out.push(match (arrival.is_some(), synchronous) {
+                    (true, _) => 1,
+                    (false, true) => 4,
+                    (false, false) => 0,
+                });
                 put(out, u64::from(key.0) | (u64::from(key.1) << 32));
                 put(out, key.2 as u64);
                 put(out, key.3 as u64);
@@ -169,7 +176,7 @@ impl Record {
             let kind = data[at];
             at += 1;
             out.push(match kind {
-                0 | 1 => {
+                0 | 1 | 4 => {
                     let ends = word(&mut at)?;
                     let key = (
                         ends as u32,
@@ -193,6 +200,7 @@ impl Record {
                         post,
                         free,
                         arrival,
+                        synchronous: kind == 4,
                     }
                 }
                 2 => Record::Done {
@@ -540,6 +548,7 @@ mod tests {
                 post: 12.5,
                 free: 13.25,
                 arrival: Some((99.0, 0.0)),
+                synchronous: false,
             },
             Record::Send {
                 key: (0, 1, 2, 0),
@@ -548,6 +557,16 @@ mod tests {
                 post: 0.0,
                 free: 1e-300,
                 arrival: None,
+                synchronous: false,
+            },
+            Record::Send {
+                key: (1, 0, 2, 0),
+                req: 2,
+                bytes: 8,
+                post: 0.0,
+                free: 1.0,
+                arrival: None,
+                synchronous: true,
             },
             Record::Done {
                 req: u64::MAX,

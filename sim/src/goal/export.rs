@@ -17,8 +17,8 @@
 //! GOAL has no communicators: point-to-point messages keep their MPI tag.
 
 use super::parse::ANY;
-use crate::coll::{self, Shape, Step};
 use crate::input::{Op, OpKind, OpSource, ReqId};
+use crate::kernel::coll::{self, Shape, Step};
 use crate::SimError;
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
@@ -298,10 +298,7 @@ fn rank_op(
                 bytes: *bytes,
             };
             steps.clear();
-            match counts {
-                Some(v) => coll::expand_v(&shape, v, steps),
-                None => coll::expand(coll::default_algorithm(*c), &shape, steps),
-            }
+            coll::steps(coll::default_algorithm(*c), &shape, counts.as_deref(), steps);
             let seq = w.colls.entry(*comm).or_insert(0);
             let t = COLL_TAG + (*seq % COLL_TAG);
             *seq += 1;

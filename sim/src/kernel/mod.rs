@@ -6,12 +6,15 @@
 //! drifts, and then one program gets different answers in different
 //! modes.
 //!
-//! What the kernel owns so far: the point-to-point rule ([`p2p`]: when a
+//! What the kernel owns: the point-to-point rule ([`p2p`]: when a
 //! send's CPU is free, eager or rendezvous, when the data moves, when
-//! each side completes) CPU charging ([`cpu`]) and the agreement between the
-//! time windows of a run spread over processes ([`window`]). Models stay behind
-//! [`crate::model::Model`]; the kernel never names one.
+//! each side completes), the collective rule ([`coll`]: what each member
+//! brings, the closed form, the algorithms' messages), CPU charging
+//! ([`cpu`]) and the agreement between the time windows of a run spread
+//! over processes ([`window`]). Models stay behind [`crate::model::Model`]; the kernel
+//! never names one.
 
+pub mod coll;
 pub mod p2p;
 pub mod window;
 

@@ -28,6 +28,11 @@
 use crate::model::{Model, Msg, Transfer};
 use crate::units::Ns;
 
+/// Why a program whose ranks wait in standard sends above the eager
+/// threshold for receives never posted deadlocks: every mode's report of
+/// such a deadlock ends with it, in the same words.
+pub const DEPENDS_ON_BUFFERING: &str = "the program depends on MPI buffering sends above the eager threshold, and a rendezvous holds them until their receive is posted, as MPI libraries do";
+
 /// How a send's data moves, from its MPI send mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -40,6 +45,22 @@ pub enum Mode {
     /// `MPI_Ssend`: a rendezvous at any size, complete once matched
     /// (at `ready`, before its data has arrived).
     Synchronous,
+}
+
+impl Mode {
+    /// The send mode of MPI routine `name` (`MPI_Bsend`, `MPI_Issend_c`
+    /// ...): what vtime's wrappers and the replay of a trace's sends
+    /// (named by their routine) take alike.
+    pub fn of(name: &str) -> Mode {
+        let name = name.trim_start_matches("MPI_").to_ascii_lowercase();
+        if name.contains("bsend") {
+            Mode::Buffered
+        } else if name.contains("ssend") {
+            Mode::Synchronous
+        } else {
+            Mode::Standard
+        }
+    }
 }
 
 /// A posted send, as its sender knows it.
@@ -204,6 +225,17 @@ mod tests {
         assert!(!eager(&*model, &msg(8), Mode::Synchronous));
         assert!(eager(&*model, &msg(65536), Mode::Standard));
         assert!(!eager(&*model, &msg(65537), Mode::Standard));
+    }
+
+    #[test]
+    fn a_routines_name_gives_its_send_mode() {
+        assert_eq!(Mode::of("MPI_Issend_c"), Mode::Synchronous);
+        assert_eq!(Mode::of("MPI_Bsend"), Mode::Buffered);
+        assert_eq!(Mode::of("MPI_Ibsend"), Mode::Buffered);
+        assert_eq!(Mode::of("MPI_Ssend_init"), Mode::Synchronous);
+        assert_eq!(Mode::of("MPI_Isend"), Mode::Standard);
+        assert_eq!(Mode::of("MPI_Rsend"), Mode::Standard);
+        assert_eq!(Mode::of("MPI_Send"), Mode::Standard);
     }
 
     #[test]

@@ -6,14 +6,16 @@
 //! such a collective alike.
 
 use crate::input::{Actor, Measured, Op, OpKind, OpSource};
+use crate::kernel::coll::Member;
 use crate::machine::{Machine, Mapping};
 use crate::units::Ns;
 use pnmpi_trace::routine::Coll;
 
 /// Each member's end and the part of it spent waiting, in communicator
 /// order, for the collective `coll` run as algorithm `name` (rooted at
-/// `root`) by members on `nodes` that entered at and moved the sizes in
-/// `members`, on `machine` with model `model`.
+/// `root`) by members on `nodes` that entered at and brought the parts in
+/// `members` (a `v` collective's per-peer bytes run its `v` form,
+/// [`crate::kernel::coll::steps`]), on `machine` with model `model`.
 pub fn replay(
     machine: &Machine,
     model: &str,
@@ -21,7 +23,7 @@ pub fn replay(
     coll: Coll,
     name: &str,
     root: Option<u32>,
-    members: &[(Ns, u64)],
+    members: &[(Ns, Member)],
 ) -> Result<Vec<(Ns, Ns)>, String> {
     let t0 = members.iter().map(|m| m.0).fold(f64::INFINITY, f64::min);
     // The members' nodes, in communicator order, and CPUs that take the
@@ -46,12 +48,12 @@ struct CollOps {
     coll: Coll,
     root: Option<u32>,
     offsets: Vec<f64>,
-    bytes: Vec<u64>,
+    parts: Vec<Member>,
     next: Vec<u8>,
 }
 
 impl CollOps {
-    fn new(coll: Coll, name: &str, root: Option<u32>, t0: f64, members: &[(Ns, u64)]) -> CollOps {
+    fn new(coll: Coll, name: &str, root: Option<u32>, t0: f64, members: &[(Ns, Member)]) -> CollOps {
         let n = members.len();
         CollOps {
             actors: (0..n as u32).map(|rank| Actor { rank, thread: 0 }).collect(),
@@ -61,7 +63,7 @@ impl CollOps {
             coll,
             root,
             offsets: members.iter().map(|m| m.0 - t0).collect(),
-            bytes: members.iter().map(|m| m.1).collect(),
+            parts: members.iter().map(|m| m.1.clone()).collect(),
             next: vec![0; n],
         }
     }
@@ -93,10 +95,10 @@ impl OpSource for CollOps {
                 2 => OpKind::Coll {
                     op: self.coll,
                     comm: 0,
-                    bytes: self.bytes[actor],
+                    bytes: self.parts[actor].bytes,
                     root: self.root,
                     req: None,
-                    counts: None,
+                    counts: self.parts[actor].counts.clone(),
                 },
                 3 => OpKind::Finalize,
                 _ => return Ok(false),

@@ -1,10 +1,12 @@
 //! What a live run on a model shares with the replay: its arguments
-//! ([`target`]), its report ([`report`]) and the timing of algorithmic
-//! collectives ([`algorithmic`]). The `vtime` module (one
+//! ([`target`]), its report ([`report`]), the timing of algorithmic
+//! collectives ([`algorithmic`]) and vtime's deadlock probes
+//! ([`deadlock`]). The `vtime` module (one
 //! process per rank) and `libvranks` (many virtual ranks per process)
 //! both read and write these, so their runs are set up and reported alike.
 
 pub mod algorithmic;
+pub mod deadlock;
 pub mod report;
 pub mod target;
 

@@ -13,6 +13,8 @@ use crate::dtype::{layout, pack, put_raw, raw, unpack};
 use crate::engine::with;
 use crate::handles::Kind;
 use pnmpi_mpi_sys::{constants as c, ffi};
+use pnmpi_sim::input::VCounts;
+use pnmpi_sim::kernel::coll::Member;
 use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
 
@@ -47,6 +49,19 @@ unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
     (0..size as usize)
         .map(|i| unsafe { nth(counts, i, 0) } * item)
         .collect()
+}
+
+/// A `v` collective's part for the kernel's collective rule: `bytes`,
+/// and the per-peer bytes the member knows, as its trace records them.
+fn vector(bytes: u64, send: &[i64], recv: &[i64]) -> Member {
+    let side = |v: &[i64]| v.iter().map(|&b| b.max(0) as u64).collect();
+    Member {
+        bytes,
+        counts: Some(Box::new(VCounts {
+            send: side(send),
+            recv: side(recv),
+        })),
+    }
 }
 
 /// Copies member `me`'s result of collective call `id` out (in its own
@@ -142,7 +157,7 @@ pub fn go(
     op: Op,
     root: c_int,
     gift: Gift,
-    bytes: u64,
+    part: Member,
     out: Out,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
@@ -151,7 +166,7 @@ pub fn go(
         op,
         root: root.max(0) as u32,
         gift,
-        bytes,
+        part,
         out,
         blocking: req.is_none(),
     };
@@ -183,7 +198,7 @@ unsafe fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_
         Op::Data(Coll::Barrier),
         0,
         Gift::Nothing,
-        0,
+        Member::default(),
         Out::Nothing,
         req,
     )
@@ -212,7 +227,16 @@ unsafe fn bcast(
     } else {
         (Gift::Nothing, Out::Bcast(buf, count, dt))
     };
-    go(routine, comm, Op::Data(Coll::Bcast), root, gift, bytes, out, req)
+    go(
+        routine,
+        comm,
+        Op::Data(Coll::Bcast),
+        root,
+        gift,
+        bytes.into(),
+        out,
+        req,
+    )
 }
 
 /// Which reduction.
@@ -276,7 +300,7 @@ unsafe fn reduce(
         op,
         exclusive: kind == Red::Exscan,
     };
-    go(routine, comm, op, root, gift, bytes, out, req)
+    go(routine, comm, op, root, gift, bytes.into(), out, req)
 }
 
 /// # Safety
@@ -307,15 +331,23 @@ unsafe fn reduce_scatter(
         .sum();
     // SAFETY: as above.
     let mine = unsafe { nth(counts, me as usize, i64::from(count)) };
-    if trace::on() {
-        if counts.is_null() {
+    // The whole vector, and each member's share (the vector form).
+    let whole = (total.max(0) as usize * l.size) as u64;
+    let part = if counts.is_null() {
+        if trace::on() {
             trace::collective(handle, Some(trace::bytes(count, dt)), None, None);
-        } else {
-            trace::collective(handle, Some(total * l.size as i64), None, None);
-            // SAFETY: one count per member.
-            trace::per_peer(Vec::new(), per_member(counts, size, dt));
         }
-    }
+        Member::of(whole)
+    } else {
+        // SAFETY: one count per member.
+        let shares = unsafe { per_member(counts, size, dt) };
+        let part = vector(whole, &[], &shares);
+        if trace::on() {
+            trace::collective(handle, Some(total * l.size as i64), None, None);
+            trace::per_peer(Vec::new(), shares);
+        }
+        part
+    };
     let src = if in_place(sbuf) {
         rbuf as *const c_void
     } else {
@@ -336,16 +368,7 @@ unsafe fn reduce_scatter(
         op,
         exclusive: false,
     };
-    go(
-        routine,
-        comm,
-        op,
-        0,
-        gift,
-        (mine as usize * l.size) as u64,
-        out,
-        req,
-    )
+    go(routine, comm, op, 0, gift, part, out, req)
 }
 
 /// Gathers (to `root`, or to all when `root` is `None`), fixed or
@@ -373,14 +396,15 @@ unsafe fn gather(
     let (me, size) = rank_size(comm);
     let receives = root.is_none_or(|r| r == me as c_int);
     let sent = || Some(trace::bytes(scount, stype));
+    // The per-peer bytes received, where the member knows them.
+    // SAFETY: one count per member where they are significant.
+    let recv = (!rcounts.is_null() && receives).then(|| unsafe { per_member(rcounts, size, rtype) });
     if trace::on() {
         if rcounts.is_null() {
             trace::collective(handle, sent(), Some(trace::bytes(rcount, rtype)), root);
-        } else if receives {
-            // SAFETY: one count per member where they are significant.
-            let recv = unsafe { per_member(rcounts, size, rtype) };
+        } else if let Some(recv) = &recv {
             trace::collective(handle, sent(), Some(recv.iter().sum()), root);
-            trace::per_peer(Vec::new(), recv);
+            trace::per_peer(Vec::new(), recv.clone());
         } else {
             trace::collective(handle, sent(), None, root);
         }
@@ -396,7 +420,10 @@ unsafe fn gather(
             pack(sbuf, scount, stype)
         }
     };
-    let bytes = data.len() as u64;
+    let part = match &recv {
+        Some(recv) => vector(data.len() as u64, &[], recv),
+        None => Member::of(data.len() as u64),
+    };
     let out = if receives {
         Out::Gather(rbuf, rcount, rtype, rcounts, displs)
     } else {
@@ -413,7 +440,7 @@ unsafe fn gather(
         Op::Data(coll),
         root.unwrap_or(0),
         Gift::One(data),
-        bytes,
+        part,
         out,
         req,
     )
@@ -443,14 +470,15 @@ unsafe fn scatter(
     let (me, size) = rank_size(comm);
     let is_root = me as c_int == root;
     let got = || Some(trace::bytes(rcount, rtype));
+    // The per-peer bytes sent, at the root of the vector form.
+    // SAFETY: one count per member at the root.
+    let send = (!scounts.is_null() && is_root).then(|| unsafe { per_member(scounts, size, stype) });
     if trace::on() {
         if scounts.is_null() {
             trace::collective(handle, Some(trace::bytes(scount, stype)), got(), Some(root));
-        } else if is_root {
-            // SAFETY: one count per member at the root.
-            let send = unsafe { per_member(scounts, size, stype) };
+        } else if let Some(send) = &send {
             trace::collective(handle, Some(send.iter().sum()), got(), Some(root));
-            trace::per_peer(send, Vec::new());
+            trace::per_peer(send.clone(), Vec::new());
         } else {
             trace::collective(handle, None, got(), Some(root));
         }
@@ -471,21 +499,16 @@ unsafe fn scatter(
         Gift::Nothing
     };
     let bytes = (layout(rtype).size * rcount.max(0) as usize) as u64;
+    let part = match &send {
+        Some(send) => vector(bytes, send, &[]),
+        None => Member::of(bytes),
+    };
     let out = if is_root && in_place(rbuf) {
         Out::Nothing
     } else {
         Out::Scatter(rbuf, rcount, rtype)
     };
-    go(
-        routine,
-        comm,
-        Op::Data(Coll::Scatter),
-        root,
-        gift,
-        bytes,
-        out,
-        req,
-    )
+    go(routine, comm, Op::Data(Coll::Scatter), root, gift, part, out, req)
 }
 
 /// All-to-all, fixed or vector counts.
@@ -511,25 +534,32 @@ unsafe fn alltoall(
     let handle = comm;
     let comm = comm_of(routine, comm);
     let (_, size) = rank_size(comm);
-    if trace::on() {
-        if rcounts.is_null() {
-            let sent = if in_place(sbuf) {
-                trace::bytes(rcount, rtype)
-            } else {
-                trace::bytes(scount, stype)
-            };
-            trace::collective(handle, Some(sent), Some(trace::bytes(rcount, rtype)), None);
+    // The per-peer bytes of the vector form.
+    let peers = (!rcounts.is_null()).then(|| {
+        // SAFETY: one count per member in each array.
+        let recv = unsafe { per_member(rcounts, size, rtype) };
+        let send = if in_place(sbuf) {
+            recv.clone()
         } else {
-            // SAFETY: one count per member in each array.
-            let recv = unsafe { per_member(rcounts, size, rtype) };
-            let send = if in_place(sbuf) {
-                recv.clone()
-            } else {
-                // SAFETY: as above.
-                unsafe { per_member(scounts, size, stype) }
-            };
-            trace::collective(handle, Some(send.iter().sum()), Some(recv.iter().sum()), None);
-            trace::per_peer(send, recv);
+            // SAFETY: as above.
+            unsafe { per_member(scounts, size, stype) }
+        };
+        (send, recv)
+    });
+    if trace::on() {
+        match &peers {
+            None => {
+                let sent = if in_place(sbuf) {
+                    trace::bytes(rcount, rtype)
+                } else {
+                    trace::bytes(scount, stype)
+                };
+                trace::collective(handle, Some(sent), Some(trace::bytes(rcount, rtype)), None);
+            }
+            Some((send, recv)) => {
+                trace::collective(handle, Some(send.iter().sum()), Some(recv.iter().sum()), None);
+                trace::per_peer(send.clone(), recv.clone());
+            }
         }
     }
     let (src, count, counts, displs, dt) = if in_place(sbuf) {
@@ -547,6 +577,10 @@ unsafe fn alltoall(
         })
         .collect();
     let bytes = blocks.iter().map(|b| b.len() as u64).sum::<u64>() / u64::from(size.max(1));
+    let part = match &peers {
+        Some((send, recv)) => vector(bytes, send, recv),
+        None => Member::of(bytes),
+    };
     let out = Out::Alltoall(rbuf, rcount, rtype, rcounts, rdispls);
     go(
         routine,
@@ -554,7 +588,7 @@ unsafe fn alltoall(
         Op::Data(Coll::Alltoall),
         0,
         Gift::Many(blocks),
-        bytes,
+        part,
         out,
         req,
     )

@@ -197,7 +197,16 @@ pub unsafe extern "C" fn MPI_Comm_size(comm: ffi::MPI_Comm, size: *mut c_int) ->
 /// A constructor: the rendezvous that makes the new communicators.
 fn construct(routine: &str, comm: ffi::MPI_Comm, gift: Gift, out: *mut ffi::MPI_Comm) -> c_int {
     let parent = comm_of(routine, comm);
-    let rc = go(routine, parent, Op::Constructor, 0, gift, 0, Out::Comm(out), None);
+    let rc = go(
+        routine,
+        parent,
+        Op::Constructor,
+        0,
+        gift,
+        Default::default(),
+        Out::Comm(out),
+        None,
+    );
     // SAFETY: the application's out-pointer, which the constructor wrote.
     super::traced::new_comm(comm, unsafe { *out });
     rc

@@ -465,3 +465,47 @@ pub unsafe extern "C" fn MPI_Request_free(req: *mut ffi::MPI_Request) -> c_int {
     unsafe { *req = c::REQUEST_NULL() };
     ok()
 }
+
+/// Each virtual rank's attached buffer (`MPI_Buffer_attach`: address and
+/// size), handed back by `MPI_Buffer_detach`. A buffered send copies its
+/// data at once, so the buffer is only remembered, per rank: the real
+/// MPI's one buffer per process cannot take every virtual rank's.
+static BUFFERS: std::sync::Mutex<std::collections::BTreeMap<u32, (usize, c_int)>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Buffer_attach(buf: *mut c_void, size: c_int) -> c_int {
+    let _call = Call::enter("MPI_Buffer_attach");
+    let me = with(|e| e.current());
+    if let Ok(mut b) = BUFFERS.lock() {
+        b.insert(me, (buf as usize, size));
+    }
+    ok()
+}
+
+/// # Safety
+/// MPI's contract for this routine: `buf` points to a pointer, `size` to
+/// an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Buffer_detach(buf: *mut c_void, size: *mut c_int) -> c_int {
+    let _call = Call::enter("MPI_Buffer_detach");
+    let me = with(|e| e.current());
+    let (addr, n) = BUFFERS
+        .lock()
+        .ok()
+        .and_then(|mut b| b.remove(&me))
+        .unwrap_or((0, 0));
+    // SAFETY: the application's out-arguments (MPI's contract), written
+    // only when given.
+    unsafe {
+        if !buf.is_null() {
+            *buf.cast::<*mut c_void>() = addr as *mut c_void;
+        }
+        if !size.is_null() {
+            *size = n;
+        }
+    }
+    ok()
+}

@@ -4,8 +4,9 @@
 //! already received; a few are compared step by step with lists worked
 //! out by hand from SimGrid's code.
 
+use super::algorithms::expand;
 use super::exchange::{alltoall_ompi_pick, Pick};
-use super::{algorithms_of, default_algorithm, expand, log2_ceil, Shape, Step};
+use super::{algorithms_of, default_algorithm, log2_ceil, Shape, Step};
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 
@@ -457,7 +458,7 @@ fn pair_bytes(from: u32, to: u32) -> u64 {
 
 #[test]
 fn v_collectives_pair_up_with_each_peers_bytes_and_replay() {
-    use super::expand_v;
+    use super::vector::expand_v;
     use crate::input::VCounts;
     for p in sizes() {
         for root in roots(p) {
@@ -522,4 +523,52 @@ fn v_collectives_pair_up_with_each_peers_bytes_and_replay() {
             }
         }
     }
+}
+
+#[test]
+fn a_member_is_charged_its_largest_block_and_a_v_collective_runs_its_v_form() {
+    use super::{charged, steps, Member};
+    use crate::input::VCounts;
+    // An alltoallv member: the mean block it sends is 20, its largest
+    // block 70 (received).
+    let v = VCounts {
+        send: vec![0, 10, 50],
+        recv: vec![70, 0, 5],
+    };
+    let m = Member {
+        bytes: 20,
+        counts: Some(Box::new(v.clone())),
+    };
+    assert_eq!(m.charged(), 70);
+    assert_eq!(charged(20, None), 20);
+    assert_eq!(Member::from(8).charged(), 8);
+    // A reduce-scatter's whole vector is above every share.
+    assert_eq!(
+        charged(
+            300,
+            Some(&VCounts {
+                send: vec![],
+                recv: vec![100, 200]
+            })
+        ),
+        300
+    );
+    // With per-peer bytes, the `v` form whatever the algorithm's name.
+    let s = Shape {
+        coll: Coll::Alltoall,
+        size: 3,
+        me: 0,
+        root: 0,
+        bytes: 20,
+    };
+    let mut got = Vec::new();
+    steps("pair", &s, Some(&v), &mut got);
+    let sends: Vec<u64> = got
+        .iter()
+        .filter_map(|st| match st {
+            Step::Isend { bytes, .. } => Some(*bytes),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sends, vec![10, 50]);
 }

@@ -21,18 +21,6 @@ fn at(side: &[u64], j: u32, size: u32, fallback: u64) -> u64 {
     }
 }
 
-/// The largest message of this task's part: what an analytic model
-/// charges a `v` collective with.
-pub fn largest(s: &Shape, c: &VCounts) -> u64 {
-    c.send
-        .iter()
-        .chain(&c.recv)
-        .copied()
-        .max()
-        .unwrap_or(0)
-        .max(s.bytes)
-}
-
 /// Appends task `s.me`'s steps of `v` collective `s.coll` with per-peer
 /// bytes `c` (`s.bytes`: the task's single count, its send count for
 /// `allgatherv` and `gatherv`, its receive count for `scatterv`, the

@@ -1,0 +1,145 @@
+//! Collectives: the shape of one collective call, and its two timing
+//! forms, the kernel's collective rule for the three simulators.
+//! *Analytic*: a closed form in the number of tasks, as PSINS's simple
+//! model has it (the model computes it: [`closed_form`]). *Algorithmic*:
+//! each task's part expanded into point-to-point [`Step`]s of a named
+//! algorithm, as SimGrid and LogGOPSim do ([`steps`]); the engine then
+//! replays those messages like the application's own, through the same
+//! model.
+//!
+//! What each member brings is a [`Member`]: its size as the tracer records
+//! it and, for a `v` collective, the per-peer bytes it knows (those the
+//! tracer records on that process). The closed form charges the largest
+//! [`Member::charged`] of the members, a maximum that every mode can
+//! reduce without knowing the other members' arrays: the replay over the
+//! trace's records, vtime by an `MPI_MAX` reduction on its shadow
+//! communicator, virtual ranks over their joined members.
+
+mod algorithms;
+mod exchange;
+#[cfg(test)]
+mod tests;
+mod tree;
+mod vector;
+
+pub use algorithms::{algorithms_of, check_algorithm, default_algorithm};
+
+use crate::input::VCounts;
+use crate::model::{CollCall, Model};
+use crate::units::Ns;
+use pnmpi_trace::routine::Coll;
+
+/// What one member brings to a collective's timing, the same in every
+/// mode: what its process's trace records of the call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Member {
+    /// Its size, as [`Shape::bytes`] (a `v` all-to-all: the mean block;
+    /// `scatterv`: its own block; `reduce_scatter`: the whole vector).
+    pub bytes: u64,
+    /// A `v` collective's per-peer bytes where significant on this
+    /// member (`alltoallv`: both sides; `allgatherv`, `reduce_scatter`:
+    /// the receive side; `gatherv`'s root: the receive side,
+    /// `scatterv`'s: the send side); `None` for the others. Boxed: a
+    /// collective of a million virtual ranks holds a part per member.
+    pub counts: Option<Box<VCounts>>,
+}
+
+impl Member {
+    /// A member of a collective with one size.
+    pub fn of(bytes: u64) -> Member {
+        Member { bytes, counts: None }
+    }
+
+    /// What the closed form charges for this member: [`charged`].
+    pub fn charged(&self) -> u64 {
+        charged(self.bytes, self.counts.as_deref())
+    }
+}
+
+impl From<u64> for Member {
+    fn from(bytes: u64) -> Member {
+        Member::of(bytes)
+    }
+}
+
+/// The size the closed form charges for a member of size `bytes` with
+/// per-peer bytes `counts`: its size, or the largest block it sends or
+/// receives. The collective is charged the largest over its members.
+pub fn charged(bytes: u64, counts: Option<&VCounts>) -> u64 {
+    counts.map_or(bytes, |c| {
+        c.send
+            .iter()
+            .chain(&c.recv)
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(bytes)
+    })
+}
+
+/// The closed form: when collective `shape` completes on every member,
+/// its last member having entered at `latest`, its members on `nodes`
+/// (communicator order); `shape.bytes` is the largest
+/// [`Member::charged`] over the members.
+pub fn closed_form(model: &mut dyn Model, shape: Shape, nodes: &[u32], latest: Ns) -> Ns {
+    model.collective(&CollCall { shape, nodes }, latest)
+}
+
+/// Appends task `s.me`'s steps of collective `s` run as algorithm `name`
+/// (checked at load) with `counts` its part's per-peer bytes: a `v`
+/// collective with them runs SimGrid's default for its `v` form whatever
+/// `name` says (SimGrid selects those apart; `name` is the plain form's).
+pub fn steps(name: &str, s: &Shape, counts: Option<&VCounts>, out: &mut Vec<Step>) {
+    match counts {
+        Some(c) => vector::expand_v(s, c, out),
+        None => algorithms::expand(name, s, out),
+    }
+}
+
+/// One task's step in an expanded collective. Peers are indices in the
+/// communicator; the engine maps them to world ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Post a nonblocking send.
+    Isend {
+        /// Communicator index of the receiver.
+        to: u32,
+        /// Message size.
+        bytes: u64,
+    },
+    /// Post a nonblocking receive.
+    Irecv {
+        /// Communicator index of the sender.
+        from: u32,
+        /// Message size.
+        bytes: u64,
+    },
+    /// Wait for every send and receive posted since the last `WaitAll`.
+    WaitAll,
+}
+
+/// One collective call as every member sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Which collective.
+    pub coll: Coll,
+    /// Number of tasks in the communicator (P).
+    pub size: u32,
+    /// This task's index in the communicator.
+    pub me: u32,
+    /// The root's index (rooted collectives; 0 otherwise).
+    pub root: u32,
+    /// Bytes per process, as the tracer records them: the message of a
+    /// broadcast, the vector of a reduction, one block of an all-to-all,
+    /// one contribution of a gather.
+    pub bytes: u64,
+}
+
+/// `ceil(log2(p))`, the depth of a binomial tree over `p` tasks.
+pub fn log2_ceil(p: u32) -> u32 {
+    if p <= 1 {
+        0
+    } else {
+        32 - (p - 1).leading_zeros()
+    }
+}
