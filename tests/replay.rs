@@ -577,8 +577,8 @@ fn the_environment_configures_the_module() {
     }
 }
 
-/// LLNL's ReMPI, the reference: built by `scripts/rempi-ref.sh` outside
-/// the repository, the test runs when `REMPI_PREFIX` points at it. ReMPI's
+/// LLNL's ReMPI, the reference: built outside the repository, the test
+/// runs when `REMPI_PREFIX` names its install prefix. ReMPI's
 /// library, patched by the real `pnmpi-patch`, runs as a module under
 /// libpnmpi, records masterworker and replays it to the recorded output;
 /// our records of the same program are smaller than ReMPI's gzip ones
@@ -586,7 +586,7 @@ fn the_environment_configures_the_module() {
 #[test]
 fn rempi_runs_as_a_module_and_records_more_than_replay_does() {
     let Some(prefix) = std::env::var_os("REMPI_PREFIX").map(PathBuf::from) else {
-        eprintln!("skipped: REMPI_PREFIX is not set (build ReMPI with scripts/rempi-ref.sh)");
+        eprintln!("skipped: REMPI_PREFIX is not set (the install prefix of a ReMPI build)");
         return;
     };
     let exe = program("masterworker", Link::Pnmpi);

@@ -8,7 +8,7 @@
 #        REMPI_PREFIX=... modules/replay/bench/rempi.sh [RUNS] [TASKS]
 set -euo pipefail
 runs=${1:-9}; tasks=${2:-300}
-: "${REMPI_PREFIX:?build ReMPI with scripts/rempi-ref.sh and point REMPI_PREFIX at it}"
+: "${REMPI_PREFIX:?set REMPI_PREFIX to the install prefix of a ReMPI build (lib/librempi.so, lib/libreomp.so)}"
 t=$(realpath "${CARGO_TARGET_DIR:-target}/release")
 here=$(realpath "$(dirname "$0")/../../..")
 w=$(mktemp -d)
