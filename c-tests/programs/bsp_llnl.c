@@ -4,12 +4,17 @@
  * derived type (Type_vector) with blocking Send/Recv, then reduces a
  * checksum (Allreduce) and meets at a Barrier. Works at any rank count.
  *
- * usage: bsp_llnl [PHASES]   (default 3)
+ * With LEAK = leak, each rank also makes a persistent send (tag 9, count
+ * N, to its right neighbour) that it never starts nor frees: a request
+ * leaked at MPI_Finalize, for the request checks.
+ *
+ * usage: bsp_llnl [PHASES [LEAK]]   (default 3)
  * prints on rank 0: bsp_llnl: ranks R phases P sum S
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N 8
 
@@ -60,6 +65,9 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
     }
     MPI_Type_free(&column);
+    MPI_Request leaked;
+    if (argc > 2 && strcmp(argv[2], "leak") == 0)
+        MPI_Send_init(grid[0], N, MPI_DOUBLE, right, 9, MPI_COMM_WORLD, &leaked);
     if (rank == 0)
         printf("bsp_llnl: ranks %d phases %d sum %.1f\n", size, phases, total);
     MPI_Finalize();
