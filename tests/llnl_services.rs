@@ -3,7 +3,8 @@
 //! between them, on real programs at 2 ranks: every request it sees made is described by
 //! `map-request` as the call made it, every completion brings that request's parameters and the
 //! module's own stamp back in the status extension, and the application's own output and statuses
-//! are those of a run without modules.
+//! are those of a run without modules. And `piggyback`, used by c-tests/modules/pbcheck.c: each
+//! message brings the bytes its sender attached.
 
 mod common;
 use common::*;
@@ -92,5 +93,56 @@ fn a_request_never_freed_is_listed_at_finalize() {
             "{}",
             run.stdout
         );
+    }
+}
+
+/// Runs `program args` at 2 ranks with `status`, `pbcheck`, `piggyback` and `requests`, and
+/// without modules; the program's output must not change, and on each rank every message
+/// received must have brought the bytes its sender attached (`bad 0`, `received > 0`).
+fn piggybacked(program_name: &str, args: &[&str]) -> Run {
+    let exe = program(program_name, Link::Pnmpi);
+    let native = Case::new().mpirun(2, &exe, args);
+    native.assert_ok();
+    let pbcheck = api_module("pbcheck", "pbcheck", &[]);
+    let mut case = Case::new();
+    case.conf(&format!(
+        "module {}\nmodule {}\nmodule {}\nmodule {}\n",
+        target_dir().join("libstatus.so").display(),
+        pbcheck.display(),
+        target_dir().join("libpiggyback.so").display(),
+        target_dir().join("librequests.so").display()
+    ));
+    let run = case.mpirun(2, &exe, args);
+    run.assert_ok();
+    let prefix = format!("{program_name}:");
+    assert_eq!(sorted(&run, &prefix), sorted(&native, &prefix), "{}", run.stderr);
+    for rank in 0..2 {
+        let line = run.lines(&format!("pbcheck rank {rank}:"));
+        assert_eq!(line.len(), 1, "{}", run.stdout);
+        assert!(line[0].ends_with(" bad 0"), "{}", run.stdout);
+        assert!(!line[0].contains(" received 0 "), "{}", run.stdout);
+    }
+    run
+}
+
+#[test]
+fn piggybacked_bytes_come_with_each_message_of_a_halo_exchange() {
+    let run = piggybacked("bsp_llnl", &[]);
+    // Per phase: 2 Isend and 2 Irecv (Waitall), and one vector-typed Send
+    // from rank 0, received by rank 1.
+    assert_eq!(
+        run.lines("pbcheck rank 0:"),
+        vec!["pbcheck rank 0: sent 9 received 6 bad 0"]
+    );
+    assert_eq!(
+        run.lines("pbcheck rank 1:"),
+        vec!["pbcheck rank 1: sent 6 received 9 bad 0"]
+    );
+}
+
+#[test]
+fn piggybacked_bytes_come_with_every_kind_of_message() {
+    for bytes in ["64", "200000"] {
+        piggybacked("reqkinds", &[bytes]);
     }
 }

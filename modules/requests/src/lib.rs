@@ -113,7 +113,7 @@ fn into_status(statuses: Option<*mut MPI_Status>, count: usize, num: usize, requ
     // which this module owns size_of::<Parameters>() + data.len() bytes at
     // `offset` of block `num`.
     unsafe {
-        let block = statuses.add(count).cast::<u8>().add(num * total + offset);
+        let block = pnmpi_sdk::llnl::extension(statuses, count, total, num, offset);
         block.cast::<Parameters>().write_unaligned(params);
         std::ptr::copy_nonoverlapping(
             data.as_ptr().cast::<u8>(),

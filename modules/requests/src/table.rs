@@ -4,40 +4,14 @@
 //! active or cancelled) and the bytes other modules reserved with
 //! `add-storage`.
 
-use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Request};
+pub use pnmpi_sdk::llnl::kind::*;
+pub use pnmpi_sdk::llnl::RequestParameters as Parameters;
+use pnmpi_sdk::sys::ffi::MPI_Request;
 use pnmpi_sdk::{constants, Comm, Datatype};
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, OnceLock};
-
-/// `PNMPIMOD_REQUESTS_*`: the call that made a request.
-pub const SEND: c_int = 0x01;
-pub const BSEND: c_int = 0x03;
-pub const RSEND: c_int = 0x05;
-pub const SSEND: c_int = 0x07;
-pub const RECV: c_int = 0x00;
-/// An unknown or null request.
-pub const NULL: c_int = 0xFF;
-
-/// `PNMPIMOD_Requests_Parameters_t`, field for field.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Parameters {
-    pub kind: c_int,
-    pub buf: *mut c_void,
-    pub count: c_int,
-    pub datatype: MPI_Datatype,
-    pub node: c_int,
-    pub tag: c_int,
-    pub persistent: c_int,
-    pub active: c_int,
-    pub cancelled: c_int,
-    pub comm: MPI_Comm,
-    pub inreq: MPI_Request,
-    /// The bytes reserved with `add-storage`, owned by the table.
-    pub data: *mut c_char,
-}
 
 /// What a request was made with.
 pub struct Call {

@@ -4,24 +4,8 @@
 use crate::table::{self, Call, BSEND, RECV, RSEND, SEND, SSEND};
 use crate::{into_status, reserve_in_statuses};
 use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
-use pnmpi_sdk::{constants, native, services};
+use pnmpi_sdk::{constants, llnl, native, services};
 use std::ffi::c_int;
-
-/// `PNMPIMOD_STATUS_TAG`, the mark of an extended status.
-const MARK: c_int = 0x3e1f9;
-
-/// Whether status `num` of `statuses` is one the `status` module extended.
-pub fn extended(statuses: *mut MPI_Status, num: usize) -> bool {
-    if statuses.is_null()
-        || statuses == constants::STATUS_IGNORE()
-        || statuses == constants::STATUSES_IGNORE()
-    {
-        return false;
-    }
-    // SAFETY: a real status array of at least num + 1 statuses (MPI's
-    // contract for the completion call that filled it).
-    unsafe { (*statuses.add(num)).MPI_ERROR == MARK }
-}
 
 /// Reads `n` request handles (before MPI nulls the completed ones).
 fn handles(requests: *const MPI_Request, n: c_int) -> Vec<MPI_Request> {
@@ -62,7 +46,7 @@ impl Statuses {
     fn before(array: *mut MPI_Status) -> Statuses {
         Statuses {
             array,
-            extended: extended(array, 0),
+            extended: llnl::is_extended(array, 0),
         }
     }
 }
@@ -126,6 +110,12 @@ pnmpi_sdk::wrap! {
     fn MPI_Irecv(buf, count, datatype, source, tag, comm, request) {
         let err = next!();
         record(err, request, Call { kind: RECV, buf, count, datatype, peer: source, tag, comm, persistent: false })
+    }
+
+    fn MPI_Imrecv(buf, count, datatype, _message, request) {
+        let err = next!();
+        let (peer, tag, comm) = (constants::ANY_SOURCE(), constants::ANY_TAG(), constants::COMM_NULL());
+        record(err, request, Call { kind: RECV, buf, count, datatype, peer, tag, comm, persistent: false })
     }
 
     fn MPI_Recv_init(buf, count, datatype, source, tag, comm, request) {

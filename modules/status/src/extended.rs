@@ -6,12 +6,9 @@
 //! the modules below know the blocks are there.
 
 use pnmpi_sdk::constants;
+use pnmpi_sdk::llnl::STATUS_MARK as MARK;
 use pnmpi_sdk::sys::ffi::MPI_Status;
-use std::ffi::c_int;
 use std::mem::size_of;
-
-/// `PNMPIMOD_STATUS_TAG`: the `MPI_ERROR` value of an extended status.
-pub const MARK: c_int = 0x3e1f9;
 
 /// Statuses small enough are kept on the stack (in 8-byte words).
 const INLINE_WORDS: usize = 64;
