@@ -7,7 +7,8 @@
  * global "status-offset" and status-storage's "total-status-extension".
  * Each request it sees made (Isend, Issend, Irecv, and the persistent
  * X_init) it looks up with map-request, checks the parameters against the
- * call's own arguments and stamps with a serial number in its int. Each
+ * call's own arguments and stamps with a serial number plus one in its
+ * int (0 marks requests made by calls it does not wrap, MPI_Imrecv). Each
  * completion (Wait, Waitall, Waitany, Waitsome, Test, Testall) it reads
  * the request's parameters and its serial back from the status extension
  * and checks them against what the call that made the request gave.
@@ -76,7 +77,7 @@ static int made_request(int err, MPI_Request *req, int type, const void *buf, in
         mismatch("made buf/datatype/comm", 0, 1);
     if (p->persistent != is_persistent || p->active != !is_persistent)
         mismatch("made persistent/active", p->persistent, is_persistent);
-    *(int *)(p->data + data_offset) = made;
+    *(int *)(p->data + data_offset) = made + 1; /* 0: not made through these wrappers */
     made_with[made++] = *p;
     persistent += is_persistent;
     return err;
@@ -103,7 +104,9 @@ static void completed_in(int ext, MPI_Status *statuses, int count, int num)
         REQ_FROM_STATUSARRAY(statuses, *status_offset, *total_extension, count, num);
     if (p.type == PNMPIMOD_REQUESTS_NULL)
         return; /* a null or inactive request: nothing completed */
-    int serial = INFO_FROM_STATUSARRAY(statuses, *status_offset + data_offset, *total_extension, int, count, num);
+    int serial = INFO_FROM_STATUSARRAY(statuses, *status_offset + data_offset, *total_extension, int, count, num) - 1;
+    if (serial == -1)
+        return; /* a request made by a call not wrapped here (MPI_Imrecv) */
     completed++;
     if (serial < 0 || serial >= made) {
         mismatch("serial", serial, made);
