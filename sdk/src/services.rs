@@ -280,6 +280,12 @@ pub fn register_service(service: &ServiceDescriptor) -> Result<(), Error> {
     Error::check(unsafe { PNMPI_Service_RegisterService(service) })
 }
 
+/// Offers `fct` as the service `name` with signature `sig`: a
+/// [`ServiceDescriptor::new`] given to [`register_service`].
+pub fn offer(name: &str, sig: &str, fct: ServiceFn) -> Result<(), Error> {
+    register_service(&ServiceDescriptor::new(name, sig, fct)?)
+}
+
 /// `PNMPI_Service_GetServiceByName`: the service `name` of `module`, if it
 /// was registered with signature `sig`.
 pub fn service_by_name(module: Module, name: &str, sig: &str) -> Result<ServiceDescriptor, Error> {

@@ -26,7 +26,7 @@ mod wire;
 mod wrappers;
 
 use pnmpi_sdk::llnl::RequestParameters;
-use pnmpi_sdk::services::{self, ServiceDescriptor, ServiceFn};
+use pnmpi_sdk::services::{self, ServiceFn};
 use pnmpi_sdk::sys::ffi::MPI_Request;
 use std::ffi::{c_char, c_int};
 use std::mem::size_of;
@@ -112,10 +112,6 @@ pub fn around() -> Option<&'static Around> {
     AROUND.get()
 }
 
-fn offer(name: &str, sig: &str, f: ServiceFn) -> Result<(), services::Error> {
-    services::register_service(&ServiceDescriptor::new(name, sig, f)?)
-}
-
 pnmpi_sdk::module! {
     name: "piggyback",
     registration_point: || {
@@ -128,8 +124,8 @@ pnmpi_sdk::module! {
                 std::mem::transmute::<extern "C" fn(c_int, *const c_char) -> c_int, ServiceFn>(set_bytes),
             )
         };
-        let offered = offer("piggyback-size", "i", size)
-            .and_then(|()| offer("piggyback", "ip", bytes))
+        let offered = services::offer("piggyback-size", "i", size)
+            .and_then(|()| services::offer("piggyback", "ip", bytes))
             .and_then(|()| services::register_global("piggyback-offset", &OFFSET));
         if let Err(e) = offered {
             eprintln!("piggyback: cannot offer its services: {e}");

@@ -19,7 +19,7 @@
 mod table;
 mod wrappers;
 
-use pnmpi_sdk::services::{self, ServiceDescriptor, ServiceFn};
+use pnmpi_sdk::services::{self, ServiceFn};
 use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
 use std::ffi::c_int;
 use std::mem::size_of;
@@ -48,11 +48,6 @@ extern "C" fn map_request(request: MPI_Request) -> *mut Parameters {
     table::map(request)
 }
 
-/// Offers `f` as the service `name` with signature `sig`.
-fn offer(name: &str, sig: &str, f: ServiceFn) -> Result<(), services::Error> {
-    services::register_service(&ServiceDescriptor::new(name, sig, f)?)
-}
-
 pnmpi_sdk::module! {
     name: "request-storage",
     registration_point: || {
@@ -65,8 +60,8 @@ pnmpi_sdk::module! {
                 std::mem::transmute::<extern "C" fn(MPI_Request) -> *mut Parameters, ServiceFn>(map_request),
             )
         };
-        let offered = offer("add-storage", "i", add)
-            .and_then(|()| offer("map-request", "r", map))
+        let offered = services::offer("add-storage", "i", add)
+            .and_then(|()| services::offer("map-request", "r", map))
             .and_then(|()| services::register_global("status-offset", &STATUS_OFFSET));
         if let Err(e) = offered {
             eprintln!("requests: cannot offer its services: {e}");

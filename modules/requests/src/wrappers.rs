@@ -23,6 +23,15 @@ fn read(value: *const c_int) -> c_int {
     unsafe { value.as_ref() }.copied().unwrap_or(0)
 }
 
+/// After a successful call on the requests `saved` before it, applies `f`
+/// to each; returns the call's result.
+fn on_success(err: c_int, saved: &[MPI_Request], f: impl Fn(MPI_Request)) -> c_int {
+    if err == constants::SUCCESS() {
+        saved.iter().for_each(|&r| f(r));
+    }
+    err
+}
+
 /// Records the request at `request` after a successful call.
 fn record(err: c_int, request: *mut MPI_Request, call: Call) -> c_int {
     if err == constants::SUCCESS() {
@@ -124,39 +133,29 @@ pnmpi_sdk::wrap! {
     }
 
     fn MPI_Start(request) {
-        let r = handles(request, 1);
-        let err = next!();
-        if err == constants::SUCCESS() {
-            r.iter().for_each(|&r| { table::with(r, |e| e.params.active = 1); });
-        }
-        err
+        let saved = handles(request, 1);
+        on_success(next!(), &saved, |r| {
+            table::with(r, |e| e.params.active = 1);
+        })
     }
 
     fn MPI_Startall(count, requests) {
         let saved = handles(requests, count);
-        let err = next!();
-        if err == constants::SUCCESS() {
-            saved.iter().for_each(|&r| { table::with(r, |e| e.params.active = 1); });
-        }
-        err
+        on_success(next!(), &saved, |r| {
+            table::with(r, |e| e.params.active = 1);
+        })
     }
 
     fn MPI_Cancel(request) {
-        let r = handles(request, 1);
-        let err = next!();
-        if err == constants::SUCCESS() {
-            r.iter().for_each(|&r| { table::with(r, |e| e.params.cancelled = 1); });
-        }
-        err
+        let saved = handles(request, 1);
+        on_success(next!(), &saved, |r| {
+            table::with(r, |e| e.params.cancelled = 1);
+        })
     }
 
     fn MPI_Request_free(request) {
-        let r = handles(request, 1);
-        let err = next!();
-        if err == constants::SUCCESS() {
-            r.iter().for_each(|&r| table::forget(r));
-        }
-        err
+        let saved = handles(request, 1);
+        on_success(next!(), &saved, table::forget)
     }
 
     fn MPI_Wait(request, status) {

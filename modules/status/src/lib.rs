@@ -16,7 +16,7 @@ mod extended;
 
 use extended::Extended;
 use pnmpi_sdk::raw;
-use pnmpi_sdk::services::{self, ServiceDescriptor, ServiceFn};
+use pnmpi_sdk::services::{self, ServiceFn};
 use pnmpi_sdk::sys::ffi::MPI_Status;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
@@ -41,8 +41,7 @@ pnmpi_sdk::module! {
         // casts it back to int (*)(int), add_storage's own type; function
         // pointers of any signature have one representation.
         let fct = unsafe { std::mem::transmute::<extern "C" fn(c_int) -> c_int, ServiceFn>(add_storage) };
-        let offered = ServiceDescriptor::new("add-storage", "i", fct)
-            .and_then(|s| services::register_service(&s))
+        let offered = services::offer("add-storage", "i", fct)
             .and_then(|()| services::register_global("total-status-extension", &TOTAL));
         if let Err(e) = offered {
             eprintln!("status: cannot offer its service: {e}");
