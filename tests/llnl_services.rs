@@ -9,23 +9,36 @@
 mod common;
 use common::*;
 
-/// Runs `program args` at 2 ranks, natively linked, without modules and with `status`, `reqinfo`
-/// and `requests` (`argument check 1`) preloaded by libpnmpi; returns both runs.
-fn with_and_without(program_name: &str, args: &[&str]) -> (Run, Run) {
+/// Runs `program args` at 2 ranks, linked with libpnmpi, without modules and with the modules
+/// `conf` lists; returns both runs.
+fn with_and_without(program_name: &str, args: &[&str], conf: &str) -> (Run, Run) {
     let exe = program(program_name, Link::Pnmpi);
     let native = Case::new().mpirun(2, &exe, args);
     native.assert_ok();
-    let reqinfo = api_module("reqinfo", "reqinfo", &[]);
     let mut case = Case::new();
-    case.conf(&format!(
-        "module {}\nmodule {}\nmodule {}\nargument check 1\n",
-        target_dir().join("libstatus.so").display(),
-        reqinfo.display(),
-        target_dir().join("librequests.so").display()
-    ));
+    case.conf(conf);
     let run = case.mpirun(2, &exe, args);
     run.assert_ok();
     (native, run)
+}
+
+/// A bundled module's `module` line.
+fn bundled(name: &str) -> String {
+    format!(
+        "module {}\n",
+        target_dir().join(format!("lib{name}.so")).display()
+    )
+}
+
+/// `status`, `reqinfo` and `requests` (`argument check 1`).
+fn request_stack() -> String {
+    let reqinfo = api_module("reqinfo", "reqinfo", &[]);
+    format!(
+        "{}module {}\n{}argument check 1\n",
+        bundled("status"),
+        reqinfo.display(),
+        bundled("requests")
+    )
 }
 
 /// The lines of `run` that start with `prefix`, sorted (ranks print in any order).
@@ -37,7 +50,7 @@ fn sorted(run: &Run, prefix: &str) -> Vec<String> {
 
 #[test]
 fn a_completed_request_brings_its_call_back_in_its_status() {
-    let (native, run) = with_and_without("bsp_llnl", &[]);
+    let (native, run) = with_and_without("bsp_llnl", &[], &request_stack());
     assert_eq!(sorted(&run, "bsp_llnl:"), sorted(&native, "bsp_llnl:"));
     // 3 phases of 2 Irecv and 2 Isend, each completed by the phase's Waitall.
     for rank in 0..2 {
@@ -56,7 +69,7 @@ fn a_completed_request_brings_its_call_back_in_its_status() {
 #[test]
 fn every_kind_of_request_is_tracked_at_eager_and_rendezvous_sizes() {
     for bytes in ["64", "200000"] {
-        let (native, run) = with_and_without("reqkinds", &[bytes]);
+        let (native, run) = with_and_without("reqkinds", &[bytes], &request_stack());
         // The application's statuses are untouched: its sums (which read
         // counts, sources and tags) are those of the run without modules.
         assert_eq!(sorted(&run, "reqkinds:"), sorted(&native, "reqkinds:"));
@@ -81,7 +94,7 @@ fn every_kind_of_request_is_tracked_at_eager_and_rendezvous_sizes() {
 
 #[test]
 fn a_request_never_freed_is_listed_at_finalize() {
-    let (_, run) = with_and_without("bsp_llnl", &["1", "leak"]);
+    let (_, run) = with_and_without("bsp_llnl", &["1", "leak"], &request_stack());
     for rank in 0..2 {
         let peer = 1 - rank;
         assert_eq!(
@@ -100,20 +113,15 @@ fn a_request_never_freed_is_listed_at_finalize() {
 /// without modules; the program's output must not change, and on each rank every message
 /// received must have brought the bytes its sender attached (`bad 0`, `received > 0`).
 fn piggybacked(program_name: &str, args: &[&str]) -> Run {
-    let exe = program(program_name, Link::Pnmpi);
-    let native = Case::new().mpirun(2, &exe, args);
-    native.assert_ok();
     let pbcheck = api_module("pbcheck", "pbcheck", &[]);
-    let mut case = Case::new();
-    case.conf(&format!(
-        "module {}\nmodule {}\nmodule {}\nmodule {}\n",
-        target_dir().join("libstatus.so").display(),
+    let conf = format!(
+        "{}module {}\n{}{}",
+        bundled("status"),
         pbcheck.display(),
-        target_dir().join("libpiggyback.so").display(),
-        target_dir().join("librequests.so").display()
-    ));
-    let run = case.mpirun(2, &exe, args);
-    run.assert_ok();
+        bundled("piggyback"),
+        bundled("requests")
+    );
+    let (native, run) = with_and_without(program_name, args, &conf);
     let prefix = format!("{program_name}:");
     assert_eq!(sorted(&run, &prefix), sorted(&native, &prefix), "{}", run.stderr);
     for rank in 0..2 {

@@ -216,8 +216,7 @@ pnmpi_sdk::wrap! {
         let saved = handles(requests, incount);
         let statuses = Statuses::before(statuses);
         let err = next!();
-        let done = handles_of_indices(indices, read(outcount));
-        completed(statuses, incount, &saved, done.into_iter());
+        completed_some(statuses, incount, &saved, outcount, indices);
         err
     }
 
@@ -225,8 +224,7 @@ pnmpi_sdk::wrap! {
         let saved = handles(requests, incount);
         let statuses = Statuses::before(statuses);
         let err = next!();
-        let done = handles_of_indices(indices, read(outcount));
-        completed(statuses, incount, &saved, done.into_iter());
+        completed_some(statuses, incount, &saved, outcount, indices);
         err
     }
 
@@ -236,6 +234,19 @@ pnmpi_sdk::wrap! {
         }
         next!()
     }
+}
+
+/// `Waitsome`, `Testsome`: the requests at the first `outcount` of
+/// `indices` completed.
+fn completed_some(
+    statuses: Statuses,
+    incount: c_int,
+    saved: &[MPI_Request],
+    outcount: *const c_int,
+    indices: *const c_int,
+) {
+    let done = handles_of_indices(indices, read(outcount));
+    completed(statuses, incount, saved, done.into_iter());
 }
 
 /// The first `outcount` entries of `indices` (none for `MPI_UNDEFINED`).
