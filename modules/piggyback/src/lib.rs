@@ -3,7 +3,7 @@
 //! `Sendrecv`, matched probes) carries `size` extra bytes that the sending
 //! side set; the receiving side finds the bytes that came with a message
 //! in the status extension of its completion. The bytes travel in the
-//! message itself (a struct datatype, [`wire`]), so wildcards, any
+//! message itself (a struct datatype, see `wire.rs`), so wildcards, any
 //! datatype and both MPIs work; `MPI_Get_count` answers as without them.
 //!
 //! LLNL's API, unchanged: the module registers as `piggyback`, with the

@@ -1,6 +1,6 @@
 //! status: LLNL PnMPI's status service. Every routine that fills
 //! `MPI_Status`es is given, below this module, an extended status array
-//! (see [`extended`]) with room for the data other modules asked for; the
+//! (see `extended.rs`) with room for the data other modules asked for; the
 //! application gets its ordinary statuses back. `requests` stores a
 //! completed request's call, peer, tag and buffer there, `piggyback` the
 //! bytes that came with a message.
