@@ -4,8 +4,10 @@
  * the polling that makes waits on other processes vary. For the
  * piggyback overhead in docs/performance.md.
  *
- * Each round: with MODE b, MPI_Send of BYTES to self then MPI_Recv; with
- * MODE n, MPI_Irecv and MPI_Isend to self and MPI_Waitall.
+ * Each round: with MODE b, one MPI_Sendrecv of BYTES with self (a blocking
+ * send and receive; a plain MPI_Send to self may wait for its receive
+ * forever, as under MPICH); with MODE n, MPI_Irecv and MPI_Isend to self
+ * and MPI_Waitall.
  *
  * usage: selfloop ROUNDS BYTES MODE     prints: selfloop: rounds R bytes B mode M
  */
@@ -24,8 +26,8 @@ int main(int argc, char **argv)
     char *out = calloc(bytes + 1, 1), *in = calloc(bytes + 1, 1);
     for (int i = 0; i < rounds; i++) {
         if (mode == 'b') {
-            MPI_Send(out, bytes, MPI_CHAR, rank, 0, MPI_COMM_WORLD);
-            MPI_Recv(in, bytes, MPI_CHAR, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Sendrecv(out, bytes, MPI_CHAR, rank, 0, in, bytes, MPI_CHAR, rank, 0, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
         } else {
             MPI_Request r[2];
             MPI_Irecv(in, bytes, MPI_CHAR, rank, 0, MPI_COMM_WORLD, &r[0]);
