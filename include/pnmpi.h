@@ -8,6 +8,11 @@
  *    name passed to any service is refused with PNMPI_FAILURE, never
  *    silently truncated.
  *  - Every service checks its handles and pointers and returns a status.
+ * Binary compatibility: the four calls that take a descriptor are bound
+ * (an __asm__ label) to libpnmpi's PNMPI_Service_..._Wide symbols, which
+ * take this header's larger descriptors. The plain symbols take LLNL's
+ * 30/20-byte layout, so modules compiled against LLNL's headers (its own
+ * status, requests, datatype, ...) run unchanged next to yours.
  *
  * A module calls the next layer of the chain through XMPI_X, declared in
  * <pnmpi/xmpi.h> (generated for the MPI pnmpi was built against).
@@ -83,14 +88,18 @@ PNMPI_status_t PNMPI_Service_GetStackByName(const char *name, PNMPI_modHandle_t 
 PNMPI_status_t PNMPI_Service_ChangeStack(PNMPI_modHandle_t stack);
 
 /* Services: functions offered by name and signature. */
-PNMPI_status_t PNMPI_Service_RegisterService(const PNMPI_Service_descriptor_t *service);
+PNMPI_status_t PNMPI_Service_RegisterService(const PNMPI_Service_descriptor_t *service)
+    __asm__("PNMPI_Service_RegisterService_Wide");
 PNMPI_status_t PNMPI_Service_GetServiceByName(PNMPI_modHandle_t handle, const char *name, const char *sig,
-                                              PNMPI_Service_descriptor_t *service);
+                                              PNMPI_Service_descriptor_t *service)
+    __asm__("PNMPI_Service_GetServiceByName_Wide");
 
 /* Globals: variables offered by name and one-character type. */
-PNMPI_status_t PNMPI_Service_RegisterGlobal(const PNMPI_Global_descriptor_t *global);
+PNMPI_status_t PNMPI_Service_RegisterGlobal(const PNMPI_Global_descriptor_t *global)
+    __asm__("PNMPI_Service_RegisterGlobal_Wide");
 PNMPI_status_t PNMPI_Service_GetGlobalByName(PNMPI_modHandle_t handle, const char *name, char sig,
-                                             PNMPI_Global_descriptor_t *global);
+                                             PNMPI_Global_descriptor_t *global)
+    __asm__("PNMPI_Service_GetGlobalByName_Wide");
 
 /* Arguments from the configuration (`argument KEY VALUE`). */
 PNMPI_status_t PNMPI_Service_GetArgument(PNMPI_modHandle_t handle, const char *key, const char **value);

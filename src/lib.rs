@@ -15,4 +15,5 @@ mod print;
 mod services;
 mod startup;
 mod stubs;
+mod unavailable;
 mod vranks;

@@ -43,7 +43,15 @@ fn every_declared_and_exported_routine_has_a_stub_and_an_entry_point() {
         .map(|n| n["MPI_".len()..].to_string())
         .collect();
     assert_eq!(ours, table);
-    assert_eq!(entry, table);
+    // XMPI_ also for the routines mpi.h declares but libmpi lacks (failing
+    // stubs, so that modules wrapping them load): MPICH's four f08 ones.
+    let unexported: BTreeSet<String> = match FLAVOR {
+        "mpich" => ["Status_f082c", "Status_c2f08", "Status_f082f", "Status_f2f08"]
+            .map(String::from)
+            .into(),
+        _ => BTreeSet::new(),
+    };
+    assert_eq!(entry, &table | &unexported);
     // LLNL's XMPI_X_NewStack, for routing a call into another stack.
     let routed: BTreeSet<String> = new_stack
         .iter()

@@ -25,5 +25,6 @@ const int pnmpi_sys_PROC_NULL = MPI_PROC_NULL;
 const int pnmpi_sys_UNDEFINED = MPI_UNDEFINED;
 const int pnmpi_sys_ROOT = MPI_ROOT;
 const int pnmpi_sys_SUCCESS = MPI_SUCCESS;
+const int pnmpi_sys_ERR_OTHER = MPI_ERR_OTHER;
 const int pnmpi_sys_THREAD_MULTIPLE = MPI_THREAD_MULTIPLE;
 void *const pnmpi_sys_IN_PLACE = MPI_IN_PLACE;

@@ -64,6 +64,8 @@ constants! {
     ROOT / pnmpi_sys_ROOT: i32;
     /// `MPI_SUCCESS`
     SUCCESS / pnmpi_sys_SUCCESS: i32;
+    /// `MPI_ERR_OTHER`
+    ERR_OTHER / pnmpi_sys_ERR_OTHER: i32;
     /// `MPI_THREAD_MULTIPLE`
     THREAD_MULTIPLE / pnmpi_sys_THREAD_MULTIPLE: i32;
     /// `MPI_IN_PLACE`

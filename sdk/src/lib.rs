@@ -44,6 +44,7 @@ pub mod callsite;
 pub mod clock;
 pub mod counter;
 pub mod hooks;
+pub mod llnl;
 pub mod native;
 pub mod next;
 pub mod raw;

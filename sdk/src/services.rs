@@ -21,7 +21,9 @@ pub const SIG_LEN: usize = 64;
 /// casts it back to that.
 pub type ServiceFn = unsafe extern "C" fn() -> c_int;
 
-/// `PNMPI_Service_descriptor_t`, laid out as in `pnmpi.h`.
+/// `PNMPI_Service_descriptor_t`, laid out as in `pnmpi.h`; the
+/// descriptor calls link the `..._Wide` symbols that take this layout, as
+/// `pnmpi.h` binds them (the plain ones take LLNL's smaller layout).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ServiceDescriptor {
@@ -43,14 +45,18 @@ extern "C" {
     fn PNMPI_Service_GetModuleByName(name: *const c_char, handle: *mut c_int) -> c_int;
     fn PNMPI_Service_GetModuleSelf(handle: *mut c_int) -> c_int;
     fn PNMPI_Service_GetStackByName(name: *const c_char, stack: *mut c_int) -> c_int;
+    #[link_name = "PNMPI_Service_RegisterService_Wide"]
     fn PNMPI_Service_RegisterService(service: *const ServiceDescriptor) -> c_int;
+    #[link_name = "PNMPI_Service_GetServiceByName_Wide"]
     fn PNMPI_Service_GetServiceByName(
         handle: c_int,
         name: *const c_char,
         sig: *const c_char,
         service: *mut ServiceDescriptor,
     ) -> c_int;
+    #[link_name = "PNMPI_Service_RegisterGlobal_Wide"]
     fn PNMPI_Service_RegisterGlobal(global: *const GlobalDescriptor) -> c_int;
+    #[link_name = "PNMPI_Service_GetGlobalByName_Wide"]
     fn PNMPI_Service_GetGlobalByName(
         handle: c_int,
         name: *const c_char,
@@ -272,6 +278,12 @@ impl ServiceDescriptor {
 pub fn register_service(service: &ServiceDescriptor) -> Result<(), Error> {
     // SAFETY: `service` is a complete descriptor with NUL-terminated fields.
     Error::check(unsafe { PNMPI_Service_RegisterService(service) })
+}
+
+/// Offers `fct` as the service `name` with signature `sig`: a
+/// [`ServiceDescriptor::new`] given to [`register_service`].
+pub fn offer(name: &str, sig: &str, fct: ServiceFn) -> Result<(), Error> {
+    register_service(&ServiceDescriptor::new(name, sig, fct)?)
 }
 
 /// `PNMPI_Service_GetServiceByName`: the service `name` of `module`, if it

@@ -1,32 +1,21 @@
 //! The exported `PNMPI_Service_*` functions. Every one checks its pointers
 //! and handles and answers with a status code; none can unwind into C.
 
+use super::descriptor::{
+    GlobalDescriptor, LlnlGlobal, LlnlService, ServiceDescriptor, WideGlobal, WideService,
+};
 use super::registry::{self, Global, Service};
 use super::status::{
     self, Status, FAILURE, NOARG, NOGLOBAL, NOMODULE, NOSERVICE, NOSTACK, SIGNATURE, SUCCESS,
 };
-use super::{NAME_MAX, SIG_MAX};
+use super::NAME_MAX;
 use crate::caller::{self, records_caller};
 use crate::chain::{self, Chain};
 use crate::level;
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, CStr};
 
 /// `PNMPI_modHandle_t`: a module's index, or a stack's top level.
 type Handle = c_int;
-
-#[repr(C)]
-pub struct ServiceDescriptor {
-    name: [c_char; NAME_MAX],
-    sig: [c_char; SIG_MAX],
-    fct: Option<unsafe extern "C" fn() -> c_int>,
-}
-
-#[repr(C)]
-pub struct GlobalDescriptor {
-    name: [c_char; NAME_MAX],
-    sig: c_char,
-    addr: *mut c_void,
-}
 
 fn chain() -> Result<&'static Chain, Status> {
     chain::loaded().ok_or(NOMODULE)
@@ -145,13 +134,41 @@ pub extern "C" fn PNMPI_Service_ChangeStack(stack: Handle) -> Status {
 }
 
 records_caller!(
+    /// Registers a service described in LLNL's layout (30-byte names).
+    ///
     /// # Safety
-    /// `descriptor` points to a filled `PNMPI_Service_descriptor_t`.
-    PNMPI_Service_RegisterService(descriptor: *const ServiceDescriptor) -> Status => register_service
+    /// `descriptor` points to a filled `PNMPI_Service_descriptor_t` of
+    /// LLNL's `service.h`.
+    PNMPI_Service_RegisterService(descriptor: *const LlnlService) -> Status => register_service_llnl
 );
 
-unsafe extern "C" fn register_service(descriptor: *const ServiceDescriptor) -> Status {
+records_caller!(
+    /// Registers a service described in `pnmpi.h`'s layout.
+    ///
+    /// # Safety
+    /// `descriptor` points to a filled `PNMPI_Service_descriptor_t` of
+    /// `pnmpi.h`.
+    PNMPI_Service_RegisterService_Wide(descriptor: *const WideService) -> Status => register_service_wide
+);
+
+unsafe extern "C" fn register_service_llnl(descriptor: *const LlnlService) -> Status {
     let caller = caller::take();
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { register_service(caller, descriptor) }
+}
+
+unsafe extern "C" fn register_service_wide(descriptor: *const WideService) -> Status {
+    let caller = caller::take();
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { register_service(caller, descriptor) }
+}
+
+/// # Safety
+/// `descriptor` is null or points to a filled descriptor of this layout.
+unsafe fn register_service<const N: usize, const S: usize>(
+    caller: usize,
+    descriptor: *const ServiceDescriptor<N, S>,
+) -> Status {
     answer(|| {
         // SAFETY: null is refused; otherwise the caller's descriptor.
         let d = unsafe { descriptor.as_ref() }.ok_or(FAILURE)?;
@@ -169,19 +186,52 @@ unsafe extern "C" fn register_service(descriptor: *const ServiceDescriptor) -> S
     })
 }
 
+/// Looks up a service into a descriptor of LLNL's layout.
+///
 /// # Safety
 /// `name` and `sig` are NUL-terminated strings; `out` points to writable
-/// memory for a descriptor.
+/// memory for a descriptor of LLNL's `service.h`.
 #[no_mangle]
 pub unsafe extern "C" fn PNMPI_Service_GetServiceByName(
     handle: Handle,
     name: *const c_char,
     sig: *const c_char,
-    out: *mut ServiceDescriptor,
+    out: *mut LlnlService,
+) -> Status {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { service_by_name(handle, name, sig, out) }
+}
+
+/// Looks up a service into a descriptor of `pnmpi.h`'s layout.
+///
+/// # Safety
+/// `name` and `sig` are NUL-terminated strings; `out` points to writable
+/// memory for a descriptor of `pnmpi.h`.
+#[no_mangle]
+pub unsafe extern "C" fn PNMPI_Service_GetServiceByName_Wide(
+    handle: Handle,
+    name: *const c_char,
+    sig: *const c_char,
+    out: *mut WideService,
+) -> Status {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { service_by_name(handle, name, sig, out) }
+}
+
+/// Names that do not fit the caller's descriptor are refused: they could
+/// not have been registered in it.
+///
+/// # Safety
+/// As for the exported lookups.
+unsafe fn service_by_name<const N: usize, const S: usize>(
+    handle: Handle,
+    name: *const c_char,
+    sig: *const c_char,
+    out: *mut ServiceDescriptor<N, S>,
 ) -> Status {
     answer(|| {
         // SAFETY: forwarded from the caller's contract.
-        let (name, sig) = unsafe { (status::name(name, NAME_MAX)?, status::name(sig, SIG_MAX)?) };
+        let (name, sig) = unsafe { (status::name(name, N)?, status::name(sig, S)?) };
         let index = module(handle)?;
         let (fct, registered_sig) = registry::read_entry(index, |e| {
             let s = e?.services.iter().find(|s| s.name == name)?;
@@ -201,13 +251,38 @@ pub unsafe extern "C" fn PNMPI_Service_GetServiceByName(
 }
 
 records_caller!(
+    /// Registers a global described in LLNL's layout (30-byte names).
+    ///
     /// # Safety
-    /// `descriptor` points to a filled `PNMPI_Global_descriptor_t`.
-    PNMPI_Service_RegisterGlobal(descriptor: *const GlobalDescriptor) -> Status => register_global
+    /// `descriptor` points to a filled `PNMPI_Global_descriptor_t` of
+    /// LLNL's `service.h`.
+    PNMPI_Service_RegisterGlobal(descriptor: *const LlnlGlobal) -> Status => register_global_llnl
 );
 
-unsafe extern "C" fn register_global(descriptor: *const GlobalDescriptor) -> Status {
+records_caller!(
+    /// Registers a global described in `pnmpi.h`'s layout.
+    ///
+    /// # Safety
+    /// `descriptor` points to a filled `PNMPI_Global_descriptor_t` of
+    /// `pnmpi.h`.
+    PNMPI_Service_RegisterGlobal_Wide(descriptor: *const WideGlobal) -> Status => register_global_wide
+);
+
+unsafe extern "C" fn register_global_llnl(descriptor: *const LlnlGlobal) -> Status {
     let caller = caller::take();
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { register_global(caller, descriptor) }
+}
+
+unsafe extern "C" fn register_global_wide(descriptor: *const WideGlobal) -> Status {
+    let caller = caller::take();
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { register_global(caller, descriptor) }
+}
+
+/// # Safety
+/// `descriptor` is null or points to a filled descriptor of this layout.
+unsafe fn register_global<const N: usize>(caller: usize, descriptor: *const GlobalDescriptor<N>) -> Status {
     answer(|| {
         // SAFETY: null is refused; otherwise the caller's descriptor.
         let d = unsafe { descriptor.as_ref() }.ok_or(FAILURE)?;
@@ -225,19 +300,49 @@ unsafe extern "C" fn register_global(descriptor: *const GlobalDescriptor) -> Sta
     })
 }
 
+/// Looks up a global into a descriptor of LLNL's layout.
+///
 /// # Safety
 /// `name` is a NUL-terminated string; `out` points to writable memory for
-/// a descriptor.
+/// a descriptor of LLNL's `service.h`.
 #[no_mangle]
 pub unsafe extern "C" fn PNMPI_Service_GetGlobalByName(
     handle: Handle,
     name: *const c_char,
     sig: c_char,
-    out: *mut GlobalDescriptor,
+    out: *mut LlnlGlobal,
+) -> Status {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { global_by_name(handle, name, sig, out) }
+}
+
+/// Looks up a global into a descriptor of `pnmpi.h`'s layout.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` points to writable memory for
+/// a descriptor of `pnmpi.h`.
+#[no_mangle]
+pub unsafe extern "C" fn PNMPI_Service_GetGlobalByName_Wide(
+    handle: Handle,
+    name: *const c_char,
+    sig: c_char,
+    out: *mut WideGlobal,
+) -> Status {
+    // SAFETY: forwarded from the caller's contract.
+    unsafe { global_by_name(handle, name, sig, out) }
+}
+
+/// # Safety
+/// As for the exported lookups.
+unsafe fn global_by_name<const N: usize>(
+    handle: Handle,
+    name: *const c_char,
+    sig: c_char,
+    out: *mut GlobalDescriptor<N>,
 ) -> Status {
     answer(|| {
         // SAFETY: forwarded from the caller's contract.
-        let name = unsafe { status::name(name, NAME_MAX) }?;
+        let name = unsafe { status::name(name, N) }?;
         let index = module(handle)?;
         let (registered_sig, addr) = registry::read_entry(index, |e| {
             let g = e?.globals.iter().find(|g| g.name == name)?;

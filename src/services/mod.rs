@@ -7,6 +7,7 @@
 //! name is refused with `PNMPI_FAILURE`, never truncated.
 
 mod api;
+mod descriptor;
 mod registry;
 mod status;
 

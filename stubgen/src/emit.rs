@@ -7,9 +7,22 @@ use crate::parse::Routine;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-/// Rust source for the routine table of `routines`, for `flavor`.
-pub fn table(routines: &[Routine], flavor: &str) -> String {
+/// Rust source for the routine table of `routines`, for `flavor`, and the
+/// list of the routines `mpi.h` declares but the library does not export
+/// (`unexported`, `MPI_` names without the prefix).
+pub fn table(routines: &[Routine], unexported: &[&str], flavor: &str) -> String {
     let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/// Calls `$m! {{ XMPI_X }}` once per routine `mpi.h` declares but the MPI library does not \
+         export:\n/// libpnmpi defines each as a stub that fails, so that a module compiled against \
+         `mpi.h` that\n/// wraps it still loads.\n#[macro_export]\nmacro_rules! for_each_unexported {{\n    \
+         ($m:ident) => {{"
+    );
+    for name in unexported {
+        let _ = writeln!(out, "        $m! {{ XMPI_{name} }}");
+    }
+    let _ = writeln!(out, "    }};\n}}");
     let n = routines.len();
     let _ = writeln!(out, "/// The MPI this table was generated from.");
     let _ = writeln!(out, "pub const FLAVOR: &str = {flavor:?};");
@@ -157,7 +170,7 @@ mod tests {
                 variadic: false,
             },
         ];
-        let t = table(&rs, "openmpi");
+        let t = table(&rs, &["Status_f082f"], "openmpi");
         assert!(t.contains("pub const ROUTINE_COUNT: usize = 2;"));
         assert!(
             t.contains("$m! { 0, MPI_Pcontrol, PMPI_Pcontrol, XMPI_Pcontrol, XMPI_Pcontrol_NewStack, variadic (a0: i32) -> i32 }")
@@ -166,6 +179,7 @@ mod tests {
             t.contains("$m! { 1, MPI_Wtime, PMPI_Wtime, XMPI_Wtime, XMPI_Wtime_NewStack, fixed () -> f64 }")
         );
         assert!(t.contains("(MPI_Pcontrol, PMPI_Pcontrol),\n            (MPI_Wtime, PMPI_Wtime),"));
+        assert!(t.contains("$m! { XMPI_Status_f082f }"));
         // The generated source must be valid Rust.
         syn::parse_file(&t).unwrap();
     }

@@ -41,7 +41,8 @@ pub struct Generated {
 impl Generated {
     /// Source of the routine table (see [`emit::table`]).
     pub fn table(&self) -> String {
-        emit::table(&self.routines, self.install.flavor.name())
+        let unexported: Vec<&str> = self.skipped.iter().map(|s| s.name.as_str()).collect();
+        emit::table(&self.routines, &unexported, self.install.flavor.name())
     }
 
     /// The `xmpi.h` header for C modules (see [`emit::xmpi_header`]).

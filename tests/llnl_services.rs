@@ -1,0 +1,156 @@
+//! The bundled `status` and `requests` modules, LLNL PnMPI's building blocks, used by a module of
+//! our own written only against LLNL's documented service API (c-tests/modules/reqinfo.c), loaded
+//! between them, on real programs at 2 ranks: every request it sees made is described by
+//! `map-request` as the call made it, every completion brings that request's parameters and the
+//! module's own stamp back in the status extension, and the application's own output and statuses
+//! are those of a run without modules. And `piggyback`, used by c-tests/modules/pbcheck.c: each
+//! message brings the bytes its sender attached.
+
+mod common;
+use common::*;
+
+/// Runs `program args` at 2 ranks, linked with libpnmpi, without modules and with the modules
+/// `conf` lists; returns both runs.
+fn with_and_without(program_name: &str, args: &[&str], conf: &str) -> (Run, Run) {
+    let exe = program(program_name, Link::Pnmpi);
+    let native = Case::new().mpirun(2, &exe, args);
+    native.assert_ok();
+    let mut case = Case::new();
+    case.conf(conf);
+    let run = case.mpirun(2, &exe, args);
+    run.assert_ok();
+    (native, run)
+}
+
+/// A bundled module's `module` line.
+fn bundled(name: &str) -> String {
+    format!(
+        "module {}\n",
+        target_dir().join(format!("lib{name}.so")).display()
+    )
+}
+
+/// `status`, `reqinfo` and `requests` (`argument check 1`).
+fn request_stack() -> String {
+    let reqinfo = api_module("reqinfo", "reqinfo", &[]);
+    format!(
+        "{}module {}\n{}argument check 1\n",
+        bundled("status"),
+        reqinfo.display(),
+        bundled("requests")
+    )
+}
+
+/// The lines of `run` that start with `prefix`, sorted (ranks print in any order).
+fn sorted(run: &Run, prefix: &str) -> Vec<String> {
+    let mut lines: Vec<String> = run.lines(prefix).iter().map(|l| l.to_string()).collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn a_completed_request_brings_its_call_back_in_its_status() {
+    let (native, run) = with_and_without("bsp_llnl", &[], &request_stack());
+    assert_eq!(sorted(&run, "bsp_llnl:"), sorted(&native, "bsp_llnl:"));
+    // 3 phases of 2 Irecv and 2 Isend, each completed by the phase's Waitall.
+    for rank in 0..2 {
+        let want = format!("reqinfo rank {rank}: made 12 persistent 0 completed 12 mismatches 0");
+        assert_eq!(
+            run.lines(&format!("reqinfo rank {rank}:")),
+            vec![want.as_str()],
+            "{}",
+            run.stdout
+        );
+        let left = format!("requests: rank {rank}: 0 request(s) never completed or freed");
+        assert_eq!(run.lines(&format!("requests: rank {rank}:")), vec![left.as_str()]);
+    }
+}
+
+#[test]
+fn every_kind_of_request_is_tracked_at_eager_and_rendezvous_sizes() {
+    for bytes in ["64", "200000"] {
+        let (native, run) = with_and_without("reqkinds", &[bytes], &request_stack());
+        // The application's statuses are untouched: its sums (which read
+        // counts, sources and tags) are those of the run without modules.
+        assert_eq!(sorted(&run, "reqkinds:"), sorted(&native, "reqkinds:"));
+        for rank in 0..2 {
+            let line = run.lines(&format!("reqinfo rank {rank}:"));
+            assert_eq!(line.len(), 1, "{}", run.stdout);
+            let numbers: Vec<i64> = line[0]
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            let [made, persistent, completed, mismatches] = numbers[..] else {
+                panic!("{}", line[0])
+            };
+            assert_eq!(mismatches, 0, "{}", run.stdout);
+            assert!(persistent >= 1 && made > persistent, "{}", line[0]);
+            assert!(completed >= made - persistent && completed > 0, "{}", line[0]);
+            let left = format!("requests: rank {rank}: 0 request(s) never completed or freed");
+            assert_eq!(run.lines(&format!("requests: rank {rank}:")), vec![left.as_str()]);
+        }
+    }
+}
+
+#[test]
+fn a_request_never_freed_is_listed_at_finalize() {
+    let (_, run) = with_and_without("bsp_llnl", &["1", "leak"], &request_stack());
+    for rank in 0..2 {
+        let peer = 1 - rank;
+        assert_eq!(
+            run.lines(&format!("requests: rank {rank}:")),
+            vec![
+                format!("requests: rank {rank}: 1 request(s) never completed or freed"),
+                format!("requests: rank {rank}: send peer {peer} tag 9 count 8 persistent 1"),
+            ],
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+/// Runs `program args` at 2 ranks with `status`, `pbcheck`, `piggyback` and `requests`, and
+/// without modules; the program's output must not change, and on each rank every message
+/// received must have brought the bytes its sender attached (`bad 0`, `received > 0`).
+fn piggybacked(program_name: &str, args: &[&str]) -> Run {
+    let pbcheck = api_module("pbcheck", "pbcheck", &[]);
+    let conf = format!(
+        "{}module {}\n{}{}",
+        bundled("status"),
+        pbcheck.display(),
+        bundled("piggyback"),
+        bundled("requests")
+    );
+    let (native, run) = with_and_without(program_name, args, &conf);
+    let prefix = format!("{program_name}:");
+    assert_eq!(sorted(&run, &prefix), sorted(&native, &prefix), "{}", run.stderr);
+    for rank in 0..2 {
+        let line = run.lines(&format!("pbcheck rank {rank}:"));
+        assert_eq!(line.len(), 1, "{}", run.stdout);
+        assert!(line[0].ends_with(" bad 0"), "{}", run.stdout);
+        assert!(!line[0].contains(" received 0 "), "{}", run.stdout);
+    }
+    run
+}
+
+#[test]
+fn piggybacked_bytes_come_with_each_message_of_a_halo_exchange() {
+    let run = piggybacked("bsp_llnl", &[]);
+    // Per phase: 2 Isend and 2 Irecv (Waitall), and one vector-typed Send
+    // from rank 0, received by rank 1.
+    assert_eq!(
+        run.lines("pbcheck rank 0:"),
+        vec!["pbcheck rank 0: sent 9 received 6 bad 0"]
+    );
+    assert_eq!(
+        run.lines("pbcheck rank 1:"),
+        vec!["pbcheck rank 1: sent 6 received 9 bad 0"]
+    );
+}
+
+#[test]
+fn piggybacked_bytes_come_with_every_kind_of_message() {
+    for bytes in ["64", "200000"] {
+        piggybacked("reqkinds", &[bytes]);
+    }
+}
