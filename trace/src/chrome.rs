@@ -83,7 +83,7 @@ pub fn write(
     write_marked(src, out, out_name, progress, &[])
 }
 
-/// [`write`], with `marks` on extra tracks of the ranks' processes.
+/// [`write()`], with `marks` on extra tracks of the ranks' processes.
 pub fn write_marked(
     src: &mut dyn StreamedTrace,
     out: &mut dyn Write,
