@@ -22,7 +22,7 @@
 //! This layer sits on point-to-point ([`crate::p2p`]), whose requests
 //! its members wait on, and on the communicators ([`crate::comm`]).
 use crate::comm::Registry;
-use crate::p2p::{P2p, Work};
+use crate::p2p::{Out, P2p, Work};
 use crate::sched::Sched;
 use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
@@ -34,7 +34,7 @@ use pnmpi_trace::routine::Coll;
 use serde::{Deserialize, Serialize};
 use slab::Slab;
 use std::collections::HashMap;
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
 type Dt = ffi::MPI_Datatype;
 
@@ -51,33 +51,6 @@ pub enum Gift {
     Split(c_int, c_int),
     /// A group of world ranks (create), or none (`MPI_UNDEFINED`).
     Group(Option<Vec<u32>>),
-}
-
-/// Where a member's result goes (the member's own buffers, written in
-/// its context when its request completes).
-#[derive(Clone, Copy, Default)]
-pub enum Out {
-    /// Nowhere (a send-only member).
-    #[default]
-    Nothing,
-    /// The root's data (broadcast).
-    Bcast(*mut c_void, c_int, Dt),
-    /// The root's block for this member (scatter).
-    Scatter(*mut c_void, c_int, Dt),
-    /// A reduction's result, or this member's (scan), or a range of it
-    /// (reduce-scatter: offset and length in bytes).
-    Result {
-        buf: *mut c_void,
-        dtype: Dt,
-        own: bool,
-        range: Option<(usize, usize)>,
-    },
-    /// Every member's block, at `displs[i]` (or `i * count`) elements.
-    Gather(*mut c_void, c_int, Dt, *const c_int, *const c_int),
-    /// Every member's block for this member (all-to-all).
-    Alltoall(*mut c_void, c_int, Dt, *const c_int, *const c_int),
-    /// The new communicator (constructors).
-    Comm(*mut ffi::MPI_Comm),
 }
 
 /// What a call computes.
@@ -119,9 +92,8 @@ pub struct Call {
     /// vtime does).
     blocking: bool,
     pub gifts: Vec<Gift>,
-    /// This process's members' requests, and where their results go.
+    /// This process's members' requests.
     reqs: Vec<Option<usize>>,
-    outs: Vec<Out>,
     /// Results per member (reductions, scans) or the one result.
     pub results: Vec<Vec<u8>>,
     /// New communicator per member (constructors).
@@ -130,13 +102,6 @@ pub struct Call {
     world: Vec<u32>,
     /// This process's members yet to copy their result out.
     outstanding: u32,
-}
-
-impl Call {
-    /// Where member `me`'s result goes.
-    pub fn out(&self, me: u32) -> Out {
-        self.outs.get(me as usize).copied().unwrap_or_default()
-    }
 }
 
 /// What the other processes' members brought to a call: their
@@ -280,14 +245,13 @@ impl Colls {
         };
         let t = b.sched.rank(w).clock;
         b.sched.rank_mut(w).stats.collectives += 1;
-        let req = b.p2p.request(b.sched, Work::Coll { call: id, me }, false);
+        let req = b.p2p.request(b.sched, Work::Coll { call: id, me, out }, false);
         let c = &mut self.calls[id];
         c.gifts[me as usize] = gift;
         c.bytes = c.bytes.max(part.charged());
         c.entries[me as usize] = (t, part);
         c.blocking = blocking;
         c.reqs[me as usize] = Some(req);
-        c.outs[me as usize] = out;
         c.latest = c.latest.max(t);
         c.joined += 1;
         c.joined_here += 1;
@@ -411,7 +375,6 @@ impl Colls {
             blocking: false,
             gifts: (0..size).map(|_| Gift::Nothing).collect(),
             reqs: vec![None; size as usize],
-            outs: vec![Out::Nothing; size as usize],
             results: Vec::new(),
             comms: Vec::new(),
             world,

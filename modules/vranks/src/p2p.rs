@@ -85,6 +85,45 @@ pub struct RecvSpec {
     pub tag: c_int,
 }
 
+/// Where a collective member's result goes (the member's own buffers,
+/// written in its context when its request completes).
+#[derive(Clone, Copy, Default)]
+pub enum Out {
+    /// Nowhere (a send-only member).
+    #[default]
+    Nothing,
+    /// The root's data (broadcast).
+    Bcast(*mut c_void, c_int, pnmpi_mpi_sys::ffi::MPI_Datatype),
+    /// The root's block for this member (scatter).
+    Scatter(*mut c_void, c_int, pnmpi_mpi_sys::ffi::MPI_Datatype),
+    /// A reduction's result, or this member's (scan), or a range of it
+    /// (reduce-scatter: offset and length in bytes).
+    Result {
+        buf: *mut c_void,
+        dtype: pnmpi_mpi_sys::ffi::MPI_Datatype,
+        own: bool,
+        range: Option<(usize, usize)>,
+    },
+    /// Every member's block, at `displs[i]` (or `i * count`) elements.
+    Gather(
+        *mut c_void,
+        c_int,
+        pnmpi_mpi_sys::ffi::MPI_Datatype,
+        *const c_int,
+        *const c_int,
+    ),
+    /// Every member's block for this member (all-to-all).
+    Alltoall(
+        *mut c_void,
+        c_int,
+        pnmpi_mpi_sys::ffi::MPI_Datatype,
+        *const c_int,
+        *const c_int,
+    ),
+    /// The new communicator (constructors).
+    Comm(*mut pnmpi_mpi_sys::ffi::MPI_Comm),
+}
+
 /// A persistent request: what each start posts.
 pub struct Template {
     /// A send (with its mode) or a receive.
@@ -107,8 +146,8 @@ pub enum Work {
     /// A receive, and the message it got.
     Recv(RecvSpec, Option<Message>),
     /// Member `me`'s part in collective call `call` (the collectives
-    /// layer's).
-    Coll { call: usize, me: u32 },
+    /// layer's), and where its result goes.
+    Coll { call: usize, me: u32, out: Out },
     /// An inactive persistent request and what each start posts.
     Persistent(Template),
 }

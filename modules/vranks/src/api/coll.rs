@@ -8,10 +8,11 @@
 use super::pt2pt::wait_id;
 use super::traced as trace;
 use super::{comm_of, ok, rank_size, Call};
-use crate::coll::{Entry, Gift, Op, Out};
+use crate::coll::{Entry, Gift, Op};
 use crate::dtype::{layout, pack, put_raw, raw, unpack};
 use crate::engine::with;
 use crate::handles::Kind;
+use crate::p2p::Out;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use pnmpi_sim::input::VCounts;
 use pnmpi_sim::kernel::coll::Member;
@@ -64,18 +65,16 @@ fn vector(bytes: u64, send: &[i64], recv: &[i64]) -> Member {
     }
 }
 
-/// Copies member `me`'s result of collective call `id` out (in its own
-/// context).
+/// Copies member `me`'s result of collective call `id` out to `out` (in
+/// its own context).
 ///
 /// # Safety
-/// The buffers of the member's [`Out`] are its own, valid until
-/// completion.
-pub unsafe fn copy_out(id: usize, me: u32) {
+/// The buffers of `out` are the member's, valid until completion.
+pub unsafe fn copy_out(id: usize, me: u32, out: Out) {
     // A new communicator's handle is made once the engine is released
     // (making one may stop the run).
     let new_comm = with(|e| {
         let call = e.colls().call(id);
-        let out = call.out(me);
         let me = me as usize;
         let one = |g: &Gift| match g {
             Gift::One(v) => v.clone(),

@@ -6,9 +6,10 @@
 use super::coll::go;
 use super::{comm_of, fatal, ok, rank_size, Call};
 use crate::cart::{coords_of, rank_at};
-use crate::coll::{Gift, Op, Out};
+use crate::coll::{Gift, Op};
 use crate::engine::{self, with};
 use crate::handles::{self, Kind};
+use crate::p2p::Out;
 use crate::sched::Rank;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::{c_char, c_int, c_void};

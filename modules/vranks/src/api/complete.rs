@@ -95,9 +95,9 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
             // SAFETY: the application's status.
             unsafe { set_status(st, c::PROC_NULL(), c::ANY_TAG(), 0) };
         }
-        Work::Coll { call, me } => {
+        Work::Coll { call, me, out } => {
             // SAFETY: the buffers the member gave, valid until completion.
-            unsafe { super::coll::copy_out(call, me) };
+            unsafe { super::coll::copy_out(call, me, out) };
             with(|e| e.colls_mut().leave(call));
             // SAFETY: the application's status.
             unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
