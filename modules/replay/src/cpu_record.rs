@@ -11,12 +11,12 @@
 //! Outside record and replay it leaves `*ns` alone.
 
 use crate::cpu_format;
-use crate::file::{self, Sink};
+use crate::file::{self, Stream};
 use crate::state::{self, Config};
 use parking_lot::Mutex;
 use std::ffi::c_int;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Buffered bytes that trigger a write to the file.
 const FLUSH_AT: usize = 16 << 10;
@@ -25,12 +25,9 @@ enum Compute {
     /// Recording; the file is created at the first value, so that a run
     /// with no timing module above leaves none.
     Record {
-        file: Option<Sink>,
-        compress: bool,
-        part: PathBuf,
-        done: PathBuf,
-        buf: Vec<u8>,
-        rank: u32,
+        out: Stream,
+        /// Intervals recorded.
+        values: u64,
     },
     /// Replaying the values of `path`, the next one at `at`.
     Replay {
@@ -63,12 +60,8 @@ pub fn start(cfg: &Config, rank: i32) {
         let _ = std::fs::remove_file(&done);
         let _ = std::fs::remove_file(&part);
         Compute::Record {
-            file: None,
-            compress: cfg.compress,
-            part,
-            done,
-            buf: cpu_format::header(rank.max(0) as u32),
-            rank: rank.max(0) as u32,
+            out: Stream::new(part, done, cfg.compress, cpu_format::header(rank.max(0) as u32)),
+            values: 0,
         }
     } else {
         let path = if done.is_file() { done } else { part };
@@ -102,21 +95,18 @@ fn fail(what: &str) -> ! {
     state::abort(3)
 }
 
-/// Writes the buffer to the file, creating it at the first write.
-fn flush(file: &mut Option<Sink>, compress: bool, part: &Path, buf: &mut Vec<u8>) {
-    if file.is_none() {
-        let created = Sink::create(part, compress);
-        match created {
-            Ok(f) => *file = Some(f),
-            Err(e) => fail(&format!("cannot create {}: {e}", part.display())),
-        }
+/// Writes the buffer once it holds `at` bytes (0: whatever it holds); a
+/// file that cannot be created stops the job, a failed write is said.
+fn flush(out: &mut Stream, at: usize) {
+    if out.buf.len() < at.max(1) {
+        return;
     }
-    if let Some(f) = file {
-        if let Err(e) = f.block(buf) {
-            eprintln!("pnmpi replay: cannot write {}: {e}", part.display());
-        }
+    if let Err(e) = out.create() {
+        fail(&format!("cannot create {}: {e}", out.part.display()));
     }
-    buf.clear();
+    if let Err(e) = out.flush_at(at) {
+        eprintln!("pnmpi replay: cannot write {}: {e}", out.part.display());
+    }
 }
 
 /// Ends the compute record at `MPI_Finalize` (`complete`: renamed to its
@@ -130,25 +120,13 @@ pub fn finish(complete: bool) {
         return;
     };
     match c {
-        Compute::Record {
-            mut file,
-            compress,
-            part,
-            done,
-            mut buf,
-            rank,
-        } => {
-            if file.is_none() && buf.len() == cpu_format::header(rank).len() {
+        Compute::Record { mut out, values } => {
+            if values == 0 {
                 return; // no timing module asked: no file
             }
-            flush(&mut file, compress, &part, &mut buf);
-            if let Err(e) = file.map_or(Ok(0), Sink::finish) {
-                eprintln!("pnmpi replay: cannot finish {}: {e}", part.display());
-            }
-            if complete {
-                if let Err(e) = std::fs::rename(&part, &done) {
-                    eprintln!("pnmpi replay: cannot rename {} to {}: {e}", part.display(), done.display());
-                }
+            flush(&mut out, 0);
+            if let Err(e) = out.finish(complete) {
+                eprintln!("pnmpi replay: cannot finish {}: {e}", out.part.display());
             }
         }
         Compute::Replay { values, at, path, .. } if complete && at > 0 && at < values.len() => fail(&format!(
@@ -172,18 +150,11 @@ pub unsafe extern "C" fn service(ns: *mut u64) -> c_int {
     let mut guard = COMPUTE.lock();
     match guard.as_mut() {
         None => {}
-        Some(Compute::Record {
-            file,
-            compress,
-            part,
-            buf,
-            ..
-        }) => {
+        Some(Compute::Record { out, values }) => {
             // SAFETY: the caller's valid `u64` (the function's contract).
-            cpu_format::put(buf, unsafe { *ns });
-            if buf.len() >= FLUSH_AT {
-                flush(file, *compress, part, buf);
-            }
+            cpu_format::put(&mut out.buf, unsafe { *ns });
+            *values += 1;
+            flush(out, FLUSH_AT);
         }
         Some(Compute::Replay {
             values,

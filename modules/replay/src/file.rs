@@ -12,7 +12,7 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// gzip's first two bytes.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -58,6 +58,80 @@ impl Sink {
     }
 }
 
+/// A record file being written: bytes gathered in `buf`, written to
+/// `part` in blocks, and `part` renamed to `done` once complete, so that
+/// a run that stops early leaves a prefix that reads, never a
+/// half-written final file. The main record and the compute record
+/// both stream this way.
+pub struct Stream {
+    sink: Option<Sink>,
+    compress: bool,
+    /// The file while it is written.
+    pub part: PathBuf,
+    done: PathBuf,
+    /// Bytes not written yet.
+    pub buf: Vec<u8>,
+    /// Bytes written so far; the file's size on disk once finished.
+    pub bytes: u64,
+}
+
+impl Stream {
+    /// A stream whose first bytes are `header`; the file is created at
+    /// its first block, or by [`Stream::create`].
+    pub fn new(part: PathBuf, done: PathBuf, compress: bool, header: Vec<u8>) -> Stream {
+        Stream {
+            sink: None,
+            compress,
+            part,
+            done,
+            buf: header,
+            bytes: 0,
+        }
+    }
+
+    /// Creates (truncates) the file now, if not yet.
+    pub fn create(&mut self) -> io::Result<()> {
+        if self.sink.is_none() {
+            self.sink = Some(Sink::create(&self.part, self.compress)?);
+        }
+        Ok(())
+    }
+
+    /// Writes the buffer as a block once it holds `at` bytes or more (0:
+    /// whatever it holds). The buffer is emptied even when the write
+    /// fails: the record is then incomplete, and the error says so.
+    pub fn flush_at(&mut self, at: usize) -> io::Result<()> {
+        if self.buf.is_empty() || self.buf.len() < at {
+            return Ok(());
+        }
+        self.create()?;
+        let written = match &mut self.sink {
+            Some(sink) => sink.block(&self.buf),
+            None => Ok(()),
+        };
+        if written.is_ok() {
+            self.bytes += self.buf.len() as u64;
+        }
+        self.buf.clear();
+        written
+    }
+
+    /// Writes what is left and ends the file; `complete`: renames it to
+    /// its final name. Returns where it is.
+    pub fn finish(&mut self, complete: bool) -> io::Result<PathBuf> {
+        self.flush_at(0)?;
+        if let Some(sink) = self.sink.take() {
+            self.bytes = sink.finish()?;
+        }
+        if complete {
+            std::fs::rename(&self.part, &self.done)?;
+            Ok(self.done.clone())
+        } else {
+            Ok(self.part.clone())
+        }
+    }
+}
+
 /// The uncompressed bytes of a record file's contents, and whether a
 /// compressed one was cut (a crash): then its bytes up to the cut.
 pub fn decompress(data: Vec<u8>) -> io::Result<(Vec<u8>, bool)> {
@@ -98,6 +172,26 @@ mod tests {
             assert_eq!(data.starts_with(&GZIP_MAGIC), compress);
             assert_eq!(decompress(data).unwrap(), (whole.clone(), false));
         }
+    }
+
+    #[test]
+    fn a_stream_is_renamed_only_when_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let (part, done) = (dir.path().join("r.part"), dir.path().join("r"));
+        let mut s = Stream::new(part.clone(), done.clone(), true, b"head ".to_vec());
+        s.buf.extend_from_slice(b"body");
+        s.flush_at(100).unwrap();
+        assert!(!part.exists(), "a block below its size is not written");
+        s.flush_at(0).unwrap();
+        assert_eq!(s.finish(false).unwrap(), part);
+        assert!(!done.exists());
+        let mut s = Stream::new(part.clone(), done.clone(), true, b"head ".to_vec());
+        s.buf.extend_from_slice(b"body");
+        assert_eq!(s.finish(true).unwrap(), done);
+        assert!(!part.exists());
+        let data = std::fs::read(&done).unwrap();
+        assert_eq!(s.bytes, data.len() as u64);
+        assert_eq!(decompress(data).unwrap(), (b"head body".to_vec(), false));
     }
 
     #[test]

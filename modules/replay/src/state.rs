@@ -6,7 +6,7 @@
 //! One lock guards it: the module grants at most `MPI_THREAD_SERIALIZED`,
 //! so the lock is never contended and the order of calls is the process's.
 
-use crate::file::Sink;
+use crate::file::Stream;
 use crate::format::{self, Encoder, Entry, Header, Kind};
 use parking_lot::Mutex;
 use pnmpi_sdk::{constants as mpi, native, services};
@@ -118,10 +118,7 @@ pub fn offer_compute() {
 
 /// The recorder.
 pub struct Recorder {
-    file: Option<Sink>,
-    part: PathBuf,
-    done: PathBuf,
-    buf: Vec<u8>,
+    out: Stream,
     enc: Encoder,
     /// A run of failed calls not written yet.
     fails: Option<(Kind, u64)>,
@@ -131,9 +128,6 @@ pub struct Recorder {
     pub entries: u64,
     /// Matches of wildcard `MPI_Irecv`s (and persistent receives) recorded.
     pub matches: u64,
-    /// The file's size: what was written so far, compressed once it is
-    /// finished.
-    pub bytes: u64,
     /// Wildcard receives posted so far.
     pub posts: u64,
     /// Pending wildcard `MPI_Irecv`s (and started persistent receives):
@@ -150,9 +144,9 @@ const FLUSH_AT: usize = 64 << 10;
 
 impl Recorder {
     fn push_raw(&mut self, e: &Entry) {
-        self.enc.put(&mut self.buf, e);
+        self.enc.put(&mut self.out.buf, e);
         self.entries += 1;
-        if self.buf.len() >= FLUSH_AT {
+        if self.out.buf.len() >= FLUSH_AT {
             self.flush();
         }
     }
@@ -188,16 +182,14 @@ impl Recorder {
     /// Writes the buffer to the file. A failed write is reported once and
     /// the record is then incomplete, which the summary says.
     pub fn flush(&mut self) {
-        if self.buf.is_empty() {
-            return;
+        if let Err(e) = self.out.flush_at(0) {
+            eprintln!("pnmpi replay: cannot write {}: {e}", self.out.part.display());
         }
-        let Some(file) = &mut self.file else { return };
-        if let Err(e) = file.block(&self.buf) {
-            eprintln!("pnmpi replay: cannot write {}: {e}", self.part.display());
-        } else {
-            self.bytes += self.buf.len() as u64;
-        }
-        self.buf.clear();
+    }
+
+    /// Bytes written to the file: its size, once finished.
+    pub fn bytes(&self) -> u64 {
+        self.out.bytes
     }
 
     /// Writes everything; at `MPI_Finalize` (`complete`), renames the file
@@ -205,15 +197,7 @@ impl Recorder {
     pub fn finish(&mut self, complete: bool) -> std::io::Result<PathBuf> {
         self.close_run();
         self.flush();
-        if let Some(file) = self.file.take() {
-            self.bytes = file.finish()?;
-        }
-        if complete {
-            std::fs::rename(&self.part, &self.done)?;
-            Ok(self.done.clone())
-        } else {
-            Ok(self.part.clone())
-        }
+        self.out.finish(complete)
     }
 }
 
@@ -379,31 +363,27 @@ pub fn start() {
     let done = cfg.dir.join(format!("rank-{rank}.rpl"));
     let part = cfg.dir.join(format!("rank-{rank}.rpl.part"));
     let state = if cfg.record {
-        let opened = std::fs::create_dir_all(&cfg.dir).and_then(|_| Sink::create(&part, cfg.compress));
-        let file = match opened {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("pnmpi replay: rank {rank}: cannot create {}: {e}", part.display());
-                abort(1)
-            }
-        };
-        let _ = std::fs::remove_file(&done);
         let header = Header {
             flags: if cfg.wtime { format::FLAG_WTIME } else { 0 },
             world: size as u32,
             rank: rank as u32,
         };
+        let mut out = Stream::new(part, done, cfg.compress, header.encode());
+        if let Err(e) = std::fs::create_dir_all(&cfg.dir).and_then(|_| out.create()) {
+            eprintln!(
+                "pnmpi replay: rank {rank}: cannot create {}: {e}",
+                out.part.display()
+            );
+            abort(1)
+        }
+        let _ = std::fs::remove_file(cfg.dir.join(format!("rank-{rank}.rpl")));
         let mut r = Recorder {
-            file: Some(file),
-            part,
-            done,
-            buf: header.encode(),
+            out,
             enc: Encoder::default(),
             fails: None,
             calls: 0,
             entries: 0,
             matches: 0,
-            bytes: 0,
             posts: 0,
             pending: HashMap::default(),
             persistent: HashSet::default(),
@@ -502,7 +482,7 @@ pub fn finish() {
                 eprintln!("pnmpi replay: rank {rank}: cannot finish the record: {e}");
             }
             let totals = native::allreduce(
-                &[r.calls, r.matches, r.entries, r.bytes],
+                &[r.calls, r.matches, r.entries, r.bytes()],
                 mpi::SUM(),
                 mpi::COMM_WORLD(),
             );
