@@ -189,9 +189,20 @@ impl FolderReader {
         )?;
         let (world_size, mpi) = (readers[0].header.world_size, readers[0].header.mpi.clone());
         let mut times = Vec::with_capacity(readers.len());
+        let host0 = readers
+            .iter()
+            .find(|r| r.header.rank == 0)
+            .map_or("", |r| r.header.host.as_str());
         for r in &readers {
-            let t = TimeMap::new(&r.header, &r.pairs, &r.syncs, r.end.is_some(), r.has_records())
-                .map_err(|e| Error::Invalid(format!("{}: {e}", r.name())))?;
+            let t = TimeMap::new(
+                &r.header,
+                &r.pairs,
+                &r.syncs,
+                r.end.is_some(),
+                r.has_records(),
+                host0,
+            )
+            .map_err(|e| Error::Invalid(format!("{}: {e}", r.name())))?;
             if let Some(w) = &t.warning {
                 warnings.push(format!("{}: {w}", r.name()));
             }

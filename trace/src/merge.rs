@@ -195,11 +195,22 @@ pub fn merge(mut files: Vec<(String, RankFile)>) -> Result<(Trace, Vec<String>)>
             .map(|(n, f)| (n.as_str(), &f.header, f.truncated.as_ref(), f.end.is_some())),
     )?;
     let (world, mpi) = (files[0].1.header.world_size, files[0].1.header.mpi.clone());
+    let rank0_host = files
+        .iter()
+        .find(|(_, f)| f.header.rank == 0)
+        .map_or("", |(_, f)| f.header.host.as_str());
     let mut times = Vec::new();
     for (name, f) in &files {
         let has_events = f.streams.iter().any(|s| !s.records.is_empty());
-        let t = TimeMap::new(&f.header, &f.pairs, &f.syncs, f.end.is_some(), has_events)
-            .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
+        let t = TimeMap::new(
+            &f.header,
+            &f.pairs,
+            &f.syncs,
+            f.end.is_some(),
+            has_events,
+            rank0_host,
+        )
+        .map_err(|e| Error::Invalid(format!("{name}: {e}")))?;
         if let Some(w) = &t.warning {
             warnings.push(format!("{name}: {w}"));
         }
@@ -355,13 +366,22 @@ impl Map64 {
 impl TimeMap {
     /// The map of a rank file with this header, calibration pairs and
     /// syncs; `complete` when it has its `END` chunk, `has_events` when it
-    /// holds any event.
+    /// holds any event; `rank0_host` is rank 0's host name.
+    ///
+    /// A rank on rank 0's host reads the same kernel clock
+    /// (`CLOCK_MONOTONIC`): its offsets are only measurement error, so
+    /// none is applied. Elsewhere the offset at `MPI_Init` is applied,
+    /// and the drift to the one at `MPI_Finalize` only where it exceeds
+    /// what the two round trips can explain (each offset is off by at
+    /// most half its round trip): a drift within that bound is noise,
+    /// and the mean of the two offsets is applied instead.
     pub(crate) fn new(
         h: &RankHeader,
         pairs: &[ClockPair],
         syncs: &[Sync],
         complete: bool,
         has_events: bool,
+        rank0_host: &str,
     ) -> std::result::Result<TimeMap, String> {
         let mut warning = None;
         let (tick0, ns0, num, den) = match h.clock {
@@ -401,25 +421,35 @@ impl TimeMap {
             warning: None,
             fast: None,
         };
-        if let Some(i) = init.or(fin) {
-            map.t_i = i128::from(i.pair.ns);
-            map.o_i = i128::from(i.offset);
-        } else if h.rank != 0 {
-            warning = Some("no clock measurement: its times are not aligned to rank 0".to_string());
-        }
-        if let (Some(i), Some(f)) = (init, fin) {
-            let span = i128::from(f.pair.ns) - i128::from(i.pair.ns);
-            let drift = i128::from(f.offset) - i128::from(i.offset);
-            // A correction steeper than half the elapsed time is a bad
-            // measurement, and would reorder events: keep the init offset.
-            if span > 0 && 2 * drift.abs() < span {
-                map.drift_num = drift;
-                map.drift_den = span;
-            } else {
-                warning = Some(format!(
-                    "clock offsets {} ns at MPI_Init and {} ns at MPI_Finalize are inconsistent; using the first",
-                    i.offset, f.offset
-                ));
+        let one_clock = h.rank == 0 || (!h.host.is_empty() && h.host == rank0_host);
+        match (init, fin) {
+            _ if one_clock => {}
+            (None, None) => {
+                warning = Some("no clock measurement: its times are not aligned to rank 0".to_string());
+            }
+            (Some(i), Some(f)) => {
+                let span = i128::from(f.pair.ns) - i128::from(i.pair.ns);
+                let drift = i128::from(f.offset) - i128::from(i.offset);
+                let noise = (i128::from(i.rtt) + i128::from(f.rtt)) / 2;
+                map.t_i = i128::from(i.pair.ns);
+                map.o_i = i128::from(i.offset);
+                if drift.abs() <= noise {
+                    map.o_i = (i128::from(i.offset) + i128::from(f.offset)) / 2;
+                } else if span > 0 && 2 * drift.abs() < span {
+                    map.drift_num = drift;
+                    map.drift_den = span;
+                } else {
+                    // A correction steeper than half the elapsed time is a
+                    // bad measurement, and would reorder events.
+                    warning = Some(format!(
+                        "clock offsets {} ns at MPI_Init and {} ns at MPI_Finalize are inconsistent; using the first",
+                        i.offset, f.offset
+                    ));
+                }
+            }
+            (Some(one), None) | (None, Some(one)) => {
+                map.t_i = i128::from(one.pair.ns);
+                map.o_i = i128::from(one.offset);
             }
         }
         map.warning = warning;

@@ -53,7 +53,8 @@ impl RankBuilder {
                 clock: Clock::Tsc,
                 start,
                 pid: 100 + rank,
-                host: "host".into(),
+                // Skewed clocks: each rank on its own node.
+                host: format!("node{rank}"),
                 mpi: "openmpi".into(),
                 values: MpiValues {
                     comm_world: WORLD,
@@ -112,13 +113,25 @@ impl RankBuilder {
     }
 
     pub fn sync(&mut self, phase: u8, at_ns: u64) {
+        self.sync_measured(phase, at_ns, -self.skew, 500);
+    }
+
+    /// A sync that measured `offset` with a round trip of `rtt` ns,
+    /// whatever this rank's skew.
+    pub fn sync_measured(&mut self, phase: u8, at_ns: u64, offset: i64, rtt: u64) {
         let s = Sync {
             phase,
             pair: self.pair(at_ns),
-            offset: -self.skew,
-            rtt: 500,
+            offset,
+            rtt,
         };
         container::push_chunk(&mut self.chunks, CHUNK_SYNC, &s.encode());
+    }
+
+    /// This rank on `host`.
+    pub fn on(mut self, host: &str) -> RankBuilder {
+        self.header.host = host.into();
+        self
     }
 
     pub fn finish(mut self, end: bool) -> Vec<u8> {

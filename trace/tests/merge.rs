@@ -49,6 +49,44 @@ fn clocks_are_aligned_to_rank_0() {
     assert!(t.clocks.iter().all(|c| c.complete));
 }
 
+/// Two ranks, rank 1 on `host1` (rank 0 on "n0"), whose syncs measured
+/// offsets `o_i` at 1 ms and `o_f` at 9 ms with 500 ns round trips; each
+/// calls MPI_Init at 1 ms and MPI_Finalize at 9 ms of its own clock.
+/// Returns rank 1's two calls' merged starts minus rank 0's.
+fn aligned(host1: &str, o_i: i64, o_f: i64) -> (i128, i128) {
+    let files = (0..2)
+        .map(|rank| {
+            let mut r = RankBuilder::new(rank, 2, 0).on(if rank == 0 { "n0" } else { host1 });
+            r.ev(plain("MPI_Init", 1_000_000, 1_000_100));
+            r.sync_measured(0, 1_000_000, if rank == 0 { 0 } else { o_i }, 500);
+            r.ev(plain("MPI_Finalize", 9_000_000, 9_000_100));
+            r.flush(9_000_100);
+            r.sync_measured(1, 9_000_000, if rank == 0 { 0 } else { o_f }, 500);
+            (format!("rank{rank}"), RankFile::parse(&r.finish(true)).unwrap())
+        })
+        .collect();
+    let (t, warnings) = merge(files).unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let at = |rank, name| i128::from(find(&t, rank, name)[0].start);
+    (
+        at(1, "MPI_Init") - at(0, "MPI_Init"),
+        at(1, "MPI_Finalize") - at(0, "MPI_Finalize"),
+    )
+}
+
+#[test]
+fn clock_offsets_are_applied_only_where_they_are_not_noise() {
+    // Across nodes: the measured offset, and a drift beyond the round
+    // trips interpolated between the two measurements.
+    assert_eq!(aligned("n1", 3_000, 3_000), (3_000, 3_000));
+    assert_eq!(aligned("n1", 3_000, 7_000), (3_000, 7_000));
+    // A drift the round trips explain (each offset is off by up to half
+    // of its 500 ns): the mean offset, both calls equally shifted.
+    assert_eq!(aligned("n1", 3_000, 3_400), (3_200, 3_200));
+    // On rank 0's node: one kernel clock, whatever was measured.
+    assert_eq!(aligned("n0", 3_000, 7_000), (0, 0));
+}
+
 #[test]
 fn communicators_and_ranks_are_resolved() {
     let (t, _) = merged();

@@ -5,7 +5,9 @@
 //! counts, and the SimGrid export lists them as approximated. Version 2
 //! rank files (`tests/fixtures/v2`, whose events are encoded without the
 //! packed times and repeated arguments of version 3) dump, streamed and
-//! merged in memory, exactly as the last version-2 reader dumped them.
+//! merged in memory, exactly as the last version-2 reader dumped them
+//! (times re-dumped once when ranks on rank 0's host stopped being
+//! aligned by measured offsets: only ranks 1-3's times changed).
 
 use pnmpi_trace::dump;
 use pnmpi_trace::folder::FolderReader;
