@@ -336,3 +336,71 @@ fn global_definitions(trace: &Path, dir: &Path) -> String {
         .expect("otf2-print runs");
     ok(&out, "otf2-print -G")
 }
+
+/// `pnmpi trace analyze --json` of `trace`.
+fn analysis(trace: &Path, dir: &Path) -> serde_json::Value {
+    let json = dir.join("analysis.json");
+    ok(
+        &pnmpi(&["trace", "analyze", "--json"], &[&json, trace]),
+        "analyze",
+    );
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+#[test]
+fn wait_states_and_the_critical_path_become_metrics() {
+    // Rank 0 sends 2 ms late (c-tests/programs/waits.c): rank 1 waits as
+    // Late Sender, and most of the path is rank 0's spin.
+    let (case, trace) = traced("waits", 2, &["sender", "2"]);
+    let dir = case.dir().join("otf2");
+    let args = ["trace", "export", "--format", "otf2", "--wait-states", "-o"];
+    ok(&pnmpi(&args, &[&dir, &trace]), "export");
+    let anchor = dir.join("traces.otf2");
+    let n = printed(&anchor);
+    assert!(n.get("METRIC").copied().unwrap_or(0) > 0, "{n:?}");
+    let out = Command::new(PYTHON)
+        .arg(script("metric_totals.py"))
+        .arg(&anchor)
+        .output()
+        .expect("python runs");
+    let totals: serde_json::Value = serde_json::from_str(&ok(&out, "metric_totals.py")).unwrap();
+    // Each rank's totals are the analysis's, to the ns of each call's
+    // rounding.
+    let report = analysis(&trace, case.dir());
+    let patterns = report["waits"]["patterns"].as_array().unwrap();
+    let close = |metric: Option<f64>, seconds: f64, what: &str| {
+        let got = metric.unwrap_or(0.0);
+        assert!(
+            (got - seconds * 1e9).abs() <= 4.0,
+            "{what}: metric {got} ns, analysis {seconds} s"
+        );
+    };
+    for r in report["waits"]["by_rank"].as_array().unwrap() {
+        let rank = r["rank"].to_string();
+        for (p, t) in patterns.iter().zip(r["time_s"].as_array().unwrap()) {
+            let metric = totals[&rank][p.as_str().unwrap()].as_f64();
+            close(metric, t.as_f64().unwrap(), &format!("rank {rank} {p}"));
+        }
+    }
+    let late = totals["1"]["Late Sender"].as_f64().unwrap();
+    assert!(late >= 2e6, "rank 1's Late Sender: {late} ns");
+    for r in report["path"]["by_rank"].as_array().unwrap() {
+        let rank = r["rank"].to_string();
+        let on = r["compute_s"].as_f64().unwrap() + r["mpi_s"].as_f64().unwrap();
+        close(
+            totals[&rank]["critical path"].as_f64(),
+            on,
+            &format!("rank {rank} on the path"),
+        );
+    }
+    // Metrics change nothing else: the archive analyses as the trace.
+    let again = analysis(&anchor, case.dir());
+    assert_eq!(again["waits"], report["waits"]);
+    // And other formats refuse the option with the reason.
+    let out = pnmpi(
+        &["trace", "export", "--format", "simgrid", "--wait-states", "-o"],
+        &[&case.dir().join("sg"), &trace],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--wait-states"));
+}

@@ -68,8 +68,10 @@ enum TraceCommand {
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
         /// chrome: add each rank's wait states and critical-path stretches
-        /// as two tracks (the analysis of `pnmpi trace analyze`, which
-        /// holds the trace's calls in memory).
+        /// as two tracks; otf2: as metrics, each pattern's wait time and
+        /// the time on the critical path accumulated per rank (the
+        /// analysis of `pnmpi trace analyze`, which holds the trace's
+        /// calls in memory).
         #[arg(long)]
         wait_states: bool,
     },
@@ -170,8 +172,8 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             output,
             wait_states,
         } => {
-            if wait_states && !matches!(format, Format::Chrome) {
-                bail!("--wait-states adds tracks to the chrome export only");
+            if wait_states && !matches!(format, Format::Chrome | Format::Otf2) {
+                bail!("--wait-states adds tracks to the chrome export, and metrics to the otf2 export, only");
             }
             let marks = if wait_states {
                 crate::analyze::marks(&input)?
@@ -240,7 +242,7 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                     // Two passes: the communicator table, then the events.
                     let bar = bar(input.passes(2, 1) * input.events, input.size, "exporting");
                     let dir = output.unwrap_or_else(|| PathBuf::from("otf2"));
-                    let x = pnmpi_otf2::export(&mut *input.src, &dir, &|n| bar.inc(n))?;
+                    let x = pnmpi_otf2::export_marked(&mut *input.src, &dir, &|n| bar.inc(n), &marks)?;
                     bar.finish_and_clear();
                     input.warn();
                     println!(

@@ -9,8 +9,10 @@
 //! 1 GHz OTF2 clock. `docs/trace-format.md` has the mapping table.
 
 use crate::ffi;
+use crate::metrics::Metrics;
 use crate::names::{collective_op, role};
 use crate::writer::{ArchiveWriter, EventWriter, Record, UNDEFINED_U32};
+use pnmpi_trace::chrome::Mark;
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM, V};
 use pnmpi_trace::routine::{classify, Kind};
 use pnmpi_trace::source::StreamedTrace;
@@ -274,6 +276,17 @@ fn part_of(dir: &Path) -> PathBuf {
 /// of the events read. An existing `dir` is replaced only if it is empty
 /// or an OTF2 archive; nothing is left under `dir` if the export fails.
 pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Exported> {
+    export_marked(src, dir, progress, &[])
+}
+
+/// [`export`], with the analysis's `marks` (wait states, critical path)
+/// as metrics accumulated on each rank (see [`crate::metrics`]).
+pub fn export_marked(
+    src: &mut dyn StreamedTrace,
+    dir: &Path,
+    progress: &dyn Fn(u64),
+    marks: &[Mark],
+) -> Result<Exported> {
     let replaces = dir.exists();
     if replaces && !dir.join(format!("{ARCHIVE}.otf2")).is_file() && !is_empty_dir(dir) {
         return Err(Error::Invalid(format!(
@@ -287,7 +300,7 @@ pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -
         std::fs::remove_dir_all(&part).map_err(|e| io(&part, e))?;
     }
     std::fs::create_dir_all(&part).map_err(|e| io(&part, e))?;
-    let written = write_archive(src, &part, progress);
+    let written = write_archive(src, &part, progress, marks);
     let mut done = match written {
         Ok(done) => done,
         Err(e) => {
@@ -308,7 +321,12 @@ fn is_empty_dir(dir: &Path) -> bool {
 }
 
 /// Writes the archive into `dir` (which exists).
-fn write_archive(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -> Result<Exported> {
+fn write_archive(
+    src: &mut dyn StreamedTrace,
+    dir: &Path,
+    progress: &dyn Fn(u64),
+    marks: &[Mark],
+) -> Result<Exported> {
     // A folder's communicator table is complete only once read through.
     src.count_events(progress)?;
     let routines = src.routines().to_vec();
@@ -331,6 +349,7 @@ fn write_archive(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)
         lost: FxHashMap::default(),
         end: 0,
     };
+    let mut metrics = Metrics::of(marks, &streams);
     let mut records = Vec::with_capacity(streams.len());
     let mut ev = Event::default();
     for (i, &(rank, _)) in streams.iter().enumerate() {
@@ -338,13 +357,16 @@ fn write_archive(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)
         let mut ew = w.events(i as u64)?;
         let mut n = 0u64;
         while src.next_into(i, &mut ev)? {
+            metrics.write_until(&mut ew, i, Some(ev.start))?;
             events.write(&mut ew, i as u32, rank, &ev)?;
+            metrics.written(i, ev.start.max(ev.end));
             n += 1;
             if n.is_multiple_of(1 << 16) {
                 progress(1 << 16);
             }
         }
         progress(n % (1 << 16));
+        metrics.write_until(&mut ew, i, None)?;
         records.push(ew.records());
         ew.close()?;
     }
@@ -353,6 +375,7 @@ fn write_archive(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)
     definitions(
         &mut w, &nodes, &routines, &comms, &parents, &streams, &records, end,
     )?;
+    metrics.define(&mut w)?;
     w.close()?;
     let mut lost: Vec<(String, u64)> = lost.drain().map(|(k, v)| (k.to_owned(), v)).collect();
     lost.sort();

@@ -3,7 +3,8 @@
 //! bindgen at build time: the format is never written by hand).
 //!
 //! - [`export::export`] writes a pnmpi trace as an OTF2 archive
-//!   (`pnmpi trace export --format otf2`);
+//!   (`pnmpi trace export --format otf2`), and [`export::export_marked`]
+//!   with the analysis's wait states and critical path as metrics;
 //! - [`import::Otf2Trace`] reads any OTF2 archive as a pnmpi
 //!   [`StreamedTrace`](pnmpi_trace::source::StreamedTrace), so that
 //!   `pnmpi sim replay`, `trace stats` and the exports read it.
@@ -15,11 +16,12 @@ mod callbacks;
 pub mod export;
 pub mod ffi;
 pub mod import;
+mod metrics;
 pub mod names;
 mod reader;
 mod status;
 mod unusable;
 pub mod writer;
 
-pub use export::{export, Exported};
+pub use export::{export, export_marked, Exported};
 pub use import::{is_otf2, Otf2Trace};

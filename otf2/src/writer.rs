@@ -318,6 +318,49 @@ impl ArchiveWriter {
         check(code, &self.name, "writing a communicator")
     }
 
+    /// A metric member: `name`, in ns (unit "s", exponent -9), accumulated
+    /// from the start of the run (each value is the total so far).
+    pub fn metric_member(&mut self, id: u32, name: &str, description: &str) -> Result<()> {
+        let (name, description, unit) = (self.string(name)?, self.string(description)?, self.string("s")?);
+        let d = self.defs()?;
+        // SAFETY: as in `clock`; the strings are defined.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteMetricMember(
+                d,
+                id,
+                name,
+                description,
+                ffi::OTF2_METRIC_TYPE_USER as _,
+                ffi::OTF2_METRIC_ACCUMULATED_START as _,
+                ffi::OTF2_TYPE_UINT64 as _,
+                ffi::OTF2_BASE_DECIMAL as _,
+                -9,
+                unit,
+            )
+        };
+        check(code, &self.name, "writing a metric member")
+    }
+
+    /// A metric class of `members` (at most 255), all recorded together
+    /// in each of its metric events.
+    pub fn metric_class(&mut self, id: u32, members: &[u32]) -> Result<()> {
+        let n = u8::try_from(members.len())
+            .map_err(|_| error(&self.name, "more than 255 members in a metric class", None))?;
+        let d = self.defs()?;
+        // SAFETY: as in `clock`; `members` holds `n` defined member ids.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteMetricClass(
+                d,
+                id,
+                n,
+                members.as_ptr(),
+                ffi::OTF2_METRIC_SYNCHRONOUS_STRICT as _,
+                ffi::OTF2_RECORDER_KIND_ABSTRACT as _,
+            )
+        };
+        check(code, &self.name, "writing a metric class")
+    }
+
     /// Finishes and closes the archive.
     pub fn close(mut self) -> Result<()> {
         let archive = std::mem::replace(&mut self.archive, std::ptr::null_mut());
@@ -386,6 +429,33 @@ impl EventWriter<'_> {
         };
         self.records += 1;
         check(code, &self.archive.name, "writing an event")
+    }
+
+    /// Writes a metric event of class `metric` at `time`: one unsigned
+    /// value per member of the class, in its order (at most 255).
+    pub fn metric(&mut self, time: u64, metric: u32, values: &[u64]) -> Result<()> {
+        let n = u8::try_from(values.len())
+            .map_err(|_| error(&self.archive.name, "more than 255 values in a metric event", None))?;
+        let types = vec![ffi::OTF2_TYPE_UINT64 as ffi::OTF2_Type; values.len()];
+        let values: Vec<ffi::OTF2_MetricValue> = values
+            .iter()
+            .map(|&v| ffi::OTF2_MetricValue { unsigned_int: v })
+            .collect();
+        // SAFETY: `self.writer` is this location's open writer; `types` and
+        // `values` hold `n` entries each and outlive the call.
+        let code = unsafe {
+            ffi::OTF2_EvtWriter_Metric(
+                self.writer,
+                std::ptr::null_mut(),
+                time,
+                metric,
+                n,
+                types.as_ptr(),
+                values.as_ptr(),
+            )
+        };
+        self.records += 1;
+        check(code, &self.archive.name, "writing a metric event")
     }
 
     /// Closes the location's writer, writing out its buffer.
