@@ -93,13 +93,13 @@ fn leaf(basic: MPI_Datatype, count: u64, size: i64) -> Result<Storage, Error> {
 
 /// Builds the walk of `blocks` (of a type `dt`) over `buf`, and points
 /// `params` at its first item. An empty walk has one item of no
-/// elements, of `empty_basic`.
+/// elements of `empty` (a basic type and its size).
 pub fn start(
     params: &mut Parameters,
     buf: *mut c_char,
     dt: MPI_Datatype,
     blocks: &[Block<MPI_Datatype>],
-    empty_basic: MPI_Datatype,
+    empty: (MPI_Datatype, i64),
 ) -> Result<(), Error> {
     let mut leaves = blocks
         .iter()
@@ -107,7 +107,7 @@ pub fn start(
         .collect::<Result<Vec<_>, _>>()?;
     let mut offsets: Vec<i64> = blocks.iter().map(|b| b.offset).collect();
     if leaves.is_empty() {
-        leaves.push(leaf(empty_basic, 0, 1)?);
+        leaves.push(leaf(empty.0, 0, empty.1)?);
         offsets.push(0);
     }
     let bytes: i64 = blocks.iter().map(|b| b.count as i64 * b.size).sum();

@@ -51,12 +51,12 @@ fn element(dt: MPI_Datatype) -> Result<Arc<Element>, Error> {
     Ok(element)
 }
 
-/// The runs of `count` elements of `dt`, and the basic type an empty walk
-/// names (the type's first, else `MPI_BYTE`).
-fn runs(count: c_int, dt: MPI_Datatype) -> Result<(Vec<Block<MPI_Datatype>>, MPI_Datatype), Error> {
+/// The runs of `count` elements of `dt`, and the basic type and size an
+/// empty walk names (the type's first, else `MPI_BYTE`).
+fn runs(count: c_int, dt: MPI_Datatype) -> Result<(Vec<Block<MPI_Datatype>>, (MPI_Datatype, i64)), Error> {
     let count = u64::try_from(count).map_err(|_| Error::Malformed("a negative count"))?;
     let element = element(dt)?;
-    let first = element.runs.blocks.first().map_or(constants::BYTE(), |b| b.basic);
+    let first = element.runs.blocks.first().map_or((constants::BYTE(), 1), |b| (b.basic, b.size));
     Ok((flatten::elements(&element.runs, count, element.extent).blocks, first))
 }
 
