@@ -6,7 +6,9 @@
 //! are those of a run without modules. And `piggyback`, used by c-tests/modules/pbcheck.c: each
 //! message brings the bytes its sender attached. And `datatype`, used by c-tests/modules/dtwalk.c:
 //! each send of c-tests/programs/dtypes.c (every type constructor) walks as the flattened
-//! signature computed here by hand.
+//! signature computed here by hand. And `comm`, used by c-tests/modules/commtrack.c: every
+//! communicator c-tests/programs/comms.c makes at 4 ranks is listed with the id, members and
+//! parent computed here by hand.
 
 mod common;
 use common::*;
@@ -205,4 +207,61 @@ fn every_type_constructor_walks_as_its_flattened_signature() {
     let want: Vec<String> = DTYPES_WALKS.iter().map(|w| format!("dtwalk rank 0 {w}")).collect();
     assert_eq!(run.lines("dtwalk rank 0"), want, "{}", run.stderr);
     assert!(run.lines("dtwalk rank 1").is_empty(), "{}", run.stdout);
+}
+
+/// The members of the half (`MPI_Comm_split` by rank % 2, keys reversed) of world rank `r`.
+fn half(r: usize) -> [usize; 2] {
+    if r % 2 == 0 {
+        [2, 0]
+    } else {
+        [3, 1]
+    }
+}
+
+fn joined(ranks: &[usize]) -> String {
+    ranks.iter().map(|r| format!(" {r}")).collect()
+}
+
+/// What commtrack lists on world rank `r` after comms.c, computed from the program's calls: ids
+/// agreed as the members' highest proposal (ranks 1 and 3 know one more communicator, the
+/// created pair, when the intercommunicator is made: its id is theirs, 7, on every rank).
+fn comms_listing(r: usize) -> Vec<String> {
+    let (hm, hr, hl) = (half(r), usize::from(r < 2), r % 2);
+    let row = [r / 2 * 2, r / 2 * 2 + 1];
+    let merged = [2, 0, 3, 1];
+    let mr = merged.iter().position(|&m| m == r).unwrap();
+    let mut lines = vec![
+        format!("#0 id 0 leader 0 kind world parent -1 rank {r} freed 0 members 0 1 2 3"),
+        format!("#1 id 1 leader {r} kind self parent -1 rank 0 freed 0 members {r}"),
+        format!("#2 id 2 leader {hl} kind split parent 0 rank {hr} freed 0 members{}", joined(&hm)),
+        format!("#3 id 3 leader {hl} kind dup parent 2 rank {hr} freed 1 members{}", joined(&hm)),
+        format!("#4 id 4 leader 0 kind cart parent 0 rank {r} freed 0 members 0 1 2 3"),
+        format!("#5 id 5 leader {} kind cart parent 4 rank {} freed 0 members{}", row[0], r % 2, joined(&row)),
+    ];
+    if r % 2 == 1 {
+        lines.push(format!("#6 id 6 leader 1 kind create parent 0 rank {} freed 1 members 1 3", r / 2));
+    }
+    let k = lines.len();
+    lines.push(format!(
+        "#{k} id 7 leader 0 kind intercomm parent 2 rank {hr} freed 0 members{} remote{}",
+        joined(&hm),
+        joined(&half(r + 1))
+    ));
+    lines.push(format!("#{} id 8 leader 0 kind merge parent 7 rank {mr} freed 0 members 2 0 3 1", k + 1));
+    lines.push(format!("#{} id 9 leader 0 kind graph parent 0 rank {r} freed 0 members 0 1 2 3", k + 2));
+    lines.into_iter().map(|l| format!("commtrack rank {r}: {l}")).collect()
+}
+
+#[test]
+fn every_communicator_is_listed_with_its_agreed_id_members_and_parent() {
+    let commtrack = api_module("commtrack", "commtrack", &[]);
+    let exe = program("comms", Link::Pnmpi);
+    let mut case = Case::new();
+    case.conf(&format!("module {}\n{}", commtrack.display(), bundled("comm")));
+    let run = case.mpirun(4, &exe, &[]);
+    run.assert_ok();
+    for r in 0..4 {
+        assert_eq!(run.lines(&format!("comms: rank {r} ")), vec![format!("comms: rank {r} sum 6")]);
+        assert_eq!(run.lines(&format!("commtrack rank {r}:")), comms_listing(r), "{}", run.stdout);
+    }
 }
