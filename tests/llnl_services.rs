@@ -159,44 +159,6 @@ fn piggybacked_bytes_come_with_every_kind_of_message() {
     }
 }
 
-/// `offset TYPE count size` runs, as dtwalk prints them, of each send of dtypes.c, computed by
-/// hand from the constructors' arguments (x86-64 C layouts).
-const DTYPES_WALKS: &[&str] = &[
-    // 3 ints.
-    "tag 1: size 4 runs 0 INT 3 4",
-    // 2 of contiguous(4, double): one run of 8.
-    "tag 2: size 32 runs 0 DOUBLE 8 8",
-    // vector(3, 2, 4, int).
-    "tag 3: size 24 runs 0 INT 2 4 | 16 INT 2 4 | 32 INT 2 4",
-    // 2 of hvector(2, 3, 40 bytes, short), extent 46: the first element's last block and the
-    // second's first touch.
-    "tag 4: size 12 runs 0 SHORT 3 2 | 40 SHORT 6 2 | 86 SHORT 3 2",
-    // indexed(lens 1 2 1, disps 4 0 2, int): the last two blocks touch.
-    "tag 5: size 16 runs 16 INT 1 4 | 0 INT 3 4",
-    // hindexed(lens 2 1, bytes 8 32, double).
-    "tag 6: size 24 runs 8 DOUBLE 2 8 | 32 DOUBLE 1 8",
-    // indexed_block(2, disps 0 5 2, float).
-    "tag 7: size 24 runs 0 FLOAT 2 4 | 20 FLOAT 2 4 | 8 FLOAT 2 4",
-    // 2 of struct { char c[3]; double d; int i[2]; } resized to its 24 bytes.
-    "tag 8: size 19 runs 0 CHAR 3 1 | 8 DOUBLE 1 8 | 16 INT 2 4 | 24 CHAR 3 1 | 32 DOUBLE 1 8 | 40 INT 2 4",
-    // 3 of int resized to 12 bytes.
-    "tag 9: size 4 runs 0 INT 1 4 | 12 INT 1 4 | 24 INT 1 4",
-    // subarray 4x5, 2x3 at (1, 2), C order, int: rows at elements 7 and 12.
-    "tag 10: size 24 runs 28 INT 3 4 | 48 INT 3 4",
-    // The same in Fortran order, double: columns at elements 9, 13 and 17.
-    "tag 11: size 48 runs 72 DOUBLE 2 8 | 104 DOUBLE 2 8 | 136 DOUBLE 2 8",
-    // 2 MPI_DOUBLE_INT: { double; int } pairs of 16 bytes.
-    "tag 12: size 12 runs 0 DOUBLE 1 8 | 8 INT 1 4 | 16 DOUBLE 1 8 | 24 INT 1 4",
-    // contiguous(2, vector(2, 1, 2, int)), the vector's extent 12: its runs touch in the middle.
-    "tag 13: size 16 runs 0 INT 1 4 | 8 INT 2 4 | 20 INT 1 4",
-    // dup of that vector.
-    "tag 14: size 8 runs 0 INT 1 4 | 8 INT 1 4",
-    // darray: rank 1's block of 8 doubles over 2 processes.
-    "tag 15: size 32 runs 32 DOUBLE 4 8",
-    // No data: one run of no elements.
-    "tag 16: size 4 runs 0 INT 0 4",
-];
-
 #[test]
 fn every_type_constructor_walks_as_its_flattened_signature() {
     let dtwalk = api_module("dtwalk", "dtwalk", &[]);
@@ -204,7 +166,10 @@ fn every_type_constructor_walks_as_its_flattened_signature() {
     let (native, run) = with_and_without("dtypes", &[], &conf);
     assert_eq!(run.lines("dtypes:"), native.lines("dtypes:"));
     assert_eq!(run.lines("dtypes:"), vec!["dtypes: received 16"]);
-    let want: Vec<String> = DTYPES_WALKS.iter().map(|w| format!("dtwalk rank 0 {w}")).collect();
+    let want: Vec<String> = dtypes::WALKS
+        .iter()
+        .map(|w| format!("dtwalk rank 0 {w}"))
+        .collect();
     assert_eq!(run.lines("dtwalk rank 0"), want, "{}", run.stderr);
     assert!(run.lines("dtwalk rank 1").is_empty(), "{}", run.stdout);
 }
@@ -233,13 +198,27 @@ fn comms_listing(r: usize) -> Vec<String> {
     let mut lines = vec![
         format!("#0 id 0 leader 0 kind world parent -1 rank {r} freed 0 members 0 1 2 3"),
         format!("#1 id 1 leader {r} kind self parent -1 rank 0 freed 0 members {r}"),
-        format!("#2 id 2 leader {hl} kind split parent 0 rank {hr} freed 0 members{}", joined(&hm)),
-        format!("#3 id 3 leader {hl} kind dup parent 2 rank {hr} freed 1 members{}", joined(&hm)),
+        format!(
+            "#2 id 2 leader {hl} kind split parent 0 rank {hr} freed 0 members{}",
+            joined(&hm)
+        ),
+        format!(
+            "#3 id 3 leader {hl} kind dup parent 2 rank {hr} freed 1 members{}",
+            joined(&hm)
+        ),
         format!("#4 id 4 leader 0 kind cart parent 0 rank {r} freed 0 members 0 1 2 3"),
-        format!("#5 id 5 leader {} kind cart parent 4 rank {} freed 0 members{}", row[0], r % 2, joined(&row)),
+        format!(
+            "#5 id 5 leader {} kind cart parent 4 rank {} freed 0 members{}",
+            row[0],
+            r % 2,
+            joined(&row)
+        ),
     ];
     if r % 2 == 1 {
-        lines.push(format!("#6 id 6 leader 1 kind create parent 0 rank {} freed 1 members 1 3", r / 2));
+        lines.push(format!(
+            "#6 id 6 leader 1 kind create parent 0 rank {} freed 1 members 1 3",
+            r / 2
+        ));
     }
     let k = lines.len();
     lines.push(format!(
@@ -247,9 +226,18 @@ fn comms_listing(r: usize) -> Vec<String> {
         joined(&hm),
         joined(&half(r + 1))
     ));
-    lines.push(format!("#{} id 8 leader 0 kind merge parent 7 rank {mr} freed 0 members 2 0 3 1", k + 1));
-    lines.push(format!("#{} id 9 leader 0 kind graph parent 0 rank {r} freed 0 members 0 1 2 3", k + 2));
-    lines.into_iter().map(|l| format!("commtrack rank {r}: {l}")).collect()
+    lines.push(format!(
+        "#{} id 8 leader 0 kind merge parent 7 rank {mr} freed 0 members 2 0 3 1",
+        k + 1
+    ));
+    lines.push(format!(
+        "#{} id 9 leader 0 kind graph parent 0 rank {r} freed 0 members 0 1 2 3",
+        k + 2
+    ));
+    lines
+        .into_iter()
+        .map(|l| format!("commtrack rank {r}: {l}"))
+        .collect()
 }
 
 #[test]
@@ -261,7 +249,15 @@ fn every_communicator_is_listed_with_its_agreed_id_members_and_parent() {
     let run = case.mpirun(4, &exe, &[]);
     run.assert_ok();
     for r in 0..4 {
-        assert_eq!(run.lines(&format!("comms: rank {r} ")), vec![format!("comms: rank {r} sum 6")]);
-        assert_eq!(run.lines(&format!("commtrack rank {r}:")), comms_listing(r), "{}", run.stdout);
+        assert_eq!(
+            run.lines(&format!("comms: rank {r} ")),
+            vec![format!("comms: rank {r} sum 6")]
+        );
+        assert_eq!(
+            run.lines(&format!("commtrack rank {r}:")),
+            comms_listing(r),
+            "{}",
+            run.stdout
+        );
     }
 }

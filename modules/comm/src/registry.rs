@@ -9,6 +9,8 @@ use std::collections::HashMap;
 /// How a communicator was made (`PNMPIMOD_COMM_MADE_*` in C).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
+// The unit tests name one of them; the wrappers, left out of them, all.
+#[cfg_attr(test, allow(dead_code))]
 pub enum Kind {
     World = 0,
     SelfComm = 1,
@@ -46,14 +48,21 @@ pub struct Record {
 /// The lowest world rank in `members` and `remote` (members outside
 /// `MPI_COMM_WORLD`, given as negative, do not count); -1 if none.
 pub fn leader(members: &[i32], remote: &[i32]) -> i32 {
-    members.iter().chain(remote).copied().filter(|&r| r >= 0).min().unwrap_or(-1)
+    members
+        .iter()
+        .chain(remote)
+        .copied()
+        .filter(|&r| r >= 0)
+        .min()
+        .unwrap_or(-1)
 }
 
 /// Every communicator known, and the next id this process proposes.
 #[derive(Default)]
 pub struct Registry {
-    /// In the order they were made; never removed (their lists stay put).
-    pub records: Vec<Box<Record>>,
+    /// In the order they were made; never removed, so that the member
+    /// lists (heap buffers that stay put when a record moves) stay valid.
+    pub records: Vec<Record>,
     /// The live records' indices, by handle.
     live: HashMap<u64, usize>,
     /// Above every id this process has seen.
@@ -77,13 +86,13 @@ impl Registry {
         }
         let index = self.records.len();
         self.live.insert(record.handle, index);
-        self.records.push(Box::new(record));
+        self.records.push(record);
         index
     }
 
     /// The live record of `handle`.
     pub fn get(&self, handle: u64) -> Option<&Record> {
-        self.live.get(&handle).map(|&i| &*self.records[i])
+        self.live.get(&handle).map(|&i| &self.records[i])
     }
 
     /// Marks `handle`'s communicator freed; false if it was not known.

@@ -2,10 +2,10 @@
 //! the services that describe them.
 
 use crate::registry::{leader, Kind, Record, Registry};
+use pnmpi_sdk::constants;
 use pnmpi_sdk::services::{self, ServiceFn};
 use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Group};
 use pnmpi_sdk::sys::Handle;
-use pnmpi_sdk::constants;
 use std::ffi::c_int;
 use std::sync::{Mutex, MutexGuard};
 
@@ -49,20 +49,29 @@ fn ok(routine: &'static str, rc: c_int) -> Result<(), String> {
 fn world_ranks(group: MPI_Group) -> Result<Vec<i32>, String> {
     let mut size: c_int = 0;
     // SAFETY: a group handle MPI gave us; a local out-parameter.
-    ok("MPI_Group_size", unsafe { ffi::PMPI_Group_size(group, &mut size) })?;
+    ok("MPI_Group_size", unsafe {
+        ffi::PMPI_Group_size(group, &mut size)
+    })?;
     let ranks: Vec<c_int> = (0..size).collect();
     let mut world = vec![0 as c_int; ranks.len()];
     // SAFETY: a local out-parameter; the world group is freed below.
     let mut world_group = unsafe { std::mem::zeroed::<MPI_Group>() };
     // SAFETY: as above.
-    ok("MPI_Comm_group", unsafe { ffi::PMPI_Comm_group(constants::COMM_WORLD(), &mut world_group) })?;
+    ok("MPI_Comm_group", unsafe {
+        ffi::PMPI_Comm_group(constants::COMM_WORLD(), &mut world_group)
+    })?;
     // SAFETY: arrays of `size` ranks; both groups are live.
-    let rc = unsafe { ffi::PMPI_Group_translate_ranks(group, size, ranks.as_ptr(), world_group, world.as_mut_ptr()) };
+    let rc = unsafe {
+        ffi::PMPI_Group_translate_ranks(group, size, ranks.as_ptr(), world_group, world.as_mut_ptr())
+    };
     // SAFETY: the world group this function made.
     unsafe { ffi::PMPI_Group_free(&mut world_group) };
     ok("MPI_Group_translate_ranks", rc)?;
     let undefined = constants::UNDEFINED();
-    Ok(world.into_iter().map(|r| if r == undefined { -1 } else { r }).collect())
+    Ok(world
+        .into_iter()
+        .map(|r| if r == undefined { -1 } else { r })
+        .collect())
 }
 
 /// The world ranks of `comm`'s local group, or remote group (`remote`).
@@ -115,11 +124,17 @@ fn agree(comm: MPI_Comm, inter: bool, proposal: c_int) -> Result<c_int, String> 
 fn describe(comm: MPI_Comm, kind: Kind, parent: i32, proposal: i32) -> Result<Record, String> {
     let (mut inter, mut rank): (c_int, c_int) = (0, 0);
     // SAFETY: local out-parameters; `comm` is a communicator MPI made.
-    ok("MPI_Comm_test_inter", unsafe { ffi::PMPI_Comm_test_inter(comm, &mut inter) })?;
+    ok("MPI_Comm_test_inter", unsafe {
+        ffi::PMPI_Comm_test_inter(comm, &mut inter)
+    })?;
     // SAFETY: as above.
     ok("MPI_Comm_rank", unsafe { ffi::PMPI_Comm_rank(comm, &mut rank) })?;
     let members = group_of(comm, false)?;
-    let remote = if inter != 0 { group_of(comm, true)? } else { Vec::new() };
+    let remote = if inter != 0 {
+        group_of(comm, true)?
+    } else {
+        Vec::new()
+    };
     let id = match kind {
         Kind::World => 0,
         Kind::SelfComm => 1,
@@ -146,7 +161,10 @@ fn track(comm: MPI_Comm, kind: Kind, parent: MPI_Comm) {
     }
     let (parent_id, proposal) = {
         let guard = registry();
-        let parent_id = guard.as_ref().and_then(|r| r.get(parent.bits())).map_or(-1, |c| c.id);
+        let parent_id = guard
+            .as_ref()
+            .and_then(|r| r.get(parent.bits()))
+            .map_or(-1, |c| c.id);
         (parent_id, guard.as_ref().map_or(2, Registry::proposal))
     };
     match describe(comm, kind, parent_id, proposal) {
@@ -191,8 +209,16 @@ fn info(record: &Record) -> Info {
         inter: c_int::from(record.inter),
         freed: c_int::from(record.freed),
         members: record.members.as_ptr(),
-        remote_members: if record.inter { record.remote.as_ptr() } else { std::ptr::null() },
-        comm: if record.freed { constants::COMM_NULL() } else { MPI_Comm::from_bits(record.handle) },
+        remote_members: if record.inter {
+            record.remote.as_ptr()
+        } else {
+            std::ptr::null()
+        },
+        comm: if record.freed {
+            constants::COMM_NULL()
+        } else {
+            MPI_Comm::from_bits(record.handle)
+        },
     }
 }
 
@@ -232,7 +258,7 @@ extern "C" fn get_by_index(index: c_int, out: *mut Info) -> c_int {
     let guard = registry();
     let record = usize::try_from(index)
         .ok()
-        .and_then(|i| guard.as_ref()?.records.get(i).map(|r| &**r));
+        .and_then(|i| guard.as_ref()?.records.get(i));
     answer(record, out)
 }
 

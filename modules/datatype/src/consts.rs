@@ -2,7 +2,7 @@
 
 use crate::contents::{Combiner, Consts, COMBINERS};
 use pnmpi_sdk::sys::ffi::MPI_Datatype;
-use std::ffi::{c_int, c_long};
+use std::ffi::c_int;
 
 /// A predefined pair type and its parts, as `consts.c` lays it out.
 #[repr(C)]
@@ -10,7 +10,8 @@ pub struct Pair {
     pub pair: MPI_Datatype,
     pub first: MPI_Datatype,
     pub second: MPI_Datatype,
-    pub second_at: c_long,
+    /// A C `long`: 64 bits on the LP64 targets pnmpi builds for.
+    pub second_at: i64,
 }
 
 // SAFETY: immutable C data initialised at load time; the handles are

@@ -79,8 +79,19 @@ pub fn shape<H: Clone>(
     consts: &Consts,
     extent: impl Fn(&H) -> Result<i64, Error>,
 ) -> Result<Shape<H>, Error> {
-    let int = |i: usize| c.ints.get(i).copied().map(i64::from).ok_or(Error::Malformed("too few integers"));
-    let addr = |i: usize| c.addrs.get(i).copied().ok_or(Error::Malformed("too few addresses"));
+    let int = |i: usize| {
+        c.ints
+            .get(i)
+            .copied()
+            .map(i64::from)
+            .ok_or(Error::Malformed("too few integers"))
+    };
+    let addr = |i: usize| {
+        c.addrs
+            .get(i)
+            .copied()
+            .ok_or(Error::Malformed("too few addresses"))
+    };
     let ty = |i: usize| c.types.get(i).cloned().ok_or(Error::Malformed("too few types"));
     let count = |v: i64| u64::try_from(v).map_err(|_| Error::Malformed("a negative count"));
     let n = |v: i64| usize::try_from(v).map_err(|_| Error::Malformed("a negative count"));
@@ -101,7 +112,11 @@ pub fn shape<H: Clone>(
         }
         Combiner::Indexed | Combiner::Hindexed | Combiner::HindexedInteger => {
             let (blocks, old) = (n(int(0)?)?, ty(0)?);
-            let unit = if c.combiner == Combiner::Indexed { extent(&old)? } else { 1 };
+            let unit = if c.combiner == Combiner::Indexed {
+                extent(&old)?
+            } else {
+                1
+            };
             (0..blocks)
                 .map(|k| {
                     let disp = match c.combiner {
@@ -142,10 +157,13 @@ pub fn shape<H: Clone>(
         }
         Combiner::Subarray => {
             let dims = n(int(0)?)?;
-            let at = |k: usize| -> Result<Vec<i64>, Error> { (0..dims).map(|d| int(1 + k * dims + d)).collect() };
+            let at =
+                |k: usize| -> Result<Vec<i64>, Error> { (0..dims).map(|d| int(1 + k * dims + d)).collect() };
             let (sizes, subsizes, starts) = (at(0)?, at(1)?, at(2)?);
             let c_order = is_c_order(int(1 + 3 * dims)?, consts)?;
-            let owned = (0..dims).map(|d| (starts[d]..starts[d] + subsizes[d]).collect()).collect();
+            let owned = (0..dims)
+                .map(|d| (starts[d]..starts[d] + subsizes[d]).collect())
+                .collect();
             grid(sizes, owned, c_order, ty(0)?, &extent)
         }
         Combiner::Darray => darray(&c.ints, consts, ty(0)?, &extent),
@@ -161,7 +179,12 @@ fn darray<H: Clone>(
     old: H,
     extent: &impl Fn(&H) -> Result<i64, Error>,
 ) -> Result<Shape<H>, Error> {
-    let int = |i: usize| ints.get(i).copied().map(i64::from).ok_or(Error::Malformed("too few integers"));
+    let int = |i: usize| {
+        ints.get(i)
+            .copied()
+            .map(i64::from)
+            .ok_or(Error::Malformed("too few integers"))
+    };
     let dims = usize::try_from(int(2)?).map_err(|_| Error::Malformed("a negative count"))?;
     let at = |k: usize| -> Result<Vec<i64>, Error> { (0..dims).map(|d| int(3 + k * dims + d)).collect() };
     let (gsizes, distribs, dargs, psizes) = (at(0)?, at(1)?, at(2)?, at(3)?);
@@ -180,7 +203,11 @@ fn darray<H: Clone>(
         let (g, p, c) = (gsizes[d], psizes[d].max(1), coords[d]);
         let distrib = i32::try_from(distribs[d]).unwrap_or(consts.none);
         let indices: Vec<i64> = if distrib == consts.block {
-            let b = if dargs[d] == dflt { (g + p - 1) / p } else { dargs[d] };
+            let b = if dargs[d] == dflt {
+                (g + p - 1) / p
+            } else {
+                dargs[d]
+            };
             (c * b..((c + 1) * b).min(g)).collect()
         } else if distrib == consts.cyclic {
             let b = if dargs[d] == dflt { 1 } else { dargs[d].max(1) };
@@ -220,7 +247,11 @@ fn grid<H: Clone>(
     }
     let unit = extent(&old)?;
     let rows = grid_rows(&sizes, &owned);
-    Ok(Shape::Runs(rows.into_iter().map(|(d, n)| (d * unit, n, old.clone())).collect()))
+    Ok(Shape::Runs(
+        rows.into_iter()
+            .map(|(d, n)| (d * unit, n, old.clone()))
+            .collect(),
+    ))
 }
 
 /// `(displacement, count)` in elements of the contiguous rows of the
@@ -294,12 +325,30 @@ mod tests {
 
     #[test]
     fn vectors_and_indexed_types_count_in_the_old_extent_h_ones_in_bytes() {
-        assert_eq!(of(Combiner::Vector, &[3, 2, 5], &[]), Ok(runs(&[(0, 2), (20, 2), (40, 2)])));
-        assert_eq!(of(Combiner::Hvector, &[2, 1], &[12]), Ok(runs(&[(0, 1), (12, 1)])));
-        assert_eq!(of(Combiner::Indexed, &[2, 3, 1, 4, 0], &[]), Ok(runs(&[(16, 3), (0, 1)])));
-        assert_eq!(of(Combiner::Hindexed, &[2, 3, 1], &[16, 0]), Ok(runs(&[(16, 3), (0, 1)])));
-        assert_eq!(of(Combiner::IndexedBlock, &[2, 2, 5, 1], &[]), Ok(runs(&[(20, 2), (4, 2)])));
-        assert_eq!(of(Combiner::HindexedBlock, &[2, 2], &[20, 4]), Ok(runs(&[(20, 2), (4, 2)])));
+        assert_eq!(
+            of(Combiner::Vector, &[3, 2, 5], &[]),
+            Ok(runs(&[(0, 2), (20, 2), (40, 2)]))
+        );
+        assert_eq!(
+            of(Combiner::Hvector, &[2, 1], &[12]),
+            Ok(runs(&[(0, 1), (12, 1)]))
+        );
+        assert_eq!(
+            of(Combiner::Indexed, &[2, 3, 1, 4, 0], &[]),
+            Ok(runs(&[(16, 3), (0, 1)]))
+        );
+        assert_eq!(
+            of(Combiner::Hindexed, &[2, 3, 1], &[16, 0]),
+            Ok(runs(&[(16, 3), (0, 1)]))
+        );
+        assert_eq!(
+            of(Combiner::IndexedBlock, &[2, 2, 5, 1], &[]),
+            Ok(runs(&[(20, 2), (4, 2)]))
+        );
+        assert_eq!(
+            of(Combiner::HindexedBlock, &[2, 2], &[20, 4]),
+            Ok(runs(&[(20, 2), (4, 2)]))
+        );
         assert_eq!(of(Combiner::Contiguous, &[6], &[]), Ok(runs(&[(0, 6)])));
         assert_eq!(of(Combiner::Resized, &[], &[0, 12]), Ok(runs(&[(0, 1)])));
     }
@@ -312,19 +361,31 @@ mod tests {
             addrs: vec![0, 8],
             types: vec![1u32, 2],
         };
-        assert_eq!(shape(&c, &CONSTS, |_| Ok(4)), Ok(Shape::Runs(vec![(0, 3, 1), (8, 1, 2)])));
+        assert_eq!(
+            shape(&c, &CONSTS, |_| Ok(4)),
+            Ok(Shape::Runs(vec![(0, 3, 1), (8, 1, 2)]))
+        );
     }
 
     #[test]
     fn a_subarray_is_its_rows_in_memory_order() {
         // 4x5 ints, the 2x3 block at (1, 2), C order: rows at 1*5+2 and 2*5+2.
         let c_order = [2, 4, 5, 2, 3, 1, 2, CONSTS.order_c];
-        assert_eq!(of(Combiner::Subarray, &c_order, &[]), Ok(runs(&[(28, 3), (48, 3)])));
+        assert_eq!(
+            of(Combiner::Subarray, &c_order, &[]),
+            Ok(runs(&[(28, 3), (48, 3)]))
+        );
         // The same numbers in Fortran order: columns of 2 at 2*4+1, 3*4+1, 4*4+1.
         let fortran = [2, 4, 5, 2, 3, 1, 2, CONSTS.order_fortran];
-        assert_eq!(of(Combiner::Subarray, &fortran, &[]), Ok(runs(&[(36, 2), (52, 2), (68, 2)])));
+        assert_eq!(
+            of(Combiner::Subarray, &fortran, &[]),
+            Ok(runs(&[(36, 2), (52, 2), (68, 2)]))
+        );
         // An empty subarray has no rows.
-        assert_eq!(of(Combiner::Subarray, &[1, 4, 0, 0, CONSTS.order_c], &[]), Ok(runs(&[])));
+        assert_eq!(
+            of(Combiner::Subarray, &[1, 4, 0, 0, CONSTS.order_c], &[]),
+            Ok(runs(&[]))
+        );
     }
 
     #[test]
@@ -356,8 +417,17 @@ mod tests {
 
     #[test]
     fn short_contents_are_an_error_not_a_panic() {
-        assert_eq!(of(Combiner::Vector, &[3], &[]), Err(Error::Malformed("too few integers")));
-        assert_eq!(of(Combiner::Hindexed, &[2, 1, 1], &[0]), Err(Error::Malformed("too few addresses")));
-        assert_eq!(of(Combiner::Contiguous, &[-1], &[]), Err(Error::Malformed("a negative count")));
+        assert_eq!(
+            of(Combiner::Vector, &[3], &[]),
+            Err(Error::Malformed("too few integers"))
+        );
+        assert_eq!(
+            of(Combiner::Hindexed, &[2, 1, 1], &[0]),
+            Err(Error::Malformed("too few addresses"))
+        );
+        assert_eq!(
+            of(Combiner::Contiguous, &[-1], &[]),
+            Err(Error::Malformed("a negative count"))
+        );
     }
 }

@@ -54,7 +54,10 @@ impl fmt::Display for Error {
         match self {
             Error::Mpi(routine, code) => write!(f, "{routine} failed with error {code}"),
             Error::Unsupported(combiner) => {
-                write!(f, "types made by {combiner} cannot be walked; build the type from the other constructors")
+                write!(
+                    f,
+                    "types made by {combiner} cannot be walked; build the type from the other constructors"
+                )
             }
             Error::Malformed(what) => write!(f, "MPI described the type inconsistently ({what})"),
             Error::TooDeep => write!(f, "the type nests more than {MAX_DEPTH} constructors"),
@@ -248,7 +251,13 @@ mod tests {
         let v = t.add(10, Shape::Runs(vec![(0, 2, INT), (16, 2, INT), (32, 2, INT)]), 40);
         assert_eq!(
             flat(&t, v, 2),
-            vec![b(0, INT, 2, 4), b(16, INT, 2, 4), b(32, INT, 4, 4), b(56, INT, 2, 4), b(72, INT, 2, 4)]
+            vec![
+                b(0, INT, 2, 4),
+                b(16, INT, 2, 4),
+                b(32, INT, 4, 4),
+                b(56, INT, 2, 4),
+                b(72, INT, 2, 4)
+            ]
         );
         // (The first element's last block and the second's first touch: one run.)
         // vector(3, 2, 2, int) is 6 ints end to end: one run, and 4 of it one run of 24.
@@ -260,15 +269,30 @@ mod tests {
     fn a_struct_keeps_its_order_and_pairs_split_into_parts() {
         let mut t = Table::new();
         // struct { char c[3]; double d; int i[2]; }: offsets 0, 8, 16; extent 24.
-        let s = t.add(20, Shape::Runs(vec![(0, 3, CHAR), (8, 1, DOUBLE), (16, 2, INT)]), 24);
-        assert_eq!(flat(&t, s, 1), vec![b(0, CHAR, 3, 1), b(8, DOUBLE, 1, 8), b(16, INT, 2, 4)]);
+        let s = t.add(
+            20,
+            Shape::Runs(vec![(0, 3, CHAR), (8, 1, DOUBLE), (16, 2, INT)]),
+            24,
+        );
+        assert_eq!(
+            flat(&t, s, 1),
+            vec![b(0, CHAR, 3, 1), b(8, DOUBLE, 1, 8), b(16, INT, 2, 4)]
+        );
         // Two elements: the second int run does not touch the next char run.
         assert_eq!(flat(&t, s, 2).len(), 6);
         // A displacement going backwards keeps the type map's order.
         let back = t.add(21, Shape::Runs(vec![(8, 1, INT), (0, 1, INT)]), 12);
         assert_eq!(flat(&t, back, 1), vec![b(8, INT, 1, 4), b(0, INT, 1, 4)]);
         // {double, int}: double at 0, int at 8, padding to 16.
-        assert_eq!(flat(&t, DOUBLE_INT, 2), vec![b(0, DOUBLE, 1, 8), b(8, INT, 1, 4), b(16, DOUBLE, 1, 8), b(24, INT, 1, 4)]);
+        assert_eq!(
+            flat(&t, DOUBLE_INT, 2),
+            vec![
+                b(0, DOUBLE, 1, 8),
+                b(8, INT, 1, 4),
+                b(16, DOUBLE, 1, 8),
+                b(24, INT, 1, 4)
+            ]
+        );
     }
 
     #[test]
@@ -279,7 +303,10 @@ mod tests {
         r.push(16, DOUBLE, 1, 8);
         r.push(24, INT, 1, 4);
         r.push(24, INT, 0, 4);
-        assert_eq!(r.blocks, vec![b(0, INT, 2, 4), b(8, DOUBLE, 2, 8), b(24, INT, 1, 4)]);
+        assert_eq!(
+            r.blocks,
+            vec![b(0, INT, 2, 4), b(8, DOUBLE, 2, 8), b(24, INT, 1, 4)]
+        );
     }
 
     #[test]
@@ -287,7 +314,10 @@ mod tests {
         let mut t = Table::new();
         // resized(int, lb 0, extent 12): one int every 12 bytes.
         let r = t.add(30, Shape::Runs(vec![(0, 1, INT)]), 12);
-        assert_eq!(flat(&t, r, 3), vec![b(0, INT, 1, 4), b(12, INT, 1, 4), b(24, INT, 1, 4)]);
+        assert_eq!(
+            flat(&t, r, 3),
+            vec![b(0, INT, 1, 4), b(12, INT, 1, 4), b(24, INT, 1, 4)]
+        );
         // contiguous(2, resized) at a displacement, nested.
         let c = t.add(31, Shape::Runs(vec![(4, 2, r)]), 24);
         assert_eq!(flat(&t, c, 1), vec![b(4, INT, 1, 4), b(16, INT, 1, 4)]);

@@ -111,7 +111,11 @@ pub fn start(
         offsets.push(0);
     }
     let bytes: i64 = blocks.iter().map(|b| b.count as i64 * b.size).sum();
-    let span = blocks.iter().map(|b| b.offset + b.count as i64 * b.size).max().unwrap_or(0);
+    let span = blocks
+        .iter()
+        .map(|b| b.offset + b.count as i64 * b.size)
+        .max()
+        .unwrap_or(0);
     let mut walk = Box::new(Walk {
         top: Storage {
             count: int(leaves.len() as i64)?,
@@ -132,8 +136,11 @@ pub fn start(
     // The vectors are never resized again: the pointers into them stay.
     let leaf_ptr = walk.leaves.as_mut_ptr();
     for (k, &offset) in offsets.iter().enumerate() {
+        // MPI_Aint is `isize` under Open MPI, `i64` under MPICH.
+        #[allow(clippy::unnecessary_cast)]
+        let start = offset as MPI_Aint;
         walk.entries.push(Entry {
-            start: offset as MPI_Aint,
+            start,
             block: 1,
             repeat: 1,
             step: 0,

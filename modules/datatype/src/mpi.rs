@@ -64,11 +64,12 @@ impl Types for Mpi {
 
     fn shape(&self, t: &Rc<Owned>) -> Result<Shape<Rc<Owned>>, Error> {
         let (combiner, ni, na, nd, value) = envelope(t.dt)?;
-        let combiner = combiner.ok_or_else(|| Error::Unsupported(format!("the combiner numbered {value}")))?;
+        let combiner =
+            combiner.ok_or_else(|| Error::Unsupported(format!("the combiner numbered {value}")))?;
         if combiner == Combiner::Named {
             let pair = consts::pairs().iter().find(|p| p.pair.bits() == t.dt.bits());
             return Ok(match pair {
-                Some(p) => Shape::Parts(vec![(0, borrowed(p.first)), (i64::from(p.second_at), borrowed(p.second))]),
+                Some(p) => Shape::Parts(vec![(0, borrowed(p.first)), (p.second_at, borrowed(p.second))]),
                 None => Shape::Basic,
             });
         }
@@ -77,7 +78,15 @@ impl Types for Mpi {
         let mut types = vec![constants::DATATYPE_NULL(); nd.max(0) as usize];
         // SAFETY: arrays of the lengths the envelope gave.
         let rc = unsafe {
-            ffi::PMPI_Type_get_contents(t.dt, ni, na, nd, ints.as_mut_ptr(), addrs.as_mut_ptr(), types.as_mut_ptr())
+            ffi::PMPI_Type_get_contents(
+                t.dt,
+                ni,
+                na,
+                nd,
+                ints.as_mut_ptr(),
+                addrs.as_mut_ptr(),
+                types.as_mut_ptr(),
+            )
         };
         check("MPI_Type_get_contents", rc)?;
         let contents = Contents {
@@ -88,7 +97,12 @@ impl Types for Mpi {
             addrs: addrs.into_iter().map(|a| a as i64).collect(),
             types: types
                 .into_iter()
-                .map(|dt| Rc::new(Owned { dt, owned: !is_named(dt) }))
+                .map(|dt| {
+                    Rc::new(Owned {
+                        dt,
+                        owned: !is_named(dt),
+                    })
+                })
                 .collect(),
         };
         contents::shape(&contents, &consts::consts(), |h| self.extent(h))

@@ -51,18 +51,33 @@ fn element(dt: MPI_Datatype) -> Result<Arc<Element>, Error> {
     Ok(element)
 }
 
+/// A basic type and its size.
+type Basic = (MPI_Datatype, i64);
+
 /// The runs of `count` elements of `dt`, and the basic type and size an
 /// empty walk names (the type's first, else `MPI_BYTE`).
-fn runs(count: c_int, dt: MPI_Datatype) -> Result<(Vec<Block<MPI_Datatype>>, (MPI_Datatype, i64)), Error> {
+fn runs(count: c_int, dt: MPI_Datatype) -> Result<(Vec<Block<MPI_Datatype>>, Basic), Error> {
     let count = u64::try_from(count).map_err(|_| Error::Malformed("a negative count"))?;
     let element = element(dt)?;
-    let first = element.runs.blocks.first().map_or((constants::BYTE(), 1), |b| (b.basic, b.size));
-    Ok((flatten::elements(&element.runs, count, element.extent).blocks, first))
+    let first = element
+        .runs
+        .blocks
+        .first()
+        .map_or((constants::BYTE(), 1), |b| (b.basic, b.size));
+    Ok((
+        flatten::elements(&element.runs, count, element.extent).blocks,
+        first,
+    ))
 }
 
 /// The service `getDatatypeReference`: starts a walk of `count` elements
 /// of `dt` at `buf` in `*params`.
-extern "C" fn get_reference(buf: *const c_void, count: c_int, dt: MPI_Datatype, params: *mut Parameters) -> c_int {
+extern "C" fn get_reference(
+    buf: *const c_void,
+    count: c_int,
+    dt: MPI_Datatype,
+    params: *mut Parameters,
+) -> c_int {
     // SAFETY: the caller passes its own Parameters (or null, refused).
     let Some(params) = (unsafe { params.as_mut() }) else {
         return FAILURE;
@@ -70,8 +85,9 @@ extern "C" fn get_reference(buf: *const c_void, count: c_int, dt: MPI_Datatype, 
     params.top = std::ptr::null_mut();
     params.stack = std::ptr::null_mut();
     params.level = -1;
-    let started = runs(count, dt)
-        .and_then(|(blocks, first)| layout::start(params, buf.cast_mut().cast::<c_char>(), dt, &blocks, first));
+    let started = runs(count, dt).and_then(|(blocks, first)| {
+        layout::start(params, buf.cast_mut().cast::<c_char>(), dt, &blocks, first)
+    });
     match started {
         Ok(()) => SUCCESS,
         Err(e) => {
