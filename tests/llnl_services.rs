@@ -176,7 +176,7 @@ fn every_type_constructor_walks_as_its_flattened_signature() {
 
 /// The members of the half (`MPI_Comm_split` by rank % 2, keys reversed) of world rank `r`.
 fn half(r: usize) -> [usize; 2] {
-    if r % 2 == 0 {
+    if r.is_multiple_of(2) {
         [2, 0]
     } else {
         [3, 1]
