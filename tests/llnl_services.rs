@@ -166,12 +166,16 @@ fn every_type_constructor_walks_as_its_flattened_signature() {
     let (native, run) = with_and_without("dtypes", &[], &conf);
     assert_eq!(run.lines("dtypes:"), native.lines("dtypes:"));
     assert_eq!(run.lines("dtypes:"), vec!["dtypes: received 16"]);
-    let want: Vec<String> = dtypes::WALKS
-        .iter()
-        .map(|w| format!("dtwalk rank 0 {w}"))
-        .collect();
+    let mut want = vec!["dtwalk rank 0: count -1 refused".to_string()];
+    want.extend(dtypes::WALKS.iter().map(|w| format!("dtwalk rank 0 {w}")));
     assert_eq!(run.lines("dtwalk rank 0"), want, "{}", run.stderr);
-    assert!(run.lines("dtwalk rank 1").is_empty(), "{}", run.stdout);
+    assert_eq!(
+        run.lines("dtwalk rank 1"),
+        vec!["dtwalk rank 1: count -1 refused"]
+    );
+    // The refusal says why, on each rank.
+    let why = "datatype: getDatatypeReference: cannot walk -1 element(s) of the type: the count is negative";
+    assert_eq!(run.stderr.matches(why).count(), 2, "{}", run.stderr);
 }
 
 /// The members of the half (`MPI_Comm_split` by rank % 2, keys reversed) of world rank `r`.

@@ -7,7 +7,9 @@
  * one `offset TYPE count size` per run (offsets from the buffer), with
  * the type's data size from "getDatatypeSize":
  *   dtwalk rank R tag T: size S runs 0 INT 2 4 | 16 INT 2 4
- * or `dtwalk rank R tag T: cannot walk` when the service refuses. */
+ * or `dtwalk rank R tag T: cannot walk` when the service refuses. In
+ * MPI_Init it asks for a walk of -1 elements, which the service must
+ * refuse: `dtwalk rank R: count -1 refused` (else `... accepted`). */
 #include <mpi.h>
 #include <pnmpi.h>
 #include <pnmpi/datatype.h>
@@ -36,8 +38,17 @@ int MPI_Init(int *argc, char ***argv)
         del_ref = (PNMPIMOD_Datatype_delReference_t)s.fct;
     if (PNMPI_Service_GetServiceByName(h, "getDatatypeSize", "mp", &s) == PNMPI_SUCCESS)
         get_size = (PNMPIMOD_Datatype_getSize_t)s.fct;
-    if (!get_ref || !del_ref || !get_size)
+    if (!get_ref || !del_ref || !get_size) {
         printf("dtwalk rank %d: services missing\n", rank);
+        return err;
+    }
+    PNMPIMOD_Datatype_Parameters_t ref;
+    if (get_ref(NULL, -1, MPI_INT, &ref) == PNMPI_FAILURE) {
+        printf("dtwalk rank %d: count -1 refused\n", rank);
+    } else {
+        printf("dtwalk rank %d: count -1 accepted\n", rank);
+        del_ref(&ref);
+    }
     return err;
 }
 

@@ -47,6 +47,8 @@ pub enum Error {
     TooDeep,
     /// More runs or bytes than the C layout's `int` fields hold.
     TooLarge,
+    /// The caller asked for a negative number of elements.
+    NegativeCount,
 }
 
 impl fmt::Display for Error {
@@ -62,6 +64,7 @@ impl fmt::Display for Error {
             Error::Malformed(what) => write!(f, "MPI described the type inconsistently ({what})"),
             Error::TooDeep => write!(f, "the type nests more than {MAX_DEPTH} constructors"),
             Error::TooLarge => write!(f, "the walk has more runs or bytes than an int counts"),
+            Error::NegativeCount => write!(f, "the count is negative"),
         }
     }
 }
