@@ -265,3 +265,27 @@ fn every_communicator_is_listed_with_its_agreed_id_members_and_parent() {
         );
     }
 }
+
+/// LLNL's communication callbacks (pnmpi/commsub.h) registered by c-tests/modules/commevents.c
+/// with `comm`, on the halo exchange at 2 ranks: each phase makes 2 Isend and 2 Irecv completed by
+/// one Waitall, one blocking Send (rank 0) and Recv (rank 1), an Allreduce and a Barrier; every
+/// _START's `ptr` comes back to its _END, and every async _END gets its wait's `midptr`.
+#[test]
+fn llnl_communication_callbacks_see_every_message_and_collective() {
+    let commevents = api_module("commevents", "commevents", &[]);
+    let conf = format!("module {}\n{}", commevents.display(), bundled("comm"));
+    let (native, run) = with_and_without("bsp_llnl", &[], &conf);
+    assert_eq!(sorted(&run, "bsp_llnl:"), sorted(&native, "bsp_llnl:"));
+    assert_eq!(
+        run.lines("commevents rank 0:"),
+        vec!["commevents rank 0: init 1 sends 9/9 recvs 6/6 mid1 12 mid2 3 completions 3 colls 6/6 bad 0"],
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.lines("commevents rank 1:"),
+        vec!["commevents rank 1: init 1 sends 6/6 recvs 9/9 mid1 12 mid2 3 completions 3 colls 6/6 bad 0"],
+        "{}",
+        run.stderr
+    );
+}

@@ -25,4 +25,8 @@
 mod registry;
 
 #[cfg(not(test))]
+mod calls;
+#[cfg(not(test))]
+mod events;
+#[cfg(not(test))]
 mod track;

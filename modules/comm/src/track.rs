@@ -268,16 +268,20 @@ pnmpi_sdk::module! {
         // SAFETY: C callers cast each service back to the type its
         // signature names (pnmpi/comm.h), the function's own type;
         // function pointers of any signature have one representation.
-        let (info, count, by_index) = unsafe {
+        let (info, count, by_index, callbacks) = unsafe {
             (
                 std::mem::transmute::<extern "C" fn(MPI_Comm, *mut Info) -> c_int, ServiceFn>(get_info),
                 std::mem::transmute::<extern "C" fn(*mut c_int) -> c_int, ServiceFn>(get_count),
                 std::mem::transmute::<extern "C" fn(c_int, *mut Info) -> c_int, ServiceFn>(get_by_index),
+                std::mem::transmute::<extern "C" fn(*const crate::events::Callbacks) -> c_int, ServiceFn>(
+                    crate::events::register_service,
+                ),
             )
         };
         let offered = services::offer("getCommInfo", "mp", info)
             .and_then(|()| services::offer("getCommCount", "p", count))
-            .and_then(|()| services::offer("getCommByIndex", "ip", by_index));
+            .and_then(|()| services::offer("getCommByIndex", "ip", by_index))
+            .and_then(|()| services::offer("registerCallbacks", "p", callbacks));
         if let Err(e) = offered {
             eprintln!("comm: cannot offer its services: {e}");
         }
@@ -301,12 +305,16 @@ fn read(at: *const MPI_Comm) -> Option<MPI_Comm> {
 }
 
 pnmpi_sdk::wrap! {
-    fn MPI_Init(_argc, _argv) {
-        started(next!())
+    fn MPI_Init(argc, argv) {
+        let err = started(next!());
+        crate::events::init(argc, argv);
+        err
     }
 
-    fn MPI_Init_thread(_argc, _argv, _required, _provided) {
-        started(next!())
+    fn MPI_Init_thread(argc, argv, _required, _provided) {
+        let err = started(next!());
+        crate::events::init(argc, argv);
+        err
     }
 
     fn MPI_Comm_dup(comm, newcomm) {
