@@ -1,6 +1,7 @@
 //! comm: pnmpi's communicator tracking service (LLNL PnMPI has none of
-//! its own; its `comm` module is a framework of communication callbacks
-//! compiled into each tool). Every communicator the application makes
+//! its own), and LLNL's communication callbacks (`events.rs`, `calls.rs`:
+//! its `comm` module's interface, for a tool that registers them at run
+//! time instead of being compiled with LLNL's `comm.c`). Every communicator the application makes
 //! (`MPI_Comm_dup`, `_dup_with_info`, `_split`, `_split_type`, `_create`,
 //! `_create_group`, `MPI_Cart_create`, `_sub`, `MPI_Graph_create`,
 //! `MPI_Dist_graph_create`, `_adjacent`, `MPI_Intercomm_create`,
@@ -18,7 +19,9 @@
 //! `comm-tracking`, with the services `getCommInfo` (`"mp"`: `int
 //! (*)(MPI_Comm, PNMPIMOD_Comm_Info_t *)`), `getCommCount` (`"p"`: `int
 //! (*)(int *)`, records so far, freed ones included) and `getCommByIndex`
-//! (`"ip"`: `int (*)(int, PNMPIMOD_Comm_Info_t *)`, in creation order).
+//! (`"ip"`: `int (*)(int, PNMPIMOD_Comm_Info_t *)`, in creation order),
+//! and `registerCallbacks` (`"p"`: `int (*)(const
+//! PNMPIMOD_Comm_Callbacks_t *)`, `include/pnmpi/commsub.h`).
 //! Load it where the application's communicator calls pass through it
 //! (below the modules that ask, or anywhere above the MPI).
 
