@@ -9,37 +9,35 @@ use std::ffi::{c_int, c_void};
 use std::ptr::null_mut;
 
 /// A blocking send between its `SEND_P2P_START` and `_END`.
+fn send(mut p: Pending, call: impl FnOnce() -> c_int) -> c_int {
+    let Some(cb) = callbacks() else { return call() };
+    p.start(cb, kind::P2P);
+    let err = call();
+    p.send_end(cb, err, null_mut(), kind::P2P);
+    err
+}
+
+/// A blocking call's send or receive (`buf`: the application's).
 #[allow(clippy::too_many_arguments)]
-fn send(
+fn call(
+    send: bool,
     buf: *const c_void,
     count: c_int,
-    dt: MPI_Datatype,
-    dest: c_int,
+    datatype: MPI_Datatype,
+    node: c_int,
     tag: c_int,
     comm: MPI_Comm,
-    call: impl FnOnce() -> c_int,
-) -> c_int {
-    let Some(cb) = callbacks() else { return call() };
-    let mut ptr = null_mut();
-    if let Some(f) = cb.send_start {
-        f(buf, count, dt, dest, tag, comm, &mut ptr, kind::P2P);
+) -> Pending {
+    Pending {
+        send,
+        buf: buf.cast_mut(),
+        count,
+        datatype,
+        node,
+        tag,
+        comm,
+        ptr: null_mut(),
     }
-    let err = call();
-    if let Some(f) = cb.send_end {
-        f(
-            buf,
-            count,
-            dt,
-            dest,
-            tag,
-            comm,
-            err,
-            &mut ptr,
-            null_mut(),
-            kind::P2P,
-        );
-    }
-    err
 }
 
 /// Whether `s` is one of the ignore constants (or null).
@@ -57,67 +55,17 @@ fn local_statuses(n: usize) -> Vec<MPI_Status> {
 /// the request remembered for its completion.
 fn start_async(
     cb: &Callbacks,
-    mut call: Pending,
+    mut p: Pending,
     request: *mut MPI_Request,
     run: impl FnOnce() -> c_int,
 ) -> c_int {
-    let c = &mut call;
-    if c.send {
-        if let Some(f) = cb.send_start {
-            f(
-                c.buf,
-                c.count,
-                c.datatype,
-                c.node,
-                c.tag,
-                c.comm,
-                &mut c.ptr,
-                kind::ASYNC_P2P,
-            );
-        }
-    } else if let Some(f) = cb.recv_start {
-        f(
-            c.buf,
-            c.count,
-            c.datatype,
-            c.node,
-            c.tag,
-            c.comm,
-            &mut c.ptr,
-            kind::ASYNC_P2P,
-        );
-    }
+    p.start(cb, kind::ASYNC_P2P);
     let err = run();
-    if c.send {
-        if let Some(f) = cb.send_mid1 {
-            f(
-                c.buf,
-                c.count,
-                c.datatype,
-                c.node,
-                c.tag,
-                c.comm,
-                &mut c.ptr,
-                kind::ASYNC_P2P,
-            );
-        }
-    } else if let Some(f) = cb.recv_mid1 {
-        f(
-            c.buf,
-            c.count,
-            c.datatype,
-            c.node,
-            c.tag,
-            c.comm,
-            err,
-            &mut c.ptr,
-            kind::ASYNC_P2P,
-        );
-    }
+    p.mid1(cb, err);
     if err == constants::SUCCESS() {
         // SAFETY: MPI just wrote the new request there.
         if let Some(&r) = unsafe { request.as_ref() } {
-            pending(r, call);
+            pending(r, p);
         }
     }
     err
@@ -218,7 +166,7 @@ macro_rules! blocking_sends {
         pnmpi_sdk::wrap! {
             $(
                 fn $name(buf, count, datatype, dest, tag, comm) {
-                    send(buf, count, datatype, dest, tag, comm, || next!())
+                    send(call(true, buf, count, datatype, dest, tag, comm), || next!())
                 }
             )*
         }
@@ -233,8 +181,7 @@ macro_rules! async_sends {
             $(
                 fn $name(buf, count, datatype, dest, tag, comm, request) {
                     let Some(cb) = callbacks() else { return next!() };
-                    let call = Pending { send: true, buf: buf.cast_mut(), count, datatype, node: dest, tag, comm, ptr: null_mut() };
-                    start_async(cb, call, request, || next!())
+                    start_async(cb, call(true, buf, count, datatype, dest, tag, comm), request, || next!())
                 }
             )*
         }
@@ -275,43 +222,35 @@ collectives! {
 pnmpi_sdk::wrap! {
     fn MPI_Irecv(buf, count, datatype, source, tag, comm, request) {
         let Some(cb) = callbacks() else { return next!() };
-        let call = Pending { send: false, buf, count, datatype, node: source, tag, comm, ptr: null_mut() };
-        start_async(cb, call, request, || next!())
+        start_async(cb, call(false, buf, count, datatype, source, tag, comm), request, || next!())
     }
 
     fn MPI_Recv(buf, count, datatype, source, tag, comm, status) {
         let Some(cb) = callbacks() else { return next!() };
-        let mut ptr = null_mut();
-        if let Some(f) = cb.recv_start {
-            f(buf, count, datatype, source, tag, comm, &mut ptr, kind::P2P);
-        }
+        let mut recv = call(false, buf, count, datatype, source, tag, comm);
+        recv.start(cb, kind::P2P);
         let mut own = local_statuses(1);
         let s = if ignored(status) { own.as_mut_ptr() } else { status };
         // SAFETY: the application's arguments, with a status MPI fills.
         let err = unsafe { raw::XMPI_Recv(buf, count, datatype, source, tag, comm, s) };
-        recv_end(cb, buf, datatype, comm, err, &mut ptr, s);
+        recv.recv_end(cb, err, null_mut(), kind::P2P, s, 1, 0);
         err
     }
 
     fn MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) {
         let Some(cb) = callbacks() else { return next!() };
-        let (mut sptr, mut rptr) = (null_mut(), null_mut());
-        if let Some(f) = cb.send_start {
-            f(sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut sptr, kind::P2P);
-        }
-        if let Some(f) = cb.recv_start {
-            f(recvbuf, recvcount, recvtype, source, recvtag, comm, &mut rptr, kind::P2P);
-        }
+        let mut send = call(true, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+        let mut recv = call(false, recvbuf, recvcount, recvtype, source, recvtag, comm);
+        send.start(cb, kind::P2P);
+        recv.start(cb, kind::P2P);
         let mut own = local_statuses(1);
         let s = if ignored(status) { own.as_mut_ptr() } else { status };
         // SAFETY: the application's arguments, with a status MPI fills.
         let err = unsafe {
             raw::XMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, s)
         };
-        if let Some(f) = cb.send_end {
-            f(sendbuf, sendcount, sendtype, dest, sendtag, comm, err, &mut sptr, null_mut(), kind::P2P);
-        }
-        recv_end(cb, recvbuf, recvtype, comm, err, &mut rptr, s);
+        send.send_end(cb, err, null_mut(), kind::P2P);
+        recv.recv_end(cb, err, null_mut(), kind::P2P, s, 1, 0);
         err
     }
 
@@ -368,39 +307,5 @@ pnmpi_sdk::wrap! {
             f();
         }
         next!()
-    }
-}
-
-/// A blocking receive's `RECV_P2P_END`, with what `status` says came.
-fn recv_end(
-    cb: &Callbacks,
-    buf: *mut c_void,
-    dt: MPI_Datatype,
-    comm: MPI_Comm,
-    err: c_int,
-    ptr: &mut *mut c_void,
-    status: *mut MPI_Status,
-) {
-    if let Some(f) = cb.recv_end {
-        let mut count: c_int = 0;
-        // SAFETY: the status MPI just filled; a local out-parameter.
-        unsafe { pnmpi_sdk::sys::ffi::PMPI_Get_count(status, dt, &mut count) };
-        // SAFETY: as above.
-        let (source, tag) = unsafe { ((*status).MPI_SOURCE, (*status).MPI_TAG) };
-        f(
-            buf,
-            count,
-            dt,
-            source,
-            tag,
-            comm,
-            err,
-            ptr,
-            null_mut(),
-            kind::P2P,
-            status,
-            1,
-            0,
-        );
     }
 }

@@ -50,40 +50,41 @@ pub mod kind {
 
 type Ptr = *mut *mut c_void;
 
+/// `SEND_P2P_START`, `SEND_P2P_ASYNC_MID1` and `RECV_P2P_START` (whose
+/// `void *buf` has the ABI of this `const void *`).
+type Start = extern "C" fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, Ptr, c_int);
+
+/// `RECV_P2P_END`.
+type RecvEnd = extern "C" fn(
+    *mut c_void,
+    c_int,
+    MPI_Datatype,
+    c_int,
+    c_int,
+    MPI_Comm,
+    c_int,
+    Ptr,
+    Ptr,
+    c_int,
+    *mut MPI_Status,
+    c_int,
+    c_int,
+);
+
 /// `PNMPIMOD_Comm_Callbacks_t`: LLNL's callbacks, each optional.
 #[repr(C)]
 pub struct Callbacks {
     pub all_init: Option<extern "C" fn(c_int, *mut *mut c_char)>,
     pub all_finalize: Option<extern "C" fn()>,
-    pub send_start:
-        Option<extern "C" fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, Ptr, c_int)>,
-    pub send_mid1:
-        Option<extern "C" fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, Ptr, c_int)>,
+    pub send_start: Option<Start>,
+    pub send_mid1: Option<Start>,
     pub send_end: Option<
         extern "C" fn(*const c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, c_int, Ptr, Ptr, c_int),
     >,
-    pub recv_start:
-        Option<extern "C" fn(*mut c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, Ptr, c_int)>,
+    pub recv_start: Option<Start>,
     pub recv_mid1:
         Option<extern "C" fn(*mut c_void, c_int, MPI_Datatype, c_int, c_int, MPI_Comm, c_int, Ptr, c_int)>,
-    #[allow(clippy::type_complexity)]
-    pub recv_end: Option<
-        extern "C" fn(
-            *mut c_void,
-            c_int,
-            MPI_Datatype,
-            c_int,
-            c_int,
-            MPI_Comm,
-            c_int,
-            Ptr,
-            Ptr,
-            c_int,
-            *mut MPI_Status,
-            c_int,
-            c_int,
-        ),
-    >,
+    pub recv_end: Option<RecvEnd>,
     pub async_mid2: Option<extern "C" fn(c_int, *mut MPI_Request, c_int, Ptr)>,
     pub async_completion: Option<extern "C" fn(c_int)>,
     pub coll_start: Option<extern "C" fn(MPI_Comm, c_int, c_int, Ptr)>,
@@ -97,7 +98,8 @@ pub fn callbacks() -> Option<&'static Callbacks> {
     CALLBACKS.get()
 }
 
-/// A nonblocking call waiting for its completion.
+/// A send or receive between its callbacks (for a nonblocking one, from
+/// its call to its completion), with the tool's `ptr`.
 pub struct Pending {
     pub send: bool,
     pub buf: *mut c_void,
@@ -107,6 +109,104 @@ pub struct Pending {
     pub tag: c_int,
     pub comm: MPI_Comm,
     pub ptr: *mut c_void,
+}
+
+impl Pending {
+    /// `SEND_P2P_START` or `RECV_P2P_START`.
+    pub fn start(&mut self, cb: &Callbacks, ty: c_int) {
+        self.call(if self.send { cb.send_start } else { cb.recv_start }, ty);
+    }
+
+    /// A callback of the `_START` signature, if the tool set it.
+    fn call(&mut self, f: Option<Start>, ty: c_int) {
+        if let Some(f) = f {
+            f(
+                self.buf,
+                self.count,
+                self.datatype,
+                self.node,
+                self.tag,
+                self.comm,
+                &mut self.ptr,
+                ty,
+            );
+        }
+    }
+
+    /// `SEND_P2P_ASYNC_MID1` or `RECV_P2P_ASYNC_MID1`, after the call.
+    pub fn mid1(&mut self, cb: &Callbacks, err: c_int) {
+        let ty = kind::ASYNC_P2P;
+        if self.send {
+            self.call(cb.send_mid1, ty);
+        } else if let Some(f) = cb.recv_mid1 {
+            f(
+                self.buf,
+                self.count,
+                self.datatype,
+                self.node,
+                self.tag,
+                self.comm,
+                err,
+                &mut self.ptr,
+                ty,
+            );
+        }
+    }
+
+    /// `SEND_P2P_END`.
+    pub fn send_end(&mut self, cb: &Callbacks, err: c_int, mid: Ptr, ty: c_int) {
+        if let Some(f) = cb.send_end {
+            f(
+                self.buf,
+                self.count,
+                self.datatype,
+                self.node,
+                self.tag,
+                self.comm,
+                err,
+                &mut self.ptr,
+                mid,
+                ty,
+            );
+        }
+    }
+
+    /// `RECV_P2P_END`, with the source, tag and count `status` says came
+    /// (number `index` of `numindex` completions of one call).
+    #[allow(clippy::too_many_arguments)]
+    pub fn recv_end(
+        &mut self,
+        cb: &Callbacks,
+        err: c_int,
+        mid: Ptr,
+        ty: c_int,
+        status: *mut MPI_Status,
+        numindex: c_int,
+        index: c_int,
+    ) {
+        let Some(f) = cb.recv_end else { return };
+        let mut count: c_int = 0;
+        // SAFETY: a status MPI filled for this receive; a local
+        // out-parameter.
+        unsafe { ffi::PMPI_Get_count(status, self.datatype, &mut count) };
+        // SAFETY: as above.
+        let (source, tag) = unsafe { ((*status).MPI_SOURCE, (*status).MPI_TAG) };
+        f(
+            self.buf,
+            count,
+            self.datatype,
+            source,
+            tag,
+            self.comm,
+            err,
+            &mut self.ptr,
+            mid,
+            ty,
+            status,
+            numindex,
+            index,
+        );
+    }
 }
 
 /// Pending calls by request handle; one handle may stand for several
@@ -163,41 +263,9 @@ pub fn complete(
 ) {
     let Some(mut p) = take(request) else { return };
     if p.send {
-        if let Some(f) = cb.send_end {
-            f(
-                p.buf,
-                p.count,
-                p.datatype,
-                p.node,
-                p.tag,
-                p.comm,
-                err,
-                &mut p.ptr,
-                mid,
-                kind::ASYNC_P2P,
-            );
-        }
-    } else if let Some(f) = cb.recv_end {
-        // SAFETY: a status MPI filled for this completion.
-        let s = unsafe { &*status };
-        let mut count: c_int = 0;
-        // SAFETY: as above; a local out-parameter.
-        unsafe { ffi::PMPI_Get_count(status, p.datatype, &mut count) };
-        f(
-            p.buf,
-            count,
-            p.datatype,
-            s.MPI_SOURCE,
-            s.MPI_TAG,
-            p.comm,
-            err,
-            &mut p.ptr,
-            mid,
-            kind::ASYNC_P2P,
-            status,
-            numindex,
-            index,
-        );
+        p.send_end(cb, err, mid, kind::ASYNC_P2P);
+    } else {
+        p.recv_end(cb, err, mid, kind::ASYNC_P2P, status, numindex, index);
     }
 }
 

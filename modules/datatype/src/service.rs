@@ -10,6 +10,7 @@ use pnmpi_sdk::sys::ffi::{self, MPI_Datatype};
 use pnmpi_sdk::sys::Handle;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
+use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// `PNMPI_SUCCESS` and `PNMPI_FAILURE`.
@@ -91,7 +92,11 @@ extern "C" fn get_reference(
     match started {
         Ok(()) => SUCCESS,
         Err(e) => {
-            eprintln!("datatype: getDatatypeReference: cannot walk {count} element(s) of the type: {e}");
+            // One write, so that the lines of ranks sharing a terminal or a
+            // launcher's pipe do not interleave (eprintln! writes piece by piece).
+            let line =
+                format!("datatype: getDatatypeReference: cannot walk {count} element(s) of the type: {e}\n");
+            let _ = std::io::stderr().write_all(line.as_bytes());
             FAILURE
         }
     }
