@@ -289,3 +289,36 @@ fn llnl_communication_callbacks_see_every_message_and_collective() {
         run.stderr
     );
 }
+
+/// The same callbacks through every wait and test (c-tests/programs/completions.c): each rank
+/// makes 12 Isend and 12 Irecv (one MID1 each), one Sendrecv, rank 0 one Ssend and rank 1 one
+/// Recv, and 8 collectives; every START has its END with its `ptr`, and every MID2 (one per wait
+/// or test call, as many as the polling took) its COMPLETION.
+#[test]
+fn llnl_communication_callbacks_complete_through_every_wait_and_test() {
+    let commevents = api_module("commevents", "commevents", &[]);
+    let conf = format!("module {}\n{}", commevents.display(), bundled("comm"));
+    let (native, run) = with_and_without("completions", &[], &conf);
+    assert_eq!(sorted(&run, "completions:"), sorted(&native, "completions:"));
+    for (rank, sends, recvs) in [(0, 14, 13), (1, 13, 14)] {
+        let line = run.lines(&format!("commevents rank {rank}:"));
+        assert_eq!(line.len(), 1, "{}", run.stdout);
+        let numbers: Vec<i64> = line[0]
+            .split(|c: char| c == ' ' || c == '/' || c == ':')
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // rank, init, sends start/end, recvs start/end, mid1, mid2, completions, colls start/end, bad.
+        let [r, init, s0, s1, r0, r1, mid1, mid2, done, c0, c1, bad] = numbers[..] else {
+            panic!("{}", line[0])
+        };
+        assert_eq!(
+            [r, init, s0, s1, r0, r1, mid1],
+            [rank, 1, sends, sends, recvs, recvs, 24],
+            "{}",
+            line[0]
+        );
+        // At least one call per wait or test round: 2 Waits, 2 Tests, 4 Waitany, 4 Testany...
+        assert!(mid2 >= 2 + 2 + 4 + 4 + 1 + 1 + 1 && mid2 == done, "{}", line[0]);
+        assert_eq!([c0, c1, bad], [8, 8, 0], "{}", line[0]);
+    }
+}
