@@ -304,7 +304,7 @@ fn llnl_communication_callbacks_complete_through_every_wait_and_test() {
         let line = run.lines(&format!("commevents rank {rank}:"));
         assert_eq!(line.len(), 1, "{}", run.stdout);
         let numbers: Vec<i64> = line[0]
-            .split(|c: char| c == ' ' || c == '/' || c == ':')
+            .split([' ', '/', ':'])
             .filter_map(|w| w.parse().ok())
             .collect();
         // rank, init, sends start/end, recvs start/end, mid1, mid2, completions, colls start/end, bad.
@@ -317,8 +317,10 @@ fn llnl_communication_callbacks_complete_through_every_wait_and_test() {
             "{}",
             line[0]
         );
-        // At least one call per wait or test round: 2 Waits, 2 Tests, 4 Waitany, 4 Testany...
-        assert!(mid2 >= 2 + 2 + 4 + 4 + 1 + 1 + 1 && mid2 == done, "{}", line[0]);
+        // At least one call per wait or test round: 2 Waits, 2 Tests, 4 Waitany, 4 Testany, and one
+        // Waitsome, Testsome and Testall at the least.
+        let least = 2 + 2 + 4 + 4 + 1 + 1 + 1;
+        assert!(mid2 >= least && mid2 == done, "{}", line[0]);
         assert_eq!([c0, c1, bad], [8, 8, 0], "{}", line[0]);
     }
 }
