@@ -41,8 +41,10 @@ install-files:
 	install -m 755 $(TARGET)/libstatus.so $(PREFIX)/lib/pnmpi/modules/status.so
 	install -m 755 $(TARGET)/librequests.so $(PREFIX)/lib/pnmpi/modules/requests.so
 	install -m 755 $(TARGET)/libpiggyback.so $(PREFIX)/lib/pnmpi/modules/piggyback.so
+	install -m 755 $(TARGET)/libdatatype.so $(PREFIX)/lib/pnmpi/modules/datatype.so
+	install -m 755 $(TARGET)/libcomm.so $(PREFIX)/lib/pnmpi/modules/comm.so
 	install -m 755 $(TARGET)/pnmpi $(TARGET)/pnmpi-patch $(PREFIX)/bin/
-	install -m 644 $(TARGET)/include/xmpi.h include/pnmpi.h include/pnmpi/debug_io.h include/pnmpi/status.h include/pnmpi/requests.h $(PREFIX)/include/pnmpi/
+	install -m 644 $(TARGET)/include/xmpi.h include/pnmpi.h include/pnmpi/debug_io.h include/pnmpi/status.h include/pnmpi/requests.h include/pnmpi/datatype.h include/pnmpi/comm.h include/pnmpi/commsub.h $(PREFIX)/include/pnmpi/
 	install -m 644 $(TARGET)/pnmpi-build-report.txt pnmpi.toml $(PREFIX)/share/pnmpi/
 	$(SUBST) packaging/pnmpi.pc.in > $(PREFIX)/lib/pkgconfig/pnmpi.pc
 	$(SUBST) packaging/pnmpi-module.pc.in > $(PREFIX)/lib/pkgconfig/pnmpi-module.pc

@@ -193,10 +193,16 @@ fn mask_addresses(text: &str) -> String {
 
 /// Runs `stack` at 2 ranks with `lib` preloaded and LLNL's modules on the search path.
 fn run(stack: &Stack, lib: &Path, modules: &Path) -> Run {
+    run_conf(stack.conf, stack.program, lib, modules)
+}
+
+/// Runs `program` at 2 ranks under the configuration `conf`, with `lib` preloaded and LLNL's
+/// modules on the search path.
+fn run_conf(conf: &str, program_name: &str, lib: &Path, modules: &Path) -> Run {
     let mut case = Case::new();
     case.env("PNMPI_LIB_PATH", &modules.display().to_string())
         .env("PNMPI_BE_SILENT", "1");
-    let conf = case.write("stack.conf", stack.conf);
+    let conf = case.write("stack.conf", conf);
     case.env("PNMPI_CONF", &conf.display().to_string());
     let preload = format!("LD_PRELOAD={}", lib.display());
     let mut cmd = launcher(2);
@@ -215,7 +221,7 @@ fn run(stack: &Stack, lib: &Path, modules: &Path) -> Run {
         let (key, value) = preload.split_once('=').expect("KEY=VALUE");
         cmd.args(["-prepend-rank", "-genv", key, value]);
     }
-    cmd.arg(program(stack.program, Link::Native));
+    cmd.arg(program(program_name, Link::Native));
     case.finish(cmd)
 }
 
@@ -284,6 +290,39 @@ fn sample_modules_print_the_same_alone_and_stacked() {
 #[test]
 fn every_module_stacked_prints_the_same() {
     compare(&STACKS[11..]);
+}
+
+/// LLNL's `dtprint`, compiled against LLNL's `datatype.h` (its walk macros), walks the state our
+/// `datatype` module hands out: for each send of dtypes.c, rank 0 prints the runs the service's
+/// own test computes by hand (tests/common/dtypes.rs), in dtprint's words.
+#[test]
+fn llnl_dtprint_walks_our_datatype_module() {
+    let Some(prefix) = llnl_prefix() else { return };
+    let conf = format!(
+        "module {}\nmodule dtprint\n",
+        target_dir().join("libdatatype.so").display()
+    );
+    let run = run_conf(&conf, "dtypes", &libpnmpi(), &prefix.join("lib/pnmpi-modules"));
+    run.assert_ok();
+    let mut want = Vec::new();
+    for walk in dtypes::WALKS {
+        want.push("Sending to 1 :".to_string());
+        let runs = walk.split_once(" runs ").expect("tag N: size S runs ...").1;
+        for r in runs.split(" | ") {
+            let [offset, name, count, size] = r.split(' ').collect::<Vec<_>>()[..] else {
+                panic!("{r}")
+            };
+            want.push(format!("{count} {name} of size {size} at buf 0xADDR / {offset}"));
+        }
+    }
+    // dtprint pads its type names and addresses: compare words.
+    let ours = by_rank(&run.stdout);
+    let words = |l: &String| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let rank0: Vec<String> = ours
+        .get(&0)
+        .map(|l| l.iter().map(words).collect())
+        .unwrap_or_default();
+    assert_eq!(rank0, want, "{}", run.stderr);
 }
 
 #[test]

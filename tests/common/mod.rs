@@ -3,6 +3,8 @@
 //! `mpirun`.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
+pub mod dtypes;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
