@@ -333,6 +333,11 @@ impl Engine<'_> {
     /// the event touched, in order), each rank's sends, then receives, then
     /// computations, at the time their resources free.
     fn queue_freed<M: DagModel + ?Sized>(&mut self, model: &M) {
+        // One op freed (most events): nothing to order.
+        if let [(host, op)] = self.freed[..] {
+            self.queue_op(model, host, op);
+            self.freed.clear();
+        }
         if self.freed.is_empty() {
             self.hosts.clear();
             return;
@@ -355,20 +360,8 @@ impl Engine<'_> {
             );
             // By kind, as LogGOPSim's std::sort leaves them.
             super::cxx_sort::sort(&mut mine, |a, b| a.0 < b.0);
-            for &(kind, op) in &mine {
-                let o = self.s.ops[op as usize];
-                let time = match kind {
-                    Kind::Send => model.send_free(host, o.cpu, o.nic),
-                    Kind::Recv | Kind::Calc => model.cpu_free(host, o.cpu),
-                };
-                let seq = self.seq;
-                self.seq += 1;
-                self.push(Event {
-                    time,
-                    seq,
-                    op,
-                    rank: host,
-                });
+            for &(_, op) in &mine {
+                self.queue_op(model, host, op);
             }
         }
         self.scratch = mine;
@@ -376,6 +369,24 @@ impl Engine<'_> {
         self.freed = freed;
         self.hosts = hosts;
         self.hosts.clear();
+    }
+
+    /// Queues free op `op` of rank `host` at the time its resources free.
+    #[inline]
+    fn queue_op<M: DagModel + ?Sized>(&mut self, model: &M, host: u32, op: u32) {
+        let o = self.s.ops[op as usize];
+        let time = match o.kind {
+            Kind::Send => model.send_free(host, o.cpu, o.nic),
+            Kind::Recv | Kind::Calc => model.cpu_free(host, o.cpu),
+        };
+        let seq = self.seq;
+        self.seq += 1;
+        self.push(Event {
+            time,
+            seq,
+            op,
+            rank: host,
+        });
     }
 
     /// Op `op` of rank `host` started: the ops that irequire it are freed
