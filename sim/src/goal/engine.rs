@@ -287,7 +287,6 @@ pub fn run<M: DagModel + ?Sized>(s: &mut Schedule, model: &mut M) -> Result<Outc
         let (a, b) = (s.first[host as usize], s.first[host as usize + 1]);
         e.freed
             .extend((a..b).filter(|&i| e.waits[i as usize] == 0).map(|i| (host, i)));
-        e.hosts.push(host);
         e.queue_freed(model);
     }
     while let Some(ev) = e.queue.pop() {
@@ -317,7 +316,8 @@ struct Engine<'a> {
     arrived: Queues<Pending>,
     /// Ops freed by the current event, in order, and their ranks.
     freed: Vec<(u32, u32)>,
-    /// Ranks whose ops the current event started or ended.
+    /// The ranks of the ops freed by the current event (the ranks whose
+    /// ops it started or ended and that have ops freed), reused.
     hosts: Vec<u32>,
     /// Ops ended.
     done: u64,
@@ -339,18 +339,18 @@ impl Engine<'_> {
             self.freed.clear();
         }
         if self.freed.is_empty() {
-            self.hosts.clear();
             return;
         }
-        self.hosts.sort_unstable();
-        self.hosts.dedup();
-        let hosts = std::mem::take(&mut self.hosts);
+        // The ranks the event freed ops of, in order.
+        let mut hosts = std::mem::take(&mut self.hosts);
+        hosts.extend(self.freed.iter().map(|f| f.0));
+        hosts.sort_unstable();
+        hosts.dedup();
         let mut freed = std::mem::take(&mut self.freed);
         let mut mine = std::mem::take(&mut self.scratch);
         for &host in &hosts {
             mine.clear();
             let ops = &self.s.ops;
-            // Every op freed is of a rank the event touched.
             let of_host = |f: &&(u32, u32)| hosts.len() == 1 || f.0 == host;
             mine.extend(
                 freed
@@ -367,8 +367,8 @@ impl Engine<'_> {
         self.scratch = mine;
         freed.clear();
         self.freed = freed;
+        hosts.clear();
         self.hosts = hosts;
-        self.hosts.clear();
     }
 
     /// Queues free op `op` of rank `host` at the time its resources free.
@@ -393,7 +393,6 @@ impl Engine<'_> {
     /// when it was the last they waited for.
     #[inline]
     fn started(&mut self, host: u32, op: u32) {
-        self.hosts.push(host);
         for &d in self.s.after_start.of(op) {
             self.release(host, d);
         }
@@ -402,7 +401,6 @@ impl Engine<'_> {
     /// Op `op` of rank `host` ended.
     #[inline]
     fn ended(&mut self, host: u32, op: u32) {
-        self.hosts.push(host);
         self.done += 1;
         for &d in self.s.after_end.of(op) {
             self.release(host, d);
