@@ -31,10 +31,7 @@ pub fn replay(path: &Path, machine: &Path, model: &str, json: Option<&Path>) -> 
     let params = goal::Params::of(&machine)?;
     let started = std::time::Instant::now();
     let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut schedule = goal::parse::parse_from(
-        std::io::BufReader::with_capacity(1 << 20, file),
-        &path.display().to_string(),
-    )?;
+    let mut schedule = goal::parse::parse_from(file, &path.display().to_string())?;
     let parsed = started.elapsed().as_secs_f64();
     let start = std::time::Instant::now();
     let mut model = goal::LogGops::new(params, schedule.ranks(), schedule.cpus, schedule.nics);

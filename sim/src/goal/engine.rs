@@ -70,24 +70,45 @@ struct Slot {
 /// bunch on few times (a collective's round starts everywhere at once), so
 /// a pop or a push is a lookup among the times pending and a queue
 /// operation, where a heap of every event sifted 16 levels at 65,536
-/// ranks. An event queued again keeps its first place among its new
-/// time's; an event may be queued at a time before the last one popped
-/// (LogGOPSim frees ops at their resources' times, which may have passed),
-/// and is popped next.
+/// ranks; and the earliest time and the time last pushed to are kept at
+/// hand, so that most pops and pushes look nothing up. An event queued
+/// again keeps its first place among its new time's; an event may be
+/// queued at a time before the last one popped (LogGOPSim frees ops at
+/// their resources' times, which may have passed), and is popped next.
 #[derive(Default)]
 struct TimeQueue {
-    times: std::collections::BTreeMap<u64, std::collections::VecDeque<Slot>>,
+    /// Each pending time's queue in `queues`.
+    times: std::collections::BTreeMap<u64, u32>,
+    queues: Vec<std::collections::VecDeque<Slot>>,
     /// Emptied queues, for new times.
-    spare: Vec<std::collections::VecDeque<Slot>>,
+    spare: Vec<u32>,
+    /// The earliest pending time, and its queue.
+    first: Option<(u64, u32)>,
+    /// The time last pushed to, and its queue, while it is pending.
+    last: Option<(u64, u32)>,
 }
 
 impl TimeQueue {
+    #[inline]
     fn push(&mut self, e: Event) {
-        let spare = &mut self.spare;
-        let q = self
-            .times
-            .entry(e.time)
-            .or_insert_with(|| spare.pop().unwrap_or_default());
+        let at = match self.last {
+            Some((time, at)) if time == e.time => at,
+            _ => {
+                let (queues, spare) = (&mut self.queues, &mut self.spare);
+                let at = *self.times.entry(e.time).or_insert_with(|| {
+                    spare.pop().unwrap_or_else(|| {
+                        queues.push(Default::default());
+                        (queues.len() - 1) as u32
+                    })
+                });
+                if self.first.is_none_or(|(first, _)| e.time < first) {
+                    self.first = Some((e.time, at));
+                }
+                self.last = Some((e.time, at));
+                at
+            }
+        };
+        let q = &mut self.queues[at as usize];
         let slot = Slot {
             seq: e.seq,
             op: e.op,
@@ -107,12 +128,18 @@ impl TimeQueue {
         }
     }
 
+    #[inline]
     fn pop(&mut self) -> Option<Event> {
-        let mut first = self.times.first_entry()?;
-        let time = *first.key();
-        let s = first.get_mut().pop_front()?;
-        if first.get().is_empty() {
-            self.spare.push(first.remove());
+        let (time, at) = self.first?;
+        let q = &mut self.queues[at as usize];
+        let s = q.pop_front()?;
+        if q.is_empty() {
+            self.times.remove(&time);
+            self.spare.push(at);
+            if self.last.is_some_and(|(_, last)| last == at) {
+                self.last = None;
+            }
+            self.first = self.times.first_key_value().map(|(&t, &q)| (t, q));
         }
         Some(Event {
             time,
@@ -214,6 +241,7 @@ impl<T: Copy> Queues<T> {
 
 /// Whether a message from `src` with `tag` and a receive posted from
 /// `from` with `want` match (`-1`, [`ANY`], on either side matches all).
+#[inline]
 fn matches(src: u32, tag: u32, from: u32, want: u32) -> bool {
     (src == ANY || from == ANY || src == from) && (tag == ANY || want == ANY || tag == want)
 }
@@ -240,7 +268,7 @@ impl Outcome {
 /// Runs `s` on `model`, counting its ops' waits down (a schedule runs
 /// once). An op that can never run (a receive no message matches, a
 /// dependency cycle) is an error that names the ranks.
-pub fn run(s: &mut Schedule, model: &mut dyn DagModel) -> Result<Outcome, String> {
+pub fn run<M: DagModel + ?Sized>(s: &mut Schedule, model: &mut M) -> Result<Outcome, String> {
     let waits = std::mem::take(&mut s.waits);
     let s = &*s;
     let mut e = Engine {
@@ -259,13 +287,10 @@ pub fn run(s: &mut Schedule, model: &mut dyn DagModel) -> Result<Outcome, String
         let (a, b) = (s.first[host as usize], s.first[host as usize + 1]);
         e.freed
             .extend((a..b).filter(|&i| e.waits[i as usize] == 0).map(|i| (host, i)));
-        e.hosts.push(host);
         e.queue_freed(model);
     }
     while let Some(ev) = e.queue.pop() {
         e.step(model, ev);
-        e.hosts.sort_unstable();
-        e.hosts.dedup();
         e.queue_freed(model);
     }
     if e.done < s.ops.len() as u64 {
@@ -279,8 +304,8 @@ pub fn run(s: &mut Schedule, model: &mut dyn DagModel) -> Result<Outcome, String
 
 struct Engine<'a> {
     s: &'a Schedule,
-    /// One rank's freed ops, reused.
-    scratch: Vec<u32>,
+    /// One rank's freed ops and their kinds, reused.
+    scratch: Vec<(Kind, u32)>,
     waits: Vec<u32>,
     queue: TimeQueue,
     /// Events queued so far (each one's place among equal times).
@@ -291,13 +316,15 @@ struct Engine<'a> {
     arrived: Queues<Pending>,
     /// Ops freed by the current event, in order, and their ranks.
     freed: Vec<(u32, u32)>,
-    /// Ranks whose ops the current event started or ended.
+    /// The ranks of the ops freed by the current event (the ranks whose
+    /// ops it started or ended and that have ops freed), reused.
     hosts: Vec<u32>,
     /// Ops ended.
     done: u64,
 }
 
 impl Engine<'_> {
+    #[inline]
     fn push(&mut self, ev: Event) {
         self.queue.push(ev);
     }
@@ -305,62 +332,82 @@ impl Engine<'_> {
     /// Queues the ops freed since the last call, rank by rank (the ranks
     /// the event touched, in order), each rank's sends, then receives, then
     /// computations, at the time their resources free.
-    fn queue_freed(&mut self, model: &dyn DagModel) {
-        let hosts = std::mem::take(&mut self.hosts);
+    fn queue_freed<M: DagModel + ?Sized>(&mut self, model: &M) {
+        // One op freed (most events): nothing to order.
+        if let [(host, op)] = self.freed[..] {
+            self.queue_op(model, host, op);
+            self.freed.clear();
+        }
         if self.freed.is_empty() {
-            self.hosts = hosts;
-            self.hosts.clear();
             return;
         }
+        // The ranks the event freed ops of, in order.
+        let mut hosts = std::mem::take(&mut self.hosts);
+        hosts.extend(self.freed.iter().map(|f| f.0));
+        hosts.sort_unstable();
+        hosts.dedup();
         let mut freed = std::mem::take(&mut self.freed);
         let mut mine = std::mem::take(&mut self.scratch);
         for &host in &hosts {
             mine.clear();
-            mine.extend(freed.iter().filter(|f| f.0 == host).map(|f| f.1));
-            // By kind, as LogGOPSim's std::sort leaves them.
             let ops = &self.s.ops;
-            super::cxx_sort::sort(&mut mine, |&a, &b| ops[a as usize].kind < ops[b as usize].kind);
-            for &op in &mine {
-                let o = self.s.ops[op as usize];
-                let time = match o.kind {
-                    Kind::Send => model.send_free(host, o.cpu, o.nic),
-                    Kind::Recv | Kind::Calc => model.cpu_free(host, o.cpu),
-                };
-                let seq = self.seq;
-                self.seq += 1;
-                self.push(Event {
-                    time,
-                    seq,
-                    op,
-                    rank: host,
-                });
+            let of_host = |f: &&(u32, u32)| hosts.len() == 1 || f.0 == host;
+            mine.extend(
+                freed
+                    .iter()
+                    .filter(of_host)
+                    .map(|f| (ops[f.1 as usize].kind, f.1)),
+            );
+            // By kind, as LogGOPSim's std::sort leaves them.
+            super::cxx_sort::sort(&mut mine, |a, b| a.0 < b.0);
+            for &(_, op) in &mine {
+                self.queue_op(model, host, op);
             }
         }
         self.scratch = mine;
         freed.clear();
         self.freed = freed;
+        hosts.clear();
         self.hosts = hosts;
-        self.hosts.clear();
+    }
+
+    /// Queues free op `op` of rank `host` at the time its resources free.
+    #[inline]
+    fn queue_op<M: DagModel + ?Sized>(&mut self, model: &M, host: u32, op: u32) {
+        let o = self.s.ops[op as usize];
+        let time = match o.kind {
+            Kind::Send => model.send_free(host, o.cpu, o.nic),
+            Kind::Recv | Kind::Calc => model.cpu_free(host, o.cpu),
+        };
+        let seq = self.seq;
+        self.seq += 1;
+        self.push(Event {
+            time,
+            seq,
+            op,
+            rank: host,
+        });
     }
 
     /// Op `op` of rank `host` started: the ops that irequire it are freed
     /// when it was the last they waited for.
+    #[inline]
     fn started(&mut self, host: u32, op: u32) {
-        self.hosts.push(host);
         for &d in self.s.after_start.of(op) {
             self.release(host, d);
         }
     }
 
     /// Op `op` of rank `host` ended.
+    #[inline]
     fn ended(&mut self, host: u32, op: u32) {
-        self.hosts.push(host);
         self.done += 1;
         for &d in self.s.after_end.of(op) {
             self.release(host, d);
         }
     }
 
+    #[inline]
     fn release(&mut self, host: u32, d: u32) {
         let w = &mut self.waits[d as usize];
         *w -= 1;
@@ -369,7 +416,7 @@ impl Engine<'_> {
         }
     }
 
-    fn step(&mut self, model: &mut dyn DagModel, mut ev: Event) {
+    fn step<M: DagModel + ?Sized>(&mut self, model: &mut M, mut ev: Event) {
         let t = ev.time;
         let (msg, op) = (ev.op & MSG != 0, ev.op & !MSG);
         let o = self.s.ops[op as usize];

@@ -100,6 +100,7 @@ impl Params {
 impl Params {
     /// The CPU and NIC time a send of `s` bytes occupies from its start:
     /// o + (s-1)O and g + (s-1)G.
+    #[inline]
     pub fn send_costs(&self, s: u64) -> (u64, u64) {
         (
             self.o.wrapping_add(bytes_times(s, self.O)),
@@ -109,6 +110,7 @@ impl Params {
 
     /// The CPU and NIC time taking in a message of `s` bytes occupies:
     /// o + max((s-1)O, (s-1)G) and g + (s-1)G.
+    #[inline]
     pub fn take_in_costs(&self, s: u64) -> (u64, u64) {
         let busy = bytes_times(s, self.O).max(bytes_times(s, self.G));
         (
@@ -118,6 +120,7 @@ impl Params {
     }
 
     /// From a send's start to its first byte at the receiver: o + L.
+    #[inline]
     pub fn flight(&self) -> u64 {
         self.o.wrapping_add(self.L)
     }
@@ -148,38 +151,46 @@ impl LogGops {
         }
     }
 
+    #[inline]
     fn c(&self, host: u32, cpu: u8) -> usize {
         host as usize * self.cpus + usize::from(cpu)
     }
 
+    #[inline]
     fn n(&self, host: u32, nic: u8) -> usize {
         host as usize * self.nics + usize::from(nic)
     }
 }
 
 /// `(s-1) x per_byte`, wrapping as LogGOPSim's unsigned arithmetic does.
+#[inline]
 fn bytes_times(s: u64, per_byte: u64) -> u64 {
     s.wrapping_sub(1).wrapping_mul(per_byte)
 }
 
 impl DagModel for LogGops {
+    #[inline]
     fn cpu_free(&self, host: u32, cpu: u8) -> u64 {
         self.cpu[self.c(host, cpu)]
     }
 
+    #[inline]
     fn send_free(&self, host: u32, cpu: u8, nic: u8) -> u64 {
         self.cpu[self.c(host, cpu)].max(self.nic_send[self.n(host, nic)])
     }
 
+    #[inline]
     fn recv_free(&self, host: u32, cpu: u8, nic: u8) -> u64 {
         self.cpu[self.c(host, cpu)].max(self.nic_recv[self.n(host, nic)])
     }
 
+    #[inline]
     fn calc(&mut self, host: u32, cpu: u8, t: u64, ns: u64) {
         let c = self.c(host, cpu);
         self.cpu[c] = t.wrapping_add(ns);
     }
 
+    #[inline]
     fn send(&mut self, host: u32, cpu: u8, nic: u8, t: u64, size: u64) -> u64 {
         let (c, n) = (self.c(host, cpu), self.n(host, nic));
         let (cpu_busy, nic_busy) = self.p.send_costs(size);
@@ -188,10 +199,12 @@ impl DagModel for LogGops {
         t.wrapping_add(self.p.flight())
     }
 
+    #[inline]
     fn eager(&self, size: u64) -> bool {
         size <= self.p.S
     }
 
+    #[inline]
     fn take_in(&mut self, host: u32, cpu: u8, nic: u8, t: u64, size: u64) {
         let (c, n) = (self.c(host, cpu), self.n(host, nic));
         let (cpu_busy, nic_busy) = self.p.take_in_costs(size);
@@ -199,6 +212,7 @@ impl DagModel for LogGops {
         self.nic_recv[n] = t.wrapping_add(nic_busy);
     }
 
+    #[inline]
     fn matched(&mut self, host: u32, cpu: u8, nic: u8, t: u64) {
         let (c, n) = (self.c(host, cpu), self.n(host, nic));
         self.cpu[c] = self.cpu[c].max(t);

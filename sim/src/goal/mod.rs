@@ -7,6 +7,8 @@
 mod cxx_sort;
 pub mod engine;
 pub mod export;
+mod labels;
+mod lex;
 pub mod loggops;
 pub mod parse;
 

@@ -14,6 +14,8 @@
 //! is 24 bytes, a dependency 4), so that a million ranks of a collective
 //! fit where LogGOPSim's graph needs several times more.
 
+use super::labels::Labels;
+use super::lex::{Chunks, Lines, MAX_WORDS};
 use crate::SimError;
 use rustc_hash::FxHashMap;
 
@@ -91,6 +93,7 @@ impl Edges {
     }
 
     /// The ops waiting on op `i`.
+    #[inline]
     pub fn of(&self, i: u32) -> &[u32] {
         match self.at.get(i as usize..i as usize + 2) {
             Some(&[a, b]) => &self.to[a as usize..b as usize],
@@ -160,69 +163,32 @@ pub fn parse(text: &str, file: &str) -> Result<Schedule, SimError> {
     parse_from(text.as_bytes(), file)
 }
 
-/// Parses a GOAL schedule read from `input` a line at a time (a schedule
-/// of a million ranks is gigabytes of text: it is never held whole);
-/// `file` names it in errors. Rank blocks come in rank order, as
+/// Parses a GOAL schedule read from `input` in chunks of whole lines (a
+/// schedule of a million ranks is gigabytes of text: it is never held
+/// whole); `file` names it in errors. Rank blocks come in rank order, as
 /// LogGOPSim's `txt2bin` wants them.
-pub fn parse_from(mut input: impl std::io::BufRead, file: &str) -> Result<Schedule, SimError> {
+pub fn parse_from(input: impl std::io::Read, file: &str) -> Result<Schedule, SimError> {
     let err = |line: usize, what: String| SimError::Input {
         file: file.to_string(),
         line,
         what,
     };
     let mut b = Builder::default();
-    let mut line = Vec::new();
-    let mut line_no = 0;
-    let mut in_comment = false;
-    loop {
-        line.clear();
-        let n = input
-            .read_until(b'\n', &mut line)
-            .map_err(|e| err(line_no, format!("cannot read it: {e}")))?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        strip_comments(&mut line, &mut in_comment);
-        let mut words = [&[][..]; 12];
-        let mut count = 0;
-        for w in line.split(|c| c.is_ascii_whitespace()).filter(|w| !w.is_empty()) {
-            if count == words.len() {
-                return Err(err(line_no, "too many words for a GOAL statement".into()));
+    let mut lines = Lines::new();
+    let mut chunks = Chunks::new(input);
+    while let Some(text) = chunks
+        .next()
+        .map_err(|e| err(lines.line, format!("cannot read it: {e}")))?
+    {
+        let (mut at, mut words) = (0, [&[][..]; MAX_WORDS]);
+        while let Some(count) = lines.next(text, &mut at, &mut words) {
+            let count = count.map_err(|_| err(lines.line, "too many words for a GOAL statement".into()))?;
+            if count > 0 {
+                b.line(&words[..count]).map_err(|what| err(lines.line, what))?;
             }
-            words[count] = w;
-            count += 1;
-        }
-        if count > 0 {
-            b.line(&words[..count]).map_err(|what| err(line_no, what))?;
         }
     }
-    b.finish().map_err(|what| err(line_no, what))
-}
-
-/// Blanks `/* */` comments (which may span lines: `in_comment` carries
-/// one over) and cuts a `//` comment off `line`.
-fn strip_comments(line: &mut Vec<u8>, in_comment: &mut bool) {
-    let mut i = 0;
-    while i < line.len() {
-        if *in_comment {
-            if line[i..].starts_with(b"*/") {
-                line[i] = b' ';
-                line[i + 1] = b' ';
-                *in_comment = false;
-                i += 2;
-            } else {
-                line[i] = b' ';
-                i += 1;
-            }
-        } else if line[i..].starts_with(b"/*") {
-            *in_comment = true;
-        } else if line[i..].starts_with(b"//") {
-            line.truncate(i);
-        } else {
-            i += 1;
-        }
-    }
+    b.finish().map_err(|what| err(lines.line, what))
 }
 
 /// The schedule being read: the flat arrays, and the open rank block's
@@ -235,19 +201,50 @@ struct Builder {
     open: Option<u32>,
     /// The next rank block expected.
     next: u32,
-    labels: FxHashMap<Vec<u8>, u32>,
+    labels: Labels,
     ends: Vec<(u32, u32)>,
     starts: Vec<(u32, u32)>,
 }
 
+/// A word as text, for an error.
 fn text(w: &[u8]) -> String {
     String::from_utf8_lossy(w).into_owned()
 }
 
-fn number(w: Option<&&[u8]>, what: &str) -> Result<u64, String> {
-    w.and_then(|w| std::str::from_utf8(w).ok())
-        .and_then(|w| w.parse::<u64>().ok())
-        .ok_or_else(|| format!("{what} needs a number, not `{}`", text(w.copied().unwrap_or(b""))))
+/// The decimal number `w`, for `what` (an error names it).
+fn number(w: Option<&[u8]>, what: &str) -> Result<u64, String> {
+    let digits = w.unwrap_or(b"");
+    decimal(digits).ok_or_else(|| format!("{what} needs a number, not `{}`", text(digits)))
+}
+
+/// `digits` as a number, if they are one and it fits 64 bits.
+fn decimal(digits: &[u8]) -> Option<u64> {
+    // Up to 19 digits cannot overflow: no check per digit.
+    if digits.is_empty() || digits.len() > 19 {
+        return long_decimal(digits);
+    }
+    let mut v = 0u64;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Some(v)
+}
+
+/// [`decimal`] of no digits or 20 and more, apart so that the common case
+/// stays small.
+#[cold]
+#[inline(never)]
+fn long_decimal(digits: &[u8]) -> Option<u64> {
+    match digits.split_last_chunk::<19>() {
+        Some((head, tail)) if head.len() == 1 => {
+            decimal(tail)?.checked_add(decimal(head)?.checked_mul(10u64.pow(19))?)
+        }
+        _ => None,
+    }
 }
 
 impl Builder {
@@ -257,7 +254,7 @@ impl Builder {
                 if self.ranks.is_some() {
                     return Err("a second `num_ranks`".into());
                 }
-                let v = number(words.get(1), "`num_ranks`")?;
+                let v = number(words.get(1).copied(), "`num_ranks`")?;
                 let v = u32::try_from(v)
                     .ok()
                     .filter(|&v| v > 0 && words.len() == 2 && v < u32::MAX)
@@ -273,7 +270,7 @@ impl Builder {
                 let first = words.get(1).copied().unwrap_or(b"");
                 let digits = first.strip_suffix(b"{").unwrap_or(first);
                 let r =
-                    u32::try_from(number(Some(&digits), "`rank`")?).map_err(|_| "a rank beyond 32 bits")?;
+                    u32::try_from(number(Some(digits), "`rank`")?).map_err(|_| "a rank beyond 32 bits")?;
                 if r >= total {
                     return Err(format!("rank {r} of a schedule of {total} ranks"));
                 }
@@ -312,7 +309,6 @@ impl Builder {
             let find = |l: &[u8]| {
                 self.labels
                     .get(l)
-                    .copied()
                     .ok_or_else(|| format!("label `{}` is not defined (yet) in rank {rank}", text(l)))
             };
             let (waiting, awaited) = (find(a)?, find(bb)?);
@@ -330,35 +326,10 @@ impl Builder {
             None if words.get(1) == Some(&&b":"[..]) => (Some(words[0]), &words[2..]),
             None => (None, words),
         };
-        let ranks = self.ranks.unwrap_or(0);
         let (kind, size, peer, mut i) = match rest.first().copied() {
-            Some(k @ (b"send" | b"recv")) => {
-                let k = text(k);
-                // `8b` or `8 b`.
-                let (size, mut i) = match rest.get(1).and_then(|w| w.strip_suffix(b"b")) {
-                    Some(n) => (number(Some(&n), &k)?, 2),
-                    None if rest.get(2) == Some(&&b"b"[..]) => (number(rest.get(1), &k)?, 3),
-                    None => return Err(format!("`{k}` needs a size in bytes, as `{k} 8b`")),
-                };
-                let want: &[u8] = if k == "send" { b"to" } else { b"from" };
-                if rest.get(i) != Some(&want) {
-                    return Err(format!("`{k} {size}b` needs `{} RANK`", text(want)));
-                }
-                i += 1;
-                let peer = match rest.get(i) {
-                    Some(&b"-1") if k == "recv" => ANY,
-                    w => {
-                        let p = number(w, &format!("`{k} ... {}`", text(want)))?;
-                        u32::try_from(p)
-                            .ok()
-                            .filter(|&p| p < ranks)
-                            .ok_or_else(|| format!("rank {p} of a schedule of {ranks} ranks"))?
-                    }
-                };
-                let kind = if k == "send" { Kind::Send } else { Kind::Recv };
-                (kind, size, peer, i + 1)
-            }
-            Some(b"calc") => (Kind::Calc, number(rest.get(1), "`calc`")?, 0, 2),
+            Some(b"send") => self.message(rest, Kind::Send)?,
+            Some(b"recv") => self.message(rest, Kind::Recv)?,
+            Some(b"calc") => (Kind::Calc, number(rest.get(1).copied(), "`calc`")?, 0, 2),
             Some(other) => {
                 return Err(format!(
                     "unknown statement `{}`: send, recv, calc, requires or irequires",
@@ -381,11 +352,11 @@ impl Builder {
             nic: 0,
         };
         while i < rest.len() {
-            let v = rest.get(i + 1);
+            let v = rest.get(i + 1).copied();
             match rest[i] {
                 b"tag" if kind != Kind::Calc => {
                     op.tag = match v {
-                        Some(&b"-1") if kind == Kind::Recv => ANY,
+                        Some(b"-1") if kind == Kind::Recv => ANY,
                         _ => u32::try_from(number(v, "`tag`")?)
                             .map_err(|_| "a tag beyond 32 bits".to_string())?,
                     }
@@ -406,13 +377,43 @@ impl Builder {
             self.s.big.insert(index, size);
         }
         if let Some(l) = label {
-            if self.labels.insert(l.to_vec(), index).is_some() {
+            if !self.labels.insert(l, index) {
                 return Err(format!("label `{}` defined twice in rank {rank}", text(l)));
             }
         }
         self.s.ops.push(op);
         self.s.waits.push(0);
         Ok(())
+    }
+
+    /// `send <size>b to <rank>` or `recv <size>b from <rank|-1>` (`rest`
+    /// past the label): its size, peer and the index of the word after.
+    fn message(&self, rest: &[&[u8]], kind: Kind) -> Result<(Kind, u64, u32, usize), String> {
+        let (k, want, what) = match kind {
+            Kind::Send => ("send", &b"to"[..], "`send ... to`"),
+            _ => ("recv", &b"from"[..], "`recv ... from`"),
+        };
+        // `8b` or `8 b`.
+        let (size, i) = match rest.get(1).and_then(|w| w.strip_suffix(b"b")) {
+            Some(n) => (number(Some(n), k)?, 2),
+            None if rest.get(2) == Some(&&b"b"[..]) => (number(rest.get(1).copied(), k)?, 3),
+            None => return Err(format!("`{k}` needs a size in bytes, as `{k} 8b`")),
+        };
+        if rest.get(i) != Some(&want) {
+            return Err(format!("`{k} {size}b` needs `{} RANK`", text(want)));
+        }
+        let ranks = self.ranks.unwrap_or(0);
+        let peer = match rest.get(i + 1).copied() {
+            Some(b"-1") if kind == Kind::Recv => ANY,
+            w => {
+                let p = number(w, what)?;
+                u32::try_from(p)
+                    .ok()
+                    .filter(|&p| p < ranks)
+                    .ok_or_else(|| format!("rank {p} of a schedule of {ranks} ranks"))?
+            }
+        };
+        Ok((kind, size, peer, i + 2))
     }
 
     fn finish(mut self) -> Result<Schedule, String> {
@@ -472,6 +473,27 @@ mod tests {
             [big.size(0), big.size(1), big.size(2)],
             [4294967295, 12345678901, 7]
         );
+    }
+
+    #[test]
+    fn numbers_are_decimal_and_fit_64_bits() {
+        assert_eq!(decimal(b"0"), Some(0));
+        assert_eq!(decimal(b"0042001"), Some(42001));
+        assert_eq!(decimal(b"18446744073709551615"), Some(u64::MAX));
+        for bad in [
+            &b""[..],
+            b"18446744073709551616",
+            b"99999999999999999999",
+            b"-1",
+            b"+1",
+            b"1b",
+            b"1.5",
+            b"x",
+        ] {
+            assert_eq!(decimal(bad), None, "{:?}", text(bad));
+        }
+        let e = number(Some(b"8k"), "`calc`").unwrap_err();
+        assert_eq!(e, "`calc` needs a number, not `8k`");
     }
 
     #[test]
