@@ -47,6 +47,9 @@ fn data(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> Checked {
 
 /// Whether this rank is `root` of `comm`.
 fn is_root(root: c_int, comm: MPI_Comm) -> bool {
+    if args::is_inter(comm) {
+        return root == mpi::ROOT();
+    }
     pnmpi_sdk::native::comm_rank(comm).is_ok_and(|r| r == root)
 }
 
@@ -78,7 +81,7 @@ fn every_to_every(
     data(sendbuf, send.0, send.1)?;
     data(recvbuf, recv.0, recv.1)?;
     if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-        collective::pieces_agree(send, recv)?;
+        collective::pieces_agree(comm, send, recv)?;
     }
     let mine = piece(sendbuf, send, recv);
     collective::agree(here, comm, Desc::new(here.routine).data(mine.0, mine.1))
@@ -164,7 +167,7 @@ pnmpi_sdk::wrap! {
             let mine = if is_root(root, comm) {
                 data(recvbuf, recvcount, recvtype)?;
                 if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-                    collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
+                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
                 }
                 piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype))
             } else {
@@ -189,7 +192,7 @@ pnmpi_sdk::wrap! {
             let mine = if is_root(root, comm) {
                 data(sendbuf, sendcount, sendtype)?;
                 if recvbuf != mpi::IN_PLACE() {
-                    collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
+                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
                     (recvcount, recvtype)
                 } else {
                     (sendcount, sendtype)

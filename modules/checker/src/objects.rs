@@ -48,6 +48,13 @@ fn new_comm(here: &Here, comm: MPI_Comm) {
     );
 }
 
+/// A communicator handle `MPI_Comm_idup` gave: MPI may have reused a
+/// freed one, which is valid again (not registered: the checker cannot
+/// duplicate it before the request completes).
+fn reused_comm(_here: &Here, comm: MPI_Comm) {
+    registry::lock().freed_comms.remove(&key(comm));
+}
+
 fn new_group(here: &Here, group: MPI_Group) {
     if crate::consts::group_constants()
         .iter()
@@ -100,6 +107,14 @@ creates! {
     MPI_Comm_split_type(comm, split_type, key_, info, newcomm) -> newcomm by new_comm;
     MPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm) -> newcomm by new_comm;
     MPI_Cart_sub(comm, remain_dims, newcomm) -> newcomm by new_comm;
+    MPI_Comm_dup_with_info(comm, info, newcomm) -> newcomm by new_comm;
+    MPI_Comm_create_group(comm, group, tag, newcomm) -> newcomm by new_comm;
+    MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm) -> newintercomm by new_comm;
+    MPI_Intercomm_merge(intercomm, high, newintracomm) -> newintracomm by new_comm;
+    MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph) -> comm_graph by new_comm;
+    MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph) -> comm_dist_graph by new_comm;
+    MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph) -> comm_dist_graph by new_comm;
+    MPI_Comm_idup(comm, newcomm, request) -> newcomm by reused_comm;
     MPI_Comm_group(comm, group) -> group by new_group;
     MPI_Group_incl(group, n, ranks, newgroup) -> newgroup by new_group;
     MPI_Group_excl(group, n, ranks, newgroup) -> newgroup by new_group;
@@ -119,6 +134,7 @@ creates! {
     MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
     MPI_Type_create_resized(oldtype, lb, extent, newtype) -> newtype by new_type;
     MPI_Type_dup(oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, oldtype, newtype) -> newtype by new_type;
 }
 
 pnmpi_sdk::wrap! {
