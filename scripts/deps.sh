@@ -50,7 +50,7 @@ for mpi in openmpi mpich; do
     fi
     rm -rf "$dest"
     mkdir -p "$dest"
-    MPICC="mpicc.$mpi" CFLAGS=-O0 /usr/bin/python3 -m pip install -q --no-cache-dir \
+    MPICC="mpicc.$mpi" CFLAGS=-O0 /usr/bin/python3 -m pip install -q --no-cache-dir --root-user-action=ignore \
         --no-binary mpi4py --no-deps --target "$dest/site" "$sdist"
     tar -xzf "$sdist" -C "$dest" --strip-components=1 "mpi4py-$mpi4py_version/test"
     touch "$dest/.built-$mpi4py_version"

@@ -53,6 +53,14 @@ fn is_root(root: c_int, comm: MPI_Comm) -> bool {
     pnmpi_sdk::native::comm_rank(comm).is_ok_and(|r| r == root)
 }
 
+/// Whether this rank's data goes to the root: not on an
+/// intercommunicator's root group, whose ranks pass `MPI_ROOT` or
+/// `MPI_PROC_NULL` and whose send (or, for a scatter, receive) arguments
+/// MPI ignores.
+fn contributes(root: c_int, comm: MPI_Comm) -> bool {
+    !(root == mpi::ROOT() || root == mpi::PROC_NULL()) || !args::is_inter(comm)
+}
+
 /// The piece a rank contributes to a rooted or all-to-all exchange: its
 /// send piece, or its receive piece when it sends in place.
 fn piece(
@@ -107,7 +115,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(buffer, count, datatype)?;
+            if root != mpi::PROC_NULL() || !args::is_inter(comm) {
+                data(buffer, count, datatype)?;
+            }
             args::root(root, comm)?;
             collective::agree(&here, comm, Desc::new(here.routine).root(root).data(count, datatype))
         }, |req| {
@@ -123,7 +133,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(sendbuf, count, datatype)?;
+            if contributes(root, comm) {
+                data(sendbuf, count, datatype)?;
+            }
             args::op(op)?;
             args::root(root, comm)?;
             if is_root(root, comm) {
@@ -162,7 +174,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(sendbuf, sendcount, sendtype)?;
+            if contributes(root, comm) {
+                data(sendbuf, sendcount, sendtype)?;
+            }
             args::root(root, comm)?;
             let mine = if is_root(root, comm) {
                 data(recvbuf, recvcount, recvtype)?;
@@ -187,7 +201,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(recvbuf, recvcount, recvtype)?;
+            if contributes(root, comm) {
+                data(recvbuf, recvcount, recvtype)?;
+            }
             args::root(root, comm)?;
             let mine = if is_root(root, comm) {
                 data(sendbuf, sendcount, sendtype)?;
