@@ -648,3 +648,80 @@ fn rempi_runs_as_a_module_and_records_more_than_replay_does() {
     eprintln!("masterworker records, bytes of all ranks: ReMPI (gzip) {theirs:?}, replay {ours:?}");
     assert!(ours[1] < theirs[1], "ReMPI {theirs:?}, replay {ours:?}");
 }
+
+/// The checker's reports of a run in `case` (its default output folder):
+/// for each rank, (rank, class, check, call, site, what) of each report,
+/// without the time.
+fn checker_reports(case: &Case, np: usize) -> Vec<Vec<[String; 6]>> {
+    (0..np)
+        .map(|r| {
+            let file = case.dir().join(format!("pnmpi-checker/rank-{r}.json"));
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                return Vec::new();
+            };
+            let reports: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            let field = |v: &serde_json::Value, k: &str| match &v[k] {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            reports
+                .as_array()
+                .expect("an array of reports")
+                .iter()
+                .map(|v| ["rank", "class", "check", "call", "site", "what"].map(|k| field(v, k)))
+                .collect()
+        })
+        .collect()
+}
+
+/// The checker above replay: `racytype` receives ints and floats from
+/// `MPI_ANY_SOURCE`, and its types mismatch only when rank 2's message
+/// comes first. Recorded (under the checker) until a run shows the bug,
+/// then replayed: every replay gives the recorded run's reports, the
+/// same rank, call, site and message.
+#[test]
+fn the_checker_above_replay_repeats_the_report_of_a_racy_bug() {
+    let exe = program("racytype", Link::Pnmpi);
+    let checker = target_dir().join("libchecker.so");
+    let work = tempfile::tempdir().expect("tempdir");
+    let dir = work.path().join("record");
+    let buggy = "racytype: from 2 then 1";
+    // Each run shows the bug with a probability of about 1/3 here.
+    let recorded = (0..30)
+        .find_map(|_| {
+            let _ = std::fs::remove_dir_all(&dir);
+            let case = case_with(&[&checker], "record", &dir);
+            let run = case.mpirun(3, &exe, &[]);
+            run.lines(buggy).first()?;
+            Some((run, checker_reports(&case, 3)))
+        })
+        .expect("no run in 30 got rank 2's message first");
+    let (run, reports) = recorded;
+    assert_eq!(run.code, Some(3), "the checker's exit status\n{}", run.stderr);
+    let site = |tag: &str| {
+        format!(
+            "racytype.c:{} (main)",
+            marked_line("c-tests/programs/racytype.c", tag)
+        )
+    };
+    let ints = &reports[0][0];
+    assert_eq!(
+        ints[..4],
+        ["0", "p2p", "type-mismatch", "MPI_Recv"].map(String::from),
+        "{reports:?}"
+    );
+    assert!(ints[4].ends_with(&site("// RACY_INTS")), "{}", ints[4]);
+    assert!(ints[5].contains("from rank 2 (tag 0)"), "{}", ints[5]);
+    let floats = &reports[0][1];
+    assert!(floats[4].ends_with(&site("// RACY_FLOATS")), "{}", floats[4]);
+    assert!(floats[5].contains("from rank 1 (tag 0)"), "{}", floats[5]);
+    assert_eq!(reports[0].len(), 2, "{reports:?}");
+    assert!(reports[1].is_empty() && reports[2].is_empty(), "{reports:?}");
+    for i in 0..runs(10) / 2 {
+        let case = case_with(&[&checker], "replay", &dir);
+        let again = case.mpirun(3, &exe, &[]);
+        assert_eq!(again.code, Some(3), "replay {i}\n{}", again.stderr);
+        assert_eq!(again.lines("racytype:"), [buggy], "replay {i}");
+        assert_eq!(checker_reports(&case, 3), reports, "replay {i}");
+    }
+}

@@ -47,7 +47,18 @@ fn data(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> Checked {
 
 /// Whether this rank is `root` of `comm`.
 fn is_root(root: c_int, comm: MPI_Comm) -> bool {
+    if args::is_inter(comm) {
+        return root == mpi::ROOT();
+    }
     pnmpi_sdk::native::comm_rank(comm).is_ok_and(|r| r == root)
+}
+
+/// Whether this rank's data goes to the root: not on an
+/// intercommunicator's root group, whose ranks pass `MPI_ROOT` or
+/// `MPI_PROC_NULL` and whose send (or, for a scatter, receive) arguments
+/// MPI ignores.
+fn contributes(root: c_int, comm: MPI_Comm) -> bool {
+    !(root == mpi::ROOT() || root == mpi::PROC_NULL()) || !args::is_inter(comm)
 }
 
 /// The piece a rank contributes to a rooted or all-to-all exchange: its
@@ -78,7 +89,7 @@ fn every_to_every(
     data(sendbuf, send.0, send.1)?;
     data(recvbuf, recv.0, recv.1)?;
     if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-        collective::pieces_agree(send, recv)?;
+        collective::pieces_agree(comm, send, recv)?;
     }
     let mine = piece(sendbuf, send, recv);
     collective::agree(here, comm, Desc::new(here.routine).data(mine.0, mine.1))
@@ -104,7 +115,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(buffer, count, datatype)?;
+            if root != mpi::PROC_NULL() || !args::is_inter(comm) {
+                data(buffer, count, datatype)?;
+            }
             args::root(root, comm)?;
             collective::agree(&here, comm, Desc::new(here.routine).root(root).data(count, datatype))
         }, |req| {
@@ -120,7 +133,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(sendbuf, count, datatype)?;
+            if contributes(root, comm) {
+                data(sendbuf, count, datatype)?;
+            }
             args::op(op)?;
             args::root(root, comm)?;
             if is_root(root, comm) {
@@ -159,12 +174,14 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(sendbuf, sendcount, sendtype)?;
+            if contributes(root, comm) {
+                data(sendbuf, sendcount, sendtype)?;
+            }
             args::root(root, comm)?;
             let mine = if is_root(root, comm) {
                 data(recvbuf, recvcount, recvtype)?;
                 if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-                    collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
+                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
                 }
                 piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype))
             } else {
@@ -184,12 +201,14 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         run(&here, comm, || {
-            data(recvbuf, recvcount, recvtype)?;
+            if contributes(root, comm) {
+                data(recvbuf, recvcount, recvtype)?;
+            }
             args::root(root, comm)?;
             let mine = if is_root(root, comm) {
                 data(sendbuf, sendcount, sendtype)?;
                 if recvbuf != mpi::IN_PLACE() {
-                    collective::pieces_agree((sendcount, sendtype), (recvcount, recvtype))?;
+                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
                     (recvcount, recvtype)
                 } else {
                     (sendcount, sendtype)

@@ -48,6 +48,14 @@ fn new_comm(here: &Here, comm: MPI_Comm) {
     );
 }
 
+/// A communicator handle `MPI_Comm_idup` or a dynamic-process routine
+/// gave: MPI may have reused a freed one, which is valid again. Not
+/// registered: the checker cannot duplicate it before `MPI_Comm_idup`
+/// completes, and an intercommunicator gets no duplicate anyway.
+fn reused_comm(_here: &Here, comm: MPI_Comm) {
+    registry::lock().freed_comms.remove(&key(comm));
+}
+
 fn new_group(here: &Here, group: MPI_Group) {
     if crate::consts::group_constants()
         .iter()
@@ -69,6 +77,13 @@ fn new_type(here: &Here, dt: MPI_Datatype) {
             sig: None,
         },
     );
+}
+
+/// A datatype handle MPI made on demand (`MPI_Type_create_f90_*`,
+/// `MPI_Type_match_size`): it may be a freed handle reused, valid again.
+/// Not registered: the application must not free it.
+fn reused_type(_here: &Here, dt: MPI_Datatype) {
+    registry::lock().freed_types.remove(&key(dt));
 }
 
 macro_rules! creates {
@@ -100,6 +115,18 @@ creates! {
     MPI_Comm_split_type(comm, split_type, key_, info, newcomm) -> newcomm by new_comm;
     MPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm) -> newcomm by new_comm;
     MPI_Cart_sub(comm, remain_dims, newcomm) -> newcomm by new_comm;
+    MPI_Comm_dup_with_info(comm, info, newcomm) -> newcomm by new_comm;
+    MPI_Comm_create_group(comm, group, tag, newcomm) -> newcomm by new_comm;
+    MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm) -> newintercomm by new_comm;
+    MPI_Intercomm_merge(intercomm, high, newintracomm) -> newintracomm by new_comm;
+    MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph) -> comm_graph by new_comm;
+    MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph) -> comm_dist_graph by new_comm;
+    MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph) -> comm_dist_graph by new_comm;
+    MPI_Comm_idup(comm, newcomm, request) -> newcomm by reused_comm;
+    MPI_Comm_accept(port_name, info, root, comm, newcomm) -> newcomm by reused_comm;
+    MPI_Comm_connect(port_name, info, root, comm, newcomm) -> newcomm by reused_comm;
+    MPI_Comm_join(fd, intercomm) -> intercomm by reused_comm;
+    MPI_Comm_get_parent(parent) -> parent by reused_comm;
     MPI_Comm_group(comm, group) -> group by new_group;
     MPI_Group_incl(group, n, ranks, newgroup) -> newgroup by new_group;
     MPI_Group_excl(group, n, ranks, newgroup) -> newgroup by new_group;
@@ -119,6 +146,11 @@ creates! {
     MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
     MPI_Type_create_resized(oldtype, lb, extent, newtype) -> newtype by new_type;
     MPI_Type_dup(oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_f90_integer(r, newtype) -> newtype by reused_type;
+    MPI_Type_create_f90_real(p, r, newtype) -> newtype by reused_type;
+    MPI_Type_create_f90_complex(p, r, newtype) -> newtype by reused_type;
+    MPI_Type_match_size(typeclass, size, datatype) -> datatype by reused_type;
+    MPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, oldtype, newtype) -> newtype by new_type;
 }
 
 pnmpi_sdk::wrap! {
@@ -183,6 +215,26 @@ pnmpi_sdk::wrap! {
             });
             info.committed = true;
             info.sig = Some(sig);
+        }
+        rc
+    }
+
+    /// The derived datatypes it returns are new handles, which MPI may
+    /// have taken from freed ones: valid again.
+    fn MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes) {
+        let rc = next!();
+        let (mut ni, mut na, mut nd, mut combiner) = (0, 0, 0, 0);
+        // SAFETY: local out-parameters; MPI accepted the datatype.
+        let env = unsafe {
+            pnmpi_sdk::sys::ffi::PMPI_Type_get_envelope(datatype, &mut ni, &mut na, &mut nd, &mut combiner)
+        };
+        if rc == mpi::SUCCESS() && env == mpi::SUCCESS() {
+            let mut reg = registry::lock();
+            for i in 0..nd.clamp(0, max_datatypes) as usize {
+                // SAFETY: MPI wrote the envelope's number of handles, at
+                // most `max_datatypes`, into the caller's array.
+                reg.freed_types.remove(&key(unsafe { *array_of_datatypes.add(i) }));
+            }
         }
         rc
     }

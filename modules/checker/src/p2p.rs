@@ -198,7 +198,7 @@ fn recv(
     let mut bytes: c_int = 0;
     // SAFETY: the status Improbe filled.
     unsafe { ffi::PMPI_Get_count(&probed, mpi::BYTE(), &mut bytes) };
-    let signature = p2psig::verify(probed.MPI_SOURCE, probed.MPI_TAG, comm, count, dt);
+    let signature = p2psig::verify(&probed, comm, count, dt);
     if let Err(r) = truncation(bytes as i64, count, dt) {
         let code = r.report(here);
         // Receive the matched message elsewhere, so that MPI does not end
@@ -330,7 +330,7 @@ pnmpi_sdk::wrap! {
         // MPICH's status of a receive from MPI_PROC_NULL may name rank 0.
         if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
             let got = statuses[0];
-            if let Err(r) = p2psig::verify(got.MPI_SOURCE, got.MPI_TAG, comm, recvcount, recvtype) {
+            if let Err(r) = p2psig::verify(&got, comm, recvcount, recvtype) {
                 return r.report(&here);
             }
         }
@@ -354,7 +354,7 @@ pnmpi_sdk::wrap! {
         let rc = unsafe { x::XMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &mut own) };
         give(status, &own);
         if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
-            if let Err(r) = p2psig::verify(own.MPI_SOURCE, own.MPI_TAG, comm, count, datatype) {
+            if let Err(r) = p2psig::verify(&own, comm, count, datatype) {
                 return r.report(&here);
             }
         }

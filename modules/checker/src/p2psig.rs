@@ -10,9 +10,14 @@
 //! signature: its receive waits `4 x deadlock_timeout` for one, then
 //! goes on unchecked.
 //!
-//! Limits: a nonblocking receive's signature is taken at its completion,
-//! so two receives of one source and tag completed out of order compare
-//! each other's; receives the checker does not wrap (`MPI_Mrecv`,
+//! Nonblocking receives of one source and tag may complete out of order:
+//! a receive takes, among the signatures of its source and tag in their
+//! order, the first of as many bytes as it received, and keeps the ones
+//! before it for the receives that complete later.
+//!
+//! Limits: two such receives of messages of equal sizes but other type
+//! signatures, completed out of order, compare each other's; receives
+//! the checker does not wrap (`MPI_Mrecv`,
 //! `MPI_Imrecv` by the application) leave their signatures unreceived.
 //! Cost: one 32-byte message more per message.
 
@@ -25,8 +30,9 @@ use crate::sig::Sig;
 use crate::types;
 use parking_lot::Mutex;
 use pnmpi_sdk::constants as mpi;
-use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Request};
+use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use pnmpi_sdk::sys::Handle;
+use std::collections::{HashMap, VecDeque};
 use std::ffi::c_int;
 
 /// Signature sends in flight, with their buffers.
@@ -37,6 +43,12 @@ struct Pending(Vec<(MPI_Request, Box<[u64; 4]>)>);
 unsafe impl Send for Pending {}
 
 static PENDING: Mutex<Pending> = Mutex::new(Pending(Vec::new()));
+
+/// Signatures received ahead of their receive's completion, by duplicate
+/// communicator, source and tag, in their order.
+type Early = HashMap<(u64, c_int, c_int), VecDeque<Sig>>;
+
+static EARLY: Mutex<Option<Early>> = Mutex::new(None);
 
 /// The checker's duplicate of `comm`, if it has one.
 fn shadow(comm: MPI_Comm) -> Option<MPI_Comm> {
@@ -102,35 +114,20 @@ fn arrives(source: c_int, tag: c_int, shadow: MPI_Comm) -> bool {
     }
 }
 
-/// Receives the signature of the message from `source` with `tag` on
-/// `comm` that a receive of `count` elements of `dt` just matched, and
-/// checks that it fits.
-pub fn verify(source: c_int, tag: c_int, comm: MPI_Comm, count: c_int, dt: MPI_Datatype) -> Checked {
+/// Receives the signature of the message that a receive of `count`
+/// elements of `dt` on `comm` just got (`status`), and checks that it
+/// fits.
+pub fn verify(status: &MPI_Status, comm: MPI_Comm, count: c_int, dt: MPI_Datatype) -> Checked {
+    let (source, tag) = (status.MPI_SOURCE, status.MPI_TAG);
     if source == mpi::PROC_NULL() || source < 0 {
         return Ok(());
     }
     let Some(shadow) = shadow(comm) else { return Ok(()) };
-    if !arrives(source, tag, shadow) {
+    let mut got: c_int = 0;
+    // SAFETY: the receive's status; a local out-parameter.
+    unsafe { ffi::PMPI_Get_count(status, mpi::BYTE(), &mut got) };
+    let Some(sent) = take(shadow, source, tag, got.max(0) as u64) else {
         return Ok(());
-    }
-    let mut w = [0u64; 4];
-    // SAFETY: room for the 4 words the sender sent.
-    unsafe {
-        ffi::PMPI_Recv(
-            w.as_mut_ptr().cast(),
-            4,
-            mpi::UINT64_T(),
-            source,
-            tag,
-            shadow,
-            mpi::STATUS_IGNORE(),
-        )
-    };
-    let sent = Sig {
-        hash: w[0],
-        len: w[1],
-        bytes: w[2],
-        loose: w[3] != 0,
     };
     let unit = types::signature(dt);
     if sent.fits(unit, count.max(0) as u64) {
@@ -146,6 +143,54 @@ pub fn verify(source: c_int, tag: c_int, comm: MPI_Comm, count: c_int, dt: MPI_D
     );
     r.class = Class::P2p;
     Err(r)
+}
+
+/// The first signature from `source` with `tag` on `shadow` of `bytes`
+/// bytes: one kept from before, or received now (the ones of other sizes
+/// before it are kept, for receives that complete later). `None` if it
+/// does not come (a routine the checker does not wrap sent the message).
+fn take(shadow: MPI_Comm, source: c_int, tag: c_int, bytes: u64) -> Option<Sig> {
+    let at = (shadow.bits(), source, tag);
+    loop {
+        {
+            let mut early = EARLY.lock();
+            let queue = early.get_or_insert_with(HashMap::new).entry(at).or_default();
+            if let Some(i) = queue.iter().position(|s| s.bytes == bytes) {
+                return queue.remove(i);
+            }
+        }
+        if !arrives(source, tag, shadow) {
+            return None;
+        }
+        let mut w = [0u64; 4];
+        // SAFETY: room for the 4 words the sender sent.
+        unsafe {
+            ffi::PMPI_Recv(
+                w.as_mut_ptr().cast(),
+                4,
+                mpi::UINT64_T(),
+                source,
+                tag,
+                shadow,
+                mpi::STATUS_IGNORE(),
+            )
+        };
+        let sig = Sig {
+            hash: w[0],
+            len: w[1],
+            bytes: w[2],
+            loose: w[3] != 0,
+        };
+        if sig.bytes == bytes {
+            return Some(sig);
+        }
+        EARLY
+            .lock()
+            .get_or_insert_with(HashMap::new)
+            .entry(at)
+            .or_default()
+            .push_back(sig);
+    }
 }
 
 /// At `MPI_Finalize`: gives up the signature sends still in flight.

@@ -108,7 +108,7 @@ fn completed(here: &Here, h: u64, status: &MPI_Status) {
         let dt = MPI_Datatype::from_bits(dt);
         if peer == mpi::PROC_NULL() {
             // Nothing was sent.
-        } else if let Err(r) = p2psig::verify(status.MPI_SOURCE, status.MPI_TAG, comm, count, dt) {
+        } else if let Err(r) = p2psig::verify(status, comm, count, dt) {
             r.report(here);
         }
     }
