@@ -20,6 +20,9 @@ use std::ffi::{c_int, c_void};
 
 /// The `MPI_COMM_WORLD` rank of rank `r` of `comm` (-1 if none).
 pub fn to_world(comm: MPI_Comm, r: i32) -> i32 {
+    if crate::registry::is_world(comm) {
+        return r;
+    }
     let (mut group, mut world) = (std::mem::MaybeUninit::uninit(), std::mem::MaybeUninit::uninit());
     let mut out: c_int = -1;
     // SAFETY: out-parameters MPI fills; both groups are freed below.
