@@ -18,7 +18,7 @@
 //!
 //! ```sh
 //! cargo test --release --test callgrind -- --ignored --nocapture
-//! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran
+//! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran, self
 //! CALLGRIND_TOOLS=checker cargo test ...   # some of: tracer, profiler, checker
 //! MPIP_LIB=/path/libmpiP.so cargo test ...   # also under LLNL's mpiP
 //! ```
@@ -420,10 +420,48 @@ fn apps(dir: &Path) -> Vec<App> {
                 long: vec![],
                 inputs: [vec![], vec![]],
             }),
-            other => panic!("CALLGRIND_APPS: no program {other} (deep, lammps, fortran)"),
+            // Each rank its own peer: no call waits, so the checker's
+            // instructions per call do not depend on timing.
+            "self" => {
+                let exe = self_calls(dir);
+                for (name, mode) in [
+                    ("selfcalls blocking (MPI_Send + MPI_Recv to itself)", "blocking"),
+                    (
+                        "selfcalls nonblocking (MPI_Irecv + MPI_Isend + 2 MPI_Wait)",
+                        "nonblocking",
+                    ),
+                    (
+                        "selfcalls allreduce (MPI_Allreduce on MPI_COMM_SELF)",
+                        "allreduce",
+                    ),
+                ] {
+                    list.push(App {
+                        name,
+                        exe: exe.clone(),
+                        short: vec!["2000".into(), mode.into()],
+                        long: vec!["10000".into(), mode.into()],
+                        inputs: [vec![], vec![]],
+                    });
+                }
+            }
+            other => panic!("CALLGRIND_APPS: no program {other} (deep, lammps, fortran, self)"),
         }
     }
     list
+}
+
+/// bench/callgrind/selfcalls.c, built with the MPI's compiler alone (no
+/// libpnmpi: the chain is preloaded).
+fn self_calls(dir: &Path) -> PathBuf {
+    let exe = dir.join("selfcalls");
+    let built = std::process::Command::new(mpicc())
+        .args(["-O2", "-g", "-o"])
+        .arg(&exe)
+        .arg(repo().join("bench/callgrind/selfcalls.c"))
+        .status()
+        .expect("mpicc runs");
+    assert!(built.success(), "building bench/callgrind/selfcalls.c failed");
+    exe
 }
 
 #[test]

@@ -10,7 +10,8 @@
 //! recall >= 0.9, precision >= 0.95, no report on any correct program,
 //! a non-zero exit status exactly when an error was found, and every
 //! report naming its rank, call and `file:line` site. The NAS-like
-//! kernels, in C and in Fortran, run under the checker without a report.
+//! kernels, in C and in Fortran, hpcc and LAMMPS (Debian's, built for
+//! Open MPI) run under the checker without a report.
 
 mod common;
 use common::*;
@@ -283,6 +284,59 @@ fn a_deadlock_report_names_each_rank_s_call_and_the_cycle() {
     assert!(what.contains("cycle: 0 -> 2 -> 1 -> 0"), "{what}");
 }
 
+/// Under the default `sends eager`, a standard send of at most the
+/// portable eager limit completes locally and a larger one waits for its
+/// receive: hpcc's pattern (an empty send, then a broadcast the receiver
+/// is in first) is not reported, and is a potential deadlock under
+/// `sends synchronous`; a cycle of 8192-byte sends is one under the
+/// default, its report naming each send's bytes and the limit.
+#[test]
+fn standard_sends_above_the_eager_limit_are_checked_as_synchronous() {
+    let eager = checker_program("deadlock_eager_ok");
+    let strict = checked(&eager, 2, "argument sends synchronous\n", &[]);
+    assert!(!strict.run.success(), "{}", strict.run.stderr);
+    let report = strict
+        .reports
+        .iter()
+        .find(|r| r["check"] == "potential-deadlock")
+        .unwrap_or_else(|| {
+            panic!(
+                "no potential deadlock: {:?}\n{}",
+                strict.reports, strict.run.stderr
+            )
+        });
+    let what = report["what"].as_str().unwrap();
+    let line = marked_line("c-tests/checker/deadlock_eager_ok.c", "102, MPI_COMM_WORLD);");
+    assert!(
+        what.contains("rank 0: MPI_Send at ")
+            && what.contains(&format!("deadlock_eager_ok.c:{line} (main) waits for rank 1 to receive its message of 0 bytes (tag 102)"))
+            && what.contains("rank 1: MPI_Bcast at "),
+        "{what}"
+    );
+    let v = checked(&eager, 2, "argument sends eager\nargument eager_limit 0\n", &[]);
+    v.run.assert_ok();
+    assert!(
+        v.reports.is_empty(),
+        "0 bytes is within a limit of 0: {:?}",
+        v.reports
+    );
+
+    let cycle = checker_program("deadlock_sendcycle_bad");
+    let v = checked(&cycle, 2, "", &[]);
+    let report = v
+        .reports
+        .iter()
+        .find(|r| r["check"] == "potential-deadlock")
+        .unwrap_or_else(|| panic!("no potential deadlock: {:?}\n{}", v.reports, v.run.stderr));
+    let what = report["what"].as_str().unwrap();
+    assert!(
+        what.contains("standard sends of more than 4040 bytes")
+            && what.contains("its message of 8192 bytes (tag 0)")
+            && what.contains("cycle: 0 -> 1 -> 0"),
+        "{what}"
+    );
+}
+
 /// `action abort` ends the job at the first error, with the exit code.
 #[test]
 fn action_abort_stops_at_the_first_error() {
@@ -361,4 +415,101 @@ fn nas_kernels_in_c_and_fortran_run_without_a_report() {
             });
         }
     });
+}
+
+/// Debian's hpcc and LAMMPS are built for Open MPI: under MPICH they
+/// cannot run (another ABI), and the test says so.
+fn debian_binary(path: &str, package: &str) -> Option<PathBuf> {
+    if FLAVOR != "openmpi" {
+        eprintln!("skipped: Debian's {package} is built for Open MPI, this build for {FLAVOR}");
+        return None;
+    }
+    let exe = PathBuf::from(path);
+    assert!(
+        exe.is_file(),
+        "{} missing: run scripts/deps.sh (Debian package {package})",
+        exe.display()
+    );
+    Some(exe)
+}
+
+/// HPC Challenge (Debian's `hpcc`, all its tests: HPL, PTRANS,
+/// RandomAccess, FFT, STREAM, DGEMM, latency-bandwidth) at 2 ranks on a
+/// 1 x 2 grid with a small HPL problem: no report, exit status 0, and
+/// hpcc's own verdict `Success=1`. Its latency-bandwidth controller
+/// sends empty messages that complete only because MPI buffers them,
+/// which every MPI does (`sends eager`).
+#[test]
+fn hpcc_runs_without_a_report() {
+    let Some(hpcc) = debian_binary("/usr/bin/hpcc", "hpcc") else {
+        return;
+    };
+    let example =
+        std::fs::read_to_string("/usr/share/doc/hpcc/examples/_hpccinf.txt").expect("hpcc's example input");
+    let input: String = example
+        .lines()
+        .map(|l| match l.split_whitespace().last() {
+            Some("Ns") => "200          Ns",
+            Some("Ps") => "1            Ps",
+            _ => l,
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut case = Case::new();
+    case.write("hpccinf.txt", &input);
+    let out = case.dir().join("checker-out");
+    case.conf(&format!(
+        "module {}\nargument deadlock_timeout 0.5\nargument output {}\n",
+        checker().display(),
+        out.display()
+    ));
+    let mut cmd = launcher(2);
+    cmd.arg(target_dir().join("pnmpi")).args(["run", "--"]).arg(&hpcc);
+    let v = verdict(&out, case.finish(cmd));
+    v.run.assert_ok();
+    assert!(v.reports.is_empty(), "hpcc: {:?}", v.reports);
+    let results = std::fs::read_to_string(case.dir().join("hpccoutf.txt")).expect("hpcc's output");
+    assert!(
+        results.lines().any(|l| l == "Success=1") && results.contains("End of LatencyBandwidth section."),
+        "{results}"
+    );
+}
+
+/// LAMMPS (Debian's `lmp`), the Lennard-Jones melt of
+/// bench/callgrind/in.lj at 2 ranks: no report, exit status 0, and its
+/// thermodynamic rows.
+#[test]
+fn lammps_runs_without_a_report() {
+    let Some(lmp) = debian_binary("/usr/bin/lmp", "lammps") else {
+        return;
+    };
+    let mut case = Case::new();
+    case.write(
+        "in.lj",
+        &std::fs::read_to_string(repo().join("bench/callgrind/in.lj")).expect("in.lj"),
+    );
+    let out = case.dir().join("checker-out");
+    case.conf(&format!(
+        "module {}\nargument deadlock_timeout 0.5\nargument output {}\n",
+        checker().display(),
+        out.display()
+    ));
+    let mut cmd = launcher(2);
+    cmd.arg(target_dir().join("pnmpi"))
+        .args(["run", "--"])
+        .arg(&lmp)
+        .args(["-in", "in.lj", "-var", "steps", "100", "-log", "none"]);
+    let v = verdict(&out, case.finish(cmd));
+    v.run.assert_ok();
+    assert!(v.reports.is_empty(), "LAMMPS: {:?}", v.reports);
+    let rows = v
+        .run
+        .stdout
+        .lines()
+        .filter(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.len() == 6 && w.iter().all(|x| x.parse::<f64>().is_ok())
+        })
+        .count();
+    assert_eq!(rows, 3, "steps 0, 50 and 100:\n{}", v.run.stdout);
 }

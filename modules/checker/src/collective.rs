@@ -172,16 +172,9 @@ fn mismatch(check: &'static str, what: String) -> crate::args::Refusal {
     r
 }
 
-/// The checker's duplicate of `comm`, if it has one.
-fn shadow(comm: MPI_Comm) -> Option<MPI_Comm> {
-    let reg = registry::lock();
-    let s = reg.comms.get(&key(comm))?.shadow;
-    (s != 0).then(|| MPI_Comm::from_bits(s))
-}
-
 /// Checks that every rank of `comm` makes the call `desc` describes.
 pub fn agree(here: &Here, comm: MPI_Comm, desc: Desc) -> Checked {
-    let Some(shadow) = shadow(comm) else {
+    let Some(shadow) = registry::shadow(comm) else {
         return Ok(());
     };
     let mine = desc.words();
@@ -213,7 +206,10 @@ pub fn agree(here: &Here, comm: MPI_Comm, desc: Desc) -> Checked {
         return Ok(());
     }
     let max = Desc::from_words(&out[..WORDS]);
-    let min_words: Vec<i64> = out[WORDS..].iter().map(|w| w.wrapping_neg()).collect();
+    let mut min_words = [0i64; WORDS];
+    for (m, w) in min_words.iter_mut().zip(&out[WORDS..]) {
+        *m = w.wrapping_neg();
+    }
     let min = Desc::from_words(&min_words);
     let sig_ok = if max.sig.loose {
         max.sig.bytes == min.sig.bytes

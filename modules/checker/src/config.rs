@@ -16,6 +16,42 @@ pub enum Action {
     Abort,
 }
 
+/// How a standard `MPI_Send` is checked for the deadlocks that MPI's
+/// buffering hides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sends {
+    /// A send of at most `eager_limit` bytes completes locally, as every
+    /// mainstream MPI sends it eagerly; a larger one waits for its
+    /// receive. A cycle that needs a larger send buffered completes only
+    /// on an MPI that buffers more than the portable limit.
+    Eager(u64),
+    /// Every standard send may wait for its receive (the MPI standard's
+    /// strict reading, as MUST checks it).
+    Synchronous,
+    /// Standard sends as the MPI underneath makes them.
+    Buffered,
+}
+
+impl Sends {
+    /// Whether a standard send of `bytes` is checked as a synchronous send.
+    #[inline]
+    pub fn synchronous(self, bytes: u64) -> bool {
+        match self {
+            Sends::Eager(limit) => bytes > limit,
+            Sends::Synchronous => true,
+            Sends::Buffered => false,
+        }
+    }
+}
+
+/// The largest message every mainstream MPI transport sends eagerly, in
+/// bytes of data: Open MPI 4.1's shared-memory transport (`btl vader`,
+/// `btl_vader_eager_limit` 4096 bytes with its headers) buffers at most
+/// 4040 bytes of data; MPICH 4.0 (`ch4:ucx`) 8255 here, and its own
+/// shared memory up to 64 KiB (measured with a cycle of sends, see
+/// docs/checker.md).
+pub const EAGER_LIMIT: u64 = 4040;
+
 /// Everything the arguments choose.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -28,11 +64,12 @@ pub struct Config {
     /// blocking call before it tells the watchdog, and how long the
     /// watchdog waits again before it declares a deadlock.
     pub timeout: f64,
-    /// `sends synchronous|buffered` (default `synchronous`): whether a
-    /// standard `MPI_Send` is checked as a synchronous send, so that a
-    /// cycle of sends that completes only through MPI's buffering is
-    /// reported as a potential deadlock.
-    pub synchronous_sends: bool,
+    /// `sends eager|synchronous|buffered` (default `eager`) with
+    /// `eager_limit BYTES` (default [`EAGER_LIMIT`]): which standard sends
+    /// are checked as synchronous sends, so that a cycle of sends that
+    /// completes only through MPI's buffering is reported as a potential
+    /// deadlock.
+    pub sends: Sends,
     /// `exit_code N` (default 3): the exit status of a process that
     /// reported an error.
     pub exit_code: i32,
@@ -77,10 +114,22 @@ pub fn parse(arg: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
             }
         },
     };
-    let synchronous_sends = match arg("sends").as_deref().map(str::trim) {
-        None | Some("synchronous") => true,
-        Some("buffered") => false,
-        Some(other) => return Err(format!("sends: `{other}` is neither synchronous nor buffered")),
+    let eager_limit = match arg("eager_limit") {
+        None => EAGER_LIMIT,
+        Some(text) => text
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("eager_limit: `{text}` is not a number of bytes (e.g. {EAGER_LIMIT})"))?,
+    };
+    let sends = match arg("sends").as_deref().map(str::trim) {
+        None | Some("eager") => Sends::Eager(eager_limit),
+        Some("synchronous") => Sends::Synchronous,
+        Some("buffered") => Sends::Buffered,
+        Some(other) => {
+            return Err(format!(
+                "sends: `{other}` is none of eager, synchronous, buffered"
+            ))
+        }
     };
     let exit_code = match arg("exit_code") {
         None => 3,
@@ -93,7 +142,7 @@ pub fn parse(arg: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
         action,
         output,
         timeout,
-        synchronous_sends,
+        sends,
         exit_code,
     })
 }
@@ -114,8 +163,14 @@ mod tests {
     fn defaults_and_choices() {
         let c = with(&[]).unwrap();
         assert_eq!(c.action, Action::Report);
-        assert!(c.synchronous_sends);
+        assert_eq!(c.sends, Sends::Eager(EAGER_LIMIT));
+        assert!(!c.sends.synchronous(EAGER_LIMIT) && c.sends.synchronous(EAGER_LIMIT + 1));
         assert_eq!(c.exit_code, 3);
+        assert_eq!(
+            with(&[("eager_limit", "65536")]).unwrap().sends,
+            Sends::Eager(65536)
+        );
+        assert!(with(&[("sends", "synchronous")]).unwrap().sends.synchronous(0));
         let c = with(&[
             ("action", "abort"),
             ("sends", "buffered"),
@@ -123,7 +178,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(c.action, Action::Abort);
-        assert!(!c.synchronous_sends);
+        assert!(!c.sends.synchronous(u64::MAX));
         assert_eq!(c.timeout, 0.5);
     }
 
@@ -134,5 +189,9 @@ mod tests {
             .unwrap_err()
             .starts_with("deadlock_timeout:"));
         assert!(with(&[("exit_code", "0")]).unwrap_err().starts_with("exit_code:"));
+        assert!(with(&[("eager_limit", "4k")])
+            .unwrap_err()
+            .starts_with("eager_limit:"));
+        assert!(with(&[("sends", "eagerly")]).unwrap_err().starts_with("sends:"));
     }
 }

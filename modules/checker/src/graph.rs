@@ -46,15 +46,25 @@ pub fn cycle(states: &[Blocked]) -> Option<Vec<i32>> {
     None
 }
 
-/// The report's text: one line per rank, then the cycle.
-pub fn describe(states: &[Blocked]) -> String {
+/// The report's text: one line per rank, then the cycle. `eager_limit`:
+/// the bytes up to which standard sends were taken as buffered (None:
+/// none was, `sends synchronous`).
+pub fn describe(states: &[Blocked], eager_limit: Option<u64>) -> String {
     let mut text = String::new();
     let potential = states.iter().any(|s| s.standard_send);
     if potential {
-        text.push_str(
-            "potential deadlock: every rank is blocked once standard sends are not buffered \
-             (MPI_Send may wait for its receive; this run completes only if MPI buffers them)",
-        );
+        match eager_limit {
+            Some(limit) => text.push_str(&format!(
+                "potential deadlock: every rank is blocked once standard sends of more than {limit} bytes \
+                 are not buffered (MPI_Send may wait for its receive: this run completes only on an MPI \
+                 that buffers such messages, and hangs on one that does not, e.g. Open MPI's shared memory \
+                 above 4040 bytes)"
+            )),
+            None => text.push_str(
+                "potential deadlock: every rank is blocked once standard sends are not buffered \
+                 (MPI_Send may wait for its receive; this run completes only if MPI buffers them)",
+            ),
+        }
     } else {
         text.push_str("deadlock: every rank is blocked");
     }
@@ -92,7 +102,7 @@ mod tests {
     fn finds_the_cycle_and_names_each_rank() {
         let states = [state(0, &[1]), state(1, &[2]), state(2, &[1])];
         assert_eq!(cycle(&states), Some(vec![1, 2]));
-        let text = describe(&states);
+        let text = describe(&states, None);
         assert!(text.starts_with("deadlock: every rank is blocked"));
         assert!(text.contains("rank 2: MPI_Recv at a.c:12"));
         assert!(text.contains("cycle: 1 -> 2 -> 1"));
@@ -104,6 +114,10 @@ mod tests {
         assert_eq!(cycle(&states), None);
         let mut send = state(0, &[1]);
         send.standard_send = true;
-        assert!(describe(&[send, state(1, &[0])]).starts_with("potential deadlock"));
+        let text = describe(&[send.clone(), state(1, &[0])], Some(4040));
+        assert!(text.starts_with(
+            "potential deadlock: every rank is blocked once standard sends of more than 4040 bytes"
+        ));
+        assert!(describe(&[send, state(1, &[0])], None).starts_with("potential deadlock"));
     }
 }

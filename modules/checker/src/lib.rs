@@ -15,8 +15,9 @@
 //!   its receive (found before MPI's error handler ends the job), a
 //!   message whose type signature is not the receive's;
 //! - deadlocks (`wait`, `watchdog`, `graph`): every rank blocked, with
-//!   the wait-for graph; with `sends synchronous` (the default), standard
-//!   sends that complete only because MPI buffers them;
+//!   the wait-for graph; cycles of standard sends that complete only
+//!   because MPI buffers them beyond the portable eager limit (`sends
+//!   eager`, the default), or at all (`sends synchronous`);
 //! - nonblocking misuse (`requests`): requests never completed, started
 //!   again while active, send buffers written before completion, calls
 //!   after `MPI_Finalize`;
@@ -25,7 +26,7 @@
 //!
 //! Arguments (`argument KEY VALUE` after `module checker`, see `config`):
 //! `action report|abort`, `output DIR`, `deadlock_timeout SECONDS`,
-//! `sends synchronous|buffered`, `exit_code N`. docs/checker.md is the
+//! `sends eager|synchronous|buffered`, `eager_limit BYTES`, `exit_code N`. docs/checker.md is the
 //! manual.
 
 pub mod graph;

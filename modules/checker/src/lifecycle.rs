@@ -45,6 +45,9 @@ fn started() {
         registry::lock()
             .comms
             .insert(key(comm), CommInfo { shadow, origin: None });
+        if registry::is_world(comm) {
+            registry::set_world(shadow, pnmpi_sdk::native::comm_size(world).unwrap_or(0));
+        }
     }
     match pnmpi_sdk::native::comm_dup(world) {
         Ok(watch) => watchdog::start(watch, pnmpi_sdk::native::comm_size(world).unwrap_or(1)),
@@ -132,6 +135,7 @@ fn free_shadows() {
         let _ = pnmpi_sdk::native::comm_free(ffi::MPI_Comm::from_bits(s));
     }
     registry::lock().comms.clear();
+    registry::set_world(0, 0);
 }
 
 pnmpi_sdk::wrap! {

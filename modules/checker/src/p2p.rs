@@ -20,6 +20,9 @@ use std::ffi::{c_int, c_void};
 
 /// The `MPI_COMM_WORLD` rank of rank `r` of `comm` (-1 if none).
 pub fn to_world(comm: MPI_Comm, r: i32) -> i32 {
+    if crate::registry::is_world(comm) {
+        return r;
+    }
     let (mut group, mut world) = (std::mem::MaybeUninit::uninit(), std::mem::MaybeUninit::uninit());
     let mut out: c_int = -1;
     // SAFETY: out-parameters MPI fills; both groups are freed below.
@@ -68,16 +71,24 @@ fn recv_waits(source: i32, tag: i32, comm: MPI_Comm) -> Blocked {
     )
 }
 
-/// What a send to `dest` waits for.
-fn send_waits(dest: i32, tag: i32, comm: MPI_Comm, standard: bool) -> Blocked {
+/// What a send of `bytes` to `dest` waits for; `standard`: a standard
+/// send checked as synchronous (it would complete if MPI buffered it).
+fn send_waits(dest: i32, tag: i32, comm: MPI_Comm, bytes: u64, standard: bool) -> Blocked {
     let world = to_world(comm, dest);
     let mut b = wait::waiting_for(
         vec![world],
         false,
-        format!("rank {world} to receive its message (tag {tag})"),
+        format!("rank {world} to receive its message of {bytes} bytes (tag {tag})"),
     );
     b.standard_send = standard;
     b
+}
+
+/// Whether a standard send of `count` elements of `dt` is checked as a
+/// synchronous send (`sends`, `eager_limit`), and its bytes.
+fn standard_is_synchronous(count: c_int, dt: ffi::MPI_Datatype) -> (bool, u64) {
+    let bytes = types::size(dt) * count.max(0) as u64;
+    (config::get().sends.synchronous(bytes), bytes)
 }
 
 /// A status for MPI to fill, from `MPI_PROC_NULL` until it does.
@@ -104,7 +115,8 @@ pub fn test(req: &mut MPI_Request, status: *mut MPI_Status) -> Result<bool, c_in
 }
 
 /// A blocking send as a test loop: `MPI_Issend` for `MPI_Ssend`, and for
-/// `MPI_Send` with `sends synchronous` (the default), else `MPI_Isend`.
+/// an `MPI_Send` that `sends` checks as synchronous (by default, one of
+/// more than `eager_limit` bytes), else `MPI_Isend`.
 #[allow(clippy::too_many_arguments)]
 fn send(
     here: &Here,
@@ -123,7 +135,8 @@ fn send(
         return mpi::SUCCESS();
     }
     p2psig::announce(count, dt, dest, tag, comm);
-    let standard = !sync && config::get().synchronous_sends;
+    let (as_sync, bytes) = standard_is_synchronous(count, dt);
+    let standard = !sync && as_sync;
     let mut req = mpi::REQUEST_NULL();
     // SAFETY: the application's send arguments; `req` is completed by the
     // loop below before the wrapper returns, as the blocking call would.
@@ -139,7 +152,7 @@ fn send(
     }
     block_on(
         here,
-        || send_waits(dest, tag, comm, standard),
+        || send_waits(dest, tag, comm, bytes, standard),
         || test(&mut req, mpi::STATUS_IGNORE()),
     )
 }
@@ -235,7 +248,7 @@ fn passed_on(
 }
 
 pnmpi_sdk::wrap! {
-    /// Checked, and made synchronous (`sends synchronous`) as a test loop.
+    /// Checked, as a test loop; synchronous if `sends` says so.
     fn MPI_Send(buf, count, datatype, dest, tag, comm) {
         let here = Here::new(routine::MPI_Send);
         if let Some(rc) = gate(&here) {
@@ -275,7 +288,7 @@ pnmpi_sdk::wrap! {
     }
 
     /// Checked (both halves, and that the buffers do not overlap), as a
-    /// test loop of a receive and a synchronous send.
+    /// test loop of a receive and a send (synchronous if `sends` says so).
     fn MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) {
         let here = Here::new(routine::MPI_Sendrecv);
         if let Some(rc) = gate(&here) {
@@ -299,7 +312,7 @@ pnmpi_sdk::wrap! {
         if rc != mpi::SUCCESS() {
             return rc;
         }
-        let sync = config::get().synchronous_sends;
+        let (sync, bytes) = standard_is_synchronous(sendcount, sendtype);
         p2psig::announce(sendcount, sendtype, dest, sendtag, comm);
         // SAFETY: as above.
         let rc = unsafe {
@@ -316,7 +329,7 @@ pnmpi_sdk::wrap! {
         let rc = block_on(&here, || {
             let mut b = recv_waits(source, recvtag, comm);
             if dest != mpi::PROC_NULL() {
-                let send = send_waits(dest, sendtag, comm, sync);
+                let send = send_waits(dest, sendtag, comm, bytes, sync);
                 b.peers.extend(send.peers);
                 b.waits = format!("{} and {}", b.waits, send.waits);
                 b.standard_send = sync;

@@ -24,7 +24,7 @@
 use crate::args::{refuse, Checked};
 use crate::config;
 use crate::consts::Err;
-use crate::registry::{self, key};
+use crate::registry;
 use crate::report::Class;
 use crate::sig::Sig;
 use crate::types;
@@ -35,26 +35,30 @@ use pnmpi_sdk::sys::Handle;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::c_int;
 
-/// Signature sends in flight, with their buffers.
-struct Pending(Vec<(MPI_Request, Box<[u64; 4]>)>);
+/// Signature sends in flight, with their buffers, and the buffers of
+/// completed ones, kept for the next sends (no allocation per message).
+struct Pending {
+    sends: Vec<(MPI_Request, Box<[u64; 4]>)>,
+    // Boxed: a buffer moves between the two lists while MPI may read
+    // it, so it keeps its own heap address (no allocation once warm).
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<[u64; 4]>>,
+}
 
 // SAFETY: request handles name the same requests in every thread; the
 // buffers are owned; the mutex serializes every use.
 unsafe impl Send for Pending {}
 
-static PENDING: Mutex<Pending> = Mutex::new(Pending(Vec::new()));
+static PENDING: Mutex<Pending> = Mutex::new(Pending {
+    sends: Vec::new(),
+    spare: Vec::new(),
+});
 
 /// Signatures received ahead of their receive's completion, by duplicate
 /// communicator, source and tag, in their order.
 type Early = HashMap<(u64, c_int, c_int), VecDeque<Sig>>;
 
 static EARLY: Mutex<Option<Early>> = Mutex::new(None);
-
-/// The checker's duplicate of `comm`, if it has one.
-fn shadow(comm: MPI_Comm) -> Option<MPI_Comm> {
-    let s = registry::lock().comms.get(&key(comm))?.shadow;
-    (s != 0).then(|| MPI_Comm::from_bits(s))
-}
 
 fn words(sig: Sig) -> [u64; 4] {
     [sig.hash, sig.len, sig.bytes, sig.loose as u64]
@@ -66,9 +70,26 @@ pub fn announce(count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: M
     if dest == mpi::PROC_NULL() {
         return;
     }
-    let Some(shadow) = shadow(comm) else { return };
+    let Some(shadow) = registry::shadow(comm) else {
+        return;
+    };
     let sig = types::signature(dt).times(count.max(0) as u64);
-    let buf = Box::new(words(sig));
+    let mut pending = PENDING.lock();
+    let Pending { sends, spare } = &mut *pending;
+    // Completed sends give their buffers back first.
+    let mut i = 0;
+    while i < sends.len() {
+        let mut done: c_int = 0;
+        // SAFETY: a request of ours; its status is ignored.
+        unsafe { ffi::PMPI_Test(&mut sends[i].0, &mut done, mpi::STATUS_IGNORE()) };
+        if done != 0 {
+            spare.push(sends.swap_remove(i).1);
+        } else {
+            i += 1;
+        }
+    }
+    let mut buf = spare.pop().unwrap_or_default();
+    *buf = words(sig);
     let mut req = mpi::REQUEST_NULL();
     // SAFETY: the boxed buffer moves into PENDING with its request and
     // stays at its heap address until the send completes.
@@ -83,14 +104,7 @@ pub fn announce(count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: M
             &mut req,
         )
     };
-    let mut pending = PENDING.lock();
-    pending.0.push((req, buf));
-    pending.0.retain_mut(|(req, _)| {
-        let mut done: c_int = 0;
-        // SAFETY: a request of ours; its status is ignored.
-        unsafe { ffi::PMPI_Test(req, &mut done, mpi::STATUS_IGNORE()) };
-        done == 0
-    });
+    sends.push((req, buf));
 }
 
 /// Whether the signature from `source` with `tag` is there, or comes
@@ -98,14 +112,20 @@ pub fn announce(count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: M
 /// unless a routine the checker does not wrap sent the message (then the
 /// receive is not compared, rather than waiting forever).
 fn arrives(source: c_int, tag: c_int, shadow: MPI_Comm) -> bool {
+    let there = || {
+        // SAFETY: a local out-parameter; the status is ignored.
+        crate::wait::flagged(|flag| unsafe {
+            ffi::PMPI_Iprobe(source, tag, shadow, flag, mpi::STATUS_IGNORE())
+        })
+    };
+    // Almost always there at once: no clock read then.
+    if let Ok(true) = there() {
+        return true;
+    }
     let bound = std::time::Duration::from_secs_f64(4.0 * config::get().timeout);
     let start = std::time::Instant::now();
     loop {
-        // SAFETY: a local out-parameter; the status is ignored.
-        let there = crate::wait::flagged(|flag| unsafe {
-            ffi::PMPI_Iprobe(source, tag, shadow, flag, mpi::STATUS_IGNORE())
-        });
-        match there {
+        match there() {
             Ok(true) => return true,
             Err(_) => return false,
             Ok(false) if start.elapsed() > bound => return false,
@@ -122,7 +142,9 @@ pub fn verify(status: &MPI_Status, comm: MPI_Comm, count: c_int, dt: MPI_Datatyp
     if source == mpi::PROC_NULL() || source < 0 {
         return Ok(());
     }
-    let Some(shadow) = shadow(comm) else { return Ok(()) };
+    let Some(shadow) = registry::shadow(comm) else {
+        return Ok(());
+    };
     let mut got: c_int = 0;
     // SAFETY: the receive's status; a local out-parameter.
     unsafe { ffi::PMPI_Get_count(status, mpi::BYTE(), &mut got) };
@@ -195,7 +217,9 @@ fn take(shadow: MPI_Comm, source: c_int, tag: c_int, bytes: u64) -> Option<Sig> 
 
 /// At `MPI_Finalize`: gives up the signature sends still in flight.
 pub fn stop() {
-    for (req, buf) in PENDING.lock().0.drain(..) {
+    let mut pending = PENDING.lock();
+    pending.spare.clear();
+    for (req, buf) in pending.sends.drain(..) {
         let mut req = req;
         // SAFETY: an active send request of ours: freed, MPI completes it;
         // its buffer must outlive it, so it is leaked.

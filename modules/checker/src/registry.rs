@@ -5,9 +5,40 @@
 
 use crate::sig::Sig;
 use parking_lot::{Mutex, MutexGuard};
+use pnmpi_sdk::sys::ffi::MPI_Comm;
 use pnmpi_sdk::sys::Handle;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed};
 use std::sync::LazyLock;
+
+/// Hashes a handle (a pointer under Open MPI, an integer under MPICH) by
+/// one multiplication: the maps are looked up on every checked call, and
+/// their keys are not chosen by an adversary, so SipHash's cost buys
+/// nothing here.
+#[derive(Default)]
+pub struct HandleHasher(u64);
+
+impl Hasher for HandleHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, h: u64) {
+        // Fibonacci hashing; the high bits, which hashbrown uses, mix all.
+        self.0 = (self.0 ^ h).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(20);
+    }
+}
+
+/// A map keyed by handles.
+pub type Map<V> = HashMap<u64, V, BuildHasherDefault<HandleHasher>>;
+/// A set of handles.
+pub type Set = HashSet<u64, BuildHasherDefault<HandleHasher>>;
 
 /// Where an object was created: the routine and the site's return address.
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,8 +83,6 @@ pub struct RequestInfo {
     pub active: bool,
     /// A receive (else a send).
     pub recv: bool,
-    /// World rank of the peer, or -1 for any.
-    pub peer: i32,
     /// A send's buffer, bytes and checksum at its start, when its data is
     /// contiguous: checked again at completion.
     pub checksum: Option<(usize, usize, u64)>,
@@ -67,18 +96,52 @@ pub struct RequestInfo {
 /// Everything, behind one lock.
 #[derive(Default)]
 pub struct Registry {
-    pub comms: HashMap<u64, CommInfo>,
-    pub freed_comms: HashSet<u64>,
-    pub groups: HashMap<u64, Origin>,
-    pub types: HashMap<u64, TypeInfo>,
-    pub freed_types: HashSet<u64>,
-    pub ops: HashMap<u64, OpInfo>,
-    pub freed_ops: HashSet<u64>,
+    pub comms: Map<CommInfo>,
+    pub freed_comms: Set,
+    pub groups: Map<Origin>,
+    pub types: Map<TypeInfo>,
+    pub freed_types: Set,
+    pub ops: Map<OpInfo>,
+    pub freed_ops: Set,
     pub op_seq: u64,
-    pub requests: HashMap<u64, RequestInfo>,
+    pub requests: Map<RequestInfo>,
 }
 
 static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registry::default()));
+
+/// `MPI_COMM_WORLD`'s duplicate and size, kept outside the lock: most
+/// checked calls are on the world, and ask for both (0: not yet known,
+/// or after `MPI_Finalize`).
+static WORLD_SHADOW: AtomicU64 = AtomicU64::new(0);
+static WORLD_SIZE: AtomicI32 = AtomicI32::new(0);
+
+/// Registers `MPI_COMM_WORLD`'s duplicate and size (0, 0: forgets them).
+pub fn set_world(shadow: u64, size: i32) {
+    WORLD_SHADOW.store(shadow, Relaxed);
+    WORLD_SIZE.store(size, Relaxed);
+}
+
+/// Whether `comm` is `MPI_COMM_WORLD`.
+#[inline]
+pub fn is_world(comm: MPI_Comm) -> bool {
+    comm.bits() == pnmpi_sdk::constants::COMM_WORLD().bits()
+}
+
+/// `MPI_COMM_WORLD`'s size, once known.
+#[inline]
+pub fn world_size() -> Option<i32> {
+    Some(WORLD_SIZE.load(Relaxed)).filter(|&s| s > 0)
+}
+
+/// The checker's duplicate of `comm`, if it has one.
+pub fn shadow(comm: MPI_Comm) -> Option<MPI_Comm> {
+    let s = if is_world(comm) {
+        WORLD_SHADOW.load(Relaxed)
+    } else {
+        lock().comms.get(&key(comm))?.shadow
+    };
+    (s != 0).then(|| MPI_Comm::from_bits(s))
+}
 
 /// The registry, locked. Never held across a blocking MPI call.
 pub fn lock() -> MutexGuard<'static, Registry> {

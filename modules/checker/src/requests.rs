@@ -136,11 +136,12 @@ fn waits_on(hs: &[u64]) -> crate::graph::Blocked {
     let mut peers = Vec::new();
     let mut any = false;
     for h in hs {
-        if let Some(info) = reg.requests.get(h) {
-            if info.peer >= 0 {
-                peers.push(info.peer);
-            } else {
+        // The peer's world rank, found only now that the call blocks.
+        if let Some((peer, _, comm)) = reg.requests.get(h).and_then(|info| info.env) {
+            if peer == mpi::ANY_SOURCE() || peer == mpi::PROC_NULL() {
                 any = true;
+            } else {
+                peers.push(to_world(MPI_Comm::from_bits(comm), peer));
             }
         }
     }
@@ -184,11 +185,6 @@ fn start(
             persistent,
             active: !persistent,
             recv,
-            peer: if peer == mpi::ANY_SOURCE() || peer == mpi::PROC_NULL() {
-                -1
-            } else {
-                to_world(comm, peer)
-            },
             checksum: if recv || persistent {
                 None
             } else {

@@ -68,19 +68,39 @@ impl Sig {
         }
     }
 
-    /// This sequence `n` times over.
+    /// This sequence `n` times over: repeated doubling, with the power
+    /// of the base that each doubling shifts by carried along.
     pub fn times(self, n: u64) -> Sig {
+        match n {
+            0 => {
+                return Sig {
+                    loose: self.loose,
+                    ..Sig::default()
+                }
+            }
+            1 => return self,
+            _ => {}
+        }
         let mut acc = Sig::default();
         let mut unit = self;
+        // BASE^unit.len
+        let mut shift = pow(BASE, unit.len);
         let mut n = n;
         while n > 0 {
             if n & 1 == 1 {
-                acc = acc.then(unit);
+                acc.hash = acc.hash.wrapping_mul(shift).wrapping_add(unit.hash);
+                acc.len += unit.len;
+                acc.bytes += unit.bytes;
             }
-            unit = unit.then(unit);
             n >>= 1;
+            if n > 0 {
+                unit.hash = unit.hash.wrapping_mul(shift).wrapping_add(unit.hash);
+                unit.len *= 2;
+                unit.bytes *= 2;
+                shift = shift.wrapping_mul(shift);
+            }
         }
-        acc.loose |= self.loose;
+        acc.loose = self.loose;
         acc
     }
 
@@ -146,6 +166,22 @@ mod tests {
         // Bytes against anything: sizes only.
         assert!(Sig::opaque(8).fits(dbl(), 1));
         assert!(!Sig::opaque(9).fits(dbl(), 1));
+    }
+
+    #[test]
+    fn times_is_repeated_concatenation() {
+        for unit in [int(), int().then(dbl()), Sig::opaque(3).then(dbl())] {
+            for n in 0..40 {
+                let by_then = (0..n).fold(
+                    Sig {
+                        loose: unit.loose,
+                        ..Sig::default()
+                    },
+                    |acc, _| acc.then(unit),
+                );
+                assert_eq!(unit.times(n), by_then, "n = {n}");
+            }
+        }
     }
 
     #[test]

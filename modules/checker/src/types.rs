@@ -9,21 +9,55 @@ use crate::sig::Sig;
 use pnmpi_sdk::sys::ffi::{self, MPI_Aint, MPI_Datatype};
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
+use std::sync::OnceLock;
 
 /// Nesting depth past which a type counts as opaque (a guard against a
 /// malformed type, not a limit real codes reach).
 const MAX_DEPTH: u32 = 16;
 
+/// The predefined types by handle, sorted for a binary search: each
+/// one's handle, name in signatures (its first index in
+/// `consts::predefined_types` + 1) and signature. Built at the first
+/// checked call (after `MPI_Init`, as `MPI_Type_size` needs), since a
+/// checked call asks about a datatype one to three times.
+static PREDEFINED: OnceLock<Vec<(u64, u64, Sig)>> = OnceLock::new();
+
+fn table() -> &'static [(u64, u64, Sig)] {
+    PREDEFINED.get_or_init(|| {
+        let mut all: Vec<(u64, u64, Sig)> = consts::predefined_types()
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (t.bits(), i as u64 + 1, named(t, i as u64 + 1)))
+            .collect();
+        // Aliases (one handle under two names) keep their first name.
+        all.sort_by_key(|&(bits, id, _)| (bits, id));
+        all.dedup_by_key(|e| e.0);
+        all
+    })
+}
+
+/// A predefined type's entry, if `dt` is one.
+#[inline]
+fn lookup(dt: MPI_Datatype) -> Option<&'static (u64, u64, Sig)> {
+    let t = table();
+    t.binary_search_by_key(&dt.bits(), |e| e.0).ok().map(|i| &t[i])
+}
+
 /// The predefined type's index + 1 (its name in signatures), or 0.
 pub fn predefined(dt: MPI_Datatype) -> u64 {
-    consts::predefined_types()
-        .iter()
-        .position(|&t| t.bits() == dt.bits())
-        .map_or(0, |i| i as u64 + 1)
+    lookup(dt).map_or(0, |e| e.1)
+}
+
+/// The size of `dt` in bytes, 0 if MPI refuses it.
+pub fn size(dt: MPI_Datatype) -> u64 {
+    match lookup(dt) {
+        Some(&(_, _, sig)) => sig.bytes,
+        None => native_size(dt),
+    }
 }
 
 /// `MPI_Type_size` of `dt`, 0 if MPI refuses it.
-pub fn size(dt: MPI_Datatype) -> u64 {
+fn native_size(dt: MPI_Datatype) -> u64 {
     let mut size: c_int = 0;
     // SAFETY: `size` is a local out-parameter; MPI checks the handle.
     let rc = unsafe { ffi::PMPI_Type_size(dt, &mut size) };
@@ -59,9 +93,8 @@ pub fn contiguous_span(buf: usize, count: i32, dt: MPI_Datatype) -> Option<(usiz
 /// The signature of one element of `dt`: the registry's (computed at
 /// commit) for a derived type, else computed now.
 pub fn signature(dt: MPI_Datatype) -> Sig {
-    let id = predefined(dt);
-    if id != 0 {
-        return named(dt, id);
+    if let Some(&(_, _, sig)) = lookup(dt) {
+        return sig;
     }
     if let Some(sig) = registry::lock().types.get(&dt.bits()).and_then(|t| t.sig) {
         return sig;
@@ -72,9 +105,9 @@ pub fn signature(dt: MPI_Datatype) -> Sig {
 /// A predefined type's signature.
 fn named(dt: MPI_Datatype, id: u64) -> Sig {
     if consts::untyped().iter().any(|t| t.bits() == dt.bits()) {
-        Sig::opaque(size(dt))
+        Sig::opaque(native_size(dt))
     } else {
-        Sig::basic(id, size(dt))
+        Sig::basic(id, native_size(dt))
     }
 }
 

@@ -233,7 +233,13 @@ fn declare(states: &[Blocked]) -> ! {
         rank: 0,
         call: me.call,
         site: me.site,
-        what: graph::describe(states),
+        what: graph::describe(
+            states,
+            match crate::config::get().sends {
+                crate::config::Sends::Eager(limit) => Some(limit),
+                _ => None,
+            },
+        ),
         time: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64()),
