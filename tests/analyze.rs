@@ -457,3 +457,46 @@ fn bad_what_ifs_are_refused_with_the_reason() {
         assert!(err.contains(why), "{spec}: {err}");
     }
 }
+
+#[test]
+fn wait_states_are_named_by_call_site() {
+    // A sender 2 ms late: the wait is at the receive's line, its cause at
+    // the send's, and the path's compute at the send's site.
+    let (case, trace) = traced("waits", 2, &["sender", "2"]);
+    let src = repo().join("c-tests/programs/waits.c").display().to_string();
+    let at = |tag: &str| format!("{src}:{}", marked_line("c-tests/programs/waits.c", tag));
+    let (recv, send) = (at("// SITE_RECV"), at("// SITE_SEND"));
+    let report = analyze(&case, &trace, &[]);
+    let waits = &report["waits"];
+    assert_eq!(waits["sites_recorded"], true, "{waits}");
+    let first = &waits["by_site"][0];
+    assert_eq!(
+        (first["name"].as_str(), first["pattern"].as_str()),
+        (Some(recv.as_str()), Some("Late Sender")),
+        "{waits}"
+    );
+    assert!(first["time_s"].as_f64().unwrap() > 1.9e-3, "{waits}");
+    let worst = &waits["worst"][0];
+    assert_eq!(worst["call"]["site"].as_str(), Some(recv.as_str()), "{worst}");
+    assert_eq!(worst["cause"]["site"].as_str(), Some(send.as_str()), "{worst}");
+    let path = &report["path"]["by_site"][0];
+    assert_eq!(path["name"].as_str(), Some(send.as_str()), "{}", report["path"]);
+    let burst = path["time_s"].as_f64().unwrap();
+    // The site's compute, halved, gains half the burst before it (all of
+    // it on the path); the opportunities try it.
+    let spec = format!(
+        "compute site waits.c:{} x0.5",
+        marked_line("c-tests/programs/waits.c", "// SITE_SEND")
+    );
+    let report = analyze(&case, &trace, &["--what-if", &spec, "--opportunities", "4"]);
+    let p = &report["replays"]["what_if"][0];
+    let gain = p["gain_s"].as_f64().unwrap();
+    assert!((gain - burst / 2.0).abs() < 0.1 * burst, "burst {burst}: {p}");
+    let opportunities = report["replays"]["opportunities"].as_array().unwrap();
+    assert!(
+        opportunities
+            .iter()
+            .any(|o| o["change"].as_str() == Some(&format!("compute site {send} x0.8"))),
+        "{opportunities:?}"
+    );
+}

@@ -250,4 +250,104 @@ mod tests {
         let sites = Log::finish(&log);
         assert!(sites.table.is_empty() && sites.per_op.is_empty());
     }
+
+    /// Two ranks, each of whose calls are at one site: rank 0 computes
+    /// 2 us before its send (site a.c:5), rank 1 waits in its receive
+    /// (site a.c:9).
+    fn two_sites() -> Run {
+        let routines = ["MPI_Init", "MPI_Finalize", "MPI_Send", "MPI_Recv"];
+        let call = |r: u32, start: u64, end: u64, site: i64, peer: Option<i64>| {
+            let mut e = Event {
+                routine: r,
+                start,
+                end,
+                ..Event::default()
+            };
+            e.set(V::Site, Some(site));
+            if let Some(p) = peer {
+                for (v, x) in [(V::Comm, 0), (V::Peer, p), (V::Tag, 0), (V::Bytes, 8)] {
+                    e.set(v, Some(x));
+                }
+            }
+            e
+        };
+        let rank = |r: u32, mid: Event| pnmpi_trace::trace::Stream {
+            rank: r,
+            thread: 0,
+            events: vec![
+                call(0, 0, 10, i64::from(r), None),
+                mid,
+                call(1, 2030, 2040, i64::from(r), None),
+            ],
+        };
+        let file = |line| Site {
+            file: Some("/src/a.c".into()),
+            line: Some(line),
+            object: "/bin/a".into(),
+            offset: u64::from(line),
+            ..Site::default()
+        };
+        crate::load::from_trace(pnmpi_trace::Trace {
+            world_size: 2,
+            mpi: "test".into(),
+            routines: routines.map(String::from).to_vec(),
+            streams: vec![
+                rank(0, call(2, 2010, 2020, 0, Some(1))),
+                rank(1, call(3, 20, 2025, 1, Some(0))),
+            ],
+            sites: vec![file(5), file(9)],
+            ..pnmpi_trace::Trace::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_site_that_is_a_ranks_only_one_scales_as_the_rank_does() {
+        use crate::spec::Change;
+        use crate::whatif::{fit, Setup, Study};
+        let run = two_sites();
+        assert_eq!(
+            super::site(&run, OpRef { actor: 0, op: 1 }).as_deref(),
+            Some("/src/a.c:5")
+        );
+        let links = crate::matching::link(&run, 65536);
+        let setup = Setup {
+            machine: fit(&run, &links),
+            model: "simple".into(),
+        };
+        let study = Study::new(&run, setup).unwrap();
+        let by_rank = study
+            .predict(&Change::Compute {
+                rank: Some(0),
+                factor: 0.5,
+            })
+            .unwrap();
+        let by_site = study
+            .predict(&Change::ComputeSite {
+                site: "a.c:5".into(),
+                factor: 0.5,
+            })
+            .unwrap();
+        assert!(by_rank.gain_s > 0.9e-6, "{by_rank:?}");
+        assert_eq!(by_site.runtime_s, by_rank.runtime_s);
+        // Rank 1's site: its bursts are not on the path, nothing gained.
+        let other = study
+            .predict(&Change::ComputeSite {
+                site: "a.c:9".into(),
+                factor: 0.5,
+            })
+            .unwrap();
+        assert!(other.gain_s < by_rank.gain_s / 10.0, "{other:?}");
+        let e = study
+            .predict(&Change::ComputeSite {
+                site: "b.c:5".into(),
+                factor: 0.5,
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no call site of the trace is b.c:5") && e.contains("/src/a.c:9"),
+            "{e}"
+        );
+    }
 }
