@@ -447,7 +447,7 @@ fn bad_what_ifs_are_refused_with_the_reason() {
     let (case, trace) = traced("waits", 2, &["sender", "0.1"]);
     let t = trace.display().to_string();
     for (spec, why) in [
-        ("compute site cg.f:512 x0.5", "records no call sites"),
+        ("compute site cg.f:512 x0.5", "no call site of the trace"),
         ("compute rank 7 x0.5", "ranks 0 to 1"),
         ("network x2", "not a change"),
     ] {

@@ -172,7 +172,7 @@ fn the_tracer_records_fortran_and_shared_library_call_sites() {
         marked_line("c-tests/fortran/clib.c", "// CSITE_SENDRECV")
     );
     let calls = repo().join("c-tests/fortran/calls.F90").display().to_string();
-    let mut sends = vec![fortran_line("FSITE_SEND"), fortran_line("FSITE_SEND2")];
+    let mut sends = [fortran_line("FSITE_SEND"), fortran_line("FSITE_SEND2")];
     sends.sort_unstable();
     for binding in ["mpif.h", "use mpi", "use mpi_f08"] {
         let exe = fortran_calls(binding);
