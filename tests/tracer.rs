@@ -852,6 +852,28 @@ fn call_sites_name_the_program_lines_that_called() {
         case.dir(),
     ));
     assert_eq!(merged, dump);
+    // The OTF2 export attaches them to the calls' Enter records.
+    let otf2 = case.dir().join("t-otf2");
+    succeeded(pnmpi_cli(
+        &[
+            "trace",
+            "export",
+            "--format",
+            "otf2",
+            &pnt.display().to_string(),
+            "-o",
+            &otf2.display().to_string(),
+        ],
+        case.dir(),
+    ));
+    let out = Command::new("otf2-print")
+        .arg("-A")
+        .arg(otf2.join("traces.otf2"))
+        .output()
+        .expect("otf2-print runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let send = format!("SOURCE_CODE_LOCATION; \"{}\"", at("// SITE_SEND"));
+    assert!(out.status.success() && text.contains(&send), "{send}:\n{text}");
     // `argument sites off`: no sites.
     let mut off = Case::new();
     off.conf(&format!(
