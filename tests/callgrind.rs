@@ -19,7 +19,7 @@
 //! ```sh
 //! cargo test --release --test callgrind -- --ignored --nocapture
 //! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran, self
-//! CALLGRIND_TOOLS=checker cargo test ...   # some of: tracer, profiler, checker
+//! CALLGRIND_TOOLS=checker cargo test ...   # some of: tracer, tracer-nosites (`argument sites off`), profiler, checker
 //! MPIP_LIB=/path/libmpiP.so cargo test ...   # also under LLNL's mpiP
 //! ```
 //!
@@ -476,6 +476,13 @@ fn instructions_per_call_under_callgrind_bench() {
             "tracer",
             format!(
                 "module {}\nargument outdir trace\n",
+                target_dir().join("libtracer.so").display()
+            ),
+        ),
+        (
+            "tracer-nosites",
+            format!(
+                "module {}\nargument outdir trace\nargument sites off\n",
                 target_dir().join("libtracer.so").display()
             ),
         ),

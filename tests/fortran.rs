@@ -163,3 +163,45 @@ fn every_fortran_binding_reaches_each_module_with_c_handles() {
         );
     }
 }
+
+#[test]
+fn the_tracer_records_fortran_and_shared_library_call_sites() {
+    let clib = format!(
+        "{}:{}",
+        repo().join("c-tests/fortran/clib.c").display(),
+        marked_line("c-tests/fortran/clib.c", "// CSITE_SENDRECV")
+    );
+    let calls = repo().join("c-tests/fortran/calls.F90").display().to_string();
+    let mut sends = [fortran_line("FSITE_SEND"), fortran_line("FSITE_SEND2")];
+    sends.sort_unstable();
+    for binding in ["mpif.h", "use mpi", "use mpi_f08"] {
+        let exe = fortran_calls(binding);
+        let mut case = Case::new();
+        case.conf(&format!(
+            "module {}\nargument outdir trace\n",
+            target_dir().join("libtracer.so").display()
+        ));
+        under_pnmpi(&case, &exe).assert_ok();
+        let trace = case.dir().join("trace").display().to_string();
+        let dump = succeeded(pnmpi_cli(&["trace", "dump", &trace], case.dir()));
+        let sites = |routine: &str| -> Vec<String> {
+            dump.lines()
+                .filter(|l| l.split_whitespace().nth(3) == Some(routine))
+                .filter_map(|l| l.split_whitespace().find_map(|f| f.strip_prefix("site=")))
+                .map(str::to_string)
+                .collect()
+        };
+        // Rank 0's send and rank 1's, each from its Fortran line.
+        let mut got: Vec<String> = sites("MPI_Send");
+        got.sort();
+        let mut want: Vec<String> = sends.iter().map(|l| format!("{calls}:{l}")).collect();
+        want.sort();
+        assert_eq!(got, want, "{binding}:\n{dump}");
+        // The C library's exchange, from its own line in libclib.so.
+        assert_eq!(
+            sites("MPI_Sendrecv"),
+            [clib.clone(), clib.clone()],
+            "{binding}:\n{dump}"
+        );
+    }
+}

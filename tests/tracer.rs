@@ -793,3 +793,100 @@ fn v_collectives_record_the_bytes_of_each_peer() {
         .sum();
     assert!(bytes < 64 << 10, "{bytes} bytes of rank files");
 }
+
+/// The `site=` of the dump lines of `trace` whose routine is `routine`
+/// and that contain `with`, in order.
+fn sites_of(dump: &str, routine: &str, with: &str) -> Vec<String> {
+    dump.lines()
+        .filter(|l| l.split_whitespace().nth(3) == Some(routine) && l.contains(with))
+        .map(|l| {
+            l.split_whitespace()
+                .find_map(|f| f.strip_prefix("site="))
+                .unwrap_or("none")
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn call_sites_name_the_program_lines_that_called() {
+    // waits.c's main program: rank 0 sends (SITE_SEND), rank 1 receives
+    // (SITE_RECV); each rank's ready message is sent and received in
+    // late_by, and every call has its line.
+    let (case, trace) = traced("waits", 2, &["sender", "0.1"]);
+    let dump = succeeded(pnmpi_cli(
+        &["trace", "dump", &trace.display().to_string()],
+        case.dir(),
+    ));
+    let src = repo().join("c-tests/programs/waits.c").display().to_string();
+    let at = |tag: &str| format!("{src}:{}", marked_line("c-tests/programs/waits.c", tag));
+    assert_eq!(
+        sites_of(&dump, "MPI_Send", "tag=7"),
+        [at("// SITE_SEND")],
+        "{dump}"
+    );
+    assert_eq!(
+        sites_of(&dump, "MPI_Recv", "tag=7"),
+        [at("// SITE_RECV")],
+        "{dump}"
+    );
+    let every: Vec<&str> = dump.lines().filter(|l| l.contains(" MPI_")).collect();
+    assert!(
+        every.iter().all(|l| l.contains(&format!(" site={src}:"))),
+        "{dump}"
+    );
+    // The merged trace carries the same sites.
+    let pnt = case.dir().join("t.pnt");
+    succeeded(pnmpi_cli(
+        &[
+            "trace",
+            "merge",
+            &trace.display().to_string(),
+            "-o",
+            &pnt.display().to_string(),
+        ],
+        case.dir(),
+    ));
+    let merged = succeeded(pnmpi_cli(
+        &["trace", "dump", &pnt.display().to_string()],
+        case.dir(),
+    ));
+    assert_eq!(merged, dump);
+    // The OTF2 export attaches them to the calls' Enter records.
+    let otf2 = case.dir().join("t-otf2");
+    succeeded(pnmpi_cli(
+        &[
+            "trace",
+            "export",
+            "--format",
+            "otf2",
+            &pnt.display().to_string(),
+            "-o",
+            &otf2.display().to_string(),
+        ],
+        case.dir(),
+    ));
+    let out = Command::new("otf2-print")
+        .arg("-A")
+        .arg(otf2.join("traces.otf2"))
+        .output()
+        .expect("otf2-print runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let send = format!("SOURCE_CODE_LOCATION; \"{}\"", at("// SITE_SEND"));
+    assert!(out.status.success() && text.contains(&send), "{send}:\n{text}");
+    // `argument sites off`: no sites.
+    let mut off = Case::new();
+    off.conf(&format!(
+        "module {}\nargument sites off\n",
+        target_dir().join("libtracer.so").display()
+    ));
+    let trace = off.dir().join("trace");
+    off.env("PNMPI_TRACE_DIR", &trace.display().to_string());
+    off.mpirun(2, &program("waits", Link::Pnmpi), &["sender", "0.1"])
+        .assert_ok();
+    let dump = succeeded(pnmpi_cli(
+        &["trace", "dump", &trace.display().to_string()],
+        off.dir(),
+    ));
+    assert!(dump.contains("MPI_Send") && !dump.contains("site="), "{dump}");
+}

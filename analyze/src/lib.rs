@@ -8,8 +8,8 @@
 //! [`whatif`] replays the run, changed as a [`spec`] says, through
 //! `pnmpi-sim`'s engine; [`report`] prints the text, JSON and SVG, and
 //! [`marks`] puts the waits and the path on tracks of the Perfetto export.
-//! Sites ([`sites`]) are the hook for call sites, which traces do not
-//! record yet.
+//! [`sites`] gives each call its call site (file:line), where the trace
+//! records them, for the tables by site and `compute site` what-ifs.
 //!
 //! This crate sits above `pnmpi-trace` and `pnmpi-sim`: the trace crate
 //! knows nothing of replays, and the engine nothing of the analysis.

@@ -9,6 +9,7 @@
 //! is noted as the reader goes, and the times are the running sums from
 //! there: exact, since they are whole nanoseconds.
 
+use crate::sites::{CallSites, Log, SharedLog};
 use crate::AnalyzeError;
 use pnmpi_sim::input::events::EventSource;
 use pnmpi_sim::input::stream::StreamSource;
@@ -51,6 +52,8 @@ pub struct Run {
     pub ops: Vec<Vec<Op>>,
     /// Per actor, each op's call times.
     pub times: Vec<Vec<Span>>,
+    /// The ops' call sites, where the trace has them.
+    pub sites: CallSites,
     /// The reader, kept for the communicators' members.
     src: Box<dyn OpSource>,
 }
@@ -137,6 +140,7 @@ impl Run {
 struct Stamped<S: EventSource> {
     inner: S,
     first: Rc<RefCell<Vec<Option<u64>>>>,
+    sites: SharedLog,
 }
 
 impl<S: EventSource> EventSource for Stamped<S> {
@@ -160,6 +164,7 @@ impl<S: EventSource> EventSource for Stamped<S> {
                 first.resize(stream + 1, None);
             }
             first[stream].get_or_insert(ev.start);
+            self.sites.borrow_mut().note(stream, ev);
         }
         Ok(more)
     }
@@ -177,18 +182,25 @@ impl<S: EventSource> EventSource for Stamped<S> {
     }
 }
 
-fn stamped<S: EventSource + 'static>(inner: S, first: &Rc<RefCell<Vec<Option<u64>>>>) -> Box<dyn OpSource> {
+fn stamped<S: EventSource + 'static>(
+    inner: S,
+    first: &Rc<RefCell<Vec<Option<u64>>>>,
+    sites: &SharedLog,
+) -> Box<dyn OpSource> {
     Box::new(TraceOps::new(Stamped {
         inner,
         first: Rc::clone(first),
+        sites: Rc::clone(sites),
     }))
 }
 
 fn streamed<R: StreamedTrace + 'static>(
     reader: R,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
+    sites: &mut SharedLog,
 ) -> Box<dyn OpSource> {
-    stamped(StreamSource::new(reader), first)
+    *sites = Log::new(reader.sites());
+    stamped(StreamSource::new(reader), first, sites)
 }
 
 /// Reads a trace whole: a tracer folder, a merged `.pnt` or an OTF2
@@ -196,14 +208,20 @@ fn streamed<R: StreamedTrace + 'static>(
 /// `progress` is told of the ops read.
 pub fn open(path: &Path, progress: &dyn Fn(u64)) -> Result<Run, AnalyzeError> {
     let first = Rc::new(RefCell::new(Vec::new()));
+    let mut sites = Log::new(&[]);
     let name = path.display().to_string();
     let trace_err = |e| AnalyzeError::Trace(name.clone(), e);
     let src = if pnmpi_otf2::is_otf2(path) {
-        streamed(pnmpi_otf2::Otf2Trace::open(path).map_err(trace_err)?, &first)
+        streamed(
+            pnmpi_otf2::Otf2Trace::open(path).map_err(trace_err)?,
+            &first,
+            &mut sites,
+        )
     } else if path.is_dir() {
         streamed(
             pnmpi_trace::folder::FolderReader::open(path).map_err(trace_err)?,
             &first,
+            &mut sites,
         )
     } else {
         let mut head = Vec::with_capacity(8);
@@ -221,15 +239,17 @@ pub fn open(path: &Path, progress: &dyn Fn(u64)) -> Result<Run, AnalyzeError> {
         streamed(
             pnmpi_trace::stream::MergedReader::open(path).map_err(trace_err)?,
             &first,
+            &mut sites,
         )
     };
-    read_all(src, &first, progress)
+    read_all(src, &first, &sites, progress)
 }
 
 /// Reads every actor's ops and places them on the trace clock.
 fn read_all(
     mut src: Box<dyn OpSource>,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
+    sites: &SharedLog,
     progress: &dyn Fn(u64),
 ) -> Result<Run, AnalyzeError> {
     let actors = src.actors().to_vec();
@@ -254,7 +274,8 @@ fn read_all(
                 t = s + o.dur;
                 Span { start: s, end: t }
             })
-            .collect();
+            .collect::<Vec<Span>>();
+        sites.borrow_mut().place(a, &spans);
         ops.push(mine);
         times.push(spans);
     }
@@ -264,6 +285,7 @@ fn read_all(
         actors,
         ops,
         times,
+        sites: Log::finish(sites),
         src,
     })
 }
@@ -271,6 +293,7 @@ fn read_all(
 /// A run of a trace in memory (small traces, tests).
 pub fn from_trace(trace: pnmpi_trace::Trace) -> Result<Run, AnalyzeError> {
     let first = Rc::new(RefCell::new(Vec::new()));
-    let src = stamped(pnmpi_sim::input::events::MemorySource::new(trace), &first);
-    read_all(src, &first, &|_| {})
+    let sites = Log::new(&trace.sites);
+    let src = stamped(pnmpi_sim::input::events::MemorySource::new(trace), &first, &sites);
+    read_all(src, &first, &sites, &|_| {})
 }

@@ -24,6 +24,8 @@ struct Scaled<'r> {
     run: &'r Run,
     pos: Vec<usize>,
     factor: Vec<f64>,
+    /// The sites whose calls' bursts scale (a mask by site id), and by how much.
+    sites: Option<(Vec<bool>, f64)>,
 }
 
 impl OpSource for Scaled<'_> {
@@ -40,15 +42,22 @@ impl OpSource for Scaled<'_> {
     }
 
     fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, pnmpi_sim::SimError> {
-        let Some(o) = self.run.ops[actor].get(self.pos[actor]) else {
+        let at = self.pos[actor];
+        let Some(o) = self.run.ops[actor].get(at) else {
             return Ok(false);
         };
         self.pos[actor] += 1;
         op.clone_from(o);
-        op.gap *= self.factor[actor];
+        let mut factor = self.factor[actor];
+        if let Some((mask, f)) = &self.sites {
+            if mask.get(self.run.sites.id(actor, at) as usize) == Some(&true) {
+                factor *= f;
+            }
+        }
+        op.gap *= factor;
         // A local call (MPI_Wtime...) is CPU time as the analysis counts it.
         if let OpKind::Local = op.kind {
-            op.dur *= self.factor[actor];
+            op.dur *= factor;
         }
         Ok(true)
     }
@@ -78,6 +87,7 @@ impl Setup {
     /// Replays `run` with `change` applied (none: as recorded).
     fn replay(&self, run: &Run, change: Option<&Change>) -> Result<Outcome, AnalyzeError> {
         let mut factor = vec![1.0; run.actors.len()];
+        let mut sites = None;
         let mut machine = self.machine.clone();
         match change {
             None => {}
@@ -88,16 +98,13 @@ impl Setup {
                     }
                 }
             }
-            Some(Change::ComputeSite { site, .. }) => {
-                // Sites are the hook for traces that record them; none does yet.
-                let why = if crate::sites::recorded(run) {
-                    "scaling the compute of a site is not implemented yet"
-                } else {
-                    "this trace records no call sites (the tracer does not record them yet)"
-                };
-                return Err(AnalyzeError::Spec(format!(
-                    "--what-if \"compute site {site} ...\": {why}; use `compute rank R xF` or `compute xF`"
-                )));
+            Some(Change::ComputeSite { site, factor: f }) => {
+                let mask = crate::sites::named(run, site).map_err(|why| {
+                    AnalyzeError::Spec(format!(
+                        "--what-if \"compute site {site} x{f}\": {why}; use `compute rank R xF` or `compute xF`"
+                    ))
+                })?;
+                sites = Some((mask, *f));
             }
             Some(&Change::Latency(f)) => {
                 for level in [&mut machine.network.intra, &mut machine.network.inter] {
@@ -123,6 +130,7 @@ impl Setup {
             run,
             pos: vec![0; run.actors.len()],
             factor,
+            sites,
         };
         replay(&mut src, &machine, m.as_mut(), Options::default()).map_err(AnalyzeError::Sim)
     }
@@ -240,9 +248,10 @@ impl<'r> Study<'r> {
     }
 
     /// The `n` changes with the largest predicted gain among: each rank
-    /// on the critical path computing `factor` times as long (the ranks
-    /// with the most compute on it, up to 2n of them), every rank doing
-    /// so, latency halved and bandwidth doubled.
+    /// and each call site on the critical path computing `factor` times
+    /// as long (the ranks, and the sites, with the most compute on it, up
+    /// to 2n of each; a site's compute is the bursts before its calls),
+    /// every rank doing so, latency halved and bandwidth doubled.
     pub fn opportunities(
         &self,
         path: &[Segment],
@@ -269,6 +278,11 @@ impl<'r> Study<'r> {
                 factor,
             })
             .collect();
+        changes.extend(
+            crate::sites::on_path(self.run, path, 2 * n)
+                .into_iter()
+                .map(|site| Change::ComputeSite { site, factor }),
+        );
         changes.extend([
             Change::Compute { rank: None, factor },
             Change::Latency(0.5),

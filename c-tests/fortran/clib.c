@@ -9,6 +9,6 @@ void clib_exchange(const MPI_Fint *fcomm, int *received)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    MPI_Sendrecv(&rank, 1, MPI_INT, (rank + 1) % size, 3, received, 1, MPI_INT, (rank + size - 1) % size, 3,
+    MPI_Sendrecv(&rank, 1, MPI_INT, (rank + 1) % size, 3, received, 1, MPI_INT, (rank + size - 1) % size, 3, // CSITE_SENDRECV
                  comm, MPI_STATUS_IGNORE);
 }

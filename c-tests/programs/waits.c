@@ -52,9 +52,9 @@ int main(int argc, char **argv)
         if (rank < 2)
             late_by(0, delay, rank, 2);
         if (rank == 0)
-            MPI_Send(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+            MPI_Send(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD); // SITE_SEND
         else if (rank == 1)
-            MPI_Recv(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); // SITE_RECV
     } else if (strcmp(mode, "barrier") == 0) {
         late_by(size - 1, delay, rank, size);
         MPI_Barrier(MPI_COMM_WORLD);

@@ -104,6 +104,8 @@ struct Events<'a> {
     parents: &'a mut [Option<i64>],
     lost: FxHashMap<&'static str, u64>,
     end: u64,
+    /// Whether the trace has call sites, exported as `SourceCodeLocation`s.
+    sites: bool,
 }
 
 /// OTF2's request id of a pnmpi request: unique in the archive.
@@ -121,7 +123,11 @@ impl Events<'_> {
         let r = ev.routine as usize;
         let (start, end) = (ev.start, ev.end.max(ev.start));
         self.end = self.end.max(end);
-        w.write(start, Record::Enter(ev.routine))?;
+        let enter = match ev.get(V::Site).and_then(|s| u32::try_from(s).ok()) {
+            Some(site) if self.sites => Record::EnterAt(ev.routine, site),
+            _ => Record::Enter(ev.routine),
+        };
+        w.write(start, enter)?;
         let comm = ev.get(V::Comm).unwrap_or(COMM_WORLD);
         let tag = ev.get(V::Tag).unwrap_or(0);
         let bytes = ev.get(V::Bytes).unwrap_or(0).max(0) as u64;
@@ -348,6 +354,7 @@ fn write_archive(
         parents: &mut parents,
         lost: FxHashMap::default(),
         end: 0,
+        sites: !src.sites().is_empty(),
     };
     let mut metrics = Metrics::of(marks, &streams);
     let mut records = Vec::with_capacity(streams.len());
@@ -370,12 +377,24 @@ fn write_archive(
         records.push(ew.records());
         ew.close()?;
     }
-    let (end, mut lost) = (events.end, events.lost);
+    let (end, mut lost, sites) = (events.end, events.lost, events.sites);
     w.finish_events(0..streams.len() as u64)?;
     definitions(
         &mut w, &nodes, &routines, &comms, &parents, &streams, &records, end,
     )?;
     metrics.define(&mut w)?;
+    if sites {
+        // A site without a file is named by its object and offset.
+        let sites: Vec<(String, u32)> = src
+            .sites()
+            .iter()
+            .map(|s| match (&s.file, s.line) {
+                (Some(file), Some(line)) => (file.clone(), line),
+                _ => (s.place(), 0),
+            })
+            .collect();
+        w.sites(&sites)?;
+    }
     w.close()?;
     let mut lost: Vec<(String, u64)> = lost.drain().map(|(k, v)| (k.to_owned(), v)).collect();
     lost.sort();

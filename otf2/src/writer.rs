@@ -54,6 +54,10 @@ pub struct ArchiveWriter {
 pub enum Record {
     /// Entry into a region.
     Enter(u32),
+    /// Entry into a region from a call site: the region, and the
+    /// `SourceCodeLocation` ([`ArchiveWriter::sites`]) attached to the
+    /// `Enter` as the [`SITE_ATTRIBUTE`].
+    EnterAt(u32, u32),
     /// Exit from a region.
     Leave(u32),
     /// Blocking send: receiver (rank in comm), comm, tag, bytes.
@@ -87,7 +91,13 @@ pub struct EventWriter<'a> {
     archive: &'a ArchiveWriter,
     writer: *mut ffi::OTF2_EvtWriter,
     records: u64,
+    /// The attribute list of `Enter`s with a site (null until one).
+    attrs: *mut ffi::OTF2_AttributeList,
 }
+
+/// The attribute (id) that names an `Enter`'s call site: a
+/// `SourceCodeLocation`, defined by [`ArchiveWriter::sites`].
+pub const SITE_ATTRIBUTE: u32 = 0;
 
 impl ArchiveWriter {
     /// Creates the archive `dir/NAME.otf2` (with `dir/NAME/` for the
@@ -155,6 +165,7 @@ impl ArchiveWriter {
             archive: self,
             writer,
             records: 0,
+            attrs: std::ptr::null_mut(),
         })
     }
 
@@ -361,6 +372,35 @@ impl ArchiveWriter {
         check(code, &self.name, "writing a metric class")
     }
 
+    /// The call sites, `(file, line)` by id: `SourceCodeLocation` i, and
+    /// the attribute [`SITE_ATTRIBUTE`] that `Enter`s refer to them by.
+    pub fn sites(&mut self, sites: &[(String, u32)]) -> Result<()> {
+        let (name, description) = (
+            self.string("source code location")?,
+            self.string("the call site of the MPI call (pnmpi tracer)")?,
+        );
+        let d = self.defs()?;
+        // SAFETY: as in `clock`; the strings are defined.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteAttribute(
+                d,
+                SITE_ATTRIBUTE,
+                name,
+                description,
+                ffi::OTF2_TYPE_SOURCE_CODE_LOCATION as _,
+            )
+        };
+        check(code, &self.name, "writing the call-site attribute")?;
+        for (i, (file, line)) in sites.iter().enumerate() {
+            let file = self.string(file)?;
+            let d = self.defs()?;
+            // SAFETY: as in `clock`; the string is defined.
+            let code = unsafe { ffi::OTF2_GlobalDefWriter_WriteSourceCodeLocation(d, i as u32, file, *line) };
+            check(code, &self.name, "writing a source code location")?;
+        }
+        Ok(())
+    }
+
     /// Finishes and closes the archive.
     pub fn close(mut self) -> Result<()> {
         let archive = std::mem::replace(&mut self.archive, std::ptr::null_mut());
@@ -381,6 +421,15 @@ impl Drop for ArchiveWriter {
     }
 }
 
+impl Drop for EventWriter<'_> {
+    fn drop(&mut self) {
+        if !self.attrs.is_null() {
+            // SAFETY: the list this writer allocated, freed once.
+            unsafe { ffi::OTF2_AttributeList_Delete(self.attrs) };
+        }
+    }
+}
+
 impl EventWriter<'_> {
     /// Records written so far.
     pub fn records(&self) -> u64 {
@@ -391,11 +440,31 @@ impl EventWriter<'_> {
     pub fn write(&mut self, time: u64, rec: Record) -> Result<()> {
         let w = self.writer;
         let none = std::ptr::null_mut();
+        if let Record::EnterAt(_, site) = rec {
+            if self.attrs.is_null() {
+                // SAFETY: allocates an empty list, freed in `drop`.
+                self.attrs = unsafe { ffi::OTF2_AttributeList_New() };
+                if self.attrs.is_null() {
+                    return Err(error(
+                        &self.archive.name,
+                        "cannot allocate an attribute list",
+                        None,
+                    ));
+                }
+            }
+            // SAFETY: the list is this writer's, live; the values are plain.
+            let code =
+                unsafe { ffi::OTF2_AttributeList_AddSourceCodeLocationRef(self.attrs, SITE_ATTRIBUTE, site) };
+            check(code, &self.archive.name, "attaching a call site")?;
+        }
+        let attrs = self.attrs;
         // SAFETY: `w` is this location's open writer; no attribute list is
         // passed; the arguments are plain values.
         let code = unsafe {
             match rec {
                 Record::Enter(region) => ffi::OTF2_EvtWriter_Enter(w, none, time, region),
+                // The writer empties the list once the record is written.
+                Record::EnterAt(region, _) => ffi::OTF2_EvtWriter_Enter(w, attrs, time, region),
                 Record::Leave(region) => ffi::OTF2_EvtWriter_Leave(w, none, time, region),
                 Record::Send(to, comm, tag, len) => {
                     ffi::OTF2_EvtWriter_MpiSend(w, none, time, to, comm, tag, len)

@@ -107,6 +107,7 @@ pub fn write_marked(
             .map_err(io)?;
     }
     let routines: Vec<String> = src.routines().iter().map(|n| json_escape(n)).collect();
+    let sites: Vec<String> = src.sites().iter().map(|s| json_escape(&s.to_string())).collect();
     let mut m = Matcher::new(src.routines());
     let streams = src.stream_list();
     let (mut prev_end, mut named) = (0, 0);
@@ -133,8 +134,13 @@ pub fn write_marked(
         prev_end = e.end;
         let mut args = String::new();
         for (name, v) in VALUE_NAMES.iter().zip(e.vals) {
-            if let Some(v) = v {
-                args.push_str(&format!(",\"{name}\":{v}"));
+            match (v, *name) {
+                (Some(v), "site") => match usize::try_from(v).ok().and_then(|i| sites.get(i)) {
+                    Some(site) => args.push_str(&format!(",\"site\":\"{site}\"")),
+                    None => args.push_str(&format!(",\"site\":{v}")),
+                },
+                (Some(v), _) => args.push_str(&format!(",\"{name}\":{v}")),
+                (None, _) => {}
             }
         }
         if let Some(c) = e.newcomm {

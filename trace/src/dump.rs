@@ -6,6 +6,7 @@
 
 use crate::error::Error;
 use crate::fields::{NV, VALUE_NAMES};
+use crate::sites::Site;
 use crate::source::{for_each_event_of, StreamedTrace};
 use crate::trace::{Event, ReqRef};
 use crate::Result;
@@ -15,6 +16,7 @@ use std::io::Write;
 struct Names<'a> {
     routines: &'a [String],
     streams: &'a [(u32, u32)],
+    sites: &'a [Site],
 }
 
 impl Names<'_> {
@@ -40,6 +42,13 @@ impl Names<'_> {
                             e.first_req.to_string()
                         }
                     ));
+                } else if *name == "site" {
+                    // `site=file:line` (`object+0xoffset` without debug
+                    // information); the id if the table lacks it.
+                    match usize::try_from(v).ok().and_then(|i| self.sites.get(i)) {
+                        Some(site) => line.push_str(&format!(" site={}", site.place())),
+                        None => line.push_str(&format!(" site=#{v}")),
+                    }
                 } else {
                     line.push_str(&format!(" {name}={v}"));
                 }
@@ -111,9 +120,11 @@ pub fn dump(
         writeln!(out, "{line}").map_err(io)?;
     }
     let routines = src.routines().to_vec();
+    let sites = src.sites().to_vec();
     let names = Names {
         routines: &routines,
         streams: &streams,
+        sites: &sites,
     };
     let wanted = |(rank, _): (u32, u32)| only.is_none_or(|r| r == rank);
     for_each_event_of(src, &wanted, progress, |_, _, (rank, thread), _, e| {

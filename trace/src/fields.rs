@@ -36,13 +36,17 @@ pub const INIT: u32 = 1 << 12;
 /// Format version 2: bytes sent to and received from each peer of a `v`
 /// collective ([`crate::counts`]).
 pub const COUNTS: u32 = 1 << 13;
+/// Merged traces, format version 3: the call site, an id of the trace's
+/// site table ([`crate::sites`]). (Rank files carry their sites in the
+/// event head, not in the mask.)
+pub const SITE: u32 = 1 << 14;
 /// Every bit this version defines.
-pub const ALL: u32 = (1 << 14) - 1;
+pub const ALL: u32 = (1 << 15) - 1;
 
 /// The value fields of a merged trace, in mask-bit order: each is one
 /// number, and a clear bit means "same as the previous event of the same
 /// routine in this chunk".
-pub const VALUE_BITS: [u32; 10] = [PEER, TAG, COMM, BYTES, REQ, ROOT, RBYTES, SRC, RTAG, STATUS];
+pub const VALUE_BITS: [u32; NV] = [PEER, TAG, COMM, BYTES, REQ, ROOT, RBYTES, SRC, RTAG, STATUS, SITE];
 
 /// Index of a value field of a merged event ([`crate::trace::Event::vals`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,14 +71,16 @@ pub enum V {
     Rtag,
     /// [`STATUS`]: wildcard flags.
     Wild,
+    /// [`SITE`]: the call site's id in the trace's site table.
+    Site,
 }
 
 /// Number of value fields.
-pub const NV: usize = 10;
+pub const NV: usize = 11;
 
 /// Field names for `dump` and error messages, by [`V`] index.
 pub const VALUE_NAMES: [&str; NV] = [
-    "peer", "tag", "comm", "bytes", "reqs", "root", "rbytes", "src", "rtag", "wild",
+    "peer", "tag", "comm", "bytes", "reqs", "root", "rbytes", "src", "rtag", "wild", "site",
 ];
 
 /// Merged traces: `MPI_PROC_NULL` as a peer or root.

@@ -45,6 +45,7 @@ use crate::merge::{
     TimeMap,
 };
 use crate::rank_reader::{RankReader, MIN_WINDOW, WINDOW};
+use crate::sites::Site;
 use crate::trace::{Comm, Event, MergedWriter, RankClock};
 use std::path::Path;
 
@@ -82,6 +83,8 @@ struct RankState {
     times: TimeMap,
     /// Merged stream index of each slot.
     index: Vec<u32>,
+    /// The run's id of each of the rank's site ids.
+    sites: Vec<Option<u32>>,
     /// Per slot, the lane that serves it, once read (a single-threaded
     /// rank has one lane, for slot 0).
     lanes: Vec<Option<Lane>>,
@@ -105,6 +108,7 @@ impl RankState {
             let mut conv = RankConverter::new(
                 run,
                 &reader.header,
+                self.sites.clone(),
                 self.index.clone(),
                 self.times.clone(),
                 origin,
@@ -241,7 +245,9 @@ impl FolderReader {
             for name in &reader.header.routines {
                 run.routine(name);
             }
+            let sites = run.sites.map_rank(&reader.sites);
             ranks.push(RankState {
+                sites,
                 lanes: (0..threads.len()).map(|_| None).collect(),
                 records: reader.records,
                 size: reader.size,
@@ -291,6 +297,12 @@ impl FolderReader {
     /// the event is read.
     pub fn comms(&self) -> &[Comm] {
         &self.run.comms
+    }
+
+    /// The run's call sites, every rank's interned at opening (events'
+    /// [`V::Site`](crate::fields::V::Site) values index them).
+    pub fn sites(&self) -> &[Site] {
+        &self.run.sites.sites
     }
 
     /// Records in the rank files' complete chunks: the events to come.
@@ -429,8 +441,16 @@ pub fn save_merged(dir: &Path, path: &Path, progress: &dyn Fn(u64)) -> Result<Sa
     // Pass 2: each stream read again from the start.
     crate::trace::save_atomic(path, |out, tmp| {
         let io = |e| Error::io(tmp, e);
-        let mut w =
-            MergedWriter::new(out, f.world_size, &f.mpi, &routines, &f.run.comms, &f.clocks).map_err(io)?;
+        let mut w = MergedWriter::new(
+            out,
+            f.world_size,
+            &f.mpi,
+            &routines,
+            &f.run.comms,
+            &f.clocks,
+            f.sites(),
+        )
+        .map_err(io)?;
         let mut events = 0u64;
         for i in 0..f.streams.len() {
             let StreamAt { rank, thread, .. } = f.streams[i];

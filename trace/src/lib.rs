@@ -37,6 +37,7 @@ mod read_ahead;
 pub mod repeats;
 pub mod routine;
 pub mod simgrid;
+pub mod sites;
 pub mod source;
 pub mod stats;
 pub mod stream;

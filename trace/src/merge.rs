@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::fields::*;
 use crate::live_requests::LiveRequests;
 use crate::rank::{Clock, ClockPair, MpiValues, RankFile, RankHeader, RawRecord, Sync};
+use crate::sites::SiteTable;
 use crate::trace::{Comm, Done, Event, RankClock, ReqRef, Stream, Trace};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
@@ -237,7 +238,8 @@ pub fn merge(mut files: Vec<(String, RankFile)>) -> Result<(Trace, Vec<String>)>
                 events: Vec::with_capacity(s.records.len()),
             })
             .collect();
-        let mut conv = RankConverter::new(&mut run, &f.header, index.clone(), times, origin);
+        let sites = run.sites.map_rank(&f.sites);
+        let mut conv = RankConverter::new(&mut run, &f.header, sites, index.clone(), times, origin);
         let mut src = FileRecords {
             file: f,
             next: vec![0; f.streams.len()],
@@ -266,6 +268,7 @@ pub fn merge(mut files: Vec<(String, RankFile)>) -> Result<(Trace, Vec<String>)>
         comms: run.comms,
         streams,
         clocks,
+        sites: run.sites.sites,
     };
     Ok((trace, warnings))
 }
@@ -531,6 +534,8 @@ pub(crate) struct RunTables {
     pub unknown_comms: u64,
     /// Completions of requests no converter saw created.
     pub unknown_reqs: u64,
+    /// The run's call sites, each rank's interned in rank order.
+    pub sites: SiteTable,
     /// `MPI_COMM_WORLD`, which every rank's converter shares (its members
     /// are the whole world: one copy per rank would grow with the square
     /// of the ranks).
@@ -547,6 +552,7 @@ impl RunTables {
             comms: Vec::new(),
             unknown_comms: 0,
             unknown_reqs: 0,
+            sites: SiteTable::default(),
             world_comm: Rc::new(CommInfo {
                 id: COMM_WORLD,
                 members: (0..i64::from(world)).collect(),
@@ -640,6 +646,8 @@ pub(crate) struct RankConverter {
     /// Merged stream index, by slot (thread stream in file order).
     stream_index: Vec<u32>,
     next_req: Vec<u32>,
+    /// The run's id of each of the rank's site ids.
+    sites: Vec<Option<u32>>,
     comms: FxHashMap<u64, Rc<CommInfo>>,
     seen: HashMap<(Vec<i64>, Option<Vec<i64>>), u32>,
     /// Live requests by handle. Open MPI hands out one shared handle for
@@ -656,10 +664,12 @@ pub(crate) struct RankConverter {
 impl RankConverter {
     /// The converter of the rank with header `h`, whose thread streams (in
     /// file order) become merged streams `stream_index`; `origin` is the
-    /// run's (from [`origin`]). Registers the rank's routines in `run`.
+    /// run's (from [`origin`]); `sites` maps the rank's site ids to the
+    /// run's ([`SiteTable::map_rank`]). Registers the rank's routines in `run`.
     pub(crate) fn new(
         run: &mut RunTables,
         h: &RankHeader,
+        sites: Vec<Option<u32>>,
         stream_index: Vec<u32>,
         times: TimeMap,
         origin: u64,
@@ -683,6 +693,7 @@ impl RankConverter {
                 .map(|n| (run.routine(n), RoutineRole::of(n)))
                 .collect(),
             next_req: vec![0; stream_index.len()],
+            sites,
             stream_index,
             comms,
             seen: HashMap::new(),
@@ -723,6 +734,10 @@ impl RankConverter {
         ev.newcomm = None;
         ev.vals[V::Bytes as usize] = r.bytes;
         ev.vals[V::Rbytes as usize] = r.rbytes;
+        ev.vals[V::Site as usize] = r
+            .site
+            .and_then(|s| self.sites.get(s as usize).copied().flatten())
+            .map(i64::from);
         // Per-peer counts stay in communicator rank order.
         ev.counts.clone_from(&r.counts);
         let comm = r.comm.and_then(|c| {

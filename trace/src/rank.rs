@@ -12,6 +12,7 @@ use crate::counts::{CountsHistory, PeerBytesOf};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
 use crate::repeats::{Args, Repeats};
+use crate::sites::{parse_rank_sites, Site, CHUNK_SITES};
 use crate::varint::{self, zigzag, Cursor, Sink};
 use std::path::Path;
 
@@ -248,6 +249,8 @@ pub struct RawCall<Reqs, Done, Ranks> {
     pub newcomm: Option<NewCommOf<Ranks>>,
     /// [`COUNTS`]: bytes to and from each peer of a `v` collective.
     pub counts: Option<PeerBytesOf<Ranks>>,
+    /// The call site: an id of the rank's `SITES` chunks (format 4).
+    pub site: Option<u32>,
 }
 
 /// One call as the tracer records it: the encoder's input.
@@ -282,6 +285,7 @@ where
             status: self.status,
             newcomm: self.newcomm.as_ref().map(NewCommOf::as_raw),
             counts: self.counts.as_ref().map(PeerBytesOf::as_raw),
+            site: self.site,
         }
     }
 }
@@ -306,6 +310,7 @@ impl RawEvent<'static> {
             status: None,
             newcomm: None,
             counts: None,
+            site: None,
         }
     }
 }
@@ -316,7 +321,7 @@ impl RawEvent<'_> {
         const V: usize = varint::MAX_LEN;
         // The head byte and the 8-byte stores of the times: at most 24
         // bytes where two varints took 20.
-        let mut n = 4 * V + 8 * V + 2 * V + 2 * V + 8;
+        let mut n = 4 * V + 8 * V + 2 * V + 2 * V + 8 + V;
         n += self.reqs.len() * V + self.done.len() * (3 * V + 1);
         if let Some(c) = &self.newcomm {
             n += 4 * V + (c.members.len() + c.remote.map_or(0, <[i64]>::len)) * V;
@@ -348,6 +353,8 @@ pub struct P2p {
     pub req: Option<u64>,
     /// (source, tag) from the status.
     pub status: Option<(i64, i64)>,
+    /// The call site's id.
+    pub site: Option<u32>,
 }
 
 /// Room that [`RawEncoder::encode_p2p`] may need: routine, mask, at most
@@ -365,6 +372,7 @@ impl P2p {
             bytes: Some(self.bytes),
             reqs: req,
             status: self.status,
+            site: self.site,
             ..RawEvent::plain(self.routine, self.start, self.end)
         }
     }
@@ -385,6 +393,8 @@ pub struct Coll {
     pub bytes: Option<i64>,
     /// Root, local to the communicator, if the routine has one.
     pub root: Option<i64>,
+    /// The call site's id.
+    pub site: Option<u32>,
 }
 
 impl Coll {
@@ -394,6 +404,7 @@ impl Coll {
             comm: Some(self.comm),
             bytes: self.bytes,
             root: self.root,
+            site: self.site,
             ..RawEvent::plain(self.routine, self.start, self.end)
         }
     }
@@ -429,9 +440,14 @@ pub struct RawEncoder {
 /// of the previous event of its routine that had them all, and omits them.
 pub const SAME: u8 = 1 << 6;
 
+/// Head byte bit (format version 4): the call site's id follows the
+/// duration, as a varint.
+pub const SITE_HEAD: u8 = 1 << 7;
+
 /// Room that the start of an event may need: routine, head, gap and
-/// duration (with the slack of their 8-byte stores) and a one-byte mask.
-const HEAD_ROOM: usize = 24;
+/// duration (with the slack of their 8-byte stores), a site id and a
+/// one-byte mask.
+const HEAD_ROOM: usize = 32;
 
 /// What a finished chunk's prefix needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -484,8 +500,9 @@ impl RawEncoder {
     }
 
     /// Writes what starts every event into `out`: its routine code, its
-    /// head byte (with [`SAME`] if `same`), its gap and duration, and its
-    /// field `mask`; returns the bytes written. The first [`HEAD_ROOM`]
+    /// head byte (with [`SAME`] if `same`, [`SITE_HEAD`] with a `site`),
+    /// its gap and duration, its site, and its field `mask`; returns the
+    /// bytes written. The first [`HEAD_ROOM`]
     /// bytes of `out` are written as a fixed array: one bounds check,
     /// and plain stores. With `wide`, times that both fit 4 bytes take 4
     /// each, without measuring them (the point-to-point path, where the
@@ -501,6 +518,7 @@ impl RawEncoder {
         same: bool,
         mask: u32,
         wide: bool,
+        site: Option<u32>,
     ) -> usize {
         debug_assert!(
             routine <= u32::from(u16::MAX),
@@ -513,7 +531,7 @@ impl RawEncoder {
         self.prev_end = self.prev_end.wrapping_add(gap).wrapping_add(dur);
         self.count += 1;
         let a: &mut [u8; HEAD_ROOM] = (&mut out[..HEAD_ROOM]).try_into().expect("room");
-        let same = u64::from(same) << 22;
+        let same = u64::from(same) << 22 | u64::from(site.is_some()) << 23;
         let n = if wide && (gap | dur) >> 32 == 0 {
             // Routine (2 bytes) and head (4-byte times) in one store, both
             // times in another.
@@ -530,6 +548,18 @@ impl RawEncoder {
             a[n..n + 8].copy_from_slice(&dur.to_le_bytes());
             n + 1 + dur_code as usize
         };
+        let n = match site {
+            None => n,
+            Some(id) if id < 0x80 => {
+                a[n] = id as u8;
+                n + 1
+            }
+            Some(id) => {
+                let mut s = Sink::new(&mut a[n..]);
+                s.put(u64::from(id));
+                n + s.len()
+            }
+        };
         if mask < 0x80 {
             a[n] = mask as u8;
             return n + 1;
@@ -544,8 +574,15 @@ impl RawEncoder {
     /// routines: times that fit 4 bytes take 4 each (12 bytes an event),
     /// without measuring them.
     #[inline(always)]
-    pub fn encode_plain(&mut self, routine: u32, start: u64, end: u64, out: &mut [u8]) -> usize {
-        self.head(out, routine, start, end, false, 0, true)
+    pub fn encode_plain(
+        &mut self,
+        routine: u32,
+        start: u64,
+        end: u64,
+        site: Option<u32>,
+        out: &mut [u8],
+    ) -> usize {
+        self.head(out, routine, start, end, false, 0, true, site)
     }
 
     /// Encodes a point-to-point call exactly as [`RawEncoder::encode`]
@@ -568,7 +605,16 @@ impl RawEncoder {
         if call.status.is_some() {
             mask |= STATUS;
         }
-        let n = self.head(out, call.routine, call.start, call.end, same, mask, true);
+        let n = self.head(
+            out,
+            call.routine,
+            call.start,
+            call.end,
+            same,
+            mask,
+            true,
+            call.site,
+        );
         let comm_delta = call.comm.wrapping_sub(self.last_comm) as i64;
         self.last_comm = call.comm;
         if same && mask == PEER | TAG | COMM | BYTES {
@@ -597,18 +643,20 @@ impl RawEncoder {
     /// [`RawEvent`] whose `done` holds `done` or nothing, without building
     /// one. `out` must hold at least [`SMALL_MAX`] bytes.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub fn encode_done(
         &mut self,
         routine: u32,
         start: u64,
         end: u64,
+        site: Option<u32>,
         done: Option<RawDone>,
         out: &mut [u8],
     ) -> usize {
         let Some(d) = done else {
-            return self.head(out, routine, start, end, false, 0, true);
+            return self.head(out, routine, start, end, false, 0, true, site);
         };
-        let n = self.head(out, routine, start, end, false, DONE, true);
+        let n = self.head(out, routine, start, end, false, DONE, true, site);
         let delta = zigzag(d.handle.wrapping_sub(self.last_req) as i64);
         self.last_req = d.handle;
         if let Some((source, tag)) = d.status {
@@ -643,7 +691,16 @@ impl RawEncoder {
         if call.root.is_some() {
             mask |= ROOT;
         }
-        let n = self.head(out, call.routine, call.start, call.end, false, mask, true);
+        let n = self.head(
+            out,
+            call.routine,
+            call.start,
+            call.end,
+            false,
+            mask,
+            true,
+            call.site,
+        );
         let mut s = Sink::new(&mut out[n..]);
         s.put_i(call.comm.wrapping_sub(self.last_comm) as i64);
         self.last_comm = call.comm;
@@ -674,7 +731,7 @@ impl RawEncoder {
         mask |= bit(ev.rbytes.is_some(), RBYTES) | bit(ev.src.is_some(), SRC) | bit(ev.rtag.is_some(), RTAG);
         mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
         mask |= bit(ev.counts.is_some(), COUNTS);
-        let n = self.head(out, ev.routine, ev.start, ev.end, same, mask, false);
+        let n = self.head(out, ev.routine, ev.start, ev.end, same, mask, false, ev.site);
         let mut s = Sink::new(&mut out[n..]);
         if let (Some(c), true) = (ev.comm, same) {
             self.last_comm = c;
@@ -805,6 +862,8 @@ pub(crate) struct RawDecoder {
     /// Format version 3 or later: events have a head byte and may repeat
     /// arguments (before 3, times are varints).
     packed: bool,
+    /// Format version 4 or later: the head byte may announce a site.
+    sites: bool,
 }
 
 impl RawDecoder {
@@ -816,20 +875,22 @@ impl RawDecoder {
             last_comm: 0,
             last_req: 0,
             packed: version >= 3,
+            sites: version >= 4,
         }
     }
 
-    /// The routine code, gap and duration of an event, and whether it
-    /// repeats its routine's arguments.
+    /// The routine code, gap and duration of an event, whether it
+    /// repeats its routine's arguments, and its site.
     #[inline(always)]
-    fn start(&self, c: &mut Cursor<'_>) -> Result<(u32, u64, u64, bool), Malformed> {
+    #[allow(clippy::type_complexity)]
+    fn start(&self, c: &mut Cursor<'_>) -> Result<(u32, u64, u64, bool, Option<u32>), Malformed> {
         if !self.packed {
-            return Ok((c.u32()?, c.u64()?, c.u64()?, false));
+            return Ok((c.u32()?, c.u64()?, c.u64()?, false, None));
         }
         let routine = c.le(2)? as u32;
         let at = c.offset();
         let head = c.u8()?;
-        if head & 0x80 != 0 {
+        if head & SITE_HEAD != 0 && !self.sites {
             return Err(Malformed::new(
                 at,
                 format!("unknown bits in event head {head:#x}"),
@@ -837,12 +898,17 @@ impl RawDecoder {
         }
         let gap = c.le(usize::from(head & 7) + 1)?;
         let dur = c.le(usize::from(head >> 3 & 7) + 1)?;
-        Ok((routine, gap, dur, head & SAME != 0))
+        let site = if head & SITE_HEAD != 0 {
+            Some(c.u32()?)
+        } else {
+            None
+        };
+        Ok((routine, gap, dur, head & SAME != 0, site))
     }
 
     /// The gap of the event at `c` (the start of a chunk's first event).
     pub(crate) fn first_gap(&self, c: &mut Cursor<'_>) -> Result<u64, Malformed> {
-        self.start(c).map(|(_, gap, _, _)| gap)
+        self.start(c).map(|(_, gap, _, _, _)| gap)
     }
 
     /// Decodes the next event into `r`, reusing its lists' memory.
@@ -859,7 +925,7 @@ impl RawDecoder {
         repeats: &mut Repeats,
     ) -> Result<(), Malformed> {
         let at = c.offset();
-        let (routine, gap, dur, same) = self.start(c)?;
+        let (routine, gap, dur, same, site) = self.start(c)?;
         if routine as usize >= routines {
             return Err(Malformed::new(
                 at,
@@ -871,7 +937,7 @@ impl RawDecoder {
         self.prev_end = end;
         let mask_at = c.offset();
         let mask = c.u64()?;
-        if mask & !u64::from(ALL & !INIT) != 0 {
+        if mask & !u64::from(ALL & !INIT & !SITE) != 0 {
             return Err(Malformed::new(
                 mask_at,
                 format!("unknown field bits in mask {mask:#x}"),
@@ -882,6 +948,7 @@ impl RawDecoder {
         r.routine = routine;
         r.start = start;
         r.end = end;
+        r.site = site;
         if same {
             const FOUR: u32 = PEER | TAG | COMM | BYTES;
             if mask & FOUR != FOUR {
@@ -1079,6 +1146,8 @@ pub struct RankFile {
     pub end: Option<u64>,
     /// Set when the file ends inside a chunk.
     pub truncated: Option<Malformed>,
+    /// Its call sites: (the rank's id, site), from its `SITES` chunks.
+    pub sites: Vec<(u32, Site)>,
 }
 
 impl RankFile {
@@ -1097,6 +1166,7 @@ impl RankFile {
             syncs: Vec::new(),
             end: None,
             truncated: file.truncated,
+            sites: Vec::new(),
         };
         for chunk in file.chunks {
             let mut c = chunk.payload;
@@ -1108,6 +1178,7 @@ impl RankFile {
                     out.syncs.push(sync);
                 }
                 CHUNK_END => out.end = Some(c.u64()?),
+                CHUNK_SITES => parse_rank_sites(&mut c, &mut out.sites)?,
                 // Later versions may add chunk types; this reader skips them.
                 _ => continue,
             }
@@ -1170,6 +1241,7 @@ mod tests {
                 bytes: 4,
                 req: None,
                 status: None,
+                site: None,
             },
             P2p {
                 routine: 4,
@@ -1181,6 +1253,7 @@ mod tests {
                 bytes: 1 << 40,
                 req: None,
                 status: Some((1, 7)),
+                site: None,
             },
             P2p {
                 routine: 5,
@@ -1192,6 +1265,7 @@ mod tests {
                 bytes: 0,
                 req: Some(0x7f00_dead_0000),
                 status: None,
+                site: Some(3),
             },
             P2p {
                 routine: 6,
@@ -1203,6 +1277,7 @@ mod tests {
                 bytes: -1,
                 req: Some(0x10),
                 status: Some((i64::MIN, -3)),
+                site: Some(200_000),
             },
         ];
         // Each call twice, so that the second repeats its arguments.
@@ -1358,12 +1433,16 @@ mod tests {
     fn plain_events_take_a_few_bytes() {
         let mut enc = RawEncoder::new(0);
         let mut buf = [0u8; 64];
-        let n = enc.encode_plain(55, 100, 130, &mut buf);
+        let n = enc.encode_plain(55, 100, 130, None, &mut buf);
         // Routine (2 bytes), head (4-byte times), gap, duration, mask.
         assert_eq!(n, 12);
         assert_eq!(buf[..12], [55, 0, 0x1b, 100, 0, 0, 0, 30, 0, 0, 0, 0]);
         assert_eq!(enc.count(), 1);
         assert_eq!(enc.prev_end(), 130);
+        // A call site: the head's bit 7, then its id, one more byte.
+        let n = enc.encode_plain(55, 140, 150, Some(5), &mut buf);
+        assert_eq!(n, 13);
+        assert_eq!(buf[..13], [55, 0, 0x9b, 10, 0, 0, 0, 10, 0, 0, 0, 5, 0]);
     }
 
     #[test]

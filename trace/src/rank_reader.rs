@@ -23,6 +23,7 @@ use crate::rank::{
     ClockPair, EventsPrefix, RankHeader, RawDecoder, RawRecord, Sync, CHUNK_END, CHUNK_EVENTS, CHUNK_SYNC,
 };
 use crate::repeats::Repeats;
+use crate::sites::{parse_rank_sites, Site, CHUNK_SITES};
 use crate::stream::{
     check_crc, crc_in_steps, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step,
 };
@@ -109,6 +110,8 @@ pub struct RankReader {
     pub end: Option<u64>,
     /// Set when the file ends inside a chunk.
     pub truncated: Option<Malformed>,
+    /// Its call sites: (the rank's id, site), from its `SITES` chunks.
+    pub sites: Vec<(u32, Site)>,
     /// The file's size in bytes.
     pub size: u64,
     /// Its format version.
@@ -143,6 +146,7 @@ impl RankReader {
             syncs: Vec::new(),
             end: None,
             truncated: None,
+            sites: Vec::new(),
             size: o.len,
             version: version[0],
             records: 0,
@@ -174,18 +178,18 @@ impl RankReader {
                     self.events_chunk(at, &data)?;
                     r.seek_relative((at.len() - data.len()) as i64).map_err(io)?;
                 }
-                CHUNK_SYNC | CHUNK_END => {
+                CHUNK_SYNC | CHUNK_END | CHUNK_SITES => {
                     let mut data = vec![0u8; at.len()];
                     r.read_exact(&mut data).map_err(io)?;
                     check_crc(&data, at.crc, at.frame, ty, &name)?;
                     let mut c = Cursor::new(&data, at.payload);
-                    let parsed = if ty == CHUNK_SYNC {
-                        Sync::parse(&mut c).map(|s| {
+                    let parsed = match ty {
+                        CHUNK_SYNC => Sync::parse(&mut c).map(|s| {
                             self.pairs.push(s.pair);
                             self.syncs.push(s);
-                        })
-                    } else {
-                        c.u64().map(|n| self.end = Some(n))
+                        }),
+                        CHUNK_SITES => parse_rank_sites(&mut c, &mut self.sites),
+                        _ => c.u64().map(|n| self.end = Some(n)),
                     };
                     parsed
                         .and_then(|()| match c.is_empty() {
@@ -322,6 +326,7 @@ impl RankReader {
             syncs: self.syncs.clone(),
             end: self.end,
             truncated: self.truncated.clone(),
+            sites: self.sites.clone(),
             size: self.size,
             version: self.version,
             records: self.records,

@@ -6,6 +6,7 @@
 //! and never hold the whole trace.
 
 use crate::folder::FolderReader;
+use crate::sites::Site;
 use crate::stream::MergedReader;
 use crate::trace::{Comm, Event};
 use crate::Result;
@@ -53,6 +54,12 @@ pub trait StreamedTrace {
     fn host(&self, _rank: u32) -> Option<&str> {
         None
     }
+    /// The call sites that events' [`V::Site`](crate::fields::V::Site)
+    /// values index; empty when the trace records none (traces before
+    /// format version 4, `argument sites off`, OTF2 archives).
+    fn sites(&self) -> &[Site] {
+        &[]
+    }
 }
 
 impl StreamedTrace for MergedReader {
@@ -94,6 +101,10 @@ impl StreamedTrace for MergedReader {
 
     fn warnings(&self) -> Vec<String> {
         self.truncated.iter().map(|e| e.to_string()).collect()
+    }
+
+    fn sites(&self) -> &[Site] {
+        &self.sites
     }
 }
 
@@ -140,6 +151,10 @@ impl StreamedTrace for FolderReader {
 
     fn host(&self, rank: u32) -> Option<&str> {
         FolderReader::host(self, rank)
+    }
+
+    fn sites(&self) -> &[Site] {
+        FolderReader::sites(self)
     }
 }
 

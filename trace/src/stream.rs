@@ -19,6 +19,7 @@
 use crate::container::{readable, Kind, MAGIC};
 use crate::error::{Error, Malformed, Result};
 use crate::read_ahead::ReadAhead;
+use crate::sites::{parse_merged_sites, Site, CHUNK_MERGED_SITES};
 use crate::trace::{
     parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Event, RankClock, StreamHead, CHUNK_CLOCKS,
     CHUNK_COMMS, CHUNK_STREAM,
@@ -103,6 +104,8 @@ pub struct MergedReader {
     pub comms: Vec<Comm>,
     /// Per rank clock alignment.
     pub clocks: Vec<RankClock>,
+    /// Call sites (empty when the trace records none).
+    pub sites: Vec<Site>,
     /// The streams kept ([`MergedReader::keep`]: the streams from
     /// `first` on; all of them unless told).
     heads: Vec<Head>,
@@ -296,6 +299,7 @@ impl MergedReader {
             routines,
             comms: Vec::new(),
             clocks: Vec::new(),
+            sites: Vec::new(),
             heads: Vec::new(),
             streams: Vec::new(),
             first: 0,
@@ -337,15 +341,15 @@ impl MergedReader {
             };
             let (payload, size) = (at.payload, at.len());
             match ty {
-                CHUNK_COMMS | CHUNK_CLOCKS => {
+                CHUNK_COMMS | CHUNK_CLOCKS | CHUNK_MERGED_SITES => {
                     let mut data = vec![0u8; size];
                     r.read_exact(&mut data).map_err(io)?;
                     check_crc(&data, at.crc, at.frame, ty, &name)?;
                     let mut c = Cursor::new(&data, payload);
-                    if ty == CHUNK_COMMS {
-                        parse_comms(&mut c, &mut self.comms)
-                    } else {
-                        parse_clocks(&mut c, &mut self.clocks)
+                    match ty {
+                        CHUNK_COMMS => parse_comms(&mut c, &mut self.comms),
+                        CHUNK_CLOCKS => parse_clocks(&mut c, &mut self.clocks),
+                        _ => parse_merged_sites(&mut c, &mut self.sites),
                     }
                     .map_err(|e| e.in_file(&name))?;
                 }

@@ -13,6 +13,7 @@ use crate::counts::{CountsHistory, PeerBytes};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
 use crate::history::ValueHistory;
+use crate::sites::{merged_sites_payload, parse_merged_sites, Site, CHUNK_MERGED_SITES};
 use crate::varint::{self, Cursor};
 use std::io::Write;
 use std::path::Path;
@@ -145,6 +146,9 @@ pub struct Trace {
     pub streams: Vec<Stream>,
     /// Clock alignment per rank.
     pub clocks: Vec<RankClock>,
+    /// Call sites ([`V::Site`] values index this); empty when the trace
+    /// records none.
+    pub sites: Vec<Site>,
 }
 
 impl Trace {
@@ -173,6 +177,7 @@ impl Trace {
             &self.routines,
             &self.comms,
             &self.clocks,
+            &self.sites,
         )?;
         for (index, stream) in self.streams.iter().enumerate() {
             w.stream(index as u32, stream.rank, stream.thread, &stream.events, progress)?;
@@ -205,6 +210,7 @@ impl Trace {
             match chunk.chunk_type {
                 CHUNK_COMMS => parse_comms(&mut c, &mut t.comms)?,
                 CHUNK_CLOCKS => parse_clocks(&mut c, &mut t.clocks)?,
+                CHUNK_MERGED_SITES => parse_merged_sites(&mut c, &mut t.sites)?,
                 CHUNK_STREAM => t.stream_chunk(&mut c)?,
                 _ => continue,
             }
@@ -330,6 +336,7 @@ impl<'w, W: Write> MergedWriter<'w, W> {
         routines: &[String],
         comms: &[Comm],
         clocks: &[RankClock],
+        sites: &[Site],
     ) -> std::io::Result<MergedWriter<'w, W>> {
         let mut h = Vec::new();
         varint::push(&mut h, u64::from(world_size));
@@ -346,6 +353,9 @@ impl<'w, W: Write> MergedWriter<'w, W> {
         };
         container::push_chunk(&mut w.chunk, CHUNK_COMMS, &comms_payload(comms));
         container::push_chunk(&mut w.chunk, CHUNK_CLOCKS, &clocks_payload(clocks));
+        if !sites.is_empty() {
+            container::push_chunk(&mut w.chunk, CHUNK_MERGED_SITES, &merged_sites_payload(sites));
+        }
         w.flush_chunk()?;
         Ok(w)
     }
@@ -708,7 +718,7 @@ impl Encoder {
         // Fields go in bit order: value fields and lists interleave. The
         // call's own requests exist before its completions are written.
         self.next_req += ev.created();
-        for bit in 0..14 {
+        for bit in 0..15 {
             let b = 1u32 << bit;
             if mask & b == 0 {
                 continue;
@@ -807,8 +817,7 @@ impl Encoder {
             high &= high - 1;
             let b = 1u32 << bit;
             if VALUE_BITS.contains(&b) {
-                // Value fields above DONE follow it in VALUE_BITS.
-                ev.vals[bit as usize - 1] = get_val(c)?;
+                ev.vals[value_index(bit)] = get_val(c)?;
             } else if b == DONE {
                 let at = c.offset();
                 let h = c.u64()?;
@@ -868,14 +877,27 @@ impl Encoder {
     }
 }
 
+/// The index in [`Event::vals`] of the value field of mask bit `bit`
+/// above DONE: value fields up to STATUS follow DONE in bit order, then
+/// SITE (bit 14), the last.
+#[inline(always)]
+fn value_index(bit: u32) -> usize {
+    if bit == SITE.trailing_zeros() {
+        V::Site as usize
+    } else {
+        bit as usize - 1
+    }
+}
+
 // The decoder finds a value field's index from its mask bit: bit `i`
-// below DONE (bit 5), bit `i + 1` above it.
+// below DONE (bit 5), bit `i + 1` above it, up to STATUS; SITE last.
 const _: () = {
     let mut i = 0;
-    while i < NV {
+    while i < V::Site as usize {
         assert!(VALUE_BITS[i] == 1 << (i + (i >= 5) as usize));
         i += 1;
     }
+    assert!(VALUE_BITS[V::Site as usize] == SITE && V::Site as usize == NV - 1);
 };
 
 fn get_val(c: &mut Cursor<'_>) -> Result<Option<i64>, Malformed> {
@@ -912,10 +934,12 @@ pub(crate) mod tests {
         isend.set(V::Comm, Some(COMM_WORLD));
         isend.set(V::Bytes, Some(800));
         isend.set(V::Req, Some(1));
+        isend.set(V::Site, Some(0));
         let mut isend2 = isend.clone();
         isend2.start = 200;
         isend2.end = 260;
         isend2.first_req = 1;
+        isend2.set(V::Site, Some(1));
         let wait = Event {
             routine: 2,
             start: 300,
@@ -1007,6 +1031,20 @@ pub(crate) mod tests {
                     fin_offset: None,
                     rtt: 900,
                     complete: false,
+                },
+            ],
+            sites: vec![
+                Site {
+                    function: Some("main".into()),
+                    file: Some("/src/app.c".into()),
+                    line: Some(42),
+                    object: "/bin/app".into(),
+                    offset: 0x1139,
+                },
+                Site {
+                    object: "/lib/libsolver.so".into(),
+                    offset: 0x2c0,
+                    ..Site::default()
                 },
             ],
         }

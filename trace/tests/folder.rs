@@ -7,7 +7,7 @@ use common::*;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::folder::{save_merged, FolderReader};
 use pnmpi_trace::merge::merge_dir;
-use pnmpi_trace::rank::{RankFile, RawRecord};
+use pnmpi_trace::rank::{RankFile, RawEvent, RawRecord};
 use pnmpi_trace::rank_reader::RankReader;
 use pnmpi_trace::trace::{Event, Trace};
 use std::collections::HashMap;
@@ -402,4 +402,63 @@ fn a_folder_read_everywhere_at_once_keeps_its_windows_within_the_budget() {
     );
     assert_eq!(f.buffered(), 0);
     assert!(got == want, "the events depend on the window");
+}
+
+#[test]
+fn call_sites_get_the_run_ids_in_merge_and_folder_alike() {
+    use pnmpi_trace::sites::{rank_sites_payload, Site, CHUNK_SITES};
+    let site = |file: &str, line| Site {
+        function: Some("main".into()),
+        file: Some(file.into()),
+        line: Some(line),
+        object: "/bin/app".into(),
+        offset: u64::from(line) * 16,
+    };
+    let (loop_site, end_site) = (site("/src/app.c", 40), site("/src/app.c", 52));
+    let mut files = Vec::new();
+    for rank in 0..2u32 {
+        let mut r = RankBuilder::new(rank, 2, 0);
+        r.ev(plain("MPI_Init", 1_000_100, 1_001_000));
+        // Rank 1 met the sites in the other order: other local ids.
+        let (a, b) = if rank == 0 { (0, 1) } else { (7, 3) };
+        for k in 0..3 {
+            let at = 1_002_000 + k * 1000;
+            r.ev(RawEvent {
+                comm: Some(WORLD),
+                bytes: Some(8),
+                site: Some(a),
+                ..plain("MPI_Allreduce", at, at + 500)
+            });
+        }
+        r.ev(RawEvent {
+            site: Some(b),
+            ..plain("MPI_Finalize", 1_009_000, 1_009_100)
+        });
+        r.flush(1_009_100);
+        let defs = [(a, loop_site.clone()), (b, end_site.clone())];
+        pnmpi_trace::container::push_chunk(&mut r.chunks, CHUNK_SITES, &rank_sites_payload(&defs));
+        files.push(r.finish(true));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_folder(dir.path(), &files);
+    assert_same_as_merge(dir.path());
+    let (t, _) = merge_dir(dir.path(), &|_| {}).unwrap();
+    assert_eq!(t.sites, [loop_site, end_site]);
+    for s in &t.streams {
+        let sites: Vec<Option<i64>> = s.events.iter().map(|e| e.get(V::Site)).collect();
+        assert_eq!(
+            sites,
+            [None, Some(0), Some(0), Some(0), Some(1)],
+            "rank {}",
+            s.rank
+        );
+    }
+    let f = FolderReader::open(dir.path()).unwrap();
+    assert_eq!(f.sites(), &t.sites[..]);
+    let mut out = Vec::new();
+    let mut f = f;
+    pnmpi_trace::dump::dump(&mut f, None, &mut out, "dump", &|_| {}).unwrap();
+    let dump = String::from_utf8(out).unwrap();
+    assert_eq!(dump.matches(" site=/src/app.c:40").count(), 6, "{dump}");
+    assert_eq!(dump.matches(" site=/src/app.c:52").count(), 2, "{dump}");
 }

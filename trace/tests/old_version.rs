@@ -8,6 +8,8 @@
 //! merged in memory, exactly as the last version-2 reader dumped them
 //! (times re-dumped once when ranks on rank 0's host stopped being
 //! aligned by measured offsets: only ranks 1-3's times changed).
+//! Version 3 rank files and version 2 merged traces (`tests/fixtures/v3`,
+//! before call sites) dump as their writer dumped them.
 
 use pnmpi_trace::dump;
 use pnmpi_trace::folder::FolderReader;
@@ -125,4 +127,22 @@ fn a_version_1_export_lists_its_v_collectives_as_approximated() {
     ] {
         assert!(names.contains(&r), "{r} in {names:?}");
     }
+}
+
+#[test]
+fn version_3_rank_files_and_version_2_merged_traces_dump_as_their_writer_dumped_them() {
+    let dir = rank_folder_of("v3", 4);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v3");
+    let want = std::fs::read_to_string(fixtures.join("tracecheck.dump")).unwrap();
+    assert!(want.contains("MPI_Waitall") && !want.contains("site="));
+    let mut folder = FolderReader::open(dir.path()).unwrap();
+    assert!(folder.sites().is_empty());
+    assert_eq!(dump_of(&mut folder), want);
+    let mut merged = MergedReader::open(&fixtures.join("v3.pnt")).unwrap();
+    assert_eq!(dump_of(&mut merged), want);
+    // Merged again by today's writer (version 3 of merged traces).
+    let pnt = dir.path().join("t.pnt");
+    pnmpi_trace::folder::save_merged(dir.path(), &pnt, &|_| {}).unwrap();
+    assert_eq!(std::fs::read(&pnt).unwrap()[8], 3);
+    assert_eq!(dump_of(&mut MergedReader::open(&pnt).unwrap()), want);
 }

@@ -79,6 +79,7 @@ fn p2p() -> impl Strategy<Value = Ev> {
                 bytes,
                 req,
                 status,
+                site: None,
             },
             fast,
         })
@@ -116,6 +117,7 @@ fn coll() -> impl Strategy<Value = Ev> {
                 comm,
                 bytes,
                 root,
+                site: None,
             },
             fast,
         })
@@ -195,9 +197,16 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
             t.saturating_add(*gap)
         };
         let end = start.saturating_add(*dur);
+        // Most events with a call site, of ids of 1 to 5 bytes.
+        let site = (gap % 4 != 0).then(|| (*dur as u32) >> (gap % 32));
         let mut r = match ev {
             Ev::P2p { call, fast } => {
-                let call = P2p { start, end, ..*call };
+                let call = P2p {
+                    start,
+                    end,
+                    site,
+                    ..*call
+                };
                 let req: Vec<u64> = call.req.into_iter().collect();
                 let n = if *fast {
                     enc.encode_p2p(&call, &mut buf[len..])
@@ -214,6 +223,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                     bytes: Some(call.bytes),
                     reqs: req,
                     status: call.status,
+                    site,
                     ..RawRecord::default()
                 }
             }
@@ -223,10 +233,11 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                     start,
                     end,
                     done: done.iter().copied().collect(),
+                    site,
                     ..RawRecord::default()
                 };
                 let n = if *fast {
-                    enc.encode_done(*routine, start, end, *done, &mut buf[len..])
+                    enc.encode_done(*routine, start, end, site, *done, &mut buf[len..])
                 } else {
                     enc.encode(&r.as_event(), &mut buf[len..])
                 };
@@ -235,7 +246,12 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                 r
             }
             Ev::Coll { call, fast } => {
-                let call = Coll { start, end, ..*call };
+                let call = Coll {
+                    start,
+                    end,
+                    site,
+                    ..*call
+                };
                 let n = if *fast {
                     enc.encode_coll(&call, &mut buf[len..])
                 } else {
@@ -248,6 +264,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                     comm: Some(call.comm),
                     bytes: call.bytes,
                     root: call.root,
+                    site,
                     ..RawRecord::default()
                 }
             }
@@ -255,6 +272,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                 let r = RawRecord {
                     start,
                     end,
+                    site,
                     ..(**r).clone()
                 };
                 let ev = r.as_event();
@@ -331,6 +349,7 @@ fn a_repeated_send_writes_no_argument() {
         bytes: 4,
         req: None,
         status: None,
+        site: None,
     };
     let first = enc.encode_p2p(&call, &mut buf);
     let again = P2p {

@@ -82,6 +82,7 @@ fn trace(big: i64) -> Trace {
         comms: Vec::new(),
         streams,
         clocks: Vec::new(),
+        sites: Vec::new(),
     }
 }
 

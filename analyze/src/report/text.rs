@@ -108,6 +108,7 @@ impl Display for Report {
             }
         }
         if w.sites_recorded {
+            writeln!(f, "  by call site:")?;
             for s in w.by_site.iter().take(ROWS) {
                 writeln!(f, "    {:<20} {:<16} {:>14}", s.name, s.pattern, ms(s.time_s))?;
             }

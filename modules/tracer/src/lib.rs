@@ -24,6 +24,7 @@ mod matched;
 mod output;
 mod record;
 mod setup;
+mod sites;
 
 use extract::bytes;
 use pnmpi_mpi_sys::constants as mpi;
@@ -87,7 +88,7 @@ macro_rules! traced {
         |$s:ident, $scr:ident, $t0:ident, $t1:ident, $rc:ident| pre { $($pre:tt)* } post $post:block
     ) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let $s = record::enter();
+            let $s = record::enter($id);
             if $s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -136,7 +137,7 @@ macro_rules! plain {
     };
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, then $then:block) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "`."), {
-            let s = record::enter();
+            let s = record::enter($id);
             let rc = if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 unsafe { $x($($a),*) }
@@ -160,7 +161,7 @@ macro_rules! p2p {
         $tag:ident: $tt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         export!($mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $peer: $tp, $tag: $tt, $c: $tc $(, $req: $tr)?) -> $r,
             concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter();
+            let s = record::enter($id);
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
@@ -181,6 +182,7 @@ macro_rules! p2p {
                 bytes: unsafe { record::bytes(s, $n, $dt) },
                 req,
                 status: None,
+                site: None,
             };
             // SAFETY: `s` came from `enter` on this thread; the call returned.
             unsafe { record::p2p(s, &call) };
@@ -195,7 +197,7 @@ macro_rules! recv {
         $tag:ident: $tt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty) -> $r:ty) => {
         export!($mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r,
             concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter();
+            let s = record::enter($id);
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) };
@@ -220,6 +222,7 @@ macro_rules! recv {
                 req: None,
                 // SAFETY: MPI filled the status of a successful receive.
                 status: (wild && ok(rc)).then(|| unsafe { extract::status($st) }),
+                site: None,
             };
             // SAFETY: `s` came from `enter` on this thread; the call returned.
             unsafe { record::p2p(s, &call) };
@@ -354,7 +357,7 @@ macro_rules! mrecv {
     (@ $id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, $n:ident, $dt:ident, $m:ident,
         $out:ident $o:ident) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter();
+            let s = record::enter($id);
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -378,6 +381,7 @@ macro_rules! mrecv {
                         bytes: unsafe { record::bytes(s, $n, $dt) },
                         req: mrecv!(req_of $out $o),
                         status: mrecv!(received $out $o),
+                        site: None,
                     };
                     // SAFETY: `s` came from `enter` on this thread; the call returned.
                     unsafe { record::p2p(s, &call) };
@@ -441,7 +445,7 @@ macro_rules! collective {
 macro_rules! coll {
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, comm $c:ident, |$s:ident| $read:expr) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let $s = record::enter();
+            let $s = record::enter($id);
             if $s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -456,6 +460,7 @@ macro_rules! coll {
                 comm: $c.bits(),
                 bytes,
                 root,
+                site: None,
             };
             // SAFETY: `$s` came from `enter` on this thread; the call returned.
             unsafe { record::coll($s, &call) };
@@ -647,7 +652,7 @@ macro_rules! wait {
     };
     (@ $id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, $req:ident, [$($flag:ident)?], $st:ident) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter();
+            let s = record::enter($id);
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -898,7 +903,7 @@ macro_rules! init {
             let rc = unsafe { $x($($a),*) };
             if ok(rc) && !record::tracing() {
                 setup::init(start, kind);
-                let s = record::enter();
+                let s = record::enter($id);
                 if !s.is_null() {
                     // SAFETY: `s` came from `enter` on this thread.
                     unsafe { record::plain(s, $id, start.tick, clock::now()) };
@@ -914,7 +919,7 @@ macro_rules! init {
 macro_rules! finalize {
     ($id:expr, $mpi:ident, $x:ident, () -> $r:ty) => {
         export!($mpi, $x, () -> $r, "Finishes the trace around `MPI_Finalize`.", {
-            let s = record::enter();
+            let s = record::enter($id);
             let t0 = clock::now();
             setup::finalize();
             // SAFETY: no arguments.
@@ -943,7 +948,7 @@ macro_rules! finalize {
 macro_rules! abort {
     ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $code:ident: $tcode:ty) -> $r:ty) => {
         export!($mpi, $x, ($c: $tc, $code: $tcode) -> $r, "Writes the trace out, then aborts.", {
-            let s = record::enter();
+            let s = record::enter($id);
             if !s.is_null() {
                 let t = clock::now();
                 // SAFETY: `s` came from `enter` on this thread.

@@ -12,6 +12,7 @@
 use crate::clock;
 use crate::extract::Scratch;
 use crate::output::Output;
+use crate::sites::{self, Sites};
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::rank::{
@@ -79,6 +80,8 @@ pub struct Run {
     file: Mutex<Output>,
     part: PathBuf,
     buffer: usize,
+    /// Whether calls are located at their call sites (`argument sites`).
+    sites: bool,
 }
 
 /// A thread's buffer and encoder state.
@@ -99,6 +102,10 @@ pub struct Stream {
     scratch: Scratch,
     /// The thread's last datatype size, for sends and receives.
     sizes: SizeCache,
+    /// The thread's call sites, if located (`argument sites on`).
+    sites: Option<Box<Sites>>,
+    /// The site of the call being traced.
+    site: Option<u32>,
 }
 
 struct StreamPtr(*mut Stream);
@@ -108,7 +115,7 @@ unsafe impl Send for StreamPtr {}
 
 impl Run {
     /// Creates the rank file (as `rank-NNNNN.pnr.part`) with its header.
-    pub fn create(dir: PathBuf, header: &RankHeader, buffer: usize) -> std::io::Result<Run> {
+    pub fn create(dir: PathBuf, header: &RankHeader, buffer: usize, sites: bool) -> std::io::Result<Run> {
         let part = rank_writer::part_path(&rank_writer::rank_path(&dir, header.rank));
         let mut file = Output::new(File::create(&part)?);
         file.write(&header.prologue(), &[])?;
@@ -118,6 +125,7 @@ impl Run {
             file: Mutex::new(file),
             part,
             buffer,
+            sites,
         })
     }
 
@@ -200,6 +208,8 @@ fn new_stream(start: u64) -> *mut Stream {
         depth: 0,
         scratch: Default::default(),
         sizes: SizeCache::default(),
+        sites: run.sites.then(Sites::new),
+        site: None,
     });
     let ptr = Box::into_raw(stream);
     STREAMS
@@ -210,10 +220,13 @@ fn new_stream(start: u64) -> *mut Stream {
     ptr
 }
 
-/// Called by every wrapper first: the thread's stream, marked busy, or
-/// null when the call is not to be traced (tracing off, or a nested call).
+/// Called by every wrapper first, with its routine: the thread's stream,
+/// marked busy and holding the call's site, or null when the call is not
+/// to be traced (tracing off, or a nested call). Inlined, so that the
+/// stack pointer it reads is the wrapper's.
 #[inline(always)]
-pub fn enter() -> *mut Stream {
+pub fn enter(routine: u32) -> *mut Stream {
+    let sp = pnmpi_sdk::callsite::stack_pointer();
     let s = if thread_pointer() == MAIN_TP.load(Relaxed) {
         MAIN_STREAM.load(Relaxed)
     } else {
@@ -230,6 +243,9 @@ pub fn enter() -> *mut Stream {
             return std::ptr::null_mut();
         }
         (*s).depth = 1;
+        if let Some(sites) = &(*s).sites {
+            (*s).site = sites.locate(routine, sp);
+        }
     }
     s
 }
@@ -259,7 +275,7 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     let s = unsafe { &mut *s };
     s.next_event();
     let at = s.room(PLAIN_MAX);
-    s.len = at + s.enc.encode_plain(routine, t0, t1, &mut s.buf[at..]);
+    s.len = at + s.enc.encode_plain(routine, t0, t1, s.site, &mut s.buf[at..]);
 }
 
 /// Records a send or receive (the point-to-point path).
@@ -272,7 +288,11 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     let s = unsafe { &mut *s };
     s.depth = 0;
     let at = s.room(P2P_MAX);
-    s.len = at + s.enc.encode_p2p(call, &mut s.buf[at..]);
+    let call = P2p {
+        site: s.site,
+        ..*call
+    };
+    s.len = at + s.enc.encode_p2p(&call, &mut s.buf[at..]);
 }
 
 /// Records a wait or test of one request: `done` if it completed (the
@@ -286,7 +306,7 @@ pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<
     let s = unsafe { &mut *s };
     s.next_event();
     let at = s.room(SMALL_MAX);
-    s.len = at + s.enc.encode_done(routine, t0, t1, done, &mut s.buf[at..]);
+    s.len = at + s.enc.encode_done(routine, t0, t1, s.site, done, &mut s.buf[at..]);
 }
 
 /// Records a blocking collective (the collective path: no event struct,
@@ -300,7 +320,11 @@ pub unsafe fn coll(s: *mut Stream, call: &Coll) {
     let s = unsafe { &mut *s };
     s.next_event();
     let at = s.room(SMALL_MAX);
-    s.len = at + s.enc.encode_coll(call, &mut s.buf[at..]);
+    let call = Coll {
+        site: s.site,
+        ..*call
+    };
+    s.len = at + s.enc.encode_coll(&call, &mut s.buf[at..]);
 }
 
 /// `count` items of `dt`, in bytes, through the thread's [`SizeCache`].
@@ -341,6 +365,7 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
+    let ev = &RawEvent { site: s.site, ..*ev };
     let need = ev.max_size();
     if s.buf.len() - s.len < need {
         s.flush();
@@ -413,6 +438,15 @@ pub fn finish(complete: bool) -> u64 {
         let s = unsafe { &mut *p.0 };
         s.flush();
         total += s.written;
+    }
+    // The sites, named now that the run is over: reading the objects'
+    // debug information during the run would have delayed its calls.
+    let defs = sites::resolve_all();
+    if !defs.is_empty() {
+        run.chunk(
+            pnmpi_trace::sites::CHUNK_SITES,
+            &pnmpi_trace::sites::rank_sites_payload(&defs),
+        );
     }
     if complete {
         run.chunk(rank::CHUNK_END, &rank::end_payload(total));

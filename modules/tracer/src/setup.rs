@@ -149,6 +149,16 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
         }),
         None => DEFAULT_BUFFER,
     };
+    let sites = match setting("sites", "PNMPI_TRACE_SITES").as_deref() {
+        None | Some("on") => true,
+        Some("off") => false,
+        Some(other) => {
+            if rank == 0 {
+                eprintln!("pnmpi tracer: sites '{other}' is neither 'on' nor 'off'; recording call sites");
+            }
+            true
+        }
+    };
     let (dir, run_id) = match agree_on_output(rank) {
         Ok(x) => x,
         Err(e) => {
@@ -185,7 +195,7 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
             .collect(),
     };
     // The folder may be on a node-local file system: every rank creates it.
-    let created = std::fs::create_dir_all(&dir).and_then(|()| Run::create(dir, &header, buffer));
+    let created = std::fs::create_dir_all(&dir).and_then(|()| Run::create(dir, &header, buffer, sites));
     match created {
         Ok(run) => {
             run.sync(&sync);
