@@ -18,43 +18,41 @@ use pnmpi_sim::units::{Bandwidth, Bytes, Ns, Time};
 use pnmpi_trace::routine::{classify, Coll, Kind};
 use serde::Serialize;
 
-/// The run's ops with every actor's bursts (and local calls) scaled: what the engine
-/// replays for a what-if.
-struct Scaled<'r> {
-    run: &'r Run,
-    pos: Vec<usize>,
+/// The run's ops, read again, with every actor's bursts (and local
+/// calls) scaled: what the engine replays for a what-if.
+struct Scaled {
+    inner: Box<dyn OpSource>,
     factor: Vec<f64>,
 }
 
-impl OpSource for Scaled<'_> {
+impl OpSource for Scaled {
     fn actors(&self) -> &[Actor] {
-        &self.run.actors
+        self.inner.actors()
     }
 
     fn world_size(&self) -> u32 {
-        self.run.world_size
+        self.inner.world_size()
     }
 
     fn routines(&self) -> &[String] {
-        &self.run.routines
+        self.inner.routines()
     }
 
     fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, pnmpi_sim::SimError> {
-        let Some(o) = self.run.ops[actor].get(self.pos[actor]) else {
+        if !self.inner.next(actor, op)? {
             return Ok(false);
-        };
-        self.pos[actor] += 1;
-        op.clone_from(o);
-        op.gap *= self.factor[actor];
+        }
+        let f = self.factor[actor];
+        op.gap *= f;
         // A local call (MPI_Wtime...) is CPU time as the analysis counts it.
         if let OpKind::Local = op.kind {
-            op.dur *= self.factor[actor];
+            op.dur *= f;
         }
         Ok(true)
     }
 
     fn members(&self, comm: i64, rank: u32) -> Option<Vec<u32>> {
-        self.run.members(comm, rank)
+        self.inner.members(comm, rank)
     }
 
     fn measured(&self) -> Option<Measured> {
@@ -63,6 +61,10 @@ impl OpSource for Scaled<'_> {
 
     fn warnings(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    fn keep(&mut self, range: std::ops::Range<usize>) {
+        self.inner.keep(range);
     }
 }
 
@@ -120,8 +122,7 @@ impl Setup {
             }
         })?;
         let mut src = Scaled {
-            run,
-            pos: vec![0; run.actors.len()],
+            inner: run.ops_again()?,
             factor,
         };
         replay(&mut src, &machine, m.as_mut(), Options::default()).map_err(AnalyzeError::Sim)
