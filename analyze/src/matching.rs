@@ -12,7 +12,7 @@
 use crate::load::{OpRef, Run};
 use pnmpi_sim::input::{Op, OpKind, OpSource, ReqId};
 use pnmpi_trace::routine::Coll;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One matched message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,12 +43,15 @@ pub struct Collective {
     pub calls: Vec<OpRef>,
 }
 
-/// The happens-before edges between actors.
-pub struct Links {
-    /// Messages, in no particular order.
-    pub messages: Vec<Message>,
+/// The happens-before edges between actors: the messages, matched as
+/// they are asked for ([`Links::messages`]: a message takes 48 bytes, as
+/// much as its two sides' records, and the analysis reads them twice at
+/// most), and the collectives.
+pub struct Links<'r> {
+    run: &'r Run,
+    eager: u64,
     /// Blocking collectives whose every member is in the trace.
-    pub collectives: Vec<Collective>,
+    pub collectives: &'r [Collective],
 }
 
 /// A send, as matching needs it: on (source, destination, communicator),
@@ -102,7 +105,10 @@ pub struct Sides {
     /// Per routine: whether it is a synchronous send.
     ssend: Vec<bool>,
     sends: FxHashMap<(u32, u32, i64), Vec<SendSide>>,
-    recvs: Vec<RecvSide>,
+    /// The channels the actor being read sent on (trimmed when the next comes).
+    sent_on: FxHashSet<(u32, u32, i64)>,
+    /// Per actor read (one allocation each, trimmed when the next comes).
+    recvs: Vec<Vec<RecvSide>>,
     /// The actor's requests not completed yet.
     pending: FxHashMap<ReqId, Pending>,
     collectives: Vec<Collective>,
@@ -131,11 +137,24 @@ impl Sides {
             self.actor = Some(at.actor);
             self.seq.clear();
             self.pending.clear();
+            if let Some(last) = self.recvs.last_mut() {
+                last.shrink_to_fit();
+            }
+            for key in self.sent_on.drain() {
+                if let Some(channel) = self.sends.get_mut(&key) {
+                    channel.shrink_to_fit();
+                }
+            }
+            self.recvs.push(Vec::new());
         }
         let ssend = self.ssend.get(op.routine as usize) == Some(&true);
-        let pending = &mut self.pending;
+        let Some(mine) = self.recvs.last_mut() else {
+            return;
+        };
+        let (pending, sent_on) = (&mut self.pending, &mut self.sent_on);
         let mut send = |to: u32, tag: i64, comm: i64, bytes: u64, req: Option<ReqId>| {
             let key = (me, to, comm);
+            sent_on.insert(key);
             let channel = self.sends.entry(key).or_default();
             if let Some(r) = req {
                 pending.insert(r, Pending::Send(key, channel.len()));
@@ -166,7 +185,7 @@ impl Sides {
                 ..
             } => {
                 send(to, stag, comm, sbytes, None);
-                self.recvs.push(RecvSide {
+                mine.push(RecvSide {
                     at,
                     from,
                     tag: tag32(rtag),
@@ -182,9 +201,9 @@ impl Sides {
                 ..
             } => {
                 if let Some(r) = req {
-                    self.pending.insert(r, Pending::Recv(self.recvs.len()));
+                    self.pending.insert(r, Pending::Recv(mine.len()));
                 }
-                self.recvs.push(RecvSide {
+                mine.push(RecvSide {
                     at,
                     from,
                     tag: tag32(tag),
@@ -200,7 +219,7 @@ impl Sides {
                                 s.done = at;
                             }
                         }
-                        Some(Pending::Recv(i)) => self.recvs[i].done = at,
+                        Some(Pending::Recv(i)) => mine[i].done = at,
                         None => {}
                     }
                 }
@@ -270,35 +289,35 @@ impl Taken {
     }
 }
 
-/// Matches the run's messages and collectives. A send is synchronous if
-/// its routine is `MPI_Ssend`/`MPI_Issend`, or it carries more than
-/// `eager` bytes.
-pub fn link(run: &Run, eager: u64) -> Links {
-    let sides = &run.sides;
-    let mut taken: FxHashMap<(u32, u32, i64), Taken> = FxHashMap::default();
-    let mut messages = Vec::with_capacity(sides.recvs.len());
-    for r in &sides.recvs {
-        let me = run.rank(r.at.actor);
-        let key = (r.from, me, r.comm);
-        let Some(sends) = sides.sends.get(&key) else {
-            continue;
-        };
-        let Some(s) = taken.entry(key).or_default().take(sends, r.tag) else {
-            continue;
-        };
-        if s.done != UNDONE && r.done != UNDONE {
-            messages.push(Message {
+/// The run's messages and collectives. A send is synchronous if its
+/// routine is `MPI_Ssend`/`MPI_Issend`, or it carries more than `eager`
+/// bytes.
+pub fn link(run: &Run, eager: u64) -> Links<'_> {
+    Links {
+        run,
+        eager,
+        collectives: &run.sides.collectives,
+    }
+}
+
+impl Links<'_> {
+    /// The matched messages, in the receivers' order: a receive takes
+    /// the first send not yet taken on its channel whose tag it accepts.
+    pub fn messages(&self) -> impl Iterator<Item = Message> + '_ {
+        let sides = &self.run.sides;
+        let mut taken: FxHashMap<(u32, u32, i64), Taken> = FxHashMap::default();
+        sides.recvs.iter().flatten().filter_map(move |r| {
+            let key = (r.from, self.run.rank(r.at.actor), r.comm);
+            let sends = sides.sends.get(&key)?;
+            let s = taken.entry(key).or_default().take(sends, r.tag)?;
+            (s.done != UNDONE && r.done != UNDONE).then_some(Message {
                 send: s.at,
                 send_done: s.done,
                 recv: r.at,
                 recv_done: r.done,
                 bytes: s.bytes,
-                synchronous: s.ssend || s.bytes > eager,
-            });
-        }
-    }
-    Links {
-        messages,
-        collectives: sides.collectives.clone(),
+                synchronous: s.ssend || s.bytes > self.eager,
+            })
+        })
     }
 }

@@ -295,7 +295,7 @@ impl<'r> Study<'r> {
 pub fn fit(run: &Run, links: &Links) -> Machine {
     let mut small: Option<f64> = None;
     let mut large = Vec::new();
-    for m in &links.messages {
+    for m in links.messages() {
         let (send, recv) = (run.span(m.send), run.span(m.recv_done));
         if m.recv != m.recv_done || recv.start >= send.start {
             continue;
