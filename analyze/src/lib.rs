@@ -1,8 +1,8 @@
 //! `pnmpi trace analyze`: why a traced run is slow, and which change
 //! would pay.
 //!
-//! The layers, bottom first: [`load`] reads a trace into ops with their
-//! times; [`matching`] links sends to receives and the members of each
+//! The layers, bottom first: [`load`] reads a trace into [`calls`] with
+//! their times, and what matching needs; [`matching`] links sends to receives and the members of each
 //! collective; [`waits`] finds Scalasca's wait states and [`path`] the
 //! critical path from those links; [`summary`] turns both into figures;
 //! [`whatif`] replays the run, changed as a [`spec`] says, through
@@ -14,6 +14,7 @@
 //! This crate sits above `pnmpi-trace` and `pnmpi-sim`: the trace crate
 //! knows nothing of replays, and the engine nothing of the analysis.
 
+pub mod calls;
 pub mod load;
 pub mod marks;
 pub mod matching;

@@ -11,9 +11,9 @@
 //! reaches. Its segments are contiguous: their sum is the time from that
 //! `MPI_Init` to the end.
 
+use crate::calls::Class;
 use crate::load::{OpRef, Run};
 use crate::waits::Wait;
-use pnmpi_sim::input::OpKind;
 use pnmpi_sim::units::Ns;
 use rustc_hash::FxHashMap;
 
@@ -65,11 +65,11 @@ pub fn critical_path(run: &Run, waits: &[Wait]) -> Vec<Segment> {
     let by_call: FxHashMap<OpRef, &Wait> = waits.iter().map(|w| (w.at, w)).collect();
     let last = (0..run.ops.len())
         .filter_map(|a| {
-            let ops = &run.ops[a];
-            let i = ops.iter().rposition(|o| matches!(o.kind, OpKind::Finalize));
+            let calls = &run.ops[a];
+            let i = calls.iter().rposition(|c| c.class == Class::Finalize);
             let (i, t) = match i {
-                Some(i) => (i, run.times[a][i].start),
-                None => (ops.len(), run.times[a].last()?.end),
+                Some(i) => (i, calls[i].start),
+                None => (calls.len(), calls.last()?.end()),
             };
             Some((a, i, t))
         })
@@ -87,13 +87,14 @@ pub fn critical_path(run: &Run, waits: &[Wait]) -> Vec<Segment> {
     while i > 0 && budget > 0 {
         budget -= 1;
         let prev = i - 1;
-        let span = run.times[a][prev];
+        let class = run.ops[a][prev].class;
         let at = OpRef {
             actor: a as u32,
             op: prev as u32,
         };
+        let span = run.span(at);
         let wait = by_call.get(&at);
-        if wait.is_none() && matches!(run.ops[a][prev].kind, OpKind::Local) {
+        if wait.is_none() && class == Class::Local {
             i = prev;
             t = span.start.min(t);
             continue;
@@ -118,7 +119,7 @@ pub fn critical_path(run: &Run, waits: &[Wait]) -> Vec<Segment> {
                 after: after as u32,
             },
         );
-        if matches!(run.ops[a][prev].kind, OpKind::Init) {
+        if class == Class::Init {
             open = false;
             break;
         }

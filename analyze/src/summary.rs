@@ -2,11 +2,11 @@
 //! states by pattern, rank, routine and site, the worst waits with their
 //! causes, and the critical path's composition and the imbalance.
 
+use crate::calls::Class;
 use crate::load::{OpRef, Run};
 use crate::path::{Activity, Segment};
 use crate::sites::site;
 use crate::waits::{Pattern, Wait};
-use pnmpi_sim::input::OpKind;
 use pnmpi_sim::units::Ns;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -281,13 +281,10 @@ pub struct PathSummary {
 /// `MPI_Wtime`), ns.
 pub fn rank_compute(run: &Run) -> Vec<Ns> {
     let mut out = vec![0.0; run.world_size as usize];
-    for (a, ops) in run.ops.iter().enumerate() {
-        let init = ops.iter().position(|o| matches!(o.kind, OpKind::Init));
+    for (a, calls) in run.ops.iter().enumerate() {
+        let init = calls.iter().position(|c| c.class == Class::Init);
         let from = init.map_or(0, |i| i + 1);
-        let sum: Ns = ops[from.min(ops.len())..]
-            .iter()
-            .map(|o| o.gap + if let OpKind::Local = o.kind { o.dur } else { 0.0 })
-            .sum();
+        let sum: Ns = (from..calls.len()).map(|i| run.gap(a, i) + calls[i].cpu()).sum();
         if let Some(r) = out.get_mut(run.actors[a].rank as usize) {
             *r += sum;
         }

@@ -116,13 +116,13 @@ pub fn find(run: &Run, links: &Links) -> Vec<Wait> {
             })
             .or_insert(w);
     };
-    for m in &links.messages {
+    for m in links.messages() {
         offer(m.recv_done, Pattern::LateSender, run.span(m.send).start, m.send);
         if m.synchronous {
             offer(m.send_done, Pattern::LateReceiver, run.span(m.recv).start, m.recv);
         }
     }
-    for c in &links.collectives {
+    for c in links.collectives {
         let Some(pattern) = Pattern::of_collective(c.op) else {
             continue;
         };

@@ -18,10 +18,12 @@ use pnmpi_sim::units::{Bandwidth, Bytes, Ns, Time};
 use pnmpi_trace::routine::{classify, Coll, Kind};
 use serde::Serialize;
 
-/// The run's ops with every actor's bursts (and local calls) scaled: what the engine
-/// replays for a what-if.
-struct Scaled<'r> {
-    run: &'r Run,
+/// The run's ops, read again, with every actor's bursts (and local
+/// calls) scaled: what the engine replays for a what-if.
+struct Scaled<'a> {
+    run: &'a Run,
+    inner: Box<dyn OpSource>,
+    /// Per actor, the index of its next op.
     pos: Vec<usize>,
     factor: Vec<f64>,
     /// The sites whose calls' bursts scale (a mask by site id), and by how much.
@@ -30,24 +32,23 @@ struct Scaled<'r> {
 
 impl OpSource for Scaled<'_> {
     fn actors(&self) -> &[Actor] {
-        &self.run.actors
+        self.inner.actors()
     }
 
     fn world_size(&self) -> u32 {
-        self.run.world_size
+        self.inner.world_size()
     }
 
     fn routines(&self) -> &[String] {
-        &self.run.routines
+        self.inner.routines()
     }
 
     fn next(&mut self, actor: usize, op: &mut Op) -> Result<bool, pnmpi_sim::SimError> {
-        let at = self.pos[actor];
-        let Some(o) = self.run.ops[actor].get(at) else {
+        if !self.inner.next(actor, op)? {
             return Ok(false);
-        };
+        }
+        let at = self.pos[actor];
         self.pos[actor] += 1;
-        op.clone_from(o);
         let mut factor = self.factor[actor];
         if let Some((mask, f)) = &self.sites {
             if mask.get(self.run.sites.id(actor, at) as usize) == Some(&true) {
@@ -63,7 +64,7 @@ impl OpSource for Scaled<'_> {
     }
 
     fn members(&self, comm: i64, rank: u32) -> Option<Vec<u32>> {
-        self.run.members(comm, rank)
+        self.inner.members(comm, rank)
     }
 
     fn measured(&self) -> Option<Measured> {
@@ -72,6 +73,10 @@ impl OpSource for Scaled<'_> {
 
     fn warnings(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    fn keep(&mut self, range: std::ops::Range<usize>) {
+        self.inner.keep(range);
     }
 }
 
@@ -128,6 +133,7 @@ impl Setup {
         })?;
         let mut src = Scaled {
             run,
+            inner: run.ops_again()?,
             pos: vec![0; run.actors.len()],
             factor,
             sites,
@@ -308,7 +314,7 @@ impl<'r> Study<'r> {
 pub fn fit(run: &Run, links: &Links) -> Machine {
     let mut small: Option<f64> = None;
     let mut large = Vec::new();
-    for m in &links.messages {
+    for m in links.messages() {
         let (send, recv) = (run.span(m.send), run.span(m.recv_done));
         if m.recv != m.recv_done || recv.start >= send.start {
             continue;

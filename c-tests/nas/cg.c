@@ -9,7 +9,7 @@
  * that A is symmetric, and a diagonal that dominates (positive definite).
  *
  * Rank counts: a power of two up to n (default n = 8192).
- * usage: cg [LOG2_N]
+ * usage: cg [LOG2_N]   (NAS_PHASE_MS, NAS_SLOW: fixed-length phases, nas.h)
  * prints (rank 0): cg: np N n ROWS nonzeros NNZ
  *                  cg: iter I zeta Z   (each outer iteration)
  *                  cg: verified yes|NO  (the last residual is below 1e-3)
@@ -43,7 +43,7 @@ static double dot(const double *a, const double *b, int m)
     double local = 0, global;
     for (int i = 0; i < m; i++)
         local += a[i] * b[i];
-    MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    PHASED(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     return global;
 }
 
@@ -53,6 +53,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    nas_phase_begin();
     int log_n = argc > 1 ? atoi(argv[1]) : 13;
     int64_t n = (int64_t)1 << log_n;
     need_ranks(log_n >= 12 && log_n <= 24 && np <= n && (np & (np - 1)) == 0, "cg", np,
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
         }
         double rho = dot(r, r, m);
         for (int cgit = 0; cgit < CG_ITERS; cgit++) {
-            MPI_Allgather(p, m, MPI_DOUBLE, pfull, m, MPI_DOUBLE, MPI_COMM_WORLD);
+            PHASED(MPI_Allgather(p, m, MPI_DOUBLE, pfull, m, MPI_DOUBLE, MPI_COMM_WORLD));
             for (int i = 0; i < m; i++) {
                 double s = 0;
                 for (int k = 0; k < per; k++)
@@ -114,7 +115,7 @@ int main(int argc, char **argv)
                 p[i] = r[i] + rho / rho0 * p[i];
         }
         /* The residual ||x - A z||, as NPB reports it. */
-        MPI_Allgather(z, m, MPI_DOUBLE, pfull, m, MPI_DOUBLE, MPI_COMM_WORLD);
+        PHASED(MPI_Allgather(z, m, MPI_DOUBLE, pfull, m, MPI_DOUBLE, MPI_COMM_WORLD));
         for (int i = 0; i < m; i++) {
             double s = 0;
             for (int k = 0; k < per; k++)

@@ -12,6 +12,7 @@
  * at every rank count; only the norms' sums follow the MPI library.
  *
  * Rank counts: a power of two up to NX * NY (default 64 x 64: 4,096).
+ * NAS_PHASE_MS, NAS_SLOW: fixed-length phases between calls (nas.h).
  * prints (rank 0): lu: np N grid NX NY NZ dims PX PY
  *                  lu: iter I rsdnm R   (each SSOR iteration)
  *                  lu: checksum S        (sum of the solution)
@@ -56,8 +57,8 @@ static void exchange(double *u, double *sb, double *rb)
         for (int dir = 0; dir < 2; dir++) {
             int to = nb[axis][dir], from = nb[axis][1 - dir];
             int c = edge(u, axis, dir ? n[axis] : 1, sb, 1);
-            MPI_Sendrecv(sb, c, MPI_DOUBLE, to, 10 + axis * 2 + dir, rb, c, MPI_DOUBLE, from,
-                         10 + axis * 2 + dir, cart, MPI_STATUS_IGNORE);
+            PHASED(MPI_Sendrecv(sb, c, MPI_DOUBLE, to, 10 + axis * 2 + dir, rb, c, MPI_DOUBLE, from,
+                                10 + axis * 2 + dir, cart, MPI_STATUS_IGNORE));
             if (from != MPI_PROC_NULL)
                 edge(u, axis, dir ? 0 : n[axis] + 1, rb, 0);
         }
@@ -80,12 +81,12 @@ static void sweep(double *u, const double *f, int lower, double *buf)
     for (int kk = 1; kk <= NZ; kk++) {
         int k = lower ? kk : NZ + 1 - kk;
         if (from_x != MPI_PROC_NULL) {
-            MPI_Recv(buf, ly, MPI_DOUBLE, from_x, k, cart, MPI_STATUS_IGNORE);
+            PHASED(MPI_Recv(buf, ly, MPI_DOUBLE, from_x, k, cart, MPI_STATUS_IGNORE));
             for (int j = 1; j <= ly; j++)
                 U(gx, j, k) = buf[j - 1];
         }
         if (from_y != MPI_PROC_NULL) {
-            MPI_Recv(buf, lx, MPI_DOUBLE, from_y, NZ + k, cart, MPI_STATUS_IGNORE);
+            PHASED(MPI_Recv(buf, lx, MPI_DOUBLE, from_y, NZ + k, cart, MPI_STATUS_IGNORE));
             for (int i = 1; i <= lx; i++)
                 U(i, gy, k) = buf[i - 1];
         }
@@ -95,12 +96,12 @@ static void sweep(double *u, const double *f, int lower, double *buf)
         if (to_x != MPI_PROC_NULL) {
             for (int j = 1; j <= ly; j++)
                 buf[j - 1] = U(ex, j, k);
-            MPI_Send(buf, ly, MPI_DOUBLE, to_x, k, cart);
+            PHASED(MPI_Send(buf, ly, MPI_DOUBLE, to_x, k, cart));
         }
         if (to_y != MPI_PROC_NULL) {
             for (int i = 1; i <= lx; i++)
                 buf[i - 1] = U(i, ey, k);
-            MPI_Send(buf, lx, MPI_DOUBLE, to_y, NZ + k, cart);
+            PHASED(MPI_Send(buf, lx, MPI_DOUBLE, to_y, NZ + k, cart));
         }
     }
 }
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
     MPI_Cart_coords(cart, rank, 2, coords);
     MPI_Cart_shift(cart, 0, 1, &west, &east);
     MPI_Cart_shift(cart, 1, 1, &south, &north);
+    nas_phase_begin();
     lx = NX / dims[0];
     ly = NY / dims[1];
     size_t size = (size_t)(lx + 2) * (ly + 2) * (NZ + 2);
@@ -150,7 +152,7 @@ int main(int argc, char **argv)
                                U(i, j - 1, k) + U(i, j + 1, k) + U(i, j, k - 1) + U(i, j, k + 1);
                     r2 += r * r;
                 }
-        MPI_Allreduce(&r2, &g, 1, MPI_DOUBLE, MPI_SUM, cart);
+        PHASED(MPI_Allreduce(&r2, &g, 1, MPI_DOUBLE, MPI_SUM, cart));
         double rsdnm = sqrt(g / ((double)NX * NY * NZ));
         falling &= rsdnm < last;
         last = rsdnm;
@@ -164,7 +166,7 @@ int main(int argc, char **argv)
         for (int j = 1; j <= ly; j++)
             for (int k = 1; k <= NZ; k++)
                 s += U(i, j, k);
-    MPI_Allreduce(&s, &sum, 1, MPI_DOUBLE, MPI_SUM, cart);
+    PHASED(MPI_Allreduce(&s, &sum, 1, MPI_DOUBLE, MPI_SUM, cart));
     if (rank == 0)
         printf("lu: checksum %.15e\nlu: verified %s\n", sum, falling ? "yes" : "NO");
     MPI_Comm_free(&cart);

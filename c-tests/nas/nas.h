@@ -58,4 +58,59 @@ static inline void need_ranks(int ok, const char *kernel, int np, const char *ru
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
+/* Compute phases of fixed length, for `pnmpi trace analyze`'s what-if
+ * tests (tests/analyze.rs): a phase runs from the return of one MPI call
+ * to the entry of the next, and the kernels that support this (cg, lu)
+ * mark their calls PHASED(call). Two environment variables set it:
+ *   NAS_PHASE_MS=D  every phase lasts D ms: its real work, then a busy
+ *                   wait on PMPI_Wtime until D ms after the phase began
+ *                   (no sleep, whose end waits for the wake-up: a rank
+ *                   that lost its core meanwhile still ends on time if
+ *                   it has it back by then). The real loops' time
+ *                   depends on the machine's load; padded phases do not,
+ *                   as long as the work fits in D.
+ *   NAS_SLOW="R F"  rank R's phases last F times as long (D x F when
+ *                   padded, else F times the real work's time, F >= 1).
+ * Unset, PHASED(call) is the call. The wait reads PMPI_Wtime so that the
+ * tracer sees no call. */
+struct nas_phases {
+    int ready;
+    double ms, factor, start;
+};
+
+static inline struct nas_phases *nas_phases(void)
+{
+    static struct nas_phases p = {0, 0, 1, -1};
+    if (!p.ready) {
+        p.ready = 1;
+        const char *ms = getenv("NAS_PHASE_MS"), *slow = getenv("NAS_SLOW");
+        p.ms = ms ? atof(ms) : 0;
+        int r, rank;
+        double f;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (slow && sscanf(slow, "%d %lf", &r, &f) == 2 && r == rank && f > 0)
+            p.factor = f;
+    }
+    return &p;
+}
+
+/* Ends the phase begun at the last call's return, or at the kernel's
+ * nas_phase_begin() after its set-up calls. */
+static inline void nas_phase_end(void)
+{
+    struct nas_phases *p = nas_phases();
+    if (p->ms <= 0 && p->factor == 1)
+        return;
+    double now = PMPI_Wtime();
+    if (p->start < 0)
+        p->start = now;
+    double until = p->start + (p->ms > 0 ? p->ms * 1e-3 * p->factor : (now - p->start) * p->factor);
+    while (PMPI_Wtime() < until)
+        ;
+}
+
+static inline void nas_phase_begin(void) { nas_phases()->start = PMPI_Wtime(); }
+
+#define PHASED(call) (nas_phase_end(), (call), nas_phase_begin())
+
 #endif

@@ -1,10 +1,11 @@
 /* Programs whose critical path is known by construction, for `pnmpi
- * trace analyze`'s tests. Compute is a sleep (see work_ms).
+ * trace analyze`'s tests. Compute is a sleep (see work_ms), but the
+ * stencil's, a busy wait (see spin_ms).
  *   pipeline: rank r receives from r-1, computes (r+1) ms, sends to r+1.
- *   stencil F: a barrier, then ITER iterations of compute (2 ms; the last
- *              rank: 4 ms x F), then a ring exchange with both neighbours
+ *   stencil F: a barrier, then ITER iterations of compute (5 ms; the last
+ *              rank: 10 ms x F), then a ring exchange with both neighbours
  *              (MPI_Irecv, MPI_Isend, MPI_Waitall); F scales the last rank's
- *              compute, for the what-if test.
+ *              compute, for the what-if test (2 ranks: one core each).
  *   master:    rank 0 sends a task to each worker, then receives the
  *              results in rank order and combines them (2 ms); worker w
  *              computes 2 w ms.
@@ -30,6 +31,17 @@ static void work_ms(double ms)
         ;
 }
 
+/* Compute of an exact wall time, for the what-if test: a busy wait on
+ * PMPI_Wtime (the tracer sees no call), which ends on time whether or not
+ * the rank lost its core meanwhile; a sleep's end waits for the wake-up.
+ * The test runs it with a core per rank. */
+static void spin_ms(double ms)
+{
+    double t0 = PMPI_Wtime();
+    while ((PMPI_Wtime() - t0) * 1e3 < ms)
+        ;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -49,14 +61,14 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "stencil") == 0) {
         double f = argc > 2 ? atof(argv[2]) : 1.0;
         int iterations = argc > 3 ? atoi(argv[3]) : 20;
-        double work = rank == size - 1 ? 4.0 * f : 2.0;
+        double work = rank == size - 1 ? 10.0 * f : 5.0;
         int left = (rank + size - 1) % size, right = (rank + 1) % size;
         double halo[2] = {0, 0}, mine = rank;
         /* All ranks up before the timed part: the span from here to
          * MPI_Finalize leaves out how late each process started. */
         MPI_Barrier(MPI_COMM_WORLD);
         for (int it = 0; it < iterations; it++) {
-            work_ms(work);
+            spin_ms(work);
             MPI_Request req[4];
             MPI_Status st[4];
             MPI_Irecv(&halo[0], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &req[0]);

@@ -562,7 +562,15 @@ pub fn traced(name: &str, np: usize, args: &[&str]) -> (Case, PathBuf) {
 /// Runs `np` ranks of `exe` (linked with libpnmpi) under the bundled
 /// tracer; returns the case (which owns the folders) and the trace folder.
 pub fn traced_exe(exe: &Path, np: usize, args: &[&str]) -> (Case, PathBuf) {
+    traced_with(exe, np, args, &[])
+}
+
+/// [`traced_exe`] with environment variables `env` set for the run.
+pub fn traced_with(exe: &Path, np: usize, args: &[&str], env: &[(&str, &str)]) -> (Case, PathBuf) {
     let mut case = Case::new();
+    for (k, v) in env {
+        case.env(k, v);
+    }
     case.conf(&format!(
         "module {}\n",
         target_dir().join("libtracer.so").display()
