@@ -16,7 +16,11 @@
  *      MPI_Startall, completed with MPI_Waitany;
  *   9. one persistent receive from ANY_SOURCE, MPI_Start + MPI_Wait;
  *  10. MPI_Sendrecv receiving from ANY_SOURCE (sending to each sender in
- *      turn, tag 11).
+ *      turn, tag 11);
+ *  11. (tag 12) MPI 4's large-count forms where the MPI has them (MPICH
+ *      4; the int forms under an MPI 3 such as Open MPI 4.1), in turn:
+ *      MPI_Recv_c, MPI_Irecv_c + MPI_Wait, and a persistent
+ *      MPI_Recv_init_c + MPI_Start + MPI_Wait, all from ANY_SOURCE.
  *
  * usage: racymix [M]   (default 20)
  * prints (rank 0): racymix: messages N checksum C
@@ -24,6 +28,18 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#if MPI_VERSION >= 4
+typedef MPI_Count count_t;
+#define RECV_L MPI_Recv_c
+#define IRECV_L MPI_Irecv_c
+#define RECV_INIT_L MPI_Recv_init_c
+#else
+typedef int count_t;
+#define RECV_L MPI_Recv
+#define IRECV_L MPI_Irecv
+#define RECV_INIT_L MPI_Recv_init
+#endif
 
 static unsigned long checksum = 1469598103934665603ul;
 static long messages;
@@ -56,11 +72,11 @@ int main(int argc, char **argv)
     int w = size - 1;
     if (rank != 0) {
         int v;
-        for (int phase = 1; phase <= 10; phase++)
+        for (int phase = 1; phase <= 11; phase++)
             for (int i = 0; i < m; i++) {
                 spin((rank * 7 + i * 13) % 30);
                 v = rank * 1000 + i;
-                MPI_Send(&v, 1, MPI_INT, 0, phase, MPI_COMM_WORLD);
+                MPI_Send(&v, 1, MPI_INT, 0, phase == 11 ? 12 : phase, MPI_COMM_WORLD);
             }
         for (int i = 0; i < m; i++)
             MPI_Recv(&v, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -200,6 +216,23 @@ int main(int argc, char **argv)
     /* 10 */
     for (int n = 0; n < total; n++) {
         MPI_Sendrecv(&n, 1, MPI_INT, n % w + 1, 11, &v, 1, MPI_INT, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st);
+        got(st.MPI_SOURCE, v);
+    }
+
+    /* 11 */
+    count_t one = 1;
+    for (int n = 0; n < total; n++) {
+        if (n % 3 == 0) {
+            RECV_L(&v, one, MPI_INT, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &st);
+        } else if (n % 3 == 1) {
+            IRECV_L(&v, one, MPI_INT, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &p);
+            MPI_Wait(&p, &st);
+        } else {
+            RECV_INIT_L(&v, one, MPI_INT, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &p);
+            MPI_Start(&p);
+            MPI_Wait(&p, &st);
+            MPI_Request_free(&p);
+        }
         got(st.MPI_SOURCE, v);
     }
 

@@ -55,20 +55,42 @@
 #[macro_export]
 macro_rules! wrap {
     ($($(#[$attr:meta])* fn $name:ident ($($arg:ident),* $(,)?) $body:block)*) => {
-        $( $crate::__wrap_select! { [$] ($(#[$attr])*) $name ($($arg),*) $body } )*
+        $( $crate::__wrap_select! { required [$] ($(#[$attr])*) $name ($($arg),*) $body } )*
     };
 }
 
+/// [`wrap!`] for routines that only some MPIs have (MPI 4's large-count
+/// `_c` routines: MPICH 4 has them, Open MPI 4.1 not): a wrapper is
+/// defined where the MPI has the routine, and nothing, without an error,
+/// where it has not. The body is not compiled then, so it may name the
+/// routine's `XMPI_` entry.
+#[macro_export]
+macro_rules! wrap_optional {
+    ($($(#[$attr:meta])* fn $name:ident ($($arg:ident),* $(,)?) $body:block)*) => {
+        $( $crate::__wrap_select! { optional [$] ($(#[$attr])*) $name ($($arg),*) $body } )*
+    };
+}
+
+/// Names a routine's table entry, so that a routine this MPI lacks stops
+/// the build (`required`), or nothing (`optional`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wrap_guard {
+    (required $name:ident) => {
+        let _ = $crate::raw::routine::$name;
+    };
+    (optional $name:ident) => {};
+}
+
 /// Finds `$name` in the routine table and hands its signature to
-/// [`__wrap_fn!`]. `$d` is a `$` token, for the metavariables of the
-/// selecting macro it defines.
+/// [`__wrap_fn!`] (`$need`: see [`__wrap_guard!`]). `$d` is a `$` token,
+/// for the metavariables of the selecting macro it defines.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __wrap_select {
-    ([$d:tt] ($($attr:tt)*) $name:ident ($($arg:ident),*) $body:block) => {
+    ($need:ident [$d:tt] ($($attr:tt)*) $name:ident ($($arg:ident),*) $body:block) => {
         const _: () = {
-            // Names the routine's entry: a routine this MPI lacks stops here.
-            let _ = $crate::raw::routine::$name;
+            $crate::__wrap_guard!($need $name);
 
             macro_rules! __pnmpi_select {
                 ($d id:literal, $name, $d pmpi:ident, $d xmpi:ident, $d newstack:ident,

@@ -232,8 +232,8 @@ pub struct Replayer {
 pub struct RecvArgs {
     /// The buffer's address.
     pub buf: usize,
-    /// The count.
-    pub count: i32,
+    /// The count (an `MPI_Count` for `MPI_Recv_init_c`).
+    pub count: i64,
     /// The datatype's handle bits.
     pub datatype: u64,
     /// The tag.

@@ -113,12 +113,23 @@ unsafe fn start_one(m: u8, req: *mut MPI_Request) -> c_int {
         return unsafe { x::XMPI_Start(req) };
     };
     let mut shadow = mpi::REQUEST_NULL();
+    let Ok(count) = i32::try_from(a.count) else {
+        state::diverge(
+            state::rank(),
+            0,
+            Kind::Match,
+            &format!(
+                "a started persistent wildcard receive of {} elements: a replay posts it with an int count",
+                a.count
+            ),
+        )
+    };
     // SAFETY: the arguments the application gave MPI_Recv_init for this
     // request, whose buffer it must keep for the request's life.
     let rc = unsafe {
         x::XMPI_Irecv(
             a.buf as *mut std::ffi::c_void,
-            a.count,
+            count,
             Handle::from_bits(a.datatype),
             source,
             a.tag,
@@ -381,6 +392,140 @@ fn test_probe(
     }
 }
 
+/// The wildcard receives, as wrappers of `$wrap` (`wrap` or
+/// `wrap_optional`): one definition for the `int`-count routines and MPI
+/// 4's large-count `_c` ones, whose bodies differ only in the entry they
+/// call and the count's type.
+macro_rules! receives {
+    ($wrap:ident: $recv:ident $xrecv:ident, $sr:ident $xsr:ident, $srr:ident $xsrr:ident,
+     $irecv:ident $xirecv:ident, $rinit:ident) => {
+        pnmpi_sdk::$wrap! {
+            /// A wildcard receive: records the source and tag, or receives from
+            /// the recorded source.
+            fn $recv(buf, count, datatype, source, tag, comm, status) {
+                let m = mode();
+                if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
+                    return next!();
+                }
+                let mut own = blank();
+                let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+                if m == RECORD {
+                    // SAFETY: the caller's arguments, with a status of our own for an ignored one.
+                    let rc = unsafe { x::$xrecv(buf, count, datatype, source, tag, comm, st) };
+                    if ok(rc) {
+                        // SAFETY: MPI filled the status.
+                        let (source, tag) = unsafe { source_tag(st) };
+                        rec(|r| r.push(Entry::Matched { kind: Kind::Recv, source, tag }));
+                    }
+                    return rc;
+                }
+                let Some((i, Next::Entry(e))) = next(Kind::Recv) else { return next!() };
+                let want = matched(i, Kind::Recv, e);
+                let src = forced_source(i, Kind::Recv, source, tag, want);
+                // SAFETY: the caller's arguments, with the recorded source.
+                let rc = unsafe { x::$xrecv(buf, count, datatype, src, tag, comm, st) };
+                if ok(rc) {
+                    // SAFETY: MPI filled the status.
+                    unsafe { check_message(i, Kind::Recv, st, want) };
+                }
+                rc
+            }
+            /// A wildcard `MPI_Sendrecv`: its receive as [`MPI_Recv`].
+            fn $sr(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) {
+                let m = mode();
+                if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
+                    return next!();
+                }
+                let mut own = blank();
+                let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+                let call = |src: c_int| {
+                    // SAFETY: the caller's arguments, with `src` for the source and
+                    // a status of our own for an ignored one.
+                    unsafe {
+                        x::$xsr(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, src, recvtag, comm, st)
+                    }
+                };
+                // SAFETY: the status MPI filled.
+                unsafe { sendrecv(m, source, recvtag, st, call) }
+            }
+            /// A wildcard `MPI_Sendrecv_replace`: as [`MPI_Sendrecv`].
+            fn $srr(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) {
+                let m = mode();
+                if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
+                    return next!();
+                }
+                let mut own = blank();
+                let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+                let call = |src: c_int| {
+                    // SAFETY: the caller's arguments, with `src` for the source and
+                    // a status of our own for an ignored one.
+                    unsafe { x::$xsrr(buf, count, datatype, dest, sendtag, src, recvtag, comm, st) }
+                };
+                // SAFETY: the status MPI filled.
+                unsafe { sendrecv(m, source, recvtag, st, call) }
+            }
+            /// A receive from `MPI_ANY_SOURCE`: numbered, so that its completion
+            /// records where it matched; replayed with the recorded source.
+            fn $irecv(buf, count, datatype, source, tag, comm, request) {
+                let m = mode();
+                if m == state::OFF || source != mpi::ANY_SOURCE() {
+                    return next!();
+                }
+                if m == RECORD {
+                    let rc = next!();
+                    if ok(rc) {
+                        // SAFETY: MPI returned the request.
+                        let handle = unsafe { *request }.bits();
+                        rec(|r| {
+                            let post = r.posts;
+                            r.posts += 1;
+                            r.pending.insert(handle, post);
+                        });
+                    }
+                    return rc;
+                }
+                let forced = rp(|r| {
+                    let post = r.posts;
+                    r.posts += 1;
+                    r.matches.get(&post).map(|m| m.0)
+                });
+                match forced.flatten() {
+                    // SAFETY: the caller's arguments, with the recorded source.
+                    Some(src) => unsafe { x::$xirecv(buf, count, datatype, src, tag, comm, request) },
+                    // The recorded run never completed it: nothing to force.
+                    None => next!(),
+                }
+            }
+            /// A persistent receive from `MPI_ANY_SOURCE`: remembered, so that
+            /// each `MPI_Start` of it is numbered like a wildcard `MPI_Irecv`.
+            #[allow(clippy::useless_conversion)] // an MPI_Count already, in the `_c` form
+            fn $rinit(buf, count, datatype, source, tag, comm, request) {
+                let m = mode();
+                if m == state::OFF || source != mpi::ANY_SOURCE() {
+                    return next!();
+                }
+                let rc = next!();
+                if ok(rc) {
+                    // SAFETY: MPI returned the request.
+                    let h = unsafe { *request }.bits();
+                    if m == RECORD {
+                        rec(|r| r.persistent.insert(h));
+                    } else {
+                        let args = RecvArgs { buf: buf as usize, count: i64::from(count), datatype: datatype.bits(), tag, comm: comm.bits() };
+                        rp(|r| r.persistent.insert(h, args));
+                    }
+                }
+                rc
+            }
+        }
+    };
+}
+
+receives!(wrap: MPI_Recv XMPI_Recv, MPI_Sendrecv XMPI_Sendrecv, MPI_Sendrecv_replace XMPI_Sendrecv_replace,
+    MPI_Irecv XMPI_Irecv, MPI_Recv_init);
+receives!(wrap_optional: MPI_Recv_c XMPI_Recv_c, MPI_Sendrecv_c XMPI_Sendrecv_c,
+    MPI_Sendrecv_replace_c XMPI_Sendrecv_replace_c, MPI_Irecv_c XMPI_Irecv_c, MPI_Recv_init_c);
+
 pnmpi_sdk::wrap! {
     /// Starts recording or replaying.
     fn MPI_Init(_argc, _argv) {
@@ -420,72 +565,8 @@ pnmpi_sdk::wrap! {
         next!()
     }
 
-    /// A wildcard receive: records the source and tag, or receives from
-    /// the recorded source.
-    fn MPI_Recv(buf, count, datatype, source, tag, comm, status) {
-        let m = mode();
-        if m == state::OFF || (source != mpi::ANY_SOURCE() && tag != mpi::ANY_TAG()) {
-            return next!();
-        }
-        let mut own = blank();
-        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
-        if m == RECORD {
-            // SAFETY: the caller's arguments, with a status of our own for an ignored one.
-            let rc = unsafe { x::XMPI_Recv(buf, count, datatype, source, tag, comm, st) };
-            if ok(rc) {
-                // SAFETY: MPI filled the status.
-                let (source, tag) = unsafe { source_tag(st) };
-                rec(|r| r.push(Entry::Matched { kind: Kind::Recv, source, tag }));
-            }
-            return rc;
-        }
-        let Some((i, Next::Entry(e))) = next(Kind::Recv) else { return next!() };
-        let want = matched(i, Kind::Recv, e);
-        let src = forced_source(i, Kind::Recv, source, tag, want);
-        // SAFETY: the caller's arguments, with the recorded source.
-        let rc = unsafe { x::XMPI_Recv(buf, count, datatype, src, tag, comm, st) };
-        if ok(rc) {
-            // SAFETY: MPI filled the status.
-            unsafe { check_message(i, Kind::Recv, st, want) };
-        }
-        rc
-    }
 
-    /// A wildcard `MPI_Sendrecv`: its receive as [`MPI_Recv`].
-    fn MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) {
-        let m = mode();
-        if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
-            return next!();
-        }
-        let mut own = blank();
-        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
-        let call = |src: c_int| {
-            // SAFETY: the caller's arguments, with `src` for the source and
-            // a status of our own for an ignored one.
-            unsafe {
-                x::XMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, src, recvtag, comm, st)
-            }
-        };
-        // SAFETY: the status MPI filled.
-        unsafe { sendrecv(m, source, recvtag, st, call) }
-    }
 
-    /// A wildcard `MPI_Sendrecv_replace`: as [`MPI_Sendrecv`].
-    fn MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) {
-        let m = mode();
-        if m == state::OFF || (source != mpi::ANY_SOURCE() && recvtag != mpi::ANY_TAG()) {
-            return next!();
-        }
-        let mut own = blank();
-        let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
-        let call = |src: c_int| {
-            // SAFETY: the caller's arguments, with `src` for the source and
-            // a status of our own for an ignored one.
-            unsafe { x::XMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, src, recvtag, comm, st) }
-        };
-        // SAFETY: the status MPI filled.
-        unsafe { sendrecv(m, source, recvtag, st, call) }
-    }
 
     /// A wildcard probe: as [`MPI_Recv`].
     fn MPI_Probe(source, tag, comm, status) {
@@ -530,59 +611,7 @@ pnmpi_sdk::wrap! {
         )
     }
 
-    /// A receive from `MPI_ANY_SOURCE`: numbered, so that its completion
-    /// records where it matched; replayed with the recorded source.
-    fn MPI_Irecv(buf, count, datatype, source, tag, comm, request) {
-        let m = mode();
-        if m == state::OFF || source != mpi::ANY_SOURCE() {
-            return next!();
-        }
-        if m == RECORD {
-            let rc = next!();
-            if ok(rc) {
-                // SAFETY: MPI returned the request.
-                let handle = unsafe { *request }.bits();
-                rec(|r| {
-                    let post = r.posts;
-                    r.posts += 1;
-                    r.pending.insert(handle, post);
-                });
-            }
-            return rc;
-        }
-        let forced = rp(|r| {
-            let post = r.posts;
-            r.posts += 1;
-            r.matches.get(&post).map(|m| m.0)
-        });
-        match forced.flatten() {
-            // SAFETY: the caller's arguments, with the recorded source.
-            Some(src) => unsafe { x::XMPI_Irecv(buf, count, datatype, src, tag, comm, request) },
-            // The recorded run never completed it: nothing to force.
-            None => next!(),
-        }
-    }
 
-    /// A persistent receive from `MPI_ANY_SOURCE`: remembered, so that
-    /// each `MPI_Start` of it is numbered like a wildcard `MPI_Irecv`.
-    fn MPI_Recv_init(buf, count, datatype, source, tag, comm, request) {
-        let m = mode();
-        if m == state::OFF || source != mpi::ANY_SOURCE() {
-            return next!();
-        }
-        let rc = next!();
-        if ok(rc) {
-            // SAFETY: MPI returned the request.
-            let h = unsafe { *request }.bits();
-            if m == RECORD {
-                rec(|r| r.persistent.insert(h));
-            } else {
-                let args = RecvArgs { buf: buf as usize, count, datatype: datatype.bits(), tag, comm: comm.bits() };
-                rp(|r| r.persistent.insert(h, args));
-            }
-        }
-        rc
-    }
 
     /// Numbers a start of a persistent wildcard receive; replayed, posts
     /// it from the recorded source.
