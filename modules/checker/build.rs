@@ -1,5 +1,5 @@
 //! Compiles `src/consts.c` with the MPI's compiler wrapper (`$MPICC`, else
-//! `mpicc`): the error codes, combiners and predefined handles the
+//! `mpicc`): the error codes and predefined handles the
 //! checker compares against, which are macros bindgen cannot evaluate.
 
 fn main() {

@@ -1,5 +1,5 @@
 //! Compiles `src/consts.c` with the MPI's compiler wrapper (`$MPICC`, else
-//! `mpicc`): the combiners, the array orders and the predefined pair
+//! `mpicc`): the array orders and the predefined pair
 //! types with their C layouts, which are macros bindgen cannot evaluate.
 
 fn main() {

@@ -1,5 +1,5 @@
 /* The MPI constants the checker needs that pnmpi-mpi-sys does not carry:
- * error codes, datatype combiners, and the predefined datatypes and
+ * error codes and the predefined datatypes and
  * operations, whose handles are cast macros (Open MPI: addresses of
  * library globals; MPICH: integers) that bindgen cannot evaluate.
  * Compiled against the native mpi.h by build.rs. */
@@ -11,14 +11,6 @@ const int pnmpi_checker_err[] = {
     MPI_ERR_RANK, MPI_ERR_TAG, MPI_ERR_COUNT, MPI_ERR_ROOT, MPI_ERR_TYPE,
     MPI_ERR_COMM, MPI_ERR_OP, MPI_ERR_BUFFER, MPI_ERR_OTHER,
     MPI_ERR_TRUNCATE,
-};
-
-const int pnmpi_checker_combiner[] = {
-    MPI_COMBINER_NAMED, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS,
-    MPI_COMBINER_VECTOR, MPI_COMBINER_HVECTOR, MPI_COMBINER_INDEXED,
-    MPI_COMBINER_HINDEXED, MPI_COMBINER_INDEXED_BLOCK,
-    MPI_COMBINER_HINDEXED_BLOCK, MPI_COMBINER_STRUCT,
-    MPI_COMBINER_SUBARRAY, MPI_COMBINER_RESIZED,
 };
 
 const int pnmpi_checker_tag_ub_key = MPI_TAG_UB;

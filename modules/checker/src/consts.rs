@@ -5,7 +5,6 @@ use std::ffi::c_int;
 
 extern "C" {
     static pnmpi_checker_err: [c_int; 10];
-    static pnmpi_checker_combiner: [c_int; 12];
     static pnmpi_checker_tag_ub_key: c_int;
     static pnmpi_checker_op_null: MPI_Op;
     static pnmpi_checker_group_null: MPI_Group;
@@ -37,45 +36,6 @@ pub enum Err {
 pub fn err(e: Err) -> c_int {
     // SAFETY: an immutable C array initialised at load time.
     unsafe { pnmpi_checker_err[e as usize] }
-}
-
-/// A datatype combiner (`MPI_COMBINER_X`), in `consts.c`'s order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Combiner {
-    Named = 0,
-    Dup,
-    Contiguous,
-    Vector,
-    Hvector,
-    Indexed,
-    Hindexed,
-    IndexedBlock,
-    HindexedBlock,
-    Struct,
-    Subarray,
-    Resized,
-}
-
-const COMBINERS: [Combiner; 12] = [
-    Combiner::Named,
-    Combiner::Dup,
-    Combiner::Contiguous,
-    Combiner::Vector,
-    Combiner::Hvector,
-    Combiner::Indexed,
-    Combiner::Hindexed,
-    Combiner::IndexedBlock,
-    Combiner::HindexedBlock,
-    Combiner::Struct,
-    Combiner::Subarray,
-    Combiner::Resized,
-];
-
-/// The combiner whose MPI value is `value`, if the checker knows it.
-pub fn combiner(value: c_int) -> Option<Combiner> {
-    // SAFETY: an immutable C array initialised at load time.
-    let values = unsafe { &pnmpi_checker_combiner };
-    values.iter().position(|&v| v == value).map(|i| COMBINERS[i])
 }
 
 /// `MPI_TAG_UB`, the attribute key.

@@ -3,9 +3,10 @@
 //! natively: the checker's own queries), its size, and whether its data
 //! is one contiguous span (for checksums).
 
-use crate::consts::{self, Combiner};
+use crate::consts;
 use crate::registry;
 use crate::sig::Sig;
+use pnmpi_sdk::sys::combiner::{combiner, Combiner};
 use pnmpi_sdk::sys::ffi::{self, MPI_Aint, MPI_Datatype};
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
@@ -116,7 +117,7 @@ fn is_named(dt: MPI_Datatype) -> bool {
     let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
     // SAFETY: local out-parameters; MPI checks the handle.
     unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
-    consts::combiner(comb) == Some(Combiner::Named)
+    combiner(comb) == Some(Combiner::Named)
 }
 
 /// Computes the signature of `dt` from its envelope and contents.
@@ -131,7 +132,21 @@ pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
     if rc != pnmpi_sdk::constants::SUCCESS() {
         return opaque();
     }
-    let Some(combiner) = consts::combiner(comb) else {
+    // The MPI-1 `_INTEGER` forms, darray and the F90 types are not
+    // walked: opaque, as a combiner MPI does not name.
+    let unwalked = |c: &Combiner| {
+        matches!(
+            c,
+            Combiner::HvectorInteger
+                | Combiner::HindexedInteger
+                | Combiner::StructInteger
+                | Combiner::Darray
+                | Combiner::F90Real
+                | Combiner::F90Complex
+                | Combiner::F90Integer
+        )
+    };
+    let Some(combiner) = combiner(comb).filter(|c| !unwalked(c)) else {
         return opaque();
     };
     if combiner == Combiner::Named {
@@ -170,7 +185,6 @@ pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
         return opaque();
     };
     match combiner {
-        Combiner::Named => opaque(),
         Combiner::Dup | Combiner::Resized => first,
         Combiner::Contiguous => first.times(n(0)),
         Combiner::Vector | Combiner::Hvector => first.times(n(1)).times(n(0)),
@@ -186,5 +200,7 @@ pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
             let elements = (0..dims).map(|d| n(1 + dims + d)).product::<u64>();
             first.times(elements)
         }
+        // Named types returned above; the unwalked ones never get here.
+        _ => opaque(),
     }
 }

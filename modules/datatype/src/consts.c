@@ -1,34 +1,10 @@
 /* The MPI constants the datatype module needs that pnmpi-mpi-sys does not
- * carry: the combiners, the array orders, and the predefined pair types
+ * carry: the array orders, and the predefined pair types
  * (MPI_FLOAT_INT, ...) with their parts at the offsets this compiler lays
  * the matching C structs out at. Compiled against the native mpi.h by
  * build.rs. */
 #include <mpi.h>
 #include <stddef.h>
-
-/* The MPI-1 combiners MPI-3 removed: Open MPI keeps their values under
- * other names unless built for MPI-1 compatibility; MPICH keeps them. */
-#if defined(OPEN_MPI) && !(OMPI_ENABLE_MPI1_COMPAT)
-#define HVECTOR_INTEGER OMPI_WAS_MPI_COMBINER_HVECTOR_INTEGER
-#define HINDEXED_INTEGER OMPI_WAS_MPI_COMBINER_HINDEXED_INTEGER
-#define STRUCT_INTEGER OMPI_WAS_MPI_COMBINER_STRUCT_INTEGER
-#else
-#define HVECTOR_INTEGER MPI_COMBINER_HVECTOR_INTEGER
-#define HINDEXED_INTEGER MPI_COMBINER_HINDEXED_INTEGER
-#define STRUCT_INTEGER MPI_COMBINER_STRUCT_INTEGER
-#endif
-
-/* In the order of consts.rs's `Combiner`. */
-const int pnmpi_datatype_combiners[] = {
-    MPI_COMBINER_NAMED, MPI_COMBINER_DUP, MPI_COMBINER_CONTIGUOUS,
-    MPI_COMBINER_VECTOR, MPI_COMBINER_HVECTOR, HVECTOR_INTEGER,
-    MPI_COMBINER_INDEXED, MPI_COMBINER_HINDEXED, HINDEXED_INTEGER,
-    MPI_COMBINER_INDEXED_BLOCK, MPI_COMBINER_HINDEXED_BLOCK,
-    MPI_COMBINER_STRUCT, STRUCT_INTEGER, MPI_COMBINER_SUBARRAY,
-    MPI_COMBINER_DARRAY, MPI_COMBINER_RESIZED, MPI_COMBINER_F90_REAL,
-    MPI_COMBINER_F90_COMPLEX, MPI_COMBINER_F90_INTEGER,
-};
-const int pnmpi_datatype_combiner_count = sizeof pnmpi_datatype_combiners / sizeof pnmpi_datatype_combiners[0];
 
 const int pnmpi_datatype_order_c = MPI_ORDER_C;
 const int pnmpi_datatype_order_fortran = MPI_ORDER_FORTRAN;

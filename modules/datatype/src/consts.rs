@@ -1,6 +1,6 @@
 //! The constants of `consts.c`, read from Rust.
 
-use crate::contents::{Combiner, Consts, COMBINERS};
+use crate::contents::Consts;
 use pnmpi_sdk::sys::ffi::MPI_Datatype;
 use std::ffi::c_int;
 
@@ -19,8 +19,6 @@ pub struct Pair {
 unsafe impl Sync for Pair {}
 
 extern "C" {
-    static pnmpi_datatype_combiners: [c_int; 19];
-    static pnmpi_datatype_combiner_count: c_int;
     static pnmpi_datatype_order_c: c_int;
     static pnmpi_datatype_order_fortran: c_int;
     static pnmpi_datatype_distribute_block: c_int;
@@ -29,15 +27,6 @@ extern "C" {
     static pnmpi_datatype_distribute_dflt_darg: c_int;
     static pnmpi_datatype_pairs: [Pair; 9];
     static pnmpi_datatype_pair_count: c_int;
-}
-
-/// The combiner whose MPI value is `value`, if the module knows it.
-pub fn combiner(value: c_int) -> Option<Combiner> {
-    // SAFETY: immutable C objects initialised at load time; the count is
-    // the array's length (checked against the Rust list).
-    let values = unsafe { &pnmpi_datatype_combiners[..pnmpi_datatype_combiner_count as usize] };
-    debug_assert_eq!(values.len(), COMBINERS.len());
-    values.iter().position(|&v| v == value).map(|i| COMBINERS[i])
 }
 
 /// The array orders and distributions.

@@ -5,53 +5,7 @@
 //! subarrays and distributed arrays as their rows.
 
 use crate::flatten::{Error, Shape};
-
-/// A type constructor (`MPI_COMBINER_X`), in `consts.c`'s order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Combiner {
-    Named,
-    Dup,
-    Contiguous,
-    Vector,
-    Hvector,
-    HvectorInteger,
-    Indexed,
-    Hindexed,
-    HindexedInteger,
-    IndexedBlock,
-    HindexedBlock,
-    Struct,
-    StructInteger,
-    Subarray,
-    Darray,
-    Resized,
-    F90Real,
-    F90Complex,
-    F90Integer,
-}
-
-/// Every combiner, in `consts.c`'s order.
-pub const COMBINERS: [Combiner; 19] = [
-    Combiner::Named,
-    Combiner::Dup,
-    Combiner::Contiguous,
-    Combiner::Vector,
-    Combiner::Hvector,
-    Combiner::HvectorInteger,
-    Combiner::Indexed,
-    Combiner::Hindexed,
-    Combiner::HindexedInteger,
-    Combiner::IndexedBlock,
-    Combiner::HindexedBlock,
-    Combiner::Struct,
-    Combiner::StructInteger,
-    Combiner::Subarray,
-    Combiner::Darray,
-    Combiner::Resized,
-    Combiner::F90Real,
-    Combiner::F90Complex,
-    Combiner::F90Integer,
-];
+pub use pnmpi_mpi_sys::combiner::Combiner;
 
 /// The values of MPI's array orders and distributions.
 #[derive(Clone, Copy, Debug)]

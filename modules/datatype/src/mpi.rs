@@ -50,7 +50,7 @@ fn envelope(dt: MPI_Datatype) -> Result<(Option<Combiner>, c_int, c_int, c_int, 
     // SAFETY: local out-parameters; MPI checks the handle.
     let rc = unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
     check("MPI_Type_get_envelope", rc)?;
-    Ok((consts::combiner(comb), ni, na, nd, comb))
+    Ok((pnmpi_mpi_sys::combiner::combiner(comb), ni, na, nd, comb))
 }
 
 /// Whether `dt` is a named (predefined) type, never freed.
