@@ -14,7 +14,8 @@
  *  6. MPI_Irecv cancelled (it never matches), then a plain exchange;
  *  7. MPI_Issend polled with MPI_Test into MPI_Irecv(MPI_ANY_SOURCE).
  *
- * usage: reqkinds BYTES     prints: reqkinds: rank R bytes B sum S
+ * usage: reqkinds BYTES [standard]     prints: reqkinds: rank R bytes B sum S
+ * (`standard`: every send in standard mode, for formats without modes)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,6 +23,13 @@
 #include <string.h>
 
 static int rank, size, peer, bytes;
+
+/* The synchronous and buffered sends, or, with the argument `standard`,
+ * MPI_Send and its kin in their place (the request kinds stay). */
+typedef int send_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int isend_fn(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+static send_fn *ssend = MPI_Ssend, *bsend = MPI_Bsend;
+static isend_fn *ssend_init = MPI_Ssend_init, *bsend_init = MPI_Bsend_init, *issend = MPI_Issend;
 static char *sbuf, *rbuf;
 static long sum;
 
@@ -60,8 +68,8 @@ static void persistent_any_tag(void)
     } else {
         fill(1);
         MPI_Send(sbuf, bytes, MPI_CHAR, peer, 11, MPI_COMM_WORLD);
-        MPI_Ssend(sbuf, bytes, MPI_CHAR, peer, 12, MPI_COMM_WORLD);
-        MPI_Bsend(sbuf, bytes, MPI_CHAR, peer, 13, MPI_COMM_WORLD);
+        ssend(sbuf, bytes, MPI_CHAR, peer, 12, MPI_COMM_WORLD);
+        bsend(sbuf, bytes, MPI_CHAR, peer, 13, MPI_COMM_WORLD);
     }
     MPI_Buffer_detach(&bbuf, &bsize);
     free(bbuf);
@@ -105,8 +113,8 @@ static void persistent_sends(void)
         memcpy(s2, sbuf, bytes);
         memcpy(s3, sbuf, bytes);
         MPI_Send_init(sbuf, bytes, MPI_CHAR, peer, 31, MPI_COMM_WORLD, &r[0]);
-        MPI_Ssend_init(s2, bytes, MPI_CHAR, peer, 32, MPI_COMM_WORLD, &r[1]);
-        MPI_Bsend_init(s3, bytes, MPI_CHAR, peer, 33, MPI_COMM_WORLD, &r[2]);
+        ssend_init(s2, bytes, MPI_CHAR, peer, 32, MPI_COMM_WORLD, &r[1]);
+        bsend_init(s3, bytes, MPI_CHAR, peer, 33, MPI_COMM_WORLD, &r[2]);
         MPI_Startall(3, r);
         MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
         for (int i = 0; i < 3; i++)
@@ -183,7 +191,7 @@ static void polled_ssend(void)
     int done = 0, polls = 0;
     fill(7);
     if (rank % 2 == 0)
-        MPI_Issend(sbuf, bytes, MPI_CHAR, peer, 71, MPI_COMM_WORLD, &r);
+        issend(sbuf, bytes, MPI_CHAR, peer, 71, MPI_COMM_WORLD, &r);
     else
         MPI_Irecv(rbuf, bytes, MPI_CHAR, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r);
     while (!done) {
@@ -205,6 +213,11 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     bytes = argc > 1 ? atoi(argv[1]) : 1024;
+    if (argc > 2 && strcmp(argv[2], "standard") == 0) {
+        ssend = bsend = MPI_Send;
+        ssend_init = bsend_init = MPI_Send_init;
+        issend = MPI_Isend;
+    }
     peer = rank ^ 1;
     sbuf = malloc(bytes + 1);
     rbuf = malloc(bytes + 1);
