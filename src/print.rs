@@ -120,8 +120,8 @@ pub unsafe extern "C" fn pnmpi_llnl_emit(kind: c_int, level: c_int, text: *const
     let _ = err.flush();
     if kind == ERROR {
         if state.is_some() {
-            // SAFETY: MPI runs; aborting it is what LLNL's error does.
-            unsafe { ffi::PMPI_Abort(constants::COMM_WORLD(), 1) };
+            // MPI runs: aborting it is what LLNL's error does.
+            pnmpi_mpi_sys::abort::abort_job(1);
         }
         std::process::exit(1);
     }

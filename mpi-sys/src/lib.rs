@@ -26,6 +26,7 @@ pub mod ffi {
 
 include!(concat!(env!("OUT_DIR"), "/routines.rs"));
 
+pub mod abort;
 pub mod combiner;
 pub mod constants;
 

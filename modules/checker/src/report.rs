@@ -145,11 +145,7 @@ fn write_json(reports: &[Report]) -> std::io::Result<()> {
 
 /// Ends the job now: `MPI_Abort` on `MPI_COMM_WORLD` with the exit code.
 pub fn abort_job() -> ! {
-    let code = config::get().exit_code;
-    // SAFETY: MPI_Abort takes a predefined communicator and an int; it
-    // does not return when MPI is up, and the exit below covers the rest.
-    unsafe { pnmpi_sdk::sys::ffi::PMPI_Abort(pnmpi_sdk::constants::COMM_WORLD(), code) };
-    std::process::exit(code)
+    pnmpi_sdk::sys::abort::abort_job(config::get().exit_code)
 }
 
 /// Makes the process exit with the configured status, whatever the

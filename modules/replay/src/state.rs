@@ -347,10 +347,8 @@ pub fn diverge(rank: i32, index: u64, kind: Kind, what: &str) -> ! {
 /// was still being written.
 pub fn abort(code: i32) -> ! {
     std::thread::sleep(std::time::Duration::from_millis(200));
-    // SAFETY: MPI is initialised (every caller runs between MPI_Init and
-    // MPI_Finalize); MPI_COMM_WORLD is valid then.
-    unsafe { pnmpi_mpi_sys::ffi::PMPI_Abort(mpi::COMM_WORLD(), code) };
-    std::process::exit(code)
+    // Every caller runs between MPI_Init and MPI_Finalize.
+    pnmpi_mpi_sys::abort::abort_job(code)
 }
 
 /// Starts recording or replaying once MPI is up. An unusable record

@@ -15,7 +15,6 @@ use crate::sched::{self, Event, MainFn, Refused, Sched};
 use crate::stack::Pool;
 use crate::timing::Timing;
 use crate::trace::Trace;
-use pnmpi_mpi_sys::{constants as c, ffi};
 use pnmpi_trace::rank::RawRecord;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -101,10 +100,9 @@ pub fn finished() -> bool {
 pub fn stop(rank: &str, routine: &str, what: &str) -> ! {
     eprintln!("pnmpi vranks: error: virtual rank {rank}: {routine}: {what}");
     if running() {
-        // SAFETY: the native MPI is initialized while the ranks run
-        // (`start` initializes it before and finalizes it after);
-        // aborting the job is always allowed then.
-        unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), 1) };
+        // The native MPI is initialized while the ranks run (`start`
+        // initializes it before and finalizes it after).
+        pnmpi_mpi_sys::abort::abort_job(1);
     }
     // SAFETY: _exit(2) ends the process at once. `_exit`, not `exit`:
     // inside a rank, `exit` would end that rank only.

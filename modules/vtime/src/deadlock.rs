@@ -77,7 +77,5 @@ pub fn handle(me: Hop, comm: Comm) {
 
 fn report(hops: &[Hop]) -> ! {
     eprintln!("{}", describe(hops));
-    // SAFETY: aborting the job; nothing runs after it.
-    unsafe { ffi::PMPI_Abort(constants::COMM_WORLD(), 1) };
-    std::process::exit(1)
+    pnmpi_mpi_sys::abort::abort_job(1)
 }

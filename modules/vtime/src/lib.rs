@@ -29,7 +29,6 @@ mod p2p;
 mod report;
 mod state;
 
-use pnmpi_mpi_sys::ffi;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, raw};
 use pnmpi_sim::kernel::coll::Member;
@@ -100,8 +99,8 @@ fn start(init: impl FnOnce() -> c_int) -> c_int {
     }
     if let Err(e) = setup() {
         eprintln!("pnmpi vtime: error: {e}; aborting the run");
-        // SAFETY: MPI is initialized; aborting the job is always allowed.
-        unsafe { ffi::PMPI_Abort(constants::COMM_WORLD(), 1) };
+        // MPI is initialized: aborting the job is always allowed.
+        pnmpi_mpi_sys::abort::abort_job(1);
     }
     rc
 }

@@ -151,8 +151,7 @@ pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
             t.abandon();
         }
     });
-    // SAFETY: aborting the native job.
-    unsafe { ffi::PMPI_Abort(c::COMM_WORLD(), code) }
+    pnmpi_mpi_sys::abort::abort_job(code)
 }
 
 /// The virtual clock, in seconds since the end of `MPI_Init`.
