@@ -19,13 +19,13 @@ pub struct AnalyzeArgs {
     /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
     input: PathBuf,
     /// A change to predict, repeatable: `compute rank R xF`, `compute
-    /// xF`, `latency xF`, `bandwidth xF` (`compute site FILE:LINE xF`
-    /// once traces record call sites).
+    /// site FILE:LINE xF` (the compute before the calls from that site),
+    /// `compute xF`, `latency xF`, `bandwidth xF`.
     #[arg(long = "what-if", value_name = "SPEC")]
     what_if: Vec<String>,
-    /// Also predict the N changes with the largest gain: each critical
-    /// rank's compute faster, all compute faster, latency halved,
-    /// bandwidth doubled.
+    /// Also predict the N changes with the largest gain: the compute of
+    /// each rank and call site on the critical path faster, all compute
+    /// faster, latency halved, bandwidth doubled.
     #[arg(long, value_name = "N")]
     opportunities: Option<usize>,
     /// The compute factor the opportunities try.
