@@ -226,7 +226,6 @@ fn new_stream(start: u64) -> *mut Stream {
 /// stack pointer it reads is the wrapper's.
 #[inline(always)]
 pub fn enter(routine: u32) -> *mut Stream {
-    let sp = pnmpi_sdk::callsite::stack_pointer();
     let s = if thread_pointer() == MAIN_TP.load(Relaxed) {
         MAIN_STREAM.load(Relaxed)
     } else {
@@ -244,6 +243,9 @@ pub fn enter(routine: u32) -> *mut Stream {
         }
         (*s).depth = 1;
         if let Some(sites) = &(*s).sites {
+            // The wrapper's own stack pointer: this function is inlined
+            // into it, and its frame does not move while it runs.
+            let sp = pnmpi_sdk::callsite::stack_pointer();
             (*s).site = sites.locate(routine, sp);
         }
     }

@@ -4,16 +4,23 @@
 //! and the MPI's Fortran bindings), interned once per rank as a small
 //! id that the event carries.
 //!
-//! A thread finds a call's slot in its own table ([`Sites`]); a slot
-//! holds the site's id once it has one, so that a call from a known site
-//! costs a load. A new site (its first call from this thread) takes the
-//! rank-wide lock once to get its id: one id per distinct return address
-//! on the rank, whichever thread met it first. Sites are named (function,
-//! file, line) only when the trace is written out ([`resolve_all`]), from
-//! the objects' debug information: never on the path of a call.
+//! A thread finds a call's site in its own records ([`Sites`]): each
+//! routine remembers the last site it was called from and that site's id,
+//! so that a call from the same site again (a loop) costs a few loads and
+//! compares: the wrapper's return address read where a walk found it, and
+//! if that is not the last site itself (the application called the
+//! wrapper, or jumped to it through libpnmpi), the site read through the
+//! route the walk learned. Any other call looks its site up in the
+//! thread's table, whose slot holds the site's id once it has one. A new
+//! site (its first call from this thread) takes the rank-wide lock once
+//! to get its id: one id per distinct return address on the rank,
+//! whichever thread met it first. Sites are named (function, file, line)
+//! only when the trace is written out ([`resolve_all`]), from the
+//! objects' debug information: never on the path of a call.
 
 use pnmpi_mpi_sys::ROUTINE_COUNT;
 use pnmpi_sdk::callsite::{Counter, Resolver, Routes, Table};
+use pnmpi_sdk::per_routine;
 use pnmpi_trace::sites::Site;
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
@@ -30,20 +37,30 @@ struct Interned {
 
 static INTERNED: LazyLock<Mutex<Interned>> = LazyLock::new(Mutex::default);
 
-/// One thread's call sites: the table of (routine, return address) slots,
-/// each holding its site's id + 1 once given (0 before), and the routes
-/// learned per routine.
+/// One routine's routes into its wrapper and the last site it was called
+/// from.
+#[derive(Default)]
+struct Routine {
+    routes: Routes,
+    /// The last site's return address (0: none yet) and its id.
+    last: Counter,
+    id: Counter,
+}
+
+/// One thread's call sites: per routine, its routes and last site; and
+/// the table of (routine, return address) slots, each holding its site's
+/// id + 1 once given (0 before).
 pub struct Sites {
+    routines: Box<[Routine; ROUTINE_COUNT]>,
     table: Table<Counter>,
-    routes: Box<[Routes]>,
 }
 
 impl Sites {
     /// An empty table (allocated once per thread, never on a call's path).
     pub fn new() -> Box<Sites> {
         Box::new(Sites {
+            routines: per_routine(|_| Routine::default()),
             table: Table::new(SLOTS),
-            routes: (0..ROUTINE_COUNT).map(|_| Routes::default()).collect(),
         })
     }
 
@@ -52,17 +69,35 @@ impl Sites {
     /// walk could not follow). Call it while that wrapper runs.
     #[inline(always)]
     pub fn locate(&self, routine: u32, sp: usize) -> Option<u32> {
-        let routine = routine as usize;
-        let slot = self.table.locate(self.routes.get(routine)?, routine, sp)?;
-        match self.table.stats(slot).get() {
-            0 => Some(self.first_sight(slot)),
-            id => Some(id as u32 - 1),
+        let r = self.routines.get(routine as usize)?;
+        if let Some(ra) = r.routes.return_address(sp) {
+            // The last site is one a walk placed: a site read equal to it
+            // is it (never 0: a route reads a return address).
+            let last = r.last.get() as usize;
+            if ra == last || r.routes.site(sp, ra) == Some(last) {
+                return Some(r.id.get() as u32);
+            }
         }
+        self.locate_slow(routine as usize, sp)
+    }
+
+    /// [`Sites::locate`] for a call from another site than its routine's
+    /// last: through the table (or a walk), and remembered as the last.
+    #[cold]
+    #[inline(never)]
+    fn locate_slow(&self, routine: usize, sp: usize) -> Option<u32> {
+        let r = &self.routines[routine];
+        let slot = self.table.locate(&r.routes, routine, sp)?;
+        let id = match self.table.stats(slot).get() {
+            0 => self.first_sight(slot),
+            id => id as u32 - 1,
+        };
+        r.last.set(self.table.ra(slot) as u64);
+        r.id.set(u64::from(id));
+        Some(id)
     }
 
     /// The id of the site in `slot`, seen by this thread for the first time.
-    #[cold]
-    #[inline(never)]
     fn first_sight(&self, slot: usize) -> u32 {
         let ra = self.table.ra(slot);
         let mut sites = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
