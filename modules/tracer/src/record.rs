@@ -16,7 +16,7 @@ use crate::sites::{self, Sites};
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::rank::{
-    self, Coll, P2p, RankHeader, RawDone, RawEncoder, RawEvent, Sync, P2P_MAX, SMALL_MAX,
+    self, Coll, P2p, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX, SMALL_MAX,
 };
 use pnmpi_trace::{container, rank_writer};
 use std::cell::Cell;
@@ -104,8 +104,6 @@ pub struct Stream {
     sizes: SizeCache,
     /// The thread's call sites, if located (`argument sites on`).
     sites: Option<Box<Sites>>,
-    /// The site of the call being traced.
-    site: Option<u32>,
 }
 
 struct StreamPtr(*mut Stream);
@@ -209,7 +207,6 @@ fn new_stream(start: u64) -> *mut Stream {
         scratch: Default::default(),
         sizes: SizeCache::default(),
         sites: run.sites.then(Sites::new),
-        site: None,
     });
     let ptr = Box::into_raw(stream);
     STREAMS
@@ -220,12 +217,10 @@ fn new_stream(start: u64) -> *mut Stream {
     ptr
 }
 
-/// Called by every wrapper first, with its routine: the thread's stream,
-/// marked busy and holding the call's site, or null when the call is not
-/// to be traced (tracing off, or a nested call). Inlined, so that the
-/// stack pointer it reads is the wrapper's.
+/// Called by every wrapper first: the thread's stream, marked busy, or
+/// null when the call is not to be traced (tracing off, or a nested call).
 #[inline(always)]
-pub fn enter(routine: u32) -> *mut Stream {
+pub fn enter() -> *mut Stream {
     let s = if thread_pointer() == MAIN_TP.load(Relaxed) {
         MAIN_STREAM.load(Relaxed)
     } else {
@@ -242,12 +237,6 @@ pub fn enter(routine: u32) -> *mut Stream {
             return std::ptr::null_mut();
         }
         (*s).depth = 1;
-        if let Some(sites) = &(*s).sites {
-            // The wrapper's own stack pointer: this function is inlined
-            // into it, and its frame does not move while it runs.
-            let sp = pnmpi_sdk::callsite::stack_pointer();
-            (*s).site = sites.locate(routine, sp);
-        }
     }
     s
 }
@@ -276,8 +265,9 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     // is the only reference to the stream.
     let s = unsafe { &mut *s };
     s.next_event();
+    let site = s.site(routine);
     let at = s.room(PLAIN_MAX);
-    s.len = at + s.enc.encode_plain(routine, t0, t1, s.site, &mut s.buf[at..]);
+    s.len = at + s.enc.encode_plain(routine, t0, t1, site, &mut s.buf[at..]);
 }
 
 /// Records a send or receive (the point-to-point path).
@@ -289,11 +279,11 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.depth = 0;
-    let at = s.room(P2P_MAX);
     let call = P2p {
-        site: s.site,
+        site: s.site(call.routine),
         ..*call
     };
+    let at = s.room(P2P_MAX);
     s.len = at + s.enc.encode_p2p(&call, &mut s.buf[at..]);
 }
 
@@ -307,8 +297,9 @@ pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
+    let site = s.site(routine);
     let at = s.room(SMALL_MAX);
-    s.len = at + s.enc.encode_done(routine, t0, t1, s.site, done, &mut s.buf[at..]);
+    s.len = at + s.enc.encode_done(routine, t0, t1, site, done, &mut s.buf[at..]);
 }
 
 /// Records a blocking collective (the collective path: no event struct,
@@ -321,11 +312,11 @@ pub unsafe fn coll(s: *mut Stream, call: &Coll) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
-    let at = s.room(SMALL_MAX);
     let call = Coll {
-        site: s.site,
+        site: s.site(call.routine),
         ..*call
     };
+    let at = s.room(SMALL_MAX);
     s.len = at + s.enc.encode_coll(&call, &mut s.buf[at..]);
 }
 
@@ -359,15 +350,29 @@ pub unsafe fn give_back(s: *mut Stream, scratch: Scratch) {
     unsafe { (*s).scratch = scratch };
 }
 
-/// Records a call with arguments.
+/// The site of the running call of `routine`, for [`event`]: inlined
+/// into the wrapper, whose stack it reads.
 ///
 /// # Safety
 /// `s` comes from [`enter`] on this thread.
-pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
+#[inline(always)]
+pub unsafe fn site(s: *mut Stream, routine: u32) -> SiteCode {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    unsafe { (*s).site(routine) }
+}
+
+/// Records a call with arguments, from `site`.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+pub unsafe fn event(s: *mut Stream, site: SiteCode, ev: &RawEvent<'_>) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
-    let ev = &RawEvent { site: s.site, ..*ev };
+    let ev = &RawEvent {
+        site: site.id(),
+        ..*ev
+    };
     let need = ev.max_size();
     if s.buf.len() - s.len < need {
         s.flush();
@@ -383,6 +388,17 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
 }
 
 impl Stream {
+    /// The site of the running call of `routine`, if sites are located.
+    /// Inlined into the wrapper: the stack pointer it reads is the
+    /// wrapper's, whose frame does not move while it runs.
+    #[inline(always)]
+    fn site(&self, routine: u32) -> SiteCode {
+        match &self.sites {
+            Some(sites) => sites.locate(routine, pnmpi_sdk::callsite::stack_pointer()),
+            None => SiteCode::NONE,
+        }
+    }
+
     /// A traced call returned and is about to be recorded: the stream is
     /// free for the next call.
     #[inline(always)]

@@ -21,7 +21,9 @@
 use pnmpi_mpi_sys::ROUTINE_COUNT;
 use pnmpi_sdk::callsite::{Counter, Resolver, Routes, Table};
 use pnmpi_sdk::per_routine;
+use pnmpi_trace::rank::SiteCode;
 use pnmpi_trace::sites::Site;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
@@ -38,13 +40,13 @@ struct Interned {
 static INTERNED: LazyLock<Mutex<Interned>> = LazyLock::new(Mutex::default);
 
 /// One routine's routes into its wrapper and the last site it was called
-/// from.
+/// from (the thread's own: cells).
 #[derive(Default)]
 struct Routine {
     routes: Routes,
-    /// The last site's return address (0: none yet) and its id.
-    last: Counter,
-    id: Counter,
+    /// The last site's return address (0: none yet) and its id, encoded.
+    last: Cell<usize>,
+    code: Cell<SiteCode>,
 }
 
 /// One thread's call sites: per routine, its routes and last site; and
@@ -64,36 +66,37 @@ impl Sites {
         })
     }
 
-    /// The site id of the call of `routine` whose wrapper's stack pointer
-    /// is `sp`; None if it could not be placed (a full table, a stack the
-    /// walk could not follow). Call it while that wrapper runs.
+    /// The site of the call of `routine` whose wrapper's stack pointer is
+    /// `sp`, encoded; none if it could not be placed (a full table, a
+    /// stack the walk could not follow). Call it while that wrapper runs.
     #[inline(always)]
-    pub fn locate(&self, routine: u32, sp: usize) -> Option<u32> {
-        let r = self.routines.get(routine as usize)?;
+    pub fn locate(&self, routine: u32, sp: usize) -> SiteCode {
+        let Some(r) = self.routines.get(routine as usize) else {
+            return SiteCode::NONE;
+        };
         if let Some(ra) = r.routes.return_address(sp) {
             // The last site is one a walk placed: a site read equal to it
             // is it (never 0: a route reads a return address).
-            let last = r.last.get() as usize;
+            let last = r.last.get();
             if ra == last || r.routes.site(sp, ra) == Some(last) {
-                return Some(r.id.get() as u32);
+                return r.code.get();
             }
         }
-        self.locate_slow(routine as usize, sp)
+        SiteCode::new(self.locate_slow(r, routine as usize, sp))
     }
 
     /// [`Sites::locate`] for a call from another site than its routine's
     /// last: through the table (or a walk), and remembered as the last.
     #[cold]
     #[inline(never)]
-    fn locate_slow(&self, routine: usize, sp: usize) -> Option<u32> {
-        let r = &self.routines[routine];
+    fn locate_slow(&self, r: &Routine, routine: usize, sp: usize) -> Option<u32> {
         let slot = self.table.locate(&r.routes, routine, sp)?;
         let id = match self.table.stats(slot).get() {
             0 => self.first_sight(slot),
             id => id as u32 - 1,
         };
-        r.last.set(self.table.ra(slot) as u64);
-        r.id.set(u64::from(id));
+        r.last.set(self.table.ra(slot));
+        r.code.set(SiteCode::new(Some(id)));
         Some(id)
     }
 
