@@ -40,10 +40,12 @@ static STREAMS: Mutex<Vec<StreamPtr>> = Mutex::new(Vec::new());
 
 static NEXT_STREAM: AtomicU32 = AtomicU32::new(0);
 
-/// The thread pointer of the thread that called `MPI_Init`, and its
-/// stream (null when not tracing): that thread, usually the only one,
-/// finds its stream without a thread-local lookup (`__tls_get_addr` in a
-/// shared object). Thread pointers are unique among live threads.
+/// The thread pointer of the thread that called `MPI_Init` while its
+/// calls are traced (`usize::MAX`, no thread's, otherwise), and its
+/// stream, set before and never cleared: that thread, usually the only
+/// one, finds its stream without a thread-local lookup (`__tls_get_addr`
+/// in a shared object), and without testing it for null. Thread pointers
+/// are unique among live threads.
 static MAIN_TP: AtomicUsize = AtomicUsize::new(usize::MAX);
 static MAIN_STREAM: AtomicPtr<Stream> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -103,7 +105,7 @@ pub struct Stream {
     /// The thread's last datatype size, for sends and receives.
     sizes: SizeCache,
     /// The thread's call sites, if located (`argument sites on`).
-    sites: Option<Box<Sites>>,
+    sites: Option<Sites>,
 }
 
 struct StreamPtr(*mut Stream);
@@ -136,7 +138,7 @@ impl Run {
             .unwrap_or_else(|e| e.into_inner())
             .write(head, body);
         if let Err(e) = result {
-            MAIN_STREAM.store(std::ptr::null_mut(), Relaxed);
+            MAIN_TP.store(usize::MAX, Relaxed);
             if ON.swap(false, Relaxed) {
                 eprintln!(
                     "pnmpi tracer: rank {}: cannot write {}: {e}; tracing stopped",
@@ -177,8 +179,10 @@ impl Run {
 pub fn start(run: Run, start: u64) {
     if RUN.set(run).is_ok() {
         let s = new_stream(start);
-        MAIN_TP.store(thread_pointer(), Relaxed);
-        MAIN_STREAM.store(s, Relaxed);
+        if !s.is_null() {
+            MAIN_STREAM.store(s, Relaxed);
+            MAIN_TP.store(thread_pointer(), Relaxed);
+        }
         ON.store(true, Relaxed);
     }
 }
@@ -222,13 +226,15 @@ fn new_stream(start: u64) -> *mut Stream {
 #[inline(always)]
 pub fn enter() -> *mut Stream {
     let s = if thread_pointer() == MAIN_TP.load(Relaxed) {
+        // Not null: this thread stored it before it stored its pointer.
         MAIN_STREAM.load(Relaxed)
     } else {
-        other_thread()
+        let s = other_thread();
+        if s.is_null() {
+            return s;
+        }
+        s
     };
-    if s.is_null() {
-        return s;
-    }
     // SAFETY: `s` is this thread's stream, leaked for the life of the
     // process; no reference to it is live here (wrappers only form one
     // after the traced call returns), so the raw field accesses are sound.
@@ -444,7 +450,7 @@ fn write_chunk(id: u32, enc: &mut RawEncoder, events: &[u8]) -> u64 {
 /// `END` chunk and the final name. Returns the events recorded.
 pub fn finish(complete: bool) -> u64 {
     ON.store(false, Relaxed);
-    MAIN_STREAM.store(std::ptr::null_mut(), Relaxed);
+    MAIN_TP.store(usize::MAX, Relaxed);
     let Some(run) = RUN.get() else {
         return 0;
     };

@@ -58,12 +58,12 @@ pub struct Sites {
 }
 
 impl Sites {
-    /// An empty table (allocated once per thread, never on a call's path).
-    pub fn new() -> Box<Sites> {
-        Box::new(Sites {
+    /// No sites yet (allocated once per thread, never on a call's path).
+    pub fn new() -> Sites {
+        Sites {
             routines: per_routine(|_| Routine::default()),
             table: Table::new(SLOTS),
-        })
+        }
     }
 
     /// The site of the call of `routine` whose wrapper's stack pointer is
