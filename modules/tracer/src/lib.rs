@@ -169,6 +169,9 @@ macro_rules! p2p {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
             }
+            // Before the call: one value, not two, kept across it.
+            // SAFETY: `s` came from `enter` on this thread.
+            let bytes = unsafe { record::bytes(s, $n, $dt) };
             // SAFETY: as above.
             let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) });
             #[allow(unused_mut)]
@@ -181,8 +184,7 @@ macro_rules! p2p {
                 peer: i64::from($peer),
                 tag: i64::from($tag),
                 comm: $c.bits(),
-                // SAFETY: `s` came from `enter` on this thread.
-                bytes: unsafe { record::bytes(s, $n, $dt) },
+                bytes,
                 req,
                 status: None,
                 site: SiteCode::NONE,
@@ -205,40 +207,60 @@ macro_rules! recv {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) };
             }
-            let (t0, rc, t1, status) = if extract::wildcard($src, $tag) {
-                // Not the loop of a fixed exchange, the commonest receive.
-                std::hint::cold_path();
-                // A wildcard receive's status tells its source: supply one
-                // if the caller ignores it.
+            if extract::wildcard($src, $tag) {
+                let sp = pnmpi_sdk::callsite::stack_pointer();
+                // SAFETY: `s` came from `enter` on this thread, `sp` is this
+                // wrapper's; the rest are the caller's arguments.
+                return unsafe { wild(s, sp, $b, $n, $dt, $src, $tag, $c, $st) };
+            }
+            // SAFETY: the caller's arguments, unchanged, to the next layer.
+            let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
+            let sp = pnmpi_sdk::callsite::stack_pointer();
+            recv!(@record s, sp, $id, t0, t1, $n, $dt, $src, $tag, $c, None);
+            return rc;
+
+            /// A wildcard receive, whose status tells its source (one of
+            /// the tracer's own if the caller ignores it): out of the way
+            /// of the commonest receive, the loop of a fixed exchange.
+            ///
+            /// # Safety
+            /// `s` comes from [`record::enter`] on this thread, `sp` is the
+            /// stack pointer of the wrapper that calls this, and the rest
+            /// are its caller's arguments.
+            #[cold]
+            #[inline(never)]
+            unsafe fn wild(s: *mut record::Stream, sp: usize, $b: $tb, $n: $tn, $dt: $tdt, $src: $tp,
+                $tag: $tt, $c: $tc, $st: $ts) -> $r {
                 let mut own = std::mem::MaybeUninit::<pnmpi_mpi_sys::ffi::MPI_Status>::uninit();
                 let $st = if $st == mpi::STATUS_IGNORE() { own.as_mut_ptr() } else { $st };
                 // SAFETY: the caller's arguments, with a status of the
                 // tracer's own in place of an ignored one, to the next layer.
                 let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
                 // SAFETY: MPI filled the status of a successful receive.
-                (t0, rc, t1, ok(rc).then(|| unsafe { extract::status($st) }))
-            } else {
-                // SAFETY: the caller's arguments, unchanged, to the next layer.
-                let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
-                (t0, rc, t1, None)
-            };
-            let call = P2p {
-                routine: $id,
-                start: t0,
-                end: t1,
-                peer: i64::from($src),
-                tag: i64::from($tag),
-                comm: $c.bits(),
-                // SAFETY: `s` came from `enter` on this thread.
-                bytes: unsafe { record::bytes(s, $n, $dt) },
-                req: None,
-                status,
-                site: SiteCode::NONE,
-            };
-            // SAFETY: `s` came from `enter` on this thread; the call returned.
-            unsafe { record::p2p(s, &call) };
-            rc
+                let status = ok(rc).then(|| unsafe { extract::status($st) });
+                recv!(@record s, sp, $id, t0, t1, $n, $dt, $src, $tag, $c, status);
+                rc
+            }
         });
+    };
+    (@record $s:ident, $sp:ident, $id:expr, $t0:ident, $t1:ident, $n:ident, $dt:ident, $src:ident, $tag:ident,
+        $c:ident, $status:expr) => {
+        let call = P2p {
+            routine: $id,
+            start: $t0,
+            end: $t1,
+            peer: i64::from($src),
+            tag: i64::from($tag),
+            comm: $c.bits(),
+            // SAFETY: `$s` came from `enter` on this thread.
+            bytes: unsafe { record::bytes($s, $n, $dt) },
+            req: None,
+            status: $status,
+            site: SiteCode::NONE,
+        };
+        // SAFETY: `$s` came from `enter` on this thread, the call returned,
+        // and `$sp` is the stack pointer of the wrapper, which still runs.
+        unsafe { record::p2p_at($s, $sp, &call) };
     };
 }
 

@@ -282,11 +282,23 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
 /// `s` comes from [`enter`] on this thread.
 #[inline(always)]
 pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
+    // SAFETY: the caller's contract; inlined, so the stack pointer is the
+    // wrapper's.
+    unsafe { p2p_at(s, pnmpi_sdk::callsite::stack_pointer(), call) }
+}
+
+/// [`p2p`] from a function that the wrapper whose stack pointer is `sp`
+/// called (and that its site is found from).
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread, and that wrapper still runs.
+#[inline(always)]
+pub unsafe fn p2p_at(s: *mut Stream, sp: usize, call: &P2p) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.depth = 0;
     let call = P2p {
-        site: s.site(call.routine),
+        site: s.site_at(call.routine, sp),
         ..*call
     };
     let at = s.room(P2P_MAX);
@@ -399,8 +411,15 @@ impl Stream {
     /// wrapper's, whose frame does not move while it runs.
     #[inline(always)]
     fn site(&self, routine: u32) -> SiteCode {
+        self.site_at(routine, pnmpi_sdk::callsite::stack_pointer())
+    }
+
+    /// The site of the running call of `routine` whose wrapper's stack
+    /// pointer is `sp`, if sites are located.
+    #[inline(always)]
+    fn site_at(&self, routine: u32, sp: usize) -> SiteCode {
         match &self.sites {
-            Some(sites) => sites.locate(routine, pnmpi_sdk::callsite::stack_pointer()),
+            Some(sites) => sites.locate(routine, sp),
             None => SiteCode::NONE,
         }
     }
