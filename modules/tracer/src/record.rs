@@ -229,6 +229,8 @@ pub fn enter() -> *mut Stream {
         // Not null: this thread stored it before it stored its pointer.
         MAIN_STREAM.load(Relaxed)
     } else {
+        // Laid out of the way of the thread that called `MPI_Init`.
+        std::hint::cold_path();
         let s = other_thread();
         if s.is_null() {
             return s;
@@ -420,7 +422,11 @@ impl Stream {
     fn site_at(&self, routine: u32, sp: usize) -> SiteCode {
         match &self.sites {
             Some(sites) => sites.locate(routine, sp),
-            None => SiteCode::NONE,
+            None => {
+                // Laid out of the way of the default, sites on.
+                std::hint::cold_path();
+                SiteCode::NONE
+            }
         }
     }
 
