@@ -28,6 +28,18 @@ use std::sync::{Mutex, OnceLock};
 /// Room that a call without arguments needs in a buffer.
 const PLAIN_MAX: usize = 4 * pnmpi_trace::varint::MAX_LEN;
 
+/// Room that an event of any of the fast paths (`plain`, `p2p`, `done`,
+/// `coll`) needs.
+const FAST_MAX: usize = max(max(PLAIN_MAX, P2P_MAX), SMALL_MAX);
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
 /// Whether calls are being traced: from the end of the tracer's own set-up
 /// in `MPI_Init` to `MPI_Finalize`.
 static ON: AtomicBool = AtomicBool::new(false);
@@ -92,6 +104,9 @@ pub struct Stream {
     enc: RawEncoder,
     buf: Box<[u8]>,
     len: usize,
+    /// The fill past which the fast paths write the buffer out first:
+    /// [`FAST_MAX`] short of its end.
+    limit: usize,
     /// Events in the chunks written (those in the buffer are the
     /// encoder's count).
     written: u64,
@@ -206,6 +221,7 @@ fn new_stream(start: u64) -> *mut Stream {
         enc: RawEncoder::new(start),
         buf: vec![0u8; run.buffer].into_boxed_slice(),
         len: 0,
+        limit: run.buffer.saturating_sub(FAST_MAX),
         written: 0,
         depth: 0,
         scratch: Default::default(),
@@ -274,7 +290,7 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     let s = unsafe { &mut *s };
     s.next_event();
     let site = s.site(routine);
-    let at = s.room(PLAIN_MAX);
+    let at = s.room();
     s.len = at + s.enc.encode_plain(routine, t0, t1, site, &mut s.buf[at..]);
 }
 
@@ -303,7 +319,7 @@ pub unsafe fn p2p_at(s: *mut Stream, sp: usize, call: &P2p) {
         site: s.site_at(call.routine, sp),
         ..*call
     };
-    let at = s.room(P2P_MAX);
+    let at = s.room();
     s.len = at + s.enc.encode_p2p(&call, &mut s.buf[at..]);
 }
 
@@ -318,7 +334,7 @@ pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<
     let s = unsafe { &mut *s };
     s.next_event();
     let site = s.site(routine);
-    let at = s.room(SMALL_MAX);
+    let at = s.room();
     s.len = at + s.enc.encode_done(routine, t0, t1, site, done, &mut s.buf[at..]);
 }
 
@@ -336,7 +352,7 @@ pub unsafe fn coll(s: *mut Stream, call: &Coll) {
         site: s.site(call.routine),
         ..*call
     };
-    let at = s.room(SMALL_MAX);
+    let at = s.room();
     s.len = at + s.enc.encode_coll(&call, &mut s.buf[at..]);
 }
 
@@ -437,12 +453,11 @@ impl Stream {
         self.depth = 0;
     }
 
-    /// Where the next event goes, with `need` bytes of room: the buffer
-    /// is written out first if fewer are left. Written so that the
-    /// compiler sees the event's slice in bounds (one check, not two).
+    /// Where the next event of a fast path goes, with [`FAST_MAX`] bytes
+    /// of room: the buffer is written out first if fewer are left.
     #[inline(always)]
-    fn room(&mut self, need: usize) -> usize {
-        if self.len > self.buf.len().saturating_sub(need) {
+    fn room(&mut self) -> usize {
+        if self.len > self.limit {
             self.flush();
             return 0;
         }
