@@ -378,6 +378,26 @@ impl P2p {
     }
 }
 
+/// A send or receive whose arguments [`RawEncoder::take_p2p`] took, as
+/// [`RawEncoder::encode_taken_p2p`] takes the rest of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct P2pEnd {
+    /// Routine code.
+    pub routine: u32,
+    /// Start tick.
+    pub start: u64,
+    /// End tick.
+    pub end: u64,
+    /// What `take_p2p` said: the arguments repeat the routine's last.
+    pub same: bool,
+    /// The request created.
+    pub req: Option<u64>,
+    /// (source, tag) from the status.
+    pub status: Option<(i64, i64)>,
+    /// The call site.
+    pub site: SiteCode,
+}
+
 /// A blocking collective as [`RawEncoder::encode_coll`] takes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Coll {
@@ -434,6 +454,9 @@ pub struct RawEncoder {
     count: u64,
     counts: CountsHistory,
     repeats: Repeats,
+    /// The communicator delta of the arguments [`RawEncoder::take_p2p`]
+    /// took last.
+    taken_comm: i64,
 }
 
 /// Head byte bit: the event repeats the peer, tag, communicator and bytes
@@ -521,6 +544,7 @@ impl RawEncoder {
             count: 0,
             counts: CountsHistory::default(),
             repeats: Repeats::default(),
+            taken_comm: 0,
         }
     }
 
@@ -638,13 +662,43 @@ impl RawEncoder {
     /// `out` must hold at least [`P2P_MAX`] bytes.
     #[inline(always)]
     pub fn encode_p2p(&mut self, call: &P2p, out: &mut [u8]) -> usize {
-        let same = self.repeats.repeat(Args {
+        let same = self.take_p2p(call.routine, call.peer, call.tag, call.comm, call.bytes);
+        let end = P2pEnd {
             routine: call.routine,
-            peer: call.peer,
-            tag: call.tag,
-            comm: call.comm,
-            bytes: call.bytes,
+            start: call.start,
+            end: call.end,
+            same,
+            req: call.req,
+            status: call.status,
+            site: call.site,
+        };
+        self.encode_taken_p2p(&end, out)
+    }
+
+    /// The first half of [`RawEncoder::encode_p2p`]: takes a send's or
+    /// receive's peer, tag, communicator and bytes; returns whether they
+    /// repeat its routine's last ([`SAME`]). The tracer takes them before
+    /// the call, so that it keeps none of them across it; the event must
+    /// be the next encoded ([`RawEncoder::encode_taken_p2p`]).
+    #[inline(always)]
+    pub fn take_p2p(&mut self, routine: u32, peer: i64, tag: i64, comm: u64, bytes: i64) -> bool {
+        let same = self.repeats.repeat(Args {
+            routine,
+            peer,
+            tag,
+            comm,
+            bytes,
         });
+        self.taken_comm = comm.wrapping_sub(self.last_comm) as i64;
+        self.last_comm = comm;
+        same
+    }
+
+    /// The second half of [`RawEncoder::encode_p2p`]: encodes the call
+    /// whose arguments [`RawEncoder::take_p2p`] took last, from where it
+    /// keeps them. `out` must hold at least [`P2P_MAX`] bytes.
+    #[inline(always)]
+    pub fn encode_taken_p2p(&mut self, call: &P2pEnd, out: &mut [u8]) -> usize {
         let mut mask = PEER | TAG | COMM | BYTES;
         if call.req.is_some() {
             mask |= REQ;
@@ -657,21 +711,20 @@ impl RawEncoder {
             call.routine,
             call.start,
             call.end,
-            same,
+            call.same,
             mask,
             true,
             call.site,
         );
-        let comm_delta = call.comm.wrapping_sub(self.last_comm) as i64;
-        self.last_comm = call.comm;
-        if same && mask == PEER | TAG | COMM | BYTES {
+        if call.same && mask == PEER | TAG | COMM | BYTES {
             // A blocking call repeating its arguments: nothing more.
             return n;
         }
         let mut s = Sink::new(&mut out[n..]);
-        if !same {
-            s.put3([call.peer, call.tag, comm_delta].map(zigzag));
-            s.put_short(zigzag(call.bytes));
+        if !call.same {
+            let a = self.repeats.slot(call.routine);
+            s.put3([a.peer, a.tag, self.taken_comm].map(zigzag));
+            s.put_short(zigzag(a.bytes));
         }
         if let Some(h) = call.req {
             s.put(1);

@@ -30,7 +30,7 @@ use extract::bytes;
 use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_trace::counts::PeerBytesOf;
-use pnmpi_trace::rank::{Coll, P2p, RawDone, RawEvent, RawNewComm, SiteCode};
+use pnmpi_trace::rank::{Coll, P2p, P2pEnd, RawDone, RawEvent, RawNewComm, SiteCode};
 use std::ffi::c_char;
 
 /// The module's name, for libpnmpi's messages (`PNMPI_ModuleName`).
@@ -169,28 +169,29 @@ macro_rules! p2p {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
             }
-            // Before the call: one value, not two, kept across it.
+            // Taken before the call, so that none is kept across it.
             // SAFETY: `s` came from `enter` on this thread.
-            let bytes = unsafe { record::bytes(s, $n, $dt) };
+            let same = unsafe {
+                let bytes = record::bytes(s, $n, $dt);
+                record::take_p2p(s, $id, i64::from($peer), i64::from($tag), $c.bits(), bytes)
+            };
             // SAFETY: as above.
             let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) });
             #[allow(unused_mut)]
             let mut req = None;
             $(if ok(rc) { req = Some(out!($req).bits()); })?
-            let call = P2p {
+            let call = P2pEnd {
                 routine: $id,
                 start: t0,
                 end: t1,
-                peer: i64::from($peer),
-                tag: i64::from($tag),
-                comm: $c.bits(),
-                bytes,
+                same,
                 req,
                 status: None,
                 site: SiteCode::NONE,
             };
-            // SAFETY: `s` came from `enter` on this thread; the call returned.
-            unsafe { record::p2p(s, &call) };
+            // SAFETY: `s` came from `enter` on this thread, which took its
+            // arguments; the call returned.
+            unsafe { record::p2p_taken(s, &call) };
             rc
         });
     };
@@ -213,10 +214,11 @@ macro_rules! recv {
                 // wrapper's; the rest are the caller's arguments.
                 return unsafe { wild(s, sp, $b, $n, $dt, $src, $tag, $c, $st) };
             }
+            let same = recv!(@take s, $id, $n, $dt, $src, $tag, $c);
             // SAFETY: the caller's arguments, unchanged, to the next layer.
             let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
             let sp = pnmpi_sdk::callsite::stack_pointer();
-            recv!(@record s, sp, $id, t0, t1, $n, $dt, $src, $tag, $c, None);
+            recv!(@record s, sp, $id, t0, t1, same, None);
             return rc;
 
             /// A wildcard receive, whose status tells its source (one of
@@ -233,34 +235,39 @@ macro_rules! recv {
                 $tag: $tt, $c: $tc, $st: $ts) -> $r {
                 let mut own = std::mem::MaybeUninit::<pnmpi_mpi_sys::ffi::MPI_Status>::uninit();
                 let $st = if $st == mpi::STATUS_IGNORE() { own.as_mut_ptr() } else { $st };
+                let same = recv!(@take s, $id, $n, $dt, $src, $tag, $c);
                 // SAFETY: the caller's arguments, with a status of the
                 // tracer's own in place of an ignored one, to the next layer.
                 let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
                 // SAFETY: MPI filled the status of a successful receive.
                 let status = ok(rc).then(|| unsafe { extract::status($st) });
-                recv!(@record s, sp, $id, t0, t1, $n, $dt, $src, $tag, $c, status);
+                recv!(@record s, sp, $id, t0, t1, same, status);
                 rc
             }
         });
     };
-    (@record $s:ident, $sp:ident, $id:expr, $t0:ident, $t1:ident, $n:ident, $dt:ident, $src:ident, $tag:ident,
-        $c:ident, $status:expr) => {
-        let call = P2p {
+    // The arguments, taken before the call (`record::take_p2p`).
+    (@take $s:ident, $id:expr, $n:ident, $dt:ident, $src:ident, $tag:ident, $c:ident) => {
+        // SAFETY: `$s` came from `enter` on this thread.
+        unsafe {
+            let bytes = record::bytes($s, $n, $dt);
+            record::take_p2p($s, $id, i64::from($src), i64::from($tag), $c.bits(), bytes)
+        }
+    };
+    (@record $s:ident, $sp:ident, $id:expr, $t0:ident, $t1:ident, $same:ident, $status:expr) => {
+        let call = P2pEnd {
             routine: $id,
             start: $t0,
             end: $t1,
-            peer: i64::from($src),
-            tag: i64::from($tag),
-            comm: $c.bits(),
-            // SAFETY: `$s` came from `enter` on this thread.
-            bytes: unsafe { record::bytes($s, $n, $dt) },
+            same: $same,
             req: None,
             status: $status,
             site: SiteCode::NONE,
         };
-        // SAFETY: `$s` came from `enter` on this thread, the call returned,
-        // and `$sp` is the stack pointer of the wrapper, which still runs.
-        unsafe { record::p2p_at($s, $sp, &call) };
+        // SAFETY: `$s` came from `enter` on this thread, which took the
+        // arguments; the call returned, and `$sp` is the stack pointer of
+        // the wrapper, which still runs.
+        unsafe { record::p2p_taken_at($s, $sp, &call) };
     };
 }
 

@@ -16,7 +16,7 @@ use crate::sites::{self, Sites};
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::rank::{
-    self, Coll, P2p, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX, SMALL_MAX,
+    self, Coll, P2p, P2pEnd, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX, SMALL_MAX,
 };
 use pnmpi_trace::{container, rank_writer};
 use std::cell::Cell;
@@ -294,33 +294,71 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     s.len = at + s.enc.encode_plain(routine, t0, t1, site, &mut s.buf[at..]);
 }
 
-/// Records a send or receive (the point-to-point path).
+/// Records a send or receive (the point-to-point path) whose arguments
+/// were not taken before the call.
 ///
 /// # Safety
 /// `s` comes from [`enter`] on this thread.
 #[inline(always)]
 pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
-    // SAFETY: the caller's contract; inlined, so the stack pointer is the
-    // wrapper's.
-    unsafe { p2p_at(s, pnmpi_sdk::callsite::stack_pointer(), call) }
+    // SAFETY: the caller's contract.
+    let same = unsafe { take_p2p(s, call.routine, call.peer, call.tag, call.comm, call.bytes) };
+    let call = P2pEnd {
+        routine: call.routine,
+        start: call.start,
+        end: call.end,
+        same,
+        req: call.req,
+        status: call.status,
+        site: call.site,
+    };
+    // SAFETY: the caller's contract; the arguments were just taken.
+    unsafe { p2p_taken(s, &call) }
 }
 
-/// [`p2p`] from a function that the wrapper whose stack pointer is `sp`
-/// called (and that its site is found from).
+/// Takes a send's or receive's arguments before its call
+/// ([`RawEncoder::take_p2p`]), room for its event made first: the wrapper
+/// keeps none of them across the call. [`p2p_taken`] records the call.
 ///
 /// # Safety
-/// `s` comes from [`enter`] on this thread, and that wrapper still runs.
+/// `s` comes from [`enter`] on this thread.
 #[inline(always)]
-pub unsafe fn p2p_at(s: *mut Stream, sp: usize, call: &P2p) {
+pub unsafe fn take_p2p(s: *mut Stream, routine: u32, peer: i64, tag: i64, comm: u64, bytes: i64) -> bool {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    let s = unsafe { &mut *s };
+    if s.len > s.limit {
+        s.flush();
+    }
+    s.enc.take_p2p(routine, peer, tag, comm, bytes)
+}
+
+/// Records the send or receive whose arguments [`take_p2p`] took.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread, which took the arguments.
+#[inline(always)]
+pub unsafe fn p2p_taken(s: *mut Stream, call: &P2pEnd) {
+    // SAFETY: the caller's contract; inlined, so the stack pointer is the
+    // wrapper's.
+    unsafe { p2p_taken_at(s, pnmpi_sdk::callsite::stack_pointer(), call) }
+}
+
+/// [`p2p_taken`] from a function that the wrapper whose stack pointer is
+/// `sp` called (and that its site is found from).
+///
+/// # Safety
+/// As for [`p2p_taken`], and that wrapper still runs.
+#[inline(always)]
+pub unsafe fn p2p_taken_at(s: *mut Stream, sp: usize, call: &P2pEnd) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.depth = 0;
-    let call = P2p {
+    let call = P2pEnd {
         site: s.site_at(call.routine, sp),
         ..*call
     };
-    let at = s.room();
-    s.len = at + s.enc.encode_p2p(&call, &mut s.buf[at..]);
+    let at = s.len;
+    s.len = at + s.enc.encode_taken_p2p(&call, &mut s.buf[at..]);
 }
 
 /// Records a wait or test of one request: `done` if it completed (the
