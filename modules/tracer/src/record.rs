@@ -105,7 +105,9 @@ pub struct Stream {
     buf: Box<[u8]>,
     len: usize,
     /// The fill past which the fast paths write the buffer out first:
-    /// [`FAST_MAX`] short of its end.
+    /// [`FAST_MAX`] short of its end (the buffer holds that or more).
+    /// Only a write-out, which empties the buffer, and an event after
+    /// [`take_p2p`] or the fast paths' room check, change `len`.
     limit: usize,
     /// Events in the chunks written (those in the buffer are the
     /// encoder's count).
@@ -216,12 +218,15 @@ fn new_stream(start: u64) -> *mut Stream {
     let Some(run) = RUN.get() else {
         return std::ptr::null_mut();
     };
+    // 4 KiB or more (setup.rs); at least room for one event whatever
+    // `Run::create` was given.
+    let size = run.buffer.max(FAST_MAX);
     let stream = Box::new(Stream {
         id: NEXT_STREAM.fetch_add(1, Relaxed),
         enc: RawEncoder::new(start),
-        buf: vec![0u8; run.buffer].into_boxed_slice(),
+        buf: vec![0u8; size].into_boxed_slice(),
         len: 0,
-        limit: run.buffer.saturating_sub(FAST_MAX),
+        limit: size - FAST_MAX,
         written: 0,
         depth: 0,
         scratch: Default::default(),
@@ -290,8 +295,8 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     let s = unsafe { &mut *s };
     s.next_event();
     let site = s.site(routine);
-    let at = s.room();
-    s.len = at + s.enc.encode_plain(routine, t0, t1, site, &mut s.buf[at..]);
+    let (at, enc, out) = s.room();
+    s.len = at + enc.encode_plain(routine, t0, t1, site, out);
 }
 
 /// Records a send or receive (the point-to-point path) whose arguments
@@ -326,9 +331,7 @@ pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
 pub unsafe fn take_p2p(s: *mut Stream, routine: u32, peer: i64, tag: i64, comm: u64, bytes: i64) -> bool {
     // SAFETY: the caller's contract; no other reference to the stream is live.
     let s = unsafe { &mut *s };
-    if s.len > s.limit {
-        s.flush();
-    }
+    s.room();
     s.enc.take_p2p(routine, peer, tag, comm, bytes)
 }
 
@@ -357,8 +360,11 @@ pub unsafe fn p2p_taken_at(s: *mut Stream, sp: usize, call: &P2pEnd) {
         site: s.site_at(call.routine, sp),
         ..*call
     };
-    let at = s.len;
-    s.len = at + s.enc.encode_taken_p2p(&call, &mut s.buf[at..]);
+    // SAFETY: `take_p2p` left `len` at `limit` or below, and no event has
+    // been written since: the stream is busy (`depth`) from `enter` to
+    // this call, and a write-out only empties it.
+    let (at, enc, out) = unsafe { s.reserved() };
+    s.len = at + enc.encode_taken_p2p(&call, out);
 }
 
 /// Records a wait or test of one request: `done` if it completed (the
@@ -372,8 +378,8 @@ pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<
     let s = unsafe { &mut *s };
     s.next_event();
     let site = s.site(routine);
-    let at = s.room();
-    s.len = at + s.enc.encode_done(routine, t0, t1, site, done, &mut s.buf[at..]);
+    let (at, enc, out) = s.room();
+    s.len = at + enc.encode_done(routine, t0, t1, site, done, out);
 }
 
 /// Records a blocking collective (the collective path: no event struct,
@@ -390,8 +396,8 @@ pub unsafe fn coll(s: *mut Stream, call: &Coll) {
         site: s.site(call.routine),
         ..*call
     };
-    let at = s.room();
-    s.len = at + s.enc.encode_coll(&call, &mut s.buf[at..]);
+    let (at, enc, out) = s.room();
+    s.len = at + enc.encode_coll(&call, out);
 }
 
 /// `count` items of `dt`, in bytes, through the thread's [`SizeCache`].
@@ -491,15 +497,32 @@ impl Stream {
         self.depth = 0;
     }
 
-    /// Where the next event of a fast path goes, with [`FAST_MAX`] bytes
-    /// of room: the buffer is written out first if fewer are left.
+    /// Room for an event of a fast path: the buffer is written out first
+    /// if fewer than [`FAST_MAX`] bytes are left. Where the event goes,
+    /// the encoder, and those bytes.
     #[inline(always)]
-    fn room(&mut self) -> usize {
+    fn room(&mut self) -> (usize, &mut RawEncoder, &mut [u8]) {
         if self.len > self.limit {
             self.flush();
-            return 0;
         }
-        self.len
+        // SAFETY: `len` is at `limit` or below, just checked.
+        unsafe { self.reserved() }
+    }
+
+    /// [`Stream::room`] already made: where the event goes, the encoder
+    /// and [`FAST_MAX`] bytes there, whose known length spares the encoder
+    /// its own bounds checks.
+    ///
+    /// # Safety
+    /// `len` is at `limit` or below.
+    #[inline(always)]
+    unsafe fn reserved(&mut self) -> (usize, &mut RawEncoder, &mut [u8]) {
+        let at = self.len;
+        debug_assert!(at <= self.limit && self.limit + FAST_MAX == self.buf.len());
+        // SAFETY: `limit` is FAST_MAX bytes short of the buffer's end, and
+        // `at` no further (the caller's contract).
+        let out = unsafe { self.buf.get_unchecked_mut(at..at + FAST_MAX) };
+        (at, &mut self.enc, out)
     }
 
     /// Writes the buffer out as one chunk and empties it.
