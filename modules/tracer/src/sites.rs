@@ -5,21 +5,22 @@
 //! id that the event carries.
 //!
 //! A thread finds a call's site in its own records ([`Sites`]): each
-//! routine remembers the last site it was called from and that site's id,
-//! so that a call from the same site again (a loop) costs a few loads and
-//! compares: the wrapper's return address read where a walk found it, and
-//! if that is not the last site itself (the application called the
-//! wrapper, or jumped to it through libpnmpi), the site read through the
-//! route the walk learned. Any other call looks its site up in the
-//! thread's table, whose slot holds the site's id once it has one. A new
-//! site (its first call from this thread) takes the rank-wide lock once
-//! to get its id: one id per distinct return address on the rank,
-//! whichever thread met it first. Sites are named (function, file, line)
-//! only when the trace is written out ([`resolve_all`]), from the
-//! objects' debug information: never on the path of a call.
+//! routine remembers the last two sites it was called from and their ids,
+//! encoded, so that a call from the same site again (a loop, or a loop
+//! over two places) costs a few loads and compares: the wrapper's return
+//! address read where a walk found it, and if that is not the last site
+//! itself (the application called the wrapper, or jumped to it through
+//! libpnmpi), the site read through the route the walk learned. Any other
+//! call looks its site up in the thread's table, whose slot holds the
+//! site's id once it has one. A new site (its first call from this
+//! thread) takes the rank-wide lock once to get its id: one id per
+//! distinct return address on the rank, whichever thread met it first.
+//! Sites are named (function, file, line) only when the trace is written
+//! out ([`resolve_all`]), from the objects' debug information: never on
+//! the path of a call.
 
 use pnmpi_mpi_sys::ROUTINE_COUNT;
-use pnmpi_sdk::callsite::{Counter, Resolver, Routes, Table};
+use pnmpi_sdk::callsite::{Resolver, Routes, Table};
 use pnmpi_sdk::per_routine;
 use pnmpi_trace::rank::SiteCode;
 use pnmpi_trace::sites::Site;
@@ -39,22 +40,40 @@ struct Interned {
 
 static INTERNED: LazyLock<Mutex<Interned>> = LazyLock::new(Mutex::default);
 
-/// One routine's routes into its wrapper and the last site it was called
-/// from (the thread's own: cells).
+/// One routine's routes into its wrapper and the last two sites it was
+/// called from (the thread's own: cells).
 #[derive(Default)]
 struct Routine {
     routes: Routes,
-    /// The last site's return address (0: none yet) and its id, encoded.
-    last: Cell<usize>,
-    code: Cell<SiteCode>,
+    /// The last two sites' return addresses (0: none yet), the latest
+    /// first, and their ids, encoded. Two: a loop that calls a routine
+    /// from two places (there and back) finds both.
+    last: [Cell<usize>; 2],
+    code: [Cell<SiteCode>; 2],
 }
 
-/// One thread's call sites: per routine, its routes and last site; and
+impl Routine {
+    /// Whether `site` is the one before the last; if so, it becomes the
+    /// last (the two swap: the caller reads the last either way).
+    #[inline(always)]
+    fn before(&self, site: usize) -> bool {
+        if site != self.last[1].get() {
+            return false;
+        }
+        // Out of the way of a loop over one site.
+        std::hint::cold_path();
+        self.last[0].swap(&self.last[1]);
+        self.code[0].swap(&self.code[1]);
+        true
+    }
+}
+
+/// One thread's call sites: per routine, its routes and last sites; and
 /// the table of (routine, return address) slots, each holding its site's
-/// id + 1 once given (0 before).
+/// id, encoded, once given ([`SiteCode::NONE`] before).
 pub struct Sites {
     routines: Box<[Routine; ROUTINE_COUNT]>,
-    table: Table<Counter>,
+    table: Table<Cell<SiteCode>>,
 }
 
 impl Sites {
@@ -75,41 +94,47 @@ impl Sites {
             return SiteCode::NONE;
         };
         if let Some(ra) = r.routes.return_address(sp) {
-            // The last site is one a walk placed: a site read equal to it
-            // is it (never 0: a route reads a return address).
-            let last = r.last.get();
-            if ra == last || r.routes.site(sp, ra) == Some(last) {
-                return r.code.get();
+            // The last sites are ones a walk placed: a site read equal to
+            // one is it (never 0: a route reads a return address).
+            let last = r.last[0].get();
+            if ra == last || r.routes.site(sp, ra).is_some_and(|site| site == last || r.before(site)) {
+                return r.code[0].get();
             }
         }
-        SiteCode::new(self.locate_slow(r, routine as usize, sp))
+        self.locate_slow(routine as usize, sp)
     }
 
     /// [`Sites::locate`] for a call from another site than its routine's
-    /// last: through the table (or a walk), and remembered as the last.
+    /// last two: through the table (or a walk), and remembered as the
+    /// latest.
     #[cold]
     #[inline(never)]
-    fn locate_slow(&self, r: &Routine, routine: usize, sp: usize) -> Option<u32> {
-        let slot = self.table.locate(&r.routes, routine, sp)?;
-        let id = match self.table.stats(slot).get() {
-            0 => self.first_sight(slot),
-            id => id as u32 - 1,
+    fn locate_slow(&self, routine: usize, sp: usize) -> SiteCode {
+        let r = &self.routines[routine];
+        let Some(slot) = self.table.locate(&r.routes, routine, sp) else {
+            return SiteCode::NONE;
         };
-        r.last.set(self.table.ra(slot));
-        r.code.set(SiteCode::new(Some(id)));
-        Some(id)
+        let mut code = self.table.stats(slot).get();
+        if code == SiteCode::NONE {
+            code = SiteCode::new(Some(self.intern(self.table.ra(slot))));
+            self.table.stats(slot).set(code);
+        }
+        r.last[1].set(r.last[0].get());
+        r.code[1].set(r.code[0].get());
+        r.last[0].set(self.table.ra(slot));
+        r.code[0].set(code);
+        code
     }
 
-    /// The id of the site in `slot`, seen by this thread for the first time.
-    fn first_sight(&self, slot: usize) -> u32 {
-        let ra = self.table.ra(slot);
+    /// The rank's id of the site `ra`, seen by this thread for the first
+    /// time.
+    fn intern(&self, ra: usize) -> u32 {
         let mut sites = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
         let next = sites.ras.len() as u32;
         let id = *sites.ids.entry(ra).or_insert(next);
         if id == next {
             sites.ras.push(ra);
         }
-        self.table.stats(slot).set(u64::from(id) + 1);
         id
     }
 }
