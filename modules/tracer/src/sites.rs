@@ -53,18 +53,12 @@ struct Routine {
 }
 
 impl Routine {
-    /// Whether `site` is the one before the last; if so, it becomes the
-    /// last (the two swap: the caller reads the last either way).
-    #[inline(always)]
-    fn before(&self, site: usize) -> bool {
-        if site != self.last[1].get() {
-            return false;
-        }
-        // Out of the way of a loop over one site.
-        std::hint::cold_path();
-        self.last[0].swap(&self.last[1]);
-        self.code[0].swap(&self.code[1]);
-        true
+    /// The code of the site before the last. Out of line: inlined, its
+    /// load merged with the last's into one indexed load on every call's
+    /// path.
+    #[inline(never)]
+    fn before(&self) -> SiteCode {
+        self.code[1].get()
     }
 }
 
@@ -96,9 +90,20 @@ impl Sites {
         if let Some(ra) = r.routes.return_address(sp) {
             // The last sites are ones a walk placed: a site read equal to
             // one is it (never 0: a route reads a return address).
-            let last = r.last[0].get();
-            if ra == last || r.routes.site(sp, ra).is_some_and(|site| site == last || r.before(site)) {
+            let (last, before) = (r.last[0].get(), r.last[1].get());
+            if ra == last {
                 return r.code[0].get();
+            }
+            if ra == before {
+                return r.before();
+            }
+            if let Some(site) = r.routes.site(sp, ra) {
+                if site == last {
+                    return r.code[0].get();
+                }
+                if site == before {
+                    return r.before();
+                }
             }
         }
         self.locate_slow(routine as usize, sp)
