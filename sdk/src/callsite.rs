@@ -259,9 +259,7 @@ impl<T: Default> Table<T> {
     /// while that wrapper runs: it reads the wrapper's stack.
     #[inline(always)]
     pub fn locate(&self, routes: &Routes, routine: usize, sp: usize) -> Option<usize> {
-        let site = routes
-            .return_address(sp)
-            .and_then(|ra| routes.site(sp, ra));
+        let site = routes.return_address(sp).and_then(|ra| routes.site(sp, ra));
         // A site read this way counts only if a walk placed it before.
         if let Some(site) = site {
             if site as u64 == routes.last.get() {

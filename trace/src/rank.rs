@@ -831,7 +831,16 @@ impl RawEncoder {
         mask |= bit(ev.rbytes.is_some(), RBYTES) | bit(ev.src.is_some(), SRC) | bit(ev.rtag.is_some(), RTAG);
         mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
         mask |= bit(ev.counts.is_some(), COUNTS);
-        let n = self.head(out, ev.routine, ev.start, ev.end, same, mask, false, SiteCode::new(ev.site));
+        let n = self.head(
+            out,
+            ev.routine,
+            ev.start,
+            ev.end,
+            same,
+            mask,
+            false,
+            SiteCode::new(ev.site),
+        );
         let mut s = Sink::new(&mut out[n..]);
         if let (Some(c), true) = (ev.comm, same) {
             self.last_comm = c;
