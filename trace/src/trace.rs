@@ -536,14 +536,16 @@ impl ChunkDecoder {
     }
 
     /// Decodes the next event into `ev`, in a trace of `routines`
-    /// routines (not kept here: a replay holds a decoder per stream).
+    /// routines, with its call site if `sites` (neither kept here: a
+    /// replay holds a decoder per stream).
     pub(crate) fn decode_into(
         &mut self,
         c: &mut Cursor<'_>,
         ev: &mut Event,
         routines: u32,
+        sites: bool,
     ) -> Result<(), Malformed> {
-        self.0.decode_into(c, ev, routines)
+        self.0.decode_into(c, ev, routines, sites)
     }
 
     /// What a failed [`decode_into`](Self::decode_into) may have changed,
@@ -759,13 +761,20 @@ impl Encoder {
 
     fn decode(&mut self, c: &mut Cursor<'_>, routines: u32) -> Result<Event, Malformed> {
         let mut ev = Event::default();
-        self.decode_into(c, &mut ev, routines)?;
+        self.decode_into(c, &mut ev, routines, true)?;
         Ok(ev)
     }
 
     /// Decodes the next event into `ev`, reusing its lists' memory, in a
-    /// trace of `routines` routines.
-    fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event, routines: u32) -> Result<(), Malformed> {
+    /// trace of `routines` routines; without its call site unless `sites`
+    /// (the value is read past, and the history keeps none).
+    fn decode_into(
+        &mut self,
+        c: &mut Cursor<'_>,
+        ev: &mut Event,
+        routines: u32,
+        sites: bool,
+    ) -> Result<(), Malformed> {
         let at = c.offset();
         let code = c.u64()?;
         let (routine, slot) = (code / HISTORY as u64, (code % HISTORY as u64) as usize);
@@ -817,7 +826,10 @@ impl Encoder {
             high &= high - 1;
             let b = 1u32 << bit;
             if VALUE_BITS.contains(&b) {
-                ev.vals[value_index(bit)] = get_val(c)?;
+                let v = get_val(c)?;
+                if sites || b != SITE {
+                    ev.vals[value_index(bit)] = v;
+                }
             } else if b == DONE {
                 let at = c.offset();
                 let h = c.u64()?;
