@@ -363,6 +363,20 @@ pub struct P2p {
 pub const P2P_MAX: usize = 13 * varint::MAX_LEN;
 
 impl P2p {
+    /// What [`RawEncoder::encode_taken_p2p`] takes of it, once
+    /// [`RawEncoder::take_p2p`] took its arguments and said `same`.
+    pub fn end(&self, same: bool) -> P2pEnd {
+        P2pEnd {
+            routine: self.routine,
+            start: self.start,
+            end: self.end,
+            same,
+            req: self.req,
+            status: self.status,
+            site: self.site,
+        }
+    }
+
     /// The same call as a general [`RawEvent`] (for tests and tools).
     pub fn as_event<'a>(&self, req: &'a [u64]) -> RawEvent<'a> {
         RawEvent {
@@ -663,16 +677,7 @@ impl RawEncoder {
     #[inline(always)]
     pub fn encode_p2p(&mut self, call: &P2p, out: &mut [u8]) -> usize {
         let same = self.take_p2p(call.routine, call.peer, call.tag, call.comm, call.bytes);
-        let end = P2pEnd {
-            routine: call.routine,
-            start: call.start,
-            end: call.end,
-            same,
-            req: call.req,
-            status: call.status,
-            site: call.site,
-        };
-        self.encode_taken_p2p(&end, out)
+        self.encode_taken_p2p(&call.end(same), out)
     }
 
     /// The first half of [`RawEncoder::encode_p2p`]: takes a send's or

@@ -21,8 +21,8 @@ use crate::error::{Error, Malformed, Result};
 use crate::read_ahead::ReadAhead;
 use crate::sites::{parse_merged_sites, Site, CHUNK_MERGED_SITES};
 use crate::trace::{
-    parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Event, RankClock, StreamHead, CHUNK_CLOCKS,
-    CHUNK_COMMS, CHUNK_STREAM,
+    parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Decoding, Event, RankClock, StreamHead,
+    CHUNK_CLOCKS, CHUNK_COMMS, CHUNK_STREAM,
 };
 use crate::varint::Cursor;
 use std::fs::File;
@@ -508,8 +508,10 @@ impl MergedReader {
         if s.buf.len() - (s.pos as usize) < REFILL {
             self.read_more(i, 0)?;
         }
-        let routines = u32::try_from(self.routines.len()).unwrap_or(u32::MAX);
-        let sites = !self.skip_sites;
+        let how = Decoding {
+            routines: u32::try_from(self.routines.len()).unwrap_or(u32::MAX),
+            sites: !self.skip_sites,
+        };
         loop {
             let s = &mut self.streams[i];
             let Some(decoder) = s.decoder.as_mut() else {
@@ -518,7 +520,7 @@ impl MergedReader {
             let pos = s.pos as usize;
             let mut c = Cursor::new(&s.buf[pos..], s.payload + u64::from(s.buf_at) + pos as u64);
             let saved = decoder.mark();
-            match decoder.decode_into(&mut c, ev, routines, sites) {
+            match decoder.decode_into(&mut c, ev, how) {
                 Ok(()) => {
                     s.pos = (s.buf.len() - c.remaining()) as u32;
                     s.left -= 1;

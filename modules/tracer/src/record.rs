@@ -308,17 +308,8 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
 pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
     // SAFETY: the caller's contract.
     let same = unsafe { take_p2p(s, call.routine, call.peer, call.tag, call.comm, call.bytes) };
-    let call = P2pEnd {
-        routine: call.routine,
-        start: call.start,
-        end: call.end,
-        same,
-        req: call.req,
-        status: call.status,
-        site: call.site,
-    };
     // SAFETY: the caller's contract; the arguments were just taken.
-    unsafe { p2p_taken(s, &call) }
+    unsafe { p2p_taken(s, &call.end(same)) }
 }
 
 /// Takes a send's or receive's arguments before its call
