@@ -1,6 +1,8 @@
 /* MPI's handle constants are cast macros (Open MPI: addresses of library
  * globals; MPICH: integers) that bindgen cannot evaluate. Compiled against
- * the native mpi.h, this file turns them into symbols Rust can read. */
+ * the native mpi.h, this file turns them into symbols Rust can read.
+ * (The plain integer macros that bindgen does evaluate are constants.rs's
+ * int_macros.) */
 #include <mpi.h>
 
 const MPI_Comm pnmpi_sys_COMM_WORLD = MPI_COMM_WORLD;
@@ -19,12 +21,9 @@ const MPI_Op pnmpi_sys_MIN = MPI_MIN;
 const MPI_Request pnmpi_sys_REQUEST_NULL = MPI_REQUEST_NULL;
 MPI_Status *const pnmpi_sys_STATUS_IGNORE = MPI_STATUS_IGNORE;
 MPI_Status *const pnmpi_sys_STATUSES_IGNORE = MPI_STATUSES_IGNORE;
-const int pnmpi_sys_ANY_SOURCE = MPI_ANY_SOURCE;
-const int pnmpi_sys_ANY_TAG = MPI_ANY_TAG;
 const int pnmpi_sys_PROC_NULL = MPI_PROC_NULL;
 const int pnmpi_sys_UNDEFINED = MPI_UNDEFINED;
 const int pnmpi_sys_ROOT = MPI_ROOT;
-const int pnmpi_sys_SUCCESS = MPI_SUCCESS;
 const int pnmpi_sys_ERR_OTHER = MPI_ERR_OTHER;
 const int pnmpi_sys_THREAD_MULTIPLE = MPI_THREAD_MULTIPLE;
 void *const pnmpi_sys_IN_PLACE = MPI_IN_PLACE;

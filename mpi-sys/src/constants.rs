@@ -19,6 +19,30 @@ macro_rules! constants {
     };
 }
 
+/// Integer macros that bindgen evaluated (`stubgen::bind::INT_MACROS`):
+/// constants, where the others are loads.
+macro_rules! int_macros {
+    ($($(#[$doc:meta])* $name:ident = $value:path;)*) => {
+        $(
+            $(#[$doc])*
+            #[allow(non_snake_case)]
+            #[inline(always)]
+            pub const fn $name() -> i32 {
+                $value
+            }
+        )*
+    };
+}
+
+int_macros! {
+    /// `MPI_ANY_SOURCE`
+    ANY_SOURCE = ffi::MPI_ANY_SOURCE;
+    /// `MPI_ANY_TAG`
+    ANY_TAG = ffi::MPI_ANY_TAG;
+    /// `MPI_SUCCESS`
+    SUCCESS = ffi::MPI_SUCCESS;
+}
+
 constants! {
     /// `MPI_COMM_WORLD`
     COMM_WORLD / pnmpi_sys_COMM_WORLD: ffi::MPI_Comm;
@@ -52,18 +76,12 @@ constants! {
     STATUS_IGNORE / pnmpi_sys_STATUS_IGNORE: *mut ffi::MPI_Status;
     /// `MPI_STATUSES_IGNORE`
     STATUSES_IGNORE / pnmpi_sys_STATUSES_IGNORE: *mut ffi::MPI_Status;
-    /// `MPI_ANY_SOURCE`
-    ANY_SOURCE / pnmpi_sys_ANY_SOURCE: i32;
-    /// `MPI_ANY_TAG`
-    ANY_TAG / pnmpi_sys_ANY_TAG: i32;
     /// `MPI_PROC_NULL`
     PROC_NULL / pnmpi_sys_PROC_NULL: i32;
     /// `MPI_UNDEFINED`
     UNDEFINED / pnmpi_sys_UNDEFINED: i32;
     /// `MPI_ROOT`
     ROOT / pnmpi_sys_ROOT: i32;
-    /// `MPI_SUCCESS`
-    SUCCESS / pnmpi_sys_SUCCESS: i32;
     /// `MPI_ERR_OTHER`
     ERR_OTHER / pnmpi_sys_ERR_OTHER: i32;
     /// `MPI_THREAD_MULTIPLE`

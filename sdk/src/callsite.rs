@@ -103,6 +103,39 @@ pub struct Routes {
 }
 
 impl Routes {
+    /// The wrapper's own return address, read where a walk found it; None
+    /// before a walk learned that offset. Call it while the wrapper whose
+    /// stack pointer is `sp` runs.
+    #[inline(always)]
+    pub fn return_address(&self, sp: usize) -> Option<usize> {
+        let own = self.own.get() as usize;
+        if own == 0 {
+            return None;
+        }
+        // SAFETY: `own` was measured by unwinding this routine's wrapper,
+        // whose frame has the same size on every call: sp + own is the
+        // wrapper's own return-address slot, in this thread's live stack.
+        Some(unsafe { read_stack(sp + own) })
+    }
+
+    /// The call site's return address, read through a learned route when
+    /// the wrapper whose stack pointer is `sp` returns to `ra` (its
+    /// [`Routes::return_address`]); None if no route comes that way. Not
+    /// yet checked: only a site a walk placed in a [`Table`] counts.
+    #[inline(always)]
+    pub fn site(&self, sp: usize, ra: usize) -> Option<usize> {
+        match self.ways.iter().find(|w| w.ra.get() as usize == ra) {
+            // SAFETY: the call came back through the same instruction (of
+            // libpnmpi or of a module above) as when the route was learned,
+            // so the same fixed-size frames lie above, and sp + site is the
+            // slot that held the call site's return address.
+            Some(way) => Some(unsafe { read_stack(sp + way.site.get() as usize) }),
+            // Called straight from the site: the return address is it.
+            None if self.direct.get() != 0 => Some(ra),
+            None => None,
+        }
+    }
+
     fn learn(&self, route: Route) {
         self.own.set(route.own as u64);
         if route.direct {
@@ -226,31 +259,14 @@ impl<T: Default> Table<T> {
     /// while that wrapper runs: it reads the wrapper's stack.
     #[inline(always)]
     pub fn locate(&self, routes: &Routes, routine: usize, sp: usize) -> Option<usize> {
-        let own = routes.own.get() as usize;
-        if own != 0 {
-            // SAFETY: `own` was measured by unwinding this routine's wrapper,
-            // whose frame has the same size on every call: sp + own is the
-            // wrapper's own return-address slot, in this thread's live stack.
-            let ra = unsafe { read_stack(sp + own) };
-            let site = match routes.ways.iter().find(|w| w.ra.get() as usize == ra) {
-                // SAFETY: the call came back through the same instruction
-                // (of libpnmpi or of a module above) as when the route was
-                // learned, so the same fixed-size frames lie above, and
-                // sp + site is the slot that held the call site's return
-                // address.
-                Some(way) => Some(unsafe { read_stack(sp + way.site.get() as usize) }),
-                // Called straight from the site: the return address is it.
-                None if routes.direct.get() != 0 => Some(ra),
-                None => None,
-            };
-            // A site read this way counts only if a walk placed it before.
-            if let Some(site) = site {
-                if site as u64 == routes.last.get() {
-                    return Some(routes.last_slot.get() as usize);
-                }
-                if let Some(i) = self.find(routine, site) {
-                    return Some(self.hit(routes, i, site));
-                }
+        let site = routes.return_address(sp).and_then(|ra| routes.site(sp, ra));
+        // A site read this way counts only if a walk placed it before.
+        if let Some(site) = site {
+            if site as u64 == routes.last.get() {
+                return Some(routes.last_slot.get() as usize);
+            }
+            if let Some(i) = self.find(routine, site) {
+                return Some(self.hit(routes, i, site));
             }
         }
         self.locate_slow(routes, routine, sp)

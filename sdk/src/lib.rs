@@ -65,3 +65,13 @@ pub type Comm = sys::ffi::MPI_Comm;
 pub type Datatype = sys::ffi::MPI_Datatype;
 /// `MPI_Op`.
 pub type Op = sys::ffi::MPI_Op;
+
+/// One `T` per routine id, made on the heap (such arrays are tens of kB,
+/// too much for the stack of a small thread). A fixed-size array: the id
+/// is a constant in each wrapper, so indexing it needs no bounds check.
+pub fn per_routine<T>(make: impl FnMut(usize) -> T) -> Box<[T; sys::ROUTINE_COUNT]> {
+    match (0..sys::ROUTINE_COUNT).map(make).collect::<Box<[T]>>().try_into() {
+        Ok(array) => array,
+        Err(_) => unreachable!("ROUTINE_COUNT elements were made"),
+    }
+}

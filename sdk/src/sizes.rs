@@ -59,6 +59,8 @@ impl SizeCache {
         if self.handle.load(Relaxed) == handle && self.freed.load(Relaxed) == freed {
             return self.size.load(Relaxed);
         }
+        // Laid out of the way of the repeated datatype.
+        std::hint::cold_path();
         self.measure(dt, handle, freed)
     }
 

@@ -18,8 +18,14 @@ const DEFINES: &[&str] = &[
 /// its modules that way: its `datatype` module calls `XMPI_Type_hvector`).
 pub const COMPAT: &str = "OMPI_OMIT_MPI1_COMPAT_DECLS";
 
-/// Returns bindgen's Rust source for every `PMPI_` function in `header`;
-/// with `compat`, those hidden behind [`COMPAT`] too.
+/// The integer macros read here, where bindgen evaluates them, rather
+/// than from `constants.c`: as constants, a wrapper's test of them (a
+/// receive's wildcards, a call's success) loads nothing.
+pub const INT_MACROS: &str = "MPI_(ANY_SOURCE|ANY_TAG|SUCCESS)";
+
+/// Returns bindgen's Rust source for every `PMPI_` function in `header`
+/// and the [`INT_MACROS`] (as `i32`); with `compat`, the functions hidden
+/// behind [`COMPAT`] too.
 pub fn bindings(header: &Path, include_dirs: &[PathBuf], compat: bool) -> Result<String> {
     let builder = bindgen::Builder::default()
         .header(header.to_string_lossy())
@@ -27,6 +33,8 @@ pub fn bindings(header: &Path, include_dirs: &[PathBuf], compat: bool) -> Result
         .clang_args(DEFINES.iter().copied())
         .clang_args(compat.then(|| format!("-D{COMPAT}=0")))
         .allowlist_function("PMPI_.*")
+        .allowlist_var(INT_MACROS)
+        .default_macro_constant_type(bindgen::MacroTypeVariation::Signed)
         // `core` types, so that mpi-sys and the modules built on it can be
         // `no_std` (a compact module maps 16 KiB instead of std's 380).
         .use_core()

@@ -353,8 +353,8 @@ pub struct P2p {
     pub req: Option<u64>,
     /// (source, tag) from the status.
     pub status: Option<(i64, i64)>,
-    /// The call site's id.
-    pub site: Option<u32>,
+    /// The call site.
+    pub site: SiteCode,
 }
 
 /// Room that [`RawEncoder::encode_p2p`] may need: routine, mask, at most
@@ -363,6 +363,20 @@ pub struct P2p {
 pub const P2P_MAX: usize = 13 * varint::MAX_LEN;
 
 impl P2p {
+    /// What [`RawEncoder::encode_taken_p2p`] takes of it, once
+    /// [`RawEncoder::take_p2p`] took its arguments and said `same`.
+    pub fn end(&self, same: bool) -> P2pEnd {
+        P2pEnd {
+            routine: self.routine,
+            start: self.start,
+            end: self.end,
+            same,
+            req: self.req,
+            status: self.status,
+            site: self.site,
+        }
+    }
+
     /// The same call as a general [`RawEvent`] (for tests and tools).
     pub fn as_event<'a>(&self, req: &'a [u64]) -> RawEvent<'a> {
         RawEvent {
@@ -372,10 +386,30 @@ impl P2p {
             bytes: Some(self.bytes),
             reqs: req,
             status: self.status,
-            site: self.site,
+            site: self.site.id(),
             ..RawEvent::plain(self.routine, self.start, self.end)
         }
     }
+}
+
+/// A send or receive whose arguments [`RawEncoder::take_p2p`] took, as
+/// [`RawEncoder::encode_taken_p2p`] takes the rest of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct P2pEnd {
+    /// Routine code.
+    pub routine: u32,
+    /// Start tick.
+    pub start: u64,
+    /// End tick.
+    pub end: u64,
+    /// What `take_p2p` said: the arguments repeat the routine's last.
+    pub same: bool,
+    /// The request created.
+    pub req: Option<u64>,
+    /// (source, tag) from the status.
+    pub status: Option<(i64, i64)>,
+    /// The call site.
+    pub site: SiteCode,
 }
 
 /// A blocking collective as [`RawEncoder::encode_coll`] takes it.
@@ -393,8 +427,8 @@ pub struct Coll {
     pub bytes: Option<i64>,
     /// Root, local to the communicator, if the routine has one.
     pub root: Option<i64>,
-    /// The call site's id.
-    pub site: Option<u32>,
+    /// The call site.
+    pub site: SiteCode,
 }
 
 impl Coll {
@@ -404,7 +438,7 @@ impl Coll {
             comm: Some(self.comm),
             bytes: self.bytes,
             root: self.root,
-            site: self.site,
+            site: self.site.id(),
             ..RawEvent::plain(self.routine, self.start, self.end)
         }
     }
@@ -434,6 +468,9 @@ pub struct RawEncoder {
     count: u64,
     counts: CountsHistory,
     repeats: Repeats,
+    /// The communicator delta of the arguments [`RawEncoder::take_p2p`]
+    /// took last.
+    taken_comm: i64,
 }
 
 /// Head byte bit: the event repeats the peer, tag, communicator and bytes
@@ -448,6 +485,58 @@ pub const SITE_HEAD: u8 = 1 << 7;
 /// duration (with the slack of their 8-byte stores), a site id and a
 /// one-byte mask.
 const HEAD_ROOM: usize = 32;
+
+/// An event's call site as its start carries it (format 4): the head
+/// byte's [`SITE_HEAD`] and the id's varint, encoded once. Two words, so
+/// that it passes in registers: the tracer keeps each routine's last site
+/// so, and writes it with the mask in one store; no site sets no bit and
+/// takes no byte.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SiteCode {
+    /// The id's varint, little-endian (at most 5 bytes).
+    bytes: u64,
+    /// [`SITE_HEAD`] where the head byte sits in an event's first 8 bytes
+    /// (bit 23), and the varint's length in bits (bits 0-5): 0 without a
+    /// site.
+    meta: u64,
+}
+
+/// [`SiteCode::meta`]'s bits of the varint's length, in bits.
+const SITE_BITS: u64 = 63;
+
+impl SiteCode {
+    /// No site.
+    pub const NONE: SiteCode = SiteCode { bytes: 0, meta: 0 };
+
+    /// The site `id`, or none.
+    pub fn new(id: Option<u32>) -> SiteCode {
+        let Some(id) = id else {
+            return SiteCode::NONE;
+        };
+        let mut buf = [0u8; 8];
+        let mut s = Sink::new(&mut buf);
+        s.put(u64::from(id));
+        let len = s.len() as u64;
+        SiteCode {
+            bytes: u64::from_le_bytes(buf),
+            meta: u64::from(SITE_HEAD) << 16 | 8 * len,
+        }
+    }
+
+    /// The site's id, if any.
+    pub fn id(&self) -> Option<u32> {
+        // Seven bits a byte, the lowest first.
+        let len = self.len() as u64;
+        let id = (0..len).fold(0, |id, i| id | (self.bytes >> (8 * i) & 0x7f) << (7 * i));
+        (len > 0).then_some(id as u32)
+    }
+
+    /// The varint's length in bytes.
+    #[inline(always)]
+    fn len(&self) -> usize {
+        ((self.meta & SITE_BITS) >> 3) as usize
+    }
+}
 
 /// What a finished chunk's prefix needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -469,6 +558,7 @@ impl RawEncoder {
             count: 0,
             counts: CountsHistory::default(),
             repeats: Repeats::default(),
+            taken_comm: 0,
         }
     }
 
@@ -518,7 +608,7 @@ impl RawEncoder {
         same: bool,
         mask: u32,
         wide: bool,
-        site: Option<u32>,
+        site: SiteCode,
     ) -> usize {
         debug_assert!(
             routine <= u32::from(u16::MAX),
@@ -531,7 +621,7 @@ impl RawEncoder {
         self.prev_end = self.prev_end.wrapping_add(gap).wrapping_add(dur);
         self.count += 1;
         let a: &mut [u8; HEAD_ROOM] = (&mut out[..HEAD_ROOM]).try_into().expect("room");
-        let same = u64::from(same) << 22 | u64::from(site.is_some()) << 23;
+        let same = u64::from(same) << 22 | site.meta & u64::from(SITE_HEAD) << 16;
         let n = if wide && (gap | dur) >> 32 == 0 {
             // Routine (2 bytes) and head (4-byte times) in one store, both
             // times in another.
@@ -539,6 +629,8 @@ impl RawEncoder {
             a[3..11].copy_from_slice(&(gap | dur << 32).to_le_bytes());
             11
         } else {
+            // Laid out of the way of the tracer's calls, whose times fit.
+            std::hint::cold_path();
             // Each time's byte count less one: its highest set bit over 8.
             let (gap_code, dur_code) = ((gap | 1).ilog2() >> 3, (dur | 1).ilog2() >> 3);
             let head = u64::from(gap_code | dur_code << 3) << 16 | same;
@@ -548,22 +640,15 @@ impl RawEncoder {
             a[n..n + 8].copy_from_slice(&dur.to_le_bytes());
             n + 1 + dur_code as usize
         };
-        let n = match site {
-            None => n,
-            Some(id) if id < 0x80 => {
-                a[n] = id as u8;
-                n + 1
-            }
-            Some(id) => {
-                let mut s = Sink::new(&mut a[n..]);
-                s.put(u64::from(id));
-                n + s.len()
-            }
-        };
+        // At most 19 bytes so far, and at most 5 of site and 1 of mask.
         if mask < 0x80 {
-            a[n] = mask as u8;
-            return n + 1;
+            // The site and the mask in one store.
+            let tail = site.bytes | u64::from(mask) << (site.meta & SITE_BITS);
+            a[n..n + 8].copy_from_slice(&tail.to_le_bytes());
+            return n + site.len() + 1;
         }
+        a[n..n + 8].copy_from_slice(&site.bytes.to_le_bytes());
+        let n = n + site.len();
         let mut s = Sink::new(&mut out[n..]);
         s.put(u64::from(mask));
         n + s.len()
@@ -579,7 +664,7 @@ impl RawEncoder {
         routine: u32,
         start: u64,
         end: u64,
-        site: Option<u32>,
+        site: SiteCode,
         out: &mut [u8],
     ) -> usize {
         self.head(out, routine, start, end, false, 0, true, site)
@@ -591,13 +676,34 @@ impl RawEncoder {
     /// `out` must hold at least [`P2P_MAX`] bytes.
     #[inline(always)]
     pub fn encode_p2p(&mut self, call: &P2p, out: &mut [u8]) -> usize {
+        let same = self.take_p2p(call.routine, call.peer, call.tag, call.comm, call.bytes);
+        self.encode_taken_p2p(&call.end(same), out)
+    }
+
+    /// The first half of [`RawEncoder::encode_p2p`]: takes a send's or
+    /// receive's peer, tag, communicator and bytes; returns whether they
+    /// repeat its routine's last ([`SAME`]). The tracer takes them before
+    /// the call, so that it keeps none of them across it; the event must
+    /// be the next encoded ([`RawEncoder::encode_taken_p2p`]).
+    #[inline(always)]
+    pub fn take_p2p(&mut self, routine: u32, peer: i64, tag: i64, comm: u64, bytes: i64) -> bool {
         let same = self.repeats.repeat(Args {
-            routine: call.routine,
-            peer: call.peer,
-            tag: call.tag,
-            comm: call.comm,
-            bytes: call.bytes,
+            routine,
+            peer,
+            tag,
+            comm,
+            bytes,
         });
+        self.taken_comm = comm.wrapping_sub(self.last_comm) as i64;
+        self.last_comm = comm;
+        same
+    }
+
+    /// The second half of [`RawEncoder::encode_p2p`]: encodes the call
+    /// whose arguments [`RawEncoder::take_p2p`] took last, from where it
+    /// keeps them. `out` must hold at least [`P2P_MAX`] bytes.
+    #[inline(always)]
+    pub fn encode_taken_p2p(&mut self, call: &P2pEnd, out: &mut [u8]) -> usize {
         let mut mask = PEER | TAG | COMM | BYTES;
         if call.req.is_some() {
             mask |= REQ;
@@ -610,21 +716,20 @@ impl RawEncoder {
             call.routine,
             call.start,
             call.end,
-            same,
+            call.same,
             mask,
             true,
             call.site,
         );
-        let comm_delta = call.comm.wrapping_sub(self.last_comm) as i64;
-        self.last_comm = call.comm;
-        if same && mask == PEER | TAG | COMM | BYTES {
+        if call.same && mask == PEER | TAG | COMM | BYTES {
             // A blocking call repeating its arguments: nothing more.
             return n;
         }
         let mut s = Sink::new(&mut out[n..]);
-        if !same {
-            s.put3([call.peer, call.tag, comm_delta].map(zigzag));
-            s.put_short(zigzag(call.bytes));
+        if !call.same {
+            let a = self.repeats.slot(call.routine);
+            s.put3([a.peer, a.tag, self.taken_comm].map(zigzag));
+            s.put_short(zigzag(a.bytes));
         }
         if let Some(h) = call.req {
             s.put(1);
@@ -649,7 +754,7 @@ impl RawEncoder {
         routine: u32,
         start: u64,
         end: u64,
-        site: Option<u32>,
+        site: SiteCode,
         done: Option<RawDone>,
         out: &mut [u8],
     ) -> usize {
@@ -731,7 +836,16 @@ impl RawEncoder {
         mask |= bit(ev.rbytes.is_some(), RBYTES) | bit(ev.src.is_some(), SRC) | bit(ev.rtag.is_some(), RTAG);
         mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
         mask |= bit(ev.counts.is_some(), COUNTS);
-        let n = self.head(out, ev.routine, ev.start, ev.end, same, mask, false, ev.site);
+        let n = self.head(
+            out,
+            ev.routine,
+            ev.start,
+            ev.end,
+            same,
+            mask,
+            false,
+            SiteCode::new(ev.site),
+        );
         let mut s = Sink::new(&mut out[n..]);
         if let (Some(c), true) = (ev.comm, same) {
             self.last_comm = c;
@@ -1241,7 +1355,7 @@ mod tests {
                 bytes: 4,
                 req: None,
                 status: None,
-                site: None,
+                site: SiteCode::NONE,
             },
             P2p {
                 routine: 4,
@@ -1253,7 +1367,7 @@ mod tests {
                 bytes: 1 << 40,
                 req: None,
                 status: Some((1, 7)),
-                site: None,
+                site: SiteCode::NONE,
             },
             P2p {
                 routine: 5,
@@ -1265,7 +1379,7 @@ mod tests {
                 bytes: 0,
                 req: Some(0x7f00_dead_0000),
                 status: None,
-                site: Some(3),
+                site: SiteCode::new(Some(3)),
             },
             P2p {
                 routine: 6,
@@ -1277,7 +1391,7 @@ mod tests {
                 bytes: -1,
                 req: Some(0x10),
                 status: Some((i64::MIN, -3)),
-                site: Some(200_000),
+                site: SiteCode::new(Some(200_000)),
             },
         ];
         // Each call twice, so that the second repeats its arguments.
@@ -1430,17 +1544,26 @@ mod tests {
     }
 
     #[test]
+    fn site_codes_give_back_their_ids() {
+        for id in [0, 1, 0x7f, 0x80, 0x3fff, 0x4000, 200_000, u32::MAX] {
+            assert_eq!(SiteCode::new(Some(id)).id(), Some(id), "{id}");
+        }
+        assert_eq!(SiteCode::new(None), SiteCode::NONE);
+        assert_eq!(SiteCode::NONE.id(), None);
+    }
+
+    #[test]
     fn plain_events_take_a_few_bytes() {
         let mut enc = RawEncoder::new(0);
         let mut buf = [0u8; 64];
-        let n = enc.encode_plain(55, 100, 130, None, &mut buf);
+        let n = enc.encode_plain(55, 100, 130, SiteCode::NONE, &mut buf);
         // Routine (2 bytes), head (4-byte times), gap, duration, mask.
         assert_eq!(n, 12);
         assert_eq!(buf[..12], [55, 0, 0x1b, 100, 0, 0, 0, 30, 0, 0, 0, 0]);
         assert_eq!(enc.count(), 1);
         assert_eq!(enc.prev_end(), 130);
         // A call site: the head's bit 7, then its id, one more byte.
-        let n = enc.encode_plain(55, 140, 150, Some(5), &mut buf);
+        let n = enc.encode_plain(55, 140, 150, SiteCode::new(Some(5)), &mut buf);
         assert_eq!(n, 13);
         assert_eq!(buf[..13], [55, 0, 0x9b, 10, 0, 0, 0, 10, 0, 0, 0, 5, 0]);
     }

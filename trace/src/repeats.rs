@@ -60,6 +60,13 @@ impl Repeats {
         false
     }
 
+    /// The arguments in `routine`'s slot: after [`Repeats::repeat`], the
+    /// ones it was asked about.
+    #[inline(always)]
+    pub fn slot(&self, routine: u32) -> Args {
+        self.0[routine as usize % SLOTS]
+    }
+
     /// The decoder's: the last arguments of `routine`, if its slot holds
     /// them.
     pub fn last(&self, routine: u32) -> Option<Args> {

@@ -48,6 +48,10 @@ pub trait StreamedTrace {
     /// may free the others' state (a process of a parallel replay reads
     /// its own ranks'). Reading another stream afterwards may fail.
     fn keep(&mut self, _range: std::ops::Range<usize>) {}
+    /// Told that the events' call sites will not be used (a replay): a
+    /// reader may then leave [`V::Site`](crate::fields::V::Site) none and
+    /// save decoding it.
+    fn skip_sites(&mut self) {}
     /// The host rank `rank` ran on, as its rank file's header recorded
     /// it; `None` when the trace does not record hosts (a merged trace, an
     /// OTF2 archive) or has no file for the rank.
@@ -93,6 +97,10 @@ impl StreamedTrace for MergedReader {
 
     fn keep(&mut self, range: std::ops::Range<usize>) {
         MergedReader::keep(self, range);
+    }
+
+    fn skip_sites(&mut self) {
+        MergedReader::skip_sites(self);
     }
 
     fn count_events(&mut self, _: &dyn Fn(u64)) -> Result<u64> {

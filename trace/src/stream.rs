@@ -21,8 +21,8 @@ use crate::error::{Error, Malformed, Result};
 use crate::read_ahead::ReadAhead;
 use crate::sites::{parse_merged_sites, Site, CHUNK_MERGED_SITES};
 use crate::trace::{
-    parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Event, RankClock, StreamHead, CHUNK_CLOCKS,
-    CHUNK_COMMS, CHUNK_STREAM,
+    parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Decoding, Event, RankClock, StreamHead,
+    CHUNK_CLOCKS, CHUNK_COMMS, CHUNK_STREAM,
 };
 use crate::varint::Cursor;
 use std::fs::File;
@@ -106,6 +106,8 @@ pub struct MergedReader {
     pub clocks: Vec<RankClock>,
     /// Call sites (empty when the trace records none).
     pub sites: Vec<Site>,
+    /// Whether events come without their sites ([`MergedReader::skip_sites`]).
+    skip_sites: bool,
     /// The streams kept ([`MergedReader::keep`]: the streams from
     /// `first` on; all of them unless told).
     heads: Vec<Head>,
@@ -300,6 +302,7 @@ impl MergedReader {
             comms: Vec::new(),
             clocks: Vec::new(),
             sites: Vec::new(),
+            skip_sites: false,
             heads: Vec::new(),
             streams: Vec::new(),
             first: 0,
@@ -483,6 +486,15 @@ impl MergedReader {
         Ok(self.next_into(i, &mut ev)?.then_some(ev))
     }
 
+    /// Events from now on come without their call sites
+    /// ([`V::Site`](crate::fields::V::Site) none), for a reader that does
+    /// not use them (a replay): their values are skipped, and the value
+    /// history keeps no site (its slots stay as narrow as the other
+    /// fields need).
+    pub fn skip_sites(&mut self) {
+        self.skip_sites = true;
+    }
+
     /// The next event of stream `i` into `ev` (reusing its memory);
     /// `false` at the stream's end.
     pub fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {
@@ -496,7 +508,10 @@ impl MergedReader {
         if s.buf.len() - (s.pos as usize) < REFILL {
             self.read_more(i, 0)?;
         }
-        let routines = u32::try_from(self.routines.len()).unwrap_or(u32::MAX);
+        let how = Decoding {
+            routines: u32::try_from(self.routines.len()).unwrap_or(u32::MAX),
+            sites: !self.skip_sites,
+        };
         loop {
             let s = &mut self.streams[i];
             let Some(decoder) = s.decoder.as_mut() else {
@@ -505,7 +520,7 @@ impl MergedReader {
             let pos = s.pos as usize;
             let mut c = Cursor::new(&s.buf[pos..], s.payload + u64::from(s.buf_at) + pos as u64);
             let saved = decoder.mark();
-            match decoder.decode_into(&mut c, ev, routines) {
+            match decoder.decode_into(&mut c, ev, how) {
                 Ok(()) => {
                     s.pos = (s.buf.len() - c.remaining()) as u32;
                     s.left -= 1;

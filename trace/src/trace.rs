@@ -517,6 +517,15 @@ impl StreamHead {
     }
 }
 
+/// What a merged trace's decoder is told of the events it decodes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Decoding {
+    /// Routines in the trace's table.
+    pub(crate) routines: u32,
+    /// Whether to keep the events' call sites (else read past).
+    pub(crate) sites: bool,
+}
+
 /// Decodes one `STREAM` chunk's events one at a time.
 pub(crate) struct ChunkDecoder(Encoder);
 
@@ -535,15 +544,15 @@ impl ChunkDecoder {
         (e.stream, e.prev_end, e.next_req) = (head.index, head.base, head.first_req);
     }
 
-    /// Decodes the next event into `ev`, in a trace of `routines`
-    /// routines (not kept here: a replay holds a decoder per stream).
+    /// Decodes the next event into `ev` as `how` says (not kept here: a
+    /// replay holds a decoder per stream).
     pub(crate) fn decode_into(
         &mut self,
         c: &mut Cursor<'_>,
         ev: &mut Event,
-        routines: u32,
+        how: Decoding,
     ) -> Result<(), Malformed> {
-        self.0.decode_into(c, ev, routines)
+        self.0.decode_into(c, ev, how)
     }
 
     /// What a failed [`decode_into`](Self::decode_into) may have changed,
@@ -759,13 +768,22 @@ impl Encoder {
 
     fn decode(&mut self, c: &mut Cursor<'_>, routines: u32) -> Result<Event, Malformed> {
         let mut ev = Event::default();
-        self.decode_into(c, &mut ev, routines)?;
+        self.decode_into(
+            c,
+            &mut ev,
+            Decoding {
+                routines,
+                sites: true,
+            },
+        )?;
         Ok(ev)
     }
 
-    /// Decodes the next event into `ev`, reusing its lists' memory, in a
-    /// trace of `routines` routines.
-    fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event, routines: u32) -> Result<(), Malformed> {
+    /// Decodes the next event into `ev`, reusing its lists' memory;
+    /// without its call site unless `how.sites` (the value is read past,
+    /// and the history keeps none).
+    fn decode_into(&mut self, c: &mut Cursor<'_>, ev: &mut Event, how: Decoding) -> Result<(), Malformed> {
+        let Decoding { routines, sites } = how;
         let at = c.offset();
         let code = c.u64()?;
         let (routine, slot) = (code / HISTORY as u64, (code % HISTORY as u64) as usize);
@@ -817,7 +835,10 @@ impl Encoder {
             high &= high - 1;
             let b = 1u32 << bit;
             if VALUE_BITS.contains(&b) {
-                ev.vals[value_index(bit)] = get_val(c)?;
+                let v = get_val(c)?;
+                if sites || b != SITE {
+                    ev.vals[value_index(bit)] = v;
+                }
             } else if b == DONE {
                 let at = c.offset();
                 let h = c.u64()?;

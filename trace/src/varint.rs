@@ -98,11 +98,12 @@ impl<'a> Sink<'a> {
         // The three 7-bit groups, each with its continuation bit, then the
         // length: bytes up to the highest non-zero group.
         let (b0, b1, b2) = (v & 0x7f, v >> 7 & 0x7f, v >> 14);
-        let len = 1 + usize::from(v >= 0x80) + usize::from(v >= 1 << 14);
-        let more = [0, 0x80, 0x8080][len - 1];
+        let (two, three) = (v >= 0x80, v >= 1 << 14);
+        // The continuation bits of the bytes before the last.
+        let more = u64::from(two) << 7 | u64::from(three) << 15;
         let word = (b0 | b1 << 8 | b2 << 16 | more) as u32;
         self.buf[self.pos..self.pos + 4].copy_from_slice(&word.to_le_bytes());
-        self.pos += len;
+        self.pos += 1 + usize::from(two) + usize::from(three);
     }
 
     /// Writes three varints: when all of them take one byte (the common

@@ -453,6 +453,26 @@ fn call_sites_get_the_run_ids_in_merge_and_folder_alike() {
             s.rank
         );
     }
+    // Read back from a `.pnt`: with the sites, and without them (a
+    // replay's reader), the same events but for the site.
+    let pnt = dir.path().join("t.pnt");
+    t.save(&pnt, &|_| {}).unwrap();
+    for skip in [false, true] {
+        let mut m = pnmpi_trace::stream::MergedReader::open(&pnt).unwrap();
+        if skip {
+            m.skip_sites();
+        }
+        for (i, s) in t.streams.iter().enumerate() {
+            for want in &s.events {
+                let mut want = want.clone();
+                if skip {
+                    want.vals[V::Site as usize] = None;
+                }
+                assert_eq!(m.next(i).unwrap(), Some(want), "skip {skip}, rank {}", s.rank);
+            }
+            assert_eq!(m.next(i).unwrap(), None);
+        }
+    }
     let f = FolderReader::open(dir.path()).unwrap();
     assert_eq!(f.sites(), &t.sites[..]);
     let mut out = Vec::new();

@@ -79,7 +79,7 @@ fn p2p() -> impl Strategy<Value = Ev> {
                 bytes,
                 req,
                 status,
-                site: None,
+                site: SiteCode::NONE,
             },
             fast,
         })
@@ -117,7 +117,7 @@ fn coll() -> impl Strategy<Value = Ev> {
                 comm,
                 bytes,
                 root,
-                site: None,
+                site: SiteCode::NONE,
             },
             fast,
         })
@@ -204,7 +204,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                 let call = P2p {
                     start,
                     end,
-                    site,
+                    site: SiteCode::new(site),
                     ..*call
                 };
                 let req: Vec<u64> = call.req.into_iter().collect();
@@ -237,7 +237,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                     ..RawRecord::default()
                 };
                 let n = if *fast {
-                    enc.encode_done(*routine, start, end, site, *done, &mut buf[len..])
+                    enc.encode_done(*routine, start, end, SiteCode::new(site), *done, &mut buf[len..])
                 } else {
                     enc.encode(&r.as_event(), &mut buf[len..])
                 };
@@ -249,7 +249,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                 let call = Coll {
                     start,
                     end,
-                    site,
+                    site: SiteCode::new(site),
                     ..*call
                 };
                 let n = if *fast {
@@ -349,7 +349,7 @@ fn a_repeated_send_writes_no_argument() {
         bytes: 4,
         req: None,
         status: None,
-        site: None,
+        site: SiteCode::NONE,
     };
     let first = enc.encode_p2p(&call, &mut buf);
     let again = P2p {

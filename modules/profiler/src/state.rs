@@ -25,6 +25,7 @@ use crate::clock::{self, Clock};
 use crate::config::{Bins, Config};
 use pnmpi_mpi_sys::ROUTINE_COUNT;
 use pnmpi_sdk::callsite::{self, Counter, Routes, Table};
+use pnmpi_sdk::per_routine;
 use pnmpi_sdk::sizes::SizeCache;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering::*};
@@ -164,15 +165,6 @@ struct Pending {
     bytes: Counter,
     /// 1 if it was an outermost call.
     outermost: Counter,
-}
-
-/// One `T` per routine, made on the heap (a block's arrays are tens of
-/// kB, too much for the stack of a small thread).
-fn per_routine<T>(make: impl FnMut(usize) -> T) -> Box<[T; ROUTINE_COUNT]> {
-    match (0..ROUTINE_COUNT).map(make).collect::<Box<[T]>>().try_into() {
-        Ok(array) => array,
-        Err(_) => unreachable!("ROUTINE_COUNT elements were made"),
-    }
 }
 
 static BLOCKS: AtomicPtr<Block> = AtomicPtr::new(std::ptr::null_mut());

@@ -30,7 +30,7 @@ use extract::bytes;
 use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_trace::counts::PeerBytesOf;
-use pnmpi_trace::rank::{Coll, P2p, RawDone, RawEvent, RawNewComm};
+use pnmpi_trace::rank::{Coll, P2p, P2pEnd, RawDone, RawEvent, RawNewComm, SiteCode};
 use std::ffi::c_char;
 
 /// The module's name, for libpnmpi's messages (`PNMPI_ModuleName`).
@@ -88,7 +88,7 @@ macro_rules! traced {
         |$s:ident, $scr:ident, $t0:ident, $t1:ident, $rc:ident| pre { $($pre:tt)* } post $post:block
     ) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let $s = record::enter($id);
+            let $s = record::enter();
             if $s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -114,7 +114,10 @@ macro_rules! emit {
     ($s:ident, $ev:expr) => {
         // SAFETY: `$s` came from `enter` on this thread, and the traced call
         // has returned.
-        unsafe { record::event($s, &$ev) }
+        unsafe {
+            let ev = $ev;
+            record::event($s, record::site($s, ev.routine), &ev)
+        }
     };
 }
 
@@ -137,7 +140,7 @@ macro_rules! plain {
     };
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, then $then:block) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "`."), {
-            let s = record::enter($id);
+            let s = record::enter();
             let rc = if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 unsafe { $x($($a),*) }
@@ -161,31 +164,34 @@ macro_rules! p2p {
         $tag:ident: $tt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         export!($mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $peer: $tp, $tag: $tt, $c: $tc $(, $req: $tr)?) -> $r,
             concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter($id);
+            let s = record::enter();
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) };
             }
+            // Taken before the call, so that none is kept across it.
+            // SAFETY: `s` came from `enter` on this thread.
+            let same = unsafe {
+                let bytes = record::bytes(s, $n, $dt);
+                record::take_p2p(s, $id, i64::from($peer), i64::from($tag), $c.bits(), bytes)
+            };
             // SAFETY: as above.
             let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $peer, $tag, $c $(, $req)?) });
             #[allow(unused_mut)]
             let mut req = None;
             $(if ok(rc) { req = Some(out!($req).bits()); })?
-            let call = P2p {
+            let call = P2pEnd {
                 routine: $id,
                 start: t0,
                 end: t1,
-                peer: i64::from($peer),
-                tag: i64::from($tag),
-                comm: $c.bits(),
-                // SAFETY: `s` came from `enter` on this thread.
-                bytes: unsafe { record::bytes(s, $n, $dt) },
+                same,
                 req,
                 status: None,
-                site: None,
+                site: SiteCode::NONE,
             };
-            // SAFETY: `s` came from `enter` on this thread; the call returned.
-            unsafe { record::p2p(s, &call) };
+            // SAFETY: `s` came from `enter` on this thread, which took its
+            // arguments; the call returned.
+            unsafe { record::p2p_taken(s, &call) };
             rc
         });
     };
@@ -197,37 +203,71 @@ macro_rules! recv {
         $tag:ident: $tt:ty, $c:ident: $tc:ty, $st:ident: $ts:ty) -> $r:ty) => {
         export!($mpi, $x, ($b: $tb, $n: $tn, $dt: $tdt, $src: $tp, $tag: $tt, $c: $tc, $st: $ts) -> $r,
             concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter($id);
+            let s = record::enter();
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) };
             }
-            // A wildcard receive's status tells its source: supply one if
-            // the caller ignores it.
-            let mut own = std::mem::MaybeUninit::<pnmpi_mpi_sys::ffi::MPI_Status>::uninit();
-            let wild = extract::wildcard($src, $tag);
-            let $st = if wild && $st == mpi::STATUS_IGNORE() { own.as_mut_ptr() } else { $st };
-            // SAFETY: the caller's arguments, with a status of the tracer's
-            // own in place of an ignored one, to the next layer.
+            if extract::wildcard($src, $tag) {
+                let sp = pnmpi_sdk::callsite::stack_pointer();
+                // SAFETY: `s` came from `enter` on this thread, `sp` is this
+                // wrapper's; the rest are the caller's arguments.
+                return unsafe { wild(s, sp, $b, $n, $dt, $src, $tag, $c, $st) };
+            }
+            let same = recv!(@take s, $id, $n, $dt, $src, $tag, $c);
+            // SAFETY: the caller's arguments, unchanged, to the next layer.
             let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
-            let call = P2p {
-                routine: $id,
-                start: t0,
-                end: t1,
-                peer: i64::from($src),
-                tag: i64::from($tag),
-                comm: $c.bits(),
-                // SAFETY: `s` came from `enter` on this thread.
-                bytes: unsafe { record::bytes(s, $n, $dt) },
-                req: None,
+            let sp = pnmpi_sdk::callsite::stack_pointer();
+            recv!(@record s, sp, $id, t0, t1, same, None);
+            return rc;
+
+            /// A wildcard receive, whose status tells its source (one of
+            /// the tracer's own if the caller ignores it): out of the way
+            /// of the commonest receive, the loop of a fixed exchange.
+            ///
+            /// # Safety
+            /// `s` comes from [`record::enter`] on this thread, `sp` is the
+            /// stack pointer of the wrapper that calls this, and the rest
+            /// are its caller's arguments.
+            #[cold]
+            #[inline(never)]
+            unsafe fn wild(s: *mut record::Stream, sp: usize, $b: $tb, $n: $tn, $dt: $tdt, $src: $tp,
+                $tag: $tt, $c: $tc, $st: $ts) -> $r {
+                let mut own = std::mem::MaybeUninit::<pnmpi_mpi_sys::ffi::MPI_Status>::uninit();
+                let $st = if $st == mpi::STATUS_IGNORE() { own.as_mut_ptr() } else { $st };
+                let same = recv!(@take s, $id, $n, $dt, $src, $tag, $c);
+                // SAFETY: the caller's arguments, with a status of the
+                // tracer's own in place of an ignored one, to the next layer.
+                let (t0, rc, t1) = clock::timed(|| unsafe { $x($b, $n, $dt, $src, $tag, $c, $st) });
                 // SAFETY: MPI filled the status of a successful receive.
-                status: (wild && ok(rc)).then(|| unsafe { extract::status($st) }),
-                site: None,
-            };
-            // SAFETY: `s` came from `enter` on this thread; the call returned.
-            unsafe { record::p2p(s, &call) };
-            rc
+                let status = ok(rc).then(|| unsafe { extract::status($st) });
+                recv!(@record s, sp, $id, t0, t1, same, status);
+                rc
+            }
         });
+    };
+    // The arguments, taken before the call (`record::take_p2p`).
+    (@take $s:ident, $id:expr, $n:ident, $dt:ident, $src:ident, $tag:ident, $c:ident) => {
+        // SAFETY: `$s` came from `enter` on this thread.
+        unsafe {
+            let bytes = record::bytes($s, $n, $dt);
+            record::take_p2p($s, $id, i64::from($src), i64::from($tag), $c.bits(), bytes)
+        }
+    };
+    (@record $s:ident, $sp:ident, $id:expr, $t0:ident, $t1:ident, $same:ident, $status:expr) => {
+        let call = P2pEnd {
+            routine: $id,
+            start: $t0,
+            end: $t1,
+            same: $same,
+            req: None,
+            status: $status,
+            site: SiteCode::NONE,
+        };
+        // SAFETY: `$s` came from `enter` on this thread, which took the
+        // arguments; the call returned, and `$sp` is the stack pointer of
+        // the wrapper, which still runs.
+        unsafe { record::p2p_taken_at($s, $sp, &call) };
     };
 }
 
@@ -357,7 +397,7 @@ macro_rules! mrecv {
     (@ $id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, $n:ident, $dt:ident, $m:ident,
         $out:ident $o:ident) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter($id);
+            let s = record::enter();
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -381,7 +421,7 @@ macro_rules! mrecv {
                         bytes: unsafe { record::bytes(s, $n, $dt) },
                         req: mrecv!(req_of $out $o),
                         status: mrecv!(received $out $o),
-                        site: None,
+                        site: SiteCode::NONE,
                     };
                     // SAFETY: `s` came from `enter` on this thread; the call returned.
                     unsafe { record::p2p(s, &call) };
@@ -445,7 +485,7 @@ macro_rules! collective {
 macro_rules! coll {
     ($id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, comm $c:ident, |$s:ident| $read:expr) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let $s = record::enter($id);
+            let $s = record::enter();
             if $s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -460,7 +500,7 @@ macro_rules! coll {
                 comm: $c.bits(),
                 bytes,
                 root,
-                site: None,
+                site: SiteCode::NONE,
             };
             // SAFETY: `$s` came from `enter` on this thread; the call returned.
             unsafe { record::coll($s, &call) };
@@ -652,7 +692,7 @@ macro_rules! wait {
     };
     (@ $id:expr, $mpi:ident, $x:ident, ($($a:ident: $t:ty),*) -> $r:ty, $req:ident, [$($flag:ident)?], $st:ident) => {
         export!($mpi, $x, ($($a: $t),*) -> $r, concat!("Traces `", stringify!($mpi), "` with its arguments."), {
-            let s = record::enter($id);
+            let s = record::enter();
             if s.is_null() {
                 // SAFETY: the caller's arguments, unchanged, to the next layer.
                 return unsafe { $x($($a),*) };
@@ -903,7 +943,7 @@ macro_rules! init {
             let rc = unsafe { $x($($a),*) };
             if ok(rc) && !record::tracing() {
                 setup::init(start, kind);
-                let s = record::enter($id);
+                let s = record::enter();
                 if !s.is_null() {
                     // SAFETY: `s` came from `enter` on this thread.
                     unsafe { record::plain(s, $id, start.tick, clock::now()) };
@@ -919,7 +959,7 @@ macro_rules! init {
 macro_rules! finalize {
     ($id:expr, $mpi:ident, $x:ident, () -> $r:ty) => {
         export!($mpi, $x, () -> $r, "Finishes the trace around `MPI_Finalize`.", {
-            let s = record::enter($id);
+            let s = record::enter();
             let t0 = clock::now();
             setup::finalize();
             // SAFETY: no arguments.
@@ -948,7 +988,7 @@ macro_rules! finalize {
 macro_rules! abort {
     ($id:expr, $mpi:ident, $x:ident, ($c:ident: $tc:ty, $code:ident: $tcode:ty) -> $r:ty) => {
         export!($mpi, $x, ($c: $tc, $code: $tcode) -> $r, "Writes the trace out, then aborts.", {
-            let s = record::enter($id);
+            let s = record::enter();
             if !s.is_null() {
                 let t = clock::now();
                 // SAFETY: `s` came from `enter` on this thread.

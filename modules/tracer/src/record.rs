@@ -16,7 +16,7 @@ use crate::sites::{self, Sites};
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::rank::{
-    self, Coll, P2p, RankHeader, RawDone, RawEncoder, RawEvent, Sync, P2P_MAX, SMALL_MAX,
+    self, Coll, P2p, P2pEnd, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX, SMALL_MAX,
 };
 use pnmpi_trace::{container, rank_writer};
 use std::cell::Cell;
@@ -27,6 +27,18 @@ use std::sync::{Mutex, OnceLock};
 
 /// Room that a call without arguments needs in a buffer.
 const PLAIN_MAX: usize = 4 * pnmpi_trace::varint::MAX_LEN;
+
+/// Room that an event of any of the fast paths (`plain`, `p2p`, `done`,
+/// `coll`) needs.
+const FAST_MAX: usize = max(max(PLAIN_MAX, P2P_MAX), SMALL_MAX);
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
 
 /// Whether calls are being traced: from the end of the tracer's own set-up
 /// in `MPI_Init` to `MPI_Finalize`.
@@ -40,10 +52,12 @@ static STREAMS: Mutex<Vec<StreamPtr>> = Mutex::new(Vec::new());
 
 static NEXT_STREAM: AtomicU32 = AtomicU32::new(0);
 
-/// The thread pointer of the thread that called `MPI_Init`, and its
-/// stream (null when not tracing): that thread, usually the only one,
-/// finds its stream without a thread-local lookup (`__tls_get_addr` in a
-/// shared object). Thread pointers are unique among live threads.
+/// The thread pointer of the thread that called `MPI_Init` while its
+/// calls are traced (`usize::MAX`, no thread's, otherwise), and its
+/// stream, set before and never cleared: that thread, usually the only
+/// one, finds its stream without a thread-local lookup (`__tls_get_addr`
+/// in a shared object), and without testing it for null. Thread pointers
+/// are unique among live threads.
 static MAIN_TP: AtomicUsize = AtomicUsize::new(usize::MAX);
 static MAIN_STREAM: AtomicPtr<Stream> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -90,6 +104,11 @@ pub struct Stream {
     enc: RawEncoder,
     buf: Box<[u8]>,
     len: usize,
+    /// The fill past which the fast paths write the buffer out first:
+    /// [`FAST_MAX`] short of its end (the buffer holds that or more).
+    /// Only a write-out, which empties the buffer, and an event after
+    /// [`take_p2p`] or the fast paths' room check, change `len`.
+    limit: usize,
     /// Events in the chunks written (those in the buffer are the
     /// encoder's count).
     written: u64,
@@ -103,9 +122,7 @@ pub struct Stream {
     /// The thread's last datatype size, for sends and receives.
     sizes: SizeCache,
     /// The thread's call sites, if located (`argument sites on`).
-    sites: Option<Box<Sites>>,
-    /// The site of the call being traced.
-    site: Option<u32>,
+    sites: Option<Sites>,
 }
 
 struct StreamPtr(*mut Stream);
@@ -138,7 +155,7 @@ impl Run {
             .unwrap_or_else(|e| e.into_inner())
             .write(head, body);
         if let Err(e) = result {
-            MAIN_STREAM.store(std::ptr::null_mut(), Relaxed);
+            MAIN_TP.store(usize::MAX, Relaxed);
             if ON.swap(false, Relaxed) {
                 eprintln!(
                     "pnmpi tracer: rank {}: cannot write {}: {e}; tracing stopped",
@@ -179,8 +196,10 @@ impl Run {
 pub fn start(run: Run, start: u64) {
     if RUN.set(run).is_ok() {
         let s = new_stream(start);
-        MAIN_TP.store(thread_pointer(), Relaxed);
-        MAIN_STREAM.store(s, Relaxed);
+        if !s.is_null() {
+            MAIN_STREAM.store(s, Relaxed);
+            MAIN_TP.store(thread_pointer(), Relaxed);
+        }
         ON.store(true, Relaxed);
     }
 }
@@ -199,17 +218,20 @@ fn new_stream(start: u64) -> *mut Stream {
     let Some(run) = RUN.get() else {
         return std::ptr::null_mut();
     };
+    // 4 KiB or more (setup.rs); at least room for one event whatever
+    // `Run::create` was given.
+    let size = run.buffer.max(FAST_MAX);
     let stream = Box::new(Stream {
         id: NEXT_STREAM.fetch_add(1, Relaxed),
         enc: RawEncoder::new(start),
-        buf: vec![0u8; run.buffer].into_boxed_slice(),
+        buf: vec![0u8; size].into_boxed_slice(),
         len: 0,
+        limit: size - FAST_MAX,
         written: 0,
         depth: 0,
         scratch: Default::default(),
         sizes: SizeCache::default(),
         sites: run.sites.then(Sites::new),
-        site: None,
     });
     let ptr = Box::into_raw(stream);
     STREAMS
@@ -220,21 +242,22 @@ fn new_stream(start: u64) -> *mut Stream {
     ptr
 }
 
-/// Called by every wrapper first, with its routine: the thread's stream,
-/// marked busy and holding the call's site, or null when the call is not
-/// to be traced (tracing off, or a nested call). Inlined, so that the
-/// stack pointer it reads is the wrapper's.
+/// Called by every wrapper first: the thread's stream, marked busy, or
+/// null when the call is not to be traced (tracing off, or a nested call).
 #[inline(always)]
-pub fn enter(routine: u32) -> *mut Stream {
-    let sp = pnmpi_sdk::callsite::stack_pointer();
+pub fn enter() -> *mut Stream {
     let s = if thread_pointer() == MAIN_TP.load(Relaxed) {
+        // Not null: this thread stored it before it stored its pointer.
         MAIN_STREAM.load(Relaxed)
     } else {
-        other_thread()
+        // Laid out of the way of the thread that called `MPI_Init`.
+        std::hint::cold_path();
+        let s = other_thread();
+        if s.is_null() {
+            return s;
+        }
+        s
     };
-    if s.is_null() {
-        return s;
-    }
     // SAFETY: `s` is this thread's stream, leaked for the life of the
     // process; no reference to it is live here (wrappers only form one
     // after the traced call returns), so the raw field accesses are sound.
@@ -243,9 +266,6 @@ pub fn enter(routine: u32) -> *mut Stream {
             return std::ptr::null_mut();
         }
         (*s).depth = 1;
-        if let Some(sites) = &(*s).sites {
-            (*s).site = sites.locate(routine, sp);
-        }
     }
     s
 }
@@ -274,25 +294,68 @@ pub unsafe fn plain(s: *mut Stream, routine: u32, t0: u64, t1: u64) {
     // is the only reference to the stream.
     let s = unsafe { &mut *s };
     s.next_event();
-    let at = s.room(PLAIN_MAX);
-    s.len = at + s.enc.encode_plain(routine, t0, t1, s.site, &mut s.buf[at..]);
+    let site = s.site(routine);
+    let (at, enc, out) = s.room();
+    s.len = at + enc.encode_plain(routine, t0, t1, site, out);
 }
 
-/// Records a send or receive (the point-to-point path).
+/// Records a send or receive (the point-to-point path) whose arguments
+/// were not taken before the call.
 ///
 /// # Safety
 /// `s` comes from [`enter`] on this thread.
 #[inline(always)]
 pub unsafe fn p2p(s: *mut Stream, call: &P2p) {
+    // SAFETY: the caller's contract.
+    let same = unsafe { take_p2p(s, call.routine, call.peer, call.tag, call.comm, call.bytes) };
+    // SAFETY: the caller's contract; the arguments were just taken.
+    unsafe { p2p_taken(s, &call.end(same)) }
+}
+
+/// Takes a send's or receive's arguments before its call
+/// ([`RawEncoder::take_p2p`]), room for its event made first: the wrapper
+/// keeps none of them across the call. [`p2p_taken`] records the call.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+#[inline(always)]
+pub unsafe fn take_p2p(s: *mut Stream, routine: u32, peer: i64, tag: i64, comm: u64, bytes: i64) -> bool {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    let s = unsafe { &mut *s };
+    s.room();
+    s.enc.take_p2p(routine, peer, tag, comm, bytes)
+}
+
+/// Records the send or receive whose arguments [`take_p2p`] took.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread, which took the arguments.
+#[inline(always)]
+pub unsafe fn p2p_taken(s: *mut Stream, call: &P2pEnd) {
+    // SAFETY: the caller's contract; inlined, so the stack pointer is the
+    // wrapper's.
+    unsafe { p2p_taken_at(s, pnmpi_sdk::callsite::stack_pointer(), call) }
+}
+
+/// [`p2p_taken`] from a function that the wrapper whose stack pointer is
+/// `sp` called (and that its site is found from).
+///
+/// # Safety
+/// As for [`p2p_taken`], and that wrapper still runs.
+#[inline(always)]
+pub unsafe fn p2p_taken_at(s: *mut Stream, sp: usize, call: &P2pEnd) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.depth = 0;
-    let at = s.room(P2P_MAX);
-    let call = P2p {
-        site: s.site,
+    let call = P2pEnd {
+        site: s.site_at(call.routine, sp),
         ..*call
     };
-    s.len = at + s.enc.encode_p2p(&call, &mut s.buf[at..]);
+    // SAFETY: `take_p2p` left `len` at `limit` or below, and no event has
+    // been written since: the stream is busy (`depth`) from `enter` to
+    // this call, and a write-out only empties it.
+    let (at, enc, out) = unsafe { s.reserved() };
+    s.len = at + enc.encode_taken_p2p(&call, out);
 }
 
 /// Records a wait or test of one request: `done` if it completed (the
@@ -305,8 +368,9 @@ pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
-    let at = s.room(SMALL_MAX);
-    s.len = at + s.enc.encode_done(routine, t0, t1, s.site, done, &mut s.buf[at..]);
+    let site = s.site(routine);
+    let (at, enc, out) = s.room();
+    s.len = at + enc.encode_done(routine, t0, t1, site, done, out);
 }
 
 /// Records a blocking collective (the collective path: no event struct,
@@ -319,12 +383,12 @@ pub unsafe fn coll(s: *mut Stream, call: &Coll) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
-    let at = s.room(SMALL_MAX);
     let call = Coll {
-        site: s.site,
+        site: s.site(call.routine),
         ..*call
     };
-    s.len = at + s.enc.encode_coll(&call, &mut s.buf[at..]);
+    let (at, enc, out) = s.room();
+    s.len = at + enc.encode_coll(&call, out);
 }
 
 /// `count` items of `dt`, in bytes, through the thread's [`SizeCache`].
@@ -357,15 +421,29 @@ pub unsafe fn give_back(s: *mut Stream, scratch: Scratch) {
     unsafe { (*s).scratch = scratch };
 }
 
-/// Records a call with arguments.
+/// The site of the running call of `routine`, for [`event`]: inlined
+/// into the wrapper, whose stack it reads.
 ///
 /// # Safety
 /// `s` comes from [`enter`] on this thread.
-pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
+#[inline(always)]
+pub unsafe fn site(s: *mut Stream, routine: u32) -> SiteCode {
+    // SAFETY: the caller's contract; no other reference to the stream is live.
+    unsafe { (*s).site(routine) }
+}
+
+/// Records a call with arguments, from `site`.
+///
+/// # Safety
+/// `s` comes from [`enter`] on this thread.
+pub unsafe fn event(s: *mut Stream, site: SiteCode, ev: &RawEvent<'_>) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
-    let ev = &RawEvent { site: s.site, ..*ev };
+    let ev = &RawEvent {
+        site: site.id(),
+        ..*ev
+    };
     let need = ev.max_size();
     if s.buf.len() - s.len < need {
         s.flush();
@@ -381,6 +459,28 @@ pub unsafe fn event(s: *mut Stream, ev: &RawEvent<'_>) {
 }
 
 impl Stream {
+    /// The site of the running call of `routine`, if sites are located.
+    /// Inlined into the wrapper: the stack pointer it reads is the
+    /// wrapper's, whose frame does not move while it runs.
+    #[inline(always)]
+    fn site(&self, routine: u32) -> SiteCode {
+        self.site_at(routine, pnmpi_sdk::callsite::stack_pointer())
+    }
+
+    /// The site of the running call of `routine` whose wrapper's stack
+    /// pointer is `sp`, if sites are located.
+    #[inline(always)]
+    fn site_at(&self, routine: u32, sp: usize) -> SiteCode {
+        match &self.sites {
+            Some(sites) => sites.locate(routine, sp),
+            None => {
+                // Laid out of the way of the default, sites on.
+                std::hint::cold_path();
+                SiteCode::NONE
+            }
+        }
+    }
+
     /// A traced call returned and is about to be recorded: the stream is
     /// free for the next call.
     #[inline(always)]
@@ -388,16 +488,32 @@ impl Stream {
         self.depth = 0;
     }
 
-    /// Where the next event goes, with `need` bytes of room: the buffer
-    /// is written out first if fewer are left. Written so that the
-    /// compiler sees the event's slice in bounds (one check, not two).
+    /// Room for an event of a fast path: the buffer is written out first
+    /// if fewer than [`FAST_MAX`] bytes are left. Where the event goes,
+    /// the encoder, and those bytes.
     #[inline(always)]
-    fn room(&mut self, need: usize) -> usize {
-        if self.len > self.buf.len().saturating_sub(need) {
+    fn room(&mut self) -> (usize, &mut RawEncoder, &mut [u8]) {
+        if self.len > self.limit {
             self.flush();
-            return 0;
         }
-        self.len
+        // SAFETY: `len` is at `limit` or below, just checked.
+        unsafe { self.reserved() }
+    }
+
+    /// [`Stream::room`] already made: where the event goes, the encoder
+    /// and [`FAST_MAX`] bytes there, whose known length spares the encoder
+    /// its own bounds checks.
+    ///
+    /// # Safety
+    /// `len` is at `limit` or below.
+    #[inline(always)]
+    unsafe fn reserved(&mut self) -> (usize, &mut RawEncoder, &mut [u8]) {
+        let at = self.len;
+        debug_assert!(at <= self.limit && self.limit + FAST_MAX == self.buf.len());
+        // SAFETY: `limit` is FAST_MAX bytes short of the buffer's end, and
+        // `at` no further (the caller's contract).
+        let out = unsafe { self.buf.get_unchecked_mut(at..at + FAST_MAX) };
+        (at, &mut self.enc, out)
     }
 
     /// Writes the buffer out as one chunk and empties it.
@@ -426,7 +542,7 @@ fn write_chunk(id: u32, enc: &mut RawEncoder, events: &[u8]) -> u64 {
 /// `END` chunk and the final name. Returns the events recorded.
 pub fn finish(complete: bool) -> u64 {
     ON.store(false, Relaxed);
-    MAIN_STREAM.store(std::ptr::null_mut(), Relaxed);
+    MAIN_TP.store(usize::MAX, Relaxed);
     let Some(run) = RUN.get() else {
         return 0;
     };

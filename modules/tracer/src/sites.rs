@@ -4,17 +4,27 @@
 //! and the MPI's Fortran bindings), interned once per rank as a small
 //! id that the event carries.
 //!
-//! A thread finds a call's slot in its own table ([`Sites`]); a slot
-//! holds the site's id once it has one, so that a call from a known site
-//! costs a load. A new site (its first call from this thread) takes the
-//! rank-wide lock once to get its id: one id per distinct return address
-//! on the rank, whichever thread met it first. Sites are named (function,
-//! file, line) only when the trace is written out ([`resolve_all`]), from
-//! the objects' debug information: never on the path of a call.
+//! A thread finds a call's site in its own records ([`Sites`]): each
+//! routine remembers the last two sites it was called from and their ids,
+//! encoded, so that a call from the same site again (a loop, or a loop
+//! over two places) costs a few loads and compares: the wrapper's return
+//! address read where a walk found it, and if that is not the last site
+//! itself (the application called the wrapper, or jumped to it through
+//! libpnmpi), the site read through the route the walk learned. Any other
+//! call looks its site up in the thread's table, whose slot holds the
+//! site's id once it has one. A new site (its first call from this
+//! thread) takes the rank-wide lock once to get its id: one id per
+//! distinct return address on the rank, whichever thread met it first.
+//! Sites are named (function, file, line) only when the trace is written
+//! out ([`resolve_all`]), from the objects' debug information: never on
+//! the path of a call.
 
 use pnmpi_mpi_sys::ROUTINE_COUNT;
-use pnmpi_sdk::callsite::{Counter, Resolver, Routes, Table};
+use pnmpi_sdk::callsite::{Resolver, Routes, Table};
+use pnmpi_sdk::per_routine;
+use pnmpi_trace::rank::SiteCode;
 use pnmpi_trace::sites::Site;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
@@ -30,48 +40,106 @@ struct Interned {
 
 static INTERNED: LazyLock<Mutex<Interned>> = LazyLock::new(Mutex::default);
 
-/// One thread's call sites: the table of (routine, return address) slots,
-/// each holding its site's id + 1 once given (0 before), and the routes
-/// learned per routine.
+/// One routine's routes into its wrapper and the last two sites it was
+/// called from (the thread's own: cells).
+#[derive(Default)]
+struct Routine {
+    routes: Routes,
+    /// The last two sites' return addresses (0: none yet), the latest
+    /// first, and their ids, encoded. Two: a loop that calls a routine
+    /// from two places (there and back) finds both.
+    last: [Cell<usize>; 2],
+    code: [Cell<SiteCode>; 2],
+}
+
+impl Routine {
+    /// The code of the site before the last. Out of line: inlined, its
+    /// load merged with the last's into one indexed load on every call's
+    /// path.
+    #[inline(never)]
+    fn before(&self) -> SiteCode {
+        self.code[1].get()
+    }
+}
+
+/// One thread's call sites: per routine, its routes and last sites; and
+/// the table of (routine, return address) slots, each holding its site's
+/// id, encoded, once given ([`SiteCode::NONE`] before).
 pub struct Sites {
-    table: Table<Counter>,
-    routes: Box<[Routes]>,
+    routines: Box<[Routine; ROUTINE_COUNT]>,
+    table: Table<Cell<SiteCode>>,
 }
 
 impl Sites {
-    /// An empty table (allocated once per thread, never on a call's path).
-    pub fn new() -> Box<Sites> {
-        Box::new(Sites {
+    /// No sites yet (allocated once per thread, never on a call's path).
+    pub fn new() -> Sites {
+        Sites {
+            routines: per_routine(|_| Routine::default()),
             table: Table::new(SLOTS),
-            routes: (0..ROUTINE_COUNT).map(|_| Routes::default()).collect(),
-        })
-    }
-
-    /// The site id of the call of `routine` whose wrapper's stack pointer
-    /// is `sp`; None if it could not be placed (a full table, a stack the
-    /// walk could not follow). Call it while that wrapper runs.
-    #[inline(always)]
-    pub fn locate(&self, routine: u32, sp: usize) -> Option<u32> {
-        let routine = routine as usize;
-        let slot = self.table.locate(self.routes.get(routine)?, routine, sp)?;
-        match self.table.stats(slot).get() {
-            0 => Some(self.first_sight(slot)),
-            id => Some(id as u32 - 1),
         }
     }
 
-    /// The id of the site in `slot`, seen by this thread for the first time.
+    /// The site of the call of `routine` whose wrapper's stack pointer is
+    /// `sp`, encoded; none if it could not be placed (a full table, a
+    /// stack the walk could not follow). Call it while that wrapper runs.
+    #[inline(always)]
+    pub fn locate(&self, routine: u32, sp: usize) -> SiteCode {
+        let Some(r) = self.routines.get(routine as usize) else {
+            return SiteCode::NONE;
+        };
+        if let Some(ra) = r.routes.return_address(sp) {
+            // The last sites are ones a walk placed: a site read equal to
+            // one is it (never 0: a route reads a return address).
+            let (last, before) = (r.last[0].get(), r.last[1].get());
+            if ra == last {
+                return r.code[0].get();
+            }
+            if ra == before {
+                return r.before();
+            }
+            if let Some(site) = r.routes.site(sp, ra) {
+                if site == last {
+                    return r.code[0].get();
+                }
+                if site == before {
+                    return r.before();
+                }
+            }
+        }
+        self.locate_slow(routine as usize, sp)
+    }
+
+    /// [`Sites::locate`] for a call from another site than its routine's
+    /// last two: through the table (or a walk), and remembered as the
+    /// latest.
     #[cold]
     #[inline(never)]
-    fn first_sight(&self, slot: usize) -> u32 {
-        let ra = self.table.ra(slot);
+    fn locate_slow(&self, routine: usize, sp: usize) -> SiteCode {
+        let r = &self.routines[routine];
+        let Some(slot) = self.table.locate(&r.routes, routine, sp) else {
+            return SiteCode::NONE;
+        };
+        let mut code = self.table.stats(slot).get();
+        if code == SiteCode::NONE {
+            code = SiteCode::new(Some(self.intern(self.table.ra(slot))));
+            self.table.stats(slot).set(code);
+        }
+        r.last[1].set(r.last[0].get());
+        r.code[1].set(r.code[0].get());
+        r.last[0].set(self.table.ra(slot));
+        r.code[0].set(code);
+        code
+    }
+
+    /// The rank's id of the site `ra`, seen by this thread for the first
+    /// time.
+    fn intern(&self, ra: usize) -> u32 {
         let mut sites = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
         let next = sites.ras.len() as u32;
         let id = *sites.ids.entry(ra).or_insert(next);
         if id == next {
             sites.ras.push(ra);
         }
-        self.table.stats(slot).set(u64::from(id) + 1);
         id
     }
 }

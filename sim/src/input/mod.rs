@@ -224,7 +224,10 @@ pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSourc
         f.read(&mut head).unwrap_or(0)
     };
     if n == 8 && &head == b"PNMPITRC" {
-        let reader = pnmpi_trace::stream::MergedReader::open(path).map_err(SimError::Trace)?;
+        let mut reader = pnmpi_trace::stream::MergedReader::open(path).map_err(SimError::Trace)?;
+        // The engine does not use call sites: not decoding them spares
+        // the reader a value per event and its history a field.
+        reader.skip_sites();
         return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
     }
     Ok(Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?))
