@@ -505,7 +505,8 @@ impl Stream {
     /// its own bounds checks.
     ///
     /// # Safety
-    /// `len` is at `limit` or below.
+    /// `len` is at `limit` or below: checked since the last event was
+    /// written (a write-out empties the buffer).
     #[inline(always)]
     unsafe fn reserved(&mut self) -> (usize, &mut RawEncoder, &mut [u8]) {
         let at = self.len;
@@ -518,11 +519,12 @@ impl Stream {
 
     /// Writes the buffer out as one chunk and empties it.
     fn flush(&mut self) {
+        let len = std::mem::take(&mut self.len);
+        // No event, no bytes (every event counts): nothing to write, and
+        // the buffer is empty either way, as `reserved` relies on.
         if self.enc.count() == 0 {
             return;
         }
-        let len = self.len;
-        self.len = 0;
         self.written += write_chunk(self.id, &mut self.enc, &self.buf[..len]);
     }
 }
