@@ -25,7 +25,7 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if ! command -v cargo >/dev/null; then
-    echo "deps: cargo not found; install Rust 1.88 or newer (https://rustup.rs) and rerun" >&2
+    echo "deps: cargo not found; install Rust 1.95 or newer (https://rustup.rs) and rerun" >&2
     exit 1
 fi
 

@@ -519,7 +519,7 @@ impl SiteCode {
         let len = s.len() as u64;
         SiteCode {
             bytes: u64::from_le_bytes(buf),
-            meta: u64::from(SITE_HEAD) << 16 | 8 * len,
+            meta: (u64::from(SITE_HEAD) << 16) | (8 * len),
         }
     }
 

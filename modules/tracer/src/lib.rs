@@ -231,6 +231,8 @@ macro_rules! recv {
             /// are its caller's arguments.
             #[cold]
             #[inline(never)]
+            // MPI_Recv's seven arguments, and the wrapper's stream and stack.
+            #[allow(clippy::too_many_arguments)]
             unsafe fn wild(s: *mut record::Stream, sp: usize, $b: $tb, $n: $tn, $dt: $tdt, $src: $tp,
                 $tag: $tt, $c: $tc, $st: $ts) -> $r {
                 let mut own = std::mem::MaybeUninit::<pnmpi_mpi_sys::ffi::MPI_Status>::uninit();
