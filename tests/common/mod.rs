@@ -3,6 +3,7 @@
 //! `mpirun`.
 #![allow(dead_code)] // each test file uses a different part of the harness
 
+pub mod calls;
 pub mod dtypes;
 
 use std::collections::HashMap;
