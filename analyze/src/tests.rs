@@ -1,10 +1,10 @@
 //! The analysis on small traces built in memory, whose waits and paths
 //! are known by construction.
 
-use crate::load::{from_trace, Run};
+use crate::load::{from_trace, Options, Run};
 use crate::path::{critical_path, Activity};
-use crate::waits::{find, Pattern};
-use crate::{matching, summary};
+use crate::summary;
+use crate::waits::Pattern;
 use pnmpi_trace::fields::V;
 use pnmpi_trace::trace::{Event, Stream, Trace};
 
@@ -34,8 +34,8 @@ fn call(name: &str, start: u64, end: u64, fields: &[(V, i64)]) -> Event {
 }
 
 /// A run of one stream per rank: `MPI_Init` over [0, 10], the calls,
-/// `MPI_Finalize` at `fin`.
-fn run(ranks: Vec<Vec<Event>>, fin: u64) -> Run {
+/// `MPI_Finalize` at `fin`; sends above `eager` bytes are rendezvous.
+fn run_eager(ranks: Vec<Vec<Event>>, fin: u64, eager: u64) -> Run {
     let streams = ranks
         .into_iter()
         .enumerate()
@@ -50,14 +50,25 @@ fn run(ranks: Vec<Vec<Event>>, fin: u64) -> Run {
             }
         })
         .collect::<Vec<_>>();
-    from_trace(Trace {
-        world_size: streams.len() as u32,
-        mpi: "test".into(),
-        routines: ROUTINES.iter().map(|r| r.to_string()).collect(),
-        streams,
-        ..Trace::default()
-    })
+    from_trace(
+        Trace {
+            world_size: streams.len() as u32,
+            mpi: "test".into(),
+            routines: ROUTINES.iter().map(|r| r.to_string()).collect(),
+            streams,
+            ..Trace::default()
+        },
+        Options {
+            eager,
+            ..Options::default()
+        },
+    )
     .unwrap()
+}
+
+/// [`run_eager`] with a 64 KiB eager threshold.
+fn run(ranks: Vec<Vec<Event>>, fin: u64) -> Run {
+    run_eager(ranks, fin, 65536)
 }
 
 #[test]
@@ -70,9 +81,7 @@ fn late_sender_and_its_path() {
     );
     let recv = call("MPI_Recv", 20, 2025, &[(V::Peer, 0), (V::Tag, 0), (V::Bytes, 8)]);
     let r = run(vec![vec![send], vec![recv]], 2030);
-    let links = matching::link(&r, 65536);
-    assert_eq!(links.messages().count(), 1);
-    let w = find(&r, &links);
+    let w = &r.waits;
     assert_eq!(w.len(), 1);
     assert_eq!(
         (w[0].pattern, w[0].time, r.rank(w[0].at.actor)),
@@ -81,7 +90,7 @@ fn late_sender_and_its_path() {
     assert_eq!((r.rank(w[0].cause.actor), r.routine(w[0].cause)), (0, "MPI_Send"));
     // Back from rank 1's MPI_Finalize: its last burst, the receive after
     // the send entered, then rank 0's compute from MPI_Init to the send.
-    let p = critical_path(&r, &w);
+    let p = critical_path(&r);
     let got: Vec<(u32, f64, f64, bool)> = p
         .iter()
         .map(|s| {
@@ -114,16 +123,16 @@ fn late_receiver_only_for_synchronous_sends() {
         2030,
         &[(V::Peer, 0), (V::Tag, 0), (V::Bytes, 8)],
     );
-    let r = run(vec![vec![send], vec![recv]], 2040);
     // 8 bytes above an eager threshold of 4: a rendezvous.
-    let w = find(&r, &matching::link(&r, 4));
+    let r = run_eager(vec![vec![send.clone()], vec![recv.clone()]], 2040, 4);
+    let w = &r.waits;
     let got: Vec<(u32, Pattern, f64, u32)> = w
         .iter()
         .map(|w| (r.rank(w.at.actor), w.pattern, w.time, r.rank(w.cause.actor)))
         .collect();
     assert_eq!(got, vec![(0, Pattern::LateReceiver, 1990.0, 1)]);
     // Eager: the sender did not wait for the receive.
-    assert!(find(&r, &matching::link(&r, 65536)).is_empty());
+    assert!(run(vec![vec![send], vec![recv]], 2040).waits.is_empty());
 }
 
 #[test]
@@ -139,7 +148,7 @@ fn collective_patterns_and_causes() {
         ],
         5000,
     );
-    let w = find(&r, &matching::link(&r, 65536));
+    let w = &r.waits;
     let got: Vec<(u32, Pattern, f64, u32)> = w
         .iter()
         .map(|w| (r.rank(w.at.actor), w.pattern, w.time, r.rank(w.cause.actor)))
@@ -154,7 +163,7 @@ fn collective_patterns_and_causes() {
             (2, Pattern::LateBroadcast, 50.0, 1),
         ]
     );
-    let s = summary::waits(&r, &w, 2);
+    let s = summary::waits(&r, w, 2);
     assert_eq!(s.worst.len(), 2);
     assert_eq!((s.worst[0].call.rank, s.worst[0].cause.rank), (0, 2));
     let total: f64 = s.by_rank.iter().map(|r| r.total_s).sum();

@@ -3,7 +3,7 @@
 //! turned into one op (or several, for `MPI_Startall`).
 
 use super::events::EventSource;
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts};
+use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
 use crate::units::Ns;
 use crate::SimError;
 use pnmpi_trace::fields::*;
@@ -230,11 +230,16 @@ impl<S: EventSource> TraceOps<S> {
         // call on every event).
         let mut gap = gap;
         let routine = ev.routine;
+        let site = ev
+            .get(V::Site)
+            .and_then(|s| u32::try_from(s).ok())
+            .unwrap_or(NO_SITE);
         let op = |gap, kind| {
             Some(Op {
                 gap,
                 dur,
                 routine,
+                site,
                 kind,
             })
         };
@@ -393,6 +398,7 @@ impl<S: EventSource> TraceOps<S> {
                         gap,
                         dur,
                         routine,
+                        site,
                         kind,
                     });
                 }
