@@ -95,11 +95,9 @@ pub struct Call {
 }
 
 impl Call {
-    /// Return, ns on the trace clock. The duration is rounded to an
-    /// `f32`, within 0.06 ppm of the trace's, as the analysis has always
-    /// measured a call's end.
+    /// Return, ns on the trace clock.
     pub fn end(&self) -> Ns {
-        self.start + Ns::from(self.dur as f32)
+        self.start + self.dur
     }
 
     /// Its entry and return.
@@ -113,7 +111,7 @@ impl Call {
     /// CPU time the call stands for: a local call's duration, else none.
     pub fn cpu(&self) -> Ns {
         if self.class == Class::Local {
-            Ns::from(self.dur as f32)
+            self.dur
         } else {
             0.0
         }

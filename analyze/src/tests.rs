@@ -236,13 +236,8 @@ fn folded_polls_change_no_figure() {
         .iter()
         .zip(&paths)
         .map(|(r, p)| {
-            let report = crate::report::Report::new(
-                "t",
-                r,
-                summary::waits(r, &r.waits, 10),
-                summary::path(r, p),
-                p,
-            );
+            let report =
+                crate::report::Report::new("t", r, summary::waits(r, &r.waits, 10), summary::path(r, p), p);
             (report.to_json(), report.to_string(), report.svg().unwrap())
         })
         .collect::<Vec<_>>();
