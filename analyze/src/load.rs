@@ -193,8 +193,8 @@ impl Run {
     pub fn ops_again(&self) -> Result<Box<dyn OpSource>, AnalyzeError> {
         let first = Rc::new(RefCell::new(Vec::new()));
         match &self.origin {
-            Origin::File(path) => source(path, &first).map(|(src, _)| src),
-            Origin::Memory(trace) => Ok(memory(trace.clone(), &first)),
+            Origin::File(path) => source(path, &first, false).map(|(src, _)| src),
+            Origin::Memory(trace) => Ok(memory(trace.clone(), &first, false)),
         }
     }
 }
@@ -204,6 +204,9 @@ impl Run {
 struct Stamped<S: EventSource> {
     inner: S,
     first: Rc<RefCell<Vec<Option<u64>>>>,
+    /// The streams noted already (the shared list is not looked at on
+    /// every event).
+    noted: Vec<bool>,
 }
 
 impl<S: EventSource> EventSource for Stamped<S> {
@@ -221,12 +224,16 @@ impl<S: EventSource> EventSource for Stamped<S> {
 
     fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool> {
         let more = self.inner.next(stream, ev)?;
-        if more {
+        if more && !self.noted.get(stream).copied().unwrap_or(false) {
+            if self.noted.len() <= stream {
+                self.noted.resize(stream + 1, false);
+            }
+            self.noted[stream] = true;
             let mut first = self.first.borrow_mut();
             if first.len() <= stream {
                 first.resize(stream + 1, None);
             }
-            first[stream].get_or_insert(ev.start);
+            first[stream] = Some(ev.start);
         }
         Ok(more)
     }
@@ -244,28 +251,43 @@ impl<S: EventSource> EventSource for Stamped<S> {
     }
 }
 
-fn stamped<S: EventSource + 'static>(inner: S, first: &Rc<RefCell<Vec<Option<u64>>>>) -> Box<dyn OpSource> {
-    Box::new(TraceOps::new(Stamped {
+/// The ops of `inner`, the first event of each stream noted in `first`;
+/// `fold`: the calls that communicate nothing folded
+/// ([`TraceOps::folding`]).
+fn stamped<S: EventSource + 'static>(
+    inner: S,
+    first: &Rc<RefCell<Vec<Option<u64>>>>,
+    fold: bool,
+) -> Box<dyn OpSource> {
+    let ops = TraceOps::new(Stamped {
         inner,
         first: Rc::clone(first),
-    }))
+        noted: Vec::new(),
+    });
+    if fold {
+        Box::new(ops.folding())
+    } else {
+        Box::new(ops)
+    }
 }
 
 /// The ops of `reader`, and its site table.
 fn streamed<R: StreamedTrace + 'static>(
     reader: R,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
+    fold: bool,
 ) -> (Box<dyn OpSource>, Vec<Site>) {
     let sites = reader.sites().to_vec();
-    (stamped(StreamSource::new(reader), first), sites)
+    (stamped(StreamSource::new(reader), first, fold), sites)
 }
 
 /// The ops of the trace at `path` (a tracer folder, a merged `.pnt` or
 /// an OTF2 archive: the traces with timestamps; a SimGrid trace has
-/// none), and its site table.
+/// none), and its site table; `fold` as [`stamped`] says.
 fn source(
     path: &Path,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
+    fold: bool,
 ) -> Result<(Box<dyn OpSource>, Vec<Site>), AnalyzeError> {
     let name = path.display().to_string();
     let trace_err = |e| AnalyzeError::Trace(name.clone(), e);
@@ -273,12 +295,14 @@ fn source(
         return Ok(streamed(
             pnmpi_otf2::Otf2Trace::open(path).map_err(trace_err)?,
             first,
+            fold,
         ));
     }
     if path.is_dir() {
         return Ok(streamed(
             pnmpi_trace::folder::FolderReader::open(path).map_err(trace_err)?,
             first,
+            fold,
         ));
     }
     let mut head = Vec::with_capacity(8);
@@ -296,6 +320,7 @@ fn source(
     Ok(streamed(
         pnmpi_trace::stream::MergedReader::open(path).map_err(trace_err)?,
         first,
+        fold,
     ))
 }
 
@@ -303,7 +328,7 @@ fn source(
 /// OTF2 archive. `progress` is told of the ops read.
 pub fn open(path: &Path, options: Options, progress: &dyn Fn(u64)) -> Result<Run, AnalyzeError> {
     let first = Rc::new(RefCell::new(Vec::new()));
-    let (src, sites) = source(path, &first)?;
+    let (src, sites) = source(path, &first, options.fold)?;
     let origin = Origin::File(path.to_path_buf());
     read_all(src, sites, &first, options, progress, origin)
 }
@@ -332,9 +357,10 @@ impl Tally {
         }
     }
 
-    /// Counts call `c`: its burst (from the end of the op before) and,
-    /// for a local call, its duration are CPU time.
-    fn see(&mut self, c: &Call) {
+    /// Counts call `c`, after `folded` local calls folded into its burst:
+    /// its burst (from the end of the op before) and, for a local call,
+    /// its duration are CPU time.
+    fn see(&mut self, c: &Call, folded: u32) {
         let a = &mut self.actor;
         if a.ops == 0 {
             a.first_start = c.start;
@@ -351,7 +377,7 @@ impl Tally {
         }
         self.prev_end = c.end();
         a.last_end = c.end();
-        a.ops += 1;
+        a.ops += 1 + folded;
     }
 
     fn finish(mut self) -> Actor {
@@ -362,6 +388,16 @@ impl Tally {
         };
         self.actor
     }
+}
+
+/// The error for an actor with more calls than an op index counts.
+fn too_many(actor: &pnmpi_sim::input::Actor) -> AnalyzeError {
+    AnalyzeError::Input(format!(
+        "rank {} thread {} has more than {} calls; the analysis takes fewer",
+        actor.rank,
+        actor.thread,
+        u32::MAX
+    ))
 }
 
 /// Reads every actor's ops: keeps each as a [`Call`] on the trace clock
@@ -395,6 +431,8 @@ fn read_all(
                 calls = Calls::new(t, !sites.is_empty());
                 Tally::new(actor.rank, actor.thread, t)
             });
+            // The calls folded into its burst come first.
+            n = n.checked_add(op.folded).ok_or_else(|| too_many(actor))?;
             let call = Call {
                 op: n,
                 start: t + op.gap,
@@ -408,19 +446,12 @@ fn read_all(
                 op: n,
             };
             matcher.see(at, actor.rank, &op, call.span(), &*src, &mut offers);
-            tally.see(&call);
+            tally.see(&call, op.folded);
             if !(options.fold && call.class == Class::Local) {
                 calls.push(&call);
             }
             t = call.start + call.dur;
-            n = n.checked_add(1).ok_or_else(|| {
-                AnalyzeError::Input(format!(
-                    "rank {} thread {} has more than {} calls; the analysis takes fewer",
-                    actor.rank,
-                    actor.thread,
-                    u32::MAX
-                ))
-            })?;
+            n = n.checked_add(1).ok_or_else(|| too_many(actor))?;
         }
         matcher.actor_done(actor.rank, &mut offers, &mut fit);
         progress(u64::from(n));
@@ -448,14 +479,14 @@ fn read_all(
     })
 }
 
-fn memory(trace: pnmpi_trace::Trace, first: &Rc<RefCell<Vec<Option<u64>>>>) -> Box<dyn OpSource> {
-    stamped(pnmpi_sim::input::events::MemorySource::new(trace), first)
+fn memory(trace: pnmpi_trace::Trace, first: &Rc<RefCell<Vec<Option<u64>>>>, fold: bool) -> Box<dyn OpSource> {
+    stamped(pnmpi_sim::input::events::MemorySource::new(trace), first, fold)
 }
 
 /// A run of a trace in memory (small traces, tests).
 pub fn from_trace(trace: pnmpi_trace::Trace, options: Options) -> Result<Run, AnalyzeError> {
     let first = Rc::new(RefCell::new(Vec::new()));
-    let src = memory(trace.clone(), &first);
+    let src = memory(trace.clone(), &first, options.fold);
     let sites = trace.sites.clone();
     read_all(src, sites, &first, options, &|_| {}, Origin::Memory(trace))
 }

@@ -148,6 +148,10 @@ pub struct Op {
     /// ignores it; the analysis's tables by site read it (an op's own
     /// event, which a time cannot name when two events share one).
     pub site: u32,
+    /// Calls folded into this op's burst: the calls before it that
+    /// communicate nothing, when its source was asked to fold them
+    /// ([`trace::TraceOps::folding`], for the analysis); 0 otherwise.
+    pub folded: u32,
     /// What it does.
     pub kind: OpKind,
 }
@@ -162,6 +166,7 @@ impl Default for Op {
             dur: 0.0,
             routine: 0,
             site: NO_SITE,
+            folded: 0,
             kind: OpKind::Local,
         }
     }

@@ -90,6 +90,7 @@ impl OpSource for CollOps {
             dur: 0.0,
             routine: u32::from(step.min(3)),
             site: NO_SITE,
+            folded: 0,
             kind: match step {
                 0 => OpKind::Init,
                 1 => OpKind::Local,

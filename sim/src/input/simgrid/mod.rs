@@ -529,6 +529,7 @@ impl OpSource for SimgridOps {
                         dur: 0.0,
                         routine: action.routine(),
                         site: NO_SITE,
+                        folded: 0,
                         kind,
                     };
                     return Ok(true);
