@@ -10,7 +10,12 @@
 //! into the compute around them unless asked not to
 //! ([`crate::load::Options::fold`]): the analysis counts them as compute
 //! and they are never a wait or its cause, so the figures do not need
-//! them one by one, and a polling program's millions cost nothing.
+//! them one by one. The reader makes each run of them one op, its last
+//! call, whose burst holds the others' time
+//! ([`pnmpi_sim::input::trace::TraceOps::folding`]), and the list keeps
+//! none; only their count stays, in the positions of the calls after
+//! them. A polling program's millions of polls cost no memory, and no
+//! time past reading them.
 //!
 //! Each call is stored as variable-length integers (LEB128): the
 //! distance from the end of the call stored before it to its entry, its

@@ -344,11 +344,11 @@ struct Tally {
 }
 
 impl Tally {
-    fn new(rank: u32, thread: u32, origin: Ns) -> Tally {
+    fn new(actor: &pnmpi_sim::input::Actor, origin: Ns) -> Tally {
         Tally {
             actor: Actor {
-                rank,
-                thread,
+                rank: actor.rank,
+                thread: actor.thread,
                 ..Actor::default()
             },
             prev_end: origin,
@@ -417,19 +417,19 @@ fn read_all(
     let mut figures = Vec::with_capacity(actors.len());
     let mut lists = Vec::with_capacity(actors.len());
     for (a, actor) in actors.iter().enumerate() {
-        let mut tally: Option<Tally> = None;
-        let mut calls = Calls::new(0.0, !sites.is_empty());
+        // Made at the actor's first op, which gives its clock origin.
+        let mut reading: Option<(Tally, Calls)> = None;
         let mut op = Op::default();
-        // The first op's burst runs from the actor's clock origin (0, or
-        // its thread's start) to its first event's start.
+        // The end of the op before.
         let mut t: Ns = 0.0;
         let mut n: u32 = 0;
         while src.next(a, &mut op).map_err(AnalyzeError::Sim)? {
-            let tally = tally.get_or_insert_with(|| {
+            let (tally, calls) = reading.get_or_insert_with(|| {
+                // The first op's burst runs from the actor's clock origin
+                // (0, or its thread's start) to its first event's start.
                 let at = first.borrow().get(a).copied().flatten().unwrap_or(0) as Ns;
                 t = at - op.gap;
-                calls = Calls::new(t, !sites.is_empty());
-                Tally::new(actor.rank, actor.thread, t)
+                (Tally::new(actor, t), Calls::new(t, !sites.is_empty()))
             });
             // The calls folded into its burst come first.
             n = n.checked_add(op.folded).ok_or_else(|| too_many(actor))?;
@@ -450,20 +450,20 @@ fn read_all(
             if !(options.fold && call.class == Class::Local) {
                 calls.push(&call);
             }
-            t = call.start + call.dur;
+            t = call.end();
             n = n.checked_add(1).ok_or_else(|| too_many(actor))?;
         }
         matcher.actor_done(actor.rank, &mut offers, &mut fit);
         progress(u64::from(n));
-        calls.shrink();
+        let (actor, calls) = match reading {
+            Some((tally, mut calls)) => {
+                calls.shrink();
+                (tally.finish(), calls)
+            }
+            None => (Tally::new(actor, 0.0).finish(), Calls::default()),
+        };
+        figures.push(actor);
         lists.push(calls);
-        figures.push(tally.map_or_else(
-            || {
-                let origin = first.borrow().get(a).copied().flatten().unwrap_or(0) as Ns;
-                Tally::new(actor.rank, actor.thread, origin).finish()
-            },
-            Tally::finish,
-        ));
     }
     drop(matcher);
     Ok(Run {
