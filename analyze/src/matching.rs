@@ -18,6 +18,7 @@ use crate::waits::Offers;
 use crate::whatif::Fit;
 use pnmpi_sim::input::{Actor, Op, OpKind, OpSource, ReqId};
 use pnmpi_sim::units::Ns;
+use pnmpi_trace::fields::COMM_WORLD;
 use pnmpi_trace::routine::Coll;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -294,10 +295,17 @@ impl Matcher {
         let k = self.seq.entry(comm).or_insert(0);
         let key = (comm, *k);
         *k += 1;
-        let size = *self
-            .sizes
-            .entry((comm, me))
-            .or_insert_with(|| src.members(comm, me).map_or(0, |m| m.len()));
+        // The world's size is known; another communicator's members are
+        // asked once per rank (a list of the world per rank would take
+        // time in the square of the ranks).
+        let size = if comm == COMM_WORLD {
+            src.world_size() as usize
+        } else {
+            *self
+                .sizes
+                .entry((comm, me))
+                .or_insert_with(|| src.members(comm, me).map_or(0, |m| m.len()))
+        };
         if size < 2 {
             return;
         }
