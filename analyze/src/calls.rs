@@ -318,12 +318,26 @@ impl Iterator for Chunk<'_> {
 }
 
 /// Lookups in a run's calls in about the order they are stored (the
-/// waits by call, the path backwards): the chunk last decoded is kept.
+/// waits by call, the path backwards, which goes back and forth between
+/// a call and the one it waited for): the chunks last decoded are kept.
 pub struct Cursor<'a> {
     lists: &'a [Calls],
-    /// (actor, chunk) of `decoded`.
-    key: Option<(usize, usize)>,
-    decoded: Vec<Call>,
+    /// Decoded chunks, replaced in turn.
+    slots: [Slot; SLOTS],
+    next: usize,
+}
+
+/// Chunks a [`Cursor`] keeps.
+const SLOTS: usize = 4;
+
+/// A decoded chunk: actor `actor`'s calls with op indices from `from`
+/// (its first) up to `to` (the next chunk's first, excluded).
+#[derive(Default)]
+struct Slot {
+    actor: usize,
+    from: u32,
+    to: u32,
+    calls: Vec<Call>,
 }
 
 impl<'a> Cursor<'a> {
@@ -331,32 +345,43 @@ impl<'a> Cursor<'a> {
     pub fn new(lists: &'a [Calls]) -> Cursor<'a> {
         Cursor {
             lists,
-            key: None,
-            decoded: Vec::with_capacity(CHUNK),
+            slots: Default::default(),
+            next: 0,
         }
     }
 
-    /// Actor `actor`'s chunk `k`, decoded.
-    fn load(&mut self, actor: usize, k: usize) -> &[Call] {
-        if self.key != Some((actor, k)) {
-            self.decoded.clear();
-            self.decoded.extend(self.lists[actor].chunk(k));
-            self.key = Some((actor, k));
-        }
-        &self.decoded
+    /// The decoded chunk of actor `actor` that holds op `op`, if stored,
+    /// or the last call before it.
+    fn chunk(&mut self, actor: usize, op: u32) -> Option<&[Call]> {
+        let held = |s: &Slot| s.actor == actor && s.from <= op && op < s.to;
+        let i = match self.slots.iter().position(held) {
+            Some(i) => i,
+            None => {
+                let list = self.lists.get(actor)?;
+                let k = list.chunk_of(op)?;
+                let i = self.next;
+                self.next = (i + 1) % SLOTS;
+                let slot = &mut self.slots[i];
+                slot.calls.clear();
+                slot.calls.extend(list.chunk(k));
+                slot.actor = actor;
+                slot.from = list.marks[k].first;
+                slot.to = list.marks.get(k + 1).map_or(u32::MAX, |m| m.first);
+                i
+            }
+        };
+        Some(&self.slots[i].calls)
     }
 
     /// Op `op` of actor `actor`, if it is stored.
     pub fn get(&mut self, actor: usize, op: u32) -> Option<Call> {
-        let k = self.lists.get(actor)?.chunk_of(op)?;
-        let chunk = self.load(actor, k);
+        let chunk = self.chunk(actor, op)?;
         chunk.binary_search_by_key(&op, |c| c.op).ok().map(|i| chunk[i])
     }
 
     /// The last stored call of actor `actor` before op `op`.
     pub fn below(&mut self, actor: usize, op: u32) -> Option<Call> {
-        let k = self.lists.get(actor)?.chunk_of(op.checked_sub(1)?)?;
-        let chunk = self.load(actor, k);
+        let chunk = self.chunk(actor, op.checked_sub(1)?)?;
         let i = chunk.partition_point(|c| c.op < op);
         i.checked_sub(1).map(|i| chunk[i])
     }
