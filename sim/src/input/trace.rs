@@ -25,6 +25,10 @@ struct StreamState {
     mpi: Ns,
     span: Ns,
     finished: bool,
+    /// Folding ([`TraceOps::folding`]): whether the stream's first op was
+    /// made (it is never folded into another, so that it starts at its
+    /// own event).
+    started: bool,
     /// Ops converted but not yet handed out: the second and later of an
     /// `MPI_Startall`, and those read ahead for a wildcard receive. Few
     /// streams have any: boxed, 8 bytes a stream.
@@ -51,9 +55,6 @@ struct Pending {
     /// Folding ([`TraceOps::folding`]): the run of local calls being
     /// folded, as its last call with the others' time in its burst.
     held: Option<Op>,
-    /// Folding: whether the stream's first op was made (it is never
-    /// folded into another, so that it starts at its own event).
-    started: bool,
 }
 
 impl Pending {
@@ -157,6 +158,7 @@ impl Default for StreamState {
             mpi: 0.0,
             span: 0.0,
             finished: false,
+            started: false,
             queue: None,
         }
     }
@@ -181,6 +183,20 @@ impl StreamState {
         if let Some(q) = self.queue.as_deref_mut() {
             q.flush();
         }
+    }
+
+    /// Folding: takes in `op`, which is handed out unless it is local and
+    /// not the stream's first; then it joins the run being folded.
+    fn fold(&mut self, op: Op) -> Option<Op> {
+        if self.started && matches!(op.kind, OpKind::Local) {
+            self.queue().fold(&op);
+            return None;
+        }
+        self.started = true;
+        if let Some(q) = self.queue.as_deref_mut() {
+            q.flush();
+        }
+        Some(op)
     }
 }
 
@@ -284,14 +300,7 @@ impl<S: EventSource> TraceOps<S> {
         if !self.fold {
             return Some(op);
         }
-        let q = self.streams[si - self.first].queue();
-        if q.started && matches!(op.kind, OpKind::Local) {
-            q.fold(&op);
-            return None;
-        }
-        q.started = true;
-        q.flush();
-        Some(op)
+        self.streams[si - self.first].fold(op)
     }
 
     /// Converts `self.ev` of stream `si` into ops, as [`Self::convert`]
@@ -353,18 +362,20 @@ impl<S: EventSource> TraceOps<S> {
         }
         // A poll that found nothing, when folding: nothing else is made
         // of it (most events of a polling program).
-        if self.fold && matches!(self.kinds[r], Kind::Complete) && ev.done.iter().all(|d| d.req.is_none()) {
-            if let Some(q) = st.queue.as_deref_mut().filter(|q| q.started) {
-                q.fold(&Op {
-                    gap,
-                    dur,
-                    routine,
-                    site,
-                    folded: 0,
-                    kind: OpKind::Local,
-                });
-                return None;
-            }
+        if self.fold
+            && st.started
+            && matches!(self.kinds[r], Kind::Complete)
+            && ev.done.iter().all(|d| d.req.is_none())
+        {
+            st.queue().fold(&Op {
+                gap,
+                dur,
+                routine,
+                site,
+                folded: 0,
+                kind: OpKind::Local,
+            });
+            return None;
         }
         let peer = ev.get(V::Peer).unwrap_or(UNKNOWN_RANK);
         let tag = ev.get(V::Tag).unwrap_or(0);
