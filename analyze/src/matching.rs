@@ -25,7 +25,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// One matched message: its calls, and when they ran.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Message {
-    /// The call that posted the send, and its entry.
+    /// The call that posted the send.
     pub send: OpRef,
     /// The send's entry.
     pub send_start: Ns,
@@ -71,35 +71,47 @@ pub struct Collective {
 /// A channel: (source rank, destination rank, communicator).
 type Key = (u32, u32, i64);
 
-/// A send, as matching needs it, in posting order on its channel.
-struct SendSide {
+/// One side of a message as matching needs it, in posting order on its
+/// channel.
+struct Side {
+    /// The call that posted it, and its entry.
     at: OpRef,
     start: Ns,
     tag: i32,
-    /// `MPI_Ssend`/`MPI_Issend`.
-    ssend: bool,
-    bytes: u64,
-    /// The call that completed it: itself if blocking, else the wait
-    /// ([`UNDONE`] if none did), and when it ran.
+    /// The call that completed it: the posting call if blocking, else the
+    /// wait ([`UNDONE`] if none did), and when it ran.
     done: OpRef,
     done_span: Span,
 }
 
-/// A receive with a known source, in posting order on its channel.
-struct RecvSide {
-    at: OpRef,
-    start: Ns,
-    tag: i32,
-    /// As for [`SendSide::done`].
-    done: OpRef,
-    done_span: Span,
+impl Side {
+    /// Posted by call `at`, which ran over `span`; `req`: its request,
+    /// if nonblocking.
+    fn posted(at: OpRef, span: Span, tag: i64, req: Option<ReqId>) -> Side {
+        Side {
+            at,
+            start: span.start,
+            tag: tag32(tag),
+            done: if req.is_some() { UNDONE } else { at },
+            done_span: span,
+        }
+    }
+}
+
+/// A send.
+struct SendSide {
+    side: Side,
+    /// `MPI_Ssend`/`MPI_Issend`.
+    ssend: bool,
+    bytes: u64,
 }
 
 /// A channel's sides not matched yet.
 #[derive(Default)]
 struct Channel {
     sends: Vec<SendSide>,
-    recvs: Vec<RecvSide>,
+    /// The receives with a known source.
+    recvs: Vec<Side>,
 }
 
 /// A tag as the tables keep it: an MPI tag is an `int` (negative: any).
@@ -208,16 +220,14 @@ impl Matcher {
                             .channels
                             .get_mut(&key)
                             .and_then(|ch| ch.sends.get_mut(i))
-                            .map(|s| (&mut s.done, &mut s.done_span)),
-                        Some(Pending::Recv(key, i)) => self
-                            .channels
-                            .get_mut(&key)
-                            .and_then(|ch| ch.recvs.get_mut(i))
-                            .map(|r| (&mut r.done, &mut r.done_span)),
+                            .map(|s| &mut s.side),
+                        Some(Pending::Recv(key, i)) => {
+                            self.channels.get_mut(&key).and_then(|ch| ch.recvs.get_mut(i))
+                        }
                         None => None,
                     };
-                    if let Some((done, done_span)) = side {
-                        (*done, *done_span) = (at, span);
+                    if let Some(side) = side {
+                        (side.done, side.done_span) = (at, span);
                     }
                 }
             }
@@ -248,34 +258,21 @@ impl Matcher {
         ssend: bool,
         req: Option<ReqId>,
     ) {
-        let channel = self.touch(key, key.0);
-        let i = channel.sends.len();
-        channel.sends.push(SendSide {
-            at,
-            start: span.start,
-            tag: tag32(tag),
-            ssend,
-            bytes,
-            done: if req.is_some() { UNDONE } else { at },
-            done_span: span,
-        });
+        let side = Side::posted(at, span, tag, req);
+        let sends = &mut self.touch(key, key.0).sends;
+        sends.push(SendSide { side, ssend, bytes });
+        let pending = Pending::Send(key, sends.len() - 1);
         if let Some(r) = req {
-            self.pending.insert(r, Pending::Send(key, i));
+            self.pending.insert(r, pending);
         }
     }
 
     fn recv(&mut self, at: OpRef, span: Span, key: Key, tag: i64, req: Option<ReqId>) {
-        let channel = self.touch(key, key.1);
-        let i = channel.recvs.len();
-        channel.recvs.push(RecvSide {
-            at,
-            start: span.start,
-            tag: tag32(tag),
-            done: if req.is_some() { UNDONE } else { at },
-            done_span: span,
-        });
+        let recvs = &mut self.touch(key, key.1).recvs;
+        recvs.push(Side::posted(at, span, tag, req));
+        let pending = Pending::Recv(key, recvs.len() - 1);
         if let Some(r) = req {
-            self.pending.insert(r, Pending::Recv(key, i));
+            self.pending.insert(r, pending);
         }
     }
 
@@ -359,20 +356,20 @@ impl Matcher {
                 first_free += 1;
             }
             let Some(i) =
-                (first_free..sends.len()).find(|&i| !taken[i] && (r.tag < 0 || sends[i].tag == r.tag))
+                (first_free..sends.len()).find(|&i| !taken[i] && (r.tag < 0 || sends[i].side.tag == r.tag))
             else {
                 continue;
             };
             taken[i] = true;
             let s = &sends[i];
-            if s.done == UNDONE || r.done == UNDONE {
+            if s.side.done == UNDONE || r.done == UNDONE {
                 continue;
             }
             let m = Message {
-                send: s.at,
-                send_start: s.start,
-                send_done: s.done,
-                send_done_span: s.done_span,
+                send: s.side.at,
+                send_start: s.side.start,
+                send_done: s.side.done,
+                send_done_span: s.side.done_span,
                 recv: r.at,
                 recv_start: r.start,
                 recv_done: r.done,
