@@ -547,3 +547,48 @@ fn wait_states_are_named_by_call_site() {
         "{opportunities:?}"
     );
 }
+
+/// The calls of `routine` in `pnmpi trace stats`'s table.
+fn calls_of(stats: &str, routine: &str) -> u64 {
+    stats
+        .lines()
+        .find_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next() == Some(routine)).then(|| w.next().and_then(|n| n.parse().ok()))?
+        })
+        .unwrap_or(0)
+}
+
+/// Polling programs: master-worker polls `MPI_Testsome` and spins on
+/// `MPI_Wtime`, randmix polls `MPI_Test` among every pattern (wildcard
+/// and persistent receives, cancels, probes, collectives). Their report,
+/// what-ifs and opportunities included, is the same, JSON for JSON, with
+/// the calls that communicate nothing folded (the default) as with each
+/// kept (`--no-fold`).
+#[test]
+fn folded_polls_leave_the_report_as_it_was() {
+    let _cores = cores();
+    for (name, args, poll) in [
+        ("masterworker", &["600", "5"][..], "MPI_Testsome"),
+        ("randmix", &["7", "200", "all"][..], "MPI_Test"),
+    ] {
+        let (case, trace) = traced(name, 4, args);
+        let t = trace.display().to_string();
+        let stats = succeeded(pnmpi_cli(&["trace", "stats", &t], case.dir()));
+        let polls = calls_of(&stats, poll);
+        assert!(polls > 100, "{name}: {polls} calls of {poll}:\n{stats}");
+        let more = ["--what-if", "compute rank 1 x0.8", "--opportunities", "2"];
+        let folded = analyze(&case, &trace, &more);
+        let kept = analyze(&case, &trace, &[&more[..], &["--no-fold"]].concat());
+        assert_eq!(folded, kept, "{name}");
+        assert!(folded["calls"].as_u64().unwrap() > polls, "{name}: {folded:#}");
+        assert!(
+            folded["waits"]["total_s"].as_f64().unwrap() > 0.0,
+            "{name}: {folded:#}"
+        );
+        assert!(
+            folded["path"]["length_s"].as_f64().unwrap() > 0.0,
+            "{name}: {folded:#}"
+        );
+    }
+}

@@ -1,14 +1,16 @@
 //! `pnmpi trace analyze`: why a traced run is slow, and which change
 //! would pay.
 //!
-//! The layers, bottom first: [`load`] reads a trace into [`calls`] with
-//! their times, and what matching needs; [`matching`] links sends to receives and the members of each
-//! collective; [`waits`] finds Scalasca's wait states and [`path`] the
-//! critical path from those links; [`summary`] turns both into figures;
+//! The layers, bottom first: [`load`] reads a trace once, into [`calls`]
+//! with their times (those that communicate nothing folded into the
+//! compute around them); as it reads, [`matching`] links sends to
+//! receives and the members of each collective, and [`waits`] turns the
+//! links into Scalasca's wait states; [`path`] walks the critical path
+//! back through the calls and the waits; [`summary`] turns both into figures;
 //! [`whatif`] replays the run, changed as a [`spec`] says, through
 //! `pnmpi-sim`'s engine; [`report`] prints the text, JSON and SVG, and
 //! [`marks`] puts the waits and the path on tracks of the Perfetto export.
-//! [`sites`] gives each call its call site (file:line), where the trace
+//! [`sites`] names each call's call site (file:line), where the trace
 //! records them, for the tables by site and `compute site` what-ifs.
 //!
 //! This crate sits above `pnmpi-trace` and `pnmpi-sim`: the trace crate

@@ -1,25 +1,32 @@
-//! The trace as the analysis reads it: every actor's calls (each a CPU
-//! burst and the call after it, as the replay engine reads them,
+//! The trace as the analysis reads it, once: every actor's calls (each
+//! a CPU burst and the call after it, as the replay engine reads them,
 //! wildcards resolved and persistent requests started) with each call's
-//! traced start and end on the trace's clock.
+//! traced start and end on the trace's clock, matched and turned into
+//! wait states as they come.
 //!
 //! The ops come from `pnmpi-sim`'s reader, so that the analysis and the
 //! what-if replays see the same calls; an op keeps only its burst and
 //! duration, so each actor's clock offset (the start of its first call)
 //! is noted as the reader goes, and the times are the running sums from
-//! there: exact, since they are whole nanoseconds. Each op is kept as a
-//! 16-byte [`Call`] and what matching needs of it ([`Sides`]); the
-//! replays read the trace again ([`Run::ops_again`]).
+//! there: exact, since they are whole nanoseconds. Each op is kept in
+//! [`Calls`] (folded into the compute around it when it communicates
+//! nothing), handed to [`Matcher`], whose matches become [`Wait`]s and
+//! the fitted machine's figures at once, and counted into the actor's
+//! figures ([`Actor`]); the replays read the trace again
+//! ([`Run::ops_again`]).
 
-use crate::calls::{Call, Class, MAX_ROUTINES};
-use crate::matching::Sides;
-use crate::sites::{CallSites, Log, SharedLog};
+pub use crate::calls::Span;
+use crate::calls::{Call, Calls, Class, Cursor};
+use crate::matching::Matcher;
+use crate::waits::{Offers, Wait};
+use crate::whatif::Fit;
 use crate::AnalyzeError;
 use pnmpi_sim::input::events::EventSource;
 use pnmpi_sim::input::stream::StreamSource;
 use pnmpi_sim::input::trace::TraceOps;
-use pnmpi_sim::input::{Actor, Op, OpSource};
+use pnmpi_sim::input::{Op, OpSource};
 use pnmpi_sim::units::Ns;
+use pnmpi_trace::sites::Site;
 use pnmpi_trace::source::StreamedTrace;
 use pnmpi_trace::trace::Event;
 use std::cell::RefCell;
@@ -35,13 +42,26 @@ pub struct OpRef {
     pub op: u32,
 }
 
-/// When a call ran, ns on the trace clock.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct Span {
-    /// Entry.
-    pub start: Ns,
-    /// Return.
-    pub end: Ns,
+/// How the trace is read.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// A send of more bytes waits for its receive (a rendezvous): only
+    /// then can a receiver be late.
+    pub eager: u64,
+    /// Fold the calls that communicate nothing (a failed `MPI_Test` or
+    /// `MPI_Iprobe`, `MPI_Wtime`...) into the compute around them, as
+    /// the figures count them; `false` keeps each, for checking that the
+    /// figures are the same.
+    pub fold: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            eager: 65536,
+            fold: true,
+        }
+    }
 }
 
 /// Where the trace can be read again, for the replays.
@@ -50,22 +70,45 @@ enum Origin {
     Memory(pnmpi_trace::Trace),
 }
 
-/// A whole trace, in memory as its calls with their times.
+/// One actor (a thread of a rank): the figures the analysis takes from
+/// every op, folded ones included.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Actor {
+    /// World rank.
+    pub rank: u32,
+    /// Thread on the rank.
+    pub thread: u32,
+    /// Its ops, folded ones included.
+    pub ops: u32,
+    /// Entry of its first op, and return of its last.
+    pub first_start: Ns,
+    /// See `first_start`.
+    pub last_end: Ns,
+    /// Return of its first `MPI_Init`.
+    pub init_end: Option<Ns>,
+    /// Its last `MPI_Finalize`: op index and entry.
+    pub finalize: Option<(u32, Ns)>,
+    /// CPU time after its first `MPI_Init` (all of it without one): the
+    /// bursts and the local calls, ns.
+    pub compute: Ns,
+}
+
+/// A whole trace, read: its calls, wait states and what the fitted
+/// machine needs.
 pub struct Run {
     /// The actors (threads of ranks), by rank then thread.
     pub actors: Vec<Actor>,
+    /// Per actor, its calls.
+    pub calls: Vec<Calls>,
     /// Routine names; calls index them.
     pub routines: Vec<String>,
     /// Size of `MPI_COMM_WORLD`.
     pub world_size: u32,
-    /// Per actor, its calls in program order.
-    pub ops: Vec<Vec<Call>>,
-    /// Per actor, where its first burst began (its clock's origin).
-    pub origins: Vec<Ns>,
-    /// What matching needs of the ops.
-    pub(crate) sides: Sides,
-    /// The calls' sites, where the trace has them.
-    pub sites: CallSites,
+    /// Every wait, one per waiting call, ordered by call.
+    pub waits: Vec<Wait>,
+    /// The trace's call-site table (empty when it records none).
+    pub sites: Vec<Site>,
+    pub(crate) fit: Fit,
     /// The reader, kept for the communicators' members.
     src: Box<dyn OpSource>,
     origin: Origin,
@@ -82,40 +125,34 @@ impl Run {
         self.src.warnings()
     }
 
-    /// A call.
-    pub fn call(&self, at: OpRef) -> &Call {
-        &self.ops[at.actor as usize][at.op as usize]
+    /// A call, if it is kept (not folded, not past its actor's end).
+    pub fn call(&self, at: OpRef) -> Option<Call> {
+        self.calls.get(at.actor as usize)?.get(at.op)
     }
 
-    /// A call's times.
+    /// Lookups in the calls in about their order.
+    pub fn cursor(&self) -> Cursor<'_> {
+        Cursor::new(&self.calls)
+    }
+
+    /// A call's times (none for a call not kept).
     pub fn span(&self, at: OpRef) -> Span {
-        let c = self.call(at);
-        Span {
-            start: c.start,
-            end: c.end(),
-        }
+        self.call(at).map_or_else(Span::default, |c| c.span())
     }
 
     /// The routine name of a call.
     pub fn routine(&self, at: OpRef) -> &str {
-        self.routines
-            .get(self.call(at).routine as usize)
-            .map_or("?", String::as_str)
+        self.call(at).map_or("?", |c| self.routine_name(c.routine))
+    }
+
+    /// Routine `r`'s name.
+    pub fn routine_name(&self, r: u32) -> &str {
+        self.routines.get(r as usize).map_or("?", String::as_str)
     }
 
     /// The world rank of an actor.
     pub fn rank(&self, actor: u32) -> u32 {
         self.actors[actor as usize].rank
-    }
-
-    /// The CPU burst before call `i` of actor `a`: from the end of the
-    /// call before (or the actor's origin) to its entry.
-    pub fn gap(&self, a: usize, i: usize) -> Ns {
-        let before = match i {
-            0 => self.origins[a],
-            _ => self.ops[a][i - 1].end(),
-        };
-        self.ops[a][i].start - before
     }
 
     /// Where the analysed part of the run begins and ends, ns: the
@@ -125,12 +162,9 @@ impl Run {
     pub fn window(&self) -> (Ns, Ns) {
         let mut begin = Ns::INFINITY;
         let mut end: Ns = 0.0;
-        for calls in &self.ops {
-            let Some(first) = calls.first() else { continue };
-            let init = calls.iter().find(|c| c.class == Class::Init);
-            begin = begin.min(init.map_or(first.start, |c| c.end()));
-            let fin = calls.iter().rfind(|c| c.class == Class::Finalize);
-            end = end.max(fin.map_or(calls.last().map_or(0.0, |c| c.end()), |c| c.start));
+        for a in self.actors.iter().filter(|a| a.ops > 0) {
+            begin = begin.min(a.init_end.unwrap_or(a.first_start));
+            end = end.max(a.finalize.map_or(a.last_end, |(_, t)| t));
         }
         if begin > end {
             (0.0, 0.0)
@@ -145,19 +179,22 @@ impl Run {
         e - b
     }
 
-    /// The number of calls.
+    /// The number of calls, folded ones included.
     pub fn op_count(&self) -> u64 {
-        self.ops.iter().map(|o| o.len() as u64).sum()
+        self.actors.iter().map(|a| u64::from(a.ops)).sum()
+    }
+
+    /// The number of calls kept.
+    pub fn stored(&self) -> u64 {
+        self.calls.iter().map(Calls::stored).sum()
     }
 
     /// The trace's ops read again, as at first: what a replay reads.
     pub fn ops_again(&self) -> Result<Box<dyn OpSource>, AnalyzeError> {
         let first = Rc::new(RefCell::new(Vec::new()));
-        // The sites are known: a log without a table notes nothing.
-        let mut sites = Log::new(&[]);
         match &self.origin {
-            Origin::File(path) => source(path, &first, &mut sites),
-            Origin::Memory(trace) => Ok(memory(trace.clone(), &first, &sites)),
+            Origin::File(path) => source(path, &first, false).map(|(src, _)| src),
+            Origin::Memory(trace) => Ok(memory(trace.clone(), &first, false)),
         }
     }
 }
@@ -167,7 +204,9 @@ impl Run {
 struct Stamped<S: EventSource> {
     inner: S,
     first: Rc<RefCell<Vec<Option<u64>>>>,
-    sites: SharedLog,
+    /// The streams noted already (the shared list is not looked at on
+    /// every event).
+    noted: Vec<bool>,
 }
 
 impl<S: EventSource> EventSource for Stamped<S> {
@@ -185,13 +224,16 @@ impl<S: EventSource> EventSource for Stamped<S> {
 
     fn next(&mut self, stream: usize, ev: &mut Event) -> pnmpi_trace::Result<bool> {
         let more = self.inner.next(stream, ev)?;
-        if more {
+        if more && !self.noted.get(stream).copied().unwrap_or(false) {
+            if self.noted.len() <= stream {
+                self.noted.resize(stream + 1, false);
+            }
+            self.noted[stream] = true;
             let mut first = self.first.borrow_mut();
             if first.len() <= stream {
                 first.resize(stream + 1, None);
             }
-            first[stream].get_or_insert(ev.start);
-            self.sites.borrow_mut().note(stream, ev);
+            first[stream] = Some(ev.start);
         }
         Ok(more)
     }
@@ -209,48 +251,58 @@ impl<S: EventSource> EventSource for Stamped<S> {
     }
 }
 
+/// The ops of `inner`, the first event of each stream noted in `first`;
+/// `fold`: the calls that communicate nothing folded
+/// ([`TraceOps::folding`]).
 fn stamped<S: EventSource + 'static>(
     inner: S,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
-    sites: &SharedLog,
+    fold: bool,
 ) -> Box<dyn OpSource> {
-    Box::new(TraceOps::new(Stamped {
+    let ops = TraceOps::new(Stamped {
         inner,
         first: Rc::clone(first),
-        sites: Rc::clone(sites),
-    }))
+        noted: Vec::new(),
+    });
+    if fold {
+        Box::new(ops.folding())
+    } else {
+        Box::new(ops)
+    }
 }
 
+/// The ops of `reader`, and its site table.
 fn streamed<R: StreamedTrace + 'static>(
     reader: R,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
-    sites: &mut SharedLog,
-) -> Box<dyn OpSource> {
-    *sites = Log::new(reader.sites());
-    stamped(StreamSource::new(reader), first, sites)
+    fold: bool,
+) -> (Box<dyn OpSource>, Vec<Site>) {
+    let sites = reader.sites().to_vec();
+    (stamped(StreamSource::new(reader), first, fold), sites)
 }
 
-/// The ops of the trace at `path`: a tracer folder, a merged `.pnt` or
-/// an OTF2 archive (the traces with timestamps; a SimGrid trace has none).
+/// The ops of the trace at `path` (a tracer folder, a merged `.pnt` or
+/// an OTF2 archive: the traces with timestamps; a SimGrid trace has
+/// none), and its site table; `fold` as [`stamped`] says.
 fn source(
     path: &Path,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
-    sites: &mut SharedLog,
-) -> Result<Box<dyn OpSource>, AnalyzeError> {
+    fold: bool,
+) -> Result<(Box<dyn OpSource>, Vec<Site>), AnalyzeError> {
     let name = path.display().to_string();
     let trace_err = |e| AnalyzeError::Trace(name.clone(), e);
     if pnmpi_otf2::is_otf2(path) {
         return Ok(streamed(
             pnmpi_otf2::Otf2Trace::open(path).map_err(trace_err)?,
             first,
-            sites,
+            fold,
         ));
     }
     if path.is_dir() {
         return Ok(streamed(
             pnmpi_trace::folder::FolderReader::open(path).map_err(trace_err)?,
             first,
-            sites,
+            fold,
         ));
     }
     let mut head = Vec::with_capacity(8);
@@ -268,99 +320,173 @@ fn source(
     Ok(streamed(
         pnmpi_trace::stream::MergedReader::open(path).map_err(trace_err)?,
         first,
-        sites,
+        fold,
     ))
 }
 
-/// Reads a trace whole: a tracer folder, a merged `.pnt` or an OTF2
-/// archive. `progress` is told of the ops read.
-pub fn open(path: &Path, progress: &dyn Fn(u64)) -> Result<Run, AnalyzeError> {
+/// Reads and analyses a trace: a tracer folder, a merged `.pnt` or an
+/// OTF2 archive. `progress` is told of the ops read.
+pub fn open(path: &Path, options: Options, progress: &dyn Fn(u64)) -> Result<Run, AnalyzeError> {
     let first = Rc::new(RefCell::new(Vec::new()));
-    let mut sites = Log::new(&[]);
-    let src = source(path, &first, &mut sites)?;
-    read_all(src, &first, &sites, progress, Origin::File(path.to_path_buf()))
+    let (src, sites) = source(path, &first, options.fold)?;
+    let origin = Origin::File(path.to_path_buf());
+    read_all(src, sites, &first, options, progress, origin)
 }
 
-/// Reads every actor's ops, keeps each as a [`Call`] on the trace clock,
-/// and hands it to matching.
+/// One actor's figures as its ops come.
+struct Tally {
+    actor: Actor,
+    /// The end of the op before, as [`Call::end`] measures it.
+    prev_end: Ns,
+    /// CPU time in all ops, and after the first `MPI_Init`.
+    all: Ns,
+    after_init: Ns,
+}
+
+impl Tally {
+    fn new(actor: &pnmpi_sim::input::Actor, origin: Ns) -> Tally {
+        Tally {
+            actor: Actor {
+                rank: actor.rank,
+                thread: actor.thread,
+                ..Actor::default()
+            },
+            prev_end: origin,
+            all: 0.0,
+            after_init: 0.0,
+        }
+    }
+
+    /// Counts call `c`, after `folded` local calls folded into its burst:
+    /// its burst (from the end of the op before) and, for a local call,
+    /// its duration are CPU time.
+    fn see(&mut self, c: &Call, folded: u32) {
+        let a = &mut self.actor;
+        if a.ops == 0 {
+            a.first_start = c.start;
+        }
+        let cpu = c.start - self.prev_end + c.cpu();
+        self.all += cpu;
+        if a.init_end.is_some() {
+            self.after_init += cpu;
+        }
+        match c.class {
+            Class::Init if a.init_end.is_none() => a.init_end = Some(c.end()),
+            Class::Finalize => a.finalize = Some((c.op, c.start)),
+            _ => {}
+        }
+        self.prev_end = c.end();
+        a.last_end = c.end();
+        a.ops += 1 + folded;
+    }
+
+    fn finish(mut self) -> Actor {
+        self.actor.compute = if self.actor.init_end.is_some() {
+            self.after_init
+        } else {
+            self.all
+        };
+        self.actor
+    }
+}
+
+/// The error for an actor with more calls than an op index counts.
+fn too_many(actor: &pnmpi_sim::input::Actor) -> AnalyzeError {
+    AnalyzeError::Input(format!(
+        "rank {} thread {} has more than {} calls; the analysis takes fewer",
+        actor.rank,
+        actor.thread,
+        u32::MAX
+    ))
+}
+
+/// Reads every actor's ops: keeps each as a [`Call`] on the trace clock
+/// (or folds it), counts it into its actor's figures and hands it to
+/// matching.
 fn read_all(
     mut src: Box<dyn OpSource>,
+    sites: Vec<Site>,
     first: &Rc<RefCell<Vec<Option<u64>>>>,
-    sites: &SharedLog,
+    options: Options,
     progress: &dyn Fn(u64),
     origin: Origin,
 ) -> Result<Run, AnalyzeError> {
     let actors = src.actors().to_vec();
-    if src.routines().len() > MAX_ROUTINES {
-        return Err(AnalyzeError::Input(format!(
-            "the trace names {} routines; the analysis takes at most {MAX_ROUTINES}",
-            src.routines().len()
-        )));
-    }
-    let mut sides = Sides::new(src.routines());
-    let mut ops = Vec::with_capacity(actors.len());
-    let mut origins = Vec::with_capacity(actors.len());
+    let mut matcher = Matcher::new(&actors, src.routines(), options.eager);
+    let (mut offers, mut fit) = (Offers::default(), Fit::default());
+    let mut figures = Vec::with_capacity(actors.len());
+    let mut lists = Vec::with_capacity(actors.len());
     for (a, actor) in actors.iter().enumerate() {
-        let mut mine: Vec<Call> = Vec::new();
+        // Made at the actor's first op, which gives its clock origin.
+        let mut reading: Option<(Tally, Calls)> = None;
         let mut op = Op::default();
-        // The first op's burst runs from the actor's clock origin (0, or
-        // its thread's start) to its first event's start.
-        let mut t = None;
+        // The end of the op before.
+        let mut t: Ns = 0.0;
+        let mut n: u32 = 0;
         while src.next(a, &mut op).map_err(AnalyzeError::Sim)? {
-            let start = *t.get_or_insert_with(|| {
+            let (tally, calls) = reading.get_or_insert_with(|| {
+                // The first op's burst runs from the actor's clock origin
+                // (0, or its thread's start) to its first event's start.
                 let at = first.borrow().get(a).copied().flatten().unwrap_or(0) as Ns;
-                origins.push(at - op.gap);
-                at - op.gap
-            }) + op.gap;
+                t = at - op.gap;
+                (Tally::new(actor, t), Calls::new(t, !sites.is_empty()))
+            });
+            // The calls folded into its burst come first.
+            n = n.checked_add(op.folded).ok_or_else(|| too_many(actor))?;
+            let call = Call {
+                op: n,
+                start: t + op.gap,
+                dur: op.dur,
+                routine: op.routine,
+                class: Class::of(&op.kind),
+                site: op.site,
+            };
             let at = OpRef {
                 actor: a as u32,
-                op: mine.len() as u32,
+                op: n,
             };
-            sides.see(at, actor.rank, &op, &*src);
-            // The running sum stays exact: a call keeps its duration as an f32.
-            t = Some(start + op.dur);
-            mine.push(Call::of(&op, start));
+            matcher.see(at, actor.rank, &op, call.span(), &*src, &mut offers);
+            tally.see(&call, op.folded);
+            if !(options.fold && call.class == Class::Local) {
+                calls.push(&call);
+            }
+            t = call.end();
+            n = n.checked_add(1).ok_or_else(|| too_many(actor))?;
         }
-        if t.is_none() {
-            origins.push(first.borrow().get(a).copied().flatten().unwrap_or(0) as Ns);
-        }
-        progress(mine.len() as u64);
-        mine.shrink_to_fit();
-        let spans: Vec<Span> = mine
-            .iter()
-            .map(|c| Span {
-                start: c.start,
-                end: c.end(),
-            })
-            .collect();
-        sites.borrow_mut().place(a, &spans);
-        ops.push(mine);
+        matcher.actor_done(actor.rank, &mut offers, &mut fit);
+        progress(u64::from(n));
+        let (actor, calls) = match reading {
+            Some((tally, mut calls)) => {
+                calls.shrink();
+                (tally.finish(), calls)
+            }
+            None => (Tally::new(actor, 0.0).finish(), Calls::default()),
+        };
+        figures.push(actor);
+        lists.push(calls);
     }
+    drop(matcher);
     Ok(Run {
         routines: src.routines().to_vec(),
         world_size: src.world_size(),
-        actors,
-        ops,
-        origins,
-        sides,
-        sites: Log::finish(sites),
+        actors: figures,
+        calls: lists,
+        waits: offers.finish(),
+        sites,
+        fit,
         src,
         origin,
     })
 }
 
-fn memory(
-    trace: pnmpi_trace::Trace,
-    first: &Rc<RefCell<Vec<Option<u64>>>>,
-    sites: &SharedLog,
-) -> Box<dyn OpSource> {
-    stamped(pnmpi_sim::input::events::MemorySource::new(trace), first, sites)
+fn memory(trace: pnmpi_trace::Trace, first: &Rc<RefCell<Vec<Option<u64>>>>, fold: bool) -> Box<dyn OpSource> {
+    stamped(pnmpi_sim::input::events::MemorySource::new(trace), first, fold)
 }
 
 /// A run of a trace in memory (small traces, tests).
-pub fn from_trace(trace: pnmpi_trace::Trace) -> Result<Run, AnalyzeError> {
+pub fn from_trace(trace: pnmpi_trace::Trace, options: Options) -> Result<Run, AnalyzeError> {
     let first = Rc::new(RefCell::new(Vec::new()));
-    let sites = Log::new(&trace.sites);
-    let src = memory(trace.clone(), &first, &sites);
-    read_all(src, &first, &sites, &|_| {}, Origin::Memory(trace))
+    let src = memory(trace.clone(), &first, options.fold);
+    let sites = trace.sites.clone();
+    read_all(src, sites, &first, options, &|_| {}, Origin::Memory(trace))
 }

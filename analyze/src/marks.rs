@@ -4,7 +4,6 @@
 
 use crate::load::Run;
 use crate::path::{Activity, Segment};
-use crate::waits::Wait;
 use pnmpi_trace::chrome::Mark;
 
 /// ns on the trace clock, as the export's integer times.
@@ -12,10 +11,10 @@ fn ns(t: f64) -> u64 {
     t.max(0.0).round() as u64
 }
 
-/// The marks of `waits` and `path` in `run`.
-pub fn marks(run: &Run, waits: &[Wait], path: &[Segment]) -> Vec<Mark> {
-    let mut out = Vec::with_capacity(waits.len() + path.len());
-    for w in waits {
+/// The marks of `run`'s waits and its critical path `path`.
+pub fn marks(run: &Run, path: &[Segment]) -> Vec<Mark> {
+    let mut out = Vec::with_capacity(run.waits.len() + path.len());
+    for w in &run.waits {
         let s = run.span(w.at);
         out.push(Mark {
             rank: run.rank(w.at.actor),

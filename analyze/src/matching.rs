@@ -1,30 +1,46 @@
-//! Who waits for whom: the messages (each send with its receive, and the
-//! calls that posted and completed each side) and the collective
-//! instances (the calls of all members of one collective), from the ops
-//! of a [`Run`].
+//! Who waits for whom, as the trace is read: each send matched with its
+//! receive, and the calls of all members of each collective instance;
+//! each match is handed to the wait states ([`Offers`]) and to the
+//! machine fitted for the replays ([`Fit`]) at once, and forgotten.
 //!
 //! MPI delivers a channel's messages in order, so a receive takes the
 //! first unmatched send from its source on its communicator whose tag it
-//! accepts. Collectives on one communicator happen in the same order on
+//! accepts. A channel (source, destination, communicator) is matched once
+//! both its ranks are read (the trace is read actor by actor), so that
+//! only the sides of the channels still open are held: at 65,536 ranks of
+//! a stencil, the ranks between a rank and its farthest neighbour, not
+//! the run. Collectives on one communicator happen in the same order on
 //! every member: the k-th blocking collective a rank enters on a
-//! communicator is instance k.
+//! communicator is instance k, complete when its last member enters.
 
-use crate::load::{OpRef, Run};
-use pnmpi_sim::input::{Op, OpKind, OpSource, ReqId};
+use crate::load::{OpRef, Span};
+use crate::waits::Offers;
+use crate::whatif::Fit;
+use pnmpi_sim::input::{Actor, Op, OpKind, OpSource, ReqId};
+use pnmpi_sim::units::Ns;
+use pnmpi_trace::fields::COMM_WORLD;
 use pnmpi_trace::routine::Coll;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// One matched message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One matched message: its calls, and when they ran.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Message {
     /// The call that posted the send.
     pub send: OpRef,
+    /// The send's entry.
+    pub send_start: Ns,
     /// The call that completed the send (itself if blocking, else the wait).
     pub send_done: OpRef,
+    /// When that call ran.
+    pub send_done_span: Span,
     /// The call that posted the receive.
     pub recv: OpRef,
+    /// The receive's entry.
+    pub recv_start: Ns,
     /// The call that completed the receive.
     pub recv_done: OpRef,
+    /// When that call ran.
+    pub recv_done_span: Span,
     /// Payload.
     pub bytes: u64,
     /// Whether the sender waits for the receive (a synchronous send, or
@@ -32,49 +48,70 @@ pub struct Message {
     pub synchronous: bool,
 }
 
-/// One blocking collective: its members' calls.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A member's call in a collective instance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Member {
+    /// The call.
+    pub at: OpRef,
+    /// When it ran.
+    pub span: Span,
+}
+
+/// One blocking collective: its members' calls, in the order read.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Collective {
     /// Which.
     pub op: Coll,
     /// The root's call, for rooted collectives.
-    pub root: Option<OpRef>,
+    pub root: Option<Member>,
     /// Every member's call, the root's included.
-    pub calls: Vec<OpRef>,
+    pub calls: Vec<Member>,
 }
 
-/// The happens-before edges between actors: the messages, matched as
-/// they are asked for ([`Links::messages`]: a message takes 48 bytes, as
-/// much as its two sides' records, and the analysis reads them twice at
-/// most), and the collectives.
-pub struct Links<'r> {
-    run: &'r Run,
-    eager: u64,
-    /// Blocking collectives whose every member is in the trace.
-    pub collectives: &'r [Collective],
-}
+/// A channel: (source rank, destination rank, communicator).
+type Key = (u32, u32, i64);
 
-/// A send, as matching needs it: on (source, destination, communicator),
-/// in posting order.
-struct SendSide {
-    tag: i32,
+/// One side of a message as matching needs it, in posting order on its
+/// channel.
+struct Side {
+    /// The call that posted it, and its entry.
     at: OpRef,
-    bytes: u64,
-    /// The call that completed it: itself if blocking, else the wait
-    /// ([`UNDONE`] if none did).
+    start: Ns,
+    tag: i32,
+    /// The call that completed it: the posting call if blocking, else the
+    /// wait ([`UNDONE`] if none did), and when it ran.
     done: OpRef,
+    done_span: Span,
+}
+
+impl Side {
+    /// Posted by call `at`, which ran over `span`; `req`: its request,
+    /// if nonblocking.
+    fn posted(at: OpRef, span: Span, tag: i64, req: Option<ReqId>) -> Side {
+        Side {
+            at,
+            start: span.start,
+            tag: tag32(tag),
+            done: if req.is_some() { UNDONE } else { at },
+            done_span: span,
+        }
+    }
+}
+
+/// A send.
+struct SendSide {
+    side: Side,
     /// `MPI_Ssend`/`MPI_Issend`.
     ssend: bool,
+    bytes: u64,
 }
 
-/// A receive with a known source, as matching needs it.
-struct RecvSide {
-    at: OpRef,
-    from: u32,
-    tag: i32,
-    comm: i64,
-    /// The call that completed it, as for [`SendSide::done`].
-    done: OpRef,
+/// A channel's sides not matched yet.
+#[derive(Default)]
+struct Channel {
+    sends: Vec<SendSide>,
+    /// The receives with a known source.
+    recvs: Vec<Side>,
 }
 
 /// A tag as the tables keep it: an MPI tag is an `int` (negative: any).
@@ -89,84 +126,66 @@ const UNDONE: OpRef = OpRef {
 };
 
 /// A nonblocking send or receive of the actor being read, waiting for
-/// the call that completes its request.
+/// the call that completes its request (requests do not outlive their
+/// actor).
 enum Pending {
-    Send((u32, u32, i64), usize),
-    Recv(usize),
+    Send(Key, usize),
+    Recv(Key, usize),
 }
 
-/// What matching needs of a run's ops, gathered as the trace is read
-/// ([`Sides::see`]), so that the ops need not stay in memory: the sends
-/// per channel and the receives, each with the call that completed it
-/// (found as the actor's calls are read: requests do not outlive their
-/// actor), and the blocking collectives' members.
-#[derive(Default)]
-pub struct Sides {
+/// The matching state while the trace is read.
+pub(crate) struct Matcher {
+    eager: u64,
     /// Per routine: whether it is a synchronous send.
     ssend: Vec<bool>,
-    sends: FxHashMap<(u32, u32, i64), Vec<SendSide>>,
-    /// The channels the actor being read sent on (trimmed when the next comes).
-    sent_on: FxHashSet<(u32, u32, i64)>,
-    /// Per actor read (one allocation each, trimmed when the next comes).
-    recvs: Vec<Vec<RecvSide>>,
+    channels: FxHashMap<Key, Channel>,
+    /// Per rank being read, the channels it posted on.
+    touched: FxHashMap<u32, FxHashSet<Key>>,
+    /// Per rank, its actors not read to their end yet; a rank is read
+    /// when it has none.
+    unread: FxHashMap<u32, u32>,
     /// The actor's requests not completed yet.
     pending: FxHashMap<ReqId, Pending>,
-    collectives: Vec<Collective>,
-    /// Collectives some member has not entered yet, by (communicator, sequence number).
-    open: FxHashMap<(i64, u64), Collective>,
     /// The actor being read, and its count of blocking collectives per communicator.
     actor: Option<u32>,
     seq: FxHashMap<i64, u64>,
     sizes: FxHashMap<(i64, u32), usize>,
+    /// Collectives some member has not entered yet, by (communicator, sequence number).
+    open: FxHashMap<(i64, u64), Collective>,
 }
 
-impl Sides {
-    /// Tables for a run whose routines are `routines`.
-    pub fn new(routines: &[String]) -> Sides {
-        Sides {
+impl Matcher {
+    /// The state for a run of `actors` whose routines are `routines`;
+    /// a send of more than `eager` bytes waits for its receive.
+    pub fn new(actors: &[Actor], routines: &[String], eager: u64) -> Matcher {
+        let mut unread: FxHashMap<u32, u32> = FxHashMap::default();
+        for a in actors {
+            *unread.entry(a.rank).or_default() += 1;
+        }
+        Matcher {
+            eager,
             ssend: routines.iter().map(|r| r.contains("Ssend")).collect(),
-            ..Sides::default()
+            channels: FxHashMap::default(),
+            touched: FxHashMap::default(),
+            unread,
+            pending: FxHashMap::default(),
+            actor: None,
+            seq: FxHashMap::default(),
+            sizes: FxHashMap::default(),
+            open: FxHashMap::default(),
         }
     }
 
-    /// Takes in call `at` of rank `me`, whose op is `op`; `src` knows the
-    /// communicators' members. Each actor's calls come in program order,
-    /// one actor after the other.
-    pub fn see(&mut self, at: OpRef, me: u32, op: &Op, src: &dyn OpSource) {
+    /// Takes in call `at` of rank `me`, whose op is `op` and which ran
+    /// over `span`; `src` knows the communicators' members. Each actor's
+    /// calls come in program order, one actor after the other.
+    pub fn see(&mut self, at: OpRef, me: u32, op: &Op, span: Span, src: &dyn OpSource, offers: &mut Offers) {
         if self.actor != Some(at.actor) {
             self.actor = Some(at.actor);
             self.seq.clear();
             self.pending.clear();
-            if let Some(last) = self.recvs.last_mut() {
-                last.shrink_to_fit();
-            }
-            for key in self.sent_on.drain() {
-                if let Some(channel) = self.sends.get_mut(&key) {
-                    channel.shrink_to_fit();
-                }
-            }
-            self.recvs.push(Vec::new());
         }
         let ssend = self.ssend.get(op.routine as usize) == Some(&true);
-        let Some(mine) = self.recvs.last_mut() else {
-            return;
-        };
-        let (pending, sent_on) = (&mut self.pending, &mut self.sent_on);
-        let mut send = |to: u32, tag: i64, comm: i64, bytes: u64, req: Option<ReqId>| {
-            let key = (me, to, comm);
-            sent_on.insert(key);
-            let channel = self.sends.entry(key).or_default();
-            if let Some(r) = req {
-                pending.insert(r, Pending::Send(key, channel.len()));
-            }
-            channel.push(SendSide {
-                tag: tag32(tag),
-                at,
-                bytes,
-                done: if req.is_some() { UNDONE } else { at },
-                ssend,
-            });
-        };
         match &op.kind {
             &OpKind::Send {
                 to,
@@ -174,7 +193,7 @@ impl Sides {
                 comm,
                 bytes,
                 req,
-            } => send(to, tag, comm, bytes, req),
+            } => self.send(at, span, (me, to, comm), tag, bytes, ssend, req),
             &OpKind::Sendrecv {
                 to,
                 stag,
@@ -184,14 +203,8 @@ impl Sides {
                 comm,
                 ..
             } => {
-                send(to, stag, comm, sbytes, None);
-                mine.push(RecvSide {
-                    at,
-                    from,
-                    tag: tag32(rtag),
-                    comm,
-                    done: at,
-                });
+                self.send(at, span, (me, to, comm), stag, sbytes, ssend, None);
+                self.recv(at, span, (from, me, comm), rtag, None);
             }
             &OpKind::Recv {
                 from: Some(from),
@@ -199,28 +212,22 @@ impl Sides {
                 comm,
                 req,
                 ..
-            } => {
-                if let Some(r) = req {
-                    self.pending.insert(r, Pending::Recv(mine.len()));
-                }
-                mine.push(RecvSide {
-                    at,
-                    from,
-                    tag: tag32(tag),
-                    comm,
-                    done: if req.is_some() { UNDONE } else { at },
-                });
-            }
+            } => self.recv(at, span, (from, me, comm), tag, req),
             OpKind::Wait(list) => {
                 for c in list {
-                    match self.pending.remove(&c.req) {
-                        Some(Pending::Send(key, i)) => {
-                            if let Some(s) = self.sends.get_mut(&key).and_then(|ch| ch.get_mut(i)) {
-                                s.done = at;
-                            }
+                    let side = match self.pending.remove(&c.req) {
+                        Some(Pending::Send(key, i)) => self
+                            .channels
+                            .get_mut(&key)
+                            .and_then(|ch| ch.sends.get_mut(i))
+                            .map(|s| &mut s.side),
+                        Some(Pending::Recv(key, i)) => {
+                            self.channels.get_mut(&key).and_then(|ch| ch.recvs.get_mut(i))
                         }
-                        Some(Pending::Recv(i)) => mine[i].done = at,
-                        None => {}
+                        None => None,
+                    };
+                    if let Some(side) = side {
+                        (side.done, side.done_span) = (at, span);
                     }
                 }
             }
@@ -230,21 +237,72 @@ impl Sides {
                 root,
                 req: None,
                 ..
-            } => self.collective(at, me, c, comm, root, src),
+            } => self.collective(Member { at, span }, me, c, comm, root, src, offers),
             _ => {}
         }
     }
 
-    /// Adds a member's call to its collective instance: the k-th blocking
-    /// collective a rank enters on a communicator is instance k.
-    fn collective(&mut self, at: OpRef, me: u32, c: Coll, comm: i64, root: Option<u32>, src: &dyn OpSource) {
+    fn touch(&mut self, key: Key, me: u32) -> &mut Channel {
+        self.touched.entry(me).or_default().insert(key);
+        self.channels.entry(key).or_default()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn send(
+        &mut self,
+        at: OpRef,
+        span: Span,
+        key: Key,
+        tag: i64,
+        bytes: u64,
+        ssend: bool,
+        req: Option<ReqId>,
+    ) {
+        let side = Side::posted(at, span, tag, req);
+        let sends = &mut self.touch(key, key.0).sends;
+        sends.push(SendSide { side, ssend, bytes });
+        let pending = Pending::Send(key, sends.len() - 1);
+        if let Some(r) = req {
+            self.pending.insert(r, pending);
+        }
+    }
+
+    fn recv(&mut self, at: OpRef, span: Span, key: Key, tag: i64, req: Option<ReqId>) {
+        let recvs = &mut self.touch(key, key.1).recvs;
+        recvs.push(Side::posted(at, span, tag, req));
+        let pending = Pending::Recv(key, recvs.len() - 1);
+        if let Some(r) = req {
+            self.pending.insert(r, pending);
+        }
+    }
+
+    /// Adds a member's call to its collective instance; a complete
+    /// instance goes to the wait states.
+    #[allow(clippy::too_many_arguments)]
+    fn collective(
+        &mut self,
+        m: Member,
+        me: u32,
+        c: Coll,
+        comm: i64,
+        root: Option<u32>,
+        src: &dyn OpSource,
+        offers: &mut Offers,
+    ) {
         let k = self.seq.entry(comm).or_insert(0);
         let key = (comm, *k);
         *k += 1;
-        let size = *self
-            .sizes
-            .entry((comm, me))
-            .or_insert_with(|| src.members(comm, me).map_or(0, |m| m.len()));
+        // The world's size is known; another communicator's members are
+        // asked once per rank (a list of the world per rank would take
+        // time in the square of the ranks).
+        let size = if comm == COMM_WORLD {
+            src.world_size() as usize
+        } else {
+            *self
+                .sizes
+                .entry((comm, me))
+                .or_insert_with(|| src.members(comm, me).map_or(0, |m| m.len()))
+        };
         if size < 2 {
             return;
         }
@@ -254,70 +312,73 @@ impl Sides {
             calls: Vec::with_capacity(size),
         });
         if root == Some(me) {
-            inst.root = Some(at);
+            inst.root = Some(m);
         }
-        inst.calls.push(at);
+        inst.calls.push(m);
         if inst.calls.len() == size {
             if let Some(done) = self.open.remove(&key) {
-                self.collectives.push(done);
+                offers.collective(&done);
             }
         }
     }
-}
 
-/// The sends of one channel taken so far, and the first not yet taken.
-#[derive(Default)]
-struct Taken {
-    taken: Vec<bool>,
-    first_free: usize,
-}
-
-impl Taken {
-    /// The first untaken send of `sends` with a tag `tag` accepts
-    /// (negative: any).
-    fn take<'s>(&mut self, sends: &'s [SendSide], tag: i32) -> Option<&'s SendSide> {
-        if self.taken.is_empty() {
-            self.taken = vec![false; sends.len()];
+    /// An actor of rank `rank` was read to its end: once its rank is
+    /// read, every channel it shares with a rank read before is matched.
+    /// A channel with both sides is in both ranks' lists, so the later
+    /// of them matches it; those left when the trace is read have one
+    /// side only (sends never received, receives from ranks the trace
+    /// lacks), no messages.
+    pub fn actor_done(&mut self, rank: u32, offers: &mut Offers, fit: &mut Fit) {
+        let left = self.unread.entry(rank).or_insert(1);
+        *left = left.saturating_sub(1);
+        if *left > 0 {
+            return;
         }
-        while self.taken.get(self.first_free) == Some(&true) {
-            self.first_free += 1;
+        let read = |r: u32, unread: &FxHashMap<u32, u32>| unread.get(&r).is_none_or(|&n| n == 0);
+        for key in self.touched.remove(&rank).unwrap_or_default() {
+            let other = if key.0 == rank { key.1 } else { key.0 };
+            if read(other, &self.unread) {
+                if let Some(channel) = self.channels.remove(&key) {
+                    self.matched(channel, offers, fit);
+                }
+            }
         }
-        let i =
-            (self.first_free..sends.len()).find(|&i| !self.taken[i] && (tag < 0 || sends[i].tag == tag))?;
-        self.taken[i] = true;
-        Some(&sends[i])
     }
-}
 
-/// The run's messages and collectives. A send is synchronous if its
-/// routine is `MPI_Ssend`/`MPI_Issend`, or it carries more than `eager`
-/// bytes.
-pub fn link(run: &Run, eager: u64) -> Links<'_> {
-    Links {
-        run,
-        eager,
-        collectives: &run.sides.collectives,
-    }
-}
-
-impl Links<'_> {
-    /// The matched messages, in the receivers' order: a receive takes
-    /// the first send not yet taken on its channel whose tag it accepts.
-    pub fn messages(&self) -> impl Iterator<Item = Message> + '_ {
-        let sides = &self.run.sides;
-        let mut taken: FxHashMap<(u32, u32, i64), Taken> = FxHashMap::default();
-        sides.recvs.iter().flatten().filter_map(move |r| {
-            let key = (r.from, self.run.rank(r.at.actor), r.comm);
-            let sends = sides.sends.get(&key)?;
-            let s = taken.entry(key).or_default().take(sends, r.tag)?;
-            (s.done != UNDONE && r.done != UNDONE).then_some(Message {
-                send: s.at,
-                send_done: s.done,
+    /// A channel's messages: each receive, in posting order, takes the
+    /// first send not yet taken whose tag it accepts.
+    fn matched(&self, channel: Channel, offers: &mut Offers, fit: &mut Fit) {
+        let sends = &channel.sends;
+        let mut taken = vec![false; sends.len()];
+        let mut first_free = 0;
+        for r in &channel.recvs {
+            while taken.get(first_free) == Some(&true) {
+                first_free += 1;
+            }
+            let Some(i) =
+                (first_free..sends.len()).find(|&i| !taken[i] && (r.tag < 0 || sends[i].side.tag == r.tag))
+            else {
+                continue;
+            };
+            taken[i] = true;
+            let s = &sends[i];
+            if s.side.done == UNDONE || r.done == UNDONE {
+                continue;
+            }
+            let m = Message {
+                send: s.side.at,
+                send_start: s.side.start,
+                send_done: s.side.done,
+                send_done_span: s.side.done_span,
                 recv: r.at,
+                recv_start: r.start,
                 recv_done: r.done,
+                recv_done_span: r.done_span,
                 bytes: s.bytes,
                 synchronous: s.ssend || s.bytes > self.eager,
-            })
-        })
+            };
+            offers.message(&m);
+            fit.message(&m);
+        }
     }
 }

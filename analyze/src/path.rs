@@ -13,9 +13,8 @@
 
 use crate::calls::Class;
 use crate::load::{OpRef, Run};
-use crate::waits::Wait;
+use crate::waits;
 use pnmpi_sim::units::Ns;
-use rustc_hash::FxHashMap;
 
 /// What a stretch of the path is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,41 +59,51 @@ impl Segment {
     }
 }
 
-/// The path, earliest segment first.
-pub fn critical_path(run: &Run, waits: &[Wait]) -> Vec<Segment> {
-    let by_call: FxHashMap<OpRef, &Wait> = waits.iter().map(|w| (w.at, w)).collect();
-    let last = (0..run.ops.len())
-        .filter_map(|a| {
-            let calls = &run.ops[a];
-            let i = calls.iter().rposition(|c| c.class == Class::Finalize);
-            let (i, t) = match i {
-                Some(i) => (i, calls[i].start),
-                None => (calls.len(), calls.last()?.end()),
-            };
-            Some((a, i, t))
+/// The path of `run`, earliest segment first.
+///
+/// A call folded into the compute around it ([`crate::calls`]) is
+/// neither a wait nor a cause, so the path passes it as the burst it is
+/// part of: where the calls are kept, the walk steps over each local
+/// call, whose entry can only lower the time it has reached to no less
+/// than the end of the call kept before it; where none is kept before,
+/// the burst starts at the actor's first op.
+pub fn critical_path(run: &Run) -> Vec<Segment> {
+    let last = run
+        .actors
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.ops > 0)
+        .map(|(a, x)| match x.finalize {
+            Some((i, start)) => (a, i, start),
+            None => (a, x.ops, x.last_end),
         })
         .max_by(|x, y| x.2.total_cmp(&y.2));
     let Some((mut a, mut i, mut t)) = last else {
         return Vec::new();
     };
+    let mut calls = run.cursor();
     let mut out = Vec::new();
-    let mut budget = run.op_count() + 16;
+    let mut budget = run.stored() + 16;
     // The burst being walked back: it ends at `burst_end` before call
     // `after`, and takes in the local calls (MPI_Wtime, MPI_Comm_rank...)
     // it meets, which are CPU time too.
     let (mut burst_end, mut after) = (t, i);
     let mut open = true;
     while i > 0 && budget > 0 {
+        let Some(call) = calls.below(a, i) else {
+            // Every op before is folded: the burst starts at the first.
+            t = run.actors[a].first_start.min(t);
+            break;
+        };
         budget -= 1;
-        let prev = i - 1;
-        let class = run.ops[a][prev].class;
+        let prev = call.op;
         let at = OpRef {
             actor: a as u32,
-            op: prev as u32,
+            op: prev,
         };
-        let span = run.span(at);
-        let wait = by_call.get(&at);
-        if wait.is_none() && class == Class::Local {
+        let span = call.span();
+        let wait = waits::of(&run.waits, at);
+        if wait.is_none() && call.class == Class::Local {
             i = prev;
             t = span.start.min(t);
             continue;
@@ -115,24 +124,27 @@ pub fn critical_path(run: &Run, waits: &[Wait]) -> Vec<Segment> {
             end,
             burst_end,
             Activity::Compute {
-                before: Some(prev as u32),
-                after: after as u32,
+                before: Some(prev),
+                after,
             },
         );
-        if class == Class::Init {
+        if call.class == Class::Init {
             open = false;
             break;
         }
         match wait {
             Some(w) => {
-                let release = run.span(w.cause).start.clamp(span.start, end);
-                push(&mut out, release, end, Activity::Mpi { op: prev as u32 });
+                let cause = calls
+                    .get(w.cause.actor as usize, w.cause.op)
+                    .map_or(0.0, |c| c.start);
+                let release = cause.clamp(span.start, end);
+                push(&mut out, release, end, Activity::Mpi { op: prev });
                 a = w.cause.actor as usize;
-                i = w.cause.op as usize;
+                i = w.cause.op;
                 t = release;
             }
             None => {
-                push(&mut out, span.start, end, Activity::Mpi { op: prev as u32 });
+                push(&mut out, span.start, end, Activity::Mpi { op: prev });
                 i = prev;
                 t = span.start.min(end);
             }
@@ -144,10 +156,7 @@ pub fn critical_path(run: &Run, waits: &[Wait]) -> Vec<Segment> {
             actor: a as u32,
             start: t,
             end: burst_end,
-            what: Activity::Compute {
-                before: None,
-                after: after as u32,
-            },
+            what: Activity::Compute { before: None, after },
         });
     }
     out.reverse();

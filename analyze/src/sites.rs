@@ -1,139 +1,32 @@
 //! Call sites (file:line) of calls, where the trace records them (the
 //! tracer does since format version 4, unless `argument sites off`):
 //! the report's tables by site, the critical path's sites, and the
-//! `compute site FILE:LINE xF` what-if read them from here.
-//!
-//! The ops come from the replay engine's reader, which may make several
-//! ops of one event (`MPI_Startall`) and carries no site; so the reader's
-//! events are noted as they pass ([`Log`]: each event's start and site
-//! id), and each op takes the site of the event it came from: the last
-//! event that started at or before the op. A trace without sites costs
-//! nothing here.
+//! `compute site FILE:LINE xF` what-if read them from here. Each op
+//! carries the site of the event it came from ([`pnmpi_sim::input::Op`]),
+//! and each call kept its op's ([`crate::calls::Call::site`]).
 
-use crate::load::{OpRef, Run, Span};
+use crate::calls::Call;
+use crate::load::{OpRef, Run};
 use crate::path::{Activity, Segment};
 use pnmpi_sim::units::Ns;
-use pnmpi_trace::fields::V;
 use pnmpi_trace::sites::Site;
-use pnmpi_trace::trace::Event;
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
-
-/// "No site" in [`CallSites`].
-const NONE: u32 = u32::MAX;
-
-/// The sites of a run's ops.
-#[derive(Debug, Default)]
-pub struct CallSites {
-    /// The trace's site table.
-    pub table: Vec<Site>,
-    /// Per actor, the site id of each op ([`NONE`] for none); empty when
-    /// the trace records no sites.
-    per_op: Vec<Vec<u32>>,
-}
-
-impl CallSites {
-    /// The site of op `at`, if the trace has it.
-    pub fn of(&self, at: OpRef) -> Option<&Site> {
-        let id = *self.per_op.get(at.actor as usize)?.get(at.op as usize)?;
-        self.table.get(id as usize)
-    }
-
-    /// The site id of op `op` of actor `actor` ([`u32::MAX`]: none).
-    pub fn id(&self, actor: usize, op: usize) -> u32 {
-        self.per_op
-            .get(actor)
-            .and_then(|ops| ops.get(op))
-            .copied()
-            .unwrap_or(NONE)
-    }
-}
-
-/// The events' sites as the reader hands them out, until each actor's
-/// ops are placed.
-#[derive(Default)]
-pub struct Log {
-    table: Vec<Site>,
-    /// Per stream (actor), (start, site id) of its events.
-    events: Vec<Vec<(u64, u32)>>,
-    per_op: Vec<Vec<u32>>,
-}
-
-/// A [`Log`] shared by the reader's wrapper and the loader.
-pub type SharedLog = Rc<RefCell<Log>>;
-
-impl Log {
-    /// A log for a trace whose site table is `table`.
-    pub fn new(table: &[Site]) -> SharedLog {
-        Rc::new(RefCell::new(Log {
-            table: table.to_vec(),
-            ..Log::default()
-        }))
-    }
-
-    /// Notes event `ev` of stream `stream`.
-    pub fn note(&mut self, stream: usize, ev: &Event) {
-        if self.table.is_empty() {
-            return;
-        }
-        let id = ev
-            .get(V::Site)
-            .and_then(|s| u32::try_from(s).ok())
-            .unwrap_or(NONE);
-        if self.events.len() <= stream {
-            self.events.resize_with(stream + 1, Vec::new);
-        }
-        self.events[stream].push((ev.start, id));
-    }
-
-    /// Places actor `actor`'s ops, whose times are `spans`, at their
-    /// events' sites; forgets the actor's events.
-    pub fn place(&mut self, actor: usize, spans: &[Span]) {
-        if self.table.is_empty() {
-            return;
-        }
-        let events = self.events.get_mut(actor).map(std::mem::take).unwrap_or_default();
-        let mut k = 0;
-        let mut current = NONE;
-        let ids = spans
-            .iter()
-            .map(|s| {
-                // Whole ns in an f64: exact below 2^53.
-                let start = s.start.round().max(0.0) as u64;
-                while k < events.len() && events[k].0 <= start {
-                    current = events[k].1;
-                    k += 1;
-                }
-                current
-            })
-            .collect();
-        if self.per_op.len() <= actor {
-            self.per_op.resize_with(actor + 1, Vec::new);
-        }
-        self.per_op[actor] = ids;
-    }
-
-    /// The sites of every op placed.
-    pub fn finish(log: &SharedLog) -> CallSites {
-        let mut log = log.borrow_mut();
-        CallSites {
-            table: std::mem::take(&mut log.table),
-            per_op: std::mem::take(&mut log.per_op),
-        }
-    }
-}
 
 /// The call site of a call, `file:line` (`object+0xoffset` without
 /// debug information), when the trace has it; none for an op index past
 /// the actor's last (the end of the run).
 pub fn site(run: &Run, at: OpRef) -> Option<String> {
-    run.sites.of(at).map(Site::place)
+    run.call(at).and_then(|c| place(run, &c))
+}
+
+/// The call site of call `c` of `run`, as [`site`] names it.
+pub fn place(run: &Run, c: &Call) -> Option<String> {
+    run.sites.get(c.site as usize).map(Site::place)
 }
 
 /// Whether the trace records call sites at all.
 pub fn recorded(run: &Run) -> bool {
-    !run.sites.table.is_empty()
+    !run.sites.is_empty()
 }
 
 /// The site ids `spec` names (`FILE:LINE`, a trailing part of the path
@@ -146,11 +39,11 @@ pub fn named(run: &Run, spec: &str) -> Result<Vec<bool>, String> {
                 .into(),
         );
     }
-    let mask: Vec<bool> = run.sites.table.iter().map(|s| s.matches(spec)).collect();
+    let mask: Vec<bool> = run.sites.iter().map(|s| s.matches(spec)).collect();
     if mask.iter().any(|&m| m) {
         return Ok(mask);
     }
-    let mut known: Vec<String> = run.sites.table.iter().map(Site::place).collect();
+    let mut known: Vec<String> = run.sites.iter().map(Site::place).collect();
     known.sort();
     known.dedup();
     let more = known.len().saturating_sub(8);
@@ -190,66 +83,8 @@ pub fn on_path(run: &Run, path: &[Segment], n: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn site(line: u32) -> Site {
-        Site {
-            file: Some("/src/cg.f".into()),
-            line: Some(line),
-            object: "/bin/cg".into(),
-            offset: u64::from(line),
-            ..Site::default()
-        }
-    }
-
-    fn ev(start: u64, site: Option<i64>) -> Event {
-        let mut e = Event {
-            start,
-            end: start + 5,
-            ..Event::default()
-        };
-        e.set(V::Site, site);
-        e
-    }
-
-    #[test]
-    fn ops_take_the_site_of_the_event_they_came_from() {
-        let log = Log::new(&[site(512), site(600)]);
-        for e in [ev(10, Some(0)), ev(20, Some(1)), ev(40, None), ev(50, Some(0))] {
-            log.borrow_mut().note(0, &e);
-        }
-        // Two ops from the event at 20 (a Startall), the second at its end;
-        // the event at 40 has no site.
-        let spans: Vec<Span> = [10.0, 20.0, 25.0, 40.0, 50.0]
-            .map(|s| Span {
-                start: s,
-                end: s + 5.0,
-            })
-            .to_vec();
-        log.borrow_mut().place(0, &spans);
-        let sites = Log::finish(&log);
-        let ids: Vec<u32> = (0..5).map(|i| sites.id(0, i)).collect();
-        assert_eq!(ids, [0, 1, 1, NONE, 0]);
-        assert_eq!(sites.id(1, 0), NONE);
-        assert_eq!(
-            sites.of(OpRef { actor: 0, op: 1 }).map(Site::place).as_deref(),
-            Some("/src/cg.f:600")
-        );
-    }
-
-    #[test]
-    fn a_trace_without_sites_keeps_nothing() {
-        let log = Log::new(&[]);
-        log.borrow_mut().note(0, &ev(10, Some(0)));
-        log.borrow_mut().place(
-            0,
-            &[Span {
-                start: 10.0,
-                end: 15.0,
-            }],
-        );
-        let sites = Log::finish(&log);
-        assert!(sites.table.is_empty() && sites.per_op.is_empty());
-    }
+    use pnmpi_trace::fields::V;
+    use pnmpi_trace::trace::Event;
 
     /// Two ranks, each of whose calls are at one site: rank 0 computes
     /// 2 us before its send (site a.c:5), rank 1 waits in its receive
@@ -287,17 +122,20 @@ mod tests {
             offset: u64::from(line),
             ..Site::default()
         };
-        crate::load::from_trace(pnmpi_trace::Trace {
-            world_size: 2,
-            mpi: "test".into(),
-            routines: routines.map(String::from).to_vec(),
-            streams: vec![
-                rank(0, call(2, 2010, 2020, 0, Some(1))),
-                rank(1, call(3, 20, 2025, 1, Some(0))),
-            ],
-            sites: vec![file(5), file(9)],
-            ..pnmpi_trace::Trace::default()
-        })
+        crate::load::from_trace(
+            pnmpi_trace::Trace {
+                world_size: 2,
+                mpi: "test".into(),
+                routines: routines.map(String::from).to_vec(),
+                streams: vec![
+                    rank(0, call(2, 2010, 2020, 0, Some(1))),
+                    rank(1, call(3, 20, 2025, 1, Some(0))),
+                ],
+                sites: vec![file(5), file(9)],
+                ..pnmpi_trace::Trace::default()
+            },
+            crate::load::Options::default(),
+        )
         .unwrap()
     }
 
@@ -310,9 +148,8 @@ mod tests {
             super::site(&run, OpRef { actor: 0, op: 1 }).as_deref(),
             Some("/src/a.c:5")
         );
-        let links = crate::matching::link(&run, 65536);
         let setup = Setup {
-            machine: fit(&run, &links),
+            machine: fit(&run),
             model: "simple".into(),
         };
         let study = Study::new(&run, setup).unwrap();

@@ -2,10 +2,10 @@
 //! states by pattern, rank, routine and site, the worst waits with their
 //! causes, and the critical path's composition and the imbalance.
 
-use crate::calls::Class;
+use crate::calls::Call;
 use crate::load::{OpRef, Run};
 use crate::path::{Activity, Segment};
-use crate::sites::site;
+use crate::sites::{place, site};
 use crate::waits::{Pattern, Wait};
 use pnmpi_sim::units::Ns;
 use serde::Serialize;
@@ -134,6 +134,7 @@ pub fn waits(run: &Run, waits: &[Wait], worst: usize) -> WaitSummary {
     let mut by_rank = vec![vec![0.0; np]; run.world_size as usize];
     let mut by_routine: BTreeMap<(String, usize), (Ns, u64)> = BTreeMap::new();
     let mut by_site: BTreeMap<(String, usize), (Ns, u64)> = BTreeMap::new();
+    let mut calls = run.cursor();
     for w in waits {
         let p = index(w.pattern);
         by_pattern[p].0 += w.time;
@@ -141,10 +142,12 @@ pub fn waits(run: &Run, waits: &[Wait], worst: usize) -> WaitSummary {
         if let Some(r) = by_rank.get_mut(run.rank(w.at.actor) as usize) {
             r[p] += w.time;
         }
-        let e = by_routine.entry((run.routine(w.at).to_owned(), p)).or_default();
+        let call = calls.get(w.at.actor as usize, w.at.op);
+        let routine = call.map_or("?", |c| run.routine_name(c.routine));
+        let e = by_routine.entry((routine.to_owned(), p)).or_default();
         e.0 += w.time;
         e.1 += 1;
-        if let Some(s) = site(run, w.at) {
+        if let Some(s) = call.and_then(|c| place(run, &c)) {
             let e = by_site.entry((s, p)).or_default();
             e.0 += w.time;
             e.1 += 1;
@@ -281,12 +284,9 @@ pub struct PathSummary {
 /// `MPI_Wtime`), ns.
 pub fn rank_compute(run: &Run) -> Vec<Ns> {
     let mut out = vec![0.0; run.world_size as usize];
-    for (a, calls) in run.ops.iter().enumerate() {
-        let init = calls.iter().position(|c| c.class == Class::Init);
-        let from = init.map_or(0, |i| i + 1);
-        let sum: Ns = (from..calls.len()).map(|i| run.gap(a, i) + calls[i].cpu()).sum();
-        if let Some(r) = out.get_mut(run.actors[a].rank as usize) {
-            *r += sum;
+    for a in &run.actors {
+        if let Some(r) = out.get_mut(a.rank as usize) {
+            *r += a.compute;
         }
     }
     out
@@ -314,10 +314,10 @@ pub fn path(run: &Run, path: &[Segment]) -> PathSummary {
     let mut regions: BTreeMap<String, Ns> = BTreeMap::new();
     let mut routines: BTreeMap<String, Ns> = BTreeMap::new();
     let mut sites: BTreeMap<String, Ns> = BTreeMap::new();
-    let name = |actor: u32, op: u32| {
-        run.ops[actor as usize]
-            .get(op as usize)
-            .and_then(|o| run.routines.get(o.routine as usize))
+    let mut calls = run.cursor();
+    let mut call = |actor: u32, op: u32| calls.get(actor as usize, op);
+    let name = |c: Option<Call>| {
+        c.and_then(|c| run.routines.get(c.routine as usize))
             .map_or("the end", String::as_str)
     };
     let mut hops = 0;
@@ -330,23 +330,20 @@ pub fn path(run: &Run, path: &[Segment]) -> PathSummary {
         match s.what {
             Activity::Compute { before, after } => {
                 r.0 += s.len();
+                let after = call(s.actor, after);
                 let region = format!(
                     "rank {rank}: {} -> {}",
-                    before.map_or("start", |b| name(s.actor, b)),
-                    name(s.actor, after)
+                    before.map_or("start", |b| name(call(s.actor, b))),
+                    name(after)
                 );
                 *regions.entry(region).or_default() += s.len();
-                let after = OpRef {
-                    actor: s.actor,
-                    op: after,
-                };
-                if let Some(site) = site(run, after) {
+                if let Some(site) = after.and_then(|c| place(run, &c)) {
                     *sites.entry(site).or_default() += s.len();
                 }
             }
             Activity::Mpi { op } => {
                 r.1 += s.len();
-                *routines.entry(name(s.actor, op).to_owned()).or_default() += s.len();
+                *routines.entry(name(call(s.actor, op)).to_owned()).or_default() += s.len();
             }
         }
     }

@@ -16,13 +16,15 @@
 //! - **Early Reduce**: in `MPI_Reduce` and `MPI_Gather`, a root that
 //!   enters before every other member waits until the first enters.
 //!
-//! A wait never exceeds its call's duration. A call that waits for
+//! The waits are offered as the trace is read, each message and
+//! collective instance once matched ([`crate::matching`]). A wait never
+//! exceeds its call's duration. A call that waits for
 //! several partners (an `MPI_Waitall` over receives, an `MPI_Sendrecv`)
 //! gets one wait, its longest, so that no time is counted twice. The
 //! cause is the call waited for: its rank, routine and entry.
 
-use crate::load::{OpRef, Run};
-use crate::matching::Links;
+use crate::load::{OpRef, Span};
+use crate::matching::{Collective, Member, Message};
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
 use rustc_hash::FxHashMap;
@@ -93,12 +95,23 @@ pub struct Wait {
     pub cause: OpRef,
 }
 
-/// Every wait of the run, one per waiting call, ordered by call.
-pub fn find(run: &Run, links: &Links) -> Vec<Wait> {
-    let mut best: FxHashMap<OpRef, Wait> = FxHashMap::default();
-    let mut offer = |at: OpRef, pattern, until: Ns, cause: OpRef| {
-        let s = run.span(at);
-        let time = until.min(s.end) - s.start;
+/// Which of two equally long waits of a call is kept: the one offered
+/// by the earlier receive (a Late Sender before a Late Receiver of the
+/// same message), as if the messages were taken in the receivers' order,
+/// whatever order the channels are matched in.
+type Precedence = (OpRef, bool);
+
+/// The longest wait offered to each call so far.
+#[derive(Default)]
+pub(crate) struct Offers {
+    best: FxHashMap<OpRef, (Wait, Precedence)>,
+}
+
+impl Offers {
+    /// Call `at`, which ran over `span`, waited under `pattern` until
+    /// `until` (capped at its end) for call `cause`.
+    fn offer(&mut self, at: OpRef, span: Span, pattern: Pattern, until: Ns, cause: OpRef, order: Precedence) {
+        let time = until.min(span.end) - span.start;
         if time <= 0.0 {
             return;
         }
@@ -108,54 +121,86 @@ pub fn find(run: &Run, links: &Links) -> Vec<Wait> {
             time,
             cause,
         };
-        best.entry(at)
+        self.best
+            .entry(at)
             .and_modify(|old| {
-                if time > old.time {
-                    *old = w;
+                if time > old.0.time || (time == old.0.time && order < old.1) {
+                    *old = (w, order);
                 }
             })
-            .or_insert(w);
-    };
-    for m in links.messages() {
-        offer(m.recv_done, Pattern::LateSender, run.span(m.send).start, m.send);
+            .or_insert((w, order));
+    }
+
+    /// A matched message's waits: the receive's for a late send, and the
+    /// send's for a late receive when the send is synchronous.
+    pub fn message(&mut self, m: &Message) {
+        self.offer(
+            m.recv_done,
+            m.recv_done_span,
+            Pattern::LateSender,
+            m.send_start,
+            m.send,
+            (m.recv, false),
+        );
         if m.synchronous {
-            offer(m.send_done, Pattern::LateReceiver, run.span(m.recv).start, m.recv);
+            self.offer(
+                m.send_done,
+                m.send_done_span,
+                Pattern::LateReceiver,
+                m.recv_start,
+                m.recv,
+                (m.recv, true),
+            );
         }
     }
-    for c in links.collectives {
+
+    /// A complete collective instance's waits.
+    pub fn collective(&mut self, c: &Collective) {
         let Some(pattern) = Pattern::of_collective(c.op) else {
-            continue;
+            return;
         };
-        let entry = |at: &OpRef| run.span(*at).start;
+        let entry = |m: &Member| m.span.start;
+        let mut offer = |m: &Member, until: &Member| {
+            self.offer(m.at, m.span, pattern, until.span.start, until.at, (m.at, false));
+        };
         match pattern {
             Pattern::LateBroadcast => {
-                let Some(root) = c.root else { continue };
-                for &m in c.calls.iter().filter(|&&m| m != root) {
-                    offer(m, pattern, entry(&root), root);
+                let Some(root) = c.root else { return };
+                for m in c.calls.iter().filter(|m| m.at != root.at) {
+                    offer(m, &root);
                 }
             }
             Pattern::EarlyReduce => {
-                let Some(root) = c.root else { continue };
+                let Some(root) = c.root else { return };
                 let first = c
                     .calls
                     .iter()
-                    .filter(|&&m| m != root)
+                    .filter(|m| m.at != root.at)
                     .min_by(|a, b| entry(a).total_cmp(&entry(b)));
-                if let Some(&first) = first {
-                    offer(root, pattern, entry(&first), first);
+                if let Some(first) = first {
+                    offer(&root, first);
                 }
             }
             _ => {
-                let Some(&last) = c.calls.iter().max_by(|a, b| entry(a).total_cmp(&entry(b))) else {
-                    continue;
+                let Some(last) = c.calls.iter().max_by(|a, b| entry(a).total_cmp(&entry(b))) else {
+                    return;
                 };
-                for &m in c.calls.iter().filter(|&&m| m != last) {
-                    offer(m, pattern, entry(&last), last);
+                for m in c.calls.iter().filter(|m| m.at != last.at) {
+                    offer(m, last);
                 }
             }
         }
     }
-    let mut out: Vec<Wait> = best.into_values().collect();
-    out.sort_unstable_by_key(|w| w.at);
-    out
+
+    /// Every wait, one per waiting call, ordered by call.
+    pub fn finish(self) -> Vec<Wait> {
+        let mut out: Vec<Wait> = self.best.into_values().map(|(w, _)| w).collect();
+        out.sort_unstable_by_key(|w| w.at);
+        out
+    }
+}
+
+/// The wait of call `at`, if it waited.
+pub fn of(waits: &[Wait], at: OpRef) -> Option<&Wait> {
+    waits.binary_search_by_key(&at, |w| w.at).ok().map(|i| &waits[i])
 }

@@ -5,7 +5,7 @@
 //! what the model gets wrong about the run as a whole cancels out.
 
 use crate::load::Run;
-use crate::matching::Links;
+use crate::matching::Message;
 use crate::path::{Activity, Segment};
 use crate::spec::Change;
 use crate::summary::secs;
@@ -16,21 +16,19 @@ use pnmpi_sim::machine::Machine;
 use pnmpi_sim::model;
 use pnmpi_sim::units::{Bandwidth, Bytes, Ns, Time};
 use pnmpi_trace::routine::{classify, Coll, Kind};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// The run's ops, read again, with every actor's bursts (and local
 /// calls) scaled: what the engine replays for a what-if.
-struct Scaled<'a> {
-    run: &'a Run,
+struct Scaled {
     inner: Box<dyn OpSource>,
-    /// Per actor, the index of its next op.
-    pos: Vec<usize>,
     factor: Vec<f64>,
     /// The sites whose calls' bursts scale (a mask by site id), and by how much.
     sites: Option<(Vec<bool>, f64)>,
 }
 
-impl OpSource for Scaled<'_> {
+impl OpSource for Scaled {
     fn actors(&self) -> &[Actor] {
         self.inner.actors()
     }
@@ -47,11 +45,9 @@ impl OpSource for Scaled<'_> {
         if !self.inner.next(actor, op)? {
             return Ok(false);
         }
-        let at = self.pos[actor];
-        self.pos[actor] += 1;
         let mut factor = self.factor[actor];
         if let Some((mask, f)) = &self.sites {
-            if mask.get(self.run.sites.id(actor, at) as usize) == Some(&true) {
+            if mask.get(op.site as usize) == Some(&true) {
                 factor *= f;
             }
         }
@@ -132,9 +128,7 @@ impl Setup {
             }
         })?;
         let mut src = Scaled {
-            run,
             inner: run.ops_again()?,
-            pos: vec![0; run.actors.len()],
             factor,
             sites,
         };
@@ -304,6 +298,73 @@ impl<'r> Study<'r> {
     }
 }
 
+/// What fitting a machine to the trace needs of its messages, gathered
+/// as they are matched ([`Fit::message`]): the fastest small transfer,
+/// and per large size the fastest transfer slower than the latency. The
+/// latency is known at the end only, and a faster small message can only
+/// lower it; so a large transfer not above the latency so far is kept
+/// until one is (few are: a large message is seldom faster than the
+/// fastest small one).
+#[derive(Default)]
+pub(crate) struct Fit {
+    small: Option<Ns>,
+    large: FxHashMap<u64, Fastest>,
+}
+
+/// One size's large transfers, as [`Fit`] keeps them.
+#[derive(Default)]
+struct Fastest {
+    /// Not above the latency so far.
+    below: Vec<Ns>,
+    /// The fastest above it.
+    above: Option<Ns>,
+}
+
+impl Fastest {
+    fn above(&mut self, t: Ns) {
+        self.above = Some(self.above.map_or(t, |a| a.min(t)));
+    }
+}
+
+impl Fit {
+    /// The latency the small transfers so far give (none yet: any).
+    fn latency(&self) -> Ns {
+        self.small.map_or(Ns::INFINITY, |t| t.max(100.0))
+    }
+
+    /// Takes in a matched message: a transfer is the time from the send's
+    /// entry to the end of a blocking receive that was waiting already.
+    pub fn message(&mut self, m: &Message) {
+        let recv = m.recv_done_span;
+        if m.recv != m.recv_done || recv.start >= m.send_start {
+            return;
+        }
+        let t = recv.end - m.send_start;
+        if t <= 0.0 {
+            return;
+        }
+        if m.bytes <= 1024 {
+            self.small = Some(self.small.map_or(t, |s| s.min(t)));
+            let latency = self.latency();
+            for f in self.large.values_mut() {
+                let (above, below): (Vec<Ns>, Vec<Ns>) = f.below.iter().partition(|&&b| b > latency);
+                f.below = below;
+                if let Some(&fastest) = above.iter().min_by(|a, b| a.total_cmp(b)) {
+                    f.above(fastest);
+                }
+            }
+        } else if m.bytes >= 65536 {
+            let latency = self.latency();
+            let f = self.large.entry(m.bytes).or_default();
+            if t > latency {
+                f.above(t);
+            } else {
+                f.below.push(t);
+            }
+        }
+    }
+}
+
 /// A machine fitted to the trace: one node per rank, the latency the
 /// fastest transfer of a small message whose receiver was already waiting
 /// (its receive ended when the message arrived), the bandwidth the
@@ -311,29 +372,22 @@ impl<'r> Study<'r> {
 /// only ever adds time (a receiver not scheduled at once); at least
 /// 0.1 us, and 1 us and 10 GB/s where the trace has no such message. The
 /// eager threshold is 64 KiB.
-pub fn fit(run: &Run, links: &Links) -> Machine {
-    let mut small: Option<f64> = None;
-    let mut large = Vec::new();
-    for m in links.messages() {
-        let (send, recv) = (run.span(m.send), run.span(m.recv_done));
-        if m.recv != m.recv_done || recv.start >= send.start {
-            continue;
-        }
-        let t = recv.end - send.start;
-        if t <= 0.0 {
-            continue;
-        }
-        if m.bytes <= 1024 {
-            small = Some(small.map_or(t, |s| s.min(t)));
-        } else if m.bytes >= 65536 {
-            large.push((m.bytes, t));
-        }
-    }
-    let latency = small.map_or(1e3, |t| t.max(100.0));
-    let bandwidth = large
-        .into_iter()
-        .filter(|&(_, t)| t > latency)
-        .map(|(b, t)| b as f64 * 1e9 / (t - latency))
+pub fn fit(run: &Run) -> Machine {
+    let f = &run.fit;
+    let latency = f.small.map_or(1e3, |t| t.max(100.0));
+    let bandwidth = f
+        .large
+        .iter()
+        .filter_map(|(&b, s)| {
+            let t = s
+                .below
+                .iter()
+                .copied()
+                .filter(|&t| t > latency)
+                .chain(s.above)
+                .min_by(|a, b| a.total_cmp(b))?;
+            Some(b as f64 * 1e9 / (t - latency))
+        })
         .fold(None, |best: Option<f64>, r| Some(best.map_or(r, |b| b.max(r))))
         .unwrap_or(10e9);
     let mut m = Machine::uniform_eager(run.world_size, Time(latency), Bandwidth(bandwidth), Bytes(65536));

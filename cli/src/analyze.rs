@@ -7,7 +7,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use pnmpi_analyze::report::{Replays, Report};
 use pnmpi_analyze::whatif::{fit, Setup, Study};
-use pnmpi_analyze::{load, matching, path, spec, summary, waits};
+use pnmpi_analyze::{load, path, spec, summary};
 use pnmpi_sim::machine::Machine;
 use std::path::PathBuf;
 
@@ -47,16 +47,20 @@ pub struct AnalyzeArgs {
     /// Also write the critical path on a timeline and the wait-state matrix as SVG.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Keep each call that communicates nothing (a failed MPI_Test or
+    /// MPI_Iprobe, MPI_Wtime...) in memory instead of folding it into the
+    /// compute around it: the same figures, at the memory and time of
+    /// every call (a check of the folding).
+    #[arg(long)]
+    no_fold: bool,
 }
 
 /// The wait states and critical path of `input` as tracks of the
 /// Perfetto export (`pnmpi trace export --format chrome --wait-states`).
 pub fn marks(input: &std::path::Path) -> Result<Vec<pnmpi_trace::chrome::Mark>> {
-    let run = load::open(input, &|_| {})?;
-    let links = matching::link(&run, 65536);
-    let found = waits::find(&run, &links);
-    let segments = path::critical_path(&run, &found);
-    Ok(pnmpi_analyze::marks::marks(&run, &found, &segments))
+    let run = load::open(input, load::Options::default(), &|_| {})?;
+    let segments = path::critical_path(&run);
+    Ok(pnmpi_analyze::marks::marks(&run, &segments))
 }
 
 /// Runs `pnmpi trace analyze`.
@@ -65,35 +69,34 @@ pub fn run(a: &AnalyzeArgs) -> Result<()> {
     if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
         bar.set_style(style);
     }
-    bar.set_message("reading");
-    let run = load::open(&a.input, &|n| bar.inc(n))?;
+    let machine = match &a.machine {
+        Some(p) => Some(Machine::load(p)?),
+        None => None,
+    };
+    let options = load::Options {
+        eager: machine.as_ref().map_or(65536, |m| m.network.eager_threshold.0),
+        fold: !a.no_fold,
+    };
+    bar.set_message("reading, matching, wait states");
+    let run = load::open(&a.input, options, &|n| bar.inc(n))?;
     let changes = a
         .what_if
         .iter()
         .map(|s| spec::parse(s, run.world_size))
         .collect::<Result<Vec<_>, _>>()?;
-    bar.set_message("matching");
-    let machine = match &a.machine {
-        Some(p) => Some(Machine::load(p)?),
-        None => None,
-    };
-    let eager = machine.as_ref().map_or(65536, |m| m.network.eager_threshold.0);
-    let links = matching::link(&run, eager);
-    bar.set_message("wait states");
-    let found = waits::find(&run, &links);
     bar.set_message("critical path");
-    let segments = path::critical_path(&run, &found);
+    let segments = path::critical_path(&run);
     let trace = a.input.display().to_string();
     let mut report = Report::new(
         &trace,
         &run,
-        summary::waits(&run, &found, a.worst),
+        summary::waits(&run, &run.waits, a.worst),
         summary::path(&run, &segments),
         &segments,
     );
     if !changes.is_empty() || a.opportunities.is_some() {
         bar.set_message("replaying");
-        let machine = machine.unwrap_or_else(|| fit(&run, &links));
+        let machine = machine.unwrap_or_else(|| fit(&run));
         let study = Study::new(
             &run,
             Setup {

@@ -135,7 +135,7 @@ pub enum OpKind {
 }
 
 /// One CPU burst and the call after it.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Op {
     /// Traced CPU time before the call, ns.
     pub gap: Ns,
@@ -143,8 +143,33 @@ pub struct Op {
     pub dur: Ns,
     /// Routine index into [`OpSource::routines`].
     pub routine: u32,
+    /// The call site of the event the op came from: an index into the
+    /// trace's site table, [`NO_SITE`] where it records none. The engine
+    /// ignores it; the analysis's tables by site read it (an op's own
+    /// event, which a time cannot name when two events share one).
+    pub site: u32,
+    /// Calls folded into this op's burst: the calls before it that
+    /// communicate nothing, when its source was asked to fold them
+    /// ([`trace::TraceOps::folding`], for the analysis); 0 otherwise.
+    pub folded: u32,
     /// What it does.
     pub kind: OpKind,
+}
+
+/// [`Op::site`] of an op whose trace records no site for it.
+pub const NO_SITE: u32 = u32::MAX;
+
+impl Default for Op {
+    fn default() -> Op {
+        Op {
+            gap: 0.0,
+            dur: 0.0,
+            routine: 0,
+            site: NO_SITE,
+            folded: 0,
+            kind: OpKind::Local,
+        }
+    }
 }
 
 /// An actor: one thread of one rank.

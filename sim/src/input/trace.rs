@@ -3,7 +3,7 @@
 //! turned into one op (or several, for `MPI_Startall`).
 
 use super::events::EventSource;
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts};
+use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
 use crate::units::Ns;
 use crate::SimError;
 use pnmpi_trace::fields::*;
@@ -25,6 +25,10 @@ struct StreamState {
     mpi: Ns,
     span: Ns,
     finished: bool,
+    /// Folding ([`TraceOps::folding`]): whether the stream's first op was
+    /// made (it is never folded into another, so that it starts at its
+    /// own event).
+    started: bool,
     /// Ops converted but not yet handed out: the second and later of an
     /// `MPI_Startall`, and those read ahead for a wildcard receive. Few
     /// streams have any: boxed, 8 bytes a stream.
@@ -45,6 +49,12 @@ struct Pending {
     /// Wildcard receives in `ops` still waiting for their completion:
     /// request -> sequence number.
     open: FxHashMap<ReqId, u64>,
+    /// The ops `ops` and `held` stand for, folded ones counted: how far
+    /// the stream is read ahead.
+    depth: usize,
+    /// Folding ([`TraceOps::folding`]): the run of local calls being
+    /// folded, as its last call with the others' time in its burst.
+    held: Option<Op>,
 }
 
 impl Pending {
@@ -81,13 +91,40 @@ impl Pending {
             }
             _ => {}
         }
+        self.depth += 1 + op.folded as usize;
         self.ops.push_back(op);
+    }
+
+    /// Queues the run of local calls being folded, if any.
+    fn flush(&mut self) {
+        if let Some(h) = self.held.take() {
+            self.depth -= 1 + h.folded as usize;
+            self.push(h);
+        }
+    }
+
+    /// Folds local op `op` into the run being folded: the run becomes
+    /// `op`, after the run's time and calls.
+    fn fold(&mut self, op: &Op) {
+        self.depth += 1;
+        match &mut self.held {
+            // In place: both are local, only their times and names differ.
+            Some(h) => {
+                h.gap += h.dur + op.gap;
+                h.dur = op.dur;
+                h.routine = op.routine;
+                h.site = op.site;
+                h.folded += 1;
+            }
+            None => self.held = Some(op.clone()),
+        }
     }
 
     /// The front op, taken off the queue.
     fn pop(&mut self) -> Option<Op> {
         let op = self.ops.pop_front()?;
         self.head += 1;
+        self.depth -= 1 + op.folded as usize;
         if let OpKind::Recv {
             from: None,
             req: Some(r),
@@ -121,6 +158,7 @@ impl Default for StreamState {
             mpi: 0.0,
             span: 0.0,
             finished: false,
+            started: false,
             queue: None,
         }
     }
@@ -137,6 +175,28 @@ impl StreamState {
 
     fn queued(&self) -> usize {
         self.queue.as_ref().map_or(0, |q| q.ops.len())
+    }
+
+    /// The stream is read to its end: what is being folded is queued.
+    fn finish(&mut self) {
+        self.finished = true;
+        if let Some(q) = self.queue.as_deref_mut() {
+            q.flush();
+        }
+    }
+
+    /// Folding: takes in `op`, which is handed out unless it is local and
+    /// not the stream's first; then it joins the run being folded.
+    fn fold(&mut self, op: Op) -> Option<Op> {
+        if self.started && matches!(op.kind, OpKind::Local) {
+            self.queue().fold(&op);
+            return None;
+        }
+        self.started = true;
+        if let Some(q) = self.queue.as_deref_mut() {
+            q.flush();
+        }
+        Some(op)
     }
 }
 
@@ -166,6 +226,8 @@ pub struct TraceOps<S: EventSource> {
     /// Completion lists of waits the engine has handed back, for the next
     /// waits (one allocation per wait otherwise).
     spare: Vec<Vec<Completion>>,
+    /// See [`TraceOps::folding`].
+    fold: bool,
 }
 
 fn req_id(r: ReqRef) -> ReqId {
@@ -207,7 +269,22 @@ impl<S: EventSource> TraceOps<S> {
             ev: Event::default(),
             skipped: FxHashMap::default(),
             spare: Vec::new(),
+            fold: false,
         }
+    }
+
+    /// Folds each run of ops that communicate nothing ([`OpKind::Local`]:
+    /// a test or probe that found nothing, `MPI_Wtime`...) after a
+    /// stream's first op into one: the run's last, its burst grown by the
+    /// others' bursts and durations, [`Op::folded`] counting them. The
+    /// analysis, which counts such calls as compute, asks for it, so that
+    /// a polling program's millions of polls cost it neither memory nor
+    /// time; a replay runs every call. The wildcard look-ahead counts the
+    /// folded ops, so that the same receives take their source as
+    /// without folding.
+    pub fn folding(mut self) -> TraceOps<S> {
+        self.fold = true;
+        self
     }
 
     fn skip(&mut self, why: &str) {
@@ -219,6 +296,16 @@ impl<S: EventSource> TraceOps<S> {
     /// queue. Most events make one op, which goes to the engine without
     /// passing through the queue.
     fn convert(&mut self, si: usize) -> Option<Op> {
+        let op = self.convert_event(si)?;
+        if !self.fold {
+            return Some(op);
+        }
+        self.streams[si - self.first].fold(op)
+    }
+
+    /// Converts `self.ev` of stream `si` into ops, as [`Self::convert`]
+    /// says, folding none.
+    fn convert_event(&mut self, si: usize) -> Option<Op> {
         let ev = &self.ev;
         let r = ev.routine as usize;
         let st = &mut self.streams[si - self.first];
@@ -230,11 +317,17 @@ impl<S: EventSource> TraceOps<S> {
         // call on every event).
         let mut gap = gap;
         let routine = ev.routine;
+        let site = ev
+            .get(V::Site)
+            .and_then(|s| u32::try_from(s).ok())
+            .unwrap_or(NO_SITE);
         let op = |gap, kind| {
             Some(Op {
                 gap,
                 dur,
                 routine,
+                site,
+                folded: 0,
                 kind,
             })
         };
@@ -266,6 +359,23 @@ impl<S: EventSource> TraceOps<S> {
             st.compute += gap;
             st.mpi += dur;
             self.routine_time[r] += dur;
+        }
+        // A poll that found nothing, when folding: nothing else is made
+        // of it (most events of a polling program).
+        if self.fold
+            && st.started
+            && matches!(self.kinds[r], Kind::Complete)
+            && ev.done.iter().all(|d| d.req.is_none())
+        {
+            st.queue().fold(&Op {
+                gap,
+                dur,
+                routine,
+                site,
+                folded: 0,
+                kind: OpKind::Local,
+            });
+            return None;
         }
         let peer = ev.get(V::Peer).unwrap_or(UNKNOWN_RANK);
         let tag = ev.get(V::Tag).unwrap_or(0);
@@ -389,10 +499,15 @@ impl<S: EventSource> TraceOps<S> {
                     };
                     let (gap, dur) = if first_op { (gap, dur) } else { (0.0, 0.0) };
                     first_op = false;
-                    self.streams[si - self.first].queue().push(Op {
+                    let q = self.streams[si - self.first].queue();
+                    // The run of local calls folded so far goes first.
+                    q.flush();
+                    q.push(Op {
                         gap,
                         dur,
                         routine,
+                        site,
+                        folded: 0,
                         kind,
                     });
                 }
@@ -405,6 +520,9 @@ impl<S: EventSource> TraceOps<S> {
                 Some(req) => OpKind::Cancel(req_id(req)),
                 None => OpKind::Local,
             },
+            // A test or wait that completed nothing (a poll that found
+            // nothing done): no list to make.
+            Kind::Complete if ev.done.iter().all(|d| d.req.is_none()) => OpKind::Local,
             Kind::Complete if !self.request_free[r] => {
                 let mut done = self.spare.pop().unwrap_or_default();
                 done.clear();
@@ -512,11 +630,22 @@ impl<S: EventSource> OpSource for TraceOps<S> {
                 // WILDCARD_LOOKAHEAD ops: as the real run matched it, and
                 // at its post, so that a send the receiver makes before its
                 // wait (a blocking rendezvous) finds it posted.
-                if q.front_waits() && !st.finished && q.ops.len() < WILDCARD_LOOKAHEAD {
-                    if self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
+                if q.front_waits() && !st.finished && q.depth < WILDCARD_LOOKAHEAD {
+                    // Only an op queued can complete the front: the events
+                    // folded on the way (polls) are read without looking.
+                    let queued = q.ops.len();
+                    loop {
+                        if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
+                            self.streams[actor - self.first].finish();
+                            break;
+                        }
                         self.enqueue(actor);
-                    } else {
-                        self.streams[actor - self.first].finished = true;
+                        let st = &self.streams[actor - self.first];
+                        if st.queued() != queued
+                            || st.queue.as_ref().is_none_or(|q| q.depth >= WILDCARD_LOOKAHEAD)
+                        {
+                            break;
+                        }
                     }
                     continue;
                 }
@@ -527,8 +656,9 @@ impl<S: EventSource> OpSource for TraceOps<S> {
                 return Ok(false);
             }
             if !self.src.next(actor, &mut self.ev).map_err(SimError::Trace)? {
-                self.streams[actor - self.first].finished = true;
-                return Ok(false);
+                // A run of local calls folded last is the stream's last op.
+                self.streams[actor - self.first].finish();
+                continue;
             }
             if let Some(o) = self.convert(actor) {
                 // A wildcard receive waits in the queue for its completion.
@@ -638,5 +768,112 @@ mod tests {
         assert_eq!(got, [(Some(7), 42), (Some(4), 5), (None, 6)]);
         assert!(q.open.is_empty());
         assert!(!q.front_waits());
+    }
+}
+
+#[cfg(test)]
+mod folding {
+    use super::*;
+    use crate::input::events::MemorySource;
+    use pnmpi_trace::trace::{Done, Stream, Trace};
+
+    const ROUTINES: [&str; 5] = ["MPI_Init", "MPI_Wtime", "MPI_Irecv", "MPI_Test", "MPI_Finalize"];
+
+    fn ev(routine: &str, start: u64, end: u64) -> Event {
+        Event {
+            routine: ROUTINES.iter().position(|r| *r == routine).unwrap() as u32,
+            start,
+            end,
+            ..Event::default()
+        }
+    }
+
+    /// Clock reads before `MPI_Init`, polls, a wildcard `MPI_Irecv`
+    /// completed by an `MPI_Test` after `polls` failed ones, and clock
+    /// reads around `MPI_Finalize`.
+    fn trace(polls: u64) -> Trace {
+        let mut events = vec![
+            ev("MPI_Wtime", 1, 2),
+            ev("MPI_Wtime", 3, 4),
+            ev("MPI_Init", 10, 20),
+        ];
+        events.extend([ev("MPI_Test", 30, 31), ev("MPI_Test", 40, 41)]);
+        let mut irecv = ev("MPI_Irecv", 50, 52);
+        irecv.set(V::Peer, Some(ANY_SOURCE));
+        irecv.set(V::Wild, Some(1));
+        irecv.set(V::Req, Some(1));
+        events.push(irecv);
+        events.extend((0..polls).map(|k| ev("MPI_Test", 60 + 10 * k, 61 + 10 * k)));
+        let t = 60 + 10 * polls;
+        let mut done = ev("MPI_Test", t, t + 3);
+        done.done = vec![Done {
+            req: Some(ReqRef { stream: 0, index: 0 }),
+            status: Some((1, 5)),
+        }];
+        events.push(done);
+        events.extend([
+            ev("MPI_Wtime", t + 10, t + 11),
+            ev("MPI_Finalize", t + 20, t + 30),
+            ev("MPI_Wtime", t + 40, t + 41),
+            ev("MPI_Wtime", t + 50, t + 52),
+        ]);
+        Trace {
+            world_size: 2,
+            mpi: "test".into(),
+            routines: ROUTINES.map(String::from).to_vec(),
+            streams: vec![Stream {
+                rank: 0,
+                thread: 0,
+                events,
+            }],
+            ..Trace::default()
+        }
+    }
+
+    /// Every op of stream 0, with its start (the running sum of bursts
+    /// and durations).
+    fn ops(src: &mut dyn OpSource) -> Vec<(Ns, Op)> {
+        let (mut out, mut op, mut t) = (Vec::new(), Op::default(), 0.0);
+        while src.next(0, &mut op).unwrap() {
+            out.push((t + op.gap, op.clone()));
+            t += op.gap + op.dur;
+        }
+        out
+    }
+
+    /// Each run of local calls after the first op comes as its last call,
+    /// at its own start, with the run's count; every other op as it is;
+    /// the wildcard receive takes its completion's source as far ahead
+    /// (4,096 ops, folded ones counted) as without folding.
+    #[test]
+    fn a_run_of_local_calls_comes_as_its_last_call() {
+        for (polls, source) in [(100, Some(1)), (WILDCARD_LOOKAHEAD as u64, None)] {
+            let all = ops(&mut TraceOps::new(MemorySource::new(trace(polls))));
+            let folded = ops(&mut TraceOps::new(MemorySource::new(trace(polls))).folding());
+            assert_eq!(all.len() as u64, polls + 11);
+            let mut i = 0;
+            for (start, op) in &folded {
+                i += op.folded as usize;
+                let (s, o) = &all[i];
+                assert_eq!(
+                    (start, op.dur, op.routine, &op.kind),
+                    (s, o.dur, o.routine, &o.kind)
+                );
+                i += 1;
+            }
+            assert_eq!(i, all.len(), "every op is one or folded into one");
+            let runs: Vec<u32> = folded.iter().map(|(_, o)| o.folded).collect();
+            // Clock read, clock read, Init, 2 tests, Irecv, the polls, the
+            // test that completed it, clock read, Finalize, 2 clock reads.
+            assert_eq!(runs, [0, 0, 0, 1, 0, polls as u32 - 1, 0, 0, 0, 1]);
+            let from = |ops: &[(Ns, Op)]| {
+                ops.iter().find_map(|(_, o)| match o.kind {
+                    OpKind::Recv { from, .. } => Some(from),
+                    _ => None,
+                })
+            };
+            assert_eq!(from(&folded), Some(source), "{polls} polls");
+            assert_eq!(from(&all), Some(source), "{polls} polls");
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! with their members' entry times, so that the two and the replay time
 //! such a collective alike.
 
-use crate::input::{Actor, Measured, Op, OpKind, OpSource};
+use crate::input::{Actor, Measured, Op, OpKind, OpSource, NO_SITE};
 use crate::kernel::coll::Member;
 use crate::machine::{Machine, Mapping};
 use crate::units::Ns;
@@ -89,6 +89,8 @@ impl OpSource for CollOps {
             gap: 0.0,
             dur: 0.0,
             routine: u32::from(step.min(3)),
+            site: NO_SITE,
+            folded: 0,
             kind: match step {
                 0 => OpKind::Init,
                 1 => OpKind::Local,

@@ -10,7 +10,7 @@
 
 mod lines;
 
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts};
+use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
 use crate::SimError;
 use lines::{int, number, Line, Lines};
 use pnmpi_trace::routine::Coll;
@@ -528,6 +528,8 @@ impl OpSource for SimgridOps {
                         gap: std::mem::take(&mut f.gap),
                         dur: 0.0,
                         routine: action.routine(),
+                        site: NO_SITE,
+                        folded: 0,
                         kind,
                     };
                     return Ok(true);
