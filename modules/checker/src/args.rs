@@ -256,6 +256,12 @@ pub fn disjoint(send: Option<(usize, usize)>, recv: Option<(usize, usize)>) -> C
     Ok(())
 }
 
+/// A count as an `int`, if it fits: MPI 4's large-count routines
+/// (`MPI_Count`) are checked as their `int` twins then.
+pub fn int_count<T: TryInto<i32>>(count: T) -> Option<i32> {
+    count.try_into().ok()
+}
+
 /// A point-to-point call's arguments.
 pub fn p2p(
     buf: *const c_void,

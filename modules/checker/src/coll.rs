@@ -14,17 +14,26 @@ use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Request};
 use std::ffi::{c_int, c_void};
 
 /// Runs the checks, then the nonblocking twin `start` and its test loop.
+///
+/// The twin runs on the checker's duplicate of `comm` (its same ranks),
+/// when it has one: there it follows only the blocking collectives, in
+/// their order. On `comm` itself it would match the application's own
+/// nonblocking collectives, which MPI keeps apart from blocking ones
+/// (mpi4py's `Iagree` on Open MPI, an `MPI_Iallreduce` that one rank
+/// starts before an `MPI_Barrier` and the others after it, would get
+/// the barrier's message: `MPI_ERR_TRUNCATE`).
 fn run(
     here: &Here,
     comm: MPI_Comm,
     checks: impl FnOnce() -> Checked,
-    start: impl FnOnce(&mut MPI_Request) -> c_int,
+    start: impl FnOnce(MPI_Comm, &mut MPI_Request) -> c_int,
 ) -> c_int {
     if let Err(r) = args::comm(comm).and_then(|()| checks()) {
         return r.report(here);
     }
+    let on = crate::registry::shadow(comm).unwrap_or(comm);
     let mut req = pnmpi_sdk::constants::REQUEST_NULL();
-    let rc = start(&mut req);
+    let rc = start(on, &mut req);
     if rc != mpi::SUCCESS() {
         return rc;
     }
@@ -102,9 +111,9 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        run(&here, comm, || collective::agree(&here, comm, Desc::new(here.routine)), |req| {
+        run(&here, comm, || collective::agree(&here, comm, Desc::new(here.routine)), |on, req| {
             // SAFETY: a nonblocking barrier the loop completes.
-            unsafe { pnmpi_sdk::raw::XMPI_Ibarrier(comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Ibarrier(on, req) }
         })
     }
 
@@ -120,9 +129,9 @@ pnmpi_sdk::wrap! {
             }
             args::root(root, comm)?;
             collective::agree(&here, comm, Desc::new(here.routine).root(root).data(count, datatype))
-        }, |req| {
+        }, |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Ibcast(buffer, count, datatype, root, comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Ibcast(buffer, count, datatype, root, on, req) }
         })
     }
 
@@ -143,9 +152,9 @@ pnmpi_sdk::wrap! {
                 args::disjoint(args::span(sendbuf, count, datatype), args::span(recvbuf, count, datatype))?;
             }
             collective::agree(&here, comm, Desc::new(here.routine).root(root).op(op).data(count, datatype))
-        }, |req| {
+        }, |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, on, req) }
         })
     }
 
@@ -161,9 +170,9 @@ pnmpi_sdk::wrap! {
             args::op(op)?;
             args::disjoint(args::span(sendbuf, count, datatype), args::span(recvbuf, count, datatype))?;
             collective::agree(&here, comm, Desc::new(here.routine).op(op).data(count, datatype))
-        }, |req| {
+        }, |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, on, req) }
         })
     }
 
@@ -188,9 +197,9 @@ pnmpi_sdk::wrap! {
                 (sendcount, sendtype)
             };
             collective::agree(&here, comm, Desc::new(here.routine).root(root).data(mine.0, mine.1))
-        }, |req| {
+        }, |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, on, req) }
         })
     }
 
@@ -217,9 +226,9 @@ pnmpi_sdk::wrap! {
                 (recvcount, recvtype)
             };
             collective::agree(&here, comm, Desc::new(here.routine).root(root).data(mine.0, mine.1))
-        }, |req| {
+        }, |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, on, req) }
         })
     }
 
@@ -229,9 +238,9 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |req| {
+        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
         })
     }
 
@@ -241,9 +250,9 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |req| {
+        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req) }
+            unsafe { pnmpi_sdk::raw::XMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
         })
     }
 }

@@ -52,6 +52,24 @@ impl Sends {
 /// docs/checker.md).
 pub const EAGER_LIMIT: u64 = 4040;
 
+/// Which datatypes match in a message or a collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Types {
+    /// Types that hold the same data on this machine match: integers of
+    /// one signedness and size (`MPI_LONG`, `MPI_LONG_LONG`,
+    /// `MPI_INT64_T`, `MPI_AINT`, 8-byte `MPI_INTEGER`), floating-point
+    /// and complex types of one size (`MPI_FLOAT` and `MPI_REAL`), and
+    /// `MPI_CHAR` and `MPI_UNSIGNED_CHAR`, C's types of an object's
+    /// bytes, match any data of as many bytes, as `MPI_BYTE` does. What
+    /// would corrupt data here is reported, not what would on another
+    /// machine.
+    Native,
+    /// The MPI standard's rules as written: each named type matches only
+    /// itself (`MPI_BYTE` and `MPI_PACKED` any bytes), for code that must
+    /// port to machines where `long` is not `long long`.
+    Standard,
+}
+
 /// Everything the arguments choose.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -70,6 +88,8 @@ pub struct Config {
     /// completes only through MPI's buffering is reported as a potential
     /// deadlock.
     pub sends: Sends,
+    /// `types native|standard` (default `native`): which datatypes match.
+    pub types: Types,
     /// `exit_code N` (default 3): the exit status of a process that
     /// reported an error.
     pub exit_code: i32,
@@ -131,6 +151,11 @@ pub fn parse(arg: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
             ))
         }
     };
+    let types = match arg("types").as_deref().map(str::trim) {
+        None | Some("native") => Types::Native,
+        Some("standard") => Types::Standard,
+        Some(other) => return Err(format!("types: `{other}` is neither native nor standard")),
+    };
     let exit_code = match arg("exit_code") {
         None => 3,
         Some(text) => match text.trim().parse::<i32>() {
@@ -143,6 +168,7 @@ pub fn parse(arg: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
         output,
         timeout,
         sends,
+        types,
         exit_code,
     })
 }
@@ -166,6 +192,8 @@ mod tests {
         assert_eq!(c.sends, Sends::Eager(EAGER_LIMIT));
         assert!(!c.sends.synchronous(EAGER_LIMIT) && c.sends.synchronous(EAGER_LIMIT + 1));
         assert_eq!(c.exit_code, 3);
+        assert_eq!(c.types, Types::Native);
+        assert_eq!(with(&[("types", "standard")]).unwrap().types, Types::Standard);
         assert_eq!(
             with(&[("eager_limit", "65536")]).unwrap().sends,
             Sends::Eager(65536)
@@ -193,5 +221,6 @@ mod tests {
             .unwrap_err()
             .starts_with("eager_limit:"));
         assert!(with(&[("sends", "eagerly")]).unwrap_err().starts_with("sends:"));
+        assert!(with(&[("types", "loose")]).unwrap_err().starts_with("types:"));
     }
 }

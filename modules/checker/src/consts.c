@@ -36,6 +36,26 @@ const MPI_Datatype pnmpi_checker_types[] = {
 };
 const int pnmpi_checker_type_count = sizeof pnmpi_checker_types / sizeof pnmpi_checker_types[0];
 
+/* What each of those types holds, for `types native` (types.rs): 'i'
+ * signed and 'u' unsigned integers, 'f' floating point, 'c' complex, 'b'
+ * C booleans, 'l' Fortran logicals, 'w' wide characters, 'r' raw bytes
+ * (MPI_BYTE, MPI_PACKED, and C's char and unsigned char, the types of an
+ * object's bytes), '-' a pair type, which matches only itself. */
+const char pnmpi_checker_type_kinds[] = {
+    'r', 'i', 'r', 'r', 'w',
+    'i', 'u', 'i', 'u', 'i',
+    'u', 'i', 'u', 'f',
+    'f', 'f', 'i', 'i', 'i',
+    'i', 'u', 'u', 'u', 'u',
+    'b', 'c', 'c', 'i',
+    'i', 'r', '-', '-', '-',
+    '-', '-', '-', 'i', 'f',
+    'f', 'c', 'c', 'l',
+    'r', '-', '-', '-',
+};
+_Static_assert(sizeof pnmpi_checker_type_kinds == sizeof pnmpi_checker_types / sizeof pnmpi_checker_types[0],
+               "one kind per predefined type");
+
 /* Predefined operations, likewise. */
 const MPI_Op pnmpi_checker_ops[] = {
     MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,

@@ -13,6 +13,7 @@ extern "C" {
     static pnmpi_checker_packed: MPI_Datatype;
     static pnmpi_checker_types: [MPI_Datatype; 46];
     static pnmpi_checker_type_count: c_int;
+    static pnmpi_checker_type_kinds: [u8; 46];
     static pnmpi_checker_ops: [MPI_Op; 14];
     static pnmpi_checker_op_count: c_int;
 }
@@ -67,6 +68,14 @@ pub fn predefined_types() -> &'static [MPI_Datatype] {
     // SAFETY: an immutable C array initialised at load time, of the
     // length consts.c states.
     unsafe { &pnmpi_checker_types[..pnmpi_checker_type_count as usize] }
+}
+
+/// What each of [`predefined_types`] holds, one letter each (see
+/// consts.c): what `types native` compares.
+pub fn type_kinds() -> &'static [u8] {
+    // SAFETY: an immutable C array initialised at load time, as long as
+    // pnmpi_checker_types (a static assertion in consts.c).
+    unsafe { &pnmpi_checker_type_kinds[..pnmpi_checker_type_count as usize] }
 }
 
 /// The predefined operations; an op's index is its name across ranks.

@@ -11,9 +11,10 @@
 //! - collective mismatches across ranks (`collective`): another routine,
 //!   root, operation or type signature at the same point of a
 //!   communicator's sequence of collectives;
-//! - point-to-point mismatches (`p2p`, `p2psig`): a message longer than
-//!   its receive (found before MPI's error handler ends the job), a
-//!   message whose type signature is not the receive's;
+//! - point-to-point mismatches (`p2p`, `p2psig`, `matched`): a message
+//!   longer than its receive (found before MPI's error handler ends the
+//!   job), a message whose type signature is not the receive's, also for
+//!   messages matched by `MPI_Mprobe`/`MPI_Improbe`;
 //! - deadlocks (`wait`, `watchdog`, `graph`): every rank blocked, with
 //!   the wait-for graph; cycles of standard sends that complete only
 //!   because MPI buffers them beyond the portable eager limit (`sends
@@ -44,9 +45,13 @@ mod consts;
 #[cfg(not(test))]
 mod lifecycle;
 #[cfg(not(test))]
+mod matched;
+#[cfg(not(test))]
 mod objects;
 #[cfg(not(test))]
 mod p2p;
+#[cfg(not(test))]
+mod p2p_c;
 #[cfg(not(test))]
 mod p2psig;
 #[cfg(not(test))]

@@ -86,9 +86,22 @@ fn reused_type(_here: &Here, dt: MPI_Datatype) {
     registry::lock().freed_types.remove(&key(dt));
 }
 
+/// Registers an operation with its creation number (collectives compare
+/// user operations by it across ranks).
+fn new_op(here: &Here, op: MPI_Op) {
+    let o = origin(here);
+    let mut reg = registry::lock();
+    reg.op_seq += 1;
+    let seq = reg.op_seq;
+    reg.freed_ops.remove(&key(op));
+    reg.ops.insert(key(op), OpInfo { origin: o, seq });
+}
+
+/// Wrappers that register the object each routine creates; `wrap` or,
+/// for routines only some MPIs have, `wrap_optional`.
 macro_rules! creates {
-    ($($name:ident ($($arg:ident),*) -> $out:ident by $register:ident;)*) => {
-        pnmpi_sdk::wrap! {
+    ($wrap:ident: $($name:ident ($($arg:ident),*) -> $out:ident by $register:ident;)*) => {
+        pnmpi_sdk::$wrap! {
             $(
                 /// Registers the object it creates.
                 fn $name($($arg),*) {
@@ -108,7 +121,7 @@ macro_rules! creates {
     };
 }
 
-creates! {
+creates! { wrap:
     MPI_Comm_dup(comm, newcomm) -> newcomm by new_comm;
     MPI_Comm_split(comm, color, key_, newcomm) -> newcomm by new_comm;
     MPI_Comm_create(comm, group, newcomm) -> newcomm by new_comm;
@@ -151,6 +164,35 @@ creates! {
     MPI_Type_create_f90_complex(p, r, newtype) -> newtype by reused_type;
     MPI_Type_match_size(typeclass, size, datatype) -> datatype by reused_type;
     MPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, oldtype, newtype) -> newtype by new_type;
+    MPI_Comm_remote_group(comm, group) -> group by new_group;
+    MPI_Win_get_group(win, group) -> group by new_group;
+    MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes) -> intercomm by reused_comm;
+    MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes) -> intercomm by reused_comm;
+    MPI_Op_create(user_fn, commute, op) -> op by new_op;
+}
+
+// MPI 4's creators (MPICH 4 has them, Open MPI 4.1 not), and MPI 1's,
+// which an MPI may still export: MPI may give them a freed handle again.
+creates! { wrap_optional:
+    MPI_Comm_idup_with_info(comm, info, newcomm, request) -> newcomm by reused_comm;
+    MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm) -> newcomm by new_comm;
+    MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm) -> newintercomm by new_comm;
+    MPI_Group_from_session_pset(session, pset_name, newgroup) -> newgroup by new_group;
+    MPI_Type_contiguous_c(count, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_indexed_c(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_hindexed_c(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_indexed_block_c(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_hindexed_block_c(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_struct_c(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
+    MPI_Type_create_subarray_c(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_create_resized_c(oldtype, lb, extent, newtype) -> newtype by new_type;
+    MPI_Type_create_darray_c(size, rank, ndims, gsizes, distribs, dargs, psizes, order, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
+    MPI_Op_create_c(user_fn, commute, op) -> op by new_op;
 }
 
 pnmpi_sdk::wrap! {
@@ -223,18 +265,9 @@ pnmpi_sdk::wrap! {
     /// have taken from freed ones: valid again.
     fn MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes) {
         let rc = next!();
-        let (mut ni, mut na, mut nd, mut combiner) = (0, 0, 0, 0);
-        // SAFETY: local out-parameters; MPI accepted the datatype.
-        let env = unsafe {
-            pnmpi_sdk::sys::ffi::PMPI_Type_get_envelope(datatype, &mut ni, &mut na, &mut nd, &mut combiner)
-        };
-        if rc == mpi::SUCCESS() && env == mpi::SUCCESS() {
-            let mut reg = registry::lock();
-            for i in 0..nd.clamp(0, max_datatypes) as usize {
-                // SAFETY: MPI wrote the envelope's number of handles, at
-                // most `max_datatypes`, into the caller's array.
-                reg.freed_types.remove(&key(unsafe { *array_of_datatypes.add(i) }));
-            }
+        if rc == mpi::SUCCESS() {
+            // SAFETY: the caller's array, of `max_datatypes` handles.
+            unsafe { revived_types(datatype, max_datatypes as i64, array_of_datatypes) };
         }
         rc
     }
@@ -256,26 +289,6 @@ pnmpi_sdk::wrap! {
         rc
     }
 
-    /// Registers the operation with its creation number.
-    fn MPI_Op_create(user_fn, commute, op) {
-        let here = Here::new(routine::MPI_Op_create);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        let rc = next!();
-        if rc == mpi::SUCCESS() {
-            let o = origin(&here);
-            // SAFETY: MPI just wrote the new handle.
-            let h: MPI_Op = unsafe { *op };
-            let mut reg = registry::lock();
-            reg.op_seq += 1;
-            let seq = reg.op_seq;
-            reg.freed_ops.remove(&key(h));
-            reg.ops.insert(key(h), OpInfo { origin: o, seq });
-        }
-        rc
-    }
-
     /// Forgets the operation; remembers the freed handle.
     fn MPI_Op_free(op) {
         let here = Here::new(routine::MPI_Op_free);
@@ -291,5 +304,40 @@ pnmpi_sdk::wrap! {
             reg.freed_ops.insert(key(o));
         }
         rc
+    }
+}
+
+pnmpi_sdk::wrap_optional! {
+    /// As `MPI_Type_get_contents`.
+    fn MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes) {
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            // SAFETY: the caller's array, of `max_datatypes` handles.
+            unsafe { revived_types(datatype, max_datatypes as i64, array_of_datatypes) };
+        }
+        rc
+    }
+}
+
+/// The datatypes `MPI_Type_get_contents` just wrote to `array` for
+/// `datatype`'s constructor: new handles, which MPI may have taken from
+/// freed ones, valid again.
+///
+/// # Safety
+/// `array` holds `max` handles, the first ones written by MPI.
+unsafe fn revived_types(datatype: MPI_Datatype, max: i64, array: *const MPI_Datatype) {
+    let (mut ni, mut na, mut nd, mut combiner) = (0, 0, 0, 0);
+    // SAFETY: local out-parameters; MPI accepted the datatype.
+    let env = unsafe {
+        pnmpi_sdk::sys::ffi::PMPI_Type_get_envelope(datatype, &mut ni, &mut na, &mut nd, &mut combiner)
+    };
+    if env != mpi::SUCCESS() {
+        return;
+    }
+    let mut reg = registry::lock();
+    for i in 0..i64::from(nd).clamp(0, max.max(0)) as usize {
+        // SAFETY: MPI wrote the envelope's number of handles, at most
+        // `max`, into the caller's array.
+        reg.freed_types.remove(&key(unsafe { *array.add(i) }));
     }
 }

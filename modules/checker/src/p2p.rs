@@ -59,7 +59,7 @@ pub fn collective_waits(comm: MPI_Comm) -> Blocked {
 }
 
 /// What a receive from `source` (or any) with `tag` waits for.
-fn recv_waits(source: i32, tag: i32, comm: MPI_Comm) -> Blocked {
+pub fn recv_waits(source: i32, tag: i32, comm: MPI_Comm) -> Blocked {
     if source == mpi::ANY_SOURCE() {
         return wait::waiting_for(Vec::new(), true, format!("a message from any rank (tag {tag})"));
     }
@@ -118,7 +118,7 @@ pub fn test(req: &mut MPI_Request, status: *mut MPI_Status) -> Result<bool, c_in
 /// an `MPI_Send` that `sends` checks as synchronous (by default, one of
 /// more than `eager_limit` bytes), else `MPI_Isend`.
 #[allow(clippy::too_many_arguments)]
-fn send(
+pub fn send(
     here: &Here,
     buf: *const c_void,
     count: c_int,
@@ -158,7 +158,7 @@ fn send(
 }
 
 /// Whether a message of `bytes` fits `count` elements of `dt`.
-fn truncation(bytes: i64, count: c_int, dt: ffi::MPI_Datatype) -> Checked {
+pub fn truncation(bytes: i64, count: c_int, dt: ffi::MPI_Datatype) -> Checked {
     let room = types::size(dt) as i64 * count.max(0) as i64;
     if bytes > room {
         let mut r = refuse(
@@ -175,7 +175,7 @@ fn truncation(bytes: i64, count: c_int, dt: ffi::MPI_Datatype) -> Checked {
 /// A blocking receive: `MPI_Improbe` until a message matches, the
 /// truncation check, then `MPI_Mrecv`.
 #[allow(clippy::too_many_arguments)]
-fn recv(
+pub fn recv(
     here: &Here,
     buf: *mut c_void,
     count: c_int,
@@ -208,21 +208,35 @@ fn recv(
     if rc != mpi::SUCCESS() {
         return rc;
     }
-    let mut bytes: c_int = 0;
-    // SAFETY: the status Improbe filled.
-    unsafe { ffi::PMPI_Get_count(&probed, mpi::BYTE(), &mut bytes) };
     let signature = p2psig::verify(&probed, comm, count, dt);
+    receive_matched(here, (buf, count, dt), &mut msg, &probed, signature, status)
+}
+
+/// Receives the message `msg`, matched as `probed` says, into the
+/// application's `(buf, count, dt)` and `status`; reports a message
+/// longer than the buffer (then received elsewhere, so that MPI does not
+/// end the job, and the buffer is left as it was), else the outcome
+/// `signature` of its type signature's comparison.
+pub fn receive_matched(
+    here: &Here,
+    (buf, count, dt): (*mut c_void, c_int, ffi::MPI_Datatype),
+    msg: &mut MPI_Message,
+    probed: &MPI_Status,
+    signature: Checked,
+    status: *mut MPI_Status,
+) -> c_int {
+    let mut bytes: c_int = 0;
+    // SAFETY: the status the matching probe filled.
+    unsafe { ffi::PMPI_Get_count(probed, mpi::BYTE(), &mut bytes) };
     if let Err(r) = truncation(bytes as i64, count, dt) {
         let code = r.report(here);
-        // Receive the matched message elsewhere, so that MPI does not end
-        // the job: the application's buffer is left as it was.
         let mut scratch = vec![0u8; bytes.max(0) as usize];
         // SAFETY: `scratch` holds the whole message as bytes.
-        unsafe { x::XMPI_Mrecv(scratch.as_mut_ptr().cast(), bytes, mpi::BYTE(), &mut msg, status) };
+        unsafe { x::XMPI_Mrecv(scratch.as_mut_ptr().cast(), bytes, mpi::BYTE(), msg, status) };
         return code;
     }
     // SAFETY: the application's buffer and status for the message it matched.
-    let rc = unsafe { x::XMPI_Mrecv(buf, count, dt, &mut msg, status) };
+    let rc = unsafe { x::XMPI_Mrecv(buf, count, dt, msg, status) };
     match signature {
         Ok(()) => rc,
         Err(r) => r.report(here),
@@ -231,7 +245,7 @@ fn recv(
 
 /// A send checked and passed on as it is (`call`): its arguments, then
 /// its signature message.
-fn passed_on(
+pub fn passed_on(
     here: &Here,
     data: (*const c_void, c_int, ffi::MPI_Datatype),
     envelope: (c_int, c_int, MPI_Comm),
@@ -245,6 +259,110 @@ fn passed_on(
         }
         Err(r) => r.report(here),
     }
+}
+
+/// `MPI_Sendrecv`, checked (both halves, and that the buffers do not
+/// overlap), as a test loop of a receive and a send (synchronous if
+/// `sends` says so).
+pub fn sendrecv(
+    here: &Here,
+    (sendbuf, sendcount, sendtype, dest, sendtag): (*const c_void, c_int, ffi::MPI_Datatype, c_int, c_int),
+    (recvbuf, recvcount, recvtype, source, recvtag): (*mut c_void, c_int, ffi::MPI_Datatype, c_int, c_int),
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> c_int {
+    let checked = args::p2p(sendbuf, sendcount, sendtype, dest, sendtag, comm, false)
+        .and_then(|()| args::p2p(recvbuf, recvcount, recvtype, source, recvtag, comm, true))
+        .and_then(|()| {
+            args::disjoint(
+                args::span(sendbuf, sendcount, sendtype),
+                args::span(recvbuf, recvcount, recvtype),
+            )
+        });
+    if let Err(r) = checked {
+        return r.report(here);
+    }
+    let mut reqs = [mpi::REQUEST_NULL(), mpi::REQUEST_NULL()];
+    // SAFETY: the application's arguments; both requests complete in
+    // the loop below before the wrapper returns.
+    let rc = unsafe { x::XMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &mut reqs[0]) };
+    if rc != mpi::SUCCESS() {
+        return rc;
+    }
+    let (sync, bytes) = standard_is_synchronous(sendcount, sendtype);
+    p2psig::announce(sendcount, sendtype, dest, sendtag, comm);
+    // SAFETY: as above.
+    let rc = unsafe {
+        if sync {
+            x::XMPI_Issend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut reqs[1])
+        } else {
+            x::XMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut reqs[1])
+        }
+    };
+    if rc != mpi::SUCCESS() {
+        return rc;
+    }
+    let mut statuses = [empty_status(), empty_status()];
+    let rc = block_on(
+        here,
+        || {
+            let mut b = recv_waits(source, recvtag, comm);
+            if dest != mpi::PROC_NULL() {
+                let send = send_waits(dest, sendtag, comm, bytes, sync);
+                b.peers.extend(send.peers);
+                b.waits = format!("{} and {}", b.waits, send.waits);
+                b.standard_send = sync;
+            }
+            b
+        },
+        || {
+            // SAFETY: our two requests and room for their statuses.
+            crate::wait::flagged(|flag| unsafe {
+                x::XMPI_Testall(2, reqs.as_mut_ptr(), flag, statuses.as_mut_ptr())
+            })
+        },
+    );
+    give(status, &statuses[0]);
+    // MPICH's status of a receive from MPI_PROC_NULL may name rank 0.
+    if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
+        let got = statuses[0];
+        if let Err(r) = p2psig::verify(&got, comm, recvcount, recvtype) {
+            return r.report(here);
+        }
+    }
+    rc
+}
+
+/// `MPI_Sendrecv_replace`, checked; its message's signature sent and its
+/// receive's compared.
+pub fn sendrecv_replace(
+    here: &Here,
+    (buf, count, datatype): (*mut c_void, c_int, ffi::MPI_Datatype),
+    (dest, sendtag): (c_int, c_int),
+    (source, recvtag): (c_int, c_int),
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> c_int {
+    let checked = args::p2p(buf, count, datatype, dest, sendtag, comm, false)
+        .and_then(|()| args::p2p(buf, count, datatype, source, recvtag, comm, true));
+    if let Err(r) = checked {
+        return r.report(here);
+    }
+    p2psig::announce(count, datatype, dest, sendtag, comm);
+    let mut own = empty_status();
+    // SAFETY: the application's buffer and envelope; our status.
+    let rc = unsafe {
+        x::XMPI_Sendrecv_replace(
+            buf, count, datatype, dest, sendtag, source, recvtag, comm, &mut own,
+        )
+    };
+    give(status, &own);
+    if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
+        if let Err(r) = p2psig::verify(&own, comm, count, datatype) {
+            return r.report(here);
+        }
+    }
+    rc
 }
 
 pnmpi_sdk::wrap! {
@@ -294,60 +412,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        let checked = args::p2p(sendbuf, sendcount, sendtype, dest, sendtag, comm, false)
-            .and_then(|()| args::p2p(recvbuf, recvcount, recvtype, source, recvtag, comm, true))
-            .and_then(|()| {
-                args::disjoint(
-                    args::span(sendbuf, sendcount, sendtype),
-                    args::span(recvbuf, recvcount, recvtype),
-                )
-            });
-        if let Err(r) = checked {
-            return r.report(&here);
-        }
-        let mut reqs = [mpi::REQUEST_NULL(), mpi::REQUEST_NULL()];
-        // SAFETY: the application's arguments; both requests complete in
-        // the loop below before the wrapper returns.
-        let rc = unsafe { x::XMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &mut reqs[0]) };
-        if rc != mpi::SUCCESS() {
-            return rc;
-        }
-        let (sync, bytes) = standard_is_synchronous(sendcount, sendtype);
-        p2psig::announce(sendcount, sendtype, dest, sendtag, comm);
-        // SAFETY: as above.
-        let rc = unsafe {
-            if sync {
-                x::XMPI_Issend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut reqs[1])
-            } else {
-                x::XMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut reqs[1])
-            }
-        };
-        if rc != mpi::SUCCESS() {
-            return rc;
-        }
-        let mut statuses = [empty_status(), empty_status()];
-        let rc = block_on(&here, || {
-            let mut b = recv_waits(source, recvtag, comm);
-            if dest != mpi::PROC_NULL() {
-                let send = send_waits(dest, sendtag, comm, bytes, sync);
-                b.peers.extend(send.peers);
-                b.waits = format!("{} and {}", b.waits, send.waits);
-                b.standard_send = sync;
-            }
-            b
-        }, || {
-            // SAFETY: our two requests and room for their statuses.
-            crate::wait::flagged(|flag| unsafe { x::XMPI_Testall(2, reqs.as_mut_ptr(), flag, statuses.as_mut_ptr()) })
-        });
-        give(status, &statuses[0]);
-        // MPICH's status of a receive from MPI_PROC_NULL may name rank 0.
-        if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
-            let got = statuses[0];
-            if let Err(r) = p2psig::verify(&got, comm, recvcount, recvtype) {
-                return r.report(&here);
-            }
-        }
-        rc
+        sendrecv(&here, (sendbuf, sendcount, sendtype, dest, sendtag), (recvbuf, recvcount, recvtype, source, recvtag), comm, status)
     }
 
     /// Checked; its message's signature sent and its receive's compared.
@@ -356,22 +421,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        let checked = args::p2p(buf, count, datatype, dest, sendtag, comm, false)
-            .and_then(|()| args::p2p(buf, count, datatype, source, recvtag, comm, true));
-        if let Err(r) = checked {
-            return r.report(&here);
-        }
-        p2psig::announce(count, datatype, dest, sendtag, comm);
-        let mut own = empty_status();
-        // SAFETY: the application's buffer and envelope; our status.
-        let rc = unsafe { x::XMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &mut own) };
-        give(status, &own);
-        if rc == mpi::SUCCESS() && source != mpi::PROC_NULL() {
-            if let Err(r) = p2psig::verify(&own, comm, count, datatype) {
-                return r.report(&here);
-            }
-        }
-        rc
+        sendrecv_replace(&here, (buf, count, datatype), (dest, sendtag), (source, recvtag), comm, status)
     }
 
     /// Checked, as an `MPI_Iprobe` loop.

@@ -15,10 +15,12 @@
 //! order, the first of as many bytes as it received, and keeps the ones
 //! before it for the receives that complete later.
 //!
-//! Limits: two such receives of messages of equal sizes but other type
-//! signatures, completed out of order, compare each other's; receives
-//! the checker does not wrap (`MPI_Mrecv`,
-//! `MPI_Imrecv` by the application) leave their signatures unreceived.
+//! A message matched by `MPI_Mprobe`/`MPI_Improbe` gets its signature at
+//! the probe, in its order; its `MPI_Mrecv`/`MPI_Imrecv` compares it
+//! (`matched`).
+//!
+//! Limit: two nonblocking receives of messages of equal sizes but other
+//! type signatures, completed out of order, compare each other's.
 //! Cost: one 32-byte message more per message.
 
 use crate::args::{refuse, Checked};
@@ -138,29 +140,49 @@ fn arrives(source: c_int, tag: c_int, shadow: MPI_Comm) -> bool {
 /// elements of `dt` on `comm` just got (`status`), and checks that it
 /// fits.
 pub fn verify(status: &MPI_Status, comm: MPI_Comm, count: c_int, dt: MPI_Datatype) -> Checked {
+    compare(claim(status, comm), status, count, dt)
+}
+
+/// Receives the signature of the message `status` describes, just
+/// matched on `comm` (by a receive, or by `MPI_Mprobe` for a later
+/// `MPI_Mrecv`): `None` if it has none (from `MPI_PROC_NULL`, on a
+/// communicator the checker does not know, or sent by a routine it does
+/// not wrap).
+pub fn claim(status: &MPI_Status, comm: MPI_Comm) -> Option<Sig> {
     let (source, tag) = (status.MPI_SOURCE, status.MPI_TAG);
     if source == mpi::PROC_NULL() || source < 0 {
-        return Ok(());
+        return None;
     }
-    let Some(shadow) = registry::shadow(comm) else {
-        return Ok(());
-    };
+    let shadow = registry::shadow(comm)?;
     let mut got: c_int = 0;
     // SAFETY: the receive's status; a local out-parameter.
     unsafe { ffi::PMPI_Get_count(status, mpi::BYTE(), &mut got) };
-    let Some(sent) = take(shadow, source, tag, got.max(0) as u64) else {
+    take(shadow, source, tag, got.max(0) as u64)
+}
+
+/// Checks that the message `status` describes, of signature `sent`
+/// (`None`: not compared), fits a receive of `count` elements of `dt`.
+pub fn compare(sent: Option<Sig>, status: &MPI_Status, count: c_int, dt: MPI_Datatype) -> Checked {
+    let Some(sent) = sent else {
         return Ok(());
     };
     let unit = types::signature(dt);
     if sent.fits(unit, count.max(0) as u64) {
         return Ok(());
     }
+    let (source, tag) = (status.MPI_SOURCE, status.MPI_TAG);
     let mut r = refuse(
         Err::Type,
         "type-mismatch",
         format!(
-            "the message from rank {source} (tag {tag}) has another type signature ({} elements, {} bytes) than this receive ({count} elements of {} bytes each)",
-            sent.len, sent.bytes, unit.bytes
+            "the message from rank {source} (tag {tag}) has another type signature ({} elements, {} bytes) than this receive ({count} elements of {} bytes each{})",
+            sent.len,
+            sent.bytes,
+            unit.bytes,
+            match types::name(dt) {
+                n if n.is_empty() => String::new(),
+                n => format!(", {n}"),
+            }
         ),
     );
     r.class = Class::P2p;

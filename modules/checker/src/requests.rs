@@ -49,7 +49,7 @@ fn sum_of(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> Option<(usize, 
 
 /// Before a call writes `*request`: reports if it still holds an active
 /// request (which is then lost).
-fn check_reuse(here: &Here, request: *mut MPI_Request) {
+pub fn check_reuse(here: &Here, request: *mut MPI_Request) {
     if request.is_null() {
         return;
     }
@@ -72,7 +72,7 @@ fn check_reuse(here: &Here, request: *mut MPI_Request) {
 }
 
 /// Registers the request a call just started.
-fn started(here: &Here, request: *mut MPI_Request, info: RequestInfo) {
+pub fn started(here: &Here, request: *mut MPI_Request, info: RequestInfo) {
     // SAFETY: the caller's request variable, which MPI just set.
     let h = key(unsafe { *request });
     if h == key(mpi::REQUEST_NULL()) {
@@ -237,24 +237,28 @@ fn activate(here: &Here, h: u64) {
     }
 }
 
+/// Wrappers of nonblocking and persistent point-to-point calls (`wrap`,
+/// or `wrap_optional` for MPI 4's large-count ones, checked as their
+/// `int` twins when the count fits an `int`, else passed on).
 macro_rules! nonblocking {
-    ($($(#[$doc:meta])* $name:ident, recv: $recv:literal, persistent: $persistent:literal;)*) => {
-        pnmpi_sdk::wrap! {
+    ($wrap:ident: $($(#[$doc:meta])* $name:ident, recv: $recv:literal, persistent: $persistent:literal;)*) => {
+        pnmpi_sdk::$wrap! {
             $(
                 $(#[$doc])*
                 fn $name(buf, count, datatype, peer, tag, comm, request) {
                     let here = Here::new(routine::$name);
-                    if let Some(rc) = gate(&here) {
-                        return rc;
+                    match (gate(&here), args::int_count(count)) {
+                        (Some(rc), _) => rc,
+                        (None, None) => next!(),
+                        (None, Some(n)) => start(&here, buf as *const c_void, n, datatype, peer, tag, comm, $recv, request, $persistent, || next!()),
                     }
-                    start(&here, buf as *const c_void, count, datatype, peer, tag, comm, $recv, request, $persistent, || next!())
                 }
             )*
         }
     };
 }
 
-nonblocking! {
+nonblocking! { wrap:
     /// Checked and registered, its buffer's checksum taken.
     MPI_Isend, recv: false, persistent: false;
     /// Checked and registered, its buffer's checksum taken.
@@ -275,6 +279,30 @@ nonblocking! {
     MPI_Rsend_init, recv: false, persistent: true;
     /// Checked and registered, inactive.
     MPI_Recv_init, recv: true, persistent: true;
+}
+
+// MPI 4's large-count twins (MPICH 4 has them, Open MPI 4.1 not).
+nonblocking! { wrap_optional:
+    /// As `MPI_Isend`.
+    MPI_Isend_c, recv: false, persistent: false;
+    /// As `MPI_Issend`.
+    MPI_Issend_c, recv: false, persistent: false;
+    /// As `MPI_Irsend`.
+    MPI_Irsend_c, recv: false, persistent: false;
+    /// As `MPI_Ibsend`.
+    MPI_Ibsend_c, recv: false, persistent: false;
+    /// As `MPI_Irecv`.
+    MPI_Irecv_c, recv: true, persistent: false;
+    /// As `MPI_Send_init`.
+    MPI_Send_init_c, recv: false, persistent: true;
+    /// As `MPI_Ssend_init`.
+    MPI_Ssend_init_c, recv: false, persistent: true;
+    /// As `MPI_Bsend_init`.
+    MPI_Bsend_init_c, recv: false, persistent: true;
+    /// As `MPI_Rsend_init`.
+    MPI_Rsend_init_c, recv: false, persistent: true;
+    /// As `MPI_Recv_init`.
+    MPI_Recv_init_c, recv: true, persistent: true;
 }
 
 /// Waits for one request as a test loop.

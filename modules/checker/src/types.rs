@@ -3,6 +3,7 @@
 //! natively: the checker's own queries), its size, and whether its data
 //! is one contiguous span (for checksums).
 
+use crate::config::{self, Types};
 use crate::consts;
 use crate::registry;
 use crate::sig::Sig;
@@ -27,8 +28,9 @@ fn table() -> &'static [(u64, u64, Sig)] {
     PREDEFINED.get_or_init(|| {
         let mut all: Vec<(u64, u64, Sig)> = consts::predefined_types()
             .iter()
+            .zip(consts::type_kinds())
             .enumerate()
-            .map(|(i, &t)| (t.bits(), i as u64 + 1, named(t, i as u64 + 1)))
+            .map(|(i, (&t, &kind))| (t.bits(), i as u64 + 1, named(t, i as u64 + 1, kind)))
             .collect();
         // Aliases (one handle under two names) keep their first name.
         all.sort_by_key(|&(bits, id, _)| (bits, id));
@@ -103,12 +105,32 @@ pub fn signature(dt: MPI_Datatype) -> Sig {
     walk(dt, 0)
 }
 
-/// A predefined type's signature.
-fn named(dt: MPI_Datatype, id: u64) -> Sig {
-    if consts::untyped().iter().any(|t| t.bits() == dt.bits()) {
-        Sig::opaque(native_size(dt))
+/// The name MPI gives `dt` (`MPI_INT`, a name the application set, or
+/// "" for a derived type without one), for reports.
+pub fn name(dt: MPI_Datatype) -> String {
+    let mut buf = [0u8; 256];
+    let mut len: c_int = 0;
+    // SAFETY: room for MPI_MAX_OBJECT_NAME (at most 256 bytes here) and
+    // its length; MPI checks the handle.
+    let rc = unsafe { ffi::PMPI_Type_get_name(dt, buf.as_mut_ptr().cast(), &mut len) };
+    if rc != pnmpi_sdk::constants::SUCCESS() {
+        return String::new();
+    }
+    String::from_utf8_lossy(&buf[..len.clamp(0, 255) as usize]).into_owned()
+}
+
+/// A predefined type's signature: named `id`, or under `types native`
+/// by what it holds (`kind`, see consts.c) and its size.
+fn named(dt: MPI_Datatype, id: u64, kind: u8) -> Sig {
+    let size = native_size(dt);
+    let native = config::get().types == Types::Native;
+    if consts::untyped().iter().any(|t| t.bits() == dt.bits()) || (native && kind == b'r') {
+        Sig::opaque(size)
+    } else if native && kind != b'-' {
+        // Above the ids of named types (1 to the number of them).
+        Sig::basic(1 << 16 | u64::from(kind) << 8 | size, size)
     } else {
-        Sig::basic(id, native_size(dt))
+        Sig::basic(id, size)
     }
 }
 
@@ -150,8 +172,7 @@ pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
         return opaque();
     };
     if combiner == Combiner::Named {
-        let id = predefined(dt);
-        return if id == 0 { opaque() } else { named(dt, id) };
+        return lookup(dt).map_or_else(opaque, |e| e.2);
     }
     let mut ints = vec![0 as c_int; ni.max(0) as usize];
     let mut addrs = vec![0 as MPI_Aint; na.max(0) as usize];
