@@ -27,6 +27,7 @@ use crate::args::{refuse, Checked};
 use crate::config;
 use crate::consts::Err;
 use crate::registry;
+use crate::registry::HandleHasher;
 use crate::report::Class;
 use crate::sig::Sig;
 use crate::types;
@@ -36,6 +37,7 @@ use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status}
 use pnmpi_sdk::sys::Handle;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::c_int;
+use std::hash::BuildHasherDefault;
 
 /// Signature sends in flight, with their buffers, and the buffers of
 /// completed ones, kept for the next sends (no allocation per message).
@@ -57,8 +59,9 @@ static PENDING: Mutex<Pending> = Mutex::new(Pending {
 });
 
 /// Signatures received ahead of their receive's completion, by duplicate
-/// communicator, source and tag, in their order.
-type Early = HashMap<(u64, c_int, c_int), VecDeque<Sig>>;
+/// communicator, source and tag, in their order (looked up at every
+/// checked receive: hashed as handles are).
+type Early = HashMap<(u64, c_int, c_int), VecDeque<Sig>, BuildHasherDefault<HandleHasher>>;
 
 static EARLY: Mutex<Option<Early>> = Mutex::new(None);
 
@@ -198,9 +201,11 @@ fn take(shadow: MPI_Comm, source: c_int, tag: c_int, bytes: u64) -> Option<Sig> 
     loop {
         {
             let mut early = EARLY.lock();
-            let queue = early.get_or_insert_with(HashMap::new).entry(at).or_default();
-            if let Some(i) = queue.iter().position(|s| s.bytes == bytes) {
-                return queue.remove(i);
+            let queue = early.as_mut().and_then(|e| e.get_mut(&at));
+            if let Some(queue) = queue {
+                if let Some(i) = queue.iter().position(|s| s.bytes == bytes) {
+                    return queue.remove(i);
+                }
             }
         }
         if !arrives(source, tag, shadow) {
@@ -230,7 +235,7 @@ fn take(shadow: MPI_Comm, source: c_int, tag: c_int, bytes: u64) -> Option<Sig> 
         }
         EARLY
             .lock()
-            .get_or_insert_with(HashMap::new)
+            .get_or_insert_with(Early::default)
             .entry(at)
             .or_default()
             .push_back(sig);

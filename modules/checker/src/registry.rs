@@ -29,6 +29,10 @@ impl Hasher for HandleHasher {
         }
     }
     #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
     fn write_u64(&mut self, h: u64) {
         // Fibonacci hashing; the high bits, which hashbrown uses, mix all.
         self.0 = (self.0 ^ h).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(20);
