@@ -10,7 +10,7 @@ use crate::site::Here;
 use crate::wait::block_on;
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw::routine;
-use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Request};
+use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request};
 use std::ffi::{c_int, c_void};
 
 /// Runs the checks, then the nonblocking twin `start` and its test loop.
@@ -89,6 +89,7 @@ fn piece(
 /// against each other, and the call across ranks.
 fn every_to_every(
     here: &Here,
+    kind: usize,
     comm: MPI_Comm,
     sendbuf: *const c_void,
     send: (c_int, MPI_Datatype),
@@ -101,7 +102,287 @@ fn every_to_every(
         collective::pieces_agree(comm, send, recv)?;
     }
     let mine = piece(sendbuf, send, recv);
-    collective::agree(here, comm, Desc::new(here.routine).data(mine.0, mine.1))
+    collective::agree(here, comm, Desc::new(kind).data(mine.0, mine.1))
+}
+
+/// `MPI_Bcast`, checked and compared across ranks: `MPI_Ibcast` and a test loop.
+#[allow(clippy::too_many_arguments)]
+fn bcast(
+    here: &Here,
+    buffer: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    run(
+        here,
+        comm,
+        || {
+            if root != mpi::PROC_NULL() || !args::is_inter(comm) {
+                data(buffer, count, datatype)?;
+            }
+            args::root(root, comm)?;
+            collective::agree(
+                here,
+                comm,
+                Desc::new(routine::MPI_Bcast).root(root).data(count, datatype),
+            )
+        },
+        |on, req| {
+            // SAFETY: the application's arguments; the loop completes the request.
+            unsafe { pnmpi_sdk::raw::XMPI_Ibcast(buffer, count, datatype, root, on, req) }
+        },
+    )
+}
+
+/// `MPI_Reduce`, checked and compared across ranks: `MPI_Ireduce` and a test loop.
+#[allow(clippy::too_many_arguments)]
+fn reduce(
+    here: &Here,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    run(
+        here,
+        comm,
+        || {
+            if contributes(root, comm) {
+                data(sendbuf, count, datatype)?;
+            }
+            args::op(op)?;
+            args::root(root, comm)?;
+            if is_root(root, comm) {
+                data(recvbuf, count, datatype)?;
+                args::disjoint(
+                    args::span(sendbuf, count, datatype),
+                    args::span(recvbuf, count, datatype),
+                )?;
+            }
+            collective::agree(
+                here,
+                comm,
+                Desc::new(routine::MPI_Reduce)
+                    .root(root)
+                    .op(op)
+                    .data(count, datatype),
+            )
+        },
+        |on, req| {
+            // SAFETY: the application's arguments; the loop completes the request.
+            unsafe { pnmpi_sdk::raw::XMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, on, req) }
+        },
+    )
+}
+
+/// `MPI_Allreduce`, checked and compared across ranks: `MPI_Iallreduce` and a test loop.
+#[allow(clippy::too_many_arguments)]
+fn allreduce(
+    here: &Here,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> c_int {
+    run(
+        here,
+        comm,
+        || {
+            data(sendbuf, count, datatype)?;
+            data(recvbuf, count, datatype)?;
+            args::op(op)?;
+            args::disjoint(
+                args::span(sendbuf, count, datatype),
+                args::span(recvbuf, count, datatype),
+            )?;
+            collective::agree(
+                here,
+                comm,
+                Desc::new(routine::MPI_Allreduce).op(op).data(count, datatype),
+            )
+        },
+        |on, req| {
+            // SAFETY: the application's arguments; the loop completes the request.
+            unsafe { pnmpi_sdk::raw::XMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, on, req) }
+        },
+    )
+}
+
+/// `MPI_Gather`, checked and compared across ranks: `MPI_Igather` and a test loop.
+#[allow(clippy::too_many_arguments)]
+fn gather(
+    here: &Here,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    run(
+        here,
+        comm,
+        || {
+            if contributes(root, comm) {
+                data(sendbuf, sendcount, sendtype)?;
+            }
+            args::root(root, comm)?;
+            let mine = if is_root(root, comm) {
+                data(recvbuf, recvcount, recvtype)?;
+                if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
+                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
+                }
+                piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype))
+            } else {
+                (sendcount, sendtype)
+            };
+            collective::agree(
+                here,
+                comm,
+                Desc::new(routine::MPI_Gather).root(root).data(mine.0, mine.1),
+            )
+        },
+        |on, req| {
+            // SAFETY: the application's arguments; the loop completes the request.
+            unsafe {
+                pnmpi_sdk::raw::XMPI_Igather(
+                    sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, on, req,
+                )
+            }
+        },
+    )
+}
+
+/// `MPI_Scatter`, checked and compared across ranks: `MPI_Iscatter` and a test loop.
+#[allow(clippy::too_many_arguments)]
+fn scatter(
+    here: &Here,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    run(
+        here,
+        comm,
+        || {
+            if contributes(root, comm) {
+                data(recvbuf, recvcount, recvtype)?;
+            }
+            args::root(root, comm)?;
+            let mine = if is_root(root, comm) {
+                data(sendbuf, sendcount, sendtype)?;
+                if recvbuf != mpi::IN_PLACE() {
+                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
+                    (recvcount, recvtype)
+                } else {
+                    (sendcount, sendtype)
+                }
+            } else {
+                (recvcount, recvtype)
+            };
+            collective::agree(
+                here,
+                comm,
+                Desc::new(routine::MPI_Scatter).root(root).data(mine.0, mine.1),
+            )
+        },
+        |on, req| {
+            // SAFETY: the application's arguments; the loop completes the request.
+            unsafe {
+                pnmpi_sdk::raw::XMPI_Iscatter(
+                    sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, on, req,
+                )
+            }
+        },
+    )
+}
+
+/// `MPI_Allgather`, checked and compared across ranks: `MPI_Iallgather` and a test loop.
+#[allow(clippy::too_many_arguments)]
+fn allgather(
+    here: &Here,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    run(
+        here,
+        comm,
+        || {
+            every_to_every(
+                here,
+                routine::MPI_Allgather,
+                comm,
+                sendbuf,
+                (sendcount, sendtype),
+                recvbuf,
+                (recvcount, recvtype),
+            )
+        },
+        |on, req| {
+            // SAFETY: the application's arguments; the loop completes the request.
+            unsafe {
+                pnmpi_sdk::raw::XMPI_Iallgather(
+                    sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req,
+                )
+            }
+        },
+    )
+}
+
+/// `MPI_Alltoall`, checked and compared across ranks: `MPI_Ialltoall` and a test loop.
+#[allow(clippy::too_many_arguments)]
+fn alltoall(
+    here: &Here,
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    run(
+        here,
+        comm,
+        || {
+            every_to_every(
+                here,
+                routine::MPI_Alltoall,
+                comm,
+                sendbuf,
+                (sendcount, sendtype),
+                recvbuf,
+                (recvcount, recvtype),
+            )
+        },
+        |on, req| {
+            // SAFETY: the application's arguments; the loop completes the request.
+            unsafe {
+                pnmpi_sdk::raw::XMPI_Ialltoall(
+                    sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req,
+                )
+            }
+        },
+    )
 }
 
 pnmpi_sdk::wrap! {
@@ -120,139 +401,117 @@ pnmpi_sdk::wrap! {
     /// Checked and compared across ranks; `MPI_Ibcast` and a test loop.
     fn MPI_Bcast(buffer, count, datatype, root, comm) {
         let here = Here::new(routine::MPI_Bcast);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        run(&here, comm, || {
-            if root != mpi::PROC_NULL() || !args::is_inter(comm) {
-                data(buffer, count, datatype)?;
-            }
-            args::root(root, comm)?;
-            collective::agree(&here, comm, Desc::new(here.routine).root(root).data(count, datatype))
-        }, |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Ibcast(buffer, count, datatype, root, on, req) }
-        })
+        gate(&here).unwrap_or_else(|| bcast(&here, buffer, count, datatype, root, comm))
     }
 
     /// Checked and compared across ranks; `MPI_Ireduce` and a test loop.
     fn MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm) {
         let here = Here::new(routine::MPI_Reduce);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        run(&here, comm, || {
-            if contributes(root, comm) {
-                data(sendbuf, count, datatype)?;
-            }
-            args::op(op)?;
-            args::root(root, comm)?;
-            if is_root(root, comm) {
-                data(recvbuf, count, datatype)?;
-                args::disjoint(args::span(sendbuf, count, datatype), args::span(recvbuf, count, datatype))?;
-            }
-            collective::agree(&here, comm, Desc::new(here.routine).root(root).op(op).data(count, datatype))
-        }, |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, on, req) }
-        })
+        gate(&here).unwrap_or_else(|| reduce(&here, sendbuf, recvbuf, count, datatype, op, root, comm))
     }
 
     /// Checked and compared across ranks; `MPI_Iallreduce` and a test loop.
     fn MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) {
         let here = Here::new(routine::MPI_Allreduce);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        run(&here, comm, || {
-            data(sendbuf, count, datatype)?;
-            data(recvbuf, count, datatype)?;
-            args::op(op)?;
-            args::disjoint(args::span(sendbuf, count, datatype), args::span(recvbuf, count, datatype))?;
-            collective::agree(&here, comm, Desc::new(here.routine).op(op).data(count, datatype))
-        }, |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, on, req) }
-        })
+        gate(&here).unwrap_or_else(|| allreduce(&here, sendbuf, recvbuf, count, datatype, op, comm))
     }
 
     /// Checked and compared across ranks; `MPI_Igather` and a test loop.
     fn MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) {
         let here = Here::new(routine::MPI_Gather);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        run(&here, comm, || {
-            if contributes(root, comm) {
-                data(sendbuf, sendcount, sendtype)?;
-            }
-            args::root(root, comm)?;
-            let mine = if is_root(root, comm) {
-                data(recvbuf, recvcount, recvtype)?;
-                if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
-                }
-                piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype))
-            } else {
-                (sendcount, sendtype)
-            };
-            collective::agree(&here, comm, Desc::new(here.routine).root(root).data(mine.0, mine.1))
-        }, |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, on, req) }
-        })
+        gate(&here).unwrap_or_else(|| gather(&here, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
     }
 
     /// Checked and compared across ranks; `MPI_Iscatter` and a test loop.
     fn MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) {
         let here = Here::new(routine::MPI_Scatter);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        run(&here, comm, || {
-            if contributes(root, comm) {
-                data(recvbuf, recvcount, recvtype)?;
-            }
-            args::root(root, comm)?;
-            let mine = if is_root(root, comm) {
-                data(sendbuf, sendcount, sendtype)?;
-                if recvbuf != mpi::IN_PLACE() {
-                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
-                    (recvcount, recvtype)
-                } else {
-                    (sendcount, sendtype)
-                }
-            } else {
-                (recvcount, recvtype)
-            };
-            collective::agree(&here, comm, Desc::new(here.routine).root(root).data(mine.0, mine.1))
-        }, |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, on, req) }
-        })
+        gate(&here).unwrap_or_else(|| scatter(&here, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
     }
 
     /// Checked and compared across ranks; `MPI_Iallgather` and a test loop.
     fn MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) {
         let here = Here::new(routine::MPI_Allgather);
-        if let Some(rc) = gate(&here) {
-            return rc;
-        }
-        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
-        })
+        gate(&here).unwrap_or_else(|| allgather(&here, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
     }
 
     /// Checked and compared across ranks; `MPI_Ialltoall` and a test loop.
     fn MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) {
         let here = Here::new(routine::MPI_Alltoall);
-        if let Some(rc) = gate(&here) {
-            return rc;
+        gate(&here).unwrap_or_else(|| alltoall(&here, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+    }
+}
+
+// MPI 4's large-count collectives (MPICH 4 has them, Open MPI 4.1 not):
+// checked as their `int` twins, whose routine they are compared as, when
+// the counts fit an `int`, else passed on unchecked.
+pnmpi_sdk::wrap_optional! {
+    /// As `MPI_Bcast`.
+    fn MPI_Bcast_c(buffer, count, datatype, root, comm) {
+        let here = Here::new(routine::MPI_Bcast_c);
+        match (gate(&here), args::int_count(count)) {
+            (Some(rc), _) => rc,
+            (None, None) => next!(),
+            (None, Some(n)) => bcast(&here, buffer, n, datatype, root, comm),
         }
-        run(&here, comm, || every_to_every(&here, comm, sendbuf, (sendcount, sendtype), recvbuf, (recvcount, recvtype)), |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { pnmpi_sdk::raw::XMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
-        })
+    }
+
+    /// As `MPI_Reduce`.
+    fn MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm) {
+        let here = Here::new(routine::MPI_Reduce_c);
+        match (gate(&here), args::int_count(count)) {
+            (Some(rc), _) => rc,
+            (None, None) => next!(),
+            (None, Some(n)) => reduce(&here, sendbuf, recvbuf, n, datatype, op, root, comm),
+        }
+    }
+
+    /// As `MPI_Allreduce`.
+    fn MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm) {
+        let here = Here::new(routine::MPI_Allreduce_c);
+        match (gate(&here), args::int_count(count)) {
+            (Some(rc), _) => rc,
+            (None, None) => next!(),
+            (None, Some(n)) => allreduce(&here, sendbuf, recvbuf, n, datatype, op, comm),
+        }
+    }
+
+    /// As `MPI_Gather`.
+    fn MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) {
+        let here = Here::new(routine::MPI_Gather_c);
+        match (gate(&here), args::int_count(sendcount).zip(args::int_count(recvcount))) {
+            (Some(rc), _) => rc,
+            (None, None) => next!(),
+            (None, Some((s, r))) => gather(&here, sendbuf, s, sendtype, recvbuf, r, recvtype, root, comm),
+        }
+    }
+
+    /// As `MPI_Scatter`.
+    fn MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) {
+        let here = Here::new(routine::MPI_Scatter_c);
+        match (gate(&here), args::int_count(sendcount).zip(args::int_count(recvcount))) {
+            (Some(rc), _) => rc,
+            (None, None) => next!(),
+            (None, Some((s, r))) => scatter(&here, sendbuf, s, sendtype, recvbuf, r, recvtype, root, comm),
+        }
+    }
+
+    /// As `MPI_Allgather`.
+    fn MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) {
+        let here = Here::new(routine::MPI_Allgather_c);
+        match (gate(&here), args::int_count(sendcount).zip(args::int_count(recvcount))) {
+            (Some(rc), _) => rc,
+            (None, None) => next!(),
+            (None, Some((s, r))) => allgather(&here, sendbuf, s, sendtype, recvbuf, r, recvtype, comm),
+        }
+    }
+
+    /// As `MPI_Alltoall`.
+    fn MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) {
+        let here = Here::new(routine::MPI_Alltoall_c);
+        match (gate(&here), args::int_count(sendcount).zip(args::int_count(recvcount))) {
+            (Some(rc), _) => rc,
+            (None, None) => next!(),
+            (None, Some((s, r))) => alltoall(&here, sendbuf, s, sendtype, recvbuf, r, recvtype, comm),
+        }
     }
 }

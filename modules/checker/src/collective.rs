@@ -123,8 +123,16 @@ impl Desc {
             op => text.push_str(&format!(" the user operation created {}th", op - 1000)),
         }
         text.push_str(&format!(
-            " with {} elements ({} bytes)",
-            self.sig.len, self.sig.bytes
+            " with {} elements ({} bytes, {})",
+            self.sig.len,
+            self.sig.bytes,
+            // Two pieces of as many elements and bytes but other basic
+            // types differ here.
+            if self.sig.loose {
+                "untyped".to_string()
+            } else {
+                format!("type signature {:06x}", self.sig.hash & 0xff_ffff)
+            }
         ));
         text
     }
