@@ -534,7 +534,10 @@ pub fn launcher(np: usize) -> Command {
 /// processes on the 2-core machine).
 pub fn launcher_within(np: usize, seconds: u32) -> Command {
     let mut cmd = Command::new("timeout");
-    cmd.arg(seconds.to_string());
+    // `-k`: Open MPI's mpirun has been seen to ignore the SIGTERM at the
+    // limit after an `MPI_Abort`, its ranks all gone (once in hundreds
+    // of runs): the test then hung for good.
+    cmd.args(["-k", "10"]).arg(seconds.to_string());
     if FLAVOR == "openmpi" {
         cmd.args([
             "mpirun.openmpi",
