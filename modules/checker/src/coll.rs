@@ -84,6 +84,39 @@ fn piece(
     }
 }
 
+/// A buffer: address, count, datatype.
+type Buffer = (*const c_void, c_int, MPI_Datatype);
+
+/// The checks of a rooted exchange (`MPI_Gather`, `MPI_Scatter`, named
+/// `kind`): `leaf`, the piece every rank has (a gather's send, a
+/// scatter's receive), and at the root `whole`, its buffer for every
+/// rank's piece, the two pieces against each other unless the leaf is in
+/// place, and the call across ranks.
+fn rooted(here: &Here, kind: usize, comm: MPI_Comm, root: c_int, leaf: Buffer, whole: Buffer) -> Checked {
+    if contributes(root, comm) {
+        data(leaf.0, leaf.1, leaf.2)?;
+    }
+    args::root(root, comm)?;
+    let mine = if is_root(root, comm) {
+        data(whole.0, whole.1, whole.2)?;
+        if std::ptr::eq(leaf.0, mpi::IN_PLACE()) {
+            (whole.1, whole.2)
+        } else {
+            // The message text names the send piece first.
+            let (send, recv) = if kind == routine::MPI_Gather {
+                (leaf, whole)
+            } else {
+                (whole, leaf)
+            };
+            collective::pieces_agree(comm, (send.1, send.2), (recv.1, recv.2))?;
+            (leaf.1, leaf.2)
+        }
+    } else {
+        (leaf.1, leaf.2)
+    };
+    collective::agree(here, comm, Desc::new(kind).root(root).data(mine.0, mine.1))
+}
+
 /// The checks of an exchange from every rank to every rank
 /// (`MPI_Allgather`, `MPI_Alltoall`): both buffers, this rank's pieces
 /// against each other, and the call across ranks.
@@ -232,24 +265,9 @@ fn gather(
         here,
         comm,
         || {
-            if contributes(root, comm) {
-                data(sendbuf, sendcount, sendtype)?;
-            }
-            args::root(root, comm)?;
-            let mine = if is_root(root, comm) {
-                data(recvbuf, recvcount, recvtype)?;
-                if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
-                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
-                }
-                piece(sendbuf, (sendcount, sendtype), (recvcount, recvtype))
-            } else {
-                (sendcount, sendtype)
-            };
-            collective::agree(
-                here,
-                comm,
-                Desc::new(routine::MPI_Gather).root(root).data(mine.0, mine.1),
-            )
+            let send = (sendbuf, sendcount, sendtype);
+            let recv = (recvbuf.cast_const(), recvcount, recvtype);
+            rooted(here, routine::MPI_Gather, comm, root, send, recv)
         },
         |on, req| {
             // SAFETY: the application's arguments; the loop completes the request.
@@ -279,25 +297,14 @@ fn scatter(
         here,
         comm,
         || {
-            if contributes(root, comm) {
-                data(recvbuf, recvcount, recvtype)?;
-            }
-            args::root(root, comm)?;
-            let mine = if is_root(root, comm) {
-                data(sendbuf, sendcount, sendtype)?;
-                if recvbuf != mpi::IN_PLACE() {
-                    collective::pieces_agree(comm, (sendcount, sendtype), (recvcount, recvtype))?;
-                    (recvcount, recvtype)
-                } else {
-                    (sendcount, sendtype)
-                }
-            } else {
-                (recvcount, recvtype)
-            };
-            collective::agree(
+            let recv = (recvbuf.cast_const(), recvcount, recvtype);
+            rooted(
                 here,
+                routine::MPI_Scatter,
                 comm,
-                Desc::new(routine::MPI_Scatter).root(root).data(mine.0, mine.1),
+                root,
+                recv,
+                (sendbuf, sendcount, sendtype),
             )
         },
         |on, req| {
