@@ -9,10 +9,15 @@
 //! Service `compute`, signature `"p"`: `int compute(uint64_t *ns)`, called
 //! once per MPI call with the interval before it; returns 0 (`PNMPI_SUCCESS`).
 //! Outside record and replay it leaves `*ns` alone.
+//!
+//! The intervals are one sequence per process: the timing module that
+//! asks (vtime) grants no `MPI_THREAD_MULTIPLE`.
 
 use crate::cpu_format;
 use crate::file::{self, Stream};
-use crate::state::{self, Config};
+use crate::abort;
+use crate::config::Config;
+use pnmpi_sdk::services;
 use parking_lot::Mutex;
 use std::ffi::c_int;
 use std::io::Write;
@@ -42,6 +47,19 @@ enum Compute {
 }
 
 static COMPUTE: Mutex<Option<Compute>> = Mutex::new(None);
+
+/// The registration point: offers the `compute` service to the modules
+/// above.
+pub fn offer() {
+    // SAFETY: a function pointer cast to the services' common type; the
+    // signature "p" tells callers its real one, `int (*)(uint64_t *)`.
+    let f = unsafe { std::mem::transmute::<unsafe extern "C" fn(*mut u64) -> c_int, services::ServiceFn>(service) };
+    let offered =
+        services::ServiceDescriptor::new("compute", "p", f).and_then(|d| services::register_service(&d));
+    if let Err(e) = offered {
+        eprintln!("pnmpi replay: cannot offer the compute service: {e}");
+    }
+}
 
 /// The file names of `rank`'s compute record: (final, while written).
 fn paths(cfg: &Config, rank: i32) -> (PathBuf, PathBuf) {
@@ -90,9 +108,9 @@ pub fn start(cfg: &Config, rank: i32) {
 
 /// Stops the job with `what`, as a divergence does.
 fn fail(what: &str) -> ! {
-    let msg = format!("pnmpi replay: rank {}: {what}\n", state::rank());
+    let msg = format!("pnmpi replay: rank {}: {what}\n", abort::rank());
     let _ = std::io::stderr().write_all(msg.as_bytes());
-    state::abort(3)
+    abort::abort(3)
 }
 
 /// Writes the buffer once it holds `at` bytes (0: whatever it holds); a
@@ -179,7 +197,7 @@ pub unsafe extern "C" fn service(ns: *mut u64) -> c_int {
             unsafe { *ns = v };
         }
         Some(Compute::Missing { said, path }) => {
-            if !*said && state::rank() == 0 {
+            if !*said && abort::rank() == 0 {
                 eprintln!(
                     "pnmpi replay: no compute record {} (recorded without vtime above replay): \
                      vtime charges the CPU time measured in this run",

@@ -12,12 +12,18 @@
 //!   WAITSOME, TESTSOME  count+1:varint then count indices; 0: MPI_UNDEFINED
 //!   MATCH               zz(post - prev - 1) zz(source - prev) zz(tag - prev)
 //!   WTIME               zz(bits - prev bits)
+//!   THREAD              thread:varint        the entries that follow are this thread's
 //! ```
 //!
 //! Sources and tags are deltas from the previous entry's (MATCH entries
 //! have their own), so the usual small moves take a byte. A MATCH names
 //! the wildcard `MPI_Irecv` by its posting number on the rank, and comes
 //! when the receive completes; the others come in call order.
+//!
+//! Under `MPI_THREAD_MULTIPLE` the entries of a process's threads are
+//! interleaved in the order they happened; a THREAD entry comes wherever
+//! the thread changes (a single-threaded record has none: everything is
+//! thread 0's). A MATCH comes under the thread that posted the receive.
 //!
 //! A file cut anywhere (a crash) is read up to its last whole entry.
 
@@ -63,6 +69,8 @@ pub enum Kind {
     Wtime = 13,
     /// A wildcard `MPI_Sendrecv` or `MPI_Sendrecv_replace`.
     Sendrecv = 14,
+    /// Not a call: the thread of the entries that follow.
+    Thread = 15,
 }
 
 impl Kind {
@@ -83,6 +91,7 @@ impl Kind {
             12 => Match,
             13 => Wtime,
             14 => Sendrecv,
+            15 => Thread,
             _ => return None,
         })
     }
@@ -105,6 +114,7 @@ impl Kind {
             Match => "the completion of a wildcard MPI_Irecv",
             Wtime => "MPI_Wtime",
             Sendrecv => "MPI_Sendrecv",
+            Thread => "a change of thread",
         }
     }
 
@@ -160,6 +170,9 @@ pub enum Entry {
     },
     /// A value of `MPI_Wtime`.
     Wtime(f64),
+    /// The entries that follow are those of this thread (numbered as
+    /// the module numbers threads, see docs/replay.md).
+    Thread(u32),
 }
 
 impl Entry {
@@ -170,6 +183,7 @@ impl Entry {
             Entry::Done(k) | Entry::Index(k, _) | Entry::Indices(k, _) => *k,
             Entry::Match { .. } => Kind::Match,
             Entry::Wtime(_) => Kind::Wtime,
+            Entry::Thread(_) => Kind::Thread,
         }
     }
 
@@ -177,7 +191,7 @@ impl Entry {
     pub fn calls(&self) -> u64 {
         match self {
             Entry::Fails { n, .. } => *n,
-            Entry::Match { .. } => 0,
+            Entry::Match { .. } | Entry::Thread(_) => 0,
             _ => 1,
         }
     }
@@ -271,6 +285,10 @@ impl Encoder {
                 let bits = t.to_bits();
                 push(out, zigzag(bits.wrapping_sub(p.wtime) as i64));
                 p.wtime = bits;
+            }
+            Entry::Thread(t) => {
+                out.push(Kind::Thread as u8);
+                push(out, u64::from(*t));
             }
         }
     }
@@ -410,6 +428,10 @@ fn entry(c: &mut Cursor<'_>, p: &mut Prev) -> Result<Entry, Cut> {
             p.wtime = bits;
             Entry::Wtime(f64::from_bits(bits))
         }
+        Kind::Thread => {
+            let t = c.u64().map_err(end)?;
+            Entry::Thread(u32::try_from(t).map_err(|_| Cut::Bad(format!("thread {t} out of range")))?)
+        }
     })
 }
 
@@ -475,6 +497,9 @@ mod tests {
                 source: 0,
                 tag: 0,
             },
+            Entry::Thread(3),
+            Entry::Done(Kind::Test),
+            Entry::Thread(0),
         ]
     }
 

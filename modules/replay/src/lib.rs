@@ -1,5 +1,5 @@
 //! The `replay` module: deterministic record and replay of the outcomes
-//! that the MPI library chooses (issue 37).
+//! that the MPI library chooses.
 //!
 //! **Record** (`argument mode record`) stores, per rank, in
 //! `D/rank-R.rpl`: the source and tag matched by every wildcard
@@ -18,12 +18,21 @@
 //! leaves the record stops with an error naming the rank, the call and its
 //! index. `docs/replay.md` is the guide; `format` describes the file.
 //!
+//! Under `MPI_THREAD_MULTIPLE` each thread (numbered by `threads`, in the
+//! order the process created them) records and replays its own outcomes,
+//! and the outcomes that make MPI act are replayed in the recorded order
+//! across threads (`state`).
+//!
 //! Arguments (`argument KEY VALUE` after `module replay`), else the
 //! environment: `mode` / `PNMPI_REPLAY_MODE` (`record` or `replay`,
 //! required), `dir` / `PNMPI_REPLAY_DIR` (default `pnmpi-replay`), `wtime`
 //! / `PNMPI_REPLAY_WTIME` (`on` or `off`, the default), `compress` /
 //! `PNMPI_REPLAY_COMPRESS` (gzip: `on`, the default, or `off`).
 
+#[cfg(not(test))]
+mod abort;
+#[cfg(not(test))]
+mod config;
 pub mod cpu_format;
 #[cfg(not(test))]
 mod cpu_record;
@@ -32,12 +41,14 @@ pub mod format;
 #[cfg(not(test))]
 mod state;
 #[cfg(not(test))]
+mod threads;
+#[cfg(not(test))]
 mod wrappers;
 
 #[cfg(not(test))]
 pnmpi_sdk::module! {
     name: "replay",
-    registration_point: state::offer_compute,
-    init: state::load,
+    registration_point: cpu_record::offer,
+    init: config::load,
     fini: state::fini,
 }

@@ -1,21 +1,31 @@
-//! The module's state: its configuration, and per process either the
-//! recorder (a buffer streamed to `D/rank-R.rpl.part`, renamed to
-//! `rank-R.rpl` at `MPI_Finalize`) or the replayer (the whole record,
-//! read at `MPI_Init`).
+//! The module's state: per process either the recorder (a buffer streamed
+//! to `D/rank-R.rpl.part`, renamed to `rank-R.rpl` at `MPI_Finalize`) or
+//! the replayer (the whole record, read at `MPI_Init`).
 //!
-//! One lock guards it: the module grants at most `MPI_THREAD_SERIALIZED`,
-//! so the lock is never contended and the order of calls is the process's.
+//! **Threads.** The module grants `MPI_THREAD_MULTIPLE`. One lock guards
+//! the state; the recorder writes every thread's entries into the one
+//! stream in the order they happened, marking each change of thread
+//! ([`crate::threads`] numbers them). The replayer splits the record into
+//! a lane per thread and gives each call the next entry of its own lane.
+//! An entry that makes MPI do something (a forced receive, probe or wait)
+//! also waits for its turn: the entries before it in the record, of every
+//! thread, must have been replayed, so that two threads that raced for a
+//! message or a request get what they got in the recorded run. Failed
+//! tests, matches of nonblocking receives and `MPI_Wtime` values wait for
+//! nothing: they call no MPI, or are looked up by the posting thread.
 
+use crate::abort::{self, abort, diverge};
+use crate::config::config;
 use crate::file::Stream;
 use crate::format::{self, Encoder, Entry, Header, Kind};
-use parking_lot::Mutex;
-use pnmpi_sdk::{constants as mpi, native, services};
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use pnmpi_sdk::{constants as mpi, native};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::OnceLock;
+use std::time::Duration;
 
 /// Not recording or replaying (before `MPI_Init`, after `MPI_Finalize`).
 pub const OFF: u8 = 0;
@@ -26,113 +36,38 @@ pub const REPLAY: u8 = 2;
 
 static MODE: AtomicU8 = AtomicU8::new(OFF);
 
-/// The current mode: [`OFF`], [`RECORD`] or [`REPLAY`].
+/// The current mode: [`OFF`], [`RECORD`] or [`REPLAY`]. Numbers the
+/// calling thread at its first call (see [`crate::threads`]).
 #[inline]
 pub fn mode() -> u8 {
-    MODE.load(Ordering::Relaxed)
-}
-
-/// What the arguments chose.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Record (`true`) or replay.
-    pub record: bool,
-    /// The folder of the rank files.
-    pub dir: PathBuf,
-    /// Whether `MPI_Wtime`'s values are recorded.
-    pub wtime: bool,
-    /// Whether records are written gzip-compressed.
-    pub compress: bool,
-}
-
-static CONFIG: OnceLock<Config> = OnceLock::new();
-
-/// The configuration, once `PNMPI_Init` read it.
-pub fn config() -> Option<&'static Config> {
-    CONFIG.get()
-}
-
-/// Prints `what` and stops this process before MPI starts.
-fn stop(what: &str) -> ! {
-    eprint!("pnmpi replay: error: {what}\npnmpi replay: stopping before MPI starts\n");
-    // A moment for the launcher to read the message before it tears the
-    // job down at the first failed rank.
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    std::process::exit(1)
-}
-
-/// The `PNMPI_Init` hook: reads `mode`, `dir`, `wtime`, `compress`
-/// (arguments, else `PNMPI_REPLAY_MODE`, `PNMPI_REPLAY_DIR`,
-/// `PNMPI_REPLAY_WTIME`, `PNMPI_REPLAY_COMPRESS`).
-pub fn load() {
-    let arg = |key: &str, var: &str| {
-        services::argument(key)
-            .or_else(|| std::env::var(var).ok())
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-    };
-    let record = match arg("mode", "PNMPI_REPLAY_MODE").as_deref() {
-        Some("record") => true,
-        Some("replay") => false,
-        Some(other) => stop(&format!("mode: `{other}` is neither record nor replay")),
-        None => stop(
-            "no mode: give `argument mode record` or `argument mode replay` after `module replay`, \
-             or set PNMPI_REPLAY_MODE",
-        ),
-    };
-    let dir = PathBuf::from(arg("dir", "PNMPI_REPLAY_DIR").unwrap_or_else(|| "pnmpi-replay".into()));
-    let wtime = match arg("wtime", "PNMPI_REPLAY_WTIME").as_deref() {
-        None | Some("off") => false,
-        Some("on") => true,
-        Some(other) => stop(&format!("wtime: `{other}` is neither on nor off")),
-    };
-    let compress = match arg("compress", "PNMPI_REPLAY_COMPRESS").as_deref() {
-        None | Some("on") => true,
-        Some("off") => false,
-        Some(other) => stop(&format!("compress: `{other}` is neither on nor off")),
-    };
-    CONFIG.get_or_init(|| Config {
-        record,
-        dir,
-        wtime,
-        compress,
-    });
-}
-
-/// The registration point: offers the `compute` service
-/// ([`crate::cpu_record`]) to the modules above.
-pub fn offer_compute() {
-    // SAFETY: a function pointer cast to the services' common type; the
-    // signature "p" tells callers its real one, `int (*)(uint64_t *)`.
-    let f = unsafe {
-        std::mem::transmute::<unsafe extern "C" fn(*mut u64) -> std::ffi::c_int, services::ServiceFn>(
-            crate::cpu_record::service,
-        )
-    };
-    let offered =
-        services::ServiceDescriptor::new("compute", "p", f).and_then(|d| services::register_service(&d));
-    if let Err(e) = offered {
-        eprintln!("pnmpi replay: cannot offer the compute service: {e}");
+    let m = MODE.load(Ordering::Relaxed);
+    if m != OFF {
+        crate::threads::touch();
     }
+    m
 }
 
 /// The recorder.
 pub struct Recorder {
     out: Stream,
     enc: Encoder,
-    /// A run of failed calls not written yet.
-    fails: Option<(Kind, u64)>,
+    /// The thread of the entries written last.
+    thread: u32,
+    /// Per thread, a run of failed calls not written yet.
+    fails: HashMap<u32, (Kind, u64)>,
     /// Calls recorded (each failed attempt is one).
     pub calls: u64,
     /// Entries written.
     pub entries: u64,
     /// Matches of wildcard `MPI_Irecv`s (and persistent receives) recorded.
     pub matches: u64,
-    /// Wildcard receives posted so far.
-    pub posts: u64,
+    /// Threads that recorded something.
+    pub threads: HashSet<u32>,
+    /// Wildcard receives posted so far, per posting thread.
+    posts: HashMap<u32, u64>,
     /// Pending wildcard `MPI_Irecv`s (and started persistent receives):
-    /// request handle to posting number.
-    pub pending: HashMap<u64, u64>,
+    /// request handle to posting thread and number.
+    pub pending: HashMap<u64, (u32, u64)>,
     /// Persistent receives from `MPI_ANY_SOURCE` (`MPI_Recv_init`).
     pub persistent: HashSet<u64>,
     /// Whether `MPI_Wtime` is recorded.
@@ -151,32 +86,57 @@ impl Recorder {
         }
     }
 
-    fn close_run(&mut self) {
-        if let Some((kind, n)) = self.fails.take() {
+    /// Makes `thread` the thread of the entries that follow.
+    fn switch(&mut self, thread: u32) {
+        self.threads.insert(thread);
+        if thread != self.thread {
+            self.thread = thread;
+            self.push_raw(&Entry::Thread(thread));
+        }
+    }
+
+    fn close_run(&mut self, thread: u32) {
+        if let Some((kind, n)) = self.fails.remove(&thread) {
+            self.switch(thread);
             self.push_raw(&Entry::Fails { kind, n });
         }
     }
 
-    /// Records a call that failed (a test that found nothing).
-    pub fn fail(&mut self, kind: Kind) {
+    /// Records a call of `thread` that failed (a test that found nothing).
+    pub fn fail(&mut self, thread: u32, kind: Kind) {
         self.calls += 1;
-        match &mut self.fails {
+        match self.fails.get_mut(&thread) {
             Some((k, n)) if *k == kind => *n += 1,
             _ => {
-                self.close_run();
-                self.fails = Some((kind, 1));
+                self.close_run(thread);
+                self.fails.insert(thread, (kind, 1));
             }
         }
     }
 
-    /// Records a call's outcome.
-    pub fn push(&mut self, e: Entry) {
-        self.close_run();
+    /// Records the outcome of a call of `thread`.
+    pub fn push(&mut self, thread: u32, e: Entry) {
+        self.close_run(thread);
         self.calls += e.calls();
-        if let Entry::Match { .. } = e {
-            self.matches += 1;
-        }
+        self.switch(thread);
         self.push_raw(&e);
+    }
+
+    /// Gives `thread`'s next wildcard receive its posting number and
+    /// notes it pending under `handle`.
+    pub fn post(&mut self, thread: u32, handle: u64) {
+        let n = self.posts.entry(thread).or_default();
+        self.pending.insert(handle, (thread, *n));
+        *n += 1;
+    }
+
+    /// Records where the pending wildcard receive `handle` matched, if it
+    /// is one: under the thread that posted it, whichever completes it.
+    pub fn matched(&mut self, handle: u64, (source, tag): (i32, i32)) {
+        if let Some((thread, post)) = self.pending.remove(&handle) {
+            self.matches += 1;
+            self.push(thread, Entry::Match { post, source, tag });
+        }
     }
 
     /// Writes the buffer to the file. A failed write is reported once and
@@ -195,24 +155,43 @@ impl Recorder {
     /// Writes everything; at `MPI_Finalize` (`complete`), renames the file
     /// to its final name.
     pub fn finish(&mut self, complete: bool) -> std::io::Result<PathBuf> {
-        self.close_run();
+        let mut open: Vec<u32> = self.fails.keys().copied().collect();
+        open.sort_unstable();
+        for t in open {
+            self.close_run(t);
+        }
         self.flush();
         self.out.finish(complete)
     }
 }
 
-/// The replayer.
-pub struct Replayer {
-    /// The record's entries in call order (without the MATCH entries).
-    entries: VecDeque<Entry>,
-    /// Where wildcard `MPI_Irecv`s matched, by posting number.
-    pub matches: HashMap<u64, (i32, i32)>,
+/// Where an entry stands in the record's order, for the turns.
+const UNORDERED: u64 = u64::MAX;
+
+/// One thread's part of the record.
+#[derive(Default)]
+struct Lane {
+    /// Its entries in call order, each with its turn ([`UNORDERED`] for
+    /// those that wait for none), without the MATCH entries.
+    entries: VecDeque<(u64, Entry)>,
     /// Failed calls left in the current run.
     fails: Option<(Kind, u64)>,
     /// Calls replayed so far: the index of the next one.
-    pub calls: u64,
+    calls: u64,
     /// Wildcard receives posted so far.
-    pub posts: u64,
+    posts: u64,
+}
+
+/// The replayer.
+pub struct Replayer {
+    /// Per thread, its entries.
+    lanes: HashMap<u32, Lane>,
+    /// Where wildcard `MPI_Irecv`s matched, by posting thread and number.
+    matches: HashMap<(u32, u64), (i32, i32)>,
+    /// The turn to be replayed next.
+    turn: u64,
+    /// The thread of every turn, for messages.
+    owners: Vec<u32>,
     /// The file, for messages.
     pub path: PathBuf,
     /// Whether the file is the prefix of a run that did not finish.
@@ -251,25 +230,70 @@ pub enum Next {
 }
 
 impl Replayer {
-    /// The record's outcome for the next call, a `kind` one; a call of
-    /// another kind, or past the end of the record, is a divergence.
-    pub fn next(&mut self, kind: Kind, rank: i32) -> Next {
-        let index = self.calls;
-        self.calls += 1;
-        if let Some((k, n)) = &mut self.fails {
+    /// Splits the record's entries into lanes and turns.
+    fn new(entries: Vec<Entry>, path: PathBuf, partial: bool, wtime: bool) -> Replayer {
+        let mut lanes: HashMap<u32, Lane> = HashMap::default();
+        let mut matches = HashMap::default();
+        let mut owners = Vec::new();
+        let mut thread = 0;
+        for e in entries {
+            match e {
+                Entry::Thread(t) => thread = t,
+                Entry::Match { post, source, tag } => {
+                    matches.insert((thread, post), (source, tag));
+                }
+                e => {
+                    let turn = match e {
+                        Entry::Fails { .. } | Entry::Wtime(_) => UNORDERED,
+                        _ => {
+                            owners.push(thread);
+                            owners.len() as u64 - 1
+                        }
+                    };
+                    lanes.entry(thread).or_default().entries.push_back((turn, e));
+                }
+            }
+        }
+        Replayer {
+            lanes,
+            matches,
+            turn: 0,
+            owners,
+            path,
+            partial,
+            wtime,
+            persistent: HashMap::default(),
+            shadows: HashMap::default(),
+        }
+    }
+
+    /// The record's outcome for `thread`'s next call, a `kind` one, its
+    /// index among the thread's calls, and its turn; a call of another
+    /// kind, or past the end of the thread's record, is a divergence.
+    fn take(&mut self, thread: u32, kind: Kind) -> (u64, Next, u64) {
+        let missing = !self.lanes.contains_key(&thread);
+        let lane = self.lanes.entry(thread).or_default();
+        let index = lane.calls;
+        lane.calls += 1;
+        if let Some((k, n)) = &mut lane.fails {
             if *k != kind {
                 let k = *k;
-                diverge(rank, index, kind, &format!("the record says {k} (a failed one)"));
+                diverge(thread, index, kind, &format!("the record says {k} (a failed one)"));
             }
             *n -= 1;
             if *n == 0 {
-                self.fails = None;
+                lane.fails = None;
             }
-            return Next::Fail;
+            return (index, Next::Fail, UNORDERED);
         }
-        match self.entries.pop_front() {
+        match lane.entries.pop_front() {
             None => {
-                let what = if self.partial {
+                let what = if missing {
+                    format!(
+                        "the record has no calls of thread {thread} (the recorded run's threads are {})",
+                        self.thread_list()
+                    )
+                } else if self.partial {
                     format!(
                         "the record ends here (it is the prefix {} of a run that did not finish)",
                         self.path.display()
@@ -277,36 +301,66 @@ impl Replayer {
                 } else {
                     "the record ends here: the recorded run made fewer such calls".to_string()
                 };
-                diverge(rank, index, kind, &what)
+                diverge(thread, index, kind, &what)
             }
-            Some(Entry::Fails { kind: k, n }) => {
+            Some((_, Entry::Fails { kind: k, n })) => {
                 if k != kind {
-                    diverge(rank, index, kind, &format!("the record says {k} (a failed one)"));
+                    diverge(thread, index, kind, &format!("the record says {k} (a failed one)"));
                 }
                 if n > 1 {
-                    self.fails = Some((k, n - 1));
+                    lane.fails = Some((k, n - 1));
                 }
-                Next::Fail
+                (index, Next::Fail, UNORDERED)
             }
-            Some(e) => {
+            Some((turn, e)) => {
                 if e.kind() != kind {
-                    diverge(rank, index, kind, &format!("the record says {}", e.kind()));
+                    diverge(thread, index, kind, &format!("the record says {}", e.kind()));
                 }
-                Next::Entry(e)
+                (index, Next::Entry(e), turn)
             }
         }
     }
 
+    /// The recorded threads, for messages.
+    fn thread_list(&self) -> String {
+        let mut t: Vec<u32> = self
+            .lanes
+            .iter()
+            .filter(|(_, l)| l.calls > 0 || !l.entries.is_empty() || l.fails.is_some())
+            .map(|(&t, _)| t)
+            .collect();
+        t.sort_unstable();
+        t.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Gives `thread`'s next wildcard receive its posting number; the
+    /// source and tag it matched in the record, if it completed there.
+    pub fn post(&mut self, thread: u32) -> Option<(i32, i32)> {
+        let lane = self.lanes.entry(thread).or_default();
+        let post = lane.posts;
+        lane.posts += 1;
+        self.matches.get(&(thread, post)).copied()
+    }
+
     /// What is left of the record at `MPI_Finalize`: `None` if nothing.
-    pub fn leftover(&self) -> Option<String> {
-        let calls: u64 =
-            self.entries.iter().map(Entry::calls).sum::<u64>() + self.fails.map_or(0, |(_, n)| n);
-        let first = self
-            .fails
-            .map(|(k, _)| k)
-            .or_else(|| self.entries.front().map(Entry::kind))?;
+    fn leftover(&self) -> Option<String> {
+        let mut left: Vec<(u32, u64, Kind)> = self
+            .lanes
+            .iter()
+            .filter_map(|(&t, l)| {
+                let calls: u64 =
+                    l.entries.iter().map(|(_, e)| e.calls()).sum::<u64>() + l.fails.map_or(0, |(_, n)| n);
+                let first = l
+                    .fails
+                    .map(|(k, _)| k)
+                    .or_else(|| l.entries.front().map(|(_, e)| e.kind()))?;
+                Some((t, calls, first))
+            })
+            .collect();
+        left.sort_unstable_by_key(|l| l.0);
+        let (t, calls, first) = *left.first()?;
         Some(format!(
-            "the program finished, but the record has {calls} more call(s), the next one {first}"
+            "the program finished, but the record has {calls} more call(s) of thread {t}, the next one {first}"
         ))
     }
 }
@@ -314,7 +368,7 @@ impl Replayer {
 /// The recorder or the replayer.
 pub enum State {
     /// Recording.
-    Record(Recorder),
+    Record(Box<Recorder>),
     /// Replaying.
     Replay(Replayer),
 }
@@ -322,33 +376,71 @@ pub enum State {
 /// The process's state, from `MPI_Init` to `MPI_Finalize`.
 pub static STATE: Mutex<Option<State>> = Mutex::new(None);
 
-/// This process's rank in `MPI_COMM_WORLD`, once MPI is up.
-static RANK: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+/// Wakes the threads that wait for their turn.
+static TURNS: Condvar = Condvar::new();
 
-/// This process's rank in `MPI_COMM_WORLD` (-1 before `MPI_Init`).
-pub fn rank() -> i32 {
-    RANK.load(Ordering::Relaxed)
+/// A turn being replayed: the next turn comes when this is dropped, once
+/// the call that forces its outcome returned.
+pub struct Turn(u64);
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if self.0 == UNORDERED {
+            return;
+        }
+        if let Some(State::Replay(r)) = &mut *STATE.lock() {
+            r.turn = self.0 + 1;
+        }
+        TURNS.notify_all();
+    }
 }
 
-/// Reports a divergence from the record and aborts the job: a replayed
-/// run that left the record must not go on as if it had not.
-pub fn diverge(rank: i32, index: u64, kind: Kind, what: &str) -> ! {
-    let msg = format!(
-        "pnmpi replay: rank {rank}: call #{index} {kind}: {what} \
-         (the program, its inputs or the number of ranks changed since the record)\n"
-    );
-    let _ = std::io::stderr().write_all(msg.as_bytes());
-    abort(3)
+/// How long a thread waits for its turn before it says so (once; it goes
+/// on waiting: the turn's owner may be blocked for as long in MPI).
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Replaying: the record's outcome for the calling thread's next `kind`
+/// call, once its turn came, with the call's index among its thread's
+/// calls and the turn to hold while forcing the outcome. `None` when not
+/// replaying.
+pub fn next(thread: u32, kind: Kind) -> Option<(u64, Next, Turn)> {
+    let mut g = STATE.lock();
+    let Some(State::Replay(r)) = &mut *g else {
+        return None;
+    };
+    let (index, next, turn) = r.take(thread, kind);
+    if turn != UNORDERED {
+        wait_turn(&mut g, thread, index, kind, turn);
+    }
+    Some((index, next, Turn(turn)))
 }
 
-/// Aborts the whole job with `code`, past the modules below, after a
-/// moment for the other ranks' messages: the first abort tears the job
-/// down, and MPICH's launcher under load dropped a rank's message that
-/// was still being written.
-pub fn abort(code: i32) -> ! {
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    // Every caller runs between MPI_Init and MPI_Finalize.
-    pnmpi_mpi_sys::abort::abort_job(code)
+/// Waits until `turn` is the next to replay.
+fn wait_turn(g: &mut MutexGuard<'_, Option<State>>, thread: u32, index: u64, kind: Kind, turn: u64) {
+    let mut said = false;
+    loop {
+        let now = match &**g {
+            Some(State::Replay(r)) => r.turn,
+            _ => return,
+        };
+        if now == turn {
+            return;
+        }
+        if TURNS.wait_for(g, PATIENCE).timed_out() && !said {
+            said = true;
+            if let Some(State::Replay(r)) = &**g {
+                let owner = r.owners.get(r.turn as usize).copied().unwrap_or(thread);
+                let msg = format!(
+                    "pnmpi replay: rank {}: thread {thread}: call #{index} {kind} has waited {}s for its turn: \
+                     the record's event before it is thread {owner}'s, which has not made it (a thread that \
+                     blocks elsewhere, or threads created otherwise than in the recorded run)\n",
+                    abort::rank(),
+                    PATIENCE.as_secs()
+                );
+                let _ = std::io::stderr().write_all(msg.as_bytes());
+            }
+        }
+    }
 }
 
 /// Starts recording or replaying once MPI is up. An unusable record
@@ -357,7 +449,7 @@ pub fn start() {
     let Some(cfg) = config() else { return };
     let rank = native::comm_rank(mpi::COMM_WORLD()).unwrap_or(0);
     let size = native::comm_size(mpi::COMM_WORLD()).unwrap_or(1);
-    RANK.store(rank, Ordering::Relaxed);
+    abort::set_rank(rank);
     let done = cfg.dir.join(format!("rank-{rank}.rpl"));
     let part = cfg.dir.join(format!("rank-{rank}.rpl.part"));
     let state = if cfg.record {
@@ -375,18 +467,20 @@ pub fn start() {
             abort(1)
         }
         let _ = std::fs::remove_file(cfg.dir.join(format!("rank-{rank}.rpl")));
-        let mut r = Recorder {
+        let mut r = Box::new(Recorder {
             out,
             enc: Encoder::default(),
-            fails: None,
+            thread: 0,
+            fails: HashMap::default(),
             calls: 0,
             entries: 0,
             matches: 0,
-            posts: 0,
+            threads: HashSet::default(),
+            posts: HashMap::default(),
             pending: HashMap::default(),
             persistent: HashSet::default(),
             wtime: cfg.wtime,
-        };
+        });
         r.flush();
         State::Record(r)
     } else {
@@ -435,28 +529,8 @@ pub fn start() {
             );
             abort(3)
         }
-        let mut matches = HashMap::default();
-        let mut seq = VecDeque::with_capacity(entries.len());
-        for e in entries {
-            match e {
-                Entry::Match { post, source, tag } => {
-                    matches.insert(post, (source, tag));
-                }
-                e => seq.push_back(e),
-            }
-        }
-        State::Replay(Replayer {
-            entries: seq,
-            matches,
-            fails: None,
-            calls: 0,
-            posts: 0,
-            path,
-            partial: partial || cut,
-            wtime: header.flags & format::FLAG_WTIME != 0,
-            persistent: HashMap::default(),
-            shadows: HashMap::default(),
-        })
+        let wtime = header.flags & format::FLAG_WTIME != 0;
+        State::Replay(Replayer::new(entries, path, partial || cut, wtime))
     };
     crate::cpu_record::start(cfg, rank);
     let m = if cfg.record { RECORD } else { REPLAY };
@@ -472,15 +546,16 @@ pub fn finish() {
     MODE.store(OFF, Ordering::Relaxed);
     let Some(state) = STATE.lock().take() else { return };
     crate::cpu_record::finish(true);
-    let rank = rank();
+    let rank = abort::rank();
     match state {
         State::Record(mut r) => {
             let written = r.finish(true);
             if let Err(e) = &written {
                 eprintln!("pnmpi replay: rank {rank}: cannot finish the record: {e}");
             }
+            let threads = r.threads.len() as u64;
             let totals = native::allreduce(
-                &[r.calls, r.matches, r.entries, r.bytes()],
+                &[r.calls, r.matches, r.entries, r.bytes(), threads],
                 mpi::SUM(),
                 mpi::COMM_WORLD(),
             );
@@ -493,11 +568,12 @@ pub fn finish() {
                     t[3] as f64 / events as f64
                 };
                 let msg = format!(
-                    "pnmpi replay: recorded {} calls and {} wildcard receive matches ({} entries) in {} bytes \
-                     ({per:.2} bytes/event) in {}\n",
+                    "pnmpi replay: recorded {} calls and {} wildcard receive matches ({} entries) from {} thread(s) \
+                     in {} bytes ({per:.2} bytes/event) in {}\n",
                     t[0],
                     t[1],
                     t[2],
+                    t[4],
                     t[3],
                     cfg.dir.display()
                 );
@@ -511,7 +587,8 @@ pub fn finish() {
                 let _ = std::io::stderr().write_all(msg.as_bytes());
                 abort(3)
             }
-            let totals = native::allreduce(&[r.calls], mpi::SUM(), mpi::COMM_WORLD());
+            let calls: u64 = r.lanes.values().map(|l| l.calls).sum();
+            let totals = native::allreduce(&[calls], mpi::SUM(), mpi::COMM_WORLD());
             if let (0, Ok(t)) = (rank, totals) {
                 let msg = format!(
                     "pnmpi replay: replayed {} calls from {}\n",
@@ -536,7 +613,7 @@ pub fn fini() {
         if let Ok(path) = r.finish(false) {
             eprintln!(
                 "pnmpi replay: rank {} exited without MPI_Finalize; its partial record is {}",
-                rank(),
+                abort::rank(),
                 path.display()
             );
         }

@@ -8,7 +8,9 @@
 //! `MPI_Waitsome` wait on the recorded request(s), in the recorded order.
 
 use crate::format::{Entry, Kind};
-use crate::state::{self, diverge, mode, Next, Recorder, RecvArgs, Replayer, State, RECORD, REPLAY, STATE};
+use crate::abort::diverge;
+use crate::state::{self, mode, Next, Recorder, RecvArgs, Replayer, State, Turn, RECORD, REPLAY, STATE};
+use crate::threads;
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw as x;
 use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
@@ -94,9 +96,7 @@ unsafe fn start_one(m: u8, req: *mut MPI_Request) -> c_int {
     if m == RECORD {
         rec(|r| {
             if r.persistent.contains(&h) {
-                let post = r.posts;
-                r.posts += 1;
-                r.pending.insert(h, post);
+                r.post(me(), h);
             }
         });
         // SAFETY: the caller's request.
@@ -104,9 +104,7 @@ unsafe fn start_one(m: u8, req: *mut MPI_Request) -> c_int {
     }
     let plan = rp(|r| {
         let args = *r.persistent.get(&h)?;
-        let post = r.posts;
-        r.posts += 1;
-        r.matches.get(&post).map(|m| (args, m.0))
+        r.post(me()).map(|m| (args, m.0))
     });
     let Some(Some((a, source))) = plan else {
         // SAFETY: the caller's request.
@@ -114,8 +112,8 @@ unsafe fn start_one(m: u8, req: *mut MPI_Request) -> c_int {
     };
     let mut shadow = mpi::REQUEST_NULL();
     let Ok(count) = i32::try_from(a.count) else {
-        state::diverge(
-            state::rank(),
+        diverge(
+            me(),
             0,
             Kind::Match,
             &format!(
@@ -179,19 +177,23 @@ fn rp<R>(f: impl FnOnce(&mut Replayer) -> R) -> Option<R> {
     }
 }
 
-/// The record's outcome for this `kind` call, and the call's index.
-fn next(kind: Kind) -> Option<(u64, Next)> {
-    rp(|r| {
-        let index = r.calls;
-        (index, r.next(kind, state::rank()))
-    })
+/// Replaying: the record's outcome for this `kind` call, once its turn
+/// came, and the call's index among its thread's; the turn is held until
+/// the [`Turn`] is dropped, after the call that forces the outcome.
+fn next(kind: Kind) -> Option<(Turn, u64, Next)> {
+    state::next(me(), kind).map(|(i, n, t)| (t, i, n))
+}
+
+/// The calling thread's number.
+fn me() -> u32 {
+    threads::current()
 }
 
 /// The source and tag of a recorded match.
 fn matched(index: u64, kind: Kind, e: Entry) -> (i32, i32) {
     match e {
         Entry::Matched { source, tag, .. } => (source, tag),
-        other => diverge(state::rank(), index, kind, &format!("the record holds {other:?}")),
+        other => diverge(me(), index, kind, &format!("the record holds {other:?}")),
     }
 }
 
@@ -200,7 +202,7 @@ fn matched(index: u64, kind: Kind, e: Entry) -> (i32, i32) {
 fn forced_source(index: u64, kind: Kind, source: c_int, tag: c_int, rec: (i32, i32)) -> c_int {
     if source != mpi::ANY_SOURCE() && source != rec.0 {
         diverge(
-            state::rank(),
+            me(),
             index,
             kind,
             &format!(
@@ -211,7 +213,7 @@ fn forced_source(index: u64, kind: Kind, source: c_int, tag: c_int, rec: (i32, i
     }
     if tag != mpi::ANY_TAG() && tag != rec.1 {
         diverge(
-            state::rank(),
+            me(),
             index,
             kind,
             &format!("the call names tag {tag}, the record says tag {}", rec.1),
@@ -229,7 +231,7 @@ unsafe fn check_message(index: u64, kind: Kind, st: *const MPI_Status, rec: (i32
     let got = unsafe { source_tag(st) };
     if got != rec && got.0 != mpi::PROC_NULL() {
         diverge(
-            state::rank(),
+            me(),
             index,
             kind,
             &format!(
@@ -245,10 +247,9 @@ unsafe fn check_message(index: u64, kind: Kind, st: *const MPI_Status, rec: (i32
 /// # Safety
 /// `st` points to the status MPI filled for the request's completion.
 unsafe fn note_done(r: &mut Recorder, handle: u64, st: *const MPI_Status) {
-    if let Some(post) = r.pending.remove(&handle) {
+    if r.pending.contains_key(&handle) {
         // SAFETY: the caller's contract.
-        let (source, tag) = unsafe { source_tag(st) };
-        r.push(Entry::Match { post, source, tag });
+        r.matched(handle, unsafe { source_tag(st) });
     }
 }
 
@@ -276,7 +277,7 @@ unsafe fn check_index(index: u64, kind: Kind, reqs: *const MPI_Request, n: c_int
     // SAFETY: i < n is checked first; the caller's contract.
     if i >= n.max(0) as usize || unsafe { *reqs.add(i) } == mpi::REQUEST_NULL() {
         diverge(
-            state::rank(),
+            me(),
             index,
             kind,
             &format!("the record says request {i} completes, but the call has no active request {i} of {n}"),
@@ -310,11 +311,11 @@ fn probe(
         if ok(rc) {
             // SAFETY: MPI filled the status.
             let (source, tag) = unsafe { source_tag(st) };
-            rec(|r| r.push(Entry::Matched { kind, source, tag }));
+            rec(|r| r.push(me(), Entry::Matched { kind, source, tag }));
         }
         return rc;
     }
-    let Some((i, Next::Entry(e))) = next(kind) else {
+    let Some((_turn, i, Next::Entry(e))) = next(kind) else {
         return call(source, status);
     };
     let want = matched(i, kind, e);
@@ -359,20 +360,20 @@ fn test_probe(
                 Entry::Matched { kind, source, tag }
             });
             rec(|r| match e {
-                Some(e) => r.push(e),
-                None => r.fail(kind),
+                Some(e) => r.push(me(), e),
+                None => r.fail(me(), kind),
             });
         }
         return rc;
     }
     match next(kind) {
         None => test(status),
-        Some((_, Next::Fail)) => {
+        Some((_, _, Next::Fail)) => {
             // SAFETY: the caller's flag.
             unsafe { *flag = 0 };
             mpi::SUCCESS()
         }
-        Some((i, Next::Entry(e))) => {
+        Some((_, i, Next::Entry(e))) => {
             let want = matched(i, kind, e);
             let src = if source == mpi::ANY_SOURCE() {
                 want.0
@@ -415,11 +416,11 @@ macro_rules! receives {
                     if ok(rc) {
                         // SAFETY: MPI filled the status.
                         let (source, tag) = unsafe { source_tag(st) };
-                        rec(|r| r.push(Entry::Matched { kind: Kind::Recv, source, tag }));
+                        rec(|r| r.push(me(), Entry::Matched { kind: Kind::Recv, source, tag }));
                     }
                     return rc;
                 }
-                let Some((i, Next::Entry(e))) = next(Kind::Recv) else { return next!() };
+                let Some((_turn, i, Next::Entry(e))) = next(Kind::Recv) else { return next!() };
                 let want = matched(i, Kind::Recv, e);
                 let src = forced_source(i, Kind::Recv, source, tag, want);
                 // SAFETY: the caller's arguments, with the recorded source.
@@ -476,19 +477,11 @@ macro_rules! receives {
                     if ok(rc) {
                         // SAFETY: MPI returned the request.
                         let handle = unsafe { *request }.bits();
-                        rec(|r| {
-                            let post = r.posts;
-                            r.posts += 1;
-                            r.pending.insert(handle, post);
-                        });
+                        rec(|r| r.post(me(), handle));
                     }
                     return rc;
                 }
-                let forced = rp(|r| {
-                    let post = r.posts;
-                    r.posts += 1;
-                    r.matches.get(&post).map(|m| m.0)
-                });
+                let forced = rp(|r| r.post(me()).map(|m| m.0));
                 match forced.flatten() {
                     // SAFETY: the caller's arguments, with the recorded source.
                     Some(src) => unsafe { x::$xirecv(buf, count, datatype, src, tag, comm, request) },
@@ -529,32 +522,21 @@ receives!(wrap_optional: MPI_Recv_c XMPI_Recv_c, MPI_Sendrecv_c XMPI_Sendrecv_c,
 pnmpi_sdk::wrap! {
     /// Starts recording or replaying.
     fn MPI_Init(_argc, _argv) {
+        threads::before_init();
         let rc = next!();
         if ok(rc) {
-            state::start();
-            WTIME.store(wtime_recorded(), Ordering::Relaxed);
+            started();
         }
         rc
     }
 
-    /// Starts recording or replaying; grants at most
-    /// `MPI_THREAD_SERIALIZED`: the record is one sequence per process.
-    fn MPI_Init_thread(argc, argv, required, provided) {
-        // MPI_THREAD_SERIALIZED is MPI_THREAD_MULTIPLE - 1 in both MPIs.
-        let multiple = mpi::THREAD_MULTIPLE();
-        let asked = required >= multiple;
-        let required = if asked { multiple - 1 } else { required };
-        // SAFETY: the caller's arguments, with a lower thread level.
-        let rc = unsafe { x::XMPI_Init_thread(argc, argv, required, provided) };
+    /// Starts recording or replaying, at the thread level MPI grants:
+    /// each thread records and replays its own outcomes.
+    fn MPI_Init_thread(_argc, _argv, _required, _provided) {
+        threads::before_init();
+        let rc = next!();
         if ok(rc) {
-            state::start();
-            WTIME.store(wtime_recorded(), Ordering::Relaxed);
-            if asked && state::rank() == 0 {
-                eprintln!(
-                    "pnmpi replay: MPI_THREAD_MULTIPLE refused: granted at most MPI_THREAD_SERIALIZED \
-                     (the record is one sequence of calls per process)"
-                );
-            }
+            started();
         }
         rc
     }
@@ -646,9 +628,7 @@ pnmpi_sdk::wrap! {
                 let h = unsafe { *requests.add(i) }.bits();
                 rec(|r| {
                     if r.persistent.contains(&h) {
-                        let post = r.posts;
-                        r.posts += 1;
-                        r.pending.insert(h, post);
+                        r.post(me(), h);
                     }
                 });
             }
@@ -763,7 +743,7 @@ pnmpi_sdk::wrap! {
                 let i = unsafe { *index };
                 let i = (i != mpi::UNDEFINED() && i >= 0).then_some(i as u32);
                 rec(|r| {
-                    r.push(Entry::Index(Kind::Waitany, i));
+                    r.push(me(), Entry::Index(Kind::Waitany, i));
                     if let Some(&h) = i.and_then(|i| handles.get(i as usize)) {
                         // SAFETY: MPI filled the status of the completed request.
                         unsafe { note_done(r, h, st) };
@@ -773,7 +753,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         match next(Kind::Waitany) {
-            Some((i, Next::Entry(Entry::Index(_, Some(k))))) => {
+            Some((_, i, Next::Entry(Entry::Index(_, Some(k))))) => {
                 // SAFETY: the caller's `count` requests.
                 let k = unsafe { check_index(i, Kind::Waitany, requests, count, k) };
                 // SAFETY: the recorded request, one of the caller's.
@@ -782,16 +762,16 @@ pnmpi_sdk::wrap! {
                 unsafe { *index = k as c_int };
                 rc
             }
-            Some((i, Next::Entry(Entry::Index(_, None)))) => {
+            Some((_, i, Next::Entry(Entry::Index(_, None)))) => {
                 // SAFETY: the caller's arguments.
                 let rc = unsafe { x::XMPI_Waitany(count, requests, index, st) };
                 // SAFETY: MPI set the index.
                 if ok(rc) && unsafe { *index } != mpi::UNDEFINED() {
-                    diverge(state::rank(), i, Kind::Waitany, "a request completed, the record says none was active");
+                    diverge(me(), i, Kind::Waitany, "a request completed, the record says none was active");
                 }
                 rc
             }
-            Some((i, other)) => diverge(state::rank(), i, Kind::Waitany, &format!("the record holds {:?}", entry_of(other))),
+            Some((_, i, other)) => diverge(me(), i, Kind::Waitany, &format!("the record holds {:?}", entry_of(other))),
             None => next!(),
         }
     }
@@ -816,9 +796,9 @@ pnmpi_sdk::wrap! {
                 let i = (i != mpi::UNDEFINED() && i >= 0).then_some(i as u32);
                 rec(|r| {
                     if f == 0 {
-                        return r.fail(Kind::Testany);
+                        return r.fail(me(), Kind::Testany);
                     }
-                    r.push(Entry::Index(Kind::Testany, i));
+                    r.push(me(), Entry::Index(Kind::Testany, i));
                     if let Some(&h) = i.and_then(|i| handles.get(i as usize)) {
                         // SAFETY: MPI filled the status of the completed request.
                         unsafe { note_done(r, h, st) };
@@ -828,7 +808,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         match next(Kind::Testany) {
-            Some((_, Next::Fail)) => {
+            Some((_, _, Next::Fail)) => {
                 // SAFETY: the caller's flag and index.
                 unsafe {
                     *flag = 0;
@@ -836,7 +816,7 @@ pnmpi_sdk::wrap! {
                 }
                 mpi::SUCCESS()
             }
-            Some((i, Next::Entry(Entry::Index(_, Some(k))))) => {
+            Some((_, i, Next::Entry(Entry::Index(_, Some(k))))) => {
                 // SAFETY: the caller's `count` requests.
                 let k = unsafe { check_index(i, Kind::Testany, requests, count, k) };
                 // SAFETY: the recorded request, one of the caller's.
@@ -848,16 +828,16 @@ pnmpi_sdk::wrap! {
                 }
                 rc
             }
-            Some((i, Next::Entry(Entry::Index(_, None)))) => {
+            Some((_, i, Next::Entry(Entry::Index(_, None)))) => {
                 // SAFETY: the caller's arguments.
                 let rc = unsafe { x::XMPI_Testany(count, requests, index, flag, st) };
                 // SAFETY: MPI set the flag and index.
                 if ok(rc) && (unsafe { *flag } == 0 || unsafe { *index } != mpi::UNDEFINED()) {
-                    diverge(state::rank(), i, Kind::Testany, "the record says no request was active");
+                    diverge(me(), i, Kind::Testany, "the record says no request was active");
                 }
                 rc
             }
-            Some((i, other)) => diverge(state::rank(), i, Kind::Testany, &format!("the record holds {:?}", entry_of(other))),
+            Some((_, i, other)) => diverge(me(), i, Kind::Testany, &format!("the record holds {:?}", entry_of(other))),
             None => next!(),
         }
     }
@@ -895,9 +875,9 @@ pnmpi_sdk::wrap! {
                 let f = unsafe { *flag };
                 rec(|r| {
                     if f == 0 {
-                        return r.fail(Kind::Test);
+                        return r.fail(me(), Kind::Test);
                     }
-                    r.push(Entry::Done(Kind::Test));
+                    r.push(me(), Entry::Done(Kind::Test));
                     if let Some(&h) = handle.first() {
                         // SAFETY: MPI filled the status of the completed request.
                         unsafe { note_done(r, h, st) };
@@ -907,12 +887,12 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         match next(Kind::Test) {
-            Some((_, Next::Fail)) => {
+            Some((_, _, Next::Fail)) => {
                 // SAFETY: the caller's flag.
                 unsafe { *flag = 0 };
                 mpi::SUCCESS()
             }
-            Some((_, Next::Entry(_))) => {
+            Some((_, _, Next::Entry(_))) => {
                 // SAFETY: the caller's request and status.
                 let rc = unsafe { wait_one(request, st) };
                 // SAFETY: the caller's flag.
@@ -942,9 +922,9 @@ pnmpi_sdk::wrap! {
                 let f = unsafe { *flag };
                 rec(|r| {
                     if f == 0 {
-                        return r.fail(Kind::Testall);
+                        return r.fail(me(), Kind::Testall);
                     }
-                    r.push(Entry::Done(Kind::Testall));
+                    r.push(me(), Entry::Done(Kind::Testall));
                     for (i, &h) in handles.iter().enumerate() {
                         // SAFETY: MPI filled one status per request.
                         unsafe { note_done(r, h, sts.add(i)) };
@@ -954,12 +934,12 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         match next(Kind::Testall) {
-            Some((_, Next::Fail)) => {
+            Some((_, _, Next::Fail)) => {
                 // SAFETY: the caller's flag.
                 unsafe { *flag = 0 };
                 mpi::SUCCESS()
             }
-            Some((_, Next::Entry(_))) => {
+            Some((_, _, Next::Entry(_))) => {
                 // SAFETY: the caller's arguments.
                 let rc = unsafe { wait_all(count, requests, statuses) };
                 // SAFETY: the caller's flag.
@@ -978,12 +958,12 @@ pnmpi_sdk::wrap! {
         match mode() {
             RECORD => {
                 let t = next!();
-                rec(|r| r.push(Entry::Wtime(t)));
+                rec(|r| r.push(me(), Entry::Wtime(t)));
                 t
             }
             REPLAY => match next(Kind::Wtime) {
-                Some((_, Next::Entry(Entry::Wtime(t)))) => t,
-                Some((i, other)) => diverge(state::rank(), i, Kind::Wtime, &format!("the record holds {:?}", entry_of(other))),
+                Some((_, _, Next::Entry(Entry::Wtime(t)))) => t,
+                Some((_, i, other)) => diverge(me(), i, Kind::Wtime, &format!("the record holds {:?}", entry_of(other))),
                 None => next!(),
             },
             _ => next!(),
@@ -1009,7 +989,7 @@ unsafe fn sendrecv(
             // SAFETY: MPI filled the status.
             let (source, tag) = unsafe { source_tag(st) };
             rec(|r| {
-                r.push(Entry::Matched {
+                r.push(me(), Entry::Matched {
                     kind: Kind::Sendrecv,
                     source,
                     tag,
@@ -1018,7 +998,7 @@ unsafe fn sendrecv(
         }
         return rc;
     }
-    let Some((i, Next::Entry(e))) = next(Kind::Sendrecv) else {
+    let Some((_turn, i, Next::Entry(e))) = next(Kind::Sendrecv) else {
         return call(source);
     };
     let want = matched(i, Kind::Sendrecv, e);
@@ -1028,6 +1008,14 @@ unsafe fn sendrecv(
         unsafe { check_message(i, Kind::Sendrecv, st, want) };
     }
     rc
+}
+
+/// Once MPI is up: starts recording or replaying, and numbers the
+/// threads from the calling one.
+fn started() {
+    threads::after_init();
+    state::start();
+    WTIME.store(wtime_recorded(), Ordering::Relaxed);
 }
 
 /// Whether this run records or replays `MPI_Wtime`.
@@ -1095,7 +1083,7 @@ unsafe fn some(
                 });
             rec(|r| {
                 if done.as_ref().is_some_and(Vec::is_empty) {
-                    return r.fail(kind);
+                    return r.fail(me(), kind);
                 }
                 if let Some(v) = &done {
                     for (j, &i) in v.iter().enumerate() {
@@ -1105,19 +1093,19 @@ unsafe fn some(
                         }
                     }
                 }
-                r.push(Entry::Indices(kind, done));
+                r.push(me(), Entry::Indices(kind, done));
             });
         }
         return rc;
     }
     match next(kind) {
         None => call(statuses),
-        Some((_, Next::Fail)) => {
+        Some((_, _, Next::Fail)) => {
             // SAFETY: the caller's count.
             unsafe { *outcount = 0 };
             mpi::SUCCESS()
         }
-        Some((i, Next::Entry(Entry::Indices(_, Some(v))))) => {
+        Some((_, i, Next::Entry(Entry::Indices(_, Some(v))))) => {
             for (j, &k) in v.iter().enumerate() {
                 // SAFETY: the caller's `incount` requests.
                 let k = unsafe { check_index(i, kind, requests, incount, k) };
@@ -1139,12 +1127,12 @@ unsafe fn some(
             unsafe { *outcount = v.len() as c_int };
             mpi::SUCCESS()
         }
-        Some((i, Next::Entry(Entry::Indices(_, None)))) => {
+        Some((_, i, Next::Entry(Entry::Indices(_, None)))) => {
             let rc = call(statuses);
             // SAFETY: MPI set the count.
             if ok(rc) && unsafe { *outcount } != mpi::UNDEFINED() {
                 diverge(
-                    state::rank(),
+                    me(),
                     i,
                     kind,
                     "requests completed, the record says none was active",
@@ -1152,8 +1140,8 @@ unsafe fn some(
             }
             rc
         }
-        Some((i, other)) => diverge(
-            state::rank(),
+        Some((_, i, other)) => diverge(
+            me(),
             i,
             kind,
             &format!("the record holds {:?}", entry_of(other)),

@@ -1,0 +1,131 @@
+//! Which thread is calling: a number that names the same thread in the
+//! recorded run and in every replay of it, so that each thread replays
+//! its own outcomes.
+//!
+//! **The rule.** Linux numbers a process's threads in the order they are
+//! created (thread ids increase, short of a wrap of the id space). A
+//! thread's number is how many threads of its process with a smaller id
+//! count at its first call through this module, where a thread counts if
+//! it has called through the module before, or is alive then; the threads
+//! that `MPI_Init` itself creates (an MPI's progress threads) never count.
+//! The thread that calls `MPI_Init` is usually the process's first, so 0;
+//! threads created one after the other get the next numbers, in creation
+//! order, whichever of them calls MPI first.
+//!
+//! A thread is numbered at its first call of any routine the module
+//! wraps, consulting or passing through, so that a thread that ended
+//! still counts for the threads after it.
+//!
+//! **When a program creates threads otherwise** than the recorded run
+//! (more or fewer, or in a racy order between several creating threads),
+//! a thread's number names another thread's record: its first call that
+//! disagrees with the record is a divergence naming the thread, or, if the
+//! record has no thread of that number, the first call that consults it.
+//! A thread that calls no wrapped routine and ends just before a later
+//! thread's first call may count in one run and not in another.
+
+use parking_lot::Mutex;
+use std::cell::Cell;
+
+/// Not numbered yet.
+const NONE: u32 = u32::MAX;
+
+thread_local! {
+    /// This thread's number, once it called through the module.
+    static NUMBER: Cell<u32> = const { Cell::new(NONE) };
+}
+
+/// The ids of the threads that count and do not count.
+struct Known {
+    /// Threads alive before `MPI_Init`, while it runs.
+    before: Vec<i32>,
+    /// Threads that `MPI_Init` created: never counted.
+    mpi: Vec<i32>,
+    /// Threads numbered so far.
+    seen: Vec<i32>,
+}
+
+static KNOWN: Mutex<Known> = Mutex::new(Known {
+    before: Vec::new(),
+    mpi: Vec::new(),
+    seen: Vec::new(),
+});
+
+/// The ids of the process's live threads (`/proc/self/task`), without
+/// the ones that ended (zombies).
+fn live() -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let e = e.ok()?;
+        let tid: i32 = e.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+        // "tid (comm) S ...": the state follows the last ')'.
+        let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+        (state != 'Z' && state != 'X').then_some(tid)
+    })
+    .collect()
+}
+
+/// This thread's id.
+fn tid() -> i32 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
+/// Before `MPI_Init` goes down: notes the threads alive, so that the ones
+/// `MPI_Init` adds are known as the MPI's.
+pub fn before_init() {
+    KNOWN.lock().before = live();
+}
+
+/// After `MPI_Init`: the threads it created are the MPI's; the calling
+/// thread gets its number.
+pub fn after_init() {
+    {
+        let mut k = KNOWN.lock();
+        let before = std::mem::take(&mut k.before);
+        k.mpi = live().into_iter().filter(|t| !before.contains(t)).collect();
+    }
+    current();
+}
+
+/// Numbers this thread if it has no number yet.
+#[inline]
+pub fn touch() {
+    current();
+}
+
+/// This thread's number (see the module's rule).
+#[inline]
+pub fn current() -> u32 {
+    NUMBER.with(|n| {
+        let v = n.get();
+        if v != NONE {
+            return v;
+        }
+        let v = number();
+        n.set(v);
+        v
+    })
+}
+
+/// Counts this thread's elders (the rule), and notes it as seen.
+#[cold]
+fn number() -> u32 {
+    let me = tid();
+    let alive = live();
+    let mut k = KNOWN.lock();
+    let mut elders: Vec<i32> = k
+        .seen
+        .iter()
+        .chain(alive.iter())
+        .copied()
+        .filter(|&t| t < me && !k.mpi.contains(&t))
+        .collect();
+    elders.sort_unstable();
+    elders.dedup();
+    k.seen.push(me);
+    elders.len() as u32
+}
