@@ -8,7 +8,7 @@
 
 mod common;
 use common::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -106,11 +106,8 @@ fn native_runs_differ_and_replays_repeat_the_record() {
     }
 }
 
-/// Rank 0's receives and completions in a merged trace, in order: each
-/// `MPI_Recv` with the source it matched (`peer=`, `wild=` marks a
-/// wildcard), each `MPI_Waitany` and `MPI_Testsome` with the requests it
-/// completed (`done=`, with their sources), failed polls included.
-fn matches_of(trace_dir: &Path, work: &Path) -> Vec<String> {
+/// `pnmpi trace dump` of the trace folder `trace_dir`, merged in `work`.
+fn dump_of(trace_dir: &Path, work: &Path) -> String {
     let merged = work.join("run.pnt");
     let out = Command::new(target_dir().join("pnmpi"))
         .args(["trace", "merge"])
@@ -126,7 +123,15 @@ fn matches_of(trace_dir: &Path, work: &Path) -> Vec<String> {
         .output()
         .expect("pnmpi runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Rank 0's receives and completions in a merged trace, in order: each
+/// `MPI_Recv` with the source it matched (`peer=`, `wild=` marks a
+/// wildcard), each `MPI_Waitany` and `MPI_Testsome` with the requests it
+/// completed (`done=`, with their sources), failed polls included.
+fn matches_of(trace_dir: &Path, work: &Path) -> Vec<String> {
+    let text = dump_of(trace_dir, work);
     text.lines()
         .filter(|l| l.starts_with("0."))
         .filter_map(|l| {
@@ -305,7 +310,7 @@ fn fortran_masterworker_replays() {
 }
 
 #[test]
-fn thread_multiple_is_refused_with_a_message() {
+fn thread_multiple_is_granted() {
     let exe = program("threadlevel", Link::Pnmpi);
     let case = Case::new();
     let run = case_with(&[], "record", &case.dir().join("rec")).mpirun(2, &exe, &[]);
@@ -314,10 +319,128 @@ fn thread_multiple_is_refused_with_a_message() {
     assert_eq!(lines.len(), 2, "{}", run.stdout);
     for l in lines {
         let w: Vec<i32> = l.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        assert!(w[0] < w[1], "MPI_THREAD_MULTIPLE granted under record: {l}");
+        assert_eq!(w[0], w[1], "MPI_THREAD_MULTIPLE not granted under record: {l}");
     }
+}
+
+/// `threadrace.c`'s line of the racing threads' checksums, once every
+/// rank was granted `MPI_THREAD_MULTIPLE` and its ring threads got the
+/// right messages.
+fn race_checksums(run: &Run) -> String {
+    run.assert_ok();
+    let provided = run.lines("threadrace: provided ");
+    assert_eq!(provided.len(), 4, "{}", run.stdout);
+    for l in provided {
+        let w: Vec<i32> = l.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        assert_eq!(w[0], w[1], "MPI_THREAD_MULTIPLE not granted: {l}");
+    }
+    assert_eq!(run.lines("threadrace: rank ").len(), 4, "ring: {}", run.stdout);
+    let got: u32 = run
+        .lines("threadrace: thread ")
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(4)?.parse::<u32>().ok())
+        .sum();
+    assert_eq!(got, 60, "{}", run.stdout);
+    let lines = run.lines("threadrace: checksums ");
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    lines[0].to_string()
+}
+
+/// Records `threadrace` (4 ranks) into `dir`; its checksums.
+fn record_race(dir: &Path) -> String {
+    let run = case_with(&[], "record", dir).mpirun(4, &program("threadrace", Link::Pnmpi), &[]);
+    let line = race_checksums(&run);
+    assert!(run.stderr.contains("pnmpi replay: recorded "), "{}", run.stderr);
+    line
+}
+
+#[test]
+fn racing_threads_replay_the_recorded_checksums() {
+    let exe = program("threadrace", Link::Pnmpi);
+    let native = Case::new();
+    let pairs: BTreeSet<String> = (0..runs(10).min(5))
+        .map(|_| race_checksums(&native.mpirun(4, &exe, &[])))
+        .collect();
+    eprintln!("{} distinct checksum pairs in {} native runs", pairs.len(), runs(10).min(5));
+    assert!(pairs.len() >= 2, "the threads do not race here: {pairs:?}");
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record_race(&dir);
+    let replay = case_with(&[], "replay", &dir);
+    for i in 0..runs(10).min(5) {
+        let run = replay.mpirun(4, &exe, &[]);
+        assert_eq!(race_checksums(&run), recorded, "replay {i}:\n{}", run.stderr);
+    }
+}
+
+/// The events of a trace folder, each rank's threads as a set of event
+/// sequences without times (the tracer numbers its streams as threads
+/// first call it): one run's, whatever the threads' timing.
+fn runs_of(trace_dir: &Path, work: &Path) -> BTreeMap<String, BTreeSet<Vec<String>>> {
+    let mut threads: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for l in dump_of(trace_dir, work).lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if w.len() < 4 || !w[0].contains('.') {
+            continue;
+        }
+        threads.entry(w[0].to_string()).or_default().push(w[3..].join(" "));
+    }
+    let mut ranks: BTreeMap<String, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (stream, events) in threads {
+        let rank = stream.split('.').next().unwrap_or_default().to_string();
+        ranks.entry(rank).or_default().insert(events);
+    }
+    ranks
+}
+
+#[test]
+fn the_tracer_above_replay_sees_one_run_of_racing_threads() {
+    let exe = program("threadrace", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record_race(&dir);
+    let mut first = None;
+    for i in 0..runs(10).min(5) {
+        let mut case = case_with(&[&tracer_lib()], "replay", &dir);
+        let trace = case.dir().join("trace");
+        case.env("PNMPI_TRACE_DIR", &trace.display().to_string());
+        let run = case.mpirun(4, &exe, &[]);
+        assert_eq!(race_checksums(&run), recorded, "replay {i}:\n{}", run.stderr);
+        let seen = runs_of(&trace, case.dir());
+        let count = |routine: &str| -> usize {
+            seen.values()
+                .flatten()
+                .flatten()
+                .filter(|e| e.split_whitespace().next() == Some(routine))
+                .count()
+        };
+        assert_eq!(count("MPI_Sendrecv"), 4 * 4 * 50, "replay {i}");
+        // 60 messages and a stop for each of the two racing threads.
+        let wild = seen["0"]
+            .iter()
+            .flatten()
+            .filter(|e| e.starts_with("MPI_Recv ") && e.contains(" wild="))
+            .count();
+        assert_eq!(wild, 62, "replay {i}: {:?}", seen["0"]);
+        match &first {
+            None => first = Some(seen),
+            Some(f) => assert!(f == &seen, "replay {i} is another run than replay 0"),
+        }
+    }
+}
+
+#[test]
+fn a_thread_the_record_does_not_have_is_a_divergence_naming_it() {
+    let exe = program("threadrace", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    record_race(&dir);
+    // A third racing thread: rank 0's thread 7 (the main thread, 4 ring
+    // threads, then the racers) has no record.
+    let run = case_with(&[], "replay", &dir).mpirun(4, &exe, &["3"]);
+    assert_ne!(run.code, Some(0), "{}", run.stdout);
     assert!(
-        run.stderr.contains("MPI_THREAD_MULTIPLE refused"),
+        run.stderr.contains("pnmpi replay: rank 0: thread 7: call #0 MPI_Recv: the record has no calls of thread 7"),
         "{}",
         run.stderr
     );
@@ -343,7 +466,7 @@ fn a_cut_record_replays_up_to_its_end() {
         run.stderr
     );
     assert!(
-        run.stderr.contains("pnmpi replay: rank 0: call #") && run.stderr.contains("the record ends here"),
+        run.stderr.contains("pnmpi replay: rank 0: thread 0: call #") && run.stderr.contains("the record ends here"),
         "{}",
         run.stderr
     );

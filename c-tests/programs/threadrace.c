@@ -1,10 +1,11 @@
 /* Threads that call MPI at once, and race. Under MPI_THREAD_MULTIPLE, on
  * every rank 4 threads each make 50 MPI_Sendrecv around a ring, each on its
- * own duplicate of MPI_COMM_WORLD. Then two threads of rank 0 race for the
+ * own duplicate of MPI_COMM_WORLD. Then two threads of rank 0 (argv[1]
+ * threads, up to 4, if given) race for the
  * 60 messages that the other ranks send to MPI_ANY_SOURCE with one tag,
  * with jitter: each thread folds the sources it got into its own checksum,
  * so the pair changes from run to run. Each thread stops at a stop message
- * (-1), which rank 1 sends twice once every data message has been matched
+ * (-1), which rank 1 sends to each once every data message has been matched
  * (MPI_Ssend, then a barrier of the senders).
  *
  * Prints "threadrace: provided P multiple M" on every rank, "threadrace:
@@ -21,6 +22,7 @@
 #define ROUNDS 50
 #define MESSAGES 60
 #define TAG 7
+#define MAX_RACERS 4
 
 static int rank, size;
 static MPI_Comm ring[RING_THREADS], race;
@@ -61,7 +63,9 @@ static void *race_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
+    int provided, racers = argc > 1 ? atoi(argv[1]) : 2;
+    if (racers < 1 || racers > MAX_RACERS)
+        racers = 2;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -87,15 +91,18 @@ int main(int argc, char **argv)
     MPI_Comm senders;
     MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &senders);
     if (rank == 0) {
-        struct racer racers[2] = {{0, 0}, {0, 0}};
-        pthread_t t[2];
-        for (int i = 0; i < 2; i++)
-            pthread_create(&t[i], NULL, race_thread, &racers[i]);
-        for (int i = 0; i < 2; i++)
+        struct racer r[MAX_RACERS] = {{0, 0}};
+        pthread_t t[MAX_RACERS];
+        for (int i = 0; i < racers; i++)
+            pthread_create(&t[i], NULL, race_thread, &r[i]);
+        for (int i = 0; i < racers; i++)
             pthread_join(t[i], NULL);
-        for (int i = 0; i < 2; i++)
-            printf("threadrace: thread %d got %d messages\n", i, racers[i].got);
-        printf("threadrace: checksums %lu %lu\n", racers[0].checksum, racers[1].checksum);
+        for (int i = 0; i < racers; i++)
+            printf("threadrace: thread %d got %d messages\n", i, r[i].got);
+        printf("threadrace: checksums");
+        for (int i = 0; i < racers; i++)
+            printf(" %lu", r[i].checksum);
+        printf("\n");
     } else {
         srand((unsigned)getpid() ^ (unsigned)(MPI_Wtime() * 1e6));
         int share = MESSAGES / (size - 1) + (rank <= MESSAGES % (size - 1));
@@ -106,7 +113,7 @@ int main(int argc, char **argv)
         MPI_Barrier(senders);
         if (rank == 1) {
             int stop = -1;
-            for (int i = 0; i < 2; i++)
+            for (int i = 0; i < racers; i++)
                 MPI_Send(&stop, 1, MPI_INT, 0, TAG, race);
         }
     }
