@@ -361,7 +361,11 @@ fn racing_threads_replay_the_recorded_checksums() {
     let pairs: BTreeSet<String> = (0..runs(10).min(5))
         .map(|_| race_checksums(&native.mpirun(4, &exe, &[])))
         .collect();
-    eprintln!("{} distinct checksum pairs in {} native runs", pairs.len(), runs(10).min(5));
+    eprintln!(
+        "{} distinct checksum pairs in {} native runs",
+        pairs.len(),
+        runs(10).min(5)
+    );
     assert!(pairs.len() >= 2, "the threads do not race here: {pairs:?}");
     let rec = Case::new();
     let dir = rec.dir().join("rec");
@@ -383,7 +387,10 @@ fn runs_of(trace_dir: &Path, work: &Path) -> BTreeMap<String, BTreeSet<Vec<Strin
         if w.len() < 4 || !w[0].contains('.') {
             continue;
         }
-        threads.entry(w[0].to_string()).or_default().push(w[3..].join(" "));
+        threads
+            .entry(w[0].to_string())
+            .or_default()
+            .push(w[3..].join(" "));
     }
     let mut ranks: BTreeMap<String, BTreeSet<Vec<String>>> = BTreeMap::new();
     for (stream, events) in threads {
@@ -440,7 +447,9 @@ fn a_thread_the_record_does_not_have_is_a_divergence_naming_it() {
     let run = case_with(&[], "replay", &dir).mpirun(4, &exe, &["3"]);
     assert_ne!(run.code, Some(0), "{}", run.stdout);
     assert!(
-        run.stderr.contains("pnmpi replay: rank 0: thread 7: call #0 MPI_Recv: the record has no calls of thread 7"),
+        run.stderr.contains(
+            "pnmpi replay: rank 0: thread 7: call #0 MPI_Recv: the record has no calls of thread 7"
+        ),
         "{}",
         run.stderr
     );
@@ -466,7 +475,8 @@ fn a_cut_record_replays_up_to_its_end() {
         run.stderr
     );
     assert!(
-        run.stderr.contains("pnmpi replay: rank 0: thread 0: call #") && run.stderr.contains("the record ends here"),
+        run.stderr.contains("pnmpi replay: rank 0: thread 0: call #")
+            && run.stderr.contains("the record ends here"),
         "{}",
         run.stderr
     );

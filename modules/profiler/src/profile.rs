@@ -183,6 +183,24 @@ pub struct RankProfile {
     pub callsites: Vec<Site>,
     /// Calls whose site could not be kept (full table, or no site found).
     pub callsites_dropped: u64,
+    /// Each thread's own figures, the threads in the order they first
+    /// called MPI: a multi-threaded rank's sums above hide which thread
+    /// called what.
+    #[serde(default)]
+    pub per_thread: Vec<ThreadProfile>,
+}
+
+/// One thread's figures on its rank.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ThreadProfile {
+    /// Its number on the rank: 0 first called MPI, then 1, ...
+    pub thread: usize,
+    /// Its computation: the gaps between its outermost calls.
+    pub comp: Stats,
+    /// Its communication: its outermost calls.
+    pub comm: Stats,
+    /// Its calls of each routine called at least once.
+    pub routines: Vec<Routine>,
 }
 
 /// A block's calls of each routine: those its call sites hold, and the rest.
@@ -275,6 +293,22 @@ pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> Rank
             }
         })
         .collect();
+    // The list of blocks is newest first.
+    let per_thread = blocks
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(thread, b)| ThreadProfile {
+            thread,
+            comp: {
+                let mut t = Ticks::default();
+                t.add(&b.comp);
+                t.stats(clock)
+            },
+            comm: communication(b).stats(clock),
+            routines: called(&routines_of(b), clock),
+        })
+        .collect();
     let comp_hists: Vec<&Hist> = blocks.iter().map(|b| &b.comp_hist).collect();
     let comm_hists: Vec<&Hist> = blocks.iter().map(|b| &b.comm_hist).collect();
     RankProfile {
@@ -290,19 +324,25 @@ pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> Rank
         comm: comm.stats(clock),
         comp_hist: sparse(&comp_hists),
         comm_hist: sparse(&comm_hists),
-        routines: routines
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.count > 0)
-            .map(|(id, t)| Routine {
-                name: ROUTINE_NAMES[id].to_string(),
-                stats: t.stats(clock),
-            })
-            .collect(),
+        routines: called(&routines, clock),
         distributions,
         callsites: resolve(&sites, clock),
         callsites_dropped: dropped,
+        per_thread,
     }
+}
+
+/// The routines of `routines` (by id) called at least once.
+fn called(routines: &[Ticks], clock: &Clock) -> Vec<Routine> {
+    routines
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.count > 0)
+        .map(|(id, t)| Routine {
+            name: ROUTINE_NAMES[id].to_string(),
+            stats: t.stats(clock),
+        })
+        .collect()
 }
 
 fn hostname() -> String {

@@ -7,7 +7,7 @@
 //! so that a reader never sees half a report.
 
 use crate::config::{Bins, Config};
-use crate::profile::{RankProfile, Site, Stats};
+use crate::profile::{RankProfile, Routine, Site, Stats};
 use crate::svg::{self, Panel};
 use pnmpi_sdk::{native, Comm};
 use serde::Serialize;
@@ -587,21 +587,19 @@ impl<'a> Report<'a> {
         primitive_table(t, &self.primitives, &self.comp_granularity, &self.comm_overhead);
         for r in self.per_rank {
             section(t, &format!("Primitive statistics: rank {}", r.rank));
-            let mut rows: Vec<Primitive> = r
-                .routines
-                .iter()
-                .map(|p| Primitive {
-                    name: p.name.clone(),
-                    stats: p.stats,
-                })
-                .collect();
-            rows.sort_by(|a, b| {
-                b.stats
-                    .total_s
-                    .total_cmp(&a.stats.total_s)
-                    .then(a.name.cmp(&b.name))
-            });
-            primitive_table(t, &rows, &r.comp, &r.comm);
+            primitive_table(t, &by_time(&r.routines), &r.comp, &r.comm);
+        }
+        for r in self.per_rank.iter().filter(|r| r.per_thread.len() > 1) {
+            for th in &r.per_thread {
+                section(
+                    t,
+                    &format!(
+                        "Per-thread primitive statistics: rank {} thread {}",
+                        r.rank, th.thread
+                    ),
+                );
+                primitive_table(t, &by_time(&th.routines), &th.comp, &th.comm);
+            }
         }
     }
 
@@ -694,6 +692,24 @@ fn section(t: &mut String, title: &str) {
     let head = format!("@--- {title} ");
     let pad = 75usize.saturating_sub(head.len());
     let _ = writeln!(t, "{rule}\n{head}{}\n{rule}", "-".repeat(pad));
+}
+
+/// The rows of a primitive table, the longest total time first.
+fn by_time(routines: &[Routine]) -> Vec<Primitive> {
+    let mut rows: Vec<Primitive> = routines
+        .iter()
+        .map(|p| Primitive {
+            name: p.name.clone(),
+            stats: p.stats,
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.stats
+            .total_s
+            .total_cmp(&a.stats.total_s)
+            .then(a.name.cmp(&b.name))
+    });
+    rows
 }
 
 fn primitive_table(t: &mut String, rows: &[Primitive], comp: &Stats, comm: &Stats) {

@@ -13,12 +13,12 @@
 //! The intervals are one sequence per process: the timing module that
 //! asks (vtime) grants no `MPI_THREAD_MULTIPLE`.
 
-use crate::cpu_format;
-use crate::file::{self, Stream};
 use crate::abort;
 use crate::config::Config;
-use pnmpi_sdk::services;
+use crate::cpu_format;
+use crate::file::{self, Stream};
 use parking_lot::Mutex;
+use pnmpi_sdk::services;
 use std::ffi::c_int;
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,7 +53,9 @@ static COMPUTE: Mutex<Option<Compute>> = Mutex::new(None);
 pub fn offer() {
     // SAFETY: a function pointer cast to the services' common type; the
     // signature "p" tells callers its real one, `int (*)(uint64_t *)`.
-    let f = unsafe { std::mem::transmute::<unsafe extern "C" fn(*mut u64) -> c_int, services::ServiceFn>(service) };
+    let f = unsafe {
+        std::mem::transmute::<unsafe extern "C" fn(*mut u64) -> c_int, services::ServiceFn>(service)
+    };
     let offered =
         services::ServiceDescriptor::new("compute", "p", f).and_then(|d| services::register_service(&d));
     if let Err(e) = offered {

@@ -278,7 +278,12 @@ impl Replayer {
         if let Some((k, n)) = &mut lane.fails {
             if *k != kind {
                 let k = *k;
-                diverge(thread, index, kind, &format!("the record says {k} (a failed one)"));
+                diverge(
+                    thread,
+                    index,
+                    kind,
+                    &format!("the record says {k} (a failed one)"),
+                );
             }
             *n -= 1;
             if *n == 0 {
@@ -305,7 +310,12 @@ impl Replayer {
             }
             Some((_, Entry::Fails { kind: k, n })) => {
                 if k != kind {
-                    diverge(thread, index, kind, &format!("the record says {k} (a failed one)"));
+                    diverge(
+                        thread,
+                        index,
+                        kind,
+                        &format!("the record says {k} (a failed one)"),
+                    );
                 }
                 if n > 1 {
                     lane.fails = Some((k, n - 1));

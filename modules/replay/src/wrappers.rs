@@ -7,8 +7,8 @@
 //! is then an `MPI_Wait` on the recorded request(s); `MPI_Waitany` and
 //! `MPI_Waitsome` wait on the recorded request(s), in the recorded order.
 
-use crate::format::{Entry, Kind};
 use crate::abort::diverge;
+use crate::format::{Entry, Kind};
 use crate::state::{self, mode, Next, Recorder, RecvArgs, Replayer, State, Turn, RECORD, REPLAY, STATE};
 use crate::threads;
 use pnmpi_sdk::constants as mpi;
@@ -989,11 +989,14 @@ unsafe fn sendrecv(
             // SAFETY: MPI filled the status.
             let (source, tag) = unsafe { source_tag(st) };
             rec(|r| {
-                r.push(me(), Entry::Matched {
-                    kind: Kind::Sendrecv,
-                    source,
-                    tag,
-                })
+                r.push(
+                    me(),
+                    Entry::Matched {
+                        kind: Kind::Sendrecv,
+                        source,
+                        tag,
+                    },
+                )
             });
         }
         return rc;
@@ -1140,11 +1143,6 @@ unsafe fn some(
             }
             rc
         }
-        Some((_, i, other)) => diverge(
-            me(),
-            i,
-            kind,
-            &format!("the record holds {:?}", entry_of(other)),
-        ),
+        Some((_, i, other)) => diverge(me(), i, kind, &format!("the record holds {:?}", entry_of(other))),
     }
 }
