@@ -21,6 +21,7 @@ use crate::format::{self, Encoder, Entry, Header, Kind};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use pnmpi_sdk::{constants as mpi, native};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,8 +54,9 @@ pub struct Recorder {
     enc: Encoder,
     /// The thread of the entries written last.
     thread: u32,
-    /// Per thread, a run of failed calls not written yet.
-    fails: HashMap<u32, (Kind, u64)>,
+    /// Per thread, a run of failed calls not written yet (a few threads:
+    /// a scan beats hashing).
+    fails: SmallVec<[(u32, Kind, u64); 4]>,
     /// Calls recorded (each failed attempt is one).
     pub calls: u64,
     /// Entries written.
@@ -64,7 +66,7 @@ pub struct Recorder {
     /// Threads that recorded something.
     pub threads: HashSet<u32>,
     /// Wildcard receives posted so far, per posting thread.
-    posts: HashMap<u32, u64>,
+    posts: SmallVec<[(u32, u64); 4]>,
     /// Pending wildcard `MPI_Irecv`s (and started persistent receives):
     /// request handle to posting thread and number.
     pub pending: HashMap<u64, (u32, u64)>,
@@ -88,7 +90,9 @@ impl Recorder {
 
     /// Makes `thread` the thread of the entries that follow.
     fn switch(&mut self, thread: u32) {
-        self.threads.insert(thread);
+        if thread != self.thread || self.threads.is_empty() {
+            self.threads.insert(thread);
+        }
         if thread != self.thread {
             self.thread = thread;
             self.push_raw(&Entry::Thread(thread));
@@ -96,7 +100,8 @@ impl Recorder {
     }
 
     fn close_run(&mut self, thread: u32) {
-        if let Some((kind, n)) = self.fails.remove(&thread) {
+        if let Some(at) = self.fails.iter().position(|f| f.0 == thread) {
+            let (_, kind, n) = self.fails.swap_remove(at);
             self.switch(thread);
             self.push_raw(&Entry::Fails { kind, n });
         }
@@ -105,11 +110,11 @@ impl Recorder {
     /// Records a call of `thread` that failed (a test that found nothing).
     pub fn fail(&mut self, thread: u32, kind: Kind) {
         self.calls += 1;
-        match self.fails.get_mut(&thread) {
-            Some((k, n)) if *k == kind => *n += 1,
+        match self.fails.iter_mut().find(|f| f.0 == thread) {
+            Some((_, k, n)) if *k == kind => *n += 1,
             _ => {
                 self.close_run(thread);
-                self.fails.insert(thread, (kind, 1));
+                self.fails.push((thread, kind, 1));
             }
         }
     }
@@ -125,18 +130,27 @@ impl Recorder {
     /// Gives `thread`'s next wildcard receive its posting number and
     /// notes it pending under `handle`.
     pub fn post(&mut self, thread: u32, handle: u64) {
-        let n = self.posts.entry(thread).or_default();
-        self.pending.insert(handle, (thread, *n));
-        *n += 1;
+        let at = match self.posts.iter().position(|p| p.0 == thread) {
+            Some(at) => at,
+            None => {
+                self.posts.push((thread, 0));
+                self.posts.len() - 1
+            }
+        };
+        self.pending.insert(handle, (thread, self.posts[at].1));
+        self.posts[at].1 += 1;
     }
 
-    /// Records where the pending wildcard receive `handle` matched, if it
-    /// is one: under the thread that posted it, whichever completes it.
-    pub fn matched(&mut self, handle: u64, (source, tag): (i32, i32)) {
-        if let Some((thread, post)) = self.pending.remove(&handle) {
-            self.matches += 1;
-            self.push(thread, Entry::Match { post, source, tag });
+    /// Records where the wildcard receive `(thread, post)`, pending under
+    /// `handle` when the call that completed it began, matched: under the
+    /// thread that posted it, whichever completes it. The handle stays
+    /// pending if another thread's receive got it since.
+    pub fn matched(&mut self, handle: u64, (thread, post): (u32, u64), (source, tag): (i32, i32)) {
+        if self.pending.get(&handle) == Some(&(thread, post)) {
+            self.pending.remove(&handle);
         }
+        self.matches += 1;
+        self.push(thread, Entry::Match { post, source, tag });
     }
 
     /// Writes the buffer to the file. A failed write is reported once and
@@ -155,7 +169,7 @@ impl Recorder {
     /// Writes everything; at `MPI_Finalize` (`complete`), renames the file
     /// to its final name.
     pub fn finish(&mut self, complete: bool) -> std::io::Result<PathBuf> {
-        let mut open: Vec<u32> = self.fails.keys().copied().collect();
+        let mut open: Vec<u32> = self.fails.iter().map(|f| f.0).collect();
         open.sort_unstable();
         for t in open {
             self.close_run(t);
@@ -182,10 +196,26 @@ struct Lane {
     posts: u64,
 }
 
+impl Lane {
+    /// Whether nothing of the record is left in it.
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty() && self.fails.is_none()
+    }
+}
+
+/// `thread`'s lane, made (with those of smaller numbers) if missing.
+fn lane(lanes: &mut Vec<Lane>, thread: u32) -> &mut Lane {
+    let i = thread as usize;
+    if lanes.len() <= i {
+        lanes.resize_with(i + 1, Lane::default);
+    }
+    &mut lanes[i]
+}
+
 /// The replayer.
 pub struct Replayer {
-    /// Per thread, its entries.
-    lanes: HashMap<u32, Lane>,
+    /// Per thread number, its entries.
+    lanes: Vec<Lane>,
     /// Where wildcard `MPI_Irecv`s matched, by posting thread and number.
     matches: HashMap<(u32, u64), (i32, i32)>,
     /// The turn to be replayed next.
@@ -232,7 +262,7 @@ pub enum Next {
 impl Replayer {
     /// Splits the record's entries into lanes and turns.
     fn new(entries: Vec<Entry>, path: PathBuf, partial: bool, wtime: bool) -> Replayer {
-        let mut lanes: HashMap<u32, Lane> = HashMap::default();
+        let mut lanes: Vec<Lane> = Vec::new();
         let mut matches = HashMap::default();
         let mut owners = Vec::new();
         let mut thread = 0;
@@ -250,7 +280,16 @@ impl Replayer {
                             owners.len() as u64 - 1
                         }
                     };
-                    lanes.entry(thread).or_default().entries.push_back((turn, e));
+                    lane(&mut lanes, thread).entries.push_back((turn, e));
+                }
+            }
+        }
+        // One thread: the order of its own lane is the record's order.
+        if lanes.iter().filter(|l| !l.entries.is_empty()).count() <= 1 {
+            owners.clear();
+            for l in &mut lanes {
+                for e in &mut l.entries {
+                    e.0 = UNORDERED;
                 }
             }
         }
@@ -271,8 +310,8 @@ impl Replayer {
     /// index among the thread's calls, and its turn; a call of another
     /// kind, or past the end of the thread's record, is a divergence.
     fn take(&mut self, thread: u32, kind: Kind) -> (u64, Next, u64) {
-        let missing = !self.lanes.contains_key(&thread);
-        let lane = self.lanes.entry(thread).or_default();
+        let missing = (self.lanes.get(thread as usize)).is_none_or(|l| l.calls == 0 && l.is_empty());
+        let lane = lane(&mut self.lanes, thread);
         let index = lane.calls;
         lane.calls += 1;
         if let Some((k, n)) = &mut lane.fails {
@@ -296,7 +335,7 @@ impl Replayer {
                 let what = if missing {
                     format!(
                         "the record has no calls of thread {thread} (the recorded run's threads are {})",
-                        self.thread_list()
+                        self.thread_list(thread)
                     )
                 } else if self.partial {
                     format!(
@@ -331,22 +370,19 @@ impl Replayer {
         }
     }
 
-    /// The recorded threads, for messages.
-    fn thread_list(&self) -> String {
-        let mut t: Vec<u32> = self
-            .lanes
-            .iter()
-            .filter(|(_, l)| l.calls > 0 || !l.entries.is_empty() || l.fails.is_some())
-            .map(|(&t, _)| t)
+    /// The recorded threads but `but`, for messages.
+    fn thread_list(&self, but: u32) -> String {
+        let t: Vec<String> = (self.lanes.iter().enumerate())
+            .filter(|&(t, l)| t != but as usize && (l.calls > 0 || !l.is_empty()))
+            .map(|(t, _)| t.to_string())
             .collect();
-        t.sort_unstable();
-        t.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        t.join(", ")
     }
 
     /// Gives `thread`'s next wildcard receive its posting number; the
     /// source and tag it matched in the record, if it completed there.
     pub fn post(&mut self, thread: u32) -> Option<(i32, i32)> {
-        let lane = self.lanes.entry(thread).or_default();
+        let lane = lane(&mut self.lanes, thread);
         let post = lane.posts;
         lane.posts += 1;
         self.matches.get(&(thread, post)).copied()
@@ -354,10 +390,8 @@ impl Replayer {
 
     /// What is left of the record at `MPI_Finalize`: `None` if nothing.
     fn leftover(&self) -> Option<String> {
-        let mut left: Vec<(u32, u64, Kind)> = self
-            .lanes
-            .iter()
-            .filter_map(|(&t, l)| {
+        let left: Vec<(usize, u64, Kind)> = (self.lanes.iter().enumerate())
+            .filter_map(|(t, l)| {
                 let calls: u64 =
                     l.entries.iter().map(|(_, e)| e.calls()).sum::<u64>() + l.fails.map_or(0, |(_, n)| n);
                 let first = l
@@ -367,7 +401,6 @@ impl Replayer {
                 Some((t, calls, first))
             })
             .collect();
-        left.sort_unstable_by_key(|l| l.0);
         let (t, calls, first) = *left.first()?;
         Some(format!(
             "the program finished, but the record has {calls} more call(s) of thread {t}, the next one {first}"
@@ -481,12 +514,12 @@ pub fn start() {
             out,
             enc: Encoder::default(),
             thread: 0,
-            fails: HashMap::default(),
+            fails: SmallVec::new(),
             calls: 0,
             entries: 0,
             matches: 0,
             threads: HashSet::default(),
-            posts: HashMap::default(),
+            posts: SmallVec::new(),
             pending: HashMap::default(),
             persistent: HashSet::default(),
             wtime: cfg.wtime,
@@ -597,7 +630,7 @@ pub fn finish() {
                 let _ = std::io::stderr().write_all(msg.as_bytes());
                 abort(3)
             }
-            let calls: u64 = r.lanes.values().map(|l| l.calls).sum();
+            let calls: u64 = r.lanes.iter().map(|l| l.calls).sum();
             let totals = native::allreduce(&[calls], mpi::SUM(), mpi::COMM_WORLD());
             if let (0, Ok(t)) = (rank, totals) {
                 let msg = format!(

@@ -19,8 +19,16 @@ use smallvec::SmallVec;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// Request handles, on the stack for the usual few.
-type Handles = SmallVec<[u64; 8]>;
+/// A call's requests before it: each handle, and the posting thread and
+/// number if it is a pending wildcard receive; on the stack for the
+/// usual few.
+type Handles = SmallVec<[Pending; 8]>;
+
+/// A request handle, and the posting thread and number of the wildcard
+/// receive it was before the call completed it. Taken before the call:
+/// once MPI completes the request, another thread may get the same handle
+/// for a new receive before this thread records the match.
+type Pending = (u64, Option<(u32, u64)>);
 
 /// Whether `MPI_Wtime`'s values are recorded or replayed.
 pub static WTIME: AtomicBool = AtomicBool::new(false);
@@ -242,30 +250,40 @@ unsafe fn check_message(index: u64, kind: Kind, st: *const MPI_Status, rec: (i32
     }
 }
 
-/// Records where the wildcard `MPI_Irecv` with `handle` matched, if it is one.
+/// Records where the completed request `done` matched, if it was a
+/// wildcard `MPI_Irecv`.
 ///
 /// # Safety
 /// `st` points to the status MPI filled for the request's completion.
-unsafe fn note_done(r: &mut Recorder, handle: u64, st: *const MPI_Status) {
-    if r.pending.contains_key(&handle) {
+unsafe fn note_done(r: &mut Recorder, done: Pending, st: *const MPI_Status) {
+    if let (handle, Some(post)) = done {
         // SAFETY: the caller's contract.
-        r.matched(handle, unsafe { source_tag(st) });
+        r.matched(handle, post, unsafe { source_tag(st) });
     }
 }
 
-/// The handles of `n` requests, when wildcard `MPI_Irecv`s are pending
-/// (else nothing: their completions are not recorded).
+/// The `n` requests, with the pending wildcard receives among them, when
+/// some are pending (else nothing: their completions are not recorded).
 ///
 /// # Safety
 /// `reqs` points to `n` requests.
 unsafe fn snapshot(reqs: *const MPI_Request, n: c_int) -> Handles {
-    if mode() != RECORD || rec(|r| r.pending.is_empty()).unwrap_or(true) || reqs.is_null() {
+    if mode() != RECORD || reqs.is_null() {
         return Handles::new();
     }
-    // SAFETY: the caller's contract.
-    (0..n.max(0) as usize)
-        .map(|i| unsafe { *reqs.add(i) }.bits())
-        .collect()
+    rec(|r| {
+        if r.pending.is_empty() {
+            return Handles::new();
+        }
+        (0..n.max(0) as usize)
+            .map(|i| {
+                // SAFETY: the caller's contract.
+                let h = unsafe { *reqs.add(i) }.bits();
+                (h, r.pending.get(&h).copied())
+            })
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// Checks a recorded request index against this call's requests.
