@@ -26,6 +26,7 @@
 
 use parking_lot::Mutex;
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
 /// Not numbered yet.
 const NONE: u32 = u32::MAX;
@@ -33,6 +34,20 @@ const NONE: u32 = u32::MAX;
 thread_local! {
     /// This thread's number, once it called through the module.
     static NUMBER: Cell<u32> = const { Cell::new(NONE) };
+}
+
+/// The thread that called `MPI_Init` (its `pthread_self`, 0 before) and
+/// its number: that thread, usually the only one, finds its number in a
+/// load, without a thread-local lookup (`__tls_get_addr` in a `dlopen`ed
+/// object).
+static MAIN: AtomicUsize = AtomicUsize::new(0);
+static MAIN_NUMBER: AtomicU32 = AtomicU32::new(0);
+
+/// This thread's `pthread_t`, unique among live threads.
+#[inline]
+fn me() -> usize {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() as usize }
 }
 
 /// The ids of the threads that count and do not count.
@@ -88,7 +103,8 @@ pub fn after_init() {
         let before = std::mem::take(&mut k.before);
         k.mpi = live().into_iter().filter(|t| !before.contains(t)).collect();
     }
-    current();
+    MAIN_NUMBER.store(current(), Relaxed);
+    MAIN.store(me(), Relaxed);
 }
 
 /// Numbers this thread if it has no number yet.
@@ -100,6 +116,9 @@ pub fn touch() {
 /// This thread's number (see the module's rule).
 #[inline]
 pub fn current() -> u32 {
+    if me() == MAIN.load(Relaxed) {
+        return MAIN_NUMBER.load(Relaxed);
+    }
     NUMBER.with(|n| {
         let v = n.get();
         if v != NONE {
