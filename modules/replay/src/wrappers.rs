@@ -22,13 +22,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// A call's requests before it: each handle, and the posting thread and
 /// number if it is a pending wildcard receive; on the stack for the
 /// usual few.
-type Handles = SmallVec<[Pending; 8]>;
+type Handles = SmallVec<[Pending; 4]>;
 
 /// A request handle, and the posting thread and number of the wildcard
 /// receive it was before the call completed it. Taken before the call:
 /// once MPI completes the request, another thread may get the same handle
 /// for a new receive before this thread records the match.
-type Pending = (u64, Option<(u32, u64)>);
+#[derive(Clone, Copy)]
+struct Pending {
+    handle: u64,
+    /// The posting number, if `thread` is not [`NOT_PENDING`].
+    post: u64,
+    thread: u32,
+}
+
+/// [`Pending::thread`] of a request that is no pending wildcard receive.
+const NOT_PENDING: u32 = u32::MAX;
 
 /// Whether `MPI_Wtime`'s values are recorded or replayed.
 pub static WTIME: AtomicBool = AtomicBool::new(false);
@@ -256,9 +265,9 @@ unsafe fn check_message(index: u64, kind: Kind, st: *const MPI_Status, rec: (i32
 /// # Safety
 /// `st` points to the status MPI filled for the request's completion.
 unsafe fn note_done(r: &mut Recorder, done: Pending, st: *const MPI_Status) {
-    if let (handle, Some(post)) = done {
+    if done.thread != NOT_PENDING {
         // SAFETY: the caller's contract.
-        r.matched(handle, post, unsafe { source_tag(st) });
+        r.matched(done.handle, (done.thread, done.post), unsafe { source_tag(st) });
     }
 }
 
@@ -271,19 +280,18 @@ unsafe fn snapshot(reqs: *const MPI_Request, n: c_int) -> Handles {
     if mode() != RECORD || reqs.is_null() {
         return Handles::new();
     }
-    rec(|r| {
-        if r.pending.is_empty() {
-            return Handles::new();
-        }
-        (0..n.max(0) as usize)
-            .map(|i| {
+    let mut out = Handles::new();
+    if let Some(State::Record(r)) = &*STATE.lock() {
+        if !r.pending.is_empty() {
+            for i in 0..n.max(0) as usize {
                 // SAFETY: the caller's contract.
-                let h = unsafe { *reqs.add(i) }.bits();
-                (h, r.pending.get(&h).copied())
-            })
-            .collect()
-    })
-    .unwrap_or_default()
+                let handle = unsafe { *reqs.add(i) }.bits();
+                let (thread, post) = r.pending.get(&handle).copied().unwrap_or((NOT_PENDING, 0));
+                out.push(Pending { handle, post, thread });
+            }
+        }
+    }
+    out
 }
 
 /// Checks a recorded request index against this call's requests.
