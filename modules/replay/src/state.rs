@@ -332,15 +332,15 @@ impl Replayer {
         }
         match lane.entries.pop_front() {
             None => {
-                let what = if missing {
-                    format!(
-                        "the record has no calls of thread {thread} (the recorded run's threads are {})",
-                        self.thread_list(thread)
-                    )
-                } else if self.partial {
+                let what = if self.partial {
                     format!(
                         "the record ends here (it is the prefix {} of a run that did not finish)",
                         self.path.display()
+                    )
+                } else if missing {
+                    format!(
+                        "the record has no calls of thread {thread} (the recorded run's threads are {})",
+                        self.thread_list(thread)
                     )
                 } else {
                     "the record ends here: the recorded run made fewer such calls".to_string()
@@ -376,6 +376,9 @@ impl Replayer {
             .filter(|&(t, l)| t != but as usize && (l.calls > 0 || !l.is_empty()))
             .map(|(t, _)| t.to_string())
             .collect();
+        if t.is_empty() {
+            return "none".into();
+        }
         t.join(", ")
     }
 
