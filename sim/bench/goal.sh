@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pnmpi sim beside LogGOPSim on the same GOAL schedule (issue 36): a
+# pnmpi sim beside LogGOPSim on the same GOAL schedule: a
 # dissemination of 8-byte messages (Schedgen2's format, written by
 # sim/bench/goal_dissemination.py) at each rank count, run RUNS times
 # interleaved by both: the finish each gives (they must be equal), their
