@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pnmpi sim beside LogGOPSim on the same GOAL schedule (issue 36): a
+# pnmpi sim beside LogGOPSim on the same GOAL schedule: a
 # dissemination of 8-byte messages (Schedgen2's format, written by
 # sim/bench/goal_dissemination.py) at each rank count, run RUNS times
 # interleaved by both: the finish each gives (they must be equal), their
@@ -14,29 +14,9 @@ mpi=${1:-openmpi}
 shift || true
 ranks=("$@")
 ((${#ranks[@]})) || ranks=(65536 1048576)
-: "${LOGGOPSIM:?set LOGGOPSIM to the folder of a LogGOPSim build (LogGOPSim, txt2bin)}"
-# shellcheck source=scripts/mpi-env.sh
-. scripts/mpi-env.sh "$mpi"
-bin=$CARGO_TARGET_DIR/release
 runs=${RUNS:-3}
-work=${KEEP:-$(mktemp -d /tmp/pnmpi-goal.XXXXXX)}
-mkdir -p "$work"
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
-cat > "$work/m.toml" <<'TOML'
-[machine]
-name = "LogGOPSim's defaults"
-nodes = 1
-[network]
-latency = "2500ns"
-bandwidth = "1GB/s"
-[model.loggops]
-L = "2500ns"
-o = "1500ns"
-g = "1000ns"
-G = "6ns"
-O = "0ns"
-S = "65535B"
-TOML
+# shellcheck source=sim/bench/goal_common.sh
+. sim/bench/goal_common.sh
 printf '%9s %10s %4s %14s %12s %10s %12s\n' ranks simulator run "finish ns" "M events/s" "peak MB" "events"
 for n in "${ranks[@]}"; do
     goal=$work/d$n.goal

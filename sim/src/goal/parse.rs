@@ -11,7 +11,7 @@
 //! ```
 //!
 //! and `//` or `/* */` comments. A schedule is kept as flat arrays (an op
-//! is 24 bytes, a dependency 4), so that a million ranks of a collective
+//! is 16 bytes, a dependency 4), so that a million ranks of a collective
 //! fit where LogGOPSim's graph needs several times more.
 
 use super::labels::Labels;
@@ -65,33 +65,46 @@ pub struct Edges {
     to: Vec<u32>,
 }
 
-impl Edges {
-    /// Rows for `ops` ops from `(from, to)` pairs, each row keeping its
-    /// pairs' order; no rows at all when there are no pairs.
-    fn build(ops: usize, pairs: &[(u32, u32)]) -> Edges {
-        if pairs.is_empty() {
-            return Edges::default();
-        }
-        // Counts, shifted one place, then their running sums: `at[i + 1]`
-        // is where row i + 1 begins once filled, and serves as row i's
-        // cursor meanwhile (no second array).
-        let mut at = vec![0u32; ops + 2];
-        for &(from, _) in pairs {
-            at[from as usize + 2] += 1;
-        }
-        for i in 2..at.len() {
-            at[i] += at[i - 1];
-        }
-        let mut to = vec![0u32; pairs.len()];
-        for &(from, dep) in pairs {
-            let cursor = &mut at[from as usize + 1];
-            to[*cursor as usize] = dep;
-            *cursor += 1;
-        }
-        at.pop();
-        Edges { at, to }
+/// [`Edges`] built a rank block at a time: a dependency joins two ops of
+/// one block, so a block's pairs are placed in rows when it closes, and
+/// only one block's pairs are ever held (all of a schedule's, at 8 bytes
+/// each beside the rows, were the largest part of its reading's peak).
+#[derive(Default)]
+struct Rows {
+    edges: Edges,
+    /// The open block's (from, to) pairs, in declaration order.
+    block: Vec<(u32, u32)>,
+}
+
+impl Rows {
+    fn push(&mut self, from: u32, to: u32) {
+        self.block.push((from, to));
     }
 
+    /// Places the open block's pairs: rows up to op `ops` (excluded) are
+    /// then complete, each keeping its pairs' order. No rows at all while
+    /// there are no pairs.
+    fn close(&mut self, ops: u32) {
+        let e = &mut self.edges;
+        if self.block.is_empty() && e.at.is_empty() {
+            return;
+        }
+        if e.at.is_empty() {
+            e.at.push(0);
+        }
+        // Stable: a row keeps its pairs' order.
+        self.block.sort_by_key(|&(from, _)| from);
+        let mut pairs = self.block.drain(..).peekable();
+        for i in e.at.len() as u32 - 1..ops {
+            while let Some((_, to)) = pairs.next_if(|p| p.0 == i) {
+                e.to.push(to);
+            }
+            e.at.push(e.to.len() as u32);
+        }
+    }
+}
+
+impl Edges {
     /// The ops waiting on op `i`.
     #[inline]
     pub fn of(&self, i: u32) -> &[u32] {
@@ -202,8 +215,9 @@ struct Builder {
     /// The next rank block expected.
     next: u32,
     labels: Labels,
-    ends: Vec<(u32, u32)>,
-    starts: Vec<(u32, u32)>,
+    /// The rows of `requires`, and of `irequires`.
+    ends: Rows,
+    starts: Rows,
 }
 
 /// A word as text, for an error.
@@ -290,6 +304,7 @@ impl Builder {
                 self.open.take().ok_or("`}` with no rank block open")?;
                 self.next += 1;
                 self.labels.clear();
+                self.close_rows();
             }
             _ => {
                 let Some(rank) = self.open else {
@@ -314,9 +329,9 @@ impl Builder {
             let (waiting, awaited) = (find(a)?, find(bb)?);
             self.s.waits[waiting as usize] += 1;
             if *dep == b"requires" {
-                self.ends.push((awaited, waiting));
+                self.ends.push(awaited, waiting);
             } else {
-                self.starts.push((awaited, waiting));
+                self.starts.push(awaited, waiting);
             }
             return Ok(());
         }
@@ -428,9 +443,17 @@ impl Builder {
         self.s.first.push(self.s.ops.len() as u32);
         self.s.cpus = self.s.cpus.max(1);
         self.s.nics = self.s.nics.max(1);
-        self.s.after_end = Edges::build(self.s.ops.len(), &std::mem::take(&mut self.ends));
-        self.s.after_start = Edges::build(self.s.ops.len(), &std::mem::take(&mut self.starts));
+        self.close_rows();
+        self.s.after_end = std::mem::take(&mut self.ends.edges);
+        self.s.after_start = std::mem::take(&mut self.starts.edges);
         Ok(self.s)
+    }
+
+    /// Completes the dependency rows up to the last op read.
+    fn close_rows(&mut self) {
+        let ops = self.s.ops.len() as u32;
+        self.ends.close(ops);
+        self.starts.close(ops);
     }
 }
 
@@ -473,6 +496,33 @@ mod tests {
             [big.size(0), big.size(1), big.size(2)],
             [4294967295, 12345678901, 7]
         );
+    }
+
+    #[test]
+    fn dependency_rows_keep_their_order_across_blocks() {
+        // Rank 0 has no dependency, rank 1 the first `requires`, rank 2
+        // the first `irequires`; a row keeps its declaration order.
+        let s = parse(
+            "num_ranks 4\nrank 0 {\na: calc 1\n}\nrank 1 {\na: calc 1\nb: calc 2\nc: calc 3\n\
+             c requires a\nc requires b\nb requires a\n}\nrank 2 {\nx: calc 1\ny: calc 1\ny irequires x\n}\n",
+            "r.goal",
+        )
+        .unwrap();
+        let rows = |e: &Edges| {
+            (0..s.ops.len() as u32)
+                .map(|i| e.of(i).to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            rows(&s.after_end),
+            [vec![], vec![3, 2], vec![3], vec![], vec![], vec![]]
+        );
+        assert_eq!(
+            rows(&s.after_start),
+            [vec![], vec![], vec![], vec![], vec![5], vec![]]
+        );
+        assert_eq!(s.waits, [0, 0, 1, 2, 0, 1]);
+        assert_eq!(s.first, [0, 1, 4, 6, 6]);
     }
 
     #[test]
