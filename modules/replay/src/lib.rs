@@ -35,6 +35,9 @@ mod state;
 mod wrappers;
 
 #[cfg(not(test))]
+// Called for MPI_Wtime and MPI_Wtick: it records and replays MPI_Wtime.
+pnmpi_sdk::wraps_clock!();
+
 pnmpi_sdk::module! {
     name: "replay",
     registration_point: state::offer_compute,
