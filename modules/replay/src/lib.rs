@@ -34,10 +34,11 @@ mod state;
 #[cfg(not(test))]
 mod wrappers;
 
-#[cfg(not(test))]
 // Called for MPI_Wtime and MPI_Wtick: it records and replays MPI_Wtime.
+#[cfg(not(test))]
 pnmpi_sdk::wraps_clock!();
 
+#[cfg(not(test))]
 pnmpi_sdk::module! {
     name: "replay",
     registration_point: state::offer_compute,
