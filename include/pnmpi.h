@@ -80,6 +80,16 @@ typedef struct PNMPI_Global_descriptor_t {
  *   void PNMPI_UnregistrationPoint(void);at exit, after every Fini
  * MPI is not running during these hooks. */
 
+/* A module's MPI_Wtime and MPI_Wtick wrappers are called only if it says
+ * so, once, at file scope: PNMPI_WRAPS_CLOCK; (LLNL's libpnmpi defines no
+ * MPI_Wtime or MPI_Wtick, so modules generated to wrap every routine never
+ * see the application's clock reads; without this line, neither here). */
+#ifdef __cplusplus
+#define PNMPI_WRAPS_CLOCK extern "C" __attribute__((visibility("default"))) const int PNMPI_WrapsClock = 1
+#else
+#define PNMPI_WRAPS_CLOCK __attribute__((visibility("default"))) const int PNMPI_WrapsClock = 1
+#endif
+
 /* Modules and stacks. */
 PNMPI_status_t PNMPI_Service_RegisterModule(const char *name);
 PNMPI_status_t PNMPI_Service_GetModuleByName(const char *name, PNMPI_modHandle_t *handle);

@@ -4,13 +4,16 @@
 # layers and the paper's delay layer, loaded from a .pnmpi-conf; then the
 # bundled tracer and profiler on a stencil, the replay of its trace on
 # another machine, the same run under vtime on that machine's model, a
-# hello world as 65,536 virtual ranks in one process, and the stencil's
-# trace as an OTF2 archive, read back by otf2-print.
+# hello world as 65,536 virtual ranks in one process, the stencil's
+# trace as an OTF2 archive, read back by otf2-print, and its wait states
+# and critical path (pnmpi trace analyze, with an SVG); then the checker
+# on a program with a real error, and the replay module making a racy
+# master-worker repeat. It installs only what it runs (scripts/deps.sh).
 #   usage: scripts/demo.sh [openmpi|mpich]   (default: openmpi)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-scripts/deps.sh
+scripts/deps.sh "${1:-openmpi}"
 # shellcheck source=scripts/mpi-env.sh
 . scripts/mpi-env.sh "${1:-openmpi}"
 cargo build --release --workspace --locked
@@ -30,6 +33,8 @@ $MPICC -O2 "${inc[@]}" -o "$work/chain" c-tests/programs/chain.c "${link[@]}"
 $MPICC -O2 -o "$work/delay_bench" c-tests/programs/delay_bench.c
 $MPICC -O2 -g -o "$work/stencil" c-tests/programs/stencil.c
 $MPICC -O2 -o "$work/vhello" c-tests/programs/vhello.c
+$MPICC -O2 -o "$work/masterworker" c-tests/programs/masterworker.c
+$MPICC -O0 -g -o "$work/p2p_type_bad" c-tests/checker/p2p_type_bad.c
 
 echo
 echo "### 1. No tools: chain prints an empty layer log for each call"
@@ -91,3 +96,28 @@ otf2-print -G "$work/otf2/traces.otf2" | grep -E '^(SYSTEM_TREE_NODE|LOCATION_GR
 echo "Rank 0's first calls, and its first messages and collective:"
 otf2-print -L 0 "$work/otf2/traces.otf2" |
     awk '/^(ENTER|LEAVE) / && e < 6 { print; e++ } /^MPI_(I?SEND|IRECV|COLLECTIVE_END) / && m < 4 { print; m++ }'
+
+echo
+echo "### 10. Where the stencil lost its time: wait states and the critical path (pnmpi trace analyze)"
+"$target/pnmpi" trace analyze "$work/trace" --svg "$target/stencil-analyze.svg" | head -24
+echo "The critical path and the wait matrix as a picture: $target/stencil-analyze.svg"
+
+echo
+echo "### 11. The checker on a small program with a real error: rank 1 receives 4 floats where rank 0 sent 4 ints"
+printf 'module checker\n' > "$work/check.conf"
+status=0
+"${MPIRUN[@]}" -np 2 "$target/pnmpi" run --conf "$work/check.conf" --lib-path "$target" -- "$work/p2p_type_bad" \
+    2> "$work/check.err" || status=$?
+grep '^pnmpi checker:' "$work/check.err"
+echo "(exit status $status: 3 means the checker reported an error)"
+
+echo
+echo "### 12. A racy master-worker (wildcard receives, Waitany, Testsome): its checksum changes from run to run"
+for i in 1 2 3; do "${MPIRUN[@]}" -np 4 "$work/masterworker" 300 20; done
+echo "Recorded once by the replay module, then replayed three times: the recorded run each time"
+printf 'module replay\nargument mode record\nargument dir %s\n' "$work/rec" > "$work/record.conf"
+printf 'module replay\nargument mode replay\nargument dir %s\n' "$work/rec" > "$work/replay.conf"
+"${MPIRUN[@]}" -np 4 "$target/pnmpi" run --conf "$work/record.conf" --lib-path "$target" -- "$work/masterworker" 300 20
+for i in 1 2 3; do
+    "${MPIRUN[@]}" -np 4 "$target/pnmpi" run --conf "$work/replay.conf" --lib-path "$target" -- "$work/masterworker" 300 20
+done

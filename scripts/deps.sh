@@ -1,18 +1,39 @@
 #!/usr/bin/env bash
-# Installs the Debian packages pnmpi needs, if any is missing: both MPIs
-# (Open MPI and MPICH are both first-class), libclang for bindgen, C, C++
-# and Fortran compilers (the tests build C++ and Fortran MPI programs), SimGrid (smpirun replays the tracer's exported traces) and
+# Installs the Debian packages pnmpi needs, if any is missing.
+#   usage: scripts/deps.sh [openmpi|mpich]   what the build and the demo need
+#          scripts/deps.sh --tests           what the whole test suite needs
+# The build and the demo need one MPI (Open MPI by default), libclang for
+# bindgen, a C compiler, and libotf2 with its tools (the demo reads its
+# OTF2 export back with otf2-print). The test suite adds the other MPI
+# (both are first-class), C++ and Fortran compilers (it builds C++ and
+# Fortran MPI programs), SimGrid (smpirun replays the exported traces),
 # HPC Challenge (hpcc, an Open MPI benchmark that times itself with
-# MPI_Wtime: tests/vtime.rs runs it unmodified under vtime), CMake and
-# pkg-config (tests/package.rs builds modules against the installed
-# package with each), valgrind and LAMMPS (the callgrind benchmark,
-# tests/callgrind.rs, runs Debian's lmp as a real application), and
-# mpi4py 4.1.2 built from its source for each MPI (tests/mpi4py.rs runs
-# its test suite under replay and the checker), into target/mpi4py/MPI.
-# Uses sudo when not run as root.
+# MPI_Wtime: tests/vtime.rs runs it unmodified under vtime), python3-otf2
+# (reads the OTF2 export), CMake and pkg-config (tests/package.rs builds
+# modules against the installed package with each), valgrind and LAMMPS
+# (the callgrind benchmark, tests/callgrind.rs, runs Debian's lmp as a
+# real application), and mpi4py 4.1.2 built from its source for each MPI
+# (tests/mpi4py.rs runs its test suite under replay and the checker),
+# into target/mpi4py/MPI. Uses sudo when not run as root.
 set -euo pipefail
 
-packages=(libopenmpi-dev openmpi-bin libmpich-dev mpich libclang-dev gcc g++ gfortran make binutils libsimgrid-dev hpcc libopen-trace-format2-dev otf2-tools python3-otf2 cmake pkg-config valgrind lammps python3-dev python3-pip)
+tests=0
+mpi=openmpi
+for arg in "$@"; do
+    case "$arg" in
+        --tests) tests=1 ;;
+        openmpi | mpich) mpi=$arg ;;
+        *)
+            echo "deps: unknown argument '$arg': use --tests, openmpi or mpich" >&2
+            exit 2
+            ;;
+    esac
+done
+declare -A mpi_packages=([openmpi]="libopenmpi-dev openmpi-bin" [mpich]="libmpich-dev mpich")
+read -ra packages <<<"${mpi_packages[$mpi]} libclang-dev gcc make binutils libopen-trace-format2-dev otf2-tools"
+if ((tests)); then
+    packages+=(${mpi_packages[openmpi]} ${mpi_packages[mpich]} g++ gfortran libsimgrid-dev hpcc python3-otf2 cmake pkg-config valgrind lammps python3-dev python3-pip)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,6 +49,7 @@ if ! command -v cargo >/dev/null; then
     echo "deps: cargo not found; install Rust 1.95 or newer (https://rustup.rs) and rerun" >&2
     exit 1
 fi
+((tests)) || exit 0
 
 # mpi4py, for each MPI, built by pip from the source release (pinned by
 # its hash) with that MPI's mpicc into target/mpi4py/MPI/site, its test

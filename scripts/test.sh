@@ -2,29 +2,86 @@
 # The whole test suite, against Open MPI and against MPICH (one cargo
 # target folder each): style checks, the library crates' documentation,
 # then every unit and integration test, which run real programs under each
-# MPI's own mpirun.
+# MPI's own mpirun. Every step runs whatever failed before it (a failing
+# test binary does not hide the others, nor one MPI the other); the last
+# line says how many tests passed and failed, after the names of the
+# failures.
 #   usage: scripts/test.sh [openmpi|mpich ...]   (default: both)
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh --tests || exit 1
 
-echo "== style: cargo fmt --check" >&2
-cargo fmt --all -- --check
+logs=$(mktemp -d -t pnmpi-test-XXXXXX)
+trap 'rm -rf "$logs"' EXIT
+passed=0
+failed=()
+timings=()
+
+# step NAME COMMAND...: runs a step that is not a test binary (style,
+# build, docs); a failure is counted as one failed test named NAME.
+step() {
+    local name=$1 start=$SECONDS
+    shift
+    echo "== $name" >&2
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        failed+=("$name")
+    fi
+    timings+=("$name: $((SECONDS - start)) s")
+}
+
+# tests MPI: cargo test on the workspace, every binary run
+# (--no-fail-fast); each test's result line is counted.
+tests() {
+    local mpi=$1 start=$SECONDS log="$logs/$1.log"
+    echo "== $mpi: tests" >&2
+    cargo test --release --workspace --locked --no-fail-fast -- --test-threads=2 2>&1 | tee "$log"
+    local status=${PIPESTATUS[0]}
+    local ok bad
+    ok=$(grep -cE '^test .* \.\.\. ok$' "$log")
+    passed=$((passed + ok))
+    # A failed test names its binary: "Running tests/x.rs (...)" or
+    # "Running unittests src/lib.rs (target/.../deps/crate-hash)".
+    while IFS= read -r bad; do
+        failed+=("$mpi: $bad")
+    done < <(awk '
+        /^ *Running / {
+            bin = $2
+            if (bin == "unittests") { crate = $4; sub(/^\(.*\/deps\//, "", crate); sub(/-[0-9a-f]+\)$/, "", crate); bin = crate " " $3 }
+        }
+        /^ *Doc-tests / { bin = "doc-tests " $2 }
+        /^test .* \.\.\. FAILED$/ { print bin " " $2 }
+    ' "$log")
+    # A binary that did not build, or that crashed, has no FAILED line.
+    if ((status != 0)) && ! grep -qE '^test .* \.\.\. FAILED$' "$log"; then
+        failed+=("$mpi: cargo test (exit $status, see its output above)")
+    fi
+    timings+=("$mpi: tests: $((SECONDS - start)) s")
+}
+
+step "style: cargo fmt --check" cargo fmt --all -- --check
 
 mpis=("$@")
 ((${#mpis[@]})) || mpis=(openmpi mpich)
 for mpi in "${mpis[@]}"; do
     # shellcheck source=scripts/mpi-env.sh
-    . scripts/mpi-env.sh "$mpi"
-    echo "== $mpi: build ($MPICC, $CARGO_TARGET_DIR)" >&2
-    cargo build --release --workspace --locked
-    echo "== $mpi: clippy" >&2
-    cargo clippy --release --workspace --all-targets --locked -- -D warnings
+    . scripts/mpi-env.sh "$mpi" || exit 1
+    step "$mpi: build ($MPICC, $CARGO_TARGET_DIR)" cargo build --release --workspace --locked
+    step "$mpi: clippy" cargo clippy --release --workspace --all-targets --locked -- -D warnings
     # The empty module's no_std build (panic = "abort") only exists here.
-    cargo clippy --profile compact -p pnmpi-module-empty --locked -- -D warnings
-    echo "== $mpi: cargo doc of the library crates" >&2
-    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p pnmpi-sdk -p pnmpi-trace -p pnmpi-sim --locked
-    echo "== $mpi: tests" >&2
-    cargo test --release --workspace --locked -- --test-threads=2
+    step "$mpi: clippy (no_std empty module)" cargo clippy --profile compact -p pnmpi-module-empty --locked -- -D warnings
+    RUSTDOCFLAGS="-D warnings" step "$mpi: cargo doc of the library crates" \
+        cargo doc --no-deps -p pnmpi-sdk -p pnmpi-trace -p pnmpi-sim --locked
+    tests "$mpi"
 done
-echo "== all tests passed on: ${mpis[*]}" >&2
+
+echo >&2
+echo "== where the time went" >&2
+printf '   %s\n' "${timings[@]}" >&2
+if ((${#failed[@]})); then
+    echo "== failed on: ${mpis[*]}" >&2
+    printf '   %s\n' "${failed[@]}" >&2
+fi
+echo "${passed} passed, ${#failed[@]} failed"
+((${#failed[@]} == 0))

@@ -145,6 +145,37 @@ fn the_empty_module_passes_every_call_through() {
 }
 
 #[test]
+fn a_modules_clock_wrappers_are_called_only_if_it_asks() {
+    // clockwrap's MPI_Wtime returns a frozen clock. Without
+    // PNMPI_WRAPS_CLOCK it is never called, as under LLNL's libpnmpi:
+    // ring's 2 ms sleep then reads as 2 ms.
+    for (defines, name, wtime_ok, calls) in [
+        (&[][..], "clockwrap", 1, 0),
+        (&["WRAPS"][..], "clockwrap_wraps", 0, 2),
+    ] {
+        let module = api_module("clockwrap", name, defines);
+        let mut case = Case::new();
+        case.conf(&format!("module {}\n", module.display()));
+        let run = case.mpirun(2, &program("ring", Link::Pnmpi), &[]);
+        run.assert_ok();
+        assert_eq!(
+            run.lines("ring:"),
+            [format!("ring: size 2 token 2 sum 1 wtime_ok {wtime_ok}")],
+            "{name}"
+        );
+        let mut counts = run.lines("clockwrap rank");
+        counts.sort_unstable();
+        assert_eq!(
+            counts,
+            (0..2)
+                .map(|r| format!("clockwrap rank {r}: Wtime {calls} Wtick 0"))
+                .collect::<Vec<_>>(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn toml_configuration_is_equivalent_to_the_classic_one() {
     // One module by path, one by name through PNMPI_LIB_PATH.
     let a = seq("A", &[]);

@@ -285,6 +285,31 @@ fn quiet_and_loaded(name: &str, prog: &[&str], args: &[(&str, &str)], times: usi
 }
 
 #[test]
+fn time_a_rank_sleeps_is_not_compute() {
+    // ring.c sleeps 2 ms between two MPI_Wtime calls: a sleeping thread
+    // uses almost no CPU, however loaded the machine, so vtime's clock
+    // moves by a few microseconds there, not by the 2 ms of wall time
+    // (ring's own check, elapsed >= 1.9 ms, says 0). Wall time leaking
+    // into the model would show here at once.
+    let (run, report) = vt_run("ring", 2, &[], &[("latency", "1us"), ("bandwidth", "1GB/s")]);
+    assert_eq!(
+        run.lines("ring:"),
+        ["ring: size 2 token 2 sum 1 wtime_ok 0"],
+        "{}",
+        run.stderr
+    );
+    for rank in 0..2 {
+        let compute = report["per_rank"][rank]["compute_ns"].as_f64().unwrap();
+        assert!(compute < 1e6, "rank {rank} computed {compute} ns: {report:#}");
+    }
+}
+
+/// The benchmark behind docs/vtime.md's Accuracy: a prediction under
+/// oversubscription and a background load, against the quiet machine's.
+/// It measures CPU time against CPU time, so it is a benchmark, not a
+/// test: a loaded machine moves its figures.
+#[test]
+#[ignore = "benchmark: CPU-time accuracy under load; run with --ignored --nocapture"]
 fn oversubscription_and_a_background_load_do_not_change_the_prediction() {
     let _heavy = heavy();
     let args = [("latency", "2us"), ("bandwidth", "5GB/s")];

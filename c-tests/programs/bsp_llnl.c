@@ -8,13 +8,18 @@
  * N, to its right neighbour) that it never starts nor frees: a request
  * leaked at MPI_Finalize, for the request checks.
  *
+ * The run reads the clock around a 2 ms sleep: clock_ok is 1 when
+ * MPI_Wtime saw it and MPI_Wtick is positive (a module's clock wrapper in
+ * the way, as LLNL's generated ones are, would freeze the clock).
+ *
  * usage: bsp_llnl [PHASES [LEAK]]   (default 3)
- * prints on rank 0: bsp_llnl: ranks R phases P sum S
+ * prints on rank 0: bsp_llnl: ranks R phases P sum S clock_ok C
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 8
 
@@ -68,8 +73,11 @@ int main(int argc, char **argv)
     MPI_Request leaked;
     if (argc > 2 && strcmp(argv[2], "leak") == 0)
         MPI_Send_init(grid[0], N, MPI_DOUBLE, right, 9, MPI_COMM_WORLD, &leaked);
+    double t0 = MPI_Wtime();
+    usleep(2000);
+    int clock_ok = MPI_Wtime() - t0 >= 0.0019 && MPI_Wtick() > 0;
     if (rank == 0)
-        printf("bsp_llnl: ranks %d phases %d sum %.1f\n", size, phases, total);
+        printf("bsp_llnl: ranks %d phases %d sum %.1f clock_ok %d\n", size, phases, total, clock_ok);
     MPI_Finalize();
     return 0;
 }

@@ -81,6 +81,26 @@ macro_rules! module {
     };
 }
 
+/// Asks libpnmpi to call this module's `MPI_Wtime` and `MPI_Wtick`
+/// wrappers. Without it they are never called, as under LLNL's libpnmpi
+/// (which defines neither routine, so an application's clock reads go
+/// straight to MPI): modules built by LLNL's wrapper generator wrap every
+/// routine, the clock included, and expect it untouched. A module whose
+/// clock wrappers matter (a virtual clock, a recorded one, a tracer of
+/// clock reads) invokes this once:
+///
+/// ```
+/// pnmpi_sdk::wraps_clock!();
+/// ```
+#[macro_export]
+macro_rules! wraps_clock {
+    () => {
+        /// Read by libpnmpi: call this module's `MPI_Wtime` and `MPI_Wtick`.
+        #[no_mangle]
+        pub static PNMPI_WrapsClock: ::core::ffi::c_int = 1;
+    };
+}
+
 /// One hook of [`module!`].
 #[doc(hidden)]
 #[macro_export]

@@ -132,10 +132,10 @@ fn bad_files_name_file_line_and_key() {
         3,
         &["both `latency` and `bandwidth`"],
     );
-    let e = Machine::parse("bad.toml", "[machine]\nnodes = 1\n")
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("bad.toml") && e.contains("network"), "{e}");
+    // No [network]: refused by the default model, which needs it.
+    let m = Machine::parse("bad.toml", "[machine]\nnodes = 1\n").unwrap();
+    let e = pnmpi_sim::model::build("simple", &m).err().unwrap().to_string();
+    assert!(e.contains("bad.toml") && e.contains("needs [network]"), "{e}");
     let e = Machine::load(Path::new("/nonexistent/m.toml"))
         .unwrap_err()
         .to_string();
@@ -143,6 +143,27 @@ fn bad_files_name_file_line_and_key() {
         e.contains("/nonexistent/m.toml") && e.contains("cannot read"),
         "{e}"
     );
+}
+
+#[test]
+fn a_model_that_carries_its_parameters_needs_no_network() {
+    let loggops = "[machine]\nnodes = 2\n[model.loggops]\nL = \"2500ns\"\no = \"1500ns\"\ng = \"1000ns\"\nG = \"6ns\"\nO = \"0ns\"\nS = \"65535B\"\n";
+    let m = Machine::parse("m.toml", loggops).unwrap();
+    let model = pnmpi_sim::model::build("loggops", &m).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(model.lookahead(), 2500.0);
+    // Every model that times messages with [network] says so, naming the
+    // file and the way out.
+    for name in ["simple", "loggp", "bus", "inlink", "outlink", "pmac", "bcs"] {
+        let e = pnmpi_sim::model::build(name, &m).err().unwrap().to_string();
+        assert!(
+            e.starts_with("m.toml: ") && e.contains(&format!("the {name} model needs [network]")),
+            "{name}: {e}"
+        );
+    }
+    // Without [network], LogGOPS still says which of its own keys is missing.
+    let m = Machine::parse("m.toml", &loggops.replace("G = \"6ns\"\n", "")).unwrap();
+    let e = pnmpi_sim::model::build("loggops", &m).err().unwrap().to_string();
+    assert!(e.contains("m.toml") && e.contains("missing field `G`"), "{e}");
 }
 
 #[test]

@@ -112,6 +112,21 @@ impl Module {
     }
 }
 
+/// The symbol by which a module asks for its `MPI_Wtime` and `MPI_Wtick`
+/// wrappers to be called (`PNMPI_WRAPS_CLOCK` in pnmpi.h,
+/// `pnmpi_sdk::wraps_clock!` in Rust). LLNL's libpnmpi defines no
+/// `MPI_Wtime` or `MPI_Wtick`, so the application's clock reads go straight
+/// to MPI and the wrappers its modules' generators write for every routine
+/// are never called; a module that has not asked is treated the same way.
+/// Modules that really wrap the clock (vtime's virtual clock, the replay's
+/// recorded one, the tracer's clock reads) ask.
+const CLOCK_OPT_IN: &str = "PNMPI_WrapsClock";
+
+/// Whether routine `id` reads the clock (`MPI_Wtime`, `MPI_Wtick`).
+fn is_clock(id: usize) -> bool {
+    matches!(ROUTINE_NAMES[id], "MPI_Wtime" | "MPI_Wtick")
+}
+
 /// The address of `name` if the module loaded as `object` defines it itself
 /// (a `dlsym` on its handle would also search its dependencies).
 fn own_symbol(object: &Object, layout: &layout::Layout, name: &str) -> Option<usize> {
@@ -235,9 +250,11 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
                 (object, file, helpers)
             }
         };
+        let wraps_clock = own_symbol(&object, &file.layout, CLOCK_OPT_IN).is_some();
         let wraps: Vec<(usize, *const ())> = file
             .wraps
             .iter()
+            .filter(|&&(id, _)| wraps_clock || !is_clock(id))
             .map(|&(id, vaddr)| (id, object.address(vaddr) as *const ()))
             .collect();
         refuse_unpatched(config, spec, &path, &file, &wraps)?;

@@ -37,6 +37,9 @@ use pnmpi_sdk::{constants, native, Comm};
 use std::ffi::c_int;
 use std::sync::OnceLock;
 
+// Called for MPI_Wtime and MPI_Wtick: it counts clock reads as calls.
+pnmpi_sdk::wraps_clock!();
+
 pnmpi_sdk::module! {
     name: "profiler",
     init: config::load,

@@ -45,6 +45,10 @@ mod threads;
 #[cfg(not(test))]
 mod wrappers;
 
+// Called for MPI_Wtime and MPI_Wtick: it records and replays MPI_Wtime.
+#[cfg(not(test))]
+pnmpi_sdk::wraps_clock!();
+
 #[cfg(not(test))]
 pnmpi_sdk::module! {
     name: "replay",

@@ -45,6 +45,10 @@ unsafe impl Sync for ModuleName {}
 #[no_mangle]
 pub static PNMPI_ModuleName: ModuleName = ModuleName(c"tracer".as_ptr());
 
+// Called for MPI_Wtime and MPI_Wtick: clock reads are traced (the analysis
+// folds them into the compute around them).
+pnmpi_sdk::wraps_clock!();
+
 /// libpnmpi's exit hook: a rank that never reached `MPI_Finalize` (it
 /// exited early, or another rank aborted) still writes what it buffered,
 /// as an unfinished `.part` file that the merge accepts.

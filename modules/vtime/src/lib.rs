@@ -36,6 +36,9 @@ use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 use std::ffi::c_int;
 
+// Called for MPI_Wtime and MPI_Wtick: its MPI_Wtime is the virtual clock.
+pnmpi_sdk::wraps_clock!();
+
 pnmpi_sdk::module! {
     name: "vtime",
     init: config::load,

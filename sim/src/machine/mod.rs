@@ -67,6 +67,9 @@ pub struct Machine {
     pub mapping: Mapping,
     /// Latency, bandwidth and protocol.
     pub network: Network,
+    /// Whether the file gave `[network]` (else `network` is a stand-in that
+    /// no model but one carrying its own parameters may use).
+    network_given: bool,
     /// How each collective is modelled.
     pub collectives: Collectives,
 }
@@ -132,6 +135,22 @@ impl Machine {
             format!("{}B", eager.0)
         );
         Machine::parse("<built-in>", &src).expect("a uniform machine is valid")
+    }
+
+    /// For a model that times messages with `[network]`: an error naming
+    /// the file, what is missing and what to do, when the file has none.
+    pub fn require_network(&self, model: &str) -> Result<(), MachineError> {
+        if self.network_given {
+            return Ok(());
+        }
+        Err(MachineError {
+            file: self.file.clone(),
+            line: None,
+            what: format!(
+                "the {model} model needs [network] with latency and bandwidth (or [network.intra] and \
+                 [network.inter]); add it, or use --model loggops, whose [model.loggops] carries all its parameters"
+            ),
+        })
     }
 
     /// The machine's text with `key = value` lines appended to `[table]`:

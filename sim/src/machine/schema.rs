@@ -17,7 +17,11 @@ pub(super) struct File {
     node: Vec<toml::Spanned<NodeTable>>,
     #[serde(default)]
     mapping: Option<toml::Spanned<MappingTable>>,
-    network: Network,
+    /// Optional: a model that carries all its own parameters (LogGOPS's
+    /// `[model.loggops]`) needs none; the others ask for it when built
+    /// ([`Machine::require_network`]).
+    #[serde(default)]
+    network: Option<Network>,
     #[serde(default)]
     collectives: CollTable,
     /// Read by each model for itself ([`Machine::model_table`]).
@@ -141,6 +145,26 @@ pub struct Network {
     pub buses: u32,
     /// How nodes are linked, when not one flat network.
     pub topology: Option<Topology>,
+}
+
+impl Network {
+    /// What a file without `[network]` stands for until a model asks for
+    /// it: messages free and instant, the default eager threshold (LogGOPS
+    /// takes its `S` from it when `[model.loggops]` gives none).
+    fn unspecified() -> Network {
+        let free = Level {
+            latency: Curve::Const(Time(0.0)),
+            bandwidth: Curve::Const(Bandwidth(f64::INFINITY)),
+        };
+        Network {
+            intra: free.clone(),
+            inter: free,
+            eager_threshold: default_eager(),
+            envelope: Bytes(0),
+            buses: 0,
+            topology: None,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -468,7 +492,8 @@ impl File {
             }
         };
         let collectives = self.collectives.resolve(file, source)?;
-        let mut network = self.network;
+        let network_given = self.network.is_some();
+        let mut network = self.network.unwrap_or_else(Network::unspecified);
         if let Some(t) = &mut network.topology {
             t.fit(nodes).map_err(|what| {
                 // The table's own line: serde keeps no position for it here.
@@ -484,6 +509,7 @@ impl File {
             nodes: specs,
             mapping,
             network,
+            network_given,
             collectives,
         })
     }

@@ -37,6 +37,7 @@ pub struct Bcs {
 
 /// Builds it from `[model.bcs]`.
 pub fn build(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
+    machine.require_network("bcs")?;
     let p: Params = machine.model_table("bcs")?.ok_or_else(|| MachineError {
         file: machine.file.clone(),
         line: None,

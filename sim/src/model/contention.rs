@@ -27,6 +27,17 @@ enum Resource {
     LinkOut,
 }
 
+impl Resource {
+    /// The name of the model that limits this resource.
+    fn model_name(self) -> &'static str {
+        match self {
+            Resource::Bus => "bus",
+            Resource::LinkIn => "inlink",
+            Resource::LinkOut => "outlink",
+        }
+    }
+}
+
 /// A contention model.
 pub struct Contention {
     machine: Machine,
@@ -36,6 +47,7 @@ pub struct Contention {
 }
 
 fn build(machine: &Machine, which: Resource) -> Result<Box<dyn Model>, MachineError> {
+    machine.require_network(which.model_name())?;
     let pools = match which {
         Resource::Bus => vec![vec![0.0; machine.network.buses as usize]],
         Resource::LinkIn => machine
@@ -73,11 +85,7 @@ pub fn build_out(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
 
 impl Model for Contention {
     fn name(&self) -> &'static str {
-        match self.which {
-            Resource::Bus => "bus",
-            Resource::LinkIn => "inlink",
-            Resource::LinkOut => "outlink",
-        }
+        self.which.model_name()
     }
 
     fn eager(&self, m: &Msg) -> bool {

@@ -61,6 +61,7 @@ pub struct LogGp {
 
 /// Builds it from `[model.loggp]`.
 pub fn build(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
+    machine.require_network("loggp")?;
     let t: Table = machine.model_table("loggp")?.ok_or_else(|| MachineError {
         file: machine.file.clone(),
         line: None,

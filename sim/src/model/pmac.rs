@@ -68,6 +68,7 @@ pub struct Pmac {
 
 /// Builds it from `[model.pmac]`.
 pub fn build(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
+    machine.require_network("pmac")?;
     let p: Params = machine.model_table("pmac")?.ok_or_else(|| MachineError {
         file: machine.file.clone(),
         line: None,

@@ -21,6 +21,7 @@ pub struct Simple {
 
 /// Builds it; it needs nothing beyond `[network]`.
 pub fn build(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
+    machine.require_network("simple")?;
     Ok(Box::new(Simple {
         machine: machine.clone(),
     }))
