@@ -56,7 +56,7 @@ fn trace_run(program_name: &str, np: usize, args: &[&str]) -> Traced {
     let run = case.mpirun(np, &program(program_name, Link::Pnmpi), args);
     run.assert_ok();
     assert!(
-        run.stderr.contains("pnmpi tracer: trace written to"),
+        run.stderr.contains("pnmpi tracer: rank 0: trace written to"),
         "{}",
         run.stderr
     );
@@ -673,7 +673,11 @@ fn a_truncated_or_corrupt_rank_file_is_reported_with_its_offset() {
         "stats",
         &t.case.dir().join(".pnmpi-conf").display().to_string(),
     ]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("byte 0: not a pnmpi trace"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".pnmpi-conf: not a merged trace (.pnt), a tracer folder or an OTF2 archive"),
+        "{stderr}"
+    );
 }
 
 #[test]

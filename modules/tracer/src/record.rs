@@ -14,6 +14,7 @@ use crate::extract::Scratch;
 use crate::output::Output;
 use crate::sites::{self, Sites};
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
+use pnmpi_sdk::say;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::rank::{
     self, Coll, P2p, P2pEnd, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX, SMALL_MAX,
@@ -157,10 +158,9 @@ impl Run {
         if let Err(e) = result {
             MAIN_TP.store(usize::MAX, Relaxed);
             if ON.swap(false, Relaxed) {
-                eprintln!(
-                    "pnmpi tracer: rank {}: cannot write {}: {e}; tracing stopped",
-                    self.rank,
-                    self.part.display()
+                say::warn(
+                    "tracer",
+                    format_args!("cannot write {}: {e}; tracing stopped", self.part.display()),
                 );
             }
         }
@@ -177,11 +177,7 @@ impl Run {
     fn trim(&self) {
         let result = self.file.lock().unwrap_or_else(|e| e.into_inner()).trim();
         if let Err(e) = result {
-            eprintln!(
-                "pnmpi tracer: rank {}: cannot trim {}: {e}",
-                self.rank,
-                self.part.display()
-            );
+            say::warn("tracer", format_args!("cannot trim {}: {e}", self.part.display()));
         }
     }
 
@@ -577,11 +573,7 @@ pub fn finish(complete: bool) -> u64 {
         // MPI_Finalize here (more on a parallel file system).
         let done = run.part.with_extension("");
         if let Err(e) = std::fs::rename(&run.part, &done) {
-            eprintln!(
-                "pnmpi tracer: rank {}: cannot finish {}: {e}",
-                run.rank,
-                done.display()
-            );
+            say::warn("tracer", format_args!("cannot finish {}: {e}", done.display()));
         }
     }
     total
