@@ -20,7 +20,7 @@
 //! Each call is stored as variable-length integers (LEB128): the
 //! distance from the end of the call stored before it to its entry, its
 //! duration, its routine and class, the ops folded before it when there
-//! are any, and its site when the trace records sites. Every [`CHUNK`]
+//! are any, and its site when the trace records sites. Every `CHUNK`
 //! calls a mark notes where the next one starts, so that a call is found
 //! by decoding at most a chunk. Times are whole nanoseconds, as traces
 //! give them, so the entries are the exact running sums of the trace's

@@ -10,7 +10,7 @@
 //! is noted as the reader goes, and the times are the running sums from
 //! there: exact, since they are whole nanoseconds. Each op is kept in
 //! [`Calls`] (folded into the compute around it when it communicates
-//! nothing), handed to [`Matcher`], whose matches become [`Wait`]s and
+//! nothing), handed to `Matcher`, whose matches become [`crate::waits::Wait`]s and
 //! the fitted machine's figures at once, and counted into the actor's
 //! figures ([`Actor`]); the replays read the trace again
 //! ([`Run::ops_again`]).

@@ -1,6 +1,6 @@
 //! Who waits for whom, as the trace is read: each send matched with its
 //! receive, and the calls of all members of each collective instance;
-//! each match is handed at once to what takes it ([`Matched`]: the wait
+//! each match is handed at once to what takes it (`Matched`: the wait
 //! states and the machine fitted for the replays), and forgotten.
 //!
 //! MPI delivers a channel's messages in order, so a receive takes the

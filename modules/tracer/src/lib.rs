@@ -31,7 +31,7 @@ use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::say;
 use pnmpi_trace::counts::PeerBytesOf;
-use pnmpi_trace::rank::{Coll, P2p, P2pEnd, RawDone, RawEvent, RawNewComm, SiteCode};
+use pnmpi_trace::rank::{CollCall, P2p, P2pEnd, RawDone, RawEvent, RawNewComm, SiteCode};
 use std::ffi::c_char;
 
 /// The module's name, for libpnmpi's messages (`PNMPI_ModuleName`).
@@ -498,7 +498,7 @@ macro_rules! coll {
             // SAFETY: as above.
             let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
             let (bytes, root): (Option<i64>, Option<i64>) = $read;
-            let call = Coll {
+            let call = CollCall {
                 routine: $id,
                 start: t0,
                 end: t1,

@@ -17,7 +17,8 @@ use pnmpi_mpi_sys::ffi::MPI_Datatype;
 use pnmpi_sdk::say;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::rank::{
-    self, Coll, P2p, P2pEnd, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX, SMALL_MAX,
+    self, CollCall, P2p, P2pEnd, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX,
+    SMALL_MAX,
 };
 use pnmpi_trace::{container, rank_writer};
 use std::cell::Cell;
@@ -375,11 +376,11 @@ pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<
 /// # Safety
 /// `s` comes from [`enter`] on this thread.
 #[inline(always)]
-pub unsafe fn coll(s: *mut Stream, call: &Coll) {
+pub unsafe fn coll(s: *mut Stream, call: &CollCall) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
-    let call = Coll {
+    let call = CollCall {
         site: s.site(call.routine),
         ..*call
     };
