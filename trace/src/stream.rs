@@ -279,7 +279,9 @@ impl MergedReader {
     }
 
     /// The place of stream `i` in `streams`, or the error of reading a
-    /// stream not kept.
+    /// stream not kept. Always inlined: every event read asks it, and
+    /// the compiler's own choice varies with how the crate is split.
+    #[inline(always)]
     fn kept(&mut self, i: usize) -> Result<usize> {
         let k = i
             .checked_sub(self.first)
