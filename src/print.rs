@@ -7,11 +7,12 @@
 //! a naked trampoline that jumps, registers untouched, to its C twin in
 //! `src/print.c`, which formats the message and hands it to
 //! [`pnmpi_llnl_emit`] here. (A C function linked into this cdylib would
-//! not be exported; a `#[no_mangle]` Rust item is.)
+//! not be exported; a `#[no_mangle]` Rust item is.) The rank, the write
+//! and the stop are the SDK's, which every module prints through
+//! (`pnmpi_sdk::say`); the format is LLNL's.
 
-use pnmpi_mpi_sys::{constants, ffi};
+use pnmpi_sdk::say;
 use std::ffi::{c_char, c_int, CStr};
-use std::io::Write;
 
 /// Defines the exported trampoline `$name`, which jumps to `$c`.
 #[cfg(target_arch = "x86_64")]
@@ -41,28 +42,6 @@ trampolines!(
 /// What a message is.
 const DEBUG: c_int = 0;
 const ERROR: c_int = 2;
-
-/// MPI's state: whether it runs (initialized, not finalized), and this
-/// rank and the world's size then.
-fn mpi_state() -> Option<(c_int, c_int)> {
-    let (mut init, mut fin) = (0, 0);
-    // SAFETY: both may be called at any time, before MPI_Init and after
-    // MPI_Finalize; they write their int.
-    let running = unsafe {
-        ffi::PMPI_Initialized(&mut init) == constants::SUCCESS()
-            && ffi::PMPI_Finalized(&mut fin) == constants::SUCCESS()
-    };
-    if !running || init == 0 || fin != 0 {
-        return None;
-    }
-    let (mut rank, mut size) = (0, 0);
-    // SAFETY: MPI runs; each writes its int.
-    let ok = unsafe {
-        ffi::PMPI_Comm_rank(constants::COMM_WORLD(), &mut rank) == constants::SUCCESS()
-            && ffi::PMPI_Comm_size(constants::COMM_WORLD(), &mut size) == constants::SUCCESS()
-    };
-    ok.then_some((rank, size))
-}
 
 /// Whether a debug message of `level` is printed: its bit is set in
 /// `PNMPI_DBGLEVEL`, and `PNMPI_DBGNODE`, if set, names this rank.
@@ -111,19 +90,14 @@ pub unsafe extern "C" fn pnmpi_llnl_emit(kind: c_int, level: c_int, text: *const
         // SAFETY: the caller's contract: a C string.
         unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
     };
-    let state = mpi_state();
+    let state = say::mpi_rank();
     if kind == DEBUG && !debug_wanted(level, state.map(|s| s.0)) {
         return;
     }
-    let mut err = std::io::stderr().lock();
-    let _ = err.write_all(with_rank(&text, state).as_bytes());
-    let _ = err.flush();
+    say::write_line(&with_rank(&text, state));
     if kind == ERROR {
-        if state.is_some() {
-            // MPI runs: aborting it is what LLNL's error does.
-            pnmpi_mpi_sys::abort::abort_job(1);
-        }
-        std::process::exit(1);
+        // Aborting MPI while it runs is what LLNL's error does.
+        say::stop();
     }
 }
 

@@ -1,4 +1,4 @@
-//! Direct binding (issue 8): each module's `XMPI_X` imports are bound to
+//! Direct binding: each module's `XMPI_X` imports are bound to
 //! the next layer below it, and the exported `MPI_X` jumps straight to the
 //! first layer, so no libpnmpi frame lies between the application and a
 //! wrapper, or between two wrappers. The modules prove it from their own

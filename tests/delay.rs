@@ -19,7 +19,8 @@ fn each_delay_layer_adds_its_100_microseconds() {
     let base = one_way_us(0);
     for layers in [1, 3] {
         let added = one_way_us(layers) - base;
-        // A lower bound only: time is measured by benchmarks (issue 7).
+        // A lower bound only: time is measured by the benchmarks
+        // (pnmpi-bench), not by cargo test.
         // Fewer than `layers` private instances would add less.
         assert!(
             added >= 95.0 * layers as f64,

@@ -174,7 +174,7 @@ fn every_type_constructor_walks_as_its_flattened_signature() {
         vec!["dtwalk rank 1: count -1 refused"]
     );
     // The refusal says why, on each rank.
-    let why = "datatype: getDatatypeReference: cannot walk -1 element(s) of the type: the count is negative";
+    let why = "error: getDatatypeReference: cannot walk -1 element(s) of the type: the count is negative";
     assert_eq!(run.stderr.matches(why).count(), 2, "{}", run.stderr);
 }
 

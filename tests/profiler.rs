@@ -142,7 +142,11 @@ fn profile(np: usize, conf: &str) -> Profiled {
         "{}",
         run.stdout
     );
-    assert!(run.stderr.contains("pnmpi profiler: wrote"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("pnmpi profiler: rank 0: wrote"),
+        "{}",
+        run.stderr
+    );
     Profiled::read(case, run)
 }
 
@@ -477,8 +481,10 @@ fn a_bad_argument_stops_the_run_naming_it() {
     let run = case.mpirun(1, &program("ring", Link::Pnmpi), &[]);
     assert!(!run.success(), "{}", run.stdout);
     assert!(
-        run.stderr
-            .contains("pnmpi profiler: argument comp_resolution: `soon` is not a duration"),
+        run.stderr.contains("pnmpi profiler: ")
+            && run
+                .stderr
+                .contains("error: argument comp_resolution: `soon` is not a duration"),
         "{}",
         run.stderr
     );

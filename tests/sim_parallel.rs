@@ -221,7 +221,8 @@ fn an_error_of_one_process_ends_the_job_with_its_exit_code() {
     );
 }
 
-/// Each process keeps its own ranks' state only (issue 36): at 131,072
+/// Each process keeps its own ranks' state only, so that a parallel
+/// replay fits where the serial one does not: at 131,072
 /// ranks the largest process of 2 peaks at most 0.65 of the serial
 /// replay's memory (each kept about 512 bytes for every rank of the
 /// world: 0.74 here), 4 processes less again, and every report is the

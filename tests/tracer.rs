@@ -673,7 +673,11 @@ fn a_truncated_or_corrupt_rank_file_is_reported_with_its_offset() {
         "stats",
         &t.case.dir().join(".pnmpi-conf").display().to_string(),
     ]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("byte 0: not a pnmpi trace"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".pnmpi-conf: not a merged trace (.pnt), a tracer folder or an OTF2 archive"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -343,7 +343,7 @@ fn oversubscription_and_a_background_load_do_not_change_the_prediction() {
     // refills its caches and TLB, and that counts as CPU time. The same
     // sweep of its grid, alone on a pinned core, runs 2.6 % to 80 %
     // slower from one run to the next here (bench/c/cpuspeed.c), so the
-    // issue's 1 % cannot be held on such machines (docs/vtime.md,
+    // a 1 % bar cannot be held on such machines (docs/vtime.md,
     // Accuracy). What the test guards against is wall-clock time leaking
     // into the model, which would show the wall times' 3 to 50x: it
     // allows the loaded median up to 2.5 times the quiet one.
@@ -476,7 +476,8 @@ fn vtime_and_the_replay_of_a_trace_predict_the_same_stencil() {
 /// vtime's virtual clock: its compute intervals are vtime's scaled CPU
 /// time. Replayed by `pnmpi sim` on the same machine, compute now counted,
 /// the trace predicts the virtual time vtime reported for that very run
-/// (issue 16: within 2 %; here to rounding), and replays to its own
+/// (to rounding: both sides time the same compute with the same
+/// code), and replays to its own
 /// timeline.
 #[test]
 fn a_trace_taken_on_vtimes_clock_replays_to_vtimes_prediction() {
@@ -561,9 +562,8 @@ fn a_trace_taken_on_vtimes_clock_replays_to_vtimes_prediction() {
             (0.0..0.1 * vtime).contains(&init_end),
             "MPI_Init ends at {init_end} s"
         );
-        // Issue 16's bar is 2 %; both sides time the same compute and
-        // model the network with the same code, so they agree to the ns
-        // but for rounding.
+        // Both sides time the same compute and model the network with
+        // the same code, so they agree to the ns but for rounding.
         assert!(
             (init_end + predicted - vtime).abs() < 1e-5 * vtime,
             "{model}: replay {predicted} s after MPI_Init's {init_end} s, vtime {vtime} s"
@@ -598,7 +598,7 @@ fn the_vtime_trace_clock_needs_vtime_below_the_tracer() {
         run.assert_ok();
         assert!(
             run.stderr.contains(&format!(
-                "pnmpi tracer: PNMPI_TRACE_CLOCK=vtime: {want}; using the default clock"
+                "warning: PNMPI_TRACE_CLOCK=vtime: {want}; using the default clock"
             )),
             "{}",
             run.stderr

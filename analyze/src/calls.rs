@@ -8,7 +8,7 @@
 //! replays read the trace again. Calls that communicate nothing (a failed
 //! `MPI_Test` or `MPI_Iprobe`, `MPI_Wtime`: [`Class::Local`]) are folded
 //! into the compute around them unless asked not to
-//! ([`crate::load::Options::fold`]): the analysis counts them as compute
+//! ([`crate::run::Options::fold`]): the analysis counts them as compute
 //! and they are never a wait or its cause, so the figures do not need
 //! them one by one. The reader makes each run of them one op, its last
 //! call, whose burst holds the others' time
@@ -20,7 +20,7 @@
 //! Each call is stored as variable-length integers (LEB128): the
 //! distance from the end of the call stored before it to its entry, its
 //! duration, its routine and class, the ops folded before it when there
-//! are any, and its site when the trace records sites. Every [`CHUNK`]
+//! are any, and its site when the trace records sites. Every `CHUNK`
 //! calls a mark notes where the next one starts, so that a call is found
 //! by decoding at most a chunk. Times are whole nanoseconds, as traces
 //! give them, so the entries are the exact running sums of the trace's
@@ -28,6 +28,15 @@
 
 use pnmpi_sim::input::{OpKind, NO_SITE};
 use pnmpi_sim::units::Ns;
+
+/// A call: the `op`-th op of actor `actor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct OpRef {
+    /// Actor index.
+    pub actor: u32,
+    /// Op index on the actor.
+    pub op: u32,
+}
 
 /// What a call is to the critical path and the compute figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +100,7 @@ pub struct Call {
     pub start: Ns,
     /// Duration, ns.
     pub dur: Ns,
-    /// Routine index into [`crate::load::Run::routines`].
+    /// Routine index into [`crate::run::Run::routines`].
     pub routine: u32,
     /// What it is.
     pub class: Class,

@@ -1,27 +1,43 @@
 //! `pnmpi trace analyze`: why a traced run is slow, and which change
 //! would pay.
 //!
-//! The layers, bottom first: [`load`] reads a trace once, into [`calls`]
-//! with their times (those that communicate nothing folded into the
-//! compute around them); as it reads, [`matching`] links sends to
-//! receives and the members of each collective, and [`waits`] turns the
-//! links into Scalasca's wait states; [`path`] walks the critical path
-//! back through the calls and the waits; [`summary`] turns both into figures;
-//! [`whatif`] replays the run, changed as a [`spec`] says, through
-//! `pnmpi-sim`'s engine; [`report`] prints the text, JSON and SVG, and
-//! [`marks`] puts the waits and the path on tracks of the Perfetto export.
-//! [`sites`] names each call's call site (file:line), where the trace
-//! records them, for the tables by site and `compute site` what-ifs.
+//! The layers, bottom first:
+//!
+//! 1. [`calls`]: the calls with their times (those that communicate
+//!    nothing folded into the compute around them), and [`spec`], the
+//!    what-if changes as written;
+//! 2. [`matching`] links sends to receives and the members of each
+//!    collective, and hands each match on as it is made;
+//! 3. [`waits`] turns the matches into Scalasca's wait states, and [`fit`]
+//!    into the machine fitted for the replays;
+//! 4. [`ops`] reads the trace's ops (from a file or memory), and [`run`]
+//!    holds a trace once read: calls, figures, waits, fit;
+//! 5. [`load`] reads a trace once, feeding the calls to matching as it
+//!    goes, into a [`run::Run`];
+//! 6. [`path`] walks the critical path back through the calls and the
+//!    waits; [`sites`] names each call's call site (file:line), where the
+//!    trace records them;
+//! 7. [`summary`] turns both into figures;
+//! 8. [`whatif`] replays the run, changed as a [`spec`] says, through
+//!    `pnmpi-sim`'s engine;
+//! 9. [`report`] prints the text, JSON and SVG, and [`marks`] puts the
+//!    waits and the path on tracks of the Perfetto export.
+//!
+//! A module names only modules of lower layers (`tests/layers.rs` checks
+//! that no import circle forms).
 //!
 //! This crate sits above `pnmpi-trace` and `pnmpi-sim`: the trace crate
 //! knows nothing of replays, and the engine nothing of the analysis.
 
 pub mod calls;
+pub mod fit;
 pub mod load;
 pub mod marks;
 pub mod matching;
+pub mod ops;
 pub mod path;
 pub mod report;
+pub mod run;
 pub mod sites;
 pub mod spec;
 pub mod summary;

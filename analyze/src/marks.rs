@@ -2,8 +2,8 @@
 //! states (named by pattern, with what they waited for) and its stretches
 //! of the critical path.
 
-use crate::load::Run;
 use crate::path::{Activity, Segment};
+use crate::run::Run;
 use pnmpi_trace::chrome::Mark;
 
 /// ns on the trace clock, as the export's integer times.
@@ -36,7 +36,7 @@ pub fn marks(run: &Run, path: &[Segment]) -> Vec<Mark> {
         let (name, detail) = match s.what {
             Activity::Compute { .. } => ("compute".to_owned(), "CPU on the critical path".to_owned()),
             Activity::Mpi { op } => {
-                let at = crate::load::OpRef { actor: s.actor, op };
+                let at = crate::calls::OpRef { actor: s.actor, op };
                 (
                     run.routine(at).to_owned(),
                     format!("call {op} on the critical path"),

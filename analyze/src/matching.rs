@@ -1,7 +1,7 @@
 //! Who waits for whom, as the trace is read: each send matched with its
 //! receive, and the calls of all members of each collective instance;
-//! each match is handed to the wait states ([`Offers`]) and to the
-//! machine fitted for the replays ([`Fit`]) at once, and forgotten.
+//! each match is handed at once to what takes it (`Matched`: the wait
+//! states and the machine fitted for the replays), and forgotten.
 //!
 //! MPI delivers a channel's messages in order, so a receive takes the
 //! first unmatched send from its source on its communicator whose tag it
@@ -13,14 +13,20 @@
 //! every member: the k-th blocking collective a rank enters on a
 //! communicator is instance k, complete when its last member enters.
 
-use crate::load::{OpRef, Span};
-use crate::waits::Offers;
-use crate::whatif::Fit;
+use crate::calls::{OpRef, Span};
 use pnmpi_sim::input::{Actor, Op, OpKind, OpSource, ReqId};
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::fields::COMM_WORLD;
 use pnmpi_trace::routine::Coll;
 use rustc_hash::{FxHashMap, FxHashSet};
+
+/// What takes the matches as they are made.
+pub(crate) trait Matched {
+    /// A matched message.
+    fn message(&mut self, m: &Message);
+    /// A complete collective instance.
+    fn collective(&mut self, c: &Collective);
+}
 
 /// One matched message: its calls, and when they ran.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -179,7 +185,15 @@ impl Matcher {
     /// Takes in call `at` of rank `me`, whose op is `op` and which ran
     /// over `span`; `src` knows the communicators' members. Each actor's
     /// calls come in program order, one actor after the other.
-    pub fn see(&mut self, at: OpRef, me: u32, op: &Op, span: Span, src: &dyn OpSource, offers: &mut Offers) {
+    pub fn see(
+        &mut self,
+        at: OpRef,
+        me: u32,
+        op: &Op,
+        span: Span,
+        src: &dyn OpSource,
+        out: &mut impl Matched,
+    ) {
         if self.actor != Some(at.actor) {
             self.actor = Some(at.actor);
             self.seq.clear();
@@ -237,7 +251,7 @@ impl Matcher {
                 root,
                 req: None,
                 ..
-            } => self.collective(Member { at, span }, me, c, comm, root, src, offers),
+            } => self.collective(Member { at, span }, me, c, comm, root, src, out),
             _ => {}
         }
     }
@@ -287,7 +301,7 @@ impl Matcher {
         comm: i64,
         root: Option<u32>,
         src: &dyn OpSource,
-        offers: &mut Offers,
+        out: &mut impl Matched,
     ) {
         let k = self.seq.entry(comm).or_insert(0);
         let key = (comm, *k);
@@ -317,7 +331,7 @@ impl Matcher {
         inst.calls.push(m);
         if inst.calls.len() == size {
             if let Some(done) = self.open.remove(&key) {
-                offers.collective(&done);
+                out.collective(&done);
             }
         }
     }
@@ -328,7 +342,7 @@ impl Matcher {
     /// of them matches it; those left when the trace is read have one
     /// side only (sends never received, receives from ranks the trace
     /// lacks), no messages.
-    pub fn actor_done(&mut self, rank: u32, offers: &mut Offers, fit: &mut Fit) {
+    pub fn actor_done(&mut self, rank: u32, out: &mut impl Matched) {
         let left = self.unread.entry(rank).or_insert(1);
         *left = left.saturating_sub(1);
         if *left > 0 {
@@ -339,7 +353,7 @@ impl Matcher {
             let other = if key.0 == rank { key.1 } else { key.0 };
             if read(other, &self.unread) {
                 if let Some(channel) = self.channels.remove(&key) {
-                    self.matched(channel, offers, fit);
+                    self.matched(channel, out);
                 }
             }
         }
@@ -347,7 +361,7 @@ impl Matcher {
 
     /// A channel's messages: each receive, in posting order, takes the
     /// first send not yet taken whose tag it accepts.
-    fn matched(&self, channel: Channel, offers: &mut Offers, fit: &mut Fit) {
+    fn matched(&self, channel: Channel, out: &mut impl Matched) {
         let sends = &channel.sends;
         let mut taken = vec![false; sends.len()];
         let mut first_free = 0;
@@ -377,8 +391,7 @@ impl Matcher {
                 bytes: s.bytes,
                 synchronous: s.ssend || s.bytes > self.eager,
             };
-            offers.message(&m);
-            fit.message(&m);
+            out.message(&m);
         }
     }
 }

@@ -12,7 +12,8 @@
 //! `MPI_Init` to the end.
 
 use crate::calls::Class;
-use crate::load::{OpRef, Run};
+use crate::calls::OpRef;
+use crate::run::Run;
 use crate::waits;
 use pnmpi_sim::units::Ns;
 

@@ -6,8 +6,9 @@
 //! and each call kept its op's ([`crate::calls::Call::site`]).
 
 use crate::calls::Call;
-use crate::load::{OpRef, Run};
+use crate::calls::OpRef;
 use crate::path::{Activity, Segment};
+use crate::run::Run;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::sites::Site;
 use std::collections::HashMap;

@@ -3,8 +3,9 @@
 //! causes, and the critical path's composition and the imbalance.
 
 use crate::calls::Call;
-use crate::load::{OpRef, Run};
+use crate::calls::OpRef;
 use crate::path::{Activity, Segment};
+use crate::run::Run;
 use crate::sites::{place, site};
 use crate::waits::{Pattern, Wait};
 use pnmpi_sim::units::Ns;

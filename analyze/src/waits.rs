@@ -23,7 +23,7 @@
 //! gets one wait, its longest, so that no time is counted twice. The
 //! cause is the call waited for: its rank, routine and entry.
 
-use crate::load::{OpRef, Span};
+use crate::calls::{OpRef, Span};
 use crate::matching::{Collective, Member, Message};
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;

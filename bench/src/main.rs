@@ -1,14 +1,14 @@
 //! `pnmpi-bench`: measures what libpnmpi costs per MPI call, natively and
-//! through 0, 1, ... empty module layers, in one run, so that the numbers
-//! of issue 2's overhead bar (α, β of the paper's section 5) come from
-//! one machine state.
+//! through 0, 1, ... empty module layers, in one run, so that the
+//! overhead figures (α, β of the paper's section 5, against the project's
+//! bars in `report.rs`) come from one machine state.
 //!
 //! Each round runs every setup once (in a rotated order), so that noise
 //! from other processes spreads over all setups alike; the report is the
 //! median over rounds.
 //!
 //! `pnmpi-bench suite` measures all of the paper's section 5 the same way
-//! in one run (issue 7): per-call overhead, ping-pong latency, MPI_Init
+//! in one run: per-call overhead, ping-pong latency, MPI_Init
 //! time, delay layers, bandwidth and memory, with CSV and SVG plots.
 
 mod install;

@@ -7,10 +7,10 @@ use anyhow::{Context as _, Result};
 use std::io::Write as _;
 use std::path::Path;
 
-/// Issue 2's bar for α: libpnmpi with no module may cost at most this much
+/// The bar for α: libpnmpi with no module may cost at most this much
 /// more than native MPI, in ns per call.
 pub const ALPHA_BAR_NS: f64 = 1.0;
-/// Issue 2's bar for β: each added layer may cost at most this much, in ns.
+/// The bar for β: each added layer may cost at most this much, in ns.
 pub const BETA_BAR_NS: f64 = 5.0;
 
 /// What the rounds measured for one setup.
@@ -95,7 +95,7 @@ pub struct Context<'a> {
 }
 
 /// The human report: one line per setup, then α, the first layer and β
-/// against issue 2's bars.
+/// against the bars.
 pub fn table(ctx: &Context, rows: &[Summary], model: &Model) -> String {
     let rounds = rows.first().map_or(0, |r| r.rounds);
     let mut lines = vec![

@@ -1,5 +1,5 @@
 //! `pnmpi-bench suite`: the paper's section 5 measured side by side in one
-//! run (issue 7): per-call overhead (figure 4's model), 0-byte ping-pong
+//! run, on one machine state: per-call overhead (figure 4's model), 0-byte ping-pong
 //! latency (figure 4), `MPI_Init` time (figure 5), delay layers (figure 6),
 //! bandwidth (table 1) and memory (section 5.6).
 //!
@@ -217,7 +217,7 @@ impl Results<'_> {
     }
 }
 
-/// A figure derived from the medians, with the issue's bar if it has one.
+/// A figure derived from the medians, with its bar if it has one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
     pub part: Part,
@@ -298,7 +298,8 @@ fn chunk(n: u64) -> u64 {
     ((n + 8 + 15) & !15).max(32)
 }
 
-/// The issue's bars.
+/// The project's bars: α (libpnmpi with no module over native MPI), β
+/// (each further layer) and the first layer, ns per call.
 const ALPHA_BAR_NS: f64 = 1.0;
 const BETA_BAR_NS: f64 = 4.0;
 const FIRST_LAYER_BAR_NS: f64 = 8.0;
@@ -505,7 +506,8 @@ fn wrapped_routines(rows: &[Row]) -> Option<u64> {
         .map(|r| r.median as u64)
 }
 
-/// The figures the issue asks for, from the medians.
+/// The derived figures (overheads per call and per layer), from the
+/// medians.
 pub fn figures(r: &Results, model: &TableModel) -> Vec<Figure> {
     let mut out = Vec::new();
     let o = Part::Overhead;
@@ -852,7 +854,7 @@ fn zero_of(setup: Setup) -> Setup {
 
 /// The derived figures against the bars.
 fn figure_table(figures: &[Figure]) -> String {
-    let mut out = String::from("\nfigures against issue 7's bars\n");
+    let mut out = String::from("\nfigures against the bars\n");
     for f in figures {
         let bar = match &f.bar {
             Some((text, true)) => format!("met ({text})"),

@@ -67,7 +67,7 @@ fn the_suite_runs_every_part_and_writes_csv_and_plots() {
         "bandwidth (",
         "heap (",
         "link-stack table (",
-        "figures against issue 7's bars",
+        "figures against the bars",
         "pnmpi, 2 distinct",
     ] {
         assert!(stdout.contains(title), "no `{title}` in:\n{stdout}");

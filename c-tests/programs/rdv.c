@@ -1,4 +1,4 @@
-/* Rendezvous senders (issue 35). Three ranks, no compute: rank 2 sends
+/* Rendezvous senders, timed alike by the three simulators. Three ranks, no compute: rank 2 sends
  * 4 MiB to rank 1 and rank 0 sends 1 MiB to rank 1 at the same moment,
  * both standard-mode sends above the eager threshold; rank 1 receives
  * rank 2's message first. A rendezvous holds rank 0's send until rank 1

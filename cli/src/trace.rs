@@ -6,9 +6,8 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use pnmpi_trace::folder::FolderReader;
+use pnmpi_otf2::Opened;
 use pnmpi_trace::source::StreamedTrace;
-use pnmpi_trace::stream::MergedReader;
 use pnmpi_trace::{chrome, dump, merge, simgrid, stats};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -349,46 +348,49 @@ impl Input {
     }
 }
 
-/// Opens a `.pnt` file or a trace folder for streaming: its events are
-/// read as each command goes, so memory does not grow with them.
+/// Opens a trace for streaming (a `.pnt` file, a tracer folder or an
+/// OTF2 archive): its events are read as each command goes, so memory does
+/// not grow with them.
 fn open(input: &Path) -> Result<Input> {
-    if pnmpi_otf2::is_otf2(input) {
-        let r = pnmpi_otf2::Otf2Trace::open(input)?;
-        // The location files, in the folder beside the anchor file.
-        let files = pnmpi_otf2::import::anchor(input).with_extension("");
-        let size = std::fs::read_dir(&files)
-            .map(|d| {
-                d.flatten()
-                    .filter_map(|f| f.metadata().ok())
-                    .map(|m| m.len())
-                    .sum()
-            })
-            .unwrap_or(0);
-        return Ok(Input {
-            folder: true,
-            size,
-            // Each call is two records or more.
-            events: r.records() / 2,
-            src: Box::new(r),
-        });
-    }
-    if input.is_dir() {
-        let f = FolderReader::open(input)?;
-        return Ok(Input {
+    let opened = pnmpi_otf2::open(input)?.with_context(|| {
+        format!(
+            "{}: not a merged trace (.pnt), a tracer folder or an OTF2 archive",
+            input.display()
+        )
+    })?;
+    Ok(match opened {
+        Opened::Otf2(r) => {
+            // The location files, in the folder beside the anchor file.
+            let files = pnmpi_otf2::import::anchor(input).with_extension("");
+            let size = std::fs::read_dir(&files)
+                .map(|d| {
+                    d.flatten()
+                        .filter_map(|f| f.metadata().ok())
+                        .map(|m| m.len())
+                        .sum()
+                })
+                .unwrap_or(0);
+            Input {
+                folder: true,
+                size,
+                // Each call is two records or more.
+                events: r.records() / 2,
+                src: Box::new(r),
+            }
+        }
+        Opened::Folder(f) => Input {
             folder: true,
             size: f.bytes(),
             events: f.event_count(),
             src: Box::new(f),
-        });
-    }
-    let r = MergedReader::open(input)?;
-    let size = std::fs::metadata(input)
-        .with_context(|| format!("cannot read {}", input.display()))?
-        .len();
-    Ok(Input {
-        folder: false,
-        size,
-        events: r.event_count(),
-        src: Box::new(r),
+        },
+        Opened::Merged(r) => Input {
+            folder: false,
+            size: std::fs::metadata(input)
+                .with_context(|| format!("cannot read {}", input.display()))?
+                .len(),
+            events: r.event_count(),
+            src: Box::new(r),
+        },
     })
 }

@@ -2,39 +2,13 @@
 //! [`Defs`], events into the location's [`Assembler`]. Each catches panics
 //! (none should happen) so that none crosses into C.
 
+use crate::defs::{CommDef, GroupDef, LocationDef, RegionDef};
 use crate::ffi;
-use crate::import::Assembler;
-use crate::reader::{CommDef, Defs, GroupDef, LocationDef, RegionDef};
+use crate::user::{on_defs, on_events};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_void};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 type Code = ffi::OTF2_CallbackCode;
-
-/// Runs `f` on the definitions behind `user`.
-fn on_defs(user: *mut c_void, f: impl FnOnce(&mut Defs)) -> Code {
-    // SAFETY: `Reader::open` registers a live `&mut Defs` as the user data
-    // for the duration of the definition reading, the only time this runs.
-    let defs = unsafe { &mut *user.cast::<Defs>() };
-    match catch_unwind(AssertUnwindSafe(|| f(defs))) {
-        Ok(()) => ffi::OTF2_CALLBACK_SUCCESS as Code,
-        Err(_) => ffi::OTF2_CALLBACK_ERROR as Code,
-    }
-}
-
-/// Runs `f` on the assembler behind `user`.
-pub(crate) fn on_events(user: *mut c_void, f: impl FnOnce(&mut Assembler)) -> Code {
-    // SAFETY: `Reader::read` registers a live `&mut Assembler` as the user
-    // data right before each read, the only time this runs.
-    let a = unsafe { &mut *user.cast::<Assembler>() };
-    match catch_unwind(AssertUnwindSafe(|| f(a))) {
-        Ok(()) => ffi::OTF2_CALLBACK_SUCCESS as Code,
-        Err(_) => {
-            a.fail("internal error while reading an event".into());
-            ffi::OTF2_CALLBACK_ERROR as Code
-        }
-    }
-}
 
 unsafe extern "C" fn string(user: *mut c_void, id: u32, s: *const c_char) -> Code {
     let text = if s.is_null() {

@@ -9,19 +9,27 @@
 //!   [`StreamedTrace`](pnmpi_trace::source::StreamedTrace), so that
 //!   `pnmpi sim replay`, `trace stats` and the exports read it.
 //!
+//! - [`open()`] tells which trace a path holds (OTF2, a tracer folder, a
+//!   merged `.pnt`) and opens it: every command reads its input there.
+//!
 //! All `unsafe` code of the crate is in [`writer`], the reader, the
 //! callbacks and the error capture: the rest is safe.
 
+mod assembler;
 mod callbacks;
+mod defs;
 pub mod export;
 pub mod ffi;
 pub mod import;
 mod metrics;
 pub mod names;
+pub mod open;
 mod reader;
 mod status;
 mod unusable;
+mod user;
 pub mod writer;
 
 pub use export::{export, export_marked, Exported};
 pub use import::{is_otf2, Otf2Trace};
+pub use open::{open, Opened};

@@ -22,7 +22,7 @@ macro_rules! unusable {
                 _a: *mut OTF2_AttributeList,
                 $(_: $arg),*
             ) -> Code {
-                crate::callbacks::on_events(user, |a| a.unusable(stringify!($record), $category))
+                crate::user::on_events(user, |a| a.unusable(stringify!($record), $category))
             }
         )*
 
@@ -45,7 +45,7 @@ unsafe extern "C" fn Unknown(
     user: *mut c_void,
     _a: *mut OTF2_AttributeList,
 ) -> Code {
-    crate::callbacks::on_events(user, |a| a.unusable("Unknown", "records unknown to libotf2 3.0"))
+    crate::user::on_events(user, |a| a.unusable("Unknown", "records unknown to libotf2 3.0"))
 }
 
 // Generated from the callback types bindgen derives from

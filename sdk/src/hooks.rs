@@ -39,14 +39,11 @@ impl ModuleName {
 /// Runs `body`, the code of a hook or wrapper called from C. A panic must
 /// not unwind into C (undefined behaviour) and the chain cannot carry on
 /// without the layer that failed: after the panic message, this names
-/// `what` and aborts the process, which the MPI launcher reports.
+/// `what` and ends the job ([`crate::say::fatal`]).
 pub fn guard<R>(what: &str, body: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(value) => value,
-        Err(_) => {
-            eprintln!("pnmpi module: panic in {what}; aborting the process");
-            std::process::abort()
-        }
+        Err(_) => crate::say::fatal("module", format_args!("panic in {what}; ending the job")),
     }
 }
 

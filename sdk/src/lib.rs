@@ -26,6 +26,8 @@
 //!   in a few loads and names it (file:line) for a report.
 //! - [`clock`] reads the monotonic clock and the thread's CPU time (with
 //!   what a read of it costs), for modules that time or model compute.
+//! - [`say`] prints a module's notes, warnings and errors as one line
+//!   with its name and rank, and ends the job on a fatal one.
 //! - [`module!`] defines the name and the hooks (`PNMPI_Init` ...) from
 //!   Rust closures, and keeps their panics from unwinding into C.
 //!
@@ -48,6 +50,7 @@ pub mod llnl;
 pub mod native;
 pub mod next;
 pub mod raw;
+pub mod say;
 pub mod services;
 pub mod sizes;
 mod wrap;

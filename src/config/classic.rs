@@ -16,7 +16,8 @@
 //! Unlike LLNL, an unknown command or a misplaced one is an error, never
 //! skipped.
 
-use super::{Config, IntSet, ModuleSpec, PcontrolMode, Routines, DEFAULT_STACK};
+use super::selection::{IntSet, Routines};
+use super::spec::{Config, ModuleSpec, PcontrolMode, DEFAULT_STACK};
 use crate::error::Error;
 use std::path::Path;
 

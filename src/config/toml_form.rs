@@ -15,7 +15,8 @@
 //! phases = "2-3"                  # optional
 //! ```
 
-use super::{Config, IntSet, ModuleSpec, PcontrolMode, Routines, Selection, DEFAULT_STACK};
+use super::selection::{IntSet, Routines, Selection};
+use super::spec::{Config, ModuleSpec, PcontrolMode, DEFAULT_STACK};
 use crate::error::Error;
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -14,7 +14,13 @@
 //! on each event.
 
 use crate::fields::NV;
-use crate::trace::HISTORY;
+
+/// How many earlier events of the same routine a merged event may take
+/// its unchanged fields from: codes in a chunk are `routine * HISTORY +
+/// slot`, and slot `s` names the (s+1)-th most recent event of that
+/// routine. Cyclic patterns (a halo exchange's four neighbours) then
+/// repeat at no cost.
+pub const HISTORY: usize = 4;
 use smallvec::SmallVec;
 
 /// "No value": `i64::MIN` has no code in a merged trace (the writer

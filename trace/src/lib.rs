@@ -26,6 +26,7 @@ pub mod dump;
 pub mod error;
 pub mod fields;
 pub mod folder;
+mod frame;
 mod history;
 mod live_requests;
 pub mod merge;

@@ -414,7 +414,7 @@ pub struct P2pEnd {
 
 /// A blocking collective as [`RawEncoder::encode_coll`] takes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Coll {
+pub struct CollCall {
     /// Routine code.
     pub routine: u32,
     /// Start tick.
@@ -431,7 +431,7 @@ pub struct Coll {
     pub site: SiteCode,
 }
 
-impl Coll {
+impl CollCall {
     /// The same call as a general [`RawEvent`] (for tests and tools).
     pub fn as_event(&self) -> RawEvent<'static> {
         RawEvent {
@@ -788,7 +788,7 @@ impl RawEncoder {
     /// [`RawEvent`] with these fields, without building one. `out` must
     /// hold at least [`SMALL_MAX`] bytes.
     #[inline(always)]
-    pub fn encode_coll(&mut self, call: &Coll, out: &mut [u8]) -> usize {
+    pub fn encode_coll(&mut self, call: &CollCall, out: &mut [u8]) -> usize {
         let mut mask = COMM;
         if call.bytes.is_some() {
             mask |= BYTES;

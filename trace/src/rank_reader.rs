@@ -18,15 +18,15 @@
 use crate::container::Kind;
 use crate::counts::CountsHistory;
 use crate::error::{Error, Malformed, Result};
+use crate::frame::{
+    check_crc, crc_in_steps, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step,
+};
 use crate::merge::RecordSource;
 use crate::rank::{
     ClockPair, EventsPrefix, RankHeader, RawDecoder, RawRecord, Sync, CHUNK_END, CHUNK_EVENTS, CHUNK_SYNC,
 };
 use crate::repeats::Repeats;
 use crate::sites::{parse_rank_sites, Site, CHUNK_SITES};
-use crate::stream::{
-    check_crc, crc_in_steps, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step,
-};
 use crate::varint::Cursor;
 use std::fs::File;
 use std::io::{BufReader, Read};

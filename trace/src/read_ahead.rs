@@ -97,7 +97,7 @@ impl ReadAhead {
             let from = (offset - self.at) as usize;
             return Ok(crc32fast::hash(&self.data[from..from + n]));
         }
-        crate::stream::crc_in_steps(offset, n, WINDOW, |buf, at| file.read_exact_at(buf, at))
+        crate::frame::crc_in_steps(offset, n, WINDOW, |buf, at| file.read_exact_at(buf, at))
     }
 }
 

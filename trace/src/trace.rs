@@ -12,7 +12,7 @@ use crate::container::{self, Kind};
 use crate::counts::{CountsHistory, PeerBytes};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
-use crate::history::ValueHistory;
+use crate::history::{ValueHistory, HISTORY};
 use crate::sites::{merged_sites_payload, parse_merged_sites, Site, CHUNK_MERGED_SITES};
 use crate::varint::{self, Cursor};
 use std::io::Write;
@@ -568,13 +568,6 @@ impl ChunkDecoder {
         (self.0.prev_end, self.0.next_req) = (prev_end, next_req);
     }
 }
-
-/// How many earlier events of the same routine a merged event may take
-/// its unchanged fields from: codes in a chunk are `routine * HISTORY +
-/// slot`, and slot `s` names the (s+1)-th most recent event of that
-/// routine. Cyclic patterns (a halo exchange's four neighbours) then
-/// repeat at no cost.
-pub const HISTORY: usize = 4;
 
 /// The per-chunk state shared by the merged encoder and decoder.
 struct Encoder {

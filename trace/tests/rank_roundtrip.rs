@@ -28,7 +28,7 @@ enum Ev {
         fast: bool,
     },
     Coll {
-        call: Coll,
+        call: CollCall,
         fast: bool,
     },
     Any(Box<RawRecord>),
@@ -110,7 +110,7 @@ fn coll() -> impl Strategy<Value = Ev> {
         any::<bool>(),
     )
         .prop_map(|((routine, comm), (bytes, root), fast)| Ev::Coll {
-            call: Coll {
+            call: CollCall {
                 routine,
                 start: 0,
                 end: 0,
@@ -246,7 +246,7 @@ fn encode(evs: &[(Ev, u64, u64, bool)]) -> (Vec<u8>, Vec<RawRecord>) {
                 r
             }
             Ev::Coll { call, fast } => {
-                let call = Coll {
+                let call = CollCall {
                     start,
                     end,
                     site: SiteCode::new(site),

@@ -5,8 +5,8 @@
 pub mod svg;
 pub mod text;
 
-use crate::load::Run;
 use crate::path::{Activity, Segment};
+use crate::run::Run;
 use crate::summary::{secs, PathSummary, WaitSummary};
 use crate::whatif::Prediction;
 use serde::Serialize;

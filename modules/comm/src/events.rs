@@ -282,7 +282,10 @@ pub extern "C" fn register_service(callbacks: *const Callbacks) -> c_int {
     if CALLBACKS.set(copy).is_ok() {
         0
     } else {
-        eprintln!("comm: registerCallbacks: a tool registered its callbacks already; one tool at a time");
+        pnmpi_sdk::say::error(
+            "comm",
+            "registerCallbacks: a tool registered its callbacks already; one tool at a time",
+        );
         -1
     }
 }

@@ -171,7 +171,10 @@ fn track(comm: MPI_Comm, kind: Kind, parent: MPI_Comm) {
         Ok(record) => {
             registry().get_or_insert_with(Registry::default).add(record);
         }
-        Err(e) => eprintln!("comm: cannot track a communicator made by {kind:?}: {e}"),
+        Err(e) => pnmpi_sdk::say::warn(
+            "comm",
+            format_args!("cannot track a communicator made by {kind:?}: {e}"),
+        ),
     }
 }
 
@@ -283,7 +286,7 @@ pnmpi_sdk::module! {
             .and_then(|()| services::offer("getCommByIndex", "ip", by_index))
             .and_then(|()| services::offer("registerCallbacks", "p", callbacks));
         if let Err(e) = offered {
-            eprintln!("comm: cannot offer its services: {e}");
+            pnmpi_sdk::say::warn("comm", format_args!("cannot offer its services: {e}"));
         }
     },
 }

@@ -10,7 +10,6 @@ use pnmpi_sdk::sys::ffi::{self, MPI_Datatype};
 use pnmpi_sdk::sys::Handle;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
-use std::io::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// `PNMPI_SUCCESS` and `PNMPI_FAILURE`.
@@ -92,11 +91,10 @@ extern "C" fn get_reference(
     match started {
         Ok(()) => SUCCESS,
         Err(e) => {
-            // One write, so that the lines of ranks sharing a terminal or a
-            // launcher's pipe do not interleave (eprintln! writes piece by piece).
-            let line =
-                format!("datatype: getDatatypeReference: cannot walk {count} element(s) of the type: {e}\n");
-            let _ = std::io::stderr().write_all(line.as_bytes());
+            pnmpi_sdk::say::error(
+                "datatype",
+                format_args!("getDatatypeReference: cannot walk {count} element(s) of the type: {e}"),
+            );
             FAILURE
         }
     }
@@ -148,7 +146,7 @@ pnmpi_sdk::module! {
             .and_then(|()| services::offer("delDatatypeReference", "p", del))
             .and_then(|()| services::offer("getDatatypeSize", "mp", size));
         if let Err(e) = offered {
-            eprintln!("datatype: cannot offer its services: {e}");
+            pnmpi_sdk::say::warn("datatype", format_args!("cannot offer its services: {e}"));
         }
     },
 }

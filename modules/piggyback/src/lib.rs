@@ -128,7 +128,7 @@ pnmpi_sdk::module! {
             .and_then(|()| services::offer("piggyback", "ip", bytes))
             .and_then(|()| services::register_global("piggyback-offset", &OFFSET));
         if let Err(e) = offered {
-            eprintln!("piggyback: cannot offer its services: {e}");
+            pnmpi_sdk::say::warn("piggyback", format_args!("cannot offer its services: {e}"));
         }
     },
 }
@@ -178,9 +178,9 @@ fn start(data_offset: Option<usize>) {
         }
         None => {
             if pnmpi_sdk::native::comm_rank(pnmpi_sdk::constants::COMM_WORLD()) == Ok(0) {
-                eprintln!(
-                    "piggyback: needs `module status` above it and `module requests` below it; \
-                     attaching nothing"
+                pnmpi_sdk::say::warn(
+                    "piggyback",
+                    "needs `module status` above it and `module requests` below it; attaching nothing",
                 );
             }
         }

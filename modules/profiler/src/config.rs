@@ -78,10 +78,7 @@ pub fn load() {
         Ok(config) => {
             CONFIG.get_or_init(|| config);
         }
-        Err(e) => {
-            eprintln!("pnmpi profiler: argument {e}");
-            std::process::exit(1);
-        }
+        Err(e) => pnmpi_sdk::say::fatal("profiler", format_args!("argument {e}")),
     }
 }
 

@@ -33,7 +33,7 @@ mod svg;
 
 use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sizes::SizeCache;
-use pnmpi_sdk::{constants, native, Comm};
+use pnmpi_sdk::{constants, native, say, Comm};
 use std::ffi::c_int;
 use std::sync::OnceLock;
 
@@ -121,7 +121,10 @@ fn start(id: usize, init: impl FnOnce() -> c_int) -> c_int {
         Ok(comm) => {
             WORLD.get_or_init(|| World(comm));
         }
-        Err(e) => eprintln!("pnmpi profiler: cannot duplicate MPI_COMM_WORLD ({e}): no report"),
+        Err(e) => say::warn(
+            "profiler",
+            format_args!("cannot duplicate MPI_COMM_WORLD ({e}): no report"),
+        ),
     }
     clock::calibrate(begin);
     let end = clock::ticks();
@@ -145,15 +148,18 @@ fn finish() {
     let rank = native::comm_rank(world.0).unwrap_or(-1);
     let profile = profile::collect(rank, clock, end, me);
     match report::gather_and_write(world.0, &profile, config) {
-        Ok(Some(path)) => eprintln!(
-            "pnmpi profiler: wrote {} (with .json and .svg) in {:.1} ms",
-            path.display(),
-            started.elapsed().as_secs_f64() * 1e3
+        Ok(Some(path)) => say::note(
+            "profiler",
+            format_args!(
+                "wrote {} (with .json and .svg) in {:.1} ms",
+                path.display(),
+                started.elapsed().as_secs_f64() * 1e3
+            ),
         ),
         Ok(None) => {}
-        Err(e) => eprintln!("pnmpi profiler: rank {rank}: {e}"),
+        Err(e) => say::warn("profiler", e),
     }
     if let Err(e) = native::comm_free(world.0) {
-        eprintln!("pnmpi profiler: cannot free its communicator: {e}");
+        say::warn("profiler", format_args!("cannot free its communicator: {e}"));
     }
 }

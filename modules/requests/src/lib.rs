@@ -64,7 +64,7 @@ pnmpi_sdk::module! {
             .and_then(|()| services::offer("map-request", "r", map))
             .and_then(|()| services::register_global("status-offset", &STATUS_OFFSET));
         if let Err(e) = offered {
-            eprintln!("requests: cannot offer its services: {e}");
+            pnmpi_sdk::say::warn("requests", format_args!("cannot offer its services: {e}"));
         }
     },
 }

@@ -44,7 +44,7 @@ pnmpi_sdk::module! {
         let offered = services::offer("add-storage", "i", fct)
             .and_then(|()| services::register_global("total-status-extension", &TOTAL));
         if let Err(e) = offered {
-            eprintln!("status: cannot offer its service: {e}");
+            pnmpi_sdk::say::warn("status", format_args!("cannot offer its service: {e}"));
         }
     },
 }

@@ -13,7 +13,7 @@
 //! charged (docs/vtime.md). Virtual time is global: no offsets are
 //! measured.
 
-use pnmpi_sdk::services;
+use pnmpi_sdk::{say, services};
 use pnmpi_trace::rank::{Clock, ClockPair};
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -112,13 +112,6 @@ fn find_vtime() -> Result<(&'static AtomicI64, &'static AtomicI64), String> {
     Ok((start, end))
 }
 
-/// Prints `pnmpi tracer: <what>` in one write, so that other ranks' lines
-/// cannot split it.
-fn say(what: &str) {
-    let line = format!("pnmpi tracer: {what}\n");
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
-}
-
 /// Picks the clock once, in `MPI_Init` before the first time is taken:
 /// `PNMPI_TRACE_CLOCK=tsc|monotonic|vtime` forces one. The vtime clock is
 /// recorded as an ns clock.
@@ -140,14 +133,20 @@ pub fn choose() -> Clock {
                 VTIME
             }
             Err(e) => {
-                say(&format!("PNMPI_TRACE_CLOCK=vtime: {e}; using the default clock"));
+                say::warn(
+                    "tracer",
+                    format_args!("PNMPI_TRACE_CLOCK=vtime: {e}; using the default clock"),
+                );
                 default()
             }
         },
         Ok(other) if !other.is_empty() => {
-            say(&format!(
-                "PNMPI_TRACE_CLOCK={other} is not tsc, monotonic or vtime; using the default clock"
-            ));
+            say::warn(
+                "tracer",
+                format_args!(
+                    "PNMPI_TRACE_CLOCK={other} is not tsc, monotonic or vtime; using the default clock"
+                ),
+            );
             default()
         }
         _ => default(),

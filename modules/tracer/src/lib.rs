@@ -29,8 +29,9 @@ mod sites;
 use extract::bytes;
 use pnmpi_mpi_sys::constants as mpi;
 use pnmpi_mpi_sys::Handle;
+use pnmpi_sdk::say;
 use pnmpi_trace::counts::PeerBytesOf;
-use pnmpi_trace::rank::{Coll, P2p, P2pEnd, RawDone, RawEvent, RawNewComm, SiteCode};
+use pnmpi_trace::rank::{CollCall, P2p, P2pEnd, RawDone, RawEvent, RawNewComm, SiteCode};
 use std::ffi::c_char;
 
 /// The module's name, for libpnmpi's messages (`PNMPI_ModuleName`).
@@ -57,10 +58,12 @@ pub extern "C" fn PNMPI_Fini() {
     if let Some(run) = record::run() {
         if record::tracing() {
             record::finish(false);
-            eprintln!(
-                "pnmpi tracer: rank {} exited without MPI_Finalize; its partial trace is in {}",
-                run.rank,
-                run.dir.display()
+            say::warn(
+                "tracer",
+                format_args!(
+                    "exited without MPI_Finalize; its partial trace is in {}",
+                    run.dir.display()
+                ),
             );
         }
     }
@@ -499,7 +502,7 @@ macro_rules! coll {
             // SAFETY: as above.
             let (t0, rc, t1) = clock::timed(|| unsafe { $x($($a),*) });
             let (bytes, root): (Option<i64>, Option<i64>) = $read;
-            let call = Coll {
+            let call = CollCall {
                 routine: $id,
                 start: t0,
                 end: t1,
@@ -981,9 +984,10 @@ macro_rules! finalize {
             record::finish(true);
             if let Some(run) = record::run().filter(|r| r.rank == 0) {
                 let dir = run.dir.display();
-                // One write, so that other ranks' output cannot split it.
-                let msg = format!("pnmpi tracer: trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt\n");
-                let _ = std::io::Write::write_all(&mut std::io::stderr(), msg.as_bytes());
+                say::note(
+                    "tracer",
+                    format_args!("trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt"),
+                );
             }
             rc
         });

@@ -14,9 +14,11 @@ use crate::extract::Scratch;
 use crate::output::Output;
 use crate::sites::{self, Sites};
 use pnmpi_mpi_sys::ffi::MPI_Datatype;
+use pnmpi_sdk::say;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_trace::rank::{
-    self, Coll, P2p, P2pEnd, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX, SMALL_MAX,
+    self, CollCall, P2p, P2pEnd, RankHeader, RawDone, RawEncoder, RawEvent, SiteCode, Sync, P2P_MAX,
+    SMALL_MAX,
 };
 use pnmpi_trace::{container, rank_writer};
 use std::cell::Cell;
@@ -157,10 +159,9 @@ impl Run {
         if let Err(e) = result {
             MAIN_TP.store(usize::MAX, Relaxed);
             if ON.swap(false, Relaxed) {
-                eprintln!(
-                    "pnmpi tracer: rank {}: cannot write {}: {e}; tracing stopped",
-                    self.rank,
-                    self.part.display()
+                say::warn(
+                    "tracer",
+                    format_args!("cannot write {}: {e}; tracing stopped", self.part.display()),
                 );
             }
         }
@@ -177,11 +178,7 @@ impl Run {
     fn trim(&self) {
         let result = self.file.lock().unwrap_or_else(|e| e.into_inner()).trim();
         if let Err(e) = result {
-            eprintln!(
-                "pnmpi tracer: rank {}: cannot trim {}: {e}",
-                self.rank,
-                self.part.display()
-            );
+            say::warn("tracer", format_args!("cannot trim {}: {e}", self.part.display()));
         }
     }
 
@@ -379,11 +376,11 @@ pub unsafe fn done(s: *mut Stream, routine: u32, t0: u64, t1: u64, done: Option<
 /// # Safety
 /// `s` comes from [`enter`] on this thread.
 #[inline(always)]
-pub unsafe fn coll(s: *mut Stream, call: &Coll) {
+pub unsafe fn coll(s: *mut Stream, call: &CollCall) {
     // SAFETY: the caller's contract, as for `plain`.
     let s = unsafe { &mut *s };
     s.next_event();
-    let call = Coll {
+    let call = CollCall {
         site: s.site(call.routine),
         ..*call
     };
@@ -577,11 +574,7 @@ pub fn finish(complete: bool) -> u64 {
         // MPI_Finalize here (more on a parallel file system).
         let done = run.part.with_extension("");
         if let Err(e) = std::fs::rename(&run.part, &done) {
-            eprintln!(
-                "pnmpi tracer: rank {}: cannot finish {}: {e}",
-                run.rank,
-                done.display()
-            );
+            say::warn("tracer", format_args!("cannot finish {}: {e}", done.display()));
         }
     }
     total

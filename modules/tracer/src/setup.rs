@@ -14,6 +14,7 @@ use pnmpi_mpi_sys::ffi::{
     MPI_Comm, PMPI_Bcast, PMPI_Comm_dup, PMPI_Comm_free, PMPI_Comm_rank, PMPI_Comm_size, PMPI_Recv, PMPI_Send,
 };
 use pnmpi_mpi_sys::Handle;
+use pnmpi_sdk::say;
 use pnmpi_trace::rank::{Clock, ClockPair, MpiValues, RankHeader, Sync};
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::os::raw::c_int;
@@ -89,10 +90,13 @@ fn agree_on_output(rank: c_int) -> Result<(PathBuf, u64), String> {
                 if bytes.len() < PATH_MAX {
                     path[..bytes.len()].copy_from_slice(bytes);
                 } else {
-                    eprintln!("pnmpi tracer: output folder path too long: {}", d.display());
+                    say::warn(
+                        "tracer",
+                        format_args!("output folder path too long: {}", d.display()),
+                    );
                 }
             }
-            Err(e) => eprintln!("pnmpi tracer: cannot create the output folder: {e}"),
+            Err(e) => say::warn("tracer", format_args!("cannot create the output folder: {e}")),
         }
         run_id = clock::mono_ns() ^ (u64::from(std::process::id()) << 40);
     }
@@ -140,9 +144,12 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
     let buffer = match setting("buffer", "PNMPI_TRACE_BUFFER") {
         Some(text) => parse_size(&text).filter(|&n| n >= 4096).unwrap_or_else(|| {
             if rank == 0 {
-                eprintln!(
-                    "pnmpi tracer: buffer size '{text}' is not a size of 4k or more; using {}k",
-                    DEFAULT_BUFFER >> 10
+                say::warn(
+                    "tracer",
+                    format_args!(
+                        "buffer size '{text}' is not a size of 4k or more; using {}k",
+                        DEFAULT_BUFFER >> 10
+                    ),
                 );
             }
             DEFAULT_BUFFER
@@ -154,7 +161,10 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
         Some("off") => false,
         Some(other) => {
             if rank == 0 {
-                eprintln!("pnmpi tracer: sites '{other}' is neither 'on' nor 'off'; recording call sites");
+                say::warn(
+                    "tracer",
+                    format_args!("sites '{other}' is neither 'on' nor 'off'; recording call sites"),
+                );
             }
             true
         }
@@ -162,7 +172,7 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
     let (dir, run_id) = match agree_on_output(rank) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("pnmpi tracer: rank {rank}: {e}; not tracing");
+            say::warn("tracer", format_args!("{e}; not tracing"));
             return;
         }
     };
@@ -201,7 +211,10 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
             run.sync(&sync);
             record::start(run, start.tick);
         }
-        Err(e) => eprintln!("pnmpi tracer: rank {rank}: cannot create its trace file: {e}; not tracing"),
+        Err(e) => say::warn(
+            "tracer",
+            format_args!("cannot create its trace file: {e}; not tracing"),
+        ),
     }
 }
 

@@ -5,6 +5,7 @@
 //! the loadable segments, because goblin may accept a corrupt file and return garbage offsets, and
 //! the patch writes at exactly these offsets.
 
+mod dynstr;
 mod validate;
 mod versions;
 
@@ -15,6 +16,8 @@ use goblin::elf::section_header::SHT_DYNSYM;
 use goblin::elf::{Elf, Symtab};
 
 use crate::error::PatchError;
+use dynstr::DynStr;
+pub use dynstr::DynString;
 use validate::{check_kind, check_loaded, check_magic, corrupt, table_offset};
 use versions::version_strings;
 
@@ -34,17 +37,6 @@ const STRING_TAGS: [(u64, &str); 9] = [
     (DT_AUXILIARY, "DT_AUXILIARY"),
     (DT_FILTER, "DT_FILTER"),
 ];
-
-/// A NUL-terminated string in `.dynstr`, located in the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DynString {
-    /// The bytes before the NUL, shown lossily when not UTF-8.
-    pub text: String,
-    /// File offset of the first byte.
-    pub offset: usize,
-    /// Length in bytes, without the NUL.
-    pub len: usize,
-}
 
 /// One `.dynsym` entry, reduced to what renaming needs.
 #[derive(Debug, Clone)]
@@ -77,41 +69,6 @@ pub struct DynImage {
     pub other_strings: Vec<(String, DynString)>,
     /// Parallel to `symbols` when the object has a `DT_VERSYM` table.
     pub versyms: Option<Vec<Versym>>,
-}
-
-/// Where `.dynstr` lies in the file.
-pub(crate) struct DynStr<'a> {
-    bytes: &'a [u8],
-    start: usize,
-    size: usize,
-}
-
-impl DynStr<'_> {
-    /// Reads the string at `index`; `what` and `at` describe the reference for error messages.
-    pub(crate) fn string_at(&self, index: usize, what: &str, at: usize) -> Result<DynString, PatchError> {
-        if index >= self.size {
-            return Err(corrupt(
-                format!(
-                    "{what} points at .dynstr index 0x{index:x}, beyond its size 0x{:x}",
-                    self.size
-                ),
-                at,
-            ));
-        }
-        let offset = self.start + index;
-        let table = &self.bytes[offset..self.start + self.size];
-        let len = table.iter().position(|&b| b == 0).ok_or_else(|| {
-            corrupt(
-                format!("{what} names a string that runs past the end of .dynstr"),
-                offset,
-            )
-        })?;
-        Ok(DynString {
-            text: String::from_utf8_lossy(&table[..len]).into_owned(),
-            offset,
-            len,
-        })
-    }
 }
 
 impl DynImage {

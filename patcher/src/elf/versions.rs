@@ -6,8 +6,8 @@ use goblin::elf::dynamic::{self, Dynamic};
 use goblin::elf::section_header::{SectionHeader, SHT_GNU_VERDEF, SHT_GNU_VERNEED};
 use goblin::elf::symver::{VerdefSection, VerneedSection};
 
+use super::dynstr::{DynStr, DynString};
 use super::validate::{corrupt, table_offset};
-use super::{DynStr, DynString};
 use crate::error::PatchError;
 
 /// A section header that makes goblin read a version table (`DT_VERNEED` or `DT_VERDEF`) from

@@ -83,7 +83,7 @@ pnmpi_sdk::wrap! {
 
     fn MPI_Finalize() {
         if let Err(e) = tour() {
-            eprintln!("sdktour: {e}");
+            pnmpi_sdk::say::warn("sdktour", e);
         }
         next!()
     }

@@ -35,7 +35,7 @@ pnmpi_sdk::wrap! {
     /// Reports while MPI still runs, then finalizes.
     fn MPI_Finalize() {
         if let Err(e) = report() {
-            eprintln!("sendcount: no report: {e}");
+            pnmpi_sdk::say::warn("sendcount", format_args!("no report: {e}"));
         }
         next!()
     }

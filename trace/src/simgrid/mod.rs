@@ -14,8 +14,8 @@
 //! never seen created, neighbourhood collectives, `v` collectives of
 //! version 1 traces) is approximated, and listed.
 
-#[path = "simgrid_coll.rs"]
 pub mod coll;
+mod rank;
 
 use crate::error::{Error, Result};
 use crate::fields::{ANY_SOURCE, ANY_TAG, V, WILD_SOURCE, WILD_TAG};
@@ -23,6 +23,7 @@ use crate::messages::Persistent;
 use crate::routine::{classify, Coll, Kind};
 use crate::source::{for_each_event_of, StreamedTrace};
 use crate::trace::{members, Comm, Event, ReqRef};
+use rank::{Key, Known, Rank};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -146,74 +147,7 @@ impl SimgridExport {
     }
 }
 
-/// SimGrid's request key: (source, destination, tag) in world ranks.
-type Key = (i64, i64, i64);
-
-/// Where a rank's requests' lookahead comes from.
-enum Known {
-    /// Collected by a first reading of the rank's streams: the sources
-    /// and tags of wildcard receives (from their completions), every
-    /// persistent request, and the requests `MPI_Cancel` named.
-    Collected {
-        wild: HashMap<ReqRef, (i64, i64)>,
-        persistent: HashMap<ReqRef, Persistent>,
-        cancelled: HashSet<ReqRef>,
-    },
-    /// Not collected: persistent requests as their inits are read; a
-    /// wildcard receive, or a start of a request not seen yet, stops the
-    /// rank ([`Rank::lookahead`]) to be written again with the collected
-    /// ones.
-    SoFar(HashMap<ReqRef, Persistent>),
-}
-
-/// The export of one rank, written to its file as it goes.
-struct Rank<'a> {
-    routines: &'a [String],
-    kinds: &'a [Kind],
-    world_size: u32,
-    me: i64,
-    out: String,
-    file: std::io::BufWriter<std::fs::File>,
-    actions: u64,
-    compute: u64,
-    /// Requests replayed with a key, to wait for.
-    keys: HashMap<ReqRef, Key>,
-    /// SimGrid's own table: it keeps one request per key.
-    stored: HashMap<Key, ReqRef>,
-    approximated: HashMap<String, u64>,
-    known: Known,
-    /// Set when an event needed what only the collected lookahead knows.
-    lookahead: bool,
-    /// Nonblocking collectives written as messages: their keys, to wait
-    /// for where the request completes.
-    nbc: HashMap<ReqRef, Vec<Key>>,
-    /// Per communicator, the collectives written as messages so far.
-    direct_seq: HashMap<i64, u32>,
-    /// Index of the event being written, among the rank's events.
-    index: u64,
-    /// Why the export cannot go on: SimGrid would misread the event.
-    error: Option<String>,
-}
-
 impl Rank<'_> {
-    fn act(&mut self, action: &str) {
-        if self.compute > 0 {
-            let _ = writeln!(self.out, "{} compute {}", self.me, self.compute);
-            self.actions += 1;
-            self.compute = 0;
-        }
-        let _ = writeln!(self.out, "{} {action}", self.me);
-        self.actions += 1;
-    }
-
-    /// Moves the text written so far to the file.
-    fn flush(&mut self) -> std::io::Result<()> {
-        use std::io::Write;
-        self.file.write_all(self.out.as_bytes())?;
-        self.out.clear();
-        Ok(())
-    }
-
     fn routine(&self, e: &Event) -> &str {
         self.routines.get(e.routine as usize).map_or("?", String::as_str)
     }

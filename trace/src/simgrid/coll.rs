@@ -25,7 +25,7 @@
 //! blocking call, at the `MPI_Wait*` for a nonblocking one). Both
 //! simulators replay those messages alike.
 
-use super::{Key, Rank};
+use super::rank::{Key, Rank};
 use crate::counts::PeerBytes;
 use crate::routine::Coll;
 use crate::trace::ReqRef;
