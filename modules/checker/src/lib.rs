@@ -38,10 +38,20 @@ mod args;
 #[cfg(not(test))]
 mod coll;
 #[cfg(not(test))]
+mod coll_neighbor;
+#[cfg(not(test))]
+mod coll_scan;
+#[cfg(not(test))]
+mod coll_v;
+#[cfg(not(test))]
 mod collective;
 pub mod config;
 #[cfg(not(test))]
 mod consts;
+#[cfg(not(test))]
+mod desc;
+#[cfg(not(test))]
+mod gate;
 #[cfg(not(test))]
 mod lifecycle;
 #[cfg(not(test))]
@@ -54,6 +64,8 @@ mod p2p;
 mod p2p_c;
 #[cfg(not(test))]
 mod p2psig;
+#[cfg(not(test))]
+mod pending;
 #[cfg(not(test))]
 mod registry;
 #[cfg(not(test))]

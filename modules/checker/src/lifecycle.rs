@@ -1,8 +1,9 @@
 //! `MPI_Init` and `MPI_Finalize`: the checker's communicators, the leak
-//! checks at `MPI_Finalize`, and the gate that reports any checked call
-//! made after it.
+//! checks at `MPI_Finalize`, which closes the gate (`gate`) to any
+//! checked call made after it.
 
 use crate::args;
+use crate::gate::gate;
 use crate::registry::{self, key, CommInfo};
 use crate::report::{self, Class};
 use crate::site::{self, Here};
@@ -14,25 +15,6 @@ use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sys::ffi;
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-
-static FINALIZED: AtomicBool = AtomicBool::new(false);
-
-/// Before a checked call: after `MPI_Finalize`, reports it and returns
-/// the code the wrapper returns instead of calling MPI.
-pub fn gate(here: &Here) -> Option<c_int> {
-    if !FINALIZED.load(Relaxed) {
-        return None;
-    }
-    report::report(
-        Class::Nonblocking,
-        "after-finalize",
-        here.call(),
-        &here.site(),
-        "called after MPI_Finalize".into(),
-    );
-    Some(crate::consts::err(crate::consts::Err::Other))
-}
 
 /// After MPI's initialization: the rank, the tag bound, the watchdog and
 /// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
@@ -165,6 +147,13 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         leaks(&here);
+        // Every rank settles the comparisons of its nonblocking
+        // collectives: one the others never started is a deadlock.
+        if !crate::pending::settled() {
+            block_on(&here, || {
+                wait::waiting_for(Vec::new(), false, "the other ranks to start the nonblocking collectives it started".into())
+            }, || Ok(crate::pending::progress()));
+        }
         if let Some(watch) = watchdog::comm() {
             let mut req = mpi::REQUEST_NULL();
             // SAFETY: a barrier on the checker's own communicator; the loop completes it.
@@ -181,7 +170,7 @@ pnmpi_sdk::wrap! {
         watchdog::stop();
         crate::p2psig::stop();
         free_shadows();
-        FINALIZED.store(true, Relaxed);
+        crate::gate::close();
         next!()
     }
 }

@@ -5,7 +5,7 @@
 //! checker's own duplicate, for the collective checks.
 
 use crate::args;
-use crate::lifecycle::gate;
+use crate::gate::gate;
 use crate::registry::{self, key, CommInfo, OpInfo, Origin, TypeInfo};
 use crate::site::Here;
 use crate::types;

@@ -6,8 +6,8 @@
 use crate::args::{self, refuse, Checked};
 use crate::config;
 use crate::consts::Err;
+use crate::gate::gate;
 use crate::graph::Blocked;
-use crate::lifecycle::gate;
 use crate::p2psig;
 use crate::report::{self, Class};
 use crate::site::Here;

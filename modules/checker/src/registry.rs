@@ -95,6 +95,24 @@ pub struct RequestInfo {
     pub args: Option<(usize, i32, u64)>,
     /// Its peer (a rank of its communicator), tag and communicator.
     pub env: Option<(i32, i32, u64)>,
+    /// A nonblocking collective's communicator.
+    pub coll: Option<u64>,
+}
+
+impl RequestInfo {
+    /// A nonblocking collective on the communicator `comm` (its bits).
+    pub fn collective(comm: u64) -> RequestInfo {
+        RequestInfo {
+            origin: Origin::default(),
+            persistent: false,
+            active: true,
+            recv: false,
+            checksum: None,
+            args: None,
+            env: None,
+            coll: Some(comm),
+        }
+    }
 }
 
 /// Everything, behind one lock.

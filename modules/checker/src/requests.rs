@@ -6,7 +6,7 @@
 //! (see `lifecycle`), requests never completed.
 
 use crate::args;
-use crate::lifecycle::gate;
+use crate::gate::gate;
 use crate::p2p::{self, give, to_world};
 use crate::p2psig;
 use crate::registry::{self, key, Origin, RequestInfo};
@@ -137,6 +137,15 @@ fn waits_on(hs: &[u64]) -> crate::graph::Blocked {
     let mut any = false;
     for h in hs {
         // The peer's world rank, found only now that the call blocks.
+        if let Some(comm) = reg.requests.get(h).and_then(|info| info.coll) {
+            let comm = MPI_Comm::from_bits(comm);
+            let me = crate::report::rank();
+            peers.extend(
+                (0..args::comm_size(comm))
+                    .map(|r| to_world(comm, r))
+                    .filter(|&r| r != me && r >= 0),
+            );
+        }
         if let Some((peer, _, comm)) = reg.requests.get(h).and_then(|info| info.env) {
             if peer == mpi::ANY_SOURCE() || peer == mpi::PROC_NULL() {
                 any = true;
@@ -192,6 +201,7 @@ fn start(
             },
             args: Some((buf as usize, count, dt.bits())),
             env: Some((peer, tag, comm.bits())),
+            coll: None,
         };
         started(here, request, info);
     }
@@ -461,6 +471,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
         // SAFETY: the caller's request variable.
         let h = key(unsafe { *request });
         let mut own = p2p::empty_status();
@@ -480,6 +491,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
         let hs = handles(count, array_of_requests);
         let mut own = statuses(count);
         // SAFETY: the application's requests and flag; room for the statuses.
@@ -498,6 +510,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
         let hs = handles(count, array_of_requests);
         let mut own = p2p::empty_status();
         // SAFETY: the application's arguments; our status.
@@ -513,6 +526,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
         let hs = handles(incount, array_of_requests);
         let mut own = statuses(incount);
         // SAFETY: the application's arguments; room for the statuses.
