@@ -9,7 +9,6 @@
 
 use crate::args::{self, Checked, Refusal};
 use crate::collective;
-use crate::consts::Err;
 use crate::desc::Desc;
 use crate::gate::gate;
 use crate::p2p;
@@ -29,10 +28,23 @@ pub enum Made {
     /// A blocking call: compared, then its nonblocking twin on the
     /// checker's duplicate of the communicator and a test loop.
     Blocking,
+    /// A blocking call: compared, then made as the application called it
+    /// (every rank is then in it: it completes as it would natively).
+    Agreed,
     /// A nonblocking call, the application's request: started as asked,
     /// compared at its start without waiting.
     Started(*mut MPI_Request),
 }
+
+/// A collective compared, then made as the application called it
+/// (`Made::Agreed`) or started (`Made::Started`, with its request).
+pub fn made(request: Option<*mut MPI_Request>) -> Made {
+    request.map_or(Made::Agreed, Made::Started)
+}
+
+/// The application's own call of a collective, for `Made::Agreed` and
+/// `Made::Started`.
+pub type Call<'a> = &'a mut dyn FnMut() -> c_int;
 
 /// The checks of a collective: its descriptor, or the refusal.
 pub type Described = Result<Desc, Refusal>;
@@ -75,10 +87,15 @@ pub fn run(
                 || p2p::test(&mut req, mpi::STATUS_IGNORE()),
             )
         }
+        Made::Agreed => {
+            if let Err(r) = collective::agree(here, comm, desc) {
+                return r.report(here);
+            }
+            start(comm, &mut mpi::REQUEST_NULL())
+        }
         Made::Started(request) => {
-            if request.is_null() {
-                let what = "the request argument is NULL: pass the address of an MPI_Request".to_string();
-                return args::refuse(Err::Other, "request", what).report(here);
+            if let Err(r) = args::out_param(request, "request") {
+                return r.report(here);
             }
             requests::check_reuse(here, request);
             collective::agree_at_start(here, comm, desc);
@@ -95,7 +112,8 @@ pub fn run(
 /// A buffer's checks: count, datatype, and not NULL with data.
 pub fn data(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> Checked {
     if std::ptr::eq(buf, mpi::IN_PLACE()) {
-        return args::count(count);
+        // MPI ignores the count and datatype of a buffer in place.
+        return Ok(());
     }
     args::count(count)?;
     args::datatype(dt)?;
@@ -186,7 +204,7 @@ fn every_to_every(
 /// another's `MPI_Ibcast`).
 pub fn kind(made: Made, blocking: usize, started: usize) -> usize {
     match made {
-        Made::Blocking => blocking,
+        Made::Blocking | Made::Agreed => blocking,
         Made::Started(_) => started,
     }
 }

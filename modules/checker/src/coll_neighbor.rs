@@ -6,25 +6,26 @@
 //! checker's duplicate, which keeps the topology.
 
 use crate::args;
-use crate::coll::{kind, run, Made};
+use crate::coll::{kind, made, run, Call};
 use crate::desc::Desc;
 use crate::gate::gate;
 use crate::site::Here;
-use pnmpi_sdk::raw::{self as x, routine};
+use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Request};
 use std::ffi::c_int;
 
 /// Checks the datatypes `types` (the ones a call passes, one or two),
-/// then makes it: a neighbourhood collective `blocking` or, started, its
-/// nonblocking form `started`; `start` starts it on a communicator.
+/// then makes the call: a neighbourhood collective `blocking` or, started
+/// (with its `request`), its nonblocking form `started`.
 fn neighbor(
     here: &Here,
-    made: Made,
+    request: Option<*mut MPI_Request>,
     (blocking, started): (usize, usize),
     comm: MPI_Comm,
     types: &[MPI_Datatype],
-    start: impl FnOnce(MPI_Comm, &mut MPI_Request) -> c_int,
+    call: Call,
 ) -> c_int {
+    let made = made(request);
     let kind = kind(made, blocking, started);
     run(
         here,
@@ -36,7 +37,7 @@ fn neighbor(
             }
             Ok(Desc::new(kind))
         },
-        start,
+        |_, _| call(),
     )
 }
 
@@ -48,93 +49,63 @@ macro_rules! pair {
 }
 
 pnmpi_sdk::wrap! {
-    /// Checked and compared across ranks; `MPI_Ineighbor_allgather` and a test loop.
+    /// Checked and compared across ranks; then made.
     fn MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) {
         let here = Here::new(routine::MPI_Neighbor_allgather);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Blocking, pair!(MPI_Neighbor_allgather, MPI_Ineighbor_allgather), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { x::XMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, None, pair!(MPI_Neighbor_allgather, MPI_Ineighbor_allgather), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
     fn MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) {
         let here = Here::new(routine::MPI_Ineighbor_allgather);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Started(request), pair!(MPI_Neighbor_allgather, MPI_Ineighbor_allgather), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments and request.
-            unsafe { x::XMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, Some(request), pair!(MPI_Neighbor_allgather, MPI_Ineighbor_allgather), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
-    /// Checked and compared across ranks; `MPI_Ineighbor_allgatherv` and a test loop.
+    /// Checked and compared across ranks; then made.
     fn MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm) {
         let here = Here::new(routine::MPI_Neighbor_allgatherv);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Blocking, pair!(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { x::XMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, None, pair!(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
     fn MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request) {
         let here = Here::new(routine::MPI_Ineighbor_allgatherv);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Started(request), pair!(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments and request.
-            unsafe { x::XMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, Some(request), pair!(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
-    /// Checked and compared across ranks; `MPI_Ineighbor_alltoall` and a test loop.
+    /// Checked and compared across ranks; then made.
     fn MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) {
         let here = Here::new(routine::MPI_Neighbor_alltoall);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Blocking, pair!(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { x::XMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, None, pair!(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
     fn MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) {
         let here = Here::new(routine::MPI_Ineighbor_alltoall);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Started(request), pair!(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments and request.
-            unsafe { x::XMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, Some(request), pair!(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
-    /// Checked and compared across ranks; `MPI_Ineighbor_alltoallv` and a test loop.
+    /// Checked and compared across ranks; then made.
     fn MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm) {
         let here = Here::new(routine::MPI_Neighbor_alltoallv);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Blocking, pair!(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { x::XMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, None, pair!(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
     fn MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request) {
         let here = Here::new(routine::MPI_Ineighbor_alltoallv);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Started(request), pair!(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv), comm, &[sendtype, recvtype], |on, req| {
-            // SAFETY: the application's arguments and request.
-            unsafe { x::XMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, Some(request), pair!(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv), comm, &[sendtype, recvtype], &mut || next!()))
     }
 
-    /// Compared across ranks; `MPI_Ineighbor_alltoallw` and a test loop.
+    /// Compared across ranks; then made.
     fn MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm) {
         let here = Here::new(routine::MPI_Neighbor_alltoallw);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Blocking, pair!(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw), comm, &[], |on, req| {
-            // SAFETY: the application's arguments; the loop completes the request.
-            unsafe { x::XMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, None, pair!(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw), comm, &[], &mut || next!()))
     }
 
     /// Compared across ranks at its start; its request registered.
     fn MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request) {
         let here = Here::new(routine::MPI_Ineighbor_alltoallw);
-        gate(&here).unwrap_or_else(|| neighbor(&here, Made::Started(request), pair!(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw), comm, &[], |on, req| {
-            // SAFETY: the application's arguments and request.
-            unsafe { x::XMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, on, req) }
-        }))
+        gate(&here).unwrap_or_else(|| neighbor(&here, Some(request), pair!(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw), comm, &[], &mut || next!()))
     }
 }

@@ -2,83 +2,39 @@
 //! `MPI_Reduce_scatter_block`, `MPI_Reduce_scatter`) and their
 //! nonblocking forms: checked, compared across ranks by routine,
 //! operation and type signature (of the whole vector every rank
-//! reduces), then made as `coll` makes the others.
+//! reduces), then made as the application called them.
 
 use crate::args;
-use crate::coll::{data, kind, reduction, run, Made};
+use crate::coll::{data, kind, made, reduction, run, Call};
 use crate::desc::Desc;
 use crate::gate::gate;
 use crate::site::Here;
-use pnmpi_sdk::raw::{self as x, routine};
-use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Op};
+use pnmpi_sdk::raw::routine;
+use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request};
 use std::ffi::{c_int, c_void};
 
-/// `MPI_Scan` or `MPI_Exscan` (`exclusive`), or their nonblocking forms.
+/// A prefix reduction (`pair`: `MPI_Scan` or `MPI_Exscan` and its
+/// nonblocking form), started if `request`.
 #[allow(clippy::too_many_arguments)]
 fn scan(
     here: &Here,
-    made: Made,
-    exclusive: bool,
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
+    request: Option<*mut MPI_Request>,
+    pair: (usize, usize),
+    (sendbuf, recvbuf): (*const c_void, *mut c_void),
     count: c_int,
     datatype: MPI_Datatype,
     op: MPI_Op,
     comm: MPI_Comm,
+    call: Call,
 ) -> c_int {
-    let kind = match exclusive {
-        false => kind(made, routine::MPI_Scan, routine::MPI_Iscan),
-        true => kind(made, routine::MPI_Exscan, routine::MPI_Iexscan),
-    };
+    let made = made(request);
+    let kind = kind(made, pair.0, pair.1);
     run(
         here,
         made,
         comm,
         || reduction(kind, sendbuf, recvbuf, count, datatype, op),
-        |on, req| {
-            // SAFETY: the application's arguments; the request is completed
-            // by the loop or by the application.
-            unsafe {
-                match exclusive {
-                    false => x::XMPI_Iscan(sendbuf, recvbuf, count, datatype, op, on, req),
-                    true => x::XMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, on, req),
-                }
-            }
-        },
-    )
-}
-
-/// `MPI_Reduce_scatter_block` or `MPI_Ireduce_scatter_block`.
-#[allow(clippy::too_many_arguments)]
-fn reduce_scatter_block(
-    here: &Here,
-    made: Made,
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    datatype: MPI_Datatype,
-    op: MPI_Op,
-    comm: MPI_Comm,
-) -> c_int {
-    let kind = kind(
-        made,
-        routine::MPI_Reduce_scatter_block,
-        routine::MPI_Ireduce_scatter_block,
-    );
-    run(
-        here,
-        made,
-        comm,
-        || {
-            data(recvbuf, recvcount, datatype)?;
-            args::op(op)?;
-            Ok(Desc::new(kind).op(op).data(recvcount, datatype))
-        },
-        |on, req| {
-            // SAFETY: the application's arguments; the request is completed
-            // by the loop or by the application.
-            unsafe { x::XMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, on, req) }
-        },
+        |_, _| call(),
     )
 }
 
@@ -94,82 +50,95 @@ fn total(recvcounts: *const c_int, comm: MPI_Comm) -> c_int {
         .fold(0, c_int::saturating_add)
 }
 
-/// `MPI_Reduce_scatter` or `MPI_Ireduce_scatter`.
+/// A reduce-scatter (`pair`), started if `request`: `block`, the count of
+/// each rank's block, for `MPI_Reduce_scatter_block` (its receive buffer
+/// `recvbuf` checked); else the counts `recvcounts` of each rank.
 #[allow(clippy::too_many_arguments)]
 fn reduce_scatter(
     here: &Here,
-    made: Made,
-    sendbuf: *const c_void,
+    request: Option<*mut MPI_Request>,
+    pair: (usize, usize),
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
+    counts: Result<c_int, *const c_int>,
     datatype: MPI_Datatype,
     op: MPI_Op,
     comm: MPI_Comm,
+    call: Call,
 ) -> c_int {
-    let kind = kind(made, routine::MPI_Reduce_scatter, routine::MPI_Ireduce_scatter);
+    let made = made(request);
+    let kind = kind(made, pair.0, pair.1);
     run(
         here,
         made,
         comm,
         || {
-            args::datatype(datatype)?;
+            let count = match counts {
+                Ok(block) => {
+                    data(recvbuf, block, datatype)?;
+                    block
+                }
+                Err(recvcounts) => {
+                    args::datatype(datatype)?;
+                    total(recvcounts, comm)
+                }
+            };
             args::op(op)?;
-            Ok(Desc::new(kind).op(op).data(total(recvcounts, comm), datatype))
+            Ok(Desc::new(kind).op(op).data(count, datatype))
         },
-        |on, req| {
-            // SAFETY: the application's arguments; the request is completed
-            // by the loop or by the application.
-            unsafe { x::XMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, on, req) }
-        },
+        |_, _| call(),
     )
 }
 
 pnmpi_sdk::wrap! {
-    /// Checked and compared across ranks; `MPI_Iscan` and a test loop.
+    /// Checked and compared across ranks, then made.
     fn MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm) {
         let here = Here::new(routine::MPI_Scan);
-        gate(&here).unwrap_or_else(|| scan(&here, Made::Blocking, false, sendbuf, recvbuf, count, datatype, op, comm))
+        gate(&here).unwrap_or_else(|| scan(&here, None, (routine::MPI_Scan, routine::MPI_Iscan), (sendbuf, recvbuf), count, datatype, op, comm, &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
     fn MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request) {
         let here = Here::new(routine::MPI_Iscan);
-        gate(&here).unwrap_or_else(|| scan(&here, Made::Started(request), false, sendbuf, recvbuf, count, datatype, op, comm))
+        gate(&here).unwrap_or_else(|| scan(&here, Some(request), (routine::MPI_Scan, routine::MPI_Iscan), (sendbuf, recvbuf), count, datatype, op, comm, &mut || next!()))
     }
 
-    /// Checked and compared across ranks; `MPI_Iexscan` and a test loop.
+    /// Checked and compared across ranks, then made.
     fn MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm) {
         let here = Here::new(routine::MPI_Exscan);
-        gate(&here).unwrap_or_else(|| scan(&here, Made::Blocking, true, sendbuf, recvbuf, count, datatype, op, comm))
+        gate(&here).unwrap_or_else(|| scan(&here, None, (routine::MPI_Exscan, routine::MPI_Iexscan), (sendbuf, recvbuf), count, datatype, op, comm, &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
     fn MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request) {
         let here = Here::new(routine::MPI_Iexscan);
-        gate(&here).unwrap_or_else(|| scan(&here, Made::Started(request), true, sendbuf, recvbuf, count, datatype, op, comm))
+        gate(&here).unwrap_or_else(|| scan(&here, Some(request), (routine::MPI_Exscan, routine::MPI_Iexscan), (sendbuf, recvbuf), count, datatype, op, comm, &mut || next!()))
     }
 
-    /// Checked and compared across ranks; `MPI_Ireduce_scatter_block` and a test loop.
-    fn MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm) {
+    /// Checked and compared across ranks, then made.
+    fn MPI_Reduce_scatter_block(_sendbuf, recvbuf, recvcount, datatype, op, comm) {
         let here = Here::new(routine::MPI_Reduce_scatter_block);
-        gate(&here).unwrap_or_else(|| reduce_scatter_block(&here, Made::Blocking, sendbuf, recvbuf, recvcount, datatype, op, comm))
+        let pair = (routine::MPI_Reduce_scatter_block, routine::MPI_Ireduce_scatter_block);
+        gate(&here).unwrap_or_else(|| reduce_scatter(&here, None, pair, recvbuf, Ok(recvcount), datatype, op, comm, &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
-    fn MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request) {
+    fn MPI_Ireduce_scatter_block(_sendbuf, recvbuf, recvcount, datatype, op, comm, request) {
         let here = Here::new(routine::MPI_Ireduce_scatter_block);
-        gate(&here).unwrap_or_else(|| reduce_scatter_block(&here, Made::Started(request), sendbuf, recvbuf, recvcount, datatype, op, comm))
+        let pair = (routine::MPI_Reduce_scatter_block, routine::MPI_Ireduce_scatter_block);
+        gate(&here).unwrap_or_else(|| reduce_scatter(&here, Some(request), pair, recvbuf, Ok(recvcount), datatype, op, comm, &mut || next!()))
     }
 
-    /// Checked and compared across ranks; `MPI_Ireduce_scatter` and a test loop.
-    fn MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm) {
+    /// Checked and compared across ranks, then made.
+    fn MPI_Reduce_scatter(_sendbuf, recvbuf, recvcounts, datatype, op, comm) {
         let here = Here::new(routine::MPI_Reduce_scatter);
-        gate(&here).unwrap_or_else(|| reduce_scatter(&here, Made::Blocking, sendbuf, recvbuf, recvcounts, datatype, op, comm))
+        let pair = (routine::MPI_Reduce_scatter, routine::MPI_Ireduce_scatter);
+        gate(&here).unwrap_or_else(|| reduce_scatter(&here, None, pair, recvbuf, Err(recvcounts), datatype, op, comm, &mut || next!()))
     }
 
     /// Checked and compared across ranks at its start; its request registered.
-    fn MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request) {
+    fn MPI_Ireduce_scatter(_sendbuf, recvbuf, recvcounts, datatype, op, comm, request) {
         let here = Here::new(routine::MPI_Ireduce_scatter);
-        gate(&here).unwrap_or_else(|| reduce_scatter(&here, Made::Started(request), sendbuf, recvbuf, recvcounts, datatype, op, comm))
+        let pair = (routine::MPI_Reduce_scatter, routine::MPI_Ireduce_scatter);
+        gate(&here).unwrap_or_else(|| reduce_scatter(&here, Some(request), pair, recvbuf, Err(recvcounts), datatype, op, comm, &mut || next!()))
     }
 }

@@ -34,6 +34,8 @@ pub mod graph;
 pub mod sig;
 
 #[cfg(not(test))]
+mod advice;
+#[cfg(not(test))]
 mod args;
 #[cfg(not(test))]
 mod coll;
@@ -45,6 +47,8 @@ mod coll_scan;
 mod coll_v;
 #[cfg(not(test))]
 mod collective;
+#[cfg(not(test))]
+mod concurrency;
 pub mod config;
 #[cfg(not(test))]
 mod consts;

@@ -105,6 +105,67 @@ fn leaks(here: &Here) {
     }
 }
 
+/// Once every rank is in `MPI_Finalize` (every message sent): reports
+/// each message to this rank that no receive matched, on the
+/// communicators still alive, and receives it (so that MPI finalizes).
+fn unreceived(here: &Here) {
+    let comms: Vec<u64> = registry::lock().comms.keys().copied().collect();
+    for c in comms {
+        let comm = ffi::MPI_Comm::from_bits(c);
+        // A message sent just before its sender's MPI_Finalize may still
+        // be on its way: three probes, a millisecond apart (each message found
+        // takes one).
+        for attempt in 0..3 {
+            let mut flag: c_int = 0;
+            let mut msg = crate::consts::message_null();
+            // SAFETY: MPI_Status is plain integers; all zeroes is valid.
+            let mut status: ffi::MPI_Status = unsafe { std::mem::zeroed() };
+            // SAFETY: local out-parameters on a communicator still alive.
+            let rc = unsafe {
+                ffi::PMPI_Improbe(
+                    mpi::ANY_SOURCE(),
+                    mpi::ANY_TAG(),
+                    comm,
+                    &mut flag,
+                    &mut msg,
+                    &mut status,
+                )
+            };
+            if rc != mpi::SUCCESS() || flag == 0 {
+                if attempt < 2 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                continue;
+            }
+            let mut bytes: c_int = 0;
+            // SAFETY: the status MPI just filled; a local out-parameter.
+            unsafe { ffi::PMPI_Get_count(&status, mpi::BYTE(), &mut bytes) };
+            let mut sink = vec![0u8; bytes.max(0) as usize];
+            // SAFETY: `sink` has room for the whole message, received as bytes.
+            unsafe {
+                ffi::PMPI_Mrecv(
+                    sink.as_mut_ptr().cast(),
+                    bytes,
+                    mpi::BYTE(),
+                    &mut msg,
+                    mpi::STATUS_IGNORE(),
+                )
+            };
+            report::report(
+                Class::P2p,
+                "unreceived",
+                here.call(),
+                &here.site(),
+                format!(
+                    "the message from rank {} (tag {}, {bytes} bytes) is never received",
+                    crate::p2p::to_world(comm, status.MPI_SOURCE),
+                    status.MPI_TAG
+                ),
+            );
+        }
+    }
+}
+
 /// Frees the checker's duplicates (before MPI's finalization).
 fn free_shadows() {
     let shadows: Vec<u64> = registry::lock()
@@ -166,6 +227,7 @@ pnmpi_sdk::wrap! {
                 unsafe { ffi::PMPI_Test(&mut req, &mut flag, mpi::STATUS_IGNORE()) };
                 Ok(flag != 0)
             });
+            unreceived(&here);
         }
         watchdog::stop();
         crate::p2psig::stop();

@@ -155,6 +155,7 @@ pub fn imrecv(
         args: None,
         env: Some((m.status.MPI_SOURCE, m.status.MPI_TAG, m.comm)),
         coll: None,
+        span: None,
     };
     requests::started(here, request, info);
     match p2psig::compare(m.sig, &m.status, count, dt) {

@@ -212,7 +212,16 @@ pnmpi_sdk::wrap! {
             let info = registry::lock().comms.remove(&key(c));
             registry::lock().freed_comms.insert(key(c));
             if let Some(info) = info.filter(|i| i.shadow != 0) {
-                let _ = pnmpi_sdk::native::comm_free(MPI_Comm::from_bits(info.shadow));
+                let shadow = info.shadow;
+                if !crate::pending::none_on(shadow) {
+                    crate::wait::block_on(&here, || {
+                        crate::wait::waiting_for(Vec::new(), false, "the other ranks to start the nonblocking collectives it started on the communicator".into())
+                    }, || {
+                        crate::pending::progress();
+                        Ok(crate::pending::none_on(shadow))
+                    });
+                }
+                let _ = pnmpi_sdk::native::comm_free(MPI_Comm::from_bits(shadow));
             }
         }
         rc

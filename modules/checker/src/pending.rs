@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 struct Pending {
     /// The allreduce's request, as bits (handles are not `Send`).
     req: u64,
+    /// The communicator it runs on, the checker's duplicate.
+    shadow: u64,
     /// Its buffers, on the heap so that they stay put while it runs.
     both: Box<[i64; 2 * WORDS]>,
     out: Box<[i64; 2 * WORDS]>,
@@ -60,6 +62,7 @@ pub fn start(shadow: MPI_Comm, desc: Desc, routine: usize, ra: usize) -> c_int {
     }
     PENDING.lock().push(Pending {
         req: req.bits(),
+        shadow: shadow.bits(),
         both,
         out,
         desc: desc.started(),
@@ -74,6 +77,13 @@ pub fn start(shadow: MPI_Comm, desc: Desc, routine: usize, ra: usize) -> c_int {
 #[inline]
 pub fn settled() -> bool {
     COUNT.load(Relaxed) == 0
+}
+
+/// Whether no comparison is under way on `shadow`, which may then be
+/// freed (MPI would otherwise progress an operation on a freed
+/// communicator).
+pub fn none_on(shadow: u64) -> bool {
+    settled() || !PENDING.lock().iter().any(|p| p.shadow == shadow)
 }
 
 /// Tests the comparisons under way once; reports a disagreement and ends

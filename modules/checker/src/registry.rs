@@ -97,6 +97,9 @@ pub struct RequestInfo {
     pub env: Option<(i32, i32, u64)>,
     /// A nonblocking collective's communicator.
     pub coll: Option<u64>,
+    /// A point-to-point operation's buffer, the bytes `[start, end)` it
+    /// spans: no other operation may write them before it completes.
+    pub span: Option<(usize, usize)>,
 }
 
 impl RequestInfo {
@@ -111,6 +114,7 @@ impl RequestInfo {
             args: None,
             env: None,
             coll: Some(comm),
+            span: None,
         }
     }
 }

@@ -106,8 +106,13 @@ fn completed(here: &Here, h: u64, status: &MPI_Status) {
     if let (true, Some((_, count, dt)), Some((peer, _, comm))) = (info.recv, info.args, info.env) {
         let comm = MPI_Comm::from_bits(comm);
         let dt = MPI_Datatype::from_bits(dt);
+        let freed = registry::lock().freed_types.contains(&dt.bits());
         if peer == mpi::PROC_NULL() {
             // Nothing was sent.
+        } else if freed {
+            // The application freed the datatype while the receive was
+            // active (legal: MPI frees it once unused); MPI can no longer
+            // describe it.
         } else if let Err(r) = p2psig::verify(status, comm, count, dt) {
             r.report(here);
         }
@@ -180,10 +185,15 @@ fn start(
     persistent: bool,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    if let Err(r) = args::p2p(buf, count, dt, peer, tag, comm, recv) {
+    if let Err(r) =
+        args::p2p(buf, count, dt, peer, tag, comm, recv).and_then(|()| args::out_param(request, "request"))
+    {
         return r.report(here);
     }
     check_reuse(here, request);
+    if !persistent {
+        crate::concurrency::check(here, buf, count, dt, recv);
+    }
     if !recv && !persistent {
         p2psig::announce(count, dt, peer, tag, comm);
     }
@@ -202,6 +212,7 @@ fn start(
             args: Some((buf as usize, count, dt.bits())),
             env: Some((peer, tag, comm.bits())),
             coll: None,
+            span: args::span(buf, count, dt),
         };
         started(here, request, info);
     }
@@ -472,6 +483,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         crate::pending::progress();
+        if let Err(r) = args::out_param(flag, "flag") {
+            return r.report(&here);
+        }
         // SAFETY: the caller's request variable.
         let h = key(unsafe { *request });
         let mut own = p2p::empty_status();
@@ -492,6 +506,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         crate::pending::progress();
+        if let Err(r) = args::out_param(flag, "flag") {
+            return r.report(&here);
+        }
         let hs = handles(count, array_of_requests);
         let mut own = statuses(count);
         // SAFETY: the application's requests and flag; room for the statuses.
@@ -511,6 +528,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         crate::pending::progress();
+        if let Err(r) = args::out_param(flag, "flag") {
+            return r.report(&here);
+        }
         let hs = handles(count, array_of_requests);
         let mut own = p2p::empty_status();
         // SAFETY: the application's arguments; our status.
