@@ -2,15 +2,20 @@
 //! rank contributes a descriptor of its call (`desc`: routine, root,
 //! operation, the type signature of its piece of the data) to one
 //! `MPI_Iallreduce` with `MPI_MAX` over the words and their negations, on
-//! the checker's duplicate of the communicator. Max and min agree on every
+//! a duplicate of the communicator of the checker's own. Max and min agree on every
 //! word exactly when every rank made the same call; otherwise each rank
 //! reports what it did against what the others did, and a blocking
 //! collective is not made (it would hang or corrupt memory). A
 //! nonblocking collective is compared at its start without waiting there
 //! (`pending`).
 //!
-//! The same check runs before every kind of collective, blocking or not,
-//! so ranks in different collectives still meet in it. Its cost: one
+//! The same check runs before every kind of collective, so ranks in
+//! different collectives still meet in it: the blocking ones on one
+//! duplicate, the nonblocking ones on another (MPI matches the two kinds
+//! apart: a rank's `MPI_Iallreduce` never matches another's
+//! `MPI_Allreduce`, which waits for its own, and a rank may start a
+//! nonblocking collective before a blocking one that the others make
+//! first). Its cost: one
 //! allreduce of 16 words per collective, on a communicator of the
 //! checker's own.
 
@@ -89,24 +94,14 @@ pub fn agree(here: &Here, comm: MPI_Comm, desc: Desc) -> Checked {
     let Some(check) = ext.mismatch() else {
         return Ok(());
     };
-    // A rank that compared at a nonblocking start does not join a gather.
-    let what = if ext.any_started() {
-        format!(
-            "ranks disagree on this collective: this rank calls {} at {}, but at the same position of the communicator's collectives another rank calls {}",
-            desc.describe(),
-            here.site(),
-            ext.other(&desc)
-        )
-    } else {
-        differences(here, shadow, &desc)
-    };
+    let what = differences(here, shadow, &desc);
     Err(mismatch(check, what))
 }
 
 /// Compares the nonblocking collective `desc` describes, started at
 /// `here` on `comm`, across ranks without waiting (`pending`).
 pub fn agree_at_start(here: &Here, comm: MPI_Comm, desc: Desc) {
-    if let Some(shadow) = registry::shadow(comm) {
+    if let Some(shadow) = registry::started_shadow(comm) {
         pending::start(shadow, desc, here.routine, here.ra());
     }
 }

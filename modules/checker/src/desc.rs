@@ -1,6 +1,5 @@
 //! A rank's call of a collective in a few words (routine, root,
-//! operation, the type signature of its piece of the data, and whether it
-//! is compared at a nonblocking start), as the ranks of a communicator
+//! operation, the type signature of its piece of the data), as the ranks of a communicator
 //! compare them: one allreduce with `MPI_MAX` over the words and their
 //! negations gives each word's maximum and minimum, which agree exactly
 //! when every rank made the same call.
@@ -32,7 +31,7 @@ const OP_NAMES: [&str; 14] = [
 ];
 
 /// Words of a descriptor.
-pub const WORDS: usize = 8;
+pub const WORDS: usize = 7;
 
 /// One rank's call of a collective.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,9 +40,6 @@ pub struct Desc {
     root: i64,
     op: i64,
     sig: Sig,
-    /// Compared at a nonblocking start: that rank settles the comparison
-    /// later, and cannot join a gather of the descriptors.
-    started: bool,
 }
 
 impl Desc {
@@ -75,12 +71,6 @@ impl Desc {
         self
     }
 
-    /// Compared at a nonblocking start.
-    pub fn started(mut self) -> Desc {
-        self.started = true;
-        self
-    }
-
     /// Its words.
     pub fn words(&self) -> [i64; WORDS] {
         [
@@ -91,7 +81,6 @@ impl Desc {
             self.sig.len as i64,
             self.sig.bytes as i64,
             self.sig.loose as i64,
-            self.started as i64,
         ]
     }
 
@@ -107,7 +96,6 @@ impl Desc {
                 bytes: w[5] as u64,
                 loose: w[6] != 0,
             },
-            started: w[7] != 0,
         }
     }
 
@@ -198,11 +186,6 @@ impl Extremes {
         } else {
             None
         }
-    }
-
-    /// Whether a rank compared its call at a nonblocking start.
-    pub fn any_started(&self) -> bool {
-        self.max.started
     }
 
     /// What another rank does, as far as the extremes tell it: the other

@@ -17,18 +17,24 @@ use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
 
 /// After MPI's initialization: the rank, the tag bound, the watchdog and
-/// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
+/// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF` (two each: for
+/// blocking and for nonblocking collectives).
 fn started() {
     let world = mpi::COMM_WORLD();
     report::set_rank(pnmpi_sdk::native::comm_rank(world).unwrap_or(-1));
     args::read_tag_ub();
     for comm in [world, mpi::COMM_SELF()] {
-        let shadow = objects::shadow_of(comm);
-        registry::lock()
-            .comms
-            .insert(key(comm), CommInfo { shadow, origin: None });
+        let (shadow, started) = (objects::shadow_of(comm), objects::shadow_of(comm));
+        registry::lock().comms.insert(
+            key(comm),
+            CommInfo {
+                shadow,
+                started,
+                origin: None,
+            },
+        );
         if registry::is_world(comm) {
-            registry::set_world(shadow, pnmpi_sdk::native::comm_size(world).unwrap_or(0));
+            registry::set_world(shadow, started, pnmpi_sdk::native::comm_size(world).unwrap_or(0));
         }
     }
     match pnmpi_sdk::native::comm_dup(world) {
@@ -171,14 +177,14 @@ fn free_shadows() {
     let shadows: Vec<u64> = registry::lock()
         .comms
         .values()
-        .map(|c| c.shadow)
+        .flat_map(|c| [c.shadow, c.started])
         .filter(|&s| s != 0)
         .collect();
     for s in shadows {
         let _ = pnmpi_sdk::native::comm_free(ffi::MPI_Comm::from_bits(s));
     }
     registry::lock().comms.clear();
-    registry::set_world(0, 0);
+    registry::set_world(0, 0, 0);
 }
 
 pnmpi_sdk::wrap! {

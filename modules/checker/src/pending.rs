@@ -39,9 +39,9 @@ static COUNT: AtomicUsize = AtomicUsize::new(0);
 
 /// Starts comparing `desc` (a collective `routine` started at `ra`)
 /// across the ranks of `shadow`, the checker's duplicate of its
-/// communicator. Returns MPI's code.
+/// communicator for nonblocking collectives. Returns MPI's code.
 pub fn start(shadow: MPI_Comm, desc: Desc, routine: usize, ra: usize) -> c_int {
-    let both = Box::new(desc.started().both());
+    let both = Box::new(desc.both());
     let mut out = Box::new([0i64; 2 * WORDS]);
     let mut req = mpi::REQUEST_NULL();
     // SAFETY: both buffers live on the heap in the entry pushed below,
@@ -65,7 +65,7 @@ pub fn start(shadow: MPI_Comm, desc: Desc, routine: usize, ra: usize) -> c_int {
         shadow: shadow.bits(),
         both,
         out,
-        desc: desc.started(),
+        desc,
         routine,
         ra,
     });
