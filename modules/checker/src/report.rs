@@ -97,7 +97,7 @@ pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: S
         call: call.to_string(),
         site: site.to_string(),
         what,
-        fix: crate::advice::fix(class, check),
+        fix: crate::advice::fix(class.name(), check),
         time: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64()),

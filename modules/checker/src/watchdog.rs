@@ -231,7 +231,7 @@ fn declare(states: &[Blocked]) -> ! {
     report::emit(Report {
         class: Class::Deadlock,
         check,
-        fix: crate::advice::fix(Class::Deadlock, check),
+        fix: crate::advice::fix(Class::Deadlock.name(), check),
         rank: 0,
         call: me.call,
         site: me.site,
