@@ -15,7 +15,7 @@ pub fn fix(class: &str, check: &str) -> &'static str {
         ("argument", "buffer") => "pass a buffer with room for the data, or a count of 0",
         ("argument", "overlap") => "use separate send and receive buffers, or MPI_IN_PLACE",
         ("argument", "out-parameter") => "pass the address of a variable of the argument's type (an MPI_Request, an int flag)",
-        ("collective", "collective-kind") => "make every rank of the communicator call the same collectives in the same order (blocking and nonblocking alike)",
+        ("collective", "collective-kind") => "make every rank of the communicator call the same collectives in the same order (the blocking ones among themselves, the nonblocking ones among themselves)",
         ("collective", "root") => "pass the same root on every rank",
         ("collective", "op") => "pass the same operation on every rank",
         ("collective", "signature") => "make every rank's piece the same count of the same basic types (and a rank's send and receive pieces agree)",
