@@ -9,7 +9,9 @@
 //! that are on a program of that class), printed as a table; asserted:
 //! recall >= 0.9, precision >= 0.95, no report on any correct program,
 //! a non-zero exit status exactly when an error was found, and every
-//! report naming its rank, call and `file:line` site. The NAS-like
+//! report naming its rank, call and `file:line` site and saying what to
+//! change; where an incorrect program marks lines `// reported`, a
+//! report of its class at one of them. The NAS-like
 //! kernels, in C and in Fortran, hpcc and LAMMPS (Debian's, built for
 //! Open MPI) run under the checker without a report.
 
@@ -37,10 +39,12 @@ fn checker() -> PathBuf {
     lib
 }
 
-/// A corpus program: its name and expected class (None: correct).
+/// A corpus program: its name, expected class (None: correct) and the
+/// lines marked `// reported`, where a report of that class must be.
 struct Program {
     name: String,
     expect: Option<String>,
+    lines: Vec<usize>,
 }
 
 fn corpus() -> Vec<Program> {
@@ -70,9 +74,16 @@ fn corpus() -> Vec<Program> {
                 expect == "none",
                 "{name}.c: the name and the verdict disagree"
             );
+            let lines = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains("// reported"))
+                .map(|(i, _)| i + 1)
+                .collect();
             Program {
                 name,
                 expect: (expect != "none").then_some(expect),
+                lines,
             }
         })
         .collect();
@@ -210,9 +221,23 @@ fn the_corpus_is_found_with_recall_and_precision() {
                     ));
                 }
             }
-            Some(_) => {
+            Some(class) => {
                 if v.run.success() {
                     failures.push(format!("an error found, yet exit status 0: {}", detail()));
+                }
+                let at_a_marked_line = v.reports.iter().any(|r| {
+                    let site = r["site"].as_str().unwrap_or_default();
+                    r["class"] == class.as_str()
+                        && p.lines
+                            .iter()
+                            .any(|l| site.contains(&format!("{}.c:{l} ", p.name)))
+                });
+                if !p.lines.is_empty() && !at_a_marked_line {
+                    failures.push(format!(
+                        "no {class} report at a line marked `// reported` ({:?}): {}",
+                        p.lines,
+                        detail()
+                    ));
                 }
             }
         }
@@ -224,6 +249,9 @@ fn the_corpus_is_found_with_recall_and_precision() {
                 || !site.contains(&format!("{}.c:", p.name))
             {
                 failures.push(format!("a report without rank, call or file:line site: {r}"));
+            }
+            if r["fix"].as_str().is_none_or(|f| f.len() < 10) {
+                failures.push(format!("a report without what to change: {r}"));
             }
         }
     }

@@ -46,6 +46,18 @@ impl Refusal {
 /// The result of a check.
 pub type Checked = Result<(), Refusal>;
 
+/// An out-parameter the call writes (a request, a flag) is not NULL.
+pub fn out_param<T>(ptr: *mut T, what: &'static str) -> Checked {
+    if !ptr.is_null() {
+        return Ok(());
+    }
+    Err(refuse(
+        Err::Other,
+        "out-parameter",
+        format!("the {what} argument is a NULL pointer"),
+    ))
+}
+
 /// Reads `MPI_TAG_UB` (at `MPI_Init`).
 pub fn read_tag_ub() {
     let mut value: *mut c_int = std::ptr::null_mut();
@@ -84,8 +96,13 @@ pub fn comm_size(comm: MPI_Comm) -> i32 {
     size
 }
 
-/// The communicator is neither null nor freed.
+/// The communicator is neither null (`MPI_COMM_NULL`, or a NULL pointer:
+/// no MPI's handle is 0) nor freed.
 pub fn comm(comm: MPI_Comm) -> Checked {
+    if comm.bits() == 0 {
+        let what = "the communicator is a NULL pointer, not a communicator".into();
+        return Err(refuse(Err::Comm, "comm", what));
+    }
     if comm.bits() == mpi::COMM_NULL().bits() {
         return Err(refuse(
             Err::Comm,
@@ -171,6 +188,10 @@ pub fn root(root: i32, comm: MPI_Comm) -> Checked {
 
 /// A datatype: not null, not freed, committed if derived.
 pub fn datatype(dt: MPI_Datatype) -> Checked {
+    if dt.bits() == 0 {
+        let what = "the datatype is a NULL pointer, not a datatype".into();
+        return Err(refuse(Err::Type, "datatype", what));
+    }
     if dt.bits() == mpi::DATATYPE_NULL().bits() {
         return Err(refuse(
             Err::Type,
@@ -197,6 +218,13 @@ pub fn datatype(dt: MPI_Datatype) -> Checked {
 
 /// A reduction operation: not null, not freed.
 pub fn op(op: MPI_Op) -> Checked {
+    if op.bits() == 0 {
+        return Err(refuse(
+            Err::Op,
+            "op",
+            "the operation is a NULL pointer, not an operation".into(),
+        ));
+    }
     if op.bits() == consts::op_null().bits() {
         return Err(refuse(Err::Op, "op", "the operation is MPI_OP_NULL".into()));
     }

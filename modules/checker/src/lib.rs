@@ -3,14 +3,17 @@
 //! It checks an unmodified application's MPI calls as they happen and
 //! reports each error with the rank, the call, the call site (file:line,
 //! found as the profiler finds it, `pnmpi_sdk::callsite`) and what is
-//! wrong, as text on stderr and JSON in `OUTPUT/rank-N.json`:
+//! wrong, and what to change (`advice`), as text on stderr and JSON in
+//! `OUTPUT/rank-N.json`:
 //!
 //! - invalid arguments (`args`): communicator, rank, tag, count, root,
 //!   datatype (null, freed, uncommitted), op, a NULL buffer with data,
 //!   overlapping send and receive buffers;
-//! - collective mismatches across ranks (`collective`): another routine,
-//!   root, operation or type signature at the same point of a
-//!   communicator's sequence of collectives;
+//! - collective mismatches across ranks (`collective`, `desc`,
+//!   `pending`; the wrappers in `coll`, `coll_v`, `coll_scan`,
+//!   `coll_neighbor`): another routine, root, operation or type signature
+//!   at the same point of a communicator's sequence of blocking
+//!   collectives, or of nonblocking ones, compared at their start;
 //! - point-to-point mismatches (`p2p`, `p2psig`, `matched`): a message
 //!   longer than its receive (found before MPI's error handler ends the
 //!   job), a message whose type signature is not the receive's, also for
@@ -19,9 +22,11 @@
 //!   the wait-for graph; cycles of standard sends that complete only
 //!   because MPI buffers them beyond the portable eager limit (`sends
 //!   eager`, the default), or at all (`sends synchronous`);
-//! - nonblocking misuse (`requests`): requests never completed, started
-//!   again while active, send buffers written before completion, calls
-//!   after `MPI_Finalize`;
+//! - nonblocking misuse (`requests`, `concurrency`, `gate`): requests
+//!   never completed, started again while active, send buffers written
+//!   before completion, buffers of active requests overlapped by another
+//!   call (a potential data race), calls after `MPI_Finalize`;
+//! - messages never received before `MPI_Finalize` (`lifecycle`);
 //! - leaks at `MPI_Finalize` (`lifecycle`): communicators, groups,
 //!   datatypes, operations, persistent requests.
 //!
@@ -34,14 +39,28 @@ pub mod graph;
 pub mod sig;
 
 #[cfg(not(test))]
+mod advice;
+#[cfg(not(test))]
 mod args;
 #[cfg(not(test))]
 mod coll;
 #[cfg(not(test))]
+mod coll_neighbor;
+#[cfg(not(test))]
+mod coll_scan;
+#[cfg(not(test))]
+mod coll_v;
+#[cfg(not(test))]
 mod collective;
+#[cfg(not(test))]
+mod concurrency;
 pub mod config;
 #[cfg(not(test))]
 mod consts;
+#[cfg(not(test))]
+mod desc;
+#[cfg(not(test))]
+mod gate;
 #[cfg(not(test))]
 mod lifecycle;
 #[cfg(not(test))]
@@ -54,6 +73,8 @@ mod p2p;
 mod p2p_c;
 #[cfg(not(test))]
 mod p2psig;
+#[cfg(not(test))]
+mod pending;
 #[cfg(not(test))]
 mod registry;
 #[cfg(not(test))]

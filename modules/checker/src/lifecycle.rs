@@ -1,8 +1,9 @@
 //! `MPI_Init` and `MPI_Finalize`: the checker's communicators, the leak
-//! checks at `MPI_Finalize`, and the gate that reports any checked call
-//! made after it.
+//! checks at `MPI_Finalize`, which closes the gate (`gate`) to any
+//! checked call made after it.
 
 use crate::args;
+use crate::gate::gate;
 use crate::registry::{self, key, CommInfo};
 use crate::report::{self, Class};
 use crate::site::{self, Here};
@@ -14,39 +15,26 @@ use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sys::ffi;
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-
-static FINALIZED: AtomicBool = AtomicBool::new(false);
-
-/// Before a checked call: after `MPI_Finalize`, reports it and returns
-/// the code the wrapper returns instead of calling MPI.
-pub fn gate(here: &Here) -> Option<c_int> {
-    if !FINALIZED.load(Relaxed) {
-        return None;
-    }
-    report::report(
-        Class::Nonblocking,
-        "after-finalize",
-        here.call(),
-        &here.site(),
-        "called after MPI_Finalize".into(),
-    );
-    Some(crate::consts::err(crate::consts::Err::Other))
-}
 
 /// After MPI's initialization: the rank, the tag bound, the watchdog and
-/// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
+/// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF` (two each: for
+/// blocking and for nonblocking collectives).
 fn started() {
     let world = mpi::COMM_WORLD();
     report::set_rank(pnmpi_sdk::native::comm_rank(world).unwrap_or(-1));
     args::read_tag_ub();
     for comm in [world, mpi::COMM_SELF()] {
-        let shadow = objects::shadow_of(comm);
-        registry::lock()
-            .comms
-            .insert(key(comm), CommInfo { shadow, origin: None });
+        let (shadow, started) = (objects::shadow_of(comm), objects::shadow_of(comm));
+        registry::lock().comms.insert(
+            key(comm),
+            CommInfo {
+                shadow,
+                started,
+                origin: None,
+            },
+        );
         if registry::is_world(comm) {
-            registry::set_world(shadow, pnmpi_sdk::native::comm_size(world).unwrap_or(0));
+            registry::set_world(shadow, started, pnmpi_sdk::native::comm_size(world).unwrap_or(0));
         }
     }
     match pnmpi_sdk::native::comm_dup(world) {
@@ -123,19 +111,80 @@ fn leaks(here: &Here) {
     }
 }
 
+/// Once every rank is in `MPI_Finalize` (every message sent): reports
+/// each message to this rank that no receive matched, on the
+/// communicators still alive, and receives it (so that MPI finalizes).
+fn unreceived(here: &Here) {
+    let comms: Vec<u64> = registry::lock().comms.keys().copied().collect();
+    for c in comms {
+        let comm = ffi::MPI_Comm::from_bits(c);
+        // A message sent just before its sender's MPI_Finalize may still
+        // be on its way: three probes, a millisecond apart (each message found
+        // takes one).
+        for attempt in 0..3 {
+            let mut flag: c_int = 0;
+            let mut msg = crate::consts::message_null();
+            // SAFETY: MPI_Status is plain integers; all zeroes is valid.
+            let mut status: ffi::MPI_Status = unsafe { std::mem::zeroed() };
+            // SAFETY: local out-parameters on a communicator still alive.
+            let rc = unsafe {
+                ffi::PMPI_Improbe(
+                    mpi::ANY_SOURCE(),
+                    mpi::ANY_TAG(),
+                    comm,
+                    &mut flag,
+                    &mut msg,
+                    &mut status,
+                )
+            };
+            if rc != mpi::SUCCESS() || flag == 0 {
+                if attempt < 2 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                continue;
+            }
+            let mut bytes: c_int = 0;
+            // SAFETY: the status MPI just filled; a local out-parameter.
+            unsafe { ffi::PMPI_Get_count(&status, mpi::BYTE(), &mut bytes) };
+            let mut sink = vec![0u8; bytes.max(0) as usize];
+            // SAFETY: `sink` has room for the whole message, received as bytes.
+            unsafe {
+                ffi::PMPI_Mrecv(
+                    sink.as_mut_ptr().cast(),
+                    bytes,
+                    mpi::BYTE(),
+                    &mut msg,
+                    mpi::STATUS_IGNORE(),
+                )
+            };
+            report::report(
+                Class::P2p,
+                "unreceived",
+                here.call(),
+                &here.site(),
+                format!(
+                    "the message from rank {} (tag {}, {bytes} bytes) is never received",
+                    crate::p2p::to_world(comm, status.MPI_SOURCE),
+                    status.MPI_TAG
+                ),
+            );
+        }
+    }
+}
+
 /// Frees the checker's duplicates (before MPI's finalization).
 fn free_shadows() {
     let shadows: Vec<u64> = registry::lock()
         .comms
         .values()
-        .map(|c| c.shadow)
+        .flat_map(|c| [c.shadow, c.started])
         .filter(|&s| s != 0)
         .collect();
     for s in shadows {
         let _ = pnmpi_sdk::native::comm_free(ffi::MPI_Comm::from_bits(s));
     }
     registry::lock().comms.clear();
-    registry::set_world(0, 0);
+    registry::set_world(0, 0, 0);
 }
 
 pnmpi_sdk::wrap! {
@@ -165,6 +214,13 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         leaks(&here);
+        // Every rank settles the comparisons of its nonblocking
+        // collectives: one the others never started is a deadlock.
+        if !crate::pending::settled() {
+            block_on(&here, || {
+                wait::waiting_for(Vec::new(), false, "the other ranks to start the nonblocking collectives it started".into())
+            }, || Ok(crate::pending::progress()));
+        }
         if let Some(watch) = watchdog::comm() {
             let mut req = mpi::REQUEST_NULL();
             // SAFETY: a barrier on the checker's own communicator; the loop completes it.
@@ -177,11 +233,12 @@ pnmpi_sdk::wrap! {
                 unsafe { ffi::PMPI_Test(&mut req, &mut flag, mpi::STATUS_IGNORE()) };
                 Ok(flag != 0)
             });
+            unreceived(&here);
         }
         watchdog::stop();
         crate::p2psig::stop();
         free_shadows();
-        FINALIZED.store(true, Relaxed);
+        crate::gate::close();
         next!()
     }
 }

@@ -8,7 +8,7 @@
 //! size compared them.
 
 use crate::args;
-use crate::lifecycle::gate;
+use crate::gate::gate;
 use crate::p2p::{self, empty_status, give, receive_matched, recv_waits};
 use crate::p2psig;
 use crate::registry::{key, Origin, RequestInfo};
@@ -154,6 +154,8 @@ pub fn imrecv(
         checksum: None,
         args: None,
         env: Some((m.status.MPI_SOURCE, m.status.MPI_TAG, m.comm)),
+        coll: None,
+        span: None,
     };
     requests::started(here, request, info);
     match p2psig::compare(m.sig, &m.status, count, dt) {

@@ -5,7 +5,8 @@
 //! checker's own duplicate, for the collective checks.
 
 use crate::args;
-use crate::lifecycle::gate;
+use crate::consts::Err;
+use crate::gate::gate;
 use crate::registry::{self, key, CommInfo, OpInfo, Origin, TypeInfo};
 use crate::site::Here;
 use crate::types;
@@ -36,13 +37,14 @@ fn new_comm(here: &Here, comm: MPI_Comm) {
     if comm.bits() == mpi::COMM_NULL().bits() {
         return;
     }
-    let shadow = shadow_of(comm);
+    let (shadow, started) = (shadow_of(comm), shadow_of(comm));
     let mut reg = registry::lock();
     reg.freed_comms.remove(&key(comm));
     reg.comms.insert(
         key(comm),
         CommInfo {
             shadow,
+            started,
             origin: Some(origin(here)),
         },
     );
@@ -97,10 +99,36 @@ fn new_op(here: &Here, op: MPI_Op) {
     reg.ops.insert(key(op), OpInfo { origin: o, seq });
 }
 
-/// Wrappers that register the object each routine creates; `wrap` or,
+/// A datatype constructor's count and old datatype.
+fn constructor(count: i64, oldtype: MPI_Datatype) -> args::Checked {
+    if count < 0 {
+        return Err(args::refuse(
+            Err::Count,
+            "count",
+            format!("count {count} is negative"),
+        ));
+    }
+    if oldtype.bits() == 0 || oldtype.bits() == mpi::DATATYPE_NULL().bits() {
+        let what = "the old datatype is null".to_string();
+        return Err(args::refuse(Err::Type, "datatype", what));
+    }
+    let reg = registry::lock();
+    if reg.freed_types.contains(&key(oldtype)) && !reg.types.contains_key(&key(oldtype)) {
+        return Err(args::refuse(
+            Err::Type,
+            "datatype",
+            "the old datatype was freed".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Wrappers that register the object each routine creates (its new
+/// handle's pointer checked, and a datatype constructor's `count` and
+/// old datatype `of`); `wrap` or,
 /// for routines only some MPIs have, `wrap_optional`.
 macro_rules! creates {
-    ($wrap:ident: $($name:ident ($($arg:ident),*) -> $out:ident by $register:ident;)*) => {
+    ($wrap:ident: $($name:ident ($($arg:ident),*) -> $out:ident by $register:ident $(, count $count:ident of $old:ident)?;)*) => {
         pnmpi_sdk::$wrap! {
             $(
                 /// Registers the object it creates.
@@ -108,6 +136,11 @@ macro_rules! creates {
                     let here = Here::new(routine::$name);
                     if let Some(rc) = gate(&here) {
                         return rc;
+                    }
+                    let checked = args::out_param($out, "new handle's")
+                        $(.and_then(|()| constructor(i64::from($count), $old)))?;
+                    if let Err(r) = checked {
+                        return r.report(&here);
                     }
                     let rc = next!();
                     if rc == mpi::SUCCESS() {
@@ -148,13 +181,13 @@ creates! { wrap:
     MPI_Group_union(group1, group2, newgroup) -> newgroup by new_group;
     MPI_Group_intersection(group1, group2, newgroup) -> newgroup by new_group;
     MPI_Group_difference(group1, group2, newgroup) -> newgroup by new_group;
-    MPI_Type_contiguous(count, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_vector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_indexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_indexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_hindexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_contiguous(count, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_vector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_indexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_indexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_hindexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
     MPI_Type_create_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
     MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
     MPI_Type_create_resized(oldtype, lb, extent, newtype) -> newtype by new_type;
@@ -178,19 +211,19 @@ creates! { wrap_optional:
     MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm) -> newcomm by new_comm;
     MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm) -> newintercomm by new_comm;
     MPI_Group_from_session_pset(session, pset_name, newgroup) -> newgroup by new_group;
-    MPI_Type_contiguous_c(count, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_indexed_c(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_hindexed_c(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_indexed_block_c(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_create_hindexed_block_c(count, blocklength, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_contiguous_c(count, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_indexed_c(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_hindexed_c(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_indexed_block_c(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_create_hindexed_block_c(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
     MPI_Type_create_struct_c(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
     MPI_Type_create_subarray_c(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
     MPI_Type_create_resized_c(oldtype, lb, extent, newtype) -> newtype by new_type;
     MPI_Type_create_darray_c(size, rank, ndims, gsizes, distribs, dargs, psizes, order, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type;
-    MPI_Type_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type;
+    MPI_Type_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
+    MPI_Type_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
     MPI_Type_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
     MPI_Op_create_c(user_fn, commute, op) -> op by new_op;
 }
@@ -212,7 +245,18 @@ pnmpi_sdk::wrap! {
             let info = registry::lock().comms.remove(&key(c));
             registry::lock().freed_comms.insert(key(c));
             if let Some(info) = info.filter(|i| i.shadow != 0) {
-                let _ = pnmpi_sdk::native::comm_free(MPI_Comm::from_bits(info.shadow));
+                let started = info.started;
+                if !crate::pending::none_on(started) {
+                    crate::wait::block_on(&here, || {
+                        crate::wait::waiting_for(Vec::new(), false, "the other ranks to start the nonblocking collectives it started on the communicator".into())
+                    }, || {
+                        crate::pending::progress();
+                        Ok(crate::pending::none_on(started))
+                    });
+                }
+                for s in [info.shadow, started].into_iter().filter(|&s| s != 0) {
+                    let _ = pnmpi_sdk::native::comm_free(MPI_Comm::from_bits(s));
+                }
             }
         }
         rc

@@ -6,8 +6,8 @@
 use crate::args::{self, refuse, Checked};
 use crate::config;
 use crate::consts::Err;
+use crate::gate::gate;
 use crate::graph::Blocked;
-use crate::lifecycle::gate;
 use crate::p2psig;
 use crate::report::{self, Class};
 use crate::site::Here;
@@ -134,6 +134,7 @@ pub fn send(
     if dest == mpi::PROC_NULL() {
         return mpi::SUCCESS();
     }
+    crate::concurrency::check(here, buf, count, dt, false);
     p2psig::announce(count, dt, dest, tag, comm);
     let (as_sync, bytes) = standard_is_synchronous(count, dt);
     let standard = !sync && as_sync;
@@ -192,6 +193,7 @@ pub fn recv(
         // SAFETY: the application's own call, unchanged.
         return unsafe { x::XMPI_Recv(buf, count, dt, source, tag, comm, status) };
     }
+    crate::concurrency::check(here, buf, count, dt, true);
     let mut msg: MPI_Message = crate::consts::message_null();
     // SAFETY: MPI_Status is plain integers; all zeroes is valid.
     let mut probed: MPI_Status = unsafe { std::mem::zeroed() };

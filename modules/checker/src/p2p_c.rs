@@ -10,7 +10,7 @@
 #![allow(unused_imports, dead_code)]
 
 use crate::args;
-use crate::lifecycle::gate;
+use crate::gate::gate;
 use crate::matched;
 use crate::p2p;
 use crate::site::Here;

@@ -57,6 +57,11 @@ pub struct CommInfo {
     /// The checker's own duplicate, for its collective checks (0: none,
     /// e.g. an intercommunicator).
     pub shadow: u64,
+    /// A second duplicate, on which the nonblocking collectives are
+    /// compared: MPI matches them apart from the blocking ones (a rank may
+    /// start one before a barrier that another rank makes first, as
+    /// mpi4py's `Iagree` does).
+    pub started: u64,
     /// Created by the application (else `MPI_COMM_WORLD` or `MPI_COMM_SELF`).
     pub origin: Option<Origin>,
 }
@@ -95,6 +100,28 @@ pub struct RequestInfo {
     pub args: Option<(usize, i32, u64)>,
     /// Its peer (a rank of its communicator), tag and communicator.
     pub env: Option<(i32, i32, u64)>,
+    /// A nonblocking collective's communicator.
+    pub coll: Option<u64>,
+    /// A point-to-point operation's buffer, the bytes `[start, end)` it
+    /// spans: no other operation may write them before it completes.
+    pub span: Option<(usize, usize)>,
+}
+
+impl RequestInfo {
+    /// A nonblocking collective on the communicator `comm` (its bits).
+    pub fn collective(comm: u64) -> RequestInfo {
+        RequestInfo {
+            origin: Origin::default(),
+            persistent: false,
+            active: true,
+            recv: false,
+            checksum: None,
+            args: None,
+            env: None,
+            coll: Some(comm),
+            span: None,
+        }
+    }
 }
 
 /// Everything, behind one lock.
@@ -118,10 +145,12 @@ static REGISTRY: LazyLock<Mutex<Registry>> = LazyLock::new(|| Mutex::new(Registr
 /// or after `MPI_Finalize`).
 static WORLD_SHADOW: AtomicU64 = AtomicU64::new(0);
 static WORLD_SIZE: AtomicI32 = AtomicI32::new(0);
+static WORLD_STARTED: AtomicU64 = AtomicU64::new(0);
 
-/// Registers `MPI_COMM_WORLD`'s duplicate and size (0, 0: forgets them).
-pub fn set_world(shadow: u64, size: i32) {
+/// Registers `MPI_COMM_WORLD`'s duplicates and size (0, 0, 0: forgets them).
+pub fn set_world(shadow: u64, started: u64, size: i32) {
     WORLD_SHADOW.store(shadow, Relaxed);
+    WORLD_STARTED.store(started, Relaxed);
     WORLD_SIZE.store(size, Relaxed);
 }
 
@@ -143,6 +172,17 @@ pub fn shadow(comm: MPI_Comm) -> Option<MPI_Comm> {
         WORLD_SHADOW.load(Relaxed)
     } else {
         lock().comms.get(&key(comm))?.shadow
+    };
+    (s != 0).then(|| MPI_Comm::from_bits(s))
+}
+
+/// The checker's duplicate of `comm` for its nonblocking collectives,
+/// if it has one.
+pub fn started_shadow(comm: MPI_Comm) -> Option<MPI_Comm> {
+    let s = if is_world(comm) {
+        WORLD_STARTED.load(Relaxed)
+    } else {
+        lock().comms.get(&key(comm))?.started
     };
     (s != 0).then(|| MPI_Comm::from_bits(s))
 }

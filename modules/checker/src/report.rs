@@ -66,6 +66,8 @@ pub struct Report {
     pub site: String,
     /// What is wrong, in a sentence.
     pub what: String,
+    /// What to change, in a sentence (`advice`).
+    pub fix: &'static str,
     /// Seconds since the epoch, to order reports across ranks.
     pub time: f64,
 }
@@ -95,6 +97,7 @@ pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: S
         call: call.to_string(),
         site: site.to_string(),
         what,
+        fix: crate::advice::fix(class.name(), check),
         time: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64()),
@@ -110,12 +113,13 @@ pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: S
 pub fn emit(report: Report) {
     // One write, so that ranks' lines do not interleave.
     let line = format!(
-        "pnmpi checker: rank {}: {} at {}: [{}] {}\n",
+        "pnmpi checker: rank {}: {} at {}: [{}] {}; to fix: {}\n",
         report.rank,
         report.call,
         report.site,
         report.class.name(),
-        report.what
+        report.what,
+        report.fix
     );
     let _ = std::io::stderr().write_all(line.as_bytes());
     let mut written = WRITTEN.lock();

@@ -6,7 +6,7 @@
 //! (see `lifecycle`), requests never completed.
 
 use crate::args;
-use crate::lifecycle::gate;
+use crate::gate::gate;
 use crate::p2p::{self, give, to_world};
 use crate::p2psig;
 use crate::registry::{self, key, Origin, RequestInfo};
@@ -106,8 +106,13 @@ fn completed(here: &Here, h: u64, status: &MPI_Status) {
     if let (true, Some((_, count, dt)), Some((peer, _, comm))) = (info.recv, info.args, info.env) {
         let comm = MPI_Comm::from_bits(comm);
         let dt = MPI_Datatype::from_bits(dt);
+        let freed = registry::lock().freed_types.contains(&dt.bits());
         if peer == mpi::PROC_NULL() {
             // Nothing was sent.
+        } else if freed {
+            // The application freed the datatype while the receive was
+            // active (legal: MPI frees it once unused); MPI can no longer
+            // describe it.
         } else if let Err(r) = p2psig::verify(status, comm, count, dt) {
             r.report(here);
         }
@@ -137,6 +142,15 @@ fn waits_on(hs: &[u64]) -> crate::graph::Blocked {
     let mut any = false;
     for h in hs {
         // The peer's world rank, found only now that the call blocks.
+        if let Some(comm) = reg.requests.get(h).and_then(|info| info.coll) {
+            let comm = MPI_Comm::from_bits(comm);
+            let me = crate::report::rank();
+            peers.extend(
+                (0..args::comm_size(comm))
+                    .map(|r| to_world(comm, r))
+                    .filter(|&r| r != me && r >= 0),
+            );
+        }
         if let Some((peer, _, comm)) = reg.requests.get(h).and_then(|info| info.env) {
             if peer == mpi::ANY_SOURCE() || peer == mpi::PROC_NULL() {
                 any = true;
@@ -171,10 +185,15 @@ fn start(
     persistent: bool,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    if let Err(r) = args::p2p(buf, count, dt, peer, tag, comm, recv) {
+    if let Err(r) =
+        args::p2p(buf, count, dt, peer, tag, comm, recv).and_then(|()| args::out_param(request, "request"))
+    {
         return r.report(here);
     }
     check_reuse(here, request);
+    if !persistent {
+        crate::concurrency::check(here, buf, count, dt, recv);
+    }
     if !recv && !persistent {
         p2psig::announce(count, dt, peer, tag, comm);
     }
@@ -192,6 +211,8 @@ fn start(
             },
             args: Some((buf as usize, count, dt.bits())),
             env: Some((peer, tag, comm.bits())),
+            coll: None,
+            span: args::span(buf, count, dt),
         };
         started(here, request, info);
     }
@@ -461,6 +482,10 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
+        if let Err(r) = args::out_param(flag, "flag") {
+            return r.report(&here);
+        }
         // SAFETY: the caller's request variable.
         let h = key(unsafe { *request });
         let mut own = p2p::empty_status();
@@ -480,6 +505,10 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
+        if let Err(r) = args::out_param(flag, "flag") {
+            return r.report(&here);
+        }
         let hs = handles(count, array_of_requests);
         let mut own = statuses(count);
         // SAFETY: the application's requests and flag; room for the statuses.
@@ -498,6 +527,10 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
+        if let Err(r) = args::out_param(flag, "flag") {
+            return r.report(&here);
+        }
         let hs = handles(count, array_of_requests);
         let mut own = p2p::empty_status();
         // SAFETY: the application's arguments; our status.
@@ -513,6 +546,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
+        crate::pending::progress();
         let hs = handles(incount, array_of_requests);
         let mut own = statuses(incount);
         // SAFETY: the application's arguments; room for the statuses.

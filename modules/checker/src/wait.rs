@@ -3,7 +3,8 @@
 //! `MPI_Issend`, `MPI_Bcast` `MPI_Ibcast`, `MPI_Wait` `MPI_Test`...) and
 //! tests it until it completes. Past `deadlock_timeout` the rank tells
 //! the watchdog it is blocked, and polls it, so that a deadlock is
-//! reported instead of hanging.
+//! reported instead of hanging. The loop also settles the comparisons of
+//! nonblocking collectives under way (`pending`).
 
 use crate::config;
 use crate::graph::Blocked;
@@ -44,6 +45,9 @@ pub fn block_on(
     let mut announced = false;
     let mut tests = 0u64;
     let rc = loop {
+        // The comparisons of nonblocking collectives under way, which a
+        // rank blocked here may be the only one to settle.
+        crate::pending::progress();
         match test() {
             Ok(true) => break mpi::SUCCESS(),
             Ok(false) => {}

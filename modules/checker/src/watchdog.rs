@@ -223,13 +223,15 @@ pub fn poll(seq: u64, since: Instant, timeout: f64) {
 /// Reports the deadlock from rank 0 and ends the job.
 fn declare(states: &[Blocked]) -> ! {
     let me = states.iter().find(|s| s.rank == 0).cloned().unwrap_or_default();
+    let check = if states.iter().any(|s| s.standard_send) {
+        "potential-deadlock"
+    } else {
+        "deadlock"
+    };
     report::emit(Report {
         class: Class::Deadlock,
-        check: if states.iter().any(|s| s.standard_send) {
-            "potential-deadlock"
-        } else {
-            "deadlock"
-        },
+        check,
+        fix: crate::advice::fix(Class::Deadlock.name(), check),
         rank: 0,
         call: me.call,
         site: me.site,

@@ -1,0 +1,232 @@
+//! MPI-CorrBench (github tudasc/MPI-Corrbench), a public corpus of small
+//! MPI programs that nobody here wrote, under the checker, when
+//! `PNMPI_CORRBENCH` names an export of it (e.g.
+//! `git --git-dir=... archive HEAD | tar -x -C /work/ref/corrbench`);
+//! without it the test says it is skipped.
+//!
+//! Every program of `micro-benches/0-level` but the hybrid MPI+OpenMP
+//! ones (`openmp/`, which need threads the checker does not grant) is
+//! built with `mpicc -g` and run at 2 ranks (as CorrBench's own scripts
+//! run them) under the checker. A program is erroneous unless it is under
+//! `correct/`; the checker found its error when it wrote a report. Per
+//! CorrBench class (the file name's prefix: `ArgError`, `ArgMismatch`,
+//! `MisplacedCall`, `MissingCall`) and folder (`coll`, `pt2pt`, `rma`,
+//! `usertypes`, their `conflo/` twins whose error depends on control
+//! flow), recall and precision are printed as a table, with F1 overall
+//! and without one-sided programs (`rma`), which the checker does not
+//! check. Asserted: no correct program reported, none left hanging.
+
+mod common;
+use common::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Runs at a time: the machine's two cores.
+const PARALLEL: usize = 2;
+/// Seconds a run may take before it counts as hanging: the checker's
+/// deadlock report comes after two to three `deadlock_timeout`s.
+const LIMIT: u32 = 40;
+
+/// One program of the corpus.
+struct Program {
+    path: PathBuf,
+    /// `correct`, or `CLASS in FOLDER`.
+    class: String,
+}
+
+/// The corpus's programs, with their class.
+fn programs(root: &Path) -> Vec<Program> {
+    let base = root.join("micro-benches/0-level");
+    let mut out = Vec::new();
+    let mut stack = vec![base.clone()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let rel = path.strip_prefix(&base).unwrap().to_string_lossy().into_owned();
+            if rel.starts_with("openmp") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "c") {
+                let class = if rel.starts_with("correct/") {
+                    "correct".to_string()
+                } else {
+                    let name = path.file_name().unwrap().to_string_lossy();
+                    let prefix = name.split('-').next().unwrap_or("?").to_string();
+                    let folder = rel.rsplit_once('/').map_or("", |(d, _)| d).to_string();
+                    format!("{prefix} in {folder}")
+                };
+                out.push(Program { path, class });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// What happened to one program.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Outcome {
+    /// The checker wrote a report.
+    Reported,
+    /// It ran to its end with no report.
+    Silent,
+    /// Killed at the time limit with no report.
+    Hung,
+    /// It does not build here (another MPI's extension, a missing header).
+    Unbuilt,
+}
+
+/// Builds `p` in `dir`; the executable, or `None`.
+fn build(p: &Program, dir: &Path) -> Option<PathBuf> {
+    let exe = dir.join("a.out");
+    let correct = p
+        .path
+        .ancestors()
+        .find(|a| a.ends_with("0-level"))
+        .map(|b| b.join("correct/include"))?;
+    let target = target_dir();
+    let out = std::process::Command::new(mpicc())
+        .args(["-g", "-O0", "-DNUM_THREADS=2", "-DBUFFER_LENGTH_INT=10", "-o"])
+        .arg(&exe)
+        .arg(&p.path)
+        .arg(format!("-I{}", correct.display()))
+        .arg(format!("-L{}", target.display()))
+        .args(["-Wl,--no-as-needed", "-lpnmpi"])
+        .arg(format!("-Wl,-rpath,{}", target.display()))
+        .args(["-lm", "-lpthread"])
+        .output()
+        .ok()?;
+    out.status.success().then_some(exe)
+}
+
+/// Runs one program under the checker.
+fn outcome(p: &Program) -> Outcome {
+    let mut case = Case::new();
+    let Some(exe) = build(p, case.dir()) else {
+        return Outcome::Unbuilt;
+    };
+    let out = case.dir().join("checker-out");
+    case.conf(&format!(
+        "module {}\nargument deadlock_timeout 1\nargument output {}\n",
+        target_dir().join("libchecker.so").display(),
+        out.display()
+    ));
+    let mut cmd = launcher_within(2, LIMIT);
+    cmd.arg(&exe);
+    let run = case.finish(cmd);
+    let reported = std::fs::read_dir(&out).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            std::fs::read_to_string(e.path())
+                .ok()
+                .and_then(|t| serde_json::from_str::<Vec<serde_json::Value>>(&t).ok())
+                .is_some_and(|list| !list.is_empty())
+        })
+    });
+    if reported {
+        Outcome::Reported
+    } else if matches!(run.code, Some(124) | Some(137) | None) {
+        Outcome::Hung
+    } else {
+        Outcome::Silent
+    }
+}
+
+/// Recall, precision and F1 over (true positives, false negatives, false
+/// positives).
+fn scores(tp: u32, fn_: u32, fp: u32) -> (f64, f64, f64) {
+    let r = if tp + fn_ == 0 {
+        1.0
+    } else {
+        f64::from(tp) / f64::from(tp + fn_)
+    };
+    let p = if tp + fp == 0 {
+        1.0
+    } else {
+        f64::from(tp) / f64::from(tp + fp)
+    };
+    let f = if r + p == 0.0 { 0.0 } else { 2.0 * r * p / (r + p) };
+    (r, p, f)
+}
+
+#[test]
+fn corrbench_is_scored_per_class() {
+    let Some(root) = std::env::var_os("PNMPI_CORRBENCH").map(PathBuf::from) else {
+        eprintln!("skipped: PNMPI_CORRBENCH names no export of MPI-CorrBench");
+        return;
+    };
+    let all = programs(&root);
+    assert!(!all.is_empty(), "no programs under {}", root.display());
+    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
+    let next = Mutex::new(0..all.len());
+    std::thread::scope(|s| {
+        for _ in 0..PARALLEL {
+            s.spawn(|| loop {
+                let Some(i) = next.lock().unwrap().next() else {
+                    break;
+                };
+                let o = outcome(&all[i]);
+                results.lock().unwrap().push((i, o));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|r| r.0);
+    // Per class: (reported, silent, hung, unbuilt).
+    let mut table: BTreeMap<&str, [u32; 4]> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for &(i, o) in &results {
+        let p = &all[i];
+        let row = table.entry(p.class.as_str()).or_default();
+        row[o as usize] += 1;
+        let name = p.path.strip_prefix(&root).unwrap_or(&p.path).display();
+        match (p.class == "correct", o) {
+            (true, Outcome::Reported) => failures.push(format!("correct program reported: {name}")),
+            (_, Outcome::Hung) => failures.push(format!("hung: {name}")),
+            (false, Outcome::Silent) => println!("missed: {name}"),
+            (_, Outcome::Unbuilt) => println!("not built: {name}"),
+            _ => {}
+        }
+    }
+    println!("MPI-CorrBench 0-level under the checker ({FLAVOR}, 2 ranks):");
+    println!(
+        "{:<28} {:>5} {:>8} {:>6} {:>4} {:>7} {:>7} {:>9}",
+        "class", "built", "reported", "silent", "hung", "unbuilt", "recall", "precision"
+    );
+    let (mut tp, mut fn_, mut tp_local, mut fn_local) = (0, 0, 0, 0);
+    let fp = table.get("correct").map_or(0, |r| r[0]);
+    for (class, r) in &table {
+        let built = r[0] + r[1] + r[2];
+        let (recall, precision) = if *class == "correct" {
+            (f64::NAN, f64::NAN)
+        } else {
+            tp += r[0];
+            fn_ += r[1] + r[2];
+            if !class.contains("rma") {
+                tp_local += r[0];
+                fn_local += r[1] + r[2];
+            }
+            (scores(r[0], r[1] + r[2], 0).0, 1.0)
+        };
+        println!(
+            "{class:<28} {built:>5} {:>8} {:>6} {:>4} {:>7} {recall:>7.2} {precision:>9.2}",
+            r[0], r[1], r[2], r[3]
+        );
+    }
+    let (r, p, f) = scores(tp, fn_, fp);
+    println!(
+        "all erroneous: recall {r:.3}, precision {p:.3}, F1 {f:.3} ({tp} of {} found, {fp} correct reported)",
+        tp + fn_
+    );
+    let (r, p, f) = scores(tp_local, fn_local, fp);
+    println!(
+        "without rma:   recall {r:.3}, precision {p:.3}, F1 {f:.3} ({tp_local} of {} found)",
+        tp_local + fn_local
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
