@@ -7,7 +7,11 @@
 //! number. When a receive completes, the real status names the source and
 //! tag, and the receiver takes the next timestamp of that source and tag
 //! from the shadow: MPI's non-overtaking rule orders both streams alike,
-//! so it is this message's. Both sides' times are the kernel's
+//! so it is this message's, once the receives of that source and tag
+//! posted before it (which MPI matched first, whenever they complete)
+//! have taken theirs. The sender keeps the kernel's channel order
+//! ([`rule::Channels`]): the arrival a timestamp carries is never before
+//! an earlier envelope of its channel. Both sides' times are the kernel's
 //! ([`pnmpi_sim::kernel::p2p`]), the rule `pnmpi sim replay` and virtual
 //! ranks call too: the receiver's clock moves to the receive's
 //! completion. An eager send completes at `free`. A rendezvous send (a
