@@ -126,17 +126,21 @@ fn under_vranks_exe(
     (case, run)
 }
 
+/// `pnmpi sim replay tr` in `case` with `model` and `extra` arguments:
+/// its JSON report.
+fn replayed(case: &Case, model: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "sim", "replay", "tr", "-m", "m.toml", "--model", model, "--json", "r.json",
+    ];
+    args.extend(extra);
+    succeeded(pnmpi_cli(&args, case.dir()));
+    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
+    serde_json::from_str(&text).expect("JSON")
+}
+
 /// `pnmpi sim replay tr` in `case` with `model`: each rank's end, s.
 fn replayed_ends(case: &Case, model: &str) -> Vec<f64> {
-    let out = pnmpi_cli(
-        &[
-            "sim", "replay", "tr", "-m", "m.toml", "--model", model, "--json", "r.json",
-        ],
-        case.dir(),
-    );
-    succeeded(out);
-    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
-    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let v = replayed(case, model, &[]);
     let ranks = v["ranks"].as_array().expect("ranks");
     let mut ends = vec![f64::NAN; ranks.len()];
     for r in ranks {
@@ -437,4 +441,65 @@ fn vtime_refuses_a_model_whose_state_spans_ranks_and_says_why() {
         "{}",
         run.stderr
     );
+}
+
+/// The sizes of `overtake.c`'s five receives, in posting order.
+const OVERTAKE: [u64; 5] = [2 << 20, 8, 8, 8, 64 << 10];
+
+/// Rank 1's receives of `overtake.c` as they completed: index in posting
+/// order and time, us rounded to the ns, from its `overtake: recv I at_s
+/// T` lines.
+fn overtaken(run: &Run) -> Vec<(usize, f64)> {
+    run.lines("overtake: recv ")
+        .iter()
+        .map(|line| {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            let t: f64 = w[4].parse().expect("a time");
+            (w[2].parse().expect("an index"), (t * 1e9).round() / 1e3)
+        })
+        .collect()
+}
+
+#[test]
+fn small_messages_overtake_a_rendezvous_alike_in_every_mode() {
+    // 2 MiB (a rendezvous), three 8 B of its tag, 64 KiB of another, at
+    // 10 us and 1 GB/s: the small ones complete one latency after the
+    // start, the 64 KiB after its own transfer, neither waits for the
+    // 2 MiB's data.
+    let want = [(1, 10.008), (2, 10.008), (3, 10.008), (4, 75.536), (0, 2107.152)];
+    let (_, vtime) = under_vtime(MACHINE, "simple", 2, "overtake", &[]);
+    vtime.assert_ok();
+    let (_, one) = under_vranks(MACHINE, "simple", 1, 2, "overtake", &[], false);
+    one.assert_ok();
+    let (case, two) = under_vranks(MACHINE, "simple", 2, 2, "overtake", &[], true);
+    two.assert_ok();
+    for (way, run) in [
+        ("vtime", &vtime),
+        ("vranks in 1 process", &one),
+        ("vranks in 2 processes", &two),
+    ] {
+        assert_eq!(overtaken(run), want, "{way}:\n{}\n{}", run.stdout, run.stderr);
+    }
+    let ways = [
+        ("vtime", ends(&vtime, "overtake", 2)),
+        ("vranks in 1 process", ends(&one, "overtake", 2)),
+        ("vranks in 2 processes", ends(&two, "overtake", 2)),
+        ("replay of the trace", replayed_ends(&case, "simple")),
+    ];
+    agree("overtake", "simple", &ways);
+    // The replay's receives at rank 1, by completion: the same sizes at
+    // the same times.
+    let v = replayed(&case, "simple", &["--receives"]);
+    let got: Vec<(u64, f64)> = v["receives"]
+        .as_array()
+        .expect("receives")
+        .iter()
+        .filter(|r| r["dst"] == 1)
+        .map(|r| {
+            let t = r["received_s"].as_f64().expect("received_s");
+            (r["bytes"].as_u64().expect("bytes"), (t * 1e9).round() / 1e3)
+        })
+        .collect();
+    let sized: Vec<(u64, f64)> = want.iter().map(|&(i, t)| (OVERTAKE[i], t)).collect();
+    assert_eq!(got, sized, "{v}");
 }

@@ -7,8 +7,10 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use pnmpi_jitter::inject::ReplayNoise;
 use pnmpi_sim::engine::parallel::Exchange;
+use pnmpi_sim::engine::Observer;
 use pnmpi_sim::engine::{replay, Options};
 use pnmpi_sim::machine::Machine;
+use pnmpi_sim::report::receives::{Both, Receives};
 use pnmpi_sim::report::timeline::Timeline;
 use pnmpi_sim::report::{Context as ReportContext, Report};
 use pnmpi_sim::{input, model, SimError};
@@ -109,6 +111,10 @@ struct ReplayArgs {
     /// Also write the predicted run as a Perfetto/Chrome trace.
     #[arg(long, value_name = "FILE")]
     timeline: Option<PathBuf>,
+    /// List every message's completion at its receiver in the JSON
+    /// (`receives`: sender, receiver, bytes, sent_s, received_s).
+    #[arg(long, requires = "json")]
+    receives: bool,
     /// Set the traced run's own times beside the prediction, with the
     /// error in %, per rank and per routine.
     #[arg(long)]
@@ -212,6 +218,17 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         let mode = crate::jitter::parse_mode(&a.noise_mode, a.noise_window.as_deref())?;
         Some(ReplayNoise::new(sources, src.actors().len(), mode, a.noise_seed))
     };
+    let mut receives = a.receives.then(|| Receives::new(src.actors()));
+    let mut both;
+    let observer: Option<&mut dyn Observer> = match (timeline.as_mut(), receives.as_mut()) {
+        (Some(t), Some(r)) => {
+            both = Both(t, r);
+            Some(&mut both)
+        }
+        (Some(t), None) => Some(t),
+        (None, Some(r)) => Some(r),
+        (None, None) => None,
+    };
     let start = std::time::Instant::now();
     let out = replay(
         src.as_mut(),
@@ -219,9 +236,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         model.as_mut(),
         Options {
             noise: noise.as_mut().map(|n| n as &mut dyn pnmpi_sim::engine::Noise),
-            observer: timeline
-                .as_mut()
-                .map(|t| t as &mut dyn pnmpi_sim::engine::Observer),
+            observer,
             progress: Some(&progress),
         },
     )?;
@@ -229,6 +244,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     bar.finish_and_clear();
     let mut report = report_of(a, &out, &machine, model.as_ref(), src.as_ref(), wall);
     report.peak_memory_bytes = crate::output::peak_rss_bytes();
+    report.receives = receives.map(Receives::finish);
     print!("{report}");
     if let Some(t) = timeline {
         let (path, flows) = t.finish().context("cannot finish the timeline")?;
@@ -291,6 +307,7 @@ fn progress_line(events: u64, simulated_ns: f64, started: std::time::Instant) ->
 fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
     for (given, what) in [
         (a.timeline.is_some(), "--timeline"),
+        (a.receives, "--receives"),
         (a.compare, "--compare"),
         (!a.noise.is_empty(), "--noise"),
     ] {

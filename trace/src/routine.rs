@@ -28,6 +28,13 @@ pub enum Coll {
 }
 
 impl Coll {
+    /// Whether the collective has a root (`MPI_Bcast`, `MPI_Reduce`,
+    /// `MPI_Gather`, `MPI_Scatter` and their `v` forms): the one list the
+    /// replay of a trace and virtual ranks ask.
+    pub fn rooted(self) -> bool {
+        matches!(self, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Scatter)
+    }
+
     /// Every collective, in declaration order (a stable index for wire
     /// codes and for tests that cover them all).
     pub const ALL: [Coll; 10] = [

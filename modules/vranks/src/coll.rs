@@ -27,8 +27,7 @@ use crate::sched::Sched;
 use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
 use pnmpi_sim::input::VCounts;
-use pnmpi_sim::kernel::coll::{Member, Shape};
-use pnmpi_sim::machine::CollChoice;
+use pnmpi_sim::kernel::coll::{algorithm, Member, Shape};
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
 use serde::{Deserialize, Serialize};
@@ -420,10 +419,7 @@ impl Colls {
         let reqs: Vec<usize> = c.reqs.iter().flatten().copied().collect();
         match timed {
             Some(coll) => {
-                let algorithm = match b.timing.machine().collective(coll) {
-                    CollChoice::Algorithmic(name) if c.blocking => Some(name.clone()),
-                    _ => None,
-                };
+                let algorithm = algorithm(b.timing.machine(), coll, c.blocking).map(str::to_owned);
                 if let Some(name) = algorithm {
                     return self.replay_algorithm(b, id, coll, &name);
                 }
@@ -466,8 +462,7 @@ impl Colls {
     fn replay_algorithm(&mut self, b: Below, id: usize, coll: Coll, name: &str) -> Result<(), String> {
         let nodes = self.member_nodes(&b, id);
         let c = &self.calls[id];
-        let rooted = matches!(coll, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Scatter);
-        let root = rooted.then_some(c.root);
+        let root = coll.rooted().then_some(c.root);
         let ends = pnmpi_sim::live::algorithmic::replay(
             b.timing.machine(),
             b.timing.model_name(),

@@ -18,9 +18,11 @@
 //! of that queue that fits (all of which arrived before `t`, since the
 //! engine only runs a rank at the least pending time). So a wildcard
 //! receive takes the message that arrived first in *virtual* time. The
-//! messages of one sender to one receiver arrive in the order they were
-//! sent (MPI's non-overtaking rule): a later one never arrives before an
-//! earlier one.
+//! messages of one channel (sender, receiver, communicator) arrive in the
+//! order they were sent (MPI's non-overtaking rule, the kernel's
+//! [`rule::Channels`]): a later one never arrives before an earlier
+//! one's envelope, while a rendezvous's data does not hold later
+//! messages back.
 //!
 //! This layer sits on the scheduler ([`crate::sched`]) and owns the
 //! requests (collectives' too, [`Work::Coll`]) and the messages. What
@@ -177,9 +179,9 @@ pub struct P2p {
     inflight: Slab<Message>,
     unexpected: Vec<VecDeque<Message>>,
     posted: Vec<VecDeque<usize>>,
-    /// Latest arrival (or rendezvous envelope) on each (sender,
-    /// receiver) channel.
-    channel: HashMap<(u32, u32), Ns>,
+    /// Each channel's latest envelope (sender, receiver, the sender's
+    /// communicator handle).
+    channels: rule::Channels<(u32, u32, u32)>,
     /// Ranks blocked in `MPI_Probe`, and what they wait for: the first
     /// message that fits wakes them.
     probes: HashMap<u32, RecvSpec>,
@@ -210,7 +212,7 @@ impl P2p {
             inflight: Slab::new(),
             unexpected: (0..n).map(|_| VecDeque::new()).collect(),
             posted: (0..n).map(|_| VecDeque::new()).collect(),
-            channel: HashMap::new(),
+            channels: rule::Channels::default(),
             probes: HashMap::new(),
             out: Vec::new(),
             stamps: 0,
@@ -331,15 +333,10 @@ impl P2p {
         let msg = t.msg(src, dst, data.len() as u64);
         let posted = rule::post(t.model(), &msg, mode, clock, &mut unstretched);
         let free = posted.free;
-        // An eager message arrives with its data, a rendezvous's envelope
-        // one lookahead after the post; neither before an earlier message
-        // of the channel (a rendezvous envelope would otherwise overtake
-        // an eager message sent before it, and match its receive).
-        let earliest = posted.eager.map_or(free + t.lookahead(), |x| x.end);
-        let last = self.channel.entry((src, dst)).or_insert(0.0);
-        *last = last.max(earliest);
-        let at = *last;
-        let arrived = posted.eager.map(|_| at);
+        // The kernel's channel order: the envelope reaches the receiver's
+        // matching after those sent before it on the channel.
+        let envelope = self.channels.send((src, dst, comm), &posted, t.lookahead());
+        let (at, arrived) = (envelope.at, envelope.arrival);
         let stats = &mut s.rank_mut(src).stats;
         stats.sent += 1;
         stats.sent_bytes += data.len() as u64;

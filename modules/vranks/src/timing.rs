@@ -4,6 +4,7 @@
 //! ([`pnmpi_sim::kernel`]); this only holds what it needs.
 
 use pnmpi_sim::kernel::coll::{closed_form, Shape};
+use pnmpi_sim::kernel::CpuCharge;
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::model::{Model, Msg};
 use pnmpi_sim::units::Ns;
@@ -15,9 +16,8 @@ pub struct Timing {
     model_name: String,
     machine: Machine,
     node_of: Vec<u32>,
-    cpu_factor: f64,
-    /// CPU time two clock reads add to the interval between them.
-    cpu_bias: u64,
+    /// How the CPU time measured here is charged (factor, clock reads).
+    charge: CpuCharge,
     /// The model's lookahead: a rendezvous envelope arrives this long
     /// after its send is posted.
     lookahead: Ns,
@@ -37,8 +37,10 @@ impl Timing {
             model_name: model.1,
             machine,
             node_of,
-            cpu_factor,
-            cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
+            charge: CpuCharge {
+                factor: cpu_factor,
+                bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
+            },
             lookahead,
         }
     }
@@ -82,13 +84,13 @@ impl Timing {
 
     /// The CPU factor (0: compute ignored).
     pub fn cpu_factor(&self) -> f64 {
-        self.cpu_factor
+        self.charge.factor
     }
 
     /// The target time of `used` ns of CPU measured here on world rank
     /// `r`'s node, less what the two clock reads around it cost.
     pub fn compute(&self, r: u32, used: u64) -> Ns {
-        let used = used.saturating_sub(self.cpu_bias) as f64;
-        pnmpi_sim::kernel::cpu(&self.machine, self.node(r), used, self.cpu_factor)
+        self.charge
+            .target(&self.machine, self.node(r), self.charge.net(used))
     }
 }

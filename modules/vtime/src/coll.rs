@@ -24,8 +24,7 @@ use pnmpi_mpi_sys::ffi::{self, MPI_Request};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
 use pnmpi_sim::input::VCounts;
-use pnmpi_sim::kernel::coll::{closed_form, Member, Shape};
-use pnmpi_sim::machine::CollChoice;
+use pnmpi_sim::kernel::coll::{algorithm, closed_form, Member, Shape};
 use pnmpi_trace::routine::Coll;
 use std::ffi::c_int;
 
@@ -79,10 +78,7 @@ pub fn blocking(
             return real();
         };
         let (entry, algorithm) = state::with(|st| {
-            let algorithm = match st.machine.collective(coll) {
-                CollChoice::Algorithmic(name) => Some(name.clone()),
-                CollChoice::Analytic(_) => None,
-            };
+            let algorithm = algorithm(&st.machine, coll, true).map(str::to_owned);
             (st.clock, algorithm)
         })
         .unwrap_or((0.0, None));
@@ -339,15 +335,6 @@ pub unsafe fn per_peer<C: Copy + Into<i64>>(
         .iter()
         .map(|&c| bytes(c, datatype))
         .collect()
-}
-
-/// A `v` collective's part: `bytes`, and the per-peer bytes sent and
-/// received that this process knows.
-pub fn vector(bytes: u64, send: Vec<u64>, recv: Vec<u64>) -> Member {
-    Member {
-        bytes,
-        counts: Some(Box::new(VCounts { send, recv })),
-    }
 }
 
 /// The count at index `i` of `counts` (0 if null or out of range).

@@ -4,9 +4,11 @@
 //! the application ignores them (they name a receive's source and tag),
 //! and each completed request is handed to [`p2p::completed`].
 
+use crate::order;
 use crate::p2p::{self, blank_status};
 use crate::state;
 use pnmpi_mpi_sys::ffi::{MPI_Request, MPI_Status};
+use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::constants;
 use std::ffi::c_int;
 
@@ -36,7 +38,7 @@ pub unsafe fn one(
             return real(status);
         }
         // SAFETY: the application's request.
-        let handle = pnmpi_mpi_sys::Handle::bits(unsafe { *request });
+        let handle = Handle::bits(unsafe { *request });
         let mut own = blank_status();
         let st = if status == constants::STATUS_IGNORE() {
             &raw mut own
@@ -113,7 +115,18 @@ pub unsafe fn any(
         let rc = p2p::scratch(|s| {
             // SAFETY: the application's `n` requests.
             unsafe { p2p::snapshot(requests, n, &mut s.handles) };
-            let rc = real(st);
+            // A wait takes the request that completes first in virtual
+            // time: the real call sees the others as MPI_REQUEST_NULL.
+            let pick = if flag.is_null() {
+                order::first(&s.handles)
+            } else {
+                None
+            };
+            let rc = match pick {
+                // SAFETY: `i` is below `n`, the application's count.
+                Some(i) => unsafe { alone(requests, &s.handles, i, || real(st)) },
+                None => real(st),
+            };
             // SAFETY: the call's flag and index, written by MPI on success.
             if unsafe { done(rc, flag) } {
                 // SAFETY: as above.
@@ -129,6 +142,36 @@ pub unsafe fn any(
         });
         rc
     })
+}
+
+/// Runs `real` on `requests` with every request but `i` set to
+/// `MPI_REQUEST_NULL`, then puts those back (`handles` holds them).
+///
+/// # Safety
+/// `requests` points to `handles.len()` requests, `i` below that.
+unsafe fn alone(
+    requests: *mut MPI_Request,
+    handles: &[u64],
+    i: usize,
+    real: impl FnOnce() -> c_int,
+) -> c_int {
+    // SAFETY: the caller's contract.
+    let reqs = unsafe { std::slice::from_raw_parts_mut(requests, handles.len()) };
+    let null = constants::REQUEST_NULL();
+    for (k, r) in reqs.iter_mut().enumerate() {
+        if k != i {
+            *r = null;
+        }
+    }
+    let rc = real();
+    // SAFETY: as above; `real` has returned, so nothing else holds them.
+    let reqs = unsafe { std::slice::from_raw_parts_mut(requests, handles.len()) };
+    for (k, (r, &h)) in reqs.iter_mut().zip(handles).enumerate() {
+        if k != i {
+            *r = MPI_Request::from_bits(h);
+        }
+    }
+    rc
 }
 
 /// `MPI_Waitsome` and `MPI_Testsome(n, requests, outcount, indices,

@@ -25,6 +25,7 @@ mod comms;
 mod complete;
 mod config;
 mod deadlock;
+mod order;
 mod p2p;
 mod report;
 mod state;
@@ -144,14 +145,17 @@ fn setup() -> Result<(), String> {
             me: 0,
         },
     );
+    let lookahead = model.lookahead();
     state::install(state::State {
         rank,
         node_of,
         model,
         machine,
         model_name: config.model.clone(),
-        cpu_factor: config.cpu_factor,
-        cpu_bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
+        charge: pnmpi_sim::kernel::CpuCharge {
+            factor: config.cpu_factor,
+            bias: pnmpi_sdk::clock::thread_cpu_read_cost(),
+        },
         recorded: state::recorded_compute(),
         clock: 0.0,
         call_start: 0.0,
@@ -162,6 +166,9 @@ fn setup() -> Result<(), String> {
         messages: HashMap::new(),
         ack_comm: ack_comm.bits(),
         sends: 0,
+        recvs: 0,
+        channels: Default::default(),
+        lookahead,
         acks: HashMap::new(),
         wall_start: pnmpi_sdk::clock::monotonic_ns(),
     });
@@ -323,7 +330,7 @@ macro_rules! irecv {
                 let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, $req) };
                 if timed && rc == constants::SUCCESS() && $src != constants::PROC_NULL() {
                     // SAFETY: the call succeeded, so it wrote the request.
-                    p2p::recv_posted($comm, unsafe { *$req }.bits(), $persistent);
+                    p2p::recv_posted($comm, unsafe { *$req }.bits(), $persistent, ($src, $tag));
                 }
                 rc
             })
@@ -689,7 +696,7 @@ macro_rules! reduce_scatter {
             {
                 // SAFETY: one receive count per process of the communicator.
                 let shares = unsafe { coll::per_peer($ns, coll::size($c), $dt) };
-                coll::vector(shares.iter().sum(), Vec::new(), shares)
+                Member::vector(shares.iter().sum(), Vec::new(), shares)
             });
     };
 }
@@ -761,7 +768,7 @@ macro_rules! gatherv {
             };
             if me == $root {
                 // SAFETY: at the root, one receive count per process.
-                coll::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
+                Member::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
             } else {
                 mine.into()
             }
@@ -784,7 +791,7 @@ macro_rules! allgatherv {
                 bytes($sn, $sdt)
             };
             // SAFETY: one receive count per process.
-            coll::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
+            Member::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
         });
     };
 }
@@ -806,7 +813,7 @@ macro_rules! scatterv {
             };
             if coll::rank($c) == $root {
                 // SAFETY: at the root, one send count per process.
-                coll::vector(mine, unsafe { coll::per_peer($sns, coll::size($c), $sdt) }, Vec::new())
+                Member::vector(mine, unsafe { coll::per_peer($sns, coll::size($c), $sdt) }, Vec::new())
             } else {
                 mine.into()
             }
@@ -833,7 +840,7 @@ macro_rules! alltoallv {
                 unsafe { coll::per_peer($sns, n, $sdt) }
             };
             let mean = send.iter().sum::<u64>() / u64::try_from(n.max(1)).unwrap_or(1);
-            coll::vector(mean, send, recv)
+            Member::vector(mean, send, recv)
         });
     };
 }

@@ -7,7 +7,11 @@
 //! number. When a receive completes, the real status names the source and
 //! tag, and the receiver takes the next timestamp of that source and tag
 //! from the shadow: MPI's non-overtaking rule orders both streams alike,
-//! so it is this message's. Both sides' times are the kernel's
+//! so it is this message's, once the receives of that source and tag
+//! posted before it (which MPI matched first, whenever they complete)
+//! have taken theirs. The sender keeps the kernel's channel order
+//! ([`rule::Channels`]): the arrival a timestamp carries is never before
+//! an earlier envelope of its channel. Both sides' times are the kernel's
 //! ([`pnmpi_sim::kernel::p2p`]), the rule `pnmpi sim replay` and virtual
 //! ranks call too: the receiver's clock moves to the receive's
 //! completion. An eager send completes at `free`. A rendezvous send (a
@@ -181,6 +185,7 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) ->
         let shadow = info.shadow;
         let m = st.msg(st.rank, dst, bytes);
         let p = rule::post(&mut *st.model, &m, mode, st.clock, &mut unstretched);
+        let envelope = st.channels.send((dst, comm.bits()), &p, st.lookahead);
         st.totals.sent += 1;
         st.totals.sent_bytes += bytes;
         let ack = p.eager.is_none().then(|| {
@@ -198,7 +203,7 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) ->
             free: p.free,
             ack,
         };
-        Some((shadow, posted, p.eager.map_or(f64::NAN, |x| x.end)))
+        Some((shadow, posted, envelope.arrival.unwrap_or(f64::NAN)))
     })??;
     let seq = posted.ack.map_or(0, |h| h.seq);
     let stamp = [
@@ -383,9 +388,54 @@ fn take_ack(hop: Hop, comm: Comm) -> Option<Option<(Ns, Ns)>> {
 /// `status` points to a status MPI filled for the receive.
 pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
     // SAFETY: the caller's contract.
-    if let Some((done, post)) = unsafe { timestamp(comm, status, posted) } {
+    if let Some((done, post)) = unsafe { timestamp(comm, status, posted, u64::MAX) } {
         arrived(done, post);
     }
+}
+
+/// A receive numbered `seq` (a blocking one: `u64::MAX`) completed on
+/// `comm` with `source` and `tag`: the receives of that source and tag
+/// posted before it were matched before it (MPI gives a message to the
+/// first posted receive that fits), so they take their timestamps first,
+/// in posting order, each keeping its completion for when the
+/// application completes it.
+fn stamp_earlier(comm: u64, source: c_int, tag: c_int, seq: u64) {
+    let mut earlier: Vec<(u64, u64, Ns)> = state::with(|st| {
+        st.reqs
+            .iter()
+            .filter_map(|(&h, r)| match *r {
+                Req::Recv {
+                    comm: c,
+                    posted,
+                    active: true,
+                    cancelled: false,
+                    early: None,
+                    from: Some(f),
+                    seq: s,
+                    ..
+                } if c == comm && f == (source, tag) && s < seq => Some((s, h, posted)),
+                _ => None,
+            })
+            .collect()
+    })
+    .unwrap_or_default();
+    earlier.sort_unstable_by_key(|e| e.0);
+    for (_, handle, posted) in earlier {
+        let Some(t) = stamp_of(comm, source, tag, posted) else {
+            return;
+        };
+        keep_early(handle, t);
+    }
+}
+
+/// Receive `handle` keeps its completion `t` (and its sender's post) for
+/// when the application completes it.
+pub fn keep_early(handle: u64, t: (Ns, Ns)) {
+    state::with(|st| {
+        if let Some(Req::Recv { early, .. }) = st.reqs.get_mut(&handle) {
+            *early = Some(t);
+        }
+    });
 }
 
 /// A receive completes at `done`, of a message posted at `post`.
@@ -402,12 +452,20 @@ fn arrived(done: Ns, post: Ns) {
 ///
 /// # Safety
 /// `status` points to a status MPI filled for the receive.
-unsafe fn timestamp(comm: u64, status: *const MPI_Status, posted: Ns) -> Option<(Ns, Ns)> {
+pub unsafe fn timestamp(comm: u64, status: *const MPI_Status, posted: Ns, seq: u64) -> Option<(Ns, Ns)> {
     // SAFETY: the caller's contract.
     let (source, tag) = unsafe { ((*status).MPI_SOURCE, (*status).MPI_TAG) };
     if source == constants::PROC_NULL() || source < 0 {
         return None;
     }
+    stamp_earlier(comm, source, tag, seq);
+    stamp_of(comm, source, tag, posted)
+}
+
+/// The next timestamp of `source` and `tag` on `comm`, for a receive
+/// posted at `posted`: read (waiting for it), a rendezvous acknowledged;
+/// the receive's completion and the send's post.
+pub fn stamp_of(comm: u64, source: c_int, tag: c_int, posted: Ns) -> Option<(Ns, Ns)> {
     let Some(Some((shadow, src))) = state::with(|st| {
         let info = st.comms.get(&comm)?;
         Some((info.shadow, *info.peers.get(source as usize)?))
@@ -458,8 +516,8 @@ unsafe fn timestamp(comm: u64, status: *const MPI_Status, posted: Ns) -> Option<
 /// acknowledgement, and their senders may wait for theirs (a receive
 /// posted before a blocking send to a rank that does the same). Each
 /// keeps its completion for when the application completes it.
-fn settle_receives() {
-    let open: Vec<(u64, u64, Ns)> = state::with(|st| {
+pub fn settle_receives() {
+    let mut open: Vec<(u64, u64, Ns, u64, bool)> = state::with(|st| {
         st.reqs
             .iter()
             .filter_map(|(&h, r)| match *r {
@@ -469,15 +527,18 @@ fn settle_receives() {
                     active: true,
                     cancelled: false,
                     early: None,
+                    from,
+                    seq,
                     ..
-                } => Some((h, comm, posted)),
+                } => Some((h, comm, posted, seq, from.is_none())),
                 _ => None,
             })
             .collect()
     })
     .unwrap_or_default();
+    open.sort_unstable_by_key(|o| o.3);
     let mut matched = Vec::new();
-    for (handle, comm, posted) in open {
+    for (handle, comm, posted, seq, wild) in open {
         let mut flag: c_int = 0;
         let mut status = blank_status();
         // SAFETY: an active request of the application's receive (the
@@ -486,27 +547,33 @@ fn settle_receives() {
         let rc =
             unsafe { ffi::PMPI_Request_get_status(MPI_Request::from_bits(handle), &mut flag, &mut status) };
         if rc == constants::SUCCESS() && flag != 0 {
-            matched.push((handle, comm, posted, status));
+            matched.push((handle, comm, posted, status, seq, wild));
         }
     }
-    // Timestamps are read in the order their messages were sent: two
-    // matched receives of one source and tag cannot tell which is first
-    // here, so those wait for the application's completion.
+    // Timestamps are read in the order their messages were sent, which
+    // for receives of one source and tag is their posting order (the
+    // order of `matched`); a wildcard receive among matched receives of
+    // the same source and tag cannot tell which is first here, so those
+    // wait for the application's completion.
     let key = |s: &MPI_Status, comm: u64| (comm, s.MPI_SOURCE, s.MPI_TAG);
-    for &(handle, comm, posted, status) in &matched {
+    for &(handle, comm, posted, status, seq, _) in &matched {
         let k = key(&status, comm);
-        if matched.iter().filter(|m| key(&m.3, m.1) == k).count() > 1 {
+        let mut same = matched.iter().filter(|m| key(&m.3, m.1) == k);
+        if same.clone().count() > 1 && same.any(|m| m.5) {
+            continue;
+        }
+        // The timestamp may have been read for a later receive of its
+        // source and tag, in posting order.
+        if state::with(|st| matches!(st.reqs.get(&handle), Some(Req::Recv { early: Some(_), .. })))
+            == Some(true)
+        {
             continue;
         }
         // SAFETY: MPI filled `status` for the matched receive.
-        let Some(t) = (unsafe { timestamp(comm, &status, posted) }) else {
+        let Some(t) = (unsafe { timestamp(comm, &status, posted, seq) }) else {
             continue;
         };
-        state::with(|st| {
-            if let Some(Req::Recv { early, .. }) = st.reqs.get_mut(&handle) {
-                *early = Some(t);
-            }
-        });
+        keep_early(handle, t);
     }
 }
 
@@ -525,7 +592,7 @@ pub fn blank_status() -> MPI_Status {
 /// `status` points to the status MPI filled for this completion.
 pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
     enum Then {
-        Recv(u64, Ns, bool),
+        Recv(u64, Ns, bool, u64),
         Early(Ns, Ns),
         Send(Posted),
         Coll(Box<crate::coll::Pending>),
@@ -539,6 +606,8 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                 active,
                 cancelled,
                 early,
+                seq,
+                ..
             } => {
                 if !*active {
                     return None;
@@ -546,7 +615,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                 *active = false;
                 let t = match early.take() {
                     Some((done, post)) => Then::Early(done, post),
-                    None => Then::Recv(*comm, *posted, *cancelled),
+                    None => Then::Recv(*comm, *posted, *cancelled, *seq),
                 };
                 *cancelled = false;
                 (*persistent, t)
@@ -576,7 +645,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
     match then {
         None => {}
         Some(Then::Send(posted)) => sent(Some(posted)),
-        Some(Then::Recv(comm, posted, cancelled)) => {
+        Some(Then::Recv(comm, posted, cancelled, seq)) => {
             if cancelled {
                 let mut flag: c_int = 0;
                 // SAFETY: the caller's status; `flag` is local.
@@ -586,7 +655,9 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
                 }
             }
             // SAFETY: the caller's contract.
-            unsafe { received(comm, status, posted) };
+            if let Some((done, post)) = unsafe { timestamp(comm, status, posted, seq) } {
+                arrived(done, post);
+            }
         }
         Some(Then::Early(done, post)) => arrived(done, post),
         Some(Then::Coll(p)) => crate::coll::finish(*p),
@@ -651,12 +722,14 @@ pub fn tracking() -> bool {
 
 /// A nonblocking or persistent receive on `comm` returned request
 /// `handle`: remembered, so that its completion is timed.
-pub fn recv_posted(comm: Comm, handle: u64, persistent: bool) {
+pub fn recv_posted(comm: Comm, handle: u64, persistent: bool, (source, tag): (c_int, c_int)) {
+    let wild = source == constants::ANY_SOURCE() || tag == constants::ANY_TAG();
     state::with(|st| {
         if !st.comms.contains_key(&comm.bits()) {
             return;
         }
         let posted = st.clock;
+        st.recvs += 1;
         st.reqs.insert(
             handle,
             Req::Recv {
@@ -666,6 +739,8 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool) {
                 active: !persistent,
                 cancelled: false,
                 early: None,
+                from: (!wild).then_some((source, tag)),
+                seq: st.recvs,
             },
         );
     });
@@ -715,10 +790,13 @@ pub fn start(handle: u64) {
             posted,
             persistent: true,
             active,
+            seq,
             ..
         }) => {
             *posted = st.clock;
             *active = true;
+            st.recvs += 1;
+            *seq = st.recvs;
             None
         }
         Some(Req::Send {
@@ -782,6 +860,7 @@ pub fn take_message(message: u64) -> Option<(u64, Ns)> {
 /// request `handle`.
 pub fn mrecv_posted(comm: u64, posted: Ns, handle: u64) {
     state::with(|st| {
+        st.recvs += 1;
         st.reqs.insert(
             handle,
             Req::Recv {
@@ -791,6 +870,8 @@ pub fn mrecv_posted(comm: u64, posted: Ns, handle: u64) {
                 active: true,
                 cancelled: false,
                 early: None,
+                from: None,
+                seq: st.recvs,
             },
         )
     });

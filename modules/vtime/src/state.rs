@@ -76,10 +76,16 @@ pub enum Req {
         active: bool,
         /// `MPI_Cancel` was called on it.
         cancelled: bool,
-        /// Its timestamp, read while this rank waited for an
-        /// acknowledgement (its sender may wait for this receive's):
-        /// when it completes and the sender's post.
+        /// Its timestamp, read before the application completed it (this
+        /// rank waited for an acknowledgement, or chose among requests in
+        /// virtual order): when it completes and the sender's post.
         early: Option<(Ns, Ns)>,
+        /// Its source and tag, when neither is a wildcard: MPI matches
+        /// the receives of one source and tag in the order they were
+        /// posted, so their timestamps are read in that order.
+        from: Option<(c_int, c_int)>,
+        /// Its place in this rank's posting order ([`State::recvs`]).
+        seq: u64,
     },
     /// A send: its CPU overhead ends at `posted.free`, a rendezvous once
     /// its acknowledgement says.
@@ -111,14 +117,8 @@ pub struct State {
     pub machine: pnmpi_sim::machine::Machine,
     /// The model's name, to build fresh ones for those replays.
     pub model_name: String,
-    /// Target CPU time per CPU second measured here (charged with
-    /// [`pnmpi_sim::kernel::cpu`] on this rank's node).
-    pub cpu_factor: f64,
-    /// CPU ns that the two clock reads bounding an interval add to it
-    /// ([`pnmpi_sdk::clock::thread_cpu_read_cost`]): taken off each
-    /// interval, so that the module's own clock reads are not the
-    /// application's compute.
-    pub cpu_bias: u64,
+    /// How the CPU time measured here is charged (factor, clock reads).
+    pub charge: pnmpi_sim::kernel::CpuCharge,
     /// The `compute` service of a `replay` module below, if any: it
     /// records each interval, or replaces it by the recorded one, so that
     /// replayed runs repeat their virtual times.
@@ -140,6 +140,13 @@ pub struct State {
     pub ack_comm: u64,
     /// Rendezvous sends posted so far: the last one's number.
     pub sends: u64,
+    /// Receives posted so far: the last one's number.
+    pub recvs: u64,
+    /// Each channel's latest envelope (destination, communicator): the
+    /// kernel's channel order, kept by the sender.
+    pub channels: pnmpi_sim::kernel::p2p::Channels<(u32, u64)>,
+    /// The model's lookahead, which a rendezvous envelope travels.
+    pub lookahead: Ns,
     /// Acknowledgements received before their send completed, by
     /// receiver (world rank) and send number: completion and receive post.
     pub acks: HashMap<(u32, u64), (Ns, Ns)>,
@@ -206,14 +213,13 @@ pub fn enter() -> bool {
     let last = LAST_EXIT.with(Cell::get);
     with(|st| {
         if last != u64::MAX {
-            let mut used = now.saturating_sub(last).saturating_sub(st.cpu_bias);
+            let mut used = st.charge.net(now.saturating_sub(last));
             if let Some(recorded) = st.recorded {
                 // SAFETY: `used` is a local `u64`, the service's argument.
                 unsafe { recorded(&mut used) };
             }
-            let used = used as f64;
             let node = st.node_of.get(st.rank as usize).copied().unwrap_or(0);
-            let v = pnmpi_sim::kernel::cpu(&st.machine, node, used, st.cpu_factor);
+            let v = st.charge.target(&st.machine, node, used);
             st.clock += v;
             st.totals.compute += v;
         }

@@ -25,7 +25,7 @@ pub mod stats;
 use crate::input::{Op, OpKind, OpSource, ReqId, VCounts};
 use crate::kernel::coll::{self, Shape, Step};
 use crate::kernel::{self, p2p};
-use crate::machine::{CollChoice, Machine};
+use crate::machine::Machine;
 use crate::model::{Model, Msg};
 use crate::units::Ns;
 use crate::SimError;
@@ -208,6 +208,11 @@ struct Engine<'m, 'o> {
     /// The synchronous sends (sender, request) not matched yet: few, so
     /// a set beside the pending sends rather than a field in each.
     synchronous: FxHashSet<(u32, ReqId)>,
+    /// Each channel's latest envelope (sender, receiver, communicator):
+    /// the kernel's channel order.
+    channels: p2p::Channels<(u32, u32, i64)>,
+    /// The model's lookahead, which a rendezvous envelope travels.
+    lookahead: Ns,
     stats: Stats,
     /// Per routine, time and wait in picoseconds: exact sums, the same
     /// in whatever order the calls close (a parallel replay's processes
@@ -366,6 +371,7 @@ impl<'m, 'o> Engine<'m, 'o> {
         for (i, a) in info.iter().enumerate().rev() {
             rank_actor[(a.rank - first_rank) as usize] = i as u32;
         }
+        let lookahead = model.lookahead();
         let mut e = Engine {
             machine,
             model,
@@ -405,6 +411,8 @@ impl<'m, 'o> Engine<'m, 'o> {
             members: FxHashMap::default(),
             modes: src.routines().iter().map(|r| p2p::Mode::of(r)).collect(),
             synchronous: FxHashSet::default(),
+            channels: p2p::Channels::default(),
+            lookahead,
             part,
         };
         for a in 0..e.actors.len() {
@@ -873,7 +881,8 @@ impl<'m, 'o> Engine<'m, 'o> {
         });
         let free = posted.free;
         let key: Key = (m.src, m.dst, tag, comm);
-        let s = if let Some(x) = posted.eager {
+        let envelope = self.channels.send((m.src, m.dst, comm), &posted, self.lookahead);
+        let s = if let (Some(x), Some(arrival)) = (posted.eager, envelope.arrival) {
             self.count_message(&m, free, x.start, x.end);
             // An eager send completes once its overhead is paid.
             self.open_req(req, Some((free, f64::NEG_INFINITY)));
@@ -882,7 +891,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 msg: m,
                 post,
                 free,
-                arrival: Some((x.end, x.start - free)),
+                arrival: Some((arrival, x.start - free)),
             }
         } else {
             self.open_req(req, None);
@@ -1156,7 +1165,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             root: root.and_then(|r| members.position(r)).unwrap_or(0),
             bytes,
         };
-        if let (CollChoice::Algorithmic(name), None) = (self.machine.collective(c), req) {
+        if let Some(name) = coll::algorithm(self.machine, c, req.is_none()) {
             let st = &mut self.actors[a];
             let mut steps = Vec::new();
             coll::steps(name, &shape, counts, &mut steps);

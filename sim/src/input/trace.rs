@@ -550,7 +550,7 @@ impl<S: EventSource> TraceOps<S> {
                     .members(comm, self.actors[si].rank)
                     .map_or(0, |m| m.len()) as u64;
                 let root = ev.get(V::Root);
-                let rooted = matches!(c, Coll::Bcast | Coll::Reduce | Coll::Gather | Coll::Scatter);
+                let rooted = c.rooted();
                 if members == 0 || (rooted && root.and_then(rank_of).is_none()) {
                     self.skip("collectives on communicators the trace does not describe, or intercommunicator collectives");
                     OpKind::Local

@@ -31,6 +31,33 @@ pub fn cpu(machine: &Machine, node: u32, used: Ns, cpu_factor: f64) -> Ns {
     machine.cpu(node, used * cpu_factor)
 }
 
+/// How vtime and virtual ranks charge the CPU time they measure on the
+/// host between two MPI calls: less what the two clock reads bounding
+/// the interval cost (they are the module's, not the application's),
+/// then by [`cpu`] with the configured factor. One place, so that both
+/// modes charge one interval alike.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuCharge {
+    /// Target CPU time per host CPU second (0: compute ignored).
+    pub factor: f64,
+    /// CPU ns the two clock reads add to an interval.
+    pub bias: u64,
+}
+
+impl CpuCharge {
+    /// The application's part of an interval of `used` CPU ns measured
+    /// between two clock reads.
+    pub fn net(&self, used: u64) -> u64 {
+        used.saturating_sub(self.bias)
+    }
+
+    /// Target time of `net` application CPU ns ([`CpuCharge::net`]) on
+    /// `node` of `machine`.
+    pub fn target(&self, machine: &Machine, node: u32, net: u64) -> Ns {
+        cpu(machine, node, net as f64, self.factor)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,5 +73,21 @@ mod tests {
         assert_eq!(cpu(&m, 0, 1000.0, 0.0), 0.0);
         // The replay charges a trace's gaps with factor 1: the gap over the ratio.
         assert_eq!(cpu(&m, 0, 3.0, 1.0), m.cpu(0, 3.0));
+    }
+
+    #[test]
+    fn a_measured_interval_loses_its_clock_reads_then_is_charged_as_any_cpu() {
+        let m = Machine::parse(
+            "m.toml",
+            "[machine]\nnodes = 2\ncpu_ratio = 4\n[network]\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n",
+        )
+        .expect("a machine");
+        let c = CpuCharge {
+            factor: 2.0,
+            bias: 40,
+        };
+        assert_eq!(c.net(1040), 1000);
+        assert_eq!(c.net(30), 0, "an interval shorter than the reads is none");
+        assert_eq!(c.target(&m, 1, c.net(1040)), cpu(&m, 1, 1000.0, 2.0));
     }
 }

@@ -24,9 +24,25 @@
 //! An eager message's transfer is asked of the model at the post, a
 //! rendezvous's at the match: models with state (contention) see
 //! messages when they take the network.
+//!
+//! Channel order ([`Channels`]): the messages of one channel (sender,
+//! receiver, communicator) reach the receiver's matching in the order
+//! they were sent, as MPI's non-overtaking rule needs (a later message
+//! must not take a receive an earlier one fits) and as MPI libraries do
+//! (they number each channel's messages and hold one that lands out of
+//! sequence until those before it are in). What reaches the matching is
+//! the envelope: an eager message's comes with its data
+//! (`transfer(free).end`), a rendezvous's one lookahead after `free`
+//! (the model's least latency), ahead of its data, which waits for the
+//! receive. So the data of a rendezvous never holds later messages back:
+//! small messages sent after a large one complete first, while the large
+//! one's data still moves; an eager message lands no earlier than the
+//! envelopes before it on its channel.
 
 use crate::model::{Model, Msg, Transfer};
 use crate::units::Ns;
+use rustc_hash::FxHashMap;
+use std::hash::Hash;
 
 /// Why a program whose ranks wait in standard sends above the eager
 /// threshold for receives never posted deadlocks: every mode's report of
@@ -86,6 +102,47 @@ pub struct Matched {
     pub send_done: Ns,
     /// When the receive completes.
     pub recv_done: Ns,
+}
+
+/// The latest envelope of each channel, kept by the senders: every mode
+/// asks it when a message is sent, so that all three order a channel's
+/// messages alike (the module doc's channel order).
+pub struct Channels<K> {
+    last: FxHashMap<K, Ns>,
+}
+
+impl<K> Default for Channels<K> {
+    fn default() -> Channels<K> {
+        Channels {
+            last: FxHashMap::default(),
+        }
+    }
+}
+
+/// When a sent message reaches its receiver's matching, and its data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Envelope {
+    /// When the receiver can match it.
+    pub at: Ns,
+    /// When an eager message's data is there (`at`); `None` for a
+    /// rendezvous, whose data moves once matched.
+    pub arrival: Option<Ns>,
+}
+
+impl<K: Hash + Eq> Channels<K> {
+    /// The envelope of `posted`, sent on `channel` after every message
+    /// this asked of before on it; `lookahead` is the model's least
+    /// latency (a rendezvous's envelope travels that long).
+    pub fn send(&mut self, channel: K, posted: &Posted, lookahead: Ns) -> Envelope {
+        let own = posted.eager.map_or(posted.free + lookahead, |x| x.end);
+        let last = self.last.entry(channel).or_insert(Ns::NEG_INFINITY);
+        *last = last.max(own);
+        let at = *last;
+        Envelope {
+            at,
+            arrival: posted.eager.map(|_| at),
+        }
+    }
 }
 
 /// CPU work run as is: `start + work` (vtime, virtual ranks, a replay
@@ -236,6 +293,104 @@ mod tests {
         assert_eq!(Mode::of("MPI_Isend"), Mode::Standard);
         assert_eq!(Mode::of("MPI_Rsend"), Mode::Standard);
         assert_eq!(Mode::of("MPI_Send"), Mode::Standard);
+    }
+
+    /// Posts `bytes` on `ch` at `post`: the envelope, and the matched
+    /// times of a receive posted at 0.
+    fn sent(
+        model: &mut dyn Model,
+        ch: &mut Channels<(u32, u32)>,
+        key: (u32, u32),
+        bytes: u64,
+        post: Ns,
+    ) -> (Envelope, Matched) {
+        let m = Msg::between(key.0, key.1, bytes, |r| r);
+        let p = super::post(model, &m, Mode::Standard, post, &mut unstretched);
+        let e = ch.send(key, &p, model.lookahead());
+        let k = matched(
+            model,
+            &m,
+            Mode::Standard,
+            p.free,
+            e.arrival,
+            0.0,
+            &mut unstretched,
+        );
+        (e, k)
+    }
+
+    #[test]
+    fn small_messages_after_a_rendezvous_complete_before_its_data() {
+        // overtake.c at 10 us and 1 GB/s: 2 MiB, three 8 B of its tag and
+        // 64 KiB of another, all posted at 0, every receive at 0.
+        let mut model = simple();
+        let mut ch = Channels::default();
+        let us = |t: Ns| t.round() / 1e3;
+        let (big, k) = sent(&mut *model, &mut ch, (0, 1), 2 << 20, 0.0);
+        assert_eq!(
+            (big.at, big.arrival),
+            (10_000.0, None),
+            "a rendezvous envelope: one lookahead"
+        );
+        assert_eq!(us(k.recv_done), 2107.152);
+        for _ in 0..3 {
+            let (e, k) = sent(&mut *model, &mut ch, (0, 1), 8, 0.0);
+            assert_eq!(e.arrival, Some(10_008.0));
+            assert_eq!(us(k.recv_done), 10.008);
+        }
+        let (_, k) = sent(&mut *model, &mut ch, (0, 1), 64 << 10, 0.0);
+        assert_eq!(us(k.recv_done), 75.536);
+    }
+
+    #[test]
+    fn an_eager_message_lands_no_earlier_than_the_envelopes_before_it() {
+        let mut model = simple();
+        let mut ch = Channels::default();
+        let (first, _) = sent(&mut *model, &mut ch, (0, 1), 64 << 10, 0.0);
+        let (held, k) = sent(&mut *model, &mut ch, (0, 1), 8, 0.0);
+        assert_eq!(held.arrival, first.arrival, "held behind the 64 KiB");
+        assert_eq!(k.recv_done, 75_536.0);
+        // Another channel is not held.
+        let (other, _) = sent(&mut *model, &mut ch, (0, 2), 8, 0.0);
+        assert_eq!(other.arrival, Some(10_008.0));
+    }
+
+    #[test]
+    fn many_channels_keep_their_order_and_nothing_lands_before_its_own_transfer() {
+        // A random mix on 3x3 channels: per channel the envelopes never go
+        // back, and each lands at its own time or at the latest before it.
+        let mut model = simple();
+        let mut ch = Channels::default();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut clock = [0.0f64; 3];
+        let mut last: FxHashMap<(u32, u32), Ns> = FxHashMap::default();
+        for _ in 0..2000 {
+            let (src, dst) = (next(3) as u32, next(3) as u32);
+            let bytes = [8, 4096, 65536, 1 << 20][next(4) as usize];
+            clock[src as usize] += next(20_000) as f64;
+            let m = Msg::between(src, dst, bytes, |r| r);
+            let p = super::post(
+                &mut *model,
+                &m,
+                Mode::Standard,
+                clock[src as usize],
+                &mut unstretched,
+            );
+            let e = ch.send((src, dst), &p, model.lookahead());
+            let own = p.eager.map_or(p.free + model.lookahead(), |x| x.end);
+            let before = last.get(&(src, dst)).copied().unwrap_or(Ns::NEG_INFINITY);
+            assert!(e.at >= before, "a channel's envelopes go back");
+            assert_eq!(e.at, own.max(before));
+            assert_eq!(e.arrival.is_some(), p.eager.is_some());
+            last.insert((src, dst), e.at);
+        }
+        assert_eq!(last.len(), 9, "every channel was used");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the prediction with the error in %, as PSINS's tables 1 and 2. As
 //! text, as JSON, and as a Perfetto timeline ([`timeline`]).
 
+pub mod receives;
 mod text;
 pub mod timeline;
 
@@ -161,6 +162,9 @@ pub struct Report {
     pub protocol: Option<crate::engine::parallel::ProtocolCost>,
     /// What the input or the replay could not do exactly.
     pub warnings: Vec<String>,
+    /// Every message's completion at its receiver, with `--receives`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receives: Option<Vec<receives::Received>>,
 }
 
 fn buckets(h: &Log2Histogram) -> Vec<Bucket> {
@@ -275,6 +279,7 @@ impl Report {
             processes: 1,
             protocol: out.protocol,
             warnings: cx.warnings,
+            receives: None,
         }
     }
 }

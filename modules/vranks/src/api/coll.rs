@@ -14,7 +14,6 @@ use crate::engine::with;
 use crate::handles::Kind;
 use crate::p2p::Out;
 use pnmpi_mpi_sys::{constants as c, ffi};
-use pnmpi_sim::input::VCounts;
 use pnmpi_sim::kernel::coll::Member;
 use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
@@ -56,13 +55,7 @@ unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
 /// and the per-peer bytes the member knows, as its trace records them.
 fn vector(bytes: u64, send: &[i64], recv: &[i64]) -> Member {
     let side = |v: &[i64]| v.iter().map(|&b| b.max(0) as u64).collect();
-    Member {
-        bytes,
-        counts: Some(Box::new(VCounts {
-            send: side(send),
-            recv: side(recv),
-        })),
-    }
+    Member::vector(bytes, side(send), side(recv))
 }
 
 /// Copies member `me`'s result of collective call `id` out to `out` (in

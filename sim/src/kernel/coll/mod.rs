@@ -25,6 +25,7 @@ mod vector;
 pub use algorithms::{algorithms_of, check_algorithm, default_algorithm};
 
 use crate::input::VCounts;
+use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model};
 use crate::units::Ns;
 use pnmpi_trace::routine::Coll;
@@ -50,6 +51,16 @@ impl Member {
         Member { bytes, counts: None }
     }
 
+    /// A `v` collective's member: its size and the per-peer bytes it
+    /// sends and receives that its process knows (empty: a side it does
+    /// not).
+    pub fn vector(bytes: u64, send: Vec<u64>, recv: Vec<u64>) -> Member {
+        Member {
+            bytes,
+            counts: Some(Box::new(VCounts { send, recv })),
+        }
+    }
+
     /// What the closed form charges for this member: [`charged`].
     pub fn charged(&self) -> u64 {
         charged(self.bytes, self.counts.as_deref())
@@ -59,6 +70,18 @@ impl Member {
 impl From<u64> for Member {
     fn from(bytes: u64) -> Member {
         Member::of(bytes)
+    }
+}
+
+/// The algorithm collective `c` is expanded into on `machine`, or `None`
+/// for the closed form: the machine file's choice, for a blocking call
+/// only. A nonblocking collective always takes the closed form: its
+/// members go on with their own work while it runs, which an expansion
+/// into the caller's messages would hold up. Every mode asks this.
+pub fn algorithm(machine: &Machine, c: Coll, blocking: bool) -> Option<&str> {
+    match machine.collective(c) {
+        CollChoice::Algorithmic(name) if blocking => Some(name),
+        _ => None,
     }
 }
 
