@@ -1,4 +1,4 @@
-//! Issue 35: one set of timing rules (`pnmpi_sim::kernel`: point to
+//! One set of timing rules (`pnmpi_sim::kernel`: point to
 //! point, collectives, CPU) in the three simulators. A program runs three ways with `cpu_factor 0`:
 //! processes under vtime, `--vranks` in 1 and in 2 processes (the latter
 //! traced on the virtual clock), and `pnmpi sim replay` of that trace;

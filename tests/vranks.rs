@@ -9,7 +9,7 @@
 //! 16,384 ranks; and a bad rank count, a too-small stack, a stack
 //! overflow, an unsupported routine, more processes than ranks and a
 //! network without latency each stop the run naming what is wrong. The
-//! programs of `c-tests/vranks/` check issue 35's defects: an `atexit`
+//! programs of `c-tests/vranks/` check what virtual ranks once got wrong: an `atexit`
 //! handler's `MPI_Finalized`, a deadlock in `MPI_Probe`, thread levels
 //! and a rank's own thread calling MPI, the nonblocking `v` collectives
 //! and scans against the blocking ones, and an overflow report that

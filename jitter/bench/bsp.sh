@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measured against reality (issue 15): collect this machine's noise on
+# Measured against reality: collect this machine's noise on
 # cores 0 and 1, run a bulk-synchronous MPI program (a fixed compute
 # quantum, then MPI_Barrier, PHASES times) with 1 and 2 ranks, and compare
 # its measured slowdown against pure compute with what `pnmpi jitter sim`

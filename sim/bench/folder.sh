@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real traces at scale (issue 27): for each rank count, a tracer folder
+# Real traces at scale: for each rank count, a tracer folder
 # (`pnmpi sim synth halo3d --folder`, ITERATIONS iterations, an allreduce
 # every 10) merged, replayed serially and under `mpirun -np 2`, and its
 # merged .pnt replayed, in a shell limited to 1,024 open files; each

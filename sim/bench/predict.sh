@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Predicting this machine (issue 14): calibrate, trace 2-rank c-tests
+# Predicting this machine: calibrate, trace 2-rank c-tests
 # programs, replay each trace with CPU ratio 1 under several models, and
 # compare the predicted runtime (end of MPI_Init to start of
 # MPI_Finalize) with the traced runs' own: the median of RUNS traced runs

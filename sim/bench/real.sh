@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The replay engine on real applications' traces (issue 36): each
+# The replay engine on real applications' traces: each
 # application runs under the tracer, its trace is merged, and the merged
 # trace is replayed RUNS times, interleaved with a previous build's replay
 # when OLD is given. Prints each run's events, M events/s and peak memory

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The replay engine at scale (issue 27): for each rank count, a synthetic
+# The replay engine at scale: for each rank count, a synthetic
 # halo3d trace (`pnmpi sim synth`, an allreduce every 10 iterations, about
 # EVENTS events whatever the rank count), replayed serially and under
 # `mpirun -np P` for each P of NPS, each run's events/s and peak memory

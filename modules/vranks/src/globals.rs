@@ -15,7 +15,7 @@
 //! start), and every object the executable holds by a copy relocation
 //! (`R_X86_64_COPY`: `stdout`, `environ`, an MPI library's predefined
 //! objects), which belong to libc or MPI, whose state stays shared, as
-//! does every system library's (docs/vtime.md).
+//! does every system library's (docs/vranks.md).
 //!
 //! A rank that has never run uses the image as it was when the ranks
 //! started (after the program's constructors), so every rank starts

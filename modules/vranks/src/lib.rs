@@ -28,8 +28,7 @@
 //! [`cart`] (Cartesian maps), [`handles`], [`dtype`], [`globals`],
 //! [`stack`], [`overflow`] and [`options`].
 //!
-//! The design, its measured costs and its limits: docs/vtime.md,
-//! "Virtual ranks".
+//! The design, its measured costs and its limits: docs/vranks.md.
 
 mod api;
 mod cart;

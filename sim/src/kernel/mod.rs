@@ -1,5 +1,5 @@
 //! The timing kernel: the rules that turn what a rank did into virtual
-//! time, in one place for the three simulators (issue 35). `pnmpi sim
+//! time, in one place for the three simulators, so that they give one answer. `pnmpi sim
 //! replay` (the engine), the `vtime` module (one real process per rank)
 //! and virtual ranks call these functions, and none of them computes a
 //! point-to-point time or a CPU charge on its own: a rule written twice

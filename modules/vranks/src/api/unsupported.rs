@@ -1,7 +1,7 @@
 //! Routines this mode does not provide: each stops the run at its first
 //! call, naming itself, rather than let the native MPI act on a virtual
 //! handle (or on the whole process as if it were one rank). The list is
-//! in docs/vtime.md; anything not listed here and not implemented in
+//! in docs/vranks.md; anything not listed here and not implemented in
 //! this layer takes no communicator, request or group (datatypes,
 //! operations, `MPI_Get_count`, `MPI_Error_string`, ...), and the native
 //! MPI serves it.
@@ -14,7 +14,7 @@ use std::ffi::c_int;
 fn refuse(routine: &str) -> ! {
     super::fatal(
         routine,
-        "not supported with virtual ranks (pnmpi run --vranks); see docs/vtime.md, \"Virtual ranks\", for what is",
+        "not supported with virtual ranks (pnmpi run --vranks); see docs/vranks.md for what is",
     )
 }
 
