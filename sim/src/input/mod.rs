@@ -229,31 +229,19 @@ pub trait OpSource {
 /// `compute` actions.
 pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSource>, crate::SimError> {
     use crate::SimError;
-    let name = path.display().to_string();
-    if pnmpi_otf2::is_otf2(path) {
-        let reader = pnmpi_otf2::Otf2Trace::open(path).map_err(SimError::Trace)?;
-        return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
+    use pnmpi_otf2::Opened;
+    fn ops<R: pnmpi_trace::source::StreamedTrace + 'static>(reader: R) -> Box<dyn OpSource> {
+        Box::new(trace::TraceOps::new(stream::StreamSource::new(reader)))
     }
-    if path.is_dir() {
-        let reader = pnmpi_trace::folder::FolderReader::open(path).map_err(SimError::Trace)?;
-        return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
-    }
-    let mut head = [0u8; 8];
-    let n = {
-        use std::io::Read;
-        let mut f = std::fs::File::open(path).map_err(|e| SimError::Input {
-            file: name.clone(),
-            line: 0,
-            what: format!("cannot open it: {e}"),
-        })?;
-        f.read(&mut head).unwrap_or(0)
-    };
-    if n == 8 && &head == b"PNMPITRC" {
-        let mut reader = pnmpi_trace::stream::MergedReader::open(path).map_err(SimError::Trace)?;
-        // The engine does not use call sites: not decoding them spares
-        // the reader a value per event and its history a field.
-        reader.skip_sites();
-        return Ok(Box::new(trace::TraceOps::new(stream::StreamSource::new(reader))));
-    }
-    Ok(Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?))
+    Ok(match pnmpi_otf2::open(path).map_err(SimError::Trace)? {
+        Some(Opened::Otf2(r)) => ops(r),
+        Some(Opened::Folder(r)) => ops(r),
+        Some(Opened::Merged(mut r)) => {
+            // The engine does not use call sites: not decoding them spares
+            // the reader a value per event and its history a field.
+            r.skip_sites();
+            ops(r)
+        }
+        None => Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?),
+    })
 }
