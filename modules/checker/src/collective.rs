@@ -72,17 +72,7 @@ pub fn agree(here: &Here, comm: MPI_Comm, desc: Desc) -> Checked {
     let mut req = mpi::REQUEST_NULL();
     // SAFETY: `both` and `out` outlive the request, which the loop below
     // completes before they go out of scope.
-    let rc = unsafe {
-        ffi::PMPI_Iallreduce(
-            both.as_ptr().cast(),
-            out.as_mut_ptr().cast(),
-            (2 * WORDS) as c_int,
-            mpi::LONG_LONG(),
-            mpi::MAX(),
-            shadow,
-            &mut req,
-        )
-    };
+    let rc = unsafe { Desc::reduce(&both, &mut out, shadow, &mut req) };
     if rc != mpi::SUCCESS() {
         return Ok(());
     }

@@ -9,8 +9,10 @@ use crate::registry::{self, key};
 use crate::sig::Sig;
 use crate::types;
 use pnmpi_mpi_sys::ROUTINE_NAMES;
-use pnmpi_sdk::sys::ffi::{MPI_Datatype, MPI_Op};
+use pnmpi_sdk::constants as mpi;
+use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request};
 use pnmpi_sdk::sys::Handle;
+use std::ffi::c_int;
 
 /// The names of `consts::predefined_ops`, in its order.
 const OP_NAMES: [&str; 14] = [
@@ -108,6 +110,34 @@ impl Desc {
             both[WORDS + i] = mine[i].wrapping_neg();
         }
         both
+    }
+
+    /// Starts the comparison's reduction of [`both`](Self::both)'s words,
+    /// `both` in, the maximum over `shadow`'s ranks into `out`, and
+    /// returns MPI's code.
+    ///
+    /// # Safety
+    /// `both` and `out` must stay where they are, alive, until `req`
+    /// completes.
+    pub unsafe fn reduce(
+        both: &[i64; 2 * WORDS],
+        out: &mut [i64; 2 * WORDS],
+        shadow: MPI_Comm,
+        req: &mut MPI_Request,
+    ) -> c_int {
+        // SAFETY: the caller keeps both buffers valid until the request
+        // completes; the counts and type match their 2 x WORDS words.
+        unsafe {
+            ffi::PMPI_Iallreduce(
+                both.as_ptr().cast(),
+                out.as_mut_ptr().cast(),
+                (2 * WORDS) as c_int,
+                mpi::LONG_LONG(),
+                mpi::MAX(),
+                shadow,
+                req,
+            )
+        }
     }
 
     /// The routine's name.

@@ -46,17 +46,7 @@ pub fn start(shadow: MPI_Comm, desc: Desc, routine: usize, ra: usize) -> c_int {
     let mut req = mpi::REQUEST_NULL();
     // SAFETY: both buffers live on the heap in the entry pushed below,
     // which is removed only once the request completed.
-    let rc = unsafe {
-        ffi::PMPI_Iallreduce(
-            both.as_ptr().cast(),
-            out.as_mut_ptr().cast(),
-            (2 * WORDS) as c_int,
-            mpi::LONG_LONG(),
-            mpi::MAX(),
-            shadow,
-            &mut req,
-        )
-    };
+    let rc = unsafe { Desc::reduce(&both, &mut out, shadow, &mut req) };
     if rc != mpi::SUCCESS() {
         return rc;
     }
