@@ -112,14 +112,10 @@ fn constructor(count: i64, oldtype: MPI_Datatype) -> args::Checked {
         let what = "the old datatype is null".to_string();
         return Err(args::refuse(Err::Type, "datatype", what));
     }
-    let reg = registry::lock();
-    if reg.freed_types.contains(&key(oldtype)) && !reg.types.contains_key(&key(oldtype)) {
-        return Err(args::refuse(
-            Err::Type,
-            "datatype",
-            "the old datatype was freed".into(),
-        ));
-    }
+    // A freed old type is not refused here: MPICH hands a freed handle
+    // out again, and a type made by a routine the checker does not
+    // register (mpi4py's on MPICH) then looked freed; its use in
+    // communication is checked there.
     Ok(())
 }
 
