@@ -146,7 +146,9 @@ fn thread_level(case: &Case, mpi4py: &Path, conf: &str) -> Vec<String> {
         .env("PYTHONPATH", mpi4py.join("site"));
     let run = case.finish(cmd);
     run.assert_ok();
-    run.lines("level ").iter().map(|l| l[6..].to_string()).collect()
+    let levels: Vec<String> = run.lines("level ").iter().map(|l| l[6..].to_string()).collect();
+    assert_eq!(levels.len(), 2, "{}\n{}", run.stdout, run.stderr);
+    levels
 }
 
 #[test]
