@@ -49,19 +49,34 @@ fn mpi4py() -> Option<PathBuf> {
     );
 }
 
+/// What one run of the suite printed: mpirun's own output, and each
+/// rank's standard error (where unittest writes), kept apart.
+struct Suite {
+    run: Run,
+    ranks: Vec<String>,
+}
+
 /// Runs the suite at 2 ranks under `pnmpi run --conf conf` in `case`,
 /// without the test modules matching `exclude` and the tests matching
-/// `skip` (and those above).
-fn suite(case: &Case, mpi4py: &Path, conf: &str, exclude: &[&str], skip: &[&str]) -> Run {
+/// `skip` (and those above). Each rank's standard error goes to its own
+/// file: on one stream the ranks' progress dots and summaries interleave
+/// at any character.
+fn suite(case: &Case, mpi4py: &Path, conf: &str, exclude: &[&str], skip: &[&str]) -> Suite {
     case.write("suite.conf", conf);
     let mut cmd = launcher_within(2, SUITE_TIMEOUT);
-    cmd.arg(target_dir().join("pnmpi"))
-        .args(["run", "--conf", "suite.conf", "--"])
-        .arg("/usr/bin/python3")
-        .arg(mpi4py.join("test/main.py"))
-        .args(["--no-builddir", "--path"])
-        .arg(mpi4py.join("site"))
-        .args(["-e", "spawn"]);
+    cmd.args([
+        "/bin/sh",
+        "-c",
+        r#"exec "$@" 2>"rank${OMPI_COMM_WORLD_RANK:-$PMI_RANK}.err""#,
+        "sh",
+    ])
+    .arg(target_dir().join("pnmpi"))
+    .args(["run", "--conf", "suite.conf", "--"])
+    .arg("/usr/bin/python3")
+    .arg(mpi4py.join("test/main.py"))
+    .args(["--no-builddir", "--path"])
+    .arg(mpi4py.join("site"))
+    .args(["-e", "spawn"]);
     if FLAVOR == "mpich" {
         cmd.args(["-e", "util_sync"]);
     }
@@ -71,41 +86,49 @@ fn suite(case: &Case, mpi4py: &Path, conf: &str, exclude: &[&str], skip: &[&str]
     for x in skip {
         cmd.args(["-x", x]);
     }
-    case.finish(cmd)
+    let run = case.finish(cmd);
+    let ranks = (0..2)
+        .map(|r| std::fs::read_to_string(case.dir().join(format!("rank{r}.err"))).unwrap_or_default())
+        .collect();
+    Suite { run, ranks }
 }
 
 /// The number of tests each rank ran, checking that the run succeeded
 /// and that both ranks' summaries say `OK`.
-fn passed(run: &Run) -> usize {
-    let all = format!("{}\n{}", run.stdout, run.stderr);
+fn passed(suite: &Suite) -> usize {
+    let all = || {
+        format!(
+            "{}\n{}\n{}",
+            suite.run.stdout,
+            suite.run.stderr,
+            suite.ranks.join("\n")
+        )
+    };
     assert!(
-        run.success(),
+        suite.run.success(),
         "the suite failed ({:?}):\n{}",
-        run.code,
-        tail(&all)
+        suite.run.code,
+        tail(&all())
     );
-    // The two ranks write to one stream, so a summary may follow the
-    // other rank's progress dots or its line of dashes on one line.
-    let starts = |l: &str| l.trim_start_matches(['.', 's', '-']).to_owned();
-    let ran: Vec<usize> = all
-        .lines()
-        .filter_map(|l| starts(l).strip_prefix("Ran ").map(str::to_owned))
-        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
-        .collect();
-    // "OK" may also end the other rank's "Ran N tests in T s" line.
-    let ok = all
-        .lines()
-        .map(|l| {
-            l.match_indices("OK")
-                .filter(|&(i, _)| {
-                    let after = &l[i + 2..];
-                    after.is_empty() || after.starts_with(" (")
-                })
-                .count()
+    let ran: Vec<usize> = suite
+        .ranks
+        .iter()
+        .map(|text| {
+            let lines: Vec<&str> = text.lines().collect();
+            let at = lines
+                .iter()
+                .rposition(|l| l.starts_with("Ran "))
+                .unwrap_or_else(|| panic!("a rank has no `Ran N tests` line:\n{}", tail(text)));
+            let ok = lines[at + 1..].iter().find(|l| !l.trim().is_empty());
+            assert!(
+                ok.is_some_and(|l| l == &"OK" || l.starts_with("OK (")),
+                "a rank's summary is not OK:\n{}",
+                tail(text)
+            );
+            lines[at][4..].split_whitespace().next().unwrap().parse().unwrap()
         })
-        .sum::<usize>();
-    assert_eq!((ran.len(), ok), (2, 2), "two OK summaries:\n{}", tail(&all));
-    assert_eq!(ran[0], ran[1], "{}", tail(&all));
+        .collect();
+    assert_eq!(ran[0], ran[1], "{}", tail(&all()));
     assert!(ran[0] > 1000, "only {} tests ran", ran[0]);
     ran[0]
 }
@@ -120,13 +143,12 @@ fn tail(text: &str) -> &str {
 }
 
 /// The number on rank 0's `pnmpi replay: <verb> N calls` line.
-fn calls(run: &Run, verb: &str) -> u64 {
+fn calls(suite: &Suite, verb: &str) -> u64 {
     let key = format!("pnmpi replay: {verb} ");
-    let line = run
-        .stderr
+    let line = suite.ranks[0]
         .lines()
         .find_map(|l| l.strip_prefix(key.as_str()))
-        .unwrap_or_else(|| panic!("no `{key}` line:\n{}", tail(&run.stderr)));
+        .unwrap_or_else(|| panic!("no `{key}` line:\n{}", tail(&suite.ranks[0])));
     line.split_whitespace().next().unwrap().parse().unwrap()
 }
 
@@ -195,8 +217,9 @@ fn the_checker_reports_nothing_on_the_suite() {
     ];
     let run = suite(&case, &mpi4py, &conf, &["exceptions"], &on_purpose);
     let reports: Vec<&str> = run
-        .stderr
-        .lines()
+        .ranks
+        .iter()
+        .flat_map(|r| r.lines())
         .filter(|l| l.contains("pnmpi checker:"))
         .collect();
     assert!(
