@@ -21,6 +21,7 @@ pub mod live;
 pub mod machine;
 pub mod model;
 pub mod motif;
+pub mod network;
 pub mod report;
 pub mod units;
 
