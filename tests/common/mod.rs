@@ -95,9 +95,13 @@ fn c_tests() -> PathBuf {
 
 /// libchaincheck.so, the per-thread layer log shared by programs and modules.
 pub fn chaincheck() -> PathBuf {
-    cached("chaincheck".into(), || {
-        let out = build_dir().join("libchaincheck.so");
-        let src = c_tests().join("modules/chaincheck.c");
+    c_library("modules/chaincheck.c", "libchaincheck.so")
+}
+
+/// Builds `c-tests/<src>` once into the shared object `name`.
+fn c_library(src: &str, name: &str) -> PathBuf {
+    cached(name.into(), || {
+        let out = build_dir().join(name);
         run_compiler(
             &[
                 "-shared".into(),
@@ -105,9 +109,9 @@ pub fn chaincheck() -> PathBuf {
                 "-O2".into(),
                 "-o".into(),
                 s(&out),
-                s(&src),
+                s(&c_tests().join(src)),
             ],
-            "libchaincheck",
+            name,
         );
         out
     })
@@ -524,6 +528,12 @@ fn session_base() -> String {
     s(&dir)
 }
 
+/// `c-tests/tools/libyield_when_idle.so`, which MPICH's ranks preload so
+/// that oversubscribed runs hand the core over while they wait.
+fn yield_when_idle() -> PathBuf {
+    c_library("tools/yield_when_idle.c", "libyield_when_idle.so")
+}
+
 /// `timeout mpirun -np N` for the selected MPI, with the options a
 /// container and an oversubscribed 2-core machine need.
 pub fn launcher(np: usize) -> Command {
@@ -551,7 +561,8 @@ pub fn launcher_within(np: usize, seconds: u32) -> Command {
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .env("OMPI_MCA_orte_tmpdir_base", session_base());
     } else {
-        cmd.arg("mpirun.mpich");
+        // MPICH's ranks spin without ever yielding: see the shim's header.
+        cmd.arg("mpirun.mpich").env("LD_PRELOAD", yield_when_idle());
     }
     cmd.arg("-np").arg(np.to_string());
     cmd
