@@ -377,6 +377,43 @@ fn racing_threads_replay_the_recorded_checksums() {
     }
 }
 
+/// Thread ids wrap past `/proc/sys/kernel/pid_max` (32768 here, so a busy
+/// machine wraps every few minutes): replays whose threads got ids on
+/// both sides of a wrap still give each thread its recorded number. The
+/// next id is set (`ns_last_pid`, root only) a little below the wrap
+/// before each replay, at offsets that put the wrap among the ranks'
+/// threads (numbering by plain id order failed 5 of these 6).
+#[test]
+fn racing_threads_replay_across_a_wrap_of_thread_ids() {
+    let last_pid = Path::new("/proc/sys/kernel/ns_last_pid");
+    let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .expect("pid_max")
+        .trim()
+        .parse()
+        .expect("pid_max is a number");
+    let exe = program("threadrace", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let recorded = record_race(&dir);
+    let replay = case_with(&[], "replay", &dir);
+    for before in [40, 80, 120, 160, 200, 240] {
+        if let Err(e) = std::fs::write(last_pid, (pid_max - before).to_string()) {
+            eprintln!(
+                "cannot write {} ({e}: it needs root): the wrap is not placed",
+                last_pid.display()
+            );
+            return;
+        }
+        let run = replay.mpirun(4, &exe, &[]);
+        assert_eq!(
+            race_checksums(&run),
+            recorded,
+            "wrap {before} ids ahead:\n{}",
+            run.stderr
+        );
+    }
+}
+
 /// The events of a trace folder, each rank's threads as a set of event
 /// sequences without times (the tracer numbers its streams as threads
 /// first call it): one run's, whatever the threads' timing.

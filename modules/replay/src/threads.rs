@@ -3,8 +3,13 @@
 //! its own outcomes.
 //!
 //! **The rule.** Linux numbers a process's threads in the order they are
-//! created (thread ids increase, short of a wrap of the id space). A
-//! thread's number is how many threads of its process with a smaller id
+//! created: each new id is the next free one after the last given, and
+//! after `/proc/sys/kernel/pid_max` (32768 on many machines, so a busy
+//! machine wraps every few minutes) the count starts again from the
+//! bottom. Every thread of a process is created after the process, whose
+//! id is its first thread's, so a thread's age is how far its id lies
+//! after the process's id, going round past `pid_max` (see [`age`]). A
+//! thread's number is how many threads of its process that are older
 //! count at its first call through this module, where a thread counts if
 //! it has called through the module before, or is alive then; the threads
 //! that `MPI_Init` itself creates (an MPI's progress threads) never count.
@@ -130,21 +135,66 @@ pub fn current() -> u32 {
     })
 }
 
+/// How long after its process `thread` was created, in ids given since:
+/// ids rise from the process's own and wrap past `pid_max`, so an id
+/// below the process's came after the wrap.
+fn age(thread: i32, process: i32, pid_max: i32) -> i64 {
+    let (t, p) = (i64::from(thread), i64::from(process));
+    if t >= p {
+        t - p
+    } else {
+        t + i64::from(pid_max) - p
+    }
+}
+
+/// The kernel's largest thread id plus one (`/proc/sys/kernel/pid_max`),
+/// or the largest id there can be if it cannot be read, which only
+/// matters after a wrap.
+fn pid_max() -> i32 {
+    std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(i32::MAX)
+}
+
 /// Counts this thread's elders (the rule), and notes it as seen.
 #[cold]
 fn number() -> u32 {
     let me = tid();
     let alive = live();
+    // SAFETY: getpid has no preconditions.
+    let process = unsafe { libc::getpid() };
+    let max = pid_max();
+    let mine = age(me, process, max);
     let mut k = KNOWN.lock();
     let mut elders: Vec<i32> = k
         .seen
         .iter()
         .chain(alive.iter())
         .copied()
-        .filter(|&t| t < me && !k.mpi.contains(&t))
+        .filter(|&t| age(t, process, max) < mine && !k.mpi.contains(&t))
         .collect();
     elders.sort_unstable();
     elders.dedup();
     k.seen.push(me);
     elders.len() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::age;
+
+    #[test]
+    fn ids_after_the_process_are_younger_in_id_order() {
+        assert_eq!(age(1000, 1000, 32768), 0);
+        assert!(age(1001, 1000, 32768) < age(1500, 1000, 32768));
+    }
+
+    #[test]
+    fn ids_after_a_wrap_are_younger_than_those_before_it() {
+        // The process got 32740; its threads 32750, 32767, then 301, 302.
+        let order = [32740, 32750, 32767, 301, 302];
+        let ages: Vec<i64> = order.iter().map(|&t| age(t, 32740, 32768)).collect();
+        assert!(ages.windows(2).all(|w| w[0] < w[1]), "{ages:?}");
+    }
 }
