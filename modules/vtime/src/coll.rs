@@ -19,7 +19,7 @@
 //! engine over the algorithm's messages among them, as the replay expands
 //! it, and takes its own end.
 
-use crate::state::{self, Req};
+use crate::state::{self, Pending, Req};
 use pnmpi_mpi_sys::ffi::{self, MPI_Request};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
@@ -219,23 +219,6 @@ fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[(f64,
         Err(e) => eprintln!("pnmpi vtime: cannot replay a collective's algorithm `{name}`: {e}"),
     }
 }
-
-/// A nonblocking collective in flight: its entry-time reduction.
-pub struct Pending {
-    comm: u64,
-    coll: Coll,
-    root: Option<c_int>,
-    req: MPI_Request,
-    /// This member's entry and size, then the reduced maxima: from
-    /// `Box::into_raw`, as MPI reads and writes it until the reduction
-    /// completes; [`finish`] frees it.
-    buf: *mut [f64; 4],
-}
-
-// SAFETY: a request handle names the same request in every thread, and
-// the buffer is the module's own heap allocation; the state's lock
-// serialises their use.
-unsafe impl Send for Pending {}
 
 /// A nonblocking collective `coll` on `comm`: runs `real`, which fills
 /// the application's request `*request`, and posts the reduction of the

@@ -5,8 +5,9 @@
 //! and each completed request is handed to [`p2p::completed`].
 
 use crate::order;
-use crate::p2p::{self, blank_status};
+use crate::p2p;
 use crate::state;
+use crate::state::blank_status;
 use pnmpi_mpi_sys::ffi::{MPI_Request, MPI_Status};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::constants;

@@ -51,7 +51,7 @@ fn send(hops: &[Hop], comm: Comm) {
 pub fn handle(me: Hop, comm: Comm) {
     loop {
         let mut flag: c_int = 0;
-        let mut status = crate::p2p::blank_status();
+        let mut status = crate::state::blank_status();
         // SAFETY: the module's own communicator; `flag` and `status` are
         // local out-parameters.
         let rc =

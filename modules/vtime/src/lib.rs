@@ -305,7 +305,7 @@ macro_rules! recv {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $src: $ts, $tag: $tt, $comm: $tc, $st: $tst) -> $r, {
             state::call(|_| {
                 let posted = state::with(|s| s.clock);
-                let mut own = p2p::blank_status();
+                let mut own = state::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
                 // SAFETY: the call's own arguments, with a status of ours if
                 // the application ignores it.
@@ -348,7 +348,7 @@ macro_rules! sendrecv {
             state::call(|timed| {
                 let posted = state::with(|s| s.clock);
                 let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($sn, $sdt), p2p::Mode::Standard) } else { None };
-                let mut own = p2p::blank_status();
+                let mut own = state::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
                 // SAFETY: the call's own arguments, with a status of ours if
                 // the application ignores it.
@@ -374,7 +374,7 @@ macro_rules! sendrecv_replace {
             state::call(|timed| {
                 let posted = state::with(|s| s.clock);
                 let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($n, $dt), p2p::Mode::Standard) } else { None };
-                let mut own = p2p::blank_status();
+                let mut own = state::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
                 // SAFETY: the call's own arguments, with a status of ours if
                 // the application ignores it.
@@ -397,7 +397,7 @@ macro_rules! mprobe {
         ($src:ident, $tag:ident, $comm:ident, [$($flag:ident)?], $msg:ident, $st:ident)) => {
         export!($mpi, ($($a: $t),*) -> $r, {
             state::call(|timed| {
-                let mut own = p2p::blank_status();
+                let mut own = state::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
                 // SAFETY: the call's own arguments, with a status of ours if
                 // the application ignores it.
@@ -434,7 +434,7 @@ macro_rules! mrecv {
             state::call(|timed| {
                 // SAFETY: the application's message handle.
                 let matched = if timed && !$msg.is_null() { p2p::take_message(unsafe { *$msg }.bits()) } else { None };
-                let mut own = p2p::blank_status();
+                let mut own = state::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
                 // SAFETY: the call's own arguments, with a status of ours if
                 // the application ignores it.

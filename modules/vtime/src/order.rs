@@ -137,7 +137,7 @@ fn take_stamps(handles: &[u64]) {
     .unwrap_or_default();
     for (handle, comm, shadow, source, tag, posted) in firsts {
         let mut flag: c_int = 0;
-        let mut status = p2p::blank_status();
+        let mut status = state::blank_status();
         // SAFETY: the module's shadow communicator; `flag` and `status`
         // are local out-parameters.
         let rc = unsafe {
@@ -162,7 +162,7 @@ fn any_really_done(handles: &[u64]) -> bool {
     let null = constants::REQUEST_NULL().bits();
     handles.iter().filter(|&&h| h != null).any(|&h| {
         let mut flag: c_int = 0;
-        let mut status = p2p::blank_status();
+        let mut status = state::blank_status();
         // SAFETY: an active request of the application's; MPI only
         // reports its state and frees nothing.
         let rc = unsafe { ffi::PMPI_Request_get_status(MPI_Request::from_bits(h), &mut flag, &mut status) };

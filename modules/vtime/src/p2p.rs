@@ -26,7 +26,7 @@
 //! may be a deadlock, which [`crate::deadlock`] tells.
 
 use crate::deadlock::{self, Hop};
-use crate::state::{self, Req};
+use crate::state::{self, blank_status, Posted, Req};
 use pnmpi_mpi_sys::ffi::{self, MPI_Request, MPI_Status};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
@@ -48,18 +48,6 @@ const ACK: usize = 3;
 /// Tag of the acknowledgements on the module's world duplicate (which
 /// carries nothing else point-to-point).
 const ACK_TAG: c_int = 0;
-
-/// A posted send, as the sender's clock sees it.
-#[derive(Clone, Copy)]
-pub struct Posted {
-    /// Virtual time of the post.
-    pub post: Ns,
-    /// When the sender's CPU is free again.
-    pub free: Ns,
-    /// A rendezvous: this rank's wait for the receiver (its world rank
-    /// and the send's number, which its acknowledgement names).
-    pub ack: Option<Hop>,
-}
 
 /// Timestamps still being sent: the request and its buffer, which must
 /// live until the send completes.
@@ -577,12 +565,6 @@ pub fn settle_receives() {
     }
 }
 
-/// A blank status, for calls given `MPI_STATUS_IGNORE`.
-pub fn blank_status() -> MPI_Status {
-    // SAFETY: MPI_Status is a C struct of integers, valid when zeroed.
-    unsafe { std::mem::zeroed() }
-}
-
 /// The request whose handle was `handle` completed with `status`: a
 /// receive takes its timestamp, a send frees the sender's CPU, a
 /// nonblocking collective completes at the members' latest entry plus
@@ -595,7 +577,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
         Recv(u64, Ns, bool, u64),
         Early(Ns, Ns),
         Send(Posted),
-        Coll(Box<crate::coll::Pending>),
+        Coll(Box<state::Pending>),
     }
     let then = state::with(|st| {
         let (keep, then) = match st.reqs.get_mut(&handle)? {

@@ -6,8 +6,11 @@
 //! thread is inside MPI at a time. The state sits behind a lock that is
 //! never held across an MPI call of the module's own.
 
+use pnmpi_mpi_sys::ffi::{MPI_Request, MPI_Status};
+use pnmpi_sim::live::deadlock::Hop;
 use pnmpi_sim::model::{Model, Msg};
 use pnmpi_sim::units::Ns;
+use pnmpi_trace::routine::Coll;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -91,7 +94,7 @@ pub enum Req {
     /// its acknowledgement says.
     Send {
         /// Its post, as its sender saw it.
-        posted: crate::p2p::Posted,
+        posted: Posted,
         /// The arguments of a persistent send (`MPI_Send_init` ...).
         persistent: Option<PersistentSend>,
         /// Started and not yet completed.
@@ -99,7 +102,7 @@ pub enum Req {
     },
     /// A nonblocking collective: the reduction of the members' entry
     /// times and sizes, posted on the shadow with it.
-    Coll(Box<crate::coll::Pending>),
+    Coll(Box<Pending>),
 }
 
 /// Totals for the report (shared with libvranks).
@@ -261,4 +264,39 @@ pub fn call<R>(call: impl FnOnce(bool) -> R) -> R {
 /// time it takes is not counted as the application's.
 pub fn untimed<R>(real: impl FnOnce() -> R) -> R {
     call(|_| real())
+}
+
+/// A posted send, as the sender's clock sees it.
+#[derive(Clone, Copy)]
+pub struct Posted {
+    /// Virtual time of the post.
+    pub post: Ns,
+    /// When the sender's CPU is free again.
+    pub free: Ns,
+    /// A rendezvous: this rank's wait for the receiver (its world rank
+    /// and the send's number, which its acknowledgement names).
+    pub ack: Option<Hop>,
+}
+
+/// A nonblocking collective in flight: its entry-time reduction.
+pub struct Pending {
+    pub comm: u64,
+    pub coll: Coll,
+    pub root: Option<c_int>,
+    pub req: MPI_Request,
+    /// This member's entry and size, then the reduced maxima: from
+    /// `Box::into_raw`, as MPI reads and writes it until the reduction
+    /// completes; `coll::finish` frees it.
+    pub buf: *mut [f64; 4],
+}
+
+// SAFETY: a request handle names the same request in every thread, and
+// the buffer is the module's own heap allocation; the state's lock
+// serialises their use.
+unsafe impl Send for Pending {}
+
+/// A blank status, for calls given `MPI_STATUS_IGNORE`.
+pub fn blank_status() -> MPI_Status {
+    // SAFETY: MPI_Status is a C struct of integers, valid when zeroed.
+    unsafe { std::mem::zeroed() }
 }

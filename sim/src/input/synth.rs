@@ -5,7 +5,7 @@
 //! for all eight, and every `allreduce_every` iterations joins an
 //! allreduce.
 
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource};
+use super::ops::{Actor, Completion, Measured, Op, OpKind, OpSource};
 use crate::SimError;
 use pnmpi_trace::routine::Coll;
 

@@ -3,7 +3,7 @@
 //! turned into one op (or several, for `MPI_Startall`).
 
 use super::events::EventSource;
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
+use super::ops::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
 use crate::units::Ns;
 use crate::SimError;
 use pnmpi_trace::fields::*;

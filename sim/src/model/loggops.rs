@@ -85,7 +85,7 @@ impl Model for LogGops {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::coll::Shape;
+    use crate::kernel::coll::shape::Shape;
     use pnmpi_trace::routine::Coll;
 
     fn model() -> LogGops {

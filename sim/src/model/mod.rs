@@ -19,7 +19,7 @@ mod loggp;
 pub mod pmac;
 mod simple;
 
-use crate::kernel::coll::Shape;
+use crate::kernel::coll::shape::Shape;
 use crate::machine::{Machine, MachineError};
 use crate::units::Ns;
 
@@ -210,7 +210,7 @@ pub fn collective_steps(machine: &Machine, c: &CollCall<'_>) -> f64 {
     match scaling {
         Scaling::Constant => 1.0,
         Scaling::Linear => f64::from(p - 1),
-        Scaling::Log => f64::from(crate::kernel::coll::log2_ceil(p)),
+        Scaling::Log => f64::from(crate::kernel::coll::shape::log2_ceil(p)),
     }
 }
 

@@ -5,11 +5,12 @@
 
 #![allow(non_snake_case)]
 
-use super::pt2pt::wait_id;
+use super::complete::wait_id;
+use super::results::{at, nth};
 use super::traced as trace;
 use super::{comm_of, ok, rank_size, Call};
 use crate::coll::{Entry, Gift, Op};
-use crate::dtype::{layout, pack, put_raw, raw, unpack};
+use crate::dtype::{layout, pack, raw};
 use crate::engine::with;
 use crate::handles::Kind;
 use crate::p2p::Out;
@@ -19,24 +20,6 @@ use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
 
 type Dt = ffi::MPI_Datatype;
-
-/// `buf` moved by `elems` elements of extent `ext`.
-fn at(buf: *const c_void, elems: i64, ext: usize) -> *mut c_void {
-    (buf as *mut u8).wrapping_offset((elems * ext as i64) as isize) as *mut c_void
-}
-
-/// Entry `i` of a counts/displacements array, or `default`.
-///
-/// # Safety
-/// `a` is null or has more than `i` entries.
-unsafe fn nth(a: *const c_int, i: usize, default: i64) -> i64 {
-    if a.is_null() {
-        default
-    } else {
-        // SAFETY: the caller's array.
-        i64::from(unsafe { *a.add(i) })
-    }
-}
 
 /// Bytes of each member's entry of a counts array, items of `dt` (for the
 /// trace).
@@ -56,89 +39,6 @@ unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
 fn vector(bytes: u64, send: &[i64], recv: &[i64]) -> Member {
     let side = |v: &[i64]| v.iter().map(|&b| b.max(0) as u64).collect();
     Member::vector(bytes, side(send), side(recv))
-}
-
-/// Copies member `me`'s result of collective call `id` out to `out` (in
-/// its own context).
-///
-/// # Safety
-/// The buffers of `out` are the member's, valid until completion.
-pub unsafe fn copy_out(id: usize, me: u32, out: Out) {
-    // A new communicator's handle is made once the engine is released
-    // (making one may stop the run).
-    let new_comm = with(|e| {
-        let call = e.colls().call(id);
-        let me = me as usize;
-        let one = |g: &Gift| match g {
-            Gift::One(v) => v.clone(),
-            _ => Vec::new(),
-        };
-        // SAFETY: every unpack and copy below writes the member's own
-        // buffers, valid until its request completes, as MPI requires
-        // them for this collective.
-        unsafe {
-            match out {
-                Out::Nothing => {}
-                Out::Bcast(buf, count, dt) => {
-                    let _ = unpack(&one(&call.gifts[call.root as usize]), buf, count, dt);
-                }
-                Out::Scatter(buf, count, dt) => {
-                    if let Gift::Many(blocks) = &call.gifts[call.root as usize] {
-                        let _ = unpack(&blocks[me], buf, count, dt);
-                    }
-                }
-                Out::Result {
-                    buf,
-                    dtype,
-                    own,
-                    range,
-                } => {
-                    let r = if own {
-                        call.results.get(me)
-                    } else {
-                        call.results.first()
-                    };
-                    if let Some(r) = r {
-                        match range {
-                            Some((off, len)) => put_raw(&r[off..off + len], buf, dtype),
-                            None => put_raw(r, buf, dtype),
-                        }
-                    }
-                }
-                Out::Gather(buf, count, dt, counts, displs) => {
-                    let ext = layout(dt).extent;
-                    for (i, g) in call.gifts.iter().enumerate() {
-                        let n = nth(counts, i, i64::from(count));
-                        let d = nth(displs, i, i as i64 * i64::from(count));
-                        if let Gift::One(v) = g {
-                            let _ = unpack(v, at(buf, d, ext), n as c_int, dt);
-                        }
-                    }
-                }
-                Out::Alltoall(buf, count, dt, counts, displs) => {
-                    let ext = layout(dt).extent;
-                    for (i, g) in call.gifts.iter().enumerate() {
-                        let n = nth(counts, i, i64::from(count));
-                        let d = nth(displs, i, i as i64 * i64::from(count));
-                        if let Gift::Many(blocks) = g {
-                            let _ = unpack(&blocks[me], at(buf, d, ext), n as c_int, dt);
-                        }
-                    }
-                }
-                Out::Comm(out) => return Some((out, call.comms.get(me).copied().flatten())),
-            }
-        }
-        None
-    });
-    if let Some((out, comm)) = new_comm {
-        // SAFETY: the member's out-pointer, as for the constructor.
-        unsafe {
-            *out = match comm {
-                Some(i) => super::comm_handle(i),
-                None => c::COMM_NULL(),
-            }
-        };
-    }
 }
 
 /// Joins the call, then waits (blocking) or hands back the request.

@@ -97,7 +97,7 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
         }
         Work::Coll { call, me, out } => {
             // SAFETY: the buffers the member gave, valid until completion.
-            unsafe { super::coll::copy_out(call, me, out) };
+            unsafe { super::results::copy_out(call, me, out) };
             with(|e| e.colls_mut().leave(call));
             // SAFETY: the application's status.
             unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
@@ -372,4 +372,14 @@ pub unsafe fn test_all(
         // SAFETY: the caller's out-pointer.
         unsafe { *flag = 0 };
     }
+}
+
+/// Blocks until request `id` completes, then finishes it.
+///
+/// # Safety
+/// `st` is the caller's status or ignore.
+pub unsafe fn wait_id(routine: &str, id: usize, st: *mut ffi::MPI_Status) {
+    let mut h: ffi::MPI_Request = super::handle(Kind::Request, id);
+    // SAFETY: a local handle and the caller's status.
+    unsafe { wait(routine, &mut h, st) };
 }

@@ -8,6 +8,7 @@ pub mod comm;
 pub mod complete;
 pub mod persistent;
 pub mod pt2pt;
+mod results;
 pub mod traced;
 pub mod unsupported;
 

@@ -7,7 +7,7 @@
 
 #![allow(non_snake_case)]
 
-use super::complete;
+use super::complete::{self, wait_id};
 use super::{comm_of, fatal, ok, rank_size, set_status, Call};
 use crate::engine::{self, with};
 use crate::handles::{self, Kind};
@@ -109,16 +109,6 @@ fn handle(id: Option<usize>, recv: bool) -> ffi::MPI_Request {
         })
     });
     super::handle(Kind::Request, id)
-}
-
-/// Blocks until request `id` completes, then finishes it.
-///
-/// # Safety
-/// `st` is the caller's status or ignore.
-pub unsafe fn wait_id(routine: &str, id: usize, st: *mut ffi::MPI_Status) {
-    let mut h: ffi::MPI_Request = super::handle(Kind::Request, id);
-    // SAFETY: a local handle and the caller's status.
-    unsafe { complete::wait(routine, &mut h, st) };
 }
 
 macro_rules! send {

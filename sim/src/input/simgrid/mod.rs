@@ -10,7 +10,7 @@
 
 mod lines;
 
-use super::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
+use crate::input::ops::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
 use crate::SimError;
 use lines::{int, number, Line, Lines};
 use pnmpi_trace::routine::Coll;

@@ -3,8 +3,9 @@
 //! bit of the rank (recursive doubling, pairwise), after SimGrid's
 //! `src/smpi/colls/{allgather,allreduce,alltoall,barrier}/*.cpp`.
 
-use super::algorithms::{recv, send, sendrecv};
-use super::{Shape, Step};
+use super::blocks::{recv, send, sendrecv};
+use super::linear::allreduce_redbcast;
+use super::shape::{Shape, Step};
 
 /// One `sendrecv` round: send `sbytes` to `d` ranks to the right and
 /// receive `rbytes` from `d` ranks to the left (`d` taken modulo P).
@@ -102,7 +103,7 @@ pub(super) fn allreduce_rdb(s: &Shape, out: &mut Vec<Step>) {
 pub(super) fn allreduce_lr(s: &Shape, out: &mut Vec<Step>) {
     let p = u64::from(s.size);
     if s.bytes < p {
-        return super::algorithms::allreduce_redbcast(s, out);
+        return allreduce_redbcast(s, out);
     }
     let chunk = s.bytes / p;
     for _ in 0..2 * (s.size - 1) {
@@ -110,7 +111,7 @@ pub(super) fn allreduce_lr(s: &Shape, out: &mut Vec<Step>) {
     }
     let rest = s.bytes % p;
     if rest > 0 {
-        super::algorithms::allreduce_redbcast(&Shape { bytes: rest, ..*s }, out);
+        allreduce_redbcast(&Shape { bytes: rest, ..*s }, out);
     }
 }
 

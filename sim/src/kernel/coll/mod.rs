@@ -15,14 +15,18 @@
 //! trace's records, vtime by an `MPI_MAX` reduction on its shadow
 //! communicator, virtual ranks over their joined members.
 
-mod algorithms;
+pub mod algorithms;
+mod blocks;
 mod exchange;
+mod linear;
+pub mod shape;
 #[cfg(test)]
 mod tests;
 mod tree;
 mod vector;
 
 pub use algorithms::{algorithms_of, check_algorithm, default_algorithm};
+pub use shape::{log2_ceil, Shape, Step};
 
 use crate::input::VCounts;
 use crate::machine::{CollChoice, Machine};
@@ -116,53 +120,5 @@ pub fn steps(name: &str, s: &Shape, counts: Option<&VCounts>, out: &mut Vec<Step
     match counts {
         Some(c) => vector::expand_v(s, c, out),
         None => algorithms::expand(name, s, out),
-    }
-}
-
-/// One task's step in an expanded collective. Peers are indices in the
-/// communicator; the engine maps them to world ranks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Post a nonblocking send.
-    Isend {
-        /// Communicator index of the receiver.
-        to: u32,
-        /// Message size.
-        bytes: u64,
-    },
-    /// Post a nonblocking receive.
-    Irecv {
-        /// Communicator index of the sender.
-        from: u32,
-        /// Message size.
-        bytes: u64,
-    },
-    /// Wait for every send and receive posted since the last `WaitAll`.
-    WaitAll,
-}
-
-/// One collective call as every member sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shape {
-    /// Which collective.
-    pub coll: Coll,
-    /// Number of tasks in the communicator (P).
-    pub size: u32,
-    /// This task's index in the communicator.
-    pub me: u32,
-    /// The root's index (rooted collectives; 0 otherwise).
-    pub root: u32,
-    /// Bytes per process, as the tracer records them: the message of a
-    /// broadcast, the vector of a reduction, one block of an all-to-all,
-    /// one contribution of a gather.
-    pub bytes: u64,
-}
-
-/// `ceil(log2(p))`, the depth of a binomial tree over `p` tasks.
-pub fn log2_ceil(p: u32) -> u32 {
-    if p <= 1 {
-        0
-    } else {
-        32 - (p - 1).leading_zeros()
     }
 }

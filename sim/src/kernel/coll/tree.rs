@@ -6,8 +6,8 @@
 //! powers of two `m` below that bit. They differ only in the order they
 //! visit the children and in what they send, so one walk serves all four.
 
-use super::algorithms::{recv, send};
-use super::{Shape, Step};
+use super::blocks::{recv, send};
+use super::shape::{Shape, Step};
 
 /// Task `shape.me`'s place in the binomial tree rooted at `shape.root`.
 struct Binomial {
