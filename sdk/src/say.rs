@@ -75,6 +75,14 @@ pub fn say(module: &str, level: Level, text: impl Display) {
     write_line(&line(module, level, mpi_rank().map(|r| r.0), text));
 }
 
+/// Says `text` as `module` at `level` without a rank: for virtual ranks,
+/// which are the MPI the application sees, so that the process's rank
+/// in the native MPI would name the wrong rank (a virtual rank says its
+/// own in the text).
+pub fn unranked(module: &str, level: Level, text: impl Display) {
+    write_line(&line(module, level, None, text));
+}
+
 /// Says what happened.
 pub fn note(module: &str, text: impl Display) {
     say(module, Level::Note, text);

@@ -109,7 +109,7 @@ pub fn load() {
             let _ = CONFIG.set(config);
         }
         Err(e) => {
-            eprintln!("pnmpi checker: argument {e}");
+            pnmpi_sdk::say::error("checker", format_args!("argument {e}"));
             std::process::exit(2);
         }
     }

@@ -39,7 +39,10 @@ fn started() {
     }
     match pnmpi_sdk::native::comm_dup(world) {
         Ok(watch) => watchdog::start(watch, pnmpi_sdk::native::comm_size(world).unwrap_or(1)),
-        Err(e) => eprintln!("pnmpi checker: cannot duplicate MPI_COMM_WORLD ({e}): no deadlock detection"),
+        Err(e) => pnmpi_sdk::say::warn(
+            "checker",
+            format_args!("cannot duplicate MPI_COMM_WORLD ({e}): no deadlock detection"),
+        ),
     }
 }
 

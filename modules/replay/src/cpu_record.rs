@@ -59,7 +59,7 @@ pub fn offer() {
     let offered =
         services::ServiceDescriptor::new("compute", "p", f).and_then(|d| services::register_service(&d));
     if let Err(e) = offered {
-        eprintln!("pnmpi replay: cannot offer the compute service: {e}");
+        pnmpi_sdk::say::warn("replay", format_args!("cannot offer the compute service: {e}"));
     }
 }
 
@@ -125,7 +125,7 @@ fn flush(out: &mut Stream, at: usize) {
         fail(&format!("cannot create {}: {e}", out.part.display()));
     }
     if let Err(e) = out.flush_at(at) {
-        eprintln!("pnmpi replay: cannot write {}: {e}", out.part.display());
+        pnmpi_sdk::say::warn("replay", format_args!("cannot write {}: {e}", out.part.display()));
     }
 }
 
@@ -146,7 +146,7 @@ pub fn finish(complete: bool) {
             }
             flush(&mut out, 0);
             if let Err(e) = out.finish(complete) {
-                eprintln!("pnmpi replay: cannot finish {}: {e}", out.part.display());
+                pnmpi_sdk::say::warn("replay", format_args!("cannot finish {}: {e}", out.part.display()));
             }
         }
         Compute::Replay { values, at, path, .. } if complete && at > 0 && at < values.len() => fail(&format!(

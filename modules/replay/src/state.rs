@@ -157,7 +157,10 @@ impl Recorder {
     /// the record is then incomplete, which the summary says.
     pub fn flush(&mut self) {
         if let Err(e) = self.out.flush_at(0) {
-            eprintln!("pnmpi replay: cannot write {}: {e}", self.out.part.display());
+            pnmpi_sdk::say::warn(
+                "replay",
+                format_args!("cannot write {}: {e}", self.out.part.display()),
+            );
         }
     }
 
@@ -597,7 +600,7 @@ pub fn finish() {
         State::Record(mut r) => {
             let written = r.finish(true);
             if let Err(e) = &written {
-                eprintln!("pnmpi replay: rank {rank}: cannot finish the record: {e}");
+                pnmpi_sdk::say::warn("replay", format_args!("cannot finish the record: {e}"));
             }
             let threads = r.threads.len() as u64;
             let totals = native::allreduce(

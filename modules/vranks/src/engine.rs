@@ -98,7 +98,11 @@ pub fn finished() -> bool {
 /// Says what stopped the run, at virtual rank `rank`, and ends the job
 /// (while the ranks run) or the process (before or after).
 pub fn stop(rank: &str, routine: &str, what: &str) -> ! {
-    eprintln!("pnmpi vranks: error: virtual rank {rank}: {routine}: {what}");
+    pnmpi_sdk::say::unranked(
+        "vranks",
+        pnmpi_sdk::say::Level::Error,
+        format_args!("virtual rank {rank}: {routine}: {what}"),
+    );
     if running() {
         // The native MPI is initialized while the ranks run (`start`
         // initializes it before and finalizes it after).

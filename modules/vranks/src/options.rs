@@ -150,7 +150,13 @@ fn trace_options(args: &HashMap<String, String>, path: &str) -> Result<TraceOpti
     };
     if let Ok(clock) = std::env::var("PNMPI_TRACE_CLOCK") {
         if !clock.is_empty() && clock != "vtime" {
-            eprintln!("pnmpi vranks: warning: PNMPI_TRACE_CLOCK={clock} is not used: virtual ranks are traced on their virtual clock");
+            pnmpi_sdk::say::unranked(
+                "vranks",
+                pnmpi_sdk::say::Level::Warning,
+                format_args!(
+                    "PNMPI_TRACE_CLOCK={clock} is not used: virtual ranks are traced on their virtual clock"
+                ),
+            );
         }
     }
     Ok(TraceOptions {

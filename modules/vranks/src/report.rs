@@ -73,7 +73,11 @@ pub fn finish(e: &mut Engine, config: &Config, wall_ns: f64) {
                 let p: Part = match postcard::from_bytes(p) {
                     Ok(p) => p,
                     Err(err) => {
-                        eprintln!("pnmpi vranks: error: process {i}'s part of the report is unreadable ({err}); its ranks are missing from the report");
+                        pnmpi_sdk::say::unranked(
+                            "vranks",
+                            pnmpi_sdk::say::Level::Error,
+                            format_args!("process {i}'s part of the report is unreadable ({err}); its ranks are missing from the report"),
+                        );
                         continue;
                     }
                 };
@@ -90,8 +94,16 @@ pub fn finish(e: &mut Engine, config: &Config, wall_ns: f64) {
     let report = Report::new(config.machine_name(), &config.model, config.cpu_factor, all.ranks);
     eprint!("{}", table(&report));
     match write(&config.report, &report) {
-        Ok(()) => eprintln!("pnmpi vtime: wrote {}", config.report.display()),
-        Err(err) => eprintln!("pnmpi vtime: cannot write {}: {err}", config.report.display()),
+        Ok(()) => pnmpi_sdk::say::unranked(
+            "vtime",
+            pnmpi_sdk::say::Level::Note,
+            format_args!("wrote {}", config.report.display()),
+        ),
+        Err(err) => pnmpi_sdk::say::unranked(
+            "vtime",
+            pnmpi_sdk::say::Level::Warning,
+            format_args!("cannot write {}: {err}", config.report.display()),
+        ),
     }
     let spread = match spread {
         true => format!(

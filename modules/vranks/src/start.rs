@@ -59,7 +59,11 @@ pub unsafe extern "C" fn __libc_start_main(
 ) -> c_int {
     let real = next(c"__libc_start_main");
     if real.is_null() {
-        eprintln!("pnmpi vranks: error: glibc's __libc_start_main not found");
+        pnmpi_sdk::say::unranked(
+            "vranks",
+            pnmpi_sdk::say::Level::Error,
+            "glibc's __libc_start_main not found",
+        );
         // SAFETY: ending the process.
         unsafe { libc::_exit(127) };
     }
@@ -91,7 +95,7 @@ pub unsafe extern "C" fn exit(status: c_int) -> ! {
 
 /// Stops before any rank runs, saying what is wrong.
 fn refuse(what: &str) -> ! {
-    eprintln!("pnmpi vranks: error: {what}");
+    pnmpi_sdk::say::unranked("vranks", pnmpi_sdk::say::Level::Error, what);
     // SAFETY: ending the process before MPI starts or right after.
     unsafe { libc::_exit(2) }
 }

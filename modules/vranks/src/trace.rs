@@ -318,7 +318,11 @@ impl Trace {
             unfinished += 1;
             let at = rt.rec.start;
             if let Err(e) = self.write_out(r, |w, out| w.flush(at, out)) {
-                eprintln!("pnmpi vranks: tracer: {e}");
+                pnmpi_sdk::say::unranked(
+                    "vranks",
+                    pnmpi_sdk::say::Level::Warning,
+                    format_args!("tracer: {e}"),
+                );
             }
         }
         unfinished
@@ -359,7 +363,11 @@ fn agree_on_output(opts: &TraceOptions) -> Result<(PathBuf, u64), String> {
                     path[..bytes.len()].copy_from_slice(bytes);
                 }
             }
-            Err(e) => eprintln!("pnmpi vranks: tracer: cannot create the trace folder: {e}"),
+            Err(e) => pnmpi_sdk::say::unranked(
+                "vranks",
+                pnmpi_sdk::say::Level::Warning,
+                format_args!("tracer: cannot create the trace folder: {e}"),
+            ),
         }
         run_id = pnmpi_trace::civil::now_secs() as u64 ^ (u64::from(std::process::id()) << 32);
     }

@@ -88,7 +88,10 @@ pub fn blocking(
             let rc = real();
             match all {
                 Ok(all) => replayed(comm.bits(), coll, &name, root, &all),
-                Err(e) => eprintln!("pnmpi vtime: cannot gather a collective's entry times ({e}): not timed"),
+                Err(e) => pnmpi_sdk::say::warn(
+                    "vtime",
+                    format_args!("cannot gather a collective's entry times ({e}): not timed"),
+                ),
             }
             return rc;
         }
@@ -101,7 +104,10 @@ pub fn blocking(
         match max {
             Ok(m) if m.len() == 2 => close(comm.bits(), coll, root, [m[0], m[1]]),
             Ok(_) => {}
-            Err(e) => eprintln!("pnmpi vtime: cannot reduce a collective's entry times ({e}): not timed"),
+            Err(e) => pnmpi_sdk::say::warn(
+                "vtime",
+                format_args!("cannot reduce a collective's entry times ({e}): not timed"),
+            ),
         }
         rc
     })
@@ -216,7 +222,10 @@ fn replayed(comm: u64, coll: Coll, name: &str, root: Option<c_int>, all: &[(f64,
                 st.totals.collectives += 1;
             });
         }
-        Err(e) => eprintln!("pnmpi vtime: cannot replay a collective's algorithm `{name}`: {e}"),
+        Err(e) => pnmpi_sdk::say::warn(
+            "vtime",
+            format_args!("cannot replay a collective's algorithm `{name}`: {e}"),
+        ),
     }
 }
 

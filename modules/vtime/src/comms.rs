@@ -64,7 +64,10 @@ pub fn created(comm: Comm) {
     let shadow = match native::comm_dup(comm) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("pnmpi vtime: cannot duplicate a new communicator ({e}): its messages are not timed");
+            pnmpi_sdk::say::warn(
+                "vtime",
+                format_args!("cannot duplicate a new communicator ({e}): its messages are not timed"),
+            );
             return;
         }
     };
@@ -95,6 +98,6 @@ pub fn freed(comm: Comm) {
         return;
     };
     if let Err(e) = native::comm_free(Comm::from_bits(info.shadow)) {
-        eprintln!("pnmpi vtime: cannot free a shadow communicator: {e}");
+        pnmpi_sdk::say::warn("vtime", format_args!("cannot free a shadow communicator: {e}"));
     }
 }

@@ -42,7 +42,7 @@ fn send(hops: &[Hop], comm: Comm) {
     let words: Vec<u64> = hops.iter().flat_map(Hop::words).collect();
     // A few hundred bytes at most: eager in every MPI, so this returns.
     if let Err(e) = native::send(&words, last.dst as c_int, PROBE_TAG, comm) {
-        eprintln!("pnmpi vtime: cannot pass on a deadlock probe ({e})");
+        pnmpi_sdk::say::warn("vtime", format_args!("cannot pass on a deadlock probe ({e})"));
     }
 }
 

@@ -102,7 +102,7 @@ fn start(init: impl FnOnce() -> c_int) -> c_int {
         return rc;
     }
     if let Err(e) = setup() {
-        eprintln!("pnmpi vtime: error: {e}; aborting the run");
+        pnmpi_sdk::say::error("vtime", format_args!("{e}; aborting the run"));
         // MPI is initialized: aborting the job is always allowed.
         pnmpi_mpi_sys::abort::abort_job(1);
     }

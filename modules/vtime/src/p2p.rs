@@ -357,7 +357,10 @@ fn take_ack(hop: Hop, comm: Comm) -> Option<Option<(Ns, Ns)>> {
                 return Some(None);
             }
             Err(e) => {
-                eprintln!("pnmpi vtime: cannot receive an acknowledgement ({e}): send not timed");
+                pnmpi_sdk::say::warn(
+                    "vtime",
+                    format_args!("cannot receive an acknowledgement ({e}): send not timed"),
+                );
                 return Some(None);
             }
         }
@@ -471,7 +474,10 @@ pub fn stamp_of(comm: u64, source: c_int, tag: c_int, posted: Ns) -> Option<(Ns,
             return None;
         }
         Err(e) => {
-            eprintln!("pnmpi vtime: cannot receive a timestamp ({e}): message not timed");
+            pnmpi_sdk::say::warn(
+                "vtime",
+                format_args!("cannot receive a timestamp ({e}): message not timed"),
+            );
             return None;
         }
     }

@@ -88,7 +88,7 @@ pub fn finish(st: &State) {
         Ok(Some(all)) => all,
         Ok(None) => return,
         Err(e) => {
-            eprintln!("pnmpi vtime: rank {}: cannot gather the report: {e}", st.rank);
+            pnmpi_sdk::say::warn("vtime", format_args!("cannot gather the report: {e}"));
             return;
         }
     };
@@ -100,7 +100,10 @@ pub fn finish(st: &State) {
     let report = Report::new(config.machine_name(), &config.model, config.cpu_factor, per_rank);
     eprint!("{}", table(&report));
     match write(&config.report, &report) {
-        Ok(()) => eprintln!("pnmpi vtime: wrote {}", config.report.display()),
-        Err(e) => eprintln!("pnmpi vtime: cannot write {}: {e}", config.report.display()),
+        Ok(()) => pnmpi_sdk::say::note("vtime", format_args!("wrote {}", config.report.display())),
+        Err(e) => pnmpi_sdk::say::warn(
+            "vtime",
+            format_args!("cannot write {}: {e}", config.report.display()),
+        ),
     }
 }
