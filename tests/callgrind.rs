@@ -18,7 +18,7 @@
 //!
 //! ```sh
 //! cargo test --release --test callgrind -- --ignored --nocapture
-//! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran, self
+//! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran, cg, self
 //! CALLGRIND_TOOLS=checker cargo test ...   # some of: tracer, tracer-nosites (`argument sites off`), profiler, checker
 //! MPIP_LIB=/path/libmpiP.so cargo test ...   # also under LLNL's mpiP
 //! ```
@@ -420,6 +420,15 @@ fn apps(dir: &Path) -> Vec<App> {
                 long: vec![],
                 inputs: [vec![], vec![]],
             }),
+            // NAS CG in Fortran (mpif.h), n = 4096: the bars on the
+            // tools' whole cost are shares of its own instructions.
+            "cg" => list.push(App {
+                name: "NAS CG (Fortran, mpif.h), n = 4096",
+                exe: nas_fortran_kernel("cg"),
+                short: vec!["12".into()],
+                long: vec!["12".into()],
+                inputs: [vec![], vec![]],
+            }),
             // Each rank its own peer: no call waits, so the checker's
             // instructions per call do not depend on timing.
             "self" => {
@@ -444,7 +453,7 @@ fn apps(dir: &Path) -> Vec<App> {
                     });
                 }
             }
-            other => panic!("CALLGRIND_APPS: no program {other} (deep, lammps, fortran, self)"),
+            other => panic!("CALLGRIND_APPS: no program {other} (deep, lammps, fortran, cg, self)"),
         }
     }
     list

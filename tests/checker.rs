@@ -19,7 +19,6 @@ mod common;
 use common::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 
 /// The classes the checker reports (docs/checker.md).
@@ -377,41 +376,15 @@ fn action_abort_stops_at_the_first_error() {
     assert_eq!(report.reports.len(), 4, "two groups on each rank");
 }
 
-/// mpif90 build of a Fortran NAS-like kernel.
-fn fortran_kernel(dir: &Path, name: &str) -> PathBuf {
-    let nas = repo().join("c-tests/nas");
-    let src = ["f90", "F90"]
-        .map(|ext| nas.join(format!("{name}.{ext}")))
-        .into_iter()
-        .find(|p| p.is_file())
-        .expect("a Fortran source");
-    let out = dir.join(format!("{name}-f"));
-    let built = Command::new(mpif90())
-        .arg(nas.join("nas.f90"))
-        .arg(src)
-        .args(["-O2", "-o"])
-        .arg(&out)
-        .current_dir(dir)
-        .output()
-        .expect("mpif90 runs");
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    out
-}
-
 /// The NAS-like kernels, C and Fortran (through the MPI's Fortran
 /// bindings, under `pnmpi run`), finish under the checker as they do
 /// natively, without a report; at 2 ranks, two runs at a time.
 #[test]
 fn nas_kernels_in_c_and_fortran_run_without_a_report() {
-    let build = Case::new();
     let kernels = ["cg", "mg", "ft", "is", "lu", "ep"];
     let exes: Vec<(String, PathBuf, PathBuf)> = kernels
         .iter()
-        .map(|k| (k.to_string(), nas_kernel(k), fortran_kernel(build.dir(), k)))
+        .map(|k| (k.to_string(), nas_kernel(k), nas_fortran_kernel(k)))
         .collect();
     let next = Mutex::new(exes.iter());
     std::thread::scope(|s| {

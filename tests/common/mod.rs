@@ -159,6 +159,38 @@ pub fn nas_kernel(name: &str) -> PathBuf {
     c_program("nas", name, Link::Pnmpi, "nas", &["-lm"])
 }
 
+/// Builds the Fortran NAS-like kernel `c-tests/nas/<name>.f90` (or
+/// `.F90`) with the MPI's mpif90, `-O2`, linked natively (libpnmpi comes
+/// in by preload, as `pnmpi run` brings it to a Fortran program).
+pub fn nas_fortran_kernel(name: &str) -> PathBuf {
+    cached(format!("fortran kernel {name}"), || {
+        let nas = c_tests().join("nas");
+        let src = ["f90", "F90"]
+            .map(|ext| nas.join(format!("{name}.{ext}")))
+            .into_iter()
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("no Fortran source c-tests/nas/{name}.f90"));
+        // Its own folder: mpif90 writes nas.f90's module file where it runs.
+        let dir = build_dir().join(format!("fortran-{name}"));
+        std::fs::create_dir_all(&dir).expect("kernel folder");
+        let out = dir.join(format!("{name}-f"));
+        let built = Command::new(mpif90())
+            .arg(nas.join("nas.f90"))
+            .arg(src)
+            .args(["-O2", "-o"])
+            .arg(&out)
+            .current_dir(&dir)
+            .output()
+            .expect("mpif90 runs");
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        out
+    })
+}
+
 /// Builds the checker corpus program `c-tests/checker/<name>.c`, linked
 /// with libpnmpi.
 pub fn checker_program(name: &str) -> PathBuf {
