@@ -1,7 +1,7 @@
 //! The machine fitted to a trace, for the what-if replays: its latency
 //! and bandwidth taken from the matched messages as they are matched.
 
-use crate::matching::Message;
+use crate::matching::MatchedMessage;
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::units::{Bandwidth, Bytes, Ns, Time};
 use rustc_hash::FxHashMap;
@@ -42,7 +42,7 @@ impl Fit {
 
     /// Takes in a matched message: a transfer is the time from the send's
     /// entry to the end of a blocking receive that was waiting already.
-    pub fn message(&mut self, m: &Message) {
+    pub fn message(&mut self, m: &MatchedMessage) {
         let recv = m.recv_done_span;
         if m.recv != m.recv_done || recv.start >= m.send_start {
             return;

@@ -18,7 +18,7 @@
 use crate::calls::{Call, Calls, Class};
 pub use crate::calls::{OpRef, Span};
 use crate::fit::Fit;
-use crate::matching::{Collective, Matched, Matcher, Message};
+use crate::matching::{Collective, Matched, MatchedMessage, Matcher};
 use crate::ops::{memory, source, Origin};
 pub use crate::run::{Actor, Options, Run};
 use crate::waits::Offers;
@@ -114,7 +114,7 @@ struct Feed {
 }
 
 impl Matched for Feed {
-    fn message(&mut self, m: &Message) {
+    fn message(&mut self, m: &MatchedMessage) {
         self.offers.message(m);
         self.fit.message(m);
     }

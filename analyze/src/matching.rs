@@ -23,14 +23,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// What takes the matches as they are made.
 pub(crate) trait Matched {
     /// A matched message.
-    fn message(&mut self, m: &Message);
+    fn message(&mut self, m: &MatchedMessage);
     /// A complete collective instance.
     fn collective(&mut self, c: &Collective);
 }
 
 /// One matched message: its calls, and when they ran.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Message {
+pub struct MatchedMessage {
     /// The call that posted the send.
     pub send: OpRef,
     /// The send's entry.
@@ -56,7 +56,7 @@ pub struct Message {
 
 /// A member's call in a collective instance.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Member {
+pub struct MemberCall {
     /// The call.
     pub at: OpRef,
     /// When it ran.
@@ -69,9 +69,9 @@ pub struct Collective {
     /// Which.
     pub op: Coll,
     /// The root's call, for rooted collectives.
-    pub root: Option<Member>,
+    pub root: Option<MemberCall>,
     /// Every member's call, the root's included.
-    pub calls: Vec<Member>,
+    pub calls: Vec<MemberCall>,
 }
 
 /// A channel: (source rank, destination rank, communicator).
@@ -251,7 +251,7 @@ impl Matcher {
                 root,
                 req: None,
                 ..
-            } => self.collective(Member { at, span }, me, c, comm, root, src, out),
+            } => self.collective(MemberCall { at, span }, me, c, comm, root, src, out),
             _ => {}
         }
     }
@@ -295,7 +295,7 @@ impl Matcher {
     #[allow(clippy::too_many_arguments)]
     fn collective(
         &mut self,
-        m: Member,
+        m: MemberCall,
         me: u32,
         c: Coll,
         comm: i64,
@@ -379,7 +379,7 @@ impl Matcher {
             if s.side.done == UNDONE || r.done == UNDONE {
                 continue;
             }
-            let m = Message {
+            let m = MatchedMessage {
                 send: s.side.at,
                 send_start: s.side.start,
                 send_done: s.side.done,

@@ -24,7 +24,7 @@
 //! cause is the call waited for: its rank, routine and entry.
 
 use crate::calls::{OpRef, Span};
-use crate::matching::{Collective, Member, Message};
+use crate::matching::{Collective, MatchedMessage, MemberCall};
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
 use rustc_hash::FxHashMap;
@@ -133,7 +133,7 @@ impl Offers {
 
     /// A matched message's waits: the receive's for a late send, and the
     /// send's for a late receive when the send is synchronous.
-    pub fn message(&mut self, m: &Message) {
+    pub fn message(&mut self, m: &MatchedMessage) {
         self.offer(
             m.recv_done,
             m.recv_done_span,
@@ -159,8 +159,8 @@ impl Offers {
         let Some(pattern) = Pattern::of_collective(c.op) else {
             return;
         };
-        let entry = |m: &Member| m.span.start;
-        let mut offer = |m: &Member, until: &Member| {
+        let entry = |m: &MemberCall| m.span.start;
+        let mut offer = |m: &MemberCall, until: &MemberCall| {
             self.offer(m.at, m.span, pattern, until.span.start, until.at, (m.at, false));
         };
         match pattern {

@@ -5,7 +5,7 @@ use crate::output::write_atomic;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use pnmpi_jitter::format::{self, Format};
-use pnmpi_jitter::sim::{simulate, Mode, NoiseSource, Params};
+use pnmpi_jitter::sim::{simulate, NoiseSource, Params, Start};
 use pnmpi_sim::units::parse_time;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -142,14 +142,14 @@ fn task_counts(s: &str) -> Result<Vec<u32>> {
 }
 
 /// A start placement by name; cosched needs `window` (`HIGH,LOW`).
-pub fn parse_mode(name: &str, window: Option<&str>) -> Result<Mode> {
+pub fn parse_mode(name: &str, window: Option<&str>) -> Result<Start> {
     match name.trim() {
-        "unsync" => Ok(Mode::Unsync),
-        "sync" => Ok(Mode::Sync),
+        "unsync" => Ok(Start::Unsync),
+        "sync" => Ok(Start::Sync),
         "cosched" => {
             let w = window.context("cosched needs the co-scheduler's windows: --window HIGH,LOW")?;
             let (hi, lo) = w.split_once(',').context("--window HIGH,LOW")?;
-            Ok(Mode::Cosched {
+            Ok(Start::Cosched {
                 hi: ns(hi, "--window")?,
                 lo: ns(lo, "--window")?,
             })
@@ -158,7 +158,7 @@ pub fn parse_mode(name: &str, window: Option<&str>) -> Result<Mode> {
     }
 }
 
-fn modes(a: &SimArgs) -> Result<Vec<Mode>> {
+fn modes(a: &SimArgs) -> Result<Vec<Start>> {
     a.mode
         .split(',')
         .map(|m| parse_mode(m, a.window.as_deref()))

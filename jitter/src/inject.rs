@@ -4,7 +4,7 @@
 //! engine gives it (its CPU bursts, and the models' send and receive
 //! overheads) is lengthened by the noise met on the way.
 
-use crate::sim::{placement, Mode, NoiseSource};
+use crate::sim::{placement, NoiseSource, Start};
 use pnmpi_sim::engine::Noise;
 
 /// The engine's [`Noise`] over noise traces.
@@ -17,7 +17,7 @@ pub struct ReplayNoise {
 impl ReplayNoise {
     /// Noise for `actors` actors (actor i on source i mod len), placed by
     /// `mode` with `seed`.
-    pub fn new(sources: Vec<NoiseSource>, actors: usize, mode: Mode, seed: u64) -> ReplayNoise {
+    pub fn new(sources: Vec<NoiseSource>, actors: usize, mode: Start, seed: u64) -> ReplayNoise {
         let offsets = placement(&sources, actors, mode, seed, &[]);
         ReplayNoise { sources, offsets }
     }
@@ -45,7 +45,7 @@ mod tests {
     #[test]
     fn no_noise_adds_nothing_and_a_duty_cycle_stretches_by_its_share() {
         let quiet = NoiseSource::from_rows("q", &[(0, 1000)]).unwrap();
-        let mut n = ReplayNoise::new(vec![quiet], 4, Mode::Unsync, 1);
+        let mut n = ReplayNoise::new(vec![quiet], 4, Start::Unsync, 1);
         assert_eq!(n.run(2, 12.25, 333.5), 12.25 + 333.5);
         // 10 % noise: 1 us every 10 us; 90 us of work from a noise event's
         // end meets 9 events (the 10th starts as the work ends).

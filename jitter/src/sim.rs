@@ -17,7 +17,7 @@ use serde::Serialize;
 /// Where tasks start in the traces (section 3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub enum Start {
     /// Each task at its own random point of the trace (uniform in time):
     /// nodes' noise is not synchronised.
     Unsync,
@@ -35,13 +35,13 @@ pub enum Mode {
     },
 }
 
-impl Mode {
+impl Start {
     /// Its name, as on the command line.
     pub fn name(&self) -> &'static str {
         match self {
-            Mode::Unsync => "unsync",
-            Mode::Sync => "sync",
-            Mode::Cosched { .. } => "cosched",
+            Start::Unsync => "unsync",
+            Start::Sync => "sync",
+            Start::Cosched { .. } => "cosched",
         }
     }
 }
@@ -192,7 +192,7 @@ impl Tasks<'_> {
 /// Where each of `tasks` tasks starts in its source (task i in source
 /// i mod len), ns into the period: by `mode`, or at rows `start` (task i
 /// at `start[i mod len]`) when given.
-pub fn placement(sources: &[NoiseSource], tasks: usize, mode: Mode, seed: u64, start: &[usize]) -> Vec<u64> {
+pub fn placement(sources: &[NoiseSource], tasks: usize, mode: Start, seed: u64, start: &[usize]) -> Vec<u64> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let shared: Vec<u64> = sources
         .iter()
@@ -205,9 +205,9 @@ pub fn placement(sources: &[NoiseSource], tasks: usize, mode: Mode, seed: u64, s
                 return s.row_starts[start[i % start.len()] % s.row_starts.len()];
             }
             match mode {
-                Mode::Unsync => rng.random_range(0..s.timeline.period()),
-                Mode::Sync => shared[i % sources.len()],
-                Mode::Cosched { hi, lo } => {
+                Start::Unsync => rng.random_range(0..s.timeline.period()),
+                Start::Sync => shared[i % sources.len()],
+                Start::Cosched { hi, lo } => {
                     let windows = (s.timeline.period() / (hi + lo).max(1)).max(1);
                     rng.random_range(0..windows) * (hi + lo)
                 }
@@ -236,7 +236,7 @@ fn run_phases(sources: &[NoiseSource], start: Vec<Cursor>, p: &Params) -> (u64, 
 
 /// Simulates `tasks` tasks for `p.phases` phases on `sources` (task i on
 /// source i mod len).
-pub fn simulate(sources: &[NoiseSource], tasks: u32, mode: Mode, p: &Params) -> Outcome {
+pub fn simulate(sources: &[NoiseSource], tasks: u32, mode: Start, p: &Params) -> Outcome {
     let start = placement(sources, tasks as usize, mode, p.seed, &p.start)
         .into_iter()
         .enumerate()

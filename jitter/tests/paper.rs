@@ -2,7 +2,7 @@
 //! its modes (section 4.3), on constructed traces whose answers are
 //! computed by hand.
 
-use pnmpi_jitter::sim::{simulate, Mode, NoiseSource, Params};
+use pnmpi_jitter::sim::{simulate, NoiseSource, Params, Start};
 use pnmpi_jitter::timeline::Timeline;
 
 /// The paper's figure 2 trace, in cycles (1 GHz: ns).
@@ -50,7 +50,7 @@ fn figure_3_the_faster_node_waits_for_the_slower_at_the_barrier() {
         start: vec![0, 6],
         ..params(100, 1)
     };
-    let o = simulate(&[src], 2, Mode::Unsync, &p);
+    let o = simulate(&[src], 2, Start::Unsync, &p);
     assert_eq!(o.time_ns, 165);
     assert_eq!(o.quiet_ns, 100);
     assert_eq!(o.mean_wait_ns, 17.5);
@@ -68,7 +68,7 @@ fn figure_6_seven_task_binary_tree_barrier_costs_six_sends_and_six_receives() {
         recv: 1,
         ..params(1000, 1)
     };
-    let o = simulate(std::slice::from_ref(&quiet), 7, Mode::Sync, &p);
+    let o = simulate(std::slice::from_ref(&quiet), 7, Start::Sync, &p);
     assert_eq!(o.time_ns, 1000 + 6 * 10 + 6);
     assert_eq!(o.quiet_ns, o.time_ns);
     // A 4-ary tree over 7 tasks: root with children 1-4, node 1 with 5, 6:
@@ -77,7 +77,7 @@ fn figure_6_seven_task_binary_tree_barrier_costs_six_sends_and_six_receives() {
         arity: 4,
         ..p.clone()
     };
-    let o4 = simulate(std::slice::from_ref(&quiet), 7, Mode::Sync, &p4);
+    let o4 = simulate(std::slice::from_ref(&quiet), 7, Start::Sync, &p4);
     // Gather: 1 gets 5 at Q+s+r, 6 at Q+s+2r, sends at Q+2s+2r; root reads
     // 1 at Q+2s+3r, then 2, 3, 4 (already there): Q+2s+6r. Release: root
     // sends to 1 at Q+3s+6r; 1 reads at Q+3s+7r, sends to 5, then 6 at
@@ -86,7 +86,7 @@ fn figure_6_seven_task_binary_tree_barrier_costs_six_sends_and_six_receives() {
     assert_eq!(o4.time_ns, 1000 + 6 * 10 + 7);
     // Noise in the barrier's own sends and receives costs time too.
     let noisy = NoiseSource::from_rows("noisy", &[(5, 3)]).unwrap();
-    let o = simulate(&[noisy], 7, Mode::Sync, &p);
+    let o = simulate(&[noisy], 7, Start::Sync, &p);
     assert!(o.time_ns > o.quiet_ns);
 }
 
@@ -99,10 +99,10 @@ fn rare_long_noise() -> NoiseSource {
 fn sync_slowdown_does_not_grow_with_the_task_count() {
     let src = rare_long_noise();
     let p = params(200_000, 200);
-    let one = simulate(std::slice::from_ref(&src), 1, Mode::Sync, &p).slowdown_pct;
+    let one = simulate(std::slice::from_ref(&src), 1, Start::Sync, &p).slowdown_pct;
     assert!(one > 0.0);
     for n in [2, 16, 256, 4096] {
-        let s = simulate(std::slice::from_ref(&src), n, Mode::Sync, &p).slowdown_pct;
+        let s = simulate(std::slice::from_ref(&src), n, Start::Sync, &p).slowdown_pct;
         assert_eq!(s, one, "{n} tasks");
     }
 }
@@ -113,7 +113,7 @@ fn unsync_slowdown_grows_then_flattens() {
     let p = params(200_000, 200);
     let s: Vec<f64> = [1u32, 4, 16, 64, 256, 1024, 4096, 16384]
         .iter()
-        .map(|&n| simulate(std::slice::from_ref(&src), n, Mode::Unsync, &p).slowdown_pct)
+        .map(|&n| simulate(std::slice::from_ref(&src), n, Start::Unsync, &p).slowdown_pct)
         .collect();
     for w in s.windows(2).take(3) {
         assert!(w[1] > w[0], "grows: {s:?}");
@@ -145,12 +145,12 @@ fn cosched_sits_between_sync_and_unsync_at_scale() {
     let p = params(500_000, 1000);
     let at = |mode| simulate(std::slice::from_ref(&src), 4096, mode, &p).slowdown_pct;
     let (sync, cosched, unsync) = (
-        at(Mode::Sync),
-        at(Mode::Cosched {
+        at(Start::Sync),
+        at(Start::Cosched {
             hi: 9_000_000,
             lo: 1_000_000,
         }),
-        at(Mode::Unsync),
+        at(Start::Unsync),
     );
     assert!(
         sync < cosched && cosched < unsync,
@@ -162,7 +162,7 @@ fn cosched_sits_between_sync_and_unsync_at_scale() {
 fn zero_noise_is_no_slowdown_and_a_duty_cycle_d_costs_d_over_1_minus_d() {
     let quiet = NoiseSource::from_rows("quiet", &[(0, 1 << 40)]).unwrap();
     assert_eq!(
-        simulate(&[quiet], 1024, Mode::Unsync, &params(1000, 10)).slowdown_pct,
+        simulate(&[quiet], 1024, Start::Unsync, &params(1000, 10)).slowdown_pct,
         0.0
     );
     // 10 % noise (1 us in every 10 us), a quantum of 90 periods' free
@@ -174,7 +174,7 @@ fn zero_noise_is_no_slowdown_and_a_duty_cycle_d_costs_d_over_1_minus_d() {
         start: vec![0],
         ..params(90 * 9000, 10)
     };
-    let s = simulate(&[d], 1, Mode::Unsync, &p).slowdown_pct;
+    let s = simulate(&[d], 1, Start::Unsync, &p).slowdown_pct;
     assert!((s - 100.0 * 899_000.0 / 8_100_000.0).abs() < 1e-9, "{s}");
 }
 
@@ -186,7 +186,7 @@ fn the_same_seed_gives_the_same_answer() {
         simulate(
             std::slice::from_ref(&src),
             3,
-            Mode::Unsync,
+            Start::Unsync,
             &Params { seed, ..p.clone() },
         )
     };
@@ -207,7 +207,7 @@ fn the_noise_free_reference_is_the_full_run_without_noise() {
             arity,
             ..params(1000, 37)
         };
-        let o = simulate(std::slice::from_ref(&quiet), n, Mode::Unsync, &p);
+        let o = simulate(std::slice::from_ref(&quiet), n, Start::Unsync, &p);
         assert_eq!(o.quiet_ns, o.time_ns, "{n} tasks");
     }
 }

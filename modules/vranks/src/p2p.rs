@@ -40,10 +40,10 @@ use slab::Slab;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 
-/// A message in flight or waiting to be received (or crossing to
+/// A message (a parcel: its envelope, data and timing) in flight or waiting to be received (or crossing to
 /// another process).
 #[derive(Serialize, Deserialize)]
-pub struct Message {
+pub struct Parcel {
     /// World ranks of the two ends.
     pub src: u32,
     pub dst: u32,
@@ -68,7 +68,7 @@ pub enum Remote {
     /// A message to it, arriving at `at`, on the communicator known
     /// everywhere as `gid` (its `comm` is the sender's handle index,
     /// replaced by the receiver's).
-    Message { message: Message, gid: u64, at: Ns },
+    Message { message: Parcel, gid: u64, at: Ns },
     /// Its rendezvous send `req` was matched: the request completes at
     /// `at`.
     Matched { req: u64, at: Ns },
@@ -146,7 +146,7 @@ pub enum Work {
     /// arrived (rendezvous).
     Send,
     /// A receive, and the message it got.
-    Recv(RecvSpec, Option<Message>),
+    Recv(RecvSpec, Option<Parcel>),
     /// Member `me`'s part in collective call `call` (the collectives
     /// layer's), and where its result goes.
     Coll { call: usize, me: u32, out: Out },
@@ -176,8 +176,8 @@ pub struct Request {
 /// Point-to-point state of all ranks.
 pub struct P2p {
     reqs: Slab<Request>,
-    inflight: Slab<Message>,
-    unexpected: Vec<VecDeque<Message>>,
+    inflight: Slab<Parcel>,
+    unexpected: Vec<VecDeque<Parcel>>,
     posted: Vec<VecDeque<usize>>,
     /// Each channel's latest envelope (sender, receiver, the sender's
     /// communicator handle).
@@ -192,7 +192,7 @@ pub struct P2p {
 }
 
 /// Whether a message fits a receive.
-fn fits(m: &Message, s: &RecvSpec, any_source: c_int, any_tag: c_int) -> bool {
+fn fits(m: &Parcel, s: &RecvSpec, any_source: c_int, any_tag: c_int) -> bool {
     m.comm == s.comm && (s.from == any_source || s.from == m.from) && (s.tag == any_tag || s.tag == m.tag)
 }
 
@@ -344,7 +344,7 @@ impl P2p {
         self.reqs[req].at = free;
         self.reqs[req].status = (dst as c_int, tag, data.len());
         let sync = arrived.is_none().then_some(req);
-        let m = Message {
+        let m = Parcel {
             src,
             dst,
             comm,
@@ -368,7 +368,7 @@ impl P2p {
 
     /// Message `m` will arrive at its receiver, a rank of this process,
     /// at `at`.
-    pub fn inbound(&mut self, s: &mut Sched, m: Message, at: Ns) {
+    pub fn inbound(&mut self, s: &mut Sched, m: Parcel, at: Ns) {
         let id = self.inflight.insert(m);
         s.push(at, Event::Deliver(id as u32));
     }
@@ -420,7 +420,7 @@ impl P2p {
     /// Message `m` is matched with receive `req`: the receive completes
     /// at the kernel's time, and a rendezvous's sender when the data has
     /// arrived.
-    fn deliver(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, m: Message, req: usize) {
+    fn deliver(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, m: Parcel, req: usize) {
         let posted = self.reqs[req].posted;
         let msg = t.msg(m.src, m.dst, m.data.len() as u64);
         let mode = if m.synchronous {

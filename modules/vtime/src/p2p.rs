@@ -26,7 +26,7 @@
 //! may be a deadlock, which [`crate::deadlock`] tells.
 
 use crate::deadlock::{self, Hop};
-use crate::state::{self, blank_status, Posted, Req};
+use crate::state::{self, blank_status, Req, SendClock};
 use pnmpi_mpi_sys::ffi::{self, MPI_Request, MPI_Status};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
@@ -163,7 +163,7 @@ fn isend_words(words: [u64; STAMP], n: usize, dest: c_int, tag: c_int, comm: Com
 /// The application posts a send of `bytes` to `dest` of `comm` in `mode`:
 /// sends its timestamp. `None` when it is not timed (`MPI_PROC_NULL`, a
 /// communicator without a shadow, MPI not running).
-pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) -> Option<Posted> {
+pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) -> Option<SendClock> {
     if dest == constants::PROC_NULL() || dest < 0 {
         return None;
     }
@@ -186,7 +186,7 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) ->
                 synchronous: mode == Mode::Synchronous,
             }
         });
-        let posted = Posted {
+        let posted = SendClock {
             post: p.post,
             free: p.free,
             ack,
@@ -209,7 +209,7 @@ pub fn post_send(comm: Comm, dest: c_int, tag: c_int, bytes: u64, mode: Mode) ->
 /// A send completed: the sender's CPU was busy until `free`, and a
 /// rendezvous's sender until its data arrived, which its receiver's
 /// acknowledgement says (waited for here).
-pub fn sent(posted: Option<Posted>) {
+pub fn sent(posted: Option<SendClock>) {
     let Some(p) = posted else { return };
     state::with(|st| st.clock = st.clock.max(p.free));
     if let Some(hop) = p.ack {
@@ -236,7 +236,7 @@ pub fn small<C: TryInto<c_int>>(count: C) -> Option<c_int> {
 
 /// Whether `posted` is a rendezvous, whose blocking send goes down the
 /// chain as [`rendezvous_send`].
-pub fn is_rendezvous(posted: &Option<Posted>) -> bool {
+pub fn is_rendezvous(posted: &Option<SendClock>) -> bool {
     posted.is_some_and(|p| p.ack.is_some())
 }
 
@@ -257,7 +257,7 @@ pub unsafe fn rendezvous_send(
     dest: c_int,
     tag: c_int,
     comm: ffi::MPI_Comm,
-    posted: Posted,
+    posted: SendClock,
 ) -> c_int {
     let mut req = constants::REQUEST_NULL();
     // SAFETY: the application's send arguments (the caller's contract);
@@ -582,7 +582,7 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
     enum Then {
         Recv(u64, Ns, bool, u64),
         Early(Ns, Ns),
-        Send(Posted),
+        Send(SendClock),
         Coll(Box<state::Pending>),
     }
     let then = state::with(|st| {
@@ -737,7 +737,7 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool, (source, tag): (c_
 /// A nonblocking send returned request `handle`: remembered if the model
 /// charges the sender an overhead, or the send is a rendezvous, which its
 /// completion then waits for.
-pub fn send_posted(posted: Option<Posted>, handle: u64) {
+pub fn send_posted(posted: Option<SendClock>, handle: u64) {
     if let Some(p) = posted.filter(|p| p.free > p.post || p.ack.is_some()) {
         state::with(|st| {
             st.reqs.insert(
@@ -758,7 +758,7 @@ pub fn send_init(handle: u64, send: state::PersistentSend) {
         st.reqs.insert(
             handle,
             Req::Send {
-                posted: Posted {
+                posted: SendClock {
                     post: 0.0,
                     free: 0.0,
                     ack: None,

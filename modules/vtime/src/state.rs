@@ -94,7 +94,7 @@ pub enum Req {
     /// its acknowledgement says.
     Send {
         /// Its post, as its sender saw it.
-        posted: Posted,
+        posted: SendClock,
         /// The arguments of a persistent send (`MPI_Send_init` ...).
         persistent: Option<PersistentSend>,
         /// Started and not yet completed.
@@ -268,7 +268,7 @@ pub fn untimed<R>(real: impl FnOnce() -> R) -> R {
 
 /// A posted send, as the sender's clock sees it.
 #[derive(Clone, Copy)]
-pub struct Posted {
+pub struct SendClock {
     /// Virtual time of the post.
     pub post: Ns,
     /// When the sender's CPU is free again.
