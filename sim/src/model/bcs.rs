@@ -18,7 +18,7 @@
 //! resume(t) = ceil(t / S) S
 //! ```
 
-use super::{CollCall, Model, Msg, Transfer};
+use super::api::{CollCall, Model, Msg, Transfer};
 use crate::machine::{Machine, MachineError};
 use crate::units::{Ns, Time};
 use serde::Deserialize;
@@ -88,7 +88,7 @@ impl Model for Bcs {
     }
 
     fn collective(&mut self, c: &CollCall<'_>, ready: Ns) -> Ns {
-        let data = super::simple_collective(&self.machine, c);
+        let data = super::closed_form::simple_collective(&self.machine, c);
         self.next_strobe(ready) + self.slices(data) * self.slice
     }
 

@@ -15,7 +15,8 @@
 //! With unlimited resources (`buses = 0`, or as many links as messages)
 //! this is the simple model. Collectives: the simple model's analytic form.
 
-use super::{simple_collective, CollCall, Model, Msg, Transfer};
+use super::api::{CollCall, Model, Msg, Transfer};
+use super::closed_form::simple_collective;
 use crate::machine::{Machine, MachineError};
 use crate::units::Ns;
 

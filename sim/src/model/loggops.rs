@@ -16,7 +16,8 @@
 //! (`pnmpi sim replay X.goal`); on a trace the receiver's CPU is the
 //! replay's (a receive is taken in by the call that completes it).
 
-use super::{collective_steps, CollCall, Model, Msg, Transfer};
+use super::api::{CollCall, Model, Msg, Transfer};
+use super::closed_form::collective_steps;
 use crate::goal::Params;
 use crate::machine::{Machine, MachineError};
 use crate::units::Ns;

@@ -19,7 +19,8 @@
 //! byte), optionally S, and optionally an `intra` table with the same
 //! keys for messages within a node.
 
-use super::{collective_steps, within_one_node, CollCall, Model, Msg, Transfer};
+use super::api::{CollCall, Model, Msg, Transfer};
+use super::closed_form::{collective_steps, within_one_node};
 use crate::machine::{Machine, MachineError};
 use crate::units::{Bytes, Ns, Time};
 use serde::Deserialize;

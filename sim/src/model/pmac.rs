@@ -18,7 +18,8 @@
 //! model. The simple model is the lower bound: PMaC never predicts a
 //! shorter time for a message or a collective than simple does.
 
-use super::{simple_collective, CollCall, Model, Msg, Transfer};
+use super::api::{CollCall, Model, Msg, Transfer};
+use super::closed_form::simple_collective;
 use crate::machine::{Machine, MachineError, COLL_NAMES};
 use crate::units::{Ns, Time};
 use pnmpi_trace::routine::Coll;

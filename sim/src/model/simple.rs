@@ -10,7 +10,8 @@
 //! collective: scaling(P) x T(size), scaling = 1, P-1 or ceil(log2 P)
 //! ```
 
-use super::{simple_collective, CollCall, Model, Msg, Transfer};
+use super::api::{CollCall, Model, Msg, Transfer};
+use super::closed_form::simple_collective;
 use crate::machine::{Machine, MachineError};
 use crate::units::Ns;
 
