@@ -200,6 +200,13 @@ impl Machine {
         self.network.topology.as_ref().map_or(0.0, |t| t.delay(a, b))
     }
 
+    /// The network's links and routes, when `[network.topology]` gives
+    /// them (every shape does); `None` for the flat network, where no
+    /// message crosses a link another does.
+    pub fn graph(&self) -> Option<std::sync::Arc<dyn crate::network::Graph>> {
+        self.network.topology.as_ref().and_then(|t| t.graph())
+    }
+
     /// The least latency of any message, within or across nodes, at any
     /// size, ns: a lower bound of every message's time under the models
     /// that charge the latency (a parallel replay's lookahead).

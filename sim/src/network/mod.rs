@@ -6,41 +6,19 @@
 //! flight (max-min fairness, SimGrid's CM02) are written against this
 //! one description, so that a route computed once is the same for every
 //! simulator mode.
+//!
+//! Each shape routes as SimGrid 3.32's zone of the same shape does, link
+//! for link, and names its links as SimGrid does
+//! (`sim/tests/simgrid_routes.rs` compares every pair's route with
+//! libsimgrid's on random platforms).
 
-use crate::units::Ns;
+pub mod cluster;
+pub mod dragonfly;
+pub mod fat_tree;
+mod graph;
+pub mod mesh;
+pub mod spec;
+pub mod torus;
+pub mod tree;
 
-/// Index of a link in [`Graph::links`].
-pub type LinkId = u32;
-
-/// How the flows that cross a link share it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sharing {
-    /// The flows share the bandwidth (SimGrid's `SHARED`, and each
-    /// direction of a `SPLITDUPLEX` link is a link of its own).
-    Shared,
-    /// Every flow gets the whole bandwidth (SimGrid's `FATPIPE`).
-    Fatpipe,
-}
-
-/// One link.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Link {
-    /// Bytes per second.
-    pub bandwidth: f64,
-    /// Latency, ns.
-    pub latency: Ns,
-    /// How flows share it.
-    pub sharing: Sharing,
-}
-
-/// The links of a network and the routes between its hosts. Hosts are
-/// numbered as the machine numbers its nodes.
-pub trait Graph: Send + Sync {
-    /// Every link, indexed by [`LinkId`].
-    fn links(&self) -> &[Link];
-
-    /// Appends to `out` the links from host `src` to host `dst`, in the
-    /// order a message crosses them (SimGrid's route for the pair).
-    /// Empty for `src == dst`: the loopback is a copy in memory.
-    fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkId>);
-}
+pub use graph::{Graph, Link, LinkId, Sharing};
