@@ -62,7 +62,7 @@ impl Torus {
     /// Host `host`'s link in dimension `dim`, going up (`part` 0, away
     /// from it) or down (1, towards it).
     fn link(&self, host: u32, dim: usize, part: u32) -> LinkId {
-        (host * self.dims.len() as u32 + dim as u32) * self.spec.width() + part
+        self.spec.id(0, host * self.dims.len() as u32 + dim as u32, part)
     }
 
     /// The next host of `host` in dimension `dim`, wrapping round, where
