@@ -147,7 +147,8 @@ fn torus(rng: &mut fastrand::Rng) -> Case {
     loop {
         let dims: Vec<u32> = (0..rng.usize(1..=4)).map(|_| rng.u32(1..=5)).collect();
         let hosts: u32 = dims.iter().product();
-        if !(2..=64).contains(&hosts) {
+        // SimGrid names the links of two dimensions of size 1 alike.
+        if !(2..=64).contains(&hosts) || dims.iter().filter(|&&k| k == 1).count() > 1 {
             continue;
         }
         let params = dims.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
