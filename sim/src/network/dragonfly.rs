@@ -177,7 +177,7 @@ impl Dragonfly {
 
     /// Our id of the `n`-th link of `level`, going up (`part` 0) or down (1).
     fn link(&self, level: usize, n: u32, part: u32) -> LinkId {
-        self.first_id[level] + n * self.specs[level].width() + part
+        self.specs[level].id(self.first_id[level], n, part)
     }
 
     /// Router `r`'s green link to blade `k` of its chassis.

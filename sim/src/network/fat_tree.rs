@@ -186,12 +186,13 @@ impl FatTree {
         Node { level, pos }
     }
 
-    /// SimGrid's id of a node.
-    fn id(&self, n: Node) -> u64 {
+    /// SimGrid's id of a node: switches count down from twice the hosts,
+    /// below 0 when they outnumber them.
+    fn id(&self, n: Node) -> i64 {
         if n.level == 0 {
-            n.pos
+            n.pos as i64
         } else {
-            2 * self.p.hosts() - 1 - (self.before[n.level] - self.before[1] + n.pos)
+            2 * self.p.hosts() as i64 - 1 - (self.before[n.level] - self.before[1] + n.pos) as i64
         }
     }
 
@@ -207,7 +208,7 @@ impl FatTree {
     fn link(&self, child: Node, r: u32, j: u32, part: u32) -> LinkId {
         let l = child.level;
         let index = (self.uid(child, r, j) - self.first_uid[l]) as LinkId;
-        self.first_id[l] + index * self.specs[l].width() + part
+        self.specs[l].id(self.first_id[l], index, part)
     }
 
     fn limiter(&self, n: Node, out: &mut Vec<LinkId>) {

@@ -65,7 +65,7 @@ impl Graph for Mesh {
                     std::cmp::Ordering::Less => (cur, cur + stride, 0),
                     std::cmp::Ordering::Greater => (cur - stride, cur - stride, 1),
                 };
-                out.push(self.slot[(owner * n) as usize + j] * self.spec.width() + part);
+                out.push(self.spec.id(0, self.slot[(owner * n) as usize + j], part));
                 cur = next;
             }
             stride *= k;

@@ -61,6 +61,13 @@ impl LinkSpec {
         }
     }
 
+    /// The id of the `index`-th such link of a run of them from `first`,
+    /// going up (`part` 0) or down (1): the down one is its own link only
+    /// when split.
+    pub fn id(&self, first: LinkId, index: u32, part: u32) -> LinkId {
+        first + index * self.width() + part.min(self.width() - 1)
+    }
+
     /// Appends one such link, its bandwidth times `times` (a dragonfly's
     /// parallel links are one link of their summed bandwidth), and
     /// returns its ids going up and going down (the same id unless split).

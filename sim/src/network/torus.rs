@@ -16,6 +16,9 @@ use super::spec::{directed, LinkSpec};
 pub fn parse(s: &str) -> Result<Vec<u32>, String> {
     let dims: Result<Vec<u32>, _> = s.split(',').map(|d| d.trim().parse::<u32>()).collect();
     match dims {
+        Ok(d) if d.iter().filter(|&&k| k == 1).count() > 1 => Err(format!(
+            "TORUS parameters `{s}`: more than one dimension of size 1, whose links SimGrid 3.32 names alike (and refuses); leave them out"
+        )),
         Ok(d) if !d.is_empty() && !d.contains(&0) => Ok(d),
         _ => Err(format!(
             "TORUS parameters `{s}`: the size of each dimension, at least 1, separated by commas, e.g. \"4,4\""
@@ -62,7 +65,7 @@ impl Torus {
     /// Host `host`'s link in dimension `dim`, going up (`part` 0, away
     /// from it) or down (1, towards it).
     fn link(&self, host: u32, dim: usize, part: u32) -> LinkId {
-        (host * self.dims.len() as u32 + dim as u32) * self.spec.width() + part
+        self.spec.id(0, host * self.dims.len() as u32 + dim as u32, part)
     }
 
     /// The next host of `host` in dimension `dim`, wrapping round, where

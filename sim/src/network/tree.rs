@@ -41,7 +41,7 @@ impl Tree {
 
     /// The link from `v` to its parent, going up (`part` 0) or down (1).
     fn link(&self, v: u32, part: u32) -> LinkId {
-        (v - 1) * self.spec.width() + part
+        self.spec.id(0, v - 1, part)
     }
 }
 
