@@ -181,6 +181,9 @@ fn cluster(rng: &mut fastrand::Rng) -> Case {
     }
 }
 
+/// A generator of one random platform of a shape.
+type MakeCase = fn(&mut fastrand::Rng) -> Case;
+
 #[test]
 fn every_route_is_simgrids() {
     let dir = tempfile::tempdir().unwrap();
@@ -190,7 +193,7 @@ fn every_route_is_simgrids() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(10);
     let mut rng = fastrand::Rng::with_seed(45);
-    let shapes: [(&str, fn(&mut fastrand::Rng) -> Case); 4] = [
+    let shapes: [(&str, MakeCase); 4] = [
         ("fat tree", fat_tree),
         ("dragonfly", dragonfly),
         ("torus", torus),
