@@ -36,6 +36,7 @@ pub mod rank_reader;
 pub mod rank_writer;
 mod read_ahead;
 pub mod repeats;
+pub mod rma;
 pub mod routine;
 pub mod simgrid;
 pub mod sites;
