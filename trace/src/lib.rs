@@ -37,6 +37,7 @@ pub mod rank_writer;
 mod read_ahead;
 pub mod repeats;
 pub mod rma;
+pub mod rma_stats;
 pub mod routine;
 pub mod simgrid;
 pub mod sites;
