@@ -9,6 +9,7 @@ mod jitter_collect;
 mod output;
 mod run;
 mod sim;
+mod stats_json;
 mod synth;
 mod trace;
 

@@ -41,10 +41,14 @@ enum TraceCommand {
         #[arg(long)]
         rank: Option<u32>,
     },
-    /// Events and time per routine, bytes per event, compute/MPI split per rank.
+    /// Events and time per routine, bytes per event, compute/MPI split per
+    /// rank, one-sided bytes per rank and per origin-target pair.
     Stats {
         /// A merged trace (.pnt), a trace folder or an OTF2 archive (traces.otf2).
         input: PathBuf,
+        /// Print the figures as one JSON object instead of the tables.
+        #[arg(long)]
+        json: bool,
     },
     /// Wait states (Scalasca's patterns), the critical path, and what
     /// changes would gain, predicted by the replay engine (docs/analyze.md).
@@ -152,16 +156,21 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             input.warn();
             Ok(())
         }
-        TraceCommand::Stats { input } => {
+        TraceCommand::Stats { input, json } => {
             let mut input = open(&input)?;
             let bar = bar(input.events, input.size, "reading");
             let file_bytes = input.file_bytes();
             let stats = stats::stats(&mut *input.src, file_bytes, &|n| bar.inc(n))?;
             bar.finish_and_clear();
             input.warn();
+            let text = if json {
+                serde_json::to_string_pretty(&crate::stats_json::stats_json(&stats))? + "\n"
+            } else {
+                stats.to_string()
+            };
             std::io::stdout()
                 .lock()
-                .write_all(stats.to_string().as_bytes())
+                .write_all(text.as_bytes())
                 .or_else(ignore_broken_pipe)
         }
         TraceCommand::Analyze(a) => crate::analyze::run(&a),

@@ -28,6 +28,24 @@ const int pnmpi_sys_ERR_OTHER = MPI_ERR_OTHER;
 const int pnmpi_sys_THREAD_MULTIPLE = MPI_THREAD_MULTIPLE;
 void *const pnmpi_sys_IN_PLACE = MPI_IN_PLACE;
 
+/* The predefined operations, in the order of pnmpi_trace::rma::OP_NAMES:
+ * an operation's index is its code in traces and its name across ranks. */
+const MPI_Op pnmpi_sys_ops[] = {
+    MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
+    MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE,
+    MPI_NO_OP,
+};
+_Static_assert(sizeof pnmpi_sys_ops / sizeof pnmpi_sys_ops[0] == 14, "constants.rs's length");
+
+/* The one-sided assertions, in the order of pnmpi_trace::rma::ASSERT_NAMES
+ * (Open MPI and MPICH give them different bits). */
+const int pnmpi_sys_modes[] = {
+    MPI_MODE_NOCHECK, MPI_MODE_NOSTORE, MPI_MODE_NOPUT, MPI_MODE_NOPRECEDE,
+    MPI_MODE_NOSUCCEED,
+};
+const int pnmpi_sys_LOCK_EXCLUSIVE = MPI_LOCK_EXCLUSIVE;
+const int pnmpi_sys_LOCK_SHARED = MPI_LOCK_SHARED;
+
 /* The MPI-1 combiners MPI-3 removed: Open MPI keeps their values under
  * other names unless built for MPI-1 compatibility; MPICH keeps them. */
 #if defined(OPEN_MPI) && !(OMPI_ENABLE_MPI1_COMPAT)

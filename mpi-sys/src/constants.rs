@@ -88,4 +88,30 @@ constants! {
     THREAD_MULTIPLE / pnmpi_sys_THREAD_MULTIPLE: i32;
     /// `MPI_IN_PLACE`
     IN_PLACE / pnmpi_sys_IN_PLACE: *mut core::ffi::c_void;
+    /// `MPI_LOCK_EXCLUSIVE`
+    LOCK_EXCLUSIVE / pnmpi_sys_LOCK_EXCLUSIVE: i32;
+    /// `MPI_LOCK_SHARED`
+    LOCK_SHARED / pnmpi_sys_LOCK_SHARED: i32;
+}
+
+extern "C" {
+    static pnmpi_sys_ops: [ffi::MPI_Op; 14];
+    static pnmpi_sys_modes: [i32; 5];
+}
+
+/// The predefined operations, in the order of `pnmpi_trace::rma::OP_NAMES`
+/// (`MPI_MAX` ... `MPI_NO_OP`): an operation's index is its code in
+/// traces and its name across ranks.
+pub fn predefined_ops() -> &'static [ffi::MPI_Op; 14] {
+    // SAFETY: an immutable C array initialised at load time, of the
+    // length constants.c asserts.
+    unsafe { &pnmpi_sys_ops }
+}
+
+/// The one-sided assertions `MPI_MODE_NOCHECK`, `_NOSTORE`, `_NOPUT`,
+/// `_NOPRECEDE`, `_NOSUCCEED`, in the order of
+/// `pnmpi_trace::rma::ASSERT_NAMES`.
+pub fn modes() -> &'static [i32; 5] {
+    // SAFETY: an immutable C array initialised at load time.
+    unsafe { &pnmpi_sys_modes }
 }

@@ -11,6 +11,7 @@
 use crate::ffi;
 use crate::metrics::Metrics;
 use crate::names::{collective_op, role};
+use crate::rma_export::RmaExport;
 use crate::writer::{ArchiveWriter, EventWriter, Record, UNDEFINED_U32};
 use pnmpi_trace::chrome::Mark;
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM, V};
@@ -106,6 +107,8 @@ struct Events<'a> {
     end: u64,
     /// Whether the trace has call sites, exported as `SourceCodeLocation`s.
     sites: bool,
+    /// One-sided calls.
+    rma: RmaExport,
 }
 
 /// OTF2's request id of a pnmpi request: unique in the archive.
@@ -139,6 +142,13 @@ impl Events<'_> {
             index: ev.first_req + k,
         };
         let mut at_end: Vec<Record> = Vec::new();
+        let mut at_start: Vec<Record> = Vec::new();
+        if let Some(lost) = self.rma.records(si, ev, &mut at_start, &mut at_end) {
+            self.lose(lost);
+        }
+        for rec in at_start {
+            w.write(start, rec)?;
+        }
         match self.kinds[r] {
             Kind::Send { .. } | Kind::Recv { .. } if self.persistent[r] => {
                 let send = matches!(self.kinds[r], Kind::Send { .. });
@@ -355,6 +365,8 @@ fn write_archive(
         lost: FxHashMap::default(),
         end: 0,
         sites: !src.sites().is_empty(),
+        // Groups 0 to 2, then one per communicator of the table.
+        rma: RmaExport::new(&routines, src.wins(), comms.len() as u32 + 3),
     };
     let mut metrics = Metrics::of(marks, &streams);
     let mut records = Vec::with_capacity(streams.len());
@@ -377,11 +389,26 @@ fn write_archive(
         records.push(ew.records());
         ew.close()?;
     }
-    let (end, mut lost, sites) = (events.end, events.lost, events.sites);
+    let (end, mut lost, sites, groups) = (events.end, events.lost, events.sites, events.rma.groups);
     w.finish_events(0..streams.len() as u64)?;
     definitions(
         &mut w, &nodes, &routines, &comms, &parents, &streams, &records, end,
     )?;
+    let first_group = comms.len() as u32 + 3;
+    for (i, g) in groups.iter().enumerate() {
+        let members: Vec<u64> = g.iter().map(|&m| m.max(0) as u64).collect();
+        let id = first_group + i as u32;
+        w.group(
+            id,
+            &format!("group {i}"),
+            ffi::OTF2_GROUP_TYPE_COMM_GROUP as _,
+            &members,
+        )?;
+    }
+    for (i, win) in src.wins().iter().enumerate() {
+        let comm = u32::try_from(win.comm).unwrap_or(COMM_WORLD as u32);
+        w.rma_win(i as u32, &format!("window {i}"), comm)?;
+    }
     metrics.define(&mut w)?;
     if sites {
         // A site without a file is named by its object and offset.

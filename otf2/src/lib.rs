@@ -25,6 +25,7 @@ mod metrics;
 pub mod names;
 pub mod open;
 mod reader;
+mod rma_export;
 mod status;
 mod unusable;
 mod user;

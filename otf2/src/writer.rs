@@ -84,6 +84,30 @@ pub enum Record {
     NbCollComplete(ffi::OTF2_CollectiveOp, u32, u32, u64, u64, u64),
     /// A communicator created (its definition has the members).
     CommCreate(u32),
+    /// A window created (its definition names its communicator).
+    RmaWinCreate(u32),
+    /// A window freed.
+    RmaWinDestroy(u32),
+    /// Start of a collective one-sided call (creation, fence, free).
+    RmaCollBegin,
+    /// Its end: operation, synchronization level, window, root, sent and
+    /// received bytes.
+    RmaCollEnd(ffi::OTF2_CollectiveOp, ffi::OTF2_RmaSyncLevel, u32, u32, u64, u64),
+    /// A synchronization with a group (PSCW): level, window, group.
+    RmaGroupSync(ffi::OTF2_RmaSyncLevel, u32, u32),
+    /// A lock requested: window, target (rank of the window), lock id, type.
+    RmaRequestLock(u32, u32, u64, ffi::OTF2_LockType),
+    /// A lock released: window, target, lock id.
+    RmaReleaseLock(u32, u32, u64),
+    /// A put: window, target, bytes, matching id.
+    RmaPut(u32, u32, u64, u64),
+    /// A get: window, target, bytes, matching id.
+    RmaGet(u32, u32, u64, u64),
+    /// An atomic: window, target, type, sent and received bytes, matching id.
+    RmaAtomic(u32, u32, ffi::OTF2_RmaAtomicType, u64, u64, u64),
+    /// The completion of the operation of a matching id, at a blocking
+    /// synchronization: window, matching id.
+    RmaOpCompleteBlocking(u32, u64),
 }
 
 /// The event writer of one location.
@@ -329,6 +353,24 @@ impl ArchiveWriter {
         check(code, &self.name, "writing a communicator")
     }
 
+    /// A one-sided window over communicator `comm`, whose creation and
+    /// destruction the events record.
+    pub fn rma_win(&mut self, id: u32, name: &str, comm: u32) -> Result<()> {
+        let name = self.string(name)?;
+        let d = self.defs()?;
+        // SAFETY: as in `clock`.
+        let code = unsafe {
+            ffi::OTF2_GlobalDefWriter_WriteRmaWin(
+                d,
+                id,
+                name,
+                comm,
+                ffi::OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS as _,
+            )
+        };
+        check(code, &self.name, "writing a window")
+    }
+
     /// A metric member: `name`, in ns (unit "s", exponent -9), accumulated
     /// from the start of the run (each value is the total so far).
     pub fn metric_member(&mut self, id: u32, name: &str, description: &str) -> Result<()> {
@@ -494,6 +536,33 @@ impl EventWriter<'_> {
                     )
                 }
                 Record::CommCreate(comm) => ffi::OTF2_EvtWriter_CommCreate(w, none, time, comm),
+                Record::RmaWinCreate(win) => ffi::OTF2_EvtWriter_RmaWinCreate(w, none, time, win),
+                Record::RmaWinDestroy(win) => ffi::OTF2_EvtWriter_RmaWinDestroy(w, none, time, win),
+                Record::RmaCollBegin => ffi::OTF2_EvtWriter_RmaCollectiveBegin(w, none, time),
+                Record::RmaCollEnd(op, level, win, root, sent, recvd) => {
+                    ffi::OTF2_EvtWriter_RmaCollectiveEnd(w, none, time, op, level, win, root, sent, recvd)
+                }
+                Record::RmaGroupSync(level, win, group) => {
+                    ffi::OTF2_EvtWriter_RmaGroupSync(w, none, time, level, win, group)
+                }
+                Record::RmaRequestLock(win, remote, id, ty) => {
+                    ffi::OTF2_EvtWriter_RmaRequestLock(w, none, time, win, remote, id, ty)
+                }
+                Record::RmaReleaseLock(win, remote, id) => {
+                    ffi::OTF2_EvtWriter_RmaReleaseLock(w, none, time, win, remote, id)
+                }
+                Record::RmaPut(win, remote, bytes, id) => {
+                    ffi::OTF2_EvtWriter_RmaPut(w, none, time, win, remote, bytes, id)
+                }
+                Record::RmaGet(win, remote, bytes, id) => {
+                    ffi::OTF2_EvtWriter_RmaGet(w, none, time, win, remote, bytes, id)
+                }
+                Record::RmaAtomic(win, remote, ty, sent, recvd, id) => {
+                    ffi::OTF2_EvtWriter_RmaAtomic(w, none, time, win, remote, ty, sent, recvd, id)
+                }
+                Record::RmaOpCompleteBlocking(win, id) => {
+                    ffi::OTF2_EvtWriter_RmaOpCompleteBlocking(w, none, time, win, id)
+                }
             }
         };
         self.records += 1;

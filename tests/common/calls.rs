@@ -21,7 +21,7 @@ pub fn dump(trace: &Path, dir: &Path) -> Vec<Vec<Call>> {
     let mut ranks: Vec<Vec<Call>> = Vec::new();
     for line in out
         .lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("comm"))
+        .filter(|l| !l.starts_with('#') && !l.starts_with("comm") && !l.starts_with("win "))
     {
         let w: Vec<&str> = line.split_whitespace().collect();
         let rank: u32 = w[0].split('.').next().unwrap().parse().unwrap();

@@ -9,6 +9,7 @@
 use crate::error::Error;
 use crate::fields::VALUE_NAMES;
 use crate::messages::Matcher;
+use crate::rma;
 use crate::source::{for_each_event, StreamedTrace};
 use crate::Result;
 use std::io::{self, Write};
@@ -139,12 +140,22 @@ pub fn write_marked(
                     Some(site) => args.push_str(&format!(",\"site\":\"{site}\"")),
                     None => args.push_str(&format!(",\"site\":{v}")),
                 },
+                (Some(v), "op") => args.push_str(&format!(",\"op\":\"{}\"", rma::op_name(v))),
+                (Some(v), "assert") => args.push_str(&format!(",\"assert\":\"{}\"", rma::assert_text(v))),
+                (Some(v), "lock") => args.push_str(&format!(",\"lock\":\"{}\"", rma::lock_name(v))),
                 (Some(v), _) => args.push_str(&format!(",\"{name}\":{v}")),
                 (None, _) => {}
             }
         }
         if let Some(c) = e.newcomm {
             args.push_str(&format!(",\"newcomm\":{}", c.map_or(-1, i64::from)));
+        }
+        if let Some(w) = e.newwin {
+            args.push_str(&format!(",\"newwin\":{},\"disp_unit\":{}", w.id, w.disp_unit));
+        }
+        if let Some(g) = &e.group {
+            let g: Vec<String> = g.iter().map(i64::to_string).collect();
+            args.push_str(&format!(",\"group\":[{}]", g.join(",")));
         }
         if !e.done.is_empty() {
             args.push_str(&format!(",\"completed\":{}", e.done.len()));

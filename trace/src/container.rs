@@ -15,13 +15,15 @@ pub const MAGIC: [u8; 8] = *b"PNMPITRC";
 /// The newest format version, which this crate writes for rank files: 2
 /// added per-peer counts ([`crate::fields::COUNTS`]), 3 the packed times
 /// and repeated arguments of rank files' events
-/// ([`crate::rank::RawEncoder`]), 4 call sites ([`crate::sites`]).
-pub const VERSION: u8 = 4;
+/// ([`crate::rank::RawEncoder`]), 4 call sites ([`crate::sites`]), 5
+/// one-sided communication ([`crate::rma`]).
+pub const VERSION: u8 = 5;
 
 /// The version this crate writes for merged traces: version 3 left them
 /// unchanged, version 4 of the rank files is version 3 of merged traces
-/// (call sites, [`crate::fields::SITE`]).
-pub const MERGED_VERSION: u8 = 3;
+/// (call sites, [`crate::fields::SITE`]), version 5 of the rank files
+/// version 4 of merged traces (one-sided communication, [`crate::rma`]).
+pub const MERGED_VERSION: u8 = 4;
 
 /// The oldest version this crate reads. A version 1 file is a version 2
 /// file without per-peer counts, so one reader reads both.

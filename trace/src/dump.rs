@@ -1,11 +1,13 @@
 //! `pnmpi trace dump`: every event as one line of text,
 //! `rank.thread start_ns duration_ns routine key=value...`, after the
-//! communicator table, for reading a trace with grep and less. Streamed:
+//! communicator and window tables, for reading a trace with grep and
+//! less. Streamed:
 //! one event in memory (a folder is read twice, since the header lists the
 //! events and communicators before them).
 
 use crate::error::Error;
 use crate::fields::{NV, VALUE_NAMES};
+use crate::rma;
 use crate::sites::Site;
 use crate::source::{for_each_event_of, StreamedTrace};
 use crate::trace::{Event, ReqRef};
@@ -49,6 +51,12 @@ impl Names<'_> {
                         Some(site) => line.push_str(&format!(" site={}", site.place())),
                         None => line.push_str(&format!(" site=#{v}")),
                     }
+                } else if *name == "op" {
+                    line.push_str(&format!(" op={}", rma::op_name(v)));
+                } else if *name == "assert" {
+                    line.push_str(&format!(" assert={}", rma::assert_text(v)));
+                } else if *name == "lock" {
+                    line.push_str(&format!(" lock={}", rma::lock_name(v)));
                 } else {
                     line.push_str(&format!(" {name}={v}"));
                 }
@@ -74,6 +82,12 @@ impl Names<'_> {
             Some(None) => line.push_str(" newcomm=null"),
             None => {}
         }
+        if let Some(w) = e.newwin {
+            line.push_str(&format!(" newwin={} disp_unit={}", w.id, w.disp_unit));
+        }
+        if let Some(g) = &e.group {
+            line.push_str(&format!(" group={}", list(g)));
+        }
         if let Some(c) = &e.counts {
             // Per-peer bytes, in communicator rank order.
             for (name, side) in [("sent", &c.send), ("received", &c.recv)] {
@@ -85,6 +99,11 @@ impl Names<'_> {
         }
         line
     }
+}
+
+/// Ranks joined by commas.
+fn list(v: &[i64]) -> String {
+    v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",")
 }
 
 /// Writes the dump of `src` (only rank `only`'s events, if given) to
@@ -112,12 +131,21 @@ pub fn dump(
     writeln!(out, "comm 0 world members={}", world.join(",")).map_err(io)?;
     writeln!(out, "comm 1 self").map_err(io)?;
     for (i, c) in src.comms().iter().enumerate() {
-        let list = |v: &[i64]| v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",");
         let mut line = format!("comm {} members={}", i + 2, list(&c.members));
         if let Some(r) = &c.remote {
             line.push_str(&format!(" remote={}", list(r)));
         }
         writeln!(out, "{line}").map_err(io)?;
+    }
+    for (i, w) in src.wins().iter().enumerate() {
+        writeln!(
+            out,
+            "win {i} {} comm={} members={}",
+            w.kind.name(),
+            w.comm,
+            list(&w.members)
+        )
+        .map_err(io)?;
     }
     let routines = src.routines().to_vec();
     let sites = src.sites().to_vec();

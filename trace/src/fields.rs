@@ -40,13 +40,36 @@ pub const COUNTS: u32 = 1 << 13;
 /// site table ([`crate::sites`]). (Rank files carry their sites in the
 /// event head, not in the mask.)
 pub const SITE: u32 = 1 << 14;
+/// Format version 5 (rank files; 4 for merged traces): the one-sided
+/// window a call names, a handle in rank files (against the *window
+/// register*), a window id in merged traces ([`crate::rma`]).
+pub const WIN: u32 = 1 << 15;
+/// Format version 5: the window a call created (kind, displacement unit,
+/// members in rank files; its id in merged traces).
+pub const NEWWIN: u32 = 1 << 16;
+/// Format version 5: the reduction operation of an accumulate, as a code
+/// of [`crate::rma::OP_NAMES`].
+pub const OP: u32 = 1 << 17;
+/// Format version 5: the assertion of a synchronization call, as the
+/// bits of [`crate::rma::ASSERT_NAMES`].
+pub const ASSERT: u32 = 1 << 18;
+/// Format version 5: the lock type of `MPI_Win_lock`
+/// ([`crate::rma::LOCK_EXCLUSIVE`], [`crate::rma::LOCK_SHARED`]).
+pub const LOCK: u32 = 1 << 19;
+/// Format version 5: the group of `MPI_Win_post` or `MPI_Win_start`, as
+/// a rank list of world ranks.
+pub const GROUP: u32 = 1 << 20;
 /// Every bit this version defines.
-pub const ALL: u32 = (1 << 15) - 1;
+pub const ALL: u32 = (1 << 21) - 1;
+/// The bits format version 5 added: a reader of an older file refuses them.
+pub const RMA_BITS: u32 = WIN | NEWWIN | OP | ASSERT | LOCK | GROUP;
 
 /// The value fields of a merged trace, in mask-bit order: each is one
 /// number, and a clear bit means "same as the previous event of the same
 /// routine in this chunk".
-pub const VALUE_BITS: [u32; NV] = [PEER, TAG, COMM, BYTES, REQ, ROOT, RBYTES, SRC, RTAG, STATUS, SITE];
+pub const VALUE_BITS: [u32; NV] = [
+    PEER, TAG, COMM, BYTES, REQ, ROOT, RBYTES, SRC, RTAG, STATUS, SITE, WIN, OP, ASSERT, LOCK,
+];
 
 /// Index of a value field of a merged event ([`crate::trace::Event::vals`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,14 +96,23 @@ pub enum V {
     Wild,
     /// [`SITE`]: the call site's id in the trace's site table.
     Site,
+    /// [`WIN`]: the window id.
+    Win,
+    /// [`OP`]: the operation code.
+    Op,
+    /// [`ASSERT`]: the assertion bits.
+    Assert,
+    /// [`LOCK`]: the lock type.
+    Lock,
 }
 
 /// Number of value fields.
-pub const NV: usize = 11;
+pub const NV: usize = 15;
 
 /// Field names for `dump` and error messages, by [`V`] index.
 pub const VALUE_NAMES: [&str; NV] = [
-    "peer", "tag", "comm", "bytes", "reqs", "root", "rbytes", "src", "rtag", "wild", "site",
+    "peer", "tag", "comm", "bytes", "reqs", "root", "rbytes", "src", "rtag", "wild", "site", "win", "op",
+    "assert", "lock",
 ];
 
 /// Merged traces: `MPI_PROC_NULL` as a peer or root.

@@ -45,6 +45,7 @@ use crate::merge::{
     TimeMap,
 };
 use crate::rank_reader::{RankReader, MIN_WINDOW, WINDOW};
+use crate::rma::Win;
 use crate::sites::Site;
 use crate::trace::{Comm, Event, MergedWriter, RankClock};
 use std::path::Path;
@@ -299,6 +300,12 @@ impl FolderReader {
         &self.run.comms
     }
 
+    /// The window table, as far as the events read so far created
+    /// windows (as [`FolderReader::comms`]).
+    pub fn wins(&self) -> &[Win] {
+        &self.run.wins
+    }
+
     /// The run's call sites, every rank's interned at opening (events'
     /// [`V::Site`](crate::fields::V::Site) values index them).
     pub fn sites(&self) -> &[Site] {
@@ -449,6 +456,7 @@ pub fn save_merged(dir: &Path, path: &Path, progress: &dyn Fn(u64)) -> Result<Sa
             &f.run.comms,
             &f.clocks,
             f.sites(),
+            f.wins(),
         )
         .map_err(io)?;
         let mut events = 0u64;

@@ -36,6 +36,8 @@ pub mod rank_reader;
 pub mod rank_writer;
 mod read_ahead;
 pub mod repeats;
+pub mod rma;
+pub mod rma_stats;
 pub mod routine;
 pub mod simgrid;
 pub mod sites;

@@ -7,7 +7,9 @@
 //! many communicators with those members the rank had created before: the
 //! k-th communicator of members M on one rank is the k-th on every member.
 //! (Two communicators of identical members created in opposite orders on
-//! different ranks, legal but rare, would be swapped.)
+//! different ranks, legal but rare, would be swapped.) One-sided windows
+//! are matched the same way, and a one-sided call's target, a rank of its
+//! window, becomes a world rank through the window's members.
 
 use crate::divisor::Divisor;
 use crate::error::Malformed;
@@ -15,8 +17,9 @@ use crate::error::{Error, Result};
 use crate::fields::*;
 use crate::live_requests::LiveRequests;
 use crate::rank::{Clock, ClockPair, MpiValues, RankFile, RankHeader, RawRecord, Sync};
+use crate::rma::{Win, WinKind};
 use crate::sites::SiteTable;
-use crate::trace::{Comm, Done, Event, RankClock, ReqRef, Stream, Trace};
+use crate::trace::{Comm, Done, Event, RankClock, ReqRef, Stream, Trace, WinCreated};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -269,6 +272,7 @@ pub fn merge(mut files: Vec<(String, RankFile)>) -> Result<(Trace, Vec<String>)>
         streams,
         clocks,
         sites: run.sites.sites,
+        wins: run.wins,
     };
     Ok((trace, warnings))
 }
@@ -517,6 +521,27 @@ struct ReqInfo {
 /// many communicators of the same groups the rank created before.
 type CommKey = (Vec<i64>, Option<Vec<i64>>, u32);
 
+/// A window as a rank knows it: its id and members.
+struct WinInfo {
+    id: i64,
+    members: Vec<i64>,
+}
+
+impl WinInfo {
+    /// World rank of `r`, a rank of this window's group.
+    fn world(&self, r: i64) -> i64 {
+        usize::try_from(r)
+            .ok()
+            .and_then(|i| self.members.get(i))
+            .copied()
+            .unwrap_or(UNKNOWN_RANK)
+    }
+}
+
+/// A window's identity across ranks: members and how many windows of the
+/// same members the rank created before.
+type WinKey = (Vec<i64>, u32);
+
 /// What the ranks of a run share while they are converted: the routine
 /// names and the communicator table. Communicator ids depend only on what
 /// each rank created (members, remote group, occurrence), so ranks may be
@@ -534,6 +559,11 @@ pub(crate) struct RunTables {
     pub unknown_comms: u64,
     /// Completions of requests no converter saw created.
     pub unknown_reqs: u64,
+    win_ids: HashMap<WinKey, i64>,
+    /// The window table (id = index).
+    pub wins: Vec<Win>,
+    /// Calls on windows no converter saw created.
+    pub unknown_wins: u64,
     /// The run's call sites, each rank's interned in rank order.
     pub sites: SiteTable,
     /// `MPI_COMM_WORLD`, which every rank's converter shares (its members
@@ -552,6 +582,9 @@ impl RunTables {
             comms: Vec::new(),
             unknown_comms: 0,
             unknown_reqs: 0,
+            win_ids: HashMap::new(),
+            wins: Vec::new(),
+            unknown_wins: 0,
             sites: SiteTable::default(),
             world_comm: Rc::new(CommInfo {
                 id: COMM_WORLD,
@@ -587,6 +620,22 @@ impl RunTables {
         id
     }
 
+    /// The id of the `occurrence`-th window of these members that a rank
+    /// created (of `kind`, over communicator id `comm`), added to the
+    /// table when first seen.
+    fn win_id(&mut self, kind: WinKind, comm: i64, members: &[i64], occurrence: u32) -> i64 {
+        let next = self.wins.len() as i64;
+        let id = *self.win_ids.entry((members.to_vec(), occurrence)).or_insert(next);
+        if id == next {
+            self.wins.push(Win {
+                kind,
+                comm,
+                members: members.to_vec(),
+            });
+        }
+        id
+    }
+
     /// Warnings about handles that could not be resolved (so far).
     pub(crate) fn warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
@@ -600,6 +649,12 @@ impl RunTables {
             warnings.push(format!(
                 "{} completions of requests the tracer did not see created",
                 self.unknown_reqs
+            ));
+        }
+        if self.unknown_wins > 0 {
+            warnings.push(format!(
+                "{} one-sided calls on windows the tracer did not see created; their targets are left unresolved",
+                self.unknown_wins
             ));
         }
         warnings
@@ -619,6 +674,8 @@ struct RoutineRole {
     request_free: bool,
     /// `MPI_Cancel`: names a request that stays live until its wait.
     cancel: bool,
+    /// `MPI_Win_free`.
+    win_free: bool,
 }
 
 impl RoutineRole {
@@ -629,6 +686,7 @@ impl RoutineRole {
             comm_free: matches!(name, "MPI_Comm_free" | "MPI_Comm_disconnect"),
             request_free: name == "MPI_Request_free",
             cancel: name == "MPI_Cancel",
+            win_free: name == "MPI_Win_free",
         }
     }
 }
@@ -650,6 +708,10 @@ pub(crate) struct RankConverter {
     sites: Vec<Option<u32>>,
     comms: FxHashMap<u64, Rc<CommInfo>>,
     seen: HashMap<(Vec<i64>, Option<Vec<i64>>), u32>,
+    /// Live windows by handle.
+    wins: FxHashMap<u64, Rc<WinInfo>>,
+    /// How many windows of each member list the rank created.
+    seen_wins: HashMap<Vec<i64>, u32>,
     /// Live requests by handle. Open MPI hands out one shared handle for
     /// sends that completed at once, so a handle may stand for several
     /// live requests: they complete in creation order.
@@ -697,6 +759,8 @@ impl RankConverter {
             stream_index,
             comms,
             seen: HashMap::new(),
+            wins: FxHashMap::default(),
+            seen_wins: HashMap::new(),
             reqs: LiveRequests::default(),
             times,
             origin,
@@ -732,7 +796,12 @@ impl RankConverter {
         ev.done.clear();
         ev.init.clear();
         ev.newcomm = None;
+        ev.newwin = None;
+        ev.group.clone_from(&r.group);
         ev.vals[V::Bytes as usize] = r.bytes;
+        ev.vals[V::Op as usize] = r.op;
+        ev.vals[V::Assert as usize] = r.assert;
+        ev.vals[V::Lock as usize] = r.lock;
         ev.vals[V::Rbytes as usize] = r.rbytes;
         ev.vals[V::Site as usize] = r
             .site
@@ -877,6 +946,43 @@ impl RankConverter {
                     }),
                 );
             }
+        }
+        if let Some(w) = r.win {
+            let found = self.wins.get(&w).cloned();
+            if found.is_none() && counts {
+                run.unknown_wins += 1;
+            }
+            ev.set(V::Win, found.as_ref().map(|w| w.id));
+            // A target is a rank of the window's group.
+            ev.set(
+                V::Peer,
+                r.peer.map(|p| match &found {
+                    _ if p == v.proc_null => PROC_NULL,
+                    Some(w) => w.world(p),
+                    None => UNKNOWN_RANK,
+                }),
+            );
+            if role.win_free {
+                self.wins.remove(&w);
+            }
+        }
+        if let Some(nw) = &r.newwin {
+            let k = self.seen_wins.entry(nw.members.clone()).or_insert(0);
+            let occurrence = *k;
+            *k += 1;
+            let comm = ev.get(V::Comm).unwrap_or(UNKNOWN_RANK);
+            let id = run.win_id(nw.kind, comm, &nw.members, occurrence);
+            ev.newwin = Some(WinCreated {
+                id: id as u32,
+                disp_unit: nw.disp_unit,
+            });
+            self.wins.insert(
+                nw.handle,
+                Rc::new(WinInfo {
+                    id,
+                    members: nw.members.clone(),
+                }),
+            );
         }
         if role.comm_free {
             if let Some(c) = r.comm {

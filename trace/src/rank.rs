@@ -12,6 +12,7 @@ use crate::counts::{CountsHistory, PeerBytesOf};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
 use crate::repeats::{Args, Repeats};
+use crate::rma::WinKind;
 use crate::sites::{parse_rank_sites, Site, CHUNK_SITES};
 use crate::varint::{self, zigzag, Cursor, Sink};
 use std::path::Path;
@@ -201,6 +202,39 @@ pub type RawNewComm<'a> = NewCommOf<&'a [i64]>;
 /// A decoded communicator creation.
 pub type NewComm = NewCommOf<Vec<i64>>;
 
+/// A window created by a call (format 5), its members borrowed
+/// ([`RawNewWin`], as the tracer records it) or owned ([`NewWin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewWinOf<Ranks> {
+    /// Its handle.
+    pub handle: u64,
+    /// Its kind.
+    pub kind: WinKind,
+    /// This process's displacement unit.
+    pub disp_unit: i64,
+    /// World ranks of its group, in window rank order ([`UNKNOWN_RANK`]
+    /// for processes outside `MPI_COMM_WORLD`).
+    pub members: Ranks,
+}
+
+/// A window created by a call, as the tracer records it.
+pub type RawNewWin<'a> = NewWinOf<&'a [i64]>;
+
+/// A decoded window creation.
+pub type NewWin = NewWinOf<Vec<i64>>;
+
+impl<Ranks: AsRef<[i64]>> NewWinOf<Ranks> {
+    /// The same, borrowed.
+    pub fn as_raw(&self) -> RawNewWin<'_> {
+        RawNewWin {
+            handle: self.handle,
+            kind: self.kind,
+            disp_unit: self.disp_unit,
+            members: self.members.as_ref(),
+        }
+    }
+}
+
 impl<Ranks: AsRef<[i64]>> NewCommOf<Ranks> {
     /// The same, borrowed.
     pub fn as_raw(&self) -> RawNewComm<'_> {
@@ -251,6 +285,18 @@ pub struct RawCall<Reqs, Done, Ranks> {
     pub counts: Option<PeerBytesOf<Ranks>>,
     /// The call site: an id of the rank's `SITES` chunks (format 4).
     pub site: Option<u32>,
+    /// [`WIN`]: the window handle (format 5).
+    pub win: Option<u64>,
+    /// [`NEWWIN`]: the window created.
+    pub newwin: Option<NewWinOf<Ranks>>,
+    /// [`OP`]: the operation code ([`crate::rma::OP_NAMES`]).
+    pub op: Option<i64>,
+    /// [`ASSERT`]: the assertion bits ([`crate::rma::ASSERT_NAMES`]).
+    pub assert: Option<i64>,
+    /// [`LOCK`]: the lock type code.
+    pub lock: Option<i64>,
+    /// [`GROUP`]: world ranks of the group of `MPI_Win_post`/`MPI_Win_start`.
+    pub group: Option<Ranks>,
 }
 
 /// One call as the tracer records it: the encoder's input.
@@ -286,6 +332,12 @@ where
             newcomm: self.newcomm.as_ref().map(NewCommOf::as_raw),
             counts: self.counts.as_ref().map(PeerBytesOf::as_raw),
             site: self.site,
+            win: self.win,
+            newwin: self.newwin.as_ref().map(NewWinOf::as_raw),
+            op: self.op,
+            assert: self.assert,
+            lock: self.lock,
+            group: self.group.as_ref().map(AsRef::as_ref),
         }
     }
 }
@@ -311,6 +363,12 @@ impl RawEvent<'static> {
             newcomm: None,
             counts: None,
             site: None,
+            win: None,
+            newwin: None,
+            op: None,
+            assert: None,
+            lock: None,
+            group: None,
         }
     }
 }
@@ -326,6 +384,8 @@ impl RawEvent<'_> {
         if let Some(c) = &self.newcomm {
             n += 4 * V + (c.members.len() + c.remote.map_or(0, <[i64]>::len)) * V;
         }
+        n += 4 * V + self.newwin.map_or(0, |w| 4 * V + w.members.len() * V);
+        n += self.group.map_or(0, |g| (g.len() + 1) * V);
         n + self.counts.map_or(0, |c| c.max_size())
     }
 }
@@ -468,6 +528,8 @@ pub struct RawEncoder {
     count: u64,
     counts: CountsHistory,
     repeats: Repeats,
+    /// The window register (format 5): the last window handle.
+    last_win: u64,
     /// The communicator delta of the arguments [`RawEncoder::take_p2p`]
     /// took last.
     taken_comm: i64,
@@ -558,6 +620,7 @@ impl RawEncoder {
             count: 0,
             counts: CountsHistory::default(),
             repeats: Repeats::default(),
+            last_win: 0,
             taken_comm: 0,
         }
     }
@@ -835,7 +898,10 @@ impl RawEncoder {
         mask |= bit(!ev.done.is_empty(), DONE) | bit(ev.root.is_some(), ROOT);
         mask |= bit(ev.rbytes.is_some(), RBYTES) | bit(ev.src.is_some(), SRC) | bit(ev.rtag.is_some(), RTAG);
         mask |= bit(ev.status.is_some(), STATUS) | bit(ev.newcomm.is_some(), NEWCOMM);
-        mask |= bit(ev.counts.is_some(), COUNTS);
+        mask |= bit(ev.counts.is_some(), COUNTS) | bit(ev.win.is_some(), WIN);
+        mask |= bit(ev.newwin.is_some(), NEWWIN) | bit(ev.op.is_some(), OP);
+        mask |= bit(ev.assert.is_some(), ASSERT) | bit(ev.lock.is_some(), LOCK);
+        mask |= bit(ev.group.is_some(), GROUP);
         let n = self.head(
             out,
             ev.routine,
@@ -894,6 +960,23 @@ impl RawEncoder {
         }
         if let Some(counts) = ev.counts {
             self.counts.put(&mut s, ev.routine, counts);
+        }
+        if let Some(w) = ev.win {
+            s.put_i(w.wrapping_sub(self.last_win) as i64);
+            self.last_win = w;
+        }
+        if let Some(w) = &ev.newwin {
+            s.put_i(w.handle.wrapping_sub(self.last_win) as i64);
+            self.last_win = w.handle;
+            s.put(w.kind as u64);
+            s.put_i(w.disp_unit);
+            varint::put_ranks(&mut s, w.members);
+        }
+        for v in [ev.op, ev.assert, ev.lock].into_iter().flatten() {
+            s.put_i(v);
+        }
+        if let Some(g) = ev.group {
+            varint::put_ranks(&mut s, g);
         }
         n + s.len()
     }
@@ -973,11 +1056,14 @@ pub(crate) struct RawDecoder {
     prev_end: u64,
     last_comm: u64,
     last_req: u64,
+    last_win: u64,
     /// Format version 3 or later: events have a head byte and may repeat
     /// arguments (before 3, times are varints).
     packed: bool,
     /// Format version 4 or later: the head byte may announce a site.
     sites: bool,
+    /// Format version 5 or later: events may carry one-sided fields.
+    rma: bool,
 }
 
 impl RawDecoder {
@@ -988,8 +1074,10 @@ impl RawDecoder {
             prev_end: base,
             last_comm: 0,
             last_req: 0,
+            last_win: 0,
             packed: version >= 3,
             sites: version >= 4,
+            rma: version >= 5,
         }
     }
 
@@ -1051,7 +1139,8 @@ impl RawDecoder {
         self.prev_end = end;
         let mask_at = c.offset();
         let mask = c.u64()?;
-        if mask & !u64::from(ALL & !INIT & !SITE) != 0 {
+        let known = if self.rma { ALL } else { ALL & !RMA_BITS };
+        if mask & !u64::from(known & !INIT & !SITE) != 0 {
             return Err(Malformed::new(
                 mask_at,
                 format!("unknown field bits in mask {mask:#x}"),
@@ -1146,6 +1235,29 @@ impl RawDecoder {
         } else {
             r.counts = None;
         }
+        r.win = None;
+        if has(WIN) {
+            self.last_win = self.last_win.wrapping_add(c.i64()? as u64);
+            r.win = Some(self.last_win);
+        }
+        r.newwin = None;
+        if has(NEWWIN) {
+            self.last_win = self.last_win.wrapping_add(c.i64()? as u64);
+            let k = c.u64()?;
+            let kind = WinKind::from_code(k).ok_or_else(|| c.error(format!("unknown window kind {k}")))?;
+            let disp_unit = c.i64()?;
+            let members = c.ranks()?;
+            r.newwin = Some(NewWin {
+                handle: self.last_win,
+                kind,
+                disp_unit,
+                members,
+            });
+        }
+        r.op = opt_i64(c, has(OP))?;
+        r.assert = opt_i64(c, has(ASSERT))?;
+        r.lock = opt_i64(c, has(LOCK))?;
+        r.group = if has(GROUP) { Some(c.ranks()?) } else { None };
         if let (true, Some(peer), Some(tag), Some(comm), Some(bytes)) =
             (self.packed, r.peer, r.tag, r.comm, r.bytes)
         {
@@ -1541,6 +1653,67 @@ mod tests {
             let mut buf = vec![0u8; ev.max_size()];
             RawEncoder::new(0).encode(ev, &mut buf);
         }
+    }
+
+    #[test]
+    fn one_sided_fields_round_trip() {
+        let members = [0, 1];
+        let group = [1];
+        let events = [
+            RawEvent {
+                comm: Some(0x7f00_1234_5000),
+                bytes: Some(4096),
+                newwin: Some(RawNewWin {
+                    handle: 0x7f00_3000_0000,
+                    kind: WinKind::AllocateShared,
+                    disp_unit: 8,
+                    members: &members,
+                }),
+                ..RawEvent::plain(1, 1100, 1200)
+            },
+            RawEvent {
+                peer: Some(1),
+                bytes: Some(131_072),
+                rbytes: Some(8),
+                win: Some(0x7f00_3000_0000),
+                op: Some(2),
+                reqs: &[0x5000_0000],
+                ..RawEvent::plain(2, 1300, 1400)
+            },
+            RawEvent {
+                win: Some(0x7f00_3000_0000),
+                assert: Some(8),
+                group: Some(&group),
+                ..RawEvent::plain(3, 1500, 1600)
+            },
+            RawEvent {
+                peer: Some(0),
+                win: Some(0x7f00_3000_0000),
+                assert: Some(0),
+                lock: Some(crate::rma::LOCK_SHARED),
+                ..RawEvent::plain(3, 1700, 1800)
+            },
+        ];
+        let data = file_with(&events);
+        let f = RankFile::parse(&data).unwrap();
+        let got: Vec<RawEvent<'_>> = f.streams[0].records.iter().map(RawRecord::as_event).collect();
+        assert_eq!(got, events);
+        // A version 4 file cannot carry them.
+        let mut buf = vec![0u8; events[1].max_size()];
+        let n = RawEncoder::new(0).encode(&events[1], &mut buf);
+        let mut dec = RawDecoder::new(0, 4);
+        let mut r = RawRecord::default();
+        let (mut counts, mut repeats) = (CountsHistory::default(), Repeats::default());
+        let e = dec
+            .event_into(
+                &mut Cursor::new(&buf[..n], 0),
+                4,
+                &mut r,
+                &mut counts,
+                &mut repeats,
+            )
+            .unwrap_err();
+        assert!(e.what.contains("unknown field bits"), "{e}");
     }
 
     #[test]

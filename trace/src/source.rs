@@ -6,6 +6,7 @@
 //! and never hold the whole trace.
 
 use crate::folder::FolderReader;
+use crate::rma::Win;
 use crate::sites::Site;
 use crate::stream::MergedReader;
 use crate::trace::{Comm, Event};
@@ -57,6 +58,12 @@ pub trait StreamedTrace {
     /// OTF2 archive) or has no file for the rank.
     fn host(&self, _rank: u32) -> Option<&str> {
         None
+    }
+    /// The one-sided window table ([`V::Win`](crate::fields::V::Win)
+    /// values index it), as far as it is known (as [`comms`](Self::comms));
+    /// empty when the trace has none.
+    fn wins(&self) -> &[Win] {
+        &[]
     }
     /// The call sites that events' [`V::Site`](crate::fields::V::Site)
     /// values index; empty when the trace records none (traces before
@@ -114,6 +121,10 @@ impl StreamedTrace for MergedReader {
     fn sites(&self) -> &[Site] {
         &self.sites
     }
+
+    fn wins(&self) -> &[Win] {
+        &self.wins
+    }
 }
 
 impl StreamedTrace for FolderReader {
@@ -163,6 +174,10 @@ impl StreamedTrace for FolderReader {
 
     fn sites(&self) -> &[Site] {
         FolderReader::sites(self)
+    }
+
+    fn wins(&self) -> &[Win] {
+        FolderReader::wins(self)
     }
 }
 

@@ -1,8 +1,11 @@
 //! Summary figures of a trace: events and time per routine, bytes per
 //! event, and the compute/communication split of each rank, computed in
-//! one streamed pass over the trace.
+//! one streamed pass over the trace; one-sided communication's bytes
+//! per rank and pair in [`crate::rma_stats`].
 
 use crate::fields::V;
+use crate::rma::RmaRole;
+use crate::rma_stats::RmaStats;
 use crate::routine::{classify, Kind};
 use crate::source::{for_each_event, StreamedTrace};
 use crate::trace::members;
@@ -60,6 +63,8 @@ pub struct Stats {
     /// Entries of the variable-length fields: completed and activated
     /// requests, members of created communicators.
     pub list_entries: u64,
+    /// One-sided communication.
+    pub rma: RmaStats,
 }
 
 /// Bytes of one event as a fixed-width binary record of the same fields,
@@ -112,6 +117,7 @@ pub fn stats(src: &mut dyn StreamedTrace, file_bytes: Option<u64>, progress: &dy
         })
         .collect();
     let kinds: Vec<Kind> = names.iter().map(|n| classify(n)).collect();
+    let roles: Vec<Option<RmaRole>> = names.iter().map(|n| RmaRole::of(n)).collect();
     let world_size = src.world_size();
     let mut ranks: Vec<RankStats> = (0..world_size)
         .map(|rank| RankStats {
@@ -128,6 +134,7 @@ pub fn stats(src: &mut dyn StreamedTrace, file_bytes: Option<u64>, progress: &dy
     let mut messages = (0, 0);
     let mut list_entries = 0u64;
     let mut events = 0u64;
+    let mut rma = RmaStats::new(world_size);
     for_each_event(src, progress, |src, si, (rank, _), _, e| {
         events += 1;
         let Some(r) = ranks.get_mut(rank as usize) else {
@@ -164,6 +171,7 @@ pub fn stats(src: &mut dyn StreamedTrace, file_bytes: Option<u64>, progress: &dy
             messages.0 += 1;
             messages.1 += bytes;
         }
+        rma.add(rank, roles[routine], e);
         Ok(())
     })?;
     for (span, (rank, _)) in spans.iter().zip(&streams) {
@@ -182,6 +190,7 @@ pub fn stats(src: &mut dyn StreamedTrace, file_bytes: Option<u64>, progress: &dy
         ranks,
         messages,
         list_entries,
+        rma,
     })
 }
 
@@ -263,6 +272,10 @@ impl fmt::Display for Stats {
                 human_ns(r.mpi),
                 percent(r.mpi, r.mpi + r.compute)
             )?;
+        }
+        if self.rma.any() {
+            writeln!(f)?;
+            write!(f, "{}", self.rma)?;
         }
         Ok(())
     }

@@ -20,6 +20,7 @@ use crate::container::Kind;
 use crate::error::{Error, Malformed, Result};
 use crate::frame::{check_crc, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step};
 use crate::read_ahead::ReadAhead;
+use crate::rma::{parse_wins, Win, CHUNK_WINS};
 use crate::sites::{parse_merged_sites, Site, CHUNK_MERGED_SITES};
 use crate::trace::{
     parse_clocks, parse_comms, parse_header, ChunkDecoder, Comm, Decoding, Event, RankClock, StreamHead,
@@ -93,6 +94,8 @@ pub struct MergedReader {
     pub clocks: Vec<RankClock>,
     /// Call sites (empty when the trace records none).
     pub sites: Vec<Site>,
+    /// One-sided windows (empty when the trace has none).
+    pub wins: Vec<Win>,
     /// Whether events come without their sites ([`MergedReader::skip_sites`]).
     skip_sites: bool,
     /// The streams kept ([`MergedReader::keep`]: the streams from
@@ -137,6 +140,7 @@ impl MergedReader {
             comms: Vec::new(),
             clocks: Vec::new(),
             sites: Vec::new(),
+            wins: Vec::new(),
             skip_sites: false,
             heads: Vec::new(),
             streams: Vec::new(),
@@ -179,7 +183,7 @@ impl MergedReader {
             };
             let (payload, size) = (at.payload, at.len());
             match ty {
-                CHUNK_COMMS | CHUNK_CLOCKS | CHUNK_MERGED_SITES => {
+                CHUNK_COMMS | CHUNK_CLOCKS | CHUNK_MERGED_SITES | CHUNK_WINS => {
                     let mut data = vec![0u8; size];
                     r.read_exact(&mut data).map_err(io)?;
                     check_crc(&data, at.crc, at.frame, ty, &name)?;
@@ -187,6 +191,7 @@ impl MergedReader {
                     match ty {
                         CHUNK_COMMS => parse_comms(&mut c, &mut self.comms),
                         CHUNK_CLOCKS => parse_clocks(&mut c, &mut self.clocks),
+                        CHUNK_WINS => parse_wins(&mut c, &mut self.wins),
                         _ => parse_merged_sites(&mut c, &mut self.sites),
                     }
                     .map_err(|e| e.in_file(&name))?;

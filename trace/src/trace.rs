@@ -13,6 +13,7 @@ use crate::counts::{CountsHistory, PeerBytes};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
 use crate::history::{ValueHistory, HISTORY};
+use crate::rma::{parse_wins, wins_payload, Win, CHUNK_WINS};
 use crate::sites::{merged_sites_payload, parse_merged_sites, Site, CHUNK_MERGED_SITES};
 use crate::varint::{self, Cursor};
 use std::io::Write;
@@ -80,6 +81,19 @@ pub struct Event {
     /// Bytes to and from each peer of a `v` collective, in communicator
     /// rank order.
     pub counts: Option<PeerBytes>,
+    /// The window created (format 4).
+    pub newwin: Option<WinCreated>,
+    /// World ranks of the group of `MPI_Win_post`/`MPI_Win_start`.
+    pub group: Option<Vec<i64>>,
+}
+
+/// A window that a call created, as a merged event names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct WinCreated {
+    /// Its id in the window table ([`Trace::wins`]).
+    pub id: u32,
+    /// This process's displacement unit.
+    pub disp_unit: i64,
 }
 
 impl Event {
@@ -149,6 +163,8 @@ pub struct Trace {
     /// Call sites ([`V::Site`] values index this); empty when the trace
     /// records none.
     pub sites: Vec<Site>,
+    /// One-sided windows ([`V::Win`] values index this).
+    pub wins: Vec<Win>,
 }
 
 impl Trace {
@@ -178,6 +194,7 @@ impl Trace {
             &self.comms,
             &self.clocks,
             &self.sites,
+            &self.wins,
         )?;
         for (index, stream) in self.streams.iter().enumerate() {
             w.stream(index as u32, stream.rank, stream.thread, &stream.events, progress)?;
@@ -211,6 +228,7 @@ impl Trace {
                 CHUNK_COMMS => parse_comms(&mut c, &mut t.comms)?,
                 CHUNK_CLOCKS => parse_clocks(&mut c, &mut t.clocks)?,
                 CHUNK_MERGED_SITES => parse_merged_sites(&mut c, &mut t.sites)?,
+                CHUNK_WINS => parse_wins(&mut c, &mut t.wins)?,
                 CHUNK_STREAM => t.stream_chunk(&mut c)?,
                 _ => continue,
             }
@@ -329,6 +347,7 @@ pub struct MergedWriter<'w, W: Write> {
 
 impl<'w, W: Write> MergedWriter<'w, W> {
     /// Writes the prologue and the tables.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         out: &'w mut W,
         world_size: u32,
@@ -337,6 +356,7 @@ impl<'w, W: Write> MergedWriter<'w, W> {
         comms: &[Comm],
         clocks: &[RankClock],
         sites: &[Site],
+        wins: &[Win],
     ) -> std::io::Result<MergedWriter<'w, W>> {
         let mut h = Vec::new();
         varint::push(&mut h, u64::from(world_size));
@@ -355,6 +375,9 @@ impl<'w, W: Write> MergedWriter<'w, W> {
         container::push_chunk(&mut w.chunk, CHUNK_CLOCKS, &clocks_payload(clocks));
         if !sites.is_empty() {
             container::push_chunk(&mut w.chunk, CHUNK_MERGED_SITES, &merged_sites_payload(sites));
+        }
+        if !wins.is_empty() {
+            container::push_chunk(&mut w.chunk, CHUNK_WINS, &wins_payload(wins));
         }
         w.flush_chunk()?;
         Ok(w)
@@ -716,11 +739,17 @@ impl Encoder {
         if ev.counts.is_some() {
             mask |= COUNTS;
         }
+        if ev.newwin.is_some() {
+            mask |= NEWWIN;
+        }
+        if ev.group.is_some() {
+            mask |= GROUP;
+        }
         varint::push(out, u64::from(mask));
         // Fields go in bit order: value fields and lists interleave. The
         // call's own requests exist before its completions are written.
         self.next_req += ev.created();
-        for bit in 0..15 {
+        for bit in 0..=ALL.ilog2() {
             let b = 1u32 << bit;
             if mask & b == 0 {
                 continue;
@@ -753,6 +782,15 @@ impl Encoder {
                     self.counts
                         .get_or_insert_with(Box::default)
                         .put(out, ev.routine, c.as_raw());
+                }
+            } else if b == NEWWIN {
+                if let Some(w) = ev.newwin {
+                    varint::push(out, u64::from(w.id));
+                    varint::push_i(out, w.disp_unit);
+                }
+            } else if b == GROUP {
+                if let Some(g) = &ev.group {
+                    varint::put_ranks(out, g);
                 }
             }
         }
@@ -812,6 +850,8 @@ impl Encoder {
         ev.done.clear();
         ev.init.clear();
         ev.newcomm = None;
+        ev.newwin = None;
+        let mut group = ev.group.take();
         let mut counts = ev.counts.take();
         // The value fields below DONE are the first VALUE_BITS, and REQ
         // (bit 4) precedes every list: read them first.
@@ -884,6 +924,17 @@ impl Encoder {
                 history.get(c, routine, &mut v)?;
                 history.commit(routine, v.as_raw());
                 ev.counts = Some(v);
+            } else if b == NEWWIN {
+                let id = c.u32()?;
+                ev.newwin = Some(WinCreated {
+                    id,
+                    disp_unit: c.i64()?,
+                });
+            } else if b == GROUP {
+                let mut g = group.take().unwrap_or_default();
+                g.clear();
+                g.extend(c.ranks()?);
+                ev.group = Some(g);
             }
         }
         self.hist.remember(of, &ev.vals);
@@ -892,26 +943,31 @@ impl Encoder {
 }
 
 /// The index in [`Event::vals`] of the value field of mask bit `bit`
-/// above DONE: value fields up to STATUS follow DONE in bit order, then
-/// SITE (bit 14), the last.
+/// (a bit of [`VALUE_BITS`]).
 #[inline(always)]
 fn value_index(bit: u32) -> usize {
-    if bit == SITE.trailing_zeros() {
-        V::Site as usize
-    } else {
-        bit as usize - 1
-    }
+    VALUE_AT[bit as usize] as usize
 }
 
-// The decoder finds a value field's index from its mask bit: bit `i`
-// below DONE (bit 5), bit `i + 1` above it, up to STATUS; SITE last.
-const _: () = {
+/// [`value_index`]'s table: the position in [`VALUE_BITS`] of each mask bit.
+const VALUE_AT: [u8; 32] = {
+    let mut at = [0u8; 32];
     let mut i = 0;
-    while i < V::Site as usize {
-        assert!(VALUE_BITS[i] == 1 << (i + (i >= 5) as usize));
+    while i < NV {
+        at[VALUE_BITS[i].trailing_zeros() as usize] = i as u8;
         i += 1;
     }
-    assert!(VALUE_BITS[V::Site as usize] == SITE && V::Site as usize == NV - 1);
+    at
+};
+
+// The decoder reads the value fields below DONE (bit 5) as indices
+// equal to their bits.
+const _: () = {
+    let mut i = 0;
+    while i < 5 {
+        assert!(VALUE_BITS[i] == 1 << i);
+        i += 1;
+    }
 };
 
 fn get_val(c: &mut Cursor<'_>) -> Result<Option<i64>, Malformed> {
@@ -1061,6 +1117,7 @@ pub(crate) mod tests {
                     ..Site::default()
                 },
             ],
+            wins: Vec::new(),
         }
     }
 
@@ -1077,6 +1134,85 @@ pub(crate) mod tests {
         let (back, truncated) = Trace::parse(&data).unwrap();
         assert!(truncated.is_none());
         assert_eq!(back, t);
+    }
+
+    #[test]
+    fn one_sided_fields_round_trip() {
+        let mut t = sample();
+        t.routines
+            .extend(["MPI_Win_allocate", "MPI_Put", "MPI_Win_post", "MPI_Win_lock"].map(String::from));
+        t.wins = vec![Win {
+            kind: crate::rma::WinKind::Allocate,
+            comm: COMM_WORLD,
+            members: vec![0, 1],
+        }];
+        let mut create = Event {
+            routine: 4,
+            start: 2000,
+            end: 2100,
+            first_req: 2,
+            newwin: Some(WinCreated { id: 0, disp_unit: 8 }),
+            ..Event::default()
+        };
+        create.set(V::Comm, Some(COMM_WORLD));
+        create.set(V::Bytes, Some(1 << 17));
+        let mut put = Event {
+            routine: 5,
+            start: 2200,
+            end: 2300,
+            first_req: 2,
+            ..Event::default()
+        };
+        put.set(V::Win, Some(0));
+        put.set(V::Peer, Some(1));
+        put.set(V::Bytes, Some(1 << 17));
+        put.set(V::Op, Some(crate::rma::OP_USER));
+        let mut puts: Vec<Event> = (0..3)
+            .map(|i| Event {
+                start: put.start + 200 * i,
+                end: put.end + 200 * i,
+                ..put.clone()
+            })
+            .collect();
+        let mut post = Event {
+            routine: 6,
+            start: 3000,
+            end: 3010,
+            first_req: 2,
+            group: Some(vec![1, 0]),
+            ..Event::default()
+        };
+        post.set(V::Win, Some(0));
+        post.set(V::Assert, Some(1 | 16));
+        let mut lock = Event {
+            routine: 7,
+            start: 3100,
+            end: 3110,
+            first_req: 2,
+            group: Some(Vec::new()),
+            ..Event::default()
+        };
+        lock.set(V::Win, Some(0));
+        lock.set(V::Peer, Some(0));
+        lock.set(V::Lock, Some(crate::rma::LOCK_EXCLUSIVE));
+        let events = &mut t.streams[0].events;
+        events.push(create);
+        events.append(&mut puts);
+        events.extend([post, lock]);
+        let data = bytes_of(&t);
+        assert_eq!(Trace::parse(&data).unwrap().0, t);
+        let (mut r, _dir) = {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("rma.pnt");
+            t.save(&p, &|_| {}).unwrap();
+            (crate::stream::MergedReader::open(&p).unwrap(), dir)
+        };
+        assert_eq!(r.wins, t.wins);
+        let mut got = Vec::new();
+        while let Some(ev) = r.next(0).unwrap() {
+            got.push(ev);
+        }
+        assert_eq!(got, t.streams[0].events);
     }
 
     #[test]

@@ -83,6 +83,7 @@ fn trace(big: i64) -> Trace {
         streams,
         clocks: Vec::new(),
         sites: Vec::new(),
+        wins: Vec::new(),
     }
 }
 

@@ -1,6 +1,5 @@
 /* The MPI constants the checker needs that pnmpi-mpi-sys does not carry:
- * error codes and the predefined datatypes and
- * operations, whose handles are cast macros (Open MPI: addresses of
+ * error codes and the predefined datatypes, whose handles are cast macros (Open MPI: addresses of
  * library globals; MPICH: integers) that bindgen cannot evaluate.
  * Compiled against the native mpi.h by build.rs. */
 #include <mpi.h>
@@ -55,13 +54,5 @@ const char pnmpi_checker_type_kinds[] = {
 };
 _Static_assert(sizeof pnmpi_checker_type_kinds == sizeof pnmpi_checker_types / sizeof pnmpi_checker_types[0],
                "one kind per predefined type");
-
-/* Predefined operations, likewise. */
-const MPI_Op pnmpi_checker_ops[] = {
-    MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
-    MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE,
-    MPI_NO_OP,
-};
-const int pnmpi_checker_op_count = sizeof pnmpi_checker_ops / sizeof pnmpi_checker_ops[0];
 
 const MPI_Message pnmpi_checker_message_null = MPI_MESSAGE_NULL;

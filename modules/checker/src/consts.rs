@@ -14,8 +14,6 @@ extern "C" {
     static pnmpi_checker_types: [MPI_Datatype; 46];
     static pnmpi_checker_type_count: c_int;
     static pnmpi_checker_type_kinds: [u8; 46];
-    static pnmpi_checker_ops: [MPI_Op; 14];
-    static pnmpi_checker_op_count: c_int;
 }
 
 /// An MPI error class the checker returns for a call it refused.
@@ -76,12 +74,6 @@ pub fn type_kinds() -> &'static [u8] {
     // SAFETY: an immutable C array initialised at load time, as long as
     // pnmpi_checker_types (a static assertion in consts.c).
     unsafe { &pnmpi_checker_type_kinds[..pnmpi_checker_type_count as usize] }
-}
-
-/// The predefined operations; an op's index is its name across ranks.
-pub fn predefined_ops() -> &'static [MPI_Op] {
-    // SAFETY: as for predefined_types.
-    unsafe { &pnmpi_checker_ops[..pnmpi_checker_op_count as usize] }
 }
 
 extern "C" {

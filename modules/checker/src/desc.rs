@@ -4,7 +4,6 @@
 //! negations gives each word's maximum and minimum, which agree exactly
 //! when every rank made the same call.
 
-use crate::consts;
 use crate::registry::{self, key};
 use crate::sig::Sig;
 use crate::types;
@@ -12,25 +11,8 @@ use pnmpi_mpi_sys::ROUTINE_NAMES;
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request};
 use pnmpi_sdk::sys::Handle;
+use pnmpi_trace::rma::OP_NAMES;
 use std::ffi::c_int;
-
-/// The names of `consts::predefined_ops`, in its order.
-const OP_NAMES: [&str; 14] = [
-    "MPI_MAX",
-    "MPI_MIN",
-    "MPI_SUM",
-    "MPI_PROD",
-    "MPI_LAND",
-    "MPI_BAND",
-    "MPI_LOR",
-    "MPI_BOR",
-    "MPI_LXOR",
-    "MPI_BXOR",
-    "MPI_MAXLOC",
-    "MPI_MINLOC",
-    "MPI_REPLACE",
-    "MPI_NO_OP",
-];
 
 /// Words of a descriptor.
 pub const WORDS: usize = 7;
@@ -252,10 +234,7 @@ impl Extremes {
 /// An operation's name across ranks: a predefined one's index, a user
 /// one's creation number (+1000).
 fn op_id(op: MPI_Op) -> i64 {
-    if let Some(i) = consts::predefined_ops()
-        .iter()
-        .position(|o| o.bits() == op.bits())
-    {
+    if let Some(i) = mpi::predefined_ops().iter().position(|o| o.bits() == op.bits()) {
         return i as i64;
     }
     registry::lock()

@@ -8,6 +8,7 @@
 use pnmpi_mpi_sys::constants;
 use pnmpi_sdk::sizes::SizeCache;
 use pnmpi_sdk::Datatype;
+use pnmpi_trace::rma::RmaRole;
 use std::ffi::c_void;
 
 /// `MPI_IN_PLACE`: `(void *) 1` in Open MPI, `(void *) -1` in MPICH. The
@@ -66,6 +67,13 @@ pub fn receives(routine: &str) -> bool {
         || base == "MPI_Rget"
 }
 
+/// Whether the routine moves data one-sided (`MPI_Put`, `MPI_Get`, the
+/// accumulates and atomics): its bytes are the origin's, reported apart
+/// as mpiP does ("Aggregate RMA Origin Size").
+pub fn one_sided(routine: &str) -> bool {
+    matches!(RmaRole::of(routine), Some(RmaRole::Data(_)))
+}
+
 /// The bytes expression of routine `$name`, whose C arguments are `$a`:
 /// `moved!(MPI_Send; sizes; a0, a1, a2, a3, a4, a5)`, with `sizes` the
 /// thread's [`SizeCache`].
@@ -82,6 +90,14 @@ macro_rules! moved {
     // stay valid with MPI_IN_PLACE).
     (@at2 $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident $(, $rest:ident)*) => {
         $crate::bytes::sized($s, $a2, $a3)
+    };
+    // origin, result, datatype, ...: one element (`MPI_Fetch_and_op`).
+    (@element3 $s:ident; $a0:ident, $a1:ident, $a2:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized($s, 1, $a2)
+    };
+    // origin, compare, result, datatype, ...: one element (`MPI_Compare_and_swap`).
+    (@element4 $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident $(, $rest:ident)*) => {
+        $crate::bytes::sized($s, 1, $a3)
     };
     // file handle, buf, count, datatype, ...
     (@file $s:ident; $a0:ident, $a1:ident, $a2:ident, $a3:ident $(, $rest:ident)*) => {
@@ -125,6 +141,8 @@ macro_rules! moved {
     (MPI_Raccumulate; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
     (MPI_Get_accumulate; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
     (MPI_Rget_accumulate; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Fetch_and_op; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@element3 $s; $($a),*) };
+    (MPI_Compare_and_swap; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@element4 $s; $($a),*) };
     (MPI_Gather; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
     (MPI_Igather; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
     (MPI_Gatherv; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
@@ -181,6 +199,14 @@ macro_rules! moved {
     (MPI_Gather_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
     (MPI_Allgather_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
     (MPI_Alltoall_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@in_place1 $s; $($a),*) };
+    (MPI_Put_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Rput_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Get_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Rget_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Accumulate_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Raccumulate_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Get_accumulate_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
+    (MPI_Rget_accumulate_c; $s:ident; $($a:ident),*) => { $crate::bytes::moved!(@at1 $s; $($a),*) };
     ($other:ident; $s:ident; $($a:ident),*) => {{
         let _ = $s;
         0

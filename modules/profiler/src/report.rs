@@ -348,7 +348,20 @@ impl<'a> Report<'a> {
         self.mpi_time_section(&mut t);
         self.accuracy_section(&mut t);
         self.aggregate_time(&mut t);
-        self.aggregate_sent(&mut t);
+        self.aggregate(
+            &mut t,
+            "Aggregate Sent Message Size (top twenty, descending, bytes)",
+            "Sent%",
+            false,
+            |r| !crate::bytes::receives(r) && !crate::bytes::one_sided(r),
+        );
+        self.aggregate(
+            &mut t,
+            "Aggregate RMA Origin Size (top twenty, descending, bytes)",
+            "RMA%",
+            true,
+            crate::bytes::one_sided,
+        );
         self.callsite_list(&mut t);
         self.callsite_time(&mut t);
         self.primitive_tables(&mut t);
@@ -482,18 +495,32 @@ impl<'a> Report<'a> {
         }
     }
 
-    fn aggregate_sent(&self, t: &mut String) {
-        section(t, "Aggregate Sent Message Size (top twenty, descending, bytes)");
-        let _ = writeln!(
-            t,
-            "{:<20} {:>5} {:>10} {:>14} {:>12} {:>8}",
-            "Call", "Site", "Count", "Total", "Avrg", "Sent%"
-        );
+    /// A section `title` of the call sites whose routines `wanted` takes,
+    /// by bytes (their share of the section's total under `share`); none
+    /// without such sites if `optional` (mpiP leaves its RMA section out
+    /// of runs without one-sided calls).
+    fn aggregate(
+        &self,
+        t: &mut String,
+        title: &str,
+        share: &str,
+        optional: bool,
+        wanted: impl Fn(&str) -> bool,
+    ) {
         let mut sites: Vec<&CallSite> = self
             .callsites
             .iter()
-            .filter(|s| s.stats.bytes > 0 && !crate::bytes::receives(&s.routine))
+            .filter(|s| s.stats.bytes > 0 && wanted(&s.routine))
             .collect();
+        if sites.is_empty() && optional {
+            return;
+        }
+        section(t, title);
+        let _ = writeln!(
+            t,
+            "{:<20} {:>5} {:>10} {:>14} {:>12} {:>8}",
+            "Call", "Site", "Count", "Total", "Avrg", share
+        );
         let total: u64 = sites.iter().map(|s| s.stats.bytes).sum();
         sites.sort_by(|a, b| b.stats.bytes.cmp(&a.stats.bytes).then(a.id.cmp(&b.id)));
         for s in sites.iter().take(TOP) {

@@ -206,6 +206,20 @@ pub fn members(comm: MPI_Comm, scratch: &mut Scratch) -> bool {
     inter != 0
 }
 
+/// Fills `scratch.members` with the world ranks of `group`'s members (the
+/// group of `MPI_Win_post` or `MPI_Win_start`).
+pub fn group_members(group: MPI_Group, scratch: &mut Scratch) {
+    // SAFETY: `group` is the application's group, valid during its call.
+    unsafe {
+        translate(
+            group,
+            &mut scratch.members,
+            &mut scratch.ranks,
+            &mut scratch.world,
+        )
+    };
+}
+
 /// World ranks of `group`'s members.
 ///
 /// # Safety

@@ -8,8 +8,9 @@
 //! requests created and completed (with the status of wildcard receives),
 //! and the members of each communicator created. It wraps every routine
 //! of the MPI's table (`for_each_routine!`); the arguments of
-//! point-to-point, collective, request and communicator routines are read
-//! by per-shape wrappers chosen by routine name below.
+//! point-to-point, collective, request, communicator and one-sided
+//! routines are read by per-shape wrappers chosen by routine name below
+//! (the one-sided ones in [`rma`]).
 //!
 //! Configuration (`argument KEY VALUE` lines, else environment variables):
 //! `outdir` / `PNMPI_TRACE_DIR` (default: a fresh `pnmpi-trace-<UTC time>`
@@ -23,6 +24,8 @@ mod extract;
 mod matched;
 mod output;
 mod record;
+#[macro_use]
+mod rma;
 mod setup;
 mod sites;
 
@@ -1124,6 +1127,47 @@ macro_rules! wrap {
     (@ MPI_Intercomm_merge, $($t:tt)*) => { newcomm!($($t)*); };
     (@ MPI_Comm_idup, $($t:tt)*) => { idup!($($t)*); };
     (@ MPI_Comm_free, $($t:tt)*) => { comm_free!($($t)*); };
+    (@ MPI_Win_create, $($t:tt)*) => { win_create!(create $($t)*); };
+    (@ MPI_Win_create_c, $($t:tt)*) => { win_create!(create $($t)*); };
+    (@ MPI_Win_allocate, $($t:tt)*) => { win_create!(Allocate $($t)*); };
+    (@ MPI_Win_allocate_c, $($t:tt)*) => { win_create!(Allocate $($t)*); };
+    (@ MPI_Win_allocate_shared, $($t:tt)*) => { win_create!(AllocateShared $($t)*); };
+    (@ MPI_Win_allocate_shared_c, $($t:tt)*) => { win_create!(AllocateShared $($t)*); };
+    (@ MPI_Win_create_dynamic, $($t:tt)*) => { win_create!(dynamic $($t)*); };
+    (@ MPI_Win_free, $($t:tt)*) => { win_free!($($t)*); };
+    (@ MPI_Put, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Put_c, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Get, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Get_c, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Rput, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Rput_c, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Rget, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Rget_c, $($t:tt)*) => { put!($($t)*); };
+    (@ MPI_Accumulate, $($t:tt)*) => { accumulate!($($t)*); };
+    (@ MPI_Accumulate_c, $($t:tt)*) => { accumulate!($($t)*); };
+    (@ MPI_Raccumulate, $($t:tt)*) => { accumulate!($($t)*); };
+    (@ MPI_Raccumulate_c, $($t:tt)*) => { accumulate!($($t)*); };
+    (@ MPI_Get_accumulate, $($t:tt)*) => { get_accumulate!($($t)*); };
+    (@ MPI_Get_accumulate_c, $($t:tt)*) => { get_accumulate!($($t)*); };
+    (@ MPI_Rget_accumulate, $($t:tt)*) => { get_accumulate!($($t)*); };
+    (@ MPI_Rget_accumulate_c, $($t:tt)*) => { get_accumulate!($($t)*); };
+    (@ MPI_Fetch_and_op, $($t:tt)*) => { fetch_and_op!($($t)*); };
+    (@ MPI_Compare_and_swap, $($t:tt)*) => { compare_and_swap!($($t)*); };
+    (@ MPI_Win_complete, $($t:tt)*) => { win_only!($($t)*); };
+    (@ MPI_Win_wait, $($t:tt)*) => { win_only!($($t)*); };
+    (@ MPI_Win_test, $($t:tt)*) => { win_only!($($t)*); };
+    (@ MPI_Win_unlock_all, $($t:tt)*) => { win_only!($($t)*); };
+    (@ MPI_Win_flush_all, $($t:tt)*) => { win_only!($($t)*); };
+    (@ MPI_Win_flush_local_all, $($t:tt)*) => { win_only!($($t)*); };
+    (@ MPI_Win_sync, $($t:tt)*) => { win_only!($($t)*); };
+    (@ MPI_Win_unlock, $($t:tt)*) => { win_target!($($t)*); };
+    (@ MPI_Win_flush, $($t:tt)*) => { win_target!($($t)*); };
+    (@ MPI_Win_flush_local, $($t:tt)*) => { win_target!($($t)*); };
+    (@ MPI_Win_fence, $($t:tt)*) => { win_assert!($($t)*); };
+    (@ MPI_Win_lock_all, $($t:tt)*) => { win_assert!($($t)*); };
+    (@ MPI_Win_post, $($t:tt)*) => { win_group!($($t)*); };
+    (@ MPI_Win_start, $($t:tt)*) => { win_group!($($t)*); };
+    (@ MPI_Win_lock, $($t:tt)*) => { win_lock!($($t)*); };
     (@ MPI_Comm_disconnect, $($t:tt)*) => { comm_free!($($t)*); };
     // The freed handle may name another type from now on.
     (@ MPI_Type_free, $($t:tt)*) => { plain!($($t)*, then { pnmpi_sdk::sizes::forget_sizes(); }); };

@@ -95,7 +95,7 @@ fn plain(routine: u32, t: &mut u64, gap: u64) -> Event {
 /// written. Returns the bytes written.
 pub fn write(p: &Params, out: &mut impl Write, progress: &dyn Fn(u32)) -> std::io::Result<u64> {
     let routines: Vec<String> = ROUTINES.iter().map(|r| r.to_string()).collect();
-    let mut w = MergedWriter::new(out, p.ranks, "synthetic", &routines, &[], &[], &[])?;
+    let mut w = MergedWriter::new(out, p.ranks, "synthetic", &routines, &[], &[], &[], &[])?;
     for r in 0..p.ranks {
         w.stream(r, r, 0, events(p, r), &|_| {})?;
         progress(r + 1);
