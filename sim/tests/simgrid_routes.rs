@@ -1,7 +1,8 @@
 //! Every route of pnmpi's network graphs against SimGrid 3.32's: seeded
 //! random fat trees, dragonflies, tori and clusters (with backbones and
 //! limiters, shared and split-duplex links) of many sizes, each written
-//! as a SimGrid `<cluster>` and as the machine file that describes it.
+//! as a SimGrid `<cluster>` and as the machine file that describes it;
+//! the `<cluster>` is also read as `-m platform.xml` reads it.
 //! `routes.cpp`, built against libsimgrid, prints SimGrid's route and
 //! latency for every pair of hosts; each must be ours, link by link.
 //! (`PNMPI_ROUTE_CASES=N` runs N platforms of each shape, 10 by default.)
@@ -214,6 +215,9 @@ fn every_route_is_simgrids() {
             );
             let m = Machine::parse("m.toml", &toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
             let g = m.graph().expect("a graph");
+            // The same platform read by `-m platform.xml`.
+            let read = Machine::parse("p.xml", &xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+            let from_xml = read.graph().expect("a graph");
             let theirs = simgrid_routes(&bin, &platform, case.hosts);
             assert_eq!(theirs.len() as u32, case.hosts * (case.hosts - 1), "{xml}");
             for (s, d, latency, names) in theirs {
