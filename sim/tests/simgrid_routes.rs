@@ -47,6 +47,9 @@ fn routes_program(dir: &Path) -> PathBuf {
     bin
 }
 
+/// Draws a random platform of one shape.
+type Generator = fn(&mut fastrand::Rng) -> Case;
+
 /// One of SimGrid's routes: source, destination, latency (s), link names.
 type Route = (u32, u32, f64, Vec<String>);
 
@@ -191,7 +194,7 @@ fn every_route_is_simgrids() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(10);
     let mut rng = fastrand::Rng::with_seed(45);
-    let shapes: [(&str, fn(&mut fastrand::Rng) -> Case); 4] = [
+    let shapes: [(&str, Generator); 4] = [
         ("fat tree", fat_tree),
         ("dragonfly", dragonfly),
         ("torus", torus),
@@ -227,6 +230,15 @@ fn every_route_is_simgrids() {
                 assert_eq!(
                     ours, names,
                     "{what} {s} -> {d}, platform:\n{xml}\nmachine:\n{toml}"
+                );
+                let mut read_route = Vec::new();
+                from_xml.route(s, d, &mut read_route);
+                let read: Vec<String> = read_route.iter().map(|&l| from_xml.name(l)).collect();
+                assert_eq!(read, names, "{what} {s} -> {d}, read from:\n{xml}");
+                assert_eq!(
+                    from_xml.latency(s, d),
+                    g.latency(s, d),
+                    "{what} {s} -> {d}\n{xml}"
                 );
                 let mine = g.latency(s, d) * 1e-9;
                 assert!(

@@ -197,12 +197,14 @@ fn radicals(r: &Reader, n: Node) -> Result<usize, MachineError> {
         let (a, b) = part.split_once('-').unwrap_or((part, part));
         let (a, b): (u64, u64) = match (a.trim().parse(), b.trim().parse()) {
             (Ok(a), Ok(b)) if a == next && b >= a => (a, b),
-            _ => return Err(r.err(
-                n,
-                format!(
+            _ => {
+                return Err(r.err(
+                    n,
+                    format!(
                     "radical `{text}`: pnmpi numbers hosts 0, 1, ... in order; write e.g. radical=\"0-15\""
                 ),
-            )),
+                ))
+            }
         };
         next = b + 1;
         let _ = a;

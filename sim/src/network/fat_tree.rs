@@ -134,20 +134,20 @@ impl FatTree {
         let mut links = Vec::new();
         let (mut first_uid, mut first_id, mut before) = (Vec::new(), Vec::new(), Vec::new());
         let (mut uid, mut seen) = (0u64, 0u64);
-        for l in 0..=p.levels() {
+        for (l, spec) in specs.iter().enumerate() {
             before.push(seen);
             seen += p.nodes(l);
-            if l == p.levels() {
-                break;
-            }
             first_uid.push(uid);
             first_id.push(links.len() as LinkId);
             let n = p.nodes(l) * u64::from(p.up[l]) * u64::from(p.count[l]);
             for _ in 0..n {
-                specs[l].push(&mut links, 1.0);
+                spec.push(&mut links, 1.0);
             }
             uid += n;
         }
+        // The top level's switches, which have no parents.
+        before.push(seen);
+        seen += p.nodes(p.levels());
         let limiters = limiter.map(|bw| {
             let first = links.len() as LinkId;
             for _ in 0..seen {
