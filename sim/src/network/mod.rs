@@ -15,6 +15,7 @@
 pub mod cluster;
 pub mod dragonfly;
 pub mod fat_tree;
+pub mod flows;
 mod graph;
 pub mod maxmin;
 pub mod mesh;

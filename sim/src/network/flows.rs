@@ -1,0 +1,337 @@
+//! Messages in flight as flows over their routes, moved as SimGrid's CM02
+//! model moves them (`NetworkCm02Model::communicate`, 3.32, with its
+//! defaults: factors 1, `weight-S` 0, no cross-traffic):
+//!
+//! ```text
+//! route    = the graph's links from the sender's host to the receiver's
+//! latency  = the sum of their latencies: paid first, the flow taking no
+//!            bandwidth meanwhile
+//! penalty  = latency, s (1 for a route of no latency): a link's share
+//!            goes as 1 / penalty, so longer routes get less (TCP's RTT
+//!            unfairness)
+//! bound    = min(least bandwidth of the route, TCP_GAMMA / (2 latency))
+//! then     : the bytes move at the flow's max-min rate ([`MaxMin`]),
+//!            recomputed whenever a flow of its component starts or ends
+//! ```
+//!
+//! The simulator asks for the next event (a latency paid or a flow
+//! done), steps to it, and learns which flows ended; between events every
+//! rate is constant, so a flow's end is known from its rate until another
+//! flow it interacts with changes.
+
+use super::graph::{Graph, LinkId};
+use super::maxmin::{MaxMin, VarId};
+use crate::units::Ns;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+/// A flow's number, reused once it has ended.
+pub type FlowId = u32;
+
+/// SimGrid's `network/TCP-gamma`: the largest TCP window, bytes; a flow
+/// moves at most a window per round trip.
+pub const TCP_GAMMA: f64 = 4_194_304.0;
+
+/// Nanoseconds per second.
+const NS: f64 = 1e9;
+
+/// A flow in flight.
+struct Flow {
+    /// Bytes left as of `updated`.
+    remaining: f64,
+    /// Bytes per second from `updated` on (0 while its latency is paid).
+    rate: f64,
+    updated: Ns,
+    penalty: f64,
+    bound: f64,
+    route: Vec<LinkId>,
+    /// Its solver variable once its latency is paid.
+    var: Option<VarId>,
+    /// Bumped whenever its end moves: older entries of the end queue are
+    /// stale.
+    version: u32,
+}
+
+/// Simulated times are non-negative, so their bits order like the values.
+fn key(t: Ns) -> u64 {
+    t.max(0.0).to_bits()
+}
+
+/// The flows in flight on one network.
+pub struct Flows {
+    graph: Arc<dyn Graph>,
+    solver: MaxMin,
+    flows: Vec<Option<Flow>>,
+    free: Vec<FlowId>,
+    /// The flow of each solver variable.
+    of_var: Vec<FlowId>,
+    /// When each flow's latency is paid.
+    entering: BinaryHeap<Reverse<(u64, FlowId)>>,
+    /// Each flow's end at its current rate, with its version.
+    ending: BinaryHeap<Reverse<(u64, FlowId, u32)>>,
+    /// The time of the last step.
+    now: Ns,
+    /// A route being looked up.
+    route: Vec<LinkId>,
+    /// The variables a solve recomputed.
+    solved: Vec<VarId>,
+}
+
+impl Flows {
+    /// No flow yet on `graph`.
+    pub fn new(graph: Arc<dyn Graph>) -> Flows {
+        let solver = MaxMin::new(graph.links());
+        Flows {
+            graph,
+            solver,
+            flows: Vec::new(),
+            free: Vec::new(),
+            of_var: Vec::new(),
+            entering: BinaryHeap::new(),
+            ending: BinaryHeap::new(),
+            now: 0.0,
+            route: Vec::new(),
+            solved: Vec::new(),
+        }
+    }
+
+    /// A flow of `bytes` from host `src` to host `dst`, starting at `at`
+    /// (the present if earlier); `None` when the route crosses no link
+    /// (a host to itself: the caller charges the copy).
+    pub fn start(&mut self, src: u32, dst: u32, bytes: f64, at: Ns) -> Option<FlowId> {
+        self.route.clear();
+        self.graph.route(src, dst, &mut self.route);
+        if self.route.is_empty() {
+            return None;
+        }
+        let links = self.graph.links();
+        let latency: Ns = self.route.iter().map(|&l| links[l as usize].latency).sum();
+        let least = self
+            .route
+            .iter()
+            .map(|&l| links[l as usize].bandwidth)
+            .fold(f64::INFINITY, f64::min);
+        let seconds = latency / NS;
+        let (penalty, bound) = if seconds > 0.0 {
+            (seconds, least.min(TCP_GAMMA / (2.0 * seconds)))
+        } else {
+            (1.0, least)
+        };
+        let at = at.max(self.now);
+        let flow = Flow {
+            remaining: bytes,
+            rate: 0.0,
+            updated: at,
+            penalty,
+            bound,
+            route: self.route.clone(),
+            var: None,
+            version: 0,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.flows[id as usize] = Some(flow);
+                id
+            }
+            None => {
+                self.flows.push(Some(flow));
+                (self.flows.len() - 1) as FlowId
+            }
+        };
+        self.entering.push(Reverse((key(at + latency), id)));
+        Some(id)
+    }
+
+    /// Flows started and not ended.
+    pub fn in_flight(&self) -> usize {
+        self.flows.len() - self.free.len()
+    }
+
+    /// When the next flow pays its latency or ends, if any is in flight.
+    pub fn next_event(&mut self) -> Option<Ns> {
+        self.rates();
+        while let Some(&Reverse((_, id, version))) = self.ending.peek() {
+            match &self.flows[id as usize] {
+                Some(f) if f.version == version && f.var.is_some() => break,
+                _ => {
+                    self.ending.pop();
+                }
+            }
+        }
+        let enter = self.entering.peek().map(|r| r.0 .0);
+        let end = self.ending.peek().map(|r| r.0 .0);
+        match (enter, end) {
+            (Some(a), Some(b)) => Some(f64::from_bits(a.min(b))),
+            (a, b) => a.or(b).map(f64::from_bits),
+        }
+    }
+
+    /// Steps to the next event: the flows whose latency is paid then
+    /// start sharing their links, and those done leave; appends the ended
+    /// flows to `ended`. Returns the event's time, `None` with no flow in
+    /// flight.
+    pub fn step(&mut self, ended: &mut Vec<FlowId>) -> Option<Ns> {
+        let t = self.next_event()?;
+        let k = key(t);
+        self.now = t;
+        while let Some(&Reverse((at, id))) = self.entering.peek() {
+            if at != k {
+                break;
+            }
+            self.entering.pop();
+            let Some(f) = self.flows[id as usize].as_mut() else {
+                continue;
+            };
+            let var = self.solver.add(f.penalty, f.bound, &f.route);
+            f.var = Some(var);
+            f.updated = t;
+            let v = var as usize;
+            if self.of_var.len() <= v {
+                self.of_var.resize(v + 1, 0);
+            }
+            self.of_var[v] = id;
+        }
+        while let Some(&Reverse((at, id, version))) = self.ending.peek() {
+            if at != k {
+                break;
+            }
+            self.ending.pop();
+            let live = matches!(&self.flows[id as usize], Some(f) if f.version == version);
+            if !live {
+                continue;
+            }
+            if let Some(var) = self.flows[id as usize].take().and_then(|f| f.var) {
+                self.solver.remove(var);
+            }
+            self.free.push(id);
+            ended.push(id);
+        }
+        Some(t)
+    }
+
+    /// New rates for the flows the last changes touched, and their ends.
+    fn rates(&mut self) {
+        let now = self.now;
+        let mut solved = std::mem::take(&mut self.solved);
+        solved.clear();
+        solved.extend_from_slice(self.solver.solve());
+        for &var in &solved {
+            let id = self.of_var[var as usize];
+            let Some(f) = self.flows[id as usize].as_mut() else {
+                continue;
+            };
+            f.remaining = (f.remaining - f.rate * (now - f.updated) / NS).max(0.0);
+            f.updated = now;
+            f.rate = self.solver.rate(var);
+            f.version = f.version.wrapping_add(1);
+            if f.rate > 0.0 {
+                let end = now + f.remaining / f.rate * NS;
+                self.ending.push(Reverse((key(end), id, f.version)));
+            }
+        }
+        self.solved = solved;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::{Link, Sharing};
+
+    /// Hosts 0..n on a star: host i's private link is link i (10 GB/s,
+    /// 2.5 us), shared; every route crosses both ends' links.
+    struct Star(Vec<Link>);
+
+    impl Graph for Star {
+        fn links(&self) -> &[Link] {
+            &self.0
+        }
+        fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkId>) {
+            if src != dst {
+                out.extend([src, dst]);
+            }
+        }
+    }
+
+    fn star(n: usize) -> Flows {
+        let link = Link {
+            bandwidth: 1e10,
+            latency: 2500.0,
+            sharing: Sharing::Shared,
+        };
+        Flows::new(Arc::new(Star(vec![link; n])))
+    }
+
+    /// Steps until no flow is left: each flow's end.
+    fn ends(f: &mut Flows) -> Vec<(FlowId, Ns)> {
+        let mut out = Vec::new();
+        let mut ended = Vec::new();
+        while let Some(t) = f.step(&mut ended) {
+            out.extend(ended.drain(..).map(|id| (id, t)));
+        }
+        out
+    }
+
+    #[test]
+    fn a_flow_alone_pays_its_latency_then_moves_at_its_least_bandwidth() {
+        let mut f = star(2);
+        let id = f.start(0, 1, 1e6, 100.0).expect("a route");
+        assert_eq!(f.in_flight(), 1);
+        // 5 us of latency, then 1 MB at 10 GB/s: 100 us.
+        let got = ends(&mut f);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, id);
+        assert!((got[0].1 - (100.0 + 5000.0 + 100_000.0)).abs() < 1e-6, "{got:?}");
+        assert_eq!(f.in_flight(), 0);
+        assert!(
+            f.start(1, 1, 8.0, 0.0).is_none(),
+            "a host to itself crosses no link"
+        );
+    }
+
+    #[test]
+    fn two_flows_into_one_host_share_its_link_until_the_first_ends() {
+        // 0 -> 2 and 1 -> 2 from 0: both pay 5 us, then share link 2 at
+        // 5 GB/s each; the 1 MB one ends at 5 + 200 us, the 2 MB one then
+        // has 1 MB left at 10 GB/s: 305 us.
+        let mut f = star(3);
+        let a = f.start(0, 2, 1e6, 0.0).unwrap();
+        let b = f.start(1, 2, 2e6, 0.0).unwrap();
+        let got = ends(&mut f);
+        assert_eq!(got[0].0, a);
+        assert!((got[0].1 - 205_000.0).abs() < 1e-6, "{got:?}");
+        assert_eq!(got[1].0, b);
+        assert!((got[1].1 - 305_000.0).abs() < 1e-6, "{got:?}");
+    }
+
+    #[test]
+    fn a_flow_still_paying_its_latency_takes_no_bandwidth() {
+        // b starts 50 us after a: a moves alone until b's latency is paid
+        // at 55 us (500 KB done), then both at 5 GB/s: a's 500 KB left
+        // end at 155 us.
+        let mut f = star(3);
+        let a = f.start(0, 2, 1e6, 0.0).unwrap();
+        let b = f.start(1, 2, 1e6, 50_000.0).unwrap();
+        let got = ends(&mut f);
+        assert_eq!(got[0].0, a);
+        assert!((got[0].1 - 155_000.0).abs() < 1e-6, "{got:?}");
+        // b: 500 KB by 155 us, then alone: 205 us.
+        assert_eq!(got[1].0, b);
+        assert!((got[1].1 - 205_000.0).abs() < 1e-6, "{got:?}");
+    }
+
+    #[test]
+    fn a_long_route_is_bounded_by_tcps_window_over_its_round_trip() {
+        // 1 ms of latency each side: 2 ms route, bound 4 MiB / 4 ms.
+        let link = Link {
+            bandwidth: 1e10,
+            latency: 1e6,
+            sharing: Sharing::Shared,
+        };
+        let mut f = Flows::new(Arc::new(Star(vec![link; 2])));
+        f.start(0, 1, TCP_GAMMA, 0.0).unwrap();
+        let got = ends(&mut f);
+        assert!((got[0].1 - (2e6 + 4e6)).abs() < 1e-3, "{got:?}");
+    }
+}
