@@ -115,7 +115,11 @@ impl Machine {
     /// A SimGrid platform (XML) is read as the machine it describes.
     pub fn parse(file: &str, source: &str) -> Result<Machine, MachineError> {
         if platform::is_platform(source) {
-            let (toml, line) = platform::to_toml(file, source)?;
+            let (toml, line) = platform::to_toml(source).map_err(|(line, what)| MachineError {
+                file: file.to_owned(),
+                line: Some(line),
+                what,
+            })?;
             return Machine::parse(file, &toml).map_err(|e| MachineError {
                 line: Some(line),
                 ..e
