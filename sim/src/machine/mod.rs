@@ -12,6 +12,7 @@
 
 pub mod curve;
 mod pick;
+mod platform;
 mod schema;
 pub mod topology;
 
@@ -111,7 +112,19 @@ impl Machine {
     }
 
     /// Parses a machine description from text; `file` names it in errors.
+    /// A SimGrid platform (XML) is read as the machine it describes.
     pub fn parse(file: &str, source: &str) -> Result<Machine, MachineError> {
+        if platform::is_platform(source) {
+            let (toml, line) = platform::to_toml(source).map_err(|(line, what)| MachineError {
+                file: file.to_owned(),
+                line: Some(line),
+                what,
+            })?;
+            return Machine::parse(file, &toml).map_err(|e| MachineError {
+                line: Some(line),
+                ..e
+            });
+        }
         let raw: schema::File = toml::from_str(source).map_err(|e| toml_error(file, source, &e))?;
         raw.validate(file, source)
     }
