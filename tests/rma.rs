@@ -128,7 +128,10 @@ fn one_sided_calls_are_traced_with_their_windows_targets_bytes_and_epochs() {
         let fences = of(calls, "MPI_Win_fence");
         assert_eq!(fences.len(), 10);
         let asserts: Vec<&str> = fences.iter().map(|f| f.get("assert").unwrap()).collect();
-        assert_eq!(asserts, ["noprecede", "0", "0", "0", "0", "0", "0", "0", "0", "nosucceed"]);
+        assert_eq!(
+            asserts,
+            ["noprecede", "0", "0", "0", "0", "0", "0", "0", "0", "nosucceed"]
+        );
         assert!(fences.iter().all(|f| f.int("win") == 0));
         // The counter: 10 exclusive locks of rank 0, each with one
         // fetch-and-add of a long.
