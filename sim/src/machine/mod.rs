@@ -18,6 +18,7 @@ mod parts;
 mod pick;
 mod platform;
 mod schema;
+mod simgrid_cluster;
 pub mod topology;
 
 pub use curve::{Curve, Step};
