@@ -65,10 +65,12 @@ impl Machine {
                 Some("TORUS"),
                 dims.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
             ),
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "[network.topology] shape {other:?} is one of xSim's, which SimGrid has no <cluster> for; \
                      use cluster, fat_tree, dragonfly or torus"
-            )),
+            ))
+            }
         };
         let links = &t.links;
         if let Some((name, l)) = links.levels.iter().find(|(_, l)| **l != links.base) {
