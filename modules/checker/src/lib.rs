@@ -43,6 +43,8 @@ mod advice;
 #[cfg(not(test))]
 mod args;
 #[cfg(not(test))]
+mod blocked;
+#[cfg(not(test))]
 mod coll;
 #[cfg(not(test))]
 mod coll_neighbor;
@@ -83,6 +85,8 @@ mod report;
 mod requests;
 #[cfg(not(test))]
 mod site;
+#[cfg(not(test))]
+mod threads;
 #[cfg(not(test))]
 mod types;
 #[cfg(not(test))]
