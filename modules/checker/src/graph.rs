@@ -44,7 +44,11 @@ fn successors(states: &[Blocked], s: &Blocked) -> Vec<usize> {
         let before = next.len();
         next.extend(of_peer.map(|(i, _)| i));
         if next.len() == before && peer == s.rank {
-            next.extend(states.iter().position(|t| (t.rank, t.thread) == (s.rank, s.thread)));
+            next.extend(
+                states
+                    .iter()
+                    .position(|t| (t.rank, t.thread) == (s.rank, s.thread)),
+            );
         }
     }
     next
@@ -189,11 +193,19 @@ mod tests {
     fn a_cycle_between_threads_of_two_ranks_names_the_threads() {
         // Each rank's thread 1 waits for the other rank, whose thread 0
         // waits for a message from this rank.
-        let states = [thread(0, 0, &[1]), thread(0, 1, &[1]), thread(1, 0, &[0]), thread(1, 1, &[0])];
+        let states = [
+            thread(0, 0, &[1]),
+            thread(0, 1, &[1]),
+            thread(1, 0, &[0]),
+            thread(1, 1, &[0]),
+        ];
         assert_eq!(cycle(&states), Some(vec![(0, 0), (1, 0)]));
         let text = describe(&states, None);
         assert!(text.contains("rank 0 thread 1: MPI_Recv at a.c:10"), "{text}");
-        assert!(text.contains("cycle: rank 0 thread 0 -> rank 1 thread 0 -> rank 0 thread 0"), "{text}");
+        assert!(
+            text.contains("cycle: rank 0 thread 0 -> rank 1 thread 0 -> rank 0 thread 0"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -225,7 +225,13 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        crate::threads::finalizing(&here);
+        // MPI would finalize under the other threads' calls: they are
+        // waited for (a blocked loop: one that never leaves is a deadlock).
+        if crate::threads::finalizing(&here) {
+            block_on(&here, || {
+                wait::waiting_for(Vec::new(), false, "the other threads of its rank to leave MPI".into())
+            }, || Ok(!crate::threads::others_inside()));
+        }
         leaks(&here);
         // Every rank settles the comparisons of its nonblocking
         // collectives: one the others never started is a deadlock.

@@ -260,7 +260,11 @@ pub fn waiting(here: &Here, hs: &[u64], null: u64) -> Option<c_int> {
     if !here.tracked() {
         return None;
     }
-    let objects: Vec<Object> = hs.iter().filter(|&&h| h != null).map(|&h| Object::Request(h)).collect();
+    let objects: Vec<Object> = hs
+        .iter()
+        .filter(|&&h| h != null)
+        .map(|&h| Object::Request(h))
+        .collect();
     let other = hold(&objects)?;
     report::report(
         Class::Thread,
@@ -299,17 +303,29 @@ pub fn collective(here: &Here, comm: u64) {
     );
 }
 
-/// At `MPI_Finalize`: reports each other thread inside a checked call.
-pub fn finalizing(here: &Here) {
+/// The tracked calls of other threads than this one in progress.
+fn others() -> Vec<Call> {
     let thread = current();
-    let others: Vec<Call> = THREADS
+    THREADS
         .lock()
         .inside
         .iter()
         .filter(|c| c.thread != thread)
         .copied()
-        .collect();
-    for other in others {
+        .collect()
+}
+
+/// Whether another thread is inside a checked call.
+pub fn others_inside() -> bool {
+    !others().is_empty()
+}
+
+/// At `MPI_Finalize`: reports each other thread inside a checked call;
+/// returns whether there was one.
+pub fn finalizing(here: &Here) -> bool {
+    let thread = current();
+    let others = others();
+    for &other in &others {
         report::report(
             Class::Thread,
             "finalize-inside",
@@ -318,4 +334,5 @@ pub fn finalizing(here: &Here) {
             format!("thread {thread} calls MPI_Finalize while {}", other.describe()),
         );
     }
+    !others.is_empty()
 }

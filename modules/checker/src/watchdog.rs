@@ -26,10 +26,10 @@ use crate::blocked::{self, Stuck};
 use crate::graph::{self, Blocked};
 use crate::report::{self, Class, Report};
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Request, MPI_Status};
 use pnmpi_sdk::sys::Handle;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::c_int;
 use std::time::Instant;
@@ -193,7 +193,10 @@ pub fn poll(timeout: f64) {
         while let Some((_, bytes)) = take(w, 0, PROBE) {
             let round = u64::from_le_bytes(bytes.get(..8).and_then(|b| b.try_into().ok()).unwrap_or([0; 8]));
             let (epoch, stuck) = now.as_ref().map_or((blocked::epoch(), 0), |s| (s.epoch, 1));
-            let reply = [round, epoch, stuck].iter().flat_map(|v| v.to_le_bytes()).collect();
+            let reply = [round, epoch, stuck]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
             post(w, 0, REPLY, reply);
         }
         return;
@@ -253,7 +256,11 @@ pub fn poll(timeout: f64) {
                 && started.elapsed().as_secs_f64() >= timeout
                 && mine.since.elapsed().as_secs_f64() >= timeout
             {
-                let states: Vec<Blocked> = w.states.values().flat_map(|s| s.threads.iter().cloned()).collect();
+                let states: Vec<Blocked> = w
+                    .states
+                    .values()
+                    .flat_map(|s| s.threads.iter().cloned())
+                    .collect();
                 drop(guard);
                 declare(&states);
             }
