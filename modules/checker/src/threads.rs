@@ -11,7 +11,7 @@
 //!   second call is reported and not made (`same-request`);
 //! - two threads of a rank inside collectives on one communicator at
 //!   once: MPI cannot tell their order apart from the other ranks'
-//!   (`same-communicator`);
+//!   (`same-communicator`); the second waits until the first is done;
 //! - `MPI_Finalize` while another thread is inside a checked call
 //!   (`finalize-inside`).
 //!
@@ -295,11 +295,25 @@ pub fn collective(here: &Here, comm: u64) {
         here.call(),
         &here.site(),
         format!(
-            "thread {} enters {} on a communicator where {}: MPI cannot match two collectives of one rank on one communicator at once with the other ranks'",
+            "thread {} enters {} on a communicator where {}: MPI cannot match two collectives of one rank on one communicator at once with the other ranks' (this one waits until that one is done)",
             current(),
             here.call(),
             other.describe()
         ),
+    );
+    // Made after the other, so that the rank's collectives on the
+    // communicator keep one order (a blocked loop: a deadlock if it never
+    // completes).
+    crate::wait::block_on(
+        here,
+        || {
+            crate::wait::waiting_for(
+                Vec::new(),
+                false,
+                format!("thread {}'s collective on its communicator", other.thread),
+            )
+        },
+        || Ok(hold(&[Object::Comm(comm)]).is_none()),
     );
 }
 
