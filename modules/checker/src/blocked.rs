@@ -18,14 +18,16 @@ use std::time::{Duration, Instant};
 /// How often the processor times of the threads outside MPI are read.
 const READ_EVERY: Duration = Duration::from_millis(20);
 
+/// Since when the rank has been quiet: its epoch then, the instant, and
+/// the processor times of its other threads (kernel id, ticks).
+type Quiet = (u64, Instant, Vec<(i32, u64)>);
+
 /// The rank's threads blocked past the timeout, and what was last found.
 struct Local {
     /// By thread number.
     blocked: BTreeMap<u32, Blocked>,
     epoch: u64,
-    /// Since when the rank has been quiet: its epoch then, the instant,
-    /// and the processor times of its other threads (kernel id, ticks).
-    quiet: Option<(u64, Instant, Vec<(i32, u64)>)>,
+    quiet: Option<Quiet>,
     /// When those times were last read.
     read: Option<Instant>,
 }

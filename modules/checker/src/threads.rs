@@ -238,9 +238,7 @@ pub fn leave() {
 fn hold(objects: &[Object]) -> Option<Call> {
     let thread = current();
     let mut t = THREADS.lock();
-    let Some(call) = t.inside.iter().find(|c| c.thread == thread).copied() else {
-        return None;
-    };
+    let call = t.inside.iter().find(|c| c.thread == thread).copied()?;
     if let Some((_, other)) = t
         .held
         .iter()
