@@ -91,6 +91,8 @@ mod requests;
 #[cfg(not(test))]
 mod site;
 #[cfg(not(test))]
+mod thread_rules;
+#[cfg(not(test))]
 mod threads;
 #[cfg(not(test))]
 mod types;

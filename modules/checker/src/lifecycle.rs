@@ -227,7 +227,7 @@ pnmpi_sdk::wrap! {
         }
         // MPI would finalize under the other threads' calls: they are
         // waited for (a blocked loop: one that never leaves is a deadlock).
-        if crate::threads::finalizing(&here) {
+        if crate::thread_rules::finalizing(&here) {
             block_on(&here, || {
                 wait::waiting_for(Vec::new(), false, "the other threads of its rank to leave MPI".into())
             }, || Ok(!crate::threads::others_inside()));

@@ -334,7 +334,7 @@ fn wait_one(here: &Here, request: *mut MPI_Request, status: *mut MPI_Status) -> 
         // SAFETY: the application's own call, unchanged.
         return unsafe { x::XMPI_Wait(request, status) };
     }
-    if let Some(rc) = crate::threads::waiting(here, &[h], key(mpi::REQUEST_NULL())) {
+    if let Some(rc) = crate::thread_rules::waiting(here, &[h], key(mpi::REQUEST_NULL())) {
         return rc;
     }
     let mut own = p2p::empty_status();
@@ -426,7 +426,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
-        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+        if let Some(rc) = crate::thread_rules::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
             return rc;
         }
         let mut own = statuses(count);
@@ -448,7 +448,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
-        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+        if let Some(rc) = crate::thread_rules::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
             return rc;
         }
         let mut own = p2p::empty_status();
@@ -467,7 +467,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(incount, array_of_requests);
-        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+        if let Some(rc) = crate::thread_rules::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
             return rc;
         }
         let mut own = statuses(incount);
@@ -500,7 +500,7 @@ pnmpi_sdk::wrap! {
         }
         // SAFETY: the caller's request variable.
         let h = key(unsafe { *request });
-        if let Some(rc) = crate::threads::waiting(&here, &[h], key(mpi::REQUEST_NULL())) {
+        if let Some(rc) = crate::thread_rules::waiting(&here, &[h], key(mpi::REQUEST_NULL())) {
             return rc;
         }
         let mut own = p2p::empty_status();
@@ -525,7 +525,7 @@ pnmpi_sdk::wrap! {
             return r.report(&here);
         }
         let hs = handles(count, array_of_requests);
-        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+        if let Some(rc) = crate::thread_rules::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
             return rc;
         }
         let mut own = statuses(count);
@@ -550,7 +550,7 @@ pnmpi_sdk::wrap! {
             return r.report(&here);
         }
         let hs = handles(count, array_of_requests);
-        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+        if let Some(rc) = crate::thread_rules::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
             return rc;
         }
         let mut own = p2p::empty_status();
@@ -569,7 +569,7 @@ pnmpi_sdk::wrap! {
         }
         crate::pending::progress();
         let hs = handles(incount, array_of_requests);
-        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+        if let Some(rc) = crate::thread_rules::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
             return rc;
         }
         let mut own = statuses(incount);

@@ -1,5 +1,7 @@
 //! Threads: which thread makes a checked call, under which thread level,
-//! and the MPI standard's rules on threads (MPI 4.1, §11.6):
+//! and what they are inside, for the MPI standard's rules on threads
+//! (MPI 4.1, §11.6), which `site` (the level, at each call's entry) and
+//! `thread_rules` (the shared objects) check and report:
 //!
 //! - under `MPI_THREAD_SINGLE` or `_FUNNELED`, only the thread that
 //!   initialized MPI may call it: another thread's call is reported, once
@@ -24,10 +26,7 @@
 //! `_SERIALIZED` and `_MULTIPLE`, take the tracked path: the call's site
 //! found at its entry, and the calls in progress kept under a lock.
 
-use crate::report::{self, Class};
-use crate::site::{self, Here};
 use parking_lot::Mutex;
-use pnmpi_mpi_sys::ROUTINE_NAMES;
 use std::cell::Cell;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering::Relaxed};
@@ -63,28 +62,21 @@ static NEXT: AtomicU32 = AtomicU32::new(1);
 
 /// A checked call in progress on some thread.
 #[derive(Clone, Copy)]
-struct Call {
-    thread: u32,
-    routine: usize,
-    ra: usize,
-}
-
-impl Call {
-    /// `thread T inside MPI_X at SITE`.
-    fn describe(&self) -> String {
-        format!(
-            "thread {} is inside {} at {}",
-            self.thread,
-            ROUTINE_NAMES[self.routine],
-            site::name(self.ra)
-        )
-    }
+pub struct Call {
+    /// The thread's number.
+    pub thread: u32,
+    /// The routine's index.
+    pub routine: usize,
+    /// The site's return address.
+    pub ra: usize,
 }
 
 /// An object that two threads may not use at once.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Object {
+pub enum Object {
+    /// A request, by handle.
     Request(u64),
+    /// A communicator, by handle bits.
     Comm(u64),
 }
 
@@ -160,71 +152,54 @@ pub fn seen() -> Vec<(u32, i32)> {
     THREADS.lock().seen.clone()
 }
 
-/// At the entry of a call that `untracked` did not let through: checks
-/// the level, and under `MPI_THREAD_SERIALIZED` and `_MULTIPLE` notes the
-/// call in progress. Returns whether it was noted (then [`leave`] at its
-/// end).
+/// What [`note`] found at a call's entry.
+pub enum Entry {
+    /// Under `MPI_THREAD_SINGLE` or `_FUNNELED`, not noted; the thread's
+    /// number and the level when this is the first call of a thread other
+    /// than 0 (above the level, to report once).
+    Unnoted(Option<(u32, u8)>),
+    /// Noted as in progress; under `MPI_THREAD_SERIALIZED`, the call of
+    /// another thread that was inside MPI then (to report).
+    Noted(u32, Option<Call>),
+}
+
+/// At the entry of a call that `untracked` did not let through: under
+/// `MPI_THREAD_SERIALIZED` and `_MULTIPLE` notes the call in progress
+/// (then [`leave`] at its end); says what the level's rule needs told.
 #[cold]
-pub fn enter(here: &Here) -> bool {
+pub fn note(routine: usize, ra: usize) -> Entry {
     let thread = current();
     let level = LEVEL.load(Relaxed);
     if level < SERIALIZED {
-        let first = {
-            let mut t = THREADS.lock();
-            let first = thread != 0 && !t.above.contains(&thread);
-            if first {
-                t.above.push(thread);
-            }
-            first
-        };
+        let mut t = THREADS.lock();
+        let first = thread != 0 && !t.above.contains(&thread);
         if first {
-            let only = if level < FUNNELED {
-                "only one thread may call MPI"
-            } else {
-                "only the thread that initialized MPI (thread 0) may call MPI"
-            };
-            report::report(
-                Class::Thread,
-                "above-level",
-                here.call(),
-                &here.site(),
-                format!(
-                    "thread {thread} calls {} under {}, which MPI granted: {only}",
-                    here.call(),
-                    LEVELS[level as usize]
-                ),
-            );
+            t.above.push(thread);
         }
-        return false;
+        return Entry::Unnoted(first.then_some((thread, level)));
     }
-    let call = Call {
-        thread,
-        routine: here.routine,
-        ra: here.ra(),
-    };
+    let call = Call { thread, routine, ra };
     let other = {
         let mut t = THREADS.lock();
         let other = t.inside.first().copied();
         t.inside.push(call);
         other
     };
-    if let (SERIALIZED, Some(other)) = (level, other) {
-        report::report(
-            Class::Thread,
-            "above-level",
-            here.call(),
-            &here.site(),
-            format!(
-                "thread {thread} calls {} while {}, under MPI_THREAD_SERIALIZED, which MPI granted: one thread at a time may call MPI",
-                here.call(),
-                other.describe()
-            ),
-        );
-    }
-    true
+    Entry::Noted(thread, other.filter(|_| level == SERIALIZED))
 }
 
-/// At the end of a call [`enter`] noted: forgets it and what it held.
+/// The name of thread level `level` (as `consts::thread_level` numbers
+/// them).
+pub fn level_name(level: u8) -> &'static str {
+    LEVELS[level as usize]
+}
+
+/// Whether `level` (as [`note`] gives it) is `MPI_THREAD_SINGLE`.
+pub fn is_single(level: u8) -> bool {
+    level < FUNNELED
+}
+
+/// At the end of a call [`note`] noted: forgets it and what it held.
 #[cold]
 pub fn leave() {
     let thread = current();
@@ -235,7 +210,7 @@ pub fn leave() {
 
 /// Marks `objects` as used by this thread's call; returns the call of
 /// another thread that uses one of them, if any (then marks none).
-fn hold(objects: &[Object]) -> Option<Call> {
+pub(crate) fn hold(objects: &[Object]) -> Option<Call> {
     let thread = current();
     let mut t = THREADS.lock();
     let call = t.inside.iter().find(|c| c.thread == thread).copied()?;
@@ -250,73 +225,8 @@ fn hold(objects: &[Object]) -> Option<Call> {
     None
 }
 
-/// Before a wait or test of the requests `hs` (their handles; `null`,
-/// `MPI_REQUEST_NULL`'s, is skipped): if another thread waits on or
-/// tests one of them, reports it and returns the code the call returns
-/// instead of being made.
-pub fn waiting(here: &Here, hs: &[u64], null: u64) -> Option<c_int> {
-    if !here.tracked() {
-        return None;
-    }
-    let objects: Vec<Object> = hs
-        .iter()
-        .filter(|&&h| h != null)
-        .map(|&h| Object::Request(h))
-        .collect();
-    let other = hold(&objects)?;
-    report::report(
-        Class::Thread,
-        "same-request",
-        here.call(),
-        &here.site(),
-        format!(
-            "thread {} waits on a request that {}, waiting on it too: the call is not made",
-            current(),
-            other.describe()
-        ),
-    );
-    Some(crate::consts::err(crate::consts::Err::Request))
-}
-
-/// Before a collective on the communicator `comm` (its bits): reports
-/// another thread of this rank inside a collective on it.
-pub fn collective(here: &Here, comm: u64) {
-    if !here.tracked() {
-        return;
-    }
-    let Some(other) = hold(&[Object::Comm(comm)]) else {
-        return;
-    };
-    report::report(
-        Class::Thread,
-        "same-communicator",
-        here.call(),
-        &here.site(),
-        format!(
-            "thread {} enters {} on a communicator where {}: MPI cannot match two collectives of one rank on one communicator at once with the other ranks' (this one waits until that one is done)",
-            current(),
-            here.call(),
-            other.describe()
-        ),
-    );
-    // Made after the other, so that the rank's collectives on the
-    // communicator keep one order (a blocked loop: a deadlock if it never
-    // completes).
-    crate::wait::block_on(
-        here,
-        || {
-            crate::wait::waiting_for(
-                Vec::new(),
-                false,
-                format!("thread {}'s collective on its communicator", other.thread),
-            )
-        },
-        || Ok(hold(&[Object::Comm(comm)]).is_none()),
-    );
-}
-
 /// The tracked calls of other threads than this one in progress.
-fn others() -> Vec<Call> {
+pub(crate) fn others() -> Vec<Call> {
     let thread = current();
     THREADS
         .lock()
@@ -330,21 +240,4 @@ fn others() -> Vec<Call> {
 /// Whether another thread is inside a checked call.
 pub fn others_inside() -> bool {
     !others().is_empty()
-}
-
-/// At `MPI_Finalize`: reports each other thread inside a checked call;
-/// returns whether there was one.
-pub fn finalizing(here: &Here) -> bool {
-    let thread = current();
-    let others = others();
-    for &other in &others {
-        report::report(
-            Class::Thread,
-            "finalize-inside",
-            here.call(),
-            &here.site(),
-            format!("thread {thread} calls MPI_Finalize while {}", other.describe()),
-        );
-    }
-    !others.is_empty()
 }
