@@ -16,6 +16,7 @@ pub mod cluster;
 pub mod dragonfly;
 pub mod fat_tree;
 mod graph;
+pub mod maxmin;
 pub mod mesh;
 pub mod spec;
 pub mod torus;

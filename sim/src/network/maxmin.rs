@@ -1,0 +1,334 @@
+//! Max-min fairness over shared links, as SimGrid's LMM solver
+//! (`lmm::MaxMin`, 3.32) computes it: each flow is a variable with a
+//! sharing penalty `p` and an optional bound, each link a constraint of
+//! its bandwidth. The "level" of every unsaturated flow rises together;
+//! a flow's rate is `level / p`. A shared link saturates when the rates
+//! crossing it sum to its bandwidth, a fat pipe when its largest rate
+//! reaches it; a flow stops at its bound. So flows with a larger penalty
+//! (CM02: a longer route latency) get less of a link.
+//!
+//! SimGrid's rounding rules are kept, because they decide near-ties: a
+//! link counts as saturated once what remains of it is below 1e-5 of its
+//! bandwidth, or its usage below 1e-5 (SimGrid's `maxmin/precision`),
+//! which is why penalties are in seconds and bandwidths in bytes per
+//! second, SimGrid's units.
+//!
+//! **Incremental.** Adding or removing a flow marks its links; [`MaxMin::solve`]
+//! recomputes only the flows connected to a marked link through shared
+//! links (transitively), as SimGrid's selective update does, so the cost
+//! follows the flows that interact, not all flows in flight. Flows in
+//! other components keep their rates, which max-min leaves unchanged.
+
+use super::graph::{Link, LinkId, Sharing};
+
+/// A flow of the solver.
+pub type VarId = u32;
+
+/// SimGrid's `maxmin/precision`.
+const PRECISION: f64 = 1e-5;
+
+/// A link: its bandwidth and the flows crossing it.
+struct Cnst {
+    capacity: f64,
+    fatpipe: bool,
+    vars: Vec<VarId>,
+}
+
+/// A flow: its penalty, bound, route and rate.
+struct Var {
+    penalty: f64,
+    bound: f64,
+    links: Vec<LinkId>,
+    rate: f64,
+}
+
+/// The flows sharing a network's links, and their max-min rates.
+pub struct MaxMin {
+    cnsts: Vec<Cnst>,
+    vars: Vec<Var>,
+    free: Vec<VarId>,
+    /// Links whose flows changed since the last solve.
+    dirty: Vec<LinkId>,
+    /// Scratch of a solve, per link and per flow: the epoch of the last
+    /// visit, what remains of a link and its usage, whether a flow is
+    /// fixed, whether it is among a round's saturated flows, a link's
+    /// place among the unsaturated ones.
+    link_seen: Vec<u32>,
+    var_seen: Vec<u32>,
+    var_fixed: Vec<u32>,
+    gathered: Vec<bool>,
+    remaining: Vec<f64>,
+    usage: Vec<f64>,
+    light_at: Vec<u32>,
+    epoch: u32,
+    /// The flows the last solve recomputed.
+    solved: Vec<VarId>,
+}
+
+/// "Not among the unsaturated links".
+const OUT: u32 = u32::MAX;
+
+impl MaxMin {
+    /// A solver over `links`, with no flow yet.
+    pub fn new(links: &[Link]) -> MaxMin {
+        let n = links.len();
+        MaxMin {
+            cnsts: links
+                .iter()
+                .map(|l| Cnst {
+                    capacity: l.bandwidth,
+                    fatpipe: l.sharing == Sharing::Fatpipe,
+                    vars: Vec::new(),
+                })
+                .collect(),
+            vars: Vec::new(),
+            free: Vec::new(),
+            dirty: Vec::new(),
+            link_seen: vec![0; n],
+            var_seen: Vec::new(),
+            var_fixed: Vec::new(),
+            gathered: Vec::new(),
+            remaining: vec![0.0; n],
+            usage: vec![0.0; n],
+            light_at: vec![OUT; n],
+            epoch: 0,
+            solved: Vec::new(),
+        }
+    }
+
+    /// Adds a flow of sharing penalty `penalty` (> 0), at most `bound`
+    /// bytes per second (`f64::INFINITY`: none), over `route`. Its rate is
+    /// known after the next [`solve`](Self::solve).
+    pub fn add(&mut self, penalty: f64, bound: f64, route: &[LinkId]) -> VarId {
+        let var = Var {
+            penalty,
+            bound,
+            links: route.to_vec(),
+            rate: 0.0,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.vars[id as usize] = var;
+                id
+            }
+            None => {
+                self.vars.push(var);
+                self.var_seen.push(0);
+                self.var_fixed.push(0);
+                self.gathered.push(false);
+                (self.vars.len() - 1) as VarId
+            }
+        };
+        for &l in route {
+            self.cnsts[l as usize].vars.push(id);
+        }
+        self.dirty.extend_from_slice(route);
+        id
+    }
+
+    /// Removes flow `v`: the flows it shared links with get their rates
+    /// again at the next [`solve`](Self::solve).
+    pub fn remove(&mut self, v: VarId) {
+        let links = std::mem::take(&mut self.vars[v as usize].links);
+        for &l in &links {
+            let vars = &mut self.cnsts[l as usize].vars;
+            if let Some(i) = vars.iter().position(|&x| x == v) {
+                vars.swap_remove(i);
+            }
+        }
+        self.dirty.extend_from_slice(&links);
+        self.free.push(v);
+    }
+
+    /// Flow `v`'s rate, bytes per second, as of the last solve.
+    pub fn rate(&self, v: VarId) -> f64 {
+        self.vars[v as usize].rate
+    }
+
+    /// Recomputes the rates of the flows connected to a link that changed
+    /// since the last solve; returns those flows.
+    pub fn solve(&mut self) -> &[VarId] {
+        self.solved.clear();
+        if self.dirty.is_empty() {
+            return &self.solved;
+        }
+        self.epoch += 1;
+        let dirty = std::mem::take(&mut self.dirty);
+        let (mut links, mut vars) = (Vec::new(), Vec::new());
+        for &l in &dirty {
+            if self.link_seen[l as usize] == self.epoch {
+                continue;
+            }
+            links.clear();
+            vars.clear();
+            self.component(l, &mut links, &mut vars);
+            self.fill(&links, &vars);
+            self.solved.extend_from_slice(&vars);
+        }
+        self.dirty = dirty;
+        self.dirty.clear();
+        &self.solved
+    }
+
+    /// The links and flows connected to link `from`.
+    fn component(&mut self, from: LinkId, links: &mut Vec<LinkId>, vars: &mut Vec<VarId>) {
+        let epoch = self.epoch;
+        self.link_seen[from as usize] = epoch;
+        links.push(from);
+        let mut next = 0;
+        while next < links.len() {
+            let l = links[next] as usize;
+            next += 1;
+            for &v in &self.cnsts[l].vars {
+                if self.var_seen[v as usize] == epoch {
+                    continue;
+                }
+                self.var_seen[v as usize] = epoch;
+                vars.push(v);
+                for &k in &self.vars[v as usize].links {
+                    if self.link_seen[k as usize] != epoch {
+                        self.link_seen[k as usize] = epoch;
+                        links.push(k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The usage of link `l` by the flows not fixed yet: the sum of their
+    /// `1 / p`, or on a fat pipe the largest.
+    fn fresh_usage(&self, l: usize) -> f64 {
+        let c = &self.cnsts[l];
+        let open = c
+            .vars
+            .iter()
+            .filter(|&&v| self.var_fixed[v as usize] != self.epoch)
+            .map(|&v| 1.0 / self.vars[v as usize].penalty);
+        if c.fatpipe {
+            open.fold(0.0, f64::max)
+        } else {
+            open.sum()
+        }
+    }
+
+    /// Progressive filling of one component, with SimGrid's rules.
+    fn fill(&mut self, links: &[LinkId], vars: &[VarId]) {
+        let epoch = self.epoch;
+        // The unsaturated links.
+        let mut light: Vec<LinkId> = Vec::with_capacity(links.len());
+        for &l in links {
+            let li = l as usize;
+            let capacity = self.cnsts[li].capacity;
+            self.remaining[li] = capacity;
+            self.light_at[li] = OUT;
+            if capacity <= capacity * PRECISION {
+                continue;
+            }
+            let usage = self.fresh_usage(li);
+            self.usage[li] = usage;
+            if usage > 0.0 {
+                self.light_at[li] = light.len() as u32;
+                light.push(l);
+            }
+        }
+        let mut saturated: Vec<VarId> = Vec::new();
+        let mut level = f64::INFINITY;
+        while !light.is_empty() {
+            // The links that saturate first, and their open flows.
+            level = f64::INFINITY;
+            saturated.clear();
+            for &l in &light {
+                let at = self.remaining[l as usize] / self.usage[l as usize];
+                if at < level {
+                    level = at;
+                }
+            }
+            for &l in &light {
+                let li = l as usize;
+                if self.remaining[li] / self.usage[li] == level {
+                    for &v in &self.cnsts[li].vars {
+                        let vi = v as usize;
+                        if self.var_fixed[vi] != epoch && !self.gathered[vi] {
+                            self.gathered[vi] = true;
+                            saturated.push(v);
+                        }
+                    }
+                }
+            }
+            for &v in &saturated {
+                self.gathered[v as usize] = false;
+            }
+            // A flow whose bound comes first is fixed at it, with those
+            // of the same bound, before anything else.
+            let least_bound = saturated
+                .iter()
+                .map(|&v| &self.vars[v as usize])
+                .filter(|x| x.bound.is_finite() && x.bound * x.penalty < level)
+                .map(|x| x.bound * x.penalty)
+                .fold(f64::INFINITY, f64::min);
+            for &v in &saturated {
+                let x = &self.vars[v as usize];
+                let rate = if least_bound.is_infinite() {
+                    level / x.penalty
+                } else if (least_bound - x.bound * x.penalty).abs() < PRECISION {
+                    x.bound
+                } else {
+                    continue;
+                };
+                self.fix(v, rate, &mut light);
+            }
+        }
+        // A flow left open when rounding saturated its links: at the last
+        // level (SimGrid would leave it at 0, stalled).
+        for &v in vars {
+            if self.var_fixed[v as usize] != epoch {
+                let x = &mut self.vars[v as usize];
+                x.rate = if level.is_finite() {
+                    (level / x.penalty).min(x.bound)
+                } else {
+                    x.bound
+                };
+            }
+        }
+    }
+
+    /// Fixes flow `v` at `rate` and takes it out of its links.
+    fn fix(&mut self, v: VarId, rate: f64, light: &mut Vec<LinkId>) {
+        let vi = v as usize;
+        self.var_fixed[vi] = self.epoch;
+        self.vars[vi].rate = rate;
+        let penalty = self.vars[vi].penalty;
+        for i in 0..self.vars[vi].links.len() {
+            let li = self.vars[vi].links[i] as usize;
+            let capacity = self.cnsts[li].capacity;
+            if self.cnsts[li].fatpipe {
+                self.usage[li] = self.fresh_usage(li);
+            } else {
+                update(&mut self.remaining[li], rate, capacity * PRECISION);
+                update(&mut self.usage[li], 1.0 / penalty, PRECISION);
+            }
+            let at = self.light_at[li];
+            if at == OUT {
+                continue;
+            }
+            if self.usage[li] <= PRECISION || self.remaining[li] <= capacity * PRECISION {
+                light.swap_remove(at as usize);
+                if let Some(&moved) = light.get(at as usize) {
+                    self.light_at[moved as usize] = at;
+                }
+                self.light_at[li] = OUT;
+            }
+        }
+    }
+}
+
+/// SimGrid's `double_update`: `x -= by`, and 0 once below `precision`.
+fn update(x: &mut f64, by: f64, precision: f64) {
+    *x -= by;
+    if *x < precision {
+        *x = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests;
