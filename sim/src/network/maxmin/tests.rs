@@ -148,6 +148,9 @@ fn full_solve(links: &[Link], flows: &[(f64, f64, Vec<LinkId>)]) -> Vec<f64> {
     }
 }
 
+/// A flow of the random test: its weight, its bound and its route.
+type Flow = (f64, f64, Vec<LinkId>);
+
 #[test]
 fn incremental_solves_agree_with_a_full_solve_on_random_networks() {
     let mut rng = fastrand::Rng::with_seed(45);
@@ -158,7 +161,7 @@ fn incremental_solves_agree_with_a_full_solve_on_random_networks() {
             .collect();
         let links = links(&spec);
         let mut m = MaxMin::new(&links);
-        let mut live: Vec<(VarId, (f64, f64, Vec<LinkId>))> = Vec::new();
+        let mut live: Vec<(VarId, Flow)> = Vec::new();
         for step in 0..300 {
             if !live.is_empty() && rng.u8(..3) == 0 {
                 let (v, _) = live.swap_remove(rng.usize(..live.len()));
