@@ -148,7 +148,7 @@ fn full_solve(links: &[Link], flows: &[(f64, f64, Vec<LinkId>)]) -> Vec<f64> {
     }
 }
 
-/// A flow of the random test: its weight, its bound and its route.
+/// A flow of the random test: its penalty, its rate bound and its route.
 type Flow = (f64, f64, Vec<LinkId>);
 
 #[test]
