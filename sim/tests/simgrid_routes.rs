@@ -2,7 +2,9 @@
 //! random fat trees, dragonflies, tori and clusters (with backbones and
 //! limiters, shared and split-duplex links) of many sizes, each written
 //! as a SimGrid `<cluster>` and as the machine file that describes it;
-//! the `<cluster>` is also read as `-m platform.xml` reads it.
+//! the `<cluster>` is also read as `-m platform.xml` reads it, and the
+//! machine file written back as a `<cluster>` (what the export's
+//! `--machine` writes) is routed by SimGrid alike.
 //! `routes.cpp`, built against libsimgrid, prints SimGrid's route and
 //! latency for every pair of hosts; each must be ours, link by link.
 //! (`PNMPI_ROUTE_CASES=N` runs N platforms of each shape, 10 by default.)
@@ -223,6 +225,19 @@ fn every_route_is_simgrids() {
             let from_xml = read.graph().expect("a graph");
             let theirs = simgrid_routes(&bin, &platform, case.hosts);
             assert_eq!(theirs.len() as u32, case.hosts * (case.hosts - 1), "{xml}");
+            // The machine written back as a <cluster> (the export's
+            // --machine), as SimGrid reads it: the same routes.
+            let written = m
+                .simgrid_cluster()
+                .unwrap_or_else(|e| panic!("{e}\n{toml}"))
+                .expect("a topology");
+            let back = dir.path().join(format!("w{platforms}.xml"));
+            std::fs::write(&back, &written).unwrap();
+            assert_eq!(
+                simgrid_routes(&bin, &back, case.hosts),
+                theirs,
+                "{what}: the machine written as\n{written}\nfrom\n{toml}\nroutes otherwise than\n{xml}"
+            );
             for (s, d, latency, names) in theirs {
                 let mut route = Vec::new();
                 g.route(s, d, &mut route);

@@ -3,6 +3,8 @@
 //! entry ([`Here::new`]); the site is located only when it is needed (a
 //! report, or an object whose creation a leak report will name).
 
+use crate::report::{self, Class};
+use crate::threads::{self, Call, Entry};
 use parking_lot::Mutex;
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
 use pnmpi_sdk::callsite::{self, Resolver, Routes, Table};
@@ -20,11 +22,14 @@ struct Sites {
 
 static SITES_: Mutex<Option<Sites>> = Mutex::new(None);
 
-/// A call in progress: its routine and its wrapper's stack pointer.
-#[derive(Clone, Copy)]
+/// A call in progress: its routine and its wrapper's stack pointer; at
+/// its end (the wrapper's), a call that `threads` noted is forgotten.
 pub struct Here {
     pub routine: usize,
     sp: usize,
+    /// Noted by `threads::note`: a call under `MPI_THREAD_SERIALIZED` or
+    /// `_MULTIPLE`, or of another thread than the one that initialized MPI.
+    tracked: bool,
 }
 
 impl Here {
@@ -32,10 +37,21 @@ impl Here {
     /// stack pointer is the wrapper's.
     #[inline(always)]
     pub fn new(routine: usize) -> Here {
-        Here {
+        let mut here = Here {
             routine,
             sp: callsite::stack_pointer(),
+            tracked: false,
+        };
+        if !crate::threads::untracked() {
+            here.tracked = enter(&here);
         }
+        here
+    }
+
+    /// Whether `threads` noted the call (its rules on objects apply).
+    #[inline]
+    pub fn tracked(&self) -> bool {
+        self.tracked
     }
 
     /// The routine's name.
@@ -67,6 +83,15 @@ impl Here {
     }
 }
 
+impl Drop for Here {
+    #[inline]
+    fn drop(&mut self) {
+        if self.tracked {
+            crate::threads::leave();
+        }
+    }
+}
+
 /// Names the site whose return address is `ra` (0: unknown).
 pub fn name(ra: usize) -> String {
     if ra == 0 {
@@ -76,5 +101,64 @@ pub fn name(ra: usize) -> String {
     match guard.as_mut() {
         Some(sites) => sites.resolver.resolve(ra).to_string(),
         None => callsite::resolve(ra).to_string(),
+    }
+}
+
+/// `thread T is inside MPI_X at SITE`, for reports that name another
+/// thread's call.
+pub fn inside(c: &Call) -> String {
+    format!(
+        "thread {} is inside {} at {}",
+        c.thread,
+        ROUTINE_NAMES[c.routine],
+        name(c.ra)
+    )
+}
+
+/// At the entry of a call that `threads::untracked` did not let through:
+/// notes it ([`threads::note`]) and reports a call above the granted
+/// level: another thread than 0 under `MPI_THREAD_SINGLE` or `_FUNNELED`
+/// (once per thread), a second thread inside MPI under `_SERIALIZED`.
+/// Returns whether the call was noted (then `threads::leave` at its end).
+#[cold]
+fn enter(here: &Here) -> bool {
+    match threads::note(here.routine, here.ra()) {
+        Entry::Unnoted(above) => {
+            if let Some((thread, level)) = above {
+                let only = if threads::is_single(level) {
+                    "only one thread may call MPI"
+                } else {
+                    "only the thread that initialized MPI (thread 0) may call MPI"
+                };
+                report::report(
+                    Class::Thread,
+                    "above-level",
+                    here.call(),
+                    &here.site(),
+                    format!(
+                        "thread {thread} calls {} under {}, which MPI granted: {only}",
+                        here.call(),
+                        threads::level_name(level)
+                    ),
+                );
+            }
+            false
+        }
+        Entry::Noted(thread, other) => {
+            if let Some(other) = other {
+                report::report(
+                    Class::Thread,
+                    "above-level",
+                    here.call(),
+                    &here.site(),
+                    format!(
+                        "thread {thread} calls {} while {}, under MPI_THREAD_SERIALIZED, which MPI granted: one thread at a time may call MPI",
+                        here.call(),
+                        inside(&other)
+                    ),
+                );
+            }
+            true
+        }
     }
 }

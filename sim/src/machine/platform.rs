@@ -11,7 +11,6 @@
 //! options both simulators model one machine. Anything else is an error
 //! naming the file, the line and the element.
 
-use super::MachineError;
 use roxmltree::{Document, Node};
 use std::fmt::Write as _;
 
@@ -89,23 +88,25 @@ fn speed(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("`{s}` is not one speed in SimGrid's units (e.g. 1Gf)"))
 }
 
+/// What a platform has that cannot be read: its 1-based line and what
+/// is wrong (the machine's error adds the file).
+pub(super) type Fault = (usize, String);
+
 /// Reads one platform file.
 struct Reader<'a> {
-    file: &'a str,
     doc: &'a Document<'a>,
 }
 
 impl Reader<'_> {
-    fn err(&self, n: Node, what: String) -> MachineError {
-        MachineError {
-            file: self.file.to_owned(),
-            line: Some(self.doc.text_pos_at(n.range().start).row as usize),
-            what: format!("<{}>: {what}", n.tag_name().name()),
-        }
+    fn err(&self, n: Node, what: String) -> Fault {
+        (
+            self.doc.text_pos_at(n.range().start).row as usize,
+            format!("<{}>: {what}", n.tag_name().name()),
+        )
     }
 
     /// Its attributes, each checked to be one pnmpi reads.
-    fn attrs(&self, n: Node, known: &[&str]) -> Result<(), MachineError> {
+    fn attrs(&self, n: Node, known: &[&str]) -> Result<(), Fault> {
         match n.attributes().find(|a| !known.contains(&a.name())) {
             Some(a) => Err(self.err(
                 n,
@@ -119,12 +120,12 @@ impl Reader<'_> {
         }
     }
 
-    fn get<'n>(&self, n: Node<'n, '_>, name: &str) -> Result<&'n str, MachineError> {
+    fn get<'n>(&self, n: Node<'n, '_>, name: &str) -> Result<&'n str, Fault> {
         n.attribute(name)
             .ok_or_else(|| self.err(n, format!("needs attribute `{name}`")))
     }
 
-    fn value<T>(&self, n: Node, name: &str, parse: fn(&str) -> Result<T, String>) -> Result<T, MachineError> {
+    fn value<T>(&self, n: Node, name: &str, parse: fn(&str) -> Result<T, String>) -> Result<T, Fault> {
         parse(self.get(n, name)?).map_err(|e| self.err(n, format!("{name}: {e}")))
     }
 
@@ -136,18 +137,15 @@ impl Reader<'_> {
 
 /// The machine file `source` (a platform) describes, as TOML, and the
 /// line of the element it comes from (for the errors found in it).
-pub(super) fn to_toml(file: &str, source: &str) -> Result<(String, usize), MachineError> {
+pub(super) fn to_toml(source: &str) -> Result<(String, usize), Fault> {
     // SimGrid's platforms name their DTD.
     let options = roxmltree::ParsingOptions {
         allow_dtd: true,
         ..Default::default()
     };
-    let doc = Document::parse_with_options(source, options).map_err(|e| MachineError {
-        file: file.to_owned(),
-        line: Some(e.pos().row as usize),
-        what: format!("not a SimGrid platform: {e}"),
-    })?;
-    let r = Reader { file, doc: &doc };
+    let doc = Document::parse_with_options(source, options)
+        .map_err(|e| (e.pos().row as usize, format!("not a SimGrid platform: {e}")))?;
+    let r = Reader { doc: &doc };
     let root = doc.root_element();
     if root.tag_name().name() != "platform" {
         return Err(r.err(root, "a SimGrid platform file's root is <platform>".into()));
@@ -190,7 +188,7 @@ fn machine(hosts: usize, cores: u32, flops: f64, loopback: (f64, f64), least: f6
 
 /// The hosts' indices of a `radical` list (`0-15`, `0-3,4-7`): they must
 /// be 0, 1, ... in order, as the nodes are numbered.
-fn radicals(r: &Reader, n: Node) -> Result<usize, MachineError> {
+fn radicals(r: &Reader, n: Node) -> Result<usize, Fault> {
     let text = r.get(n, "radical")?;
     let mut next = 0u64;
     for part in text.split(',') {
@@ -212,7 +210,7 @@ fn radicals(r: &Reader, n: Node) -> Result<usize, MachineError> {
     Ok(next as usize)
 }
 
-fn cluster(r: &Reader, n: Node) -> Result<String, MachineError> {
+fn cluster(r: &Reader, n: Node) -> Result<String, Fault> {
     r.attrs(
         n,
         &[
@@ -333,7 +331,7 @@ type Declared = (f64, f64, String);
 
 /// The export's own platform: a `<zone routing="Cluster">` of hosts whose
 /// private links (one up and one down each) are alike.
-fn star_zone(r: &Reader, z: Node) -> Result<String, MachineError> {
+fn star_zone(r: &Reader, z: Node) -> Result<String, Fault> {
     r.attrs(z, &["id", "routing"])?;
     if z.attribute("routing") != Some("Cluster") {
         return Err(r.err(

@@ -151,6 +151,9 @@ fn full_solve(links: &[Link], flows: &[Flow]) -> Vec<f64> {
     }
 }
 
+/// A flow of the random test: its penalty, its rate bound and its route.
+type Flow = (f64, f64, Vec<LinkId>);
+
 #[test]
 fn incremental_solves_agree_with_a_full_solve_on_random_networks() {
     let mut rng = fastrand::Rng::with_seed(45);
