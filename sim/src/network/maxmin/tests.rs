@@ -92,14 +92,11 @@ fn a_solve_recomputes_only_the_flows_connected_to_a_change() {
     assert!(m.solve().is_empty(), "nothing changed");
 }
 
-/// A flow of the random test: penalty, bound, route.
-type Flow = (f64, f64, Vec<LinkId>);
-
 /// Max-min written plainly, for the random test: every round recomputes
 /// each link's remainder and usage from the rates fixed so far, over
 /// every flow; the next event is the least link level or the least
 /// bound, over all open flows.
-fn full_solve(links: &[Link], flows: &[Flow]) -> Vec<f64> {
+fn full_solve(links: &[Link], flows: &[(f64, f64, Vec<LinkId>)]) -> Vec<f64> {
     let mut rate = vec![f64::NAN; flows.len()];
     loop {
         let open: Vec<usize> = (0..flows.len()).filter(|&f| rate[f].is_nan()).collect();
