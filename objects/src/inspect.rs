@@ -14,7 +14,6 @@ use crate::layout::{Layout, Table};
 use goblin::container::Ctx;
 use once_cell::sync::Lazy;
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
-use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
 /// What a module's file says about it.
@@ -67,17 +66,30 @@ impl RoutineSet {
     }
 }
 
+/// Slots of [`ROUTINE_IDS`]: a power of two, over four times the routines.
+const ID_SLOTS: usize = (4 * ROUTINE_COUNT).next_power_of_two();
+
 /// Routine ids by the `gnu_hash` of their name without the `MPI_` prefix,
 /// so that one lookup serves `PMPI_X` and `XMPI_X`, hashed in the same
 /// pass that finds the name's end (a match is then checked byte for byte;
-/// no two routines' suffixes share a hash, see the tests). Fx hashing: the
-/// keys are not chosen by an adversary.
-static ROUTINE_IDS: Lazy<FxHashMap<u32, usize>> = Lazy::new(|| {
-    ROUTINE_NAMES
+/// no two routines' suffixes share a hash, see the tests). An open
+/// addressing table of `id + 1` (0: empty), probed linearly from the
+/// hash's low bits: building it is one store per routine, a lookup a probe
+/// or two.
+static ROUTINE_IDS: Lazy<(Box<[u16]>, Vec<u32>)> = Lazy::new(|| {
+    let hashes: Vec<u32> = ROUTINE_NAMES
         .iter()
-        .enumerate()
-        .map(|(id, name)| (gnu_hash(&name.as_bytes()["MPI_".len()..]), id))
-        .collect()
+        .map(|name| gnu_hash(&name.as_bytes()["MPI_".len()..]))
+        .collect();
+    let mut slots = vec![0u16; ID_SLOTS].into_boxed_slice();
+    for (id, &hash) in hashes.iter().enumerate() {
+        let mut at = hash as usize % ID_SLOTS;
+        while slots[at] != 0 {
+            at = (at + 1) % ID_SLOTS;
+        }
+        slots[at] = id as u16 + 1;
+    }
+    (slots, hashes)
 });
 
 /// `gnu_hash` of every routine's `MPI_X` name, by routine id: computed
@@ -94,7 +106,15 @@ fn routine_id(rest: &[u8]) -> Option<usize> {
         hash = hash.wrapping_mul(33).wrapping_add(u32::from(c));
         len += 1;
     }
-    let id = *ROUTINE_IDS.get(&hash)?;
+    let (slots, hashes) = &*ROUTINE_IDS;
+    let mut at = hash as usize % ID_SLOTS;
+    let id = loop {
+        let id = usize::from(slots[at]).checked_sub(1)?;
+        if hashes[id] == hash {
+            break id;
+        }
+        at = (at + 1) % ID_SLOTS;
+    };
     (ROUTINE_NAMES[id].as_bytes()["MPI_".len()..] == rest[..len]).then_some(id)
 }
 
@@ -246,7 +266,13 @@ mod tests {
 
     #[test]
     fn every_routine_has_a_hash_of_its_own() {
-        assert_eq!(ROUTINE_IDS.len(), ROUTINE_NAMES.len());
+        let distinct: BTreeSet<u32> = ROUTINE_IDS.1.iter().copied().collect();
+        assert_eq!(distinct.len(), ROUTINE_NAMES.len());
+        assert!(ROUTINE_COUNT < usize::from(u16::MAX));
+        for (id, name) in ROUTINE_NAMES.iter().enumerate() {
+            let nul = [&name.as_bytes()["MPI_".len()..], b"\0"].concat();
+            assert_eq!(routine_id(&nul), Some(id), "{name}");
+        }
     }
 
     #[test]
