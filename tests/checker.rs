@@ -22,7 +22,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The classes the checker reports (docs/checker.md).
-const CLASSES: [&str; 6] = ["argument", "collective", "p2p", "deadlock", "nonblocking", "leak"];
+const CLASSES: [&str; 7] = [
+    "argument",
+    "collective",
+    "p2p",
+    "deadlock",
+    "nonblocking",
+    "leak",
+    "thread",
+];
 /// Ranks per corpus run.
 const RANKS: usize = 2;
 /// Runs at a time (each is mostly mpirun's start-up and a timeout).
@@ -362,6 +370,120 @@ fn standard_sends_above_the_eager_limit_are_checked_as_synchronous() {
             && what.contains("cycle: 0 -> 1 -> 0"),
         "{what}"
     );
+}
+
+/// The report of `check` in `v`, with its text.
+fn report_of<'a>(v: &'a Verdict, check: &str) -> (&'a serde_json::Value, &'a str) {
+    let r = v
+        .reports
+        .iter()
+        .find(|r| r["check"] == check)
+        .unwrap_or_else(|| panic!("no {check} report: {:?}\n{}", v.reports, v.run.stderr));
+    (r, r["what"].as_str().unwrap_or_default())
+}
+
+/// Under MPI_THREAD_MULTIPLE, a cycle between threads of two ranks is a
+/// deadlock whose graph names each blocked thread, its call and site;
+/// each of MPI's rules on threads is reported naming the threads
+/// involved and the other thread's call and site (`c-tests/checker/thread_*`;
+/// their correct twins, without a report, are in the corpus). A threaded
+/// program of the suite (`threadrace.c`: 4 ranks, racing wildcard
+/// receives) runs under the checker without a report.
+#[test]
+fn threads_deadlocks_and_rules_name_the_threads() {
+    let v = checked(&checker_program("thread_deadlock_bad"), 2, "", &[]);
+    assert!(!v.run.success());
+    let (_, what) = report_of(&v, "deadlock");
+    let path = "c-tests/checker/thread_deadlock_bad.c";
+    let first = marked_line(path, "// reported");
+    let second = marked_line(path, "2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);");
+    for rank in 0..2 {
+        assert!(
+            what.lines().any(|l| {
+                l.contains(&format!("rank {rank} thread 0: MPI_Recv at "))
+                    && l.ends_with(&format!(
+                        "thread_deadlock_bad.c:{first} (main) waits for a message from rank {} (tag 1)",
+                        1 - rank
+                    ))
+            }) && what.lines().any(|l| {
+                l.contains(&format!("rank {rank} thread 1: MPI_Recv at "))
+                    && l.ends_with(&format!(
+                        "thread_deadlock_bad.c:{second} (second) waits for a message from rank {} (tag 2)",
+                        1 - rank
+                    ))
+            }),
+            "{what}"
+        );
+    }
+    assert!(what.contains("cycle: rank 0 thread "), "{what}");
+
+    let v = checked(&checker_program("thread_request_bad"), 2, "", &[]);
+    let (r, what) = report_of(&v, "same-request");
+    let line = marked_line(
+        "c-tests/checker/thread_request_bad.c",
+        "MPI_Wait(&req, MPI_STATUS_IGNORE);",
+    );
+    assert!(
+        r["thread"] == 0
+            && what.contains("thread 0 waits on a request that thread 1 is inside MPI_Wait at ")
+            && what.contains(&format!("thread_request_bad.c:{line} (waiter)")),
+        "{what}"
+    );
+
+    let v = checked(&checker_program("thread_collective_bad"), 2, "", &[]);
+    let (r, what) = report_of(&v, "same-communicator");
+    let other = if r["thread"] == 1 { 2 } else { 1 };
+    assert!(
+        r["rank"] == 0
+            && what.contains(&format!("where thread {other} is inside MPI_Barrier at "))
+            && what.contains("thread_collective_bad.c:"),
+        "{what}"
+    );
+
+    let v = checked(&checker_program("thread_finalize_bad"), 2, "", &[]);
+    let (_, what) = report_of(&v, "finalize-inside");
+    let line = marked_line("c-tests/checker/thread_finalize_bad.c", "MPI_STATUS_IGNORE);");
+    assert!(
+        what.contains("thread 0 calls MPI_Finalize while thread 1 is inside MPI_Recv at ")
+            && what.contains(&format!("thread_finalize_bad.c:{line} (receiver)")),
+        "{what}"
+    );
+
+    let v = checked(&checker_program("thread_funneled_bad"), 2, "", &[]);
+    let (r, what) = report_of(&v, "above-level");
+    assert!(
+        r["thread"] == 1 && what.contains("under MPI_THREAD_FUNNELED, which MPI granted: only the thread that initialized MPI (thread 0) may call MPI"),
+        "{what}"
+    );
+    assert!(
+        v.run
+            .stderr
+            .contains("pnmpi checker: rank 0 thread 1: MPI_Send at "),
+        "{}",
+        v.run.stderr
+    );
+
+    let v = checked(&program("threadrace", Link::Pnmpi), 4, "", &[]);
+    v.run.assert_ok();
+    assert!(v.reports.is_empty(), "threadrace: {:?}", v.reports);
+    let provided = v.run.lines("threadrace: provided");
+    assert!(
+        provided.len() == 4
+            && provided.iter().all(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                w.len() == 5 && w[2] == w[4]
+            }),
+        "MPI_THREAD_MULTIPLE granted on every rank: {}",
+        v.run.stdout
+    );
+    assert_eq!(v.run.lines("threadrace: rank").len(), 4, "{}", v.run.stdout);
+    let got: usize = v
+        .run
+        .lines("threadrace: thread")
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(4)?.parse::<usize>().ok())
+        .sum();
+    assert_eq!(got, 60, "{}", v.run.stdout);
 }
 
 /// `action abort` ends the job at the first error, with the exit code.

@@ -56,11 +56,6 @@ const CRATE_LAYERS: [&[&str]; 5] = [
     &["modules/vranks", "cli"],
 ];
 
-/// Crates whose import circles are being taken apart now: their circles
-/// are listed, not failed on, until each is clean and leaves this list
-/// (`cargo test --test layers -- --ignored` checks them all).
-const CIRCLES_BEING_REMOVED: [&str; 1] = ["sim"];
-
 /// The layers, bottom first, of libpnmpi's modules this order constrains
 /// (the leaves below them, `config`, `error`, `loader`, `level`, `caller`,
 /// `vranks`, may be used by any).
@@ -481,19 +476,7 @@ fn every_crate_depends_only_on_lower_layers() {
 #[test]
 fn no_crate_has_an_import_circle() {
     let dirs = members();
-    assert_no_circles(
-        dirs.iter()
-            .map(String::as_str)
-            .filter(|d| !CIRCLES_BEING_REMOVED.contains(d)),
-    );
-}
-
-/// The crates whose circles are being taken apart, checked as every
-/// other crate is: run with `--ignored`.
-#[test]
-#[ignore = "these crates still have circles: see CIRCLES_BEING_REMOVED"]
-fn the_crates_being_fixed_have_no_import_circle() {
-    assert_no_circles(CIRCLES_BEING_REMOVED.iter().copied());
+    assert_no_circles(dirs.iter().map(String::as_str));
 }
 
 /// Fails on a module of `order` (bottom first) that names one above it,

@@ -162,8 +162,10 @@ fn thread_level(case: &Case, mpi4py: &Path, conf: &str) -> Vec<String> {
         .arg("/usr/bin/python3")
         .arg("-c")
         .arg(
-            "from mpi4py import MPI; l = MPI.Query_thread(); \
-             print('level', 'multiple' if l == MPI.THREAD_MULTIPLE else l)",
+            // One write per line: both ranks share MPICH's stream, and
+            // print() writes its arguments one by one when unbuffered.
+            "import sys; from mpi4py import MPI; l = MPI.Query_thread(); \
+             sys.stdout.write('level %s\\n' % ('multiple' if l == MPI.THREAD_MULTIPLE else l)); sys.stdout.flush()",
         )
         .env("PYTHONPATH", mpi4py.join("site"));
     let run = case.finish(cmd);

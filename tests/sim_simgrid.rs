@@ -288,3 +288,92 @@ fn v_actions_carry_the_counts_each_rank_sent() {
     // The Ialltoallv is messages posted at the call, awaited at MPI_Wait.
     assert!(r0.lines().any(|l| l.starts_with("0 isend ")), "{r0}");
 }
+
+/// `export --format simgrid --machine m.toml` on a tapered fat tree:
+/// platform.xml is the machine's `<cluster>`, the host file its
+/// placement (ranks 0 and 1 on nodes in two leaves, 4 links apart), and
+/// machine.toml the machine itself. A ping-pong has one message in flight
+/// at a time, so no link is shared: smpirun on the written platform and
+/// `pnmpi sim replay -m machine.toml` agree, latency of the route and all.
+#[test]
+fn a_ping_pong_exported_for_a_fat_tree_agrees_with_smpirun_on_its_cluster() {
+    let (case, trace) = traced("pingpong", 2, &["200", "100000"]);
+    let m = case.dir().join("m.toml");
+    std::fs::write(
+        &m,
+        "[machine]\nname = \"tapered fat tree\"\nnodes = 16\ncores_per_node = 1\n\
+         [mapping]\nnodes = [0, 13]\n\
+         [network]\nlatency = \"0us\"\nbandwidth = \"10GB/s\"\neager_threshold = \"65535B\"\nenvelope = \"16B\"\n\
+         [network.intra]\nlatency = \"0us\"\nbandwidth = \"20GB/s\"\n\
+         [network.topology]\nshape = \"fat_tree\"\ntopology = \"2;4,4;1,2;1,1\"\n\
+         bandwidth = \"10GB/s\"\nlatency = \"2.5us\"\nsharing = \"shared\"\n\
+         [collectives]\nmode = \"algorithmic\"\n",
+    )
+    .unwrap();
+    let export = trace.with_file_name("simgrid-fat-tree");
+    let out = Command::new(pnmpi())
+        .args(["trace", "export", "--format", "simgrid", "--machine"])
+        .arg(&m)
+        .arg(&trace)
+        .arg("-o")
+        .arg(&export)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let platform = std::fs::read_to_string(export.join("platform.xml")).unwrap();
+    assert!(
+        platform.contains("topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2;1,1\""),
+        "{platform}"
+    );
+    let hosts = std::fs::read_to_string(export.join("hostfile.txt")).unwrap();
+    assert_eq!(hosts, "node-0\nnode-13\n");
+    assert_eq!(
+        std::fs::read_to_string(export.join("machine.toml")).unwrap(),
+        std::fs::read_to_string(&m).unwrap()
+    );
+    let sg = smpirun(&export);
+    within("ping-pong on a fat tree", sg, pnmpi_replay(&export), 0.001);
+    // The route's four links count: 200 round trips of 2 messages, each
+    // at least 10 us of latency.
+    assert!(sg > 200.0 * 2.0 * 10e-6, "{sg} s");
+}
+
+/// `--machine` needs a network of links, and only the SimGrid export
+/// takes one: both are errors that say so.
+#[test]
+fn the_export_refuses_a_machine_it_cannot_write_as_a_cluster() {
+    let (case, trace) = traced("pingpong", 2, &["2", "8"]);
+    let flat = case.dir().join("flat.toml");
+    std::fs::write(
+        &flat,
+        "[machine]\nnodes = 2\n[network]\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n",
+    )
+    .unwrap();
+    let ring = case.dir().join("ring.toml");
+    std::fs::write(
+        &ring,
+        "[machine]\nnodes = 4\n[network]\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n\
+         [network.topology]\nshape = \"ring\"\nhop_latency = \"100ns\"\n",
+    )
+    .unwrap();
+    for (m, format, said) in [
+        (&flat, "simgrid", "no [network.topology] of links"),
+        (&ring, "simgrid", "xSim's"),
+        (&ring, "chrome", "--machine gives the simgrid export its platform"),
+    ] {
+        let out = Command::new(pnmpi())
+            .args(["trace", "export", "--format", format, "--machine"])
+            .arg(m)
+            .arg(&trace)
+            .arg("-o")
+            .arg(case.dir().join("out"))
+            .output()
+            .expect("pnmpi runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(said),
+            "{format} {}: {err}",
+            m.display()
+        );
+    }
+}

@@ -77,6 +77,12 @@ enum TraceCommand {
         /// calls in memory).
         #[arg(long)]
         wait_states: bool,
+        /// simgrid: write this machine file's network (a cluster, fat
+        /// tree, dragonfly or torus) as platform.xml's SimGrid <cluster>,
+        /// its placement of ranks as the host file, and copy it as
+        /// machine.toml, so that the README's smpirun line simulates it.
+        #[arg(long, value_name = "MACHINE")]
+        machine: Option<PathBuf>,
     },
 }
 
@@ -179,7 +185,11 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             format,
             output,
             wait_states,
+            machine,
         } => {
+            if machine.is_some() && !matches!(format, Format::Simgrid) {
+                bail!("--machine gives the simgrid export its platform; the other formats take none");
+            }
             if wait_states && !matches!(format, Format::Chrome | Format::Otf2) {
                 bail!("--wait-states adds tracks to the chrome export, and metrics to the otf2 export, only");
             }
@@ -231,7 +241,17 @@ fn dispatch(command: TraceCommand) -> Result<()> {
                 Format::Simgrid => {
                     let bar = bar(input.events, input.size, "exporting");
                     let dir = output.unwrap_or_else(|| PathBuf::from("simgrid"));
-                    let x = simgrid::export(&mut *input.src, &dir, &|n| bar.inc(n))?;
+                    let target = machine
+                        .as_deref()
+                        .map(|m| simgrid_target(m, world_size))
+                        .transpose()?;
+                    let target = target.as_ref().map(|(platform, node_of, m)| simgrid::Target {
+                        platform,
+                        node_of,
+                        machine: m.source(),
+                        file: &m.file,
+                    });
+                    let x = simgrid::export_on(&mut *input.src, &dir, &|n| bar.inc(n), target.as_ref())?;
                     bar.finish_and_clear();
                     input.warn();
                     println!(
@@ -268,6 +288,23 @@ fn dispatch(command: TraceCommand) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The platform, the node of each of `ranks` ranks and the machine of
+/// machine file `path`, for `export --format simgrid --machine`.
+fn simgrid_target(path: &Path, ranks: u32) -> Result<(String, Vec<u32>, pnmpi_sim::machine::Machine)> {
+    let m = pnmpi_sim::machine::Machine::load(path)?;
+    let platform = m
+        .simgrid_cluster()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        .with_context(|| {
+            format!(
+                "{}: no [network.topology] of links: the export's own platform already describes a flat network",
+                path.display()
+            )
+        })?;
+    let node_of = m.place(ranks)?;
+    Ok((platform, node_of, m))
 }
 
 /// `export --format goal`: read as the replay reads a trace (wildcards

@@ -1,7 +1,10 @@
 //! Every route of pnmpi's network graphs against SimGrid 3.32's: seeded
 //! random fat trees, dragonflies, tori and clusters (with backbones and
 //! limiters, shared and split-duplex links) of many sizes, each written
-//! as a SimGrid `<cluster>` and as the machine file that describes it.
+//! as a SimGrid `<cluster>` and as the machine file that describes it;
+//! the `<cluster>` is also read as `-m platform.xml` reads it, and the
+//! machine file written back as a `<cluster>` (what the export's
+//! `--machine` writes) is routed by SimGrid alike.
 //! `routes.cpp`, built against libsimgrid, prints SimGrid's route and
 //! latency for every pair of hosts; each must be ours, link by link.
 //! (`PNMPI_ROUTE_CASES=N` runs N platforms of each shape, 10 by default.)
@@ -45,6 +48,9 @@ fn routes_program(dir: &Path) -> PathBuf {
     );
     bin
 }
+
+/// Draws a random platform of one shape.
+type Generator = fn(&mut fastrand::Rng) -> Case;
 
 /// One of SimGrid's routes: source, destination, latency (s), link names.
 type Route = (u32, u32, f64, Vec<String>);
@@ -181,9 +187,6 @@ fn cluster(rng: &mut fastrand::Rng) -> Case {
     }
 }
 
-/// A generator of one random platform of a shape.
-type MakeCase = fn(&mut fastrand::Rng) -> Case;
-
 #[test]
 fn every_route_is_simgrids() {
     let dir = tempfile::tempdir().unwrap();
@@ -193,7 +196,7 @@ fn every_route_is_simgrids() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(10);
     let mut rng = fastrand::Rng::with_seed(45);
-    let shapes: [(&str, MakeCase); 4] = [
+    let shapes: [(&str, Generator); 4] = [
         ("fat tree", fat_tree),
         ("dragonfly", dragonfly),
         ("torus", torus),
@@ -217,8 +220,24 @@ fn every_route_is_simgrids() {
             );
             let m = Machine::parse("m.toml", &toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
             let g = m.graph().expect("a graph");
+            // The same platform read by `-m platform.xml`.
+            let read = Machine::parse("p.xml", &xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+            let from_xml = read.graph().expect("a graph");
             let theirs = simgrid_routes(&bin, &platform, case.hosts);
             assert_eq!(theirs.len() as u32, case.hosts * (case.hosts - 1), "{xml}");
+            // The machine written back as a <cluster> (the export's
+            // --machine), as SimGrid reads it: the same routes.
+            let written = m
+                .simgrid_cluster()
+                .unwrap_or_else(|e| panic!("{e}\n{toml}"))
+                .expect("a topology");
+            let back = dir.path().join(format!("w{platforms}.xml"));
+            std::fs::write(&back, &written).unwrap();
+            assert_eq!(
+                simgrid_routes(&bin, &back, case.hosts),
+                theirs,
+                "{what}: the machine written as\n{written}\nfrom\n{toml}\nroutes otherwise than\n{xml}"
+            );
             for (s, d, latency, names) in theirs {
                 let mut route = Vec::new();
                 g.route(s, d, &mut route);
@@ -226,6 +245,15 @@ fn every_route_is_simgrids() {
                 assert_eq!(
                     ours, names,
                     "{what} {s} -> {d}, platform:\n{xml}\nmachine:\n{toml}"
+                );
+                let mut read_route = Vec::new();
+                from_xml.route(s, d, &mut read_route);
+                let read: Vec<String> = read_route.iter().map(|&l| from_xml.name(l)).collect();
+                assert_eq!(read, names, "{what} {s} -> {d}, read from:\n{xml}");
+                assert_eq!(
+                    from_xml.latency(s, d),
+                    g.latency(s, d),
+                    "{what} {s} -> {d}\n{xml}"
                 );
                 let mine = g.latency(s, d) * 1e-9;
                 assert!(

@@ -30,6 +30,10 @@ pub fn fix(class: &str, check: &str) -> &'static str {
         ("nonblocking", "buffer-reused") => "complete the first operation (MPI_Wait) before another one uses its buffer",
         ("nonblocking", "request-not-completed") => "complete the request with MPI_Wait (or MPI_Test until it succeeds) before MPI_Finalize",
         ("nonblocking", "after-finalize") => "make every MPI call before MPI_Finalize",
+        ("thread", "above-level") => "ask MPI_Init_thread for the level the program needs (MPI_THREAD_MULTIPLE for calls from several threads at once) and check what it provides, or make every MPI call from the thread that initialized MPI",
+        ("thread", "same-request") => "complete each request on one thread only: wait on it (or test it) where it was started, or hand it over to one other thread",
+        ("thread", "same-communicator") => "give each thread its own communicator (MPI_Comm_dup) for its collectives, or order the threads' collectives on the shared one (a lock)",
+        ("thread", "finalize-inside") => "join the threads that call MPI (or wait until they are done with MPI) before MPI_Finalize",
         ("leak", _) => "free it (MPI_Comm_free, MPI_Group_free, MPI_Type_free, MPI_Op_free, MPI_Request_free) once it is no longer used, before MPI_Finalize",
         _ => "see docs/checker.md for this check",
     }

@@ -70,6 +70,7 @@ pub fn run(
         Ok(desc) => desc,
         Err(r) => return r.report(here),
     };
+    crate::threads::collective(here, comm.bits());
     match made {
         Made::Blocking => {
             if let Err(r) = collective::agree(here, comm, desc) {

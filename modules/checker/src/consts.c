@@ -9,7 +9,12 @@
 const int pnmpi_checker_err[] = {
     MPI_ERR_RANK, MPI_ERR_TAG, MPI_ERR_COUNT, MPI_ERR_ROOT, MPI_ERR_TYPE,
     MPI_ERR_COMM, MPI_ERR_OP, MPI_ERR_BUFFER, MPI_ERR_OTHER,
-    MPI_ERR_TRUNCATE,
+    MPI_ERR_TRUNCATE, MPI_ERR_REQUEST,
+};
+
+/* The thread levels, in their order (single, funneled, serialized, multiple). */
+const int pnmpi_checker_thread_levels[] = {
+    MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE,
 };
 
 const int pnmpi_checker_tag_ub_key = MPI_TAG_UB;

@@ -4,7 +4,8 @@ use pnmpi_sdk::sys::ffi::{MPI_Datatype, MPI_Group, MPI_Op};
 use std::ffi::c_int;
 
 extern "C" {
-    static pnmpi_checker_err: [c_int; 10];
+    static pnmpi_checker_err: [c_int; 11];
+    static pnmpi_checker_thread_levels: [c_int; 4];
     static pnmpi_checker_tag_ub_key: c_int;
     static pnmpi_checker_op_null: MPI_Op;
     static pnmpi_checker_group_null: MPI_Group;
@@ -29,12 +30,22 @@ pub enum Err {
     Buffer,
     Other,
     Truncate,
+    Request,
 }
 
 /// The MPI error code of `e`.
 pub fn err(e: Err) -> c_int {
     // SAFETY: an immutable C array initialised at load time.
     unsafe { pnmpi_checker_err[e as usize] }
+}
+
+/// The thread level `provided` as its place in MPI's order: 0
+/// `MPI_THREAD_SINGLE`, 1 `_FUNNELED`, 2 `_SERIALIZED`, 3 `_MULTIPLE`
+/// (an unknown value: 0, the strictest).
+pub fn thread_level(provided: c_int) -> u8 {
+    // SAFETY: an immutable C array initialised at load time.
+    let levels = unsafe { &pnmpi_checker_thread_levels };
+    levels.iter().position(|&l| l == provided).map_or(0, |i| i as u8)
 }
 
 /// `MPI_TAG_UB`, the attribute key.

@@ -18,8 +18,9 @@
 //!   longer than its receive (found before MPI's error handler ends the
 //!   job), a message whose type signature is not the receive's, also for
 //!   messages matched by `MPI_Mprobe`/`MPI_Improbe`;
-//! - deadlocks (`wait`, `watchdog`, `graph`): every rank blocked, with
-//!   the wait-for graph; cycles of standard sends that complete only
+//! - deadlocks (`wait`, `blocked`, `watchdog`, `graph`): every rank
+//!   stuck (each of its threads that calls MPI blocked, or idle), with
+//!   the wait-for graph, a node per blocked thread; cycles of standard sends that complete only
 //!   because MPI buffers them beyond the portable eager limit (`sends
 //!   eager`, the default), or at all (`sends synchronous`);
 //! - nonblocking misuse (`requests`, `concurrency`, `gate`): requests
@@ -28,7 +29,11 @@
 //!   call (a potential data race), calls after `MPI_Finalize`;
 //! - messages never received before `MPI_Finalize` (`lifecycle`);
 //! - leaks at `MPI_Finalize` (`lifecycle`): communicators, groups,
-//!   datatypes, operations, persistent requests.
+//!   datatypes, operations, persistent requests;
+//! - MPI's rules on threads (`threads`): calls above the granted thread
+//!   level, one request waited on by two threads or one communicator's
+//!   collectives entered by two at once, `MPI_Finalize` while another
+//!   thread is in MPI.
 //!
 //! Arguments (`argument KEY VALUE` after `module checker`, see `config`):
 //! `action report|abort`, `output DIR`, `deadlock_timeout SECONDS`,
@@ -42,6 +47,8 @@ pub mod sig;
 mod advice;
 #[cfg(not(test))]
 mod args;
+#[cfg(not(test))]
+mod blocked;
 #[cfg(not(test))]
 mod coll;
 #[cfg(not(test))]
@@ -83,6 +90,8 @@ mod report;
 mod requests;
 #[cfg(not(test))]
 mod site;
+#[cfg(not(test))]
+mod threads;
 #[cfg(not(test))]
 mod types;
 #[cfg(not(test))]

@@ -191,19 +191,28 @@ fn free_shadows() {
 }
 
 pnmpi_sdk::wrap! {
-    /// Sets the checker up after MPI's initialization.
+    /// Sets the checker up after MPI's initialization, at the thread
+    /// level MPI granted.
     fn MPI_Init(_argc, _argv) {
         let rc = next!();
         if rc == mpi::SUCCESS() {
+            let mut provided: c_int = 0;
+            // SAFETY: a local out-parameter; MPI is initialized.
+            unsafe { ffi::PMPI_Query_thread(&mut provided) };
+            crate::threads::init(provided);
             started();
         }
         rc
     }
 
-    /// Sets the checker up after MPI's initialization.
-    fn MPI_Init_thread(_argc, _argv, _required, _provided) {
+    /// Sets the checker up after MPI's initialization, at the thread
+    /// level MPI granted: the checker supports every level, so it grants
+    /// what MPI does (`MPI_THREAD_MULTIPLE` included).
+    fn MPI_Init_thread(_argc, _argv, _required, provided) {
         let rc = next!();
         if rc == mpi::SUCCESS() {
+            // SAFETY: the application's out-parameter, which MPI just set.
+            crate::threads::init(if provided.is_null() { 0 } else { unsafe { *provided } });
             started();
         }
         rc
@@ -215,6 +224,13 @@ pnmpi_sdk::wrap! {
         let here = Here::new(routine::MPI_Finalize);
         if let Some(rc) = gate(&here) {
             return rc;
+        }
+        // MPI would finalize under the other threads' calls: they are
+        // waited for (a blocked loop: one that never leaves is a deadlock).
+        if crate::threads::finalizing(&here) {
+            block_on(&here, || {
+                wait::waiting_for(Vec::new(), false, "the other threads of its rank to leave MPI".into())
+            }, || Ok(!crate::threads::others_inside()));
         }
         leaks(&here);
         // Every rank settles the comparisons of its nonblocking

@@ -36,6 +36,10 @@ pub enum Class {
     Nonblocking,
     /// An object never freed before `MPI_Finalize`.
     Leak,
+    /// A rule on threads broken: a call above the granted thread level,
+    /// two threads on one request or in collectives on one communicator
+    /// at once, `MPI_Finalize` while another thread is in MPI.
+    Thread,
 }
 
 impl Class {
@@ -48,6 +52,7 @@ impl Class {
             Class::Deadlock => "deadlock",
             Class::Nonblocking => "nonblocking",
             Class::Leak => "leak",
+            Class::Thread => "thread",
         }
     }
 }
@@ -60,6 +65,9 @@ pub struct Report {
     pub check: &'static str,
     /// `MPI_COMM_WORLD` rank.
     pub rank: i32,
+    /// The thread that reported (0: the one that initialized MPI, see
+    /// `threads`).
+    pub thread: u32,
     /// The MPI routine called.
     pub call: String,
     /// `file:line (function)`, or `object+offset` without debug information.
@@ -94,6 +102,7 @@ pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: S
         class,
         check,
         rank: rank(),
+        thread: crate::threads::current(),
         call: call.to_string(),
         site: site.to_string(),
         what,
@@ -111,9 +120,15 @@ pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: S
 /// Writes `report` (text and JSON) without acting on it: for a report
 /// that the checker follows with its own action (a deadlock aborts).
 pub fn emit(report: Report) {
-    // One write, so that ranks' lines do not interleave.
+    // One write, so that ranks' lines do not interleave. The thread is
+    // named once another thread than the first made a checked call.
+    let thread = if crate::threads::several() {
+        format!(" thread {}", report.thread)
+    } else {
+        String::new()
+    };
     let line = format!(
-        "pnmpi checker: rank {}: {} at {}: [{}] {}; to fix: {}\n",
+        "pnmpi checker: rank {}{thread}: {} at {}: [{}] {}; to fix: {}\n",
         report.rank,
         report.call,
         report.site,

@@ -334,6 +334,9 @@ fn wait_one(here: &Here, request: *mut MPI_Request, status: *mut MPI_Status) -> 
         // SAFETY: the application's own call, unchanged.
         return unsafe { x::XMPI_Wait(request, status) };
     }
+    if let Some(rc) = crate::threads::waiting(here, &[h], key(mpi::REQUEST_NULL())) {
+        return rc;
+    }
     let mut own = p2p::empty_status();
     // SAFETY: the caller's request variable, which MPI updates.
     let rc = block_on(
@@ -423,6 +426,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
+        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+            return rc;
+        }
         let mut own = statuses(count);
         let rc = block_on(&here, || waits_on(&hs), || {
             // SAFETY: the application's requests; room for their statuses.
@@ -442,6 +448,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(count, array_of_requests);
+        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+            return rc;
+        }
         let mut own = p2p::empty_status();
         let rc = block_on(&here, || waits_on(&hs), || {
             // SAFETY: the application's arguments; our status.
@@ -458,6 +467,9 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let hs = handles(incount, array_of_requests);
+        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+            return rc;
+        }
         let mut own = statuses(incount);
         let rc = block_on(&here, || waits_on(&hs), || {
             // SAFETY: the application's arguments; room for the statuses.
@@ -488,6 +500,9 @@ pnmpi_sdk::wrap! {
         }
         // SAFETY: the caller's request variable.
         let h = key(unsafe { *request });
+        if let Some(rc) = crate::threads::waiting(&here, &[h], key(mpi::REQUEST_NULL())) {
+            return rc;
+        }
         let mut own = p2p::empty_status();
         // SAFETY: the application's request and flag; our status.
         let rc = unsafe { x::XMPI_Test(request, flag, &mut own) };
@@ -510,6 +525,9 @@ pnmpi_sdk::wrap! {
             return r.report(&here);
         }
         let hs = handles(count, array_of_requests);
+        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+            return rc;
+        }
         let mut own = statuses(count);
         // SAFETY: the application's requests and flag; room for the statuses.
         let rc = unsafe { x::XMPI_Testall(count, array_of_requests, flag, own.as_mut_ptr()) };
@@ -532,6 +550,9 @@ pnmpi_sdk::wrap! {
             return r.report(&here);
         }
         let hs = handles(count, array_of_requests);
+        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+            return rc;
+        }
         let mut own = p2p::empty_status();
         // SAFETY: the application's arguments; our status.
         let rc = unsafe { x::XMPI_Testany(count, array_of_requests, index, flag, &mut own) };
@@ -548,6 +569,9 @@ pnmpi_sdk::wrap! {
         }
         crate::pending::progress();
         let hs = handles(incount, array_of_requests);
+        if let Some(rc) = crate::threads::waiting(&here, &hs, key(mpi::REQUEST_NULL())) {
+            return rc;
+        }
         let mut own = statuses(incount);
         // SAFETY: the application's arguments; room for the statuses.
         let rc = unsafe { x::XMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, own.as_mut_ptr()) };

@@ -20,11 +20,14 @@ struct Sites {
 
 static SITES_: Mutex<Option<Sites>> = Mutex::new(None);
 
-/// A call in progress: its routine and its wrapper's stack pointer.
-#[derive(Clone, Copy)]
+/// A call in progress: its routine and its wrapper's stack pointer; at
+/// its end (the wrapper's), a call that `threads` noted is forgotten.
 pub struct Here {
     pub routine: usize,
     sp: usize,
+    /// Noted by `threads::enter`: a call under `MPI_THREAD_SERIALIZED` or
+    /// `_MULTIPLE`, or of another thread than the one that initialized MPI.
+    tracked: bool,
 }
 
 impl Here {
@@ -32,10 +35,21 @@ impl Here {
     /// stack pointer is the wrapper's.
     #[inline(always)]
     pub fn new(routine: usize) -> Here {
-        Here {
+        let mut here = Here {
             routine,
             sp: callsite::stack_pointer(),
+            tracked: false,
+        };
+        if !crate::threads::untracked() {
+            here.tracked = crate::threads::enter(&here);
         }
+        here
+    }
+
+    /// Whether `threads` noted the call (its rules on objects apply).
+    #[inline]
+    pub fn tracked(&self) -> bool {
+        self.tracked
     }
 
     /// The routine's name.
@@ -64,6 +78,15 @@ impl Here {
     /// The site as `file:line (function)`. Call it while the wrapper runs.
     pub fn site(&self) -> String {
         name(self.ra())
+    }
+}
+
+impl Drop for Here {
+    #[inline]
+    fn drop(&mut self) {
+        if self.tracked {
+            crate::threads::leave();
+        }
     }
 }
 

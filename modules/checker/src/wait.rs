@@ -1,23 +1,19 @@
 //! Blocking calls as test loops: the checker makes each blocking call it
 //! checks nonblocking (`MPI_Recv` becomes `MPI_Improbe`, `MPI_Send`
 //! `MPI_Issend`, `MPI_Bcast` `MPI_Ibcast`, `MPI_Wait` `MPI_Test`...) and
-//! tests it until it completes. Past `deadlock_timeout` the rank tells
-//! the watchdog it is blocked, and polls it, so that a deadlock is
-//! reported instead of hanging. The loop also settles the comparisons of
+//! tests it until it completes. Past `deadlock_timeout` the thread tells
+//! its rank's `blocked` threads that it is blocked, and polls the
+//! watchdog, so that a deadlock is reported instead of hanging. The loop also settles the comparisons of
 //! nonblocking collectives under way (`pending`).
 
 use crate::config;
 use crate::graph::Blocked;
 use crate::report;
 use crate::site::Here;
-use crate::watchdog;
+use crate::{blocked, threads, watchdog};
 use pnmpi_sdk::constants as mpi;
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
-
-/// Blocking calls entered by this process: each one's number.
-static SEQ: AtomicU64 = AtomicU64::new(0);
 
 /// Tight tests before the loop starts yielding the processor.
 const SPIN: Duration = Duration::from_micros(50);
@@ -39,7 +35,6 @@ pub fn block_on(
         Ok(false) => {}
         Err(code) => return code,
     }
-    let seq = SEQ.fetch_add(1, Relaxed) + 1;
     let start = Instant::now();
     let timeout = config::get().timeout;
     let mut announced = false;
@@ -72,22 +67,17 @@ pub fn block_on(
         if !announced {
             let mut state = describe();
             state.rank = report::rank();
-            state.seq = seq;
-            state.blocked = true;
+            state.thread = threads::current();
             state.call = here.call().to_string();
             state.site = here.site();
-            watchdog::tell(&state);
+            blocked::block(state);
             announced = true;
         }
-        watchdog::poll(seq, start, timeout);
+        watchdog::poll(timeout);
     };
     if announced {
-        watchdog::tell(&Blocked {
-            rank: report::rank(),
-            seq,
-            blocked: false,
-            ..Blocked::default()
-        });
+        blocked::unblock(threads::current());
+        watchdog::released();
     }
     rc
 }

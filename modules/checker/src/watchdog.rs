@@ -1,29 +1,35 @@
 //! Deadlock detection across ranks, over the checker's own duplicate of
 //! `MPI_COMM_WORLD` (natively, so no tool sees it).
 //!
-//! Protocol. A rank blocked in a checked call for `deadlock_timeout`
-//! sends rank 0 its [`Blocked`] state (a small JSON message, tag
-//! `STATE`), and another when the call completes. Rank 0, whenever it is
-//! itself blocked past the timeout (or waiting in `MPI_Finalize`), keeps
-//! the latest state of every rank; when all are blocked it sends each a
-//! `PROBE` with a round number, and each rank, polling in its own
-//! blocked loop, tests its operation once more and answers `REPLY` with
-//! its call number and whether it is still blocked. If every rank
-//! answers still blocked in the call rank 0 has on record, and rank 0
-//! has been blocked for another timeout since it started the round, no
-//! rank can progress: rank 0 writes the wait-for graph and aborts the job.
+//! Protocol. A rank whose threads are stuck (`blocked`: each thread that
+//! calls MPI blocked in a checked call for `deadlock_timeout`, or idle)
+//! sends rank 0 its [`RankState`] (a small JSON message, tag `STATE`):
+//! its epoch and every blocked thread's call; and another when it is no
+//! longer stuck. Rank 0, whenever one of its threads is itself blocked
+//! past the timeout (or waiting in `MPI_Finalize`), keeps the latest
+//! state of every rank; when all are stuck it sends each a `PROBE` with
+//! a round number, and each rank, polling in a blocked loop, looks at its
+//! threads once more and answers `REPLY` with its epoch and whether it is
+//! still stuck. If every rank answers still stuck in the epoch rank 0
+//! has on record, and rank 0 has been stuck for another timeout since it
+//! started the round, no thread can progress: rank 0 writes the wait-for
+//! graph, a node per blocked thread, and aborts the job.
 //!
 //! The only false report would be a message in transit for longer than
-//! the timeout while every rank waits (the default is 2 s). A rank that
-//! blocks in a routine the checker does not convert (e.g.
-//! `MPI_Comm_split`) never answers: that deadlock is not reported.
+//! the timeout while every rank waits (the default is 2 s), or a thread
+//! idle outside MPI for as long (sleeping) that would then send. A
+//! thread that blocks in a routine the checker does not convert (e.g.
+//! `MPI_Comm_split`) is never blocked in its sense: that deadlock is not
+//! reported.
 
+use crate::blocked::{self, Stuck};
 use crate::graph::{self, Blocked};
 use crate::report::{self, Class, Report};
 use parking_lot::Mutex;
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::sys::ffi::{self, MPI_Comm, MPI_Request, MPI_Status};
 use pnmpi_sdk::sys::Handle;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::c_int;
 use std::time::Instant;
@@ -40,15 +46,27 @@ struct Watch {
     /// Sends in flight with their buffers.
     pending: Vec<(MPI_Request, Vec<u8>)>,
     /// Rank 0: the latest state of each rank.
-    states: BTreeMap<i32, Blocked>,
+    states: BTreeMap<i32, RankState>,
+    /// The epoch this rank last told rank 0 it is stuck in (None: it is
+    /// not, as far as rank 0 knows).
+    told: Option<u64>,
     /// Rank 0: the round in progress: its number, start, replies.
     round: Option<Round>,
     rounds: u64,
 }
 
 /// A confirmation round: its number, start, and each rank's reply (its
-/// call number, still blocked).
+/// epoch, still stuck).
 type Round = (u64, Instant, BTreeMap<i32, (u64, bool)>);
+
+/// What a rank tells rank 0: whether it is stuck, in which epoch, and
+/// its blocked threads.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct RankState {
+    stuck: bool,
+    epoch: u64,
+    threads: Vec<Blocked>,
+}
 
 static WATCH: Mutex<Option<Watch>> = Mutex::new(None);
 
@@ -67,6 +85,7 @@ pub fn start(comm: MPI_Comm, size: i32) {
         size,
         pending: Vec::new(),
         states: BTreeMap::new(),
+        told: None,
         round: None,
         rounds: 0,
     });
@@ -131,39 +150,60 @@ fn take(w: &Watch, from: c_int, tag: c_int) -> Option<(i32, Vec<u8>)> {
     Some((status.MPI_SOURCE, buf))
 }
 
-/// Tells rank 0 this rank's state (blocked past the timeout, or done).
-pub fn tell(state: &Blocked) {
-    let mut guard = WATCH.lock();
-    let Some(w) = guard.as_mut() else { return };
-    if report::rank() == 0 {
-        w.states.insert(0, state.clone());
-        if !state.blocked {
-            w.round = None;
-        }
+/// Tells rank 0 this rank's state, if it changed since it last did.
+fn tell(w: &mut Watch, now: Option<&Stuck>) {
+    let epoch = now.map(|s| s.epoch);
+    if epoch == w.told {
         return;
     }
-    let bytes = serde_json::to_vec(state).unwrap_or_default();
+    w.told = epoch;
+    let state = RankState {
+        stuck: now.is_some(),
+        epoch: epoch.unwrap_or_default(),
+        threads: now.map(|s| s.threads.clone()).unwrap_or_default(),
+    };
+    if report::rank() == 0 {
+        if !state.stuck {
+            w.round = None;
+        }
+        w.states.insert(0, state);
+        return;
+    }
+    let bytes = serde_json::to_vec(&state).unwrap_or_default();
     post(w, 0, STATE, bytes);
 }
 
-/// Polls the protocol from a blocked loop whose call is number `seq`,
-/// blocked since `since`; `timeout` in seconds. Rank 0 may declare the
-/// deadlock here (and never return).
-pub fn poll(seq: u64, since: Instant, timeout: f64) {
+/// After a blocked thread's call completed: the rank is no longer stuck.
+pub fn released() {
+    let mut guard = WATCH.lock();
+    if let Some(w) = guard.as_mut() {
+        tell(w, None);
+    }
+}
+
+/// Polls the protocol from a thread blocked past the timeout (`timeout`,
+/// in seconds). Rank 0 may declare the deadlock here (and never return).
+pub fn poll(timeout: f64) {
+    let now = blocked::stuck(timeout);
     let mut guard = WATCH.lock();
     let Some(w) = guard.as_mut() else { return };
+    tell(w, now.as_ref());
     let me = report::rank();
     if me != 0 {
         while let Some((_, bytes)) = take(w, 0, PROBE) {
             let round = u64::from_le_bytes(bytes.get(..8).and_then(|b| b.try_into().ok()).unwrap_or([0; 8]));
-            let reply = [round, seq, 1].iter().flat_map(|v| v.to_le_bytes()).collect();
+            let (epoch, stuck) = now.as_ref().map_or((blocked::epoch(), 0), |s| (s.epoch, 1));
+            let reply = [round, epoch, stuck]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
             post(w, 0, REPLY, reply);
         }
         return;
     }
     while let Some((from, bytes)) = take(w, mpi::ANY_SOURCE(), STATE) {
-        if let Ok(state) = serde_json::from_slice::<Blocked>(&bytes) {
-            if !state.blocked {
+        if let Ok(state) = serde_json::from_slice::<RankState>(&bytes) {
+            if !state.stuck {
                 w.round = None;
             }
             w.states.insert(from, state);
@@ -180,9 +220,12 @@ pub fn poll(seq: u64, since: Instant, timeout: f64) {
             }
         }
     }
-    let all_blocked = (0..w.size).all(|r| w.states.get(&r).is_some_and(|s| s.blocked))
-        && w.states.get(&0).is_some_and(|s| s.seq == seq);
-    if !all_blocked {
+    let Some(mine) = now else {
+        w.round = None;
+        return;
+    };
+    let all_stuck = (0..w.size).all(|r| w.states.get(&r).is_some_and(|s| s.stuck));
+    if !all_stuck {
         w.round = None;
         return;
     }
@@ -196,23 +239,28 @@ pub fn poll(seq: u64, since: Instant, timeout: f64) {
             w.round = Some((round, Instant::now(), BTreeMap::new()));
         }
         Some((_, started, replies)) => {
+            let on_record = |r: i32, epoch: u64| w.states.get(&r).is_some_and(|st| st.epoch == epoch);
             let confirmed = (1..w.size).all(|r| {
                 replies
                     .get(&r)
-                    .is_some_and(|&(s, blocked)| blocked && w.states.get(&r).is_some_and(|st| st.seq == s))
+                    .is_some_and(|&(epoch, stuck)| stuck && on_record(r, epoch))
             });
             let stale = (1..w.size).any(|r| {
                 replies
                     .get(&r)
-                    .is_some_and(|&(s, blocked)| !blocked || w.states.get(&r).is_some_and(|st| st.seq != s))
+                    .is_some_and(|&(epoch, stuck)| !stuck || !on_record(r, epoch))
             });
             if stale {
                 w.round = None;
             } else if confirmed
                 && started.elapsed().as_secs_f64() >= timeout
-                && since.elapsed().as_secs_f64() >= 2.0 * timeout
+                && mine.since.elapsed().as_secs_f64() >= timeout
             {
-                let states: Vec<Blocked> = w.states.values().cloned().collect();
+                let states: Vec<Blocked> = w
+                    .states
+                    .values()
+                    .flat_map(|s| s.threads.iter().cloned())
+                    .collect();
                 drop(guard);
                 declare(&states);
             }
@@ -223,6 +271,7 @@ pub fn poll(seq: u64, since: Instant, timeout: f64) {
 /// Reports the deadlock from rank 0 and ends the job.
 fn declare(states: &[Blocked]) -> ! {
     let me = states.iter().find(|s| s.rank == 0).cloned().unwrap_or_default();
+    let thread = me.thread;
     let check = if states.iter().any(|s| s.standard_send) {
         "potential-deadlock"
     } else {
@@ -233,6 +282,7 @@ fn declare(states: &[Blocked]) -> ! {
         check,
         fix: crate::advice::fix(Class::Deadlock.name(), check),
         rank: 0,
+        thread,
         call: me.call,
         site: me.site,
         what: graph::describe(

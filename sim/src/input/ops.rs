@@ -142,7 +142,7 @@ pub struct Op {
     pub site: u32,
     /// Calls folded into this op's burst: the calls before it that
     /// communicate nothing, when its source was asked to fold them
-    /// ([`trace::TraceOps::folding`], for the analysis); 0 otherwise.
+    /// ([`super::trace::TraceOps::folding`], for the analysis); 0 otherwise.
     pub folded: u32,
     /// What it does.
     pub kind: OpKind,

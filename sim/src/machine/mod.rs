@@ -11,40 +11,24 @@
 //! brings its parameters without a change here.
 
 pub mod curve;
+mod error;
+use error::toml_error;
+mod load;
+mod parts;
 mod pick;
+mod platform;
 mod schema;
+mod simgrid_cluster;
 pub mod topology;
 
 pub use curve::{Curve, Step};
-pub use schema::{CollChoice, Collectives, Level, Mapping, Network, NodeSpec, Scaling, COLL_NAMES};
+pub use error::MachineError;
+pub use parts::{CollChoice, Collectives, Level, Mapping, Network, NodeSpec, Scaling, COLL_NAMES};
 
-use crate::units::{Bandwidth, Bytes, Ns, Time};
+use crate::units::Ns;
 use pnmpi_trace::routine::Coll;
 use serde::de::DeserializeOwned;
-use std::fmt;
-use std::path::{Path, PathBuf};
-
-/// A bad machine file: where and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MachineError {
-    /// The file, as the user named it.
-    pub file: String,
-    /// 1-based line, when the error has a place.
-    pub line: Option<usize>,
-    /// What is wrong and what to do.
-    pub what: String,
-}
-
-impl fmt::Display for MachineError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self.line {
-            Some(l) => write!(f, "{}:{l}: {}", self.file, self.what),
-            None => write!(f, "{}: {}", self.file, self.what),
-        }
-    }
-}
-
-impl std::error::Error for MachineError {}
+use std::path::PathBuf;
 
 /// A loaded, validated machine.
 #[derive(Clone, Debug)]
@@ -74,69 +58,7 @@ pub struct Machine {
     pub collectives: Collectives,
 }
 
-/// Turns a TOML deserialization error into the file, line and message.
-fn toml_error(file: &str, source: &str, e: &toml::de::Error) -> MachineError {
-    let start = e.span().map(|s| s.start.min(source.len()));
-    let line = start.map(|s| source[..s].matches('\n').count() + 1);
-    // The span points at the bad value (or its table); the message names
-    // the unknown or missing key when that is the fault. A bad value's
-    // key is what stands before `=` on its line.
-    let key = start.and_then(|s| {
-        let line_start = source[..s].rfind('\n').map_or(0, |i| i + 1);
-        let (k, _) = source[line_start..s].split_once('=')?;
-        let k = k.trim();
-        (!k.is_empty() && !k.starts_with('{') && !k.contains(' ')).then(|| k.to_owned())
-    });
-    let what = e.message().trim();
-    MachineError {
-        file: file.to_owned(),
-        line,
-        what: match key {
-            Some(k) if !what.contains(&format!("`{k}`")) => format!("{k}: {what}"),
-            _ => what.to_owned(),
-        },
-    }
-}
-
 impl Machine {
-    /// Reads and validates a machine file.
-    pub fn load(path: &Path) -> Result<Machine, MachineError> {
-        let file = path.display().to_string();
-        let source = std::fs::read_to_string(path).map_err(|e| MachineError {
-            file: file.clone(),
-            line: None,
-            what: format!("cannot read it: {e}"),
-        })?;
-        Machine::parse(&file, &source)
-    }
-
-    /// Parses a machine description from text; `file` names it in errors.
-    pub fn parse(file: &str, source: &str) -> Result<Machine, MachineError> {
-        let raw: schema::File = toml::from_str(source).map_err(|e| toml_error(file, source, &e))?;
-        raw.validate(file, source)
-    }
-
-    /// A machine of `ranks` single-core nodes with one latency and
-    /// bandwidth, for tests and for `vtime`'s `latency`/`bandwidth` keys.
-    pub fn uniform(ranks: u32, latency: Time, bandwidth: Bandwidth) -> Machine {
-        Machine::uniform_eager(ranks, latency, bandwidth, Bytes(65536))
-    }
-
-    /// [`Machine::uniform`] with an eager/rendezvous threshold: what
-    /// `vtime`'s `latency`, `bandwidth` and `eager` arguments describe.
-    /// Times and sizes come from [`crate::units`]' parsers, so they are
-    /// finite and non-negative (and the bandwidth positive).
-    pub fn uniform_eager(ranks: u32, latency: Time, bandwidth: Bandwidth, eager: Bytes) -> Machine {
-        let src = format!(
-            "[machine]\nnodes = {}\ncores_per_node = 1\n[network]\nlatency = {:?}\nbandwidth = {:?}\neager_threshold = {:?}\n",
-            ranks.max(1),
-            format!("{}ns", latency.0),
-            format!("{}B/s", bandwidth.0),
-            format!("{}B", eager.0)
-        );
-        Machine::parse("<built-in>", &src).expect("a uniform machine is valid")
-    }
-
     /// For a model that times messages with `[network]`: an error naming
     /// the file, what is missing and what to do, when the file has none.
     pub fn require_network(&self, model: &str) -> Result<(), MachineError> {
@@ -153,12 +75,6 @@ impl Machine {
         })
     }
 
-    /// The machine's text with `key = value` lines appended to `[table]`:
-    /// re-parsed, so the result is validated like a file.
-    pub fn with_source(&self, source: String) -> Result<Machine, MachineError> {
-        Machine::parse(&self.file, &source)
-    }
-
     /// The machine file's text.
     pub fn source(&self) -> &str {
         &self.source
@@ -171,7 +87,7 @@ impl Machine {
 
     /// The node of every task of a run of `ranks` tasks.
     pub fn place(&self, ranks: u32) -> Result<Vec<u32>, MachineError> {
-        self.mapping.place(self, ranks)
+        place(&self.mapping, self, ranks)
     }
 
     /// Reads the model table `[model.NAME]` into `T`. `Ok(None)` when the
@@ -233,4 +149,57 @@ impl Machine {
     pub fn path(&self) -> PathBuf {
         PathBuf::from(&self.file)
     }
+}
+
+/// The node of each of `ranks` tasks under `mapping` on `m`.
+fn place(mapping: &Mapping, m: &Machine, ranks: u32) -> Result<Vec<u32>, MachineError> {
+    let err = |what: String| MachineError {
+        file: m.file.clone(),
+        line: None,
+        what,
+    };
+    let n = m.nodes.len() as u32;
+    if !matches!(mapping, Mapping::Explicit(_)) && u64::from(ranks) > m.cores() {
+        return Err(err(format!(
+            "the run has {ranks} tasks but the machine has {} cores: add nodes or cores_per_node",
+            m.cores()
+        )));
+    }
+    Ok(match mapping {
+        Mapping::Block => {
+            let mut out = Vec::with_capacity(ranks as usize);
+            'nodes: for (i, node) in m.nodes.iter().enumerate() {
+                for _ in 0..node.cores {
+                    if out.len() == ranks as usize {
+                        break 'nodes;
+                    }
+                    out.push(i as u32);
+                }
+            }
+            out
+        }
+        Mapping::Cyclic => {
+            // Round-robin, skipping nodes whose cores are full.
+            let mut used = vec![0u32; n as usize];
+            let mut out = Vec::with_capacity(ranks as usize);
+            let mut node = 0usize;
+            while out.len() < ranks as usize {
+                if used[node] < m.nodes[node].cores {
+                    used[node] += 1;
+                    out.push(node as u32);
+                }
+                node = (node + 1) % n as usize;
+            }
+            out
+        }
+        Mapping::Explicit(list) => {
+            if list.len() < ranks as usize {
+                return Err(err(format!(
+                    "[mapping] nodes lists {} tasks but the run has {ranks}",
+                    list.len()
+                )));
+            }
+            list[..ranks as usize].to_vec()
+        }
+    })
 }

@@ -31,6 +31,7 @@
 //! latency = "2.5us"                # as <cluster lat=...>
 //! sharing = "splitduplex"          # shared | fatpipe | splitduplex (SimGrid's default)
 //! limiter = "12GB/s"               # optional: <cluster limiter_link=...>
+//! name = "cluster"                 # optional: <cluster id=...>, in SimGrid's link names
 //! [network.topology.levels.2]      # optional: one level's links differ
 //! bandwidth = "20GB/s"
 //! [network.topology.backbone]      # cluster only: <cluster bb_bw= bb_lat= bb_sharing_policy=>
@@ -54,7 +55,8 @@ use std::fmt;
 use std::sync::Arc;
 
 /// The name of the zone SimGrid's shapes are built as (`<cluster
-/// id="cluster">`): SimGrid's names of torus links and limiters carry it.
+/// id="cluster">`) unless `name` says otherwise: SimGrid's names of
+/// cluster, torus and limiter links carry it.
 pub const ZONE: &str = "cluster";
 
 /// The shape of the network between nodes.
@@ -128,6 +130,8 @@ pub struct Topology {
     pub hop_latency: Option<Time>,
     /// The machine's node count (the ring's length).
     pub nodes: u32,
+    /// The zone's name, in SimGrid's link names.
+    pub name: String,
     /// Its links' bandwidth, latency and sharing.
     #[serde(skip)]
     pub links: LinkClasses,
@@ -173,6 +177,8 @@ pub(super) struct TopologyTable {
     backbone: Option<LinkTable>,
     #[serde(default)]
     levels: BTreeMap<String, LinkTable>,
+    #[serde(default)]
+    name: Option<String>,
 }
 
 /// The shapes, as the error for an unknown one lists them.
@@ -378,6 +384,7 @@ impl TopologyTable {
             shape,
             hop_latency: self.hop_latency,
             nodes: 0,
+            name: self.name.clone().unwrap_or_else(|| ZONE.to_owned()),
             links: LinkClasses {
                 base,
                 levels,
@@ -438,20 +445,20 @@ impl Topology {
                 )?;
                 match &self.shape {
                     Shape::Mesh(_) => Arc::new(mesh::Mesh::new(dims, l.base)),
-                    _ => Arc::new(torus::Torus::new(ZONE, dims, l.base, l.limiter)),
+                    _ => Arc::new(torus::Torus::new(&self.name, dims, l.base, l.limiter)),
                 }
             }
             Shape::FatTree(p) => {
                 let params = fat_tree::Params::parse(p)?;
                 hosts(format!("FAT_TREE {p}'s"), params.hosts())?;
                 let specs = (1..=params.levels()).map(|i| l.level(&i.to_string())).collect();
-                Arc::new(fat_tree::FatTree::new(ZONE, params, specs, l.limiter))
+                Arc::new(fat_tree::FatTree::new(&self.name, params, specs, l.limiter))
             }
             Shape::Dragonfly(p) => {
                 let params = dragonfly::Params::parse(p)?;
                 hosts(format!("DRAGONFLY {p}'s"), params.hosts())?;
                 Arc::new(dragonfly::Dragonfly::new(
-                    ZONE,
+                    &self.name,
                     params,
                     dragonfly::LEVELS.map(|n| l.level(n)),
                     l.limiter,
@@ -465,7 +472,7 @@ impl Topology {
                 None,
             )),
             Shape::Cluster => Arc::new(Star::cluster(
-                ZONE,
+                &self.name,
                 (0..i64::from(nodes)).collect(),
                 l.base,
                 l.backbone,

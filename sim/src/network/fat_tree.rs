@@ -134,7 +134,7 @@ impl FatTree {
         let mut links = Vec::new();
         let (mut first_uid, mut first_id, mut before) = (Vec::new(), Vec::new(), Vec::new());
         let (mut uid, mut seen) = (0u64, 0u64);
-        for (l, spec) in specs.iter().enumerate().take(p.levels()) {
+        for (l, spec) in specs.iter().enumerate() {
             before.push(seen);
             seen += p.nodes(l);
             first_uid.push(uid);
@@ -145,7 +145,7 @@ impl FatTree {
             }
             uid += n;
         }
-        // The top level: its switches have no links up.
+        // The top level's switches, which have no parents.
         before.push(seen);
         seen += p.nodes(p.levels());
         let limiters = limiter.map(|bw| {

@@ -545,9 +545,33 @@ fn interleave(src: &mut dyn StreamedTrace, mine: &[usize], r: &mut Rank<'_>, pat
 /// complete, `index.txt` last; an error removes the `.part` files, so a
 /// failed export leaves no replayable half.
 pub fn export(src: &mut dyn StreamedTrace, dir: &Path, progress: &dyn Fn(u64)) -> Result<SimgridExport> {
+    export_on(src, dir, progress, None)
+}
+
+/// A machine to export for, instead of the export's own flat platform:
+/// what `pnmpi trace export --format simgrid --machine m.toml` gives, so
+/// that the README's `smpirun` line simulates that machine.
+pub struct Target<'a> {
+    /// The platform (a SimGrid `<cluster>` of hosts `node-0`, ...).
+    pub platform: &'a str,
+    /// The node of each rank, in rank order (the host file's lines).
+    pub node_of: &'a [u32],
+    /// The machine file, copied as `machine.toml`.
+    pub machine: &'a str,
+    /// Where it came from, for the README.
+    pub file: &'a str,
+}
+
+/// [`export`] for `target`'s platform and placement when given.
+pub fn export_on(
+    src: &mut dyn StreamedTrace,
+    dir: &Path,
+    progress: &dyn Fn(u64),
+    target: Option<&Target>,
+) -> Result<SimgridExport> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir.display(), e))?;
     let mut parts = Vec::new();
-    let written = write_parts(src, dir, progress, &mut parts);
+    let written = write_parts(src, dir, progress, target, &mut parts);
     if written.is_err() {
         for (part, _) in &parts {
             let _ = std::fs::remove_file(part);
@@ -569,6 +593,7 @@ fn write_parts(
     src: &mut dyn StreamedTrace,
     dir: &Path,
     progress: &dyn Fn(u64),
+    target: Option<&Target>,
     parts: &mut Vec<(PathBuf, PathBuf)>,
 ) -> Result<SimgridExport> {
     let mut part_of = |path: PathBuf| -> PathBuf {
@@ -634,15 +659,25 @@ fn write_parts(
         Ok(path)
     };
     let n = world_size.max(1);
-    let platform = platform_xml(n);
-    let hosts: String = (0..n).map(|i| format!("node-{i}\n")).collect();
+    let (platform, hosts, machine) = match target {
+        Some(t) => (
+            t.platform.to_owned(),
+            t.node_of.iter().map(|i| format!("node-{i}\n")).collect(),
+            t.machine.to_owned(),
+        ),
+        None => (
+            platform_xml(n),
+            (0..n).map(|i| format!("node-{i}\n")).collect(),
+            machine_toml(n),
+        ),
+    };
     let mut approximated: Vec<(String, u64)> = approximated.into_iter().collect();
     approximated.sort();
     let out = SimgridExport {
         index: write("index.txt", index)?,
         platform: write("platform.xml", platform)?,
         hostfile: write("hostfile.txt", hosts)?,
-        machine: write("machine.toml", machine_toml(n))?,
+        machine: write("machine.toml", machine)?,
         actions,
         approximated,
     };
@@ -652,11 +687,22 @@ fn write_parts(
             "SimGrid time-independent trace written by `pnmpi trace export --format simgrid`.\n\
              Replay it from this folder (paths in index.txt are relative to it):\n\n\
              {}\n\n\
-             The same prediction with pnmpi (machine.toml describes platform.xml; with the\n\
-             options above, both compute latency + size / bandwidth, eager below 64 KiB,\n\
-             and SimGrid's default collective algorithms):\n\n\
-             pnmpi sim replay index.txt -m machine.toml\n",
-            out.command(n)
+             {}",
+            out.command(n),
+            match target {
+                Some(t) => format!(
+                    "platform.xml is the machine of {} as a SimGrid <cluster>, and machine.toml\n\
+                     a copy of it: the same prediction with pnmpi, whose cm02 model shares\n\
+                     links as SimGrid does:\n\n\
+                     pnmpi sim replay index.txt -m machine.toml --model cm02\n",
+                    t.file
+                ),
+                None => "The same prediction with pnmpi (machine.toml describes platform.xml; with the\n\
+                         options above, both compute latency + size / bandwidth, eager below 64 KiB,\n\
+                         and SimGrid's default collective algorithms):\n\n\
+                         pnmpi sim replay index.txt -m machine.toml\n"
+                    .to_owned(),
+            }
         ),
     )?;
     Ok(out)
