@@ -61,35 +61,45 @@ pub struct StackLayout<'a> {
     /// stack (the application), a pseudo-level for a named one.
     pub top: u32,
     /// `(level, wrappers as (routine id, address))` of each member, in
-    /// chain order.
+    /// chain order; each member's wrappers sorted by routine id.
     pub members: Vec<(u32, &'a [(usize, *const ())])>,
 }
 
 impl Table {
     /// Builds every routine's link stacks; `levels` bounds every level and
-    /// top used in `stacks`.
+    /// top used in `stacks`. Each member's wrappers are sorted by routine
+    /// id (as the loader lists them), so one cursor per member walks them
+    /// all in one pass over the routines, and each wrapped routine's two
+    /// slices are allocated once, at their final size.
     pub fn build(levels: usize, stacks: &[StackLayout]) -> Table {
-        let mut per_routine: Vec<Vec<Vec<Hop>>> = vec![vec![Vec::new(); stacks.len()]; ROUTINE_COUNT];
-        for (s, stack) in stacks.iter().enumerate() {
-            for &(level, wraps) in &stack.members {
-                for &(id, func) in wraps {
-                    per_routine[id][s].push(Hop { func, level });
+        let mut cursors: Vec<Vec<usize>> = stacks.iter().map(|s| vec![0; s.members.len()]).collect();
+        // The hops of the routine being built, by stack: (start, end) in `hops`.
+        let mut spans = vec![(0usize, 0usize); stacks.len()];
+        let mut hops = Vec::new();
+        let stacks_of_routines: Box<[Stack]> = (0..ROUTINE_COUNT)
+            .map(|id| {
+                hops.clear();
+                for ((stack, cursors), span) in stacks.iter().zip(&mut cursors).zip(&mut spans) {
+                    span.0 = hops.len();
+                    for (&(level, wraps), at) in stack.members.iter().zip(cursors.iter_mut()) {
+                        while let Some(&(wrapped, func)) = wraps.get(*at).filter(|w| w.0 <= id) {
+                            *at += 1;
+                            if wrapped == id {
+                                hops.push(Hop { func, level });
+                            }
+                        }
+                    }
+                    span.1 = hops.len();
                 }
-            }
-        }
-        let stacks_of_routines: Box<[Stack]> = per_routine
-            .into_iter()
-            .map(|by_stack| {
-                if by_stack.iter().all(Vec::is_empty) {
+                if hops.is_empty() {
                     return Stack::default();
                 }
-                let mut hops = Vec::new();
-                let mut first_below = vec![NONE; levels];
-                for (stack, own) in stacks.iter().zip(by_stack) {
-                    let base = hops.len() as u32;
+                let mut first_below = vec![NONE; levels].into_boxed_slice();
+                for (stack, &(start, end)) in stacks.iter().zip(&spans) {
+                    let own = &hops[start..end];
                     // A named stack's top is numbered after every module;
                     // entering at the top always reaches its first member.
-                    first_below[stack.top as usize] = if own.is_empty() { NONE } else { base };
+                    first_below[stack.top as usize] = if own.is_empty() { NONE } else { start as u32 };
                     // Members and their hops both go down the chain, so one
                     // walk finds the first hop below each member.
                     let mut below = 0;
@@ -98,16 +108,15 @@ impl Table {
                             below += 1;
                         }
                         first_below[level as usize] = if below < own.len() {
-                            base + below as u32
+                            (start + below) as u32
                         } else {
                             NONE
                         };
                     }
-                    hops.extend(own);
                 }
                 Stack {
-                    hops: hops.into_boxed_slice(),
-                    first_below: first_below.into_boxed_slice(),
+                    hops: hops.as_slice().into(),
+                    first_below,
                 }
             })
             .collect();

@@ -136,13 +136,25 @@ impl Bound {
 
 /// The names under which a binding library may define routine `mpi`'s
 /// own binding (`MPI_Comm_size`: `ompi_comm_size_f`, `mpi_comm_size_`,
-/// `MPI_COMM_SIZE`, `mpi_comm_size_f08_`, ...).
-fn binding_names(mpi: &str) -> Vec<String> {
+/// `MPI_COMM_SIZE`, `mpi_comm_size_f08_`, ...). Joined from byte slices,
+/// not formatted: this runs for every helper before `main`.
+fn binding_names(mpi: &str) -> Vec<Vec<u8>> {
     let lower = mpi["MPI_".len()..].to_ascii_lowercase();
-    let mut names = vec![format!("ompi_{lower}_f"), mpi.to_ascii_uppercase()];
-    for prefix in ["mpi", "pmpi", "pmpir"] {
-        for suffix in ["_", "__", "_f08_", "_f08ts_", "_f08_large_", "_f08ts_large_"] {
-            names.push(format!("{prefix}_{lower}{suffix}"));
+    let lower = lower.as_bytes();
+    let mut names = vec![
+        [b"ompi_", lower, b"_f"].concat(),
+        mpi.to_ascii_uppercase().into_bytes(),
+    ];
+    for prefix in [&b"mpi_"[..], b"pmpi_", b"pmpir_"] {
+        for suffix in [
+            &b"_"[..],
+            b"__",
+            b"_f08_",
+            b"_f08ts_",
+            b"_f08_large_",
+            b"_f08ts_large_",
+        ] {
+            names.push([prefix, lower, suffix].concat());
         }
     }
     names

@@ -260,9 +260,7 @@ impl Figure {
 /// - the cache key of the table (one `bool` per module).
 ///
 /// The suite's modules are N copies of one module, so every wrapped
-/// routine has N hops. At N = 3 Rust allocates each `hops` for 4 and glibc
-/// cannot split the 16 bytes it frees when shrinking, which this does not
-/// model (+16 bytes per routine); the default module counts avoid it.
+/// routine has N hops; each slice is allocated at its final size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TableModel {
     pub routines: u64,

@@ -46,7 +46,7 @@ fn calls_xmpi(path: &std::path::Path, base: usize) -> bool {
     // `dl_iterate_phdr` entry), and libpnmpi never closes the module that
     // brought it in.
     let image = unsafe { Image::new(base, &segments) };
-    inspect::read(layout, &image).is_ok_and(|i| i.calls_chain())
+    inspect::read(layout, &image, false).is_ok_and(|i| i.calls_chain())
 }
 
 /// Paths and load bases of the `count` objects loaded last.

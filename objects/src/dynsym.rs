@@ -10,7 +10,6 @@ use goblin::elf::section_header::SHN_UNDEF;
 use goblin::elf::sym::Sym;
 use scroll::ctx::SizeWith;
 use scroll::Pread;
-use std::ffi::CStr;
 
 /// The hash function of `DT_GNU_HASH` tables (djb2).
 pub fn gnu_hash(name: &[u8]) -> u32 {
@@ -93,21 +92,31 @@ impl<'a> DynSymbols<'a> {
             .ok()
     }
 
-    /// The name of `sym`, without its NUL.
-    pub fn name(&self, sym: &Sym) -> &'a [u8] {
-        self.strings
-            .get(sym.st_name..)
-            .and_then(|s| CStr::from_bytes_until_nul(s).ok())
-            .map_or(&[], CStr::to_bytes)
-    }
-
-    /// The rest of `sym`'s name after `prefix`, if it starts so; checking
-    /// the prefix first spares the scan for the NUL of every other name.
-    pub fn name_after(&self, sym: &Sym, prefix: &[u8]) -> Option<&'a [u8]> {
-        let at = self.strings.get(sym.st_name..)?;
-        at.starts_with(prefix)
-            .then(|| self.name(sym))?
-            .get(prefix.len()..)
+    /// The string table from the name of symbol `index` on (its name, its
+    /// NUL, and what follows), if the object imports that symbol (it is
+    /// undefined here). Reads only the two fields it needs: the loader
+    /// layer calls it for every relocation of a module.
+    pub fn import_name(&self, index: usize) -> Option<&'a [u8]> {
+        let wide = self.ctx.container.is_big();
+        let (size, shndx_at) = if wide { (24, 6) } else { (16, 14) };
+        let at = index.checked_mul(size)?;
+        let entry = self.symbols.get(at..at + size)?;
+        let le = self.ctx.le.is_little();
+        let (name, shndx) = if le {
+            (
+                u32::from_le_bytes(entry[..4].try_into().ok()?),
+                u16::from_le_bytes(entry[shndx_at..shndx_at + 2].try_into().ok()?),
+            )
+        } else {
+            (
+                u32::from_be_bytes(entry[..4].try_into().ok()?),
+                u16::from_be_bytes(entry[shndx_at..shndx_at + 2].try_into().ok()?),
+            )
+        };
+        if usize::from(shndx) != SHN_UNDEF as usize {
+            return None;
+        }
+        self.strings.get(name as usize..)
     }
 
     /// Is `sym` named `name`?

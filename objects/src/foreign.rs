@@ -27,7 +27,7 @@ impl Foreign {
 
     /// `[start, end)` in memory of each function among `names` that the
     /// library defines (aliases of one function give one range).
-    pub fn functions(&self, names: &[String]) -> Vec<(usize, usize)> {
+    pub fn functions(&self, names: &[Vec<u8>]) -> Vec<(usize, usize)> {
         let layout = &self.file.layout;
         // SAFETY: `base` is where the loader placed this library (its
         // `dl_iterate_phdr` entry); a library the process linked at start
@@ -38,7 +38,7 @@ impl Foreign {
         };
         let mut ranges: Vec<(usize, usize)> = names
             .iter()
-            .filter_map(|n| symbols.lookup_symbol(n.as_bytes(), gnu_hash(n.as_bytes())))
+            .filter_map(|n| symbols.lookup_symbol(n, gnu_hash(n)))
             .filter(|s| s.st_type() == STT_FUNC && s.st_size > 0)
             .map(|s| (self.address(s.st_value), self.address(s.st_value + s.st_size)))
             .collect();
@@ -62,7 +62,7 @@ pub fn loaded(prefixes: &[&str]) -> Result<Vec<Foreign>, String> {
         let segments = layout.segments.clone();
         // SAFETY: as in `functions`.
         let image = unsafe { Image::new(base, &segments) };
-        let file = inspect::read(layout, &image).map_err(fail)?;
+        let file = inspect::read(layout, &image, false).map_err(fail)?;
         found.push(Foreign { path, base, file });
     }
     Ok(found)

@@ -11,25 +11,24 @@
 use crate::dynsym::{gnu_hash, DynSymbols};
 use crate::image::Image;
 use crate::layout::{Layout, Table};
-use goblin::elf::section_header::SHN_UNDEF;
-use goblin::elf::RelocSection;
+use goblin::container::Ctx;
 use once_cell::sync::Lazy;
-use pnmpi_mpi_sys::ROUTINE_NAMES;
-use rustc_hash::FxHashMap;
+use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
 use std::collections::BTreeSet;
 
 /// What a module's file says about it.
 #[derive(Debug)]
 pub struct FileInfo {
     /// Routine ids of the `PMPI_` routines it imports.
-    pub pmpi_imports: BTreeSet<usize>,
+    pub pmpi_imports: RoutineSet,
     /// `(routine id, slot address)` of every GOT slot that holds `PMPI_X`
     /// (what a Fortran binding library calls; see `fortran`).
     pub pmpi_slots: Vec<(usize, u64)>,
     /// Names of `PMPI` imports that are no routine of the native `mpi.h`
     /// (an MPI's extensions, `PMPIX_...`): nothing can bind them.
     pub pmpi_unknown: BTreeSet<String>,
-    /// `(routine id, value)` of every `MPI_X` wrapper it defines, by id.
+    /// `(routine id, value)` of every `MPI_X` wrapper it defines, by id
+    /// (empty unless [`read`] was asked for them).
     pub wraps: Vec<(usize, u64)>,
     /// `(routine id, slot address)` of every GOT slot that holds `XMPI_X`
     /// (PLT and `GLOB_DAT` relocations).
@@ -51,15 +50,46 @@ impl FileInfo {
     }
 }
 
-/// Routine ids by name without the `MPI_` prefix, so that one lookup
-/// serves `PMPI_X` and `XMPI_X`. Fx hashing: the keys are short and not
-/// chosen by an adversary.
-static ROUTINE_IDS: Lazy<FxHashMap<&'static [u8], usize>> = Lazy::new(|| {
-    ROUTINE_NAMES
+/// A set of routine ids, one bit each: inserting the few hundred `PMPI_`
+/// imports of a Fortran binding library costs a store each, not a tree
+/// node.
+#[derive(Debug, Clone, Default)]
+pub struct RoutineSet([u64; ROUTINE_COUNT.div_ceil(64)]);
+
+impl RoutineSet {
+    pub fn insert(&mut self, id: usize) {
+        self.0[id / 64] |= 1 << (id % 64);
+    }
+
+    pub fn contains(&self, id: usize) -> bool {
+        self.0.get(id / 64).is_some_and(|w| w >> (id % 64) & 1 != 0)
+    }
+}
+
+/// Slots of [`ROUTINE_IDS`]: a power of two, over four times the routines.
+const ID_SLOTS: usize = (4 * ROUTINE_COUNT).next_power_of_two();
+
+/// Routine ids by the `gnu_hash` of their name without the `MPI_` prefix,
+/// so that one lookup serves `PMPI_X` and `XMPI_X`, hashed in the same
+/// pass that finds the name's end (a match is then checked byte for byte;
+/// no two routines' suffixes share a hash, see the tests). An open
+/// addressing table of `id + 1` (0: empty), probed linearly from the
+/// hash's low bits: building it is one store per routine, a lookup a probe
+/// or two.
+static ROUTINE_IDS: Lazy<(Box<[u16]>, Vec<u32>)> = Lazy::new(|| {
+    let hashes: Vec<u32> = ROUTINE_NAMES
         .iter()
-        .enumerate()
-        .map(|(id, name)| (&name.as_bytes()["MPI_".len()..], id))
-        .collect()
+        .map(|name| gnu_hash(&name.as_bytes()["MPI_".len()..]))
+        .collect();
+    let mut slots = vec![0u16; ID_SLOTS].into_boxed_slice();
+    for (id, &hash) in hashes.iter().enumerate() {
+        let mut at = hash as usize % ID_SLOTS;
+        while slots[at] != 0 {
+            at = (at + 1) % ID_SLOTS;
+        }
+        slots[at] = id as u16 + 1;
+    }
+    (slots, hashes)
 });
 
 /// `gnu_hash` of every routine's `MPI_X` name, by routine id: computed
@@ -67,8 +97,25 @@ static ROUTINE_IDS: Lazy<FxHashMap<&'static [u8], usize>> = Lazy::new(|| {
 static ROUTINE_HASHES: Lazy<Vec<u32>> =
     Lazy::new(|| ROUTINE_NAMES.iter().map(|n| gnu_hash(n.as_bytes())).collect());
 
-fn routine_id(suffix: Option<&[u8]>) -> Option<usize> {
-    ROUTINE_IDS.get(suffix?).copied()
+/// The routine whose name without `MPI_` begins `rest` and ends at its
+/// first NUL (`rest` runs on through the string table).
+fn routine_id(rest: &[u8]) -> Option<usize> {
+    let mut hash = 5381u32;
+    let mut len = 0;
+    for &c in rest.iter().take_while(|&&c| c != 0) {
+        hash = hash.wrapping_mul(33).wrapping_add(u32::from(c));
+        len += 1;
+    }
+    let (slots, hashes) = &*ROUTINE_IDS;
+    let mut at = hash as usize % ID_SLOTS;
+    let id = loop {
+        let id = usize::from(slots[at]).checked_sub(1)?;
+        if hashes[id] == hash {
+            break id;
+        }
+        at = (at + 1) % ID_SLOTS;
+    };
+    (ROUTINE_NAMES[id].as_bytes()["MPI_".len()..] == rest[..len]).then_some(id)
 }
 
 /// Relocation types that fill a GOT slot with a function's address.
@@ -85,62 +132,120 @@ const SLOT_RELOCATIONS: [u32; 2] = [
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const SLOT_RELOCATIONS: [u32; 0] = [];
 
-/// Reads the tables `layout` names from `image`, the loaded object.
-pub fn read(layout: Layout, image: &Image) -> Result<FileInfo, String> {
+/// One relocation: the slot it fills, its symbol's index and its type.
+struct Reloc {
+    offset: u64,
+    sym: usize,
+    kind: u32,
+}
+
+/// The relocations of a `REL` or `RELA` table's bytes, decoded by hand: a
+/// module has thousands (most of them `RELATIVE`, with no symbol), and
+/// only their first two words matter here.
+fn relocations(bytes: &[u8], is_rela: bool, ctx: Ctx) -> impl Iterator<Item = Reloc> + '_ {
+    let wide = ctx.container.is_big();
+    let word = if wide { 8 } else { 4 };
+    let size = word * if is_rela { 3 } else { 2 };
+    let little = ctx.le.is_little();
+    // Fixed-width reads: a copy of a run-time length would call memcpy.
+    let read = move |b: &[u8]| -> u64 {
+        match (wide, little) {
+            (true, true) => u64::from_le_bytes(b[..8].try_into().unwrap_or_default()),
+            (true, false) => u64::from_be_bytes(b[..8].try_into().unwrap_or_default()),
+            (false, true) => u64::from(u32::from_le_bytes(b[..4].try_into().unwrap_or_default())),
+            (false, false) => u64::from(u32::from_be_bytes(b[..4].try_into().unwrap_or_default())),
+        }
+    };
+    bytes.chunks_exact(size).map(move |r| {
+        let (offset, info) = (read(&r[..word]), read(&r[word..2 * word]));
+        let (sym, kind) = if wide {
+            (info >> 32, info as u32)
+        } else {
+            (info >> 8, (info & 0xff) as u32)
+        };
+        Reloc {
+            offset,
+            sym: sym as usize,
+            kind,
+        }
+    })
+}
+
+/// Reads the tables `layout` names from `image`, the loaded object; with
+/// `wrappers`, also which `MPI_X` it defines (a module's wrappers; a
+/// Fortran binding library's are not needed).
+pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, String> {
     let ctx = layout.ctx;
     let t = layout.tables;
     let symbols = DynSymbols::new(image, &t, ctx)?;
-    let relocations = |(vaddr, len): Table, is_rela: bool| -> Result<RelocSection, String> {
+    let table = |(vaddr, len): Table| -> Result<&[u8], String> {
         if len == 0 {
-            return Ok(RelocSection::default());
+            return Ok(&[]);
         }
-        let bytes = image
+        image
             .from(vaddr)
             .and_then(|b| b.get(..len as usize))
             .ok_or_else(|| {
                 format!("its relocations at {vaddr:#x} ({len} bytes) lie outside its readable segments")
-            })?;
-        RelocSection::parse(bytes, 0, len as usize, is_rela, ctx)
-            .map_err(|e| format!("cannot parse its relocations: {e}"))
+            })
     };
-    let relocations = [
-        relocations(t.jmprel, t.plt_is_rela)?,
-        relocations(t.rela, true)?,
-        relocations(t.rel, false)?,
+    let tables = [
+        (table(t.jmprel)?, t.plt_is_rela),
+        (table(t.rela)?, true),
+        (table(t.rel)?, false),
     ];
-    let wraps = ROUTINE_NAMES
-        .iter()
-        .zip(ROUTINE_HASHES.iter())
-        .enumerate()
-        .filter_map(|(id, (name, &hash))| Some((id, symbols.lookup(name.as_bytes(), hash)?)))
-        .collect();
+    let wraps = if wrappers {
+        ROUTINE_NAMES
+            .iter()
+            .zip(ROUTINE_HASHES.iter())
+            .enumerate()
+            .filter_map(|(id, (name, &hash))| Some((id, symbols.lookup(name.as_bytes(), hash)?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     // Every import the module uses has a relocation, so one pass over them
     // finds the `XMPI_` slots, the `PMPI_` calls and `ChangeStack`.
     let mut xmpi_slots = Vec::new();
     let mut unbindable = BTreeSet::new();
-    let mut pmpi_imports = BTreeSet::new();
+    let mut pmpi_imports = RoutineSet::default();
     let mut pmpi_slots = Vec::new();
     let mut pmpi_unknown = BTreeSet::new();
     let mut changes_stack = false;
-    for r in relocations.iter().flat_map(|s| s.iter()).filter(|r| r.r_sym != 0) {
-        let Some(sym) = symbols.get(r.r_sym).filter(|s| s.st_shndx == SHN_UNDEF as usize) else {
+    let relocs = tables
+        .iter()
+        .flat_map(|&(bytes, is_rela)| relocations(bytes, is_rela, ctx))
+        .filter(|r| r.sym != 0);
+    for r in relocs {
+        let Some(name) = symbols.import_name(r.sym) else {
             continue;
         };
-        if let Some(id) = routine_id(symbols.name_after(&sym, b"XMPI_")) {
-            if SLOT_RELOCATIONS.contains(&r.r_type) {
-                xmpi_slots.push((id, r.r_offset));
-            } else {
-                unbindable.insert(format!("X{}", ROUTINE_NAMES[id]));
+        let slot = SLOT_RELOCATIONS.contains(&r.kind);
+        if let Some(rest) = name.strip_prefix(b"XMPI_") {
+            if let Some(id) = routine_id(rest) {
+                if slot {
+                    xmpi_slots.push((id, r.offset));
+                } else {
+                    unbindable.insert(format!("X{}", ROUTINE_NAMES[id]));
+                }
+                continue;
             }
-        } else if let Some(id) = routine_id(symbols.name_after(&sym, b"PMPI_")) {
-            pmpi_imports.insert(id);
-            if SLOT_RELOCATIONS.contains(&r.r_type) {
-                pmpi_slots.push((id, r.r_offset));
+        }
+        if let Some(rest) = name.strip_prefix(b"PMPI") {
+            match rest.strip_prefix(b"_").and_then(routine_id) {
+                Some(id) => {
+                    pmpi_imports.insert(id);
+                    if slot {
+                        pmpi_slots.push((id, r.offset));
+                    }
+                }
+                None => {
+                    let end = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+                    pmpi_unknown.insert(String::from_utf8_lossy(&name[..end]).into_owned());
+                }
             }
-        } else if symbols.name_after(&sym, b"PMPI").is_some() {
-            pmpi_unknown.insert(String::from_utf8_lossy(symbols.name(&sym)).into_owned());
         } else {
-            changes_stack |= symbols.name_after(&sym, b"PNMPI_Service_ChangeStack") == Some(b"");
+            changes_stack |= name.starts_with(b"PNMPI_Service_ChangeStack\0");
         }
     }
     Ok(FileInfo {
@@ -153,4 +258,38 @@ pub fn read(layout: Layout, image: &Image) -> Result<FileInfo, String> {
         changes_stack,
         layout,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_routine_has_a_hash_of_its_own() {
+        let distinct: BTreeSet<u32> = ROUTINE_IDS.1.iter().copied().collect();
+        assert_eq!(distinct.len(), ROUTINE_NAMES.len());
+        assert!(ROUTINE_COUNT < usize::from(u16::MAX));
+        for (id, name) in ROUTINE_NAMES.iter().enumerate() {
+            let nul = [&name.as_bytes()["MPI_".len()..], b"\0"].concat();
+            assert_eq!(routine_id(&nul), Some(id), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_name_is_found_up_to_its_nul_only() {
+        let send = ROUTINE_NAMES.iter().position(|&n| n == "MPI_Send").unwrap();
+        assert_eq!(routine_id(b"Send\0Recv\0"), Some(send));
+        assert_eq!(routine_id(b"Send"), Some(send));
+        assert_eq!(routine_id(b"Sendx\0"), None);
+        assert_eq!(routine_id(b"Sen\0"), None);
+    }
+
+    #[test]
+    fn a_routine_set_holds_what_was_inserted() {
+        let mut set = RoutineSet::default();
+        set.insert(0);
+        set.insert(ROUTINE_COUNT - 1);
+        assert!(set.contains(0) && set.contains(ROUTINE_COUNT - 1));
+        assert!(!set.contains(1) && !set.contains(ROUTINE_COUNT));
+    }
 }

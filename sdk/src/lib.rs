@@ -26,6 +26,8 @@
 //!   in a few loads and names it (file:line) for a report.
 //! - [`clock`] reads the monotonic clock and the thread's CPU time (with
 //!   what a read of it costs), for modules that time or model compute.
+//! - [`fixed`] writes fixed-point decimals as `{:.N}` does, at a fraction
+//!   of its cost, for reports written at `MPI_Finalize`.
 //! - [`say`] prints a module's notes, warnings and errors as one line
 //!   with its name and rank, and ends the job on a fatal one.
 //! - [`module!`] defines the name and the hooks (`PNMPI_Init` ...) from
@@ -45,6 +47,7 @@
 pub mod callsite;
 pub mod clock;
 pub mod counter;
+pub mod fixed;
 pub mod hooks;
 pub mod llnl;
 pub mod native;

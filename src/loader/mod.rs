@@ -153,7 +153,7 @@ fn refuse_unpatched(
     let imports = &file.pmpi_imports;
     let bypassed: Vec<&str> = wraps
         .iter()
-        .filter(|(id, _)| imports.contains(id))
+        .filter(|(id, _)| imports.contains(*id))
         .map(|&(id, _)| &ROUTINE_NAMES[id]["MPI_".len()..])
         .collect();
     if bypassed.is_empty() {
@@ -245,7 +245,7 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
                 let object = Object::open(&path, None).map_err(fail)?;
                 let helpers = deps::helpers_calling_xmpi(before);
                 let segments = layout.segments.clone();
-                let file = Arc::new(inspect::read(layout, &object.image(&segments)).map_err(fail)?);
+                let file = Arc::new(inspect::read(layout, &object.image(&segments), true).map_err(fail)?);
                 seen.insert(identity, (Arc::clone(&file), None));
                 (object, file, helpers)
             }

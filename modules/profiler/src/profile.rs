@@ -222,13 +222,13 @@ fn routines_of(block: &Block) -> Vec<Ticks> {
     routines
 }
 
-/// A block's communication overhead: its routines' calls but the nested
-/// ones (whose time is inside an outer call). The min and max are the
-/// routines', nested calls included.
-fn communication(block: &Block) -> Ticks {
+/// A block's communication overhead: its routines' calls (`routines`,
+/// from [`routines_of`]) but the nested ones (whose time is inside an
+/// outer call). The min and max are the routines', nested calls included.
+fn communication(block: &Block, routines: &[Ticks]) -> Ticks {
     let mut all = Ticks::default();
-    for routine in routines_of(block) {
-        all.merge(&routine);
+    for routine in routines {
+        all.merge(routine);
     }
     all.count -= block.nested.count.get();
     all.total -= block.nested.total.get();
@@ -258,12 +258,14 @@ pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> Rank
     let (mut comp, mut comm) = (Ticks::default(), Ticks::default());
     let mut sites: BTreeMap<(usize, usize), Ticks> = BTreeMap::new();
     let mut dropped = 0;
-    for block in &blocks {
-        for (total, own) in routines.iter_mut().zip(routines_of(block)) {
-            total.merge(&own);
+    // Each block's routines, summed once: every table below reads them.
+    let owns: Vec<Vec<Ticks>> = blocks.iter().map(|b| routines_of(b)).collect();
+    for (block, own) in blocks.iter().zip(&owns) {
+        for (total, own) in routines.iter_mut().zip(own) {
+            total.merge(own);
         }
         comp.add(&block.comp);
-        comm.merge(&communication(block));
+        comm.merge(&communication(block, own));
         if let Some(table) = &block.sites {
             for (routine, ra, series) in table.sites() {
                 sites.entry((routine, ra)).or_default().add(series);
@@ -274,7 +276,7 @@ pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> Rank
     let (comp_s, comm_s) = me.map_or((0.0, 0.0), |b| {
         (
             clock.seconds(b.comp.total.get()),
-            clock.seconds(communication(b).total),
+            clock.seconds(communication(b, &routines_of(b)).total),
         )
     });
     let config = crate::config::get();
@@ -296,17 +298,18 @@ pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> Rank
     // The list of blocks is newest first.
     let per_thread = blocks
         .iter()
+        .zip(&owns)
         .rev()
         .enumerate()
-        .map(|(thread, b)| ThreadProfile {
+        .map(|(thread, (b, own))| ThreadProfile {
             thread,
             comp: {
                 let mut t = Ticks::default();
                 t.add(&b.comp);
                 t.stats(clock)
             },
-            comm: communication(b).stats(clock),
-            routines: called(&routines_of(b), clock),
+            comm: communication(b, own).stats(clock),
+            routines: called(own, clock),
         })
         .collect();
     let comp_hists: Vec<&Hist> = blocks.iter().map(|b| &b.comp_hist).collect();

@@ -9,6 +9,7 @@
 use crate::config::{Bins, Config};
 use crate::profile::{RankProfile, Routine, Site, Stats};
 use crate::svg::{self, Panel};
+use pnmpi_sdk::fixed::Fixed;
 use pnmpi_sdk::{native, Comm};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -384,9 +385,9 @@ impl<'a> Report<'a> {
         if let Some(r) = clock {
             let _ = writeln!(
                 t,
-                "@ Clock            : TSC, {:.6} GHz on rank 0, calibrated against CLOCK_MONOTONIC_RAW over MPI_Init ({:.1} ms)",
-                r.ticks_per_s / 1e9,
-                r.calibration_s * 1e3
+                "@ Clock            : TSC, {} GHz on rank 0, calibrated against CLOCK_MONOTONIC_RAW over MPI_Init ({} ms)",
+                Fixed(r.ticks_per_s / 1e9, 6),
+                Fixed(r.calibration_s * 1e3, 1)
             );
         }
         let _ = writeln!(
@@ -426,19 +427,22 @@ impl<'a> Report<'a> {
         for m in &self.mpi_time {
             let _ = writeln!(
                 t,
-                "{:>4} {:>12.6} {:>12.6} {:>8.2}",
-                m.rank, m.app_s, m.mpi_s, m.mpi_percent
+                "{:>4} {:>12} {:>12} {:>8}",
+                m.rank,
+                Fixed(m.app_s, 6),
+                Fixed(m.mpi_s, 6),
+                Fixed(m.mpi_percent, 2)
             );
             app += m.app_s;
             mpi += m.mpi_s;
         }
         let _ = writeln!(
             t,
-            "{:>4} {:>12.6} {:>12.6} {:>8.2}",
+            "{:>4} {:>12} {:>12} {:>8}",
             "*",
-            app,
-            mpi,
-            percent(mpi, app)
+            Fixed(app, 6),
+            Fixed(mpi, 6),
+            Fixed(percent(mpi, app), 2)
         );
     }
 
@@ -452,13 +456,13 @@ impl<'a> Report<'a> {
         for a in &self.accuracy {
             let _ = writeln!(
                 t,
-                "{:>4} {:>14.9} {:>14.9} {:>14.9} {:>14.9} {:>10.6}  {}",
+                "{:>4} {:>14} {:>14} {:>14} {:>14} {:>10}  {}",
                 a.rank,
-                a.wall_s,
-                a.comp_s,
-                a.comm_s,
-                a.comp_s + a.comm_s,
-                a.error_percent,
+                Fixed(a.wall_s, 9),
+                Fixed(a.comp_s, 9),
+                Fixed(a.comm_s, 9),
+                Fixed(a.comp_s + a.comm_s, 9),
+                Fixed(a.error_percent, 6),
                 if a.within { "yes" } else { "NO" }
             );
         }
@@ -483,14 +487,14 @@ impl<'a> Report<'a> {
         for s in sites.iter().take(TOP) {
             let _ = writeln!(
                 t,
-                "{:<20} {:>5} {:>12.4} {:>8.2} {:>8.2} {:>10} {:>8.2}",
+                "{:<20} {:>5} {:>12} {:>8} {:>8} {:>10} {:>8}",
                 short(&s.routine),
                 s.id,
-                s.stats.total_s * 1e3,
-                s.app_percent,
-                s.mpi_percent,
+                Fixed(s.stats.total_s * 1e3, 4),
+                Fixed(s.app_percent, 2),
+                Fixed(s.mpi_percent, 2),
                 s.stats.count,
-                s.cov
+                Fixed(s.cov, 2)
             );
         }
     }
@@ -526,13 +530,13 @@ impl<'a> Report<'a> {
         for s in sites.iter().take(TOP) {
             let _ = writeln!(
                 t,
-                "{:<20} {:>5} {:>10} {:>14} {:>12.1} {:>8.2}",
+                "{:<20} {:>5} {:>10} {:>14} {:>12} {:>8}",
                 short(&s.routine),
                 s.id,
                 s.stats.count,
                 s.stats.bytes,
-                s.stats.bytes as f64 / s.stats.count.max(1) as f64,
-                percent(s.stats.bytes as f64, total as f64)
+                Fixed(s.stats.bytes as f64 / s.stats.count.max(1) as f64, 1),
+                Fixed(percent(s.stats.bytes as f64, total as f64), 2)
             );
         }
     }
@@ -583,16 +587,16 @@ impl<'a> Report<'a> {
         let row = |t: &mut String, s: &CallSite, rank: String, stats: &Stats, app: f64, mpi: f64| {
             let _ = writeln!(
                 t,
-                "{:<20} {:>5} {:>4} {:>10} {:>12.4} {:>12.4} {:>12.4} {:>8.2} {:>8.2}",
+                "{:<20} {:>5} {:>4} {:>10} {:>12} {:>12} {:>12} {:>8} {:>8}",
                 short(&s.routine),
                 s.id,
                 rank,
                 stats.count,
-                stats.max_s * 1e3,
-                stats.mean_s() * 1e3,
-                stats.min_s * 1e3,
-                percent(stats.total_s, app),
-                percent(stats.total_s, mpi)
+                Fixed(stats.max_s * 1e3, 4),
+                Fixed(stats.mean_s() * 1e3, 4),
+                Fixed(stats.min_s * 1e3, 4),
+                Fixed(percent(stats.total_s, app), 2),
+                Fixed(percent(stats.total_s, mpi), 2)
             );
         };
         let mut sites: Vec<&CallSite> = self.callsites.iter().collect();
@@ -640,11 +644,11 @@ impl<'a> Report<'a> {
         for p in self.primitives.iter().filter(|p| p.stats.bytes > 0) {
             let _ = writeln!(
                 t,
-                "{:<28} {:>10} {:>16} {:>14.1}  {}",
+                "{:<28} {:>10} {:>16} {:>14}  {}",
                 p.name,
                 p.stats.count,
                 p.stats.bytes,
-                p.stats.bytes as f64 / p.stats.count.max(1) as f64,
+                Fixed(p.stats.bytes as f64 / p.stats.count.max(1) as f64, 1),
                 if crate::bytes::receives(&p.name) {
                     "received"
                 } else {
@@ -664,19 +668,19 @@ impl<'a> Report<'a> {
                 "{} ({} points; bins of {} {unit} up to {} {unit})",
                 d.name,
                 points,
-                svg::trim(&format!("{:.6}", d.bins.resolution * scale)),
-                svg::trim(&format!("{:.6}", d.bins.range * scale)),
+                svg::trim(&Fixed(d.bins.resolution * scale, 6).to_string()),
+                svg::trim(&Fixed(d.bins.range * scale, 6).to_string()),
             );
             let max = d.counts.iter().map(|&(_, n)| n).max().unwrap_or(0);
             for &(bin, n) in &d.counts {
-                let low = bin as f64 * d.bins.resolution * scale;
+                let low = Fixed(bin as f64 * d.bins.resolution * scale, 3);
                 let high = if bin >= d.bins.bins {
                     "inf".to_string()
                 } else {
-                    format!("{:.3}", (bin + 1) as f64 * d.bins.resolution * scale)
+                    Fixed((bin + 1) as f64 * d.bins.resolution * scale, 3).to_string()
                 };
                 let bar = "#".repeat(((n as f64 / max as f64) * 50.0).ceil() as usize);
-                let _ = writeln!(t, "  [{low:>12.3}, {high:>12}) {unit:<5} {n:>10} |{bar}");
+                let _ = writeln!(t, "  [{low:>12}, {high:>12}) {unit:<5} {n:>10} |{bar}");
             }
             let _ = writeln!(t);
         }
@@ -748,13 +752,13 @@ fn primitive_table(t: &mut String, rows: &[Primitive], comp: &Stats, comm: &Stat
     let line = |t: &mut String, name: &str, s: &Stats| {
         let _ = writeln!(
             t,
-            "{:<28} {:>12.3} {:>12.3} {:>14.3} {:>10} {:>12.3}",
+            "{:<28} {:>12} {:>12} {:>14} {:>10} {:>12}",
             name,
-            s.min_s * 1e3,
-            s.max_s * 1e3,
-            s.total_s * 1e3,
+            Fixed(s.min_s * 1e3, 3),
+            Fixed(s.max_s * 1e3, 3),
+            Fixed(s.total_s * 1e3, 3),
             s.count,
-            s.mean_s() * 1e3
+            Fixed(s.mean_s() * 1e3, 3)
         );
     };
     for p in rows {

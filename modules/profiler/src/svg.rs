@@ -2,6 +2,7 @@
 //! written by hand (a few dozen elements each; a plotting crate would add
 //! more build time than it saves here).
 
+use pnmpi_sdk::fixed::Fixed;
 use std::fmt::Write;
 
 /// One distribution to draw.
@@ -81,11 +82,11 @@ fn draw(svg: &mut String, panel: &Panel, y0: f64) {
         let color = if bin == panel.bins { "#d62728" } else { "#1f77b4" };
         let _ = writeln!(
             svg,
-            r#"<rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{color}"><title>{}: {count}</title></rect>"#,
-            LEFT + bar * bin as f64,
-            base - h,
-            (bar * 0.9).max(0.5),
-            h,
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{color}"><title>{}: {count}</title></rect>"#,
+            Fixed(LEFT + bar * bin as f64, 2),
+            Fixed(base - h, 2),
+            Fixed((bar * 0.9).max(0.5), 2),
+            Fixed(h, 2),
             escape(&label(panel, bin))
         );
     }
@@ -106,13 +107,17 @@ fn draw(svg: &mut String, panel: &Panel, y0: f64) {
         let text = if edge as usize > panel.bins {
             "overflow".to_string()
         } else {
-            format!("{} {}", trim(&format!("{:.4}", edge * panel.width)), panel.unit)
+            format!(
+                "{} {}",
+                trim(&Fixed(edge * panel.width, 4).to_string()),
+                panel.unit
+            )
         };
         let anchor = ["start", "middle", "middle", "middle", "end"][k];
         let _ = writeln!(
             svg,
-            r#"<text x="{:.2}" y="{}" text-anchor="{anchor}">{}</text>"#,
-            LEFT + bar * edge,
+            r#"<text x="{}" y="{}" text-anchor="{anchor}">{}</text>"#,
+            Fixed(LEFT + bar * edge, 2),
             base + 16.0,
             escape(&text)
         );
@@ -122,18 +127,18 @@ fn draw(svg: &mut String, panel: &Panel, y0: f64) {
         r##"<text x="{}" y="{}" text-anchor="middle" fill="#444">count per bin of {} {} (log scale; red: at or beyond the range)</text>"##,
         LEFT + plot_w / 2.0,
         base + 34.0,
-        trim(&format!("{:.4}", panel.width)),
+        trim(&Fixed(panel.width, 4).to_string()),
         panel.unit
     );
 }
 
 /// `[a, b) unit` of a bin.
 fn label(panel: &Panel, bin: usize) -> String {
-    let low = trim(&format!("{:.4}", bin as f64 * panel.width)).to_string();
+    let low = trim(&Fixed(bin as f64 * panel.width, 4).to_string()).to_string();
     if bin >= panel.bins {
         format!("[{low}, inf) {}", panel.unit)
     } else {
-        let high = trim(&format!("{:.4}", (bin + 1) as f64 * panel.width)).to_string();
+        let high = trim(&Fixed((bin + 1) as f64 * panel.width, 4).to_string()).to_string();
         format!("[{low}, {high}) {}", panel.unit)
     }
 }

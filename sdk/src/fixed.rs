@@ -1,0 +1,169 @@
+//! Fixed-point decimals for the reports modules write at `MPI_Finalize`:
+//! `Fixed(x, 6)` prints what `{:.6}` prints for `x`, digit for digit, in
+//! a few dozen instructions where `core::fmt` takes one to two thousand
+//! (an exactly rounded expansion, often through its big-number fallback).
+//! The profiler's rank 0 writes some 800 of them, which were a third of its
+//! report's cost. Width, fill and alignment come from the format string
+//! (`{:>12}`), as for a number.
+
+use std::fmt;
+
+/// `self.0` with `self.1` digits after the point, as `{:.N}` writes it.
+#[derive(Clone, Copy, Debug)]
+pub struct Fixed(pub f64, pub usize);
+
+/// Digits after the point the fast path takes: `10^9` times any value
+/// below `2^53 / 10^9` is still an integer-precise product.
+const MAX_DIGITS: usize = 9;
+
+impl fmt::Display for Fixed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Fixed(x, digits) = *self;
+        let mut buf = [0u8; 40];
+        match fast(x.abs(), digits, &mut buf) {
+            // `fast` writes ASCII digits and a point only.
+            Some(len) => f.pad_integral(
+                !x.is_sign_negative(),
+                "",
+                std::str::from_utf8(&buf[..len]).unwrap_or(""),
+            ),
+            None if x.is_finite() => {
+                f.pad_integral(!x.is_sign_negative(), "", &format!("{:.*}", digits, x.abs()))
+            }
+            None => f.pad_integral(true, "", &format!("{x:.digits$}")),
+        }
+    }
+}
+
+/// Writes `a` (finite, not negative) with `digits` decimals into `buf`
+/// and returns the length, when the rounding of the scaled product is
+/// certain: `a * 10^digits` is computed within half an ulp, so unless it
+/// lies within an ulp of a half the exact value rounds the same way.
+/// Otherwise (a tie or nearly, a huge value, many digits) `None`, and
+/// `core::fmt` decides.
+fn fast(a: f64, digits: usize, buf: &mut [u8; 40]) -> Option<usize> {
+    if !a.is_finite() || digits > MAX_DIGITS {
+        return None;
+    }
+    let scale = 10u64.pow(digits as u32);
+    let scaled = a * scale as f64;
+    if scaled >= (1u64 << 53) as f64 {
+        return None;
+    }
+    let below = scaled.floor();
+    let ulp = f64::EPSILON * scaled.max(1.0);
+    if (scaled - below - 0.5).abs() <= 2.0 * ulp {
+        return None;
+    }
+    let r = scaled.round() as u64;
+    let (int, frac) = (r / scale, r % scale);
+    let mut len = 0;
+    let mut push = |c: u8| {
+        buf[len] = c;
+        len += 1;
+    };
+    let mut int_digits = [0u8; 20];
+    let mut n = 0;
+    let mut v = int;
+    loop {
+        int_digits[n] = b'0' + (v % 10) as u8;
+        n += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &c in int_digits[..n].iter().rev() {
+        push(c);
+    }
+    if digits > 0 {
+        push(b'.');
+        let mut div = scale / 10;
+        while div > 0 {
+            push(b'0' + (frac / div % 10) as u8);
+            div /= 10;
+        }
+    }
+    Some(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(x: f64, digits: usize) {
+        assert_eq!(
+            format!("{}", Fixed(x, digits)),
+            format!("{x:.digits$}"),
+            "{x:e} with {digits} digits"
+        );
+        assert_eq!(
+            format!("{:>14}", Fixed(x, digits)),
+            format!("{x:>14.digits$}"),
+            "{x:e} with {digits} digits, right-aligned"
+        );
+        assert_eq!(
+            format!("{:<14}", Fixed(x, digits)),
+            format!("{x:<14.digits$}"),
+            "{x:e} with {digits} digits, left-aligned"
+        );
+    }
+
+    #[test]
+    fn prints_what_core_fmt_prints() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            1.5,
+            2.5,
+            0.125,
+            0.0625,
+            12.0,
+            1e-9,
+            123.456789,
+            0.1,
+            0.7,
+            99.995,
+            1e15,
+            9.1e15,
+            1e300,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            for digits in 0..=12 {
+                same(x, digits);
+            }
+        }
+    }
+
+    #[test]
+    fn prints_what_core_fmt_prints_on_random_values() {
+        // A fixed xorshift: the same values every run, spread over every
+        // magnitude the report prints (seconds, percentages, GHz, bytes).
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..100_000 {
+            let bits = next();
+            let mantissa = (bits >> 11) as f64 / (1u64 << 53) as f64;
+            let exponent = (next() % 40) as i32 - 20;
+            let x = mantissa * 10f64.powi(exponent);
+            let x = if bits & 1 == 0 { x } else { -x };
+            same(x, (next() % 10) as usize);
+        }
+        // Values on a grid of halves, where ties are decided.
+        for k in 0..20_000u64 {
+            same(k as f64 / 2000.0, 3);
+            same(k as f64 / 8.0, 2);
+        }
+    }
+}
