@@ -692,9 +692,10 @@ fn write_parts(
             match target {
                 Some(t) => format!(
                     "platform.xml is the machine of {} as a SimGrid <cluster>, and machine.toml\n\
-                     a copy of it: the same prediction with pnmpi, whose cm02 model shares\n\
-                     links as SimGrid does:\n\n\
-                     pnmpi sim replay index.txt -m machine.toml --model cm02\n",
+                     a copy of it. pnmpi replays the same machine with the command below; its\n\
+                     models do not share links yet, so the two agree where no two messages\n\
+                     cross one link at once:\n\n\
+                     pnmpi sim replay index.txt -m machine.toml\n",
                     t.file
                 ),
                 None => "The same prediction with pnmpi (machine.toml describes platform.xml; with the\n\
