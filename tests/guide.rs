@@ -224,30 +224,38 @@ fn anchors(text: &str) -> Vec<String> {
 }
 
 /// The targets of the inline links `[text](target)` of a Markdown file,
-/// outside fenced blocks and code spans.
+/// outside fenced blocks and code spans. A code span may run across a line
+/// break, so spans are cut per paragraph, not per line.
 fn link_targets(text: &str) -> Vec<String> {
     let mut fenced = false;
     let mut out = Vec::new();
-    for line in text.lines() {
+    let mut paragraph = String::new();
+    for line in text.lines().chain(std::iter::once("")) {
         if line.starts_with("```") {
             fenced = !fenced;
+        }
+        if fenced || line.starts_with("```") || line.trim().is_empty() {
+            links_of_paragraph(&paragraph, &mut out);
+            paragraph.clear();
             continue;
         }
-        if fenced {
-            continue;
-        }
-        // Code spans are not links: drop them first.
-        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
-        let mut rest = prose.as_str();
-        while let Some(at) = rest.find("](") {
-            rest = &rest[at + 2..];
-            if let Some(end) = rest.find(')') {
-                out.push(rest[..end].to_owned());
-                rest = &rest[end..];
-            }
-        }
+        paragraph.push_str(line);
+        paragraph.push('\n');
     }
     out
+}
+
+/// Adds the inline link targets of one paragraph, its code spans dropped.
+fn links_of_paragraph(paragraph: &str, out: &mut Vec<String>) {
+    let prose: String = paragraph.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let mut rest = prose.as_str();
+    while let Some(at) = rest.find("](") {
+        rest = &rest[at + 2..];
+        if let Some(end) = rest.find(')') {
+            out.push(rest[..end].to_owned());
+            rest = &rest[end..];
+        }
+    }
 }
 
 #[test]
