@@ -3,7 +3,7 @@
 //! from the trace's own timestamps (`pnmpi trace dump`), and a what-if
 //! predicts a rerun of the changed program.
 
-mod common;
+use crate::common;
 use common::calls::{dump, nth, Call};
 use common::*;
 use serde_json::Value;
@@ -505,7 +505,7 @@ const NAS_WHAT_IFS: [(&str, &[&str], &str); 2] = [("cg", &["12"], "3"), ("lu", &
 /// rank 1's compute at 0.8; CG and LU with rank 1's phases 1.2 times as
 /// long instead of 1.5), within RERUN_TOLERANCE, the shortest of RUNS
 /// runs of each side (docs/analyze.md). Wall-clock figures: run it on a
-/// quiet machine, `cargo test --release --test analyze -- --ignored
+/// quiet machine, `cargo test --release --test suite -- --ignored analyze::
 /// --nocapture`.
 #[test]
 #[ignore = "benchmark: predictions against wall-clock reruns; run with --ignored --nocapture"]

@@ -14,7 +14,7 @@
 //! `main`, 5 from `app_send_site`; and 6 `MPI_Comm_rank`, 6 `MPI_Recv`,
 //! 1 `MPI_Comm_size`, 1 `MPI_Barrier`.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

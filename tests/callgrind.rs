@@ -17,7 +17,7 @@
 //! the rest. Benchmark, ignored by default:
 //!
 //! ```sh
-//! cargo test --release --test callgrind -- --ignored --nocapture
+//! cargo test --release --test suite -- --ignored --nocapture callgrind::
 //! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran, cg, self
 //! CALLGRIND_TOOLS=checker cargo test ...   # some of: tracer, tracer-nosites (`argument sites off`), profiler, checker
 //! MPIP_LIB=/path/libmpiP.so cargo test ...   # also under LLNL's mpiP
@@ -28,7 +28,7 @@
 //! same way, and each bundled tool's figures are printed as a ratio of
 //! mpiP's.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

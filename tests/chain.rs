@@ -1,7 +1,7 @@
 //! The chain itself: order, partial wrapping, nested and re-entrant calls,
 //! zero modules, duplicate modules. Real programs under real mpirun.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn conf_of(modules: &[&std::path::Path]) -> String {

@@ -15,7 +15,7 @@
 //! kernels, in C and in Fortran, hpcc and LAMMPS (Debian's, built for
 //! Open MPI) run under the checker without a report.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

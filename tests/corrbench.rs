@@ -16,7 +16,7 @@
 //! and without one-sided programs (`rma`), which the checker does not
 //! check. Asserted: no correct program reported, none left hanging.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

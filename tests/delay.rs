@@ -1,7 +1,7 @@
 //! The paper's delay layers (section 5.4): each layer adds its 100 us to
 //! every MPI_Send, independently of the others.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn one_way_us(layers: usize) -> f64 {

@@ -1,7 +1,7 @@
 //! Bad configurations and bad modules stop the run before MPI starts, with
 //! a message naming the file, the line and the fix. None is skipped.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Runs ring.c with the case's configuration; it must stop before MPI

@@ -1,7 +1,7 @@
 //! libpnmpi exports an `MPI_` stub and an `XMPI_` entry point for every
 //! `PMPI_` routine the native MPI both declares and exports.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 use std::path::PathBuf;

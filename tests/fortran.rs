@@ -7,7 +7,7 @@
 //! what it computes without tools. c-tests/fortran/calls.F90 lists the
 //! calls; its C library (clib.c) calls MPI too.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeMap;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! relative link of README.md and docs/*.md leads to a file that exists,
 //! and to a heading of it when it names one.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! LLNL PnMPI's module hooks and the PNMPI_VERBOSE stack listing.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

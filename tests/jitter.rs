@@ -2,7 +2,7 @@
 //! simulator; the paper's worked example through the command line; JSON
 //! and SVG outputs; bad traces and parameters are clear errors.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 use std::process::{Command, Output};

@@ -9,7 +9,7 @@
 //! now, and a program that only runs if MPI buffers such sends deadlocks
 //! in every mode, each naming the ranks in the same words.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// 3 nodes at 10 us and 1 GB/s, eager up to 64 KiB, and LogGP parameters.

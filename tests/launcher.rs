@@ -1,7 +1,7 @@
 //! `pnmpi run`: chaining tools on a program that was never linked with
 //! libpnmpi.
 
-mod common;
+use crate::common;
 use common::*;
 use std::process::Command;
 

@@ -9,7 +9,7 @@
 //! MPI these tests use (it holds `lib/libpnmpi.so` and `lib/pnmpi-modules/`); see
 //! docs/modules.md#llnl-pnmpis-own-modules. Otherwise each test prints why and passes.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::collections::BTreeMap;

@@ -10,7 +10,7 @@
 //! communicator c-tests/programs/comms.c makes at 4 ranks is listed with the id, members and
 //! parent computed here by hand.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Runs `program args` at 2 ranks, linked with libpnmpi, without modules and with the modules

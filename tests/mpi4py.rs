@@ -20,7 +20,7 @@
 //!   `MPI_COMM_NULL`, ...), and `test_util_pkl5`'s `testGatherIntra` and
 //!   `testScatterIntra` (roots -1 and the communicator's size).
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 

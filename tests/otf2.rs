@@ -4,7 +4,7 @@
 //! written by python3-otf2 alone, replayed by `pnmpi sim replay` to the
 //! nanosecond; and damaged archives refused with libotf2's word.
 
-mod common;
+use crate::common;
 use common::calls::{dump, nth};
 use common::*;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! the ring program's sends. Needs the Debian `cmake` and `pkg-config`
 //! packages (scripts/deps.sh).
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -10,7 +10,7 @@
 //! order: A prints its count in its Finalize wrapper before going down, B in its own, so the
 //! tool's Finalize line must come between the two.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::{Path, PathBuf};

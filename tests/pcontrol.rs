@@ -3,8 +3,8 @@
 //! PNMPI_Service_GetPcontrolSelf agrees. counts.c calls MPI_Pcontrol(2),
 //! (3) and (1); each count module prints what it saw at PNMPI_Fini.
 
-mod common;
-mod counting;
+use crate::common;
+use crate::counting;
 use common::*;
 use counting::*;
 

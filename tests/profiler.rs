@@ -6,8 +6,8 @@
 //! overhead benchmarks (ignored by
 //! default; see docs/performance.md).
 
-mod common;
-mod counting;
+use crate::common;
+use crate::counting;
 use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -492,7 +492,7 @@ fn a_bad_argument_stops_the_run_naming_it() {
 
 // ---------------------------------------------------------------------------
 // Benchmarks (docs/performance.md, "## Profiler"):
-//   cargo test --release --test profiler -- --ignored --nocapture
+//   cargo test --release --test suite -- --ignored --nocapture profiler::
 // ---------------------------------------------------------------------------
 
 /// The value after `key` in `text` (e.g. "ns_per_call 7.5").

@@ -6,7 +6,7 @@
 //! `PNMPI_REPLAY_RUNS` sets the number of native runs and of replays
 //! (default 20 and 10).
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

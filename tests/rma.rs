@@ -4,7 +4,7 @@
 //! shared-memory window) traced on 4 ranks, merged, dumped, summarised
 //! and exported to OTF2, each checked against what the program did.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! The paper's robustness test: a chain of 1000 modules.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -3,8 +3,8 @@
 //! and a routine pattern that names no routine stops the run.
 //! counts.c makes known calls in Pcontrol phases 1, 2, 3 and 1 again.
 
-mod common;
-mod counting;
+use crate::common;
+use crate::counting;
 use common::*;
 use counting::*;
 

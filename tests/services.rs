@@ -2,7 +2,7 @@
 //! cooperating through a service and globals, every service's success and
 //! error answers, and a module written only against LLNL PnMPI's API.
 
-mod common;
+use crate::common;
 use common::*;
 
 const NP: usize = 3;

@@ -2,7 +2,7 @@
 //! loads and replays, its figures are sane, one rank is refused, and a
 //! traced 2-rank ping-pong replayed on it predicts the traced run.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,7 +5,7 @@
 //! docs/sim.md "GOAL and LogGOPS"), the same schedules and random ones
 //! run in both, and must finish at the same nanosecond on every rank.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! compute-only trace by d/(1-d), and a stencil loses more to the same
 //! noise at more ranks.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,7 +5,7 @@
 //! under mpirun, and on random programs; and refuses what it cannot do
 //! exactly, with the way out.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 use std::process::Output;

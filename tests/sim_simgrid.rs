@@ -4,7 +4,7 @@
 //! README.txt gives the smpirun command, and the two simulated times agree
 //! (docs/sim-simgrid.md).
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;

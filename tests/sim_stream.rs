@@ -3,7 +3,7 @@
 //! trace, a bad machine file and a deadlocking trace are clear errors
 //! with their exit codes.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::{Path, PathBuf};
 

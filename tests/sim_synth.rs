@@ -3,7 +3,7 @@
 //! time, the analytic halo time is what the model says, and bad
 //! arguments are clear errors.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::Path;
 

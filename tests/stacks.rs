@@ -4,7 +4,7 @@
 //! modules in each stack log which chain ran. route.c prints, on rank 0,
 //! the layer log of each barrier.
 
-mod common;
+use crate::common;
 use common::*;
 
 const NP: usize = 4;

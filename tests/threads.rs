@@ -4,7 +4,7 @@
 //! thread, by the tracer (its trace, OTF2 and Chrome exports: a stream or
 //! track per thread) and by the profiler (a table per thread).
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! programs traced under real mpirun, merged, dumped, exported, and the
 //! SimGrid export replayed by `smpirun -replay`.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::MetadataExt;

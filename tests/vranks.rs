@@ -15,7 +15,7 @@
 //! and scans against the blocking ones, and an overflow report that
 //! does not allocate.
 
-mod common;
+use crate::common;
 use common::*;
 
 /// Runs `c-tests/programs/<name> args` as `n` virtual ranks in one

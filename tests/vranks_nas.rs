@@ -15,7 +15,7 @@
 //! The same kernels at 256 ranks in both modes: `NAME_at_256_ranks`,
 //! ignored (256 real processes on 2 cores take one to six minutes a run).
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -278,7 +278,7 @@ fn kernels_at_256_virtual_ranks_print_what_16_processes_print() {
 /// 256 real processes on a 2-core machine take a minute (Open MPI, each
 /// kernel) to six (MPICH, whose ranks busy-poll: CG 228 s, LU about 6
 /// minutes) a run. Run
-/// them with `cargo test --release --test vranks_nas -- --ignored`.
+/// them with `cargo test --release --test suite -- --ignored vranks_nas::`.
 fn kernel_at_256(name: &str) {
     for lang in [Lang::C, Lang::Fortran] {
         let mut cmd = launcher_within(256, 900);

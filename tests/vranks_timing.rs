@@ -6,7 +6,7 @@
 //! that no other test loads the 2 cores while it measures. With
 //! `cpu_factor 0` the two agree exactly, which tests/vranks.rs asserts.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

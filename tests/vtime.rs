@@ -7,7 +7,7 @@
 //! background load, and bad arguments, bad machine files and
 //! MPI_THREAD_MULTIPLE stop the run before MPI starts.
 
-mod common;
+use crate::common;
 use common::*;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -666,7 +666,7 @@ fn a_debian_benchmark_times_the_model_with_its_own_mpi_wtime() {
 
 // ---------------------------------------------------------------------------
 // Benchmark (docs/performance.md, "## vtime"):
-//   cargo test --release --test vtime -- --ignored --nocapture vtime_overhead_bench
+//   cargo test --release --test suite -- --ignored --nocapture vtime::vtime_overhead_bench
 // ---------------------------------------------------------------------------
 
 /// Real seconds of the run's loop: the program's own figure (`key`, its

@@ -1,7 +1,6 @@
 //! Test harness: builds the C programs and modules of `c-tests/` with the
 //! MPI that libpnmpi was built for, and runs them under that MPI's real
 //! `mpirun`.
-#![allow(dead_code)] // each test file uses a different part of the harness
 
 pub mod calls;
 pub mod dtypes;

@@ -2,7 +2,6 @@
 //! (c-tests/programs/counts.c), shared by tests/pcontrol.rs,
 //! tests/selection.rs and tests/profiler.rs: what each counting module
 //! saw, on each rank.
-#![allow(dead_code)] // each test file uses a different part
 
 use crate::common::*;
 use std::path::PathBuf;
