@@ -59,21 +59,33 @@ fi
 mpi4py_version=4.1.2
 mpi4py_sha256=56860286dc45f20e8821e93cb06669e30462348bf866f685553fa4b712d58d02
 mpi4py_root="$(cd "$(dirname "$0")/.." && pwd)/target/mpi4py"
-for mpi in openmpi mpich; do
-    dest="$mpi4py_root/$mpi"
-    [ -f "$dest/.built-$mpi4py_version" ] && continue
-    echo "deps: building mpi4py $mpi4py_version for $mpi into $dest" >&2
-    sdist="$mpi4py_root/mpi4py-$mpi4py_version.tar.gz"
-    if ! echo "$mpi4py_sha256  $sdist" | sha256sum -c --status 2>/dev/null; then
-        mkdir -p "$mpi4py_root"
-        /usr/bin/python3 -m pip download -q --no-binary :all: --no-deps --no-build-isolation \
-            "mpi4py==$mpi4py_version" -d "$mpi4py_root"
-        echo "$mpi4py_sha256  $sdist" | sha256sum -c --quiet
-    fi
+sdist="$mpi4py_root/mpi4py-$mpi4py_version.tar.gz"
+if ! echo "$mpi4py_sha256  $sdist" | sha256sum -c --status 2>/dev/null; then
+    mkdir -p "$mpi4py_root"
+    /usr/bin/python3 -m pip download -q --no-binary :all: --no-deps --no-build-isolation \
+        "mpi4py==$mpi4py_version" -d "$mpi4py_root"
+    echo "$mpi4py_sha256  $sdist" | sha256sum -c --quiet
+fi
+# build_mpi4py MPI: one MPI's build; the two run side by side (each is
+# one compiler process, about half a minute).
+build_mpi4py() {
+    local mpi=$1 dest="$mpi4py_root/$1"
     rm -rf "$dest"
     mkdir -p "$dest"
     MPICC="mpicc.$mpi" CFLAGS=-O0 /usr/bin/python3 -m pip install -q --no-cache-dir --root-user-action=ignore \
-        --no-binary mpi4py --no-deps --target "$dest/site" "$sdist"
-    tar -xzf "$sdist" -C "$dest" --strip-components=1 "mpi4py-$mpi4py_version/test"
-    touch "$dest/.built-$mpi4py_version"
+        --no-binary mpi4py --no-deps --target "$dest/site" "$sdist" &&
+        tar -xzf "$sdist" -C "$dest" --strip-components=1 "mpi4py-$mpi4py_version/test" &&
+        touch "$dest/.built-$mpi4py_version"
+}
+builds=()
+for mpi in openmpi mpich; do
+    [ -f "$mpi4py_root/$mpi/.built-$mpi4py_version" ] && continue
+    echo "deps: building mpi4py $mpi4py_version for $mpi into $mpi4py_root/$mpi" >&2
+    build_mpi4py "$mpi" &
+    builds+=("$!:$mpi")
 done
+status=0
+for build in "${builds[@]}"; do
+    wait "${build%%:*}" || { echo "deps: building mpi4py for ${build#*:} failed (its pip output is above)" >&2; status=1; }
+done
+exit $status
