@@ -353,6 +353,29 @@ fn the_otf2_export_writes_one_sided_records_as_score_p_does() {
         4,
         "{defs}"
     );
+    // Read back, the archive gives the trace's one-sided figures: every
+    // rank's and pair's calls, bytes sent and fetched, and syncs.
+    let back = stats_json(&dir, case.dir());
+    assert_eq!(
+        back["rma"],
+        stats_json(&pnt, case.dir())["rma"],
+        "read back from {}",
+        dir.display()
+    );
+    // and its windows, their kinds and members.
+    let windows = |path: &Path| -> Vec<String> {
+        let text = succeeded(pnmpi_cli(
+            &["trace", "dump", &path.display().to_string()],
+            case.dir(),
+        ));
+        text.lines()
+            .filter(|l| l.starts_with("win "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let wins = windows(&pnt);
+    assert_eq!(wins.len(), 4, "{wins:?}");
+    assert_eq!(windows(&dir), wins);
 }
 
 /// The profiler's report section `title`, its rows below the header.

@@ -4,6 +4,7 @@
 //! come with a later completion is held back until then.
 
 use pnmpi_trace::fields::{ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD, UNKNOWN_RANK, V};
+use pnmpi_trace::rma::RmaRole;
 use pnmpi_trace::routine::Kind;
 use pnmpi_trace::trace::{Done, Event, ReqRef};
 use rustc_hash::FxHashMap;
@@ -25,11 +26,23 @@ pub(crate) struct Shared {
     pub(crate) comms: CommMap,
     /// Communicator reference to the reference of its parent.
     pub(crate) parents: FxHashMap<u32, u32>,
+    /// Each routine's one-sided role, by routine index.
+    pub(crate) rma: Vec<Option<RmaRole>>,
+    /// Window reference to the trace's window and its members.
+    pub(crate) wins: WinMap,
+    /// The communicator id of each window of the trace's table.
+    pub(crate) win_comms: Vec<i64>,
+    /// Group reference to its members (ranks), for PSCW's groups.
+    pub(crate) groups: FxHashMap<u32, Vec<i64>>,
 }
 
 /// Communicator reference to (pnmpi id, world ranks of its members;
 /// `None` for world and self).
 pub(crate) type CommMap = FxHashMap<u32, (i64, Option<Vec<i64>>)>;
+
+/// OTF2 window reference to the trace's window id and its members (world
+/// ranks, in window rank order).
+pub(crate) type WinMap = FxHashMap<u32, (u32, Vec<i64>)>;
 
 impl Shared {
     fn ns(&self, t: u64) -> u64 {
@@ -102,11 +115,16 @@ impl Assembler {
         self.error.take()
     }
 
+    /// What the streams share.
+    pub(crate) fn shared(&self) -> Rc<Shared> {
+        self.shared.clone()
+    }
+
     pub(crate) fn unusable(&mut self, record: &'static str, category: &'static str) {
         *self.unusable.entry((record, category)).or_insert(0) += 1;
     }
 
-    fn lose(&mut self, why: &'static str) {
+    pub(crate) fn lose(&mut self, why: &'static str) {
         *self.lost.entry(why).or_insert(0) += 1;
     }
 
@@ -116,7 +134,7 @@ impl Assembler {
     }
 
     /// The open call, or `None` (counted) for an MPI record outside one.
-    fn current(&mut self) -> Option<&mut Event> {
+    pub(crate) fn current(&mut self) -> Option<&mut Event> {
         match self.open {
             Some(at) => self.slot(at).map(|s| &mut s.ev),
             None => {

@@ -150,6 +150,7 @@ pub(crate) fn global_defs() -> *mut ffi::OTF2_GlobalDefReaderCallbacks {
             ffi::OTF2_GlobalDefReaderCallbacks_SetGroupCallback(c, Some(group));
             ffi::OTF2_GlobalDefReaderCallbacks_SetCommCallback(c, Some(comm));
             ffi::OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(c, Some(intercomm));
+            crate::rma_import::register_defs(c);
         }
         c
     }
@@ -344,7 +345,8 @@ unsafe extern "C" fn program_end(
     ffi::OTF2_CALLBACK_SUCCESS as Code
 }
 
-/// Fills `c` with the event callbacks: the MPI records, and a counter for
+/// Fills `c` with the event callbacks: the MPI records (one-sided ones in
+/// [`crate::rma_import`]), and a counter for
 /// every record replay cannot use ([`crate::unusable`]).
 pub(crate) fn events(c: *mut ffi::OTF2_EvtReaderCallbacks) {
     if c.is_null() {
@@ -371,5 +373,6 @@ pub(crate) fn events(c: *mut ffi::OTF2_EvtReaderCallbacks) {
         ffi::OTF2_EvtReaderCallbacks_SetProgramBeginCallback(c, Some(program_begin));
         ffi::OTF2_EvtReaderCallbacks_SetProgramEndCallback(c, Some(program_end));
     }
+    crate::rma_import::register_events(c);
     crate::unusable::register(c);
 }

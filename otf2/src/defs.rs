@@ -1,5 +1,6 @@
 //! The global definitions of an OTF2 archive that this crate reads:
-//! locations, groups, regions, communicators and strings.
+//! locations, groups, regions, communicators, one-sided windows and
+//! strings.
 
 use crate::ffi;
 use rustc_hash::FxHashMap;
@@ -50,6 +51,17 @@ pub struct CommDef {
     pub parent: u32,
 }
 
+/// A one-sided window definition.
+#[derive(Clone, Debug)]
+pub struct WinDef {
+    /// Its reference.
+    pub id: u32,
+    /// Its name's reference.
+    pub name: u32,
+    /// The communicator it was created over.
+    pub comm: u32,
+}
+
 /// The global definitions this crate reads.
 #[derive(Debug, Default)]
 pub struct Defs {
@@ -69,6 +81,8 @@ pub struct Defs {
     pub groups: FxHashMap<u32, GroupDef>,
     /// Communicators, in definition order.
     pub comms: Vec<CommDef>,
+    /// One-sided windows, in definition order.
+    pub wins: Vec<WinDef>,
     /// Intercommunicators defined (not replayed).
     pub intercomms: u64,
 }

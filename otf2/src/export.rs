@@ -407,7 +407,7 @@ fn write_archive(
     }
     for (i, win) in src.wins().iter().enumerate() {
         let comm = u32::try_from(win.comm).unwrap_or(COMM_WORLD as u32);
-        w.rma_win(i as u32, &format!("window {i}"), comm)?;
+        w.rma_win(i as u32, &crate::rma_import::win_name(i, win.kind), comm)?;
     }
     metrics.define(&mut w)?;
     if sites {

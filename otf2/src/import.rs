@@ -14,6 +14,7 @@ use crate::assembler::{Assembler, CommMap, Shared};
 use crate::defs::Defs;
 use crate::reader::Reader;
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM};
+use pnmpi_trace::rma::{RmaRole, Win};
 use pnmpi_trace::routine::classify;
 use pnmpi_trace::source::{count_by_reading, StreamedTrace};
 use pnmpi_trace::trace::{Comm, Event};
@@ -33,6 +34,7 @@ pub struct Otf2Trace {
     world_size: u32,
     routines: Vec<String>,
     comms: Vec<Comm>,
+    wins: Vec<Win>,
     streams: Vec<(u32, u32)>,
     assemblers: Vec<Assembler>,
     /// Records in the archive's locations (from their definitions).
@@ -152,6 +154,7 @@ impl Otf2Trace {
             region_routine.insert(id, i);
         }
         let (comm_map, comms) = communicators(&defs, world_size, &mut notes);
+        let (wins, win_map) = crate::rma_import::windows(&defs, &comm_map, world_size);
         let shared = Rc::new(Shared {
             resolution: defs.resolution,
             offset: defs.offset,
@@ -159,6 +162,10 @@ impl Otf2Trace {
             kinds: routines.iter().map(|n| classify(n)).collect(),
             comms: comm_map,
             parents: defs.comms.iter().map(|c| (c.id, c.parent)).collect(),
+            rma: routines.iter().map(|n| RmaRole::of(n)).collect(),
+            wins: win_map,
+            win_comms: wins.iter().map(|w| w.comm).collect(),
+            groups: crate::rma_import::rank_groups(&defs),
         });
         if streams.is_empty() {
             return Err(Error::Invalid(format!(
@@ -176,6 +183,7 @@ impl Otf2Trace {
             world_size,
             routines,
             comms,
+            wins,
             streams,
             assemblers,
             records,
@@ -266,6 +274,10 @@ impl StreamedTrace for Otf2Trace {
 
     fn stream_list(&self) -> Vec<(u32, u32)> {
         self.streams.clone()
+    }
+
+    fn wins(&self) -> &[Win] {
+        &self.wins
     }
 
     fn next_into(&mut self, i: usize, ev: &mut Event) -> Result<bool> {

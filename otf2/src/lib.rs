@@ -26,6 +26,7 @@ pub mod names;
 pub mod open;
 mod reader;
 mod rma_export;
+mod rma_import;
 mod status;
 mod unusable;
 mod user;

@@ -1,5 +1,5 @@
 //! Counters for the OTF2 records that replay cannot use (OpenMP, threads,
-//! one-sided MPI, I/O, metrics ...): each is counted under its record name
+//! one-sided polls and memory syncs, I/O, metrics ...): each is counted under its record name
 //! and category and reported, never silently dropped. Records unknown to
 //! this libotf2 are counted too.
 
@@ -65,24 +65,9 @@ Metric, "metrics", OTF2_EvtReaderCallbacks_SetMetricCallback, (OTF2_MetricRef, u
 ParameterString, "parameters", OTF2_EvtReaderCallbacks_SetParameterStringCallback, (OTF2_ParameterRef, OTF2_StringRef);
 ParameterInt, "parameters", OTF2_EvtReaderCallbacks_SetParameterIntCallback, (OTF2_ParameterRef, i64);
 ParameterUnsignedInt, "parameters", OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback, (OTF2_ParameterRef, u64);
-RmaWinCreate, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback, (OTF2_RmaWinRef);
-RmaWinDestroy, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback, (OTF2_RmaWinRef);
-RmaCollectiveBegin, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback, ();
-RmaCollectiveEnd, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback, (OTF2_CollectiveOp, OTF2_RmaSyncLevel, OTF2_RmaWinRef, u32, u64, u64);
-RmaGroupSync, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback, (OTF2_RmaSyncLevel, OTF2_RmaWinRef, OTF2_GroupRef);
-RmaRequestLock, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback, (OTF2_RmaWinRef, u32, u64, OTF2_LockType);
-RmaAcquireLock, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback, (OTF2_RmaWinRef, u32, u64, OTF2_LockType);
 RmaTryLock, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaTryLockCallback, (OTF2_RmaWinRef, u32, u64, OTF2_LockType);
-RmaReleaseLock, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback, (OTF2_RmaWinRef, u32, u64);
 RmaSync, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaSyncCallback, (OTF2_RmaWinRef, u32, OTF2_RmaSyncType);
 RmaWaitChange, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaWaitChangeCallback, (OTF2_RmaWinRef);
-RmaPut, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaPutCallback, (OTF2_RmaWinRef, u32, u64, u64);
-RmaGet, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaGetCallback, (OTF2_RmaWinRef, u32, u64, u64);
-RmaAtomic, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaAtomicCallback, (OTF2_RmaWinRef, u32, OTF2_RmaAtomicType, u64, u64, u64);
-RmaOpCompleteBlocking, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback, (OTF2_RmaWinRef, u64);
-RmaOpCompleteNonBlocking, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback, (OTF2_RmaWinRef, u64);
-RmaOpTest, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaOpTestCallback, (OTF2_RmaWinRef, u64);
-RmaOpCompleteRemote, "MPI one-sided (RMA)", OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback, (OTF2_RmaWinRef, u64);
 ThreadFork, "threads and tasks", OTF2_EvtReaderCallbacks_SetThreadForkCallback, (OTF2_Paradigm, u32);
 ThreadJoin, "threads and tasks", OTF2_EvtReaderCallbacks_SetThreadJoinCallback, (OTF2_Paradigm);
 ThreadTeamBegin, "threads and tasks", OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback, (OTF2_CommRef);
