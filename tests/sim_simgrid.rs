@@ -410,14 +410,28 @@ fn a2a_on_shared_links_agrees_with_smpirun_on_four_platforms() {
     within("a2a on private links", private, pnmpi_replay(&export), 0.001);
     for (what, attrs) in [
         ("a cluster with a backbone", "bb_bw=\"20GBps\" bb_lat=\"1us\""),
-        ("a 2:1 tapered fat tree", "topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2;1,1\""),
+        (
+            "a 2:1 tapered fat tree",
+            "topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2;1,1\"",
+        ),
         ("a 4x4 torus", "topology=\"TORUS\" topo_parameters=\"4,4\""),
-        ("a dragonfly", "topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;2,1;2\""),
+        (
+            "a dragonfly",
+            "topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;2,1;2\"",
+        ),
     ] {
         std::fs::write(export.join("platform.xml"), shared_cluster(attrs)).unwrap();
         let sg = smpirun(&export);
-        within(&format!("a2a on {what}"), sg, replay_on(&export, "platform.xml"), 0.001);
-        assert!(sg > 1.02 * private, "a2a on {what}: {sg} s, on private links {private} s");
+        within(
+            &format!("a2a on {what}"),
+            sg,
+            replay_on(&export, "platform.xml"),
+            0.001,
+        );
+        assert!(
+            sg > 1.02 * private,
+            "a2a on {what}: {sg} s, on private links {private} s"
+        );
     }
 }
 
@@ -440,7 +454,12 @@ fn a2a_on_a_tapered_fat_tree_machine_agrees_with_smpirun() {
     .unwrap();
     let export = export_for(&case, &trace, &m, "simgrid-a2a");
     let sg = smpirun(&export);
-    within("a2a on a tapered fat tree machine", sg, pnmpi_replay(&export), 0.001);
+    within(
+        "a2a on a tapered fat tree machine",
+        sg,
+        pnmpi_replay(&export),
+        0.001,
+    );
 }
 
 /// Exports `trace` for SimGrid with `--machine m` into `name` beside it.
@@ -473,8 +492,15 @@ fn random_topology(rng: &mut fastrand::Rng, kind: usize, hosts: u32) -> (u32, St
                 (down[0] * down[1], "fat_tree", params)
             }
             1 => {
-                let (g, c, r, n) = (rng.u32(2..=3), rng.u32(1..=2), rng.u32(1..=2), rng.u32(1..=2));
-                let params = format!("{g},{};{c},{};{r},{};{n}", rng.u32(1..=2), rng.u32(1..=2), rng.u32(1..=2));
+                // SimGrid needs at least as many routers a chassis as groups.
+                let g = rng.u32(2..=3);
+                let (c, r, n) = (rng.u32(1..=2), rng.u32(g..=3), rng.u32(1..=2));
+                let params = format!(
+                    "{g},{};{c},{};{r},{};{n}",
+                    rng.u32(1..=2),
+                    rng.u32(1..=2),
+                    rng.u32(1..=2)
+                );
                 (g * c * r * n, "dragonfly", params)
             }
             _ => {
@@ -525,7 +551,10 @@ fn random_shared(mode: &str, tolerance: f64) {
         .unwrap();
         let export = export_for(&case, &trace, &m, "simgrid-shared");
         let sg = smpirun(&export);
-        let what = format!("randmix {seed} {mode} on {}", topology.lines().nth(2).unwrap_or(""));
+        let what = format!(
+            "randmix {seed} {mode} on {}",
+            topology.lines().nth(2).unwrap_or("")
+        );
         within(&what, sg, pnmpi_replay(&export), tolerance);
     }
 }

@@ -152,7 +152,10 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         .unwrap_or_else(|e| refuse(&format!("machine {e}")));
     let mut model =
         pnmpi_sim::model::build(&config.model, &machine).unwrap_or_else(|e| refuse(&format!("machine {e}")));
-    if let Some(why) = pnmpi_sim::model::unshared(model.as_mut(), "virtual ranks time each message when it is sent, without the flows in flight") {
+    if let Some(why) = pnmpi_sim::model::unshared(
+        model.as_mut(),
+        "virtual ranks time each message when it is sent, without the flows in flight",
+    ) {
         refuse(&why);
     }
     let lookahead = model.lookahead();
