@@ -69,9 +69,15 @@ fn smpirun(export: &Path) -> f64 {
 
 /// pnmpi's prediction of the same export on its machine.toml.
 fn pnmpi_replay(export: &Path) -> f64 {
+    replay_on(export, "machine.toml")
+}
+
+/// pnmpi's prediction of `export` on `machine` (a file of the export
+/// folder), with the model the machine names or the default.
+fn replay_on(export: &Path, machine: &str) -> f64 {
     let json = export.join("pnmpi.json");
     let out = Command::new(pnmpi())
-        .args(["sim", "replay", "index.txt", "-m", "machine.toml", "--json"])
+        .args(["sim", "replay", "index.txt", "-m", machine, "--json"])
         .arg(&json)
         .current_dir(export)
         .output()
@@ -376,4 +382,189 @@ fn the_export_refuses_a_machine_it_cannot_write_as_a_cluster() {
             m.display()
         );
     }
+}
+
+/// A SimGrid platform of 16 hosts of 1 Gflop/s in one `<cluster>` of
+/// private links of 10 GB/s and 2.5 us (issue 45's), its loopback the
+/// export's memory copy, with `attrs` (a backbone or a topology).
+fn shared_cluster(attrs: &str) -> String {
+    format!(
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
+         <platform version=\"4.1\">\n  <cluster id=\"c\" prefix=\"node-\" suffix=\"\" radical=\"0-15\" \
+         speed=\"1Gf\" bw=\"10GBps\" lat=\"2.5us\" loopback_bw=\"20GBps\" loopback_lat=\"0us\" {attrs}/>\n\
+         </platform>\n"
+    )
+}
+
+/// `a2a.c` at 16 ranks (alltoall of 64 KiB a pair, 1 MiB exchanges 4 and
+/// 8 ranks away, an allreduce; 3 iterations), exported: on a cluster with
+/// a backbone, a 2:1 tapered fat tree, a torus and a dragonfly, smpirun
+/// with the export's options and `pnmpi sim replay -m platform.xml`
+/// (whose model is then cm02: flows sharing the links) agree within
+/// 0.1 %, and the sharing shows: every platform is slower than the
+/// export's private links.
+#[test]
+fn a2a_on_shared_links_agrees_with_smpirun_on_four_platforms() {
+    let (_case, export) = exported("a2a", 16, &[]);
+    let private = smpirun(&export);
+    within("a2a on private links", private, pnmpi_replay(&export), 0.001);
+    for (what, attrs) in [
+        ("a cluster with a backbone", "bb_bw=\"20GBps\" bb_lat=\"1us\""),
+        (
+            "a 2:1 tapered fat tree",
+            "topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2;1,1\"",
+        ),
+        ("a 4x4 torus", "topology=\"TORUS\" topo_parameters=\"4,4\""),
+        (
+            "a dragonfly",
+            "topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;2,1;2\"",
+        ),
+    ] {
+        std::fs::write(export.join("platform.xml"), shared_cluster(attrs)).unwrap();
+        let sg = smpirun(&export);
+        within(
+            &format!("a2a on {what}"),
+            sg,
+            replay_on(&export, "platform.xml"),
+            0.001,
+        );
+        assert!(
+            sg > 1.02 * private,
+            "a2a on {what}: {sg} s, on private links {private} s"
+        );
+    }
+}
+
+/// The tapered fat tree as a machine.toml (`[machine] model = "cm02"`),
+/// exported with `--machine`: smpirun on the cluster the export writes
+/// and the replay on the machine agree within 0.1 %.
+#[test]
+fn a2a_on_a_tapered_fat_tree_machine_agrees_with_smpirun() {
+    let (case, trace) = traced("a2a", 16, &[]);
+    let m = case.dir().join("m.toml");
+    std::fs::write(
+        &m,
+        "[machine]\nname = \"tapered fat tree\"\nmodel = \"cm02\"\nnodes = 16\ncores_per_node = 1\n\
+         [network]\nlatency = \"0us\"\nbandwidth = \"10GB/s\"\neager_threshold = \"65535B\"\nenvelope = \"16B\"\n\
+         [network.intra]\nlatency = \"0us\"\nbandwidth = \"20GB/s\"\n\
+         [network.topology]\nshape = \"fat_tree\"\ntopology = \"2;4,4;1,2;1,1\"\n\
+         bandwidth = \"10GB/s\"\nlatency = \"2.5us\"\nsharing = \"splitduplex\"\n\
+         [collectives]\nmode = \"algorithmic\"\n",
+    )
+    .unwrap();
+    let export = export_for(&case, &trace, &m, "simgrid-a2a");
+    let sg = smpirun(&export);
+    within(
+        "a2a on a tapered fat tree machine",
+        sg,
+        pnmpi_replay(&export),
+        0.001,
+    );
+}
+
+/// Exports `trace` for SimGrid with `--machine m` into `name` beside it.
+fn export_for(case: &Case, trace: &Path, m: &Path, name: &str) -> PathBuf {
+    let export = case.dir().join(name);
+    let out = Command::new(pnmpi())
+        .args(["trace", "export", "--format", "simgrid", "--machine"])
+        .arg(m)
+        .arg(trace)
+        .arg("-o")
+        .arg(&export)
+        .output()
+        .expect("pnmpi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    export
+}
+
+/// A random shared-link `[network.topology]` of at least `hosts` hosts:
+/// a fat tree, a dragonfly or a torus (by `kind`), its links of random
+/// bandwidth, latency and sharing.
+fn random_topology(rng: &mut fastrand::Rng, kind: usize, hosts: u32) -> (u32, String) {
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let (nodes, shape, params) = loop {
+        let (nodes, shape, params) = match kind % 3 {
+            0 => {
+                let down = [rng.u32(2..=4), rng.u32(2..=4)];
+                let up = [1, rng.u32(1..=3)];
+                let count = [1, rng.u32(1..=2)];
+                let params = format!("2;{};{};{}", list(&down), list(&up), list(&count));
+                (down[0] * down[1], "fat_tree", params)
+            }
+            1 => {
+                // SimGrid needs at least as many routers a chassis as groups.
+                let g = rng.u32(2..=3);
+                let (c, r, n) = (rng.u32(1..=2), rng.u32(g..=3), rng.u32(1..=2));
+                let params = format!(
+                    "{g},{};{c},{};{r},{};{n}",
+                    rng.u32(1..=2),
+                    rng.u32(1..=2),
+                    rng.u32(1..=2)
+                );
+                (g * c * r * n, "dragonfly", params)
+            }
+            _ => {
+                let dims = [rng.u32(2..=4), rng.u32(2..=4)];
+                (dims[0] * dims[1], "torus", list(&dims))
+            }
+        };
+        if nodes >= hosts {
+            break (nodes, shape, params);
+        }
+    };
+    let bw = rng.u64(1..=20) * 1_000_000_000;
+    let lat = rng.u64(100..=5000);
+    let sharing = ["shared", "splitduplex"][rng.usize(..2)];
+    (
+        nodes,
+        format!(
+            "[network.topology]\nshape = \"{shape}\"\ntopology = \"{params}\"\n\
+             bandwidth = \"{bw}B/s\"\nlatency = \"{lat}ns\"\nsharing = \"{sharing}\"\n"
+        ),
+    )
+}
+
+/// `randmix.c` (random sizes on both sides of the eager threshold,
+/// wildcard receives, every send mode, in `mode`'s collectives) on a
+/// random fat tree, dragonfly and torus with its ranks on random hosts,
+/// exported with `--machine`: smpirun and the cm02 replay agree.
+fn random_shared(mode: &str, tolerance: f64) {
+    for seed in 1..=random_cases().max(3) {
+        let mut rng = fastrand::Rng::with_seed(seed * 7919);
+        let np = 3 + (seed as usize % 2);
+        let (case, trace) = traced("randmix", np, &[&seed.to_string(), "60", mode]);
+        let (nodes, topology) = random_topology(&mut rng, seed as usize, np as u32);
+        let mut hosts: Vec<u32> = (0..nodes).collect();
+        rng.shuffle(&mut hosts);
+        let m = case.dir().join("m.toml");
+        std::fs::write(
+            &m,
+            format!(
+                "[machine]\nmodel = \"cm02\"\nnodes = {nodes}\ncores_per_node = 1\n\
+                 [mapping]\nnodes = [{}]\n\
+                 [network]\nlatency = \"0us\"\nbandwidth = \"1GB/s\"\neager_threshold = \"65535B\"\nenvelope = \"16B\"\n\
+                 [network.intra]\nlatency = \"0us\"\nbandwidth = \"20GB/s\"\n{topology}\
+                 [collectives]\nmode = \"algorithmic\"\n",
+                hosts[..np].iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .unwrap();
+        let export = export_for(&case, &trace, &m, "simgrid-shared");
+        let sg = smpirun(&export);
+        let what = format!(
+            "randmix {seed} {mode} on {}",
+            topology.lines().nth(2).unwrap_or("")
+        );
+        within(&what, sg, pnmpi_replay(&export), tolerance);
+    }
+}
+
+#[test]
+fn random_point_to_point_programs_on_random_shared_links_agree_within_a_tenth_of_a_percent() {
+    random_shared("p2p", 0.001);
+}
+
+#[test]
+fn random_programs_with_v_collectives_on_random_shared_links_agree_within_one_percent() {
+    random_shared("all", 0.01);
 }

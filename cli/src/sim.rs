@@ -101,8 +101,9 @@ struct ReplayArgs {
     /// The target machine (see sim/machine.example.toml).
     #[arg(long, short, value_name = "FILE")]
     machine: PathBuf,
-    /// The communication model (`pnmpi sim models` lists them); `simple`
-    /// for traces, `loggops` for GOAL schedules.
+    /// The communication model (`pnmpi sim models` lists them); for
+    /// traces the machine's `[machine] model` (`cm02` for a SimGrid
+    /// platform.xml), else `simple`; `loggops` for GOAL schedules.
     #[arg(long)]
     model: Option<String>,
     /// Also write the results as JSON.
@@ -174,9 +175,13 @@ fn exit_code(e: &anyhow::Error) -> u8 {
 }
 
 impl ReplayArgs {
-    /// The model asked for, else `simple`.
-    fn model(&self) -> &str {
-        self.model.as_deref().unwrap_or("simple")
+    /// The model asked for, else the one `machine` is meant for
+    /// (`[machine] model`: `cm02` on a SimGrid platform), else `simple`.
+    fn model<'a>(&'a self, machine: &'a Machine) -> &'a str {
+        self.model
+            .as_deref()
+            .or(machine.model.as_deref())
+            .unwrap_or("simple")
     }
 }
 
@@ -193,7 +198,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         return parallel_replay_cmd(a);
     }
     let machine = Machine::load(&a.machine)?;
-    let mut model = model::build(a.model(), &machine)?;
+    let mut model = model::build(a.model(&machine), &machine)?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let bar = ProgressBar::new_spinner();
     if let Ok(style) = ProgressStyle::with_template("{spinner} replaying: {msg} [{elapsed}]") {
@@ -316,7 +321,7 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
         }
     }
     let machine = Machine::load(&a.machine)?;
-    let mut model = model::build(a.model(), &machine)?;
+    let mut model = model::build(a.model(&machine), &machine)?;
     pnmpi_sim::engine::parallel_lookahead(model.as_ref())?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let mut mpi = pnmpi_sim_mpi::Mpi::init()?;

@@ -150,8 +150,14 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
     let node_of = machine
         .place(n)
         .unwrap_or_else(|e| refuse(&format!("machine {e}")));
-    let model =
+    let mut model =
         pnmpi_sim::model::build(&config.model, &machine).unwrap_or_else(|e| refuse(&format!("machine {e}")));
+    if let Some(why) = pnmpi_sim::model::unshared(
+        model.as_mut(),
+        "virtual ranks time each message when it is sent, without the flows in flight",
+    ) {
+        refuse(&why);
+    }
     let lookahead = model.lookahead();
     // A model with no lookahead (state that spans ranks, as contention's,
     // or a least latency of 0) cannot be cut into windows: one engine

@@ -117,7 +117,13 @@ fn setup() -> Result<(), String> {
     let (rank, size) = (rank.max(0) as u32, size.max(1) as u32);
     let machine = config.machine(size);
     let node_of = machine.place(size).map_err(|e| format!("machine {e}"))?;
-    let model = pnmpi_sim::model::build(&config.model, &machine).map_err(|e| format!("machine {e}"))?;
+    let mut model = pnmpi_sim::model::build(&config.model, &machine).map_err(|e| format!("machine {e}"))?;
+    if let Some(why) = pnmpi_sim::model::unshared(
+        model.as_mut(),
+        "vtime runs one process per rank, each seeing only its own messages",
+    ) {
+        return Err(why);
+    }
     let node = node_of.get(rank as usize).copied().unwrap_or(0);
     let shadow_world =
         native::comm_dup(world).map_err(|e| format!("cannot duplicate MPI_COMM_WORLD: {e}"))?;

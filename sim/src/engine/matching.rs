@@ -22,9 +22,33 @@ pub struct PendingSend {
     pub post: Ns,
     /// When the sender's overhead ended.
     pub free: Ns,
-    /// For an eager message, when it arrived and how long it waited for
-    /// network resources before its transfer.
-    pub arrival: Option<(Ns, Ns)>,
+    /// Where its data is.
+    pub data: Data,
+}
+
+/// Where a send's data is, as its receive finds it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Data {
+    /// An eager message's: arrived at `.0`, after waiting `.1` for network
+    /// resources before its transfer.
+    Arrived(Ns, Ns),
+    /// An eager message's, still moving as a flow over shared links: its
+    /// transit (the engine's number for it), which knows when it lands.
+    Moving(u64),
+    /// A rendezvous's: it moves once the receive is posted.
+    Waiting,
+}
+
+impl Data {
+    /// An eager message's arrival and wait, as a record to another
+    /// process carries it: `None` for a rendezvous. A parallel replay
+    /// refuses models whose messages share links, so no data is moving.
+    pub fn arrived(&self) -> Option<(Ns, Ns)> {
+        match *self {
+            Data::Arrived(at, wait) => Some((at, wait)),
+            Data::Moving(_) | Data::Waiting => None,
+        }
+    }
 }
 
 /// A receive waiting for its send.
@@ -401,7 +425,7 @@ mod tests {
             },
             post: req as f64,
             free: 0.0,
-            arrival: None,
+            data: Data::Waiting,
         }
     }
 

@@ -23,17 +23,18 @@ pub mod parallel;
 mod ready;
 mod requests;
 pub mod stats;
+mod transit;
 mod windows;
 
 use crate::input::{Op, OpKind, OpSource, ReqId, VCounts};
 use crate::kernel::coll::{self, Shape, Step};
 use crate::kernel::{self, p2p};
 use crate::machine::Machine;
-use crate::model::{Model, Msg};
+use crate::model::{Model, Msg, Transfer};
 use crate::units::Ns;
 use crate::SimError;
 use coll_seq::CollSeq;
-use matching::{Key, Mailboxes, PendingRecv, PendingSend};
+use matching::{Data, Key, Mailboxes, PendingRecv, PendingSend};
 use members::Members;
 use parallel::{Exchange, Part, Record};
 use pnmpi_trace::routine::Coll;
@@ -43,6 +44,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use stats::{ActorStats, RoutineStats, Stats};
 use std::collections::VecDeque;
 use std::rc::Rc;
+use transit::{Transit, Transits};
 
 /// Tag of the messages of expanded collectives: no application tag is
 /// negative except `MPI_ANY_TAG`, which never reaches matching.
@@ -207,6 +209,11 @@ struct Engine<'m, 'o> {
     channels: p2p::Channels<(u32, u32, i64)>,
     /// The model's lookahead, which a rendezvous envelope travels.
     lookahead: Ns,
+    /// Whether the model moves messages as flows over shared links.
+    has_flows: bool,
+    /// The messages whose data moves as flows, and what their ends
+    /// complete.
+    transits: Transits,
     stats: Stats,
     /// Per routine, time and wait in picoseconds: exact sums, the same
     /// in whatever order the calls close (a parallel replay's processes
@@ -366,6 +373,7 @@ impl<'m, 'o> Engine<'m, 'o> {
             rank_actor[(a.rank - first_rank) as usize] = i as u32;
         }
         let lookahead = model.lookahead();
+        let has_flows = model.flows().is_some();
         let mut e = Engine {
             machine,
             model,
@@ -407,6 +415,8 @@ impl<'m, 'o> Engine<'m, 'o> {
             synchronous: FxHashSet::default(),
             channels: p2p::Channels::default(),
             lookahead,
+            has_flows,
+            transits: Transits::default(),
             part,
         };
         for a in 0..e.actors.len() {
@@ -442,7 +452,20 @@ impl<'m, 'o> Engine<'m, 'o> {
         progress: Option<&dyn Fn(u64, Ns)>,
     ) -> Result<(), SimError> {
         let mut next_progress = 1 << 20;
-        while let Some((t, a)) = self.heap.pop() {
+        loop {
+            // A flow's event first, up to and including the next actor's
+            // time: what it completes may come before that actor's op.
+            if self.has_flows {
+                if let Some(f) = self.next_flow_event() {
+                    if self.heap.peek().is_none_or(|(t, _)| key(f) <= t) {
+                        self.step_flows();
+                        continue;
+                    }
+                }
+            }
+            let Some((t, a)) = self.heap.pop() else {
+                break;
+            };
             self.advance(a as usize, src)?;
             if let Some(p) = progress {
                 if self.stats.events >= next_progress {
@@ -510,7 +533,8 @@ impl<'m, 'o> Engine<'m, 'o> {
                 let local = matches!(self.actors[a].op.kind, OpKind::Local | OpKind::Finalize);
                 let later = !local
                     && (self.heap.peek().is_some_and(|(t, _)| key(clock) > t)
-                        || self.part.as_ref().is_some_and(|p| clock >= p.window_end));
+                        || self.part.as_ref().is_some_and(|p| clock >= p.window_end)
+                        || (self.has_flows && self.next_flow_event().is_some_and(|f| clock > f)));
                 if later && !self.wait_runs_alone(a) {
                     self.actors[a].pending = true;
                     self.heap.push((key(clock), a as u32));
@@ -564,25 +588,17 @@ impl<'m, 'o> Engine<'m, 'o> {
         st.late = f64::NEG_INFINITY;
     }
 
-    /// The kernel's point-to-point rule for a send of `m` in `mode` (free
-    /// at `free`, its eager data arrived at `arrival`) matched with a
-    /// receive posted at `posted`: the receiver's overhead stretched by
-    /// noise.
-    fn matched(
-        &mut self,
-        m: &Msg,
-        mode: p2p::Mode,
-        free: Ns,
-        arrival: Option<Ns>,
-        posted: Ns,
-    ) -> p2p::Matched {
+    /// The kernel's rule for the receive of `m`, posted at `posted`, whose
+    /// data arrived at `arrival`: when it completes, the receiver's
+    /// overhead stretched by noise.
+    fn received(&mut self, m: &Msg, arrival: Ns, posted: Ns) -> Ns {
         let a = self.local_actor(m.dst);
         let noise = &mut self.noise;
         let mut cpu = |start: Ns, work: Ns| match a {
             Some(a) => stretch(noise, a, start, work),
             None => p2p::unstretched(start, work),
         };
-        p2p::matched(&mut *self.model, m, mode, free, arrival, posted, &mut cpu)
+        p2p::received(&mut *self.model, m, arrival, posted, &mut cpu)
     }
 
     /// `work` ns of target CPU on actor `a`, stretched by noise if any.
@@ -722,27 +738,31 @@ impl<'m, 'o> Engine<'m, 'o> {
         let free = posted.free;
         let key: Key = (m.src, m.dst, tag, comm);
         let envelope = self.channels.send((m.src, m.dst, comm), &posted, self.lookahead);
-        let s = if let (Some(x), Some(arrival)) = (posted.eager, envelope.arrival) {
-            self.count_message(&m, free, x.start, x.end);
-            // An eager send completes once its overhead is paid.
-            self.open_req(req, Some((free, f64::NEG_INFINITY)));
-            PendingSend {
-                req,
-                msg: m,
-                post,
-                free,
-                arrival: Some((arrival, x.start - free)),
-            }
-        } else {
-            self.open_req(req, None);
-            PendingSend {
-                req,
-                msg: m,
-                post,
-                free,
-                arrival: None,
-            }
+        let mut s = PendingSend {
+            req,
+            msg: m,
+            post,
+            free,
+            data: Data::Waiting,
         };
+        match (posted.eager, envelope.arrival) {
+            (Some(p2p::Carried::Known(x)), Some(arrival)) => {
+                self.count_message(&m, free, x.start, x.end);
+                s.data = Data::Arrived(arrival, x.start - free);
+            }
+            (Some(p2p::Carried::Flow(flow, _)), _) => {
+                let t = Transit::Eager {
+                    send: s,
+                    recv: None,
+                    landed: None,
+                };
+                s.data = Data::Moving(self.transits.start(flow, t));
+            }
+            _ => {}
+        }
+        // An eager send completes once its overhead is paid.
+        let eager = s.data != Data::Waiting;
+        self.open_req(req, eager.then_some((free, f64::NEG_INFINITY)));
         match self.part.as_mut() {
             Some(p) if !p.local(m.dst) && !p.shared_comm(comm) => p.unshared = Some(comm),
             Some(p) if !p.local(m.dst) => p.send(
@@ -753,7 +773,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                     bytes: m.bytes,
                     post,
                     free,
-                    arrival: s.arrival,
+                    arrival: s.data.arrived(),
                     synchronous: mode == p2p::Mode::Synchronous,
                 },
             ),
@@ -771,15 +791,10 @@ impl<'m, 'o> Engine<'m, 'o> {
     /// receive, or queued.
     fn deliver(&mut self, key: Key, s: PendingSend) {
         if let Some(r) = self.mail.send(key, s) {
-            match s.arrival {
-                Some((arrival, resource_wait)) => {
-                    let done = self
-                        .matched(&s.msg, p2p::Mode::Standard, s.free, Some(arrival), r.post)
-                        .recv_done;
-                    self.delivered(&s.msg, s.post, done, resource_wait);
-                    self.complete(r.req, done, s.post);
-                }
-                None => self.rendezvous(&s, &r),
+            match s.data {
+                Data::Arrived(arrival, resource_wait) => self.eager_received(&s, arrival, resource_wait, &r),
+                Data::Moving(n) => self.eager_matched(n, &s, &r),
+                Data::Waiting => self.rendezvous(&s, &r),
             }
         }
         self.stats.peak_in_flight = self.stats.peak_in_flight.max(self.mail.in_flight());
@@ -790,11 +805,9 @@ impl<'m, 'o> Engine<'m, 'o> {
         let key: Key = (from, self.stats.actors[a].rank, tag, comm);
         let r = PendingRecv { req, post };
         match self.mail.recv(key, r) {
-            Some(s) => match s.arrival {
-                Some((arrival, resource_wait)) => {
-                    let done = self
-                        .matched(&s.msg, p2p::Mode::Standard, s.free, Some(arrival), post)
-                        .recv_done;
+            Some(s) => match s.data {
+                Data::Arrived(arrival, resource_wait) => {
+                    let done = self.received(&s.msg, arrival, post);
                     self.delivered(&s.msg, s.post, done, resource_wait);
                     // Opened and completed in one lookup.
                     self.forget_wildcard(req);
@@ -805,7 +818,11 @@ impl<'m, 'o> Engine<'m, 'o> {
                         self.complete(req, done, s.post);
                     }
                 }
-                None => {
+                Data::Moving(n) => {
+                    self.open_recv(req);
+                    self.eager_matched(n, &s, &r);
+                }
+                Data::Waiting => {
                     self.open_recv(req);
                     self.rendezvous(&s, &r);
                 }
@@ -823,12 +840,51 @@ impl<'m, 'o> Engine<'m, 'o> {
         } else {
             p2p::Mode::Standard
         };
-        let k = self.matched(&s.msg, mode, s.free, None, r.post);
-        let x = k.transfer;
-        self.count_message(&s.msg, k.ready, x.start, x.end);
-        self.delivered(&s.msg, s.post, k.recv_done, x.start - k.ready);
-        self.complete(s.req, k.send_done, r.post);
-        self.complete(r.req, k.recv_done, s.post);
+        let ready = self.model.rendezvous_ready(&s.msg, s.free, r.post);
+        match p2p::carry(&mut *self.model, &s.msg, ready) {
+            p2p::Carried::Known(x) => self.rendezvous_landed(s, r, mode, ready, x, true),
+            p2p::Carried::Flow(flow, _) => {
+                if mode == p2p::Mode::Synchronous {
+                    self.complete(s.req, p2p::send_done(mode, false, ready, ready), r.post);
+                }
+                let t = Transit::Rendezvous {
+                    send: *s,
+                    recv: *r,
+                    mode,
+                    ready,
+                };
+                self.transits.start(flow, t);
+            }
+        }
+    }
+
+    /// Rendezvous `s`, `r` in `mode`, ready at `ready`, moved as `x`: both
+    /// sides complete (the send only if `send_open`, as a synchronous
+    /// send whose data was a flow completed when matched).
+    fn rendezvous_landed(
+        &mut self,
+        s: &PendingSend,
+        r: &PendingRecv,
+        mode: p2p::Mode,
+        ready: Ns,
+        x: Transfer,
+        send_open: bool,
+    ) {
+        let recv_done = self.received(&s.msg, x.end, r.post);
+        self.count_message(&s.msg, ready, x.start, x.end);
+        self.delivered(&s.msg, s.post, recv_done, x.start - ready);
+        if send_open {
+            self.complete(s.req, p2p::send_done(mode, false, ready, x.end), r.post);
+        }
+        self.complete(r.req, recv_done, s.post);
+    }
+
+    /// Eager send `s`, its data arrived at `arrival` after waiting
+    /// `resource_wait` for the network, is received by `r`.
+    fn eager_received(&mut self, s: &PendingSend, arrival: Ns, resource_wait: Ns, r: &PendingRecv) {
+        let done = self.received(&s.msg, arrival, r.post);
+        self.delivered(&s.msg, s.post, done, resource_wait);
+        self.complete(r.req, done, s.post);
     }
 
     fn count_message(&mut self, m: &Msg, ready: Ns, start: Ns, end: Ns) {

@@ -120,7 +120,7 @@ impl Engine<'_, '_> {
                     msg: self.msg(key.0, key.1, bytes),
                     post,
                     free,
-                    arrival,
+                    data: arrival.map_or(Data::Waiting, |(at, wait)| Data::Arrived(at, wait)),
                 };
                 if synchronous {
                     self.synchronous.insert((key.0, req));

@@ -25,6 +25,15 @@
 //! rendezvous's at the match: models with state (contention) see
 //! messages when they take the network.
 //!
+//! Under a model whose messages share links ([`Model::flow`]) the data
+//! moves as a flow ([`Carried::Flow`]) whose end the caller learns by
+//! stepping the model's flows; once it is known, [`send_done`] and
+//! [`received`] give both sides, as [`matched`] does for a closed-form
+//! transfer. A flow's
+//! envelope goes ahead of its data, as a rendezvous's: SimGrid's
+//! mailbox matches its messages in the order they were sent, and each
+//! completes at its own data's end.
+//!
 //! Channel order ([`Channels`]): the messages of one channel (sender,
 //! receiver, communicator) reach the receiver's matching in the order
 //! they were sent, as MPI's non-overtaking rule needs (a later message
@@ -40,6 +49,7 @@
 //! envelopes before it on its channel.
 
 use crate::model::{Model, Msg, Transfer};
+use crate::network::flows::FlowId;
 use crate::units::Ns;
 use rustc_hash::FxHashMap;
 use std::hash::Hash;
@@ -79,6 +89,35 @@ impl Mode {
     }
 }
 
+/// How a message's data moves once it may.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Carried {
+    /// Its closed-form transfer.
+    Known(Transfer),
+    /// A flow over shared links, started at the time given; its end comes
+    /// from the model's flows.
+    Flow(FlowId, Ns),
+}
+
+impl Carried {
+    /// The closed-form transfer, if it is one.
+    pub fn known(&self) -> Option<Transfer> {
+        match *self {
+            Carried::Known(x) => Some(x),
+            Carried::Flow(..) => None,
+        }
+    }
+}
+
+/// Moves `m`, ready at `ready`: as a flow if the model shares links and
+/// `m` crosses one, else by its closed form.
+pub fn carry(model: &mut dyn Model, m: &Msg, ready: Ns) -> Carried {
+    match model.flow(m, ready) {
+        Some(id) => Carried::Flow(id, ready),
+        None => Carried::Known(model.transfer(m, ready)),
+    }
+}
+
 /// A posted send, as its sender knows it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Posted {
@@ -86,9 +125,9 @@ pub struct Posted {
     pub post: Ns,
     /// When the sender's CPU is free again (the send overhead done).
     pub free: Ns,
-    /// An eager message's transfer (the send then completes at `free`);
-    /// `None`: a rendezvous, whose data waits for the receive.
-    pub eager: Option<Transfer>,
+    /// How an eager message's data moves (the send then completes at
+    /// `free`); `None`: a rendezvous, whose data waits for the receive.
+    pub eager: Option<Carried>,
 }
 
 /// Both sides of a matched message.
@@ -134,13 +173,14 @@ impl<K: Hash + Eq> Channels<K> {
     /// this asked of before on it; `lookahead` is the model's least
     /// latency (a rendezvous's envelope travels that long).
     pub fn send(&mut self, channel: K, posted: &Posted, lookahead: Ns) -> Envelope {
-        let own = posted.eager.map_or(posted.free + lookahead, |x| x.end);
+        let data = posted.eager.and_then(|c| c.known());
+        let own = data.map_or(posted.free + lookahead, |x| x.end);
         let last = self.last.entry(channel).or_insert(Ns::NEG_INFINITY);
         *last = last.max(own);
         let at = *last;
         Envelope {
             at,
-            arrival: posted.eager.map(|_| at),
+            arrival: data.map(|_| at),
         }
     }
 }
@@ -171,14 +211,14 @@ pub fn post(
 ) -> Posted {
     let free = model.send_overhead(m, post);
     let free = cpu(post, free - post);
-    let eager = eager(model, m, mode).then(|| model.transfer(m, free));
+    let eager = eager(model, m, mode).then(|| carry(model, m, free));
     Posted { post, free, eager }
 }
 
 /// Send `m` in `mode`, whose sender was free at `free` (and whose eager
 /// data, if eager, arrived at `arrival`), is matched with a receive posted
 /// at `recv_post`; the receiver's overhead runs on `cpu`. A rendezvous's
-/// transfer is made now.
+/// transfer is made now, in closed form.
 pub fn matched(
     model: &mut dyn Model,
     m: &Msg,
@@ -188,23 +228,45 @@ pub fn matched(
     recv_post: Ns,
     cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
 ) -> Matched {
-    let (ready, transfer, send_done) = match arrival {
-        Some(end) => (free, Transfer { start: free, end }, free),
+    let (ready, transfer) = match arrival {
+        Some(end) => (free, Transfer { start: free, end }),
         None => {
             let ready = model.rendezvous_ready(m, free, recv_post);
-            let x = model.transfer(m, ready);
-            let done = if mode == Mode::Synchronous { ready } else { x.end };
-            (ready, x, done)
+            (ready, model.transfer(m, ready))
         }
     };
-    let done = model.recv_done(m, transfer.end, recv_post);
-    let base = transfer.end.max(recv_post);
     Matched {
         ready,
         transfer,
-        send_done,
-        recv_done: cpu(base, done - base),
+        send_done: send_done(mode, arrival.is_some(), ready, transfer.end),
+        recv_done: received(model, m, transfer.end, recv_post, cpu),
     }
+}
+
+/// When a send in `mode` completes, sent `eager`ly or by a rendezvous
+/// whose data was ready at `ready` and arrived at `arrival`: an eager one
+/// once its data left, a synchronous one once matched (ready), any other
+/// rendezvous at the arrival.
+pub fn send_done(mode: Mode, eager: bool, ready: Ns, arrival: Ns) -> Ns {
+    if eager || mode == Mode::Synchronous {
+        ready
+    } else {
+        arrival
+    }
+}
+
+/// When the receive of `m`, posted at `recv_post`, completes, its data
+/// having arrived at `arrival`; the receiver's overhead runs on `cpu`.
+pub fn received(
+    model: &mut dyn Model,
+    m: &Msg,
+    arrival: Ns,
+    recv_post: Ns,
+    cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
+) -> Ns {
+    let done = model.recv_done(m, arrival, recv_post);
+    let base = arrival.max(recv_post);
+    cpu(base, done - base)
 }
 
 #[cfg(test)]
@@ -229,7 +291,7 @@ mod tests {
         let m = msg(1000);
         let p = post(&mut *model, &m, Mode::Standard, 5.0, &mut unstretched);
         assert_eq!(p.free, 5.0);
-        let x = p.eager.expect("eager");
+        let x = p.eager.and_then(|c| c.known()).expect("eager");
         assert_eq!(x.end, 5.0 + 10_000.0 + 1000.0);
         // The receive posted long after: it completes at its post.
         let k = matched(
@@ -383,7 +445,10 @@ mod tests {
                 &mut unstretched,
             );
             let e = ch.send((src, dst), &p, model.lookahead());
-            let own = p.eager.map_or(p.free + model.lookahead(), |x| x.end);
+            let own = p
+                .eager
+                .and_then(|c| c.known())
+                .map_or(p.free + model.lookahead(), |x| x.end);
             let before = last.get(&(src, dst)).copied().unwrap_or(Ns::NEG_INFINITY);
             assert!(e.at >= before, "a channel's envelopes go back");
             assert_eq!(e.at, own.max(before));
@@ -400,7 +465,7 @@ mod tests {
         let mut slow = |s: Ns, w: Ns| s + 2.0 * w + 1.0;
         let p = post(&mut *model, &m, Mode::Standard, 0.0, &mut slow);
         assert_eq!(p.free, 1.0);
-        let arrival = p.eager.expect("eager").end;
+        let arrival = p.eager.and_then(|c| c.known()).expect("eager").end;
         let k = matched(
             &mut *model,
             &m,

@@ -45,6 +45,10 @@ pub struct Machine {
     /// calibrate` writes it). `--compare` then reports the prediction's
     /// error; on any other file, the difference between two machines.
     pub traced_on: Option<String>,
+    /// `[machine] model`: the model this machine is meant for, which a
+    /// replay uses when `--model` names none (a SimGrid platform's is
+    /// `cm02`, SimGrid's own model of its links).
+    pub model: Option<String>,
     /// Per node: cores and CPU ratio.
     pub nodes: Vec<NodeSpec>,
     /// How tasks map onto nodes.

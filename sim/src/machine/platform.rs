@@ -176,7 +176,7 @@ pub(super) fn to_toml(source: &str) -> Result<(String, usize), Fault> {
 /// links, and its `[network.topology]` keys.
 fn machine(hosts: usize, cores: u32, flops: f64, loopback: (f64, f64), least: f64, topology: &str) -> String {
     format!(
-        "[machine]\nname = \"SimGrid platform: {hosts} hosts\"\nnodes = {hosts}\ncores_per_node = {cores}\n\
+        "[machine]\nname = \"SimGrid platform: {hosts} hosts\"\nmodel = \"cm02\"\nnodes = {hosts}\ncores_per_node = {cores}\n\
          cpu_ratio = {:?}\n\n[network]\nlatency = \"0s\"\nbandwidth = \"{least:?}B/s\"\n\
          eager_threshold = \"65535B\"\nenvelope = \"16B\"\n\n[network.intra]\nlatency = \"{:?}ns\"\n\
          bandwidth = \"{:?}B/s\"\n\n[collectives]\nmode = \"algorithmic\"\n\n[network.topology]\n{topology}",

@@ -37,6 +37,8 @@ struct MachineTable {
     name: Option<String>,
     #[serde(default)]
     traced_on: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
     nodes: toml::Spanned<u32>,
     #[serde(default = "one")]
     cores_per_node: u32,
@@ -228,6 +230,7 @@ impl File {
             source: source.to_owned(),
             name: self.machine.name.unwrap_or_else(|| file.to_owned()),
             traced_on: self.machine.traced_on,
+            model: self.machine.model,
             nodes: specs,
             mapping,
             network,

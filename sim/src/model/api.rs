@@ -4,6 +4,7 @@
 //! on the models.
 
 use crate::kernel::coll::shape::Shape;
+use crate::network::flows::{FlowId, Flows};
 use crate::units::Ns;
 
 /// A message between two tasks, as a model sees it.
@@ -78,6 +79,24 @@ pub trait Model: Send {
 
     /// Moves `m`, ready at `ready`.
     fn transfer(&mut self, m: &Msg, ready: Ns) -> Transfer;
+
+    /// For a model whose messages share links: starts `m`'s data moving
+    /// at `ready` as a flow over its route, whose end depends on the
+    /// flows that start and end after it, so the engine learns it by
+    /// stepping [`flows`](Self::flows). `None`, the default: `m` takes its
+    /// closed-form [`transfer`](Self::transfer) (every other model, and a
+    /// message that crosses no link).
+    fn flow(&mut self, _m: &Msg, _ready: Ns) -> Option<FlowId> {
+        None
+    }
+
+    /// The flows in flight of a model whose messages share links, for the
+    /// engine to step to their ends; `None` for every other model. A
+    /// simulator that cannot step them (one process per rank sees only its
+    /// own messages) refuses such a model.
+    fn flows(&mut self) -> Option<&mut Flows> {
+        None
+    }
 
     /// When the receive completes, its data having arrived at `arrived`
     /// and the receive having been posted at `posted`.

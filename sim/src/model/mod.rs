@@ -15,6 +15,7 @@
 mod api;
 mod bcs;
 mod closed_form;
+mod cm02;
 mod contention;
 mod loggops;
 mod loggp;
@@ -72,7 +73,26 @@ pub const MODELS: &[(&str, &str, Build)] = &[
         "BCS-MPI: globally strobed time slices of [model.bcs] time_slice, 1.5 slices per blocking call",
         bcs::build,
     ),
+    (
+        "cm02",
+        "SimGrid's CM02: messages as flows sharing the links of [network.topology] by max-min fairness (smpirun's answer with the export's options)",
+        cm02::build,
+    ),
 ];
+
+/// Why a simulator that times each message when it is sent, and never
+/// steps the flows of a model whose messages share links, cannot run
+/// `model`, `because` of what it is: `None` when it can (every model
+/// without flows). `pnmpi sim replay` of a trace steps them.
+pub fn unshared(model: &mut dyn Model, because: &str) -> Option<String> {
+    model.flows().is_some().then(|| {
+        format!(
+            "the {} model shares the network's links among the messages of every rank, and {because}: \
+             trace the run and replay the trace with `pnmpi sim replay`, or give another model",
+            model.name()
+        )
+    })
+}
 
 /// Builds model `name` for `machine`.
 pub fn build(name: &str, machine: &Machine) -> Result<Box<dyn Model>, MachineError> {

@@ -36,6 +36,10 @@ pub const TCP_GAMMA: f64 = 4_194_304.0;
 /// Nanoseconds per second.
 const NS: f64 = 1e9;
 
+/// SimGrid's timing precision (`surf/precision`, 1e-9 s), ns: events
+/// closer than this to the next one happen with it.
+const SAME_TIME: Ns = 1.0;
+
 /// A flow in flight.
 struct Flow {
     /// Bytes left as of `updated`.
@@ -45,9 +49,10 @@ struct Flow {
     updated: Ns,
     penalty: f64,
     bound: f64,
-    route: Vec<LinkId>,
-    /// Its solver variable once its latency is paid.
-    var: Option<VarId>,
+    /// Its solver variable, created with the flow.
+    var: VarId,
+    /// Its latency is paid: it shares its links.
+    active: bool,
     /// Bumped whenever its end moves: older entries of the end queue are
     /// stale.
     version: u32,
@@ -98,12 +103,19 @@ impl Flows {
 
     /// A flow of `bytes` from host `src` to host `dst`, starting at `at`
     /// (the present if earlier); `None` when the route crosses no link
-    /// (a host to itself: the caller charges the copy).
+    /// (a host to itself: the caller charges the copy). Flows start in
+    /// time order, none before the next event ([`next_event`](Self::next_event)):
+    /// the rates the flows in flight had are solved up to `at`, which is
+    /// the present from then on.
     pub fn start(&mut self, src: u32, dst: u32, bytes: f64, at: Ns) -> Option<FlowId> {
         self.route.clear();
         self.graph.route(src, dst, &mut self.route);
         if self.route.is_empty() {
             return None;
+        }
+        if at > self.now {
+            self.rates();
+            self.now = at;
         }
         let links = self.graph.links();
         let latency: Ns = self.route.iter().map(|&l| links[l as usize].latency).sum();
@@ -119,14 +131,19 @@ impl Flows {
             (1.0, least)
         };
         let at = at.max(self.now);
+        let var = self.solver.create(&self.route);
+        let v = var as usize;
+        if self.of_var.len() <= v {
+            self.of_var.resize(v + 1, 0);
+        }
         let flow = Flow {
             remaining: bytes,
             rate: 0.0,
             updated: at,
             penalty,
             bound,
-            route: self.route.clone(),
-            var: None,
+            var,
+            active: false,
             version: 0,
         };
         let id = match self.free.pop() {
@@ -139,6 +156,7 @@ impl Flows {
                 (self.flows.len() - 1) as FlowId
             }
         };
+        self.of_var[v] = id;
         self.entering.push(Reverse((key(at + latency), id)));
         Some(id)
     }
@@ -153,7 +171,7 @@ impl Flows {
         self.rates();
         while let Some(&Reverse((_, id, version))) = self.ending.peek() {
             match &self.flows[id as usize] {
-                Some(f) if f.version == version && f.var.is_some() => break,
+                Some(f) if f.version == version && f.active => break,
                 _ => {
                     self.ending.pop();
                 }
@@ -173,27 +191,24 @@ impl Flows {
     /// flight.
     pub fn step(&mut self, ended: &mut Vec<FlowId>) -> Option<Ns> {
         let t = self.next_event()?;
-        let k = key(t);
+        // SimGrid takes every event within its timing precision of the
+        // first as happening then.
+        let horizon = key(t + SAME_TIME);
         self.now = t;
         while let Some(&Reverse((at, id))) = self.entering.peek() {
-            if at != k {
+            if at >= horizon {
                 break;
             }
             self.entering.pop();
             let Some(f) = self.flows[id as usize].as_mut() else {
                 continue;
             };
-            let var = self.solver.add(f.penalty, f.bound, &f.route);
-            f.var = Some(var);
+            self.solver.enable(f.var, f.penalty, f.bound);
+            f.active = true;
             f.updated = t;
-            let v = var as usize;
-            if self.of_var.len() <= v {
-                self.of_var.resize(v + 1, 0);
-            }
-            self.of_var[v] = id;
         }
         while let Some(&Reverse((at, id, version))) = self.ending.peek() {
-            if at != k {
+            if at >= horizon {
                 break;
             }
             self.ending.pop();
@@ -201,8 +216,8 @@ impl Flows {
             if !live {
                 continue;
             }
-            if let Some(var) = self.flows[id as usize].take().and_then(|f| f.var) {
-                self.solver.remove(var);
+            if let Some(f) = self.flows[id as usize].take() {
+                self.solver.remove(f.var);
             }
             self.free.push(id);
             ended.push(id);

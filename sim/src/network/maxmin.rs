@@ -13,11 +13,21 @@
 //! which is why penalties are in seconds and bandwidths in bytes per
 //! second, SimGrid's units.
 //!
-//! **Incremental.** Adding or removing a flow marks its links; [`MaxMin::solve`]
-//! recomputes only the flows connected to a marked link through shared
-//! links (transitively), as SimGrid's selective update does, so the cost
-//! follows the flows that interact, not all flows in flight. Flows in
-//! other components keep their rates, which max-min leaves unchanged.
+//! **Incremental, as SimGrid's selective update is.** A change marks
+//! links as modified, and [`MaxMin::solve`] recomputes only the flows that
+//! cross a modified link, so the cost follows the flows that interact,
+//! not all flows in flight. Which links a change marks is SimGrid's rule
+//! (`System::update_modified_cnst_set`), kept because SimGrid's answers
+//! follow from it: a marked link marks the links of the active flows
+//! crossing it, transitively, but a link marked already since the last
+//! solve spreads no further, and a flow met once since the last solve is
+//! not followed again. A flow created ([`MaxMin::create`], in its
+//! latency) marks every link of its route; a flow that becomes active
+//! ([`MaxMin::enable`]) or leaves ([`MaxMin::remove`]) marks only the
+//! first link of its route. So a solve may leave out a link that a newly
+//! active flow shares with flows marked earlier: those keep their rates,
+//! and the new flow's rate ignores that link, as in SimGrid, which then is
+//! not exactly max-min fair. Rates are SimGrid's, link for link.
 
 use super::graph::{Link, LinkId, Sharing};
 
@@ -34,12 +44,16 @@ struct Cnst {
     vars: Vec<VarId>,
 }
 
-/// A flow: its penalty, bound, route and rate.
+/// A flow: its penalty, bound, route and rate, whether it is active (its
+/// latency paid: in its links' lists), and the solve round in which the
+/// marking of modified links last followed it.
 struct Var {
     penalty: f64,
     bound: f64,
     links: Vec<LinkId>,
     rate: f64,
+    active: bool,
+    visited: u32,
 }
 
 /// The flows sharing a network's links, and their max-min rates.
@@ -47,13 +61,18 @@ pub struct MaxMin {
     cnsts: Vec<Cnst>,
     vars: Vec<Var>,
     free: Vec<VarId>,
-    /// Links whose flows changed since the last solve.
-    dirty: Vec<LinkId>,
-    /// Scratch of a solve, per link and per flow: the epoch of the last
-    /// visit, what remains of a link and its usage, whether a flow is
-    /// fixed, whether it is among a round's saturated flows, a link's
-    /// place among the unsaturated ones.
-    link_seen: Vec<u32>,
+    /// Links modified since the last solve, in the order marked, and
+    /// whether each link is among them.
+    modified: Vec<LinkId>,
+    is_modified: Vec<bool>,
+    /// The solve round, which [`Var::visited`] compares with.
+    round: u32,
+    /// Links whose flows a marking still has to follow.
+    to_follow: Vec<LinkId>,
+    /// Scratch of a solve, per link and per flow: whether a flow is
+    /// gathered (epoch), what remains of a link and its usage, whether a
+    /// flow is fixed, whether it is among a round's saturated flows, a
+    /// link's place among the unsaturated ones.
     var_seen: Vec<u32>,
     var_fixed: Vec<u32>,
     gathered: Vec<bool>,
@@ -83,8 +102,10 @@ impl MaxMin {
                 .collect(),
             vars: Vec::new(),
             free: Vec::new(),
-            dirty: Vec::new(),
-            link_seen: vec![0; n],
+            modified: Vec::new(),
+            is_modified: vec![false; n],
+            round: 1,
+            to_follow: Vec::new(),
             var_seen: Vec::new(),
             var_fixed: Vec::new(),
             gathered: Vec::new(),
@@ -96,15 +117,17 @@ impl MaxMin {
         }
     }
 
-    /// Adds a flow of sharing penalty `penalty` (> 0), at most `bound`
-    /// bytes per second (`f64::INFINITY`: none), over `route`. Its rate is
-    /// known after the next [`solve`](Self::solve).
-    pub fn add(&mut self, penalty: f64, bound: f64, route: &[LinkId]) -> VarId {
+    /// A flow over `route` still paying its latency: it takes nothing
+    /// from its links until [`enable`](Self::enable)d, but marks every one
+    /// of them modified (SimGrid creates its variable then).
+    pub fn create(&mut self, route: &[LinkId]) -> VarId {
         let var = Var {
-            penalty,
-            bound,
+            penalty: 0.0,
+            bound: f64::INFINITY,
             links: route.to_vec(),
             rate: 0.0,
+            active: false,
+            visited: self.round.wrapping_sub(1),
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -120,15 +143,54 @@ impl MaxMin {
             }
         };
         for &l in route {
-            self.cnsts[l as usize].vars.push(id);
+            self.mark(l);
         }
-        self.dirty.extend_from_slice(route);
         id
     }
 
-    /// Removes flow `v`: the flows it shared links with get their rates
-    /// again at the next [`solve`](Self::solve).
+    /// Flow `v`'s latency is paid: it shares its links from now on with
+    /// sharing penalty `penalty` (> 0) and at most `bound` bytes per
+    /// second (`f64::INFINITY`: none); marks its route's first link.
+    pub fn enable(&mut self, v: VarId, penalty: f64, bound: f64) {
+        let x = &mut self.vars[v as usize];
+        if x.active {
+            return;
+        }
+        (x.penalty, x.bound, x.active) = (penalty, bound, true);
+        for &l in &x.links {
+            self.cnsts[l as usize].vars.push(v);
+        }
+        if let Some(&first) = x.links.first() {
+            self.mark(first);
+        }
+    }
+
+    /// Adds a flow of sharing penalty `penalty` (> 0), at most `bound`
+    /// bytes per second, over `route`, active at once (a route of no
+    /// latency). Its rate is known after the next [`solve`](Self::solve).
+    pub fn add(&mut self, penalty: f64, bound: f64, route: &[LinkId]) -> VarId {
+        let id = self.create(&[]);
+        let x = &mut self.vars[id as usize];
+        (x.penalty, x.bound, x.active) = (penalty, bound, true);
+        x.links = route.to_vec();
+        // As SimGrid adds an active variable's links one by one.
+        for &l in route {
+            self.cnsts[l as usize].vars.push(id);
+            self.mark(l);
+        }
+        id
+    }
+
+    /// Removes flow `v` (its route's first link marked first): the flows it
+    /// shared links with get their rates again at the next
+    /// [`solve`](Self::solve).
     pub fn remove(&mut self, v: VarId) {
+        let x = &self.vars[v as usize];
+        if x.active {
+            if let Some(&first) = x.links.first() {
+                self.mark(first);
+            }
+        }
         let links = std::mem::take(&mut self.vars[v as usize].links);
         for &l in &links {
             let vars = &mut self.cnsts[l as usize].vars;
@@ -136,7 +198,7 @@ impl MaxMin {
                 vars.swap_remove(i);
             }
         }
-        self.dirty.extend_from_slice(&links);
+        self.vars[v as usize].active = false;
         self.free.push(v);
     }
 
@@ -145,54 +207,65 @@ impl MaxMin {
         self.vars[v as usize].rate
     }
 
-    /// Recomputes the rates of the flows connected to a link that changed
-    /// since the last solve; returns those flows.
-    pub fn solve(&mut self) -> &[VarId] {
-        self.solved.clear();
-        if self.dirty.is_empty() {
-            return &self.solved;
+    /// Marks link `l` modified, and, if it was not, the links of the active
+    /// flows crossing it, transitively (SimGrid's rule: the module doc).
+    fn mark(&mut self, l: LinkId) {
+        if self.is_modified[l as usize] {
+            return;
         }
-        self.epoch += 1;
-        let dirty = std::mem::take(&mut self.dirty);
-        let (mut links, mut vars) = (Vec::new(), Vec::new());
-        for &l in &dirty {
-            if self.link_seen[l as usize] == self.epoch {
-                continue;
-            }
-            links.clear();
-            vars.clear();
-            self.component(l, &mut links, &mut vars);
-            self.fill(&links, &vars);
-            self.solved.extend_from_slice(&vars);
-        }
-        self.dirty = dirty;
-        self.dirty.clear();
-        &self.solved
-    }
-
-    /// The links and flows connected to link `from`.
-    fn component(&mut self, from: LinkId, links: &mut Vec<LinkId>, vars: &mut Vec<VarId>) {
-        let epoch = self.epoch;
-        self.link_seen[from as usize] = epoch;
-        links.push(from);
-        let mut next = 0;
-        while next < links.len() {
-            let l = links[next] as usize;
-            next += 1;
-            for &v in &self.cnsts[l].vars {
-                if self.var_seen[v as usize] == epoch {
+        self.is_modified[l as usize] = true;
+        self.modified.push(l);
+        self.to_follow.push(l);
+        while let Some(c) = self.to_follow.pop() {
+            for i in 0..self.cnsts[c as usize].vars.len() {
+                let v = self.cnsts[c as usize].vars[i] as usize;
+                if self.vars[v].visited == self.round {
                     continue;
                 }
-                self.var_seen[v as usize] = epoch;
-                vars.push(v);
-                for &k in &self.vars[v as usize].links {
-                    if self.link_seen[k as usize] != epoch {
-                        self.link_seen[k as usize] = epoch;
-                        links.push(k);
+                self.vars[v].visited = self.round;
+                for &k in &self.vars[v].links {
+                    if k != c && !self.is_modified[k as usize] {
+                        self.is_modified[k as usize] = true;
+                        self.modified.push(k);
+                        self.to_follow.push(k);
                     }
                 }
             }
         }
+    }
+
+    /// Recomputes the rates of the active flows crossing a link modified
+    /// since the last solve; returns those flows.
+    pub fn solve(&mut self) -> &[VarId] {
+        self.solved.clear();
+        if self.modified.is_empty() {
+            return &self.solved;
+        }
+        self.epoch += 1;
+        let links = std::mem::take(&mut self.modified);
+        let mut vars = std::mem::take(&mut self.solved);
+        for &l in &links {
+            self.is_modified[l as usize] = false;
+            for &v in &self.cnsts[l as usize].vars {
+                if self.var_seen[v as usize] != self.epoch {
+                    self.var_seen[v as usize] = self.epoch;
+                    vars.push(v);
+                }
+            }
+        }
+        self.fill(&links, &vars);
+        self.modified = links;
+        self.modified.clear();
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            // Wrapped: no flow may look followed in a round to come.
+            self.round = 1;
+            for x in &mut self.vars {
+                x.visited = 0;
+            }
+        }
+        self.solved = vars;
+        &self.solved
     }
 
     /// The usage of link `l` by the flows not fixed yet: the sum of their
