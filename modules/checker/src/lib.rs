@@ -42,6 +42,7 @@
 
 pub mod graph;
 pub mod sig;
+pub mod windows;
 
 #[cfg(not(test))]
 mod advice;
@@ -88,6 +89,10 @@ mod registry;
 mod report;
 #[cfg(not(test))]
 mod requests;
+#[cfg(not(test))]
+mod rma;
+#[cfg(not(test))]
+mod rma_sync;
 #[cfg(not(test))]
 mod site;
 #[cfg(not(test))]

@@ -119,12 +119,59 @@ fn constructor(count: i64, oldtype: MPI_Datatype) -> args::Checked {
     Ok(())
 }
 
+/// A datatype constructor's block length.
+fn block(blocklength: i64) -> args::Checked {
+    if blocklength < 0 {
+        return Err(args::refuse(
+            Err::Count,
+            "count",
+            format!("block length {blocklength} is negative"),
+        ));
+    }
+    Ok(())
+}
+
+/// A datatype constructor's `count` blocks: each block length (`lengths`,
+/// `count` of them) not negative, and each type of `types` (a struct's,
+/// else NULL) not null.
+///
+/// # Safety
+/// `lengths` and `types`, when not NULL, hold `count` elements.
+unsafe fn blocks<L: Copy + Into<i64>>(
+    count: i64,
+    lengths: *const L,
+    types: *const MPI_Datatype,
+) -> args::Checked {
+    if count < 0 {
+        return Err(args::refuse(
+            Err::Count,
+            "count",
+            format!("count {count} is negative"),
+        ));
+    }
+    for i in 0..count as usize {
+        if !lengths.is_null() {
+            // SAFETY: the caller's array of `count` block lengths.
+            block(unsafe { *lengths.add(i) }.into())?;
+        }
+        if !types.is_null() {
+            // SAFETY: the caller's array of `count` datatypes.
+            let t = unsafe { *types.add(i) };
+            if t.bits() == 0 || t.bits() == mpi::DATATYPE_NULL().bits() {
+                let what = format!("the datatype of block {i} is null");
+                return Err(args::refuse(Err::Type, "datatype", what));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Wrappers that register the object each routine creates (its new
-/// handle's pointer checked, and a datatype constructor's `count` and
-/// old datatype `of`); `wrap` or,
+/// handle's pointer checked, a datatype constructor's `count` and
+/// old datatype `of`, and its other arguments' `checks`); `wrap` or,
 /// for routines only some MPIs have, `wrap_optional`.
 macro_rules! creates {
-    ($wrap:ident: $($name:ident ($($arg:ident),*) -> $out:ident by $register:ident $(, count $count:ident of $old:ident)?;)*) => {
+    ($wrap:ident: $($name:ident ($($arg:ident),*) -> $out:ident by $register:ident $(, count $count:ident of $old:ident)? $(, checks $checks:expr)?;)*) => {
         pnmpi_sdk::$wrap! {
             $(
                 /// Registers the object it creates.
@@ -134,7 +181,9 @@ macro_rules! creates {
                         return rc;
                     }
                     let checked = args::out_param($out, "new handle's")
-                        $(.and_then(|()| constructor(i64::from($count), $old)))?;
+                        $(.and_then(|()| constructor(i64::from($count), $old)))?
+                        // SAFETY: the arrays the routine reads, as MPI would.
+                        $(.and_then(|()| unsafe { $checks }))?;
                     if let Err(r) = checked {
                         return r.report(&here);
                     }
@@ -178,13 +227,13 @@ creates! { wrap:
     MPI_Group_intersection(group1, group2, newgroup) -> newgroup by new_group;
     MPI_Group_difference(group1, group2, newgroup) -> newgroup by new_group;
     MPI_Type_contiguous(count, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_vector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_indexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_indexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_hindexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
+    MPI_Type_vector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_indexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks blocks(i64::from(count), blocklengths, std::ptr::null());
+    MPI_Type_create_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks blocks(i64::from(count), blocklengths, std::ptr::null());
+    MPI_Type_create_indexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_create_hindexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_create_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type, checks blocks(i64::from(count), blocklengths, types_);
     MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
     MPI_Type_create_resized(oldtype, lb, extent, newtype) -> newtype by new_type;
     MPI_Type_dup(oldtype, newtype) -> newtype by new_type;
