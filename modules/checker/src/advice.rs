@@ -34,6 +34,8 @@ pub fn fix(class: &str, check: &str) -> &'static str {
         ("thread", "same-request") => "complete each request on one thread only: wait on it (or test it) where it was started, or hand it over to one other thread",
         ("thread", "same-communicator") => "give each thread its own communicator (MPI_Comm_dup) for its collectives, or order the threads' collectives on the shared one (a lock)",
         ("thread", "finalize-inside") => "join the threads that call MPI (or wait until they are done with MPI) before MPI_Finalize",
+        ("argument", "datatype-overlap") => "receive with a datatype whose blocks do not overlap (a stride of at least the block's extent, struct blocks apart)",
+        ("argument", "misaligned") => "compute the datatype's displacements from the C object (MPI_Get_address and MPI_Aint_diff, or offsetof), with the members' types in their order",
         ("argument", "size") => "pass a window size of zero or more bytes",
         ("argument", "disp-unit") => "pass a positive displacement unit (the size of the window's elements, or 1)",
         ("rma", "win") => "pass a window created by MPI_Win_create (or _allocate, _create_dynamic) and not yet freed, and check that its creation succeeded",

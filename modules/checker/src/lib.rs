@@ -41,6 +41,7 @@
 //! manual.
 
 pub mod graph;
+pub mod layout;
 pub mod sig;
 pub mod windows;
 

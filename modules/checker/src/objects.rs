@@ -77,6 +77,7 @@ fn new_type(here: &Here, dt: MPI_Datatype) {
             origin: origin(here),
             committed: false,
             sig: None,
+            overlaps: false,
         },
     );
 }
@@ -338,14 +339,24 @@ pnmpi_sdk::wrap! {
         let rc = next!();
         if rc == mpi::SUCCESS() && types::predefined(dt) == 0 {
             let sig = types::walk(dt, 0);
+            let blocks = types::blocks(dt).unwrap_or_default();
+            if let Some(i) = crate::layout::misaligned(&blocks) {
+                let what = format!(
+                    "potential error: block {i} of the datatype lies at byte {}, not a multiple of its elements' alignment ({} bytes): no C object is laid out so (compute the displacements with MPI_Get_address or offsetof)",
+                    blocks[i].disp, blocks[i].align
+                );
+                crate::report::report(crate::report::Class::Argument, "misaligned", here.call(), &here.site(), what);
+            }
             let mut reg = registry::lock();
             let info = reg.types.entry(key(dt)).or_insert(TypeInfo {
                 origin: Origin::default(),
                 committed: true,
                 sig: None,
+                overlaps: false,
             });
             info.committed = true;
             info.sig = Some(sig);
+            info.overlaps = crate::layout::overlapping(&blocks);
         }
         rc
     }
