@@ -207,6 +207,7 @@ fn write_json(reports: &[Report]) -> std::io::Result<()> {
 
 /// Ends the job now: `MPI_Abort` on `MPI_COMM_WORLD` with the exit code.
 pub fn abort_job() -> ! {
+    crate::lifecycle::aborting();
     pnmpi_sdk::sys::abort::abort_job(config::get().exit_code)
 }
 
