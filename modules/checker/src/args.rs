@@ -303,7 +303,23 @@ pub fn p2p(
     self::comm(comm)?;
     self::count(count)?;
     datatype(dt)?;
+    if recv {
+        receivable(dt)?;
+    }
     buffer(buf, count, dt)?;
     rank(peer, comm, recv)?;
     self::tag(tag, recv)
+}
+
+/// A receive's datatype: no two of its blocks overlap (MPI forbids it,
+/// and the message's order would decide what the bytes hold).
+pub fn receivable(dt: MPI_Datatype) -> Checked {
+    if types::predefined(dt) != 0 {
+        return Ok(());
+    }
+    if registry::lock().types.get(&key(dt)).is_some_and(|t| t.overlaps) {
+        let what = "the datatype's blocks overlap: a receive into it writes some bytes twice".into();
+        return Err(refuse(Err::Type, "datatype-overlap", what));
+    }
+    Ok(())
 }

@@ -263,6 +263,7 @@ fn reduce(
                 data(sendbuf, count, datatype)?;
             }
             args::op(op)?;
+            crate::ops::reduction(op, datatype)?;
             args::root(root, comm)?;
             if is_root(root, comm) {
                 data(recvbuf, count, datatype)?;
@@ -294,6 +295,7 @@ pub fn reduction(
     data(sendbuf, count, datatype)?;
     data(recvbuf, count, datatype)?;
     args::op(op)?;
+    crate::ops::reduction(op, datatype)?;
     args::disjoint(
         args::span(sendbuf, count, datatype),
         args::span(recvbuf, count, datatype),

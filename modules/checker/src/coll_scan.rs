@@ -83,6 +83,7 @@ fn reduce_scatter(
                 }
             };
             args::op(op)?;
+            crate::ops::reduction(op, datatype)?;
             Ok(Desc::new(kind).op(op).data(count, datatype))
         },
         |_, _| call(),

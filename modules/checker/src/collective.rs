@@ -67,6 +67,13 @@ pub fn agree(here: &Here, comm: MPI_Comm, desc: Desc) -> Checked {
     let Some(shadow) = registry::shadow(comm) else {
         return Ok(());
     };
+    agree_on(here, shadow, desc)
+}
+
+/// Checks that every rank of the checker's communicator `shadow` makes
+/// the call `desc` describes: `agree` on a duplicate the caller holds (a
+/// window's, whose fences and free are compared on it).
+pub fn agree_on(here: &Here, shadow: MPI_Comm, desc: Desc) -> Checked {
     let both = desc.both();
     let mut out = [0i64; 2 * WORDS];
     let mut req = mpi::REQUEST_NULL();
@@ -76,7 +83,7 @@ pub fn agree(here: &Here, comm: MPI_Comm, desc: Desc) -> Checked {
     if rc != mpi::SUCCESS() {
         return Ok(());
     }
-    let rc = wait::block_on(here, || crate::p2p::collective_waits(comm), || test(&mut req));
+    let rc = wait::block_on(here, || crate::p2p::collective_waits(shadow), || test(&mut req));
     if rc != mpi::SUCCESS() {
         return Ok(());
     }

@@ -9,7 +9,8 @@
 const int pnmpi_checker_err[] = {
     MPI_ERR_RANK, MPI_ERR_TAG, MPI_ERR_COUNT, MPI_ERR_ROOT, MPI_ERR_TYPE,
     MPI_ERR_COMM, MPI_ERR_OP, MPI_ERR_BUFFER, MPI_ERR_OTHER,
-    MPI_ERR_TRUNCATE, MPI_ERR_REQUEST,
+    MPI_ERR_TRUNCATE, MPI_ERR_REQUEST, MPI_ERR_SIZE, MPI_ERR_DISP,
+    MPI_ERR_RMA_SYNC, MPI_ERR_RMA_RANGE, MPI_ERR_WIN,
 };
 
 /* The thread levels, in their order (single, funneled, serialized, multiple). */

@@ -4,7 +4,7 @@ use pnmpi_sdk::sys::ffi::{MPI_Datatype, MPI_Group, MPI_Op};
 use std::ffi::c_int;
 
 extern "C" {
-    static pnmpi_checker_err: [c_int; 11];
+    static pnmpi_checker_err: [c_int; 16];
     static pnmpi_checker_thread_levels: [c_int; 4];
     static pnmpi_checker_tag_ub_key: c_int;
     static pnmpi_checker_op_null: MPI_Op;
@@ -31,6 +31,11 @@ pub enum Err {
     Other,
     Truncate,
     Request,
+    Size,
+    Disp,
+    RmaSync,
+    RmaRange,
+    Win,
 }
 
 /// The MPI error code of `e`.

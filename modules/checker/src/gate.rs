@@ -30,3 +30,8 @@ pub fn gate(here: &Here) -> Option<c_int> {
 pub fn close() {
     FINALIZED.store(true, Relaxed);
 }
+
+/// Whether `MPI_Finalize` has run.
+pub fn finalized() -> bool {
+    FINALIZED.load(Relaxed)
+}

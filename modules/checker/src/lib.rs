@@ -28,8 +28,15 @@
 //!   before completion, buffers of active requests overlapped by another
 //!   call (a potential data race), calls after `MPI_Finalize`;
 //! - messages never received before `MPI_Finalize` (`lifecycle`);
-//! - leaks at `MPI_Finalize` (`lifecycle`): communicators, groups,
-//!   datatypes, operations, persistent requests;
+//! - leaks at `MPI_Finalize` (`lifecycle`), as notes: communicators,
+//!   groups, datatypes, operations, windows, persistent requests;
+//! - one-sided communication (`rma`, `rma_sync`, `windows`): accesses
+//!   outside an epoch or outside the target's window, origin and target
+//!   signatures, origin buffers written before completion, fences and
+//!   frees compared across ranks, locks inside fence epochs, windows
+//!   freed with operations pending;
+//! - datatype layouts against C's (`layout`), operations against the
+//!   types they reduce (`ops`), an exit without `MPI_Finalize`;
 //! - MPI's rules on threads (`threads`): calls above the granted thread
 //!   level, one request waited on by two threads or one communicator's
 //!   collectives entered by two at once, `MPI_Finalize` while another
@@ -41,7 +48,9 @@
 //! manual.
 
 pub mod graph;
+pub mod layout;
 pub mod sig;
+pub mod windows;
 
 #[cfg(not(test))]
 mod advice;
@@ -75,6 +84,8 @@ mod matched;
 #[cfg(not(test))]
 mod objects;
 #[cfg(not(test))]
+mod ops;
+#[cfg(not(test))]
 mod p2p;
 #[cfg(not(test))]
 mod p2p_c;
@@ -88,6 +99,10 @@ mod registry;
 mod report;
 #[cfg(not(test))]
 mod requests;
+#[cfg(not(test))]
+mod rma;
+#[cfg(not(test))]
+mod rma_sync;
 #[cfg(not(test))]
 mod site;
 #[cfg(not(test))]

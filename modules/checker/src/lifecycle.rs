@@ -15,6 +15,7 @@ use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sys::ffi;
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 /// After MPI's initialization: the rank, the tag bound, the watchdog and
 /// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF` (two each: for
@@ -44,6 +45,40 @@ fn started() {
             format_args!("cannot duplicate MPI_COMM_WORLD ({e}): no deadlock detection"),
         ),
     }
+}
+
+/// The call site of `MPI_Init` (or `MPI_Init_thread`): the routine and
+/// its return address, named by a process that never finalizes.
+static INIT: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+/// The job is being aborted (`MPI_Abort`, the application's or the
+/// checker's own): a process that exits then has not finalized, rightly.
+static ABORTING: AtomicBool = AtomicBool::new(false);
+
+/// At MPI's initialization, from `here`: an exit without `MPI_Finalize`
+/// is reported, by an `atexit` handler.
+fn watch_exit(here: &Here) {
+    INIT[0].store(here.routine, Relaxed);
+    INIT[1].store(here.ra(), Relaxed);
+    extern "C" fn at_exit() {
+        if crate::gate::finalized() || ABORTING.load(Relaxed) {
+            return;
+        }
+        let (routine, ra) = (INIT[0].load(Relaxed), INIT[1].load(Relaxed));
+        report::report(
+            Class::Nonblocking,
+            "no-finalize",
+            ROUTINE_NAMES[routine],
+            &site::name(ra),
+            "the process exits without calling MPI_Finalize".into(),
+        );
+    }
+    // SAFETY: registers a plain extern "C" function with no arguments.
+    unsafe { libc::atexit(at_exit) };
+}
+
+/// Notes that the job is being aborted.
+pub fn aborting() {
+    ABORTING.store(true, Relaxed);
 }
 
 /// Reports what the application never freed, and the requests it never
@@ -108,9 +143,25 @@ fn leaks(here: &Here) {
         }
     }
     drop(reg);
+    // A window whose ranks went out of step was reported then, and is
+    // left unfreed on purpose.
+    for w in crate::windows::lock().values().filter(|w| !w.broken) {
+        found.push((
+            Class::Leak,
+            "window",
+            format!(
+                "the window created by {} is never freed",
+                named(w.origin.0, w.origin.1)
+            ),
+        ));
+    }
     found.sort_by(|a, b| a.2.cmp(&b.2));
     for (class, check, what) in found {
-        report::report(class, check, here.call(), &here.site(), what);
+        if class == Class::Leak {
+            report::note(class, check, here.call(), &here.site(), what);
+        } else {
+            report::report(class, check, here.call(), &here.site(), what);
+        }
     }
 }
 
@@ -191,6 +242,13 @@ fn free_shadows() {
 }
 
 pnmpi_sdk::wrap! {
+    /// Notes that the job is being aborted (no report of the exit
+    /// without `MPI_Finalize` follows).
+    fn MPI_Abort(_comm, _errorcode) {
+        aborting();
+        next!()
+    }
+
     /// Sets the checker up after MPI's initialization, at the thread
     /// level MPI granted.
     fn MPI_Init(_argc, _argv) {
@@ -201,6 +259,8 @@ pnmpi_sdk::wrap! {
             unsafe { ffi::PMPI_Query_thread(&mut provided) };
             crate::threads::init(provided);
             started();
+            // Once the thread is known (a site is found as for any call).
+            watch_exit(&Here::new(routine::MPI_Init));
         }
         rc
     }
@@ -214,6 +274,8 @@ pnmpi_sdk::wrap! {
             // SAFETY: the application's out-parameter, which MPI just set.
             crate::threads::init(if provided.is_null() { 0 } else { unsafe { *provided } });
             started();
+            // Once the thread is known (a site is found as for any call).
+            watch_exit(&Here::new(routine::MPI_Init_thread));
         }
         rc
     }

@@ -77,6 +77,7 @@ fn new_type(here: &Here, dt: MPI_Datatype) {
             origin: origin(here),
             committed: false,
             sig: None,
+            overlaps: false,
         },
     );
 }
@@ -119,12 +120,59 @@ fn constructor(count: i64, oldtype: MPI_Datatype) -> args::Checked {
     Ok(())
 }
 
+/// A datatype constructor's block length.
+fn block(blocklength: i64) -> args::Checked {
+    if blocklength < 0 {
+        return Err(args::refuse(
+            Err::Count,
+            "count",
+            format!("block length {blocklength} is negative"),
+        ));
+    }
+    Ok(())
+}
+
+/// A datatype constructor's `count` blocks: each block length (`lengths`,
+/// `count` of them) not negative, and each type of `types` (a struct's,
+/// else NULL) not null.
+///
+/// # Safety
+/// `lengths` and `types`, when not NULL, hold `count` elements.
+unsafe fn blocks<L: Copy + Into<i64>>(
+    count: i64,
+    lengths: *const L,
+    types: *const MPI_Datatype,
+) -> args::Checked {
+    if count < 0 {
+        return Err(args::refuse(
+            Err::Count,
+            "count",
+            format!("count {count} is negative"),
+        ));
+    }
+    for i in 0..count as usize {
+        if !lengths.is_null() {
+            // SAFETY: the caller's array of `count` block lengths.
+            block(unsafe { *lengths.add(i) }.into())?;
+        }
+        if !types.is_null() {
+            // SAFETY: the caller's array of `count` datatypes.
+            let t = unsafe { *types.add(i) };
+            if t.bits() == 0 || t.bits() == mpi::DATATYPE_NULL().bits() {
+                let what = format!("the datatype of block {i} is null");
+                return Err(args::refuse(Err::Type, "datatype", what));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Wrappers that register the object each routine creates (its new
-/// handle's pointer checked, and a datatype constructor's `count` and
-/// old datatype `of`); `wrap` or,
+/// handle's pointer checked, a datatype constructor's `count` and
+/// old datatype `of`, and its other arguments' `checks`); `wrap` or,
 /// for routines only some MPIs have, `wrap_optional`.
 macro_rules! creates {
-    ($wrap:ident: $($name:ident ($($arg:ident),*) -> $out:ident by $register:ident $(, count $count:ident of $old:ident)?;)*) => {
+    ($wrap:ident: $($name:ident ($($arg:ident),*) -> $out:ident by $register:ident $(, count $count:ident of $old:ident)? $(, checks $checks:expr)?;)*) => {
         pnmpi_sdk::$wrap! {
             $(
                 /// Registers the object it creates.
@@ -134,7 +182,9 @@ macro_rules! creates {
                         return rc;
                     }
                     let checked = args::out_param($out, "new handle's")
-                        $(.and_then(|()| constructor(i64::from($count), $old)))?;
+                        $(.and_then(|()| constructor(i64::from($count), $old)))?
+                        // SAFETY: the arrays the routine reads, as MPI would.
+                        $(.and_then(|()| unsafe { $checks }))?;
                     if let Err(r) = checked {
                         return r.report(&here);
                     }
@@ -178,13 +228,13 @@ creates! { wrap:
     MPI_Group_intersection(group1, group2, newgroup) -> newgroup by new_group;
     MPI_Group_difference(group1, group2, newgroup) -> newgroup by new_group;
     MPI_Type_contiguous(count, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_vector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_indexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_indexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_hindexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype;
-    MPI_Type_create_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type;
+    MPI_Type_vector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_indexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks blocks(i64::from(count), blocklengths, std::ptr::null());
+    MPI_Type_create_hindexed(count, blocklengths, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks blocks(i64::from(count), blocklengths, std::ptr::null());
+    MPI_Type_create_indexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_create_hindexed_block(count, blocklength, displs, oldtype, newtype) -> newtype by new_type, count count of oldtype, checks block(i64::from(blocklength));
+    MPI_Type_create_struct(count, blocklengths, displs, types_, newtype) -> newtype by new_type, checks blocks(i64::from(count), blocklengths, types_);
     MPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype) -> newtype by new_type;
     MPI_Type_create_resized(oldtype, lb, extent, newtype) -> newtype by new_type;
     MPI_Type_dup(oldtype, newtype) -> newtype by new_type;
@@ -289,14 +339,24 @@ pnmpi_sdk::wrap! {
         let rc = next!();
         if rc == mpi::SUCCESS() && types::predefined(dt) == 0 {
             let sig = types::walk(dt, 0);
+            let blocks = types::blocks(dt).unwrap_or_default();
+            if let Some(i) = crate::layout::misaligned(&blocks) {
+                let what = format!(
+                    "potential error: block {i} of the datatype lies at byte {}, not a multiple of its elements' alignment ({} bytes): no C object is laid out so (compute the displacements with MPI_Get_address or offsetof)",
+                    blocks[i].disp, blocks[i].align
+                );
+                crate::report::report(crate::report::Class::Argument, "misaligned", here.call(), &here.site(), what);
+            }
             let mut reg = registry::lock();
             let info = reg.types.entry(key(dt)).or_insert(TypeInfo {
                 origin: Origin::default(),
                 committed: true,
                 sig: None,
+                overlaps: false,
             });
             info.committed = true;
             info.sig = Some(sig);
+            info.overlaps = crate::layout::overlapping(&blocks);
         }
         rc
     }

@@ -73,6 +73,9 @@ pub struct TypeInfo {
     pub committed: bool,
     /// Its signature, computed at commit.
     pub sig: Option<Sig>,
+    /// Its blocks of basic elements overlap (found at commit, `layout`):
+    /// it may be sent, not received into.
+    pub overlaps: bool,
 }
 
 /// A user-defined operation: its creation order names it across ranks.

@@ -40,6 +40,11 @@ pub enum Class {
     /// two threads on one request or in collectives on one communicator
     /// at once, `MPI_Finalize` while another thread is in MPI.
     Thread,
+    /// One-sided communication: an access outside an epoch or outside
+    /// its target's window, origin and target disagreeing, an origin
+    /// buffer written before its operation completed, a window freed or
+    /// locked in the middle of an epoch.
+    Rma,
 }
 
 impl Class {
@@ -53,14 +58,26 @@ impl Class {
             Class::Nonblocking => "nonblocking",
             Class::Leak => "leak",
             Class::Thread => "thread",
+            Class::Rma => "rma",
         }
     }
+}
+
+/// Whether a report is an error, or a note on resources the program
+/// never released (a leak), which MPI does not count as erroneous: a
+/// note neither changes the exit status nor aborts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    Error,
+    Note,
 }
 
 /// One error found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub class: Class,
+    pub severity: Severity,
     /// A short name of the check (`rank`, `tag`, `root`, `request-leak`...).
     pub check: &'static str,
     /// `MPI_COMM_WORLD` rank.
@@ -98,8 +115,30 @@ pub fn rank() -> i32 {
 /// Reports an error of `class` in `call` at `site`, then, under
 /// `action abort`, aborts the job. `check` names the check.
 pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: String) {
-    let report = Report {
+    emit(record(class, Severity::Error, check, call, site, what));
+    if config::get().action == Action::Abort {
+        abort_job();
+    }
+}
+
+/// Writes a note (`Severity::Note`): reported as errors are, but the
+/// process's exit status is left alone and `action abort` does not abort.
+pub fn note(class: Class, check: &'static str, call: &str, site: &str, what: String) {
+    emit(record(class, Severity::Note, check, call, site, what));
+}
+
+/// The record of a report.
+fn record(
+    class: Class,
+    severity: Severity,
+    check: &'static str,
+    call: &str,
+    site: &str,
+    what: String,
+) -> Report {
+    Report {
         class,
+        severity,
         check,
         rank: rank(),
         thread: crate::threads::current(),
@@ -110,16 +149,13 @@ pub fn report(class: Class, check: &'static str, call: &str, site: &str, what: S
         time: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64()),
-    };
-    emit(report);
-    if config::get().action == Action::Abort {
-        abort_job();
     }
 }
 
 /// Writes `report` (text and JSON) without acting on it: for a report
 /// that the checker follows with its own action (a deadlock aborts).
 pub fn emit(report: Report) {
+    let report_is_error = report.severity == Severity::Error;
     // One write, so that ranks' lines do not interleave. The thread is
     // named once another thread than the first made a checked call.
     let thread = if crate::threads::several() {
@@ -127,8 +163,13 @@ pub fn emit(report: Report) {
     } else {
         String::new()
     };
+    let note = if report.severity == Severity::Note {
+        "note: "
+    } else {
+        ""
+    };
     let line = format!(
-        "pnmpi checker: rank {}{thread}: {} at {}: [{}] {}; to fix: {}\n",
+        "pnmpi checker: rank {}{thread}: {} at {}: [{}] {note}{}; to fix: {}\n",
         report.rank,
         report.call,
         report.site,
@@ -148,7 +189,9 @@ pub fn emit(report: Report) {
         }
     }
     drop(written);
-    exit_with_error_status();
+    if report_is_error {
+        exit_with_error_status();
+    }
 }
 
 /// Rewrites this rank's JSON file with `reports`.
@@ -164,6 +207,7 @@ fn write_json(reports: &[Report]) -> std::io::Result<()> {
 
 /// Ends the job now: `MPI_Abort` on `MPI_COMM_WORLD` with the exit code.
 pub fn abort_job() -> ! {
+    crate::lifecycle::aborting();
     pnmpi_sdk::sys::abort::abort_job(config::get().exit_code)
 }
 

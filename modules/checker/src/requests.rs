@@ -24,7 +24,7 @@ use std::ffi::{c_int, c_void};
 ///
 /// # Safety
 /// `start..start + len` is readable memory.
-unsafe fn checksum(start: usize, len: usize) -> u64 {
+pub unsafe fn checksum(start: usize, len: usize) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let words = len / 8;
     for i in 0..words {

@@ -225,3 +225,81 @@ pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
         _ => opaque(),
     }
 }
+
+/// The blocks of basic elements of `dt`, when it is a struct or a vector
+/// of predefined types (`layout`): MPI's contents, one level deep.
+pub fn blocks(dt: MPI_Datatype) -> Option<Vec<crate::layout::Block>> {
+    use crate::layout::{self, Block};
+    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
+    // SAFETY: local out-parameters; MPI checks the handle.
+    unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
+    let combiner =
+        combiner(comb).filter(|c| matches!(c, Combiner::Struct | Combiner::Vector | Combiner::Hvector))?;
+    if nd > 4096 || ni > 4097 {
+        return None;
+    }
+    let mut ints = vec![0 as c_int; ni.max(0) as usize];
+    let mut addrs = vec![0 as MPI_Aint; na.max(0) as usize];
+    let mut types = vec![pnmpi_sdk::constants::DATATYPE_NULL(); nd.max(0) as usize];
+    // SAFETY: arrays of the lengths the envelope gave.
+    let rc = unsafe {
+        ffi::PMPI_Type_get_contents(
+            dt,
+            ni,
+            na,
+            nd,
+            ints.as_mut_ptr(),
+            addrs.as_mut_ptr(),
+            types.as_mut_ptr(),
+        )
+    };
+    // Only predefined element types, which get_contents does not copy.
+    if rc != pnmpi_sdk::constants::SUCCESS() || types.iter().any(|&t| lookup(t).is_none()) {
+        for &t in types.iter().filter(|&&t| lookup(t).is_none() && !is_named(t)) {
+            let mut t = t;
+            // SAFETY: a handle MPI_Type_get_contents just returned to us.
+            unsafe { ffi::PMPI_Type_free(&mut t) };
+        }
+        return None;
+    }
+    let int = |i: usize| i64::from(ints.get(i).copied().unwrap_or(0));
+    #[allow(clippy::unnecessary_cast)]
+    let addr = |i: usize| addrs.get(i).copied().unwrap_or(0) as i64;
+    let old = types[0];
+    // A pair type (`MPI_DOUBLE_INT`...) is aligned as its members: size 0
+    // leaves it unchecked.
+    let elements = |t: MPI_Datatype| {
+        let pair = lookup(t).is_some_and(|e| consts::type_kinds().get(e.1 as usize - 1) == Some(&b'-'));
+        (if pair { 0 } else { size(t) }, extent_of(t))
+    };
+    Some(match combiner {
+        Combiner::Struct => (0..int(0).max(0) as usize)
+            .map(|i| {
+                let (size, extent) = elements(types[i]);
+                Block {
+                    disp: addr(i),
+                    len: int(1 + i).saturating_mul(extent),
+                    align: layout::alignment(size),
+                }
+            })
+            .collect(),
+        Combiner::Vector => {
+            let (size, extent) = elements(old);
+            layout::vector(int(0), int(1), int(2).saturating_mul(extent), size, extent)
+        }
+        _ => {
+            let (size, extent) = elements(old);
+            layout::vector(int(0), int(1), addr(0), size, extent)
+        }
+    })
+}
+
+/// The extent of `dt` (`MPI_Type_get_extent`).
+fn extent_of(dt: MPI_Datatype) -> i64 {
+    let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
+    // SAFETY: local out-parameters; MPI checks the handle.
+    unsafe { ffi::PMPI_Type_get_extent(dt, &mut lb, &mut extent) };
+    #[allow(clippy::unnecessary_cast)]
+    let extent = extent as i64;
+    extent
+}

@@ -279,6 +279,7 @@ fn declare(states: &[Blocked]) -> ! {
     };
     report::emit(Report {
         class: Class::Deadlock,
+        severity: report::Severity::Error,
         check,
         fix: crate::advice::fix(Class::Deadlock.name(), check),
         rank: 0,

@@ -1,0 +1,16 @@
+// expect: none
+// Every rank makes both fences, then frees the window.
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int rank, mem[8] = {0};
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_fence(0, win);
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return 0;
+}

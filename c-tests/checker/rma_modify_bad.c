@@ -1,0 +1,20 @@
+// expect: rma
+// Rank 0 writes the buffer of its MPI_Get before the fence that completes it.
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int rank, mem[8] = {0}, data[8] = {0};
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_fence(0, win);
+    if (rank == 0) {
+        MPI_Get(data, 8, MPI_INT, 1, 0, 8, MPI_INT, win); // reported
+        data[0] = 42;
+    }
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return 0;
+}

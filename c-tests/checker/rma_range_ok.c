@@ -1,0 +1,18 @@
+// expect: none
+// Rank 0 gets the last 4 ints of rank 1's 8-int window.
+#include <mpi.h>
+
+int main(int argc, char **argv) {
+    int rank, mem[8] = {0, 0, 0, 0, 5, 6, 7, 8}, data[4];
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_fence(0, win);
+    if (rank == 0)
+        MPI_Get(data, 4, MPI_INT, 1, 4, 4, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return rank == 0 && data[3] != 8;
+}

@@ -1,0 +1,223 @@
+//! One-sided windows as the checker knows them, and this rank's epochs
+//! on each: every rank's window size and displacement unit (gathered at
+//! creation, so that an origin sees an access outside its target's
+//! window), the window's own duplicate of its communicator (its fences
+//! and its free are compared across ranks there), the synchronization
+//! that opened an access epoch, and the operations issued and not yet
+//! completed, with what their completion checks.
+
+use parking_lot::{Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::LazyLock;
+
+/// A routine and the return address of its call site.
+pub type Origin = (usize, usize);
+
+/// An operation issued and not yet completed by a synchronization.
+pub struct Issued {
+    /// The routine and site that issued it.
+    pub origin: Origin,
+    /// Its target, a rank of the window.
+    pub target: i32,
+    /// Its origin buffer's bytes `(start, len)` and their checksum at
+    /// the call: the application must not write them until completion.
+    pub sum: Option<(usize, usize, u64)>,
+    /// A get's data, which MPI writes here and the completion copies to
+    /// the origin buffer's bytes `sum` names: a write of the application
+    /// there in between is then told from MPI's.
+    pub scratch: Option<Vec<u8>>,
+}
+
+/// A window.
+pub struct WinInfo {
+    /// The checker's duplicate of the window's communicator.
+    pub shadow: u64,
+    /// The call that created it.
+    pub origin: Origin,
+    /// Each rank's window size in bytes and displacement unit, by rank of
+    /// the window (a size of -1 for a dynamic window: its memory is
+    /// attached later).
+    pub extents: Vec<(i64, i64)>,
+    /// This rank's window memory `[base, base + size)`.
+    pub memory: (usize, i64),
+    /// Fences since creation or the last `MPI_MODE_NOSUCCEED` one (a
+    /// `MPI_MODE_NOPRECEDE` one counts as the first): odd, the last one
+    /// opened an active-target epoch that no fence closed yet.
+    pub fences: u32,
+    /// The site of the last fence that opened an epoch.
+    pub fence_ra: usize,
+    /// Inside `MPI_Win_lock_all` ... `MPI_Win_unlock_all`.
+    pub lock_all: bool,
+    /// The targets locked by `MPI_Win_lock`.
+    pub locks: Vec<i32>,
+    /// Inside `MPI_Win_start` ... `MPI_Win_complete`.
+    pub started: bool,
+    /// The operations issued and not yet completed.
+    pub issued: Vec<Issued>,
+    /// Its ranks' fences and free went out of step (reported then): its
+    /// later fences and its free are not made, which would hang.
+    pub broken: bool,
+}
+
+impl WinInfo {
+    /// A window just created, no epoch open.
+    pub fn new(shadow: u64, origin: Origin, extents: Vec<(i64, i64)>, memory: (usize, i64)) -> WinInfo {
+        WinInfo {
+            shadow,
+            origin,
+            extents,
+            memory,
+            fences: 0,
+            fence_ra: 0,
+            lock_all: false,
+            locks: Vec::new(),
+            started: false,
+            issued: Vec::new(),
+            broken: false,
+        }
+    }
+
+    /// Whether an access epoch to `target` is open: a fence, a lock of
+    /// it or of all, or `MPI_Win_start`.
+    pub fn may_access(&self, target: i32) -> bool {
+        self.fences > 0 || self.lock_all || self.started || self.locks.contains(&target)
+    }
+
+    /// Whether the last fence opened an active-target epoch that no
+    /// fence closed yet (a passive-target epoch may not start in it).
+    pub fn in_fence_epoch(&self) -> bool {
+        self.fences % 2 == 1
+    }
+
+    /// A fence; `noprecede` and `nosucceed` its assertions.
+    pub fn fence(&mut self, noprecede: bool, nosucceed: bool, ra: usize) {
+        if nosucceed {
+            self.fences = 0;
+            return;
+        }
+        self.fences = if noprecede { 1 } else { self.fences + 1 };
+        if self.in_fence_epoch() {
+            self.fence_ra = ra;
+        }
+    }
+
+    /// Takes the operations to `target` (all: `None`) out of the list:
+    /// a synchronization completed them.
+    pub fn complete(&mut self, target: Option<i32>) -> Vec<Issued> {
+        let (done, left) = std::mem::take(&mut self.issued)
+            .into_iter()
+            .partition(|op| target.is_none_or(|t| t == op.target));
+        self.issued = left;
+        done
+    }
+
+    /// Whether an access of `bytes` bytes from displacement `disp` of
+    /// `target`'s window (`lb` the true lower bound of the target
+    /// datatype, in bytes) stays inside it; `None` if the window's size
+    /// is not known (a dynamic window) or the access fits, else the
+    /// window's size in bytes.
+    pub fn outside(&self, target: i32, disp: i64, lb: i64, bytes: i64) -> Option<i64> {
+        let &(size, unit) = self.extents.get(usize::try_from(target).ok()?)?;
+        if size < 0 {
+            return None;
+        }
+        let start = disp.checked_mul(unit)?.checked_add(lb)?;
+        let end = start.checked_add(bytes)?;
+        (start < 0 || end > size).then_some(size)
+    }
+}
+
+/// The most bytes of origin buffers that the operations not yet
+/// completed may hold checked (their checksums' bytes, and the gets'
+/// scratch copies): an operation past it is not checked, so that a
+/// program issuing many large operations in one epoch keeps its memory.
+const BUDGET: usize = 32 << 20;
+
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+/// Takes `len` bytes of the budget, if they fit.
+pub fn reserve(len: usize) -> bool {
+    HELD.fetch_update(Relaxed, Relaxed, |held| {
+        held.checked_add(len).filter(|&h| h <= BUDGET)
+    })
+    .is_ok()
+}
+
+/// Gives back `len` bytes taken by [`reserve`].
+pub fn release(len: usize) {
+    HELD.fetch_sub(len, Relaxed);
+}
+
+/// Windows by handle: few, and looked up by one-sided calls only.
+static WINDOWS: LazyLock<Mutex<HashMap<u64, WinInfo>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The windows, locked. Never held across a blocking MPI call.
+pub fn lock() -> MutexGuard<'static, HashMap<u64, WinInfo>> {
+    WINDOWS.lock()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window() -> WinInfo {
+        WinInfo::new(0, (0, 0), vec![(40, 1), (40, 4)], (0, 40))
+    }
+
+    #[test]
+    fn an_access_needs_an_epoch() {
+        let mut w = window();
+        assert!(!w.may_access(1));
+        w.locks.push(1);
+        assert!(w.may_access(1) && !w.may_access(0));
+        w.locks.clear();
+        w.fence(false, false, 0);
+        assert!(w.may_access(0) && w.in_fence_epoch());
+        w.fence(false, false, 0);
+        assert!(!w.in_fence_epoch());
+        w.fence(false, true, 0);
+        assert!(!w.may_access(0));
+        w.fence(true, false, 0);
+        assert!(w.in_fence_epoch());
+    }
+
+    #[test]
+    fn accesses_stay_inside_the_target_window() {
+        let w = window();
+        assert_eq!(w.outside(0, 0, 0, 40), None);
+        assert_eq!(w.outside(0, 5, 0, 40), Some(40));
+        assert_eq!(w.outside(1, 3, 0, 32), Some(40));
+        assert_eq!(w.outside(1, 2, 0, 32), None);
+        assert_eq!(w.outside(1, 2, 4, 32), Some(40));
+        assert_eq!(w.outside(0, -1, 0, 4), Some(40));
+        assert_eq!(w.outside(2, 0, 0, 4), None);
+        let dynamic = WinInfo::new(0, (0, 0), vec![(-1, 1)], (0, 0));
+        assert_eq!(dynamic.outside(0, 1 << 40, 0, 4), None);
+    }
+
+    #[test]
+    fn the_budget_bounds_the_bytes_checked() {
+        assert!(reserve(BUDGET));
+        assert!(!reserve(1));
+        release(BUDGET);
+        assert!(reserve(1));
+        release(1);
+    }
+
+    #[test]
+    fn a_synchronization_completes_its_targets_operations() {
+        let mut w = window();
+        for target in [0, 1, 1] {
+            w.issued.push(Issued {
+                origin: (0, 0),
+                target,
+                sum: None,
+                scratch: None,
+            });
+        }
+        assert_eq!(w.complete(Some(1)).len(), 2);
+        assert_eq!(w.complete(None).len(), 1);
+        assert!(w.issued.is_empty());
+    }
+}
