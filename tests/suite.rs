@@ -57,28 +57,32 @@ mod vranks_nas;
 mod vranks_timing;
 mod vtime;
 
-/// Cargo builds only this file's modules (`autotests = false`): a file in
-/// `tests/` that is not declared above would never run.
+/// Cargo builds only a suite's modules (`autotests = false`): a file in
+/// `tests/` that its crate's `tests/suite.rs` does not declare would
+/// never run. This crate's, pnmpi-sim's and pnmpi-trace's.
 #[test]
 fn every_test_file_is_a_module() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let suite = std::fs::read_to_string(dir.join("suite.rs")).expect("tests/suite.rs");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("tests/") {
-        let path = entry.expect("tests/ entry").path();
-        let (Some(stem), Some("rs")) = (
-            path.file_stem().and_then(|s| s.to_str()),
-            path.extension().and_then(|s| s.to_str()),
-        ) else {
-            continue;
-        };
-        if stem != "suite" && !suite.contains(&format!("\nmod {stem};\n")) {
-            missing.push(stem.to_string());
+    for crate_dir in [".", "sim", "trace"] {
+        let dir = root.join(crate_dir).join("tests");
+        let suite = std::fs::read_to_string(dir.join("suite.rs")).expect("tests/suite.rs");
+        for entry in std::fs::read_dir(&dir).expect("tests/") {
+            let path = entry.expect("tests/ entry").path();
+            let (Some(stem), Some("rs")) = (
+                path.file_stem().and_then(|s| s.to_str()),
+                path.extension().and_then(|s| s.to_str()),
+            ) else {
+                continue;
+            };
+            if stem != "suite" && !suite.contains(&format!("\nmod {stem};\n")) {
+                missing.push(format!("{crate_dir}/tests/{stem}.rs"));
+            }
         }
     }
     assert!(
         missing.is_empty(),
-        "tests/{{{}}}.rs: not a module of tests/suite.rs, so cargo never runs them; add `mod NAME;` there",
-        missing.join(",")
+        "{}: not a module of its crate's tests/suite.rs, so cargo never runs it; add `mod NAME;` there",
+        missing.join(", ")
     );
 }

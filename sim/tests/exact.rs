@@ -1,7 +1,7 @@
 //! Exact predictions on constructed traces (SimGrid's time-independent
 //! form, written by hand), checked against hand-computed values.
 
-mod common;
+use crate::common;
 
 use common::{run, TWO_NODES};
 use pnmpi_sim::machine::Machine;

@@ -1,7 +1,7 @@
 //! The contention, PMaC and BCS models on constructed traces, against
 //! hand-computed values.
 
-mod common;
+use crate::common;
 
 use common::{nodes, run, run_observed, Messages};
 

@@ -1,5 +1,4 @@
 //! Builds rank files in memory, as the tracer would write them.
-#![allow(dead_code)] // each test file uses part of it
 
 use pnmpi_trace::container;
 use pnmpi_trace::rank::*;

@@ -1,7 +1,7 @@
 //! Corrupt and truncated input: every decoder returns an error naming a
 //! byte offset inside the file, or a truncation report, and never panics.
 
-mod common;
+use crate::common;
 use pnmpi_trace::merge::merge;
 use pnmpi_trace::rank::{RankFile, RawRecord};
 use pnmpi_trace::rank_reader::RankReader;

@@ -2,7 +2,7 @@
 //! exactly what the in-memory merge ([`merge_dir`]) gives: the same events,
 //! communicators, clocks and warnings, and the same merged file.
 
-mod common;
+use crate::common;
 use common::*;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::folder::{save_merged, FolderReader};

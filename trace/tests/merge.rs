@@ -1,7 +1,7 @@
 //! Merging rank files: clocks, communicators, requests, wildcards; and
 //! the exports of the merged trace.
 
-mod common;
+use crate::common;
 use common::*;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::merge::{merge, merge_dir};

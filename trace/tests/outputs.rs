@@ -7,7 +7,7 @@
 //! requests, a dead rank's truncated `.part` file and a missing rank, and
 //! a merged trace cut inside its last chunk.
 
-mod common;
+use crate::common;
 use common::*;
 use pnmpi_trace::folder::{save_merged, FolderReader};
 use pnmpi_trace::source::StreamedTrace;

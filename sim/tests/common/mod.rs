@@ -1,8 +1,6 @@
 //! Helpers shared by the simulator's tests: constructed SimGrid
 //! time-independent traces, replayed on a machine given as text.
 
-#![allow(dead_code)]
-
 use pnmpi_sim::engine::{replay, Options, Outcome};
 use pnmpi_sim::input::simgrid::SimgridOps;
 use pnmpi_sim::machine::Machine;
