@@ -48,6 +48,8 @@ pub fn fix(class: &str, check: &str) -> &'static str {
         ("rma", "unsynchronized") => "complete the operations before MPI_Win_free: a closing MPI_Win_fence on every rank, MPI_Win_unlock, or MPI_Win_complete",
         ("rma", "lock-in-fence-epoch") => "close the fence epoch first (MPI_Win_fence with MPI_MODE_NOSUCCEED, or the fence that ends it) before MPI_Win_lock",
         ("rma", "overwritten") => "free the window (MPI_Win_free) before its variable receives another, or give the new window its own variable",
+        ("rma", "fence-assert") => "assert MPI_MODE_NOPRECEDE only on a fence that no operation of the rank precedes since the last one (the first fence of a series), on every rank alike",
+        ("rma", "stale-memory") => "give MPI_Win_create memory that lives as long as the window: allocate it (malloc, MPI_Alloc_mem, MPI_Win_allocate) or declare it in a function that frees the window before it returns",
         ("rma", "lock-held") => "unlock the target (MPI_Win_unlock) before locking it again",
         ("rma", "not-locked") => "lock the target (MPI_Win_lock, MPI_Win_lock_all) before unlocking it, once",
         ("leak", _) => "free it (MPI_Comm_free, MPI_Group_free, MPI_Type_free, MPI_Op_free, MPI_Request_free, MPI_Win_free) once it is no longer used, before MPI_Finalize",

@@ -188,6 +188,14 @@ pub fn root(root: i32, comm: MPI_Comm) -> Checked {
 
 /// A datatype: not null, not freed, committed if derived.
 pub fn datatype(dt: MPI_Datatype) -> Checked {
+    typed(dt, false)
+}
+
+/// [`datatype`]'s checks, and for a receive's (`recv`) that no two of
+/// its blocks overlap (MPI forbids it: the message's order would decide
+/// what the bytes hold); no more work for a predefined type.
+#[inline]
+fn typed(dt: MPI_Datatype, recv: bool) -> Checked {
     if dt.bits() == 0 {
         let what = "the datatype is a NULL pointer, not a datatype".into();
         return Err(refuse(Err::Type, "datatype", what));
@@ -208,6 +216,11 @@ pub fn datatype(dt: MPI_Datatype) -> Checked {
             Err::Type,
             "datatype",
             "the datatype is not committed (MPI_Type_commit)".into(),
+        )),
+        Some(t) if recv && t.overlaps => Err(refuse(
+            Err::Type,
+            "datatype-overlap",
+            "the datatype's blocks overlap: a receive into it writes some bytes twice".into(),
         )),
         None if reg.freed_types.contains(&key(dt)) => {
             Err(refuse(Err::Type, "datatype", "the datatype was freed".into()))
@@ -302,24 +315,8 @@ pub fn p2p(
 ) -> Checked {
     self::comm(comm)?;
     self::count(count)?;
-    datatype(dt)?;
-    if recv {
-        receivable(dt)?;
-    }
+    typed(dt, recv)?;
     buffer(buf, count, dt)?;
     rank(peer, comm, recv)?;
     self::tag(tag, recv)
-}
-
-/// A receive's datatype: no two of its blocks overlap (MPI forbids it,
-/// and the message's order would decide what the bytes hold).
-pub fn receivable(dt: MPI_Datatype) -> Checked {
-    if types::predefined(dt) != 0 {
-        return Ok(());
-    }
-    if registry::lock().types.get(&key(dt)).is_some_and(|t| t.overlaps) {
-        let what = "the datatype's blocks overlap: a receive into it writes some bytes twice".into();
-        return Err(refuse(Err::Type, "datatype-overlap", what));
-    }
-    Ok(())
 }

@@ -185,6 +185,31 @@ fn create(
     rc
 }
 
+/// Reports a window whose memory lies on this thread's stack below the
+/// caller's frame: a local variable of a function that has returned
+/// (`MPI_Win_create` in a function, `MPI_Win_free` after it returned).
+fn stale_memory(here: &Here, w: &WinInfo) {
+    let (base, size) = w.memory;
+    if size <= 0 || w.origin.0 != routine::MPI_Win_create {
+        return;
+    }
+    let Some((caller, low)) = here.caller_stack() else {
+        return;
+    };
+    if base >= low && base < caller {
+        report::report(
+            Class::Rma,
+            "stale-memory",
+            here.call(),
+            &here.site(),
+            format!(
+                "the window's memory ({size} bytes at {base:#x}, given to {}) lies on the stack below this call's frame: it was a local variable of a function that has returned",
+                named(w.origin)
+            ),
+        );
+    }
+}
+
 /// Checks every operation a synchronization completed: an origin buffer
 /// written since its call is reported (at the operation's call, naming
 /// the synchronization); a get's data is then given to its buffer.
@@ -344,6 +369,9 @@ pnmpi_sdk::wrap! {
             Ok(true) => {}
         }
         let info = windows::lock().remove(&w.bits());
+        if let Some(info) = &info {
+            stale_memory(&here, info);
+        }
         let rc = next!();
         let Some(mut info) = info else {
             return rc;
@@ -383,7 +411,20 @@ pnmpi_sdk::wrap! {
             Ok(true) => {}
         }
         let ra = here.ra();
-        synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |w| w.fence(has(assert, 3), has(assert, 4), ra))
+        // MPI_MODE_NOPRECEDE after operations of this rank: reported, and
+        // the fence made without it, so that it completes them.
+        let preceded = windows::lock().get(&win.bits()).and_then(|w| w.issued.first().map(|op| (w.issued.len(), op.origin)));
+        let mut assert = assert;
+        if let Some((n, first)) = preceded.filter(|_| has(assert, 3)) {
+            report::report(Class::Rma, "fence-assert", here.call(), &here.site(), format!(
+                "the fence asserts MPI_MODE_NOPRECEDE, but {n} operation(s) of this rank precede it, the first {}: it is made without the assertion",
+                named(first)
+            ));
+            assert &= !mpi::modes()[3];
+        }
+        // SAFETY: MPI's fence, with the application's window.
+        let fence = || unsafe { pnmpi_sdk::raw::XMPI_Win_fence(assert, win) };
+        synchronize(&here, win, |_| Ok(()), fence, Some(None), |w| w.fence(has(assert, 3), has(assert, 4), ra))
     }
 
     /// Checks the target and that no fence epoch is open.

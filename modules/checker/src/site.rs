@@ -77,6 +77,27 @@ impl Here {
         }
     }
 
+    /// The application's stack pointer at the call, and the lowest
+    /// address of this thread's stack: a local variable below the first
+    /// belongs to a function that has returned. Found by scanning the
+    /// stack up from the wrapper's frame for the slot that holds the
+    /// site's return address; `None` if it is not found. Call it while
+    /// the wrapper runs.
+    pub fn caller_stack(&self) -> Option<(usize, usize)> {
+        let ra = self.ra();
+        let (low, high) = stack_bounds()?;
+        if ra == 0 || self.sp < low || self.sp >= high {
+            return None;
+        }
+        let end = high.min(self.sp.saturating_add(1 << 16));
+        (self.sp..end.saturating_sub(8))
+            .step_by(8)
+            // SAFETY: inside this thread's stack mapping, at or above the
+            // wrapper's own stack pointer: live, readable memory.
+            .find(|&slot| unsafe { std::ptr::read(slot as *const usize) } == ra)
+            .map(|slot| (slot + 8, low))
+    }
+
     /// The site as `file:line (function)`. Call it while the wrapper runs.
     pub fn site(&self) -> String {
         name(self.ra())
@@ -160,5 +181,21 @@ fn enter(here: &Here) -> bool {
             }
             true
         }
+    }
+}
+
+/// This thread's stack: `[low, high)`.
+fn stack_bounds() -> Option<(usize, usize)> {
+    // SAFETY: pthread_attr_t is plain data that pthread_getattr_np fills;
+    // the attribute is destroyed once read.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return None;
+        }
+        let (mut addr, mut size): (*mut libc::c_void, libc::size_t) = (std::ptr::null_mut(), 0);
+        let rc = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
+        libc::pthread_attr_destroy(&mut attr);
+        (rc == 0).then(|| (addr as usize, addr as usize + size))
     }
 }
