@@ -155,11 +155,36 @@ impl TimeQueue {
 /// [`Event::op`]'s bit for a message (a schedule has fewer than 2^31 ops).
 const MSG: u32 = 1 << 31;
 
-/// A message arrived and not received: its send, and the sending rank.
+/// A message arrived and not received: its send, the sending rank and
+/// the tag (so that a receive's scan reads no op: a cache miss each).
 #[derive(Clone, Copy, Debug)]
 struct Arrived {
     op: u32,
     src: u32,
+    tag: u32,
+}
+
+/// A receive posted and not matched, and a digest of whom it takes, so
+/// that a message's scan reads the op (a cache miss) only where it may
+/// match: LogGOPSim posts a rank's receives in the order its sort leaves
+/// them, and a message passes several before its own.
+#[derive(Clone, Copy, Debug)]
+struct Posted {
+    op: u32,
+    key: u32,
+}
+
+/// The digest of a wildcard (or a collision): its receive must be read.
+const WILD: u32 = u32::MAX;
+
+/// A digest of (source, tag): equal pairs have equal digests; a pair with
+/// a wildcard has [`WILD`].
+#[inline]
+fn key(src: u32, tag: u32) -> u32 {
+    if src == ANY || tag == ANY {
+        return WILD;
+    }
+    (src.wrapping_mul(0x9e37_79b1) ^ tag).wrapping_mul(0x85eb_ca6b)
 }
 
 /// "No node": an empty queue's head, a queue's last node's next.
@@ -322,7 +347,7 @@ struct Engine<'a> {
     /// Events queued so far (each one's place among equal times).
     seq: u32,
     /// Per rank: receives posted, unmatched, in posting order.
-    posted: Queues<u32>,
+    posted: Queues<Posted>,
     /// Per rank: messages arrived, unreceived, in arrival order.
     arrived: Queues<Arrived>,
     /// Ops freed by the current event, in order, and their ranks.
@@ -463,10 +488,9 @@ impl Engine<'_> {
             }
             (false, Kind::Recv) => {
                 self.started(ev.rank, op);
-                let ops = &self.ops;
                 match self
                     .arrived
-                    .take(ev.rank, |m| matches(m.src, ops[m.op as usize].tag, o.peer, o.tag))
+                    .take(ev.rank, |m| matches(m.src, m.tag, o.peer, o.tag))
                 {
                     Some(m) => {
                         // LogGOPSim sizes this rendezvous by the receive.
@@ -476,7 +500,13 @@ impl Engine<'_> {
                         }
                         self.ended(ev.rank, op);
                     }
-                    None => self.posted.push(ev.rank, op),
+                    None => self.posted.push(
+                        ev.rank,
+                        Posted {
+                            op,
+                            key: key(o.peer, o.tag),
+                        },
+                    ),
                 }
             }
             (true, _) => {
@@ -488,19 +518,21 @@ impl Engine<'_> {
                     return self.push(ev);
                 }
                 model.take_in(host, o.cpu, o.nic, t, size);
-                let ops = &self.ops;
+                let (ops, want) = (&self.ops, key(src, o.tag));
                 match self.posted.take(host, |r| {
-                    let r = ops[r as usize];
-                    matches(src, o.tag, r.peer, r.tag)
+                    (r.key == want || r.key == WILD || want == WILD) && {
+                        let r = ops[r.op as usize];
+                        matches(src, o.tag, r.peer, r.tag)
+                    }
                 }) {
-                    Some(r) => {
+                    Some(Posted { op: r, .. }) => {
                         if !model.eager(size) {
                             self.ended(src, op);
                             model.matched(src, o.cpu, o.nic, t);
                         }
                         self.ended(host, r);
                     }
-                    None => self.arrived.push(host, Arrived { op, src }),
+                    None => self.arrived.push(host, Arrived { op, src, tag: o.tag }),
                 }
             }
         }
@@ -516,7 +548,7 @@ impl Engine<'_> {
         };
         for h in 0..self.s.ranks() {
             for r in self.posted.of(h) {
-                let r = self.ops[r as usize];
+                let r = self.ops[r.op as usize];
                 let from = match r.peer {
                     ANY => "any rank".to_string(),
                     p => format!("rank {p}"),
@@ -530,7 +562,7 @@ impl Engine<'_> {
                 lines.push(format!(
                     "rank {h}: a message from rank {} (tag {}) that no receive takes",
                     m.src,
-                    tag(self.ops[m.op as usize].tag)
+                    tag(m.tag)
                 ));
             }
             if lines.len() >= 16 {

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! and `//` or `/* */` comments. A schedule is kept as flat arrays (an op
-//! is 16 bytes, a dependency 4, a row of dependents 1.25), so that a million ranks of a collective
+//! is 16 bytes, a dependency 4, a row of dependents 1.5), so that a million ranks of a collective
 //! fit where LogGOPSim's graph needs several times more.
 
 pub use super::edges::Edges;
@@ -200,7 +200,7 @@ fn number(w: Option<&[u8]>, what: &str) -> Result<u64, String> {
 }
 
 /// `digits` as a number, if they are one and it fits 64 bits.
-fn decimal(digits: &[u8]) -> Option<u64> {
+pub(super) fn decimal(digits: &[u8]) -> Option<u64> {
     // Up to 19 digits cannot overflow: no check per digit.
     if digits.is_empty() || digits.len() > 19 {
         return long_decimal(digits);
