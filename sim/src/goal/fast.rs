@@ -12,24 +12,26 @@
 //! keyword, an error) is left to the word splitter, which reads it the
 //! same way. The statement is then checked by the parser as any other.
 
+use super::lex::stop;
 use super::parse::{Kind, Stmt};
 
 /// The statement of the line at the start of `text`, and the bytes it
 /// takes with its `\n`; `None` for a line of another form.
 #[inline]
 pub(super) fn statement(text: &[u8]) -> Option<(Stmt<'_>, usize)> {
-    let n = text
-        .iter()
-        .position(|&c| c == b':' || c <= b' ' || c == b'/')
-        .filter(|&n| n > 0)?;
-    let (label, rest) = text.split_at(n);
-    match rest {
-        [b':', b' ', rest @ ..] => op(label, rest).map(|(st, used)| (st, n + 2 + used)),
+    // The first word, as the word splitter cuts it.
+    let n = stop(text, 0);
+    let (word, rest) = text.split_at(n);
+    let [b' ', rest @ ..] = rest else {
+        return None;
+    };
+    match word.strip_suffix(b":") {
+        Some(label) => op(label, rest).map(|(st, used)| (st, n + 1 + used)),
         // A keyword's line is the parser's: `}` or `rank` is no label.
-        [b' ', rest @ ..] if !matches!(label, b"}" | b"rank" | b"num_ranks") => {
-            dep(label, rest).map(|(st, used)| (st, n + 1 + used))
+        None if !matches!(word, b"" | b"}" | b"rank" | b"num_ranks") => {
+            dep(word, rest).map(|(st, used)| (st, n + 1 + used))
         }
-        _ => None,
+        None => None,
     }
 }
 
@@ -83,9 +85,9 @@ fn dep<'t>(waiting: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
     } else {
         return None;
     };
-    let n = rest[at..].iter().position(|&c| c <= b' ' || c == b'/')?;
+    let n = stop(rest, at) - at;
     let awaited = &rest[at..at + n];
-    (n > 0 && rest[at + n] == b'\n').then_some((
+    (n > 0 && rest.get(at + n) == Some(&b'\n')).then_some((
         Stmt::Dep {
             waiting,
             starts,
