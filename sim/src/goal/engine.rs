@@ -13,7 +13,9 @@
 //! starts; a larger one when its message meets its receive. That is the
 //! order LogGOPSim keeps, so both compute the same times.
 
-use super::parse::{Kind, Schedule, ANY};
+use super::edges::release;
+use super::parse::{Kind, Op, Schedule, ANY};
+use rustc_hash::FxHashMap;
 
 /// The resources of a schedule's ranks: when each kind of op may start,
 /// and what starting it occupies. The engine never names a model.
@@ -153,15 +155,36 @@ impl TimeQueue {
 /// [`Event::op`]'s bit for a message (a schedule has fewer than 2^31 ops).
 const MSG: u32 = 1 << 31;
 
-/// A message arrived and not received (its send, and the sending rank),
-/// or a receive posted and not matched (the receive, and the rank it
-/// receives from): with its tag, so that matching reads no op (a cache
-/// miss a node at a million ranks).
+/// A message arrived and not received: its send, the sending rank and
+/// the tag (so that a receive's scan reads no op: a cache miss each).
 #[derive(Clone, Copy, Debug)]
-struct Pending {
+struct Arrived {
     op: u32,
     src: u32,
     tag: u32,
+}
+
+/// A receive posted and not matched, and a digest of whom it takes, so
+/// that a message's scan reads the op (a cache miss) only where it may
+/// match: LogGOPSim posts a rank's receives in the order its sort leaves
+/// them, and a message passes several before its own.
+#[derive(Clone, Copy, Debug)]
+struct Posted {
+    op: u32,
+    key: u32,
+}
+
+/// The digest of a wildcard (or a collision): its receive must be read.
+const WILD: u32 = u32::MAX;
+
+/// A digest of (source, tag): equal pairs have equal digests; a pair with
+/// a wildcard has [`WILD`].
+#[inline]
+fn key(src: u32, tag: u32) -> u32 {
+    if src == ANY || tag == ANY {
+        return WILD;
+    }
+    (src.wrapping_mul(0x9e37_79b1) ^ tag).wrapping_mul(0x85eb_ca6b)
 }
 
 /// "No node": an empty queue's head, a queue's last node's next.
@@ -169,12 +192,13 @@ const NIL: u32 = u32::MAX;
 
 /// Per rank, a queue in posting order, taken from in the middle: lists in
 /// one shared slab, 8 bytes a rank (a list per rank held 64 at least, 128
-/// MB at a million ranks), and a node the item and 4 bytes.
+/// MB at a million ranks), and a node the item and 4 bytes; the nodes
+/// taken out are a list of their own, for the next pushes.
 struct Queues<T> {
     head: Vec<u32>,
     tail: Vec<u32>,
     nodes: Vec<(T, u32)>,
-    free: Vec<u32>,
+    free: u32,
 }
 
 impl<T: Copy> Queues<T> {
@@ -183,19 +207,20 @@ impl<T: Copy> Queues<T> {
             head: vec![NIL; ranks as usize],
             tail: vec![NIL; ranks as usize],
             nodes: Vec::new(),
-            free: Vec::new(),
+            free: NIL,
         }
     }
 
     fn push(&mut self, rank: u32, item: T) {
-        let at = match self.free.pop() {
-            Some(at) => {
-                self.nodes[at as usize] = (item, NIL);
-                at
-            }
-            None => {
+        let at = match self.free {
+            NIL => {
                 self.nodes.push((item, NIL));
                 (self.nodes.len() - 1) as u32
+            }
+            at => {
+                self.free = self.nodes[at as usize].1;
+                self.nodes[at as usize] = (item, NIL);
+                at
             }
         };
         let r = rank as usize;
@@ -207,7 +232,7 @@ impl<T: Copy> Queues<T> {
     }
 
     /// The first of `rank`'s queue that `fits`, taken out.
-    fn take(&mut self, rank: u32, fits: impl Fn(T) -> bool) -> Option<T> {
+    fn take(&mut self, rank: u32, mut fits: impl FnMut(T) -> bool) -> Option<T> {
         let r = rank as usize;
         let (mut prev, mut at) = (NIL, self.head[r]);
         while at != NIL {
@@ -220,7 +245,8 @@ impl<T: Copy> Queues<T> {
                 if self.tail[r] == at {
                     self.tail[r] = prev;
                 }
-                self.free.push(at);
+                self.nodes[at as usize].1 = self.free;
+                self.free = at;
                 return Some(item);
             }
             (prev, at) = (at, next);
@@ -269,12 +295,13 @@ impl Outcome {
 /// once). An op that can never run (a receive no message matches, a
 /// dependency cycle) is an error that names the ranks.
 pub fn run<M: DagModel + ?Sized>(s: &mut Schedule, model: &mut M) -> Result<Outcome, String> {
-    let waits = std::mem::take(&mut s.waits);
-    let s = &*s;
+    let ops = std::mem::take(&mut s.ops);
+    let many_waits = std::mem::take(&mut s.many_waits);
     let mut e = Engine {
         s,
         scratch: Vec::new(),
-        waits,
+        ops,
+        many_waits,
         queue: TimeQueue::default(),
         seq: 0,
         posted: Queues::new(s.ranks()),
@@ -285,20 +312,26 @@ pub fn run<M: DagModel + ?Sized>(s: &mut Schedule, model: &mut M) -> Result<Outc
     };
     for host in 0..s.ranks() {
         let (a, b) = (s.first[host as usize], s.first[host as usize + 1]);
-        e.freed
-            .extend((a..b).filter(|&i| e.waits[i as usize] == 0).map(|i| (host, i)));
+        e.freed.extend(
+            (a..b)
+                .filter(|&i| e.ops[i as usize].waits == 0)
+                .map(|i| (host, i)),
+        );
         e.queue_freed(model);
     }
     while let Some(ev) = e.queue.pop() {
         e.step(model, ev);
         e.queue_freed(model);
     }
-    if e.done < s.ops.len() as u64 {
-        return Err(e.stuck());
+    let (done, events) = (e.done, u64::from(e.seq));
+    let stuck = (done < e.ops.len() as u64).then(|| e.stuck());
+    s.ops = e.ops;
+    if let Some(why) = stuck {
+        return Err(why);
     }
     Ok(Outcome {
         finish: (0..s.ranks()).map(|h| model.finish(h)).collect(),
-        events: u64::from(e.seq),
+        events,
     })
 }
 
@@ -306,14 +339,17 @@ struct Engine<'a> {
     s: &'a Schedule,
     /// One rank's freed ops and their kinds, reused.
     scratch: Vec<(Kind, u32)>,
-    waits: Vec<u32>,
+    /// The schedule's ops (taken from it for the run), whose wait
+    /// counters count down.
+    ops: Vec<Op>,
+    many_waits: FxHashMap<u32, u32>,
     queue: TimeQueue,
     /// Events queued so far (each one's place among equal times).
     seq: u32,
     /// Per rank: receives posted, unmatched, in posting order.
-    posted: Queues<Pending>,
+    posted: Queues<Posted>,
     /// Per rank: messages arrived, unreceived, in arrival order.
-    arrived: Queues<Pending>,
+    arrived: Queues<Arrived>,
     /// Ops freed by the current event, in order, and their ranks.
     freed: Vec<(u32, u32)>,
     /// The ranks of the ops freed by the current event (the ranks whose
@@ -350,7 +386,7 @@ impl Engine<'_> {
         let mut mine = std::mem::take(&mut self.scratch);
         for &host in &hosts {
             mine.clear();
-            let ops = &self.s.ops;
+            let ops = &self.ops;
             let of_host = |f: &&(u32, u32)| hosts.len() == 1 || f.0 == host;
             mine.extend(
                 freed
@@ -374,7 +410,7 @@ impl Engine<'_> {
     /// Queues free op `op` of rank `host` at the time its resources free.
     #[inline]
     fn queue_op<M: DagModel + ?Sized>(&mut self, model: &M, host: u32, op: u32) {
-        let o = self.s.ops[op as usize];
+        let o = self.ops[op as usize];
         let time = match o.kind {
             Kind::Send => model.send_free(host, o.cpu, o.nic),
             Kind::Recv | Kind::Calc => model.cpu_free(host, o.cpu),
@@ -409,9 +445,7 @@ impl Engine<'_> {
 
     #[inline]
     fn release(&mut self, host: u32, d: u32) {
-        let w = &mut self.waits[d as usize];
-        *w -= 1;
-        if *w == 0 {
+        if release(&mut self.ops[d as usize].waits, &mut self.many_waits, d) {
             self.freed.push((host, d));
         }
     }
@@ -419,8 +453,8 @@ impl Engine<'_> {
     fn step<M: DagModel + ?Sized>(&mut self, model: &mut M, mut ev: Event) {
         let t = ev.time;
         let (msg, op) = (ev.op & MSG != 0, ev.op & !MSG);
-        let o = self.s.ops[op as usize];
-        let size = self.s.size(op);
+        let o = self.ops[op as usize];
+        let size = self.s.size_of(o, op);
         match (msg, o.kind) {
             (false, Kind::Calc) => {
                 let free = model.cpu_free(ev.rank, o.cpu);
@@ -468,10 +502,9 @@ impl Engine<'_> {
                     }
                     None => self.posted.push(
                         ev.rank,
-                        Pending {
+                        Posted {
                             op,
-                            src: o.peer,
-                            tag: o.tag,
+                            key: key(o.peer, o.tag),
                         },
                     ),
                 }
@@ -485,15 +518,21 @@ impl Engine<'_> {
                     return self.push(ev);
                 }
                 model.take_in(host, o.cpu, o.nic, t, size);
-                match self.posted.take(host, |r| matches(src, o.tag, r.src, r.tag)) {
-                    Some(r) => {
+                let (ops, want) = (&self.ops, key(src, o.tag));
+                match self.posted.take(host, |r| {
+                    (r.key == want || r.key == WILD || want == WILD) && {
+                        let r = ops[r.op as usize];
+                        matches(src, o.tag, r.peer, r.tag)
+                    }
+                }) {
+                    Some(Posted { op: r, .. }) => {
                         if !model.eager(size) {
                             self.ended(src, op);
                             model.matched(src, o.cpu, o.nic, t);
                         }
-                        self.ended(host, r.op);
+                        self.ended(host, r);
                     }
-                    None => self.arrived.push(host, Pending { op, src, tag: o.tag }),
+                    None => self.arrived.push(host, Arrived { op, src, tag: o.tag }),
                 }
             }
         }
@@ -509,7 +548,8 @@ impl Engine<'_> {
         };
         for h in 0..self.s.ranks() {
             for r in self.posted.of(h) {
-                let from = match r.src {
+                let r = self.ops[r.op as usize];
+                let from = match r.peer {
                     ANY => "any rank".to_string(),
                     p => format!("rank {p}"),
                 };

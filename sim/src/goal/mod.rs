@@ -5,8 +5,10 @@
 //! traces (`pnmpi trace export --format goal`, [`export`]).
 
 mod cxx_sort;
+mod edges;
 pub mod engine;
 pub mod export;
+mod fast;
 mod labels;
 mod lex;
 pub mod loggops;

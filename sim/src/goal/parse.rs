@@ -11,9 +11,12 @@
 //! ```
 //!
 //! and `//` or `/* */` comments. A schedule is kept as flat arrays (an op
-//! is 16 bytes, a dependency 4), so that a million ranks of a collective
+//! is 16 bytes, a dependency 4, a row of dependents 1.5), so that a million ranks of a collective
 //! fit where LogGOPSim's graph needs several times more.
 
+pub use super::edges::Edges;
+use super::edges::{add_wait, Rows};
+use super::fast;
 use super::labels::Labels;
 use super::lex::{Chunks, Lines, MAX_WORDS};
 use crate::SimError;
@@ -39,7 +42,8 @@ pub enum Kind {
 }
 
 /// One operation of a rank's schedule: 16 bytes (a size beyond 32 bits
-/// is kept aside, [`Schedule::size`]).
+/// is kept aside, [`Schedule::size`]), its wait counter included (the
+/// engine counts it down where it reads the op).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Op {
     /// Bytes sent or received, or ns computed; [`BIG`] for a size kept in
@@ -55,64 +59,9 @@ pub struct Op {
     pub cpu: u8,
     /// The NIC of its rank that moves it.
     pub nic: u8,
-}
-
-/// Dependents, per op, in the order the schedule declared them
-/// (compressed rows: op `i`'s are `to[at[i]..at[i + 1]]`).
-#[derive(Clone, Debug, Default)]
-pub struct Edges {
-    at: Vec<u32>,
-    to: Vec<u32>,
-}
-
-/// [`Edges`] built a rank block at a time: a dependency joins two ops of
-/// one block, so a block's pairs are placed in rows when it closes, and
-/// only one block's pairs are ever held (all of a schedule's, at 8 bytes
-/// each beside the rows, were the largest part of its reading's peak).
-#[derive(Default)]
-struct Rows {
-    edges: Edges,
-    /// The open block's (from, to) pairs, in declaration order.
-    block: Vec<(u32, u32)>,
-}
-
-impl Rows {
-    fn push(&mut self, from: u32, to: u32) {
-        self.block.push((from, to));
-    }
-
-    /// Places the open block's pairs: rows up to op `ops` (excluded) are
-    /// then complete, each keeping its pairs' order. No rows at all while
-    /// there are no pairs.
-    fn close(&mut self, ops: u32) {
-        let e = &mut self.edges;
-        if self.block.is_empty() && e.at.is_empty() {
-            return;
-        }
-        if e.at.is_empty() {
-            e.at.push(0);
-        }
-        // Stable: a row keeps its pairs' order.
-        self.block.sort_by_key(|&(from, _)| from);
-        let mut pairs = self.block.drain(..).peekable();
-        for i in e.at.len() as u32 - 1..ops {
-            while let Some((_, to)) = pairs.next_if(|p| p.0 == i) {
-                e.to.push(to);
-            }
-            e.at.push(e.to.len() as u32);
-        }
-    }
-}
-
-impl Edges {
-    /// The ops waiting on op `i`.
-    #[inline]
-    pub fn of(&self, i: u32) -> &[u32] {
-        match self.at.get(i as usize..i as usize + 2) {
-            Some(&[a, b]) => &self.to[a as usize..b as usize],
-            _ => &[],
-        }
-    }
+    /// How many ops it waits for (to end or to start); `u8::MAX` for a
+    /// count kept in [`Schedule::many_waits`].
+    pub waits: u8,
 }
 
 /// A whole schedule: every rank's ops, in one array.
@@ -122,8 +71,8 @@ pub struct Schedule {
     pub ops: Vec<Op>,
     /// Where each rank's ops begin, and the end.
     pub first: Vec<u32>,
-    /// Per op: how many ops it waits for (to end or to start).
-    pub waits: Vec<u32>,
+    /// The wait counts of `u8::MAX` and more, by op.
+    pub many_waits: FxHashMap<u32, u32>,
     /// Per op: the ops that wait for it to end (`requires`).
     pub after_end: Edges,
     /// Per op: the ops that wait for it to start (`irequires`).
@@ -140,7 +89,13 @@ impl Schedule {
     /// Op `i`'s size: bytes, or ns for a computation.
     #[inline]
     pub fn size(&self, i: u32) -> u64 {
-        match self.ops[i as usize].size {
+        self.size_of(self.ops[i as usize], i)
+    }
+
+    /// The size of `op`, op `i` (read already).
+    #[inline]
+    pub fn size_of(&self, op: Op, i: u32) -> u64 {
+        match op.size {
             BIG => self.big.get(&i).copied().unwrap_or(u64::from(BIG)),
             s => u64::from(s),
         }
@@ -194,7 +149,20 @@ pub fn parse_from(input: impl std::io::Read, file: &str) -> Result<Schedule, Sim
         .map_err(|e| err(lines.line, format!("cannot read it: {e}")))?
     {
         let (mut at, mut words) = (0, [&[][..]; MAX_WORDS]);
-        while let Some(count) = lines.next(text, &mut at, &mut words) {
+        loop {
+            // Most lines: an op or a dependency of the open block, in
+            // Schedgen2's form.
+            if let (Some(rank), false) = (b.open, lines.in_comment) {
+                if let Some((st, used)) = fast::statement(&text[at..]) {
+                    lines.line += 1;
+                    at += used;
+                    b.statement(st, rank).map_err(|what| err(lines.line, what))?;
+                    continue;
+                }
+            }
+            let Some(count) = lines.next(text, &mut at, &mut words) else {
+                break;
+            };
             let count = count.map_err(|_| err(lines.line, "too many words for a GOAL statement".into()))?;
             if count > 0 {
                 b.line(&words[..count]).map_err(|what| err(lines.line, what))?;
@@ -232,7 +200,7 @@ fn number(w: Option<&[u8]>, what: &str) -> Result<u64, String> {
 }
 
 /// `digits` as a number, if they are one and it fits 64 bits.
-fn decimal(digits: &[u8]) -> Option<u64> {
+pub(super) fn decimal(digits: &[u8]) -> Option<u64> {
     // Up to 19 digits cannot overflow: no check per digit.
     if digits.is_empty() || digits.len() > 19 {
         return long_decimal(digits);
@@ -259,6 +227,108 @@ fn long_decimal(digits: &[u8]) -> Option<u64> {
         }
         _ => None,
     }
+}
+
+/// A statement of a rank block as read, before it is checked against the
+/// schedule (its ranks, its labels): from its words ([`decode`]), or
+/// straight from its bytes for the common lines (`super::fast`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Stmt<'t> {
+    /// `[label:] send|recv|calc ...`; `None` as the peer or the tag is
+    /// `-1`, any.
+    Op {
+        label: Option<&'t [u8]>,
+        kind: Kind,
+        size: u64,
+        peer: Option<u64>,
+        tag: Option<u64>,
+        cpu: u8,
+        nic: u8,
+    },
+    /// `waiting requires awaited`, or `irequires` (`starts`).
+    Dep {
+        waiting: &'t [u8],
+        starts: bool,
+        awaited: &'t [u8],
+    },
+}
+
+/// The statement a rank block's line of `words` says.
+pub(super) fn decode<'t>(words: &[&'t [u8]]) -> Result<Stmt<'t>, String> {
+    // `A requires B` / `A irequires B`.
+    if let [a, dep @ (b"requires" | b"irequires"), bb] = words {
+        return Ok(Stmt::Dep {
+            waiting: a,
+            starts: *dep == b"irequires",
+            awaited: bb,
+        });
+    }
+    // `[label:] op ...`: the label may be glued to its colon or not.
+    let (label, rest) = match words[0].strip_suffix(b":") {
+        Some(l) => (Some(l), &words[1..]),
+        None if words.get(1) == Some(&&b":"[..]) => (Some(words[0]), &words[2..]),
+        None => (None, words),
+    };
+    let (kind, size, peer, mut i) = match rest.first().copied() {
+        Some(b"send") => message(rest, Kind::Send)?,
+        Some(b"recv") => message(rest, Kind::Recv)?,
+        Some(b"calc") => (Kind::Calc, number(rest.get(1).copied(), "`calc`")?, Some(0), 2),
+        Some(other) => {
+            return Err(format!(
+                "unknown statement `{}`: send, recv, calc, requires or irequires",
+                text(other)
+            ))
+        }
+        None => return Err("a label with no op".into()),
+    };
+    let (mut tag, mut cpu, mut nic) = (Some(0), 0, 0);
+    while i < rest.len() {
+        let v = rest.get(i + 1).copied();
+        match rest[i] {
+            b"tag" if kind != Kind::Calc => {
+                tag = match v {
+                    Some(b"-1") if kind == Kind::Recv => None,
+                    _ => Some(number(v, "`tag`")?),
+                }
+            }
+            b"cpu" => cpu = u8::try_from(number(v, "`cpu`")?).map_err(|_| "a CPU above 255".to_string())?,
+            b"nic" => nic = u8::try_from(number(v, "`nic`")?).map_err(|_| "a NIC above 255".to_string())?,
+            other => return Err(format!("unexpected `{}`: tag, cpu or nic", text(other))),
+        }
+        i += 2;
+    }
+    Ok(Stmt::Op {
+        label,
+        kind,
+        size,
+        peer,
+        tag,
+        cpu,
+        nic,
+    })
+}
+
+/// `send <size>b to <rank>` or `recv <size>b from <rank|-1>` (`rest`
+/// past the label): its size, peer and the index of the word after.
+fn message(rest: &[&[u8]], kind: Kind) -> Result<(Kind, u64, Option<u64>, usize), String> {
+    let (k, want, what) = match kind {
+        Kind::Send => ("send", &b"to"[..], "`send ... to`"),
+        _ => ("recv", &b"from"[..], "`recv ... from`"),
+    };
+    // `8b` or `8 b`.
+    let (size, i) = match rest.get(1).and_then(|w| w.strip_suffix(b"b")) {
+        Some(n) => (number(Some(n), k)?, 2),
+        None if rest.get(2) == Some(&&b"b"[..]) => (number(rest.get(1).copied(), k)?, 3),
+        None => return Err(format!("`{k}` needs a size in bytes, as `{k} 8b`")),
+    };
+    if rest.get(i) != Some(&want) {
+        return Err(format!("`{k} {size}b` needs `{} RANK`", text(want)));
+    }
+    let peer = match rest.get(i + 1).copied() {
+        Some(b"-1") if kind == Kind::Recv => None,
+        w => Some(number(w, what)?),
+    };
+    Ok((kind, size, peer, i + 2))
 }
 
 impl Builder {
@@ -310,82 +380,75 @@ impl Builder {
                 let Some(rank) = self.open else {
                     return Err(format!("`{}` outside a `rank R {{ ... }}` block", text(words[0])));
                 };
-                self.statement(words, rank)?;
+                self.statement(decode(words)?, rank)?;
             }
         }
         Ok(())
     }
 
-    /// One statement of rank `rank`'s block: an op, or a dependency
-    /// between two of its labelled ops.
-    fn statement(&mut self, words: &[&[u8]], rank: u32) -> Result<(), String> {
-        // `A requires B` / `A irequires B`.
-        if let [a, dep @ (b"requires" | b"irequires"), bb] = words {
-            let find = |l: &[u8]| {
-                self.labels
-                    .get(l)
-                    .ok_or_else(|| format!("label `{}` is not defined (yet) in rank {rank}", text(l)))
-            };
-            let (waiting, awaited) = (find(a)?, find(bb)?);
-            self.s.waits[waiting as usize] += 1;
-            if *dep == b"requires" {
-                self.ends.push(awaited, waiting);
-            } else {
-                self.starts.push(awaited, waiting);
+    /// One statement of rank `rank`'s block, read or not yet: an op, or a
+    /// dependency between two of its labelled ops.
+    fn statement(&mut self, st: Stmt<'_>, rank: u32) -> Result<(), String> {
+        let (label, kind, size, peer, tag, cpu, nic) = match st {
+            Stmt::Dep {
+                waiting,
+                starts,
+                awaited,
+            } => {
+                let find = |l: &[u8]| {
+                    self.labels
+                        .get(l)
+                        .ok_or_else(|| format!("label `{}` is not defined (yet) in rank {rank}", text(l)))
+                };
+                let (waiting, awaited) = (find(waiting)?, find(awaited)?);
+                add_wait(
+                    &mut self.s.ops[waiting as usize].waits,
+                    &mut self.s.many_waits,
+                    waiting,
+                );
+                if starts {
+                    self.starts.push(awaited, waiting);
+                } else {
+                    self.ends.push(awaited, waiting);
+                }
+                return Ok(());
             }
-            return Ok(());
-        }
-        // `[label:] op ...`: the label may be glued to its colon or not.
-        let (label, rest) = match words[0].strip_suffix(b":") {
-            Some(l) => (Some(l), &words[1..]),
-            None if words.get(1) == Some(&&b":"[..]) => (Some(words[0]), &words[2..]),
-            None => (None, words),
+            Stmt::Op {
+                label,
+                kind,
+                size,
+                peer,
+                tag,
+                cpu,
+                nic,
+            } => (label, kind, size, peer, tag, cpu, nic),
         };
-        let (kind, size, peer, mut i) = match rest.first().copied() {
-            Some(b"send") => self.message(rest, Kind::Send)?,
-            Some(b"recv") => self.message(rest, Kind::Recv)?,
-            Some(b"calc") => (Kind::Calc, number(rest.get(1).copied(), "`calc`")?, 0, 2),
-            Some(other) => {
-                return Err(format!(
-                    "unknown statement `{}`: send, recv, calc, requires or irequires",
-                    text(other)
-                ))
-            }
-            None => return Err("a label with no op".into()),
+        let ranks = self.ranks.unwrap_or(0);
+        let peer = match peer {
+            None => ANY,
+            Some(p) => u32::try_from(p)
+                .ok()
+                .filter(|&p| p < ranks)
+                .ok_or_else(|| format!("rank {p} of a schedule of {ranks} ranks"))?,
+        };
+        let tag = match tag {
+            None => ANY,
+            Some(t) => u32::try_from(t).map_err(|_| "a tag beyond 32 bits".to_string())?,
         };
         // Below 2^31: the engine marks messages with the top bit.
         let index = u32::try_from(self.s.ops.len())
             .ok()
             .filter(|&i| i < 1 << 31)
             .ok_or("more than 2^31 ops")?;
-        let mut op = Op {
+        let op = Op {
             size: u32::try_from(size).ok().filter(|&s| s != BIG).unwrap_or(BIG),
             peer,
-            tag: 0,
+            tag,
             kind,
-            cpu: 0,
-            nic: 0,
+            cpu,
+            nic,
+            waits: 0,
         };
-        while i < rest.len() {
-            let v = rest.get(i + 1).copied();
-            match rest[i] {
-                b"tag" if kind != Kind::Calc => {
-                    op.tag = match v {
-                        Some(b"-1") if kind == Kind::Recv => ANY,
-                        _ => u32::try_from(number(v, "`tag`")?)
-                            .map_err(|_| "a tag beyond 32 bits".to_string())?,
-                    }
-                }
-                b"cpu" => {
-                    op.cpu = u8::try_from(number(v, "`cpu`")?).map_err(|_| "a CPU above 255".to_string())?
-                }
-                b"nic" => {
-                    op.nic = u8::try_from(number(v, "`nic`")?).map_err(|_| "a NIC above 255".to_string())?
-                }
-                other => return Err(format!("unexpected `{}`: tag, cpu or nic", text(other))),
-            }
-            i += 2;
-        }
         self.s.cpus = self.s.cpus.max(op.cpu.saturating_add(1));
         self.s.nics = self.s.nics.max(op.nic.saturating_add(1));
         if op.size == BIG {
@@ -397,38 +460,7 @@ impl Builder {
             }
         }
         self.s.ops.push(op);
-        self.s.waits.push(0);
         Ok(())
-    }
-
-    /// `send <size>b to <rank>` or `recv <size>b from <rank|-1>` (`rest`
-    /// past the label): its size, peer and the index of the word after.
-    fn message(&self, rest: &[&[u8]], kind: Kind) -> Result<(Kind, u64, u32, usize), String> {
-        let (k, want, what) = match kind {
-            Kind::Send => ("send", &b"to"[..], "`send ... to`"),
-            _ => ("recv", &b"from"[..], "`recv ... from`"),
-        };
-        // `8b` or `8 b`.
-        let (size, i) = match rest.get(1).and_then(|w| w.strip_suffix(b"b")) {
-            Some(n) => (number(Some(n), k)?, 2),
-            None if rest.get(2) == Some(&&b"b"[..]) => (number(rest.get(1).copied(), k)?, 3),
-            None => return Err(format!("`{k}` needs a size in bytes, as `{k} 8b`")),
-        };
-        if rest.get(i) != Some(&want) {
-            return Err(format!("`{k} {size}b` needs `{} RANK`", text(want)));
-        }
-        let ranks = self.ranks.unwrap_or(0);
-        let peer = match rest.get(i + 1).copied() {
-            Some(b"-1") if kind == Kind::Recv => ANY,
-            w => {
-                let p = number(w, what)?;
-                u32::try_from(p)
-                    .ok()
-                    .filter(|&p| p < ranks)
-                    .ok_or_else(|| format!("rank {p} of a schedule of {ranks} ranks"))?
-            }
-        };
-        Ok((kind, size, peer, i + 2))
     }
 
     fn finish(mut self) -> Result<Schedule, String> {
@@ -479,13 +511,14 @@ mod tests {
                 tag: 5,
                 kind: Kind::Send,
                 cpu: 0,
-                nic: 0
+                nic: 0,
+                waits: 0
             }
         );
         assert_eq!((s.ops[2].peer, s.ops[2].tag, s.ops[2].nic), (ANY, ANY, 2));
         assert_eq!(s.after_end.of(0), [1]);
         assert_eq!(s.after_start.of(2), [3]);
-        assert_eq!(s.waits, [0, 1, 0, 1]);
+        assert_eq!(s.ops.iter().map(|o| o.waits).collect::<Vec<_>>(), [0, 1, 0, 1]);
         // Sizes beyond 32 bits are kept aside.
         let big = parse(
             "num_ranks 1\nrank 0 {\ncalc 4294967295\ncalc 12345678901\ncalc 7\n}\n",
@@ -521,7 +554,10 @@ mod tests {
             rows(&s.after_start),
             [vec![], vec![], vec![], vec![], vec![5], vec![]]
         );
-        assert_eq!(s.waits, [0, 0, 1, 2, 0, 1]);
+        assert_eq!(
+            s.ops.iter().map(|o| o.waits).collect::<Vec<_>>(),
+            [0, 0, 1, 2, 0, 1]
+        );
         assert_eq!(s.first, [0, 1, 4, 6, 6]);
     }
 
