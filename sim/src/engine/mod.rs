@@ -17,6 +17,7 @@
 mod coll_seq;
 mod collective;
 mod deadlock;
+mod landing;
 mod matching;
 mod members;
 pub mod parallel;

@@ -94,3 +94,30 @@ impl Model for Cm02 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::machine::Machine;
+
+    fn machine(topology: &str) -> Machine {
+        let text =
+            format!("[machine]\nnodes = 4\n[network]\nlatency = \"0us\"\nbandwidth = \"10GB/s\"\n{topology}");
+        Machine::parse("m.toml", &text).expect("a machine")
+    }
+
+    #[test]
+    fn on_links_it_has_flows_no_lookahead_and_simulators_without_flows_refuse_it() {
+        let links = machine(
+            "[network.topology]\nshape = \"torus\"\ntopology = \"4\"\nbandwidth = \"10GB/s\"\nlatency = \"1us\"\n",
+        );
+        let mut m = crate::model::build("cm02", &links).expect("cm02");
+        assert_eq!(m.lookahead(), 0.0, "its flows span ranks");
+        let why = crate::model::unshared(m.as_mut(), "vtime runs one process per rank").expect("refused");
+        assert!(why.contains("cm02") && why.contains("pnmpi sim replay"), "{why}");
+        // On the flat network nothing is shared: as simple, and allowed.
+        let mut flat = crate::model::build("cm02", &machine("")).expect("cm02");
+        assert!(crate::model::unshared(flat.as_mut(), "x").is_none());
+        let mut simple = crate::model::build("simple", &links).expect("simple");
+        assert!(crate::model::unshared(simple.as_mut(), "x").is_none());
+    }
+}
