@@ -74,7 +74,7 @@ impl Edges {
     /// ops are appended to `to` with the rest of its block's).
     fn push_len(&mut self, start: u32, len: u32) {
         let i = self.rows;
-        if i % GROUP == 0 {
+        if i.is_multiple_of(GROUP) {
             self.groups.push(Group {
                 start,
                 lens: [0; GROUP],

@@ -13,6 +13,7 @@ mod labels;
 mod lex;
 pub mod loggops;
 pub mod parse;
+mod stmt;
 
 pub use engine::{run, DagModel, Outcome};
 pub use loggops::{LogGops, Params};

@@ -19,6 +19,8 @@ use super::edges::{add_wait, Rows};
 use super::fast;
 use super::labels::Labels;
 use super::lex::{Chunks, Lines, MAX_WORDS};
+pub use super::stmt::Kind;
+use super::stmt::Stmt;
 use crate::SimError;
 use rustc_hash::FxHashMap;
 
@@ -27,19 +29,6 @@ pub const ANY: u32 = u32::MAX;
 
 /// [`Op::size`] of an op whose size does not fit 32 bits.
 pub const BIG: u32 = u32::MAX;
-
-/// What an op does. The order is LogGOPSim's: ops freed together are
-/// queued sends first, then receives, then computations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Kind {
-    /// Sends `size` bytes to `peer` with `tag`.
-    Send = 1,
-    /// Receives `size` bytes from `peer` (or [`ANY`]) with `tag` (or [`ANY`]).
-    Recv = 2,
-    /// Computes for `size` ns.
-    Calc = 3,
-}
 
 /// One operation of a rank's schedule: 16 bytes (a size beyond 32 bits
 /// is kept aside, [`Schedule::size`]), its wait counter included (the
@@ -200,7 +189,7 @@ fn number(w: Option<&[u8]>, what: &str) -> Result<u64, String> {
 }
 
 /// `digits` as a number, if they are one and it fits 64 bits.
-pub(super) fn decimal(digits: &[u8]) -> Option<u64> {
+fn decimal(digits: &[u8]) -> Option<u64> {
     // Up to 19 digits cannot overflow: no check per digit.
     if digits.is_empty() || digits.len() > 19 {
         return long_decimal(digits);
@@ -229,32 +218,8 @@ fn long_decimal(digits: &[u8]) -> Option<u64> {
     }
 }
 
-/// A statement of a rank block as read, before it is checked against the
-/// schedule (its ranks, its labels): from its words ([`decode`]), or
-/// straight from its bytes for the common lines (`super::fast`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Stmt<'t> {
-    /// `[label:] send|recv|calc ...`; `None` as the peer or the tag is
-    /// `-1`, any.
-    Op {
-        label: Option<&'t [u8]>,
-        kind: Kind,
-        size: u64,
-        peer: Option<u64>,
-        tag: Option<u64>,
-        cpu: u8,
-        nic: u8,
-    },
-    /// `waiting requires awaited`, or `irequires` (`starts`).
-    Dep {
-        waiting: &'t [u8],
-        starts: bool,
-        awaited: &'t [u8],
-    },
-}
-
 /// The statement a rank block's line of `words` says.
-pub(super) fn decode<'t>(words: &[&'t [u8]]) -> Result<Stmt<'t>, String> {
+fn decode<'t>(words: &[&'t [u8]]) -> Result<Stmt<'t>, String> {
     // `A requires B` / `A irequires B`.
     if let [a, dep @ (b"requires" | b"irequires"), bb] = words {
         return Ok(Stmt::Dep {
@@ -614,5 +579,92 @@ mod tests {
             );
         }
         assert!(!is_goal(b"0 init\n0 send 1 0 8\n"));
+    }
+
+    /// On lines of Schedgen2's forms and on near misses, the fast path
+    /// gives what the word splitter and its decoder give, or leaves the
+    /// line to them.
+    #[test]
+    fn fast_lines_read_as_split_ones() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let pick = |rng: &mut fastrand::Rng, of: &[&str]| of[rng.usize(..of.len())].to_string();
+        let labels = [
+            "l1",
+            "l65578001",
+            "a",
+            "x:y",
+            "a/b",
+            "rank",
+            "}",
+            "num_ranks",
+            "l1:",
+            "\u{e9}",
+        ];
+        let numbers = [
+            "0",
+            "8",
+            "007",
+            "524288",
+            "-1",
+            "-12",
+            "4294967296",
+            "1234567890123456789",
+            "12345678901234567890",
+            "x",
+            "",
+        ];
+        let (mut fast, mut slow) = (0, 0);
+        for _ in 0..50_000 {
+            let label = pick(&mut rng, &labels);
+            let mut line = match rng.u8(0..4) {
+                0 => format!(
+                    "{label} {} {}",
+                    pick(&mut rng, &["requires", "irequires", "needs"]),
+                    pick(&mut rng, &labels)
+                ),
+                1 => format!("{label}: calc {}", pick(&mut rng, &numbers)),
+                _ => {
+                    let (op, to) = if rng.bool() {
+                        ("send", "to")
+                    } else {
+                        ("recv", "from")
+                    };
+                    let mut l = format!(
+                        "{label}: {op} {}b {to} {}",
+                        pick(&mut rng, &numbers),
+                        pick(&mut rng, &numbers)
+                    );
+                    if rng.bool() {
+                        l += &format!(" tag {}", pick(&mut rng, &numbers));
+                    }
+                    l
+                }
+            };
+            // Near misses: a byte changed, dropped or doubled.
+            if rng.u8(0..3) == 0 && !line.is_empty() {
+                let at = rng.usize(..line.len());
+                if line.is_char_boundary(at) && line.is_char_boundary(at + 1) {
+                    let c = pick(
+                        &mut rng,
+                        &[" ", "  ", "\t", "\r", ":", "/", "//", "/*", "", "b", "1", "}"],
+                    );
+                    line.replace_range(at..at + 1, &c);
+                }
+            }
+            let text = format!("{line}\nnext line\n");
+            let got = fast::statement(text.as_bytes());
+            let (mut lines, mut at, mut words) = (Lines::new(), 0, [&[][..]; MAX_WORDS]);
+            let count = lines.next(text.as_bytes(), &mut at, &mut words).unwrap();
+            match got {
+                Some((st, used)) => {
+                    fast += 1;
+                    assert_eq!(used, at, "{line:?}");
+                    let count = count.unwrap();
+                    assert_eq!(decode(&words[..count]), Ok(st), "{line:?}");
+                }
+                None => slow += 1,
+            }
+        }
+        assert!(fast > 5_000 && slow > 5_000, "{fast} {slow}");
     }
 }
