@@ -37,7 +37,6 @@ pub fn fix(class: &str, check: &str) -> &'static str {
         ("thread", "finalize-inside") => "join the threads that call MPI (or wait until they are done with MPI) before MPI_Finalize",
         ("argument", "datatype-overlap") => "receive with a datatype whose blocks do not overlap (a stride of at least the block's extent, struct blocks apart)",
         ("argument", "op-type") => "pass an operation that reduces the datatype: MPI_MAX/MIN integers and floating point, MPI_SUM/PROD also complex, logical ones integers and booleans, bitwise ones integers and bytes, MPI_MAXLOC/MINLOC pair types (MPI_REPLACE and MPI_NO_OP are for one-sided accumulates only)",
-        ("argument", "misaligned") => "compute the datatype's displacements from the C object (MPI_Get_address and MPI_Aint_diff, or offsetof), with the members' types in their order",
         ("argument", "size") => "pass a window size of zero or more bytes",
         ("argument", "disp-unit") => "pass a positive displacement unit (the size of the window's elements, or 1)",
         ("rma", "win") => "pass a window created by MPI_Win_create (or _allocate, _create_dynamic) and not yet freed, and check that its creation succeeded",

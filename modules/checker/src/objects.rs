@@ -340,13 +340,6 @@ pnmpi_sdk::wrap! {
         if rc == mpi::SUCCESS() && types::predefined(dt) == 0 {
             let sig = types::walk(dt, 0);
             let blocks = types::blocks(dt).unwrap_or_default();
-            if let Some(i) = crate::layout::misaligned(&blocks) {
-                let what = format!(
-                    "potential error: block {i} of the datatype lies at byte {}, not a multiple of its elements' alignment ({} bytes): no C object is laid out so (compute the displacements with MPI_Get_address or offsetof)",
-                    blocks[i].disp, blocks[i].align
-                );
-                crate::report::report(crate::report::Class::Argument, "misaligned", here.call(), &here.site(), what);
-            }
             let mut reg = registry::lock();
             let info = reg.types.entry(key(dt)).or_insert(TypeInfo {
                 origin: Origin::default(),

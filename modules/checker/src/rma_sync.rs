@@ -369,13 +369,11 @@ pnmpi_sdk::wrap! {
             Ok(true) => {}
         }
         let info = windows::lock().remove(&w.bits());
-        if let Some(info) = &info {
-            stale_memory(&here, info);
-        }
-        let rc = next!();
         let Some(mut info) = info else {
-            return rc;
+            return next!();
         };
+        stale_memory(&here, &info);
+        // Reported before the call: MPICH aborts the job in it.
         let left = info.complete(None);
         if let Some(first) = left.first() {
             report::report(
@@ -391,6 +389,7 @@ pnmpi_sdk::wrap! {
                 ),
             );
         }
+        let rc = next!();
         completed(&here, left);
         if info.shadow != 0 {
             let _ = pnmpi_sdk::native::comm_free(MPI_Comm::from_bits(info.shadow));

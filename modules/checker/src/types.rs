@@ -266,31 +266,18 @@ pub fn blocks(dt: MPI_Datatype) -> Option<Vec<crate::layout::Block>> {
     #[allow(clippy::unnecessary_cast)]
     let addr = |i: usize| addrs.get(i).copied().unwrap_or(0) as i64;
     let old = types[0];
-    // A pair type (`MPI_DOUBLE_INT`...) is aligned as its members: size 0
-    // leaves it unchecked.
-    let elements = |t: MPI_Datatype| {
-        let pair = lookup(t).is_some_and(|e| consts::type_kinds().get(e.1 as usize - 1) == Some(&b'-'));
-        (if pair { 0 } else { size(t) }, extent_of(t))
-    };
     Some(match combiner {
         Combiner::Struct => (0..int(0).max(0) as usize)
-            .map(|i| {
-                let (size, extent) = elements(types[i]);
-                Block {
-                    disp: addr(i),
-                    len: int(1 + i).saturating_mul(extent),
-                    align: layout::alignment(size),
-                }
+            .map(|i| Block {
+                disp: addr(i),
+                len: int(1 + i).saturating_mul(extent_of(types[i])),
             })
             .collect(),
         Combiner::Vector => {
-            let (size, extent) = elements(old);
-            layout::vector(int(0), int(1), int(2).saturating_mul(extent), size, extent)
+            let extent = extent_of(old);
+            layout::vector(int(0), int(1), int(2).saturating_mul(extent), extent)
         }
-        _ => {
-            let (size, extent) = elements(old);
-            layout::vector(int(0), int(1), addr(0), size, extent)
-        }
+        _ => layout::vector(int(0), int(1), addr(0), extent_of(old)),
     })
 }
 
