@@ -15,7 +15,7 @@ use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sys::ffi;
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// After MPI's initialization: the rank, the tag bound, the watchdog and
 /// the duplicates of `MPI_COMM_WORLD` and `MPI_COMM_SELF` (two each: for
@@ -50,9 +50,6 @@ fn started() {
 /// The call site of `MPI_Init` (or `MPI_Init_thread`): the routine and
 /// its return address, named by a process that never finalizes.
 static INIT: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
-/// The job is being aborted (`MPI_Abort`, the application's or the
-/// checker's own): a process that exits then has not finalized, rightly.
-static ABORTING: AtomicBool = AtomicBool::new(false);
 
 /// At MPI's initialization, from `here`: an exit without `MPI_Finalize`
 /// is reported, by an `atexit` handler.
@@ -60,7 +57,7 @@ fn watch_exit(here: &Here) {
     INIT[0].store(here.routine, Relaxed);
     INIT[1].store(here.ra(), Relaxed);
     extern "C" fn at_exit() {
-        if crate::gate::finalized() || ABORTING.load(Relaxed) {
+        if crate::gate::finalized() || report::aborting() {
             return;
         }
         let (routine, ra) = (INIT[0].load(Relaxed), INIT[1].load(Relaxed));
@@ -74,11 +71,6 @@ fn watch_exit(here: &Here) {
     }
     // SAFETY: registers a plain extern "C" function with no arguments.
     unsafe { libc::atexit(at_exit) };
-}
-
-/// Notes that the job is being aborted.
-pub fn aborting() {
-    ABORTING.store(true, Relaxed);
 }
 
 /// Reports what the application never freed, and the requests it never
@@ -245,7 +237,7 @@ pnmpi_sdk::wrap! {
     /// Notes that the job is being aborted (no report of the exit
     /// without `MPI_Finalize` follows).
     fn MPI_Abort(_comm, _errorcode) {
-        aborting();
+        report::set_aborting();
         next!()
     }
 

@@ -205,9 +205,23 @@ fn write_json(reports: &[Report]) -> std::io::Result<()> {
     std::fs::rename(&tmp, &path)
 }
 
+/// The job is being aborted (`MPI_Abort`, the application's or the
+/// checker's own): a process that exits then has not finalized, rightly.
+static ABORTING: AtomicBool = AtomicBool::new(false);
+
+/// Notes that the job is being aborted.
+pub fn set_aborting() {
+    ABORTING.store(true, Relaxed);
+}
+
+/// Whether the job is being aborted.
+pub fn aborting() -> bool {
+    ABORTING.load(Relaxed)
+}
+
 /// Ends the job now: `MPI_Abort` on `MPI_COMM_WORLD` with the exit code.
 pub fn abort_job() -> ! {
-    crate::lifecycle::aborting();
+    set_aborting();
     pnmpi_sdk::sys::abort::abort_job(config::get().exit_code)
 }
 

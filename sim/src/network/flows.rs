@@ -40,6 +40,9 @@ const NS: f64 = 1e9;
 /// closer than this to the next one happen with it.
 const SAME_TIME: Ns = 1.0;
 
+/// End-queue entries per flow in flight past which the stale ones go.
+const STALE_PER_FLOW: usize = 4;
+
 /// A flow in flight.
 struct Flow {
     /// Bytes left as of `updated`.
@@ -246,6 +249,16 @@ impl Flows {
             }
         }
         self.solved = solved;
+        // A solve that touches most flows at every event leaves as many
+        // stale ends each time: past a few per flow in flight, they are
+        // dropped at once (what pops next is unchanged), so the queue
+        // stays the size of the flows, not of the events.
+        if self.ending.len() > STALE_PER_FLOW * self.in_flight() + 1024 {
+            let flows = &self.flows;
+            self.ending.retain(|&Reverse((_, id, version))| {
+                matches!(&flows[id as usize], Some(f) if f.version == version && f.rate > 0.0)
+            });
+        }
     }
 }
 
