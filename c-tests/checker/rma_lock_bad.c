@@ -1,5 +1,7 @@
 // expect: rma
-// Rank 0 locks rank 1's window inside the epoch its first fence opened.
+// Rank 0 locks rank 1's window inside the active-target epoch that its
+// first fence started (a put followed the fence; a fence that no
+// operation follows starts none, and a lock after it is legal).
 #include <mpi.h>
 
 int main(int argc, char **argv) {
@@ -10,8 +12,8 @@ int main(int argc, char **argv) {
     MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     MPI_Win_fence(0, win);
     if (rank == 0) {
-        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win); // reported
         MPI_Put(data, 8, MPI_INT, 1, 0, 8, MPI_INT, win);
+        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win); // reported
         MPI_Win_unlock(1, win);
     }
     MPI_Win_fence(0, win);

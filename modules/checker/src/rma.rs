@@ -134,6 +134,7 @@ fn issued(
     }
     let origin = (here.routine, here.ra());
     if let Some(w) = windows::lock().get_mut(&win.bits()) {
+        w.operation(target);
         w.issued.push(Issued {
             origin,
             target,

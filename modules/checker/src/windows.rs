@@ -41,11 +41,14 @@ pub struct WinInfo {
     pub extents: Vec<(i64, i64)>,
     /// This rank's window memory `[base, base + size)`.
     pub memory: (usize, i64),
-    /// Fences since creation or the last `MPI_MODE_NOSUCCEED` one (a
-    /// `MPI_MODE_NOPRECEDE` one counts as the first): odd, the last one
-    /// opened an active-target epoch that no fence closed yet.
-    pub fences: u32,
-    /// The site of the last fence that opened an epoch.
+    /// A fence came since creation or the last `MPI_MODE_NOSUCCEED`
+    /// one: the window may be accessed, in the fence's epoch.
+    pub fenced: bool,
+    /// An operation was issued since the last fence: that fence started
+    /// an active-target epoch (MPI: a fence starts one if RMA calls
+    /// follow it), which only the next fence ends.
+    pub fence_ops: bool,
+    /// The site of the last fence.
     pub fence_ra: usize,
     /// Inside `MPI_Win_lock_all` ... `MPI_Win_unlock_all`.
     pub lock_all: bool,
@@ -68,7 +71,8 @@ impl WinInfo {
             origin,
             extents,
             memory,
-            fences: 0,
+            fenced: false,
+            fence_ops: false,
             fence_ra: 0,
             lock_all: false,
             locks: Vec::new(),
@@ -81,24 +85,31 @@ impl WinInfo {
     /// Whether an access epoch to `target` is open: a fence, a lock of
     /// it or of all, or `MPI_Win_start`.
     pub fn may_access(&self, target: i32) -> bool {
-        self.fences > 0 || self.lock_all || self.started || self.locks.contains(&target)
+        self.fenced || self.lock_all || self.started || self.locks.contains(&target)
     }
 
-    /// Whether the last fence opened an active-target epoch that no
-    /// fence closed yet (a passive-target epoch may not start in it).
+    /// Whether the last fence started an active-target epoch (an
+    /// operation followed it) that no fence ended yet: a passive-target
+    /// epoch may not start in it. A fence that no operation follows
+    /// starts none, so a lock right after it is legal.
     pub fn in_fence_epoch(&self) -> bool {
-        self.fences % 2 == 1
+        self.fenced && self.fence_ops
     }
 
-    /// A fence; `noprecede` and `nosucceed` its assertions.
-    pub fn fence(&mut self, noprecede: bool, nosucceed: bool, ra: usize) {
-        if nosucceed {
-            self.fences = 0;
-            return;
-        }
-        self.fences = if noprecede { 1 } else { self.fences + 1 };
-        if self.in_fence_epoch() {
-            self.fence_ra = ra;
+    /// A fence, with `MPI_MODE_NOSUCCEED` or not, at `ra`.
+    pub fn fence(&mut self, nosucceed: bool, ra: usize) {
+        self.fenced = !nosucceed;
+        self.fence_ops = false;
+        self.fence_ra = ra;
+    }
+
+    /// An operation was issued to `target`: one made in no other epoch
+    /// (a lock of the target or of all, `MPI_Win_start`) after a fence
+    /// is in the fence's epoch, which the fence then started.
+    pub fn operation(&mut self, target: i32) {
+        let other = self.lock_all || self.started || self.locks.contains(&target);
+        if self.fenced && !other {
+            self.fence_ops = true;
         }
     }
 
@@ -172,14 +183,24 @@ mod tests {
         w.locks.push(1);
         assert!(w.may_access(1) && !w.may_access(0));
         w.locks.clear();
-        w.fence(false, false, 0);
-        assert!(w.may_access(0) && w.in_fence_epoch());
-        w.fence(false, false, 0);
-        assert!(!w.in_fence_epoch());
-        w.fence(false, true, 0);
-        assert!(!w.may_access(0));
-        w.fence(true, false, 0);
+        w.fence(false, 0);
+        assert!(
+            w.may_access(0) && !w.in_fence_epoch(),
+            "no operation followed the fence"
+        );
+        w.operation(0);
         assert!(w.in_fence_epoch());
+        w.fence(false, 0);
+        assert!(w.may_access(0) && !w.in_fence_epoch());
+        w.locks.push(1);
+        w.operation(1);
+        assert!(!w.in_fence_epoch(), "in the lock's epoch, not the fence's");
+        w.locks.clear();
+        w.operation(0);
+        w.fence(true, 0);
+        assert!(!w.may_access(0) && !w.in_fence_epoch());
+        w.operation(0);
+        assert!(!w.in_fence_epoch(), "outside any fence's epoch");
     }
 
     #[test]
