@@ -36,6 +36,7 @@ pub(super) fn statement(text: &[u8]) -> Option<(Stmt<'_>, usize)> {
 }
 
 /// `send ...`, `recv ...` or `calc ...` after `label: `.
+#[inline(always)]
 fn op<'t>(label: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
     let (kind, want, at) = match rest.get(..5)? {
         b"send " => (Kind::Send, &b" to "[..], 5),
@@ -77,6 +78,7 @@ fn stmt(label: &[u8], kind: Kind, size: u64, peer: Option<u64>, tag: Option<u64>
 }
 
 /// `requires B` or `irequires B` after `A `.
+#[inline(always)]
 fn dep<'t>(waiting: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
     let (starts, at) = if rest.starts_with(b"requires ") {
         (false, 9)
@@ -98,6 +100,7 @@ fn dep<'t>(waiting: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
 }
 
 /// A number, or `-1` (any) where `kind` receives: the value and its bytes.
+#[inline(always)]
 fn rank_or_any(text: &[u8], kind: Kind) -> Option<(Option<u64>, usize)> {
     if kind == Kind::Recv && text.starts_with(b"-1") {
         return Some((None, 2));
@@ -109,7 +112,7 @@ fn rank_or_any(text: &[u8], kind: Kind) -> Option<(Option<u64>, usize)> {
 /// followed by another digit: their value and count. Eight bytes at a
 /// time where the text has them (a schedule's numbers are most of its
 /// bytes).
-#[inline]
+#[inline(always)]
 fn digits(text: &[u8]) -> Option<(u64, usize)> {
     let (mut v, mut n) = (0u64, 0);
     while let Some(chunk) = text.get(n..).and_then(|t| t.first_chunk::<8>()) {

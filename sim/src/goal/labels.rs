@@ -75,6 +75,7 @@ impl Labels {
     }
 
     /// The slot holding `key`, or the free slot where it goes.
+    #[inline(always)]
     fn find(&self, key: u128) -> usize {
         let mask = self.slots.len() - 1;
         let mut at = self.home(key);
@@ -88,6 +89,7 @@ impl Labels {
     }
 
     /// Names op `op` `label`; false when the label names an op already.
+    #[inline(always)]
     pub fn insert(&mut self, label: &[u8], op: u32) -> bool {
         let Some(key) = key(label) else {
             return self.long.insert(label.into(), op).is_none();
@@ -107,6 +109,7 @@ impl Labels {
     }
 
     /// The op `label` names.
+    #[inline(always)]
     pub fn get(&self, label: &[u8]) -> Option<u32> {
         let Some(key) = key(label) else {
             return self.long.get(label).copied();
@@ -129,6 +132,7 @@ impl Labels {
     }
 
     /// Twice the slots, the labels held placed again.
+    #[cold]
     fn grow(&mut self) {
         let generation = self.generation;
         let old = std::mem::replace(&mut self.slots, vec![Slot::default(); 2 << self.bits]);
