@@ -38,9 +38,9 @@ pub(super) fn statement(text: &[u8]) -> Option<(Stmt<'_>, usize)> {
 /// `send ...`, `recv ...` or `calc ...` after `label: `.
 #[inline(always)]
 fn op<'t>(label: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
-    let (kind, want, at) = match rest.get(..5)? {
-        b"send " => (Kind::Send, &b" to "[..], 5),
-        b"recv " => (Kind::Recv, &b" from "[..], 5),
+    let (kind, at) = match rest.get(..5)? {
+        b"send " => (Kind::Send, 5),
+        b"recv " => (Kind::Recv, 5),
         b"calc " => {
             let (size, n) = digits(&rest[5..])?;
             return end(&rest[5 + n..])
@@ -50,10 +50,16 @@ fn op<'t>(label: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
     };
     let (size, n) = digits(&rest[at..])?;
     let mut at = at + n;
-    if rest.get(at) != Some(&b'b') || !rest[at + 1..].starts_with(want) {
+    if rest.get(at) != Some(&b'b') {
         return None;
     }
-    at += 1 + want.len();
+    // Words of a length known here, compared in place (not by `memcmp`).
+    let after = &rest[at + 1..];
+    at += 1 + match kind {
+        Kind::Send if after.starts_with(b" to ") => 4,
+        Kind::Recv if after.starts_with(b" from ") => 6,
+        _ => return None,
+    };
     let (peer, n) = rank_or_any(&rest[at..], kind)?;
     at += n;
     let mut tag = Some(0);
