@@ -36,10 +36,11 @@ pub(super) fn statement(text: &[u8]) -> Option<(Stmt<'_>, usize)> {
 }
 
 /// `send ...`, `recv ...` or `calc ...` after `label: `.
+#[inline(always)]
 fn op<'t>(label: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
-    let (kind, want, at) = match rest.get(..5)? {
-        b"send " => (Kind::Send, &b" to "[..], 5),
-        b"recv " => (Kind::Recv, &b" from "[..], 5),
+    let (kind, at) = match rest.get(..5)? {
+        b"send " => (Kind::Send, 5),
+        b"recv " => (Kind::Recv, 5),
         b"calc " => {
             let (size, n) = digits(&rest[5..])?;
             return end(&rest[5 + n..])
@@ -49,10 +50,16 @@ fn op<'t>(label: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
     };
     let (size, n) = digits(&rest[at..])?;
     let mut at = at + n;
-    if rest.get(at) != Some(&b'b') || !rest[at + 1..].starts_with(want) {
+    if rest.get(at) != Some(&b'b') {
         return None;
     }
-    at += 1 + want.len();
+    // Words of a length known here, compared in place (not by `memcmp`).
+    let after = &rest[at + 1..];
+    at += 1 + match kind {
+        Kind::Send if after.starts_with(b" to ") => 4,
+        Kind::Recv if after.starts_with(b" from ") => 6,
+        _ => return None,
+    };
     let (peer, n) = rank_or_any(&rest[at..], kind)?;
     at += n;
     let mut tag = Some(0);
@@ -77,6 +84,7 @@ fn stmt(label: &[u8], kind: Kind, size: u64, peer: Option<u64>, tag: Option<u64>
 }
 
 /// `requires B` or `irequires B` after `A `.
+#[inline(always)]
 fn dep<'t>(waiting: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
     let (starts, at) = if rest.starts_with(b"requires ") {
         (false, 9)
@@ -98,6 +106,7 @@ fn dep<'t>(waiting: &'t [u8], rest: &'t [u8]) -> Option<(Stmt<'t>, usize)> {
 }
 
 /// A number, or `-1` (any) where `kind` receives: the value and its bytes.
+#[inline(always)]
 fn rank_or_any(text: &[u8], kind: Kind) -> Option<(Option<u64>, usize)> {
     if kind == Kind::Recv && text.starts_with(b"-1") {
         return Some((None, 2));
@@ -109,7 +118,7 @@ fn rank_or_any(text: &[u8], kind: Kind) -> Option<(Option<u64>, usize)> {
 /// followed by another digit: their value and count. Eight bytes at a
 /// time where the text has them (a schedule's numbers are most of its
 /// bytes).
-#[inline]
+#[inline(always)]
 fn digits(text: &[u8]) -> Option<(u64, usize)> {
     let (mut v, mut n) = (0u64, 0);
     while let Some(chunk) = text.get(n..).and_then(|t| t.first_chunk::<8>()) {

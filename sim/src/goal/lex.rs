@@ -205,6 +205,7 @@ fn plain_line<'t>(
 /// The first byte from `i` on that may end a word (ASCII 0x20 and below,
 /// or `/`), or the end of `text`: eight bytes at a time, as a word of
 /// a schedule is mostly letters and digits.
+#[inline(always)]
 pub(super) fn stop(text: &[u8], mut i: usize) -> usize {
     while let Some(&block) = text.get(i..).and_then(|t| t.first_chunk::<8>()) {
         let v = u64::from_le_bytes(block);

@@ -353,6 +353,7 @@ impl Builder {
 
     /// One statement of rank `rank`'s block, read or not yet: an op, or a
     /// dependency between two of its labelled ops.
+    #[inline(always)]
     fn statement(&mut self, st: Stmt<'_>, rank: u32) -> Result<(), String> {
         let (label, kind, size, peer, tag, cpu, nic) = match st {
             Stmt::Dep {
