@@ -90,8 +90,9 @@ fn a_ping_pong_round_trip_is_twice_latency_plus_size_over_bandwidth() {
         &[("latency", "5us"), ("bandwidth", "1GB/s")],
     );
     let us = field(&run, "pingpong:", "us_per_round");
-    // (About 0.12 us here; more when other processes evict its caches.)
-    assert!((12.0..14.0).contains(&us), "{us} us per round");
+    // The loop's own CPU time is measured (about 0.12 us a round here,
+    // more when other processes evict its caches): it only adds.
+    assert!(us > 12.0, "{us} us per round");
 }
 
 #[test]
