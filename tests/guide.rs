@@ -311,3 +311,62 @@ fn anchors_follow_githubs_rule() {
         "running-an-application-on-a-target-machine"
     );
 }
+
+/// Where `text` names a tracker entry ("issue" and a number) rather than
+/// the reason: the byte offsets of each such mention.
+fn issue_numbers(text: &str) -> Vec<usize> {
+    let lower = text.to_ascii_lowercase();
+    let word = "issue ";
+    lower
+        .match_indices(word)
+        .filter(|(at, _)| lower[at + word.len()..].starts_with(|c: char| c.is_ascii_digit()))
+        .map(|(at, _)| at)
+        .collect()
+}
+
+#[test]
+fn issue_numbers_are_found_where_they_are() {
+    let named = format!("see {} 12, not issue x or tissues 3", "Issue");
+    assert_eq!(issue_numbers(&named), vec![4]);
+    assert!(issue_numbers("the issue is 3 links").is_empty());
+}
+
+/// Code and docs say the reason, never a tracker entry's number, and
+/// docs/performance.md stays a page one reads: at most 800 lines, one row
+/// a figure.
+#[test]
+fn code_and_docs_give_reasons_and_performance_fits_its_page() {
+    let out = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(repo())
+        .output()
+        .expect("git ls-files");
+    assert!(out.status.success(), "git ls-files failed");
+    let mut found = Vec::new();
+    let mut read_files = 0;
+    for name in out.stdout.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let name = String::from_utf8_lossy(name);
+        let Ok(text) = std::fs::read_to_string(repo().join(&*name)) else {
+            continue; // binary, or removed in the work tree
+        };
+        read_files += 1;
+        for at in issue_numbers(&text) {
+            let line = text[..at].matches('\n').count() + 1;
+            found.push(format!("{name}:{line}"));
+        }
+    }
+    assert!(
+        read_files > 200,
+        "only {read_files} files read: is git ls-files right?"
+    );
+    assert!(
+        found.is_empty(),
+        "say the reason instead of a tracker number at:\n{}",
+        found.join("\n")
+    );
+    let lines = read(&repo().join("docs/performance.md")).lines().count();
+    assert!(
+        lines <= 800,
+        "docs/performance.md has {lines} lines: at most 800, one row a figure, no history"
+    );
+}

@@ -393,7 +393,7 @@ fn the_export_refuses_a_machine_it_cannot_write_as_a_cluster() {
 const SHARED_TOLERANCE: f64 = 0.03;
 
 /// A SimGrid platform of 16 hosts of 1 Gflop/s in one `<cluster>` of
-/// private links of 10 GB/s and 2.5 us (issue 45's), its loopback the
+/// private links of 10 GB/s and 2.5 us (a2a.c's machine), its loopback the
 /// export's memory copy, with `attrs` (a backbone or a topology).
 fn shared_cluster(attrs: &str) -> String {
     format!(

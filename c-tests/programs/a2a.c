@@ -1,5 +1,5 @@
 /* All-to-all traffic across a network whose links the messages share
- * (issue 45's a2a.c): each iteration an MPI_Alltoall of BYTES per pair,
+ * (the shared-link cross-check against smpirun): each iteration an MPI_Alltoall of BYTES per pair,
  * then exchanges of XBYTES with the ranks 4 and 8 away (MPI_Sendrecv
  * both ways), then an MPI_Allreduce of one double. Meant for 16 ranks.
  *
