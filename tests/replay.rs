@@ -48,6 +48,12 @@ fn checksum(run: &Run) -> String {
 
 /// A case whose configuration is `modules` then `replay` in `mode` on `dir`.
 fn case_with(above: &[&Path], mode: &str, dir: &Path) -> Case {
+    case_with_args(above, mode, dir, "")
+}
+
+/// [`case_with`], the replay module's configuration ending with `more`
+/// (`argument` lines).
+fn case_with_args(above: &[&Path], mode: &str, dir: &Path, more: &str) -> Case {
     let mut case = Case::new();
     let mut conf = String::new();
     for m in above {
@@ -58,6 +64,7 @@ fn case_with(above: &[&Path], mode: &str, dir: &Path) -> Case {
         replay_lib().display(),
         dir.display()
     ));
+    conf.push_str(more);
     case.conf(&conf);
     case
 }
@@ -261,6 +268,63 @@ fn every_recorded_routine_replays() {
     let replay = case_with(&[], "replay", &dir);
     for i in 0..runs(10).min(5) {
         assert_eq!(line(&replay.mpirun(4, &exe, args)), recorded, "replay {i}");
+    }
+}
+
+/// `rmarace.c`'s output (tickets from `MPI_Fetch_and_op`, a slot won by
+/// `MPI_Compare_and_swap`, values read by `MPI_Get_accumulate`, and rank
+/// 0's count of polls that read a counter with `MPI_Get` between failed
+/// `MPI_Testall`s), its lines sorted: what the one-sided reads brought
+/// back decides it, and the replay forces those results.
+fn rma_outcome(run: &Run) -> Vec<String> {
+    run.assert_ok();
+    let mut lines: Vec<String> = run.lines("rmarace: ").iter().map(|l| l.to_string()).collect();
+    lines.sort();
+    assert_eq!(lines.len(), 5, "{}", run.stdout);
+    lines
+}
+
+/// One-sided reads race: natively the tickets, the slot's winner and the
+/// polls change from run to run; recorded with `rma on`, every replay
+/// prints the recorded ones, and makes the recorded number of failed
+/// tests. Recorded without it, a replay that takes another path stops
+/// with a divergence naming rank 0's test, never prints another output.
+#[test]
+fn one_sided_reads_replay_their_recorded_values() {
+    let native = program("rmarace", Link::Native);
+    let case = Case::new();
+    let n = runs(20).min(8);
+    let outputs: BTreeSet<Vec<String>> = (0..n)
+        .map(|_| rma_outcome(&case.mpirun(4, &native, &[])))
+        .collect();
+    assert!(
+        outputs.len() >= 2.min(n),
+        "one output in {n} native runs: {outputs:?}"
+    );
+
+    let exe = program("rmarace", Link::Pnmpi);
+    let rec = Case::new();
+    let dir = rec.dir().join("rec");
+    let on = "argument rma on\n";
+    let recorded = rma_outcome(&case_with_args(&[], "record", &dir, on).mpirun(4, &exe, &[]));
+    let replay = case_with(&[], "replay", &dir);
+    for i in 0..runs(10).min(5) {
+        let run = replay.mpirun(4, &exe, &[]);
+        assert_eq!(rma_outcome(&run), recorded, "replay {i}:\n{}", run.stderr);
+        assert!(run.stderr.contains("pnmpi replay: replayed "), "{}", run.stderr);
+    }
+
+    let plain = rec.dir().join("plain");
+    let recorded = rma_outcome(&case_with(&[], "record", &plain).mpirun(4, &exe, &[]));
+    let run = case_with(&[], "replay", &plain).mpirun(4, &exe, &[]);
+    if !(run.success() && rma_outcome(&run) == recorded) {
+        assert!(
+            run.stderr.contains("pnmpi replay: rank 0: thread 0: call #")
+                && run.stderr.contains("MPI_Testall"),
+            "{}\n{}",
+            run.stdout,
+            run.stderr
+        );
     }
 }
 

@@ -16,6 +16,9 @@ pub struct Config {
     pub wtime: bool,
     /// Whether records are written gzip-compressed.
     pub compress: bool,
+    /// Whether the results of one-sided reads are recorded (and then
+    /// replayed).
+    pub rma: bool,
 }
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -34,9 +37,9 @@ fn stop(what: &str) -> ! {
     std::process::exit(1)
 }
 
-/// The `PNMPI_Init` hook: reads `mode`, `dir`, `wtime`, `compress`
+/// The `PNMPI_Init` hook: reads `mode`, `dir`, `wtime`, `compress`, `rma`
 /// (arguments, else `PNMPI_REPLAY_MODE`, `PNMPI_REPLAY_DIR`,
-/// `PNMPI_REPLAY_WTIME`, `PNMPI_REPLAY_COMPRESS`).
+/// `PNMPI_REPLAY_WTIME`, `PNMPI_REPLAY_COMPRESS`, `PNMPI_REPLAY_RMA`).
 pub fn load() {
     let arg = |key: &str, var: &str| {
         services::argument(key)
@@ -54,20 +57,17 @@ pub fn load() {
         ),
     };
     let dir = PathBuf::from(arg("dir", "PNMPI_REPLAY_DIR").unwrap_or_else(|| "pnmpi-replay".into()));
-    let wtime = match arg("wtime", "PNMPI_REPLAY_WTIME").as_deref() {
-        None | Some("off") => false,
+    let switch = |key: &str, var: &str, default: bool| match arg(key, var).as_deref() {
+        None => default,
         Some("on") => true,
-        Some(other) => stop(&format!("wtime: `{other}` is neither on nor off")),
-    };
-    let compress = match arg("compress", "PNMPI_REPLAY_COMPRESS").as_deref() {
-        None | Some("on") => true,
         Some("off") => false,
-        Some(other) => stop(&format!("compress: `{other}` is neither on nor off")),
+        Some(other) => stop(&format!("{key}: `{other}` is neither on nor off")),
     };
     CONFIG.get_or_init(|| Config {
         record,
         dir,
-        wtime,
-        compress,
+        wtime: switch("wtime", "PNMPI_REPLAY_WTIME", false),
+        compress: switch("compress", "PNMPI_REPLAY_COMPRESS", true),
+        rma: switch("rma", "PNMPI_REPLAY_RMA", false),
     });
 }

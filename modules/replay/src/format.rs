@@ -13,6 +13,7 @@
 //!   MATCH               zz(post - prev - 1) zz(source - prev) zz(tag - prev)
 //!   WTIME               zz(bits - prev bits)
 //!   THREAD              thread:varint        the entries that follow are this thread's
+//!   RMA_READ            n:varint n bytes     a one-sided read's result, packed (MPI_Pack)
 //! ```
 //!
 //! Sources and tags are deltas from the previous entry's (MATCH entries
@@ -36,6 +37,8 @@ pub const MAGIC: &[u8; 8] = b"PNMPIRPL";
 pub const VERSION: u8 = 1;
 /// Header flag: `MPI_Wtime`'s values are in the record.
 pub const FLAG_WTIME: u8 = 1;
+/// Header flag: the results of one-sided reads are in the record.
+pub const FLAG_RMA: u8 = 2;
 
 /// The calls whose outcome is recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,6 +74,10 @@ pub enum Kind {
     Sendrecv = 14,
     /// Not a call: the thread of the entries that follow.
     Thread = 15,
+    /// The result of a one-sided read (`MPI_Get`, `MPI_Fetch_and_op`,
+    /// `MPI_Compare_and_swap`, `MPI_Get_accumulate`), at the call that
+    /// completed it.
+    RmaRead = 16,
 }
 
 impl Kind {
@@ -92,6 +99,7 @@ impl Kind {
             13 => Wtime,
             14 => Sendrecv,
             15 => Thread,
+            16 => RmaRead,
             _ => return None,
         })
     }
@@ -115,6 +123,7 @@ impl Kind {
             Wtime => "MPI_Wtime",
             Sendrecv => "MPI_Sendrecv",
             Thread => "a change of thread",
+            RmaRead => "the completion of a one-sided read",
         }
     }
 
@@ -173,6 +182,11 @@ pub enum Entry {
     /// The entries that follow are those of this thread (numbered as
     /// the module numbers threads, see docs/replay.md).
     Thread(u32),
+    /// What a one-sided read brought into its result buffer, packed as
+    /// `MPI_Pack` packs its count and datatype: the value the target's
+    /// memory had when MPI read it, which the order of other ranks'
+    /// accesses decided.
+    RmaRead(Vec<u8>),
 }
 
 impl Entry {
@@ -184,6 +198,7 @@ impl Entry {
             Entry::Match { .. } => Kind::Match,
             Entry::Wtime(_) => Kind::Wtime,
             Entry::Thread(_) => Kind::Thread,
+            Entry::RmaRead(_) => Kind::RmaRead,
         }
     }
 
@@ -289,6 +304,11 @@ impl Encoder {
             Entry::Thread(t) => {
                 out.push(Kind::Thread as u8);
                 push(out, u64::from(*t));
+            }
+            Entry::RmaRead(bytes) => {
+                out.push(Kind::RmaRead as u8);
+                push(out, bytes.len() as u64);
+                out.extend_from_slice(bytes);
             }
         }
     }
@@ -432,6 +452,15 @@ fn entry(c: &mut Cursor<'_>, p: &mut Prev) -> Result<Entry, Cut> {
             let t = c.u64().map_err(end)?;
             Entry::Thread(u32::try_from(t).map_err(|_| Cut::Bad(format!("thread {t} out of range")))?)
         }
+        Kind::RmaRead => {
+            let n = c.u64().map_err(end)?;
+            // A length past the data is a cut (or a bad length), never a
+            // huge allocation.
+            if n > c.remaining() as u64 {
+                return Err(Cut::End);
+            }
+            Entry::RmaRead(c.bytes(n as usize).map_err(end)?.to_vec())
+        }
     })
 }
 
@@ -498,6 +527,8 @@ mod tests {
                 tag: 0,
             },
             Entry::Thread(3),
+            Entry::RmaRead(vec![1, 0, 0, 0, 0, 0, 0, 0]),
+            Entry::RmaRead(Vec::new()),
             Entry::Done(Kind::Test),
             Entry::Thread(0),
         ]

@@ -10,7 +10,8 @@
 //! `MPI_Testsome` as runs of failures before each success, as LLNL's
 //! ReMPI does; which requests `MPI_Waitany`, `MPI_Waitsome`,
 //! `MPI_Testany`, `MPI_Testsome` completed, in order; with `wtime on`,
-//! `MPI_Wtime`'s values; for vtime above it, through the `compute`
+//! `MPI_Wtime`'s values; the results of one-sided reads (`rma`); for
+//! vtime above it, through the `compute`
 //! service (`cpu_record`), the CPU time it charges between calls.
 //!
 //! **Replay** (`argument mode replay`) forces those outcomes, so that
@@ -38,6 +39,8 @@ pub mod cpu_format;
 mod cpu_record;
 pub mod file;
 pub mod format;
+#[cfg(not(test))]
+mod rma;
 #[cfg(not(test))]
 mod state;
 #[cfg(not(test))]

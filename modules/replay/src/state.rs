@@ -25,7 +25,7 @@ use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
 /// Not recording or replaying (before `MPI_Init`, after `MPI_Finalize`).
@@ -277,7 +277,7 @@ impl Replayer {
                 }
                 e => {
                     let turn = match e {
-                        Entry::Fails { .. } | Entry::Wtime(_) => UNORDERED,
+                        Entry::Fails { .. } | Entry::Wtime(_) | Entry::RmaRead(_) => UNORDERED,
                         _ => {
                             owners.push(thread);
                             owners.len() as u64 - 1
@@ -422,6 +422,10 @@ pub enum State {
     Replay(Replayer),
 }
 
+/// Whether the results of one-sided reads are recorded (`rma on`) or, as
+/// the record's header says, replayed (`crate::rma`).
+pub static RMA_READS: AtomicBool = AtomicBool::new(false);
+
 /// The process's state, from `MPI_Init` to `MPI_Finalize`.
 pub static STATE: Mutex<Option<State>> = Mutex::new(None);
 
@@ -501,9 +505,11 @@ pub fn start() {
     abort::set_rank(rank);
     let done = cfg.dir.join(format!("rank-{rank}.rpl"));
     let part = cfg.dir.join(format!("rank-{rank}.rpl.part"));
+    RMA_READS.store(cfg.record && cfg.rma, Ordering::Relaxed);
     let state = if cfg.record {
         let header = Header {
-            flags: if cfg.wtime { format::FLAG_WTIME } else { 0 },
+            flags: if cfg.wtime { format::FLAG_WTIME } else { 0 }
+                | if cfg.rma { format::FLAG_RMA } else { 0 },
             world: size as u32,
             rank: rank as u32,
         };
@@ -579,6 +585,7 @@ pub fn start() {
             abort(3)
         }
         let wtime = header.flags & format::FLAG_WTIME != 0;
+        RMA_READS.store(header.flags & format::FLAG_RMA != 0, Ordering::Relaxed);
         State::Replay(Replayer::new(entries, path, partial || cut, wtime))
     };
     crate::cpu_record::start(cfg, rank);
