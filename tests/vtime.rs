@@ -496,8 +496,8 @@ fn thread_ends(run: &Run, report: &serde_json::Value) -> std::collections::BTree
 
 /// Threads of two ranks ping-pong with `cpu_factor 0`: 4 pairs at once
 /// on 4 communicators each take the closed form of one pair alone (20
-/// rounds of 2 x (5 us + 1000 B at 1 GB/s)), as they would on the target
-/// machine, not 4 times it; the same 4 threads one after the other on one
+/// rounds of 2 x (5 us + 1000 B at 1 GB/s), or with rendezvous sends of
+/// 100 kB), as they would on the target machine, not 4 times it; the same 4 threads one after the other on one
 /// communicator, each joined by the main thread before it creates the
 /// next, take the sum.
 #[test]
@@ -514,6 +514,18 @@ fn threads_that_ping_pong_at_once_do_not_serialize_their_virtual_time() {
     }
     assert_eq!(runtime_ns(&report, 0), 40.0 * msg);
     assert_eq!(report["per_rank"][0]["messages_sent"], 80);
+
+    // Above the eager threshold every send is a rendezvous, acknowledged
+    // by its receiver: each thread's last send completes as its data
+    // arrives, 40 x (5 us + 100 kB at 1 GB/s) on both ranks.
+    let (run, report) = vt_run("threadpingpong", 2, &["together", "4", "20", "100000"], &args);
+    let ends = thread_ends(&run, &report);
+    for t in 1..=4 {
+        for rank in 0..2 {
+            assert_eq!(ends[&(rank, t)], 40.0 * 105_000.0, "rank {rank} thread {t}");
+        }
+    }
+    assert_eq!(report["per_rank"][1]["acks_sent"], 80);
 
     // In turn: the main thread joins each thread (its MPI_Wtime after the
     // join is the thread's end), and the next starts from there.
