@@ -409,6 +409,10 @@ fn bad_arguments_and_machine_files_stop_the_run_before_mpi_starts() {
     );
 }
 
+/// 5 us and 1 GB/s, compute not counted: the threads' tests' virtual
+/// times are the network's closed forms.
+const NETWORK_ONLY: [(&str, &str); 3] = [("latency", "5us"), ("bandwidth", "1GB/s"), ("cpu_factor", "0")];
+
 /// `threadrace.c` under `MPI_THREAD_MULTIPLE`: 4 ranks, 4 threads each
 /// making 50 `MPI_Sendrecv` around a ring on their own communicators at
 /// once, then two threads of rank 0 racing for 60 wildcard
@@ -418,12 +422,7 @@ fn bad_arguments_and_machine_files_stop_the_run_before_mpi_starts() {
 /// names another send); the report has each thread's end.
 #[test]
 fn threads_racing_under_thread_multiple_run_each_on_its_clock() {
-    let (run, report) = vt_run(
-        "threadrace",
-        4,
-        &[],
-        &[("latency", "5us"), ("bandwidth", "1GB/s"), ("cpu_factor", "0")],
-    );
+    let (run, report) = vt_run("threadrace", 4, &[], &NETWORK_ONLY);
     let provided = run.lines("threadrace: provided");
     assert!(
         provided.len() == 4
@@ -468,6 +467,35 @@ fn threads_racing_under_thread_multiple_run_each_on_its_clock() {
     }
 }
 
+/// `threadrendezvous.c`: each rank's send of 1 MiB waits 0.8 s for the
+/// receive another of its threads posts, longer than the deadlock probes'
+/// delay: no deadlock is told (a thread of the rank might yet post it, and
+/// does), and with `cpu_factor 0` (the sleep is no compute) both threads
+/// of each rank end at 5 us + 1 MiB at 1 GB/s.
+#[test]
+fn a_long_wait_for_another_threads_receive_is_no_deadlock() {
+    let (run, report) = vt_run("threadrendezvous", 2, &[], &NETWORK_ONLY);
+    assert_eq!(run.lines("threadrendezvous: rank").len(), 2, "{}", run.stdout);
+    assert!(!run.stderr.contains("deadlock"), "{}", run.stderr);
+    let ends: Vec<(u64, u64, f64)> = report["per_thread"]
+        .as_array()
+        .expect("per-thread ends")
+        .iter()
+        .map(|t| {
+            (
+                t["rank"].as_u64().unwrap(),
+                t["thread"].as_u64().unwrap(),
+                t["end_ns"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let done = 5_000.0 + 1_048_576.0;
+    for rank in 0..2 {
+        let mine: Vec<f64> = ends.iter().filter(|e| e.0 == rank).map(|e| e.2).collect();
+        assert_eq!(mine, [done, done, done], "rank {rank}: main, sender, receiver");
+    }
+}
+
 /// The ends `threadpingpong.c` prints, by (rank, thread), in ns, and the
 /// report's per-thread ends, which must be the same.
 fn thread_ends(run: &Run, report: &serde_json::Value) -> std::collections::BTreeMap<(u64, u64), f64> {
@@ -502,7 +530,7 @@ fn thread_ends(run: &Run, report: &serde_json::Value) -> std::collections::BTree
 /// next, take the sum.
 #[test]
 fn threads_that_ping_pong_at_once_do_not_serialize_their_virtual_time() {
-    let args = [("latency", "5us"), ("bandwidth", "1GB/s"), ("cpu_factor", "0")];
+    let args = NETWORK_ONLY;
     let msg = 6_000.0;
     let (run, report) = vt_run("threadpingpong", 2, &["together", "4", "20", "1000"], &args);
     let ends = thread_ends(&run, &report);
