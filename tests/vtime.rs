@@ -4,8 +4,9 @@
 //! moves the clocks by exactly the model's answer (vtcheck.c), a program
 //! that only computes shows its CPU time times the factor, an
 //! oversubscribed stencil predicts the same time with and without a
-//! background load, and bad arguments, bad machine files and
-//! MPI_THREAD_MULTIPLE stop the run before MPI starts.
+//! background load, bad arguments and bad machine files stop the run
+//! before MPI starts, and threads under MPI_THREAD_MULTIPLE run each on
+//! its own clock.
 
 use crate::common;
 use common::*;
@@ -408,15 +409,170 @@ fn bad_arguments_and_machine_files_stop_the_run_before_mpi_starts() {
     );
 }
 
+/// 5 us and 1 GB/s, compute not counted: the threads' tests' virtual
+/// times are the network's closed forms.
+const NETWORK_ONLY: [(&str, &str); 3] = [("latency", "5us"), ("bandwidth", "1GB/s"), ("cpu_factor", "0")];
+
+/// `threadrace.c` under `MPI_THREAD_MULTIPLE`: 4 ranks, 4 threads each
+/// making 50 `MPI_Sendrecv` around a ring on their own communicators at
+/// once, then two threads of rank 0 racing for 60 wildcard
+/// `MPI_Ssend`s (rendezvous, each acknowledged). Every message pairs with
+/// its own timestamp, or the values and counts would not come out right
+/// (a swapped pair still delivers, but waits for an acknowledgement that
+/// names another send); the report has each thread's end.
 #[test]
-fn thread_multiple_is_refused_with_a_clear_message() {
-    let mut case = Case::new();
-    case.conf(&conf(&[("latency", "5us"), ("bandwidth", "1GB/s")]));
-    let stderr = case.stopped("threads", &["threads:"]);
+fn threads_racing_under_thread_multiple_run_each_on_its_clock() {
+    let (run, report) = vt_run("threadrace", 4, &[], &NETWORK_ONLY);
+    let provided = run.lines("threadrace: provided");
     assert!(
-        stderr.contains("MPI_THREAD_MULTIPLE, which vtime does not support"),
-        "{stderr}"
+        provided.len() == 4
+            && provided.iter().all(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                w.len() == 5 && w[2] == w[4]
+            }),
+        "MPI_THREAD_MULTIPLE granted on every rank: {}",
+        run.stdout
     );
+    assert_eq!(run.lines("threadrace: rank").len(), 4, "ring: {}", run.stdout);
+    let got: Vec<usize> = run
+        .lines("threadrace: thread")
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(4)?.parse().ok())
+        .collect();
+    assert_eq!((got.len(), got.iter().sum::<usize>()), (2, 60), "{}", run.stdout);
+    let sent: u64 = (0..4)
+        .map(|r| {
+            report["per_rank"][r]["messages_sent"]
+                .as_u64()
+                .expect("messages_sent")
+        })
+        .sum();
+    // 4 x 4 x 50 ring messages, 60 raced, 2 stops.
+    assert_eq!(sent, 800 + 60 + 2, "{report}");
+    let threads = report["per_thread"].as_array().expect("per-thread ends");
+    // Every rank's main thread and 4 ring threads; rank 0's 2 racers too.
+    for rank in 0..4u64 {
+        let ends: Vec<f64> = threads
+            .iter()
+            .filter(|t| t["rank"] == rank)
+            .map(|t| t["end_ns"].as_f64().expect("end_ns"))
+            .collect();
+        assert_eq!(
+            ends.len(),
+            if rank == 0 { 7 } else { 5 },
+            "rank {rank}: {threads:?}"
+        );
+        let latest = ends.iter().copied().fold(0.0, f64::max);
+        assert_eq!(runtime_ns(&report, rank as usize), latest, "rank {rank}");
+    }
+}
+
+/// `threadrendezvous.c`: each rank's send of 1 MiB waits 0.8 s for the
+/// receive another of its threads posts, longer than the deadlock probes'
+/// delay: no deadlock is told (a thread of the rank might yet post it, and
+/// does), and with `cpu_factor 0` (the sleep is no compute) both threads
+/// of each rank end at 5 us + 1 MiB at 1 GB/s.
+#[test]
+fn a_long_wait_for_another_threads_receive_is_no_deadlock() {
+    let (run, report) = vt_run("threadrendezvous", 2, &[], &NETWORK_ONLY);
+    assert_eq!(run.lines("threadrendezvous: rank").len(), 2, "{}", run.stdout);
+    assert!(!run.stderr.contains("deadlock"), "{}", run.stderr);
+    let ends: Vec<(u64, u64, f64)> = report["per_thread"]
+        .as_array()
+        .expect("per-thread ends")
+        .iter()
+        .map(|t| {
+            (
+                t["rank"].as_u64().unwrap(),
+                t["thread"].as_u64().unwrap(),
+                t["end_ns"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let done = 5_000.0 + 1_048_576.0;
+    for rank in 0..2 {
+        let mine: Vec<f64> = ends.iter().filter(|e| e.0 == rank).map(|e| e.2).collect();
+        assert_eq!(mine, [done, done, done], "rank {rank}: main, sender, receiver");
+    }
+}
+
+/// The ends `threadpingpong.c` prints, by (rank, thread), in ns, and the
+/// report's per-thread ends, which must be the same.
+fn thread_ends(run: &Run, report: &serde_json::Value) -> std::collections::BTreeMap<(u64, u64), f64> {
+    let mut ends = std::collections::BTreeMap::new();
+    for line in run.lines("threadpingpong: rank") {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (rank, thread): (u64, u64) = (w[2].parse().expect("rank"), w[4].parse().expect("thread"));
+        ends.insert((rank, thread + 1), w[6].parse::<f64>().expect("end_us") * 1e3);
+    }
+    for t in report["per_thread"].as_array().expect("per-thread ends") {
+        let key = (
+            t["rank"].as_u64().expect("rank"),
+            t["thread"].as_u64().expect("thread"),
+        );
+        if key.1 == 0 {
+            continue;
+        }
+        let printed = ends.get(&key).copied().unwrap_or(f64::NAN);
+        assert!(
+            (printed - t["end_ns"].as_f64().expect("end_ns")).abs() < 1.0,
+            "{key:?}: {t} vs {printed}"
+        );
+    }
+    ends
+}
+
+/// Threads of two ranks ping-pong with `cpu_factor 0`: 4 pairs at once
+/// on 4 communicators each take the closed form of one pair alone (20
+/// rounds of 2 x (5 us + 1000 B at 1 GB/s), or with rendezvous sends of
+/// 100 kB), as they would on the target machine, not 4 times it; the same 4 threads one after the other on one
+/// communicator, each joined by the main thread before it creates the
+/// next, take the sum.
+#[test]
+fn threads_that_ping_pong_at_once_do_not_serialize_their_virtual_time() {
+    let args = NETWORK_ONLY;
+    let msg = 6_000.0;
+    let (run, report) = vt_run("threadpingpong", 2, &["together", "4", "20", "1000"], &args);
+    let ends = thread_ends(&run, &report);
+    assert_eq!(ends.len(), 8, "{}", run.stdout);
+    for t in 1..=4 {
+        // Rank 0's last receive, rank 1's last (eager) send.
+        assert_eq!(ends[&(0, t)], 40.0 * msg, "rank 0 thread {t}");
+        assert_eq!(ends[&(1, t)], 39.0 * msg, "rank 1 thread {t}");
+    }
+    assert_eq!(runtime_ns(&report, 0), 40.0 * msg);
+    assert_eq!(report["per_rank"][0]["messages_sent"], 80);
+
+    // Above the eager threshold every send is a rendezvous, acknowledged
+    // by its receiver: each thread's last send completes as its data
+    // arrives, 40 x (5 us + 100 kB at 1 GB/s) on both ranks.
+    let (run, report) = vt_run("threadpingpong", 2, &["together", "4", "20", "100000"], &args);
+    let ends = thread_ends(&run, &report);
+    for t in 1..=4 {
+        for rank in 0..2 {
+            assert_eq!(ends[&(rank, t)], 40.0 * 105_000.0, "rank {rank} thread {t}");
+        }
+    }
+    assert_eq!(report["per_rank"][1]["acks_sent"], 80);
+
+    // In turn: the main thread joins each thread (its MPI_Wtime after the
+    // join is the thread's end), and the next starts from there.
+    let (run, report) = vt_run("threadpingpong", 2, &["inturn", "4", "20", "1000"], &args);
+    let ends = thread_ends(&run, &report);
+    for t in 1..=4u64 {
+        let k = t as f64;
+        assert_eq!(ends[&(0, t)], k * 40.0 * msg, "rank 0 thread {t}");
+        assert_eq!(ends[&(1, t)], (k * 40.0 - 1.0) * msg, "rank 1 thread {t}");
+        for rank in 0..2 {
+            let joined = run
+                .lines(&format!("threadpingpong: joined rank {rank} thread {} ", t - 1))
+                .first()
+                .and_then(|l| l.split_whitespace().nth(7)?.parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("no join of rank {rank} thread {t}: {}", run.stdout));
+            assert_eq!(joined * 1e3, ends[&(rank, t)], "rank {rank} joins thread {t}");
+        }
+    }
+    assert_eq!(runtime_ns(&report, 0), 160.0 * msg);
 }
 
 #[test]

@@ -12,6 +12,7 @@ const MPI_Datatype pnmpi_sys_BYTE = MPI_BYTE;
 const MPI_Datatype pnmpi_sys_INT = MPI_INT;
 const MPI_Datatype pnmpi_sys_LONG_LONG = MPI_LONG_LONG;
 const MPI_Datatype pnmpi_sys_UINT64_T = MPI_UINT64_T;
+const MPI_Datatype pnmpi_sys_PACKED = MPI_PACKED;
 const MPI_Datatype pnmpi_sys_DOUBLE = MPI_DOUBLE;
 const MPI_Datatype pnmpi_sys_CHAR = MPI_CHAR;
 const MPI_Datatype pnmpi_sys_DATATYPE_NULL = MPI_DATATYPE_NULL;

@@ -58,6 +58,8 @@ constants! {
     LONG_LONG / pnmpi_sys_LONG_LONG: ffi::MPI_Datatype;
     /// `MPI_UINT64_T`
     UINT64_T / pnmpi_sys_UINT64_T: ffi::MPI_Datatype;
+    /// `MPI_PACKED`: any message may be received as it, then unpacked.
+    PACKED / pnmpi_sys_PACKED: ffi::MPI_Datatype;
     /// `MPI_DOUBLE`
     DOUBLE / pnmpi_sys_DOUBLE: ffi::MPI_Datatype;
     /// `MPI_CHAR`

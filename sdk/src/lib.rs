@@ -56,6 +56,7 @@ pub mod raw;
 pub mod say;
 pub mod services;
 pub mod sizes;
+pub mod threads;
 mod wrap;
 
 /// The native MPI's types, routine table and constants, re-exported so

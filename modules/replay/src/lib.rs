@@ -44,8 +44,6 @@ mod rma;
 #[cfg(not(test))]
 mod state;
 #[cfg(not(test))]
-mod threads;
-#[cfg(not(test))]
 mod wrappers;
 
 // Called for MPI_Wtime and MPI_Wtick: it records and replays MPI_Wtime.

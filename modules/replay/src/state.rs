@@ -5,7 +5,7 @@
 //! **Threads.** The module grants `MPI_THREAD_MULTIPLE`. One lock guards
 //! the state; the recorder writes every thread's entries into the one
 //! stream in the order they happened, marking each change of thread
-//! ([`crate::threads`] numbers them). The replayer splits the record into
+//! ([`pnmpi_sdk::threads`] numbers them). The replayer splits the record into
 //! a lane per thread and gives each call the next entry of its own lane.
 //! An entry that makes MPI do something (a forced receive, probe or wait)
 //! also waits for its turn: the entries before it in the record, of every
@@ -38,12 +38,12 @@ pub const REPLAY: u8 = 2;
 static MODE: AtomicU8 = AtomicU8::new(OFF);
 
 /// The current mode: [`OFF`], [`RECORD`] or [`REPLAY`]. Numbers the
-/// calling thread at its first call (see [`crate::threads`]).
+/// calling thread at its first call (see [`pnmpi_sdk::threads`]).
 #[inline]
 pub fn mode() -> u8 {
     let m = MODE.load(Ordering::Relaxed);
     if m != OFF {
-        crate::threads::touch();
+        pnmpi_sdk::threads::touch();
     }
     m
 }

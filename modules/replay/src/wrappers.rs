@@ -10,11 +10,11 @@
 use crate::abort::diverge;
 use crate::format::{Entry, Kind};
 use crate::state::{self, mode, Next, Recorder, RecvArgs, Replayer, State, Turn, RECORD, REPLAY, STATE};
-use crate::threads;
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw as x;
 use pnmpi_sdk::sys::ffi::{MPI_Request, MPI_Status};
 use pnmpi_sdk::sys::Handle;
+use pnmpi_sdk::threads;
 use smallvec::SmallVec;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

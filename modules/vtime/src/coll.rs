@@ -276,7 +276,7 @@ pub unsafe fn nonblocking(
         if posted == constants::SUCCESS() && rc == constants::SUCCESS() && !request.is_null() {
             // SAFETY: `real` succeeded, so it wrote the application's request.
             let handle = unsafe { *request }.bits();
-            state::with(|st| st.reqs.insert(handle, Req::Coll(Box::new(pending))));
+            state::with(|st| st.track(handle, Req::Coll(Box::new(pending))));
         } else if posted == constants::SUCCESS() {
             // The application's call failed: complete the reduction anyway,
             // as every member posted it.

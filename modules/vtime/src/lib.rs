@@ -28,7 +28,10 @@ mod deadlock;
 mod order;
 mod p2p;
 mod report;
+mod split;
 mod state;
+mod threads;
+mod turns;
 
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, raw};
@@ -51,16 +54,17 @@ pnmpi_sdk::wrap! {
         start(|| next!())
     }
 
-    /// Refuses `MPI_THREAD_MULTIPLE` (one clock per rank), then starts
-    /// like `MPI_Init`.
-    fn MPI_Init_thread(_argc, _argv, required, _provided) {
-        if required == constants::THREAD_MULTIPLE() {
-            config::stop(
-                "the application asks for MPI_THREAD_MULTIPLE, which vtime does not support: it keeps one \
-                 virtual clock per rank and needs its MPI calls one at a time (MPI_THREAD_SERIALIZED or less)",
-            );
-        }
-        start(|| next!())
+    /// Starts like `MPI_Init`, at the level MPI grants: under
+    /// `MPI_THREAD_MULTIPLE` threads call MPI at once, each on its own
+    /// clock.
+    fn MPI_Init_thread(_argc, _argv, _required, provided) {
+        start(|| {
+            let rc = next!();
+            // SAFETY: MPI wrote the granted level of a successful call.
+            let granted = (rc == constants::SUCCESS() && !provided.is_null()).then(|| unsafe { *provided });
+            state::set_multiple(granted == Some(constants::THREAD_MULTIPLE()));
+            rc
+        })
     }
 
     /// Reports, then finalizes.
@@ -97,7 +101,9 @@ pnmpi_sdk::wrap! {
 /// Runs MPI's initialization, then sets up the rank's model, shadows and
 /// clock. A setup that fails after MPI started aborts the job, naming why.
 fn start(init: impl FnOnce() -> c_int) -> c_int {
+    pnmpi_sdk::threads::before_init();
     let rc = init();
+    pnmpi_sdk::threads::after_init();
     if rc != constants::SUCCESS() {
         return rc;
     }
@@ -166,9 +172,11 @@ fn setup() -> Result<(), String> {
         clock: 0.0,
         call_start: 0.0,
         call_late: f64::NEG_INFINITY,
+        threads: threads::Threads::start(pnmpi_sdk::clock::thread_cpu_ns()),
         totals: state::Totals::default(),
         comms,
         reqs: HashMap::new(),
+        displaced: Vec::new(),
         messages: HashMap::new(),
         ack_comm: ack_comm.bits(),
         sends: 0,
@@ -243,18 +251,22 @@ macro_rules! send_done {
     };
 }
 
-/// A send down the chain: a blocking rendezvous as
+/// A send down the chain, in the rank's posting turn `$turn`: a blocking
+/// rendezvous (any blocking send under `MPI_THREAD_MULTIPLE`) as
 /// [`p2p::rendezvous_send`], the others as they are.
 macro_rules! send_call {
-    ($posted:ident, $mpi:ident, $x:ident, ($buf:ident, $n:ident, $dt:ident, $dest:ident, $tag:ident, $comm:ident)) => {
+    ($turn:ident, $posted:ident, $mpi:ident, $x:ident, ($buf:ident, $n:ident, $dt:ident, $dest:ident, $tag:ident, $comm:ident)) => {
         match ($posted, p2p::small($n)) {
             // SAFETY: the call's own arguments, to its nonblocking form.
-            (Some(p), Some(n)) if p2p::is_rendezvous(&$posted) => unsafe {
-                p2p::rendezvous_send(stringify!($mpi), $buf, n, $dt, $dest, $tag, $comm, p)
+            (Some(p), Some(n)) if p2p::posted_apart(&$posted) => unsafe {
+                p2p::rendezvous_send(stringify!($mpi), $buf, n, $dt, $dest, $tag, $comm, p, $turn)
             },
             _ => {
+                // An untimed send needs no turn; a large-count one keeps it.
+                let $turn = $turn.filter(|_| $posted.is_some());
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($buf, $n, $dt, $dest, $tag, $comm) };
+                drop($turn);
                 if rc == constants::SUCCESS() {
                     send_done!($posted);
                 }
@@ -262,9 +274,10 @@ macro_rules! send_call {
             }
         }
     };
-    ($posted:ident, $mpi:ident, $x:ident, ($($a:ident),*), $req:ident) => {{
+    ($turn:ident, $posted:ident, $mpi:ident, $x:ident, ($($a:ident),*), $req:ident) => {{
         // SAFETY: the call's own arguments, unchanged, to the next layer.
         let rc = unsafe { raw::$x($($a),*, $req) };
+        drop($turn);
         if rc == constants::SUCCESS() {
             send_done!($posted, $req);
         }
@@ -278,8 +291,10 @@ macro_rules! send {
         $tag:ident: $tt:ty, $comm:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $dest: $td, $tag: $tt, $comm: $tc $(, $req: $tr)?) -> $r, {
             state::call(|timed| {
+                // The timestamp and the send go down in one turn of the rank.
+                let turn = turns::posting();
                 let posted = if timed { p2p::post_send($comm, $dest, $tag, bytes($n, $dt), p2p::Mode::of(stringify!($mpi))) } else { None };
-                send_call!(posted, $mpi, $x, ($buf, $n, $dt, $dest, $tag, $comm) $(, $req)?)
+                send_call!(turn, posted, $mpi, $x, ($buf, $n, $dt, $dest, $tag, $comm) $(, $req)?)
             })
         });
     };
@@ -304,12 +319,19 @@ macro_rules! send_init {
     };
 }
 
-/// Recv.
+/// Recv; under `MPI_THREAD_MULTIPLE` as its nonblocking form `$irecv`
+/// and a wait ([`split::recv`]).
 macro_rules! recv {
-    ($mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $src:ident: $ts:ty,
+    ($irecv:ident, $mpi:ident, $x:ident, ($buf:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty, $src:ident: $ts:ty,
         $tag:ident: $tt:ty, $comm:ident: $tc:ty, $st:ident: $tst:ty) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $src: $ts, $tag: $tt, $comm: $tc, $st: $tst) -> $r, {
-            state::call(|_| {
+            state::call(|timed| {
+                if timed && state::multiple() {
+                    // SAFETY: the call's own arguments, to its nonblocking form.
+                    return unsafe {
+                        split::recv($comm, ($src, $tag), $st, |req| raw::$irecv($buf, $n, $dt, $src, $tag, $comm, req))
+                    };
+                }
                 let posted = state::with(|s| s.clock);
                 let mut own = state::blank_status();
                 let status = if $st == constants::STATUS_IGNORE() { &raw mut own } else { $st };
@@ -332,6 +354,8 @@ macro_rules! irecv {
         $src:ident: $ts:ty, $tag:ident: $tt:ty, $comm:ident: $tc:ty, $req:ident: $tr:ty) -> $r:ty) => {
         export!($mpi, ($buf: $tb, $n: $tn, $dt: $tdt, $src: $ts, $tag: $tt, $comm: $tc, $req: $tr) -> $r, {
             state::call(|timed| {
+                // Numbered and posted in one turn of the rank.
+                let _turn = turns::posting();
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($buf, $n, $dt, $src, $tag, $comm, $req) };
                 if timed && rc == constants::SUCCESS() && $src != constants::PROC_NULL() {
@@ -344,14 +368,23 @@ macro_rules! irecv {
     };
 }
 
-/// Sendrecv.
+/// Sendrecv; under `MPI_THREAD_MULTIPLE` as `$irecv`, `$isend` and a
+/// wait ([`split::sendrecv`]).
 macro_rules! sendrecv {
-    ($mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $dest:ident: $td:ty,
+    ($irecv:ident, $isend:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty, $dest:ident: $td:ty,
         $stag:ident: $tstag:ty, $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $src:ident: $tsrc:ty,
         $rtag:ident: $trtag:ty, $comm:ident: $tc:ty, $st:ident: $tst:ty) -> $r:ty) => {
         export!($mpi, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $dest: $td, $stag: $tstag, $rb: $trb, $rn: $trn,
             $rdt: $trdt, $src: $tsrc, $rtag: $trtag, $comm: $tc, $st: $tst) -> $r, {
             state::call(|timed| {
+                if timed && state::multiple() {
+                    // SAFETY: the call's own arguments, to its nonblocking forms.
+                    return unsafe {
+                        split::sendrecv($comm, ($dest, $stag, bytes($sn, $sdt)), ($src, $rtag), $st,
+                            |req| raw::$irecv($rb, $rn, $rdt, $src, $rtag, $comm, req),
+                            |req| raw::$isend($sb, $sn, $sdt, $dest, $stag, $comm, req))
+                    };
+                }
                 let posted = state::with(|s| s.clock);
                 let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($sn, $sdt), p2p::Mode::Standard) } else { None };
                 let mut own = state::blank_status();
@@ -378,6 +411,10 @@ macro_rules! sendrecv_replace {
         export!($mpi, ($b: $tb, $n: $tn, $dt: $tdt, $dest: $td, $stag: $tstag, $src: $tsrc, $rtag: $trtag,
             $comm: $tc, $st: $tst) -> $r, {
             state::call(|timed| {
+                if let (true, Some(n)) = (timed && state::multiple(), p2p::small($n)) {
+                    // SAFETY: the call's own arguments ([`split::sendrecv_replace`]).
+                    return unsafe { split::sendrecv_replace($b, n, $dt, ($dest, $stag), ($src, $rtag), $comm, $st) };
+                }
                 let posted = state::with(|s| s.clock);
                 let sent = if timed { p2p::post_send($comm, $dest, $stag, bytes($n, $dt), p2p::Mode::Standard) } else { None };
                 let mut own = state::blank_status();
@@ -480,6 +517,8 @@ macro_rules! start {
     (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $count:expr, $req:ident) => {
         export!($mpi, ($($a: $t),*) -> $r, {
             state::call(|timed| {
+                // Timestamps and posts in one turn of the rank.
+                let _turn = turns::posting();
                 if timed && !$req.is_null() {
                     let count: c_int = $count;
                     for i in 0..count.max(0) as usize {
@@ -888,14 +927,14 @@ macro_rules! routine {
     (@ MPI_Bsend_init_c, $($t:tt)*) => { send_init!(MPI_Bsend_init_c, $($t)*); };
     (@ MPI_Ssend_init_c, $($t:tt)*) => { send_init!(MPI_Ssend_init_c, $($t)*); };
     (@ MPI_Rsend_init_c, $($t:tt)*) => { send_init!(MPI_Rsend_init_c, $($t)*); };
-    (@ MPI_Recv, $($t:tt)*) => { recv!(MPI_Recv, $($t)*); };
-    (@ MPI_Recv_c, $($t:tt)*) => { recv!(MPI_Recv_c, $($t)*); };
+    (@ MPI_Recv, $($t:tt)*) => { recv!(XMPI_Irecv, MPI_Recv, $($t)*); };
+    (@ MPI_Recv_c, $($t:tt)*) => { recv!(XMPI_Irecv_c, MPI_Recv_c, $($t)*); };
     (@ MPI_Irecv, $($t:tt)*) => { irecv!(false, MPI_Irecv, $($t)*); };
     (@ MPI_Irecv_c, $($t:tt)*) => { irecv!(false, MPI_Irecv_c, $($t)*); };
     (@ MPI_Recv_init, $($t:tt)*) => { irecv!(true, MPI_Recv_init, $($t)*); };
     (@ MPI_Recv_init_c, $($t:tt)*) => { irecv!(true, MPI_Recv_init_c, $($t)*); };
-    (@ MPI_Sendrecv, $($t:tt)*) => { sendrecv!(MPI_Sendrecv, $($t)*); };
-    (@ MPI_Sendrecv_c, $($t:tt)*) => { sendrecv!(MPI_Sendrecv_c, $($t)*); };
+    (@ MPI_Sendrecv, $($t:tt)*) => { sendrecv!(XMPI_Irecv, XMPI_Isend, MPI_Sendrecv, $($t)*); };
+    (@ MPI_Sendrecv_c, $($t:tt)*) => { sendrecv!(XMPI_Irecv_c, XMPI_Isend_c, MPI_Sendrecv_c, $($t)*); };
     (@ MPI_Sendrecv_replace, $($t:tt)*) => { sendrecv_replace!(MPI_Sendrecv_replace, $($t)*); };
     (@ MPI_Sendrecv_replace_c, $($t:tt)*) => { sendrecv_replace!(MPI_Sendrecv_replace_c, $($t)*); };
     (@ MPI_Mprobe, $($t:tt)*) => { mprobe!(MPI_Mprobe, $($t)*); };

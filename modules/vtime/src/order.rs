@@ -15,7 +15,8 @@
 //! for this rank) is taken as later, and the known ones are chosen from.
 //! Calls with a rendezvous send, a collective, or a request the module
 //! does not time go to MPI as they are, and so does every call when the
-//! replay module is below (its record says which request completes).
+//! replay module is below (its record says which request completes) or
+//! threads call MPI at once (`MPI_THREAD_MULTIPLE`).
 
 use crate::p2p;
 use crate::state::{self, Req};
@@ -47,7 +48,9 @@ pub fn first(handles: &[u64]) -> Option<usize> {
     // A replay module below forces (or records) which request completes:
     // the recorded order wins, and narrowing the call would hide from it
     // the request its record names.
-    if state::with(|st| st.recorded.is_some()).unwrap_or(false) {
+    // Under `MPI_THREAD_MULTIPLE` the timestamps are read in the rank's
+    // turns (`turns`), which looking ahead here would bypass.
+    if state::multiple() || state::with(|st| st.recorded.is_some()).unwrap_or(false) {
         return None;
     }
     let mut waited: Option<Instant> = None;

@@ -27,6 +27,7 @@
 
 use crate::deadlock::{self, Hop};
 use crate::state::{self, blank_status, Req, SendClock};
+use crate::turns;
 use pnmpi_mpi_sys::ffi::{self, MPI_Request, MPI_Status};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
@@ -234,17 +235,20 @@ pub fn small<C: TryInto<c_int>>(count: C) -> Option<c_int> {
     count.try_into().ok()
 }
 
-/// Whether `posted` is a rendezvous, whose blocking send goes down the
-/// chain as [`rendezvous_send`].
-pub fn is_rendezvous(posted: &Option<SendClock>) -> bool {
-    posted.is_some_and(|p| p.ack.is_some())
+/// Whether a blocking send posted as `posted` goes down the chain as
+/// [`rendezvous_send`]: a rendezvous, or any timed send under
+/// `MPI_THREAD_MULTIPLE` (its post in the rank's turn, its wait outside).
+pub fn posted_apart(posted: &Option<SendClock>) -> bool {
+    posted.is_some_and(|p| p.ack.is_some() || state::multiple())
 }
 
-/// A blocking send `name` (`MPI_Send`, `MPI_Ssend`, `MPI_Rsend`) that the
-/// kernel makes a rendezvous (`posted.ack`): its nonblocking form goes
-/// down the chain, and the sender waits for it and for the
-/// acknowledgement in the module, where a deadlock is told
-/// ([`crate::deadlock`]). Returns the send's error code.
+/// A blocking send `name` (`MPI_Send`, `MPI_Bsend`, `MPI_Ssend`,
+/// `MPI_Rsend`) that the kernel makes a rendezvous (`posted.ack`), or any
+/// under `MPI_THREAD_MULTIPLE`: its nonblocking form goes down the chain,
+/// `turn` (the rank's posting turn, [`turns::posting`]) is let go, and
+/// the sender waits for the send and for the acknowledgement in the
+/// module, where a deadlock is told ([`crate::deadlock`]). Returns the
+/// send's error code.
 ///
 /// # Safety
 /// The arguments are the application's, valid for a send.
@@ -258,6 +262,7 @@ pub unsafe fn rendezvous_send(
     tag: c_int,
     comm: ffi::MPI_Comm,
     posted: SendClock,
+    turn: turns::Turn,
 ) -> c_int {
     let mut req = constants::REQUEST_NULL();
     // SAFETY: the application's send arguments (the caller's contract);
@@ -265,12 +270,14 @@ pub unsafe fn rendezvous_send(
     let rc = unsafe {
         match Mode::of(name) {
             Mode::Synchronous => pnmpi_sdk::raw::XMPI_Issend(buf, count, dt, dest, tag, comm, &mut req),
+            Mode::Buffered => pnmpi_sdk::raw::XMPI_Ibsend(buf, count, dt, dest, tag, comm, &mut req),
             _ if name.contains("Rsend") => {
                 pnmpi_sdk::raw::XMPI_Irsend(buf, count, dt, dest, tag, comm, &mut req)
             }
             _ => pnmpi_sdk::raw::XMPI_Isend(buf, count, dt, dest, tag, comm, &mut req),
         }
     };
+    drop(turn);
     if rc != constants::SUCCESS() {
         return rc;
     }
@@ -316,6 +323,12 @@ fn await_ack(hop: Hop, mut real: Option<MPI_Request>) -> (Option<(Ns, Ns)>, c_in
             _ => {}
         }
         settle_receives();
+        // A rank with another thread may still post the receive: its
+        // waits are not a deadlock's.
+        if state::live_threads() > 1 {
+            std::thread::yield_now();
+            continue;
+        }
         deadlock::handle(hop, comm);
         if !probed && start.elapsed() >= deadlock::PROBE_AFTER {
             deadlock::start(hop, comm);
@@ -334,6 +347,8 @@ fn wait(mut req: MPI_Request) -> c_int {
 /// `hop`'s acknowledgement if it is in (`Some(None)`: one that cannot be
 /// read, the send not timed), keeping the others that came.
 fn take_ack(hop: Hop, comm: Comm) -> Option<Option<(Ns, Ns)>> {
+    // A probe and its receive, with no other thread's in between.
+    let _own = turns::own_receive();
     loop {
         if let Some(Some(t)) = state::with(|st| st.acks.remove(&(hop.dst, hop.seq))) {
             return Some(Some(t));
@@ -378,6 +393,7 @@ fn take_ack(hop: Hop, comm: Comm) -> Option<Option<(Ns, Ns)>> {
 /// # Safety
 /// `status` points to a status MPI filled for the receive.
 pub unsafe fn received(comm: u64, status: *const MPI_Status, posted: Ns) {
+    let _turn = turns::stamping();
     // SAFETY: the caller's contract.
     if let Some((done, post)) = unsafe { timestamp(comm, status, posted, u64::MAX) } {
         arrived(done, post);
@@ -511,10 +527,14 @@ pub fn stamp_of(comm: u64, source: c_int, tag: c_int, posted: Ns) -> Option<(Ns,
 /// posted before a blocking send to a rank that does the same). Each
 /// keeps its completion for when the application completes it.
 pub fn settle_receives() {
+    let _turn = turns::stamping();
+    let me = crate::threads::mine().number;
     let mut open: Vec<(u64, u64, Ns, u64, bool)> = state::with(|st| {
         st.reqs
             .iter()
             .filter_map(|(&h, r)| match *r {
+                // Another thread's request may be completing in MPI now:
+                // only the calling thread's are asked about.
                 Req::Recv {
                     comm,
                     posted,
@@ -523,8 +543,9 @@ pub fn settle_receives() {
                     early: None,
                     from,
                     seq,
+                    owner,
                     ..
-                } => Some((h, comm, posted, seq, from.is_none())),
+                } if owner == me => Some((h, comm, posted, seq, from.is_none())),
                 _ => None,
             })
             .collect()
@@ -563,6 +584,11 @@ pub fn settle_receives() {
         {
             continue;
         }
+        // Another thread's wildcard receive, posted before, takes its
+        // timestamp first.
+        if !turns::first(comm, seq, status.MPI_SOURCE, status.MPI_TAG) {
+            continue;
+        }
         // SAFETY: MPI filled `status` for the matched receive.
         let Some(t) = (unsafe { timestamp(comm, &status, posted, seq) }) else {
             continue;
@@ -579,55 +605,17 @@ pub fn settle_receives() {
 /// # Safety
 /// `status` points to the status MPI filled for this completion.
 pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
-    enum Then {
-        Recv(u64, Ns, bool, u64),
-        Early(Ns, Ns),
-        Send(SendClock),
-        Coll(Box<state::Pending>),
-    }
+    // SAFETY: the caller's contract.
+    let _turn = unsafe { turns::in_turn(handle, status) };
     let then = state::with(|st| {
-        let (keep, then) = match st.reqs.get_mut(&handle)? {
-            Req::Recv {
-                comm,
-                posted,
-                persistent,
-                active,
-                cancelled,
-                early,
-                seq,
-                ..
-            } => {
-                if !*active {
-                    return None;
-                }
-                *active = false;
-                let t = match early.take() {
-                    Some((done, post)) => Then::Early(done, post),
-                    None => Then::Recv(*comm, *posted, *cancelled, *seq),
-                };
-                *cancelled = false;
-                (*persistent, t)
-            }
-            Req::Send {
-                posted,
-                persistent,
-                active,
-            } => {
-                if !*active {
-                    return None;
-                }
-                *active = false;
-                (persistent.is_some(), Then::Send(*posted))
-            }
-            Req::Coll(_) => match st.reqs.remove(&handle) {
-                Some(Req::Coll(p)) => return Some(Then::Coll(p)),
-                _ => return None,
-            },
-        };
-        if !keep {
-            st.reqs.remove(&handle);
+        // A request of this handle that MPI completed before it gave the
+        // handle to a newer one is this completion's.
+        let newer = st.claim_displaced(handle);
+        let then = complete_entry(st, handle);
+        if let Some(newer) = newer {
+            st.reqs.insert(handle, newer);
         }
-        Some(then)
+        then
     })
     .flatten();
     match then {
@@ -650,6 +638,63 @@ pub unsafe fn completed(handle: u64, status: *const MPI_Status) {
         Some(Then::Early(done, post)) => arrived(done, post),
         Some(Then::Coll(p)) => crate::coll::finish(*p),
     }
+}
+
+/// What a completed request's timing takes: a receive's communicator,
+/// post, cancellation and number, or its timestamp already read; a send's
+/// post; a nonblocking collective's reduction.
+enum Then {
+    Recv(u64, Ns, bool, u64),
+    Early(Ns, Ns),
+    Send(SendClock),
+    Coll(Box<state::Pending>),
+}
+
+/// What the completion of request `handle` does with its entry (taken
+/// out of the table unless persistent), and then.
+fn complete_entry(st: &mut state::State, handle: u64) -> Option<Then> {
+    let (keep, then) = match st.reqs.get_mut(&handle)? {
+        Req::Recv {
+            comm,
+            posted,
+            persistent,
+            active,
+            cancelled,
+            early,
+            seq,
+            ..
+        } => {
+            if !*active {
+                return None;
+            }
+            *active = false;
+            let t = match early.take() {
+                Some((done, post)) => Then::Early(done, post),
+                None => Then::Recv(*comm, *posted, *cancelled, *seq),
+            };
+            *cancelled = false;
+            (*persistent, t)
+        }
+        Req::Send {
+            posted,
+            persistent,
+            active,
+        } => {
+            if !*active {
+                return None;
+            }
+            *active = false;
+            (persistent.is_some(), Then::Send(*posted))
+        }
+        Req::Coll(_) => match st.reqs.remove(&handle) {
+            Some(Req::Coll(p)) => return Some(Then::Coll(p)),
+            _ => return None,
+        },
+    };
+    if !keep {
+        st.reqs.remove(&handle);
+    }
+    Some(then)
 }
 
 /// Reusable space for the completion calls: request handles read before
@@ -718,7 +763,7 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool, (source, tag): (c_
         }
         let posted = st.clock;
         st.recvs += 1;
-        st.reqs.insert(
+        st.track(
             handle,
             Req::Recv {
                 comm: comm.bits(),
@@ -729,6 +774,8 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool, (source, tag): (c_
                 early: None,
                 from: (!wild).then_some((source, tag)),
                 seq: st.recvs,
+                pattern: (source, tag),
+                owner: crate::threads::mine().number,
             },
         );
     });
@@ -740,7 +787,7 @@ pub fn recv_posted(comm: Comm, handle: u64, persistent: bool, (source, tag): (c_
 pub fn send_posted(posted: Option<SendClock>, handle: u64) {
     if let Some(p) = posted.filter(|p| p.free > p.post || p.ack.is_some()) {
         state::with(|st| {
-            st.reqs.insert(
+            st.track(
                 handle,
                 Req::Send {
                     posted: p,
@@ -755,7 +802,7 @@ pub fn send_posted(posted: Option<SendClock>, handle: u64) {
 /// A persistent send (`MPI_Send_init` ...) returned request `handle`.
 pub fn send_init(handle: u64, send: state::PersistentSend) {
     state::with(|st| {
-        st.reqs.insert(
+        st.track(
             handle,
             Req::Send {
                 posted: SendClock {
@@ -779,12 +826,14 @@ pub fn start(handle: u64) {
             persistent: true,
             active,
             seq,
+            owner,
             ..
         }) => {
             *posted = st.clock;
             *active = true;
             st.recvs += 1;
             *seq = st.recvs;
+            *owner = crate::threads::mine().number;
             None
         }
         Some(Req::Send {
@@ -849,7 +898,7 @@ pub fn take_message(message: u64) -> Option<(u64, Ns)> {
 pub fn mrecv_posted(comm: u64, posted: Ns, handle: u64) {
     state::with(|st| {
         st.recvs += 1;
-        st.reqs.insert(
+        st.track(
             handle,
             Req::Recv {
                 comm,
@@ -860,6 +909,9 @@ pub fn mrecv_posted(comm: u64, posted: Ns, handle: u64) {
                 early: None,
                 from: None,
                 seq: st.recvs,
+                // Matched already: no later message can be its.
+                pattern: (constants::PROC_NULL(), constants::ANY_TAG()),
+                owner: crate::threads::mine().number,
             },
         )
     });

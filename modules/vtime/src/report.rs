@@ -1,5 +1,7 @@
 //! The report, at `MPI_Finalize`: rank 0 gathers every rank's virtual run
-//! time (its clock when it entered `MPI_Finalize`), compute, communication
+//! time (its latest thread's end: the clock of the thread that entered
+//! `MPI_Finalize`, or of a thread that ended later), each thread's end
+//! when a rank had several, compute, communication
 //! and wait, and the real wall time the run took, prints a table to
 //! stderr and writes the JSON report (to a temporary file, then renamed,
 //! so a reader never sees half of it).
@@ -8,7 +10,7 @@ use crate::config;
 use crate::state::State;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
-use pnmpi_sim::live::report::{table, write, RankReport, Report};
+use pnmpi_sim::live::report::{table, write, RankReport, Report, ThreadEnd};
 
 /// Fields each rank sends, in this order.
 const FIELDS: usize = 12;
@@ -72,7 +74,7 @@ pub fn finish(st: &State) {
     let mine = RankReport {
         rank: st.rank,
         node: st.node_of.get(st.rank as usize).copied().unwrap_or(0),
-        runtime_ns: st.clock,
+        runtime_ns: st.threads.end(),
         compute_ns: t.compute,
         comm_ns: t.comm,
         wait_ns: t.wait,
@@ -84,6 +86,14 @@ pub fn finish(st: &State) {
         wall_ns: wall,
         acks_sent: t.acks,
     };
+    let threads: Vec<f64> = st
+        .threads
+        .ends
+        .iter()
+        .flat_map(|(&t, &end)| [f64::from(t), end])
+        .collect();
+    // Every rank takes part in both gathers before any returns.
+    let per_thread = native::gatherv(&threads, world);
     let all = match native::gather(&mine.row(), world) {
         Ok(Some(all)) => all,
         Ok(None) => return,
@@ -92,12 +102,33 @@ pub fn finish(st: &State) {
             return;
         }
     };
+    let per_thread = match per_thread {
+        Ok(all) => all.unwrap_or_default(),
+        Err(e) => {
+            pnmpi_sdk::say::warn("vtime", format_args!("cannot gather the threads' ends: {e}"));
+            Vec::new()
+        }
+    };
     let per_rank: Vec<RankReport> = all
         .chunks(FIELDS)
         .enumerate()
         .map(|(r, row)| RankReport::from_row(r as u32, row))
         .collect();
-    let report = Report::new(config.machine_name(), &config.model, config.cpu_factor, per_rank);
+    let mut report = Report::new(config.machine_name(), &config.model, config.cpu_factor, per_rank);
+    // Ranks with one thread need no line of their own.
+    if per_thread.iter().any(|t| t.len() > 2) {
+        report.per_thread = per_thread
+            .iter()
+            .enumerate()
+            .flat_map(|(rank, ends)| {
+                ends.chunks(2).map(move |e| ThreadEnd {
+                    rank: rank as u32,
+                    thread: e[0] as u32,
+                    end_ns: e[1],
+                })
+            })
+            .collect();
+    }
     eprint!("{}", table(&report));
     match write(&config.report, &report) {
         Ok(()) => pnmpi_sdk::say::note("vtime", format_args!("wrote {}", config.report.display())),

@@ -1,27 +1,29 @@
-//! The rank's virtual clock and what the model needs to move it: the
-//! processor model at every MPI call's entry, the communicators' shadows,
-//! the requests in flight, and the totals for the report.
+//! The rank's state and what the model needs to move its threads'
+//! clocks: the processor model at every MPI call's entry, the
+//! communicators' shadows, the requests in flight, and the totals for the
+//! report.
 //!
-//! One clock per rank: `MPI_THREAD_MULTIPLE` is refused, so at most one
-//! thread is inside MPI at a time. The state sits behind a lock that is
-//! never held across an MPI call of the module's own.
+//! One clock per thread ([`crate::threads`]). The state sits behind a
+//! lock that is never held across an MPI call of the module's own; while
+//! a thread holds it, the state's clock is that thread's.
 
+use crate::threads::{self, Threads};
 use pnmpi_mpi_sys::ffi::{MPI_Request, MPI_Status};
 use pnmpi_sim::live::deadlock::Hop;
 use pnmpi_sim::model::{Model, Msg};
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// Virtual ns at the entry of the rank's latest MPI call, after the
-/// compute before it was charged: published to modules above as the
+/// Virtual ns at the entry of the latest MPI call of the rank (of any of
+/// its threads), after the compute before it was charged: published to modules above as the
 /// global `vtime_call_start` (the tracer's `PNMPI_TRACE_CLOCK=vtime`).
 static CALL_START: AtomicI64 = AtomicI64::new(0);
-/// Virtual ns at the return of the rank's latest MPI call (global
+/// Virtual ns at the return of the rank's latest MPI call, on its
+/// thread's clock (global
 /// `vtime_call_end`); left behind [`CALL_START`] by `MPI_Finalize`,
 /// which never returns to the model.
 static CALL_END: AtomicI64 = AtomicI64::new(0);
@@ -89,6 +91,10 @@ pub enum Req {
         from: Option<(c_int, c_int)>,
         /// Its place in this rank's posting order ([`State::recvs`]).
         seq: u64,
+        /// Its source and tag as posted, wildcards and all.
+        pattern: (c_int, c_int),
+        /// The thread that posted (or started) it.
+        owner: u32,
     },
     /// A send: its CPU overhead ends at `posted.free`, a rendezvous once
     /// its acknowledgement says.
@@ -126,18 +132,24 @@ pub struct State {
     /// records each interval, or replaces it by the recorded one, so that
     /// replayed runs repeat their virtual times.
     pub recorded: Option<ComputeFn>,
-    /// The virtual clock, ns since the end of `MPI_Init`.
+    /// The calling thread's virtual clock, ns since the end of `MPI_Init`.
     pub clock: Ns,
-    /// Virtual time at the current call's entry.
+    /// Virtual time at the calling thread's current call's entry.
     pub call_start: Ns,
-    /// The latest partner post among what the current call completed.
+    /// The latest partner post among what that call completed.
     pub call_late: Ns,
-    /// Report totals.
+    /// The rank's threads and their clocks.
+    pub threads: Threads,
+    /// Report totals, summed over the threads.
     pub totals: Totals,
     /// The application's communicators by handle.
     pub comms: HashMap<u64, CommInfo>,
     /// The application's requests in flight, by handle.
     pub reqs: HashMap<u64, Req>,
+    /// Requests that MPI completed in one thread and whose handle it gave
+    /// to a newer request of another before the first thread timed the
+    /// completion, oldest first ([`State::track`]).
+    pub displaced: Vec<(u64, Req)>,
     /// The module's world duplicate for acknowledgements of rendezvous
     /// sends.
     pub ack_comm: u64,
@@ -160,6 +172,36 @@ pub struct State {
 }
 
 impl State {
+    /// Tracks request `handle`. Under `MPI_THREAD_MULTIPLE`, an active
+    /// request that has its handle already completed in MPI (which reuses
+    /// a completed request's handle) in a thread that has not timed it
+    /// yet: it waits aside for that.
+    pub fn track(&mut self, handle: u64, req: Req) {
+        if let Some(old) = self.reqs.insert(handle, req).filter(|_| multiple()) {
+            let active = match &old {
+                Req::Recv {
+                    active, persistent, ..
+                } => *active && !*persistent,
+                Req::Send {
+                    active, persistent, ..
+                } => *active && persistent.is_none(),
+                Req::Coll(_) => true,
+            };
+            if active {
+                self.displaced.push((handle, old));
+            }
+        }
+    }
+
+    /// At a completion of `handle`: its oldest displaced request, if any,
+    /// goes back into the table for the completion to time; the newer one
+    /// that held the handle is returned, to go back after.
+    pub fn claim_displaced(&mut self, handle: u64) -> Option<Req> {
+        let i = self.displaced.iter().position(|d| d.0 == handle)?;
+        let (_, old) = self.displaced.remove(i);
+        self.reqs.insert(handle, old)
+    }
+
     /// The message from world rank `src` to world rank `dst`.
     pub fn msg(&self, src: u32, dst: u32, bytes: u64) -> Msg {
         Msg::between(src, dst, bytes, |r| {
@@ -186,45 +228,79 @@ pub fn recorded_compute() -> Option<ComputeFn> {
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
-thread_local! {
-    /// This thread's CPU clock when it last left an MPI call; `u64::MAX`
-    /// before its first call (its time before that is not the rank's).
-    static LAST_EXIT: Cell<u64> = const { Cell::new(u64::MAX) };
+/// MPI granted `MPI_THREAD_MULTIPLE`: threads call MPI at once, and the
+/// point-to-point calls keep their timestamps in step ([`crate::p2p`]).
+static MULTIPLE: AtomicBool = AtomicBool::new(false);
+
+/// Notes the thread level MPI granted: whether it is `MPI_THREAD_MULTIPLE`.
+pub fn set_multiple(multiple: bool) {
+    MULTIPLE.store(multiple, Relaxed);
 }
 
-/// Runs `f` on the state, if MPI is running under the module.
+/// Whether threads may call MPI at once (see [`set_multiple`]).
+pub fn multiple() -> bool {
+    MULTIPLE.load(Relaxed)
+}
+
+/// Runs `f` on the state, with the calling thread's clock in it, if MPI
+/// is running under the module.
 pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
-    guard.as_mut().map(f)
+    let st = guard.as_mut()?;
+    let mut mine = threads::mine();
+    if !mine.known() {
+        mine = st.threads.newcomer(mine.last_exit);
+        ENDING.with(|_| ());
+    }
+    threads::set(mine);
+    st.clock = mine.clock;
+    st.call_start = mine.call_start;
+    st.call_late = mine.call_late;
+    let r = f(st);
+    mine.clock = st.clock;
+    mine.call_start = st.call_start;
+    mine.call_late = st.call_late;
+    st.threads.ends.insert(mine.number, st.clock);
+    threads::set(mine);
+    Some(r)
 }
 
-/// Installs the state at the end of `MPI_Init`: the clock starts at 0.
+/// Installs the state at the end of `MPI_Init`: the calling thread's
+/// clock starts at 0.
 pub fn install(state: State) {
     *STATE.lock().unwrap_or_else(|e| e.into_inner()) = Some(state);
-    LAST_EXIT.with(|c| c.set(pnmpi_sdk::clock::thread_cpu_ns()));
 }
 
-/// Removes the state at `MPI_Finalize`: later calls pass through.
+/// Removes the state at `MPI_Finalize`, the calling thread's clock in
+/// it: later calls pass through.
 pub fn take() -> Option<State> {
+    with(|_| ())?;
     STATE.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
+/// Charges `cpu` ns of measured CPU time, scaled, to the calling thread.
+fn charge(st: &mut State, cpu: u64) {
+    let mut used = st.charge.net(cpu);
+    if let Some(recorded) = st.recorded {
+        // SAFETY: `used` is a local `u64`, the service's argument.
+        unsafe { recorded(&mut used) };
+    }
+    let node = st.node_of.get(st.rank as usize).copied().unwrap_or(0);
+    let v = st.charge.target(&st.machine, node, used);
+    st.clock += v;
+    st.totals.compute += v;
+}
+
 /// An MPI call starts: the CPU time since the thread's last call, scaled,
-/// moves the clock. Returns whether the call is timed (MPI is running).
+/// moves its clock, and the main thread joins the threads that ended.
+/// Returns whether the call is timed (MPI is running).
 pub fn enter() -> bool {
     let now = pnmpi_sdk::clock::thread_cpu_ns();
-    let last = LAST_EXIT.with(Cell::get);
+    let last = threads::mine().last_exit;
     with(|st| {
-        if last != u64::MAX {
-            let mut used = st.charge.net(now.saturating_sub(last));
-            if let Some(recorded) = st.recorded {
-                // SAFETY: `used` is a local `u64`, the service's argument.
-                unsafe { recorded(&mut used) };
-            }
-            let node = st.node_of.get(st.rank as usize).copied().unwrap_or(0);
-            let v = st.charge.target(&st.machine, node, used);
-            st.clock += v;
-            st.totals.compute += v;
+        charge(st, now.saturating_sub(last));
+        if threads::mine().number == st.threads.main {
+            st.clock = st.clock.max(st.threads.joined);
         }
         st.call_start = st.clock;
         st.call_late = f64::NEG_INFINITY;
@@ -233,9 +309,47 @@ pub fn enter() -> bool {
     .is_some()
 }
 
+thread_local! {
+    /// Its destructor tells the rank that the thread ended ([`ended`]).
+    static ENDING: Ending = const { Ending };
+}
+
+/// A thread's end, when its thread-locals go.
+struct Ending;
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        ended();
+    }
+}
+
+/// The calling thread ends: the CPU time after its last call is charged,
+/// and its end is for the main thread to join.
+fn ended() {
+    let mine = threads::mine();
+    if !mine.known() {
+        return;
+    }
+    let now = pnmpi_sdk::clock::thread_cpu_ns();
+    with(|st| {
+        if mine.number == st.threads.main {
+            return;
+        }
+        charge(st, now.saturating_sub(mine.last_exit));
+        st.threads.joined = st.threads.joined.max(st.clock);
+        st.threads.live = st.threads.live.saturating_sub(1);
+    });
+}
+
+/// Threads of the rank that called MPI and have not ended (1 once MPI
+/// is running, without threads).
+pub fn live_threads() -> u32 {
+    with(|st| st.threads.live).unwrap_or(1)
+}
+
 /// The call that [`enter`] started returns: its virtual duration is split
 /// into waiting for partners and the model's own charges, and the CPU
-/// clock restarts for the application's next interval.
+/// clock restarts for the thread's next interval.
 pub fn leave(timed: bool) {
     if timed {
         with(|st| {
@@ -247,7 +361,9 @@ pub fn leave(timed: bool) {
             CALL_END.store(st.clock.round() as i64, Relaxed);
         });
     }
-    LAST_EXIT.with(|c| c.set(pnmpi_sdk::clock::thread_cpu_ns()));
+    let mut mine = threads::mine();
+    mine.last_exit = pnmpi_sdk::clock::thread_cpu_ns();
+    threads::set(mine);
 }
 
 /// Runs `call`, the body of a wrapper, between [`enter`] and [`leave`]:

@@ -66,6 +66,23 @@ pub struct Report<'a> {
     pub wait_s: f64,
     /// Per rank, in rank order.
     pub per_rank: Vec<RankReport>,
+    /// Per thread of the ranks whose threads called MPI (vtime under
+    /// `MPI_THREAD_MULTIPLE`), by rank then thread: each thread's end.
+    /// A rank's run time is its latest thread's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_thread: Vec<ThreadEnd>,
+}
+
+/// One thread's end in the report.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+pub struct ThreadEnd {
+    /// World rank.
+    pub rank: u32,
+    /// The thread's number in its rank (0: the one that initialized MPI,
+    /// then in creation order).
+    pub thread: u32,
+    /// Its virtual end: its clock when it ended, or at `MPI_Finalize`.
+    pub end_ns: f64,
 }
 
 impl<'a> Report<'a> {
@@ -85,6 +102,7 @@ impl<'a> Report<'a> {
             comm_s: per_rank.iter().map(|r| r.comm_ns).sum::<f64>() * 1e-9,
             wait_s: per_rank.iter().map(|r| r.wait_ns).sum::<f64>() * 1e-9,
             per_rank,
+            per_thread: Vec::new(),
         }
     }
 }

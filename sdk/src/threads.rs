@@ -1,6 +1,7 @@
-//! Which thread is calling: a number that names the same thread in the
-//! recorded run and in every replay of it, so that each thread replays
-//! its own outcomes.
+//! Which thread is calling: a number that names the same thread in every
+//! run of a program that creates its threads in the same order (a
+//! recorded run and its replays; a run under vtime and its report), so
+//! that modules name a process's threads alike.
 //!
 //! **The rule.** Linux numbers a process's threads in the order they are
 //! created: each new id is the next free one after the last given, and
@@ -10,16 +11,17 @@
 //! id is its first thread's, so a thread's age is how far its id lies
 //! after the process's id, going round past `pid_max` (see [`age`]). A
 //! thread's number is how many threads of its process that are older
-//! count at its first call through this module, where a thread counts if
+//! count at its first call through the module, where a thread counts if
 //! it has called through the module before, or is alive then; the threads
 //! that `MPI_Init` itself creates (an MPI's progress threads) never count.
 //! The thread that calls `MPI_Init` is usually the process's first, so 0;
 //! threads created one after the other get the next numbers, in creation
 //! order, whichever of them calls MPI first.
 //!
-//! A thread is numbered at its first call of any routine the module
-//! wraps, consulting or passing through, so that a thread that ended
-//! still counts for the threads after it.
+//! A module numbers a thread at its first call of any routine it wraps
+//! ([`touch`]), so that a thread that ended still counts for the threads
+//! after it; it calls [`before_init`] and [`after_init`] around
+//! `MPI_Init`.
 //!
 //! **When a program creates threads otherwise** than the recorded run
 //! (more or fewer, or in a racy order between several creating threads),
@@ -29,9 +31,9 @@
 //! A thread that calls no wrapped routine and ends just before a later
 //! thread's first call may count in one run and not in another.
 
-use parking_lot::Mutex;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard};
 
 /// Not numbered yet.
 const NONE: u32 = u32::MAX;
@@ -71,6 +73,11 @@ static KNOWN: Mutex<Known> = Mutex::new(Known {
     seen: Vec::new(),
 });
 
+/// The known threads (a panic elsewhere leaves them usable).
+fn known() -> MutexGuard<'static, Known> {
+    KNOWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The ids of the process's live threads (`/proc/self/task`), without
 /// the ones that ended (zombies).
 fn live() -> Vec<i32> {
@@ -97,14 +104,14 @@ fn tid() -> i32 {
 /// Before `MPI_Init` goes down: notes the threads alive, so that the ones
 /// `MPI_Init` adds are known as the MPI's.
 pub fn before_init() {
-    KNOWN.lock().before = live();
+    known().before = live();
 }
 
 /// After `MPI_Init`: the threads it created are the MPI's; the calling
 /// thread gets its number.
 pub fn after_init() {
     {
-        let mut k = KNOWN.lock();
+        let mut k = known();
         let before = std::mem::take(&mut k.before);
         k.mpi = live().into_iter().filter(|t| !before.contains(t)).collect();
     }
@@ -166,7 +173,7 @@ fn number() -> u32 {
     let process = unsafe { libc::getpid() };
     let max = pid_max();
     let mine = age(me, process, max);
-    let mut k = KNOWN.lock();
+    let mut k = known();
     let mut elders: Vec<i32> = k
         .seen
         .iter()
