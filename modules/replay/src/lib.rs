@@ -19,7 +19,7 @@
 //! leaves the record stops with an error naming the rank, the call and its
 //! index. `docs/replay.md` is the guide; `format` describes the file.
 //!
-//! Under `MPI_THREAD_MULTIPLE` each thread (numbered by `threads`, in the
+//! Under `MPI_THREAD_MULTIPLE` each thread (numbered by `pnmpi_sdk::threads`, in the
 //! order the process created them) records and replays its own outcomes,
 //! and the outcomes that make MPI act are replayed in the recorded order
 //! across threads (`state`).

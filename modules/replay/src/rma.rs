@@ -23,10 +23,10 @@
 use crate::abort::diverge;
 use crate::format::{Entry, Kind};
 use crate::state::{self, mode, Next, State, RECORD, REPLAY, RMA_READS, STATE};
-use crate::threads;
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::sys::ffi::{self, MPI_Datatype, MPI_Win};
 use pnmpi_sdk::sys::Handle;
+use pnmpi_sdk::threads;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
