@@ -56,10 +56,17 @@ struct Flow {
     var: VarId,
     /// Its latency is paid: it shares its links.
     active: bool,
-    /// Bumped whenever its end moves: older entries of the end queue are
-    /// stale.
-    version: u32,
+    /// Its end's stamp, new whenever its end moves: older entries of the
+    /// end queue are stale. Stamps are unique across flows, so that a
+    /// stale entry of an ended flow never passes for one of the flow that
+    /// reuses its number.
+    version: u64,
+    /// The key of its live end-queue entry ([`NO_END`]: none).
+    end: u64,
 }
+
+/// A flow's `end` while it has no live entry (at no rate yet).
+const NO_END: u64 = u64::MAX;
 
 /// Simulated times are non-negative, so their bits order like the values.
 fn key(t: Ns) -> u64 {
@@ -77,7 +84,9 @@ pub struct Flows {
     /// When each flow's latency is paid.
     entering: BinaryHeap<Reverse<(u64, FlowId)>>,
     /// Each flow's end at its current rate, with its version.
-    ending: BinaryHeap<Reverse<(u64, FlowId, u32)>>,
+    ending: BinaryHeap<Reverse<(u64, FlowId, u64)>>,
+    /// The last stamp given.
+    stamp: u64,
     /// The time of the last step.
     now: Ns,
     /// A route being looked up.
@@ -98,6 +107,7 @@ impl Flows {
             of_var: Vec::new(),
             entering: BinaryHeap::new(),
             ending: BinaryHeap::new(),
+            stamp: 0,
             now: 0.0,
             route: Vec::new(),
             solved: Vec::new(),
@@ -148,6 +158,7 @@ impl Flows {
             var,
             active: false,
             version: 0,
+            end: NO_END,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -242,10 +253,21 @@ impl Flows {
             f.remaining = (f.remaining - f.rate * (now - f.updated) / NS).max(0.0);
             f.updated = now;
             f.rate = self.solver.rate(var);
-            f.version = f.version.wrapping_add(1);
-            if f.rate > 0.0 {
-                let end = now + f.remaining / f.rate * NS;
-                self.ending.push(Reverse((key(end), id, f.version)));
+            let end = if f.rate > 0.0 {
+                key(now + f.remaining / f.rate * NS)
+            } else {
+                NO_END
+            };
+            // An end that did not move keeps its entry (most flows of a
+            // large solve keep their rate).
+            if end == f.end {
+                continue;
+            }
+            f.end = end;
+            self.stamp += 1;
+            f.version = self.stamp;
+            if end != NO_END {
+                self.ending.push(Reverse((end, id, f.version)));
             }
         }
         self.solved = solved;

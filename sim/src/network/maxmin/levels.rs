@@ -1,0 +1,102 @@
+//! The unsaturated links of a progressive filling by the level at which
+//! each would saturate (its remainder over its usage), so that a round
+//! finds the next level and the links at it without rescanning every
+//! link: a min-heap whose entries are refreshed lazily.
+//!
+//! A round fixes flows, which only lowers the remainder and usage of
+//! their links, and so (up to rounding) only raises those links' levels.
+//! A link's entry keeps the level it had when pushed; a raised level
+//! leaves it in place, a lower bound, and the entry is re-keyed only when
+//! it reaches the top. A lowered level (rounding) pushes a fresh entry at
+//! once. So the top's key, once it equals its link's level, is the least
+//! level of all, and the levels compared are the very quotients a full
+//! scan would compute: the same level and the same links, bit for bit.
+
+use crate::network::graph::LinkId;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A level's bits: levels are positive (a remainder and a usage above
+/// the precision), so their bits order as their values.
+fn bits(level: f64) -> u64 {
+    level.to_bits()
+}
+
+/// The heap and, per link, its live entry: its key and its version
+/// (older entries of the link are dead).
+#[derive(Default)]
+pub(super) struct Levels {
+    heap: BinaryHeap<Reverse<(u64, LinkId, u32)>>,
+    key: Vec<u64>,
+    version: Vec<u32>,
+}
+
+/// "No live entry": the link was taken at a level and is pushed again,
+/// if still unsaturated, after its round.
+const TAKEN: u64 = 0;
+
+impl Levels {
+    /// Room for `links` links, no entry.
+    pub(super) fn new(links: usize) -> Levels {
+        Levels {
+            heap: BinaryHeap::new(),
+            key: vec![TAKEN; links],
+            version: vec![0; links],
+        }
+    }
+
+    /// A new filling: no link in it.
+    pub(super) fn clear(&mut self) {
+        self.heap.clear();
+    }
+
+    /// Link `l` is unsaturated at `level`: its live entry.
+    pub(super) fn push(&mut self, l: LinkId, level: f64) {
+        let li = l as usize;
+        self.version[li] = self.version[li].wrapping_add(1);
+        self.key[li] = bits(level);
+        self.heap.push(Reverse((self.key[li], l, self.version[li])));
+    }
+
+    /// Link `l`'s level is now `level`: a fresh entry if it went down
+    /// (its old one would hide it); none if it went up or `l` was taken.
+    pub(super) fn changed(&mut self, l: LinkId, level: f64) {
+        let key = self.key[l as usize];
+        if key != TAKEN && bits(level) < key {
+            self.push(l, level);
+        }
+    }
+
+    /// The least level of the unsaturated links, and into `at` those
+    /// at it (in no order; their entries are taken). `level_of` gives an
+    /// unsaturated link's level, `None` for a link saturated since.
+    pub(super) fn next(
+        &mut self,
+        level_of: impl Fn(LinkId) -> Option<f64>,
+        at: &mut Vec<LinkId>,
+    ) -> Option<f64> {
+        at.clear();
+        let mut least = None;
+        while let Some(&Reverse((key, l, version))) = self.heap.peek() {
+            if least.is_some_and(|least| key != least) {
+                break;
+            }
+            self.heap.pop();
+            if version != self.version[l as usize] {
+                continue;
+            }
+            let Some(level) = level_of(l) else {
+                continue;
+            };
+            if bits(level) != key {
+                // Raised since pushed: back at its level.
+                self.push(l, level);
+                continue;
+            }
+            least = Some(key);
+            self.key[l as usize] = TAKEN;
+            at.push(l);
+        }
+        least.map(f64::from_bits)
+    }
+}
