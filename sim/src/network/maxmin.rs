@@ -52,6 +52,8 @@ struct Cnst {
 /// marking of modified links last followed it.
 struct Var {
     penalty: f64,
+    /// `1 / penalty`: its weight in a link's usage.
+    share: f64,
     bound: f64,
     links: Vec<LinkId>,
     rate: f64,
@@ -143,6 +145,7 @@ impl MaxMin {
     pub fn create(&mut self, route: &[LinkId]) -> VarId {
         let var = Var {
             penalty: 0.0,
+            share: 0.0,
             bound: f64::INFINITY,
             links: route.to_vec(),
             rate: 0.0,
@@ -176,7 +179,7 @@ impl MaxMin {
         if x.active {
             return;
         }
-        (x.penalty, x.bound, x.active) = (penalty, bound, true);
+        (x.penalty, x.share, x.bound, x.active) = (penalty, 1.0 / penalty, bound, true);
         for &l in &x.links {
             self.cnsts[l as usize].vars.push(v);
         }
@@ -191,7 +194,7 @@ impl MaxMin {
     pub fn add(&mut self, penalty: f64, bound: f64, route: &[LinkId]) -> VarId {
         let id = self.create(&[]);
         let x = &mut self.vars[id as usize];
-        (x.penalty, x.bound, x.active) = (penalty, bound, true);
+        (x.penalty, x.share, x.bound, x.active) = (penalty, 1.0 / penalty, bound, true);
         x.links = route.to_vec();
         // As SimGrid adds an active variable's links one by one.
         for &l in route {
@@ -301,7 +304,7 @@ impl MaxMin {
             .vars
             .iter()
             .filter(|&&v| self.var_fixed[v as usize] != self.epoch)
-            .map(|&v| 1.0 / self.vars[v as usize].penalty);
+            .map(|&v| self.vars[v as usize].share);
         if c.fatpipe {
             open.fold(0.0, f64::max)
         } else {
@@ -319,7 +322,6 @@ impl MaxMin {
         let mut at = std::mem::take(&mut self.at_level);
         let mut saturated = std::mem::take(&mut self.saturated);
         light.clear();
-        self.levels.clear();
         for &l in links {
             let li = l as usize;
             let capacity = self.cnsts[li].capacity;
@@ -333,9 +335,11 @@ impl MaxMin {
             if usage > 0.0 {
                 self.light_at[li] = light.len() as u32;
                 light.push(l);
-                self.levels.push(l, self.level(l));
             }
         }
+        let (remaining, usage) = (&self.remaining, &self.usage);
+        self.levels
+            .start(&light, |l| remaining[l as usize] / usage[l as usize]);
         self.light = light;
         let mut level = f64::INFINITY;
         while !self.light.is_empty() {
@@ -420,7 +424,7 @@ impl MaxMin {
         let vi = v as usize;
         self.var_fixed[vi] = self.epoch;
         self.vars[vi].rate = rate;
-        let penalty = self.vars[vi].penalty;
+        let share = self.vars[vi].share;
         for i in 0..self.vars[vi].links.len() {
             let l = self.vars[vi].links[i];
             let li = l as usize;
@@ -429,7 +433,7 @@ impl MaxMin {
                 self.usage[li] = self.fresh_usage(li);
             } else {
                 update(&mut self.remaining[li], rate, capacity * PRECISION);
-                update(&mut self.usage[li], 1.0 / penalty, PRECISION);
+                update(&mut self.usage[li], share, PRECISION);
             }
             let at = self.light_at[li];
             if at == OUT {

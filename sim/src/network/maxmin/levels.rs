@@ -14,6 +14,7 @@
 
 use crate::network::graph::LinkId;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 /// A level's bits: levels are positive (a remainder and a usage above
@@ -45,17 +46,27 @@ impl Levels {
         }
     }
 
-    /// A new filling: no link in it.
-    pub(super) fn clear(&mut self) {
-        self.heap.clear();
+    /// A new filling of the unsaturated links `light`, at their levels
+    /// (`level_of`), heaped at once.
+    pub(super) fn start(&mut self, light: &[LinkId], level_of: impl Fn(LinkId) -> f64) {
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
+        entries.extend(light.iter().map(|&l| Reverse(self.entry(l, level_of(l)))));
+        self.heap = BinaryHeap::from(entries);
+    }
+
+    /// Link `l`'s live entry at `level`, older ones dead.
+    fn entry(&mut self, l: LinkId, level: f64) -> (u64, LinkId, u32) {
+        let li = l as usize;
+        self.version[li] = self.version[li].wrapping_add(1);
+        self.key[li] = bits(level);
+        (self.key[li], l, self.version[li])
     }
 
     /// Link `l` is unsaturated at `level`: its live entry.
     pub(super) fn push(&mut self, l: LinkId, level: f64) {
-        let li = l as usize;
-        self.version[li] = self.version[li].wrapping_add(1);
-        self.key[li] = bits(level);
-        self.heap.push(Reverse((self.key[li], l, self.version[li])));
+        let entry = self.entry(l, level);
+        self.heap.push(Reverse(entry));
     }
 
     /// Link `l`'s level is now `level`: a fresh entry if it went down
@@ -77,25 +88,34 @@ impl Levels {
     ) -> Option<f64> {
         at.clear();
         let mut least = None;
-        while let Some(&Reverse((key, l, version))) = self.heap.peek() {
+        while let Some(mut top) = self.heap.peek_mut() {
+            let Reverse((key, l, version)) = *top;
             if least.is_some_and(|least| key != least) {
                 break;
             }
-            self.heap.pop();
-            if version != self.version[l as usize] {
-                continue;
-            }
-            let Some(level) = level_of(l) else {
-                continue;
+            let live = if version == self.version[l as usize] {
+                level_of(l)
+            } else {
+                None
             };
-            if bits(level) != key {
-                // Raised since pushed: back at its level.
-                self.push(l, level);
-                continue;
+            match live {
+                // Raised since pushed: back at its level, in place.
+                Some(level) if bits(level) != key => {
+                    let li = l as usize;
+                    self.key[li] = bits(level);
+                    *top = Reverse((self.key[li], l, version));
+                }
+                Some(_) => {
+                    PeekMut::pop(top);
+                    least = Some(key);
+                    self.key[l as usize] = TAKEN;
+                    at.push(l);
+                }
+                // Dead, or saturated since.
+                None => {
+                    PeekMut::pop(top);
+                }
             }
-            least = Some(key);
-            self.key[l as usize] = TAKEN;
-            at.push(l);
         }
         least.map(f64::from_bits)
     }
