@@ -372,6 +372,39 @@ mod tests {
     }
 
     #[test]
+    fn a_flow_reusing_an_ended_flows_number_ends_at_its_own_end() {
+        // a (0 -> 2, 2 MB) is slowed by c (1 -> 2, 200 KB, from 10 us)
+        // and sped up again when c ends at 55 us: a ends at 225 us, its
+        // end at the slow rate (395 us) left stale in the queue.
+        let mut f = star(5);
+        let a = f.start(0, 2, 2e6, 0.0).unwrap();
+        let e = f.start(3, 4, 2.95e6, 0.0).unwrap();
+        let c = f.start(1, 2, 2e5, 10_000.0).unwrap();
+        let mut ended = Vec::new();
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            let t = f.step(&mut ended).unwrap();
+            got.extend(ended.drain(..).map(|id| (id, t)));
+        }
+        assert_eq!(got[0].0, c);
+        assert!((got[0].1 - 55_000.0).abs() < 1e-6, "{got:?}");
+        assert_eq!(got[1].0, a);
+        assert!((got[1].1 - 225_000.0).abs() < 1e-6, "{got:?}");
+        // b takes a's number and d shares b's link 1 from 245 us: both
+        // move 10 MB, b first, at 5 GB/s, past the stale 395 us; e, on
+        // links of its own from 0, ends at 300 us and keeps the stale
+        // entry from the queue's top until then.
+        let b = f.start(0, 1, 1e7, 230_000.0).unwrap();
+        assert_eq!(b, a, "the number is reused");
+        let d = f.start(2, 1, 1e7, 240_000.0).unwrap();
+        let got = ends(&mut f);
+        let at = |id| got.iter().find(|&&(x, _)| x == id).map(|&(_, t)| t).unwrap();
+        assert!((at(e) - 300_000.0).abs() < 1e-3, "{got:?}");
+        assert!((at(b) - 2_225_000.0).abs() < 1e-3, "{got:?}");
+        assert!((at(d) - 2_235_000.0).abs() < 1e-3, "{got:?}");
+    }
+
+    #[test]
     fn a_long_route_is_bounded_by_tcps_window_over_its_round_trip() {
         // 1 ms of latency each side: 2 ms route, bound 4 MiB / 4 ms.
         let link = Link {

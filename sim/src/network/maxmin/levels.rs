@@ -120,3 +120,37 @@ impl Levels {
         least.map(f64::from_bits)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_least_level_comes_first_with_its_ties_raised_links_re_keyed_lowered_ones_pushed() {
+        let mut level = [4.0, 2.0, 2.0, 8.0];
+        let mut q = Levels::new(4);
+        q.start(&[0, 1, 2, 3], |l| level[l as usize]);
+        let mut at = Vec::new();
+        let got = q.next(|l| Some(level[l as usize]), &mut at);
+        at.sort_unstable();
+        assert_eq!((got, at.clone()), (Some(2.0), vec![1, 2]), "the tie, both taken");
+        // Link 0 rises past link 3 (its entry is left at 4), link 3 falls
+        // to 3 (a fresh entry): link 3 comes first.
+        level[0] = 9.0;
+        q.changed(0, 9.0);
+        level[3] = 3.0;
+        q.changed(3, 3.0);
+        assert_eq!(q.next(|l| Some(level[l as usize]), &mut at), Some(3.0));
+        assert_eq!(at, vec![3]);
+        // Link 1, taken, is pushed again at 5: it comes before link 0,
+        // re-keyed at 9 on the way.
+        q.push(1, 5.0);
+        level[1] = 5.0;
+        assert_eq!(q.next(|l| Some(level[l as usize]), &mut at), Some(5.0));
+        assert_eq!(at, vec![1]);
+        // Link 0 saturates: nothing is left.
+        let open = |l: LinkId| (l != 0).then(|| level[l as usize]);
+        assert_eq!(q.next(open, &mut at), None);
+        assert!(at.is_empty());
+    }
+}
