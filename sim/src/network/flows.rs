@@ -56,10 +56,17 @@ struct Flow {
     var: VarId,
     /// Its latency is paid: it shares its links.
     active: bool,
-    /// Bumped whenever its end moves: older entries of the end queue are
-    /// stale.
-    version: u32,
+    /// Its end's stamp, new whenever its end moves: older entries of the
+    /// end queue are stale. Stamps are unique across flows, so that a
+    /// stale entry of an ended flow never passes for one of the flow that
+    /// reuses its number.
+    version: u64,
+    /// The key of its live end-queue entry ([`NO_END`]: none).
+    end: u64,
 }
+
+/// A flow's `end` while it has no live entry (at no rate yet).
+const NO_END: u64 = u64::MAX;
 
 /// Simulated times are non-negative, so their bits order like the values.
 fn key(t: Ns) -> u64 {
@@ -77,7 +84,9 @@ pub struct Flows {
     /// When each flow's latency is paid.
     entering: BinaryHeap<Reverse<(u64, FlowId)>>,
     /// Each flow's end at its current rate, with its version.
-    ending: BinaryHeap<Reverse<(u64, FlowId, u32)>>,
+    ending: BinaryHeap<Reverse<(u64, FlowId, u64)>>,
+    /// The last stamp given.
+    stamp: u64,
     /// The time of the last step.
     now: Ns,
     /// A route being looked up.
@@ -98,6 +107,7 @@ impl Flows {
             of_var: Vec::new(),
             entering: BinaryHeap::new(),
             ending: BinaryHeap::new(),
+            stamp: 0,
             now: 0.0,
             route: Vec::new(),
             solved: Vec::new(),
@@ -148,6 +158,7 @@ impl Flows {
             var,
             active: false,
             version: 0,
+            end: NO_END,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -242,10 +253,21 @@ impl Flows {
             f.remaining = (f.remaining - f.rate * (now - f.updated) / NS).max(0.0);
             f.updated = now;
             f.rate = self.solver.rate(var);
-            f.version = f.version.wrapping_add(1);
-            if f.rate > 0.0 {
-                let end = now + f.remaining / f.rate * NS;
-                self.ending.push(Reverse((key(end), id, f.version)));
+            let end = if f.rate > 0.0 {
+                key(now + f.remaining / f.rate * NS)
+            } else {
+                NO_END
+            };
+            // An end that did not move keeps its entry (most flows of a
+            // large solve keep their rate).
+            if end == f.end {
+                continue;
+            }
+            f.end = end;
+            self.stamp += 1;
+            f.version = self.stamp;
+            if end != NO_END {
+                self.ending.push(Reverse((end, id, f.version)));
             }
         }
         self.solved = solved;
@@ -347,6 +369,39 @@ mod tests {
         // b: 500 KB by 155 us, then alone: 205 us.
         assert_eq!(got[1].0, b);
         assert!((got[1].1 - 205_000.0).abs() < 1e-6, "{got:?}");
+    }
+
+    #[test]
+    fn a_flow_reusing_an_ended_flows_number_ends_at_its_own_end() {
+        // a (0 -> 2, 2 MB) is slowed by c (1 -> 2, 200 KB, from 10 us)
+        // and sped up again when c ends at 55 us: a ends at 225 us, its
+        // end at the slow rate (395 us) left stale in the queue.
+        let mut f = star(5);
+        let a = f.start(0, 2, 2e6, 0.0).unwrap();
+        let e = f.start(3, 4, 2.95e6, 0.0).unwrap();
+        let c = f.start(1, 2, 2e5, 10_000.0).unwrap();
+        let mut ended = Vec::new();
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            let t = f.step(&mut ended).unwrap();
+            got.extend(ended.drain(..).map(|id| (id, t)));
+        }
+        assert_eq!(got[0].0, c);
+        assert!((got[0].1 - 55_000.0).abs() < 1e-6, "{got:?}");
+        assert_eq!(got[1].0, a);
+        assert!((got[1].1 - 225_000.0).abs() < 1e-6, "{got:?}");
+        // b takes a's number and d shares b's link 1 from 245 us: both
+        // move 10 MB, b first, at 5 GB/s, past the stale 395 us; e, on
+        // links of its own from 0, ends at 300 us and keeps the stale
+        // entry from the queue's top until then.
+        let b = f.start(0, 1, 1e7, 230_000.0).unwrap();
+        assert_eq!(b, a, "the number is reused");
+        let d = f.start(2, 1, 1e7, 240_000.0).unwrap();
+        let got = ends(&mut f);
+        let at = |id| got.iter().find(|&&(x, _)| x == id).map(|&(_, t)| t).unwrap();
+        assert!((at(e) - 300_000.0).abs() < 1e-3, "{got:?}");
+        assert!((at(b) - 2_225_000.0).abs() < 1e-3, "{got:?}");
+        assert!((at(d) - 2_235_000.0).abs() < 1e-3, "{got:?}");
     }
 
     #[test]

@@ -30,6 +30,9 @@
 //! not exactly max-min fair. Rates are SimGrid's, link for link.
 
 use super::graph::{Link, LinkId, Sharing};
+use levels::Levels;
+
+mod levels;
 
 /// A flow of the solver.
 pub type VarId = u32;
@@ -49,6 +52,8 @@ struct Cnst {
 /// marking of modified links last followed it.
 struct Var {
     penalty: f64,
+    /// `1 / penalty`: its weight in a link's usage.
+    share: f64,
     bound: f64,
     links: Vec<LinkId>,
     rate: f64,
@@ -80,9 +85,22 @@ pub struct MaxMin {
     usage: Vec<f64>,
     light_at: Vec<u32>,
     epoch: u32,
+    /// Scratch of a filling: the unsaturated links, in SimGrid's order
+    /// (a saturated one swapped out for the last), the links at a
+    /// round's level, that round's open flows, and the unsaturated links
+    /// by level.
+    light: Vec<LinkId>,
+    at_level: Vec<LinkId>,
+    saturated: Vec<VarId>,
+    levels: Levels,
     /// The flows the last solve recomputed.
     solved: Vec<VarId>,
 }
+
+/// How a filling finds a round's level: the least level of the
+/// unsaturated links, and into the vector those at it, in their order
+/// among the unsaturated links.
+type NextLevel = fn(&mut MaxMin, &mut Vec<LinkId>) -> f64;
 
 /// "Not among the unsaturated links".
 const OUT: u32 = u32::MAX;
@@ -113,6 +131,10 @@ impl MaxMin {
             usage: vec![0.0; n],
             light_at: vec![OUT; n],
             epoch: 0,
+            light: Vec::new(),
+            at_level: Vec::new(),
+            saturated: Vec::new(),
+            levels: Levels::new(n),
             solved: Vec::new(),
         }
     }
@@ -123,6 +145,7 @@ impl MaxMin {
     pub fn create(&mut self, route: &[LinkId]) -> VarId {
         let var = Var {
             penalty: 0.0,
+            share: 0.0,
             bound: f64::INFINITY,
             links: route.to_vec(),
             rate: 0.0,
@@ -156,7 +179,7 @@ impl MaxMin {
         if x.active {
             return;
         }
-        (x.penalty, x.bound, x.active) = (penalty, bound, true);
+        (x.penalty, x.share, x.bound, x.active) = (penalty, 1.0 / penalty, bound, true);
         for &l in &x.links {
             self.cnsts[l as usize].vars.push(v);
         }
@@ -171,7 +194,7 @@ impl MaxMin {
     pub fn add(&mut self, penalty: f64, bound: f64, route: &[LinkId]) -> VarId {
         let id = self.create(&[]);
         let x = &mut self.vars[id as usize];
-        (x.penalty, x.bound, x.active) = (penalty, bound, true);
+        (x.penalty, x.share, x.bound, x.active) = (penalty, 1.0 / penalty, bound, true);
         x.links = route.to_vec();
         // As SimGrid adds an active variable's links one by one.
         for &l in route {
@@ -237,6 +260,11 @@ impl MaxMin {
     /// Recomputes the rates of the active flows crossing a link modified
     /// since the last solve; returns those flows.
     pub fn solve(&mut self) -> &[VarId] {
+        self.solve_with(Self::next_level)
+    }
+
+    /// [`solve`](Self::solve), each round's level from `next_level`.
+    fn solve_with(&mut self, next_level: NextLevel) -> &[VarId] {
         self.solved.clear();
         if self.modified.is_empty() {
             return &self.solved;
@@ -253,7 +281,7 @@ impl MaxMin {
                 }
             }
         }
-        self.fill(&links, &vars);
+        self.fill(&links, &vars, next_level);
         self.modified = links;
         self.modified.clear();
         self.round = self.round.wrapping_add(1);
@@ -276,7 +304,7 @@ impl MaxMin {
             .vars
             .iter()
             .filter(|&&v| self.var_fixed[v as usize] != self.epoch)
-            .map(|&v| 1.0 / self.vars[v as usize].penalty);
+            .map(|&v| self.vars[v as usize].share);
         if c.fatpipe {
             open.fold(0.0, f64::max)
         } else {
@@ -284,11 +312,16 @@ impl MaxMin {
         }
     }
 
-    /// Progressive filling of one component, with SimGrid's rules.
-    fn fill(&mut self, links: &[LinkId], vars: &[VarId]) {
+    /// Progressive filling of one component, with SimGrid's rules: each
+    /// round, `next_level` gives the least level of the unsaturated links
+    /// and those at it (in their order among the unsaturated links, as
+    /// SimGrid's scan meets them), whose open flows are fixed there.
+    fn fill(&mut self, links: &[LinkId], vars: &[VarId], next_level: NextLevel) {
         let epoch = self.epoch;
-        // The unsaturated links.
-        let mut light: Vec<LinkId> = Vec::with_capacity(links.len());
+        let mut light = std::mem::take(&mut self.light);
+        let mut at = std::mem::take(&mut self.at_level);
+        let mut saturated = std::mem::take(&mut self.saturated);
+        light.clear();
         for &l in links {
             let li = l as usize;
             let capacity = self.cnsts[li].capacity;
@@ -304,27 +337,21 @@ impl MaxMin {
                 light.push(l);
             }
         }
-        let mut saturated: Vec<VarId> = Vec::new();
+        let (remaining, usage) = (&self.remaining, &self.usage);
+        self.levels
+            .start(&light, |l| remaining[l as usize] / usage[l as usize]);
+        self.light = light;
         let mut level = f64::INFINITY;
-        while !light.is_empty() {
+        while !self.light.is_empty() {
             // The links that saturate first, and their open flows.
-            level = f64::INFINITY;
+            level = next_level(self, &mut at);
             saturated.clear();
-            for &l in &light {
-                let at = self.remaining[l as usize] / self.usage[l as usize];
-                if at < level {
-                    level = at;
-                }
-            }
-            for &l in &light {
-                let li = l as usize;
-                if self.remaining[li] / self.usage[li] == level {
-                    for &v in &self.cnsts[li].vars {
-                        let vi = v as usize;
-                        if self.var_fixed[vi] != epoch && !self.gathered[vi] {
-                            self.gathered[vi] = true;
-                            saturated.push(v);
-                        }
+            for &l in &at {
+                for &v in &self.cnsts[l as usize].vars {
+                    let vi = v as usize;
+                    if self.var_fixed[vi] != epoch && !self.gathered[vi] {
+                        self.gathered[vi] = true;
+                        saturated.push(v);
                     }
                 }
             }
@@ -348,7 +375,13 @@ impl MaxMin {
                 } else {
                     continue;
                 };
-                self.fix(v, rate, &mut light);
+                self.fix(v, rate);
+            }
+            // The links taken at this level and still unsaturated.
+            for &l in &at {
+                if self.light_at[l as usize] != OUT {
+                    self.levels.push(l, self.level(l));
+                }
             }
         }
         // A flow left open when rounding saturated its links: at the last
@@ -363,33 +396,57 @@ impl MaxMin {
                 };
             }
         }
+        self.at_level = at;
+        self.saturated = saturated;
+    }
+
+    /// Unsaturated link `l`'s level: where it saturates if every open
+    /// flow crossing it rises together.
+    fn level(&self, l: LinkId) -> f64 {
+        self.remaining[l as usize] / self.usage[l as usize]
+    }
+
+    /// The least level of the unsaturated links and into `at` those at
+    /// it, in their order among the unsaturated links.
+    fn next_level(&mut self, at: &mut Vec<LinkId>) -> f64 {
+        let (light_at, remaining, usage) = (&self.light_at, &self.remaining, &self.usage);
+        let level_of = |l: LinkId| {
+            let li = l as usize;
+            (light_at[li] != OUT).then(|| remaining[li] / usage[li])
+        };
+        let level = self.levels.next(level_of, at).unwrap_or(f64::INFINITY);
+        at.sort_unstable_by_key(|&l| self.light_at[l as usize]);
+        level
     }
 
     /// Fixes flow `v` at `rate` and takes it out of its links.
-    fn fix(&mut self, v: VarId, rate: f64, light: &mut Vec<LinkId>) {
+    fn fix(&mut self, v: VarId, rate: f64) {
         let vi = v as usize;
         self.var_fixed[vi] = self.epoch;
         self.vars[vi].rate = rate;
-        let penalty = self.vars[vi].penalty;
+        let share = self.vars[vi].share;
         for i in 0..self.vars[vi].links.len() {
-            let li = self.vars[vi].links[i] as usize;
+            let l = self.vars[vi].links[i];
+            let li = l as usize;
             let capacity = self.cnsts[li].capacity;
             if self.cnsts[li].fatpipe {
                 self.usage[li] = self.fresh_usage(li);
             } else {
                 update(&mut self.remaining[li], rate, capacity * PRECISION);
-                update(&mut self.usage[li], 1.0 / penalty, PRECISION);
+                update(&mut self.usage[li], share, PRECISION);
             }
             let at = self.light_at[li];
             if at == OUT {
                 continue;
             }
             if self.usage[li] <= PRECISION || self.remaining[li] <= capacity * PRECISION {
-                light.swap_remove(at as usize);
-                if let Some(&moved) = light.get(at as usize) {
+                self.light.swap_remove(at as usize);
+                if let Some(&moved) = self.light.get(at as usize) {
                     self.light_at[moved as usize] = at;
                 }
                 self.light_at[li] = OUT;
+            } else {
+                self.levels.changed(l, self.level(l));
             }
         }
     }

@@ -232,3 +232,70 @@ fn a_flow_becoming_active_on_a_link_marked_already_leaves_its_other_links_as_sim
     m.solve();
     assert_eq!((m.rate(g1), m.rate(g2), m.rate(f1)), (5.0, 5.0, 5.0));
 }
+
+/// A round as a plain scan finds it: every unsaturated link's level
+/// computed afresh, the least kept, then those at it in their order.
+fn scan_level(m: &mut MaxMin, at: &mut Vec<LinkId>) -> f64 {
+    let level = m.light.iter().map(|&l| m.level(l)).fold(f64::INFINITY, f64::min);
+    at.clear();
+    at.extend(m.light.iter().copied().filter(|&l| m.level(l) == level));
+    level
+}
+
+#[test]
+fn the_level_heap_fills_as_a_full_scan_does_bit_for_bit_ties_included() {
+    let mut rng = fastrand::Rng::with_seed(7);
+    for round in 0..30 {
+        let n = 4 + rng.usize(..60);
+        // Few distinct bandwidths and penalties: many levels tie.
+        let spec: Vec<(f64, bool)> = (0..n)
+            .map(|_| (1e9 * [1.0, 2.0, 5.0, 10.0][rng.usize(..4)], rng.u8(..8) == 0))
+            .collect();
+        let links = links(&spec);
+        let (mut heap, mut scan) = (MaxMin::new(&links), MaxMin::new(&links));
+        let mut live: Vec<(VarId, bool)> = Vec::new();
+        for step in 0..400 {
+            match rng.u8(..4) {
+                0 if !live.is_empty() => {
+                    let (v, _) = live.swap_remove(rng.usize(..live.len()));
+                    heap.remove(v);
+                    scan.remove(v);
+                }
+                1 if live.iter().any(|&(_, active)| !active) => {
+                    let waiting: Vec<usize> = (0..live.len()).filter(|&i| !live[i].1).collect();
+                    let i = waiting[rng.usize(..waiting.len())];
+                    let penalty = 1e-6 * (1 + rng.u8(..3)) as f64;
+                    let bound = if rng.u8(..4) == 0 {
+                        1e9 * (1 + rng.u8(..4)) as f64
+                    } else {
+                        f64::INFINITY
+                    };
+                    heap.enable(live[i].0, penalty, bound);
+                    scan.enable(live[i].0, penalty, bound);
+                    live[i].1 = true;
+                }
+                _ => {
+                    let route: Vec<LinkId> = (0..1 + rng.usize(..6)).map(|_| rng.u32(..n as u32)).collect();
+                    let mut route = route;
+                    route.dedup();
+                    let v = heap.create(&route);
+                    assert_eq!(scan.create(&route), v);
+                    live.push((v, false));
+                }
+            }
+            if rng.bool() {
+                continue;
+            }
+            let got = heap.solve().to_vec();
+            let want = scan.solve_with(scan_level).to_vec();
+            assert_eq!(got, want, "round {round} step {step}: the flows solved");
+            for &(v, _) in &live {
+                assert_eq!(
+                    heap.rate(v).to_bits(),
+                    scan.rate(v).to_bits(),
+                    "round {round} step {step}: flow {v}"
+                );
+            }
+        }
+    }
+}
