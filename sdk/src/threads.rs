@@ -9,7 +9,7 @@
 //! machine wraps every few minutes) the count starts again from the
 //! bottom. Every thread of a process is created after the process, whose
 //! id is its first thread's, so a thread's age is how far its id lies
-//! after the process's id, going round past `pid_max` (see [`age`]). A
+//! after the process's id, going round past `pid_max` (see `age`). A
 //! thread's number is how many threads of its process that are older
 //! count at its first call through the module, where a thread counts if
 //! it has called through the module before, or is alive then; the threads
