@@ -236,6 +236,9 @@ pub struct Replayer {
     /// Started ones: the application's handle to the `MPI_Irecv` posted
     /// in its place with the recorded source, which completes for it.
     pub shadows: HashMap<u64, u64>,
+    /// The thread whose turn is being replayed, inside its call (the
+    /// call's index and routine), for the message of a thread that waits.
+    inside: Option<(u32, u64, Kind)>,
 }
 
 /// The arguments of a persistent receive, as numbers (a static's state
@@ -306,6 +309,7 @@ impl Replayer {
             wtime,
             persistent: HashMap::default(),
             shadows: HashMap::default(),
+            inside: None,
         }
     }
 
@@ -443,6 +447,7 @@ impl Drop for Turn {
         }
         if let Some(State::Replay(r)) = &mut *STATE.lock() {
             r.turn = self.0 + 1;
+            r.inside = None;
         }
         TURNS.notify_all();
     }
@@ -464,6 +469,9 @@ pub fn next(thread: u32, kind: Kind) -> Option<(u64, Next, Turn)> {
     let (index, next, turn) = r.take(thread, kind);
     if turn != UNORDERED {
         wait_turn(&mut g, thread, index, kind, turn);
+        if let Some(State::Replay(r)) = &mut *g {
+            r.inside = Some((thread, index, kind));
+        }
     }
     Some((index, next, Turn(turn)))
 }
@@ -483,10 +491,18 @@ fn wait_turn(g: &mut MutexGuard<'_, Option<State>>, thread: u32, index: u64, kin
             said = true;
             if let Some(State::Replay(r)) = &**g {
                 let owner = r.owners.get(r.turn as usize).copied().unwrap_or(thread);
+                let state = match r.inside {
+                    Some((t, i, k)) if t == owner => format!(
+                        "which is inside its call #{i} {k}, forced to the recorded outcome, and MPI has not \
+                         completed it (a message not sent, as after a divergence elsewhere)"
+                    ),
+                    _ => "which has not reached it (a thread that blocks elsewhere, or threads created \
+                          otherwise than in the recorded run)"
+                        .to_string(),
+                };
                 let msg = format!(
                     "pnmpi replay: rank {}: thread {thread}: call #{index} {kind} has waited {}s for its turn: \
-                     the record's event before it is thread {owner}'s, which has not made it (a thread that \
-                     blocks elsewhere, or threads created otherwise than in the recorded run)\n",
+                     the record's event before it is thread {owner}'s, {state}\n",
                     abort::rank(),
                     PATIENCE.as_secs()
                 );
