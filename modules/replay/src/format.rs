@@ -453,13 +453,11 @@ fn entry(c: &mut Cursor<'_>, p: &mut Prev) -> Result<Entry, Cut> {
             Entry::Thread(u32::try_from(t).map_err(|_| Cut::Bad(format!("thread {t} out of range")))?)
         }
         Kind::RmaRead => {
-            let n = c.u64().map_err(end)?;
-            // A length past the data is a cut (or a bad length), never a
-            // huge allocation.
-            if n > c.remaining() as u64 {
-                return Err(Cut::End);
-            }
-            Entry::RmaRead(c.bytes(n as usize).map_err(end)?.to_vec())
+            let n = usize::try_from(c.u64().map_err(end)?).map_err(|_| Cut::End)?;
+            // `bytes` checks the length against the data before the copy:
+            // a length past it is a cut (or a bad length), never a huge
+            // allocation.
+            Entry::RmaRead(c.bytes(n).map_err(end)?.to_vec())
         }
     })
 }

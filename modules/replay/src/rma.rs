@@ -61,7 +61,7 @@ enum Completes {
 /// `target`, once MPI accepted it. A count past `int` is not noted: its
 /// result is not forced (`MPI_Pack` takes an `int`).
 fn issued(win: MPI_Win, target: c_int, buf: *mut c_void, count: i64, datatype: MPI_Datatype) {
-    if !RMA_READS.load(Ordering::Relaxed) || buf.is_null() {
+    if buf.is_null() {
         return;
     }
     let Ok(count) = c_int::try_from(count) else {
@@ -82,7 +82,8 @@ fn issued(win: MPI_Win, target: c_int, buf: *mut c_void, count: i64, datatype: M
     });
 }
 
-/// Notes the read if MPI accepted it (`rc`), as [`issued`]; returns `rc`.
+/// Notes the read if MPI accepted it (`rc`) and reads are recorded or
+/// replayed, as [`issued`]; returns `rc`.
 fn noted(
     rc: c_int,
     win: MPI_Win,
@@ -91,16 +92,16 @@ fn noted(
     count: i64,
     datatype: MPI_Datatype,
 ) -> c_int {
-    if rc == mpi::SUCCESS() {
+    if rc == mpi::SUCCESS() && RMA_READS.load(Ordering::Relaxed) {
         issued(win, target, buf, count, datatype);
     }
     rc
 }
 
 /// Completes the reads if the call succeeded (`rc`), as [`completed`];
-/// returns `rc`.
+/// returns `rc`. Without `rma on` a flush, unlock or fence costs a load.
 fn done(rc: c_int, win: MPI_Win, which: Completes) -> c_int {
-    if rc == mpi::SUCCESS() {
+    if rc == mpi::SUCCESS() && RMA_READS.load(Ordering::Relaxed) {
         completed(win, which);
     }
     rc
