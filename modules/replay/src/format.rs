@@ -14,6 +14,7 @@
 //!   WTIME               zz(bits - prev bits)
 //!   THREAD              thread:varint        the entries that follow are this thread's
 //!   RMA_READ            n:varint n bytes     a one-sided read's result, packed (MPI_Pack)
+//!   POST                call:u8              a wildcard RECV, IRECV or START was posted (FLAG_POSTS)
 //! ```
 //!
 //! Sources and tags are deltas from the previous entry's (MATCH entries
@@ -25,6 +26,12 @@
 //! interleaved in the order they happened; a THREAD entry comes wherever
 //! the thread changes (a single-threaded record has none: everything is
 //! thread 0's). A MATCH comes under the thread that posted the receive.
+//! When MPI granted `MPI_THREAD_MULTIPLE` (header flag `FLAG_POSTS`), a
+//! POST comes where a thread posted a wildcard receive (`MPI_Recv`,
+//! `MPI_Irecv`, `MPI_Start`), written before MPI posted it, under a lock
+//! held until it is posted: the record's order of posts is the order in
+//! which MPI matches them, and the blocking `MPI_Recv` then completes
+//! with a MATCH, as an `MPI_Irecv` does.
 //!
 //! A file cut anywhere (a crash) is read up to its last whole entry.
 
@@ -39,6 +46,9 @@ pub const VERSION: u8 = 1;
 pub const FLAG_WTIME: u8 = 1;
 /// Header flag: the results of one-sided reads are in the record.
 pub const FLAG_RMA: u8 = 2;
+/// Header flag: wildcard receives' posts are in the record (POST), in
+/// the order of every thread's posts (`crate::posts`).
+pub const FLAG_POSTS: u8 = 4;
 
 /// The calls whose outcome is recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,6 +88,13 @@ pub enum Kind {
     /// `MPI_Compare_and_swap`, `MPI_Get_accumulate`), at the call that
     /// completed it.
     RmaRead = 16,
+    /// Not a call: the post of a wildcard receive, ordered among every
+    /// thread's; its payload is the call's kind.
+    Post = 17,
+    /// `MPI_Irecv(MPI_ANY_SOURCE)`, in a POST.
+    Irecv = 18,
+    /// `MPI_Start` of a persistent wildcard receive, in a POST.
+    Start = 19,
 }
 
 impl Kind {
@@ -100,6 +117,9 @@ impl Kind {
             14 => Sendrecv,
             15 => Thread,
             16 => RmaRead,
+            17 => Post,
+            18 => Irecv,
+            19 => Start,
             _ => return None,
         })
     }
@@ -124,6 +144,9 @@ impl Kind {
             Sendrecv => "MPI_Sendrecv",
             Thread => "a change of thread",
             RmaRead => "the completion of a one-sided read",
+            Post => "the post of a wildcard receive",
+            Irecv => "MPI_Irecv",
+            Start => "MPI_Start",
         }
     }
 
@@ -187,6 +210,10 @@ pub enum Entry {
     /// memory had when MPI read it, which the order of other ranks'
     /// accesses decided.
     RmaRead(Vec<u8>),
+    /// The calling thread posted a wildcard receive here, in a call of
+    /// this kind (`Recv`, `Irecv` or `Start`): its place in the order of
+    /// every thread's posts, which is MPI's order of matching.
+    Post(Kind),
 }
 
 impl Entry {
@@ -199,6 +226,7 @@ impl Entry {
             Entry::Wtime(_) => Kind::Wtime,
             Entry::Thread(_) => Kind::Thread,
             Entry::RmaRead(_) => Kind::RmaRead,
+            Entry::Post(k) => *k,
         }
     }
 
@@ -304,6 +332,10 @@ impl Encoder {
             Entry::Thread(t) => {
                 out.push(Kind::Thread as u8);
                 push(out, u64::from(*t));
+            }
+            Entry::Post(k) => {
+                out.push(Kind::Post as u8);
+                out.push(*k as u8);
             }
             Entry::RmaRead(bytes) => {
                 out.push(Kind::RmaRead as u8);
@@ -452,6 +484,14 @@ fn entry(c: &mut Cursor<'_>, p: &mut Prev) -> Result<Entry, Cut> {
             let t = c.u64().map_err(end)?;
             Entry::Thread(u32::try_from(t).map_err(|_| Cut::Bad(format!("thread {t} out of range")))?)
         }
+        Kind::Post => {
+            let b = c.u8().map_err(end)?;
+            match Kind::from_u8(b) {
+                Some(k @ (Kind::Recv | Kind::Irecv | Kind::Start)) => Entry::Post(k),
+                _ => return Err(Cut::Bad(format!("a post of kind {b}, not a receive"))),
+            }
+        }
+        Kind::Irecv | Kind::Start => return Err(Cut::Bad(format!("{kind} outside a post"))),
         Kind::RmaRead => {
             let n = usize::try_from(c.u64().map_err(end)?).map_err(|_| Cut::End)?;
             // `bytes` checks the length against the data before the copy:
@@ -486,6 +526,7 @@ mod tests {
             Entry::Indices(Kind::Waitsome, None),
             Entry::Index(Kind::Waitany, Some(5)),
             Entry::Index(Kind::Testany, None),
+            Entry::Post(Kind::Irecv),
             Entry::Done(Kind::Test),
             Entry::Fails {
                 kind: Kind::Iprobe,
@@ -638,5 +679,21 @@ mod tests {
         .encode();
         data.extend([0x80 | Kind::Recv as u8, 1]);
         assert!(decode(&data).unwrap_err().0.contains("cannot fail"));
+        // A post of something that is not a receive, and a receive's
+        // kind outside a post.
+        let header = Header {
+            flags: FLAG_POSTS,
+            world: 2,
+            rank: 0,
+        }
+        .encode();
+        for (bytes, says) in [
+            (vec![Kind::Post as u8, Kind::Test as u8], "not a receive"),
+            (vec![Kind::Irecv as u8], "outside a post"),
+        ] {
+            let mut data = header.clone();
+            data.extend(bytes);
+            assert!(decode(&data).unwrap_err().0.contains(says), "{says}");
+        }
     }
 }

@@ -22,7 +22,8 @@
 //! Under `MPI_THREAD_MULTIPLE` each thread (numbered by `pnmpi_sdk::threads`, in the
 //! order the process created them) records and replays its own outcomes,
 //! and the outcomes that make MPI act are replayed in the recorded order
-//! across threads (`state`).
+//! across threads (`state`); wildcard receives are posted in the recorded
+//! order of every thread's posts (`posts`).
 //!
 //! Arguments (`argument KEY VALUE` after `module replay`), else the
 //! environment: `mode` / `PNMPI_REPLAY_MODE` (`record` or `replay`,
@@ -39,6 +40,8 @@ pub mod cpu_format;
 mod cpu_record;
 pub mod file;
 pub mod format;
+#[cfg(not(test))]
+mod posts;
 #[cfg(not(test))]
 mod rma;
 #[cfg(not(test))]

@@ -127,9 +127,9 @@ impl Recorder {
         self.push_raw(&e);
     }
 
-    /// Gives `thread`'s next wildcard receive its posting number and
-    /// notes it pending under `handle`.
-    pub fn post(&mut self, thread: u32, handle: u64) {
+    /// Gives `thread`'s next wildcard receive its posting number, which
+    /// it returns, and notes it pending under `handle`.
+    pub fn post(&mut self, thread: u32, handle: u64) -> u64 {
         let at = match self.posts.iter().position(|p| p.0 == thread) {
             Some(at) => at,
             None => {
@@ -137,8 +137,10 @@ impl Recorder {
                 self.posts.len() - 1
             }
         };
-        self.pending.insert(handle, (thread, self.posts[at].1));
+        let post = self.posts[at].1;
+        self.pending.insert(handle, (thread, post));
         self.posts[at].1 += 1;
+        post
     }
 
     /// Records where the wildcard receive `(thread, post)`, pending under
@@ -430,6 +432,12 @@ pub enum State {
 /// the record's header says, replayed (`crate::rma`).
 pub static RMA_READS: AtomicBool = AtomicBool::new(false);
 
+/// Whether wildcard receives' posts are in the record, in the order of
+/// every thread's posts: recording, when MPI granted
+/// `MPI_THREAD_MULTIPLE`; replaying, as the record's header says
+/// (`crate::posts`).
+pub static POSTS_ORDERED: AtomicBool = AtomicBool::new(false);
+
 /// The process's state, from `MPI_Init` to `MPI_Finalize`.
 pub static STATE: Mutex<Option<State>> = Mutex::new(None);
 
@@ -523,9 +531,15 @@ pub fn start() {
     let part = cfg.dir.join(format!("rank-{rank}.rpl.part"));
     RMA_READS.store(cfg.record && cfg.rma, Ordering::Relaxed);
     let state = if cfg.record {
+        let mut level = 0;
+        // SAFETY: a local out-parameter; MPI is initialized.
+        unsafe { pnmpi_sdk::sys::ffi::PMPI_Query_thread(&mut level) };
+        let ordered = level == mpi::THREAD_MULTIPLE();
+        POSTS_ORDERED.store(ordered, Ordering::Relaxed);
         let header = Header {
             flags: if cfg.wtime { format::FLAG_WTIME } else { 0 }
-                | if cfg.rma { format::FLAG_RMA } else { 0 },
+                | if cfg.rma { format::FLAG_RMA } else { 0 }
+                | if ordered { format::FLAG_POSTS } else { 0 },
             world: size as u32,
             rank: rank as u32,
         };
@@ -602,6 +616,7 @@ pub fn start() {
         }
         let wtime = header.flags & format::FLAG_WTIME != 0;
         RMA_READS.store(header.flags & format::FLAG_RMA != 0, Ordering::Relaxed);
+        POSTS_ORDERED.store(header.flags & format::FLAG_POSTS != 0, Ordering::Relaxed);
         State::Replay(Replayer::new(entries, path, partial || cut, wtime))
     };
     crate::cpu_record::start(cfg, rank);

@@ -9,6 +9,7 @@
 
 use crate::abort::diverge;
 use crate::format::{Entry, Kind};
+use crate::posts;
 use crate::state::{self, mode, Next, Recorder, RecvArgs, Replayer, State, Turn, RECORD, REPLAY, STATE};
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw as x;
@@ -111,14 +112,24 @@ unsafe fn start_one(m: u8, req: *mut MPI_Request) -> c_int {
     // SAFETY: the caller's request.
     let h = unsafe { *req }.bits();
     if m == RECORD {
-        rec(|r| {
-            if r.persistent.contains(&h) {
-                r.post(me(), h);
-            }
+        if rec(|r| r.persistent.contains(&h)) != Some(true) {
+            // SAFETY: the caller's request.
+            return unsafe { x::XMPI_Start(req) };
+        }
+        let mut rc = mpi::SUCCESS();
+        posts::record(me(), Kind::Start, || {
+            // SAFETY: the caller's request.
+            rc = unsafe { x::XMPI_Start(req) };
+            ok(rc).then_some(h)
         });
-        // SAFETY: the caller's request.
-        return unsafe { x::XMPI_Start(req) };
+        return rc;
     }
+    let persistent = rp(|r| r.persistent.contains_key(&h)) == Some(true);
+    let _turn = if persistent {
+        posts::turn(me(), Kind::Start)
+    } else {
+        None
+    };
     let plan = rp(|r| {
         let args = *r.persistent.get(&h)?;
         r.post(me()).map(|m| (args, m.0))
@@ -436,6 +447,14 @@ macro_rules! receives {
                 }
                 let mut own = blank();
                 let st = if status == mpi::STATUS_IGNORE() { &raw mut own } else { status };
+                if posts::ordered() {
+                    let post = |src: c_int, req: &mut MPI_Request| {
+                        // SAFETY: the caller's arguments, with `src` for the source.
+                        unsafe { x::$xirecv(buf, count, datatype, src, tag, comm, req) }
+                    };
+                    // SAFETY: `st` is the caller's status or ours.
+                    return unsafe { ordered_recv(m, source, tag, st, post) };
+                }
                 if m == RECORD {
                     // SAFETY: the caller's arguments, with a status of our own for an ignored one.
                     let rc = unsafe { x::$xrecv(buf, count, datatype, source, tag, comm, st) };
@@ -499,14 +518,15 @@ macro_rules! receives {
                     return next!();
                 }
                 if m == RECORD {
-                    let rc = next!();
-                    if ok(rc) {
+                    let mut rc = mpi::SUCCESS();
+                    posts::record(me(), Kind::Irecv, || {
+                        rc = next!();
                         // SAFETY: MPI returned the request.
-                        let handle = unsafe { *request }.bits();
-                        rec(|r| r.post(me(), handle));
-                    }
+                        ok(rc).then(|| unsafe { *request }.bits())
+                    });
                     return rc;
                 }
+                let _turn = posts::turn(me(), Kind::Irecv);
                 let forced = rp(|r| r.post(me()).map(|m| m.0));
                 match forced.flatten() {
                     // SAFETY: the caller's arguments, with the recorded source.
@@ -995,6 +1015,66 @@ pnmpi_sdk::wrap! {
             _ => next!(),
         }
     }
+}
+
+/// A blocking wildcard receive when posts are ordered: `post` posts it
+/// as an `MPI_Irecv` with the given source, numbered in the order of
+/// every thread's posts (recorded, or the turn of the recorded post
+/// while replaying, with the recorded source), and it is waited for
+/// outside that order; its completion records or checks the message.
+///
+/// # Safety
+/// `st` points to a status.
+unsafe fn ordered_recv(
+    m: u8,
+    source: c_int,
+    tag: c_int,
+    st: *mut MPI_Status,
+    post: impl Fn(c_int, &mut MPI_Request) -> c_int,
+) -> c_int {
+    let mut req = mpi::REQUEST_NULL();
+    if m == RECORD {
+        let mut rc = mpi::SUCCESS();
+        let number = posts::record(me(), Kind::Recv, || {
+            rc = post(source, &mut req);
+            ok(rc).then(|| req.bits())
+        });
+        if !ok(rc) {
+            return rc;
+        }
+        let handle = req.bits();
+        // SAFETY: the request just posted; the caller's status.
+        let rc = unsafe { x::XMPI_Wait(&mut req, st) };
+        if let (true, Some(number)) = (ok(rc), number) {
+            // SAFETY: MPI filled the status.
+            let message = unsafe { source_tag(st) };
+            rec(|r| r.matched(handle, (me(), number), message));
+        }
+        return rc;
+    }
+    let Some((turn, i)) = posts::turn(me(), Kind::Recv) else {
+        let rc = post(source, &mut req);
+        // SAFETY: the request just posted; the caller's status.
+        return if ok(rc) {
+            unsafe { x::XMPI_Wait(&mut req, st) }
+        } else {
+            rc
+        };
+    };
+    let want = rp(|r| r.post(me())).flatten();
+    let src = want.map_or(source, |w| forced_source(i, Kind::Recv, source, tag, w));
+    let rc = post(src, &mut req);
+    drop(turn);
+    if !ok(rc) {
+        return rc;
+    }
+    // SAFETY: the request just posted; the caller's status.
+    let rc = unsafe { x::XMPI_Wait(&mut req, st) };
+    if let (true, Some(w)) = (ok(rc), want) {
+        // SAFETY: MPI filled the status.
+        unsafe { check_message(i, Kind::Recv, st, w) };
+    }
+    rc
 }
 
 /// Records or replays a wildcard `MPI_Sendrecv[_replace]`: `call` makes
