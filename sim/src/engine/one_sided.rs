@@ -22,7 +22,7 @@
 
 use super::*;
 use crate::input::{fence_comm, pscw_comm, RmaAct};
-use crate::kernel::rma::{self, Moves};
+use crate::kernel::rma;
 
 /// Tag of `MPI_Win_post`'s messages, on the window's [`pscw_comm`].
 const POST_TAG: i64 = -1001;
@@ -87,13 +87,15 @@ impl Engine<'_, '_> {
             &RmaAct::Data {
                 target,
                 bytes,
+                rbytes,
                 op,
                 req,
             } => {
-                let m = self.msg(rank, target, bytes);
+                let (there, back) = rma::sizes(op, bytes, rbytes);
+                let m = self.msg(rank, target, there);
                 let at = self.actors[a].clock;
                 let noise = &mut self.noise;
-                let issued = rma::issue(&mut *self.model, &m, Moves::of(op), at, &mut |start, work| {
+                let issued = rma::issue(&mut *self.model, &m, back, at, &mut |start, work| {
                     stretch(noise, a, start, work)
                 });
                 self.actors[a].clock = issued.free;

@@ -138,14 +138,16 @@ pub enum OpKind {
 /// What a one-sided call does, for timing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RmaAct {
-    /// A put, get, accumulate or atomic of `bytes` with world rank
-    /// `target`; `req` for the request forms (`MPI_Rput` ...), which
-    /// complete when the operation does.
+    /// A put, get, accumulate or atomic with world rank `target`; `req`
+    /// for the request forms (`MPI_Rput` ...), which complete when the
+    /// operation does.
     Data {
         /// World rank of the target.
         target: u32,
-        /// Bytes moved.
+        /// The origin buffer's bytes.
         bytes: u64,
+        /// The result buffer's bytes (the fetching operations).
+        rbytes: u64,
         /// Which operation.
         op: DataOp,
         /// The request created, if a request form.

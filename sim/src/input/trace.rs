@@ -624,14 +624,11 @@ impl<S: EventSource> TraceOps<S> {
                 let Some(target) = target else {
                     return OpKind::Local; // MPI_PROC_NULL: nothing moves
                 };
-                let bytes = ev
-                    .get(V::Bytes)
-                    .unwrap_or(0)
-                    .max(ev.get(V::Rbytes).unwrap_or(0))
-                    .max(0) as u64;
+                let size = |v| ev.get(v).unwrap_or(0).max(0) as u64;
                 RmaAct::Data {
                     target,
-                    bytes,
+                    bytes: size(V::Bytes),
+                    rbytes: size(V::Rbytes),
                     op,
                     req,
                 }

@@ -6,13 +6,14 @@
 //! its own synchronization.
 //!
 //! ```text
-//! put, accumulate        free = overhead(origin -> target, at)
-//!                        data = transfer(origin -> target, bytes, free)
-//!                        done = transfer(target -> origin, 0 bytes, data.end).end   the completion's acknowledgement
-//! get                    request = transfer(origin -> target, 0 bytes, free)
-//!                        done = transfer(target -> origin, bytes, request.end).end
-//! get_accumulate,        data = transfer(origin -> target, bytes, free)
-//! fetch_and_op, CAS      done = transfer(target -> origin, bytes, data.end).end     the old value comes back
+//! free = overhead(origin -> target, at)
+//! done = transfer(target -> origin, back, transfer(origin -> target, there, free).end).end
+//!
+//!                        there            back
+//! put, accumulate        origin buffer    0 (the completion's acknowledgement)
+//! get                    0 (a request)    origin buffer
+//! get_accumulate,        origin buffer    result buffer (the old value)
+//! fetch_and_op, CAS      (CAS: origin and compare values)
 //! ```
 //!
 //! The target's reduction of an accumulate costs no time: no model gives
@@ -27,26 +28,15 @@ use crate::model::{Model, Msg};
 use crate::units::Ns;
 use pnmpi_trace::rma::DataOp;
 
-/// What a data operation moves across the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Moves {
-    /// Data to the target, then an acknowledgement back: put, accumulate.
-    ToTarget,
-    /// A request to the target, then the data back: get.
-    FromTarget,
-    /// Data to the target, then as much back: get_accumulate,
-    /// fetch_and_op, compare_and_swap.
-    Both,
-}
-
-impl Moves {
-    /// What `op` moves.
-    pub fn of(op: DataOp) -> Moves {
-        match op {
-            DataOp::Put | DataOp::Accumulate => Moves::ToTarget,
-            DataOp::Get => Moves::FromTarget,
-            DataOp::GetAccumulate | DataOp::FetchAndOp | DataOp::CompareAndSwap => Moves::Both,
-        }
+/// The bytes operation `op` sends to the target and brings back, from
+/// the origin's buffer (`bytes`) and its result buffer (`rbytes`, for
+/// the fetching ones): `(there, back)`. Nothing back is an empty
+/// acknowledgement; a get sends an empty request.
+pub fn sizes(op: DataOp, bytes: u64, rbytes: u64) -> (u64, u64) {
+    match op {
+        DataOp::Put | DataOp::Accumulate => (bytes, 0),
+        DataOp::Get => (0, bytes),
+        DataOp::GetAccumulate | DataOp::FetchAndOp | DataOp::CompareAndSwap => (bytes, rbytes),
     }
 }
 
@@ -61,35 +51,27 @@ pub struct Issued {
     pub done: Ns,
 }
 
-/// Times an operation that moves `bytes` between `origin` and `target`
-/// (an `m` built for origin to target, its nodes set), issued at `at`; the
-/// origin's overhead runs on `cpu` (as [`super::p2p::post`]'s).
+/// Times an operation issued at `at` that sends `there` (its size that
+/// of [`sizes`], its nodes set) to the target and brings `back` bytes
+/// from it; the origin's overhead runs on `cpu` (as
+/// [`super::p2p::post`]'s).
 pub fn issue(
     model: &mut dyn Model,
-    to_target: &Msg,
-    moves: Moves,
+    there: &Msg,
+    back: u64,
     at: Ns,
     cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
 ) -> Issued {
-    let back = |bytes| Msg {
-        src: to_target.dst,
-        dst: to_target.src,
-        src_node: to_target.dst_node,
-        dst_node: to_target.src_node,
-        bytes,
+    let reply = Msg {
+        src: there.dst,
+        dst: there.src,
+        src_node: there.dst_node,
+        dst_node: there.src_node,
+        bytes: back,
     };
-    let there = |bytes| Msg { bytes, ..*to_target };
-    let out = match moves {
-        Moves::FromTarget => there(0),
-        Moves::ToTarget | Moves::Both => *to_target,
-    };
-    let free = model.send_overhead(&out, at);
+    let free = model.send_overhead(there, at);
     let free = cpu(at, free - at);
-    let arrived = model.transfer(&out, free).end;
-    let reply = match moves {
-        Moves::ToTarget => back(0),
-        Moves::FromTarget | Moves::Both => back(to_target.bytes),
-    };
+    let arrived = model.transfer(there, free).end;
     let done = model.transfer(&reply, arrived).end;
     Issued { free, done }
 }
@@ -122,31 +104,39 @@ mod tests {
         start + work
     }
 
+    /// `op` of `bytes` (and `rbytes` back) issued at `at`.
+    fn op(m: &mut dyn Model, op: DataOp, bytes: u64, rbytes: u64, at: Ns) -> Issued {
+        let (there, back) = sizes(op, bytes, rbytes);
+        issue(m, &msg(there), back, at, &mut unstretched)
+    }
+
     #[test]
     fn a_put_is_its_data_there_and_an_acknowledgement_back() {
         let mut m = model();
-        let i = issue(&mut *m, &msg(1000), Moves::ToTarget, 10.0, &mut unstretched);
+        let i = op(&mut *m, DataOp::Put, 1000, 0, 10.0);
         // The simple model: no overhead; 1 us + 1000 B at 1 GB/s there,
         // 1 us back.
         assert_eq!(i.free, 10.0);
         assert_eq!(i.done, 10.0 + 1000.0 + 1000.0 + 1000.0);
+        assert_eq!(op(&mut *m, DataOp::Accumulate, 1000, 0, 10.0), i);
     }
 
     #[test]
     fn a_get_is_a_request_there_and_its_data_back() {
         let mut m = model();
-        let get = issue(&mut *m, &msg(1000), Moves::FromTarget, 0.0, &mut unstretched);
-        let put = issue(&mut *m, &msg(1000), Moves::ToTarget, 0.0, &mut unstretched);
+        let get = op(&mut *m, DataOp::Get, 1000, 0, 0.0);
+        let put = op(&mut *m, DataOp::Put, 1000, 0, 0.0);
         // The same two latencies and one payload, the other way round.
         assert_eq!(get.done, put.done);
-        let both = issue(&mut *m, &msg(1000), Moves::Both, 0.0, &mut unstretched);
-        assert_eq!(both.done, get.done + 1000.0, "the payload both ways");
     }
 
     #[test]
-    fn every_data_operation_moves_what_its_kind_says() {
-        assert_eq!(Moves::of(DataOp::Accumulate), Moves::ToTarget);
-        assert_eq!(Moves::of(DataOp::Get), Moves::FromTarget);
-        assert_eq!(Moves::of(DataOp::CompareAndSwap), Moves::Both);
+    fn a_fetching_operation_brings_its_result_back() {
+        let mut m = model();
+        // compare_and_swap of 8-byte values: origin and compare there, one back.
+        let cas = op(&mut *m, DataOp::CompareAndSwap, 16, 8, 0.0);
+        assert_eq!(cas.done, 1016.0 + 1008.0);
+        let both = op(&mut *m, DataOp::GetAccumulate, 1000, 1000, 0.0);
+        assert_eq!(both.done, 4000.0, "the payload both ways");
     }
 }
