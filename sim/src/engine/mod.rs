@@ -17,6 +17,7 @@
 mod coll_seq;
 mod collective;
 mod deadlock;
+mod epochs;
 mod landing;
 mod matching;
 mod members;
@@ -145,7 +146,7 @@ struct ActorState {
     /// Per communicator, the collectives entered so far.
     coll_seq: CollSeq,
     /// Its one-sided epochs, if it made any one-sided call.
-    rma: Option<Box<one_sided::Epochs>>,
+    rma: Option<Box<epochs::Epochs>>,
     /// Its current op, read into and run in place (a source reuses what
     /// it holds, a wait's completion list, instead of allocating per op),
     /// beside the rest of its state, which every event reads too: at a

@@ -20,6 +20,7 @@
 //! lock costs nothing until its operations), and a target's reduction
 //! costs nothing (docs/sim.md, "One-sided communication").
 
+use super::epochs::Epoch;
 use super::*;
 use crate::input::{fence_comm, pscw_comm, RmaAct};
 use crate::kernel::rma;
@@ -29,48 +30,13 @@ const POST_TAG: i64 = -1001;
 /// Tag of `MPI_Win_complete`'s messages.
 const DONE_TAG: i64 = -1002;
 
-/// An actor's open epochs, per window: boxed in the actor, since most
-/// actors of most runs have none.
-#[derive(Default)]
-pub(super) struct Epochs {
-    wins: FxHashMap<u32, Epoch>,
-}
-
-/// What an actor's epoch on one window holds.
-#[derive(Default)]
-struct Epoch {
-    /// Per target, when its operations are done.
-    done: FxHashMap<u32, Ns>,
-    /// The targets of the last `MPI_Win_start`.
-    started: Box<[u32]>,
-    /// The origins of the last `MPI_Win_post`.
-    posted: Box<[u32]>,
-}
-
-impl Epoch {
-    /// When the operations to `target` (or to every target) are done,
-    /// forgetting them: the closing call completes them.
-    fn settle(&mut self, target: Option<u32>) -> Ns {
-        match target {
-            Some(t) => self.done.remove(&t).unwrap_or(f64::NEG_INFINITY),
-            None => self
-                .done
-                .drain()
-                .map(|(_, t)| t)
-                .fold(f64::NEG_INFINITY, f64::max),
-        }
-    }
-}
-
 impl Engine<'_, '_> {
     /// Actor `a`'s epoch on window `win`.
     fn epoch(&mut self, a: usize, win: u32) -> &mut Epoch {
         self.actors[a]
             .rma
             .get_or_insert_with(Default::default)
-            .wins
-            .entry(win)
-            .or_default()
+            .window(win)
     }
 
     /// Moves actor `a`'s clock to `t` if later: its call waits for the
