@@ -204,6 +204,50 @@ fn one_sided_calls_are_traced_with_their_windows_targets_bytes_and_epochs() {
     }
 }
 
+/// `pnmpi sim replay` of the trace on a machine of 4 nodes whose links
+/// move `bandwidth`: the JSON report's runtime, s, and the warnings.
+fn replayed(case: &Case, pnt: &Path, bandwidth: &str) -> (f64, String) {
+    case.write(
+        "m.toml",
+        &format!("[machine]\nnodes = 4\n[network]\nlatency = \"2us\"\nbandwidth = \"{bandwidth}\"\n"),
+    );
+    let out = pnmpi_cli(
+        &[
+            "sim",
+            "replay",
+            &pnt.display().to_string(),
+            "-m",
+            "m.toml",
+            "--json",
+            "r.json",
+        ],
+        case.dir(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    succeeded(out);
+    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    (v["runtime_s"].as_f64().expect("runtime_s"), stderr)
+}
+
+/// The replay times the one-sided calls (none is left as local work),
+/// and a network 10 times slower lengthens the run by at least what the
+/// halo's puts take longer: each of its 5 fence epochs waits for a put of
+/// 128 KiB at each rank's side, 1.18 ms longer at 0.1 GB/s than at 1.
+#[test]
+fn the_replay_times_one_sided_calls_on_the_network() {
+    let (case, pnt) = run();
+    let (fast, warnings) = replayed(&case, &pnt, "1GB/s");
+    assert!(!warnings.contains("local work"), "{warnings}");
+    let (slow, _) = replayed(&case, &pnt, "100MB/s");
+    let put = |gbs: f64| HALF as f64 / (gbs * 1e9);
+    let longer = 5.0 * (put(0.1) - put(1.0));
+    assert!(
+        slow - fast >= longer,
+        "{fast} s, then {slow} s on a 10 times slower network (at least {longer} s more)"
+    );
+}
+
 /// `pnmpi trace stats --json` of the trace.
 fn stats_json(trace: &Path, dir: &Path) -> serde_json::Value {
     let text = succeeded(pnmpi_cli(

@@ -119,9 +119,12 @@ fn traces_of_real_and_random_programs_replay_in_parallel_bit_for_bit() {
     // randmix's MPI_Test loops make tens of thousands of windows, each one
     // agreement: at 4 processes on this 2-core machine MPICH's busy
     // polling turns each agreement into a scheduler time slice (5 ms), so
-    // the random programs are checked at 2 processes, tracecheck at 2 and 4.
+    // the random programs are checked at 2 processes, tracecheck and
+    // rma_halo at 2 and 4.
     for (program, np, args, model, procs) in [
         ("tracecheck", 4, &[][..], "simple", &[2, 4][..]),
+        // One-sided: fences, a lock epoch, a PSCW ring, a shared window.
+        ("rma_halo", 4, &[][..], "simple", &[2, 4][..]),
         ("randmix", 4, &["5", "40", "all"][..], "loggp", &[2][..]),
         ("randmix", 3, &["8", "40", "p2p"][..], "simple", &[2][..]),
     ] {

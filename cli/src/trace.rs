@@ -329,6 +329,12 @@ fn export_goal(input: &std::path::Path, output: Option<PathBuf>) -> Result<()> {
         x.ranks,
         x.collectives
     );
+    if x.one_sided > 0 {
+        eprintln!(
+            "pnmpi trace: warning: {} one-sided calls written as their traced time (GOAL has no one-sided operations)",
+            x.one_sided
+        );
+    }
     println!(
         "run it with: pnmpi sim replay {} -m MACHINE.toml (with a [model.loggops] table); or with LogGOPSim: txt2bin -i {0} -o t.bin, then LogGOPSim -f t.bin",
         path.display()

@@ -9,5 +9,6 @@ mod exact;
 mod folder;
 mod machine_file;
 mod models;
+mod one_sided;
 mod parallel;
 mod simgrid_routes;

@@ -17,9 +17,11 @@
 mod coll_seq;
 mod collective;
 mod deadlock;
+mod epochs;
 mod landing;
 mod matching;
 mod members;
+mod one_sided;
 pub mod parallel;
 mod ready;
 mod requests;
@@ -143,6 +145,8 @@ struct ActorState {
     next_temp: u32,
     /// Per communicator, the collectives entered so far.
     coll_seq: CollSeq,
+    /// Its one-sided epochs, if it made any one-sided call.
+    rma: Option<Box<epochs::Epochs>>,
     /// Its current op, read into and run in place (a source reuses what
     /// it holds, a wait's completion list, instead of allocating per op),
     /// beside the rest of its state, which every event reads too: at a
@@ -724,6 +728,10 @@ impl<'m, 'o> Engine<'m, 'o> {
             } => {
                 self.open_call(a, op.routine);
                 self.collective(a, src, (*c, *comm, *bytes, *root), *req, counts.as_deref());
+            }
+            OpKind::Rma { win, act } => {
+                self.open_call(a, op.routine);
+                self.one_sided(a, *win, act, src);
             }
         }
     }

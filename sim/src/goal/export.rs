@@ -34,6 +34,9 @@ pub struct Written {
     pub ops: u64,
     /// Collective calls expanded into messages.
     pub collectives: u64,
+    /// One-sided calls written as their traced time: GOAL has no
+    /// one-sided operations.
+    pub one_sided: u64,
 }
 
 /// The first tag of collectives' messages.
@@ -222,6 +225,10 @@ fn rank_op(
     match &op.kind {
         OpKind::Init | OpKind::Finalize => {}
         OpKind::Local => w.calc(op.dur),
+        OpKind::Rma { .. } => {
+            x.one_sided += 1;
+            w.calc(op.dur);
+        }
         &OpKind::Cancel(req) => {
             w.cancel(req);
             w.calc(op.dur);

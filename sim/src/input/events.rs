@@ -2,6 +2,7 @@
 //! an in-memory source over a whole [`Trace`] (small traces, tests).
 
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM};
+use pnmpi_trace::rma::Win;
 use pnmpi_trace::trace::{Comm, Event, Stream, Trace};
 
 /// Members of the communicators a trace names: `MPI_COMM_WORLD`, each
@@ -56,6 +57,11 @@ pub trait EventSource {
     fn members(&self, id: i64, rank: u32) -> Option<&[i64]>;
     /// Warnings about the input.
     fn warnings(&self) -> Vec<String>;
+    /// The one-sided window table (events' window ids index it); empty
+    /// when the input has none.
+    fn wins(&self) -> &[Win] {
+        &[]
+    }
     /// Only streams `range` will be read from now on (see
     /// [`crate::input::OpSource::keep`]).
     fn keep(&mut self, _range: std::ops::Range<usize>) {}
@@ -114,5 +120,9 @@ impl EventSource for MemorySource {
 
     fn warnings(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    fn wins(&self) -> &[Win] {
+        &self.trace.wins
     }
 }

@@ -11,7 +11,10 @@ pub mod stream;
 pub mod synth;
 pub mod trace;
 
-pub use ops::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
+pub use ops::{
+    fence_comm, fence_window, pscw_comm, Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, RmaAct,
+    VCounts, NO_SITE,
+};
 
 /// Opens a trace for replay, whatever its form: a tracer output folder
 /// (its rank files streamed and merged on the fly), a merged `.pnt` file

@@ -3,6 +3,7 @@
 //! and the engine all build on it.
 
 use crate::units::Ns;
+use pnmpi_trace::rma::DataOp;
 use pnmpi_trace::routine::Coll;
 
 /// A request, unique in the run: (actor << 32) | index.
@@ -124,7 +125,77 @@ pub enum OpKind {
         /// A `v` collective's per-peer bytes, where this process knows them.
         counts: Option<Box<VCounts>>,
     },
+    /// A one-sided call on window `win` (an index into the trace's window
+    /// table), timed by `crate::kernel::rma` and the engine's epochs.
+    Rma {
+        /// The window.
+        win: u32,
+        /// What the call does.
+        act: RmaAct,
+    },
 }
+
+/// What a one-sided call does, for timing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RmaAct {
+    /// A put, get, accumulate or atomic with world rank `target`; `req`
+    /// for the request forms (`MPI_Rput` ...), which complete when the
+    /// operation does.
+    Data {
+        /// World rank of the target.
+        target: u32,
+        /// The origin buffer's bytes.
+        bytes: u64,
+        /// The result buffer's bytes (the fetching operations).
+        rbytes: u64,
+        /// Which operation.
+        op: DataOp,
+        /// The request created, if a request form.
+        req: Option<ReqId>,
+    },
+    /// `MPI_Win_fence`: the window's group synchronizes once each member's
+    /// operations are done.
+    Fence,
+    /// Completes the caller's operations to world rank `Some(target)`
+    /// (`MPI_Win_unlock`, `MPI_Win_flush`, `MPI_Win_flush_local`) or to
+    /// every target (`None`: the `_all` forms).
+    Flush(Option<u32>),
+    /// `MPI_Win_post` to these world ranks (the origins it exposes to).
+    Post(Box<[u32]>),
+    /// `MPI_Win_start` towards these world ranks (the targets).
+    Start(Box<[u32]>),
+    /// `MPI_Win_complete`: ends the access epoch of the last start.
+    Complete,
+    /// `MPI_Win_wait` (or a `MPI_Win_test` that ended the epoch): ends
+    /// the exposure epoch of the last post.
+    Wait,
+}
+
+/// The communicator id under which the engine synchronizes window
+/// `win`'s fences (a barrier of its group): below every id a trace
+/// gives, so that a fence never meets a collective of the window's own
+/// communicator.
+pub fn fence_comm(win: u32) -> i64 {
+    WIN_COMMS - 2 * i64::from(win)
+}
+
+/// The communicator id of window `win`'s post/start and complete/wait
+/// notifications (empty messages), apart from its fences' messages.
+pub fn pscw_comm(win: u32) -> i64 {
+    fence_comm(win) - 1
+}
+
+/// The window, if `comm` is one of [`fence_comm`]'s ids.
+pub fn fence_window(comm: i64) -> Option<u32> {
+    let off = WIN_COMMS.checked_sub(comm)?;
+    (off >= 0 && off % 2 == 0)
+        .then(|| u32::try_from(off / 2).ok())
+        .flatten()
+}
+
+/// The first of the windows' communicator ids, far below the trace's
+/// own (which are at least -3).
+const WIN_COMMS: i64 = -(1 << 40);
 
 /// One CPU burst and the call after it.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,6 +6,7 @@
 //! communicators and requests), not the trace.
 
 use super::events::{EventSource, Members, StreamInfo};
+use pnmpi_trace::rma::Win;
 use pnmpi_trace::source::StreamedTrace;
 use pnmpi_trace::stream::MergedReader;
 use pnmpi_trace::trace::Event;
@@ -53,6 +54,10 @@ impl<R: StreamedTrace> EventSource for StreamSource<R> {
 
     fn warnings(&self) -> Vec<String> {
         self.reader.warnings()
+    }
+
+    fn wins(&self) -> &[Win] {
+        self.reader.wins()
     }
 
     fn keep(&mut self, range: std::ops::Range<usize>) {

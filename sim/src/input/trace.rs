@@ -3,11 +3,14 @@
 //! turned into one op (or several, for `MPI_Startall`).
 
 use super::events::EventSource;
-use super::ops::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
+use super::ops::{
+    fence_window, Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, RmaAct, VCounts, NO_SITE,
+};
 use crate::units::Ns;
 use crate::SimError;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::messages::Persistent;
+use pnmpi_trace::rma::RmaRole;
 use pnmpi_trace::routine::{classify, Coll, Kind};
 use pnmpi_trace::trace::{Event, ReqRef};
 use rustc_hash::FxHashMap;
@@ -209,6 +212,9 @@ pub struct TraceOps<S: EventSource> {
     finalize_routine: Vec<bool>,
     persistent_init: Vec<bool>,
     request_free: Vec<bool>,
+    /// Per routine: its one-sided role, and whether it is a request form
+    /// (`MPI_Rput` ...).
+    rma: Vec<Option<(RmaRole, bool)>>,
     /// The streams read: `kept` of them from `first` on (all unless
     /// [`OpSource::keep`] said otherwise), made when the first is read.
     streams: Vec<StreamState>,
@@ -259,6 +265,10 @@ impl<S: EventSource> TraceOps<S> {
                 .map(|r| r.ends_with("_init") || r.ends_with("_init_c"))
                 .collect(),
             request_free: names.iter().map(|r| r == "MPI_Request_free").collect(),
+            rma: names
+                .iter()
+                .map(|r| RmaRole::of(r).map(|role| (role, r.starts_with("MPI_R"))))
+                .collect(),
             routine_time: vec![0.0; names.len()],
             streams: Vec::new(),
             first: 0,
@@ -387,6 +397,10 @@ impl<S: EventSource> TraceOps<S> {
         };
         let wild = ev.get(V::Wild).unwrap_or(0);
         let rank_of = |p: i64| u32::try_from(p).ok();
+        if let Some((role, request)) = self.rma[r] {
+            let req = request.then(|| req_id(first));
+            return op(gap, self.rma_op(role, req));
+        }
         let kind = self.kinds[r];
         let kind = match kind {
             Kind::Send { .. } | Kind::Recv { .. } if self.persistent_init[r] => {
@@ -585,6 +599,57 @@ impl<S: EventSource> TraceOps<S> {
         op(gap, kind)
     }
 
+    /// The op of one-sided call `self.ev`, of `role` (`req`: the request
+    /// a request form created). A call on a window the trace does not
+    /// describe, or with no target, is local work; so are the calls that
+    /// time nothing here (creation and free, locks, `MPI_Win_sync`: a
+    /// lock is taken with the first operation it covers, and an exclusive
+    /// lock's holders are not serialized).
+    fn rma_op(&mut self, role: RmaRole, req: Option<ReqId>) -> OpKind {
+        let ev = &self.ev;
+        let win = ev.get(V::Win).and_then(|w| u32::try_from(w).ok());
+        let Some(win) = win.filter(|&w| (w as usize) < self.src.wins().len()) else {
+            if !matches!(role, RmaRole::Create(_)) {
+                self.skip("one-sided calls on windows the trace does not describe");
+            }
+            return OpKind::Local;
+        };
+        let target = ev.get(V::Peer).and_then(|p| u32::try_from(p).ok());
+        let group = || -> Box<[u32]> {
+            let g = ev.group.as_deref().unwrap_or_default();
+            g.iter().filter_map(|&r| u32::try_from(r).ok()).collect()
+        };
+        let act = match role {
+            RmaRole::Data(op) => {
+                let Some(target) = target else {
+                    return OpKind::Local; // MPI_PROC_NULL: nothing moves
+                };
+                let size = |v| ev.get(v).unwrap_or(0).max(0) as u64;
+                RmaAct::Data {
+                    target,
+                    bytes: size(V::Bytes),
+                    rbytes: size(V::Rbytes),
+                    op,
+                    req,
+                }
+            }
+            RmaRole::Fence => RmaAct::Fence,
+            RmaRole::Unlock | RmaRole::Flush { .. } => match target {
+                Some(t) => RmaAct::Flush(Some(t)),
+                None => return OpKind::Local,
+            },
+            RmaRole::UnlockAll | RmaRole::FlushAll { .. } => RmaAct::Flush(None),
+            RmaRole::Post => RmaAct::Post(group()),
+            RmaRole::Start => RmaAct::Start(group()),
+            RmaRole::Complete => RmaAct::Complete,
+            RmaRole::Wait => RmaAct::Wait,
+            RmaRole::Create(_) | RmaRole::Free | RmaRole::Lock | RmaRole::LockAll | RmaRole::Sync => {
+                return OpKind::Local
+            }
+        };
+        OpKind::Rma { win, act }
+    }
+
     /// Converts `self.ev` of stream `si` onto its queue.
     fn enqueue(&mut self, si: usize) {
         if let Some(op) = self.convert(si) {
@@ -673,6 +738,10 @@ impl<S: EventSource> OpSource for TraceOps<S> {
     }
 
     fn members(&self, comm: i64, rank: u32) -> Option<Vec<u32>> {
+        if let Some(w) = fence_window(comm) {
+            let win = self.src.wins().get(w as usize)?;
+            return win.members.iter().map(|&r| u32::try_from(r).ok()).collect();
+        }
         self.src
             .members(comm, rank)
             .map(|m| m.iter().map(|&r| r.max(0) as u32).collect())

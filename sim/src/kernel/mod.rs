@@ -9,13 +9,16 @@
 //! What the kernel owns: the point-to-point rule ([`p2p`]: when a
 //! send's CPU is free, eager or rendezvous, when the data moves, when
 //! each side completes), the collective rule ([`coll`]: what each member
-//! brings, the closed form, the algorithms' messages), CPU charging
+//! brings, the closed form, the algorithms' messages), the one-sided
+//! rule ([`rma`]: when a put, get or accumulate frees the origin and
+//! completes), CPU charging
 //! ([`cpu`]) and the agreement between the time windows of a run spread
 //! over processes ([`window`]). Models stay behind [`crate::model::Model`]; the kernel
 //! never names one.
 
 pub mod coll;
 pub mod p2p;
+pub mod rma;
 pub mod window;
 
 use crate::machine::Machine;

@@ -1,0 +1,46 @@
+//! An actor's one-sided epochs: per window, when its operations to each
+//! target are done, and the groups of its last post and start
+//! (`one_sided` times the calls that fill and close them).
+
+use crate::units::Ns;
+use rustc_hash::FxHashMap;
+
+/// An actor's open epochs, per window: boxed in the actor, since most
+/// actors of most runs have none.
+#[derive(Default)]
+pub struct Epochs {
+    wins: FxHashMap<u32, Epoch>,
+}
+
+/// What an actor's epoch on one window holds.
+#[derive(Default)]
+pub struct Epoch {
+    /// Per target, when its operations are done.
+    pub done: FxHashMap<u32, Ns>,
+    /// The targets of the last `MPI_Win_start`.
+    pub started: Box<[u32]>,
+    /// The origins of the last `MPI_Win_post`.
+    pub posted: Box<[u32]>,
+}
+
+impl Epoch {
+    /// When the operations to `target` (or to every target) are done,
+    /// forgetting them: the closing call completes them.
+    pub fn settle(&mut self, target: Option<u32>) -> Ns {
+        match target {
+            Some(t) => self.done.remove(&t).unwrap_or(f64::NEG_INFINITY),
+            None => self
+                .done
+                .drain()
+                .map(|(_, t)| t)
+                .fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+impl Epochs {
+    /// The epoch on window `win`, opened if new.
+    pub fn window(&mut self, win: u32) -> &mut Epoch {
+        self.wins.entry(win).or_default()
+    }
+}

@@ -1,0 +1,141 @@
+//! One-sided calls in the engine: each operation timed by the kernel's
+//! rule ([`kernel::rma`]) when issued, and its completion awaited by the
+//! call that closes its epoch.
+//!
+//! - A put, get or accumulate frees the origin after its overhead; its
+//!   done time joins the origin's epoch on the window (per target).
+//! - `MPI_Win_fence`: the member waits for its own operations, then
+//!   meets the window's group at a barrier (on the window's own
+//!   communicator id, [`fence_comm`]), timed as any barrier.
+//! - `MPI_Win_unlock`, `_flush` (`_local`), and their `_all` forms: wait
+//!   for the operations to the target (or to all).
+//! - `MPI_Win_post` sends an empty message to each origin of its group;
+//!   `MPI_Win_start` receives one from each target of its group;
+//!   `MPI_Win_complete` waits for its operations, then sends an empty
+//!   message to each target; `MPI_Win_wait` receives one from each origin
+//!   of the post. These go through the model as messages do
+//!   ([`pscw_comm`]).
+//!
+//! What is not timed: an exclusive lock's holders are not serialized (a
+//! lock costs nothing until its operations), and a target's reduction
+//! costs nothing (docs/sim.md, "One-sided communication").
+
+use super::epochs::Epoch;
+use super::*;
+use crate::input::{fence_comm, pscw_comm, RmaAct};
+use crate::kernel::rma;
+
+/// Tag of `MPI_Win_post`'s messages, on the window's [`pscw_comm`].
+const POST_TAG: i64 = -1001;
+/// Tag of `MPI_Win_complete`'s messages.
+const DONE_TAG: i64 = -1002;
+
+impl Engine<'_, '_> {
+    /// Actor `a`'s epoch on window `win`.
+    fn epoch(&mut self, a: usize, win: u32) -> &mut Epoch {
+        self.actors[a]
+            .rma
+            .get_or_insert_with(Default::default)
+            .window(win)
+    }
+
+    /// Moves actor `a`'s clock to `t` if later: its call waits for the
+    /// network to complete what it closes.
+    fn until(&mut self, a: usize, t: Ns) {
+        let st = &mut self.actors[a];
+        st.clock = st.clock.max(t);
+    }
+
+    /// One-sided call `act` of actor `a` on window `win`.
+    pub(super) fn one_sided(&mut self, a: usize, win: u32, act: &RmaAct, src: &dyn OpSource) {
+        let rank = self.stats.actors[a].rank;
+        match act {
+            &RmaAct::Data {
+                target,
+                bytes,
+                rbytes,
+                op,
+                req,
+            } => {
+                let (there, back) = rma::sizes(op, bytes, rbytes);
+                let m = self.msg(rank, target, there);
+                let at = self.actors[a].clock;
+                let noise = &mut self.noise;
+                let issued = rma::issue(&mut *self.model, &m, back, at, &mut |start, work| {
+                    stretch(noise, a, start, work)
+                });
+                self.actors[a].clock = issued.free;
+                let e = self.epoch(a, win);
+                let d = e.done.entry(target).or_insert(f64::NEG_INFINITY);
+                *d = d.max(issued.done);
+                if let Some(r) = req {
+                    self.open_req(r, Some((issued.done, f64::NEG_INFINITY)));
+                }
+            }
+            RmaAct::Flush(target) => {
+                let t = self.epoch(a, win).settle(*target);
+                self.until(a, t);
+            }
+            RmaAct::Fence => {
+                let t = self.epoch(a, win).settle(None);
+                self.until(a, t);
+                self.collective(a, src, (Coll::Barrier, fence_comm(win), 0, None), None, None);
+            }
+            RmaAct::Post(origins) => {
+                self.epoch(a, win).posted = origins.clone();
+                for &o in origins.iter() {
+                    self.notify(a, o, win, POST_TAG);
+                }
+            }
+            RmaAct::Start(targets) => {
+                self.epoch(a, win).started = targets.clone();
+                for &t in targets.iter() {
+                    self.notified(a, t, win, POST_TAG);
+                }
+            }
+            RmaAct::Complete => {
+                let e = self.epoch(a, win);
+                let targets = std::mem::take(&mut e.started);
+                let t = targets
+                    .iter()
+                    .map(|&t| e.settle(Some(t)))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                self.until(a, t);
+                for &t in targets.iter() {
+                    self.notify(a, t, win, DONE_TAG);
+                }
+            }
+            RmaAct::Wait => {
+                let origins = std::mem::take(&mut self.epoch(a, win).posted);
+                for &o in origins.iter() {
+                    self.notified(a, o, win, DONE_TAG);
+                }
+            }
+        }
+    }
+
+    /// Actor `a` sends the empty notification `tag` of window `win` to
+    /// world rank `to`, and waits for its send.
+    fn notify(&mut self, a: usize, to: u32, win: u32, tag: i64) {
+        let rank = self.stats.actors[a].rank;
+        let r = self.temp_req(a);
+        self.post_send(
+            a,
+            r,
+            self.msg(rank, to, 0),
+            tag,
+            pscw_comm(win),
+            p2p::Mode::Standard,
+        );
+        self.wait_for(a, r);
+    }
+
+    /// Actor `a` receives the notification `tag` of window `win` from
+    /// world rank `from`, and waits for it.
+    fn notified(&mut self, a: usize, from: u32, win: u32, tag: i64) {
+        let r = self.temp_req(a);
+        let clock = self.actors[a].clock;
+        self.post_recv(a, r, from, tag, pscw_comm(win), clock);
+        self.wait_for(a, r);
+    }
+}

@@ -1,0 +1,142 @@
+//! The one-sided (RMA) rule: when a put, get or accumulate frees the
+//! origin's CPU, and when the origin can know it complete, which is when
+//! the call that closes its epoch (a fence, `MPI_Win_complete`, an unlock
+//! or a flush) may return. The target's CPU takes no part: the data moves
+//! as the network moves a message, and the target learns nothing until
+//! its own synchronization.
+//!
+//! ```text
+//! free = overhead(origin -> target, at)
+//! done = transfer(target -> origin, back, transfer(origin -> target, there, free).end).end
+//!
+//!                        there            back
+//! put, accumulate        origin buffer    0 (the completion's acknowledgement)
+//! get                    0 (a request)    origin buffer
+//! get_accumulate,        origin buffer    result buffer (the old value)
+//! fetch_and_op, CAS      (CAS: origin and compare values)
+//! ```
+//!
+//! The target's reduction of an accumulate costs no time: no model gives
+//! a rate for it. How the epochs use `done` is the engine's part
+//! (docs/sim.md, "One-sided communication"): a fence is a barrier of the
+//! window's group that each member enters once its own operations are
+//! done; `MPI_Win_complete`, an unlock and a flush wait for the done
+//! times of the operations they close; a post and a start, a complete and
+//! a wait exchange empty messages between the ranks their groups name.
+
+use crate::model::{Model, Msg};
+use crate::units::Ns;
+use pnmpi_trace::rma::DataOp;
+
+/// The bytes operation `op` sends to the target and brings back, from
+/// the origin's buffer (`bytes`) and its result buffer (`rbytes`, for
+/// the fetching ones): `(there, back)`. Nothing back is an empty
+/// acknowledgement; a get sends an empty request.
+pub fn sizes(op: DataOp, bytes: u64, rbytes: u64) -> (u64, u64) {
+    match op {
+        DataOp::Put | DataOp::Accumulate => (bytes, 0),
+        DataOp::Get => (0, bytes),
+        DataOp::GetAccumulate | DataOp::FetchAndOp | DataOp::CompareAndSwap => (bytes, rbytes),
+    }
+}
+
+/// When an issued operation leaves the origin's CPU free, and when the
+/// origin may know it complete.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Issued {
+    /// The origin's CPU is free again (the call returns).
+    pub free: Ns,
+    /// The operation is complete at the origin: its data in the target's
+    /// window (and acknowledged) or in the origin's buffer.
+    pub done: Ns,
+}
+
+/// Times an operation issued at `at` that sends `there` (its size that
+/// of [`sizes`], its nodes set) to the target and brings `back` bytes
+/// from it; the origin's overhead runs on `cpu` (as
+/// [`super::p2p::post`]'s).
+pub fn issue(
+    model: &mut dyn Model,
+    there: &Msg,
+    back: u64,
+    at: Ns,
+    cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
+) -> Issued {
+    let reply = Msg {
+        src: there.dst,
+        dst: there.src,
+        src_node: there.dst_node,
+        dst_node: there.src_node,
+        bytes: back,
+    };
+    let free = model.send_overhead(there, at);
+    let free = cpu(at, free - at);
+    let arrived = model.transfer(there, free).end;
+    let done = model.transfer(&reply, arrived).end;
+    Issued { free, done }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::Machine;
+
+    fn model() -> Box<dyn Model> {
+        let m = Machine::parse(
+            "m.toml",
+            "[machine]\nnodes = 2\n[network]\nlatency = \"1us\"\nbandwidth = \"1GB/s\"\n",
+        )
+        .expect("a machine");
+        crate::model::build("simple", &m).expect("the simple model")
+    }
+
+    fn msg(bytes: u64) -> Msg {
+        Msg {
+            src: 0,
+            dst: 1,
+            src_node: 0,
+            dst_node: 1,
+            bytes,
+        }
+    }
+
+    fn unstretched(start: Ns, work: Ns) -> Ns {
+        start + work
+    }
+
+    /// `op` of `bytes` (and `rbytes` back) issued at `at`.
+    fn op(m: &mut dyn Model, op: DataOp, bytes: u64, rbytes: u64, at: Ns) -> Issued {
+        let (there, back) = sizes(op, bytes, rbytes);
+        issue(m, &msg(there), back, at, &mut unstretched)
+    }
+
+    #[test]
+    fn a_put_is_its_data_there_and_an_acknowledgement_back() {
+        let mut m = model();
+        let i = op(&mut *m, DataOp::Put, 1000, 0, 10.0);
+        // The simple model: no overhead; 1 us + 1000 B at 1 GB/s there,
+        // 1 us back.
+        assert_eq!(i.free, 10.0);
+        assert_eq!(i.done, 10.0 + 1000.0 + 1000.0 + 1000.0);
+        assert_eq!(op(&mut *m, DataOp::Accumulate, 1000, 0, 10.0), i);
+    }
+
+    #[test]
+    fn a_get_is_a_request_there_and_its_data_back() {
+        let mut m = model();
+        let get = op(&mut *m, DataOp::Get, 1000, 0, 0.0);
+        let put = op(&mut *m, DataOp::Put, 1000, 0, 0.0);
+        // The same two latencies and one payload, the other way round.
+        assert_eq!(get.done, put.done);
+    }
+
+    #[test]
+    fn a_fetching_operation_brings_its_result_back() {
+        let mut m = model();
+        // compare_and_swap of 8-byte values: origin and compare there, one back.
+        let cas = op(&mut *m, DataOp::CompareAndSwap, 16, 8, 0.0);
+        assert_eq!(cas.done, 1016.0 + 1008.0);
+        let both = op(&mut *m, DataOp::GetAccumulate, 1000, 1000, 0.0);
+        assert_eq!(both.done, 4000.0, "the payload both ways");
+    }
+}
