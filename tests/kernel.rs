@@ -232,6 +232,51 @@ fn agree(prog: &str, model: &str, ways: &[(&str, Vec<f64>)]) {
     }
 }
 
+/// One-sided epochs (`rma_epochs.c`: fences of puts and gets,
+/// `MPI_Fetch_and_op` under exclusive locks, an accumulate and a
+/// compare-and-swap under `MPI_Win_lock_all` with flushes) end every rank
+/// alike under vtime and in the replay of the trace taken above vtime:
+/// both time them by the kernel's one-sided rule (virtual ranks do not
+/// run one-sided programs).
+#[test]
+fn one_sided_epochs_end_alike_under_vtime_and_in_the_replay() {
+    let exe = program("rma_epochs", Link::Pnmpi);
+    for model in ["simple", "loggp"] {
+        let mut case = Case::new();
+        case.write("m.toml", &MACHINE.replace("nodes = 3", "nodes = 4"));
+        case.conf(&format!(
+            "module {}\nargument outdir tr\nmodule {}\n{}",
+            target_dir().join("libtracer.so").display(),
+            target_dir().join("libvtime.so").display(),
+            vtime_args(model)
+        ));
+        case.env("PNMPI_TRACE_CLOCK", "vtime");
+        let run = case.mpirun(4, &exe, &[]);
+        run.assert_ok();
+        let checked = run.lines("rma_epochs: rank ");
+        assert!(
+            checked.len() == 4 && checked.iter().all(|l| l.ends_with(" ok 1")),
+            "{}",
+            run.stdout
+        );
+        let vtime = ends(&run, "rma_epochs", 4);
+        let replay = replayed_ends(&case, model);
+        eprintln!("rma_epochs {model}: vtime {vtime:?}, replay {replay:?}");
+        for (r, (a, b)) in vtime.iter().zip(&replay).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-9,
+                "{model}: rank {r} ends at {a} s under vtime, at {b} s in the replay"
+            );
+        }
+        // The last rank's puts alone: 3 epochs of 64 KiB at 1 GB/s.
+        let puts = 3.0 * 65536.0e-9;
+        assert!(
+            vtime.iter().all(|&e| e > puts),
+            "{model}: the epochs took no time: {vtime:?}"
+        );
+    }
+}
+
 #[test]
 fn rendezvous_senders_end_alike_in_every_mode() {
     // Rank 1 receives rank 2's 4 MiB first, then rank 0's 1 MiB: rank 0's

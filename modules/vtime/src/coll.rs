@@ -73,10 +73,30 @@ pub fn blocking(
     part: impl FnOnce() -> Member,
     real: impl FnOnce() -> c_int,
 ) -> c_int {
+    timed(comm, coll, root, || {}, part, real)
+}
+
+/// A blocking collective `coll` of no data on `comm`, made by `real`,
+/// that each member enters once `before` moved its clock (a fence, once
+/// the rank's one-sided operations are done).
+pub fn blocking_after(comm: Comm, coll: Coll, before: impl FnOnce(), real: impl FnOnce() -> c_int) -> c_int {
+    timed(comm, coll, None, before, || Member::of(0), real)
+}
+
+/// [`blocking`], the clock moved by `before` at the call's entry.
+fn timed(
+    comm: Comm,
+    coll: Coll,
+    root: Option<c_int>,
+    before: impl FnOnce(),
+    part: impl FnOnce() -> Member,
+    real: impl FnOnce() -> c_int,
+) -> c_int {
     state::call(|timed| {
         let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
             return real();
         };
+        before();
         let (entry, algorithm) = state::with(|st| {
             let algorithm = algorithm(&st.machine, coll, true).map(str::to_owned);
             (st.clock, algorithm)

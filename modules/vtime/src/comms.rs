@@ -49,6 +49,11 @@ fn groups(comm: Comm, inter: bool) -> (Vec<u32>, Option<Vec<u32>>) {
     (local, remote)
 }
 
+/// World ranks of intracommunicator `comm`'s members, in rank order.
+pub fn members(comm: Comm) -> Vec<u32> {
+    groups(comm, false).0
+}
+
 /// The application has a new communicator `comm` (every member calls
 /// this at the same point): gives it a shadow.
 pub fn created(comm: Comm) {

@@ -28,6 +28,7 @@ mod deadlock;
 mod order;
 mod p2p;
 mod report;
+mod rma;
 mod split;
 mod state;
 mod threads;
@@ -36,6 +37,7 @@ mod turns;
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, raw};
 use pnmpi_sim::kernel::coll::Member;
+use pnmpi_trace::rma::DataOp;
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -660,6 +662,174 @@ macro_rules! frees {
     };
 }
 
+/// A window's creation (`$c` its communicator; the window the last
+/// argument): the window gets its fences' communicator.
+macro_rules! win_creates {
+    ($mpi:ident, $x:ident, $c:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($($a),*) };
+                let out = last!($($a),*);
+                if timed && rc == constants::SUCCESS() && !out.is_null() {
+                    // SAFETY: the call succeeded, so it wrote the window.
+                    rma::created(unsafe { *out }.bits(), $c);
+                }
+                rc
+            })
+        });
+    };
+}
+
+/// Win_create (`(base, size, disp_unit, info, comm, win)`).
+macro_rules! win_create {
+    ($mpi:ident, $x:ident, ($b:ident: $tb:ty, $s:ident: $ts:ty, $d:ident: $td:ty, $i:ident: $ti:ty,
+        $c:ident: $tc:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        win_creates!($mpi, $x, $c, ($b: $tb, $s: $ts, $d: $td, $i: $ti, $c: $tc, $w: $tw) -> $r);
+    };
+}
+
+/// Win_allocate, Win_allocate_shared (`(size, disp_unit, info, comm,
+/// baseptr, win)`).
+macro_rules! win_allocate {
+    ($mpi:ident, $x:ident, ($s:ident: $ts:ty, $d:ident: $td:ty, $i:ident: $ti:ty, $c:ident: $tc:ty,
+        $b:ident: $tb:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        win_creates!($mpi, $x, $c, ($s: $ts, $d: $td, $i: $ti, $c: $tc, $b: $tb, $w: $tw) -> $r);
+    };
+}
+
+/// Win_create_dynamic (`(info, comm, win)`).
+macro_rules! win_dynamic {
+    ($mpi:ident, $x:ident, ($i:ident: $ti:ty, $c:ident: $tc:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        win_creates!($mpi, $x, $c, ($i: $ti, $c: $tc, $w: $tw) -> $r);
+    };
+}
+
+/// Win_free (`(win)`).
+macro_rules! win_frees {
+    ($mpi:ident, $x:ident, ($w:ident: $tw:ty) -> $r:ty) => {
+        export!($mpi, ($w: $tw) -> $r, {
+            state::call(|timed| {
+                // SAFETY: the application's window.
+                let old = if $w.is_null() { None } else { Some(unsafe { *$w }.bits()) };
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($w) };
+                if let (true, Some(old)) = (timed && rc == constants::SUCCESS(), old) {
+                    rma::freed(old);
+                }
+                rc
+            })
+        });
+    };
+}
+
+/// A one-sided data operation `$op` to rank `$target` of window `$win`,
+/// moving `$bytes` there and `$rbytes` back (the fetching ones).
+macro_rules! rma_data {
+    ($op:ident, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $target:ident, $win:ident,
+        $bytes:expr, $rbytes:expr) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($($a),*) };
+                if timed && rc == constants::SUCCESS() {
+                    rma::issue($win.bits(), $target, DataOp::$op, $bytes, $rbytes);
+                }
+                rc
+            })
+        });
+    };
+}
+
+/// Put, Get and their request forms (`(origin, count, type, target,
+/// disp, target count, target type, win[, request])`).
+macro_rules! put_like {
+    ($op:ident, $mpi:ident, $x:ident, ($oa:ident: $toa:ty, $on:ident: $ton:ty, $odt:ident: $todt:ty,
+        $tr:ident: $ttr:ty, $td:ident: $ttd:ty, $tn:ident: $ttn:ty, $tdt:ident: $ttdt:ty, $w:ident: $tw:ty
+        $(, $req:ident: $treq:ty)?) -> $r:ty) => {
+        rma_data!($op, $mpi, $x, ($oa: $toa, $on: $ton, $odt: $todt, $tr: $ttr, $td: $ttd, $tn: $ttn,
+            $tdt: $ttdt, $w: $tw $(, $req: $treq)?) -> $r, $tr, $w, coll::bytes($on, $odt), 0);
+    };
+}
+
+/// Accumulate, Raccumulate (`(origin, count, type, target, disp, target
+/// count, target type, op, win[, request])`).
+macro_rules! accumulate {
+    ($op:ident, $mpi:ident, $x:ident, ($oa:ident: $toa:ty, $on:ident: $ton:ty, $odt:ident: $todt:ty,
+        $tr:ident: $ttr:ty, $td:ident: $ttd:ty, $tn:ident: $ttn:ty, $tdt:ident: $ttdt:ty, $o:ident: $to:ty,
+        $w:ident: $tw:ty $(, $req:ident: $treq:ty)?) -> $r:ty) => {
+        rma_data!($op, $mpi, $x, ($oa: $toa, $on: $ton, $odt: $todt, $tr: $ttr, $td: $ttd, $tn: $ttn,
+            $tdt: $ttdt, $o: $to, $w: $tw $(, $req: $treq)?) -> $r, $tr, $w, coll::bytes($on, $odt), 0);
+    };
+}
+
+/// Get_accumulate, Rget_accumulate (`(origin, count, type, result,
+/// count, type, target, disp, target count, target type, op, win[,
+/// request])`).
+macro_rules! get_accumulate {
+    ($op:ident, $mpi:ident, $x:ident, ($oa:ident: $toa:ty, $on:ident: $ton:ty, $odt:ident: $todt:ty,
+        $ra:ident: $tra:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $tr:ident: $ttr:ty, $td:ident: $ttd:ty,
+        $tn:ident: $ttn:ty, $tdt:ident: $ttdt:ty, $o:ident: $to:ty, $w:ident: $tw:ty
+        $(, $req:ident: $treq:ty)?) -> $r:ty) => {
+        rma_data!($op, $mpi, $x, ($oa: $toa, $on: $ton, $odt: $todt, $ra: $tra, $rn: $trn, $rdt: $trdt,
+            $tr: $ttr, $td: $ttd, $tn: $ttn, $tdt: $ttdt, $o: $to, $w: $tw $(, $req: $treq)?) -> $r,
+            $tr, $w, coll::bytes($on, $odt), coll::bytes($rn, $rdt));
+    };
+}
+
+/// Fetch_and_op (`(origin, result, type, target, disp, op, win)`): one
+/// element there and back.
+macro_rules! fetch_and_op {
+    ($op:ident, $mpi:ident, $x:ident, ($oa:ident: $toa:ty, $ra:ident: $tra:ty, $dt:ident: $tdt:ty,
+        $tr:ident: $ttr:ty, $td:ident: $ttd:ty, $o:ident: $to:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        rma_data!($op, $mpi, $x, ($oa: $toa, $ra: $tra, $dt: $tdt, $tr: $ttr, $td: $ttd, $o: $to, $w: $tw) -> $r,
+            $tr, $w, coll::bytes(1, $dt), coll::bytes(1, $dt));
+    };
+}
+
+/// Compare_and_swap (`(origin, compare, result, type, target, disp,
+/// win)`): two elements there, one back.
+macro_rules! compare_and_swap {
+    ($op:ident, $mpi:ident, $x:ident, ($oa:ident: $toa:ty, $ca:ident: $tca:ty, $ra:ident: $tra:ty,
+        $dt:ident: $tdt:ty, $tr:ident: $ttr:ty, $td:ident: $ttd:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        rma_data!($op, $mpi, $x, ($oa: $toa, $ca: $tca, $ra: $tra, $dt: $tdt, $tr: $ttr, $td: $ttd, $w: $tw) -> $r,
+            $tr, $w, coll::bytes(2, $dt), coll::bytes(1, $dt));
+    };
+}
+
+/// Win_fence (`(assert, win)`).
+macro_rules! win_fence {
+    ($mpi:ident, $x:ident, ($a:ident: $ta:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        export!($mpi, ($a: $ta, $w: $tw) -> $r, {
+            // SAFETY: the call's own arguments, unchanged, to the next layer.
+            rma::fence($w.bits(), || unsafe { raw::$x($a, $w) })
+        });
+    };
+}
+
+/// Unlock, Flush, Flush_local (`(rank, win)`) and their `_all` forms
+/// (`(win)`): the operations they complete are done when they return.
+macro_rules! win_settles {
+    ($mpi:ident, $x:ident, ($t:ident: $tt:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        win_settles!(@ $mpi, $x, ($t: $tt, $w: $tw) -> $r, $w, Some($t));
+    };
+    ($mpi:ident, $x:ident, ($w:ident: $tw:ty) -> $r:ty) => {
+        win_settles!(@ $mpi, $x, ($w: $tw) -> $r, $w, None);
+    };
+    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $w:ident, $target:expr) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($($a),*) };
+                if timed && rc == constants::SUCCESS() {
+                    rma::settle($w.bits(), $target);
+                }
+                rc
+            })
+        });
+    };
+}
+
 /// A rooted collective's root argument, or `None`.
 macro_rules! root_of {
     () => {
@@ -1009,6 +1179,40 @@ macro_rules! routine {
     (@ MPI_Iscatterv, $($t:tt)*) => { scatterv!(Scatter, MPI_Iscatterv, $($t)*); };
     (@ MPI_Alltoallv, $($t:tt)*) => { alltoallv!(Alltoall, MPI_Alltoallv, $($t)*); };
     (@ MPI_Ialltoallv, $($t:tt)*) => { alltoallv!(Alltoall, MPI_Ialltoallv, $($t)*); };
+    // One-sided.
+    (@ MPI_Win_create, $($t:tt)*) => { win_create!(MPI_Win_create, $($t)*); };
+    (@ MPI_Win_create_c, $($t:tt)*) => { win_create!(MPI_Win_create_c, $($t)*); };
+    (@ MPI_Win_allocate, $($t:tt)*) => { win_allocate!(MPI_Win_allocate, $($t)*); };
+    (@ MPI_Win_allocate_c, $($t:tt)*) => { win_allocate!(MPI_Win_allocate_c, $($t)*); };
+    (@ MPI_Win_allocate_shared, $($t:tt)*) => { win_allocate!(MPI_Win_allocate_shared, $($t)*); };
+    (@ MPI_Win_allocate_shared_c, $($t:tt)*) => { win_allocate!(MPI_Win_allocate_shared_c, $($t)*); };
+    (@ MPI_Win_create_dynamic, $($t:tt)*) => { win_dynamic!(MPI_Win_create_dynamic, $($t)*); };
+    (@ MPI_Win_free, $($t:tt)*) => { win_frees!(MPI_Win_free, $($t)*); };
+    (@ MPI_Put, $($t:tt)*) => { put_like!(Put, MPI_Put, $($t)*); };
+    (@ MPI_Put_c, $($t:tt)*) => { put_like!(Put, MPI_Put_c, $($t)*); };
+    (@ MPI_Rput, $($t:tt)*) => { put_like!(Put, MPI_Rput, $($t)*); };
+    (@ MPI_Rput_c, $($t:tt)*) => { put_like!(Put, MPI_Rput_c, $($t)*); };
+    (@ MPI_Get, $($t:tt)*) => { put_like!(Get, MPI_Get, $($t)*); };
+    (@ MPI_Get_c, $($t:tt)*) => { put_like!(Get, MPI_Get_c, $($t)*); };
+    (@ MPI_Rget, $($t:tt)*) => { put_like!(Get, MPI_Rget, $($t)*); };
+    (@ MPI_Rget_c, $($t:tt)*) => { put_like!(Get, MPI_Rget_c, $($t)*); };
+    (@ MPI_Accumulate, $($t:tt)*) => { accumulate!(Accumulate, MPI_Accumulate, $($t)*); };
+    (@ MPI_Accumulate_c, $($t:tt)*) => { accumulate!(Accumulate, MPI_Accumulate_c, $($t)*); };
+    (@ MPI_Raccumulate, $($t:tt)*) => { accumulate!(Accumulate, MPI_Raccumulate, $($t)*); };
+    (@ MPI_Raccumulate_c, $($t:tt)*) => { accumulate!(Accumulate, MPI_Raccumulate_c, $($t)*); };
+    (@ MPI_Get_accumulate, $($t:tt)*) => { get_accumulate!(GetAccumulate, MPI_Get_accumulate, $($t)*); };
+    (@ MPI_Get_accumulate_c, $($t:tt)*) => { get_accumulate!(GetAccumulate, MPI_Get_accumulate_c, $($t)*); };
+    (@ MPI_Rget_accumulate, $($t:tt)*) => { get_accumulate!(GetAccumulate, MPI_Rget_accumulate, $($t)*); };
+    (@ MPI_Rget_accumulate_c, $($t:tt)*) => { get_accumulate!(GetAccumulate, MPI_Rget_accumulate_c, $($t)*); };
+    (@ MPI_Fetch_and_op, $($t:tt)*) => { fetch_and_op!(FetchAndOp, MPI_Fetch_and_op, $($t)*); };
+    (@ MPI_Compare_and_swap, $($t:tt)*) => { compare_and_swap!(CompareAndSwap, MPI_Compare_and_swap, $($t)*); };
+    (@ MPI_Win_fence, $($t:tt)*) => { win_fence!(MPI_Win_fence, $($t)*); };
+    (@ MPI_Win_unlock, $($t:tt)*) => { win_settles!(MPI_Win_unlock, $($t)*); };
+    (@ MPI_Win_flush, $($t:tt)*) => { win_settles!(MPI_Win_flush, $($t)*); };
+    (@ MPI_Win_flush_local, $($t:tt)*) => { win_settles!(MPI_Win_flush_local, $($t)*); };
+    (@ MPI_Win_unlock_all, $($t:tt)*) => { win_settles!(MPI_Win_unlock_all, $($t)*); };
+    (@ MPI_Win_flush_all, $($t:tt)*) => { win_settles!(MPI_Win_flush_all, $($t)*); };
+    (@ MPI_Win_flush_local_all, $($t:tt)*) => { win_settles!(MPI_Win_flush_local_all, $($t)*); };
     // Everything else.
     (@ $mpi:ident, $x:ident, $args:tt -> $r:ty) => { untimed!($mpi, $x, $args -> $r); };
 }
