@@ -49,7 +49,9 @@ int main(int argc, char **argv)
     MPI_Win_free(&win);
 
     /* 2. a counter */
-    long counter = 0, one = 1, old;
+    /* Static: a local whose address only MPI keeps may be cached in a register. */
+    static long counter;
+    long one = 1, old;
     MPI_Win cwin;
     MPI_Win_create(&counter, sizeof counter, sizeof counter, MPI_INFO_NULL, MPI_COMM_WORLD, &cwin);
     for (int i = 0; i < COUNTS; i++) {
