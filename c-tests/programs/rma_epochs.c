@@ -4,7 +4,10 @@
  *    into its right neighbour's window and gets 4 KiB from its left one;
  * 2. a counter: every rank adds 1 to rank 0's counter 5 times with
  *    MPI_Fetch_and_op, each under an exclusive lock;
- * 3. passive target: under MPI_Win_lock_all, every rank accumulates
+ * 3. a PSCW ring: 3 epochs, in each of which every rank exposes its window
+ *    to its left neighbour and puts (rank % 4 + 1) x 4 KiB into its right
+ *    neighbour's;
+ * 4. passive target: under MPI_Win_lock_all, every rank accumulates
  *    (rank % 4 + 1) x 2 KiB into its right neighbour's window, flushes, reads one long of it back
  *    with MPI_Get, flushes, then compare-and-swaps one int there and
  *    flushes them all: the ranks end at their own times.
@@ -22,6 +25,7 @@
 #define EPOCHS 3
 #define COUNTS 5
 #define ACC 1024
+#define RING 4096
 
 int main(int argc, char **argv)
 {
@@ -67,7 +71,30 @@ int main(int argc, char **argv)
     }
     MPI_Win_free(&cwin);
 
-    /* 3. passive target */
+    /* 3. a PSCW ring */
+    static char ring[RING * 4];
+    char *rbase;
+    MPI_Win rwin;
+    MPI_Win_allocate(RING * 4, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &rbase, &rwin);
+    MPI_Group world, l, r;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &left, &l);
+    MPI_Group_incl(world, 1, &right, &r);
+    for (int e = 0; e < EPOCHS; e++) {
+        memset(ring, 'A' + (rank + e) % 26, sizeof ring);
+        MPI_Win_post(l, 0, rwin);
+        MPI_Win_start(r, 0, rwin);
+        MPI_Put(ring, (rank % 4 + 1) * RING, MPI_CHAR, right, 0, (rank % 4 + 1) * RING, MPI_CHAR, rwin);
+        MPI_Win_complete(rwin);
+        MPI_Win_wait(rwin);
+        ok &= rbase[0] == 'A' + (left + e) % 26;
+    }
+    MPI_Group_free(&l);
+    MPI_Group_free(&r);
+    MPI_Group_free(&world);
+    MPI_Win_free(&rwin);
+
+    /* 4. passive target */
     long *acc;
     MPI_Win awin;
     MPI_Win_allocate(ACC * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &acc, &awin);

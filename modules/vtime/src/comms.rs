@@ -10,22 +10,28 @@ use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
 use std::ffi::c_int;
 
-/// World ranks of `group`'s members, in group order.
-fn world_ranks(group: MPI_Group) -> Vec<u32> {
+/// The ranks in `to` of `group`'s members, in group order.
+pub fn translate(group: MPI_Group, to: MPI_Group) -> Vec<c_int> {
     let mut n: c_int = 0;
-    // SAFETY: `group` is a valid group MPI just returned; `n` is local.
+    // SAFETY: `group` is a valid group; `n` is local.
     unsafe { ffi::PMPI_Group_size(group, &mut n) };
     let ranks: Vec<c_int> = (0..n.max(0)).collect();
-    let mut world = vec![0 as c_int; ranks.len()];
+    let mut out = vec![0 as c_int; ranks.len()];
+    // SAFETY: both arrays hold `n` ints; `to` is a valid group.
+    unsafe { ffi::PMPI_Group_translate_ranks(group, n, ranks.as_ptr(), to, out.as_mut_ptr()) };
+    out
+}
+
+/// World ranks of `group`'s members, in group order.
+fn world_ranks(group: MPI_Group) -> Vec<u32> {
     // SAFETY: MPI_Group is a handle for which zeroes are a placeholder that
     // MPI_Comm_group overwrites.
     let mut world_group: MPI_Group = unsafe { std::mem::zeroed() };
-    // SAFETY: both arrays hold `n` ints; the world group is local and freed.
-    unsafe {
-        ffi::PMPI_Comm_group(constants::COMM_WORLD(), &mut world_group);
-        ffi::PMPI_Group_translate_ranks(group, n, ranks.as_ptr(), world_group, world.as_mut_ptr());
-        ffi::PMPI_Group_free(&mut world_group);
-    }
+    // SAFETY: the world group is local and freed below.
+    unsafe { ffi::PMPI_Comm_group(constants::COMM_WORLD(), &mut world_group) };
+    let world = translate(group, world_group);
+    // SAFETY: the group MPI_Comm_group returned.
+    unsafe { ffi::PMPI_Group_free(&mut world_group) };
     world.iter().map(|&r| u32::try_from(r).unwrap_or(0)).collect()
 }
 

@@ -807,6 +807,42 @@ macro_rules! win_fence {
     };
 }
 
+/// Win_post, Win_start (`(group, assert, win)`): the epoch's
+/// notifications, once the call returned.
+macro_rules! win_opens {
+    ($side:ident, $mpi:ident, $x:ident, ($g:ident: $tg:ty, $a:ident: $ta:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        export!($mpi, ($g: $tg, $a: $ta, $w: $tw) -> $r, {
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($g, $a, $w) };
+                if timed && rc == constants::SUCCESS() {
+                    rma::opened($w, $g, rma::Side::$side);
+                }
+                rc
+            })
+        });
+    };
+}
+
+/// Win_complete, Win_wait (`(win)`) and Win_test (`(win, flag)`: once it
+/// ended the epoch).
+macro_rules! win_closes {
+    ($then:ident, $mpi:ident, $x:ident, ($w:ident: $tw:ty $(, $f:ident: $tf:ty)?) -> $r:ty) => {
+        export!($mpi, ($w: $tw $(, $f: $tf)?) -> $r, {
+            state::call(|timed| {
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                let rc = unsafe { raw::$x($w $(, $f)?) };
+                // SAFETY: a test's flag, which MPI set as the call succeeded.
+                let ended = true $(&& unsafe { *$f } != 0)?;
+                if timed && rc == constants::SUCCESS() && ended {
+                    rma::$then($w.bits());
+                }
+                rc
+            })
+        });
+    };
+}
+
 /// Unlock, Flush, Flush_local (`(rank, win)`) and their `_all` forms
 /// (`(win)`): the operations they complete are done when they return.
 macro_rules! win_settles {
@@ -1207,6 +1243,11 @@ macro_rules! routine {
     (@ MPI_Fetch_and_op, $($t:tt)*) => { fetch_and_op!(FetchAndOp, MPI_Fetch_and_op, $($t)*); };
     (@ MPI_Compare_and_swap, $($t:tt)*) => { compare_and_swap!(CompareAndSwap, MPI_Compare_and_swap, $($t)*); };
     (@ MPI_Win_fence, $($t:tt)*) => { win_fence!(MPI_Win_fence, $($t)*); };
+    (@ MPI_Win_post, $($t:tt)*) => { win_opens!(Post, MPI_Win_post, $($t)*); };
+    (@ MPI_Win_start, $($t:tt)*) => { win_opens!(Start, MPI_Win_start, $($t)*); };
+    (@ MPI_Win_complete, $($t:tt)*) => { win_closes!(completed, MPI_Win_complete, $($t)*); };
+    (@ MPI_Win_wait, $($t:tt)*) => { win_closes!(waited, MPI_Win_wait, $($t)*); };
+    (@ MPI_Win_test, $($t:tt)*) => { win_closes!(waited, MPI_Win_test, $($t)*); };
     (@ MPI_Win_unlock, $($t:tt)*) => { win_settles!(MPI_Win_unlock, $($t)*); };
     (@ MPI_Win_flush, $($t:tt)*) => { win_settles!(MPI_Win_flush, $($t)*); };
     (@ MPI_Win_flush_local, $($t:tt)*) => { win_settles!(MPI_Win_flush_local, $($t)*); };

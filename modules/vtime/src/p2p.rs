@@ -137,7 +137,7 @@ pub fn drain() {
 /// Sends `words` (of a timestamp or an acknowledgement) to `dest` with
 /// `tag` on `comm` without waiting: the buffer lives until the send
 /// completes ([`keep`]).
-fn isend_words(words: [u64; STAMP], n: usize, dest: c_int, tag: c_int, comm: Comm) {
+pub fn isend_words(words: [u64; STAMP], n: usize, dest: c_int, tag: c_int, comm: Comm) {
     let buf = Box::into_raw(Box::new(words));
     let mut req = constants::REQUEST_NULL();
     // SAFETY: `buf` holds STAMP >= n u64s and is freed only once the send

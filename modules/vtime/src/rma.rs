@@ -7,16 +7,23 @@
 //!   to their target, the `_all` forms for every target's;
 //! - `MPI_Win_fence` waits for the rank's operations, then is timed as a
 //!   barrier of the window's group (on a duplicate of the window's
-//!   communicator, with its own shadow, made when the window is).
+//!   communicator, with its own shadow, made when the window is);
+//! - `MPI_Win_post` and `MPI_Win_complete` (once the operations it closes
+//!   are done) send each rank of their group an empty message, timed as
+//!   the kernel's point-to-point rule times one, whose arrival travels on
+//!   the window's duplicate; `MPI_Win_start` and `MPI_Win_wait` (or a
+//!   `MPI_Win_test` that ends the epoch) complete when the last of theirs
+//!   is received.
 //!
-//! Not timed here (docs/vtime.md): post/start/complete/wait, whose
-//! notifications MPI exchanges out of vtime's sight, and the completion
-//! of a request form's request (its operation joins the epoch as the
-//! plain form's does).
+//! Not timed here (docs/vtime.md): the completion of a request form's
+//! request (its operation joins the epoch as the plain form's does), and
+//! an exclusive lock's holders are not serialized.
 
 use crate::state;
+use pnmpi_mpi_sys::ffi::{self, MPI_Group, MPI_Win};
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
+use pnmpi_sim::kernel::p2p::{self, Mode};
 use pnmpi_sim::kernel::rma as rule;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::rma::DataOp;
@@ -33,7 +40,16 @@ struct Window {
     comm: u64,
     /// Per target (world rank), when the rank's operations are done.
     done: HashMap<u32, Ns>,
+    /// The targets of the last `MPI_Win_start` (window ranks).
+    started: Vec<c_int>,
+    /// The origins of the last `MPI_Win_post` (window ranks).
+    posted: Vec<c_int>,
 }
+
+/// Tag of `MPI_Win_post`'s notifications on a window's duplicate.
+const POST_TAG: c_int = 1;
+/// Tag of `MPI_Win_complete`'s notifications.
+const DONE_TAG: c_int = 2;
 
 /// The windows, by handle.
 static WINDOWS: Mutex<Option<HashMap<u64, Window>>> = Mutex::new(None);
@@ -65,6 +81,8 @@ pub fn created(win: u64, comm: Comm) {
                 group,
                 comm: dup.bits(),
                 done: HashMap::new(),
+                started: Vec::new(),
+                posted: Vec::new(),
             },
         )
     });
@@ -141,4 +159,137 @@ pub fn fence(win: u64, real: impl FnOnce() -> c_int) -> c_int {
         || settle(win, None),
         real,
     )
+}
+
+/// Which group an epoch call names.
+#[derive(Clone, Copy)]
+pub enum Side {
+    /// `MPI_Win_post`: the origins.
+    Post,
+    /// `MPI_Win_start`: the targets.
+    Start,
+}
+
+/// The ranks of `group` in window `win`'s group.
+fn window_ranks(win: MPI_Win, group: MPI_Group) -> Vec<c_int> {
+    // SAFETY: zeroes are a placeholder that MPI_Win_get_group overwrites.
+    let mut wg: MPI_Group = unsafe { std::mem::zeroed() };
+    // SAFETY: `win` is the application's valid window; the group is freed below.
+    unsafe { ffi::PMPI_Win_get_group(win, &mut wg) };
+    let out = crate::comms::translate(group, wg);
+    // SAFETY: the group MPI_Win_get_group returned.
+    unsafe { ffi::PMPI_Group_free(&mut wg) };
+    out
+}
+
+/// `MPI_Win_post` or `MPI_Win_start` of `group` on `win` returned: a
+/// post notifies each origin; a start waits for each target's post.
+pub fn opened(win: MPI_Win, group: MPI_Group, side: Side) {
+    let ranks = window_ranks(win, group);
+    let key = win.bits();
+    let known = with(|w| {
+        let w = w.get_mut(&key)?;
+        match side {
+            Side::Post => w.posted = ranks.clone(),
+            Side::Start => w.started = ranks.clone(),
+        }
+        Some(())
+    });
+    if known.is_none() {
+        return;
+    }
+    match side {
+        Side::Post => notify(key, &ranks, POST_TAG),
+        Side::Start => notified(key, &ranks, POST_TAG),
+    }
+}
+
+/// `MPI_Win_complete` on `win` returned: once the operations to the
+/// targets of the last start are done, each is notified.
+pub fn completed(win: u64) {
+    let Some(targets) = with(|w| w.get_mut(&win).map(|w| std::mem::take(&mut w.started))) else {
+        return;
+    };
+    for &t in &targets {
+        settle(win, Some(t));
+    }
+    notify(win, &targets, DONE_TAG);
+}
+
+/// `MPI_Win_wait` on `win` returned (or a `MPI_Win_test` that ended the
+/// epoch): each origin of the last post's notification is received.
+pub fn waited(win: u64) {
+    let Some(origins) = with(|w| w.get_mut(&win).map(|w| std::mem::take(&mut w.posted))) else {
+        return;
+    };
+    notified(win, &origins, DONE_TAG);
+}
+
+/// Sends each of `ranks` (of window `win`'s group) an empty message,
+/// all posted at the clock's time now, whose arrival its notification `tag` carries; the clock
+/// moves to when the last send's overhead is done.
+fn notify(win: u64, ranks: &[c_int], tag: c_int) {
+    let Some((group, comm)) = with(|w| w.get(&win).map(|w| (w.group.clone(), w.comm))) else {
+        return;
+    };
+    // Every send is posted at once (as the replay posts them in one call).
+    let Some(at) = state::with(|st| st.clock) else {
+        return;
+    };
+    for &r in ranks {
+        let Some(&dst) = usize::try_from(r).ok().and_then(|r| group.get(r)) else {
+            continue;
+        };
+        let arrival = state::with(|st| {
+            let m = st.msg(st.rank, dst, 0);
+            let posted = p2p::post(&mut *st.model, &m, Mode::Standard, at, &mut p2p::unstretched);
+            let envelope = st.channels.send((dst, comm), &posted, st.lookahead);
+            st.clock = st.clock.max(posted.free);
+            envelope.arrival.unwrap_or(envelope.at)
+        });
+        if let Some(a) = arrival {
+            let mut words = [0u64; 6];
+            words[0] = a.to_bits();
+            crate::p2p::isend_words(words, 1, r, tag, Comm::from_bits(comm));
+        }
+    }
+}
+
+/// Receives the notification `tag` of each of `ranks` (of window `win`'s
+/// group), posted at the call's start: the clock moves to when the last
+/// completes, as the kernel's rule completes a receive.
+fn notified(win: u64, ranks: &[c_int], tag: c_int) {
+    let Some((group, comm)) = with(|w| w.get(&win).map(|w| (w.group.clone(), w.comm))) else {
+        return;
+    };
+    for &r in ranks {
+        let Some(&src) = usize::try_from(r).ok().and_then(|r| group.get(r)) else {
+            continue;
+        };
+        let mut word = 0u64;
+        let mut st = state::blank_status();
+        // SAFETY: one u64 into a local; the window's duplicate is the
+        // module's; the status is local.
+        let rc = unsafe {
+            ffi::PMPI_Recv(
+                (&raw mut word).cast(),
+                1,
+                constants::UINT64_T(),
+                r,
+                tag,
+                Comm::from_bits(comm),
+                &mut st,
+            )
+        };
+        if rc != constants::SUCCESS() {
+            continue;
+        }
+        let arrival = f64::from_bits(word);
+        state::with(|st| {
+            let m = st.msg(src, st.rank, 0);
+            let done = p2p::received(&mut *st.model, &m, arrival, st.call_start, &mut p2p::unstretched);
+            st.clock = st.clock.max(done);
+            st.call_late = st.call_late.max(arrival);
+        });
+    }
 }
