@@ -234,8 +234,8 @@ fn agree(prog: &str, model: &str, ways: &[(&str, Vec<f64>)]) {
 
 /// One-sided epochs (`rma_epochs.c`: fences of puts and gets,
 /// `MPI_Fetch_and_op` under exclusive locks, a post/start/complete/wait
-/// ring, an accumulate, a get and a compare-and-swap under
-/// `MPI_Win_lock_all` with flushes) end every rank
+/// ring, an accumulate, a get, an `MPI_Rput` and a compare-and-swap
+/// under `MPI_Win_lock_all` with flushes) end every rank
 /// alike under vtime and in the replay of the trace taken above vtime:
 /// both time them by the kernel's one-sided rule (virtual ranks do not
 /// run one-sided programs).

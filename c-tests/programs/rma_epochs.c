@@ -8,8 +8,9 @@
  *    to its left neighbour and puts (rank % 4 + 1) x 4 KiB into its right
  *    neighbour's;
  * 4. passive target: under MPI_Win_lock_all, every rank accumulates
- *    (rank % 4 + 1) x 2 KiB into its right neighbour's window, flushes, reads one long of it back
- *    with MPI_Get, flushes, then compare-and-swaps one int there and
+ *    (rank % 4 + 1) x 2 KiB into its right neighbour's window, flushes,
+ *    reads one long of it back with MPI_Get, flushes, puts 2 KiB with
+ *    MPI_Rput and waits for it, then compare-and-swaps one int there and
  *    flushes them all: the ranks end at their own times.
  *
  * usage: rma_epochs
@@ -113,6 +114,10 @@ int main(int argc, char **argv)
     MPI_Get(&got, 1, MPI_LONG, right, 0, 1, MPI_LONG, awin);
     MPI_Win_flush(right, awin);
     ok &= got == rank + 1;
+    /* A request form: its wait ends when the put is done. */
+    MPI_Request req;
+    MPI_Rput(add, ACC / 4, MPI_LONG, right, ACC / 2, ACC / 4, MPI_LONG, awin, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
     /* An int: Open MPI 4.1's osc rdma crashes in an 8-byte compare-and-swap
      * over shared memory (vader). */
     int swap = 100 + rank, compare = rank + 1, was = -1;

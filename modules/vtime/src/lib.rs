@@ -723,17 +723,29 @@ macro_rules! win_frees {
     };
 }
 
+/// The request a request form (`MPI_Rput` ...) wrote, or `None`.
+macro_rules! request_of {
+    () => {
+        None
+    };
+    ($req:ident) => {
+        // SAFETY: the call succeeded, so it wrote the request.
+        Some(unsafe { *$req }.bits())
+    };
+}
+
 /// A one-sided data operation `$op` to rank `$target` of window `$win`,
 /// moving `$bytes` there and `$rbytes` back (the fetching ones).
 macro_rules! rma_data {
     ($op:ident, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $target:ident, $win:ident,
-        $bytes:expr, $rbytes:expr) => {
+        $bytes:expr, $rbytes:expr $(, $req:ident)?) => {
         export!($mpi, ($($a: $t),*) -> $r, {
             state::call(|timed| {
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($($a),*) };
                 if timed && rc == constants::SUCCESS() {
-                    rma::issue($win.bits(), $target, DataOp::$op, $bytes, $rbytes);
+                    let req: Option<u64> = request_of!($($req)?);
+                    rma::issue($win.bits(), $target, DataOp::$op, ($bytes, $rbytes), req);
                 }
                 rc
             })
@@ -748,7 +760,7 @@ macro_rules! put_like {
         $tr:ident: $ttr:ty, $td:ident: $ttd:ty, $tn:ident: $ttn:ty, $tdt:ident: $ttdt:ty, $w:ident: $tw:ty
         $(, $req:ident: $treq:ty)?) -> $r:ty) => {
         rma_data!($op, $mpi, $x, ($oa: $toa, $on: $ton, $odt: $todt, $tr: $ttr, $td: $ttd, $tn: $ttn,
-            $tdt: $ttdt, $w: $tw $(, $req: $treq)?) -> $r, $tr, $w, coll::bytes($on, $odt), 0);
+            $tdt: $ttdt, $w: $tw $(, $req: $treq)?) -> $r, $tr, $w, coll::bytes($on, $odt), 0 $(, $req)?);
     };
 }
 
@@ -759,7 +771,8 @@ macro_rules! accumulate {
         $tr:ident: $ttr:ty, $td:ident: $ttd:ty, $tn:ident: $ttn:ty, $tdt:ident: $ttdt:ty, $o:ident: $to:ty,
         $w:ident: $tw:ty $(, $req:ident: $treq:ty)?) -> $r:ty) => {
         rma_data!($op, $mpi, $x, ($oa: $toa, $on: $ton, $odt: $todt, $tr: $ttr, $td: $ttd, $tn: $ttn,
-            $tdt: $ttdt, $o: $to, $w: $tw $(, $req: $treq)?) -> $r, $tr, $w, coll::bytes($on, $odt), 0);
+            $tdt: $ttdt, $o: $to, $w: $tw $(, $req: $treq)?) -> $r, $tr, $w, coll::bytes($on, $odt), 0
+            $(, $req)?);
     };
 }
 
@@ -773,7 +786,7 @@ macro_rules! get_accumulate {
         $(, $req:ident: $treq:ty)?) -> $r:ty) => {
         rma_data!($op, $mpi, $x, ($oa: $toa, $on: $ton, $odt: $todt, $ra: $tra, $rn: $trn, $rdt: $trdt,
             $tr: $ttr, $td: $ttd, $tn: $ttn, $tdt: $ttdt, $o: $to, $w: $tw $(, $req: $treq)?) -> $r,
-            $tr, $w, coll::bytes($on, $odt), coll::bytes($rn, $rdt));
+            $tr, $w, coll::bytes($on, $odt), coll::bytes($rn, $rdt) $(, $req)?);
     };
 }
 

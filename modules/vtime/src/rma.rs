@@ -15,9 +15,9 @@
 //!   `MPI_Win_test` that ends the epoch) complete when the last of theirs
 //!   is received.
 //!
-//! Not timed here (docs/vtime.md): the completion of a request form's
-//! request (its operation joins the epoch as the plain form's does), and
-//! an exclusive lock's holders are not serialized.
+//! A request form's request (`MPI_Rput` ...) completes when its
+//! operation is done. Not timed (docs/vtime.md): an exclusive lock's
+//! holders are not serialized.
 
 use crate::state;
 use pnmpi_mpi_sys::ffi::{self, MPI_Group, MPI_Win};
@@ -101,8 +101,9 @@ pub fn freed(win: u64) {
 /// A data operation `op` of `bytes` (and `rbytes` back, for the fetching
 /// ones) to `target`, a rank of window `win`'s group, just issued: the
 /// clock moves to when the origin is free, and the epoch learns when it
-/// is done.
-pub fn issue(win: u64, target: c_int, op: DataOp, bytes: u64, rbytes: u64) {
+/// is done. A request form's request (`req`) completes then too, as a
+/// send's whose CPU is busy until then.
+pub fn issue(win: u64, target: c_int, op: DataOp, (bytes, rbytes): (u64, u64), req: Option<u64>) {
     if target == constants::PROC_NULL() {
         return;
     }
@@ -110,21 +111,27 @@ pub fn issue(win: u64, target: c_int, op: DataOp, bytes: u64, rbytes: u64) {
         return;
     };
     let (there, back) = rule::sizes(op, bytes, rbytes);
-    let done = state::with(|st| {
+    let issued = state::with(|st| {
         let m = st.msg(st.rank, target, there);
-        let issued = rule::issue(&mut *st.model, &m, back, st.clock, &mut |start, work| {
-            start + work
-        });
+        let at = st.clock;
+        let issued = rule::issue(&mut *st.model, &m, back, at, &mut p2p::unstretched);
         st.clock = st.clock.max(issued.free);
-        issued.done
+        (at, issued.done)
     });
-    if let Some(done) = done {
-        with(|w| {
-            if let Some(w) = w.get_mut(&win) {
-                let d = w.done.entry(target).or_insert(f64::NEG_INFINITY);
-                *d = d.max(done);
-            }
-        });
+    let Some((at, done)) = issued else { return };
+    with(|w| {
+        if let Some(w) = w.get_mut(&win) {
+            let d = w.done.entry(target).or_insert(f64::NEG_INFINITY);
+            *d = d.max(done);
+        }
+    });
+    if let Some(handle) = req {
+        let posted = state::SendClock {
+            post: at,
+            free: done,
+            ack: None,
+        };
+        crate::p2p::send_posted(Some(posted), handle);
     }
 }
 
