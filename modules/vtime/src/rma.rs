@@ -15,8 +15,8 @@
 //!   `MPI_Win_test` that ends the epoch) complete when the last of theirs
 //!   is received.
 //!
-//! A request form's request (`MPI_Rput` ...) completes when its
-//! operation is done. Not timed (docs/vtime.md): an exclusive lock's
+//! A request form's request (`MPI_Rput` ...) completes at its
+//! operation's local completion. Not timed (docs/vtime.md): an exclusive lock's
 //! holders are not serialized.
 
 use crate::state;
@@ -101,8 +101,9 @@ pub fn freed(win: u64) {
 /// A data operation `op` of `bytes` (and `rbytes` back, for the fetching
 /// ones) to `target`, a rank of window `win`'s group, just issued: the
 /// clock moves to when the origin is free, and the epoch learns when it
-/// is done. A request form's request (`req`) completes then too, as a
-/// send's whose CPU is busy until then.
+/// is done. A request form's request (`req`) completes at the
+/// operation's local completion, as a send's whose CPU is busy until
+/// then.
 pub fn issue(win: u64, target: c_int, op: DataOp, (bytes, rbytes): (u64, u64), req: Option<u64>) {
     if target == constants::PROC_NULL() {
         return;
@@ -116,9 +117,9 @@ pub fn issue(win: u64, target: c_int, op: DataOp, (bytes, rbytes): (u64, u64), r
         let at = st.clock;
         let issued = rule::issue(&mut *st.model, &m, back, at, &mut p2p::unstretched);
         st.clock = st.clock.max(issued.free);
-        (at, issued.done)
+        (at, issued.done, issued.local)
     });
-    let Some((at, done)) = issued else { return };
+    let Some((at, done, local)) = issued else { return };
     with(|w| {
         if let Some(w) = w.get_mut(&win) {
             let d = w.done.entry(target).or_insert(f64::NEG_INFINITY);
@@ -128,7 +129,7 @@ pub fn issue(win: u64, target: c_int, op: DataOp, (bytes, rbytes): (u64, u64), r
     if let Some(handle) = req {
         let posted = state::SendClock {
             post: at,
-            free: done,
+            free: local,
             ack: None,
         };
         crate::p2p::send_posted(Some(posted), handle);

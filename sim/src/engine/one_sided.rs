@@ -69,7 +69,7 @@ impl Engine<'_, '_> {
                 let d = e.done.entry(target).or_insert(f64::NEG_INFINITY);
                 *d = d.max(issued.done);
                 if let Some(r) = req {
-                    self.open_req(r, Some((issued.done, f64::NEG_INFINITY)));
+                    self.open_req(r, Some((issued.local, f64::NEG_INFINITY)));
                 }
             }
             RmaAct::Flush(target) => {

@@ -16,7 +16,9 @@
 //! fetch_and_op, CAS      (CAS: origin and compare values)
 //! ```
 //!
-//! The target's reduction of an accumulate costs no time: no model gives
+//! A request form's request reports local completion: a put's or
+//! accumulate's data all at the target (before the acknowledgement), a
+//! fetching operation's `done`. The target's reduction of an accumulate costs no time: no model gives
 //! a rate for it. How the epochs use `done` is the engine's part
 //! (docs/sim.md, "One-sided communication"): a fence is a barrier of the
 //! window's group that each member enters once its own operations are
@@ -49,6 +51,11 @@ pub struct Issued {
     /// The operation is complete at the origin: its data in the target's
     /// window (and acknowledged) or in the origin's buffer.
     pub done: Ns,
+    /// The origin's buffers may be reused (local completion, which a
+    /// request form's request reports): a put's or accumulate's data has
+    /// all reached the target; a fetching operation's result is there
+    /// (`done`).
+    pub local: Ns,
 }
 
 /// Times an operation issued at `at` that sends `there` (its size that
@@ -73,7 +80,8 @@ pub fn issue(
     let free = cpu(at, free - at);
     let arrived = model.transfer(there, free).end;
     let done = model.transfer(&reply, arrived).end;
-    Issued { free, done }
+    let local = if back == 0 { arrived } else { done };
+    Issued { free, done, local }
 }
 
 #[cfg(test)]
@@ -118,6 +126,7 @@ mod tests {
         // 1 us back.
         assert_eq!(i.free, 10.0);
         assert_eq!(i.done, 10.0 + 1000.0 + 1000.0 + 1000.0);
+        assert_eq!(i.local, 10.0 + 2000.0, "its data there, not yet acknowledged");
         assert_eq!(op(&mut *m, DataOp::Accumulate, 1000, 0, 10.0), i);
     }
 
@@ -128,6 +137,7 @@ mod tests {
         let put = op(&mut *m, DataOp::Put, 1000, 0, 0.0);
         // The same two latencies and one payload, the other way round.
         assert_eq!(get.done, put.done);
+        assert_eq!(get.local, get.done, "its data is the result");
     }
 
     #[test]
