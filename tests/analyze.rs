@@ -471,11 +471,45 @@ fn stencil_path_and_what_if() {
     assert!((len - (to - from) * 1e9).abs() < 2e3, "{p:#}");
     let sum = p["compute_s"].as_f64().unwrap() + p["mpi_s"].as_f64().unwrap();
     assert!((sum * 1e9 - len).abs() < 2e3, "{p:#}");
-    // Rank 1 computes most, and more of the path is its compute than
-    // rank 0's.
+    // The rank that computes most, and the one whose compute makes most
+    // of the path, by the trace's own times: rank 1 spins twice as long,
+    // but on a busy machine a rank that lost its core computes longer in
+    // the trace than it spun. Each iteration's path runs through the
+    // longer of the two computes before its first MPI_Irecv.
+    let gaps = |r: usize| -> Vec<f64> {
+        let calls = &c[r];
+        (1..calls.len())
+            .map(|i| calls[i].start - calls[i - 1].end)
+            .collect()
+    };
+    let total: Vec<f64> = (0..2).map(|r| gaps(r).iter().sum()).collect();
+    let iteration = |r: usize, k: usize| {
+        let i = nth(&c[r], "MPI_Irecv", 2 * k).index;
+        c[r][i].start - c[r][i - 1].end
+    };
+    let mut on_path = [0.0f64; 2];
+    for k in 0..ITERATIONS.parse().unwrap() {
+        let g = [iteration(0, k), iteration(1, k)];
+        let w = usize::from(g[1] >= g[0]);
+        on_path[w] += g[w];
+    }
+    // Which of two figures is larger, when by more than 10 % (else the
+    // two ranks are too close for the trace to name one).
+    let larger = |v: &[f64]| (v[0].max(v[1]) > 1.1 * v[0].min(v[1])).then(|| u64::from(v[1] > v[0]));
     let most = ranks.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map(|r| r.0);
-    assert_eq!(most, Some(1), "compute on the path per rank: {ranks:?}");
-    assert_eq!(p["imbalance"]["max_rank"], 1, "{p:#}");
+    if let Some(expect) = larger(&on_path) {
+        assert_eq!(
+            most,
+            Some(expect),
+            "compute on the path per rank: {ranks:?}, the trace's {on_path:?}"
+        );
+    }
+    if let Some(expect) = larger(&total) {
+        assert_eq!(
+            p["imbalance"]["max_rank"], expect,
+            "{p:#}; the trace's compute {total:?}"
+        );
+    }
     let best = &report["replays"]["opportunities"][0];
     assert!(
         best["change"] == "compute rank 1 x0.8" || best["change"] == "compute x0.8",

@@ -67,6 +67,13 @@ fn group(routine: &str, group: &[i64]) -> Event {
 /// Replays two ranks' events, each between `MPI_Init` and
 /// `MPI_Finalize`, over one window of both.
 fn replay_ranks(ranks: [Vec<Event>; 2]) -> Outcome {
+    let (out, warnings) = try_replay(ranks);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    out.unwrap()
+}
+
+/// [`replay_ranks`]'s outcome, or its error, and the input's warnings.
+fn try_replay(ranks: [Vec<Event>; 2]) -> (Result<Outcome, pnmpi_sim::SimError>, Vec<String>) {
     let streams = ranks
         .into_iter()
         .enumerate()
@@ -96,10 +103,8 @@ fn replay_ranks(ranks: [Vec<Event>; 2]) -> Outcome {
     let m = Machine::parse("test.toml", TWO_NODES).unwrap();
     let mut model = model::build("simple", &m).unwrap();
     let mut src = TraceOps::new(MemorySource::new(trace));
-    let out = replay(&mut src, &m, model.as_mut(), Options::default()).unwrap();
-    let warnings = src.warnings();
-    assert!(warnings.is_empty(), "{warnings:?}");
-    out
+    let out = replay(&mut src, &m, model.as_mut(), Options::default());
+    (out, src.warnings())
 }
 
 fn ends(out: &Outcome) -> [f64; 2] {
@@ -170,4 +175,16 @@ fn a_request_put_completes_its_request_at_local_completion() {
     ];
     let out = replay_ranks([origin, vec![]]);
     assert_eq!(ends(&out), [2000.0 + 3000.0, 0.0]);
+}
+
+/// A start whose target never posts, and a fence one member never
+/// enters, are deadlocks that name the call and the window.
+#[test]
+fn an_epoch_that_never_opens_is_a_deadlock_naming_its_call() {
+    let (out, _) = try_replay([vec![group("MPI_Win_start", &[1])], vec![]]);
+    let e = out.err().expect("a deadlock").to_string();
+    assert!(e.contains("MPI_Win_start") && e.contains("window 0"), "{e}");
+    let (out, _) = try_replay([vec![ev("MPI_Win_fence", 0)], vec![]]);
+    let e = out.err().expect("a deadlock").to_string();
+    assert!(e.contains("MPI_Win_fence") && e.contains("window 0"), "{e}");
 }

@@ -2,14 +2,31 @@
 //! and which sends wait only because MPI does not buffer them.
 
 use super::*;
+use crate::input::RmaAct;
 
 /// What an actor is blocked on, for deadlock reports.
 #[derive(Clone, Debug)]
 enum Blocked {
-    Send { to: u32, tag: i64, comm: i64 },
-    Recv { from: Option<u32>, tag: i64, comm: i64 },
+    Send {
+        to: u32,
+        tag: i64,
+        comm: i64,
+    },
+    Recv {
+        from: Option<u32>,
+        tag: i64,
+        comm: i64,
+    },
     Wait(usize),
-    Coll { op: Coll, comm: i64 },
+    Coll {
+        op: Coll,
+        comm: i64,
+    },
+    /// A one-sided call of window `win`: a fence, start or wait.
+    Epoch {
+        win: u32,
+        what: &'static str,
+    },
 }
 
 impl Engine<'_, '_> {
@@ -42,6 +59,15 @@ impl Engine<'_, '_> {
             }),
             OpKind::Wait(ref done) => Some(Blocked::Wait(done.len())),
             OpKind::Coll { op, comm, .. } => Some(Blocked::Coll { op, comm }),
+            OpKind::Rma { win, ref act } => Some(Blocked::Epoch {
+                win,
+                what: match act {
+                    RmaAct::Fence => "MPI_Win_fence, for members of the window that never enter it",
+                    RmaAct::Start(_) => "MPI_Win_start, for an MPI_Win_post of a target that never comes",
+                    RmaAct::Wait => "MPI_Win_wait, for an MPI_Win_complete of an origin that never comes",
+                    _ => "a one-sided call",
+                },
+            }),
             _ => None,
         }
     }
@@ -66,6 +92,7 @@ impl Engine<'_, '_> {
                 Some(Blocked::Coll { op, comm }) => {
                     format!("waits in {op:?} on communicator {comm} for members that never enter it")
                 }
+                Some(Blocked::Epoch { win, what }) => format!("waits in {what} (window {win})"),
                 None => "is blocked".to_string(),
             };
             lines.push(format!("{who} at {:.3} us {what}", st.clock / 1e3));
