@@ -25,7 +25,6 @@ use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
 use pnmpi_sim::kernel::p2p::{self, Mode};
 use pnmpi_sim::kernel::rma as rule;
-use pnmpi_sim::units::Ns;
 use pnmpi_trace::rma::DataOp;
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -39,7 +38,7 @@ struct Window {
     /// handle's bits: a static's state must be `Send`).
     comm: u64,
     /// Per target (world rank), when the rank's operations are done.
-    done: HashMap<u32, Ns>,
+    pending: rule::Pending,
     /// The targets of the last `MPI_Win_start` (window ranks).
     started: Vec<c_int>,
     /// The origins of the last `MPI_Win_post` (window ranks).
@@ -80,7 +79,7 @@ pub fn created(win: u64, comm: Comm) {
             Window {
                 group,
                 comm: dup.bits(),
-                done: HashMap::new(),
+                pending: rule::Pending::default(),
                 started: Vec::new(),
                 posted: Vec::new(),
             },
@@ -122,8 +121,7 @@ pub fn issue(win: u64, target: c_int, op: DataOp, (bytes, rbytes): (u64, u64), r
     let Some((at, done, local)) = issued else { return };
     with(|w| {
         if let Some(w) = w.get_mut(&win) {
-            let d = w.done.entry(target).or_insert(f64::NEG_INFINITY);
-            *d = d.max(done);
+            w.pending.add(target, done);
         }
     });
     if let Some(handle) = req {
@@ -142,13 +140,11 @@ pub fn issue(win: u64, target: c_int, op: DataOp, (bytes, rbytes): (u64, u64), r
 pub fn settle(win: u64, target: Option<c_int>) {
     let done = with(|w| {
         let w = w.get_mut(&win)?;
-        Some(match target {
-            Some(t) => {
-                let t = *w.group.get(usize::try_from(t).ok()?)?;
-                w.done.remove(&t).unwrap_or(f64::NEG_INFINITY)
-            }
-            None => w.done.drain().map(|(_, t)| t).fold(f64::NEG_INFINITY, f64::max),
-        })
+        let target = match target {
+            Some(t) => Some(*w.group.get(usize::try_from(t).ok()?)?),
+            None => None,
+        };
+        Some(w.pending.settle(target))
     });
     if let Some(done) = done {
         state::with(|st| st.clock = st.clock.max(done));

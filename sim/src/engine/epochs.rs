@@ -1,8 +1,8 @@
-//! An actor's one-sided epochs: per window, when its operations to each
-//! target are done, and the groups of its last post and start
+//! An actor's one-sided epochs: per window, its operations no call has
+//! completed yet, and the groups of its last post and start
 //! (`one_sided` times the calls that fill and close them).
 
-use crate::units::Ns;
+use crate::kernel::rma::Pending;
 use rustc_hash::FxHashMap;
 
 /// An actor's open epochs, per window: boxed in the actor, since most
@@ -16,26 +16,11 @@ pub struct Epochs {
 #[derive(Default)]
 pub struct Epoch {
     /// Per target, when its operations are done.
-    pub done: FxHashMap<u32, Ns>,
+    pub pending: Pending,
     /// The targets of the last `MPI_Win_start`.
     pub started: Box<[u32]>,
     /// The origins of the last `MPI_Win_post`.
     pub posted: Box<[u32]>,
-}
-
-impl Epoch {
-    /// When the operations to `target` (or to every target) are done,
-    /// forgetting them: the closing call completes them.
-    pub fn settle(&mut self, target: Option<u32>) -> Ns {
-        match target {
-            Some(t) => self.done.remove(&t).unwrap_or(f64::NEG_INFINITY),
-            None => self
-                .done
-                .drain()
-                .map(|(_, t)| t)
-                .fold(f64::NEG_INFINITY, f64::max),
-        }
-    }
 }
 
 impl Epochs {

@@ -65,19 +65,17 @@ impl Engine<'_, '_> {
                     stretch(noise, a, start, work)
                 });
                 self.actors[a].clock = issued.free;
-                let e = self.epoch(a, win);
-                let d = e.done.entry(target).or_insert(f64::NEG_INFINITY);
-                *d = d.max(issued.done);
+                self.epoch(a, win).pending.add(target, issued.done);
                 if let Some(r) = req {
                     self.open_req(r, Some((issued.local, f64::NEG_INFINITY)));
                 }
             }
             RmaAct::Flush(target) => {
-                let t = self.epoch(a, win).settle(*target);
+                let t = self.epoch(a, win).pending.settle(*target);
                 self.until(a, t);
             }
             RmaAct::Fence => {
-                let t = self.epoch(a, win).settle(None);
+                let t = self.epoch(a, win).pending.settle(None);
                 self.until(a, t);
                 self.collective(a, src, (Coll::Barrier, fence_comm(win), 0, None), None, None);
             }
@@ -98,7 +96,7 @@ impl Engine<'_, '_> {
                 let targets = std::mem::take(&mut e.started);
                 let t = targets
                     .iter()
-                    .map(|&t| e.settle(Some(t)))
+                    .map(|&t| e.pending.settle(Some(t)))
                     .fold(f64::NEG_INFINITY, f64::max);
                 self.until(a, t);
                 for &t in targets.iter() {

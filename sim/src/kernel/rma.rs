@@ -25,10 +25,17 @@
 //! done; `MPI_Win_complete`, an unlock and a flush wait for the done
 //! times of the operations they close; a post and a start, a complete and
 //! a wait exchange empty messages between the ranks their groups name.
+//!
+//! A lock passes from holder to holder ([`handoff`]): the target grants
+//! it once the holders before it have released it (an exclusive lock
+//! after every holder since the last exclusive one, a shared lock after
+//! the last exclusive one), by an empty message from the target that the
+//! new holder receives as any message; the holders' order is the run's.
 
 use crate::model::{Model, Msg};
 use crate::units::Ns;
 use pnmpi_trace::rma::DataOp;
+use rustc_hash::FxHashMap;
 
 /// The bytes operation `op` sends to the target and brings back, from
 /// the origin's buffer (`bytes`) and its result buffer (`rbytes`, for
@@ -82,6 +89,45 @@ pub fn issue(
     let done = model.transfer(&reply, arrived).end;
     let local = if back == 0 { arrived } else { done };
     Issued { free, done, local }
+}
+
+/// When the lock's grant, `grant` (an empty message from the target to
+/// the next holder), arrives, the holder before having released it at
+/// `released` (its unlock returned): the next holder receives it as a
+/// message arriving then, and its `MPI_Win_lock` returns when received.
+/// The target's CPU takes no part, nor the releasing holder's.
+pub fn handoff(model: &mut dyn Model, grant: &Msg, released: Ns) -> Ns {
+    model.transfer(grant, released).end
+}
+
+/// An origin's operations on one window that no call has completed yet:
+/// per target, when the last is done. The calls that close an epoch
+/// settle them.
+#[derive(Debug, Default)]
+pub struct Pending {
+    done: FxHashMap<u32, Ns>,
+}
+
+impl Pending {
+    /// An operation to `target` done at `done`.
+    pub fn add(&mut self, target: u32, done: Ns) {
+        let d = self.done.entry(target).or_insert(f64::NEG_INFINITY);
+        *d = d.max(done);
+    }
+
+    /// When the operations to `target` (`None`: to every target) are
+    /// done, forgetting them: the closing call completes them. Nothing
+    /// pending is `-inf`.
+    pub fn settle(&mut self, target: Option<u32>) -> Ns {
+        match target {
+            Some(t) => self.done.remove(&t).unwrap_or(f64::NEG_INFINITY),
+            None => self
+                .done
+                .drain()
+                .map(|(_, t)| t)
+                .fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -148,5 +194,25 @@ mod tests {
         assert_eq!(cas.done, 1016.0 + 1008.0);
         let both = op(&mut *m, DataOp::GetAccumulate, 1000, 1000, 0.0);
         assert_eq!(both.done, 4000.0, "the payload both ways");
+    }
+
+    #[test]
+    fn pending_operations_settle_per_target_or_all() {
+        let mut p = Pending::default();
+        p.add(1, 5.0);
+        p.add(1, 3.0);
+        p.add(2, 9.0);
+        assert_eq!(p.settle(Some(1)), 5.0, "the latest to the target");
+        assert_eq!(p.settle(Some(1)), f64::NEG_INFINITY, "forgotten once settled");
+        p.add(3, 4.0);
+        assert_eq!(p.settle(None), 9.0);
+        assert_eq!(p.settle(None), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn a_lock_is_handed_over_by_an_empty_message_from_the_target() {
+        let mut m = model();
+        // The simple model: 1 us for an empty message.
+        assert_eq!(handoff(&mut *m, &msg(0), 7.0), 1007.0);
     }
 }
