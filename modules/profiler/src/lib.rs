@@ -147,7 +147,7 @@ fn finish() {
     }
     let rank = native::comm_rank(world.0).unwrap_or(-1);
     let profile = profile::collect(rank, clock, end, me);
-    match report::gather_and_write(world.0, &profile, config) {
+    match report::gather_and_write(world.0, profile, config) {
         Ok(Some(path)) => say::note(
             "profiler",
             format_args!(
