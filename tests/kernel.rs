@@ -269,11 +269,53 @@ fn one_sided_epochs_end_alike_under_vtime_and_in_the_replay() {
                 "{model}: rank {r} ends at {a} s under vtime, at {b} s in the replay"
             );
         }
+        exclusive_holders_come_one_after_another(&case, model);
         // The last rank's puts alone: 3 epochs of 64 KiB at 1 GB/s.
         let puts = 3.0 * 65536.0e-9;
         assert!(
             vtime.iter().all(|&e| e > puts),
             "{model}: the epochs took no time: {vtime:?}"
+        );
+    }
+}
+
+/// The counter's exclusive epochs in the trace taken on vtime's clock
+/// (each from its `MPI_Win_lock`'s return to its `MPI_Win_unlock`'s): one
+/// after another, each granted at least the network's 10 us after the
+/// last released (the replay ends every rank where vtime does, so it
+/// hands them over alike).
+fn exclusive_holders_come_one_after_another(case: &Case, model: &str) {
+    let dump = succeeded(pnmpi_cli(&["trace", "dump", "tr"], case.dir()));
+    let mut open: std::collections::HashMap<String, u64> = Default::default();
+    let mut epochs = Vec::new();
+    for l in dump.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let (Some(who), Some(start), Some(dur)) = (f.first(), f.get(1), f.get(2)) else {
+            continue;
+        };
+        let (Ok(start), Ok(dur)) = (start.parse::<u64>(), dur.parse::<u64>()) else {
+            continue;
+        };
+        match f.get(3) {
+            Some(&"MPI_Win_lock") if l.contains("lock=exclusive") => {
+                open.insert(who.to_string(), start + dur);
+            }
+            Some(&"MPI_Win_unlock") => {
+                if let Some(granted) = open.remove(*who) {
+                    epochs.push((granted, start + dur));
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(epochs.len(), 4 * 5, "{model}: 5 exclusive epochs a rank\n{dump}");
+    epochs.sort();
+    for w in epochs.windows(2) {
+        assert!(
+            w[1].0 >= w[0].1 + 10_000,
+            "{model}: an exclusive epoch granted at {} ns, 10 us after the one before released it at {} ns: {epochs:?}",
+            w[1].0,
+            w[0].1
         );
     }
 }

@@ -8,6 +8,7 @@
 const MPI_Comm pnmpi_sys_COMM_WORLD = MPI_COMM_WORLD;
 const MPI_Comm pnmpi_sys_COMM_SELF = MPI_COMM_SELF;
 const MPI_Comm pnmpi_sys_COMM_NULL = MPI_COMM_NULL;
+const MPI_Info pnmpi_sys_INFO_NULL = MPI_INFO_NULL;
 const MPI_Datatype pnmpi_sys_BYTE = MPI_BYTE;
 const MPI_Datatype pnmpi_sys_INT = MPI_INT;
 const MPI_Datatype pnmpi_sys_LONG_LONG = MPI_LONG_LONG;

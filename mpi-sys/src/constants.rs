@@ -50,6 +50,8 @@ constants! {
     COMM_SELF / pnmpi_sys_COMM_SELF: ffi::MPI_Comm;
     /// `MPI_COMM_NULL`
     COMM_NULL / pnmpi_sys_COMM_NULL: ffi::MPI_Comm;
+    /// `MPI_INFO_NULL`
+    INFO_NULL / pnmpi_sys_INFO_NULL: ffi::MPI_Info;
     /// `MPI_BYTE`
     BYTE / pnmpi_sys_BYTE: ffi::MPI_Datatype;
     /// `MPI_INT`

@@ -857,23 +857,48 @@ macro_rules! win_closes {
 }
 
 /// Unlock, Flush, Flush_local (`(rank, win)`) and their `_all` forms
-/// (`(win)`): the operations they complete are done when they return.
+/// (`(win)`): the operations they complete are done when they return
+/// (`rma::$then`: `settle`, or `unlocked`, which also releases the lock).
 macro_rules! win_settles {
-    ($mpi:ident, $x:ident, ($t:ident: $tt:ty, $w:ident: $tw:ty) -> $r:ty) => {
-        win_settles!(@ $mpi, $x, ($t: $tt, $w: $tw) -> $r, $w, Some($t));
+    ($then:ident, $mpi:ident, $x:ident, ($t:ident: $tt:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        win_settles!(@ $then, $mpi, $x, ($t: $tt, $w: $tw) -> $r, $w, Some($t));
     };
-    ($mpi:ident, $x:ident, ($w:ident: $tw:ty) -> $r:ty) => {
-        win_settles!(@ $mpi, $x, ($w: $tw) -> $r, $w, None);
+    ($then:ident, $mpi:ident, $x:ident, ($w:ident: $tw:ty) -> $r:ty) => {
+        win_settles!(@ $then, $mpi, $x, ($w: $tw) -> $r, $w, None);
     };
-    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $w:ident, $target:expr) => {
+    (@ $then:ident, $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $w:ident, $target:expr) => {
         export!($mpi, ($($a: $t),*) -> $r, {
             state::call(|timed| {
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($($a),*) };
                 if timed && rc == constants::SUCCESS() {
-                    rma::settle($w.bits(), $target);
+                    rma::$then($w, $target);
                 }
                 rc
+            })
+        });
+    };
+}
+
+/// Lock (`(lock_type, rank, assert, win)`) and Lock_all (`(assert,
+/// win)`): the lock is handed over by its holders before, in the order
+/// vtime's own lock of the window's shadow gives (`rma::lock`), before
+/// the call goes on.
+macro_rules! win_lock {
+    ($mpi:ident, $x:ident, ($l:ident: $tl:ty, $t:ident: $tt:ty, $a:ident: $ta:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        win_lock!(@ $mpi, $x, ($l: $tl, $t: $tt, $a: $ta, $w: $tw) -> $r, $w, Some(($t, $l == constants::LOCK_EXCLUSIVE())));
+    };
+    ($mpi:ident, $x:ident, ($a:ident: $ta:ty, $w:ident: $tw:ty) -> $r:ty) => {
+        win_lock!(@ $mpi, $x, ($a: $ta, $w: $tw) -> $r, $w, None);
+    };
+    (@ $mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty, $w:ident, $which:expr) => {
+        export!($mpi, ($($a: $t),*) -> $r, {
+            state::call(|timed| {
+                if timed {
+                    rma::lock($w, $which);
+                }
+                // SAFETY: the call's own arguments, unchanged, to the next layer.
+                unsafe { raw::$x($($a),*) }
             })
         });
     };
@@ -1261,12 +1286,14 @@ macro_rules! routine {
     (@ MPI_Win_complete, $($t:tt)*) => { win_closes!(completed, MPI_Win_complete, $($t)*); };
     (@ MPI_Win_wait, $($t:tt)*) => { win_closes!(waited, MPI_Win_wait, $($t)*); };
     (@ MPI_Win_test, $($t:tt)*) => { win_closes!(waited, MPI_Win_test, $($t)*); };
-    (@ MPI_Win_unlock, $($t:tt)*) => { win_settles!(MPI_Win_unlock, $($t)*); };
-    (@ MPI_Win_flush, $($t:tt)*) => { win_settles!(MPI_Win_flush, $($t)*); };
-    (@ MPI_Win_flush_local, $($t:tt)*) => { win_settles!(MPI_Win_flush_local, $($t)*); };
-    (@ MPI_Win_unlock_all, $($t:tt)*) => { win_settles!(MPI_Win_unlock_all, $($t)*); };
-    (@ MPI_Win_flush_all, $($t:tt)*) => { win_settles!(MPI_Win_flush_all, $($t)*); };
-    (@ MPI_Win_flush_local_all, $($t:tt)*) => { win_settles!(MPI_Win_flush_local_all, $($t)*); };
+    (@ MPI_Win_lock, $($t:tt)*) => { win_lock!(MPI_Win_lock, $($t)*); };
+    (@ MPI_Win_lock_all, $($t:tt)*) => { win_lock!(MPI_Win_lock_all, $($t)*); };
+    (@ MPI_Win_unlock, $($t:tt)*) => { win_settles!(unlocked, MPI_Win_unlock, $($t)*); };
+    (@ MPI_Win_flush, $($t:tt)*) => { win_settles!(settle, MPI_Win_flush, $($t)*); };
+    (@ MPI_Win_flush_local, $($t:tt)*) => { win_settles!(settle, MPI_Win_flush_local, $($t)*); };
+    (@ MPI_Win_unlock_all, $($t:tt)*) => { win_settles!(unlocked, MPI_Win_unlock_all, $($t)*); };
+    (@ MPI_Win_flush_all, $($t:tt)*) => { win_settles!(settle, MPI_Win_flush_all, $($t)*); };
+    (@ MPI_Win_flush_local_all, $($t:tt)*) => { win_settles!(settle, MPI_Win_flush_local_all, $($t)*); };
     // Everything else.
     (@ $mpi:ident, $x:ident, $args:tt -> $r:ty) => { untimed!($mpi, $x, $args -> $r); };
 }

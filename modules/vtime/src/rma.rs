@@ -16,8 +16,15 @@
 //!   is received.
 //!
 //! A request form's request (`MPI_Rput` ...) completes at its
-//! operation's local completion. Not timed (docs/vtime.md): an exclusive lock's
-//! holders are not serialized.
+//! operation's local completion.
+//!
+//! A lock is handed from holder to holder by the kernel's rule
+//! ([`rule::handoff`]), in the order the run gives: each window has a
+//! shadow window of vtime's (two clocks a rank: when its lock's last
+//! exclusive holder and its last shared holders released it), which
+//! vtime locks as the application locks the window, reading the clocks
+//! before the application's lock and raising its own after its unlock,
+//! so holders of the shadow's lock come in the same order as the window's.
 
 use crate::state;
 use pnmpi_mpi_sys::ffi::{self, MPI_Group, MPI_Win};
@@ -25,6 +32,7 @@ use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, Comm};
 use pnmpi_sim::kernel::p2p::{self, Mode};
 use pnmpi_sim::kernel::rma as rule;
+use pnmpi_sim::units::Ns;
 use pnmpi_trace::rma::DataOp;
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -43,7 +51,18 @@ struct Window {
     started: Vec<c_int>,
     /// The origins of the last `MPI_Win_post` (window ranks).
     posted: Vec<c_int>,
+    /// Its shadow's handle's bits (see the module's doc), if made.
+    shadow: Option<u64>,
+    /// The locks held, by target (window rank; `None` the `_all` form):
+    /// whether exclusive.
+    held: HashMap<Option<c_int>, bool>,
 }
+
+/// A shadow's clocks a rank: when the last exclusive holder of its lock
+/// released it, and the latest of the shared holders.
+const EXCLUSIVE_CLOCK: usize = 0;
+/// See [`EXCLUSIVE_CLOCK`].
+const SHARED_CLOCK: usize = 1;
 
 /// Tag of `MPI_Win_post`'s notifications on a window's duplicate.
 const POST_TAG: c_int = 1;
@@ -73,6 +92,7 @@ pub fn created(win: u64, comm: Comm) {
     };
     crate::comms::created(dup);
     let group = crate::comms::members(dup);
+    let shadow = shadow_of(dup);
     with(|w| {
         w.insert(
             win,
@@ -82,6 +102,8 @@ pub fn created(win: u64, comm: Comm) {
                 pending: rule::Pending::default(),
                 started: Vec::new(),
                 posted: Vec::new(),
+                shadow,
+                held: HashMap::new(),
             },
         )
     });
@@ -90,6 +112,12 @@ pub fn created(win: u64, comm: Comm) {
 /// The application freed window `win` (its handle before the call).
 pub fn freed(win: u64) {
     let Some(w) = with(|w| w.remove(&win)) else { return };
+    if let Some(s) = w.shadow {
+        let mut s = MPI_Win::from_bits(s);
+        // SAFETY: vtime's own window, freed once, by every member as the
+        // application frees its own.
+        unsafe { ffi::PMPI_Win_free(&mut s) };
+    }
     let comm = Comm::from_bits(w.comm);
     crate::comms::freed(comm);
     if let Err(e) = native::comm_free(comm) {
@@ -137,7 +165,12 @@ pub fn issue(win: u64, target: c_int, op: DataOp, (bytes, rbytes): (u64, u64), r
 /// An unlock or flush of window `win` to `target` (a rank of its group;
 /// `None`: every target) returned: the clock moves to when the
 /// operations it completes are done.
-pub fn settle(win: u64, target: Option<c_int>) {
+pub fn settle(win: MPI_Win, target: Option<c_int>) {
+    settled(win.bits(), target);
+}
+
+/// [`settle`] of window handle bits `win`.
+fn settled(win: u64, target: Option<c_int>) {
     let done = with(|w| {
         let w = w.get_mut(&win)?;
         let target = match target {
@@ -160,7 +193,7 @@ pub fn fence(win: u64, real: impl FnOnce() -> c_int) -> c_int {
     crate::coll::blocking_after(
         comm,
         pnmpi_trace::routine::Coll::Barrier,
-        || settle(win, None),
+        || settled(win, None),
         real,
     )
 }
@@ -215,7 +248,7 @@ pub fn completed(win: u64) {
         return;
     };
     for &t in &targets {
-        settle(win, Some(t));
+        settled(win, Some(t));
     }
     notify(win, &targets, DONE_TAG);
 }
@@ -288,12 +321,187 @@ fn notified(win: u64, ranks: &[c_int], tag: c_int) {
         if rc != constants::SUCCESS() {
             continue;
         }
-        let arrival = f64::from_bits(word);
-        state::with(|st| {
-            let m = st.msg(src, st.rank, 0);
-            let done = p2p::received(&mut *st.model, &m, arrival, st.call_start, &mut p2p::unstretched);
-            st.clock = st.clock.max(done);
-            st.call_late = st.call_late.max(arrival);
-        });
+        received(src, f64::from_bits(word));
+    }
+}
+
+/// An empty message from world rank `src` that arrived at `arrival` is
+/// received by the call: the clock moves to when the kernel's rule
+/// completes a receive posted at the call's start.
+fn received(src: u32, arrival: Ns) {
+    state::with(|st| {
+        let m = st.msg(src, st.rank, 0);
+        let done = p2p::received(&mut *st.model, &m, arrival, st.call_start, &mut p2p::unstretched);
+        st.clock = st.clock.max(done);
+        st.call_late = st.call_late.max(arrival);
+    });
+}
+
+/// A shadow window over `comm` (every member calls this at the same
+/// point), its clocks at `-inf`: no holder released its lock yet.
+fn shadow_of(comm: Comm) -> Option<u64> {
+    let mut base: *mut f64 = std::ptr::null_mut();
+    // SAFETY: zeroes are a placeholder that MPI_Win_allocate overwrites.
+    let mut s: MPI_Win = unsafe { std::mem::zeroed() };
+    // SAFETY: two doubles a rank, allocated by MPI into `base`; `comm` is
+    // vtime's duplicate of the application window's communicator.
+    let rc = unsafe {
+        ffi::PMPI_Win_allocate(
+            16,
+            8,
+            constants::INFO_NULL(),
+            comm,
+            (&raw mut base).cast(),
+            &mut s,
+        )
+    };
+    if rc != constants::SUCCESS() {
+        pnmpi_sdk::say::warn(
+            "vtime",
+            format_args!("cannot make a window's shadow (error {rc}): its locks are not handed over"),
+        );
+        return None;
+    }
+    let unset = [f64::NEG_INFINITY; 2];
+    let mut me: c_int = 0;
+    // SAFETY: the rank of this process in vtime's duplicate; the put
+    // writes this rank's own two clocks under its exclusive lock, so
+    // every memory model sees them before the barrier ends.
+    unsafe {
+        ffi::PMPI_Comm_rank(comm, &mut me);
+        ffi::PMPI_Win_lock(constants::LOCK_EXCLUSIVE(), me, 0, s);
+        ffi::PMPI_Put(
+            unset.as_ptr().cast(),
+            2,
+            constants::DOUBLE(),
+            me,
+            0,
+            2,
+            constants::DOUBLE(),
+            s,
+        );
+        ffi::PMPI_Win_unlock(me, s);
+        ffi::PMPI_Barrier(comm);
+    }
+    Some(s.bits())
+}
+
+/// `MPI_Win_lock` of `target` (a rank of window `win`'s group; `Some((target,
+/// exclusive))`) or `MPI_Win_lock_all` (`None`, shared on every rank) is
+/// called: vtime takes its shadow's lock alike and reads when the holders
+/// before released it; the clock moves to when the target's grant,
+/// handed over by the kernel's rule from the latest release that the
+/// lock waits for (an exclusive lock every holder's, a shared lock the
+/// exclusive holders'), is received.
+pub fn lock(win: MPI_Win, which: Option<(c_int, bool)>) {
+    let key = win.bits();
+    let Some((shadow, group)) = with(|w| {
+        let w = w.get_mut(&key)?;
+        let s = w.shadow?;
+        w.held
+            .insert(which.map(|(t, _)| t), which.is_some_and(|(_, x)| x));
+        Some((MPI_Win::from_bits(s), w.group.clone()))
+    }) else {
+        return;
+    };
+    let targets: Vec<c_int> = match which {
+        Some((t, _)) => vec![t],
+        None => (0..group.len() as c_int).collect(),
+    };
+    let mut clocks = vec![[f64::NEG_INFINITY; 2]; targets.len()];
+    // SAFETY: vtime's own shadow window; each get reads the target's two
+    // clocks into this rank's buffer, complete at the flush.
+    unsafe {
+        match which {
+            Some((t, x)) => {
+                let kind = if x {
+                    constants::LOCK_EXCLUSIVE()
+                } else {
+                    constants::LOCK_SHARED()
+                };
+                ffi::PMPI_Win_lock(kind, t, 0, shadow);
+            }
+            None => {
+                ffi::PMPI_Win_lock_all(0, shadow);
+            }
+        }
+        for (&t, c) in targets.iter().zip(&mut clocks) {
+            ffi::PMPI_Get(
+                c.as_mut_ptr().cast(),
+                2,
+                constants::DOUBLE(),
+                t,
+                0,
+                2,
+                constants::DOUBLE(),
+                shadow,
+            );
+        }
+        ffi::PMPI_Win_flush_all(shadow);
+    }
+    let exclusive = which.is_some_and(|(_, x)| x);
+    for (&t, c) in targets.iter().zip(&clocks) {
+        let released = if exclusive {
+            c[EXCLUSIVE_CLOCK].max(c[SHARED_CLOCK])
+        } else {
+            c[EXCLUSIVE_CLOCK]
+        };
+        let Some(&src) = group.get(t as usize) else {
+            continue;
+        };
+        if released.is_finite() {
+            let arrival = state::with(|st| {
+                let m = st.msg(src, st.rank, 0);
+                rule::handoff(&mut *st.model, &m, released)
+            });
+            if let Some(a) = arrival {
+                received(src, a);
+            }
+        }
+    }
+}
+
+/// An unlock of window `win` to `target` (`None`: `MPI_Win_unlock_all`)
+/// returned: once its operations are done ([`settle`]), the lock is
+/// released then: the shadow's clock of its kind at each target is
+/// raised to now, and vtime's shadow lock released.
+pub fn unlocked(win: MPI_Win, target: Option<c_int>) {
+    settle(win, target);
+    let key = win.bits();
+    let Some((shadow, exclusive, ranks)) = with(|w| {
+        let w = w.get_mut(&key)?;
+        let exclusive = w.held.remove(&target)?;
+        let ranks: Vec<c_int> = match target {
+            Some(t) => vec![t],
+            None => (0..w.group.len() as c_int).collect(),
+        };
+        Some((MPI_Win::from_bits(w.shadow?), exclusive, ranks))
+    }) else {
+        return;
+    };
+    let Some(now) = state::with(|st| st.clock) else {
+        return;
+    };
+    let slot = if exclusive { EXCLUSIVE_CLOCK } else { SHARED_CLOCK };
+    // SAFETY: vtime's own shadow window, locked by [`lock`]; `now` lives
+    // until the unlock completes the accumulates.
+    unsafe {
+        for &t in &ranks {
+            ffi::PMPI_Accumulate(
+                (&raw const now).cast(),
+                1,
+                constants::DOUBLE(),
+                t,
+                slot as ffi::MPI_Aint,
+                1,
+                constants::DOUBLE(),
+                constants::MAX(),
+                shadow,
+            );
+        }
+        match target {
+            Some(t) => ffi::PMPI_Win_unlock(t, shadow),
+            None => ffi::PMPI_Win_unlock_all(shadow),
+        };
     }
 }

@@ -65,6 +65,7 @@ impl Engine<'_, '_> {
                     RmaAct::Fence => "MPI_Win_fence, for members of the window that never enter it",
                     RmaAct::Start(_) => "MPI_Win_start, for an MPI_Win_post of a target that never comes",
                     RmaAct::Wait => "MPI_Win_wait, for an MPI_Win_complete of an origin that never comes",
+                    RmaAct::Lock(_) => "MPI_Win_lock, for the unlock of a holder before it that never comes",
                     _ => "a one-sided call",
                 },
             }),

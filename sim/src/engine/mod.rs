@@ -772,23 +772,30 @@ impl<'m, 'o> Engine<'m, 'o> {
         // An eager send completes once its overhead is paid.
         let eager = s.data != Data::Waiting;
         self.open_req(req, eager.then_some((free, f64::NEG_INFINITY)));
+        self.route(key, s, mode == p2p::Mode::Synchronous);
+    }
+
+    /// Send `s`, of `key`, goes to its receiver: into this process's
+    /// mailbox, or as a record to the receiver's process.
+    fn route(&mut self, key: Key, s: PendingSend, synchronous: bool) {
+        let (dst, comm) = (key.1, key.3);
         match self.part.as_mut() {
-            Some(p) if !p.local(m.dst) && !p.shared_comm(comm) => p.unshared = Some(comm),
-            Some(p) if !p.local(m.dst) => p.send(
-                m.dst,
+            Some(p) if !p.local(dst) && !p.shared_comm(comm) => p.unshared = Some(comm),
+            Some(p) if !p.local(dst) => p.send(
+                dst,
                 Record::Send {
                     key,
-                    req,
-                    bytes: m.bytes,
-                    post,
-                    free,
+                    req: s.req,
+                    bytes: s.msg.bytes,
+                    post: s.post,
+                    free: s.free,
                     arrival: s.data.arrived(),
-                    synchronous: mode == p2p::Mode::Synchronous,
+                    synchronous,
                 },
             ),
             _ => {
-                if mode == p2p::Mode::Synchronous {
-                    self.synchronous.insert((m.src, req));
+                if synchronous {
+                    self.synchronous.insert((key.0, s.req));
                 }
                 self.deliver(key, s)
             }

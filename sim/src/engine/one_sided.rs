@@ -16,9 +16,15 @@
 //!   of the post. These go through the model as messages do
 //!   ([`pscw_comm`]).
 //!
-//! What is not timed: an exclusive lock's holders are not serialized (a
-//! lock costs nothing until its operations), and a target's reduction
-//! costs nothing (docs/sim.md, "One-sided communication").
+//! - A lock that holders before it hand over (the trace's order,
+//!   [`crate::input::locks`]) receives each's grant: an empty message
+//!   from the target ([`rma::handoff`]) that the releasing holder's
+//!   `MPI_Win_unlock` sends, once its operations are done, without CPU
+//!   time of its own.
+//!
+//! What is not timed: a lock no holder hands over costs nothing (it is
+//! taken with its operations), and a target's reduction costs nothing
+//! (docs/sim.md, "One-sided communication").
 
 use super::epochs::Epoch;
 use super::*;
@@ -29,6 +35,8 @@ use crate::kernel::rma;
 const POST_TAG: i64 = -1001;
 /// Tag of `MPI_Win_complete`'s messages.
 const DONE_TAG: i64 = -1002;
+/// Tag of a lock's grants, from its target.
+const GRANT_TAG: i64 = -1003;
 
 impl Engine<'_, '_> {
     /// Actor `a`'s epoch on window `win`.
@@ -73,6 +81,18 @@ impl Engine<'_, '_> {
             RmaAct::Flush(target) => {
                 let t = self.epoch(a, win).pending.settle(*target);
                 self.until(a, t);
+            }
+            RmaAct::Lock(waits) => {
+                for h in waits.iter() {
+                    self.notified(a, h.target, win, GRANT_TAG);
+                }
+            }
+            RmaAct::Unlock { target, grants } => {
+                let t = self.epoch(a, win).pending.settle(*target);
+                self.until(a, t);
+                for h in grants.iter() {
+                    self.grant(a, h.peer, h.target, win);
+                }
             }
             RmaAct::Fence => {
                 let t = self.epoch(a, win).pending.settle(None);
@@ -135,5 +155,23 @@ impl Engine<'_, '_> {
         let clock = self.actors[a].clock;
         self.post_recv(a, r, from, tag, pscw_comm(win), clock);
         self.wait_for(a, r);
+    }
+
+    /// Actor `a`, releasing `target`'s lock of window `win` now, hands it
+    /// to world rank `to`: the target's grant, an empty message of the
+    /// target's, arrives at `to` by the kernel's rule. Nobody's CPU sends
+    /// it.
+    fn grant(&mut self, a: usize, to: u32, target: u32, win: u32) {
+        let at = self.actors[a].clock;
+        let msg = self.msg(target, to, 0);
+        let arrival = rma::handoff(&mut *self.model, &msg, at);
+        let s = PendingSend {
+            req: self.temp_req(a),
+            msg,
+            post: at,
+            free: at,
+            data: Data::Arrived(arrival, 0.0),
+        };
+        self.route((target, to, GRANT_TAG, pscw_comm(win)), s, false);
     }
 }

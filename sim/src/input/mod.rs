@@ -5,6 +5,7 @@
 //! replay never holds a whole trace.
 
 pub mod events;
+pub mod locks;
 pub mod ops;
 pub mod simgrid;
 pub mod stream;
@@ -26,18 +27,42 @@ pub use ops::{
 pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSource>, crate::SimError> {
     use crate::SimError;
     use pnmpi_otf2::Opened;
-    fn ops<R: pnmpi_trace::source::StreamedTrace + 'static>(reader: R) -> Box<dyn OpSource> {
-        Box::new(trace::TraceOps::new(stream::StreamSource::new(reader)))
+    /// Its streams' ops; `again` another reader of the same trace, for
+    /// the lock order when the trace has locks to order.
+    fn ops<R: pnmpi_trace::source::StreamedTrace + 'static>(
+        reader: R,
+        again: impl FnOnce() -> Result<R, SimError>,
+    ) -> Result<Box<dyn OpSource>, SimError> {
+        let ops = trace::TraceOps::new(stream::StreamSource::new(reader));
+        if !ops.needs_lock_order() {
+            return Ok(Box::new(ops));
+        }
+        let turns = locks::scan(&mut stream::StreamSource::new(again()?)).map_err(SimError::Trace)?;
+        Ok(Box::new(ops.with_lock_order(turns)))
     }
-    Ok(match pnmpi_otf2::open(path).map_err(SimError::Trace)? {
-        Some(Opened::Otf2(r)) => ops(r),
-        Some(Opened::Folder(r)) => ops(r),
+    let opened = || pnmpi_otf2::open(path).map_err(SimError::Trace);
+    /// A second opening of what the first opened as `$v`.
+    macro_rules! again {
+        ($v:ident) => {
+            || match opened()? {
+                Some(Opened::$v(r)) => Ok(r),
+                _ => Err(SimError::Trace(pnmpi_trace::Error::Corrupt {
+                    file: path.display().to_string(),
+                    offset: 0,
+                    what: "the trace changed while the replay read its lock order".into(),
+                })),
+            }
+        };
+    }
+    match opened()? {
+        Some(Opened::Otf2(r)) => ops(r, again!(Otf2)),
+        Some(Opened::Folder(r)) => ops(r, again!(Folder)),
         Some(Opened::Merged(mut r)) => {
             // The engine does not use call sites: not decoding them spares
             // the reader a value per event and its history a field.
             r.skip_sites();
-            ops(r)
+            ops(r, again!(Merged))
         }
-        None => Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?),
-    })
+        None => Ok(Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?)),
+    }
 }

@@ -2,6 +2,7 @@
 //! engine takes from any input, kept apart from the readers so that they
 //! and the engine all build on it.
 
+pub use super::locks::Handover;
 use crate::units::Ns;
 use pnmpi_trace::rma::DataOp;
 use pnmpi_trace::routine::Coll;
@@ -136,6 +137,8 @@ pub enum OpKind {
 }
 
 /// What a one-sided call does, for timing.
+///
+/// [`Handover`]s name the lock's target and the other holder.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RmaAct {
     /// A put, get, accumulate or atomic with world rank `target`; `req`
@@ -157,9 +160,22 @@ pub enum RmaAct {
     /// operations are done.
     Fence,
     /// Completes the caller's operations to world rank `Some(target)`
-    /// (`MPI_Win_unlock`, `MPI_Win_flush`, `MPI_Win_flush_local`) or to
-    /// every target (`None`: the `_all` forms).
+    /// (`MPI_Win_flush`, `MPI_Win_flush_local`) or to every target
+    /// (`None`: the `_all` forms).
     Flush(Option<u32>),
+    /// `MPI_Win_lock` or `_lock_all` of a lock that holders before it
+    /// hand over (the trace's order, [`super::locks`]): the lock waits for
+    /// each's grant.
+    Lock(Box<[Handover]>),
+    /// `MPI_Win_unlock` (to world rank `Some(target)`) or `_unlock_all`
+    /// (`None`): completes the operations, as [`RmaAct::Flush`], then
+    /// hands the lock to the holders after it.
+    Unlock {
+        /// The target, or every target.
+        target: Option<u32>,
+        /// The holders it hands the lock to.
+        grants: Box<[Handover]>,
+    },
     /// `MPI_Win_post` to these world ranks (the origins it exposes to).
     Post(Box<[u32]>),
     /// `MPI_Win_start` towards these world ranks (the targets).

@@ -3,6 +3,7 @@
 //! turned into one op (or several, for `MPI_Startall`).
 
 use super::events::EventSource;
+use super::locks::{self, LockTurns};
 use super::ops::{
     fence_window, Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, RmaAct, VCounts, NO_SITE,
 };
@@ -234,6 +235,9 @@ pub struct TraceOps<S: EventSource> {
     spare: Vec<Vec<Completion>>,
     /// See [`TraceOps::folding`].
     fold: bool,
+    /// Per stream, its lock calls' handovers ([`TraceOps::with_lock_order`];
+    /// empty when the trace has none to order).
+    locks: Vec<LockTurns>,
 }
 
 fn req_id(r: ReqRef) -> ReqId {
@@ -280,6 +284,7 @@ impl<S: EventSource> TraceOps<S> {
             skipped: FxHashMap::default(),
             spare: Vec::new(),
             fold: false,
+            locks: Vec::new(),
         }
     }
 
@@ -294,6 +299,19 @@ impl<S: EventSource> TraceOps<S> {
     /// without folding.
     pub fn folding(mut self) -> TraceOps<S> {
         self.fold = true;
+        self
+    }
+
+    /// Whether the source has lock calls whose holders the replay must
+    /// hand the lock over in the trace's order ([`locks`]).
+    pub fn needs_lock_order(&self) -> bool {
+        locks::needed(self.src.routines())
+    }
+
+    /// Hands each target's lock over as `turns` say (by stream: what
+    /// [`locks::scan`] read from another reader of the same trace).
+    pub fn with_lock_order(mut self, turns: Vec<LockTurns>) -> TraceOps<S> {
+        self.locks = turns;
         self
     }
 
@@ -399,7 +417,7 @@ impl<S: EventSource> TraceOps<S> {
         let rank_of = |p: i64| u32::try_from(p).ok();
         if let Some((role, request)) = self.rma[r] {
             let req = request.then(|| req_id(first));
-            return op(gap, self.rma_op(role, req));
+            return op(gap, self.rma_op(si, role, req));
         }
         let kind = self.kinds[r];
         let kind = match kind {
@@ -602,10 +620,10 @@ impl<S: EventSource> TraceOps<S> {
     /// The op of one-sided call `self.ev`, of `role` (`req`: the request
     /// a request form created). A call on a window the trace does not
     /// describe, or with no target, is local work; so are the calls that
-    /// time nothing here (creation and free, locks, `MPI_Win_sync`: a
-    /// lock is taken with the first operation it covers, and an exclusive
-    /// lock's holders are not serialized).
-    fn rma_op(&mut self, role: RmaRole, req: Option<ReqId>) -> OpKind {
+    /// time nothing here (creation and free, `MPI_Win_sync`, a lock that
+    /// waits for no holder: it is taken with the first operation it
+    /// covers). Stream `si`'s lock calls take their handovers in turn.
+    fn rma_op(&mut self, si: usize, role: RmaRole, req: Option<ReqId>) -> OpKind {
         let ev = &self.ev;
         let win = ev.get(V::Win).and_then(|w| u32::try_from(w).ok());
         let Some(win) = win.filter(|&w| (w as usize) < self.src.wins().len()) else {
@@ -634,18 +652,39 @@ impl<S: EventSource> TraceOps<S> {
                 }
             }
             RmaRole::Fence => RmaAct::Fence,
-            RmaRole::Unlock | RmaRole::Flush { .. } => match target {
+            RmaRole::Flush { .. } => match target {
                 Some(t) => RmaAct::Flush(Some(t)),
                 None => return OpKind::Local,
             },
-            RmaRole::UnlockAll | RmaRole::FlushAll { .. } => RmaAct::Flush(None),
+            RmaRole::FlushAll { .. } => RmaAct::Flush(None),
+            RmaRole::Lock | RmaRole::LockAll => {
+                let waits = self
+                    .locks
+                    .get_mut(si)
+                    .map(LockTurns::next_lock)
+                    .unwrap_or_default();
+                if waits.is_empty() {
+                    return OpKind::Local;
+                }
+                RmaAct::Lock(waits)
+            }
+            RmaRole::Unlock | RmaRole::UnlockAll => {
+                let grants = self
+                    .locks
+                    .get_mut(si)
+                    .map(LockTurns::next_unlock)
+                    .unwrap_or_default();
+                match (role, target) {
+                    (RmaRole::Unlock, None) => return OpKind::Local,
+                    (RmaRole::Unlock, t) => RmaAct::Unlock { target: t, grants },
+                    _ => RmaAct::Unlock { target: None, grants },
+                }
+            }
             RmaRole::Post => RmaAct::Post(group()),
             RmaRole::Start => RmaAct::Start(group()),
             RmaRole::Complete => RmaAct::Complete,
             RmaRole::Wait => RmaAct::Wait,
-            RmaRole::Create(_) | RmaRole::Free | RmaRole::Lock | RmaRole::LockAll | RmaRole::Sync => {
-                return OpKind::Local
-            }
+            RmaRole::Create(_) | RmaRole::Free | RmaRole::Sync => return OpKind::Local,
         };
         OpKind::Rma { win, act }
     }
