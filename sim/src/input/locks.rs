@@ -60,6 +60,12 @@ struct Holding {
     released: Option<u64>,
 }
 
+/// A holding: its (window, target) and its index in their list.
+type HoldingRef = ((u32, u32), usize);
+
+/// Per stream, per lock or unlock call, the holdings it opened or closed.
+type Calls = Vec<Vec<Vec<HoldingRef>>>;
+
 /// The routines' roles that a lock order reads.
 #[derive(Clone, Copy, PartialEq)]
 enum Role {
@@ -93,8 +99,8 @@ pub fn scan(src: &mut dyn EventSource) -> pnmpi_trace::Result<Vec<LockTurns>> {
     // Per (window, target): its holdings, in the trace's order of calls.
     let mut holdings: FxHashMap<(u32, u32), Vec<Holding>> = FxHashMap::default();
     // Per stream and call: the holdings (key, index) it opened or closed.
-    let mut locks: Vec<Vec<Vec<((u32, u32), usize)>>> = Vec::with_capacity(streams.len());
-    let mut unlocks: Vec<Vec<Vec<((u32, u32), usize)>>> = Vec::with_capacity(streams.len());
+    let mut locks: Calls = Vec::with_capacity(streams.len());
+    let mut unlocks: Calls = Vec::with_capacity(streams.len());
     let mut ev = Event::default();
     for (si, info) in streams.iter().enumerate() {
         let (mut own_locks, mut own_unlocks) = (Vec::new(), Vec::new());
@@ -155,8 +161,8 @@ pub fn scan(src: &mut dyn EventSource) -> pnmpi_trace::Result<Vec<LockTurns>> {
         unlocks.push(own_unlocks);
     }
     // Per (window, target) and holding: whom it waits for, whom it hands to.
-    let mut waits: FxHashMap<((u32, u32), usize), Vec<u32>> = FxHashMap::default();
-    let mut hands: FxHashMap<((u32, u32), usize), Vec<u32>> = FxHashMap::default();
+    let mut waits: FxHashMap<HoldingRef, Vec<u32>> = FxHashMap::default();
+    let mut hands: FxHashMap<HoldingRef, Vec<u32>> = FxHashMap::default();
     for (&key, list) in &holdings {
         if !list.iter().any(|h| h.exclusive) {
             continue;
@@ -187,7 +193,7 @@ pub fn scan(src: &mut dyn EventSource) -> pnmpi_trace::Result<Vec<LockTurns>> {
             }
         }
     }
-    let turns = |calls: Vec<Vec<((u32, u32), usize)>>, peers: &FxHashMap<((u32, u32), usize), Vec<u32>>| {
+    let turns = |calls: Vec<Vec<HoldingRef>>, peers: &FxHashMap<HoldingRef, Vec<u32>>| {
         calls
             .into_iter()
             .map(|call| {
