@@ -83,9 +83,7 @@ impl Engine<'_, '_> {
                 self.until(a, t);
             }
             RmaAct::Lock(waits) => {
-                for h in waits.iter() {
-                    self.notified(a, h.target, win, GRANT_TAG);
-                }
+                self.notified(a, waits.iter().map(|h| h.target), win, GRANT_TAG);
             }
             RmaAct::Unlock { target, grants } => {
                 let t = self.epoch(a, win).pending.settle(*target);
@@ -107,9 +105,7 @@ impl Engine<'_, '_> {
             }
             RmaAct::Start(targets) => {
                 self.epoch(a, win).started = targets.clone();
-                for &t in targets.iter() {
-                    self.notified(a, t, win, POST_TAG);
-                }
+                self.notified(a, targets.iter().copied(), win, POST_TAG);
             }
             RmaAct::Complete => {
                 let e = self.epoch(a, win);
@@ -125,9 +121,7 @@ impl Engine<'_, '_> {
             }
             RmaAct::Wait => {
                 let origins = std::mem::take(&mut self.epoch(a, win).posted);
-                for &o in origins.iter() {
-                    self.notified(a, o, win, DONE_TAG);
-                }
+                self.notified(a, origins.iter().copied(), win, DONE_TAG);
             }
         }
     }
@@ -149,12 +143,20 @@ impl Engine<'_, '_> {
     }
 
     /// Actor `a` receives the notification `tag` of window `win` from
-    /// world rank `from`, and waits for it.
-    fn notified(&mut self, a: usize, from: u32, win: u32, tag: i64) {
-        let r = self.temp_req(a);
+    /// each world rank of `from`: every receive posted when the call
+    /// starts (as vtime posts them), then all waited for.
+    fn notified(&mut self, a: usize, from: impl Iterator<Item = u32>, win: u32, tag: i64) {
         let clock = self.actors[a].clock;
-        self.post_recv(a, r, from, tag, pscw_comm(win), clock);
-        self.wait_for(a, r);
+        let reqs: Vec<ReqId> = from
+            .map(|f| {
+                let r = self.temp_req(a);
+                self.post_recv(a, r, f, tag, pscw_comm(win), clock);
+                r
+            })
+            .collect();
+        for r in reqs {
+            self.wait_for(a, r);
+        }
     }
 
     /// Actor `a`, releasing `target`'s lock of window `win` now, hands it
