@@ -395,19 +395,16 @@ fn shadow_of(comm: Comm) -> Option<u64> {
 /// exclusive holders'), is received.
 pub fn lock(win: MPI_Win, which: Option<(c_int, bool)>) {
     let key = win.bits();
+    let (target, exclusive) = (which.map(|(t, _)| t), which.is_some_and(|(_, x)| x));
     let Some((shadow, group)) = with(|w| {
         let w = w.get_mut(&key)?;
         let s = w.shadow?;
-        w.held
-            .insert(which.map(|(t, _)| t), which.is_some_and(|(_, x)| x));
+        w.held.insert(target, exclusive);
         Some((MPI_Win::from_bits(s), w.group.clone()))
     }) else {
         return;
     };
-    let targets: Vec<c_int> = match which {
-        Some((t, _)) => vec![t],
-        None => (0..group.len() as c_int).collect(),
-    };
+    let targets = ranks_of(target, group.len());
     let mut clocks = vec![[f64::NEG_INFINITY; 2]; targets.len()];
     // SAFETY: vtime's own shadow window; each get reads the target's two
     // clocks into this rank's buffer, complete at the flush.
@@ -439,7 +436,6 @@ pub fn lock(win: MPI_Win, which: Option<(c_int, bool)>) {
         }
         ffi::PMPI_Win_flush_all(shadow);
     }
-    let exclusive = which.is_some_and(|(_, x)| x);
     for (&t, c) in targets.iter().zip(&clocks) {
         let released = if exclusive {
             c[EXCLUSIVE_CLOCK].max(c[SHARED_CLOCK])
@@ -471,11 +467,11 @@ pub fn unlocked(win: MPI_Win, target: Option<c_int>) {
     let Some((shadow, exclusive, ranks)) = with(|w| {
         let w = w.get_mut(&key)?;
         let exclusive = w.held.remove(&target)?;
-        let ranks: Vec<c_int> = match target {
-            Some(t) => vec![t],
-            None => (0..w.group.len() as c_int).collect(),
-        };
-        Some((MPI_Win::from_bits(w.shadow?), exclusive, ranks))
+        Some((
+            MPI_Win::from_bits(w.shadow?),
+            exclusive,
+            ranks_of(target, w.group.len()),
+        ))
     }) else {
         return;
     };
@@ -503,5 +499,14 @@ pub fn unlocked(win: MPI_Win, target: Option<c_int>) {
             Some(t) => ffi::PMPI_Win_unlock(t, shadow),
             None => ffi::PMPI_Win_unlock_all(shadow),
         };
+    }
+}
+
+/// The window ranks a lock call names: its target, or (`None`, the
+/// `_all` forms) every rank of a group of `size`.
+fn ranks_of(target: Option<c_int>, size: usize) -> Vec<c_int> {
+    match target {
+        Some(t) => vec![t],
+        None => (0..size as c_int).collect(),
     }
 }

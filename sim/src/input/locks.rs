@@ -169,12 +169,12 @@ pub fn scan(src: &mut dyn EventSource) -> pnmpi_trace::Result<Vec<LockTurns>> {
         }
         let mut order: Vec<usize> = (0..list.len()).filter(|&i| list[i].released.is_some()).collect();
         order.sort_by_key(|&i| (list[i].released, list[i].stream));
-        // The holdings since the last exclusive one (or that one).
-        let mut since: Vec<usize> = Vec::new();
+        // The last exclusive holding, and the shared ones since.
         let mut last_exclusive: Option<usize> = None;
+        let mut shared: Vec<usize> = Vec::new();
         for &i in &order {
-            let before: Vec<usize> = if list[i].exclusive {
-                std::mem::take(&mut since)
+            let before: Vec<usize> = if list[i].exclusive && !shared.is_empty() {
+                std::mem::take(&mut shared)
             } else {
                 last_exclusive.into_iter().collect()
             };
@@ -184,12 +184,8 @@ pub fn scan(src: &mut dyn EventSource) -> pnmpi_trace::Result<Vec<LockTurns>> {
             }
             if list[i].exclusive {
                 last_exclusive = Some(i);
-                since.push(i);
             } else {
-                if since.first().is_some_and(|&f| list[f].exclusive) {
-                    since.clear();
-                }
-                since.push(i);
+                shared.push(i);
             }
         }
     }

@@ -3,7 +3,7 @@
 //! turned into one op (or several, for `MPI_Startall`).
 
 use super::events::EventSource;
-use super::locks::{self, LockTurns};
+use super::locks::{self, Handover, LockTurns};
 use super::ops::{
     fence_window, Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, RmaAct, VCounts, NO_SITE,
 };
@@ -313,6 +313,12 @@ impl<S: EventSource> TraceOps<S> {
     pub fn with_lock_order(mut self, turns: Vec<LockTurns>) -> TraceOps<S> {
         self.locks = turns;
         self
+    }
+
+    /// Stream `si`'s next lock or unlock call's handovers (`next` says
+    /// which); none when the trace has no order to keep.
+    fn lock_turn(&mut self, si: usize, next: fn(&mut LockTurns) -> Box<[Handover]>) -> Box<[Handover]> {
+        self.locks.get_mut(si).map(next).unwrap_or_default()
     }
 
     fn skip(&mut self, why: &str) {
@@ -658,22 +664,14 @@ impl<S: EventSource> TraceOps<S> {
             },
             RmaRole::FlushAll { .. } => RmaAct::Flush(None),
             RmaRole::Lock | RmaRole::LockAll => {
-                let waits = self
-                    .locks
-                    .get_mut(si)
-                    .map(LockTurns::next_lock)
-                    .unwrap_or_default();
+                let waits = self.lock_turn(si, LockTurns::next_lock);
                 if waits.is_empty() {
                     return OpKind::Local;
                 }
                 RmaAct::Lock(waits)
             }
             RmaRole::Unlock | RmaRole::UnlockAll => {
-                let grants = self
-                    .locks
-                    .get_mut(si)
-                    .map(LockTurns::next_unlock)
-                    .unwrap_or_default();
+                let grants = self.lock_turn(si, LockTurns::next_unlock);
                 match (role, target) {
                     (RmaRole::Unlock, None) => return OpKind::Local,
                     (RmaRole::Unlock, t) => RmaAct::Unlock { target: t, grants },
