@@ -379,6 +379,27 @@ fn standard_sends_above_the_eager_limit_are_checked_as_synchronous() {
     );
 }
 
+/// A buffer is compared with the C variable it points into, as the
+/// program's debug information describes it (built `-O2 -g`): the
+/// report names the variable, its C type, the part the datatype misses
+/// and the bytes; the call is made (legal MPI) and the run fails at its end.
+#[test]
+fn buffers_are_compared_with_their_c_variables() {
+    for (program, check, expected) in [
+        ("arg_bufsize_bad", "buffer-size", "MPI_Recv's buffer: 8 x MPI_INT span 32 bytes, past the end of `counts` (int[4]), which holds 16 bytes"),
+        ("arg_bufglobal_bad", "buffer-size", "32 x MPI_FLOAT span 128 bytes, past the end of `field` (float[16]), which holds 64 bytes"),
+        ("arg_buftype_bad", "buffer-type", "element 0 of 4 x MPI_FLOAT is a float (4 bytes) but falls on `vals[0]`, an int, byte 0 of `vals` (int[4])"),
+        ("arg_bufstruct_bad", "buffer-type", "element 1 of 3 x the derived datatype is a double (8 bytes) but falls on byte 4 of `p` (struct particle[3]), where no C scalar starts"),
+    ] {
+        let v = checked(&checker_program(program), 2, "", &[]);
+        assert!(!v.run.success(), "{program}: {}", v.run.stderr);
+        let (report, what) = report_of(&v, check);
+        assert_eq!(report["class"], "argument", "{program}");
+        assert!(what.contains(expected), "{program}: {what}");
+        assert!(report["fix"].as_str().is_some_and(|f| !f.is_empty()), "{program}");
+    }
+}
+
 /// The report of `check` in `v`, with its text.
 fn report_of<'a>(v: &'a Verdict, check: &str) -> (&'a serde_json::Value, &'a str) {
     let r = v

@@ -2,6 +2,8 @@
 // Rank 0 sums 4 ints, the others 4 floats (as many bytes), through MPI
 // 4's large-count MPI_Allreduce_c where the MPI has it (MPICH 4), else
 // MPI_Allreduce.
+// The buffer is a char array, storage for either type: the only error
+// is the one below.
 #include <mpi.h>
 
 #if MPI_VERSION >= 4
@@ -11,7 +13,8 @@
 #endif
 
 int main(int argc, char **argv) {
-    int rank, x[4] = {0}, y[4];
+    int rank;
+    char x[16] = {0}, y[16];
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     ALLREDUCE(x, y, 4, rank == 0 ? MPI_INT : MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);

@@ -36,7 +36,7 @@ mod walk;
 
 pub use crate::counter::Counter;
 pub use elf::{loaded_bases, object_base};
-pub use resolve::{resolve, Location, Resolver};
+pub use resolve::{object_of, resolve, Location, Resolver};
 use walk::{walk, Route};
 
 /// Linear probes before a table counts a site as dropped.

@@ -13,6 +13,8 @@ pub fn fix(class: &str, check: &str) -> &'static str {
         ("argument", "datatype") => "pass a datatype that is created, committed (MPI_Type_commit) and not yet freed",
         ("argument", "op") => "pass a predefined operation or one created by MPI_Op_create and not yet freed",
         ("argument", "buffer") => "pass a buffer with room for the data, or a count of 0",
+        ("argument", "buffer-size") => "pass a count whose data fits in the variable, or a larger variable",
+        ("argument", "buffer-type") => "pass the datatype of the variable's C type (MPI_INT for int, MPI_DOUBLE for double), or a variable of the datatype's; for a struct, build the datatype from its members' own types and offsetof",
         ("argument", "overlap") => "use separate send and receive buffers, or MPI_IN_PLACE",
         ("argument", "out-parameter") => "pass the address of a variable of the argument's type (an MPI_Request, an int flag)",
         ("collective", "collective-kind") => "make every rank of the communicator call the same collectives in the same order (the blocking ones among themselves, the nonblocking ones among themselves)",

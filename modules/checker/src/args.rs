@@ -258,6 +258,7 @@ pub fn buffer(buf: *const c_void, count: i32, dt: MPI_Datatype) -> Checked {
             format!("the buffer is NULL with a count of {count}"),
         ));
     }
+    crate::buftype::check(buf, i64::from(count), dt);
     Ok(())
 }
 

@@ -166,6 +166,7 @@ fn rooted(kind: usize, gathers: bool, comm: MPI_Comm, root: c_int, leaf: Buffer,
     args::root(root, comm)?;
     let mine = if is_root(root, comm) {
         data(whole.0, whole.1, whole.2)?;
+        per_rank(whole, comm);
         if std::ptr::eq(leaf.0, mpi::IN_PLACE()) {
             (whole.1, whole.2)
         } else {
@@ -178,6 +179,15 @@ fn rooted(kind: usize, gathers: bool, comm: MPI_Comm, root: c_int, leaf: Buffer,
         (leaf.1, leaf.2)
     };
     Ok(Desc::new(kind).root(root).data(mine.0, mine.1))
+}
+
+/// A buffer of a piece for each rank of `comm` (a gather's at the root,
+/// an all-to-all's) against the variable it points into: `count` for
+/// each rank (an intercommunicator's remote ranks are not counted).
+fn per_rank(b: Buffer, comm: MPI_Comm) {
+    if !std::ptr::eq(b.0, mpi::IN_PLACE()) && !args::is_inter(comm) {
+        crate::buftype::check(b.0, i64::from(b.1) * i64::from(args::comm_size(comm)), b.2);
+    }
 }
 
 /// The checks of an exchange from every rank to every rank
@@ -193,6 +203,10 @@ fn every_to_every(
 ) -> Described {
     data(sendbuf, send.0, send.1)?;
     data(recvbuf, recv.0, recv.1)?;
+    per_rank((recvbuf, recv.0, recv.1), comm);
+    if matches!(kind, routine::MPI_Alltoall | routine::MPI_Ialltoall) {
+        per_rank((sendbuf, send.0, send.1), comm);
+    }
     if !std::ptr::eq(sendbuf, mpi::IN_PLACE()) {
         collective::pieces_agree(comm, send, recv)?;
     }

@@ -9,6 +9,9 @@
 //! - invalid arguments (`args`): communicator, rank, tag, count, root,
 //!   datatype (null, freed, uncommitted), op, a NULL buffer with data,
 //!   overlapping send and receive buffers;
+//! - buffers against the C variables they point into (`buftype`,
+//!   `debuginfo`, `ctype`, `typemap`): a count past the variable's end, a
+//!   datatype whose elements are not the variable's C types;
 //! - collective mismatches across ranks (`collective`, `desc`,
 //!   `pending`; the wrappers in `coll`, `coll_v`, `coll_scan`,
 //!   `coll_neighbor`): another routine, root, operation or type signature
@@ -59,6 +62,8 @@ mod args;
 #[cfg(not(test))]
 mod blocked;
 #[cfg(not(test))]
+mod buftype;
+#[cfg(not(test))]
 mod coll;
 #[cfg(not(test))]
 mod coll_neighbor;
@@ -73,6 +78,10 @@ mod concurrency;
 pub mod config;
 #[cfg(not(test))]
 mod consts;
+#[cfg(not(test))]
+mod contents;
+mod ctype;
+mod debuginfo;
 #[cfg(not(test))]
 mod desc;
 #[cfg(not(test))]
@@ -109,6 +118,8 @@ mod site;
 mod thread_rules;
 #[cfg(not(test))]
 mod threads;
+#[cfg(not(test))]
+mod typemap;
 #[cfg(not(test))]
 mod types;
 #[cfg(not(test))]

@@ -8,6 +8,7 @@ use crate::threads::{self, Call, Entry};
 use parking_lot::Mutex;
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
 use pnmpi_sdk::callsite::{self, Resolver, Routes, Table};
+use std::cell::Cell;
 
 /// Slots of the process's call-site table.
 const SITES: usize = 4096;
@@ -42,6 +43,7 @@ impl Here {
             sp: callsite::stack_pointer(),
             tracked: false,
         };
+        CURRENT.set((routine, here.sp));
         if !crate::threads::untracked() {
             here.tracked = enter(&here);
         }
@@ -62,19 +64,7 @@ impl Here {
     /// The site's return address, 0 if it cannot be placed. Call it while
     /// the wrapper runs.
     pub fn ra(&self) -> usize {
-        let mut guard = SITES_.lock();
-        let sites = guard.get_or_insert_with(|| Sites {
-            table: Table::new(SITES),
-            routes: (0..ROUTINE_COUNT).map(|_| Routes::default()).collect(),
-            resolver: Resolver::default(),
-        });
-        match sites
-            .table
-            .locate(&sites.routes[self.routine], self.routine, self.sp)
-        {
-            Some(slot) => sites.table.ra(slot),
-            None => 0,
-        }
+        ra_of(self.routine, self.sp)
     }
 
     /// The application's stack pointer at the call, and the lowest
@@ -110,6 +100,35 @@ impl Drop for Here {
         if self.tracked {
             crate::threads::leave();
         }
+    }
+}
+
+thread_local! {
+    /// The routine and wrapper's stack pointer of this thread's call in
+    /// progress (its latest [`Here`]), for checks made below the wrapper
+    /// that name the call's site (`buftype`).
+    static CURRENT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// This thread's call in progress: its routine and its wrapper's stack
+/// pointer, `None` outside a wrapper.
+pub fn current() -> Option<(usize, usize)> {
+    Some(CURRENT.get()).filter(|&(_, sp)| sp != 0 && sp >= callsite::stack_pointer())
+}
+
+/// The return address of the site of a call of `routine` whose wrapper's
+/// stack pointer is `sp`, 0 if it cannot be placed. Call it while that
+/// wrapper runs.
+pub fn ra_of(routine: usize, sp: usize) -> usize {
+    let mut guard = SITES_.lock();
+    let sites = guard.get_or_insert_with(|| Sites {
+        table: Table::new(SITES),
+        routes: (0..ROUTINE_COUNT).map(|_| Routes::default()).collect(),
+        resolver: Resolver::default(),
+    });
+    match sites.table.locate(&sites.routes[routine], routine, sp) {
+        Some(slot) => sites.table.ra(slot),
+        None => 0,
     }
 }
 

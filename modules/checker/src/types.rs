@@ -5,9 +5,10 @@
 
 use crate::config::{self, Types};
 use crate::consts;
+use crate::contents::{envelope, Contents};
 use crate::registry;
 use crate::sig::Sig;
-use pnmpi_sdk::sys::combiner::{combiner, Combiner};
+use pnmpi_sdk::sys::combiner::Combiner;
 use pnmpi_sdk::sys::ffi::{self, MPI_Aint, MPI_Datatype};
 use pnmpi_sdk::sys::Handle;
 use std::ffi::c_int;
@@ -49,6 +50,15 @@ fn lookup(dt: MPI_Datatype) -> Option<&'static (u64, u64, Sig)> {
 /// The predefined type's index + 1 (its name in signatures), or 0.
 pub fn predefined(dt: MPI_Datatype) -> u64 {
     lookup(dt).map_or(0, |e| e.1)
+}
+
+/// What a predefined type holds (its kind letter, see consts.c) and its
+/// size; `None` for a derived type or a pair type (`MPI_DOUBLE_INT`),
+/// which hold more than one kind.
+pub fn kind(dt: MPI_Datatype) -> Option<(u8, u64)> {
+    let &(_, id, sig) = lookup(dt)?;
+    let kind = *consts::type_kinds().get(id as usize - 1)?;
+    (kind != b'-').then_some((kind, sig.bytes))
 }
 
 /// The size of `dt` in bytes, 0 if MPI refuses it.
@@ -134,24 +144,10 @@ fn named(dt: MPI_Datatype, id: u64, kind: u8) -> Sig {
     }
 }
 
-/// Whether `dt` is a named (predefined) type, which is never freed.
-fn is_named(dt: MPI_Datatype) -> bool {
-    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
-    // SAFETY: local out-parameters; MPI checks the handle.
-    unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
-    combiner(comb) == Some(Combiner::Named)
-}
-
 /// Computes the signature of `dt` from its envelope and contents.
 pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
     let opaque = || Sig::opaque(size(dt));
     if depth > MAX_DEPTH {
-        return opaque();
-    }
-    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
-    // SAFETY: local out-parameters; MPI checks the handle.
-    let rc = unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
-    if rc != pnmpi_sdk::constants::SUCCESS() {
         return opaque();
     }
     // The MPI-1 `_INTEGER` forms, darray and the F90 types are not
@@ -168,40 +164,17 @@ pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
                 | Combiner::F90Integer
         )
     };
-    let Some(combiner) = combiner(comb).filter(|c| !unwalked(c)) else {
+    let Some((combiner, _)) = envelope(dt).filter(|(c, _)| !unwalked(c)) else {
         return opaque();
     };
     if combiner == Combiner::Named {
         return lookup(dt).map_or_else(opaque, |e| e.2);
     }
-    let mut ints = vec![0 as c_int; ni.max(0) as usize];
-    let mut addrs = vec![0 as MPI_Aint; na.max(0) as usize];
-    let mut types = vec![pnmpi_sdk::constants::DATATYPE_NULL(); nd.max(0) as usize];
-    // SAFETY: arrays of the lengths the envelope gave.
-    let rc = unsafe {
-        ffi::PMPI_Type_get_contents(
-            dt,
-            ni,
-            na,
-            nd,
-            ints.as_mut_ptr(),
-            addrs.as_mut_ptr(),
-            types.as_mut_ptr(),
-        )
-    };
-    if rc != pnmpi_sdk::constants::SUCCESS() {
+    let Some(c) = Contents::of(dt) else {
         return opaque();
-    }
-    let sub: Vec<Sig> = types.iter().map(|&t| walk(t, depth + 1)).collect();
-    // Derived types get_contents returned are references the caller frees.
-    for &t in &types {
-        if !is_named(t) {
-            let mut t = t;
-            // SAFETY: a handle MPI_Type_get_contents just returned to us.
-            unsafe { ffi::PMPI_Type_free(&mut t) };
-        }
-    }
-    let n = |i: usize| ints.get(i).copied().unwrap_or(0).max(0) as u64;
+    };
+    let sub: Vec<Sig> = c.types.iter().map(|&t| walk(t, depth + 1)).collect();
+    let n = |i: usize| c.int(i).max(0) as u64;
     let Some(&first) = sub.first() else {
         return opaque();
     };
@@ -230,59 +203,31 @@ pub fn walk(dt: MPI_Datatype, depth: u32) -> Sig {
 /// of predefined types (`layout`): MPI's contents, one level deep.
 pub fn blocks(dt: MPI_Datatype) -> Option<Vec<crate::layout::Block>> {
     use crate::layout::{self, Block};
-    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
-    // SAFETY: local out-parameters; MPI checks the handle.
-    unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
-    let combiner =
-        combiner(comb).filter(|c| matches!(c, Combiner::Struct | Combiner::Vector | Combiner::Hvector))?;
-    if nd > 4096 || ni > 4097 {
+    let (combiner, _) =
+        envelope(dt).filter(|(c, _)| matches!(c, Combiner::Struct | Combiner::Vector | Combiner::Hvector))?;
+    let c = Contents::of(dt)?;
+    // Only predefined element types.
+    if c.types.iter().any(|&t| lookup(t).is_none()) {
         return None;
     }
-    let mut ints = vec![0 as c_int; ni.max(0) as usize];
-    let mut addrs = vec![0 as MPI_Aint; na.max(0) as usize];
-    let mut types = vec![pnmpi_sdk::constants::DATATYPE_NULL(); nd.max(0) as usize];
-    // SAFETY: arrays of the lengths the envelope gave.
-    let rc = unsafe {
-        ffi::PMPI_Type_get_contents(
-            dt,
-            ni,
-            na,
-            nd,
-            ints.as_mut_ptr(),
-            addrs.as_mut_ptr(),
-            types.as_mut_ptr(),
-        )
-    };
-    // Only predefined element types, which get_contents does not copy.
-    if rc != pnmpi_sdk::constants::SUCCESS() || types.iter().any(|&t| lookup(t).is_none()) {
-        for &t in types.iter().filter(|&&t| lookup(t).is_none() && !is_named(t)) {
-            let mut t = t;
-            // SAFETY: a handle MPI_Type_get_contents just returned to us.
-            unsafe { ffi::PMPI_Type_free(&mut t) };
-        }
-        return None;
-    }
-    let int = |i: usize| i64::from(ints.get(i).copied().unwrap_or(0));
-    #[allow(clippy::unnecessary_cast)]
-    let addr = |i: usize| addrs.get(i).copied().unwrap_or(0) as i64;
-    let old = types[0];
+    let old = *c.types.first()?;
     Some(match combiner {
-        Combiner::Struct => (0..int(0).max(0) as usize)
+        Combiner::Struct => (0..c.int(0).max(0) as usize)
             .map(|i| Block {
-                disp: addr(i),
-                len: int(1 + i).saturating_mul(extent_of(types[i])),
+                disp: c.addr(i),
+                len: c.int(1 + i).saturating_mul(extent_of(c.types[i])),
             })
             .collect(),
         Combiner::Vector => {
             let extent = extent_of(old);
-            layout::vector(int(0), int(1), int(2).saturating_mul(extent), extent)
+            layout::vector(c.int(0), c.int(1), c.int(2).saturating_mul(extent), extent)
         }
-        _ => layout::vector(int(0), int(1), addr(0), extent_of(old)),
+        _ => layout::vector(c.int(0), c.int(1), c.addr(0), extent_of(old)),
     })
 }
 
 /// The extent of `dt` (`MPI_Type_get_extent`).
-fn extent_of(dt: MPI_Datatype) -> i64 {
+pub fn extent_of(dt: MPI_Datatype) -> i64 {
     let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
     // SAFETY: local out-parameters; MPI checks the handle.
     unsafe { ffi::PMPI_Type_get_extent(dt, &mut lb, &mut extent) };

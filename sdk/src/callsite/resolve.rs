@@ -89,7 +89,7 @@ pub fn resolve(ra: usize) -> Location {
 }
 
 /// The file and load bias of the object whose segments hold `addr`.
-fn object_of(addr: usize) -> Option<(PathBuf, usize)> {
+pub fn object_of(addr: usize) -> Option<(PathBuf, usize)> {
     struct Query {
         addr: usize,
         found: Option<(PathBuf, usize)>,
