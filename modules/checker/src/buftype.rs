@@ -145,16 +145,14 @@ struct Found {
     /// The variable's type, or for a pointer variable the type it points to.
     ty: CType,
     /// The variable's address, `None` through a pointer (a buffer of
-    /// unknown length, from its first element).
+    /// unknown length, from its first element; `name` is then `*p`).
     start: Option<usize>,
-    /// Found through a pointer variable (then `name` is `*p`).
-    pointer: bool,
 }
 
 impl Found {
     /// How C names the part at `path` (`.x`, `[3]`): `a[3]`, `p->x`.
     fn access(&self, path: &str) -> String {
-        match (self.pointer, path.strip_prefix('.')) {
+        match (self.start.is_none(), path.strip_prefix('.')) {
             (true, Some(member)) => format!("{}->{member}", &self.name[1..]),
             (true, None) => format!("{}{path}", &self.name[1..]),
             (false, _) => format!("{}{path}", self.name),
@@ -186,7 +184,6 @@ impl Site {
         if let Some((v, at)) = local.or_else(global) {
             return Some(Found {
                 name: v.name.clone(),
-                pointer: false,
                 ty: v.ty.clone(),
                 start: Some(at),
             });
@@ -200,7 +197,6 @@ impl Site {
             let value = unsafe { std::ptr::read_volatile(at as *const usize) };
             (value == buf).then(|| Found {
                 name: format!("*{}", v.name),
-                pointer: true,
                 ty: pointee.clone(),
                 start: None,
             })

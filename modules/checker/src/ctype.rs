@@ -188,9 +188,10 @@ mod tests {
     const INT: Scalar = Scalar { kind: b'i', size: 4 };
     const DOUBLE: Scalar = Scalar { kind: b'f', size: 8 };
 
-    fn point() -> CType {
+    /// A struct of 16 bytes: an int `n` at 0 and `second` at 8.
+    fn pair(name: &str, second: (&str, CType)) -> CType {
         CType::Struct {
-            name: "p".into(),
+            name: name.into(),
             size: 16,
             members: vec![
                 Member {
@@ -199,12 +200,16 @@ mod tests {
                     ty: CType::Scalar(INT),
                 },
                 Member {
-                    name: "x".into(),
+                    name: second.0.into(),
                     offset: 8,
-                    ty: CType::Scalar(DOUBLE),
+                    ty: second.1,
                 },
             ],
         }
+    }
+
+    fn point() -> CType {
+        pair("p", ("x", CType::Scalar(DOUBLE)))
     }
 
     #[test]
@@ -256,22 +261,7 @@ mod tests {
 
     #[test]
     fn opaque_parts_are_told_apart() {
-        let s = CType::Struct {
-            name: "u".into(),
-            size: 16,
-            members: vec![
-                Member {
-                    name: "n".into(),
-                    offset: 0,
-                    ty: CType::Scalar(INT),
-                },
-                Member {
-                    name: "any".into(),
-                    offset: 8,
-                    ty: CType::Opaque(8),
-                },
-            ],
-        };
+        let s = pair("u", ("any", CType::Opaque(8)));
         assert!(!s.opaque_at(0));
         assert!(s.opaque_at(8));
         assert!(s.opaque_at(12));
