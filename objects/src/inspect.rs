@@ -12,9 +12,11 @@ use crate::dynsym::{gnu_hash, DynSymbols};
 use crate::image::Image;
 use crate::layout::{Layout, Table};
 use goblin::container::Ctx;
+use goblin::elf::sym::STB_WEAK;
 use once_cell::sync::Lazy;
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
 use std::collections::BTreeSet;
+use std::ffi::CString;
 
 /// What a module's file says about it.
 #[derive(Debug)]
@@ -38,6 +40,12 @@ pub struct FileInfo {
     pub unbindable: BTreeSet<String>,
     /// Does it call `PNMPI_Service_ChangeStack`?
     pub changes_stack: bool,
+    /// In a module's file (when [`read`] was asked for its wrappers) linked
+    /// for lazy binding, the functions it imports through
+    /// its PLT other than the `XMPI_` routines libpnmpi defines (and weak
+    /// ones): what the dynamic loader would have looked up at a `-z now`
+    /// load, which the loader checks for itself (see its `open`).
+    pub lazy_imports: Vec<CString>,
     /// Where its segments and tables are, from its headers.
     pub layout: Layout,
 }
@@ -118,7 +126,8 @@ fn routine_id(rest: &[u8]) -> Option<usize> {
     (ROUTINE_NAMES[id].as_bytes()["MPI_".len()..] == rest[..len]).then_some(id)
 }
 
-/// Relocation types that fill a GOT slot with a function's address.
+/// Relocation types that fill a GOT slot with a function's address (the
+/// PLT's first).
 #[cfg(target_arch = "x86_64")]
 const SLOT_RELOCATIONS: [u32; 2] = [
     goblin::elf::reloc::R_X86_64_JUMP_SLOT,
@@ -212,6 +221,7 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
     let mut pmpi_slots = Vec::new();
     let mut pmpi_unknown = BTreeSet::new();
     let mut changes_stack = false;
+    let mut lazy_imports = Vec::new();
     let relocs = tables
         .iter()
         .flat_map(|&(bytes, is_rela)| relocations(bytes, is_rela, ctx))
@@ -229,6 +239,13 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
                     unbindable.insert(format!("X{}", ROUTINE_NAMES[id]));
                 }
                 continue;
+            }
+        }
+        if wrappers && !t.bind_now && SLOT_RELOCATIONS.first() == Some(&r.kind) {
+            let weak = symbols.get(r.sym).is_some_and(|s| s.st_bind() == STB_WEAK);
+            let end = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+            if let (false, Ok(name)) = (weak, CString::new(&name[..end])) {
+                lazy_imports.push(name);
             }
         }
         if let Some(rest) = name.strip_prefix(b"PMPI") {
@@ -256,6 +273,7 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
         xmpi_slots,
         unbindable,
         changes_stack,
+        lazy_imports,
         layout,
     })
 }
