@@ -13,7 +13,6 @@ use crate::image::Image;
 use crate::layout::{Layout, Table};
 use goblin::container::Ctx;
 use goblin::elf::sym::STB_WEAK;
-use once_cell::sync::Lazy;
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
 use std::collections::BTreeSet;
 use std::ffi::CString;
@@ -77,33 +76,49 @@ impl RoutineSet {
 /// Slots of [`ROUTINE_IDS`]: a power of two, over four times the routines.
 const ID_SLOTS: usize = (4 * ROUTINE_COUNT).next_power_of_two();
 
-/// Routine ids by the `gnu_hash` of their name without the `MPI_` prefix,
-/// so that one lookup serves `PMPI_X` and `XMPI_X`, hashed in the same
-/// pass that finds the name's end (a match is then checked byte for byte;
-/// no two routines' suffixes share a hash, see the tests). An open
+/// `gnu_hash` of each routine's name without the `MPI_` prefix, by
+/// routine id: one lookup in [`ROUTINE_IDS`] serves `PMPI_X` and
+/// `XMPI_X`, hashed in the same pass that finds the name's end.
+static SUFFIX_HASHES: [u32; ROUTINE_COUNT] = {
+    let mut hashes = [0; ROUTINE_COUNT];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        hashes[id] = gnu_hash(ROUTINE_NAMES[id].as_bytes().split_at("MPI_".len()).1);
+        id += 1;
+    }
+    hashes
+};
+
+/// Routine ids by [`SUFFIX_HASHES`] (a match is then checked byte for
+/// byte; no two routines' suffixes share a hash, see the tests). An open
 /// addressing table of `id + 1` (0: empty), probed linearly from the
-/// hash's low bits: building it is one store per routine, a lookup a probe
+/// hash's low bits, built when libpnmpi is compiled: a lookup is a probe
 /// or two.
-static ROUTINE_IDS: Lazy<(Box<[u16]>, Vec<u32>)> = Lazy::new(|| {
-    let hashes: Vec<u32> = ROUTINE_NAMES
-        .iter()
-        .map(|name| gnu_hash(&name.as_bytes()["MPI_".len()..]))
-        .collect();
-    let mut slots = vec![0u16; ID_SLOTS].into_boxed_slice();
-    for (id, &hash) in hashes.iter().enumerate() {
-        let mut at = hash as usize % ID_SLOTS;
+static ROUTINE_IDS: [u16; ID_SLOTS] = {
+    let mut slots = [0u16; ID_SLOTS];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        let mut at = SUFFIX_HASHES[id] as usize % ID_SLOTS;
         while slots[at] != 0 {
             at = (at + 1) % ID_SLOTS;
         }
         slots[at] = id as u16 + 1;
+        id += 1;
     }
-    (slots, hashes)
-});
+    slots
+};
 
-/// `gnu_hash` of every routine's `MPI_X` name, by routine id: computed
-/// once, used for every module.
-static ROUTINE_HASHES: Lazy<Vec<u32>> =
-    Lazy::new(|| ROUTINE_NAMES.iter().map(|n| gnu_hash(n.as_bytes())).collect());
+/// `gnu_hash` of every routine's `MPI_X` name, by routine id, to find a
+/// module's wrappers in its own hash table.
+static ROUTINE_HASHES: [u32; ROUTINE_COUNT] = {
+    let mut hashes = [0; ROUTINE_COUNT];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        hashes[id] = gnu_hash(ROUTINE_NAMES[id].as_bytes());
+        id += 1;
+    }
+    hashes
+};
 
 /// The routine whose name without `MPI_` begins `rest` and ends at its
 /// first NUL (`rest` runs on through the string table).
@@ -114,11 +129,10 @@ fn routine_id(rest: &[u8]) -> Option<usize> {
         hash = hash.wrapping_mul(33).wrapping_add(u32::from(c));
         len += 1;
     }
-    let (slots, hashes) = &*ROUTINE_IDS;
     let mut at = hash as usize % ID_SLOTS;
     let id = loop {
-        let id = usize::from(slots[at]).checked_sub(1)?;
-        if hashes[id] == hash {
+        let id = usize::from(ROUTINE_IDS[at]).checked_sub(1)?;
+        if SUFFIX_HASHES[id] == hash {
             break id;
         }
         at = (at + 1) % ID_SLOTS;
@@ -284,7 +298,7 @@ mod tests {
 
     #[test]
     fn every_routine_has_a_hash_of_its_own() {
-        let distinct: BTreeSet<u32> = ROUTINE_IDS.1.iter().copied().collect();
+        let distinct: BTreeSet<u32> = SUFFIX_HASHES.iter().copied().collect();
         assert_eq!(distinct.len(), ROUTINE_NAMES.len());
         assert!(ROUTINE_COUNT < usize::from(u16::MAX));
         for (id, name) in ROUTINE_NAMES.iter().enumerate() {
