@@ -194,6 +194,14 @@ fn relocations(bytes: &[u8], is_rela: bool, ctx: Ctx) -> impl Iterator<Item = Re
     })
 }
 
+/// `bytes` from `skip` on (none if it has fewer).
+fn after(bytes: &[u8], skip: u64) -> &[u8] {
+    usize::try_from(skip)
+        .ok()
+        .and_then(|skip| bytes.get(skip..))
+        .unwrap_or_default()
+}
+
 /// Reads the tables `layout` names from `image`, the loaded object; with
 /// `wrappers`, also which `MPI_X` it defines (a module's wrappers; a
 /// Fortran binding library's are not needed).
@@ -212,10 +220,12 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
                 format!("its relocations at {vaddr:#x} ({len} bytes) lie outside its readable segments")
             })
     };
+    // The leading `RELATIVE` relocations name no symbol: skipped.
+    let word: u64 = if ctx.container.is_big() { 8 } else { 4 };
     let tables = [
         (table(t.jmprel)?, t.plt_is_rela),
-        (table(t.rela)?, true),
-        (table(t.rel)?, false),
+        (after(table(t.rela)?, t.rela_relative * 3 * word), true),
+        (after(table(t.rel)?, t.rel_relative * 2 * word), false),
     ];
     let wraps = if wrappers {
         ROUTINE_NAMES
