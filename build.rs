@@ -13,6 +13,10 @@ fn dep(var: &str) -> PathBuf {
 
 fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libpnmpi.so");
+    // Bound at load, as with rustc's default full RELRO: the workspace's
+    // partial RELRO (.cargo/config.toml) is for the modules, which
+    // libpnmpi binds itself.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-z,now");
     // LLNL's variadic print API (src/print.rs jumps to it).
     println!("cargo:rerun-if-changed=src/print.c");
     cc::Build::new()

@@ -29,24 +29,33 @@ pub struct Hop {
     pub level: u32,
 }
 
-/// The link stacks of one routine, over every configured stack.
-#[derive(Debug, Default)]
+/// Where the link stacks of one routine lie in the table's two arrays,
+/// over every configured stack.
+#[derive(Clone, Copy, Debug, Default)]
 struct Stack {
-    hops: Box<[Hop]>,
-    /// `first_below[l]`: index in `hops` of the next wrapper below level
-    /// `l` in `l`'s own stack, or `NONE`. Dense over all levels so that
-    /// finding the next layer is two loads, whatever the depth; this is the
-    /// M * N term of the memory model.
-    first_below: Box<[u32]>,
+    /// Its hops: `hops[hops_at .. hops_at + depth]`.
+    hops_at: u32,
+    depth: u32,
+    /// `first_below[below_at + l]`: index in `hops` of the next wrapper
+    /// below level `l` in `l`'s own stack, or `NONE`; `levels` entries, or
+    /// none (`below_at` is `NONE`) for a routine no module wraps. Dense
+    /// over all levels so that finding the next layer is two loads,
+    /// whatever the depth; this is the M * N term of the memory model.
+    below_at: u32,
 }
 
 const NONE: u32 = u32::MAX;
 
 /// Link stacks of every routine, indexed by routine id (a fixed-size
 /// array, so that indexing by a routine's constant id needs no check).
+/// Every routine's hops and levels share one array each: building the
+/// table allocates twice, not twice per wrapped routine.
 #[derive(Debug)]
 pub struct Table {
     stacks: Box<[Stack; ROUTINE_COUNT]>,
+    hops: Box<[Hop]>,
+    first_below: Box<[u32]>,
+    levels: usize,
 }
 
 // SAFETY: the table holds code addresses of loaded modules, which stay
@@ -69,59 +78,71 @@ impl Table {
     /// Builds every routine's link stacks; `levels` bounds every level and
     /// top used in `stacks`. Each member's wrappers are sorted by routine
     /// id (as the loader lists them), so one cursor per member walks them
-    /// all in one pass over the routines, and each wrapped routine's two
-    /// slices are allocated once, at their final size.
+    /// all in one pass over the routines, appending each wrapped routine's
+    /// hops and levels to the table's two arrays.
     pub fn build(levels: usize, stacks: &[StackLayout]) -> Table {
         let mut cursors: Vec<Vec<usize>> = stacks.iter().map(|s| vec![0; s.members.len()]).collect();
-        // The hops of the routine being built, by stack: (start, end) in `hops`.
+        // The hops of the routine being built, by stack: (start, end) in
+        // `hops`, from the routine's first hop.
         let mut spans = vec![(0usize, 0usize); stacks.len()];
         let mut hops = Vec::new();
-        let stacks_of_routines: Box<[Stack]> = (0..ROUTINE_COUNT)
-            .map(|id| {
-                hops.clear();
-                for ((stack, cursors), span) in stacks.iter().zip(&mut cursors).zip(&mut spans) {
-                    span.0 = hops.len();
-                    for (&(level, wraps), at) in stack.members.iter().zip(cursors.iter_mut()) {
-                        while let Some(&(wrapped, func)) = wraps.get(*at).filter(|w| w.0 <= id) {
-                            *at += 1;
-                            if wrapped == id {
-                                hops.push(Hop { func, level });
-                            }
+        let mut first_below = Vec::new();
+        let mut routines = Box::new([Stack::default(); ROUTINE_COUNT]);
+        for (id, routine) in routines.iter_mut().enumerate() {
+            let hops_at = hops.len();
+            for ((stack, cursors), span) in stacks.iter().zip(&mut cursors).zip(&mut spans) {
+                span.0 = hops.len() - hops_at;
+                for (&(level, wraps), at) in stack.members.iter().zip(cursors.iter_mut()) {
+                    while let Some(&(wrapped, func)) = wraps.get(*at).filter(|w| w.0 <= id) {
+                        *at += 1;
+                        if wrapped == id {
+                            hops.push(Hop { func, level });
                         }
                     }
-                    span.1 = hops.len();
                 }
-                if hops.is_empty() {
-                    return Stack::default();
-                }
-                let mut first_below = vec![NONE; levels].into_boxed_slice();
-                for (stack, &(start, end)) in stacks.iter().zip(&spans) {
-                    let own = &hops[start..end];
-                    // A named stack's top is numbered after every module;
-                    // entering at the top always reaches its first member.
-                    first_below[stack.top as usize] = if own.is_empty() { NONE } else { start as u32 };
-                    // Members and their hops both go down the chain, so one
-                    // walk finds the first hop below each member.
-                    let mut below = 0;
-                    for &(level, _) in &stack.members {
-                        while below < own.len() && own[below].level <= level {
-                            below += 1;
-                        }
-                        first_below[level as usize] = if below < own.len() {
-                            (start + below) as u32
-                        } else {
-                            NONE
-                        };
+                span.1 = hops.len() - hops_at;
+            }
+            if hops.len() == hops_at {
+                *routine = Stack {
+                    hops_at: 0,
+                    depth: 0,
+                    below_at: NONE,
+                };
+                continue;
+            }
+            let below_at = first_below.len();
+            first_below.resize(below_at + levels, NONE);
+            let below = &mut first_below[below_at..];
+            for (stack, &(start, end)) in stacks.iter().zip(&spans) {
+                let own = &hops[hops_at + start..hops_at + end];
+                // A named stack's top is numbered after every module;
+                // entering at the top always reaches its first member.
+                below[stack.top as usize] = if own.is_empty() { NONE } else { start as u32 };
+                // Members and their hops both go down the chain, so one
+                // walk finds the first hop below each member.
+                let mut next = 0;
+                for &(level, _) in &stack.members {
+                    while next < own.len() && own[next].level <= level {
+                        next += 1;
                     }
+                    below[level as usize] = if next < own.len() {
+                        (start + next) as u32
+                    } else {
+                        NONE
+                    };
                 }
-                Stack {
-                    hops: hops.as_slice().into(),
-                    first_below,
-                }
-            })
-            .collect();
+            }
+            *routine = Stack {
+                hops_at: hops_at as u32,
+                depth: (hops.len() - hops_at) as u32,
+                below_at: below_at as u32,
+            };
+        }
         Table {
-            stacks: stacks_of_routines.try_into().expect("one stack per routine"),
+            stacks: routines,
+            hops: hops.into(),
+            first_below: first_below.into(),
+            levels,
         }
     }
 
@@ -129,14 +150,20 @@ impl Table {
     /// native routine.
     #[inline(always)]
     pub fn next(&self, id: usize, from: u32) -> Option<Hop> {
-        let stack = &self.stacks[id];
-        let index = *stack.first_below.get(from as usize)?;
-        stack.hops.get(index as usize).copied()
+        let stack = self.stacks[id];
+        if stack.below_at == NONE || from as usize >= self.levels {
+            return None;
+        }
+        let index = *self.first_below.get(stack.below_at as usize + from as usize)?;
+        if index == NONE {
+            return None;
+        }
+        self.hops.get(stack.hops_at as usize + index as usize).copied()
     }
 
     /// How many modules wrap routine `id`, over all stacks.
     pub fn depth(&self, id: usize) -> usize {
-        self.stacks[id].hops.len()
+        self.stacks[id].depth as usize
     }
 }
 

@@ -494,6 +494,24 @@ fn modules_built_with_any_relro_lazy_no_plt_or_hash_option_are_bound_directly() 
     assert_callers(&run, want);
 }
 
+/// The bundled Rust modules are linked for lazy binding (partial RELRO,
+/// calls through a PLT: .cargo/config.toml), so that ld.so leaves the
+/// `XMPI_` slots libpnmpi binds itself; libpnmpi stays bound at load.
+#[test]
+fn bundled_modules_call_xmpi_through_lazily_bound_plt_slots() {
+    let tracer = target_dir().join("libtracer.so");
+    let flags = |lib: &Path| {
+        readelf("-d", lib)
+            .lines()
+            .filter(|l| l.contains("FLAGS") || l.contains("BIND_NOW"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(!flags(&tracer).contains("NOW"), "{}", flags(&tracer));
+    assert_eq!(relocations_of(&tracer, "XMPI_Send"), ["R_X86_64_JUMP_SLOT"]);
+    assert!(flags(&libpnmpi()).contains("NOW"), "{}", flags(&libpnmpi()));
+}
+
 #[test]
 fn an_import_of_a_routine_the_module_does_not_wrap_goes_to_the_next_wrapper_or_mpi() {
     // S's Send wrapper calls XMPI_Comm_size; S does not wrap Comm_size.

@@ -21,6 +21,7 @@
 //! CALLGRIND_APPS=deep cargo test ...   # some of: deep, lammps, fortran, cg, self
 //! CALLGRIND_TOOLS=checker cargo test ...   # some of: tracer, tracer-nosites (`argument sites off`), profiler, checker
 //! MPIP_LIB=/path/libmpiP.so cargo test ...   # also under LLNL's mpiP
+//! CALLGRIND_KEEP=/tmp/cg cargo test ...   # keeps the callgrind files there
 //! ```
 //!
 //! With `MPIP_LIB`, each program also runs under mpiP (preloaded, as its
@@ -340,7 +341,47 @@ fn run(app: &App, conf: Under, long: bool) -> Result<Measured, String> {
     if let Under::Preload(lib) = conf {
         check_mpip_report(case.dir(), lib, measured.tool_calls);
     }
+    keep(case.dir(), app, conf, long);
     Ok(measured)
+}
+
+/// With `CALLGRIND_KEEP=folder`, copies a run's callgrind files there
+/// (`<program>.<tool>.<short|long>.cg.<rank>[.<part>]`), to read them with
+/// `callgrind_annotate --inclusive=yes` after the run's folder is gone.
+fn keep(dir: &Path, app: &App, conf: Under, long: bool) {
+    let Some(to) = std::env::var_os("CALLGRIND_KEEP").map(PathBuf::from) else {
+        return;
+    };
+    std::fs::create_dir_all(&to).expect("CALLGRIND_KEEP folder");
+    let under = match conf {
+        Under::Native => "native".to_string(),
+        Under::Chain(conf) => conf
+            .split_whitespace()
+            .nth(1)
+            .and_then(|m| Path::new(m).file_stem()?.to_str().map(String::from))
+            .map(|m| {
+                if conf.contains("sites off") {
+                    m + "-nosites"
+                } else {
+                    m
+                }
+            })
+            .unwrap_or_else(|| "chain".into()),
+        Under::Preload(_) => "mpip".to_string(),
+    };
+    let program = app.exe.file_name().and_then(|n| n.to_str()).unwrap_or("app");
+    let length = if long { "long" } else { "short" };
+    for entry in std::fs::read_dir(dir)
+        .expect("case folder")
+        .filter_map(Result::ok)
+    {
+        let name = entry.file_name();
+        let name = name.to_str().unwrap_or("");
+        if name.starts_with("cg.") {
+            let copy = to.join(format!("{program}.{under}.{length}.{name}"));
+            std::fs::copy(entry.path(), &copy).unwrap_or_else(|e| panic!("{}: {e}", copy.display()));
+        }
+    }
 }
 
 /// mpiP writes its report (`<app>.2.<pid>.1.mpiP`, call sites with file

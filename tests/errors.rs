@@ -93,6 +93,22 @@ fn a_module_calling_a_missing_function_loads_lazily_and_warns() {
     );
 }
 
+/// A module that calls an MPI routine no library defines was built
+/// against another MPI: the load stops and names it, whether the module
+/// was linked to be bound at load or lazily (then libpnmpi looks its
+/// imports up itself).
+#[test]
+fn a_module_calling_a_missing_mpi_routine_stops_however_it_was_linked() {
+    for (name, flag) in [("lazympinow", "-Wl,-z,now"), ("lazympilazy", "-Wl,-z,lazy")] {
+        module_with_flags("lazy", name, &["MISSING_MPI"], &[flag]);
+        let mut case = Case::new();
+        case.conf(&format!("module {name}\n"));
+        let err = stopped(&case);
+        assert!(err.contains(&format!("module `{name}`")), "{err}");
+        assert!(err.contains("undefined symbol: PMPI_Pnmpi_test_routine"), "{err}");
+    }
+}
+
 #[test]
 fn pnmpi_conf_naming_a_missing_file_is_an_error() {
     let mut case = Case::new();

@@ -1,10 +1,15 @@
 /* A module that calls a function no library defines, on one path only
  * (MPI_Barrier), as binary tools built without an optional part do:
  * libpnmpi loads it with lazy binding and warns; a program that never
- * takes the path runs. */
+ * takes the path runs. With MISSING_MPI the function is an MPI routine
+ * no library defines (a module built against another MPI): the load
+ * stops. */
 #include <mpi.h>
 #include <xmpi.h>
 
+#ifdef MISSING_MPI
+#define pnmpi_test_function_that_does_not_exist PMPI_Pnmpi_test_routine
+#endif
 void pnmpi_test_function_that_does_not_exist(void);
 
 int MPI_Barrier(MPI_Comm comm)

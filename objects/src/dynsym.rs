@@ -11,10 +11,16 @@ use goblin::elf::sym::Sym;
 use scroll::ctx::SizeWith;
 use scroll::Pread;
 
-/// The hash function of `DT_GNU_HASH` tables (djb2).
-pub fn gnu_hash(name: &[u8]) -> u32 {
-    name.iter()
-        .fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)))
+/// The hash function of `DT_GNU_HASH` tables (djb2); `const`, so that
+/// the routine table's hashes are computed when libpnmpi is compiled.
+pub const fn gnu_hash(name: &[u8]) -> u32 {
+    let mut hash = 5381u32;
+    let mut at = 0;
+    while at < name.len() {
+        hash = hash.wrapping_mul(33).wrapping_add(name[at] as u32);
+        at += 1;
+    }
+    hash
 }
 
 /// The hash function of SysV `DT_HASH` tables.

@@ -12,9 +12,10 @@ use crate::dynsym::{gnu_hash, DynSymbols};
 use crate::image::Image;
 use crate::layout::{Layout, Table};
 use goblin::container::Ctx;
-use once_cell::sync::Lazy;
+use goblin::elf::sym::STB_WEAK;
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
 use std::collections::BTreeSet;
+use std::ffi::CString;
 
 /// What a module's file says about it.
 #[derive(Debug)]
@@ -38,6 +39,12 @@ pub struct FileInfo {
     pub unbindable: BTreeSet<String>,
     /// Does it call `PNMPI_Service_ChangeStack`?
     pub changes_stack: bool,
+    /// In a module's file (when [`read`] was asked for its wrappers) linked
+    /// for lazy binding, the functions it imports through
+    /// its PLT other than the `XMPI_` routines libpnmpi defines (and weak
+    /// ones): what the dynamic loader would have looked up at a `-z now`
+    /// load, which the loader checks for itself (see its `open`).
+    pub lazy_imports: Vec<CString>,
     /// Where its segments and tables are, from its headers.
     pub layout: Layout,
 }
@@ -69,33 +76,49 @@ impl RoutineSet {
 /// Slots of [`ROUTINE_IDS`]: a power of two, over four times the routines.
 const ID_SLOTS: usize = (4 * ROUTINE_COUNT).next_power_of_two();
 
-/// Routine ids by the `gnu_hash` of their name without the `MPI_` prefix,
-/// so that one lookup serves `PMPI_X` and `XMPI_X`, hashed in the same
-/// pass that finds the name's end (a match is then checked byte for byte;
-/// no two routines' suffixes share a hash, see the tests). An open
+/// `gnu_hash` of each routine's name without the `MPI_` prefix, by
+/// routine id: one lookup in [`ROUTINE_IDS`] serves `PMPI_X` and
+/// `XMPI_X`, hashed in the same pass that finds the name's end.
+static SUFFIX_HASHES: [u32; ROUTINE_COUNT] = {
+    let mut hashes = [0; ROUTINE_COUNT];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        hashes[id] = gnu_hash(ROUTINE_NAMES[id].as_bytes().split_at("MPI_".len()).1);
+        id += 1;
+    }
+    hashes
+};
+
+/// Routine ids by [`SUFFIX_HASHES`] (a match is then checked byte for
+/// byte; no two routines' suffixes share a hash, see the tests). An open
 /// addressing table of `id + 1` (0: empty), probed linearly from the
-/// hash's low bits: building it is one store per routine, a lookup a probe
+/// hash's low bits, built when libpnmpi is compiled: a lookup is a probe
 /// or two.
-static ROUTINE_IDS: Lazy<(Box<[u16]>, Vec<u32>)> = Lazy::new(|| {
-    let hashes: Vec<u32> = ROUTINE_NAMES
-        .iter()
-        .map(|name| gnu_hash(&name.as_bytes()["MPI_".len()..]))
-        .collect();
-    let mut slots = vec![0u16; ID_SLOTS].into_boxed_slice();
-    for (id, &hash) in hashes.iter().enumerate() {
-        let mut at = hash as usize % ID_SLOTS;
+static ROUTINE_IDS: [u16; ID_SLOTS] = {
+    let mut slots = [0u16; ID_SLOTS];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        let mut at = SUFFIX_HASHES[id] as usize % ID_SLOTS;
         while slots[at] != 0 {
             at = (at + 1) % ID_SLOTS;
         }
         slots[at] = id as u16 + 1;
+        id += 1;
     }
-    (slots, hashes)
-});
+    slots
+};
 
-/// `gnu_hash` of every routine's `MPI_X` name, by routine id: computed
-/// once, used for every module.
-static ROUTINE_HASHES: Lazy<Vec<u32>> =
-    Lazy::new(|| ROUTINE_NAMES.iter().map(|n| gnu_hash(n.as_bytes())).collect());
+/// `gnu_hash` of every routine's `MPI_X` name, by routine id, to find a
+/// module's wrappers in its own hash table.
+static ROUTINE_HASHES: [u32; ROUTINE_COUNT] = {
+    let mut hashes = [0; ROUTINE_COUNT];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        hashes[id] = gnu_hash(ROUTINE_NAMES[id].as_bytes());
+        id += 1;
+    }
+    hashes
+};
 
 /// The routine whose name without `MPI_` begins `rest` and ends at its
 /// first NUL (`rest` runs on through the string table).
@@ -106,11 +129,10 @@ fn routine_id(rest: &[u8]) -> Option<usize> {
         hash = hash.wrapping_mul(33).wrapping_add(u32::from(c));
         len += 1;
     }
-    let (slots, hashes) = &*ROUTINE_IDS;
     let mut at = hash as usize % ID_SLOTS;
     let id = loop {
-        let id = usize::from(slots[at]).checked_sub(1)?;
-        if hashes[id] == hash {
+        let id = usize::from(ROUTINE_IDS[at]).checked_sub(1)?;
+        if SUFFIX_HASHES[id] == hash {
             break id;
         }
         at = (at + 1) % ID_SLOTS;
@@ -118,7 +140,8 @@ fn routine_id(rest: &[u8]) -> Option<usize> {
     (ROUTINE_NAMES[id].as_bytes()["MPI_".len()..] == rest[..len]).then_some(id)
 }
 
-/// Relocation types that fill a GOT slot with a function's address.
+/// Relocation types that fill a GOT slot with a function's address (the
+/// PLT's first).
 #[cfg(target_arch = "x86_64")]
 const SLOT_RELOCATIONS: [u32; 2] = [
     goblin::elf::reloc::R_X86_64_JUMP_SLOT,
@@ -171,6 +194,14 @@ fn relocations(bytes: &[u8], is_rela: bool, ctx: Ctx) -> impl Iterator<Item = Re
     })
 }
 
+/// `bytes` from `skip` on (none if it has fewer).
+fn after(bytes: &[u8], skip: u64) -> &[u8] {
+    usize::try_from(skip)
+        .ok()
+        .and_then(|skip| bytes.get(skip..))
+        .unwrap_or_default()
+}
+
 /// Reads the tables `layout` names from `image`, the loaded object; with
 /// `wrappers`, also which `MPI_X` it defines (a module's wrappers; a
 /// Fortran binding library's are not needed).
@@ -189,10 +220,12 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
                 format!("its relocations at {vaddr:#x} ({len} bytes) lie outside its readable segments")
             })
     };
+    // The leading `RELATIVE` relocations name no symbol: skipped.
+    let word: u64 = if ctx.container.is_big() { 8 } else { 4 };
     let tables = [
         (table(t.jmprel)?, t.plt_is_rela),
-        (table(t.rela)?, true),
-        (table(t.rel)?, false),
+        (after(table(t.rela)?, t.rela_relative * 3 * word), true),
+        (after(table(t.rel)?, t.rel_relative * 2 * word), false),
     ];
     let wraps = if wrappers {
         ROUTINE_NAMES
@@ -212,6 +245,7 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
     let mut pmpi_slots = Vec::new();
     let mut pmpi_unknown = BTreeSet::new();
     let mut changes_stack = false;
+    let mut lazy_imports = Vec::new();
     let relocs = tables
         .iter()
         .flat_map(|&(bytes, is_rela)| relocations(bytes, is_rela, ctx))
@@ -229,6 +263,13 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
                     unbindable.insert(format!("X{}", ROUTINE_NAMES[id]));
                 }
                 continue;
+            }
+        }
+        if wrappers && !t.bind_now && SLOT_RELOCATIONS.first() == Some(&r.kind) {
+            let weak = symbols.get(r.sym).is_some_and(|s| s.st_bind() == STB_WEAK);
+            let end = name.iter().position(|&c| c == 0).unwrap_or(name.len());
+            if let (false, Ok(name)) = (weak, CString::new(&name[..end])) {
+                lazy_imports.push(name);
             }
         }
         if let Some(rest) = name.strip_prefix(b"PMPI") {
@@ -256,6 +297,7 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
         xmpi_slots,
         unbindable,
         changes_stack,
+        lazy_imports,
         layout,
     })
 }
@@ -266,7 +308,7 @@ mod tests {
 
     #[test]
     fn every_routine_has_a_hash_of_its_own() {
-        let distinct: BTreeSet<u32> = ROUTINE_IDS.1.iter().copied().collect();
+        let distinct: BTreeSet<u32> = SUFFIX_HASHES.iter().copied().collect();
         assert_eq!(distinct.len(), ROUTINE_NAMES.len());
         assert!(ROUTINE_COUNT < usize::from(u16::MAX));
         for (id, name) in ROUTINE_NAMES.iter().enumerate() {

@@ -52,8 +52,17 @@ pub struct Tables {
     pub jmprel: Table,
     /// Are the PLT relocations `RELA` (else `REL`)?
     pub plt_is_rela: bool,
+    /// How many `RELATIVE` relocations (no symbol) lead the `RELA` and the
+    /// `REL` table (`DT_RELACOUNT`, `DT_RELCOUNT`): most of a module's,
+    /// skipped unread.
+    pub rela_relative: u64,
+    pub rel_relative: u64,
     pub gnu_hash: Option<u64>,
     pub hash: Option<u64>,
+    /// Was it linked to be bound at load (`-z now`: `DF_BIND_NOW`,
+    /// `DF_1_NOW` or `DT_BIND_NOW`)? Else it was linked for lazy binding,
+    /// and libpnmpi opens it so (see the loader's `open`).
+    pub bind_now: bool,
 }
 
 /// What the headers of a module's file say.
@@ -154,6 +163,11 @@ fn tables(bytes: &[u8], ctx: Ctx) -> Result<Tables, String> {
             dynamic::DT_PLTREL => t.plt_is_rela = d.d_val == dynamic::DT_RELA,
             dynamic::DT_GNU_HASH => t.gnu_hash = Some(d.d_val),
             dynamic::DT_HASH => t.hash = Some(d.d_val),
+            dynamic::DT_RELACOUNT => t.rela_relative = d.d_val,
+            dynamic::DT_RELCOUNT => t.rel_relative = d.d_val,
+            dynamic::DT_BIND_NOW => t.bind_now = true,
+            dynamic::DT_FLAGS => t.bind_now |= d.d_val & dynamic::DF_BIND_NOW != 0,
+            dynamic::DT_FLAGS_1 => t.bind_now |= d.d_val & dynamic::DF_1_NOW != 0,
             _ => {}
         }
     }

@@ -236,16 +236,19 @@ pub fn load(config: &Config, dirs: &[PathBuf]) -> Result<Vec<Module>, Error> {
                     None => copied.insert(mapped_bytes(&path, file.layout.loaded_bytes).map_err(fail)?),
                 };
                 let before = deps::loads();
-                let object = Object::open(&path, Some(bytes)).map_err(fail)?;
+                let lazy = !file.layout.tables.bind_now;
+                let mut object = Object::open(&path, Some(bytes), lazy).map_err(fail)?;
+                object.check_imports(&path, &file.lazy_imports).map_err(fail)?;
                 (object, Arc::clone(file), deps::helpers_calling_xmpi(before))
             }
             None => {
                 let layout = layout::read(&path).map_err(fail)?;
                 let before = deps::loads();
-                let object = Object::open(&path, None).map_err(fail)?;
+                let mut object = Object::open(&path, None, !layout.tables.bind_now).map_err(fail)?;
                 let helpers = deps::helpers_calling_xmpi(before);
                 let segments = layout.segments.clone();
                 let file = Arc::new(inspect::read(layout, &object.image(&segments), true).map_err(fail)?);
+                object.check_imports(&path, &file.lazy_imports).map_err(fail)?;
                 seen.insert(identity, (Arc::clone(&file), None));
                 (object, file, helpers)
             }

@@ -6,7 +6,7 @@
 use libloading::os::unix::{Library, RTLD_LAZY, RTLD_LOCAL, RTLD_NOW};
 use pnmpi_objects::image::Image;
 use pnmpi_objects::layout::Segment;
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub struct Object {
     /// Keeps the module mapped.
     _library: Library,
+    /// Its dlopen handle, for [`Object::check_imports`].
+    handle: *mut libc::c_void,
     /// Where the file's address 0 is in memory (`l_addr`).
     base: usize,
     /// Why binding every import at load failed, when the module was then
@@ -25,14 +27,18 @@ impl Object {
     /// Opens `path` with `RTLD_NOW | RTLD_LOCAL`: every import is resolved
     /// now (so a missing one is known here, not mid-run), and the module's own
     /// `MPI_X` definitions stay out of the global scope; a module with
-    /// imports nothing defines is then opened as [`open_path`] says. With `private`, a
+    /// imports nothing defines is then opened as [`open_path`] says. With
+    /// `lazy` (the file was linked for lazy binding), it is opened with
+    /// `RTLD_LAZY`: the dynamic loader then leaves its PLT slots, among them
+    /// the few hundred `XMPI_` ones that direct binding writes anyway, and
+    /// [`Object::check_imports`] looks up the others. With `private`, a
     /// copy of the file (`private`: the bytes the loader maps) is opened
     /// instead, so that a module listed twice gets its own state, as it
     /// would if linked twice.
-    pub fn open(path: &Path, private: Option<&[u8]>) -> Result<Object, String> {
+    pub fn open(path: &Path, private: Option<&[u8]>, lazy: bool) -> Result<Object, String> {
         let (library, unresolved) = match private {
-            Some(bytes) => open_private_copy(path, bytes)?,
-            None => open_path(path)?,
+            Some(bytes) => open_private_copy(path, bytes, lazy)?,
+            None => open_path(path, lazy)?,
         };
         let mut link_map: *mut libc::c_void = std::ptr::null_mut();
         let handle = library.into_raw();
@@ -48,9 +54,37 @@ impl Object {
         let base = unsafe { *link_map.cast::<usize>() };
         Ok(Object {
             _library: library,
+            handle,
             base,
             unresolved,
         })
+    }
+
+    /// Looks up each of `imports` (the PLT imports of a module opened
+    /// lazily, but its `XMPI_` routines) as the dynamic loader would have at
+    /// a `-z now` load, in the global scope and then the module's own: the
+    /// first one defined nowhere stops the load if it names an MPI routine
+    /// (a module built against another MPI), else it is kept for the
+    /// warning, as [`open_path`] does.
+    pub fn check_imports(&mut self, path: &Path, imports: &[CString]) -> Result<(), String> {
+        let defined = |name: &CString| {
+            // SAFETY: dlsym only reads the loaded objects' symbol tables;
+            // `handle` is this module's handle, open while `_library` is,
+            // and `name` a C string.
+            unsafe {
+                !libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()).is_null()
+                    || !libc::dlsym(self.handle, name.as_ptr()).is_null()
+            }
+        };
+        let Some(name) = imports.iter().find(|name| !defined(name)) else {
+            return Ok(());
+        };
+        let e = format!("{}: undefined symbol: {}", path.display(), name.to_string_lossy());
+        if names_an_mpi_routine(&e) {
+            return Err(e);
+        }
+        self.unresolved = Some(e);
+        Ok(())
     }
 
     /// The loaded object's `segments` (its file's), to read its tables.
@@ -84,13 +118,14 @@ impl Object {
 /// build provides (ReMPI's "lite" build imports its CDC encoder's), and
 /// they run as long as those paths are not taken. The first failure's
 /// text comes back, for a warning.
-fn open_path(path: &Path) -> Result<(Library, Option<String>), String> {
+fn open_path(path: &Path, lazy: bool) -> Result<(Library, Option<String>), String> {
+    let binding = if lazy { RTLD_LAZY } else { RTLD_NOW };
     // SAFETY: loading a module runs its initialisers; that is what the user
     // asked for by listing it.
-    let now = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| e.to_string());
+    let now = unsafe { Library::open(Some(path), binding | RTLD_LOCAL) }.map_err(|e| e.to_string());
     match now {
         Ok(library) => Ok((library, None)),
-        Err(e) if e.contains("undefined symbol") && !names_an_mpi_routine(&e) => {
+        Err(e) if !lazy && e.contains("undefined symbol") && !names_an_mpi_routine(&e) => {
             // SAFETY: as above; the same file, lazily bound.
             let lazy = unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_LOCAL) };
             lazy.map(|library| (library, Some(e.clone()))).map_err(|_| e)
@@ -116,7 +151,7 @@ fn names_an_mpi_routine(dlerror: &str) -> bool {
 /// written (not the debug information), into memory-backed `/dev/shm` when
 /// it allows code, and the file is removed once loaded (the mapping keeps
 /// it alive).
-fn open_private_copy(path: &Path, bytes: &[u8]) -> Result<(Library, Option<String>), String> {
+fn open_private_copy(path: &Path, bytes: &[u8], lazy: bool) -> Result<(Library, Option<String>), String> {
     let base = path.file_name().unwrap_or_default().to_string_lossy();
     static COPIES: AtomicUsize = AtomicUsize::new(0);
     let mut last = String::new();
@@ -130,7 +165,7 @@ fn open_private_copy(path: &Path, bytes: &[u8]) -> Result<(Library, Option<Strin
             .and_then(|mut f| std::io::Write::write_all(&mut f, bytes));
         let opened = written
             .map_err(|e| format!("cannot make a private copy at {}: {e}", copy.display()))
-            .and_then(|_| open_path(&copy));
+            .and_then(|_| open_path(&copy, lazy));
         let _ = std::fs::remove_file(&copy);
         match opened {
             Ok(library) => return Ok(library),

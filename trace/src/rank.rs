@@ -65,9 +65,11 @@ pub struct MpiValues {
     pub root: i64,
 }
 
-/// A rank file's header.
+/// A rank file's header. Its routine names are `R`: owned when read from
+/// a file, the routine table's own `&'static str` when the tracer writes
+/// one (no string made per routine at start-up).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RankHeader {
+pub struct RankHeader<R = String> {
     /// Rank in `MPI_COMM_WORLD`.
     pub rank: u32,
     /// Size of `MPI_COMM_WORLD`.
@@ -87,10 +89,10 @@ pub struct RankHeader {
     /// The MPI's handles and constants.
     pub values: MpiValues,
     /// Routine names; an event's routine code indexes this table.
-    pub routines: Vec<String>,
+    pub routines: Vec<R>,
 }
 
-impl RankHeader {
+impl<R: AsRef<str>> RankHeader<R> {
     /// The header body.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + 24 * self.routines.len());
@@ -116,7 +118,7 @@ impl RankHeader {
         }
         varint::push(&mut out, self.routines.len() as u64);
         for r in &self.routines {
-            varint::push_str(&mut out, r);
+            varint::push_str(&mut out, r.as_ref());
         }
         out
     }
@@ -125,7 +127,9 @@ impl RankHeader {
     pub fn prologue(&self) -> Vec<u8> {
         container::prologue(Kind::Rank, &self.encode())
     }
+}
 
+impl RankHeader {
     pub(crate) fn decode(c: &mut Cursor<'_>) -> Result<RankHeader, Malformed> {
         let rank = c.u32()?;
         let world_size = c.u32()?;

@@ -28,6 +28,7 @@ mod clock;
 mod config;
 mod profile;
 mod report;
+mod row;
 mod state;
 mod svg;
 

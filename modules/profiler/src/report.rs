@@ -8,6 +8,7 @@
 
 use crate::config::{Bins, Config};
 use crate::profile::{RankProfile, Routine, Site, Stats};
+use crate::row::Row;
 use crate::svg::{self, Panel};
 use pnmpi_sdk::fixed::Fixed;
 use pnmpi_sdk::{native, Comm};
@@ -432,14 +433,12 @@ impl<'a> Report<'a> {
         );
         let (mut app, mut mpi) = (0.0, 0.0);
         for m in &self.mpi_time {
-            let _ = writeln!(
-                t,
-                "{:>4} {:>12} {:>12} {:>8}",
-                m.rank,
-                Fixed(m.app_s, 6),
-                Fixed(m.mpi_s, 6),
-                Fixed(m.mpi_percent, 2)
-            );
+            Row::new(t)
+                .right(m.rank, 4)
+                .right(Fixed(m.app_s, 6), 12)
+                .right(Fixed(m.mpi_s, 6), 12)
+                .right(Fixed(m.mpi_percent, 2), 8)
+                .end();
             app += m.app_s;
             mpi += m.mpi_s;
         }
@@ -461,17 +460,15 @@ impl<'a> Report<'a> {
             "Task", "Wall", "Comp", "Comm", "Comp+Comm", "Error(%)"
         );
         for a in &self.accuracy {
-            let _ = writeln!(
-                t,
-                "{:>4} {:>14} {:>14} {:>14} {:>14} {:>10}  {}",
-                a.rank,
-                Fixed(a.wall_s, 9),
-                Fixed(a.comp_s, 9),
-                Fixed(a.comm_s, 9),
-                Fixed(a.comp_s + a.comm_s, 9),
-                Fixed(a.error_percent, 6),
-                if a.within { "yes" } else { "NO" }
-            );
+            Row::new(t)
+                .right(a.rank, 4)
+                .right(Fixed(a.wall_s, 9), 14)
+                .right(Fixed(a.comp_s, 9), 14)
+                .right(Fixed(a.comm_s, 9), 14)
+                .right(Fixed(a.comp_s + a.comm_s, 9), 14)
+                .right(Fixed(a.error_percent, 6), 10)
+                .then(if a.within { "  yes" } else { "  NO" })
+                .end();
         }
         let failed = self.accuracy.iter().filter(|a| !a.within).count();
         let _ = writeln!(
@@ -492,17 +489,15 @@ impl<'a> Report<'a> {
         let mut sites: Vec<&CallSite> = self.callsites.iter().collect();
         sites.sort_by(|a, b| b.stats.total_s.total_cmp(&a.stats.total_s).then(a.id.cmp(&b.id)));
         for s in sites.iter().take(TOP) {
-            let _ = writeln!(
-                t,
-                "{:<20} {:>5} {:>12} {:>8} {:>8} {:>10} {:>8}",
-                short(&s.routine),
-                s.id,
-                Fixed(s.stats.total_s * 1e3, 4),
-                Fixed(s.app_percent, 2),
-                Fixed(s.mpi_percent, 2),
-                s.stats.count,
-                Fixed(s.cov, 2)
-            );
+            Row::new(t)
+                .left(short(&s.routine), 20)
+                .right(s.id, 5)
+                .right(Fixed(s.stats.total_s * 1e3, 4), 12)
+                .right(Fixed(s.app_percent, 2), 8)
+                .right(Fixed(s.mpi_percent, 2), 8)
+                .right(s.stats.count, 10)
+                .right(Fixed(s.cov, 2), 8)
+                .end();
         }
     }
 
@@ -535,16 +530,14 @@ impl<'a> Report<'a> {
         let total: u64 = sites.iter().map(|s| s.stats.bytes).sum();
         sites.sort_by(|a, b| b.stats.bytes.cmp(&a.stats.bytes).then(a.id.cmp(&b.id)));
         for s in sites.iter().take(TOP) {
-            let _ = writeln!(
-                t,
-                "{:<20} {:>5} {:>10} {:>14} {:>12} {:>8}",
-                short(&s.routine),
-                s.id,
-                s.stats.count,
-                s.stats.bytes,
-                Fixed(s.stats.bytes as f64 / s.stats.count.max(1) as f64, 1),
-                Fixed(percent(s.stats.bytes as f64, total as f64), 2)
-            );
+            Row::new(t)
+                .left(short(&s.routine), 20)
+                .right(s.id, 5)
+                .right(s.stats.count, 10)
+                .right(s.stats.bytes, 14)
+                .right(Fixed(s.stats.bytes as f64 / s.stats.count.max(1) as f64, 1), 12)
+                .right(Fixed(percent(s.stats.bytes as f64, total as f64), 2), 8)
+                .end();
         }
     }
 
@@ -561,17 +554,14 @@ impl<'a> Report<'a> {
                 None => format!("{}+{:#x}", s.object, s.offset),
             };
             let line = s.line.map_or("-".to_string(), |l| l.to_string());
-            let function = s.function.clone().unwrap_or_else(|| "?".into());
-            let _ = writeln!(
-                t,
-                "{:>4} {:>3} {:<40} {:>6} {:<28} {}",
-                s.id,
-                0,
-                place,
-                line,
-                function,
-                short(&s.routine)
-            );
+            Row::new(t)
+                .right(s.id, 4)
+                .right(0, 3)
+                .left(place, 40)
+                .right(line, 6)
+                .left(s.function.as_deref().unwrap_or("?"), 28)
+                .right(short(&s.routine), 0)
+                .end();
         }
     }
 
@@ -592,19 +582,17 @@ impl<'a> Report<'a> {
             .map(|r| (r.rank, (r.wall_s, r.comm_s)))
             .collect();
         let row = |t: &mut String, s: &CallSite, rank: String, stats: &Stats, app: f64, mpi: f64| {
-            let _ = writeln!(
-                t,
-                "{:<20} {:>5} {:>4} {:>10} {:>12} {:>12} {:>12} {:>8} {:>8}",
-                short(&s.routine),
-                s.id,
-                rank,
-                stats.count,
-                Fixed(stats.max_s * 1e3, 4),
-                Fixed(stats.mean_s() * 1e3, 4),
-                Fixed(stats.min_s * 1e3, 4),
-                Fixed(percent(stats.total_s, app), 2),
-                Fixed(percent(stats.total_s, mpi), 2)
-            );
+            Row::new(t)
+                .left(short(&s.routine), 20)
+                .right(s.id, 5)
+                .right(rank, 4)
+                .right(stats.count, 10)
+                .right(Fixed(stats.max_s * 1e3, 4), 12)
+                .right(Fixed(stats.mean_s() * 1e3, 4), 12)
+                .right(Fixed(stats.min_s * 1e3, 4), 12)
+                .right(Fixed(percent(stats.total_s, app), 2), 8)
+                .right(Fixed(percent(stats.total_s, mpi), 2), 8)
+                .end();
         };
         let mut sites: Vec<&CallSite> = self.callsites.iter().collect();
         sites.sort_by(|a, b| (short(&a.routine), a.id).cmp(&(short(&b.routine), b.id)));
@@ -649,19 +637,17 @@ impl<'a> Report<'a> {
             "Primitive", "Count", "Bytes", "Avrg"
         );
         for p in self.primitives.iter().filter(|p| p.stats.bytes > 0) {
-            let _ = writeln!(
-                t,
-                "{:<28} {:>10} {:>16} {:>14}  {}",
-                p.name,
-                p.stats.count,
-                p.stats.bytes,
-                Fixed(p.stats.bytes as f64 / p.stats.count.max(1) as f64, 1),
-                if crate::bytes::receives(&p.name) {
-                    "received"
+            Row::new(t)
+                .left(&p.name, 28)
+                .right(p.stats.count, 10)
+                .right(p.stats.bytes, 16)
+                .right(Fixed(p.stats.bytes as f64 / p.stats.count.max(1) as f64, 1), 14)
+                .then(if crate::bytes::receives(&p.name) {
+                    "  received"
                 } else {
-                    "sent"
-                }
-            );
+                    "  sent"
+                })
+                .end();
         }
     }
 
@@ -757,16 +743,14 @@ fn primitive_table(t: &mut String, rows: &[Primitive], comp: &Stats, comm: &Stat
         "Primitive", "Min(ms)", "Max(ms)", "Total(ms)", "Count", "Average(ms)"
     );
     let line = |t: &mut String, name: &str, s: &Stats| {
-        let _ = writeln!(
-            t,
-            "{:<28} {:>12} {:>12} {:>14} {:>10} {:>12}",
-            name,
-            Fixed(s.min_s * 1e3, 3),
-            Fixed(s.max_s * 1e3, 3),
-            Fixed(s.total_s * 1e3, 3),
-            s.count,
-            Fixed(s.mean_s() * 1e3, 3)
-        );
+        Row::new(t)
+            .left(name, 28)
+            .right(Fixed(s.min_s * 1e3, 3), 12)
+            .right(Fixed(s.max_s * 1e3, 3), 12)
+            .right(Fixed(s.total_s * 1e3, 3), 14)
+            .right(s.count, 10)
+            .right(Fixed(s.mean_s() * 1e3, 3), 12)
+            .end();
     };
     for p in rows {
         line(t, &p.name, &p.stats);

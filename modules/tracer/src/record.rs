@@ -134,7 +134,12 @@ unsafe impl Send for StreamPtr {}
 
 impl Run {
     /// Creates the rank file (as `rank-NNNNN.pnr.part`) with its header.
-    pub fn create(dir: PathBuf, header: &RankHeader, buffer: usize, sites: bool) -> std::io::Result<Run> {
+    pub fn create(
+        dir: PathBuf,
+        header: &RankHeader<&str>,
+        buffer: usize,
+        sites: bool,
+    ) -> std::io::Result<Run> {
         let part = rank_writer::part_path(&rank_writer::rank_path(&dir, header.rank));
         let mut file = Output::new(File::create(&part)?);
         file.write(&header.prologue(), &[])?;

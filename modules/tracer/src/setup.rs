@@ -199,10 +199,7 @@ pub fn init(start: ClockPair, clock_kind: Clock) {
             any_tag: i64::from(mpi::ANY_TAG()),
             root: i64::from(mpi::ROOT()),
         },
-        routines: pnmpi_mpi_sys::ROUTINE_NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        routines: pnmpi_mpi_sys::ROUTINE_NAMES.to_vec(),
     };
     // The folder may be on a node-local file system: every rank creates it.
     let created = std::fs::create_dir_all(&dir).and_then(|()| Run::create(dir, &header, buffer, sites));
