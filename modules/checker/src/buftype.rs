@@ -10,9 +10,10 @@
 //! type it points to (sizes are unknown there).
 //!
 //! The check is made below the call's wrapper (where its arguments are
-//! checked) and costs, on a site without debug information, the site's
-//! lookup and one probe of a table; on a site with it, once per distinct
-//! buffer, count and datatype of the site, a scan of its variables.
+//! checked) and costs the site's lookup (once per call) and one probe of
+//! a table of the checks made; a site without debug information is
+//! read once, and on a site with it, each distinct buffer, count and
+//! datatype costs a scan of its variables once.
 
 use crate::ctype::{self, CType};
 use crate::debuginfo::{Debug, Place, Var};
@@ -29,10 +30,12 @@ use pnmpi_sdk::sys::Handle;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// Slots of the table of sites known to have no variables to check.
 const BARE: usize = 256;
+/// Slots of the table of checks made (a power of two).
+const DONE: usize = 1024;
 /// Elements of the type map laid over the variable, at most.
 const MAX_CHECKED: usize = 64;
 /// How far above the wrapper's frame the calling function's frame may
@@ -42,6 +45,23 @@ const MAX_FRAMES: usize = 1 << 16;
 /// Sites without variables to check, by return address: most calls of an
 /// application built without `-g` leave after one load.
 static BARE_SITES: [AtomicUsize; BARE] = [const { AtomicUsize::new(0) }; BARE];
+
+/// Checks made, by [`key`] of their site, buffer, count and datatype, in
+/// the slot its top bits give: a call repeated in a loop (a collective's
+/// send and receive buffers alike) costs one load after its first, and
+/// no lock.
+static DONE_KEYS: [AtomicU64; DONE] = [const { AtomicU64::new(0) }; DONE];
+
+/// A nonzero hash of a check's site, buffer, count and datatype.
+fn key(ra: usize, buf: usize, count: i64, dt: u64) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    [buf as u64, count as u64, dt]
+        .into_iter()
+        .fold((ra as u64).wrapping_mul(K), |h, x| {
+            (h.rotate_left(23) ^ x).wrapping_mul(K)
+        })
+        | 1
+}
 
 /// A site with variables to check.
 struct Site {
@@ -54,8 +74,6 @@ struct Site {
     /// site's return address and to the calling function's CFA, once
     /// learned by unwinding.
     frame: Option<(usize, usize)>,
-    /// The last buffer, count and datatype checked here.
-    last: (usize, i64, u64),
 }
 
 #[derive(Default)]
@@ -74,12 +92,16 @@ pub fn check(buf: *const c_void, count: i64, dt: MPI_Datatype) {
     if buf.is_null() || count <= 0 || std::ptr::eq(buf, mpi::IN_PLACE()) {
         return;
     }
-    let Some((routine, sp)) = site::current() else {
+    let Some((routine, sp, ra)) = site::current() else {
         return;
     };
-    let ra = site::ra_of(routine, sp);
     let bare = &BARE_SITES[(ra >> 2) % BARE];
     if ra == 0 || bare.load(Relaxed) == ra {
+        return;
+    }
+    let key = key(ra, buf as usize, count, dt.bits());
+    let done = &DONE_KEYS[(key >> (64 - DONE.trailing_zeros())) as usize];
+    if done.load(Relaxed) == key {
         return;
     }
     let mut guard = STATE.lock();
@@ -88,11 +110,7 @@ pub fn check(buf: *const c_void, count: i64, dt: MPI_Datatype) {
         bare.store(ra, Relaxed);
         return;
     };
-    let key = (buf as usize, count, dt.bits());
-    if site.last == key {
-        return;
-    }
-    site.last = key;
+    done.store(key, Relaxed);
     let Some(found) = site.find(buf as usize, sp, ra) else {
         return;
     };
@@ -131,7 +149,6 @@ impl State {
                     bias,
                     vars,
                     frame: None,
-                    last: (0, 0, 0),
                 },
             );
         }

@@ -43,7 +43,7 @@ impl Here {
             sp: callsite::stack_pointer(),
             tracked: false,
         };
-        CURRENT.set((routine, here.sp));
+        CURRENT.set((routine, here.sp, 0));
         if !crate::threads::untracked() {
             here.tracked = enter(&here);
         }
@@ -64,7 +64,10 @@ impl Here {
     /// The site's return address, 0 if it cannot be placed. Call it while
     /// the wrapper runs.
     pub fn ra(&self) -> usize {
-        ra_of(self.routine, self.sp)
+        match CURRENT.get() {
+            (_, sp, ra) if sp == self.sp && ra != 0 => ra,
+            _ => ra_of(self.routine, self.sp),
+        }
     }
 
     /// The application's stack pointer at the call, and the lowest
@@ -104,22 +107,34 @@ impl Drop for Here {
 }
 
 thread_local! {
-    /// The routine and wrapper's stack pointer of this thread's call in
-    /// progress (its latest [`Here`]), for checks made below the wrapper
-    /// that name the call's site (`buftype`).
-    static CURRENT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The routine, wrapper's stack pointer and site's return address (0
+    /// until asked for) of this thread's call in progress (its latest
+    /// [`Here`]), for checks made below the wrapper that name the call's
+    /// site (`buftype`): a call with two buffers locates its site once.
+    static CURRENT: Cell<(usize, usize, usize)> = const { Cell::new((0, 0, 0)) };
 }
 
-/// This thread's call in progress: its routine and its wrapper's stack
-/// pointer, `None` outside a wrapper.
-pub fn current() -> Option<(usize, usize)> {
-    Some(CURRENT.get()).filter(|&(_, sp)| sp != 0 && sp >= callsite::stack_pointer())
+/// This thread's call in progress: its routine, its wrapper's stack
+/// pointer and its site's return address (0 if it cannot be placed),
+/// `None` outside a wrapper.
+pub fn current() -> Option<(usize, usize, usize)> {
+    // One lookup of the thread-local's address for its read and write.
+    CURRENT.with(|current| {
+        let (routine, sp, ra) = current.get();
+        if sp == 0 || sp < callsite::stack_pointer() {
+            return None;
+        }
+        if ra == 0 {
+            current.set((routine, sp, ra_of(routine, sp)));
+        }
+        Some(current.get())
+    })
 }
 
 /// The return address of the site of a call of `routine` whose wrapper's
 /// stack pointer is `sp`, 0 if it cannot be placed. Call it while that
 /// wrapper runs.
-pub fn ra_of(routine: usize, sp: usize) -> usize {
+fn ra_of(routine: usize, sp: usize) -> usize {
     let mut guard = SITES_.lock();
     let sites = guard.get_or_insert_with(|| Sites {
         table: Table::new(SITES),
