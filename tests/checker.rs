@@ -582,6 +582,31 @@ fn nas_kernels_in_c_and_fortran_run_without_a_report() {
     });
 }
 
+/// Our C++ hydrodynamics proxy (`c-tests/cxx/hydro.cpp`: a Cartesian
+/// communicator, struct, resized, vector and contiguous datatypes, a
+/// persistent halo exchange with MPI_PROC_NULL at the walls, a user-defined
+/// reduction on a struct) runs clean under the checker at 4 ranks, and
+/// computes what it computes on 1 rank without it.
+#[test]
+fn a_cxx_hydro_proxy_runs_without_a_report() {
+    let exe = cxx_program("hydro");
+    let alone = Case::new().mpirun(1, &exe, &[]);
+    alone.assert_ok();
+    let v = checked(&exe, 4, "", &[]);
+    v.run.assert_ok();
+    assert!(v.reports.is_empty(), "{:?}", v.reports);
+    assert_eq!(
+        v.run.lines("hydro: grid 96x64 on 2x2 ranks").len(),
+        1,
+        "{}",
+        v.run.stdout
+    );
+    assert_eq!(v.run.lines("hydro: verified yes").len(), 1, "{}", v.run.stdout);
+    let checksum = |run: &Run| run.lines("hydro: checksum ").first().map(|l| l.to_string());
+    assert!(checksum(&alone).is_some(), "{}", alone.stdout);
+    assert_eq!(checksum(&v.run), checksum(&alone));
+}
+
 /// Debian's hpcc and LAMMPS are built for Open MPI: under MPICH they
 /// cannot run (another ABI), and the test says so.
 fn debian_binary(path: &str, package: &str) -> Option<PathBuf> {

@@ -251,16 +251,18 @@ impl Figure {
 /// The link-stack table of `src/dispatch.rs` for N modules that each wrap
 /// `wrapped` of libpnmpi's `routines` routines, in one stack:
 ///
-/// - a `Box<Table>` (8 bytes) and its `[Stack; routines]` (32 bytes each:
-///   two boxed slices);
-/// - per wrapped routine, `first_below`: one `u32` per level, N + stacks
-///   levels (the application and the modules; a named stack adds its top);
-/// - per wrapped routine, `hops`: one 16-byte `Hop` (code address, level)
-///   per module wrapping it;
+/// - a `Box<Table>` (48 bytes: three boxed slices and the level count) and
+///   its `[Stack; routines]` (12 bytes each: where a routine's hops and
+///   levels start, and its depth);
+/// - one array of hops: one 16-byte `Hop` (code address, level) per module
+///   wrapping each wrapped routine;
+/// - one array of levels: per wrapped routine, one `u32` per level, N +
+///   stacks levels (the application and the modules; a named stack adds
+///   its top);
 /// - the cache key of the table (one `bool` per module).
 ///
 /// The suite's modules are N copies of one module, so every wrapped
-/// routine has N hops; each slice is allocated at its final size.
+/// routine has N hops; each array is allocated at its final size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TableModel {
     pub routines: u64,
@@ -269,31 +271,50 @@ pub struct TableModel {
 }
 
 impl TableModel {
-    /// Bytes the table asks malloc for with `n` modules (none without one).
-    pub fn payload(&self, n: u64) -> u64 {
+    /// The sizes of the table's allocations with `n` modules (none without
+    /// one).
+    fn requests(&self, n: u64) -> [u64; 5] {
         if n == 0 {
-            return 0;
+            return [0; 5];
         }
-        8 + 32 * self.routines + n + self.wrapped * (4 * (n + self.stacks) + 16 * n)
+        [
+            48,
+            12 * self.routines,
+            n,
+            16 * n * self.wrapped,
+            4 * (n + self.stacks) * self.wrapped,
+        ]
     }
 
-    /// Bytes malloc hands out for them: glibc rounds each request up to a
-    /// 16-byte chunk with an 8-byte header, 32 bytes at least. It is what
-    /// `mallinfo2` counts, so it is what the measurement is compared to.
+    /// Bytes the table asks malloc for with `n` modules.
+    pub fn payload(&self, n: u64) -> u64 {
+        self.requests(n).iter().sum()
+    }
+
+    /// Bytes malloc hands out for them: what `mallinfo2` counts, so it is
+    /// what the measurement is compared to.
     pub fn allocated(&self, n: u64) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        chunk(8)
-            + chunk(32 * self.routines)
-            + chunk(n)
-            + self.wrapped * (chunk(4 * (n + self.stacks)) + chunk(16 * n))
+        self.requests(n)
+            .iter()
+            .filter(|&&r| r > 0)
+            .map(|&r| chunk(r))
+            .sum()
     }
 }
 
-/// The size of glibc's x86-64 malloc chunk for a request of `n` bytes.
+/// glibc's default threshold above which x86-64 malloc maps a request.
+const MMAP_THRESHOLD: u64 = 128 * 1024;
+
+/// The size of glibc's x86-64 malloc chunk for a request of `n` bytes: up
+/// to a 16-byte chunk with an 8-byte header, 32 bytes at least, or whole
+/// pages for a request it maps.
 fn chunk(n: u64) -> u64 {
-    ((n + 8 + 15) & !15).max(32)
+    let chunk = ((n + 8 + 15) & !15).max(32);
+    if n >= MMAP_THRESHOLD {
+        (chunk + 8).div_ceil(4096) * 4096
+    } else {
+        chunk
+    }
 }
 
 /// The project's bars: α (libpnmpi with no module over native MPI), β
@@ -1189,12 +1210,15 @@ mod tests {
     #[test]
     fn the_table_model_counts_levels_hops_and_malloc_chunks() {
         assert_eq!(MODEL.payload(0), 0);
-        // 8 + 32*405 + 1 + 405 * (4*2 + 16)
-        assert_eq!(MODEL.payload(1), 8 + 12960 + 1 + 405 * 24);
-        // chunk(8) = 32, chunk(12960) = 12976, chunk(1) = 32,
-        // chunk(8) = 32 and chunk(16) = 32 per routine.
-        assert_eq!(MODEL.allocated(1), 32 + 12976 + 32 + 405 * 64);
+        assert_eq!(MODEL.allocated(0), 0);
+        // 48 + 12*405 + 1 + 16*405 + 4*2*405
+        assert_eq!(MODEL.payload(1), 48 + 4860 + 1 + 6480 + 3240);
+        // chunk(48) = 64, chunk(4860) = 4880, chunk(1) = 32,
+        // chunk(6480) = 6496, chunk(3240) = 3248.
+        assert_eq!(MODEL.allocated(1), 64 + 4880 + 32 + 6496 + 3248);
         assert_eq!((chunk(24), chunk(25), chunk(4004)), (32, 48, 4016));
+        // Mapped: whole pages.
+        assert_eq!(chunk(MMAP_THRESHOLD), 33 * 4096);
         let r = rows();
         let mut with_table = r.clone();
         with_table.push(row(

@@ -62,11 +62,22 @@ pub fn modules_dir() -> PathBuf {
 }
 
 fn run_compiler(args: &[String], what: &str) {
-    let out = Command::new(mpicc()).args(args).output().expect("mpicc runs");
+    run_compiler_of(&mpicc(), args, what)
+}
+
+/// The MPI C++ compiler wrapper of the MPI libpnmpi was built for.
+fn mpicxx() -> String {
+    mpicc().replace("mpicc", "mpicxx")
+}
+
+fn run_compiler_of(compiler: &str, args: &[String], what: &str) {
+    let out = Command::new(compiler)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{compiler} runs: {e}"));
     assert!(
         out.status.success(),
-        "building {what} failed:\n{} {}\n{}",
-        mpicc(),
+        "building {what} failed:\n{compiler} {}\n{}",
         args.join(" "),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -194,6 +205,29 @@ pub fn nas_fortran_kernel(name: &str) -> PathBuf {
 /// with libpnmpi.
 pub fn checker_program(name: &str) -> PathBuf {
     c_program("checker", name, Link::Pnmpi, "", &[])
+}
+
+/// Builds `c-tests/cxx/<name>.cpp` once, optimised, with the MPI C++
+/// compiler, linked with libpnmpi.
+pub fn cxx_program(name: &str) -> PathBuf {
+    cached(format!("c++ program {name}"), || {
+        let out = build_dir().join(name);
+        let target = s(&target_dir());
+        libpnmpi();
+        let args = vec![
+            "-O2".into(),
+            "-g".into(),
+            "-o".into(),
+            s(&out),
+            s(&c_tests().join(format!("cxx/{name}.cpp"))),
+            format!("-L{target}"),
+            "-Wl,--no-as-needed".into(),
+            "-lpnmpi".into(),
+            format!("-Wl,-rpath,{target}"),
+        ];
+        run_compiler_of(&mpicxx(), &args, name);
+        out
+    })
 }
 
 /// Builds `c-tests/<folder>/<name>.c` as `<name>-<link>-<tag>` (no tag:
@@ -632,22 +666,11 @@ pub fn traced_with(exe: &Path, np: usize, args: &[&str], env: &[(&str, &str)]) -
 /// unoptimised so that every frame is real, with the C++ wrapper of the MPI
 /// libpnmpi was built for (tests/profiler.rs, tests/callgrind.rs).
 pub fn deep_app_linked(dir: &Path, pnmpi: bool) -> PathBuf {
-    let cxx = mpicc().replace("mpicc", "mpicxx");
+    let cxx = mpicxx();
     let src = repo().join("c-tests/cxx");
     let name = if pnmpi { "deep_app" } else { "deep_app_native" };
     let (lib, app, target) = (dir.join("libdeep.so"), dir.join(name), target_dir());
-    let build = |args: Vec<String>| {
-        let out = Command::new(&cxx)
-            .args(&args)
-            .output()
-            .expect("the MPI C++ compiler runs");
-        assert!(
-            out.status.success(),
-            "{cxx} {}:\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let build = |args: Vec<String>| run_compiler_of(&cxx, &args, name);
     let s = |p: &Path| p.display().to_string();
     build(vec![
         "-O0".into(),
