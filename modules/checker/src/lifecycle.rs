@@ -138,13 +138,22 @@ fn leaks(here: &Here) {
     // A window whose ranks went out of step was reported then, and is
     // left unfreed on purpose.
     for w in crate::windows::lock().values().filter(|w| !w.broken) {
+        let by = named(w.origin.0, w.origin.1);
+        let open = w.open_epochs(crate::site::name);
+        if !open.is_empty() {
+            found.push((
+                Class::Rma,
+                "epoch-open",
+                format!(
+                    "the run ends with {} of the window created by {by} still open",
+                    open.join(" and ")
+                ),
+            ));
+        }
         found.push((
             Class::Leak,
             "window",
-            format!(
-                "the window created by {} is never freed",
-                named(w.origin.0, w.origin.1)
-            ),
+            format!("the window created by {by} is never freed"),
         ));
     }
     found.sort_by(|a, b| a.2.cmp(&b.2));

@@ -373,6 +373,16 @@ pnmpi_sdk::wrap! {
             return next!();
         };
         stale_memory(&here, &info);
+        let open = info.open_epochs(site::name);
+        if !open.is_empty() {
+            report::report(
+                Class::Rma,
+                "epoch-open",
+                here.call(),
+                &here.site(),
+                format!("the window is freed while {} is still open", open.join(" and ")),
+            );
+        }
         // Reported before the call: MPICH aborts the job in it.
         let left = info.complete(None);
         if let Some(first) = left.first() {
@@ -532,22 +542,99 @@ pnmpi_sdk::wrap! {
         synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |_| {})
     }
 
-    /// Opens an access epoch to the group.
+    /// Opens an access epoch to the group: none may be open already, nor
+    /// the active-target epoch of a fence.
     fn MPI_Win_start(group, assert, win) {
         let here = Here::new(routine::MPI_Win_start);
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        synchronize(&here, win, |_| Ok(()), || next!(), None, |w| w.started = true)
+        let ra = here.ra();
+        let checks = |w: &WinInfo| {
+            if let Some(first) = w.started {
+                return Err(rma_error(Err::RmaSync, "epoch-open", format!(
+                    "an access epoch of the window is open already: MPI_Win_start at {} was not closed by MPI_Win_complete",
+                    site::name(first)
+                )));
+            }
+            if w.in_fence_epoch() {
+                return Err(rma_error(Err::RmaSync, "start-in-fence-epoch", format!(
+                    "the access epoch starts inside the active-target epoch that MPI_Win_fence at {} opened, which no fence closed",
+                    site::name(w.fence_ra)
+                )));
+            }
+            Ok(())
+        };
+        synchronize(&here, win, checks, || next!(), None, |w| w.started = Some(ra))
     }
 
-    /// Completes every operation of the access epoch.
+    /// Completes every operation of the access epoch `MPI_Win_start`
+    /// opened.
     fn MPI_Win_complete(win) {
         let here = Here::new(routine::MPI_Win_complete);
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |w| w.started = false)
+        let checks = |w: &WinInfo| match w.started {
+            Some(_) => Ok(()),
+            None => Err(rma_error(Err::RmaSync, "not-started", "no access epoch of the window is open (MPI_Win_start) for MPI_Win_complete to close".into())),
+        };
+        synchronize(&here, win, checks, || next!(), Some(None), |w| w.started = None)
+    }
+
+    /// Opens an exposure epoch to the group: none may be open already.
+    fn MPI_Win_post(group, assert, win) {
+        let here = Here::new(routine::MPI_Win_post);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        let ra = here.ra();
+        let checks = |w: &WinInfo| match w.posted {
+            None => Ok(()),
+            Some(first) => Err(rma_error(Err::RmaSync, "epoch-open", format!(
+                "an exposure epoch of the window is open already: MPI_Win_post at {} was not closed by MPI_Win_wait",
+                site::name(first)
+            ))),
+        };
+        synchronize(&here, win, checks, || next!(), None, |w| w.posted = Some(ra))
+    }
+
+    /// Closes the exposure epoch `MPI_Win_post` opened.
+    fn MPI_Win_wait(win) {
+        let here = Here::new(routine::MPI_Win_wait);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        synchronize(&here, win, posted, || next!(), None, |w| w.posted = None)
+    }
+
+    /// Closes the exposure epoch `MPI_Win_post` opened, if the accesses
+    /// to it are done.
+    fn MPI_Win_test(win, flag) {
+        let here = Here::new(routine::MPI_Win_test);
+        if let Some(rc) = gate(&here) {
+            return rc;
+        }
+        if let Err(r) = args::out_param(flag, "flag") {
+            return r.report(&here);
+        }
+        // SAFETY: `flag` is the caller's variable (checked not null), which
+        // MPI set when the call returned success.
+        let closes = move |w: &mut WinInfo| if unsafe { *flag } != 0 { w.posted = None };
+        synchronize(&here, win, posted, || next!(), None, closes)
+    }
+}
+
+/// An exposure epoch of the window is open, for `MPI_Win_wait` or
+/// `MPI_Win_test` to close.
+fn posted(w: &WinInfo) -> Checked {
+    match w.posted {
+        Some(_) => Ok(()),
+        None => Err(rma_error(
+            Err::RmaSync,
+            "not-posted",
+            "no exposure epoch of the window is open (MPI_Win_post) to wait for".into(),
+        )),
     }
 }
 

@@ -54,8 +54,11 @@ pub struct WinInfo {
     pub lock_all: bool,
     /// The targets locked by `MPI_Win_lock`.
     pub locks: Vec<i32>,
-    /// Inside `MPI_Win_start` ... `MPI_Win_complete`.
-    pub started: bool,
+    /// Inside `MPI_Win_start` ... `MPI_Win_complete`: the start's site.
+    pub started: Option<usize>,
+    /// Inside `MPI_Win_post` ... `MPI_Win_wait` (or a successful
+    /// `MPI_Win_test`): the post's site.
+    pub posted: Option<usize>,
     /// The operations issued and not yet completed.
     pub issued: Vec<Issued>,
     /// Its ranks' fences and free went out of step (reported then): its
@@ -76,7 +79,8 @@ impl WinInfo {
             fence_ra: 0,
             lock_all: false,
             locks: Vec::new(),
-            started: false,
+            started: None,
+            posted: None,
             issued: Vec::new(),
             broken: false,
         }
@@ -85,7 +89,7 @@ impl WinInfo {
     /// Whether an access epoch to `target` is open: a fence, a lock of
     /// it or of all, or `MPI_Win_start`.
     pub fn may_access(&self, target: i32) -> bool {
-        self.fenced || self.lock_all || self.started || self.locks.contains(&target)
+        self.fenced || self.lock_all || self.started.is_some() || self.locks.contains(&target)
     }
 
     /// Whether the last fence started an active-target epoch (an
@@ -94,6 +98,27 @@ impl WinInfo {
     /// starts none, so a lock right after it is legal.
     pub fn in_fence_epoch(&self) -> bool {
         self.fenced && self.fence_ops
+    }
+
+    /// The epochs still open on the window (passive-target locks, an
+    /// access or exposure epoch of `MPI_Win_start` or `MPI_Win_post`),
+    /// named for a report, their sites by `site`; none: empty.
+    pub fn open_epochs(&self, site: impl Fn(usize) -> String) -> Vec<String> {
+        let mut open = Vec::new();
+        if self.lock_all {
+            open.push("the lock of all ranks (MPI_Win_lock_all)".to_string());
+        }
+        if !self.locks.is_empty() {
+            let ranks: Vec<String> = self.locks.iter().map(i32::to_string).collect();
+            open.push(format!("the lock of rank(s) {} (MPI_Win_lock)", ranks.join(", ")));
+        }
+        if let Some(ra) = self.started {
+            open.push(format!("the access epoch of MPI_Win_start at {}", site(ra)));
+        }
+        if let Some(ra) = self.posted {
+            open.push(format!("the exposure epoch of MPI_Win_post at {}", site(ra)));
+        }
+        open
     }
 
     /// A fence, with `MPI_MODE_NOSUCCEED` or not, at `ra`.
@@ -107,7 +132,7 @@ impl WinInfo {
     /// (a lock of the target or of all, `MPI_Win_start`) after a fence
     /// is in the fence's epoch, which the fence then started.
     pub fn operation(&mut self, target: i32) {
-        let other = self.lock_all || self.started || self.locks.contains(&target);
+        let other = self.lock_all || self.started.is_some() || self.locks.contains(&target);
         if self.fenced && !other {
             self.fence_ops = true;
         }
@@ -201,6 +226,29 @@ mod tests {
         assert!(!w.may_access(0) && !w.in_fence_epoch());
         w.operation(0);
         assert!(!w.in_fence_epoch(), "outside any fence's epoch");
+    }
+
+    #[test]
+    fn the_open_epochs_are_named_with_their_sites() {
+        let mut w = window();
+        let site = |ra: usize| format!("{ra:#x}");
+        assert!(w.open_epochs(site).is_empty());
+        w.locks.extend([1, 0]);
+        w.started = Some(0x10);
+        w.posted = Some(0x20);
+        assert_eq!(
+            w.open_epochs(site),
+            [
+                "the lock of rank(s) 1, 0 (MPI_Win_lock)",
+                "the access epoch of MPI_Win_start at 0x10",
+                "the exposure epoch of MPI_Win_post at 0x20"
+            ]
+        );
+        w.locks.clear();
+        w.started = None;
+        w.posted = None;
+        w.lock_all = true;
+        assert_eq!(w.open_epochs(site), ["the lock of all ranks (MPI_Win_lock_all)"]);
     }
 
     #[test]
