@@ -68,6 +68,28 @@ const VRANKS_ORDER: [&str; 10] = [
     "sched", "p2p", "coll", "dist", "trace", "engine", "report", "api", "fortran", "start",
 ];
 
+/// The simulator's layers, bottom first: quantities; collectives as
+/// point-to-point steps; the network's links and routes; the machine
+/// file; the models; what a replay reads; the timing kernel; the replay
+/// engine and GOAL's; reports, live runs and comparisons on top.
+const SIM_ORDER: [&str; 12] = [
+    "units",
+    "algorithms",
+    "network",
+    "machine",
+    "model",
+    "input",
+    "kernel",
+    "engine",
+    "goal",
+    "report",
+    "live",
+    "compare",
+];
+
+/// The simulator's modules that use no layer of [`SIM_ORDER`].
+const SIM_LEAVES: [&str; 2] = ["motif", "calibrate"];
+
 /// The modules of virtual ranks any layer may use, which use no layer.
 const VRANKS_LEAVES: [&str; 9] = [
     "timing", "comm", "cart", "handles", "dtype", "globals", "stack", "overflow", "options",
@@ -517,6 +539,11 @@ fn check_layers(dir: &str, order: &[&str], leaves: &[&str]) {
 #[test]
 fn the_library_modules_depend_on_each_other_one_way() {
     check_layers(".", &ORDER, &[]);
+}
+
+#[test]
+fn the_simulator_layers_depend_on_each_other_one_way() {
+    check_layers("sim", &SIM_ORDER, &SIM_LEAVES);
 }
 
 #[test]

@@ -28,7 +28,7 @@ pub fn replay(path: &Path, machine: &Path, model: &str, json: Option<&Path>) -> 
         );
     }
     let machine = Machine::load(machine)?;
-    let params = goal::Params::of(&machine)?;
+    let params = pnmpi_sim::model::LogGopsParams::of(&machine)?;
     let started = std::time::Instant::now();
     let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut schedule = goal::parse::parse_from(file, &path.display().to_string())?;

@@ -11,6 +11,7 @@
 //! The parallel replay's exchange over MPI is in `pnmpi-sim-mpi`;
 //! `docs/sim.md` has the rules and the equations.
 
+pub mod algorithms;
 pub mod calibrate;
 pub mod compare;
 pub mod engine;

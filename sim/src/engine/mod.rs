@@ -29,8 +29,9 @@ pub mod stats;
 mod transit;
 mod windows;
 
+use crate::algorithms::{Shape, Step};
 use crate::input::{Op, OpKind, OpSource, ReqId, VCounts};
-use crate::kernel::coll::{self, Shape, Step};
+use crate::kernel::coll;
 use crate::kernel::{self, p2p};
 use crate::machine::Machine;
 use crate::model::{Model, Msg, Transfer};

@@ -17,8 +17,9 @@
 //! GOAL has no communicators: point-to-point messages keep their MPI tag.
 
 use super::parse::ANY;
+use crate::algorithms::{Shape, Step};
 use crate::input::{Op, OpKind, OpSource, ReqId};
-use crate::kernel::coll::{self, Shape, Step};
+use crate::kernel::coll;
 use crate::SimError;
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;

@@ -16,7 +16,7 @@ pub mod parse;
 mod stmt;
 
 pub use engine::{run, DagModel, Outcome};
-pub use loggops::{LogGops, Params};
+pub use loggops::LogGops;
 pub use parse::{is_goal, parse, Schedule};
 
 #[cfg(test)]

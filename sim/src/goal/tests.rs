@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::LogGopsParams;
 
 /// A dissemination barrier of `bytes` messages over `p` ranks, as
 /// Schedgen2 writes one: in round k, rank r sends to r + 2^k and receives
@@ -22,7 +23,7 @@ fn dissemination(p: u32, bytes: u64) -> String {
     g
 }
 
-fn run_on(text: &str, p: Params) -> Outcome {
+fn run_on(text: &str, p: LogGopsParams) -> Outcome {
     let mut s = parse(text, "t.goal").unwrap();
     let mut m = LogGops::new(p, s.ranks(), s.cpus, s.nics);
     run(&mut s, &mut m).unwrap()
@@ -30,7 +31,7 @@ fn run_on(text: &str, p: Params) -> Outcome {
 
 #[test]
 fn dissemination_takes_rounds_times_2o_l_and_7g() {
-    let p = Params::LOGGOPSIM;
+    let p = LogGopsParams::LOGGOPSIM;
     for ranks in [2u32, 5, 8, 33, 100] {
         let out = run_on(&dissemination(ranks, 8), p);
         let rounds = u64::from(32 - (ranks - 1).leading_zeros());
@@ -47,7 +48,7 @@ fn dissemination_takes_rounds_times_2o_l_and_7g() {
 /// when the receive matches it, which frees the sender's next op.
 #[test]
 fn a_rendezvous_ends_its_send_when_the_receive_matches() {
-    let p = Params::LOGGOPSIM;
+    let p = LogGopsParams::LOGGOPSIM;
     let s = 100_000u64;
     let text = format!(
         "num_ranks 2\nrank 0 {{\na: send {s}b to 1 tag 3\nb: calc 500\nb requires a\n}}\n\
@@ -70,7 +71,7 @@ fn a_rendezvous_ends_its_send_when_the_receive_matches() {
 fn a_receive_no_message_matches_is_reported() {
     let text = "num_ranks 2\nrank 0 {\nsend 8b to 1 tag 1\n}\nrank 1 {\nrecv 8b from 0 tag 2\n}\n";
     let mut s = parse(text, "t.goal").unwrap();
-    let mut m = LogGops::new(Params::LOGGOPSIM, 2, 1, 1);
+    let mut m = LogGops::new(LogGopsParams::LOGGOPSIM, 2, 1, 1);
     let e = run(&mut s, &mut m).unwrap_err();
     assert!(e.contains("rank 1: a receive from rank 0 (tag 2)"), "{e}");
     assert!(e.contains("rank 1: a message from rank 0 (tag 1)"), "{e}");
@@ -83,7 +84,7 @@ fn wildcards_match_in_arrival_order() {
     let text = "num_ranks 3\nrank 0 {\na: recv 8b from -1 tag -1\nb: recv 8b from -1 tag -1\n}\n\
                 rank 1 {\nc: calc 50000\nd: send 8b to 0 tag 1\nd requires c\n}\n\
                 rank 2 {\ne: send 8b to 0 tag 2\n}\n";
-    let p = Params::LOGGOPSIM;
+    let p = LogGopsParams::LOGGOPSIM;
     let out = run_on(text, p);
     // Rank 1's message arrives at 50,000 + o + L and is taken in.
     assert_eq!(out.finish[0], 50_000 + p.o + p.L + p.o + 7 * p.G);

@@ -117,7 +117,7 @@ pub enum OpKind {
         op: Coll,
         /// Communicator id.
         comm: i64,
-        /// Bytes per process (see [`crate::kernel::coll::Shape::bytes`]).
+        /// Bytes per process (see [`crate::algorithms::Shape::bytes`]).
         bytes: u64,
         /// World rank of the root, for rooted collectives.
         root: Option<u32>,

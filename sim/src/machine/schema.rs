@@ -302,8 +302,8 @@ impl CollTable {
                 "algorithmic" => {
                     let alg = e
                         .and_then(|e| e.algorithm.clone())
-                        .unwrap_or_else(|| crate::kernel::coll::algorithms::default_algorithm(c).to_owned());
-                    if let Err(what) = crate::kernel::coll::algorithms::check_algorithm(c, &alg) {
+                        .unwrap_or_else(|| crate::algorithms::default_algorithm(c).to_owned());
+                    if let Err(what) = crate::algorithms::check_algorithm(c, &alg) {
                         return Err(err(span, format!("[collectives.{name}] algorithm: {what}")));
                     }
                     CollChoice::Algorithmic(alg)

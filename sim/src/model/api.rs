@@ -3,7 +3,7 @@
 //! and the engine build on this; the registry ([`super::MODELS`]) builds
 //! on the models.
 
-use crate::kernel::coll::shape::Shape;
+use crate::algorithms::Shape;
 use crate::network::flows::{FlowId, Flows};
 use crate::units::Ns;
 

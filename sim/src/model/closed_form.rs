@@ -22,7 +22,7 @@ pub fn collective_steps(machine: &Machine, c: &CollCall<'_>) -> f64 {
     match scaling {
         Scaling::Constant => 1.0,
         Scaling::Linear => f64::from(p - 1),
-        Scaling::Log => f64::from(crate::kernel::coll::shape::log2_ceil(p)),
+        Scaling::Log => f64::from(crate::algorithms::log2_ceil(p)),
     }
 }
 

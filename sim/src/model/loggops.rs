@@ -1,5 +1,5 @@
 //! LogGOPS for traces (`--model loggops`): LogGOPSim's costs
-//! ([`crate::goal::Params`], one definition for GOAL schedules and traces)
+//! ([`LogGopsParams`], one definition for GOAL schedules and traces)
 //! on the replay engine's calls, which block as the traced program did.
 //!
 //! ```text
@@ -18,21 +18,21 @@
 
 use super::api::{CollCall, Model, Msg, Transfer};
 use super::closed_form::collective_steps;
-use crate::goal::Params;
+use super::loggops_params::LogGopsParams;
 use crate::machine::{Machine, MachineError};
 use crate::units::Ns;
 
 /// The LogGOPS model.
 pub struct LogGops {
     machine: Machine,
-    p: Params,
+    p: LogGopsParams,
     nic_free: Vec<Ns>,
 }
 
 /// Builds it from `[model.loggops]`.
 pub fn build(machine: &Machine) -> Result<Box<dyn Model>, MachineError> {
     Ok(Box::new(LogGops {
-        p: Params::of(machine)?,
+        p: LogGopsParams::of(machine)?,
         machine: machine.clone(),
         nic_free: Vec::new(),
     }))
@@ -86,7 +86,7 @@ impl Model for LogGops {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::coll::shape::Shape;
+    use crate::algorithms::Shape;
     use pnmpi_trace::routine::Coll;
 
     fn model() -> LogGops {
@@ -97,7 +97,7 @@ mod tests {
         )
         .unwrap();
         LogGops {
-            p: Params::of(&machine).unwrap(),
+            p: LogGopsParams::of(&machine).unwrap(),
             machine,
             nic_free: Vec::new(),
         }

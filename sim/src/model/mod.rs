@@ -18,12 +18,14 @@ mod closed_form;
 mod cm02;
 mod contention;
 mod loggops;
+mod loggops_params;
 mod loggp;
 pub mod pmac;
 mod simple;
 
 pub use api::{CollCall, Model, Msg, Transfer};
 pub use closed_form::{collective_steps, simple_collective, within_one_node};
+pub use loggops_params::LogGopsParams;
 
 use crate::machine::{Machine, MachineError};
 

@@ -15,18 +15,11 @@
 //! trace's records, vtime by an `MPI_MAX` reduction on its shadow
 //! communicator, virtual ranks over their joined members.
 
-pub mod algorithms;
-mod blocks;
-mod exchange;
-mod linear;
-pub mod shape;
 #[cfg(test)]
 mod tests;
-mod tree;
 mod vector;
 
-pub use algorithms::{algorithms_of, check_algorithm, default_algorithm};
-pub use shape::{log2_ceil, Shape, Step};
+pub use crate::algorithms::{algorithms_of, check_algorithm, default_algorithm, log2_ceil, Shape, Step};
 
 use crate::input::VCounts;
 use crate::machine::{CollChoice, Machine};
@@ -119,6 +112,6 @@ pub fn closed_form(model: &mut dyn Model, shape: Shape, nodes: &[u32], latest: N
 pub fn steps(name: &str, s: &Shape, counts: Option<&VCounts>, out: &mut Vec<Step>) {
     match counts {
         Some(c) => vector::expand_v(s, c, out),
-        None => algorithms::expand(name, s, out),
+        None => crate::algorithms::expand(name, s, out),
     }
 }

@@ -4,9 +4,8 @@
 //! already received; a few are compared step by step with lists worked
 //! out by hand from SimGrid's code.
 
-use super::algorithms::expand;
-use super::exchange::{alltoall_ompi_pick, Pick};
-use super::{algorithms_of, default_algorithm, log2_ceil, Shape, Step};
+use crate::algorithms::exchange::{alltoall_ompi_pick, Pick};
+use crate::algorithms::{algorithms_of, default_algorithm, expand, log2_ceil, Shape, Step};
 use pnmpi_trace::routine::Coll;
 use std::collections::HashMap;
 

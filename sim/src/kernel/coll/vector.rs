@@ -6,9 +6,8 @@
 //! unequal shares SimGrid switches to MPICH's algorithm, which is not
 //! modelled: the replay then reduces to task 0 and scatters each share.
 
-use super::blocks::{fan_out, Linear};
-use super::linear::{reduce_linear, reduce_scatter_linear};
-use super::shape::{Shape, Step};
+use crate::algorithms::linear::{reduce_linear, reduce_scatter_linear};
+use crate::algorithms::{fan_out, Linear, Shape, Step};
 use crate::input::VCounts;
 use pnmpi_trace::routine::Coll;
 

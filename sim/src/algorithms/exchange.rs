@@ -238,7 +238,7 @@ pub(super) fn alltoall_bruck(s: &Shape, out: &mut Vec<Step>) {
 
 /// Which algorithm SimGrid 3.32's `alltoall:ompi` picks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Pick {
+pub(crate) enum Pick {
     Linear,
     Pair,
     Bruck,
@@ -248,7 +248,7 @@ pub(super) enum Pick {
 /// `src/smpi/colls/smpi_openmpi_selector.cpp`, "Updated 02/2022"), from
 /// the communicator size and the block size in bytes. Its
 /// `linear_sync` and `two_proc` both run `basic_linear` in SimGrid.
-pub(super) fn alltoall_ompi_pick(p: u32, block: u64) -> Pick {
+pub(crate) fn alltoall_ompi_pick(p: u32, block: u64) -> Pick {
     use Pick::{Bruck as B, Linear as L, Pair as X};
     // Per communicator-size class: (block size below which, pick)...,
     // then the pick for larger blocks.

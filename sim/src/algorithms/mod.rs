@@ -1,5 +1,9 @@
-//! Named collective algorithms, each a function from a [`Shape`] to one
-//! task's [`Step`]s. The names are SimGrid's `smpi/<coll>` option values
+//! Collective algorithms as point-to-point steps: one collective call as a
+//! member sees it ([`Shape`]), and the named algorithms, each a function
+//! from a [`Shape`] to one task's [`Step`]s. Pure: it knows no machine and
+//! no model, so that the machine file's loader checks the names it
+//! gives and the models' closed forms read the same [`Shape`] as the
+//! kernel that picks between the two ([`crate::kernel::coll`]). The names are SimGrid's `smpi/<coll>` option values
 //! (SimGrid 3.32), so that a replay under `--cfg=smpi/bcast:binomial_tree`
 //! and one here send the same messages: same peers, same sizes, same
 //! order, and the same blocking structure (a blocking `send`/`recv`
@@ -13,16 +17,22 @@
 //! choices are in `src/smpi/colls/smpi_default_selector.cpp`; see
 //! `docs/sim-collectives.md`.
 
-use super::linear::{
+mod blocks;
+pub(crate) mod exchange;
+pub(crate) mod linear;
+mod shape;
+mod tree;
+
+pub(crate) use blocks::{fan_out, Linear};
+use linear::{
     allgather_linear, allreduce_redbcast, barrier_linear, bcast_flat, gather_blocking, gather_linear,
     reduce_flat_tree, reduce_linear, reduce_scatter_linear, scan_linear, scatter_blocking, scatter_linear,
 };
-use super::shape::{Shape, Step};
-use super::{exchange, tree};
 use pnmpi_trace::routine::Coll;
+pub use shape::{log2_ceil, Shape, Step};
 
 /// An algorithm: appends the task's steps.
-pub(super) type Expand = fn(&Shape, &mut Vec<Step>);
+type Expand = fn(&Shape, &mut Vec<Step>);
 
 /// Every algorithm: (collective, name, expansion). The first of each
 /// collective is its default, SimGrid's replay default; `default` is

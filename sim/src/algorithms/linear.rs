@@ -28,7 +28,7 @@ pub(super) fn bcast_flat(s: &Shape, out: &mut Vec<Step>) {
 /// SimGrid's `reduce:default` as the replay runs it (no operator, so the
 /// nonblocking linear `ireduce`): all send to the root, which posts the
 /// receives in rank order.
-pub(super) fn reduce_linear(s: &Shape, out: &mut Vec<Step>) {
+pub(crate) fn reduce_linear(s: &Shape, out: &mut Vec<Step>) {
     fan_in(s, s.bytes, Linear::Posted, 0..s.size, out);
 }
 
@@ -48,7 +48,7 @@ pub(super) fn allreduce_redbcast(s: &Shape, out: &mut Vec<Step>) {
 
 /// SimGrid's `reduce_scatter:default`: reduce the whole vector to task 0
 /// (default reduce), then the default `scatterv` of one share to each.
-pub(super) fn reduce_scatter_linear(s: &Shape, out: &mut Vec<Step>) {
+pub(crate) fn reduce_scatter_linear(s: &Shape, out: &mut Vec<Step>) {
     let s0 = Shape { root: 0, ..*s };
     reduce_linear(&s0, out);
     fan_out(&s0, |i| share(s.bytes, s.size, i), Linear::Posted, out);

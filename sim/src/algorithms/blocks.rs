@@ -35,7 +35,7 @@ pub(super) fn others(s: &Shape) -> impl Iterator<Item = u32> {
 /// wait (SimGrid's nonblocking `default` forms), or one blocking call per
 /// peer (Open MPI's `basic_linear`, copied into SimGrid).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Linear {
+pub(crate) enum Linear {
     Posted,
     Blocking,
 }
@@ -66,7 +66,7 @@ pub(super) fn fan_in(
 
 /// The root sends `bytes_of(i)` to every task `i` in rank order; each
 /// task receives its part.
-pub(super) fn fan_out(s: &Shape, bytes_of: impl Fn(u32) -> u64, how: Linear, out: &mut Vec<Step>) {
+pub(crate) fn fan_out(s: &Shape, bytes_of: impl Fn(u32) -> u64, how: Linear, out: &mut Vec<Step>) {
     if s.me != s.root {
         out.push(Step::Irecv {
             from: s.root,
