@@ -597,20 +597,37 @@ fn wait_states_are_named_by_call_site() {
     let report = analyze(&case, &trace, &[]);
     let waits = &report["waits"];
     assert_eq!(waits["sites_recorded"], true, "{waits}");
-    let first = &waits["by_site"][0];
-    assert_eq!(
-        (first["name"].as_str(), first["pattern"].as_str()),
-        (Some(recv.as_str()), Some("Late Sender")),
-        "{waits}"
-    );
+    // Found by what they are, not by rank in the lists: on a loaded
+    // machine a process descheduled on its way to the last barrier adds a
+    // barrier wait that can outweigh the 20 ms one.
+    let late_sender = |v: &serde_json::Value| v["pattern"].as_str() == Some("Late Sender");
+    let sites = waits["by_site"].as_array().unwrap();
+    let first = sites
+        .iter()
+        .find(|s| late_sender(s))
+        .unwrap_or_else(|| panic!("{waits}"));
+    assert_eq!(first["name"].as_str(), Some(recv.as_str()), "{waits}");
     let waited = first["time_s"].as_f64().unwrap() * 1e9;
     assert!((waited - expected).abs() <= 0.01 * 20e6, "{expected} ns: {waits}");
-    let worst = &waits["worst"][0];
+    let worst = waits["worst"].as_array().unwrap();
+    let worst = worst
+        .iter()
+        .find(|w| late_sender(w))
+        .unwrap_or_else(|| panic!("{waits}"));
     assert_eq!(worst["call"]["site"].as_str(), Some(recv.as_str()), "{worst}");
     assert_eq!(worst["cause"]["site"].as_str(), Some(send.as_str()), "{worst}");
-    let path = &report["path"]["by_site"][0];
-    assert_eq!(path["name"].as_str(), Some(send.as_str()), "{}", report["path"]);
+    // The sender's 20 ms burst is on the critical path, at the send's site.
+    let on_path = report["path"]["by_site"].as_array().unwrap();
+    let path = on_path
+        .iter()
+        .find(|p| p["name"].as_str() == Some(send.as_str()))
+        .unwrap_or_else(|| panic!("{}", report["path"]));
     let burst = path["time_s"].as_f64().unwrap();
+    assert!(
+        burst * 1e9 >= 0.95 * expected,
+        "{expected} ns: {}",
+        report["path"]
+    );
     // The site's compute, halved, gains half the burst before it (all of
     // it on the path); the opportunities try it.
     let spec = format!(
