@@ -32,7 +32,7 @@ pub struct Hop {
 /// Where the link stacks of one routine lie in the table's two arrays,
 /// over every configured stack.
 #[derive(Clone, Copy, Debug, Default)]
-struct Stack {
+struct RoutineStacks {
     /// Its hops: `hops[hops_at .. hops_at + depth]`.
     hops_at: u32,
     depth: u32,
@@ -52,7 +52,7 @@ const NONE: u32 = u32::MAX;
 /// table allocates twice, not twice per wrapped routine.
 #[derive(Debug)]
 pub struct Table {
-    stacks: Box<[Stack; ROUTINE_COUNT]>,
+    stacks: Box<[RoutineStacks; ROUTINE_COUNT]>,
     hops: Box<[Hop]>,
     first_below: Box<[u32]>,
     levels: usize,
@@ -87,7 +87,7 @@ impl Table {
         let mut spans = vec![(0usize, 0usize); stacks.len()];
         let mut hops = Vec::new();
         let mut first_below = Vec::new();
-        let mut routines = Box::new([Stack::default(); ROUTINE_COUNT]);
+        let mut routines = Box::new([RoutineStacks::default(); ROUTINE_COUNT]);
         for (id, routine) in routines.iter_mut().enumerate() {
             let hops_at = hops.len();
             for ((stack, cursors), span) in stacks.iter().zip(&mut cursors).zip(&mut spans) {
@@ -103,7 +103,7 @@ impl Table {
                 span.1 = hops.len() - hops_at;
             }
             if hops.len() == hops_at {
-                *routine = Stack {
+                *routine = RoutineStacks {
                     hops_at: 0,
                     depth: 0,
                     below_at: NONE,
@@ -132,7 +132,7 @@ impl Table {
                     };
                 }
             }
-            *routine = Stack {
+            *routine = RoutineStacks {
                 hops_at: hops_at as u32,
                 depth: (hops.len() - hops_at) as u32,
                 below_at: below_at as u32,

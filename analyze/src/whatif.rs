@@ -14,7 +14,7 @@ use pnmpi_sim::input::{Actor, Measured, Op, OpKind, OpSource};
 use pnmpi_sim::machine::Machine;
 use pnmpi_sim::model;
 use pnmpi_sim::units::{Bandwidth, Ns, Time};
-use pnmpi_trace::routine::{classify, Coll, Kind};
+use pnmpi_trace::routine::{classify, Coll, RoutineKind};
 use serde::Serialize;
 
 /// The run's ops, read again, with every actor's bursts (and local
@@ -167,19 +167,19 @@ pub struct Prediction {
 /// The wait-state family a routine's waits belong to.
 fn family(routine: &str) -> &'static str {
     match classify(routine) {
-        Kind::Collective {
+        RoutineKind::Collective {
             op: Coll::Barrier, ..
         } => "Wait at Barrier",
-        Kind::Collective {
+        RoutineKind::Collective {
             op: Coll::Bcast | Coll::Scatter,
             ..
         } => "Late Broadcast",
-        Kind::Collective {
+        RoutineKind::Collective {
             op: Coll::Reduce | Coll::Gather,
             ..
         } => "Early Reduce",
-        Kind::Collective { .. } => "Wait at N x N",
-        Kind::Send { .. } => "Late Receiver",
+        RoutineKind::Collective { .. } => "Wait at N x N",
+        RoutineKind::Send { .. } => "Late Receiver",
         _ => "Late Sender",
     }
 }

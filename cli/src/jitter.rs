@@ -24,12 +24,12 @@ enum JitterCommand {
     /// timestamp counter and keeps the deltas above the jitter threshold.
     Collect(crate::jitter_collect::CollectArgs),
     /// Predict the slowdown of compute phases + barriers at task counts.
-    Sim(Box<SimArgs>),
+    Sim(Box<JitterSimArgs>),
 }
 
 /// Options of `pnmpi jitter sim`.
 #[derive(Args)]
-struct SimArgs {
+struct JitterSimArgs {
     /// Noise traces: ours (text or binary, from `collect`), netgauge's
     /// selfish output or LogGOPSim's `<start_ns> <duration_ns>` lines.
     /// Several traces are different nodes' cores: task i uses trace i mod n.
@@ -158,14 +158,14 @@ pub fn parse_mode(name: &str, window: Option<&str>) -> Result<Start> {
     }
 }
 
-fn modes(a: &SimArgs) -> Result<Vec<Start>> {
+fn modes(a: &JitterSimArgs) -> Result<Vec<Start>> {
     a.mode
         .split(',')
         .map(|m| parse_mode(m, a.window.as_deref()))
         .collect()
 }
 
-fn latencies(a: &SimArgs) -> Result<(u64, u64)> {
+fn latencies(a: &JitterSimArgs) -> Result<(u64, u64)> {
     if let Some(m) = &a.machine {
         let machine = pnmpi_sim::machine::Machine::load(m)?;
         let half = (machine.network.inter.cost(0) / 2.0).round() as u64;
@@ -251,7 +251,7 @@ fn expand_trace(path: &std::path::Path, files: &mut Vec<PathBuf>) -> Result<()> 
     Ok(())
 }
 
-fn sim(a: &SimArgs) -> Result<()> {
+fn sim(a: &JitterSimArgs) -> Result<()> {
     let sources = load_traces(&a.traces, a.format.as_deref())?;
     let quantum = ns(&a.quantum, "--quantum")?;
     if quantum == 0 {

@@ -5,7 +5,7 @@
 
 use pnmpi_trace::fields::{ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD, UNKNOWN_RANK, V};
 use pnmpi_trace::rma::RmaRole;
-use pnmpi_trace::routine::Kind;
+use pnmpi_trace::routine::RoutineKind;
 use pnmpi_trace::trace::{Done, Event, ReqRef};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -22,7 +22,7 @@ pub(crate) struct Shared {
     pub(crate) offset: u64,
     /// Region reference to routine index (MPI regions only).
     pub(crate) routines: FxHashMap<u32, u32>,
-    pub(crate) kinds: Vec<Kind>,
+    pub(crate) kinds: Vec<RoutineKind>,
     pub(crate) comms: CommMap,
     /// Communicator reference to the reference of its parent.
     pub(crate) parents: FxHashMap<u32, u32>,
@@ -207,7 +207,7 @@ impl Assembler {
         let (stream_req, at) = (self.next_req, self.open);
         let shared = self.shared.clone();
         let Some(ev) = self.current() else { return };
-        if shared.kinds[ev.routine as usize] == Kind::Start {
+        if shared.kinds[ev.routine as usize] == RoutineKind::Start {
             // OTF2 has no record of the `*_init` call's arguments.
             self.lose("messages of persistent requests started with MPI_Start");
             return;
@@ -287,7 +287,7 @@ impl Assembler {
             None => {
                 let kinds = self.shared.clone();
                 if let Some(ev) = self.current() {
-                    let sendrecv = kinds.kinds[ev.routine as usize] == Kind::Sendrecv;
+                    let sendrecv = kinds.kinds[ev.routine as usize] == RoutineKind::Sendrecv;
                     fill(ev, sendrecv);
                 }
             }

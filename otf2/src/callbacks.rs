@@ -4,11 +4,9 @@
 
 use crate::defs::{CommDef, GroupDef, LocationDef, RegionDef};
 use crate::ffi;
-use crate::user::{on_defs, on_events};
+use crate::user::{on_defs, on_events, Attrs, Code, Loc};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_void};
-
-type Code = ffi::OTF2_CallbackCode;
 
 unsafe extern "C" fn string(user: *mut c_void, id: u32, s: *const c_char) -> Code {
     let text = if s.is_null() {
@@ -155,9 +153,6 @@ pub(crate) fn global_defs() -> *mut ffi::OTF2_GlobalDefReaderCallbacks {
         c
     }
 }
-
-type Loc = ffi::OTF2_LocationRef;
-type Attrs = *mut ffi::OTF2_AttributeList;
 
 unsafe extern "C" fn enter(_l: Loc, t: u64, _p: u64, user: *mut c_void, _a: Attrs, region: u32) -> Code {
     on_events(user, |a| a.enter(t, region))

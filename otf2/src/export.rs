@@ -15,7 +15,7 @@ use crate::rma_export::RmaExport;
 use crate::writer::{ArchiveWriter, EventWriter, Record, UNDEFINED_U32};
 use pnmpi_trace::chrome::Mark;
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, FIRST_TABLE_COMM, V};
-use pnmpi_trace::routine::{classify, Kind};
+use pnmpi_trace::routine::{classify, RoutineKind};
 use pnmpi_trace::source::StreamedTrace;
 use pnmpi_trace::trace::{Comm, Event, ReqRef};
 use pnmpi_trace::{Error, Result};
@@ -97,7 +97,7 @@ impl Ranks {
 
 /// The export of the events, a location at a time.
 struct Events<'a> {
-    kinds: Vec<Kind>,
+    kinds: Vec<RoutineKind>,
     ops: Vec<Option<ffi::OTF2_CollectiveOp>>,
     persistent: Vec<bool>,
     ranks: Ranks,
@@ -150,13 +150,13 @@ impl Events<'_> {
             w.write(start, rec)?;
         }
         match self.kinds[r] {
-            Kind::Send { .. } | Kind::Recv { .. } if self.persistent[r] => {
-                let send = matches!(self.kinds[r], Kind::Send { .. });
+            RoutineKind::Send { .. } | RoutineKind::Recv { .. } if self.persistent[r] => {
+                let send = matches!(self.kinds[r], RoutineKind::Send { .. });
                 let p = ev.get(V::Peer).unwrap_or(-3);
                 self.pending
                     .insert(req(0), Pending::Persistent(send, p, tag, comm, bytes));
             }
-            Kind::Send { blocking } => match (peer, known) {
+            RoutineKind::Send { blocking } => match (peer, known) {
                 (Some(to), true) if blocking => w.write(start, Record::Send(to, c, tag as u32, bytes))?,
                 (Some(to), true) => {
                     w.write(start, Record::Isend(to, c, tag as u32, bytes, request(req(0))))?;
@@ -164,18 +164,18 @@ impl Events<'_> {
                 }
                 _ => self.lose("sends to MPI_PROC_NULL or to ranks outside the known communicators"),
             },
-            Kind::Recv { blocking: true } => match (peer, known) {
+            RoutineKind::Recv { blocking: true } => match (peer, known) {
                 (Some(from), true) => at_end.push(Record::Recv(from, c, tag as u32, bytes)),
                 _ => self.lose("receives from MPI_PROC_NULL or from ranks outside the known communicators"),
             },
-            Kind::Recv { blocking: false } if known => {
+            RoutineKind::Recv { blocking: false } if known => {
                 w.write(start, Record::IrecvRequest(request(req(0))))?;
                 self.pending.insert(req(0), Pending::Recv(peer, c, tag, bytes));
             }
-            Kind::Recv { blocking: false } => {
+            RoutineKind::Recv { blocking: false } => {
                 self.lose("receives from MPI_PROC_NULL or from ranks outside the known communicators")
             }
-            Kind::Sendrecv => {
+            RoutineKind::Sendrecv => {
                 let src = ev.get(V::Src).and_then(|p| self.ranks.local(comm, p, me));
                 let rtag = ev.get(V::Rtag).unwrap_or(0) as u32;
                 let rbytes = ev.get(V::Rbytes).unwrap_or(bytes as i64).max(0) as u64;
@@ -190,7 +190,7 @@ impl Events<'_> {
                     }
                 }
             }
-            Kind::Start => {
+            RoutineKind::Start => {
                 for (k, init) in ev.init.iter().enumerate() {
                     let Some(&Pending::Persistent(send, p, ptag, pcomm, pbytes)) =
                         init.as_ref().and_then(|i| self.pending.get(i))
@@ -214,7 +214,7 @@ impl Events<'_> {
                     }
                 }
             }
-            Kind::Complete => {
+            RoutineKind::Complete => {
                 for d in &ev.done {
                     let Some(r) = d.req else {
                         self.lose("completions of requests the trace did not see created");
@@ -244,7 +244,7 @@ impl Events<'_> {
                     self.pending.remove(&r);
                 }
             }
-            Kind::Collective { blocking, .. } => {
+            RoutineKind::Collective { blocking, .. } => {
                 let op = self.ops[r].unwrap_or(ffi::OTF2_COLLECTIVE_OP_BARRIER as _);
                 let root = ev
                     .get(V::Root)

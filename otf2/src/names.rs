@@ -2,18 +2,18 @@
 //! its collective operation, from the routine's name.
 
 use crate::ffi;
-use pnmpi_trace::routine::{classify, Coll, Kind};
+use pnmpi_trace::routine::{classify, Coll, RoutineKind};
 
 /// The region role Score-P gives the routine.
 pub fn role(name: &str) -> ffi::OTF2_RegionRole {
     (match classify(name) {
-        Kind::Send { .. }
-        | Kind::Recv { .. }
-        | Kind::Sendrecv
-        | Kind::Start
-        | Kind::Complete
-        | Kind::Cancel => ffi::OTF2_REGION_ROLE_POINT2POINT,
-        Kind::Collective { op, .. } => match op {
+        RoutineKind::Send { .. }
+        | RoutineKind::Recv { .. }
+        | RoutineKind::Sendrecv
+        | RoutineKind::Start
+        | RoutineKind::Complete
+        | RoutineKind::Cancel => ffi::OTF2_REGION_ROLE_POINT2POINT,
+        RoutineKind::Collective { op, .. } => match op {
             Coll::Barrier => ffi::OTF2_REGION_ROLE_BARRIER,
             Coll::Bcast | Coll::Scatter => ffi::OTF2_REGION_ROLE_COLL_ONE2ALL,
             Coll::Reduce | Coll::Gather => ffi::OTF2_REGION_ROLE_COLL_ALL2ONE,
@@ -22,7 +22,7 @@ pub fn role(name: &str) -> ffi::OTF2_RegionRole {
             }
             Coll::Scan => ffi::OTF2_REGION_ROLE_COLL_OTHER,
         },
-        Kind::Communicator | Kind::Other => ffi::OTF2_REGION_ROLE_FUNCTION,
+        RoutineKind::Communicator | RoutineKind::Other => ffi::OTF2_REGION_ROLE_FUNCTION,
     }) as ffi::OTF2_RegionRole
 }
 

@@ -22,16 +22,12 @@
 use crate::assembler::{Assembler, CommMap, WinMap};
 use crate::defs::{Defs, WinDef};
 use crate::ffi;
-use crate::user::{on_defs, on_events};
+use crate::user::{on_defs, on_events, Attrs, Code, Loc};
 use pnmpi_trace::fields::{COMM_SELF, COMM_WORLD, V};
 use pnmpi_trace::rma::{DataOp, RmaRole, Win, WinKind, LOCK_EXCLUSIVE, LOCK_SHARED};
 use pnmpi_trace::trace::WinCreated;
 use rustc_hash::FxHashMap;
 use std::os::raw::c_void;
-
-type Code = ffi::OTF2_CallbackCode;
-type Loc = ffi::OTF2_LocationRef;
-type Attrs = *mut ffi::OTF2_AttributeList;
 
 /// The name the export gives window `id` of kind `kind`, which
 /// [`windows`] reads back.

@@ -4,9 +4,8 @@
 //! this libotf2 are counted too.
 
 use crate::ffi::*;
+use crate::user::Code;
 use std::os::raw::c_void;
-
-type Code = OTF2_CallbackCode;
 
 /// Defines, for each record, a callback of its exact signature that counts
 /// it, and [`register`], which installs them all.

@@ -9,7 +9,12 @@ use crate::ffi;
 use std::os::raw::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-type Code = ffi::OTF2_CallbackCode;
+/// What a callback returns to libotf2: go on, or stop the reading.
+pub(crate) type Code = ffi::OTF2_CallbackCode;
+/// The location (rank) an event callback is for.
+pub(crate) type Loc = ffi::OTF2_LocationRef;
+/// An event's attribute list, which no callback here reads.
+pub(crate) type Attrs = *mut ffi::OTF2_AttributeList;
 
 /// Runs `f` on the definitions behind `user`.
 pub(crate) fn on_defs(user: *mut c_void, f: impl FnOnce(&mut Defs)) -> Code {

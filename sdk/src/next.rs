@@ -63,13 +63,13 @@ pub(crate) fn count(len: usize) -> Result<c_int, MpiError> {
 
 mod sealed {
     /// Only this crate chooses which Rust types map to which MPI datatype.
-    pub trait Sealed {}
+    pub trait SealedElement {}
 }
 
 /// A Rust type with an MPI datatype of exactly its size and layout, so
 /// that a slice of it is a valid MPI buffer. Implemented by this crate
 /// only (sealed): a wrong mapping would let MPI write out of bounds.
-pub trait Element: sealed::Sealed + Copy + Default {
+pub trait Element: sealed::SealedElement + Copy + Default {
     /// The MPI datatype of one element.
     fn datatype() -> Datatype;
 }
@@ -77,7 +77,7 @@ pub trait Element: sealed::Sealed + Copy + Default {
 macro_rules! elements {
     ($($t:ty => $dt:ident, $doc:literal;)*) => {
         $(
-            impl sealed::Sealed for $t {}
+            impl sealed::SealedElement for $t {}
             #[doc = $doc]
             impl Element for $t {
                 fn datatype() -> Datatype {

@@ -303,7 +303,7 @@ pub fn service_by_name(module: Module, name: &str, sig: &str) -> Result<ServiceD
 
 mod sealed {
     /// Only this crate chooses the types a global may have.
-    pub trait Sealed {}
+    pub trait SealedGlobal {}
 }
 
 /// A type a global may have: an atomic integer, because a global is
@@ -311,7 +311,7 @@ mod sealed {
 /// `pnmpi.h` type letter is [`Global::SIG`]; a C module sees the C type
 /// of the same size (`'c'` char, `'s'` short, `'i'` int, `'u'` unsigned,
 /// `'l'` long).
-pub trait Global: sealed::Sealed + Sync + 'static {
+pub trait Global: sealed::SealedGlobal + Sync + 'static {
     /// The type letter of `PNMPI_Global_descriptor_t.sig`.
     const SIG: u8;
 }
@@ -319,7 +319,7 @@ pub trait Global: sealed::Sealed + Sync + 'static {
 macro_rules! globals {
     ($($t:ty => $sig:literal),*) => {
         $(
-            impl sealed::Sealed for $t {}
+            impl sealed::SealedGlobal for $t {}
             impl Global for $t {
                 const SIG: u8 = $sig;
             }

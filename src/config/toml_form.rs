@@ -27,12 +27,13 @@ use std::path::Path;
 struct File {
     globalpcontrol: Option<String>,
     #[serde(default)]
-    module: Vec<Module>,
+    module: Vec<ModuleTable>,
 }
 
+/// One `[[module]]` table, as written.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Module {
+struct ModuleTable {
     name: String,
     stack: Option<String>,
     pcontrol: Option<bool>,
@@ -46,7 +47,7 @@ struct Module {
     phases: Option<toml::Value>,
 }
 
-impl Module {
+impl ModuleTable {
     /// The selection options, checked.
     fn selection(&self) -> Result<Selection, String> {
         let set = |v: &Option<toml::Value>| v.clone().map(|v| IntSet::parse(&as_argument(v))).transpose();

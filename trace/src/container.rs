@@ -30,10 +30,10 @@ pub const MERGED_VERSION: u8 = 4;
 pub const OLDEST: u8 = 1;
 
 /// The version this crate writes for files of `kind`.
-pub fn version_of(kind: Kind) -> u8 {
+pub fn version_of(kind: FileKind) -> u8 {
     match kind {
-        Kind::Rank => VERSION,
-        Kind::Merged => MERGED_VERSION,
+        FileKind::Rank => VERSION,
+        FileKind::Merged => MERGED_VERSION,
     }
 }
 
@@ -44,7 +44,7 @@ pub fn readable(version: u8) -> bool {
 
 /// What a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum FileKind {
     /// One rank's events as the tracer wrote them (`rank-NNNNN.pnr`).
     Rank = 1,
     /// The consolidated trace of a whole run (`.pnt`).
@@ -52,7 +52,7 @@ pub enum Kind {
 }
 
 /// The prologue of a file of `kind` with the given header body.
-pub fn prologue(kind: Kind, header: &[u8]) -> Vec<u8> {
+pub fn prologue(kind: FileKind, header: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(header.len() + 24);
     out.extend_from_slice(&MAGIC);
     out.push(version_of(kind));
@@ -100,7 +100,7 @@ pub struct Container<'a> {
     /// Its format version.
     pub version: u8,
     /// What the file holds.
-    pub kind: Kind,
+    pub kind: FileKind,
     /// The header body.
     pub header: Cursor<'a>,
     /// Every complete chunk, in file order.
@@ -128,8 +128,8 @@ pub fn parse(data: &[u8]) -> Result<Container<'_>, Malformed> {
         ));
     }
     let kind = match c.u8()? {
-        1 => Kind::Rank,
-        2 => Kind::Merged,
+        1 => FileKind::Rank,
+        2 => FileKind::Merged,
         k => return Err(Malformed::new(9, format!("unknown file kind {k}"))),
     };
     let header_len = c.count(1)?;
@@ -207,7 +207,7 @@ mod tests {
     use super::*;
 
     fn sample() -> Vec<u8> {
-        let mut out = prologue(Kind::Merged, b"head");
+        let mut out = prologue(FileKind::Merged, b"head");
         push_chunk(&mut out, 7, b"first");
         push_chunk(&mut out, 8, b"second chunk");
         out
@@ -217,7 +217,7 @@ mod tests {
     fn chunks_round_trip() {
         let data = sample();
         let c = parse(&data).unwrap();
-        assert_eq!(c.kind, Kind::Merged);
+        assert_eq!(c.kind, FileKind::Merged);
         assert_eq!(c.header.remaining(), 4);
         let types: Vec<u8> = c.chunks.iter().map(|c| c.chunk_type).collect();
         assert_eq!(types, [7, 8]);

@@ -3,7 +3,7 @@
 //! payload length, the payload and its CRC-32. The readers of both walk
 //! the frames and check the CRCs through these.
 
-use crate::container::{readable, Kind, MAGIC};
+use crate::container::{readable, FileKind, MAGIC};
 use crate::error::{Error, Malformed, Result};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
@@ -123,7 +123,7 @@ pub(crate) struct Opened {
     pub file: File,
     pub reader: BufReader<File>,
     pub len: u64,
-    pub kind: Kind,
+    pub kind: FileKind,
     pub header: Vec<u8>,
     pub header_at: u64,
 }
@@ -145,8 +145,8 @@ pub(crate) fn open_prologue(path: &Path, name: &str) -> Result<Opened> {
         return Err(bad(8, "unknown format version"));
     }
     let kind = match head[9] {
-        1 => Kind::Rank,
-        2 => Kind::Merged,
+        1 => FileKind::Rank,
+        2 => FileKind::Merged,
         _ => return Err(bad(9, "unknown file kind")),
     };
     let header_len = read_varint(&mut r)

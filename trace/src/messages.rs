@@ -16,7 +16,7 @@
 //! (the receive's stream, call and time), not the events.
 
 use crate::fields::{ANY_TAG, V};
-use crate::routine::{classify, Kind};
+use crate::routine::{classify, RoutineKind};
 use crate::source::{for_each_event, StreamedTrace};
 use crate::trace::{Event, ReqRef};
 use crate::Result;
@@ -64,11 +64,11 @@ impl End {
 }
 
 /// A completion's place in (stream, event, entry) order.
-type Key = (usize, usize, usize);
+type CompletionOrder = (usize, usize, usize);
 
 /// A completion read before its request was created (on a stream read
 /// later): where, and the status (source, tag).
-type Early = (Key, End, Option<(i64, i64)>);
+type Early = (CompletionOrder, End, Option<(i64, i64)>);
 
 /// A receive request waiting for its completion: its channel slot, or the
 /// communicator of a wildcard receive.
@@ -93,7 +93,7 @@ pub struct Persistent {
 
 /// The matching state of the two passes.
 pub struct Matcher {
-    kinds: Vec<Kind>,
+    kinds: Vec<RoutineKind>,
     init: Vec<bool>,
     persistent: HashMap<ReqRef, Persistent>,
     /// A start named a persistent request of a stream not read yet: the
@@ -104,7 +104,7 @@ pub struct Matcher {
     /// Per channel, its specific receives in posting order; after the
     /// first pass, followed by its wildcard receives.
     slots: HashMap<Channel, Vec<End>>,
-    wild: HashMap<Channel, Vec<(Key, End)>>,
+    wild: HashMap<Channel, Vec<(CompletionOrder, End)>>,
     pending: HashMap<ReqRef, Pending>,
     /// Completions of requests of streams not read yet (another thread's).
     early: HashMap<ReqRef, Early>,
@@ -143,7 +143,7 @@ impl Matcher {
         }
     }
 
-    fn complete(&mut self, p: Pending, key: Key, end: End, status: Option<(i64, i64)>, me: i64) {
+    fn complete(&mut self, p: Pending, key: CompletionOrder, end: End, status: Option<(i64, i64)>, me: i64) {
         match (p, status) {
             (Ok((ch, k)), _) => {
                 if let Some(slot) = self.slots.get_mut(&ch).and_then(|v| v.get_mut(k)) {
@@ -176,9 +176,11 @@ impl Matcher {
             mid: 0,
         };
         match kind {
-            Some(k @ (Kind::Send { blocking: false } | Kind::Recv { blocking: false })) if init => {
+            Some(k @ (RoutineKind::Send { blocking: false } | RoutineKind::Recv { blocking: false }))
+                if init =>
+            {
                 let p = Persistent {
-                    send: matches!(k, Kind::Send { .. }),
+                    send: matches!(k, RoutineKind::Send { .. }),
                     peer: e.get(V::Peer).unwrap_or(-1),
                     tag: e.get(V::Tag).unwrap_or(ANY_TAG),
                     comm,
@@ -186,7 +188,7 @@ impl Matcher {
                 };
                 self.persistent.insert(req, p);
             }
-            Some(Kind::Recv { blocking }) if !init => {
+            Some(RoutineKind::Recv { blocking }) if !init => {
                 let (p, t) = (e.get(V::Peer).unwrap_or(-1), e.get(V::Tag).unwrap_or(ANY_TAG));
                 if blocking {
                     self.post((p, me, comm, t), End::of(si, ei, e));
@@ -197,11 +199,11 @@ impl Matcher {
                     self.pend(req, Ok(slot), me);
                 }
             }
-            Some(Kind::Sendrecv) => {
+            Some(RoutineKind::Sendrecv) => {
                 let (p, t) = (e.get(V::Src).unwrap_or(-1), e.get(V::Rtag).unwrap_or(ANY_TAG));
                 self.post((p, me, comm, t), End::of(si, ei, e));
             }
-            Some(Kind::Start) => {
+            Some(RoutineKind::Start) => {
                 for (i, init) in e.init.iter().enumerate() {
                     let Some(r) = *init else { continue };
                     let Some(p) = self.persistent.get(&r).copied() else {
@@ -290,17 +292,17 @@ impl Matcher {
         let mid = e.start + e.duration() / 2;
         let bytes = e.get(V::Bytes).unwrap_or(0);
         match kind {
-            Some(Kind::Send { .. }) if !init => {
+            Some(RoutineKind::Send { .. }) if !init => {
                 if let (Some(p), Some(t)) = (e.get(V::Peer), e.get(V::Tag)) {
                     self.send((me, p, comm, t), (si, ei), bytes, mid, out);
                 }
             }
-            Some(Kind::Sendrecv) => {
+            Some(RoutineKind::Sendrecv) => {
                 if let (Some(p), Some(t)) = (e.get(V::Peer), e.get(V::Tag)) {
                     self.send((me, p, comm, t), (si, ei), bytes, mid, out);
                 }
             }
-            Some(Kind::Start) => {
+            Some(RoutineKind::Start) => {
                 for init in &e.init {
                     let Some(p) = init.and_then(|r| self.persistent.get(&r)).copied() else {
                         continue;

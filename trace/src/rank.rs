@@ -7,7 +7,7 @@
 //! to their communicator, times in the tracer's clock ticks): translating
 //! them is left to [`crate::merge`], off the traced program's hot path.
 
-use crate::container::{self, Kind};
+use crate::container::{self, FileKind};
 use crate::counts::{CountsHistory, PeerBytesOf};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
@@ -125,7 +125,7 @@ impl<R: AsRef<str>> RankHeader<R> {
 
     /// The file prologue for this header.
     pub fn prologue(&self) -> Vec<u8> {
-        container::prologue(Kind::Rank, &self.encode())
+        container::prologue(FileKind::Rank, &self.encode())
     }
 }
 
@@ -1384,7 +1384,7 @@ impl RankFile {
     /// Decodes a rank file's bytes.
     pub fn parse(data: &[u8]) -> Result<RankFile, Malformed> {
         let file = container::parse(data)?;
-        if file.kind != Kind::Rank {
+        if file.kind != FileKind::Rank {
             return Err(Malformed::new(9, "a merged trace, not a rank file"));
         }
         let mut hc = file.header.clone();

@@ -15,7 +15,7 @@
 //!
 //! [`RankFile::parse`]: crate::rank::RankFile::parse
 
-use crate::container::Kind;
+use crate::container::FileKind;
 use crate::counts::CountsHistory;
 use crate::error::{Error, Malformed, Result};
 use crate::frame::{
@@ -128,7 +128,7 @@ impl RankReader {
     pub fn open(path: &Path) -> Result<RankReader> {
         let name = path.display().to_string();
         let mut o = open_prologue(path, &name)?;
-        if o.kind != Kind::Rank {
+        if o.kind != FileKind::Rank {
             return Err(Malformed::new(9, "a merged trace, not a rank file").in_file(&name));
         }
         let header =

@@ -53,7 +53,7 @@ impl Coll {
 
 /// The role of a routine in a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub enum RoutineKind {
     /// Sends a message (`MPI_Send` ...); `blocking: false` for the `I`
     /// forms and persistent `*_init` forms, which create a request.
     Send {
@@ -90,7 +90,7 @@ pub enum Kind {
 }
 
 /// Classifies an `MPI_` routine name (large-count `_c` forms included).
-pub fn classify(name: &str) -> Kind {
+pub fn classify(name: &str) -> RoutineKind {
     let base = name.strip_prefix("MPI_").unwrap_or(name);
     let base = base.strip_suffix("_c").unwrap_or(base);
     let (persistent, base) = match base.strip_suffix("_init") {
@@ -99,24 +99,24 @@ pub fn classify(name: &str) -> Kind {
     };
     match base {
         "Send" | "Bsend" | "Ssend" | "Rsend" => {
-            return Kind::Send {
+            return RoutineKind::Send {
                 blocking: !persistent,
             }
         }
-        "Isend" | "Ibsend" | "Issend" | "Irsend" => return Kind::Send { blocking: false },
+        "Isend" | "Ibsend" | "Issend" | "Irsend" => return RoutineKind::Send { blocking: false },
         "Recv" => {
-            return Kind::Recv {
+            return RoutineKind::Recv {
                 blocking: !persistent,
             }
         }
         // A matched probe's message is received as a wildcard receive.
-        "Irecv" | "Imrecv" => return Kind::Recv { blocking: false },
-        "Mrecv" => return Kind::Recv { blocking: true },
-        "Sendrecv" | "Sendrecv_replace" => return Kind::Sendrecv,
-        "Start" | "Startall" => return Kind::Start,
-        "Cancel" => return Kind::Cancel,
+        "Irecv" | "Imrecv" => return RoutineKind::Recv { blocking: false },
+        "Mrecv" => return RoutineKind::Recv { blocking: true },
+        "Sendrecv" | "Sendrecv_replace" => return RoutineKind::Sendrecv,
+        "Start" | "Startall" => return RoutineKind::Start,
+        "Cancel" => return RoutineKind::Cancel,
         "Wait" | "Waitall" | "Waitany" | "Waitsome" | "Test" | "Testall" | "Testany" | "Testsome"
-        | "Request_free" => return Kind::Complete,
+        | "Request_free" => return RoutineKind::Complete,
         _ => {}
     }
     if base.starts_with("Comm_")
@@ -143,7 +143,7 @@ pub fn classify(name: &str) -> Kind {
                 | "Intercomm_merge"
         )
     {
-        return Kind::Communicator;
+        return RoutineKind::Communicator;
     }
     // Collective names are capitalised like MPI's ("Allreduce", "Iallreduce"),
     // never "AllReduce".
@@ -151,16 +151,16 @@ pub fn classify(name: &str) -> Kind {
     let canonical =
         base.get(..1).is_some_and(|c| c.chars().all(char::is_uppercase)) && base[1..] == lower[1..];
     if !canonical {
-        return Kind::Other;
+        return RoutineKind::Other;
     }
     let (nonblocking, op) = match collective(&lower) {
         Some(op) => (false, op),
         None => match lower.strip_prefix('i').and_then(collective) {
             Some(op) => (true, op),
-            None => return Kind::Other,
+            None => return RoutineKind::Other,
         },
     };
-    Kind::Collective {
+    RoutineKind::Collective {
         op: op.0,
         blocking: !nonblocking && !persistent,
         vector: op.1,
@@ -194,28 +194,28 @@ mod tests {
 
     #[test]
     fn point_to_point_routines() {
-        assert_eq!(classify("MPI_Send"), Kind::Send { blocking: true });
-        assert_eq!(classify("MPI_Issend"), Kind::Send { blocking: false });
-        assert_eq!(classify("MPI_Send_init"), Kind::Send { blocking: false });
-        assert_eq!(classify("MPI_Isend_c"), Kind::Send { blocking: false });
-        assert_eq!(classify("MPI_Recv"), Kind::Recv { blocking: true });
-        assert_eq!(classify("MPI_Recv_init"), Kind::Recv { blocking: false });
-        assert_eq!(classify("MPI_Sendrecv_replace"), Kind::Sendrecv);
-        assert_eq!(classify("MPI_Waitall"), Kind::Complete);
-        assert_eq!(classify("MPI_Startall"), Kind::Start);
+        assert_eq!(classify("MPI_Send"), RoutineKind::Send { blocking: true });
+        assert_eq!(classify("MPI_Issend"), RoutineKind::Send { blocking: false });
+        assert_eq!(classify("MPI_Send_init"), RoutineKind::Send { blocking: false });
+        assert_eq!(classify("MPI_Isend_c"), RoutineKind::Send { blocking: false });
+        assert_eq!(classify("MPI_Recv"), RoutineKind::Recv { blocking: true });
+        assert_eq!(classify("MPI_Recv_init"), RoutineKind::Recv { blocking: false });
+        assert_eq!(classify("MPI_Sendrecv_replace"), RoutineKind::Sendrecv);
+        assert_eq!(classify("MPI_Waitall"), RoutineKind::Complete);
+        assert_eq!(classify("MPI_Startall"), RoutineKind::Start);
     }
 
     #[test]
     fn collectives_and_others() {
-        let c = |op, blocking, vector| Kind::Collective { op, blocking, vector };
+        let c = |op, blocking, vector| RoutineKind::Collective { op, blocking, vector };
         assert_eq!(classify("MPI_Allreduce"), c(Coll::Allreduce, true, false));
         assert_eq!(classify("MPI_Iallreduce"), c(Coll::Allreduce, false, false));
         assert_eq!(classify("MPI_Alltoallv"), c(Coll::Alltoall, true, true));
         assert_eq!(classify("MPI_Ialltoallw"), c(Coll::Alltoall, false, true));
         assert_eq!(classify("MPI_Bcast_init"), c(Coll::Bcast, false, false));
         assert_eq!(classify("MPI_Ibarrier"), c(Coll::Barrier, false, false));
-        assert_eq!(classify("MPI_Comm_split"), Kind::Communicator);
-        assert_eq!(classify("MPI_Comm_free"), Kind::Communicator);
+        assert_eq!(classify("MPI_Comm_split"), RoutineKind::Communicator);
+        assert_eq!(classify("MPI_Comm_free"), RoutineKind::Communicator);
         for other in [
             "MPI_Init",
             "MPI_Comm_rank",
@@ -224,7 +224,7 @@ mod tests {
             "MPI_Iprobe",
             "MPI_Irecvx",
         ] {
-            assert_eq!(classify(other), Kind::Other, "{other}");
+            assert_eq!(classify(other), RoutineKind::Other, "{other}");
         }
     }
 }

@@ -6,7 +6,7 @@
 use crate::fields::V;
 use crate::rma::RmaRole;
 use crate::rma_stats::RmaStats;
-use crate::routine::{classify, Kind};
+use crate::routine::{classify, RoutineKind};
 use crate::source::{for_each_event, StreamedTrace};
 use crate::trace::members;
 use crate::Result;
@@ -116,7 +116,7 @@ pub fn stats(src: &mut dyn StreamedTrace, file_bytes: Option<u64>, progress: &dy
             bytes: 0,
         })
         .collect();
-    let kinds: Vec<Kind> = names.iter().map(|n| classify(n)).collect();
+    let kinds: Vec<RoutineKind> = names.iter().map(|n| classify(n)).collect();
     let roles: Vec<Option<RmaRole>> = names.iter().map(|n| RmaRole::of(n)).collect();
     let world_size = src.world_size();
     let mut ranks: Vec<RankStats> = (0..world_size)
@@ -167,7 +167,7 @@ pub fn stats(src: &mut dyn StreamedTrace, file_bytes: Option<u64>, progress: &dy
             list_entries +=
                 members(world_size, src.comms(), i64::from(id), rank).map_or(0, |m| m.len() as u64);
         }
-        if matches!(kinds[routine], Kind::Send { .. } | Kind::Sendrecv) {
+        if matches!(kinds[routine], RoutineKind::Send { .. } | RoutineKind::Sendrecv) {
             messages.0 += 1;
             messages.1 += bytes;
         }

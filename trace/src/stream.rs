@@ -16,7 +16,7 @@
 //! damaged chunk is ever replayed. A stream's piece and decoder are freed
 //! at its end.
 
-use crate::container::Kind;
+use crate::container::FileKind;
 use crate::error::{Error, Malformed, Result};
 use crate::frame::{check_crc, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step};
 use crate::read_ahead::ReadAhead;
@@ -122,7 +122,7 @@ impl MergedReader {
     pub fn open(path: &Path) -> Result<MergedReader> {
         let name = path.display().to_string();
         let mut o = open_prologue(path, &name)?;
-        if o.kind != Kind::Merged {
+        if o.kind != FileKind::Merged {
             return Err(Malformed::new(
                 9,
                 "a rank file, not a merged trace: merge it first, or give the folder",

@@ -8,7 +8,7 @@
 //! requests get implicit ids, so creating one costs nothing and completing
 //! one is a short back-reference.
 
-use crate::container::{self, Kind};
+use crate::container::{self, FileKind};
 use crate::counts::{CountsHistory, PeerBytes};
 use crate::error::{Error, Malformed, Result};
 use crate::fields::*;
@@ -214,7 +214,7 @@ impl Trace {
     /// as the second value, not as an error.
     pub fn parse(data: &[u8]) -> Result<(Trace, Option<Malformed>), Malformed> {
         let file = container::parse(data)?;
-        if file.kind != Kind::Merged {
+        if file.kind != FileKind::Merged {
             return Err(Malformed::new(
                 9,
                 "a rank file, not a merged trace: merge it first",
@@ -369,7 +369,7 @@ impl<'w, W: Write> MergedWriter<'w, W> {
             out,
             written: 0,
             payload: Vec::new(),
-            chunk: container::prologue(Kind::Merged, &h),
+            chunk: container::prologue(FileKind::Merged, &h),
         };
         container::push_chunk(&mut w.chunk, CHUNK_COMMS, &comms_payload(comms));
         container::push_chunk(&mut w.chunk, CHUNK_CLOCKS, &clocks_payload(clocks));

@@ -248,6 +248,9 @@ pub fn op(op: MPI_Op) -> Checked {
     Ok(())
 }
 
+/// A buffer as a call passes it: address, count, datatype.
+pub type Buffer = (*const c_void, c_int, MPI_Datatype);
+
 /// A buffer of `count` elements: null only for an empty message, or with
 /// a derived type (absolute addresses from `MPI_BOTTOM`).
 pub fn buffer(buf: *const c_void, count: i32, dt: MPI_Datatype) -> Checked {

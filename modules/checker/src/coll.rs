@@ -7,7 +7,7 @@
 //! commonest collectives are here, the others in `coll_v`, `coll_scan`
 //! and `coll_neighbor`, with the same machinery.
 
-use crate::args::{self, Checked, Refusal};
+use crate::args::{self, Buffer, Checked, Refusal};
 use crate::collective;
 use crate::desc::Desc;
 use crate::gate::gate;
@@ -44,7 +44,7 @@ pub fn made(request: Option<*mut MPI_Request>) -> Made {
 
 /// The application's own call of a collective, for `Made::Agreed` and
 /// `Made::Started`.
-pub type Call<'a> = &'a mut dyn FnMut() -> c_int;
+pub type CollectiveCall<'a> = &'a mut dyn FnMut() -> c_int;
 
 /// The checks of a collective: its descriptor, or the refusal.
 pub type Described = Result<Desc, Refusal>;
@@ -150,9 +150,6 @@ fn piece(
         send
     }
 }
-
-/// A buffer: address, count, datatype.
-type Buffer = (*const c_void, c_int, MPI_Datatype);
 
 /// The checks of a rooted exchange (`MPI_Gather`, `MPI_Scatter` and
 /// their nonblocking forms, `kind`, a gather if `gathers`): `leaf`, the

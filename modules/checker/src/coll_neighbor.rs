@@ -6,7 +6,7 @@
 //! checker's duplicate, which keeps the topology.
 
 use crate::args;
-use crate::coll::{kind, made, run, Call};
+use crate::coll::{kind, made, run, CollectiveCall};
 use crate::desc::Desc;
 use crate::gate::gate;
 use crate::site::Here;
@@ -23,7 +23,7 @@ fn neighbor(
     (blocking, started): (usize, usize),
     comm: MPI_Comm,
     types: &[MPI_Datatype],
-    call: Call,
+    call: CollectiveCall,
 ) -> c_int {
     let made = made(request);
     let kind = kind(made, blocking, started);

@@ -5,7 +5,7 @@
 //! reduces), then made as the application called them.
 
 use crate::args;
-use crate::coll::{data, kind, made, reduction, run, Call};
+use crate::coll::{data, kind, made, reduction, run, CollectiveCall};
 use crate::desc::Desc;
 use crate::gate::gate;
 use crate::site::Here;
@@ -25,7 +25,7 @@ fn scan(
     datatype: MPI_Datatype,
     op: MPI_Op,
     comm: MPI_Comm,
-    call: Call,
+    call: CollectiveCall,
 ) -> c_int {
     let made = made(request);
     let kind = kind(made, pair.0, pair.1);
@@ -63,7 +63,7 @@ fn reduce_scatter(
     datatype: MPI_Datatype,
     op: MPI_Op,
     comm: MPI_Comm,
-    call: Call,
+    call: CollectiveCall,
 ) -> c_int {
     let made = made(request);
     let kind = kind(made, pair.0, pair.1);

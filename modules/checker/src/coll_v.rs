@@ -5,7 +5,7 @@
 //! then made as the application called it.
 
 use crate::args::{self, Checked};
-use crate::coll::{contributes, data, is_root, kind, made, run, Call, Made};
+use crate::coll::{contributes, data, is_root, kind, made, run, CollectiveCall, Made};
 use crate::desc::Desc;
 use crate::gate::gate;
 use crate::site::Here;
@@ -34,7 +34,7 @@ fn rooted(
     whole: MPI_Datatype,
     root: c_int,
     comm: MPI_Comm,
-    call: Call,
+    call: CollectiveCall,
 ) -> c_int {
     let kind = kind(made, pair.0, pair.1);
     run(
@@ -64,7 +64,7 @@ fn among_all(
     pair: (usize, usize),
     comm: MPI_Comm,
     types: Checked,
-    call: Call,
+    call: CollectiveCall,
 ) -> c_int {
     let kind = kind(made, pair.0, pair.1);
     run(

@@ -52,6 +52,7 @@
 
 pub mod graph;
 pub mod layout;
+pub mod origin;
 pub mod sig;
 pub mod windows;
 

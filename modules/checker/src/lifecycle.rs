@@ -138,7 +138,7 @@ fn leaks(here: &Here) {
     // A window whose ranks went out of step was reported then, and is
     // left unfreed on purpose.
     for w in crate::windows::lock().values().filter(|w| !w.broken) {
-        let by = named(w.origin.0, w.origin.1);
+        let by = named(w.origin.routine, w.origin.ra);
         let open = w.open_epochs(crate::site::name);
         if !open.is_empty() {
             found.push((

@@ -9,9 +9,10 @@
 
 use crate::args;
 use crate::gate::gate;
+use crate::origin::Origin;
 use crate::p2p::{self, empty_status, give, receive_matched, recv_waits};
 use crate::p2psig;
-use crate::registry::{key, Origin, RequestInfo};
+use crate::registry::{key, RequestInfo};
 use crate::requests;
 use crate::sig::Sig;
 use crate::site::Here;

@@ -7,20 +7,14 @@
 use crate::args;
 use crate::consts::Err;
 use crate::gate::gate;
-use crate::registry::{self, key, CommInfo, OpInfo, Origin, TypeInfo};
+use crate::origin::Origin;
+use crate::registry::{self, key, CommInfo, OpInfo, TypeInfo};
 use crate::site::Here;
 use crate::types;
 use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw::routine;
 use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Group, MPI_Op};
 use pnmpi_sdk::sys::Handle;
-
-fn origin(here: &Here) -> Origin {
-    Origin {
-        routine: here.routine,
-        ra: here.ra(),
-    }
-}
 
 /// The checker's duplicate of `comm` (0 for an intercommunicator, whose
 /// collectives are not compared). Collective over `comm`: called by
@@ -45,7 +39,7 @@ fn new_comm(here: &Here, comm: MPI_Comm) {
         CommInfo {
             shadow,
             started,
-            origin: Some(origin(here)),
+            origin: Some(Origin::of(here)),
         },
     );
 }
@@ -65,7 +59,7 @@ fn new_group(here: &Here, group: MPI_Group) {
     {
         return;
     }
-    registry::lock().groups.insert(key(group), origin(here));
+    registry::lock().groups.insert(key(group), Origin::of(here));
 }
 
 fn new_type(here: &Here, dt: MPI_Datatype) {
@@ -74,7 +68,7 @@ fn new_type(here: &Here, dt: MPI_Datatype) {
     reg.types.insert(
         key(dt),
         TypeInfo {
-            origin: origin(here),
+            origin: Origin::of(here),
             committed: false,
             sig: None,
             overlaps: false,
@@ -92,7 +86,7 @@ fn reused_type(_here: &Here, dt: MPI_Datatype) {
 /// Registers an operation with its creation number (collectives compare
 /// user operations by it across ranks).
 fn new_op(here: &Here, op: MPI_Op) {
-    let o = origin(here);
+    let o = Origin::of(here);
     let mut reg = registry::lock();
     reg.op_seq += 1;
     let seq = reg.op_seq;

@@ -41,7 +41,7 @@ use std::hash::BuildHasherDefault;
 
 /// Signature sends in flight, with their buffers, and the buffers of
 /// completed ones, kept for the next sends (no allocation per message).
-struct Pending {
+struct SignatureSends {
     sends: Vec<(MPI_Request, Box<[u64; 4]>)>,
     // Boxed: a buffer moves between the two lists while MPI may read
     // it, so it keeps its own heap address (no allocation once warm).
@@ -51,9 +51,9 @@ struct Pending {
 
 // SAFETY: request handles name the same requests in every thread; the
 // buffers are owned; the mutex serializes every use.
-unsafe impl Send for Pending {}
+unsafe impl Send for SignatureSends {}
 
-static PENDING: Mutex<Pending> = Mutex::new(Pending {
+static PENDING: Mutex<SignatureSends> = Mutex::new(SignatureSends {
     sends: Vec::new(),
     spare: Vec::new(),
 });
@@ -80,7 +80,7 @@ pub fn announce(count: c_int, dt: MPI_Datatype, dest: c_int, tag: c_int, comm: M
     };
     let sig = types::signature(dt).times(count.max(0) as u64);
     let mut pending = PENDING.lock();
-    let Pending { sends, spare } = &mut *pending;
+    let SignatureSends { sends, spare } = &mut *pending;
     // Completed sends give their buffers back first.
     let mut i = 0;
     while i < sends.len() {

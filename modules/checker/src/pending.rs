@@ -19,7 +19,7 @@ use std::ffi::c_int;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// One comparison under way.
-struct Pending {
+struct PendingComparison {
     /// The allreduce's request, as bits (handles are not `Send`).
     req: u64,
     /// The communicator it runs on, the checker's duplicate.
@@ -33,7 +33,7 @@ struct Pending {
     ra: usize,
 }
 
-static PENDING: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
+static PENDING: Mutex<Vec<PendingComparison>> = Mutex::new(Vec::new());
 /// How many, read without the lock by every test loop.
 static COUNT: AtomicUsize = AtomicUsize::new(0);
 
@@ -50,7 +50,7 @@ pub fn start(shadow: MPI_Comm, desc: Desc, routine: usize, ra: usize) -> c_int {
     if rc != mpi::SUCCESS() {
         return rc;
     }
-    PENDING.lock().push(Pending {
+    PENDING.lock().push(PendingComparison {
         req: req.bits(),
         shadow: shadow.bits(),
         both,
@@ -82,7 +82,7 @@ pub fn progress() -> bool {
     if settled() {
         return true;
     }
-    let done: Vec<Pending> = {
+    let done: Vec<PendingComparison> = {
         let mut list = PENDING.lock();
         let mut done = Vec::new();
         let mut i = 0;
@@ -112,7 +112,7 @@ pub fn progress() -> bool {
 }
 
 /// Reports a comparison that found the ranks disagree, then ends the job.
-fn judge(p: &Pending) {
+fn judge(p: &PendingComparison) {
     let ext = Extremes::from_result(&p.out);
     let Some(check) = ext.mismatch() else {
         return;

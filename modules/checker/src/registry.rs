@@ -3,7 +3,9 @@
 //! freed (with the site that created each, for leak reports), the handles
 //! it freed (a later use is an error), and its requests.
 
+use crate::origin::Origin;
 use crate::sig::Sig;
+use crate::site::Here;
 use parking_lot::{Mutex, MutexGuard};
 use pnmpi_sdk::sys::ffi::MPI_Comm;
 use pnmpi_sdk::sys::Handle;
@@ -44,11 +46,14 @@ pub type Map<V> = HashMap<u64, V, BuildHasherDefault<HandleHasher>>;
 /// A set of handles.
 pub type Set = HashSet<u64, BuildHasherDefault<HandleHasher>>;
 
-/// Where an object was created: the routine and the site's return address.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Origin {
-    pub routine: usize,
-    pub ra: usize,
+impl Origin {
+    /// The call the wrapper at `here` makes.
+    pub fn of(here: &Here) -> Origin {
+        Origin {
+            routine: here.routine,
+            ra: here.ra(),
+        }
+    }
 }
 
 /// A communicator the checker knows.

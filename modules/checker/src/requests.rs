@@ -7,9 +7,10 @@
 
 use crate::args;
 use crate::gate::gate;
+use crate::origin::Origin;
 use crate::p2p::{self, give, to_world};
 use crate::p2psig;
-use crate::registry::{self, key, Origin, RequestInfo};
+use crate::registry::{self, key, RequestInfo};
 use crate::report::{self, Class};
 use crate::site::{self, Here};
 use crate::types;
@@ -79,10 +80,7 @@ pub fn started(here: &Here, request: *mut MPI_Request, info: RequestInfo) {
         return;
     }
     let mut info = info;
-    info.origin = Origin {
-        routine: here.routine,
-        ra: here.ra(),
-    };
+    info.origin = Origin::of(here);
     registry::lock().requests.insert(h, info);
 }
 

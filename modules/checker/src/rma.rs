@@ -8,9 +8,10 @@
 //! buffer of the checker's, given to the application's at completion),
 //! so that a write of that buffer in between is reported (`rma_sync`).
 
-use crate::args::{self, Checked};
+use crate::args::{self, Buffer, Checked};
 use crate::consts::Err;
 use crate::gate::gate;
+use crate::origin::Origin;
 use crate::rma_sync::{known, rma_error};
 use crate::site::Here;
 use crate::types;
@@ -19,10 +20,7 @@ use pnmpi_sdk::constants as mpi;
 use pnmpi_sdk::raw::{self as x, routine};
 use pnmpi_sdk::sys::ffi::{MPI_Aint, MPI_Datatype, MPI_Op, MPI_Win};
 use pnmpi_sdk::sys::Handle;
-use std::ffi::{c_int, c_void};
-
-/// A buffer: address, count, datatype.
-type Buffer = (*const c_void, c_int, MPI_Datatype);
+use std::ffi::c_int;
 
 /// A buffer's arguments: count, datatype, not NULL with data.
 fn data(b: Buffer) -> Checked {
@@ -132,7 +130,7 @@ fn issued(
     if target == mpi::PROC_NULL() {
         return;
     }
-    let origin = (here.routine, here.ra());
+    let origin = Origin::of(here);
     if let Some(w) = windows::lock().get_mut(&win.bits()) {
         w.operation(target);
         w.issued.push(Issued {

@@ -13,6 +13,7 @@ use crate::collective;
 use crate::consts::Err;
 use crate::desc::Desc;
 use crate::gate::gate;
+use crate::origin::Origin;
 use crate::report::{self, Class};
 use crate::site::{self, Here};
 use crate::windows::{self, Issued, WinInfo};
@@ -31,8 +32,8 @@ pub fn rma_error(err: Err, check: &'static str, what: String) -> Refusal {
 }
 
 /// `routine at site`, for reports that name another call.
-pub fn named(origin: windows::Origin) -> String {
-    format!("{} at {}", ROUTINE_NAMES[origin.0], site::name(origin.1))
+pub fn named(origin: Origin) -> String {
+    format!("{} at {}", ROUTINE_NAMES[origin.routine], site::name(origin.ra))
 }
 
 /// The window is one the application created and has not freed; its
@@ -179,7 +180,7 @@ fn create(
         }
     }
     let extents = all.chunks(2).map(|w| (w[0], w[1])).collect();
-    let info = WinInfo::new(shadow, (here.routine, here.ra()), extents, (base(), size));
+    let info = WinInfo::new(shadow, Origin::of(here), extents, (base(), size));
     // SAFETY: MPI just wrote the new window's handle.
     windows::lock().insert(unsafe { *win }.bits(), info);
     rc
@@ -190,7 +191,7 @@ fn create(
 /// (`MPI_Win_create` in a function, `MPI_Win_free` after it returned).
 fn stale_memory(here: &Here, w: &WinInfo) {
     let (base, size) = w.memory;
-    if size <= 0 || w.origin.0 != routine::MPI_Win_create {
+    if size <= 0 || w.origin.routine != routine::MPI_Win_create {
         return;
     }
     let Some((caller, low)) = here.caller_stack() else {
@@ -225,8 +226,8 @@ pub fn completed(here: &Here, ops: Vec<Issued>) {
             report::report(
                 Class::Rma,
                 "buffer-modified",
-                ROUTINE_NAMES[op.origin.0],
-                &site::name(op.origin.1),
+                ROUTINE_NAMES[op.origin.routine],
+                &site::name(op.origin.ra),
                 format!(
                     "its origin buffer was written before {} at {} completed it",
                     here.call(),

@@ -4,7 +4,7 @@
 //! report, or an object whose creation a leak report will name).
 
 use crate::report::{self, Class};
-use crate::threads::{self, Call, Entry};
+use crate::threads::{self, CallInProgress, Entry};
 use parking_lot::Mutex;
 use pnmpi_mpi_sys::{ROUTINE_COUNT, ROUTINE_NAMES};
 use pnmpi_sdk::callsite::{self, Resolver, Routes, Table};
@@ -161,7 +161,7 @@ pub fn name(ra: usize) -> String {
 
 /// `thread T is inside MPI_X at SITE`, for reports that name another
 /// thread's call.
-pub fn inside(c: &Call) -> String {
+pub fn inside(c: &CallInProgress) -> String {
     format!(
         "thread {} is inside {} at {}",
         c.thread,

@@ -62,7 +62,7 @@ static NEXT: AtomicU32 = AtomicU32::new(1);
 
 /// A checked call in progress on some thread.
 #[derive(Clone, Copy)]
-pub struct Call {
+pub struct CallInProgress {
     /// The thread's number.
     pub thread: u32,
     /// The routine's index.
@@ -87,9 +87,9 @@ struct Threads {
     /// Threads already reported as calling above the level.
     above: Vec<u32>,
     /// The tracked calls in progress.
-    inside: Vec<Call>,
+    inside: Vec<CallInProgress>,
     /// The objects those calls use, with the call.
-    held: Vec<(Object, Call)>,
+    held: Vec<(Object, CallInProgress)>,
 }
 
 static THREADS: Mutex<Threads> = Mutex::new(Threads {
@@ -160,7 +160,7 @@ pub enum Entry {
     Unnoted(Option<(u32, u8)>),
     /// Noted as in progress; under `MPI_THREAD_SERIALIZED`, the call of
     /// another thread that was inside MPI then (to report).
-    Noted(u32, Option<Call>),
+    Noted(u32, Option<CallInProgress>),
 }
 
 /// At the entry of a call that `untracked` did not let through: under
@@ -178,7 +178,7 @@ pub fn note(routine: usize, ra: usize) -> Entry {
         }
         return Entry::Unnoted(first.then_some((thread, level)));
     }
-    let call = Call { thread, routine, ra };
+    let call = CallInProgress { thread, routine, ra };
     let other = {
         let mut t = THREADS.lock();
         let other = t.inside.first().copied();
@@ -210,7 +210,7 @@ pub fn leave() {
 
 /// Marks `objects` as used by this thread's call; returns the call of
 /// another thread that uses one of them, if any (then marks none).
-pub(crate) fn hold(objects: &[Object]) -> Option<Call> {
+pub(crate) fn hold(objects: &[Object]) -> Option<CallInProgress> {
     let thread = current();
     let mut t = THREADS.lock();
     let call = t.inside.iter().find(|c| c.thread == thread).copied()?;
@@ -226,7 +226,7 @@ pub(crate) fn hold(objects: &[Object]) -> Option<Call> {
 }
 
 /// The tracked calls of other threads than this one in progress.
-pub(crate) fn others() -> Vec<Call> {
+pub(crate) fn others() -> Vec<CallInProgress> {
     let thread = current();
     THREADS
         .lock()

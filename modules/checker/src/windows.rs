@@ -6,13 +6,11 @@
 //! that opened an access epoch, and the operations issued and not yet
 //! completed, with what their completion checks.
 
+use crate::origin::Origin;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::LazyLock;
-
-/// A routine and the return address of its call site.
-pub type Origin = (usize, usize);
 
 /// An operation issued and not yet completed by a synchronization.
 pub struct Issued {
@@ -198,7 +196,7 @@ mod tests {
     use super::*;
 
     fn window() -> WinInfo {
-        WinInfo::new(0, (0, 0), vec![(40, 1), (40, 4)], (0, 40))
+        WinInfo::new(0, Origin::default(), vec![(40, 1), (40, 4)], (0, 40))
     }
 
     #[test]
@@ -261,7 +259,7 @@ mod tests {
         assert_eq!(w.outside(1, 2, 4, 32), Some(40));
         assert_eq!(w.outside(0, -1, 0, 4), Some(40));
         assert_eq!(w.outside(2, 0, 0, 4), None);
-        let dynamic = WinInfo::new(0, (0, 0), vec![(-1, 1)], (0, 0));
+        let dynamic = WinInfo::new(0, Origin::default(), vec![(-1, 1)], (0, 0));
         assert_eq!(dynamic.outside(0, 1 << 40, 0, 4), None);
     }
 
@@ -279,7 +277,7 @@ mod tests {
         let mut w = window();
         for target in [0, 1, 1] {
             w.issued.push(Issued {
-                origin: (0, 0),
+                origin: Origin::default(),
                 target,
                 sum: None,
                 scratch: None,

@@ -52,11 +52,11 @@ fn element(dt: MPI_Datatype) -> Result<Arc<Element>, Error> {
 }
 
 /// A basic type and its size.
-type Basic = (MPI_Datatype, i64);
+type BasicAndSize = (MPI_Datatype, i64);
 
 /// The runs of `count` elements of `dt`, and the basic type and size an
 /// empty walk names (the type's first, else `MPI_BYTE`).
-fn runs(count: c_int, dt: MPI_Datatype) -> Result<(Vec<Block<MPI_Datatype>>, Basic), Error> {
+fn runs(count: c_int, dt: MPI_Datatype) -> Result<(Vec<Block<MPI_Datatype>>, BasicAndSize), Error> {
     let count = u64::try_from(count).map_err(|_| Error::NegativeCount)?;
     let element = element(dt)?;
     let first = element

@@ -138,7 +138,7 @@ pub struct Site {
 
 /// A selected routine's distributions on one rank: sparse `[bin, count]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Dist {
+pub struct RoutineDistribution {
     /// The routine's `MPI_` name.
     pub routine: String,
     /// Its calls' durations, in `Config::latency` bins.
@@ -178,7 +178,7 @@ pub struct RankProfile {
     /// Routines called at least once.
     pub routines: Vec<Routine>,
     /// The selected routines' distributions (`Config::distributions`).
-    pub distributions: Vec<Dist>,
+    pub distributions: Vec<RoutineDistribution>,
     /// Its call sites, resolved.
     pub callsites: Vec<Site>,
     /// Calls whose site could not be kept (full table, or no site found).
@@ -288,7 +288,7 @@ pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> Rank
         .map(|(i, routine)| {
             let lat: Vec<&Hist> = blocks.iter().map(|b| &b.dists[i].latency).collect();
             let size: Vec<&Hist> = blocks.iter().map(|b| &b.dists[i].size).collect();
-            Dist {
+            RoutineDistribution {
                 routine: routine.clone(),
                 latency: sparse(&lat),
                 size: sparse(&size),

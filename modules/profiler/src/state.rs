@@ -110,7 +110,7 @@ impl Hist {
 }
 
 /// Latency and size distributions of one selected routine.
-pub struct Dist {
+pub struct RoutineHistograms {
     /// Durations, ticks.
     pub latency: Hist,
     /// Bytes.
@@ -143,7 +143,7 @@ pub struct Block {
     /// Each routine's index in `dists`, or `NO_DIST`.
     dist_of: Box<[u16; ROUTINE_COUNT]>,
     /// The selected routines' distributions, in `Config::distributions` order.
-    pub dists: Box<[Dist]>,
+    pub dists: Box<[RoutineHistograms]>,
     /// Call sites, if recorded.
     pub sites: Option<Table<Series>>,
     routes: Box<[Routes; ROUTINE_COUNT]>,
@@ -193,7 +193,7 @@ impl Block {
             dists: config
                 .distributions
                 .iter()
-                .map(|_| Dist {
+                .map(|_| RoutineHistograms {
                     latency: time(&config.latency),
                     size: Hist::new(&config.size, config.size.resolution),
                 })

@@ -35,8 +35,6 @@ use slab::Slab;
 use std::collections::HashMap;
 use std::ffi::c_int;
 
-type Dt = ffi::MPI_Datatype;
-
 /// What a member brings to a call.
 #[derive(Default, Clone, Serialize, Deserialize)]
 pub enum Gift {
@@ -62,7 +60,7 @@ pub enum Op {
     Reduce {
         coll: Coll,
         count: c_int,
-        dtype: Dt,
+        dtype: ffi::MPI_Datatype,
         op: ffi::MPI_Op,
         exclusive: bool,
     },
@@ -71,7 +69,7 @@ pub enum Op {
 }
 
 /// One collective call.
-pub struct Call {
+pub struct CollectiveCall {
     pub op: Op,
     pub size: u32,
     pub root: u32,
@@ -183,7 +181,7 @@ impl Below<'_> {
 /// Calls in progress.
 #[derive(Default)]
 pub struct Colls {
-    calls: Slab<Call>,
+    calls: Slab<CollectiveCall>,
     open: HashMap<(usize, u32), usize>,
     /// Shares from other processes for calls no member here joined yet.
     early: HashMap<(usize, u32), Vec<Share>>,
@@ -198,7 +196,7 @@ pub type Reducer<'a> = &'a dyn Fn(&[u8], &mut Vec<u8>);
 
 impl Colls {
     /// The call a member's part names.
-    pub fn call(&self, id: usize) -> &Call {
+    pub fn call(&self, id: usize) -> &CollectiveCall {
         &self.calls[id]
     }
 
@@ -360,7 +358,7 @@ impl Colls {
             Vec::new()
         };
         let outstanding = if size == 1 { 1 } else { comms.comms[comm].local };
-        self.calls.insert(Call {
+        self.calls.insert(CollectiveCall {
             op,
             size,
             root,

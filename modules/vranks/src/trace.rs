@@ -6,11 +6,11 @@
 //! The tracer module itself is not loaded in this mode: its state is one
 //! rank per process (its stream per thread, its clock measurement, its
 //! `MPI_Init` broadcast). This layer records what it would: every call
-//! that charges the rank's clock (the API layer's `Call`) is an event from
-//! the clock after the compute before it to the clock at its return, and
-//! the routines the replay needs also record their arguments (peer, tag,
-//! communicator, bytes, root, per-peer bytes, requests created and
-//! completed, statuses, and each new communicator's members as world
+//! that charges the rank's clock (the API layer's `CallInProgress`) is an
+//! event from the clock after the compute before it to the clock at its
+//! return, and the routines the replay needs also record their arguments
+//! (peer, tag, communicator, bytes, root, per-peer bytes, requests created
+//! and completed, statuses, and each new communicator's members as world
 //! ranks). Local calls that take no virtual time (`MPI_Comm_rank`, group
 //! queries, `MPI_Pack`) are not recorded.
 //!

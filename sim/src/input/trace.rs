@@ -12,7 +12,7 @@ use crate::SimError;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::messages::Persistent;
 use pnmpi_trace::rma::RmaRole;
-use pnmpi_trace::routine::{classify, Coll, Kind};
+use pnmpi_trace::routine::{classify, Coll, RoutineKind};
 use pnmpi_trace::trace::{Event, ReqRef};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -208,7 +208,7 @@ impl StreamState {
 pub struct TraceOps<S: EventSource> {
     src: S,
     actors: Vec<Actor>,
-    kinds: Vec<Kind>,
+    kinds: Vec<RoutineKind>,
     init_routine: Vec<bool>,
     finalize_routine: Vec<bool>,
     persistent_init: Vec<bool>,
@@ -398,7 +398,7 @@ impl<S: EventSource> TraceOps<S> {
         // of it (most events of a polling program).
         if self.fold
             && st.started
-            && matches!(self.kinds[r], Kind::Complete)
+            && matches!(self.kinds[r], RoutineKind::Complete)
             && ev.done.iter().all(|d| d.req.is_none())
         {
             st.queue().fold(&Op {
@@ -427,8 +427,8 @@ impl<S: EventSource> TraceOps<S> {
         }
         let kind = self.kinds[r];
         let kind = match kind {
-            Kind::Send { .. } | Kind::Recv { .. } if self.persistent_init[r] => {
-                let send = matches!(kind, Kind::Send { .. });
+            RoutineKind::Send { .. } | RoutineKind::Recv { .. } if self.persistent_init[r] => {
+                let send = matches!(kind, RoutineKind::Send { .. });
                 self.persistent.insert(
                     first,
                     Persistent {
@@ -441,7 +441,7 @@ impl<S: EventSource> TraceOps<S> {
                 );
                 OpKind::Local
             }
-            Kind::Send { blocking } => match rank_of(peer) {
+            RoutineKind::Send { blocking } => match rank_of(peer) {
                 Some(to) => OpKind::Send {
                     to,
                     tag,
@@ -451,7 +451,7 @@ impl<S: EventSource> TraceOps<S> {
                 },
                 None => OpKind::Local,
             },
-            Kind::Recv { blocking } => {
+            RoutineKind::Recv { blocking } => {
                 let deferred = !blocking && wild != 0;
                 match (rank_of(peer), deferred) {
                     (_, true) => OpKind::Recv {
@@ -471,7 +471,7 @@ impl<S: EventSource> TraceOps<S> {
                     (None, false) => OpKind::Local,
                 }
             }
-            Kind::Sendrecv => {
+            RoutineKind::Sendrecv => {
                 let from = ev.get(V::Src).and_then(rank_of);
                 let rtag = ev.get(V::Rtag).unwrap_or(0);
                 let rbytes = ev.get(V::Rbytes).unwrap_or(bytes as i64).max(0) as u64;
@@ -502,7 +502,7 @@ impl<S: EventSource> TraceOps<S> {
                     (None, None) => OpKind::Local,
                 }
             }
-            Kind::Start => {
+            RoutineKind::Start => {
                 // One op per started request; the first carries the burst and duration.
                 let mut first_op = true;
                 for (i, init) in ev.init.iter().enumerate() {
@@ -554,14 +554,14 @@ impl<S: EventSource> TraceOps<S> {
                 }
                 OpKind::Local
             }
-            Kind::Cancel => match ev.done.first().and_then(|d| d.req) {
+            RoutineKind::Cancel => match ev.done.first().and_then(|d| d.req) {
                 Some(req) => OpKind::Cancel(req_id(req)),
                 None => OpKind::Local,
             },
             // A test or wait that completed nothing (a poll that found
             // nothing done): no list to make.
-            Kind::Complete if ev.done.iter().all(|d| d.req.is_none()) => OpKind::Local,
-            Kind::Complete if !self.request_free[r] => {
+            RoutineKind::Complete if ev.done.iter().all(|d| d.req.is_none()) => OpKind::Local,
+            RoutineKind::Complete if !self.request_free[r] => {
                 let mut done = self.spare.pop().unwrap_or_default();
                 done.clear();
                 // Exactly: every rank of a large run holds its wait's list.
@@ -578,7 +578,7 @@ impl<S: EventSource> TraceOps<S> {
                     OpKind::Wait(done)
                 }
             }
-            Kind::Collective {
+            RoutineKind::Collective {
                 op: c,
                 blocking,
                 vector,

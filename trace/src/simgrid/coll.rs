@@ -25,7 +25,7 @@
 //! blocking call, at the `MPI_Wait*` for a nonblocking one). Both
 //! simulators replay those messages alike.
 
-use super::rank::{Key, Rank};
+use super::rank::{Rank, SimgridKey};
 use crate::counts::PeerBytes;
 use crate::routine::Coll;
 use crate::trace::ReqRef;
@@ -205,7 +205,7 @@ impl Rank<'_> {
         let tag = self.direct_tag(comm);
         let (recvs, sends) = call.direct();
         let me = self.me;
-        let mut keys: Vec<Key> = Vec::with_capacity(recvs.len() + sends.len());
+        let mut keys: Vec<SimgridKey> = Vec::with_capacity(recvs.len() + sends.len());
         for (j, b) in recvs {
             let p = call.members[j];
             self.act(&format!("irecv {p} {tag} {b}"));

@@ -20,10 +20,10 @@ mod rank;
 use crate::error::{Error, Result};
 use crate::fields::{ANY_SOURCE, ANY_TAG, V, WILD_SOURCE, WILD_TAG};
 use crate::messages::Persistent;
-use crate::routine::{classify, Coll, Kind};
+use crate::routine::{classify, Coll, RoutineKind};
 use crate::source::{for_each_event_of, StreamedTrace};
 use crate::trace::{members, Comm, Event, ReqRef};
-use rank::{Key, Known, Rank};
+use rank::{Known, Rank, SimgridKey};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -170,7 +170,7 @@ impl Rank<'_> {
     }
 
     /// A nonblocking send or receive with SimGrid key `key`.
-    fn post(&mut self, action: &str, req: ReqRef, key: Key) {
+    fn post(&mut self, action: &str, req: ReqRef, key: SimgridKey) {
         self.act(action);
         self.keys.insert(req, key);
         self.stored.entry(key).or_insert(req);
@@ -230,12 +230,16 @@ impl Rank<'_> {
             }
         }
         match self.kinds[e.routine as usize] {
-            Kind::Send { blocking: true } if peer >= 0 => self.act(&format!("send {peer} {tag} {bytes}")),
-            Kind::Send { blocking: false } if peer >= 0 && !name.contains("_init") => {
+            RoutineKind::Send { blocking: true } if peer >= 0 => {
+                self.act(&format!("send {peer} {tag} {bytes}"))
+            }
+            RoutineKind::Send { blocking: false } if peer >= 0 && !name.contains("_init") => {
                 self.post(&format!("isend {peer} {tag} {bytes}"), req, (me, peer, tag))
             }
-            Kind::Recv { blocking: true } if peer >= 0 => self.act(&format!("recv {peer} {tag} {bytes}")),
-            Kind::Recv { blocking: false } if !name.contains("_init") => {
+            RoutineKind::Recv { blocking: true } if peer >= 0 => {
+                self.act(&format!("recv {peer} {tag} {bytes}"))
+            }
+            RoutineKind::Recv { blocking: false } if !name.contains("_init") => {
                 let wild = e.get(V::Wild).unwrap_or(0) & (WILD_SOURCE | WILD_TAG) != 0;
                 if let Some((src, tag)) = self.received(req, wild, (peer, tag)) {
                     self.post(&format!("irecv {src} {tag} {bytes}"), req, (src, me, tag));
@@ -243,13 +247,13 @@ impl Rank<'_> {
             }
             // A cancelled receive is not written (SimGrid's replay has no
             // cancel), which the collected lookahead tells.
-            Kind::Cancel => {
+            RoutineKind::Cancel => {
                 if matches!(self.known, Known::SoFar(_)) {
                     self.lookahead = true;
                 }
                 self.compute += e.duration();
             }
-            Kind::Sendrecv => {
+            RoutineKind::Sendrecv => {
                 let (src, rtag) = (e.get(V::Src).unwrap_or(-1), e.get(V::Rtag).unwrap_or(0));
                 let rbytes = e.get(V::Rbytes).unwrap_or(bytes).max(0);
                 let key = (me, peer, tag);
@@ -266,7 +270,7 @@ impl Rank<'_> {
                     self.act(&format!("wait {me} {peer} {tag}"));
                 }
             }
-            Kind::Start => {
+            RoutineKind::Start => {
                 for (i, init) in e.init.iter().enumerate() {
                     let Some(p) = self.persistent(*init) else {
                         continue;
@@ -297,7 +301,7 @@ impl Rank<'_> {
                     }
                 }
             }
-            Kind::Complete => {
+            RoutineKind::Complete => {
                 let before = self.actions;
                 for d in &e.done {
                     if let Some(r) = d.req {
@@ -313,11 +317,11 @@ impl Rank<'_> {
                 }
             }
             // MPI-4 persistent collectives (`MPI_Bcast_init` ...): not replayed.
-            Kind::Collective { .. } if name.contains("_init") => {
+            RoutineKind::Collective { .. } if name.contains("_init") => {
                 self.approx(e);
                 self.compute += e.duration();
             }
-            Kind::Collective { op, blocking, vector } => {
+            RoutineKind::Collective { op, blocking, vector } => {
                 self.collective(e, op, vector, (!blocking).then_some(req), comms);
             }
             _ => {
@@ -439,12 +443,12 @@ impl Rank<'_> {
 
 /// The persistent request an `MPI_*_init` call (`name`, of kind `kind`)
 /// creates.
-fn persistent_init(name: &str, kind: Kind, e: &Event) -> Option<Persistent> {
-    if !name.contains("_init") || !matches!(kind, Kind::Send { .. } | Kind::Recv { .. }) {
+fn persistent_init(name: &str, kind: RoutineKind, e: &Event) -> Option<Persistent> {
+    if !name.contains("_init") || !matches!(kind, RoutineKind::Send { .. } | RoutineKind::Recv { .. }) {
         return None;
     }
     Some(Persistent {
-        send: matches!(kind, Kind::Send { .. }),
+        send: matches!(kind, RoutineKind::Send { .. }),
         peer: e.get(V::Peer).unwrap_or(-1),
         tag: e.get(V::Tag).unwrap_or(0),
         comm: e.get(V::Comm).unwrap_or(0),
@@ -455,7 +459,7 @@ fn persistent_init(name: &str, kind: Kind, e: &Event) -> Option<Persistent> {
 /// Reads rank `rank`'s streams through for what its export
 /// needs ahead of time: wildcard receives' sources and tags, and the
 /// persistent requests.
-fn collect(src: &mut dyn StreamedTrace, rank: u32, kinds: &[Kind]) -> Result<Known> {
+fn collect(src: &mut dyn StreamedTrace, rank: u32, kinds: &[RoutineKind]) -> Result<Known> {
     let mut wild = HashMap::new();
     let mut persistent = HashMap::new();
     let mut cancelled = HashSet::new();
@@ -467,7 +471,7 @@ fn collect(src: &mut dyn StreamedTrace, rank: u32, kinds: &[Kind]) -> Result<Kno
             }
         }
         let name = routines.get(e.routine as usize).map_or("?", String::as_str);
-        if kinds[e.routine as usize] == Kind::Cancel {
+        if kinds[e.routine as usize] == RoutineKind::Cancel {
             cancelled.extend(e.done.iter().filter_map(|d| d.req));
         }
         if let Some(p) = persistent_init(name, kinds[e.routine as usize], e) {
@@ -606,7 +610,7 @@ fn write_parts(
         part
     };
     let routines = src.routines().to_vec();
-    let kinds: Vec<Kind> = routines.iter().map(|n| classify(n)).collect();
+    let kinds: Vec<RoutineKind> = routines.iter().map(|n| classify(n)).collect();
     let world_size = src.world_size();
     let streams = src.stream_list();
     let mut approximated = HashMap::new();

@@ -2,13 +2,13 @@
 //! requests' keys, what it knows of them ahead, and the action lines.
 
 use crate::messages::Persistent;
-use crate::routine::Kind;
+use crate::routine::RoutineKind;
 use crate::trace::ReqRef;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 /// SimGrid's request key: (source, destination, tag) in world ranks.
-pub(super) type Key = (i64, i64, i64);
+pub(super) type SimgridKey = (i64, i64, i64);
 
 /// Where a rank's requests' lookahead comes from.
 pub(super) enum Known {
@@ -30,7 +30,7 @@ pub(super) enum Known {
 /// The export of one rank, written to its file as it goes.
 pub(super) struct Rank<'a> {
     pub(super) routines: &'a [String],
-    pub(super) kinds: &'a [Kind],
+    pub(super) kinds: &'a [RoutineKind],
     pub(super) world_size: u32,
     pub(super) me: i64,
     pub(super) out: String,
@@ -38,16 +38,16 @@ pub(super) struct Rank<'a> {
     pub(super) actions: u64,
     pub(super) compute: u64,
     /// Requests replayed with a key, to wait for.
-    pub(super) keys: HashMap<ReqRef, Key>,
+    pub(super) keys: HashMap<ReqRef, SimgridKey>,
     /// SimGrid's own table: it keeps one request per key.
-    pub(super) stored: HashMap<Key, ReqRef>,
+    pub(super) stored: HashMap<SimgridKey, ReqRef>,
     pub(super) approximated: HashMap<String, u64>,
     pub(super) known: Known,
     /// Set when an event needed what only the collected lookahead knows.
     pub(super) lookahead: bool,
     /// Nonblocking collectives written as messages: their keys, to wait
     /// for where the request completes.
-    pub(super) nbc: HashMap<ReqRef, Vec<Key>>,
+    pub(super) nbc: HashMap<ReqRef, Vec<SimgridKey>>,
     /// Per communicator, the collectives written as messages so far.
     pub(super) direct_seq: HashMap<i64, u32>,
     /// Index of the event being written, among the rank's events.

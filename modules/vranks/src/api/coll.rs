@@ -8,7 +8,7 @@
 use super::complete::wait_id;
 use super::results::{at, nth};
 use super::traced as trace;
-use super::{comm_of, ok, rank_size, Call};
+use super::{comm_of, ok, rank_size, CallInProgress};
 use crate::coll::{Entry, Gift, Op};
 use crate::dtype::{layout, pack, raw};
 use crate::engine::with;
@@ -19,6 +19,7 @@ use pnmpi_sim::kernel::coll::Member;
 use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
 
+/// A datatype handle, short for the wrappers' long argument lists.
 type Dt = ffi::MPI_Datatype;
 
 /// Bytes of each member's entry of a counts array, items of `dt` (for the
@@ -499,7 +500,7 @@ macro_rules! collective {
         /// MPI's contract for this routine.
         #[no_mangle]
         pub unsafe extern "C" fn $iname($($arg: $ty,)* req: *mut ffi::MPI_Request) -> c_int {
-            let _call = Call::enter(stringify!($iname));
+            let _call = CallInProgress::enter(stringify!($iname));
             // SAFETY: the application's arguments.
             unsafe { $imp(stringify!($iname), $($call,)* Some(req)) }
         }
@@ -509,7 +510,7 @@ macro_rules! collective {
         /// MPI's contract for this routine.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
-            let _call = Call::enter(stringify!($name));
+            let _call = CallInProgress::enter(stringify!($name));
             // SAFETY: the application's arguments.
             unsafe { $imp(stringify!($name), $($call,)* None) }
         }

@@ -4,7 +4,7 @@
 #![allow(non_snake_case)]
 
 use super::coll::go;
-use super::{comm_of, fatal, ok, rank_size, Call};
+use super::{comm_of, fatal, ok, rank_size, CallInProgress};
 use crate::cart::{coords_of, rank_at};
 use crate::coll::{Gift, Op};
 use crate::engine::{self, with};
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     {
-        let _call = Call::enter("MPI_Finalize");
+        let _call = CallInProgress::enter("MPI_Finalize");
         with(|e| {
             let rank = &mut e.sched_mut().me();
             rank.end = Some(rank.clock);
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Wtime() -> f64 {
-    let _call = Call::enter("MPI_Wtime");
+    let _call = CallInProgress::enter("MPI_Wtime");
     with(|e| e.sched_mut().me().clock * 1e-9)
 }
 
@@ -216,7 +216,7 @@ fn construct(routine: &str, comm: ffi::MPI_Comm, gift: Gift, out: *mut ffi::MPI_
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_dup(comm: ffi::MPI_Comm, out: *mut ffi::MPI_Comm) -> c_int {
-    let _call = Call::enter("MPI_Comm_dup");
+    let _call = CallInProgress::enter("MPI_Comm_dup");
     construct("MPI_Comm_dup", comm, Gift::Nothing, out)
 }
 
@@ -229,7 +229,7 @@ pub unsafe extern "C" fn MPI_Comm_split(
     key: c_int,
     out: *mut ffi::MPI_Comm,
 ) -> c_int {
-    let _call = Call::enter("MPI_Comm_split");
+    let _call = CallInProgress::enter("MPI_Comm_split");
     construct("MPI_Comm_split", comm, Gift::Split(color, key), out)
 }
 
@@ -254,7 +254,7 @@ pub unsafe extern "C" fn MPI_Comm_create(
     group: ffi::MPI_Group,
     out: *mut ffi::MPI_Comm,
 ) -> c_int {
-    let _call = Call::enter("MPI_Comm_create");
+    let _call = CallInProgress::enter("MPI_Comm_create");
     let list = group_of("MPI_Comm_create", group);
     construct("MPI_Comm_create", comm, Gift::Group(Some(list)), out)
 }
@@ -554,7 +554,7 @@ pub unsafe extern "C" fn MPI_Cart_create(
     _reorder: c_int,
     out: *mut ffi::MPI_Comm,
 ) -> c_int {
-    let _call = Call::enter("MPI_Cart_create");
+    let _call = CallInProgress::enter("MPI_Cart_create");
     let n = ndims.max(0) as usize;
     // SAFETY: the application's arrays of `ndims` entries.
     let d: Vec<i32> = (0..n).map(|i| unsafe { *dims.add(i) }).collect();

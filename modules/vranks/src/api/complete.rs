@@ -5,7 +5,7 @@
 //! after the partner posted counts as communication, the part before as
 //! waiting), and the request freed unless it is persistent.
 
-use super::{fatal, set_status, Call};
+use super::{fatal, set_status, CallInProgress};
 use crate::engine::{self, with};
 use crate::handles::{self, Kind};
 use crate::p2p::Work;
@@ -250,7 +250,7 @@ pub unsafe fn any(
     index: *mut c_int,
     flag: *mut c_int,
     st: *mut ffi::MPI_Status,
-    call: &Call,
+    call: &CallInProgress,
 ) {
     // SAFETY: the caller's arrays.
     let ids = unsafe { active(routine, n, hs) };
@@ -309,7 +309,7 @@ pub unsafe fn some(
     indices: *mut c_int,
     sts: *mut ffi::MPI_Status,
     test: bool,
-    call: &Call,
+    call: &CallInProgress,
 ) {
     // SAFETY: the caller's arrays.
     let ids = unsafe { active(routine, n, hs) };
@@ -353,7 +353,7 @@ pub unsafe fn test_all(
     hs: *mut ffi::MPI_Request,
     flag: *mut c_int,
     sts: *mut ffi::MPI_Status,
-    call: &Call,
+    call: &CallInProgress,
 ) {
     engine::catch_up();
     // SAFETY: the caller's arrays.

@@ -26,19 +26,19 @@ const POLLING_NS: f64 = 1000.0;
 /// so that the layer's own work is not charged. In a traced run it is
 /// one event of the rank's trace, from the clock after the compute to
 /// the clock at its end ([`crate::trace`]).
-pub struct Call {
+pub struct CallInProgress {
     /// Virtual compute charged at entry.
     pub compute: f64,
 }
 
-impl Call {
+impl CallInProgress {
     /// Charges the running rank's compute, at the start of `routine`.
-    pub fn enter(routine: &'static str) -> Call {
+    pub fn enter(routine: &'static str) -> CallInProgress {
         let (compute, traced) = with(|e| e.enter_call(routine));
         if let Err(what) = traced {
             fatal("tracer", &what);
         }
-        Call { compute }
+        CallInProgress { compute }
     }
 
     /// Whether the rank computed so little since its last call that it is
@@ -48,7 +48,7 @@ impl Call {
     }
 }
 
-impl Drop for Call {
+impl Drop for CallInProgress {
     fn drop(&mut self) {
         let written = with(|e| e.leave_call());
         if let Err(what) = written {

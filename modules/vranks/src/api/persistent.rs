@@ -5,7 +5,7 @@
 #![allow(non_snake_case)]
 
 use super::pt2pt::{post_recv, post_send};
-use super::{ok, Call};
+use super::{ok, CallInProgress};
 use crate::engine::with;
 use crate::handles::{self, Kind};
 use crate::p2p::{Mode, Template, Work};
@@ -43,7 +43,7 @@ macro_rules! send_init {
             comm: ffi::MPI_Comm,
             req: *mut ffi::MPI_Request,
         ) -> c_int {
-            let _call = Call::enter(stringify!($name));
+            let _call = CallInProgress::enter(stringify!($name));
             super::comm_of(stringify!($name), comm);
             make(
                 Template {
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn MPI_Recv_init(
     comm: ffi::MPI_Comm,
     req: *mut ffi::MPI_Request,
 ) -> c_int {
-    let _call = Call::enter("MPI_Recv_init");
+    let _call = CallInProgress::enter("MPI_Recv_init");
     super::comm_of("MPI_Recv_init", comm);
     make(
         Template {
@@ -131,7 +131,7 @@ fn start(routine: &str, h: ffi::MPI_Request) {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Start(req: *mut ffi::MPI_Request) -> c_int {
-    let _call = Call::enter("MPI_Start");
+    let _call = CallInProgress::enter("MPI_Start");
     // SAFETY: the application's handle.
     start("MPI_Start", unsafe { *req });
     ok()
@@ -141,7 +141,7 @@ pub unsafe extern "C" fn MPI_Start(req: *mut ffi::MPI_Request) -> c_int {
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Startall(n: c_int, reqs: *mut ffi::MPI_Request) -> c_int {
-    let _call = Call::enter("MPI_Startall");
+    let _call = CallInProgress::enter("MPI_Startall");
     for i in 0..n.max(0) as usize {
         // SAFETY: the application's array of `n` handles.
         start("MPI_Startall", unsafe { *reqs.add(i) });

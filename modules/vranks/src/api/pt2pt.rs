@@ -8,7 +8,7 @@
 #![allow(non_snake_case)]
 
 use super::complete::{self, wait_id};
-use super::{comm_of, fatal, ok, rank_size, set_status, Call};
+use super::{comm_of, fatal, ok, rank_size, set_status, CallInProgress};
 use crate::engine::{self, with};
 use crate::handles::{self, Kind};
 use crate::p2p::{Mode, RecvSpec, Work};
@@ -126,7 +126,7 @@ macro_rules! send {
             tag: c_int,
             comm: ffi::MPI_Comm,
         ) -> c_int {
-            let _call = Call::enter(stringify!($name));
+            let _call = CallInProgress::enter(stringify!($name));
             let name = stringify!($name);
             super::traced::p2p(dest, tag, comm, count, dt);
             // SAFETY: the application's arguments.
@@ -155,7 +155,7 @@ macro_rules! isend {
             comm: ffi::MPI_Comm,
             req: *mut ffi::MPI_Request,
         ) -> c_int {
-            let _call = Call::enter(stringify!($name));
+            let _call = CallInProgress::enter(stringify!($name));
             super::traced::p2p(dest, tag, comm, count, dt);
             // SAFETY: the application's arguments.
             let id = unsafe { post_send(stringify!($name), buf, count, dt, dest, tag, comm, $mode) };
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn MPI_Recv(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter("MPI_Recv");
+    let _call = CallInProgress::enter("MPI_Recv");
     super::traced::p2p(source, tag, comm, count, dt);
     match post_recv("MPI_Recv", buf, count, dt, source, tag, comm) {
         // SAFETY: the application's status.
@@ -216,7 +216,7 @@ pub unsafe extern "C" fn MPI_Irecv(
     comm: ffi::MPI_Comm,
     req: *mut ffi::MPI_Request,
 ) -> c_int {
-    let _call = Call::enter("MPI_Irecv");
+    let _call = CallInProgress::enter("MPI_Irecv");
     super::traced::p2p(source, tag, comm, count, dt);
     let id = post_recv("MPI_Irecv", buf, count, dt, source, tag, comm);
     // SAFETY: the application's request handle.
@@ -264,7 +264,7 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter("MPI_Sendrecv");
+    let _call = CallInProgress::enter("MPI_Sendrecv");
     let name = "MPI_Sendrecv";
     super::traced::p2p(dest, stag, comm, scount, stype);
     super::traced::recv_half(source, rtag, rcount, rtype);
@@ -291,7 +291,7 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter("MPI_Sendrecv_replace");
+    let _call = CallInProgress::enter("MPI_Sendrecv_replace");
     let name = "MPI_Sendrecv_replace";
     super::traced::p2p(dest, stag, comm, count, dt);
     super::traced::recv_half(source, rtag, count, dt);
@@ -347,7 +347,7 @@ pub unsafe extern "C" fn MPI_Iprobe(
     flag: *mut c_int,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let call = Call::enter("MPI_Iprobe");
+    let call = CallInProgress::enter("MPI_Iprobe");
     probed(source, tag, comm);
     let found = look(source, tag, comm_of("MPI_Iprobe", comm));
     if let Some((s, t, _)) = found {
@@ -379,7 +379,7 @@ pub unsafe extern "C" fn MPI_Probe(
     comm: ffi::MPI_Comm,
     st: *mut ffi::MPI_Status,
 ) -> c_int {
-    let _call = Call::enter("MPI_Probe");
+    let _call = CallInProgress::enter("MPI_Probe");
     probed(source, tag, comm);
     let comm = comm_of("MPI_Probe", comm);
     loop {
@@ -402,7 +402,7 @@ macro_rules! completion {
         /// MPI's contract for this routine.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> c_int {
-            let $call = Call::enter(stringify!($name));
+            let $call = CallInProgress::enter(stringify!($name));
             // SAFETY: the application's arguments.
             unsafe { $imp };
             ok()
@@ -435,7 +435,7 @@ completion!(MPI_Testsome(n: c_int, reqs: Req, outcount: *mut c_int, indices: *mu
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Request_free(req: *mut ffi::MPI_Request) -> c_int {
-    let _call = Call::enter("MPI_Request_free");
+    let _call = CallInProgress::enter("MPI_Request_free");
     // SAFETY: the application's handle.
     let h = unsafe { *req };
     super::traced::done(pnmpi_mpi_sys::Handle::bits(h), None);
@@ -467,7 +467,7 @@ static BUFFERS: std::sync::Mutex<std::collections::BTreeMap<u32, (usize, c_int)>
 /// MPI's contract for this routine.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Buffer_attach(buf: *mut c_void, size: c_int) -> c_int {
-    let _call = Call::enter("MPI_Buffer_attach");
+    let _call = CallInProgress::enter("MPI_Buffer_attach");
     let me = with(|e| e.current());
     if let Ok(mut b) = BUFFERS.lock() {
         b.insert(me, (buf as usize, size));
@@ -480,7 +480,7 @@ pub unsafe extern "C" fn MPI_Buffer_attach(buf: *mut c_void, size: c_int) -> c_i
 /// an `int`.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Buffer_detach(buf: *mut c_void, size: *mut c_int) -> c_int {
-    let _call = Call::enter("MPI_Buffer_detach");
+    let _call = CallInProgress::enter("MPI_Buffer_detach");
     let me = with(|e| e.current());
     let (addr, n) = BUFFERS
         .lock()
