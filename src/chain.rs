@@ -219,8 +219,10 @@ impl Chain {
     /// the modules were loaded) stops the process with the reason.
     fn republish(&self) {
         if let Err(e) = self.publish() {
-            eprintln!("pnmpi: error: cannot rebind the modules: {e}");
-            std::process::exit(1);
+            pnmpi_sdk::say::fatal(
+                pnmpi_sdk::say::LIBPNMPI,
+                format_args!("cannot rebind the modules: {e}"),
+            );
         }
     }
 

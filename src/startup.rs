@@ -12,8 +12,8 @@ use crate::error::Error;
 use crate::fortran;
 use crate::loader::{self, Module};
 use once_cell::sync::OnceCell;
+use pnmpi_sdk::say;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -71,9 +71,12 @@ fn fail(msg: &str) -> ! {
     // One write, then a moment before exiting: a launcher that tears the
     // job down at the first failed rank (MPICH's Hydra under load) may
     // otherwise drop what the ranks wrote before it read their pipes.
-    eprint!("pnmpi{rank}: error: {msg}\npnmpi{rank}: stopping before MPI starts\n");
+    // The rank is the launcher's: MPI does not run yet.
+    say::write_line(&format!(
+        "pnmpi{rank}: error: {msg}\npnmpi{rank}: stopping before MPI starts\n"
+    ));
     std::thread::sleep(std::time::Duration::from_millis(200));
-    std::process::exit(EXIT_SETUP_FAILED)
+    say::stop_with(EXIT_SETUP_FAILED)
 }
 
 /// The folder installed modules live in: `lib/pnmpi/modules` next to
@@ -115,21 +118,27 @@ fn setup(dispatcher: ByRoutine) -> Result<(), Error> {
     let rank = launcher_rank().unwrap_or(0);
     for m in modules.iter().filter(|m| m.wraps.is_empty()) {
         if rank == 0 {
-            eprintln!(
-                "pnmpi: warning: module `{}` ({}) wraps no MPI routine; it is loaded, but no call will pass through it",
-                m.spec.name,
-                m.path.display()
+            say::warn(
+                say::LIBPNMPI,
+                format_args!(
+                    "module `{}` ({}) wraps no MPI routine; it is loaded, but no call will pass through it",
+                    m.spec.name,
+                    m.path.display()
+                ),
             );
         }
     }
     for m in modules.iter().filter(|m| m.unresolved().is_some()) {
         if rank == 0 {
-            eprintln!(
-                "pnmpi: warning: module `{}` ({}) imports symbols that no loaded library defines ({}); \
-                 it is bound lazily, as LD_PRELOAD would: a call that reaches one stops the process",
-                m.spec.name,
-                m.path.display(),
-                m.unresolved().unwrap_or_default()
+            say::warn(
+                say::LIBPNMPI,
+                format_args!(
+                    "module `{}` ({}) imports symbols that no loaded library defines ({}); \
+                     it is bound lazily, as LD_PRELOAD would: a call that reaches one stops the process",
+                    m.spec.name,
+                    m.path.display(),
+                    m.unresolved().unwrap_or_default()
+                ),
             );
         }
     }
@@ -174,7 +183,7 @@ fn setup(dispatcher: ByRoutine) -> Result<(), Error> {
             chain.modules.len()
         );
         // One write, so that other ranks' output cannot split its lines.
-        let _ = std::io::stderr().write_all(text.as_bytes());
+        say::write_line(&text);
     }
     Ok(())
 }

@@ -8,9 +8,13 @@
 //! pnmpi tracer: rank 3: warning: cannot create its trace file: ...; not tracing
 //! ```
 //!
+//! libpnmpi itself speaks as [`LIBPNMPI`], whose lines read `pnmpi: ...`.
+//!
 //! [`fatal`] then ends the whole job: `MPI_Abort` while MPI runs, once the
 //! launcher has read the line ([`pnmpi_mpi_sys::abort::abort_job`]), else
-//! `exit(1)`. LLNL's `pnmpi_print_*` (libpnmpi) prints through
+//! `exit(1)`; [`stop_with`] does so with another exit code. A report of
+//! several lines, or a line in a form of its own, is written whole by
+//! [`write_line`]. LLNL's `pnmpi_print_*` (libpnmpi) prints through
 //! [`write_line`], takes the rank from [`mpi_rank`] and stops through
 //! [`stop`], in its own format.
 
@@ -52,18 +56,28 @@ pub fn mpi_rank() -> Option<(c_int, c_int)> {
     ok.then_some((rank, size))
 }
 
+/// The name libpnmpi itself speaks under: its lines read `pnmpi: TEXT`,
+/// as its users (and scripts) have always read them.
+pub const LIBPNMPI: &str = "";
+
 /// The line of `module` at `level`, for `rank` (none: MPI does not run).
 pub fn line(module: &str, level: Level, rank: Option<c_int>, text: impl Display) -> String {
+    let module = if module.is_empty() {
+        String::new()
+    } else {
+        format!(" {module}")
+    };
     let rank = rank.map(|r| format!("rank {r}: ")).unwrap_or_default();
     let level = match level {
         Level::Note => "",
         Level::Warning => "warning: ",
         Level::Error => "error: ",
     };
-    format!("pnmpi {module}: {rank}{level}{text}\n")
+    format!("pnmpi{module}: {rank}{level}{text}\n")
 }
 
-/// Writes `text` to standard error in one write, and flushes it.
+/// Writes `text` (one line or several) to standard error in one write,
+/// and flushes it: what two ranks write at once never interleaves.
 pub fn write_line(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(text.as_bytes());
@@ -78,7 +92,9 @@ pub fn say(module: &str, level: Level, text: impl Display) {
 /// Says `text` as `module` at `level` without a rank: for virtual ranks,
 /// which are the MPI the application sees, so that the process's rank
 /// in the native MPI would name the wrong rank (a virtual rank says its
-/// own in the text).
+/// own in the text); and for a line that one rank says for the whole
+/// job (totals at `MPI_Finalize`), where a rank would read as that
+/// rank's alone.
 pub fn unranked(module: &str, level: Level, text: impl Display) {
     write_line(&line(module, level, None, text));
 }
@@ -105,14 +121,20 @@ pub fn fatal(module: &str, text: impl Display) -> ! {
     stop()
 }
 
-/// Ends the whole job with exit code 1: `MPI_Abort` on `MPI_COMM_WORLD`
-/// while MPI runs (once the launcher has read what this process wrote),
-/// else `exit(1)`.
+/// Ends the whole job with exit code 1 ([`stop_with`]).
 pub fn stop() -> ! {
+    stop_with(1)
+}
+
+/// Ends the whole job with exit code `code`, for a module whose users
+/// read the code (the checker's configured one, the application's own
+/// `MPI_Abort`): `MPI_Abort` on `MPI_COMM_WORLD` while MPI runs (once
+/// the launcher has read what this process wrote), else `exit(code)`.
+pub fn stop_with(code: c_int) -> ! {
     if mpi_rank().is_some() {
-        crate::sys::abort::abort_job(1);
+        crate::sys::abort::abort_job(code);
     }
-    std::process::exit(1)
+    std::process::exit(code)
 }
 
 #[cfg(test)]
@@ -129,6 +151,10 @@ mod tests {
         assert_eq!(
             line("comm", Level::Error, Some(0), 7),
             "pnmpi comm: rank 0: error: 7\n"
+        );
+        assert_eq!(
+            line(LIBPNMPI, Level::Warning, None, "no module"),
+            "pnmpi: warning: no module\n"
         );
     }
 }

@@ -110,7 +110,7 @@ pub fn load() {
         }
         Err(e) => {
             pnmpi_sdk::say::error("checker", format_args!("argument {e}"));
-            std::process::exit(2);
+            pnmpi_sdk::say::stop_with(2);
         }
     }
 }

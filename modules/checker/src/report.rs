@@ -12,7 +12,6 @@
 use crate::config::{self, Action};
 use parking_lot::Mutex;
 use serde::Serialize;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering::Relaxed};
 
 /// The most reports a rank writes; later ones are counted only.
@@ -177,15 +176,13 @@ pub fn emit(report: Report) {
         report.what,
         report.fix
     );
-    let _ = std::io::stderr().write_all(line.as_bytes());
+    // Its own form (the thread beside the rank), which scripts read.
+    pnmpi_sdk::say::write_line(&line);
     let mut written = WRITTEN.lock();
     if written.len() < MAX_REPORTS {
         written.push(report);
         if let Err(e) = write_json(&written) {
-            eprintln!(
-                "pnmpi checker: rank {}: cannot write its JSON report: {e}",
-                rank()
-            );
+            pnmpi_sdk::say::warn("checker", format_args!("cannot write its JSON report: {e}"));
         }
     }
     drop(written);
@@ -219,10 +216,12 @@ pub fn aborting() -> bool {
     ABORTING.load(Relaxed)
 }
 
-/// Ends the job now: `MPI_Abort` on `MPI_COMM_WORLD` with the exit code.
+/// Ends the job now with the exit code: `MPI_Abort` on `MPI_COMM_WORLD`
+/// while MPI runs, else `exit` (an error before `MPI_Init` or after
+/// `MPI_Finalize`).
 pub fn abort_job() -> ! {
     set_aborting();
-    pnmpi_sdk::sys::abort::abort_job(config::get().exit_code)
+    pnmpi_sdk::say::stop_with(config::get().exit_code)
 }
 
 /// Makes the process exit with the configured status, whatever the

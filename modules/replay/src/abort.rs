@@ -1,8 +1,8 @@
-//! How a rank stops: its rank for the messages, the divergence report,
-//! and the abort of the whole job.
+//! How a rank stops: its rank, the divergence report, and the abort of
+//! the whole job, through the SDK's `say`.
 
 use crate::format::Kind;
-use std::io::Write;
+use std::fmt::Display;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// This process's rank in `MPI_COMM_WORLD`, once MPI is up.
@@ -23,13 +23,21 @@ pub fn set_rank(rank: i32) {
 /// job: a replayed run that left the record must not go on as if it had
 /// not.
 pub fn diverge(thread: u32, index: u64, kind: Kind, what: &str) -> ! {
-    let msg = format!(
-        "pnmpi replay: rank {}: thread {thread}: call #{index} {kind}: {what} \
-         (the program, its inputs, its threads or the number of ranks changed since the record)\n",
-        rank()
-    );
-    let _ = std::io::stderr().write_all(msg.as_bytes());
-    abort(3)
+    fail(
+        3,
+        format_args!(
+            "thread {thread}: call #{index} {kind}: {what} \
+             (the program, its inputs, its threads or the number of ranks changed since the record)"
+        ),
+    )
+}
+
+/// Says why this rank stops, `pnmpi replay: rank R: WHAT` (the form
+/// docs/replay.md shows and scripts read: the stop itself says it is an
+/// error), and aborts the whole job with `code` ([`abort`]).
+pub fn fail(code: i32, what: impl Display) -> ! {
+    pnmpi_sdk::say::note("replay", what);
+    abort(code)
 }
 
 /// Aborts the whole job with `code`, past the modules below, after a
@@ -38,6 +46,6 @@ pub fn diverge(thread: u32, index: u64, kind: Kind, what: &str) -> ! {
 /// was still being written.
 pub fn abort(code: i32) -> ! {
     std::thread::sleep(std::time::Duration::from_millis(200));
-    // Every caller runs between MPI_Init and MPI_Finalize.
-    pnmpi_mpi_sys::abort::abort_job(code)
+    // Every caller runs between MPI_Init and MPI_Finalize: the job ends.
+    pnmpi_sdk::say::stop_with(code)
 }

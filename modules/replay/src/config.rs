@@ -30,11 +30,16 @@ pub fn config() -> Option<&'static Config> {
 
 /// Prints `what` and stops this process before MPI starts.
 fn stop(what: &str) -> ! {
-    eprint!("pnmpi replay: error: {what}\npnmpi replay: stopping before MPI starts\n");
+    use pnmpi_sdk::say::{self, Level};
+    // Two lines in one write; no rank: MPI does not run yet.
+    say::write_line(
+        &(say::line("replay", Level::Error, None, what)
+            + &say::line("replay", Level::Note, None, "stopping before MPI starts")),
+    );
     // A moment for the launcher to read the message before it tears the
     // job down at the first failed rank.
     std::thread::sleep(std::time::Duration::from_millis(200));
-    std::process::exit(1)
+    say::stop()
 }
 
 /// The `PNMPI_Init` hook: reads `mode`, `dir`, `wtime`, `compress`, `rma`

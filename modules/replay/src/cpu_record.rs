@@ -20,7 +20,6 @@ use crate::file::{self, Stream};
 use parking_lot::Mutex;
 use pnmpi_sdk::services;
 use std::ffi::c_int;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Buffered bytes that trigger a write to the file.
@@ -110,9 +109,7 @@ pub fn start(cfg: &Config, rank: i32) {
 
 /// Stops the job with `what`, as a divergence does.
 fn fail(what: &str) -> ! {
-    let msg = format!("pnmpi replay: rank {}: {what}\n", abort::rank());
-    let _ = std::io::stderr().write_all(msg.as_bytes());
-    abort::abort(3)
+    abort::fail(3, what)
 }
 
 /// Writes the buffer once it holds `at` bytes (0: whatever it holds); a
@@ -200,10 +197,15 @@ pub unsafe extern "C" fn service(ns: *mut u64) -> c_int {
         }
         Some(Compute::Missing { said, path }) => {
             if !*said && abort::rank() == 0 {
-                eprintln!(
-                    "pnmpi replay: no compute record {} (recorded without vtime above replay): \
-                     vtime charges the CPU time measured in this run",
-                    path.display()
+                // Rank 0 says it for the job.
+                pnmpi_sdk::say::unranked(
+                    "replay",
+                    pnmpi_sdk::say::Level::Note,
+                    format_args!(
+                        "no compute record {} (recorded without vtime above replay): \
+                         vtime charges the CPU time measured in this run",
+                        path.display()
+                    ),
                 );
             }
             *said = true;

@@ -14,7 +14,7 @@
 //! tests, matches of nonblocking receives and `MPI_Wtime` values wait for
 //! nothing: they call no MPI, or are looked up by the posting thread.
 
-use crate::abort::{self, abort, diverge};
+use crate::abort::{self, diverge, fail};
 use crate::config::config;
 use crate::file::Stream;
 use crate::format::{self, Encoder, Entry, Header, Kind};
@@ -23,7 +23,6 @@ use pnmpi_sdk::{constants as mpi, native};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
@@ -508,13 +507,14 @@ fn wait_turn(g: &mut MutexGuard<'_, Option<State>>, thread: u32, index: u64, kin
                           otherwise than in the recorded run)"
                         .to_string(),
                 };
-                let msg = format!(
-                    "pnmpi replay: rank {}: thread {thread}: call #{index} {kind} has waited {}s for its turn: \
-                     the record's event before it is thread {owner}'s, {state}\n",
-                    abort::rank(),
-                    PATIENCE.as_secs()
+                pnmpi_sdk::say::warn(
+                    "replay",
+                    format_args!(
+                        "thread {thread}: call #{index} {kind} has waited {}s for its turn: \
+                         the record's event before it is thread {owner}'s, {state}",
+                        PATIENCE.as_secs()
+                    ),
                 );
-                let _ = std::io::stderr().write_all(msg.as_bytes());
             }
         }
     }
@@ -545,11 +545,7 @@ pub fn start() {
         };
         let mut out = Stream::new(part, done, cfg.compress, header.encode());
         if let Err(e) = std::fs::create_dir_all(&cfg.dir).and_then(|_| out.create()) {
-            eprintln!(
-                "pnmpi replay: rank {rank}: cannot create {}: {e}",
-                out.part.display()
-            );
-            abort(1)
+            fail(1, format_args!("cannot create {}: {e}", out.part.display()))
         }
         let _ = std::fs::remove_file(cfg.dir.join(format!("rank-{rank}.rpl")));
         let mut r = Box::new(Recorder {
@@ -572,19 +568,19 @@ pub fn start() {
         let (path, partial) = if done.is_file() {
             (done, false)
         } else if part.is_file() {
-            eprintln!(
-                "pnmpi replay: rank {rank}: replaying {}, the prefix of a recorded run that did not finish",
-                part.display()
+            pnmpi_sdk::say::note(
+                "replay",
+                format_args!(
+                    "replaying {}, the prefix of a recorded run that did not finish",
+                    part.display()
+                ),
             );
             (part, true)
         } else {
-            // One write: ranks share the launcher's stderr.
-            let msg = format!(
-                "pnmpi replay: rank {rank}: no record {}: record first with mode record\n",
-                done.display()
-            );
-            let _ = std::io::stderr().write_all(msg.as_bytes());
-            abort(1)
+            fail(
+                1,
+                format_args!("no record {}: record first with mode record", done.display()),
+            )
         };
         let decoded = std::fs::read(&path)
             .and_then(crate::file::decompress)
@@ -596,23 +592,19 @@ pub fn start() {
             });
         let (header, entries, cut) = match decoded {
             Ok(d) => d,
-            Err(e) => {
-                eprintln!(
-                    "pnmpi replay: rank {rank}: cannot read the record {}: {e}",
-                    path.display()
-                );
-                abort(1)
-            }
+            Err(e) => fail(1, format_args!("cannot read the record {}: {e}", path.display())),
         };
         if header.world != size as u32 || header.rank != rank as u32 {
-            eprintln!(
-                "pnmpi replay: rank {rank}: the record {} is of rank {} of {} ranks, this run has {size} ranks \
-                 (replay with as many ranks as the record)",
-                path.display(),
-                header.rank,
-                header.world
-            );
-            abort(3)
+            fail(
+                3,
+                format_args!(
+                    "the record {} is of rank {} of {} ranks, this run has {size} ranks \
+                     (replay with as many ranks as the record)",
+                    path.display(),
+                    header.rank,
+                    header.world
+                ),
+            )
         }
         let wtime = header.flags & format::FLAG_WTIME != 0;
         RMA_READS.store(header.flags & format::FLAG_RMA != 0, Ordering::Relaxed);
@@ -654,35 +646,38 @@ pub fn finish() {
                 } else {
                     t[3] as f64 / events as f64
                 };
-                let msg = format!(
-                    "pnmpi replay: recorded {} calls and {} wildcard receive matches ({} entries) from {} thread(s) \
-                     in {} bytes ({per:.2} bytes/event) in {}\n",
-                    t[0],
-                    t[1],
-                    t[2],
-                    t[4],
-                    t[3],
-                    cfg.dir.display()
+                // Rank 0 says the job's totals.
+                pnmpi_sdk::say::unranked(
+                    "replay",
+                    pnmpi_sdk::say::Level::Note,
+                    format_args!(
+                        "recorded {} calls and {} wildcard receive matches ({} entries) from {} thread(s) \
+                         in {} bytes ({per:.2} bytes/event) in {}",
+                        t[0],
+                        t[1],
+                        t[2],
+                        t[4],
+                        t[3],
+                        cfg.dir.display()
+                    ),
                 );
-                let _ = std::io::stderr().write_all(msg.as_bytes());
             }
         }
         State::Replay(r) => {
             if let Some(what) = r.leftover() {
-                let msg =
-                    format!("pnmpi replay: rank {rank}: at MPI_Finalize: {what} (the run left the record)\n");
-                let _ = std::io::stderr().write_all(msg.as_bytes());
-                abort(3)
+                fail(
+                    3,
+                    format_args!("at MPI_Finalize: {what} (the run left the record)"),
+                )
             }
             let calls: u64 = r.lanes.iter().map(|l| l.calls).sum();
             let totals = native::allreduce(&[calls], mpi::SUM(), mpi::COMM_WORLD());
             if let (0, Ok(t)) = (rank, totals) {
-                let msg = format!(
-                    "pnmpi replay: replayed {} calls from {}\n",
-                    t[0],
-                    cfg.dir.display()
+                pnmpi_sdk::say::unranked(
+                    "replay",
+                    pnmpi_sdk::say::Level::Note,
+                    format_args!("replayed {} calls from {}", t[0], cfg.dir.display()),
                 );
-                let _ = std::io::stderr().write_all(msg.as_bytes());
             }
         }
     }
@@ -698,10 +693,12 @@ pub fn fini() {
     if let Some(State::Record(mut r)) = guard.take() {
         MODE.store(OFF, Ordering::Relaxed);
         if let Ok(path) = r.finish(false) {
-            eprintln!(
-                "pnmpi replay: rank {} exited without MPI_Finalize; its partial record is {}",
-                abort::rank(),
-                path.display()
+            pnmpi_sdk::say::note(
+                "replay",
+                format_args!(
+                    "exited without MPI_Finalize; its partial record is {}",
+                    path.display()
+                ),
             );
         }
     }

@@ -15,6 +15,7 @@ use crate::sched::{self, Event, MainFn, Refused, Sched};
 use crate::stack::Pool;
 use crate::timing::Timing;
 use crate::trace::Trace;
+use pnmpi_sdk::say::{self, Level};
 use pnmpi_trace::rank::RawRecord;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -49,15 +50,15 @@ thread_local! {
     static ENGINE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Stops the process with `msg` (a static message, written with
-/// `write(2)`): the engine cannot be used, so neither the usual error
-/// path nor the native MPI's abort is.
-fn refuse(msg: &str) -> ! {
-    // SAFETY: write(2) of a valid buffer and _exit(2) are always allowed.
-    unsafe {
-        libc::write(2, msg.as_ptr().cast(), msg.len());
-        libc::_exit(1)
-    }
+/// Says `what` and ends the process: the engine cannot be used, so
+/// neither the usual error path ([`stop`], which names the running rank)
+/// nor the native MPI's abort is (the call may come from another thread
+/// than MPI's, or before the native MPI starts).
+fn refuse(what: &str) -> ! {
+    say::unranked("vranks", Level::Error, what);
+    // SAFETY: _exit(2) ends the process at once; `_exit`, not `exit`, as
+    // in [`stop`].
+    unsafe { libc::_exit(1) }
 }
 
 /// Runs `f` on the engine, if the ranks are running, from the engine's
@@ -65,15 +66,15 @@ fn refuse(msg: &str) -> ! {
 /// error, never a second reference to the engine.
 pub fn with<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
     if running() && !on_engine_thread() {
-        refuse("pnmpi vranks: error: an MPI call from a thread of a virtual rank other than the rank itself: virtual ranks provide MPI_THREAD_FUNNELED at most\n");
+        refuse("an MPI call from a thread of a virtual rank other than the rank itself: virtual ranks provide MPI_THREAD_FUNNELED at most");
     }
     match sched::lend(&ENGINE, &LENT, f) {
         Ok(r) => r,
         Err(Refused::Outside) => {
-            refuse("pnmpi vranks: error: an MPI call outside the virtual ranks (before they start or after they end)\n")
+            refuse("an MPI call outside the virtual ranks (before they start or after they end)")
         }
         Err(Refused::Reentered) => refuse(
-            "pnmpi vranks: internal error: the engine was re-entered (an MPI call, or an error path, from inside an engine step)\n",
+            "internal error: the engine was re-entered (an MPI call, or an error path, from inside an engine step)",
         ),
     }
 }
@@ -95,18 +96,21 @@ pub fn finished() -> bool {
     FINISHED.load(Ordering::Relaxed)
 }
 
-/// Says what stopped the run, at virtual rank `rank`, and ends the job
-/// (while the ranks run) or the process (before or after).
+/// Says what stopped the run, at virtual rank `rank` (the native rank
+/// would name the wrong one), and ends the job (while the ranks run) or
+/// the process (before or after). Every error of the virtual ranks'
+/// MPI ends here.
 pub fn stop(rank: &str, routine: &str, what: &str) -> ! {
-    pnmpi_sdk::say::unranked(
+    say::unranked(
         "vranks",
-        pnmpi_sdk::say::Level::Error,
+        Level::Error,
         format_args!("virtual rank {rank}: {routine}: {what}"),
     );
     if running() {
         // The native MPI is initialized while the ranks run (`start`
-        // initializes it before and finalizes it after).
-        pnmpi_mpi_sys::abort::abort_job(1);
+        // initializes it before and finalizes it after): the SDK's stop
+        // aborts the job.
+        say::stop();
     }
     // SAFETY: _exit(2) ends the process at once. `_exit`, not `exit`:
     // inside a rank, `exit` would end that rank only.
@@ -389,25 +393,37 @@ impl Engine {
             .take(8)
             .map(|&r| format!("{r} in {}", self.sched.rank(r).routine))
             .collect();
-        eprintln!(
-            "pnmpi vranks: error: deadlock at virtual time {:.9} s: {} of {} ranks{} wait for messages or collectives that no rank will send or join (ranks {}{})",
-            self.sched.now() * 1e-9,
-            stuck.len(),
-            self.sched.local_ranks().len(),
-            if spread { " of this process" } else { "" },
-            list.join(", "),
-            if stuck.len() > 8 { ", ..." } else { "" }
+        let mut report = say::line(
+            "vranks",
+            Level::Error,
+            None,
+            format_args!(
+                "deadlock at virtual time {:.9} s: {} of {} ranks{} wait for messages or collectives that no rank will send or join (ranks {}{})",
+                self.sched.now() * 1e-9,
+                stuck.len(),
+                self.sched.local_ranks().len(),
+                if spread { " of this process" } else { "" },
+                list.join(", "),
+                if stuck.len() > 8 { ", ..." } else { "" }
+            ),
         );
         let held = self.p2p.held_sends(&stuck);
         if !held.is_empty() {
-            eprintln!(
-                "pnmpi vranks: error: {} send(s) above the eager threshold wait for receives never posted ({}{}): {}",
-                held.len(),
-                held.iter().take(8).cloned().collect::<Vec<_>>().join(", "),
-                if held.len() > 8 { ", ..." } else { "" },
-                pnmpi_sim::kernel::p2p::DEPENDS_ON_BUFFERING
+            report += &say::line(
+                "vranks",
+                Level::Error,
+                None,
+                format_args!(
+                    "{} send(s) above the eager threshold wait for receives never posted ({}{}): {}",
+                    held.len(),
+                    held.iter().take(8).cloned().collect::<Vec<_>>().join(", "),
+                    if held.len() > 8 { ", ..." } else { "" },
+                    pnmpi_sim::kernel::p2p::DEPENDS_ON_BUFFERING
+                ),
             );
         }
+        // One write: another process's report cannot split it.
+        say::write_line(&report);
         1
     }
 

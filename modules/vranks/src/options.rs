@@ -109,9 +109,13 @@ fn module_arguments(path: &str) -> Result<Modules, String> {
                 } else if is_module(name, "tracer") {
                     Some(found.tracer.get_or_insert_with(HashMap::new))
                 } else {
-                    eprintln!(
-                        "pnmpi vranks: warning: {path}:{}: module {name} is not loaded with virtual ranks (only vtime's and the tracer's arguments are read)",
-                        i + 1
+                    pnmpi_sdk::say::unranked(
+                        "vranks",
+                        pnmpi_sdk::say::Level::Warning,
+                        format_args!(
+                            "{path}:{}: module {name} is not loaded with virtual ranks (only vtime's and the tracer's arguments are read)",
+                            i + 1
+                        ),
                     );
                     None
                 };

@@ -92,7 +92,8 @@ pub fn finish(e: &mut Engine, config: &Config, wall_ns: f64) {
         }
     };
     let report = Report::new(config.machine_name(), &config.model, config.cpu_factor, all.ranks);
-    eprint!("{}", table(&report));
+    // The table's lines in one write.
+    pnmpi_sdk::say::write_line(&table(&report));
     match write(&config.report, &report) {
         Ok(()) => pnmpi_sdk::say::unranked(
             "vtime",
@@ -112,10 +113,14 @@ pub fn finish(e: &mut Engine, config: &Config, wall_ns: f64) {
         ),
         false => String::new(),
     };
-    eprintln!(
-        "pnmpi vranks: {} context switches, {} events in {:.3} s{spread}",
-        all.switches,
-        all.events,
-        wall_ns * 1e-9
+    pnmpi_sdk::say::unranked(
+        "vranks",
+        pnmpi_sdk::say::Level::Note,
+        format_args!(
+            "{} context switches, {} events in {:.3} s{spread}",
+            all.switches,
+            all.events,
+            wall_ns * 1e-9
+        ),
     );
 }

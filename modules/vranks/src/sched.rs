@@ -12,6 +12,7 @@ use crate::globals::Globals;
 use crate::overflow::{CURRENT, STACK_LIMIT};
 use crate::stack::{Pool, VStack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+use pnmpi_sdk::say::{self, Level};
 use pnmpi_sim::live::Totals;
 use pnmpi_sim::units::Ns;
 use std::cmp::Reverse;
@@ -354,11 +355,16 @@ impl Sched {
             let stack = match self.pool.take() {
                 Ok(s) => s,
                 Err(err) => {
-                    eprintln!(
-                        "pnmpi vranks: error: cannot map a stack for virtual rank {r} ({} bytes): {err}; use a smaller --vrank-stack",
-                        self.pool.size()
+                    say::unranked(
+                        "vranks",
+                        Level::Error,
+                        format_args!(
+                            "cannot map a stack for virtual rank {r} ({} bytes): {err}; use a smaller --vrank-stack",
+                            self.pool.size()
+                        ),
                     );
-                    std::process::exit(1);
+                    // The ranks run, so the native MPI does: the job ends.
+                    say::stop();
                 }
             };
             self.ranks[r as usize].stack_limit = stack.limit();
@@ -425,14 +431,18 @@ impl Sched {
         let local = self.local_ranks();
         let count =
             |f: &dyn Fn(Phase) -> bool| local.clone().filter(|&r| f(self.ranks[r as usize].phase)).count();
-        eprintln!(
-            "pnmpi vranks: virtual time {:.6} s, wall {:.0} s, {} ranks{whose}: {} started, {} done, {} switches",
-            self.now * 1e-9,
-            started.elapsed().as_secs_f64(),
-            local.len(),
-            count(&|p| p != Phase::New),
-            count(&|p| p == Phase::Done),
-            self.switches
+        say::unranked(
+            "vranks",
+            Level::Note,
+            format_args!(
+                "virtual time {:.6} s, wall {:.0} s, {} ranks{whose}: {} started, {} done, {} switches",
+                self.now * 1e-9,
+                started.elapsed().as_secs_f64(),
+                local.len(),
+                count(&|p| p != Phase::New),
+                count(&|p| p == Phase::Done),
+                self.switches
+            ),
         );
     }
 }

@@ -19,6 +19,7 @@ use crate::sched::MainFn;
 use crate::stack::Pool;
 use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
+use pnmpi_sdk::say::{self, Level};
 use pnmpi_sim::engine::parallel::Exchange;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -59,11 +60,7 @@ pub unsafe extern "C" fn __libc_start_main(
 ) -> c_int {
     let real = next(c"__libc_start_main");
     if real.is_null() {
-        pnmpi_sdk::say::unranked(
-            "vranks",
-            pnmpi_sdk::say::Level::Error,
-            "glibc's __libc_start_main not found",
-        );
+        say::unranked("vranks", Level::Error, "glibc's __libc_start_main not found");
         // SAFETY: ending the process.
         unsafe { libc::_exit(127) };
     }
@@ -93,11 +90,11 @@ pub unsafe extern "C" fn exit(status: c_int) -> ! {
     }
 }
 
-/// Stops before any rank runs, saying what is wrong.
+/// Stops before any rank runs, saying what is wrong: the job ends with
+/// exit code 2 (`MPI_Abort` once the native MPI runs).
 fn refuse(what: &str) -> ! {
-    pnmpi_sdk::say::unranked("vranks", pnmpi_sdk::say::Level::Error, what);
-    // SAFETY: ending the process before MPI starts or right after.
-    unsafe { libc::_exit(2) }
+    say::unranked("vranks", Level::Error, what);
+    say::stop_with(2)
 }
 
 /// Takes this mode out of the environment, so that processes the run
@@ -169,10 +166,14 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         Blocks { n, procs, me }
     };
     if one_engine && me == 0 {
-        eprintln!(
-            "pnmpi vranks: model {} cannot spread the ranks over {procs} processes (its state spans ranks, or its least latency between ranks is 0, so no time window bounds what one process causes in another): process 0 runs all {n} ranks, one engine that sees every message; processes 1 to {} only wait",
-            config.model,
-            procs - 1
+        say::unranked(
+            "vranks",
+            Level::Note,
+            format_args!(
+                "model {} cannot spread the ranks over {procs} processes (its state spans ranks, or its least latency between ranks is 0, so no time window bounds what one process causes in another): process 0 runs all {n} ranks, one engine that sees every message; processes 1 to {} only wait",
+                config.model,
+                procs - 1
+            ),
         );
     }
     let algorithmic = pnmpi_trace::routine::Coll::ALL.iter().any(|&c| {
@@ -182,9 +183,13 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         )
     });
     if lookahead <= 0.0 && algorithmic && me == 0 {
-        eprintln!(
-            "pnmpi vranks: warning: model {}: the messages of an algorithmic collective contend among themselves only, not with the point-to-point messages in flight (pnmpi sim replay puts them on one network); make the collectives analytic for the replay's times",
-            config.model
+        say::unranked(
+            "vranks",
+            Level::Warning,
+            format_args!(
+                "model {}: the messages of an algorithmic collective contend among themselves only, not with the point-to-point messages in flight (pnmpi sim replay puts them on one network); make the collectives analytic for the replay's times",
+                config.model
+            ),
         );
     }
     let dist = (procs > 1 && !one_engine).then(|| Dist::new(world, lookahead));
@@ -214,25 +219,35 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         } else {
             "1 process".into()
         };
-        eprintln!(
-            "pnmpi vranks: {n} virtual ranks in {spread}; stacks of {} KiB ({}); {} bytes of globals per rank in {} ranges of {}; {}",
-            pool.size() / 1024,
-            if pool.guarded() { "guard pages" } else { "checked at each switch" },
-            globals.bytes(),
-            globals.ranges(),
-            globals.objects().join(", "),
-            opts.source
+        say::unranked(
+            "vranks",
+            Level::Note,
+            format_args!(
+                "{n} virtual ranks in {spread}; stacks of {} KiB ({}); {} bytes of globals per rank in {} ranges of {}; {}",
+                pool.size() / 1024,
+                if pool.guarded() { "guard pages" } else { "checked at each switch" },
+                globals.bytes(),
+                globals.ranges(),
+                globals.objects().join(", "),
+                opts.source
+            ),
         );
         if let Some(t) = &trace {
-            eprintln!(
-                "pnmpi vranks: tracer: one rank file per virtual rank, on the virtual clock, in {} ({} KiB of events buffered per rank)",
-                t.dir().display(),
-                t.buffer() / 1024
+            say::unranked(
+                "vranks",
+                Level::Note,
+                format_args!(
+                    "tracer: one rank file per virtual rank, on the virtual clock, in {} ({} KiB of events buffered per rank)",
+                    t.dir().display(),
+                    t.buffer() / 1024
+                ),
             );
         }
         for (lib, slots) in &fortran {
-            eprintln!(
-                "pnmpi vranks: Fortran binding {lib}: {slots} PMPI_ routines bound to the virtual ranks"
+            say::unranked(
+                "vranks",
+                Level::Note,
+                format_args!("Fortran binding {lib}: {slots} PMPI_ routines bound to the virtual ranks"),
             );
         }
     }
@@ -256,14 +271,20 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
     crate::report::finish(&mut e, config, wall_ns);
     if let Some((unfinished, dir)) = traced {
         if unfinished > 0 {
-            eprintln!(
-                "pnmpi vranks: tracer: {unfinished} ranks of process {me} did not reach MPI_Finalize; what they recorded stays in their .part files"
+            say::unranked(
+                "vranks",
+                Level::Note,
+                format_args!(
+                    "tracer: {unfinished} ranks of process {me} did not reach MPI_Finalize; what they recorded stays in their .part files"
+                ),
             );
         }
         if me == 0 {
             let dir = dir.display();
-            eprintln!(
-                "pnmpi vranks: trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt"
+            say::unranked(
+                "vranks",
+                Level::Note,
+                format_args!("trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt"),
             );
         }
     }

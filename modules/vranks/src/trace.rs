@@ -298,9 +298,13 @@ impl Trace {
     pub fn abandon(&mut self) {
         let n = self.close();
         if n > 0 {
-            eprintln!(
-                "pnmpi vranks: tracer: the partial traces of {n} ranks are in {} (.part files)",
-                self.dir().display()
+            pnmpi_sdk::say::unranked(
+                "vranks",
+                pnmpi_sdk::say::Level::Note,
+                format_args!(
+                    "tracer: the partial traces of {n} ranks are in {} (.part files)",
+                    self.dir().display()
+                ),
             );
         }
     }

@@ -28,14 +28,21 @@ pub fn get() -> Option<&'static Config> {
 /// Prints `what` and stops this process before MPI starts, as libpnmpi
 /// does for its own configuration errors.
 pub fn stop(what: &str) -> ! {
+    use pnmpi_sdk::say::{self, Level};
+    // MPI does not run yet: the rank is the launcher's, next to the name.
     let rank = launcher_var(&["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"])
         .map(|r| format!(" [rank {r}]"))
         .unwrap_or_default();
-    eprint!("pnmpi vtime{rank}: error: {what}\npnmpi vtime{rank}: stopping before MPI starts\n");
+    let module = format!("vtime{rank}");
+    // Two lines in one write.
+    say::write_line(
+        &(say::line(&module, Level::Error, None, what)
+            + &say::line(&module, Level::Note, None, "stopping before MPI starts")),
+    );
     // A moment for the launcher to read the message before it tears the
     // job down at the first failed rank.
     std::thread::sleep(std::time::Duration::from_millis(200));
-    std::process::exit(1)
+    say::stop()
 }
 
 /// The first of `names` the launcher set to a number.

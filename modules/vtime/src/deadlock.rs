@@ -76,6 +76,6 @@ pub fn handle(me: Hop, comm: Comm) {
 }
 
 fn report(hops: &[Hop]) -> ! {
-    eprintln!("{}", describe(hops));
-    pnmpi_mpi_sys::abort::abort_job(1)
+    // MPI runs (a probe came in): the job ends.
+    pnmpi_sdk::say::fatal("vtime", describe(hops))
 }

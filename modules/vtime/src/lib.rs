@@ -110,9 +110,8 @@ fn start(init: impl FnOnce() -> c_int) -> c_int {
         return rc;
     }
     if let Err(e) = setup() {
-        pnmpi_sdk::say::error("vtime", format_args!("{e}; aborting the run"));
-        // MPI is initialized: aborting the job is always allowed.
-        pnmpi_mpi_sys::abort::abort_job(1);
+        // MPI is initialized: the job ends.
+        pnmpi_sdk::say::fatal("vtime", format_args!("{e}; aborting the run"));
     }
     rc
 }

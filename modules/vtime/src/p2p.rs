@@ -365,9 +365,12 @@ fn take_ack(hop: Hop, comm: Comm) -> Option<Option<(Ns, Ns)>> {
         match native::recv(&mut ack, hop.dst as c_int, ACK_TAG, comm) {
             Ok(r) if r.len == ACK => {}
             Ok(r) => {
-                eprintln!(
-                    "pnmpi vtime: an acknowledgement of {} words instead of {ACK}: send not timed",
-                    r.len
+                pnmpi_sdk::say::warn(
+                    "vtime",
+                    format_args!(
+                        "an acknowledgement of {} words instead of {ACK}: send not timed",
+                        r.len
+                    ),
                 );
                 return Some(None);
             }
@@ -483,9 +486,12 @@ pub fn stamp_of(comm: u64, source: c_int, tag: c_int, posted: Ns) -> Option<(Ns,
     match native::recv(&mut stamp, source, tag, Comm::from_bits(shadow)) {
         Ok(r) if r.len == STAMP => {}
         Ok(r) => {
-            eprintln!(
-                "pnmpi vtime: a timestamp of {} words instead of {STAMP}: message not timed",
-                r.len
+            pnmpi_sdk::say::warn(
+                "vtime",
+                format_args!(
+                    "a timestamp of {} words instead of {STAMP}: message not timed",
+                    r.len
+                ),
             );
             return None;
         }

@@ -129,7 +129,8 @@ pub fn finish(st: &State) {
             })
             .collect();
     }
-    eprint!("{}", table(&report));
+    // The table's lines in one write.
+    pnmpi_sdk::say::write_line(&table(&report));
     match write(&config.report, &report) {
         Ok(()) => pnmpi_sdk::say::note("vtime", format_args!("wrote {}", config.report.display())),
         Err(e) => pnmpi_sdk::say::warn(

@@ -84,7 +84,8 @@ pub fn next(hops: &[Hop], me: Hop) -> Step {
 
 /// The report of the cycle `hops`: the ranks, each send, and whether the
 /// program depends on MPI buffering (none of them an `MPI_Ssend`), in the
-/// words of virtual ranks and `pnmpi sim replay`.
+/// words of virtual ranks and `pnmpi sim replay`; vtime says it as its
+/// error (`pnmpi_sdk::say`), which names the module and the rank.
 pub fn describe(hops: &[Hop]) -> String {
     let ranks: Vec<String> = hops.iter().map(|h| h.rank.to_string()).collect();
     let sends: Vec<String> = hops
@@ -97,7 +98,7 @@ pub fn describe(hops: &[Hop]) -> String {
         DEPENDS_ON_BUFFERING.to_string()
     };
     format!(
-        "pnmpi vtime: error: deadlock: rank(s) {} wait in sends above the eager threshold for receives never posted ({}): {why}",
+        "deadlock: rank(s) {} wait in sends above the eager threshold for receives never posted ({}): {why}",
         ranks.join(", "),
         sends.join(", ")
     )
@@ -142,7 +143,7 @@ mod tests {
     fn the_report_names_the_ranks_their_sends_and_the_buffering() {
         let said = describe(&[hop(0, 1, 1), hop(1, 0, 1)]);
         assert!(
-            said.contains("rank(s) 0, 1 wait in sends above the eager threshold"),
+            said.starts_with("deadlock: rank(s) 0, 1 wait in sends above the eager threshold"),
             "{said}"
         );
         assert!(said.contains("rank 0 to rank 1 (1048576 bytes), rank 1 to rank 0 (1048576 bytes)"));

@@ -143,15 +143,17 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Abort(_comm: ffi::MPI_Comm, code: c_int) -> c_int {
     with(|e| {
-        eprintln!(
-            "pnmpi vranks: virtual rank {} called MPI_Abort with code {code}",
-            e.current()
+        pnmpi_sdk::say::unranked(
+            "vranks",
+            pnmpi_sdk::say::Level::Note,
+            format_args!("virtual rank {} called MPI_Abort with code {code}", e.current()),
         );
         if let Some(t) = e.trace_mut() {
             t.abandon();
         }
     });
-    pnmpi_mpi_sys::abort::abort_job(code)
+    // The ranks run, so the native MPI does: the job ends with the code.
+    pnmpi_sdk::say::stop_with(code)
 }
 
 /// The virtual clock, in seconds since the end of `MPI_Init`.
