@@ -406,18 +406,22 @@ fn shared_cluster(attrs: &str) -> String {
 
 /// `a2a.c` at 16 ranks (alltoall of 64 KiB a pair, 1 MiB exchanges 4 and
 /// 8 ranks away, an allreduce; 3 iterations), exported: on a cluster with
-/// a backbone, a 2:1 tapered fat tree, a torus and a dragonfly, smpirun
+/// a backbone, a full and a 2:1 tapered fat tree, a torus and a dragonfly, smpirun
 /// with the export's options and `pnmpi sim replay -m platform.xml`
 /// (whose model is then cm02: flows sharing the links) agree (within
 /// [`SHARED_TOLERANCE`], mostly 0.01 %), and the sharing shows: every
 /// platform is slower than the export's private links.
 #[test]
-fn a2a_on_shared_links_agrees_with_smpirun_on_four_platforms() {
+fn a2a_on_shared_links_agrees_with_smpirun_on_five_platforms() {
     let (_case, export) = exported("a2a", 16, &[]);
     let private = smpirun(&export);
     within("a2a on private links", private, pnmpi_replay(&export), 0.001);
     for (what, attrs) in [
         ("a cluster with a backbone", "bb_bw=\"20GBps\" bb_lat=\"1us\""),
+        (
+            "a full fat tree",
+            "topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,4;1,1\"",
+        ),
         (
             "a 2:1 tapered fat tree",
             "topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2;1,1\"",
