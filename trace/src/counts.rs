@@ -42,6 +42,17 @@ impl<V: AsRef<[i64]>> PeerBytesOf<V> {
             recv: self.recv.as_ref(),
         }
     }
+
+    /// The vectors as sizes, a negative entry (no real size) as 0: what
+    /// the simulators time, from a trace's record or from the counts a
+    /// call gives.
+    pub fn sizes(&self) -> PeerBytesOf<Vec<u64>> {
+        let side = |v: &[i64]| v.iter().map(|&b| b.max(0) as u64).collect();
+        PeerBytesOf {
+            send: side(self.send.as_ref()),
+            recv: side(self.recv.as_ref()),
+        }
+    }
 }
 
 impl RawPeerBytes<'_> {

@@ -323,6 +323,17 @@ pub fn finish(mut p: Pending) {
     }
 }
 
+/// This member's part of collective `coll` on `comm` by the kernel's
+/// rule ([`Member::of_call`], as the replay and virtual ranks derive it):
+/// `send` and `recv` the bytes it sends and receives (a side with a count
+/// per peer summed; in place, the block it contributes or keeps, as the
+/// other side's arguments describe it), `counts` the per-peer bytes
+/// significant on this member.
+pub fn part(comm: Comm, coll: Coll, vector: bool, send: u64, recv: u64, counts: Option<VCounts>) -> Member {
+    let members = u64::try_from(size(comm)).unwrap_or(0);
+    Member::of_call(coll, vector, send, recv, members, counts)
+}
+
 /// `count` elements of `datatype`, in bytes (0 if MPI cannot say).
 pub fn bytes<C: Into<i64>>(count: C, datatype: pnmpi_sdk::Datatype) -> u64 {
     let size = native::type_size(datatype).unwrap_or(0);

@@ -36,6 +36,7 @@ mod turns;
 
 use pnmpi_mpi_sys::Handle;
 use pnmpi_sdk::{constants, native, raw};
+use pnmpi_sim::input::VCounts;
 use pnmpi_sim::kernel::coll::Member;
 use pnmpi_trace::rma::DataOp;
 use pnmpi_trace::routine::Coll;
@@ -915,34 +916,53 @@ macro_rules! root_of {
 
 /// Times a collective: blocking, or nonblocking with a request.
 macro_rules! coll_call {
-    ($comm:ident, $coll:expr, $root:ident, $bytes:ident, $real:ident) => {
-        coll::blocking($comm, $coll, $root, $bytes, $real)
+    ($comm:ident, $coll:expr, $root:ident, $part:ident, $real:ident) => {
+        coll::blocking($comm, $coll, $root, $part, $real)
     };
-    ($comm:ident, $coll:expr, $root:ident, $bytes:ident, $real:ident, $req:ident) => {
+    ($comm:ident, $coll:expr, $root:ident, $part:ident, $real:ident, $req:ident) => {
         // SAFETY: the application's request argument of `real`.
-        unsafe { coll::nonblocking($comm, $coll, $root, $bytes, $req, $real) }
+        unsafe { coll::nonblocking($comm, $coll, $root, $part, $req, $real) }
     };
 }
 
 /// A collective: blocking, or nonblocking with a request after `comm`.
+/// `$part` gives the member's (vector?, bytes sent, bytes received,
+/// per-peer bytes), which the kernel's rule turns into its part
+/// ([`coll::part`]).
 macro_rules! collective {
     ($mpi:ident, $x:ident, $coll:ident, ($($a:ident : $t:ty),*) -> $r:ty, $comm:ident, ($($req:ident)?),
-        [$($root:ident)?], $bytes:expr) => {
+        [$($root:ident)?], $part:expr) => {
         export!($mpi, ($($a: $t),*) -> $r, {
             #[allow(unused_variables)]
             let root: Option<c_int> = root_of!($($root)?);
-            let bytes = || -> Member { ($bytes).into() };
+            let part = || -> Member {
+                let (vector, send, recv, counts): (bool, u64, u64, Option<VCounts>) = $part;
+                coll::part($comm, Coll::$coll, vector, send, recv, counts)
+            };
             // SAFETY: the call's own arguments, unchanged, to the next layer.
             let real = || unsafe { raw::$x($($a),*) };
-            coll_call!($comm, Coll::$coll, root, bytes, real $(, $req)?)
+            coll_call!($comm, Coll::$coll, root, part, real $(, $req)?)
         });
     };
+}
+
+/// A collective of one size, `bytes` both ways.
+fn one(bytes: u64) -> (bool, u64, u64, Option<VCounts>) {
+    (false, bytes, bytes, None)
+}
+
+/// A `v` collective's sizes: what it sends and receives, each side's
+/// per-peer bytes summed where it has them (`send`, `recv`; empty: a
+/// side not significant here, or a single count), else `mine`.
+fn vector(mine: u64, send: Vec<u64>, recv: Vec<u64>) -> (bool, u64, u64, Option<VCounts>) {
+    let sum = |v: &[u64]| if v.is_empty() { mine } else { v.iter().sum() };
+    (true, sum(&send), sum(&recv), Some(VCounts { send, recv }))
 }
 
 /// Barrier (`(comm)`), Ibarrier.
 macro_rules! barrier {
     ($coll:ident, $mpi:ident, $x:ident, ($c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($mpi, $x, $coll, ($c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], 0);
+        collective!($mpi, $x, $coll, ($c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], one(0));
     };
 }
 
@@ -951,7 +971,7 @@ macro_rules! bcast {
     ($coll:ident, $mpi:ident, $x:ident, ($b:ident: $tb:ty, $n:ident: $tn:ty, $dt:ident: $tdt:ty,
         $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($b: $tb, $n: $tn, $dt: $tdt, $root: $tro, $c: $tc $(, $req: $tr)?) -> $r,
-            $c, ($($req)?), [$root], bytes($n, $dt));
+            $c, ($($req)?), [$root], one(bytes($n, $dt)));
     };
 }
 
@@ -961,16 +981,18 @@ macro_rules! reduce {
         $dt:ident: $tdt:ty, $op:ident: $top:ty, $root:ident: $tro:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
         -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $root: $tro, $c: $tc
-            $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], bytes($n, $dt));
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], one(bytes($n, $dt)));
     };
 }
 
-/// Allreduce, Scan, Exscan (`(sbuf, rbuf, count, type, op, comm)`).
+/// Allreduce, Scan, Exscan (`(sbuf, rbuf, count, type, op, comm)`), and
+/// Reduce_scatter_block (the count of a block: the rule takes the whole
+/// vector, a block per process).
 macro_rules! allreduce {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty,
         $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc
-            $(, $req: $tr)?) -> $r, $c, ($($req)?), [], bytes($n, $dt));
+            $(, $req: $tr)?) -> $r, $c, ($($req)?), [], one(bytes($n, $dt)));
     };
 }
 
@@ -984,57 +1006,40 @@ macro_rules! reduce_scatter {
             {
                 // SAFETY: one receive count per process of the communicator.
                 let shares = unsafe { coll::per_peer($ns, coll::size($c), $dt) };
-                Member::vector(shares.iter().sum(), Vec::new(), shares)
+                let whole = shares.iter().sum();
+                (true, whole, whole, Some(VCounts { send: Vec::new(), recv: shares }))
             });
     };
 }
 
-/// Reduce_scatter_block (`(sbuf, rbuf, count, type, op, comm)`): the
-/// whole vector, a block per process, as the replay takes it.
-macro_rules! reduce_scatter_block {
-    ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $rb:ident: $trb:ty, $n:ident: $tn:ty,
-        $dt:ident: $tdt:ty, $op:ident: $top:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?) -> $r:ty) => {
-        collective!($mpi, $x, $coll, ($sb: $tsb, $rb: $trb, $n: $tn, $dt: $tdt, $op: $top, $c: $tc
-            $(, $req: $tr)?) -> $r, $c, ($($req)?), [],
-            bytes($n, $dt) * u64::try_from(coll::size($c)).unwrap_or(0));
-    };
-}
-
 /// Gather and Scatter (`(sbuf, scount, stype, rbuf, rcount, rtype, root,
-/// comm)`): one process's block. Gather's in-place root contributes its
-/// receive block; Scatter's non-roots know theirs from the receive side.
+/// comm)`): one process's block. In place (Gather's root, Scatter's),
+/// the other side's arguments describe the block it contributes or keeps.
 macro_rules! gather {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
         $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tro:ty, $c:ident: $tc:ty
         $(, $req:ident: $tr:ty)?) -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
             $root: $tro, $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [$root], {
-            let send_side = match Coll::$coll {
-                Coll::Scatter => coll::rank($c) == $root,
-                _ => !coll::in_place($sb),
-            };
-            if send_side {
-                bytes($sn, $sdt)
-            } else {
-                bytes($rn, $rdt)
-            }
+            let (send, recv) = (bytes($sn, $sdt), bytes($rn, $rdt));
+            let send_of = if coll::in_place($sb) { recv } else { send };
+            let recv_of = if coll::in_place($rb.cast_const()) { send } else { recv };
+            (false, send_of, recv_of, None)
         });
     };
 }
 
 /// Allgather and Alltoall (`(sbuf, scount, stype, rbuf, rcount, rtype,
-/// comm)`): one block.
+/// comm)`): one block (in place, as the receive side describes it).
 macro_rules! allgather {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sn:ident: $tsn:ty, $sdt:ident: $tsdt:ty,
         $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $c:ident: $tc:ty $(, $req:ident: $tr:ty)?)
         -> $r:ty) => {
         collective!($mpi, $x, $coll, ($sb: $tsb, $sn: $tsn, $sdt: $tsdt, $rb: $trb, $rn: $trn, $rdt: $trdt,
             $c: $tc $(, $req: $tr)?) -> $r, $c, ($($req)?), [], {
-            if coll::in_place($sb) {
-                bytes($rn, $rdt)
-            } else {
-                bytes($sn, $sdt)
-            }
+            let recv = bytes($rn, $rdt);
+            let send = if coll::in_place($sb) { recv } else { bytes($sn, $sdt) };
+            (false, send, recv, None)
         });
     };
 }
@@ -1056,9 +1061,9 @@ macro_rules! gatherv {
             };
             if me == $root {
                 // SAFETY: at the root, one receive count per process.
-                Member::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
+                vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
             } else {
-                mine.into()
+                (true, mine, 0, None)
             }
         });
     };
@@ -1079,14 +1084,13 @@ macro_rules! allgatherv {
                 bytes($sn, $sdt)
             };
             // SAFETY: one receive count per process.
-            Member::vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
+            vector(mine, Vec::new(), unsafe { coll::per_peer($rns, coll::size($c), $rdt) })
         });
     };
 }
 
 /// Scatterv (`(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root,
-/// comm)`): this process's block, as the replay takes it, and at the
-/// root every one.
+/// comm)`): this process's block, and at the root every one.
 macro_rules! scatterv {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $dis:ident: $tdis:ty,
         $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rn:ident: $trn:ty, $rdt:ident: $trdt:ty, $root:ident: $tro:ty,
@@ -1101,17 +1105,17 @@ macro_rules! scatterv {
             };
             if coll::rank($c) == $root {
                 // SAFETY: at the root, one send count per process.
-                Member::vector(mine, unsafe { coll::per_peer($sns, coll::size($c), $sdt) }, Vec::new())
+                vector(mine, unsafe { coll::per_peer($sns, coll::size($c), $sdt) }, Vec::new())
             } else {
-                mine.into()
+                (true, 0, mine, None)
             }
         });
     };
 }
 
 /// Alltoallv (`(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-/// rtype, comm)`): the mean block, as the replay takes it, and every
-/// block sent and received.
+/// rtype, comm)`): every block sent and received (in place, the receive
+/// side describes both).
 macro_rules! alltoallv {
     ($coll:ident, $mpi:ident, $x:ident, ($sb:ident: $tsb:ty, $sns:ident: $tsn:ty, $sd:ident: $tsd:ty,
         $sdt:ident: $tsdt:ty, $rb:ident: $trb:ty, $rns:ident: $trn:ty, $rd:ident: $trd:ty, $rdt:ident: $trdt:ty,
@@ -1127,8 +1131,7 @@ macro_rules! alltoallv {
                 // SAFETY: one count per process.
                 unsafe { coll::per_peer($sns, n, $sdt) }
             };
-            let mean = send.iter().sum::<u64>() / u64::try_from(n.max(1)).unwrap_or(1);
-            Member::vector(mean, send, recv)
+            vector(0, send, recv)
         });
     };
 }
@@ -1229,10 +1232,10 @@ macro_rules! routine {
     (@ MPI_Exscan, $($t:tt)*) => { allreduce!(Scan, MPI_Exscan, $($t)*); };
     (@ MPI_Iexscan, $($t:tt)*) => { allreduce!(Scan, MPI_Iexscan, $($t)*); };
     (@ MPI_Reduce_scatter_block, $($t:tt)*) => {
-        reduce_scatter_block!(ReduceScatter, MPI_Reduce_scatter_block, $($t)*);
+        allreduce!(ReduceScatter, MPI_Reduce_scatter_block, $($t)*);
     };
     (@ MPI_Ireduce_scatter_block, $($t:tt)*) => {
-        reduce_scatter_block!(ReduceScatter, MPI_Ireduce_scatter_block, $($t)*);
+        allreduce!(ReduceScatter, MPI_Ireduce_scatter_block, $($t)*);
     };
     (@ MPI_Reduce_scatter, $($t:tt)*) => { reduce_scatter!(ReduceScatter, MPI_Reduce_scatter, $($t)*); };
     (@ MPI_Ireduce_scatter, $($t:tt)*) => { reduce_scatter!(ReduceScatter, MPI_Ireduce_scatter, $($t)*); };

@@ -29,7 +29,7 @@ use linear::{
     reduce_flat_tree, reduce_linear, reduce_scatter_linear, scan_linear, scatter_blocking, scatter_linear,
 };
 use pnmpi_trace::routine::Coll;
-pub use shape::{log2_ceil, Shape, Step};
+pub use shape::{log2_ceil, member_bytes, Shape, Step};
 
 /// An algorithm: appends the task's steps.
 type Expand = fn(&Shape, &mut Vec<Step>);

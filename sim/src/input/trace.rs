@@ -4,15 +4,14 @@
 
 use super::events::EventSource;
 use super::locks::{self, Handover, LockTurns};
-use super::ops::{
-    fence_window, Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, RmaAct, VCounts, NO_SITE,
-};
+use super::ops::{fence_window, Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, RmaAct, NO_SITE};
+use crate::algorithms::member_bytes;
 use crate::units::Ns;
 use crate::SimError;
 use pnmpi_trace::fields::*;
 use pnmpi_trace::messages::Persistent;
 use pnmpi_trace::rma::RmaRole;
-use pnmpi_trace::routine::{classify, Coll, RoutineKind};
+use pnmpi_trace::routine::{classify, RoutineKind};
 use pnmpi_trace::trace::{Event, ReqRef};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -594,27 +593,13 @@ impl<S: EventSource> TraceOps<S> {
                     OpKind::Local
                 } else {
                     let rbytes = ev.get(V::Rbytes).unwrap_or(bytes as i64).max(0) as u64;
-                    let counts = ev.counts.as_ref().map(|v| {
-                        let side = |x: &[i64]| x.iter().map(|&b| b.max(0) as u64).collect();
-                        Box::new(VCounts {
-                            send: side(&v.send),
-                            recv: side(&v.recv),
-                        })
-                    });
-                    let per = match (vector, c) {
-                        (true, Coll::Alltoall) => bytes / members,
-                        (true, Coll::Scatter) => rbytes,
-                        // Reduce_scatter_block: one block per process.
-                        (false, Coll::ReduceScatter) => bytes * members,
-                        _ => bytes,
-                    };
                     OpKind::Coll {
                         op: c,
                         comm,
-                        bytes: per,
+                        bytes: member_bytes(c, vector, bytes, rbytes, members),
                         root: if rooted { root.and_then(rank_of) } else { None },
                         req: (!blocking).then(|| req_id(first)),
-                        counts,
+                        counts: ev.counts.as_ref().map(|v| Box::new(v.sizes())),
                     }
                 }
             }

@@ -16,6 +16,7 @@ use crate::handles::Kind;
 use crate::p2p::Out;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use pnmpi_sim::kernel::coll::Member;
+use pnmpi_trace::counts::PeerBytesOf;
 use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
 
@@ -35,11 +36,27 @@ unsafe fn per_member(counts: *const c_int, size: u32, dt: Dt) -> Vec<i64> {
         .collect()
 }
 
-/// A `v` collective's part for the kernel's collective rule: `bytes`,
-/// and the per-peer bytes the member knows, as its trace records them.
-fn vector(bytes: u64, send: &[i64], recv: &[i64]) -> Member {
-    let side = |v: &[i64]| v.iter().map(|&b| b.max(0) as u64).collect();
-    Member::vector(bytes, side(send), side(recv))
+/// This member's part of collective `coll` (`vector`: a `v` form) on a
+/// communicator of `size` by the kernel's rule ([`Member::of_call`], as
+/// vtime and the replay derive it): `sent` and `got` the bytes it sends
+/// and receives (a side with a count per peer summed), `counts` the
+/// per-peer bytes it knows (send, receive side), as its trace records
+/// them.
+fn part(
+    coll: Coll,
+    vector: bool,
+    sent: u64,
+    got: u64,
+    size: u32,
+    counts: Option<(&[i64], &[i64])>,
+) -> Member {
+    let counts = counts.map(|(send, recv)| PeerBytesOf { send, recv }.sizes());
+    Member::of_call(coll, vector, sent, got, u64::from(size), counts)
+}
+
+/// The bytes of a side with a count per peer.
+fn sum(side: &[i64]) -> u64 {
+    side.iter().sum::<i64>().max(0) as u64
 }
 
 /// Joins the call, then waits (blocking) or hands back the request.
@@ -85,13 +102,15 @@ fn in_place(p: *const c_void) -> bool {
 unsafe fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request>) -> c_int {
     trace::collective(comm, None, None, None);
     let comm = comm_of(routine, comm);
+    let (_, size) = rank_size(comm);
+    let part = part(Coll::Barrier, false, 0, 0, size, None);
     go(
         routine,
         comm,
         Op::Data(Coll::Barrier),
         0,
         Gift::Nothing,
-        Member::default(),
+        part,
         Out::Nothing,
         req,
     )
@@ -112,24 +131,16 @@ unsafe fn bcast(
         trace::collective(comm, Some(trace::bytes(count, dt)), None, Some(root));
     }
     let comm = comm_of(routine, comm);
-    let (me, _) = rank_size(comm);
-    let bytes = (layout(dt).size * count.max(0) as usize) as u64;
+    let (me, size) = rank_size(comm);
+    let bytes = trace::bytes(count, dt) as u64;
+    let part = part(Coll::Bcast, false, bytes, bytes, size, None);
     let (gift, out) = if me as c_int == root {
         // SAFETY: the root's buffer.
         (Gift::One(unsafe { pack(buf, count, dt) }), Out::Nothing)
     } else {
         (Gift::Nothing, Out::Bcast(buf, count, dt))
     };
-    go(
-        routine,
-        comm,
-        Op::Data(Coll::Bcast),
-        root,
-        gift,
-        bytes.into(),
-        out,
-        req,
-    )
+    go(routine, comm, Op::Data(Coll::Bcast), root, gift, part, out, req)
 }
 
 /// Which reduction.
@@ -161,7 +172,7 @@ unsafe fn reduce(
         trace::collective(comm, Some(trace::bytes(count, dt)), None, rooted);
     }
     let comm = comm_of(routine, comm);
-    let (me, _) = rank_size(comm);
+    let (me, size) = rank_size(comm);
     let src = if in_place(sbuf) {
         rbuf as *const c_void
     } else {
@@ -169,7 +180,7 @@ unsafe fn reduce(
     };
     // SAFETY: the member's send (or, in place, receive) buffer.
     let gift = Gift::One(unsafe { raw(src, count, dt) });
-    let bytes = (layout(dt).size * count.max(0) as usize) as u64;
+    let bytes = trace::bytes(count, dt) as u64;
     let coll = match kind {
         Red::Reduce => Coll::Reduce,
         Red::All => Coll::Allreduce,
@@ -193,7 +204,8 @@ unsafe fn reduce(
         op,
         exclusive: kind == Red::Exscan,
     };
-    go(routine, comm, op, root, gift, bytes.into(), out, req)
+    let part = part(coll, false, bytes, bytes, size, None);
+    go(routine, comm, op, root, gift, part, out, req)
 }
 
 /// # Safety
@@ -224,17 +236,26 @@ unsafe fn reduce_scatter(
         .sum();
     // SAFETY: as above.
     let mine = unsafe { nth(counts, me as usize, i64::from(count)) };
-    // The whole vector, and each member's share (the vector form).
-    let whole = (total.max(0) as usize * l.size) as u64;
+    // A block each, or each member's share (the vector form).
     let part = if counts.is_null() {
+        let block = trace::bytes(count, dt);
         if trace::on() {
-            trace::collective(handle, Some(trace::bytes(count, dt)), None, None);
+            trace::collective(handle, Some(block), None, None);
         }
-        Member::of(whole)
+        let block = block as u64;
+        part(Coll::ReduceScatter, false, block, block, size, None)
     } else {
         // SAFETY: one count per member.
         let shares = unsafe { per_member(counts, size, dt) };
-        let part = vector(whole, &[], &shares);
+        let whole = (total.max(0) as usize * l.size) as u64;
+        let part = part(
+            Coll::ReduceScatter,
+            true,
+            whole,
+            whole,
+            size,
+            Some((&[], &shares)),
+        );
         if trace::on() {
             trace::collective(handle, Some(total * l.size as i64), None, None);
             trace::per_peer(Vec::new(), shares);
@@ -313,10 +334,6 @@ unsafe fn gather(
             pack(sbuf, scount, stype)
         }
     };
-    let part = match &recv {
-        Some(recv) => vector(data.len() as u64, &[], recv),
-        None => Member::of(data.len() as u64),
-    };
     let out = if receives {
         Out::Gather(rbuf, rcount, rtype, rcounts, displs)
     } else {
@@ -326,6 +343,12 @@ unsafe fn gather(
         Coll::Gather
     } else {
         Coll::Allgather
+    };
+    // What it sends: its block, in place its own of the receive buffer.
+    let sent = data.len() as u64;
+    let part = match &recv {
+        Some(recv) => part(coll, true, sent, sum(recv), size, Some((&[], recv))),
+        None => part(coll, !rcounts.is_null(), sent, 0, size, None),
     };
     go(
         routine,
@@ -391,10 +414,11 @@ unsafe fn scatter(
     } else {
         Gift::Nothing
     };
-    let bytes = (layout(rtype).size * rcount.max(0) as usize) as u64;
+    let vector = !scounts.is_null();
+    let got = trace::bytes(rcount, rtype) as u64;
     let part = match &send {
-        Some(send) => vector(bytes, send, &[]),
-        None => Member::of(bytes),
+        Some(send) => part(Coll::Scatter, vector, sum(send), got, size, Some((send, &[]))),
+        None => part(Coll::Scatter, vector, 0, got, size, None),
     };
     let out = if is_root && in_place(rbuf) {
         Out::Nothing
@@ -428,7 +452,7 @@ unsafe fn alltoall(
     let comm = comm_of(routine, comm);
     let (_, size) = rank_size(comm);
     // The per-peer bytes of the vector form.
-    let peers = (!rcounts.is_null()).then(|| {
+    let sides = (!rcounts.is_null()).then(|| {
         // SAFETY: one count per member in each array.
         let recv = unsafe { per_member(rcounts, size, rtype) };
         let send = if in_place(sbuf) {
@@ -440,7 +464,7 @@ unsafe fn alltoall(
         (send, recv)
     });
     if trace::on() {
-        match &peers {
+        match &sides {
             None => {
                 let sent = if in_place(sbuf) {
                     trace::bytes(rcount, rtype)
@@ -469,10 +493,19 @@ unsafe fn alltoall(
             pack(at(src, d, ext), n as c_int, dt)
         })
         .collect();
-    let bytes = blocks.iter().map(|b| b.len() as u64).sum::<u64>() / u64::from(size.max(1));
-    let part = match &peers {
-        Some((send, recv)) => vector(bytes, send, recv),
-        None => Member::of(bytes),
+    let part = match &sides {
+        Some((send, recv)) => part(
+            Coll::Alltoall,
+            true,
+            sum(send),
+            sum(recv),
+            size,
+            Some((send, recv)),
+        ),
+        None => {
+            let block = trace::bytes(count, dt) as u64;
+            part(Coll::Alltoall, false, block, block, size, None)
+        }
     };
     let out = Out::Alltoall(rbuf, rcount, rtype, rcounts, rdispls);
     go(

@@ -10,6 +10,7 @@
 
 mod lines;
 
+use crate::algorithms::member_bytes;
 use crate::input::ops::{Actor, Completion, Measured, Op, OpKind, OpSource, ReqId, VCounts, NO_SITE};
 use crate::SimError;
 use lines::{int, number, Line, Lines};
@@ -353,8 +354,9 @@ impl Requests {
             // `alltoallv <send buffer> <P send counts> <receive buffer> <P receive counts>`
             Action::Alltoallv => {
                 let (send, recv) = (counts(3)?, counts(4 + n)?);
-                let average = send.iter().sum::<u64>() / u64::from(world.max(1));
-                coll_v(Coll::Alltoall, average, None, vcounts(send, recv))
+                let (sent, got) = (send.iter().sum(), recv.iter().sum());
+                let mean = member_bytes(Coll::Alltoall, true, sent, got, u64::from(world));
+                coll_v(Coll::Alltoall, mean, None, vcounts(send, recv))
             }
             // `allgatherv <send count> <P receive counts>`
             Action::Allgatherv => coll_v(Coll::Allgather, size(2)?, None, vcounts(Vec::new(), counts(3)?)),

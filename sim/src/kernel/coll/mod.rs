@@ -15,60 +15,19 @@
 //! trace's records, vtime by an `MPI_MAX` reduction on its shadow
 //! communicator, virtual ranks over their joined members.
 
+mod member;
 #[cfg(test)]
 mod tests;
 mod vector;
 
 pub use crate::algorithms::{algorithms_of, check_algorithm, default_algorithm, log2_ceil, Shape, Step};
+pub use member::{charged, Member};
 
 use crate::input::VCounts;
 use crate::machine::{CollChoice, Machine};
 use crate::model::{CollCall, Model};
 use crate::units::Ns;
 use pnmpi_trace::routine::Coll;
-
-/// What one member brings to a collective's timing, the same in every
-/// mode: what its process's trace records of the call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Member {
-    /// Its size, as [`Shape::bytes`] (a `v` all-to-all: the mean block;
-    /// `scatterv`: its own block; `reduce_scatter`: the whole vector).
-    pub bytes: u64,
-    /// A `v` collective's per-peer bytes where significant on this
-    /// member (`alltoallv`: both sides; `allgatherv`, `reduce_scatter`:
-    /// the receive side; `gatherv`'s root: the receive side,
-    /// `scatterv`'s: the send side); `None` for the others. Boxed: a
-    /// collective of a million virtual ranks holds a part per member.
-    pub counts: Option<Box<VCounts>>,
-}
-
-impl Member {
-    /// A member of a collective with one size.
-    pub fn of(bytes: u64) -> Member {
-        Member { bytes, counts: None }
-    }
-
-    /// A `v` collective's member: its size and the per-peer bytes it
-    /// sends and receives that its process knows (empty: a side it does
-    /// not).
-    pub fn vector(bytes: u64, send: Vec<u64>, recv: Vec<u64>) -> Member {
-        Member {
-            bytes,
-            counts: Some(Box::new(VCounts { send, recv })),
-        }
-    }
-
-    /// What the closed form charges for this member: [`charged`].
-    pub fn charged(&self) -> u64 {
-        charged(self.bytes, self.counts.as_deref())
-    }
-}
-
-impl From<u64> for Member {
-    fn from(bytes: u64) -> Member {
-        Member::of(bytes)
-    }
-}
 
 /// The algorithm collective `c` is expanded into on `machine`, or `None`
 /// for the closed form: the machine file's choice, for a blocking call
@@ -80,21 +39,6 @@ pub fn algorithm(machine: &Machine, c: Coll, blocking: bool) -> Option<&str> {
         CollChoice::Algorithmic(name) if blocking => Some(name),
         _ => None,
     }
-}
-
-/// The size the closed form charges for a member of size `bytes` with
-/// per-peer bytes `counts`: its size, or the largest block it sends or
-/// receives. The collective is charged the largest over its members.
-pub fn charged(bytes: u64, counts: Option<&VCounts>) -> u64 {
-    counts.map_or(bytes, |c| {
-        c.send
-            .iter()
-            .chain(&c.recv)
-            .copied()
-            .max()
-            .unwrap_or(0)
-            .max(bytes)
-    })
 }
 
 /// The closed form: when collective `shape` completes on every member,

@@ -540,7 +540,7 @@ fn a_member_is_charged_its_largest_block_and_a_v_collective_runs_its_v_form() {
     };
     assert_eq!(m.charged(), 70);
     assert_eq!(charged(20, None), 20);
-    assert_eq!(Member::from(8).charged(), 8);
+    assert_eq!(Member::of(8).charged(), 8);
     // A reduce-scatter's whole vector is above every share.
     assert_eq!(
         charged(
