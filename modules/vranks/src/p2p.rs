@@ -52,6 +52,8 @@ pub struct Parcel {
     pub from: c_int,
     pub tag: c_int,
     pub data: Vec<u8>,
+    /// Its size: the data's, or a collective step's (which carries none).
+    pub bytes: u64,
     /// When the sender's CPU was free (the data ready to move).
     pub free: Ns,
     /// When the eager data arrived (`None` for a rendezvous).
@@ -61,6 +63,13 @@ pub struct Parcel {
     /// Sent with `MPI_Ssend`: complete once matched.
     pub synchronous: bool,
 }
+
+/// The context bit of an algorithmic collective's step messages: set on
+/// the communicator index of their parcels and receives (never on an
+/// application's), so that they match only each other, as MPI keeps a
+/// collective's messages apart from point-to-point ones on the same
+/// communicator, while they take the same channels, model and event order.
+pub const STEPS: u32 = 1 << 31;
 
 /// What this layer owes a rank of another process.
 #[derive(Serialize, Deserialize)]
@@ -189,6 +198,19 @@ pub struct P2p {
     out: Vec<(u64, u32, Remote)>,
     /// The next stamp ([`P2p::stamp`]).
     stamps: u64,
+}
+
+/// A message to post: its data (none for a collective's step), size,
+/// destination (world rank), communicator (with [`STEPS`] for a step),
+/// the sender's rank there, tag and mode.
+struct Letter {
+    data: Vec<u8>,
+    bytes: u64,
+    dst: u32,
+    comm: u32,
+    from: c_int,
+    tag: c_int,
+    mode: Mode,
 }
 
 /// Whether a message fits a receive.
@@ -328,29 +350,78 @@ impl P2p {
         tag: c_int,
         mode: Mode,
     ) -> usize {
+        let bytes = data.len() as u64;
+        let stats = &mut s.me().stats;
+        stats.sent += 1;
+        stats.sent_bytes += bytes;
+        let letter = Letter {
+            data,
+            bytes,
+            dst,
+            comm,
+            from,
+            tag,
+            mode,
+        };
+        self.post(s, t, comms, letter)
+    }
+
+    /// The running rank sends `bytes` of an algorithmic collective's step
+    /// to world rank `dst` (rank `from` in communicator `comm`): a
+    /// standard send with no data, in the steps' context ([`STEPS`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_send(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        comms: &Registry,
+        bytes: u64,
+        dst: u32,
+        comm: u32,
+        from: c_int,
+    ) -> usize {
+        let letter = Letter {
+            data: Vec::new(),
+            bytes,
+            dst,
+            comm: comm | STEPS,
+            from,
+            tag: 0,
+            mode: Mode::Standard,
+        };
+        self.post(s, t, comms, letter)
+    }
+
+    /// Posts `l` from the running rank: the kernel's rule times it, and
+    /// it goes to its receiver (an event here, a record to another
+    /// process).
+    fn post(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, l: Letter) -> usize {
+        let (bytes, dst, comm, mode) = (l.bytes, l.dst, l.comm, l.mode);
         let src = s.current();
         let clock = s.rank(src).clock;
-        let msg = t.msg(src, dst, data.len() as u64);
+        let msg = t.msg(src, dst, bytes);
         let posted = rule::post(t.model(), &msg, mode, clock, &mut unstretched);
         let free = posted.free;
         // The kernel's channel order: the envelope reaches the receiver's
-        // matching after those sent before it on the channel.
-        let envelope = self.channels.send((src, dst, comm), &posted, t.lookahead());
+        // matching after those sent before it on the channel (a
+        // collective's steps and the application's messages on one
+        // communicator share it, as in the replay).
+        let envelope = self
+            .channels
+            .send((src, dst, comm & !STEPS), &posted, t.lookahead());
         let (at, arrived) = (envelope.at, envelope.arrival);
-        let stats = &mut s.rank_mut(src).stats;
-        stats.sent += 1;
-        stats.sent_bytes += data.len() as u64;
         let req = self.request(s, Work::Send, arrived.is_some());
         self.reqs[req].at = free;
-        self.reqs[req].status = (dst as c_int, tag, data.len());
+        self.reqs[req].status = (dst as c_int, l.tag, bytes as usize);
         let sync = arrived.is_none().then_some(req);
         let m = Parcel {
             src,
             dst,
             comm,
-            from,
-            tag,
-            data,
+            from: l.from,
+            tag: l.tag,
+            data: l.data,
+            bytes,
             free,
             arrived,
             sync,
@@ -359,7 +430,7 @@ impl P2p {
         if comms.blocks.local(dst) {
             self.inbound(s, m, at);
         } else {
-            let gid = comms.comms[comm as usize].gid;
+            let gid = comms.comms[(comm & !STEPS) as usize].gid;
             let owner = comms.blocks.owner(dst);
             self.owe(owner, Remote::Message { message: m, gid, at });
         }
@@ -417,12 +488,34 @@ impl P2p {
         req
     }
 
+    /// The running rank posts the receive of an algorithmic collective's
+    /// step from rank `from` of communicator `comm`, in the steps'
+    /// context ([`STEPS`]); returns the request.
+    pub fn step_recv(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        comms: &Registry,
+        comm: u32,
+        from: c_int,
+    ) -> usize {
+        let spec = RecvSpec {
+            buf: std::ptr::null_mut(),
+            count: 0,
+            dtype: pnmpi_mpi_sys::constants::BYTE(),
+            comm: comm | STEPS,
+            from,
+            tag: 0,
+        };
+        self.recv(s, t, comms, spec)
+    }
+
     /// Message `m` is matched with receive `req`: the receive completes
     /// at the kernel's time, and a rendezvous's sender when the data has
     /// arrived.
     fn deliver(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, m: Parcel, req: usize) {
         let posted = self.reqs[req].posted;
-        let msg = t.msg(m.src, m.dst, m.data.len() as u64);
+        let msg = t.msg(m.src, m.dst, m.bytes);
         let mode = if m.synchronous {
             Mode::Synchronous
         } else {
@@ -440,7 +533,7 @@ impl P2p {
         }
         let done = k.recv_done;
         let r = &mut self.reqs[req];
-        r.status = (m.from, m.tag, m.data.len());
+        r.status = (m.from, m.tag, m.bytes as usize);
         // The wait starts counting once the sender posted.
         r.posted = posted.max(m.free);
         if let Work::Recv(_, slot) = &mut r.work {
@@ -462,6 +555,6 @@ impl P2p {
         self.unexpected[s.current() as usize]
             .iter()
             .find(|m| fits(m, spec, any_source, any_tag))
-            .map(|m| (m.from, m.tag, m.data.len()))
+            .map(|m| (m.from, m.tag, m.bytes as usize))
     }
 }

@@ -9,6 +9,7 @@ use super::{fatal, set_status, CallInProgress};
 use crate::engine::{self, with};
 use crate::handles::{self, Kind};
 use crate::p2p::Work;
+use crate::sched::Rank;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::c_int;
 
@@ -55,12 +56,7 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
             _ => r.posted,
         };
         let rank = e.sched_mut().rank_mut(r.owner);
-        let before = rank.clock;
-        let after = before.max(r.at);
-        let wait = (partner - before).clamp(0.0, after - before);
-        rank.stats.wait += wait;
-        rank.stats.comm += after - before - wait;
-        rank.clock = after;
+        charge(rank, r.at, partner);
         if matches!(r.work, Work::Recv(..)) {
             rank.stats.received += 1;
         }
@@ -107,6 +103,34 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
             unsafe { set_status(st, c::ANY_SOURCE(), c::ANY_TAG(), 0) };
         }
     }
+}
+
+/// Moves `rank`'s clock to `at`, a completion, if later: the part after
+/// the partner posted (`partner`) counts as communication, the part
+/// before as waiting.
+fn charge(rank: &mut Rank, at: f64, partner: f64) {
+    let before = rank.clock;
+    let after = before.max(at);
+    let wait = (partner - before).clamp(0.0, after - before);
+    rank.stats.wait += wait;
+    rank.stats.comm += after - before - wait;
+    rank.clock = after;
+}
+
+/// Waits for the requests of one round of an algorithmic collective's
+/// steps (those posted since its last `WaitAll`) and retires them: the
+/// running rank's clock moves to their latest completion, as the
+/// replay's `WaitAll` moves it. They carry no data and no status, and
+/// the trace records the collective, not its steps.
+pub fn wait_steps(ids: &[usize]) {
+    let active: Vec<Option<Active>> = ids.iter().map(|&id| Some((id, None))).collect();
+    wait_for(&active, ids.len());
+    with(|e| {
+        for &id in ids {
+            let r = e.p2p_mut().remove(id);
+            charge(e.sched_mut().rank_mut(r.owner), r.at, r.posted);
+        }
+    });
 }
 
 /// Records a finished request in a traced run: for the `Wait` and `Test`
