@@ -522,7 +522,6 @@ fn contention_models_run_under_virtual_ranks_as_in_the_replay() {
 }
 
 #[test]
-#[ignore = "issue 47: virtual ranks hand a rendezvous to the model when its envelope meets the receive, the replay when the later side posts; transfers ready at one time take the bus in another order (rank 0 ends 4.7 us after the replay under bus)"]
 fn algorithmic_collectives_share_the_network_with_messages_in_flight() {
     // The even ranks' allreduce (algorithmic) runs while the odd ranks
     // swap 1 MiB: under virtual ranks its messages go through the model

@@ -469,12 +469,13 @@ pub fn switch_out() {
 }
 
 /// Blocks the running rank until `need` of its requests complete (their
-/// completion wakes it).
-pub fn block(need: u32) {
+/// completion wakes it), resuming no earlier than `after` (the latest
+/// completion among those it waits for that are complete already).
+pub fn block(need: u32, after: f64) {
     if need == 0 {
         return;
     }
-    with(|e| e.sched.block(need));
+    with(|e| e.sched.block(need, after));
     switch_out();
 }
 
@@ -494,6 +495,27 @@ pub fn catch_up() {
     if with(|e| e.sched.behind()) {
         switch_out();
     }
+}
+
+/// Lets every event before `t` happen before the running rank goes on
+/// (its clock stays where it is).
+pub fn sleep_until(t: f64) {
+    with(|e| {
+        let r = e.sched.current();
+        e.sched.push(t, Event::Resume(r));
+    });
+    switch_out();
+}
+
+/// Lets every event queued up to the running rank's time happen first
+/// (the ranks a rendezvous released there), then runs it on.
+pub fn let_others_first() {
+    with(|e| {
+        let r = e.sched.current();
+        let t = e.sched.rank(r).clock;
+        e.sched.push(t, Event::Resume(r));
+    });
+    switch_out();
 }
 
 /// Yields the running rank until the next event, or until one of the

@@ -24,6 +24,17 @@
 //! one's envelope, while a rendezvous's data does not hold later
 //! messages back.
 //!
+//! A rendezvous between ranks of this process whose receive names its
+//! source is matched when the later side posts, as the replay of the
+//! trace matches it, not when its envelope arrives: no other message can
+//! take that receive first (an earlier one of the channel still on its
+//! way, or an earlier posted receive that fits, keeps the envelope's
+//! way). Its times are the same either way; what changes is when its
+//! data is handed to the model, which under a contention model decides
+//! which of the transfers ready at one time takes a resource first.
+//! The callers post in virtual-time order ([`crate::engine::catch_up`]),
+//! so the model sees the transfers in the replay's order.
+//!
 //! This layer sits on the scheduler ([`crate::sched`]) and owns the
 //! requests (collectives' too, [`Work::Coll`]) and the messages. What
 //! goes to a rank of another process waits in its outbox
@@ -185,7 +196,11 @@ pub struct Request {
 /// Point-to-point state of all ranks.
 pub struct P2p {
     reqs: Slab<Request>,
-    inflight: Slab<Parcel>,
+    /// Messages on their way (`None`: matched before its envelope
+    /// arrived, [`P2p::early`]; its event still comes), and each
+    /// receiver's, in the order they were sent.
+    inflight: Slab<Option<Parcel>>,
+    flying: Vec<VecDeque<usize>>,
     unexpected: Vec<VecDeque<Parcel>>,
     posted: Vec<VecDeque<usize>>,
     /// Each channel's latest envelope (sender, receiver, the sender's
@@ -218,6 +233,13 @@ fn fits(m: &Parcel, s: &RecvSpec, any_source: c_int, any_tag: c_int) -> bool {
     m.comm == s.comm && (s.from == any_source || s.from == m.from) && (s.tag == any_tag || s.tag == m.tag)
 }
 
+/// Takes `id` out of `queue` (near its front, where it usually is).
+fn forget(queue: &mut VecDeque<usize>, id: usize) {
+    if let Some(i) = queue.iter().position(|&q| q == id) {
+        queue.remove(i);
+    }
+}
+
 /// `MPI_ANY_SOURCE` and `MPI_ANY_TAG`.
 fn wildcards() -> (c_int, c_int) {
     (
@@ -232,6 +254,7 @@ impl P2p {
         P2p {
             reqs: Slab::new(),
             inflight: Slab::new(),
+            flying: (0..n).map(|_| VecDeque::new()).collect(),
             unexpected: (0..n).map(|_| VecDeque::new()).collect(),
             posted: (0..n).map(|_| VecDeque::new()).collect(),
             channels: rule::Channels::default(),
@@ -329,7 +352,9 @@ impl P2p {
             let owner = r.owner;
             let rank = s.rank_mut(owner);
             rank.need = rank.need.saturating_sub(1);
+            rank.resume_at = rank.resume_at.max(at);
             if rank.need == 0 {
+                let at = rank.resume_at;
                 s.wake(owner, at);
             }
         }
@@ -428,7 +453,13 @@ impl P2p {
             synchronous: mode == Mode::Synchronous,
         };
         if comms.blocks.local(dst) {
-            self.inbound(s, m, at);
+            match self.early_receive(&m) {
+                Some(r) => {
+                    forget(&mut self.posted[dst as usize], r);
+                    self.deliver(s, t, comms, m, r);
+                }
+                None => self.inbound(s, m, at),
+            }
         } else {
             let gid = comms.comms[(comm & !STEPS) as usize].gid;
             let owner = comms.blocks.owner(dst);
@@ -440,16 +471,79 @@ impl P2p {
     /// Message `m` will arrive at its receiver, a rank of this process,
     /// at `at`.
     pub fn inbound(&mut self, s: &mut Sched, m: Parcel, at: Ns) {
-        let id = self.inflight.insert(m);
+        let dst = m.dst as usize;
+        let id = self.inflight.insert(Some(m));
+        self.flying[dst].push_back(id);
         s.push(at, Event::Deliver(id as u32));
+    }
+
+    /// The receive a rendezvous `m` from a rank of this process takes at
+    /// its post, as the replay matches it (when the later side posts):
+    /// the receiver's first posted receive that fits it names its source
+    /// (so no other sender's message can take it first) and no earlier
+    /// message of its channel is on its way (which would take it first).
+    /// A wildcard receive waits for the envelope, which takes the first
+    /// arrival in virtual time.
+    fn early_receive(&self, m: &Parcel) -> Option<usize> {
+        if m.arrived.is_some() {
+            return None;
+        }
+        let (any_source, any_tag) = wildcards();
+        let dst = m.dst as usize;
+        let first = self.posted[dst]
+            .iter()
+            .copied()
+            .find(|&r| match &self.reqs[r].work {
+                Work::Recv(spec, _) => fits(m, spec, any_source, any_tag),
+                _ => false,
+            })?;
+        let Work::Recv(spec, _) = &self.reqs[first].work else {
+            return None;
+        };
+        let earlier = self.flying[dst]
+            .iter()
+            .filter_map(|&id| self.inflight[id].as_ref())
+            .any(|q| fits(q, spec, any_source, any_tag));
+        (spec.from != any_source && !earlier).then_some(first)
+    }
+
+    /// The message on its way that receive `spec`, just posted by rank
+    /// `me`, takes at once, as the
+    /// replay matches it when the later side posts: a rendezvous from a
+    /// rank of this process, the first of its channel on its way that
+    /// fits, which no earlier posted receive fits. A wildcard receive
+    /// waits for arrivals, which come in virtual-time order.
+    fn early(&mut self, comms: &Registry, me: usize, spec: &RecvSpec) -> Option<Parcel> {
+        let (any_source, any_tag) = wildcards();
+        if spec.from == any_source {
+            return None;
+        }
+        let (i, m) = self.flying[me]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &id)| Some((i, self.inflight[id].as_ref()?)))
+            .find(|(_, m)| fits(m, spec, any_source, any_tag))?;
+        let taken = self.posted[me].iter().any(|&r| match &self.reqs[r].work {
+            Work::Recv(other, _) => fits(m, other, any_source, any_tag),
+            _ => false,
+        });
+        if m.arrived.is_some() || taken || !comms.blocks.local(m.src) {
+            return None;
+        }
+        let id = self.flying[me].remove(i)?;
+        self.inflight[id].take()
     }
 
     /// Message `id` arrives at its receiver: the first posted receive that
     /// fits takes it, else it waits in the unexpected queue.
     pub fn arrive(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, id: u32) {
-        let m = self.inflight.remove(id as usize);
+        // A message matched at its post has nothing left to arrive.
+        let Some(m) = self.inflight.remove(id as usize) else {
+            return;
+        };
         let (any_source, any_tag) = wildcards();
         let dst = m.dst as usize;
+        forget(&mut self.flying[dst], id as usize);
         let found = self.posted[dst].iter().position(|&r| match &self.reqs[r].work {
             Work::Recv(spec, _) => fits(&m, spec, any_source, any_tag),
             _ => false,
@@ -483,7 +577,10 @@ impl P2p {
                 let m = self.unexpected[me].remove(i).expect("found above");
                 self.deliver(s, t, comms, m, req);
             }
-            None => self.posted[me].push_back(req),
+            None => match self.early(comms, me, &spec) {
+                Some(m) => self.deliver(s, t, comms, m, req),
+                None => self.posted[me].push_back(req),
+            },
         }
         req
     }

@@ -11,7 +11,7 @@ use super::traced as trace;
 use super::{comm_of, ok, rank_size, CallInProgress};
 use crate::coll::{Entry, Gift, Joined, Op};
 use crate::dtype::{layout, pack, raw};
-use crate::engine::with;
+use crate::engine::{self, with};
 use crate::handles::Kind;
 use crate::p2p::Out;
 use pnmpi_mpi_sys::{constants as c, ffi};
@@ -54,6 +54,7 @@ pub fn go(
     out: Out,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    let constructor = op == Op::Constructor;
     let entry = Entry {
         comm,
         op,
@@ -63,7 +64,15 @@ pub fn go(
         out,
         blocking: req.is_none(),
     };
+    // The model sees the calls in virtual-time order.
+    engine::catch_up();
     let Joined { req: id, steps } = with(|e| e.join(entry));
+    if constructor {
+        // The members this one released, in their order first, as the
+        // replay runs the ranks a call leaves at one time (a constructor
+        // is no rendezvous there).
+        engine::let_others_first();
+    }
     if !steps.is_empty() {
         run_steps(comm, &steps);
     }
@@ -90,6 +99,7 @@ fn run_steps(comm: usize, steps: &[Step]) {
     let (me, _) = rank_size(comm);
     let mut round = Vec::new();
     for &step in steps {
+        engine::catch_up();
         match with(|e| e.post_step(comm, me, step)) {
             Some(id) => round.push(id),
             None => {

@@ -164,7 +164,7 @@ pub unsafe fn wait(routine: &str, h: *mut ffi::MPI_Request, st: *mut ffi::MPI_St
     };
     if !done(id, false) {
         with(|e| e.p2p_mut().get_mut(id).expect("a live request").waited = true);
-        engine::block(1);
+        engine::block(1, f64::NEG_INFINITY);
     }
     // SAFETY: as above.
     unsafe {
@@ -196,8 +196,32 @@ unsafe fn active(routine: &str, n: c_int, hs: *mut ffi::MPI_Request) -> Vec<Opti
 }
 
 /// Waits until `need` of `ids` are complete (counting those already
-/// complete), then clears the waiting marks.
+/// complete), then clears the waiting marks. A wait for some of them
+/// then lets the simulation reach the earliest completion known: a
+/// request can be known complete long before its time (a rendezvous
+/// matched when its receive was posted), and another may complete
+/// earlier, by events still to come.
 fn wait_for(ids: &[Option<Active>], need: usize) {
+    wait_known(ids, need);
+    if need < ids.iter().flatten().count() {
+        let (first, now) = with(|e| {
+            let first = ids
+                .iter()
+                .flatten()
+                .filter_map(|x| e.p2p().get(x.0))
+                .filter(|q| q.done)
+                .map(|q| q.at)
+                .fold(f64::INFINITY, f64::min);
+            (first, e.sched().now())
+        });
+        if first.is_finite() && first > now {
+            engine::sleep_until(first);
+        }
+    }
+}
+
+/// [`wait_for`] up to the completions known.
+fn wait_known(ids: &[Option<Active>], need: usize) {
     let pending: Vec<usize> = ids
         .iter()
         .flatten()
@@ -209,12 +233,26 @@ fn wait_for(ids: &[Option<Active>], need: usize) {
         return;
     }
     let more = need - complete;
+    // A wait for all resumes after the latest completion, those already
+    // complete included.
+    let after = if need == ids.iter().flatten().count() {
+        with(|e| {
+            ids.iter()
+                .flatten()
+                .filter_map(|x| e.p2p().get(x.0))
+                .filter(|q| q.done)
+                .map(|q| q.at)
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+    } else {
+        f64::NEG_INFINITY
+    };
     with(|e| {
         for &id in &pending {
             e.p2p_mut().get_mut(id).expect("a live request").waited = true;
         }
     });
-    engine::block(more as u32);
+    engine::block(more as u32, after);
     with(|e| {
         for &id in &pending {
             if let Some(r) = e.p2p_mut().get_mut(id) {
