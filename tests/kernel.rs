@@ -522,6 +522,22 @@ fn contention_models_run_under_virtual_ranks_as_in_the_replay() {
 }
 
 #[test]
+fn algorithmic_collectives_share_the_network_with_messages_in_flight() {
+    // The even ranks' allreduce (algorithmic) runs while the odd ranks
+    // swap 1 MiB: under virtual ranks its messages go through the model
+    // every rank's messages go through, as in the replay, so the ends
+    // agree to the nanosecond; and the shared resources move them.
+    let machine = two_levels(true).replace("[network]\n", "[network]\nbuses = 1\n");
+    let mut moved = Vec::new();
+    for model in ["bus", "inlink", "outlink"] {
+        let (end, simple) = engine_ways(&machine, model, 8, "collshare", &["4"]);
+        eprintln!("{model} collshare: ends at {end} s, {simple} s under simple");
+        moved.push(end != simple);
+    }
+    assert!(!moved.contains(&false), "a model changed no end: {moved:?}");
+}
+
+#[test]
 fn vtime_refuses_a_model_whose_state_spans_ranks_and_says_why() {
     let (_, run) = under_vtime(MACHINE, "bus", 2, "rdv", &[]);
     assert!(!run.success(), "vtime ran the bus model:\n{}", run.stderr);

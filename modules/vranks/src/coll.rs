@@ -26,8 +26,7 @@ use crate::p2p::{Out, P2p, Work};
 use crate::sched::Sched;
 use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
-use pnmpi_sim::input::VCounts;
-use pnmpi_sim::kernel::coll::{algorithm, Member, Shape};
+use pnmpi_sim::kernel::coll::{algorithm, steps, Member, Shape, Step};
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
 use serde::{Deserialize, Serialize};
@@ -83,10 +82,8 @@ pub struct CollectiveCall {
     pub latest: Ns,
     /// The largest size a member is charged ([`Member::charged`]).
     bytes: u64,
-    /// Each member's entry time and part (for an algorithmic collective).
-    entries: Vec<(Ns, Member)>,
-    /// A blocking call (only those are replayed by their algorithm, as
-    /// vtime does).
+    /// A blocking call (only those run their algorithm's steps, as in
+    /// the replay).
     blocking: bool,
     pub gifts: Vec<Gift>,
     /// This process's members' requests.
@@ -108,26 +105,8 @@ pub struct CollectiveCall {
 pub struct Share {
     pub latest: Ns,
     pub bytes: u64,
-    /// Member, its entry time and part (size, per-peer bytes sent and
-    /// received), and its contribution.
-    pub gifts: Vec<(u32, Ns, Sent, Gift)>,
-}
-
-/// A [`Member`] as a process sends it: size, and the per-peer bytes.
-type Sent = (u64, Option<(Vec<u64>, Vec<u64>)>);
-
-fn sent(p: &Member) -> Sent {
-    (
-        p.bytes,
-        p.counts.as_ref().map(|c| (c.send.clone(), c.recv.clone())),
-    )
-}
-
-fn member((bytes, counts): Sent) -> Member {
-    Member {
-        bytes,
-        counts: counts.map(|(send, recv)| Box::new(VCounts { send, recv })),
-    }
+    /// Member and its contribution.
+    pub gifts: Vec<(u32, Gift)>,
 }
 
 /// The members of this process joined the `seq`-th collective on the
@@ -178,6 +157,15 @@ impl Below<'_> {
     }
 }
 
+/// A member's entry made: its request, and the steps it runs before
+/// waiting for it when the machine file makes the call algorithmic (its
+/// algorithm's messages, [`pnmpi_sim::kernel::coll::steps`]; empty for
+/// the closed form).
+pub struct Joined {
+    pub req: usize,
+    pub steps: Vec<Step>,
+}
+
 /// Calls in progress.
 #[derive(Default)]
 pub struct Colls {
@@ -205,9 +193,9 @@ impl Colls {
         std::mem::take(&mut self.out)
     }
 
-    /// The running rank joins its next collective (`entry`). Returns the
-    /// request, or why the call could not be timed.
-    pub fn join(&mut self, b: Below, entry: Entry) -> Result<usize, String> {
+    /// The running rank joins its next collective (`entry`). Returns its
+    /// request and steps, or why the call could not be timed.
+    pub fn join(&mut self, b: Below, entry: Entry) -> Result<Joined, String> {
         let Entry {
             comm,
             op,
@@ -243,10 +231,22 @@ impl Colls {
         let t = b.sched.rank(w).clock;
         b.sched.rank_mut(w).stats.collectives += 1;
         let req = b.p2p.request(b.sched, Work::Coll { call: id, me, out }, false);
+        let mut steps = Vec::new();
+        if let Op::Data(coll) | Op::Reduce { coll, .. } = op {
+            if let Some(name) = algorithm(b.timing.machine(), coll, blocking) {
+                let shape = Shape {
+                    coll,
+                    size,
+                    me,
+                    root,
+                    bytes: part.bytes,
+                };
+                self::steps(name, &shape, part.counts.as_deref(), &mut steps);
+            }
+        }
         let c = &mut self.calls[id];
         c.gifts[me as usize] = gift;
         c.bytes = c.bytes.max(part.charged());
-        c.entries[me as usize] = (t, part);
         c.blocking = blocking;
         c.reqs[me as usize] = Some(req);
         c.latest = c.latest.max(t);
@@ -256,7 +256,7 @@ impl Colls {
             self.share(b.comms, b.p2p, id);
         }
         self.close_if_complete(b, id, seq)?;
-        Ok(req)
+        Ok(Joined { req, steps })
     }
 
     /// Every member here joined call `id`: their contributions go to the
@@ -287,8 +287,7 @@ impl Colls {
                         ),
                         g => g.clone(),
                     };
-                    let (entry, p) = &c.entries[m as usize];
-                    (m, *entry, sent(p), g)
+                    (m, g)
                 })
                 .collect();
             let share = Share {
@@ -323,9 +322,8 @@ impl Colls {
         let c = &mut self.calls[id];
         c.latest = c.latest.max(share.latest);
         c.bytes = c.bytes.max(share.bytes);
-        for (m, entry, p, g) in share.gifts {
+        for (m, g) in share.gifts {
             c.gifts[m as usize] = g;
-            c.entries[m as usize] = (entry, member(p));
             c.joined += 1;
         }
     }
@@ -368,7 +366,6 @@ impl Colls {
             joined_here: 0,
             latest: 0.0,
             bytes: 0,
-            entries: vec![(0.0, Member::default()); size as usize],
             blocking: false,
             gifts: (0..size).map(|_| Gift::Nothing).collect(),
             reqs: vec![None; size as usize],
@@ -410,17 +407,19 @@ impl Colls {
             Op::Data(_) => {}
         }
         let c = &self.calls[id];
-        let timed = match c.op {
-            Op::Data(coll) | Op::Reduce { coll, .. } => Some(coll),
+        // The closed form times the call; an untimed constructor, and an
+        // algorithmic call whose members timed themselves by their steps
+        // (their clocks stay at their last step's end), complete each
+        // member where it entered, the results now ready.
+        let closed_form = match c.op {
+            Op::Data(coll) | Op::Reduce { coll, .. } => algorithm(b.timing.machine(), coll, c.blocking)
+                .is_none()
+                .then_some(coll),
             Op::Constructor => None,
         };
         let reqs: Vec<usize> = c.reqs.iter().flatten().copied().collect();
-        match timed {
+        match closed_form {
             Some(coll) => {
-                let algorithm = algorithm(b.timing.machine(), coll, c.blocking).map(str::to_owned);
-                if let Some(name) = algorithm {
-                    return self.replay_algorithm(b, id, coll, &name);
-                }
                 let shape = Shape {
                     coll,
                     size: c.size,
@@ -451,36 +450,6 @@ impl Colls {
         (0..c.size)
             .map(|m| b.timing.node(b.comms.world_of(c.comm, m, b.sched.current())))
             .collect()
-    }
-
-    /// A blocking collective the machine file makes algorithmic: its
-    /// algorithm's messages among the members, from their own entry
-    /// times, replayed by `pnmpi sim`'s engine and model as vtime and
-    /// `pnmpi sim replay` do; each member here completes at its own end.
-    fn replay_algorithm(&mut self, b: Below, id: usize, coll: Coll, name: &str) -> Result<(), String> {
-        let nodes = self.member_nodes(&b, id);
-        let c = &self.calls[id];
-        let root = coll.rooted().then_some(c.root);
-        let ends = pnmpi_sim::live::algorithmic::replay(
-            b.timing.machine(),
-            b.timing.model_name(),
-            nodes,
-            coll,
-            name,
-            root,
-            &c.entries,
-        )
-        .map_err(|e| format!("cannot replay algorithm `{name}`: {e}"))?;
-        let mine: Vec<(usize, Ns)> = c
-            .reqs
-            .iter()
-            .enumerate()
-            .filter_map(|(m, r)| Some(((*r)?, ends.get(m)?.0)))
-            .collect();
-        for (r, at) in mine {
-            b.p2p.complete(b.sched, r, at);
-        }
-        Ok(())
     }
 
     /// A constructor's new communicators: by color and key (split), the

@@ -156,7 +156,9 @@ impl Dist {
             self.records += 1;
             match record {
                 Record::P2p(Remote::Message { mut message, gid, at }) => {
-                    message.comm = comm_by_gid(b.comms, gid)? as u32;
+                    // The receiver's handle of the communicator, in the sender's
+                    // context (a collective's steps keep theirs).
+                    message.comm = comm_by_gid(b.comms, gid)? as u32 | (message.comm & crate::p2p::STEPS);
                     b.p2p.inbound(b.sched, message, at);
                 }
                 Record::P2p(Remote::Matched { req, at }) => {

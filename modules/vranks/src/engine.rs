@@ -6,7 +6,7 @@
 //! the collectives, the spread over processes, the tracer) and is the
 //! only place that holds several of them at once.
 
-use crate::coll::{Below, Colls, Entry};
+use crate::coll::{Below, Colls, Entry, Joined};
 use crate::comm::{Blocks, Registry};
 use crate::dist::{Between, Dist};
 use crate::globals::Globals;
@@ -16,6 +16,7 @@ use crate::stack::Pool;
 use crate::timing::Timing;
 use crate::trace::Trace;
 use pnmpi_sdk::say::{self, Level};
+use pnmpi_sim::kernel::coll::Step;
 use pnmpi_trace::rank::RawRecord;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -260,13 +261,30 @@ impl Engine {
     }
 
     /// The running rank joins its next collective; returns the request
-    /// (see [`Colls::join`]).
-    pub fn join(&mut self, entry: Entry) -> usize {
+    /// and the steps it runs first (see [`Colls::join`]).
+    pub fn join(&mut self, entry: Entry) -> Joined {
         let (b, colls) = self.below();
         match colls.join(b, entry) {
-            Ok(req) => req,
+            Ok(joined) => joined,
             Err(what) => self.fatal("collective", &what),
         }
+    }
+
+    /// The running rank, rank `me` of communicator `comm`, posts `step`
+    /// of an algorithmic collective: a send or receive of its size and no
+    /// data, through point-to-point in the steps' own context; returns
+    /// the request (`None` for a `WaitAll`, which posts nothing).
+    pub fn post_step(&mut self, comm: usize, me: u32, step: Step) -> Option<usize> {
+        let (s, t, c) = (&mut self.sched, &mut self.timing, &self.comms);
+        let world = |peer: u32| c.world_of(comm, peer, s.current());
+        Some(match step {
+            Step::Isend { to, bytes } => {
+                let dst = world(to);
+                self.p2p.step_send(s, t, c, bytes, dst, comm as u32, me as c_int)
+            }
+            Step::Irecv { from, .. } => self.p2p.step_recv(s, t, c, comm as u32, from as c_int),
+            Step::WaitAll => return None,
+        })
     }
 
     /// The running rank enters MPI routine `routine`: the CPU time it
@@ -451,12 +469,13 @@ pub fn switch_out() {
 }
 
 /// Blocks the running rank until `need` of its requests complete (their
-/// completion wakes it).
-pub fn block(need: u32) {
+/// completion wakes it), resuming no earlier than `after` (the latest
+/// completion among those it waits for that are complete already).
+pub fn block(need: u32, after: f64) {
     if need == 0 {
         return;
     }
-    with(|e| e.sched.block(need));
+    with(|e| e.sched.block(need, after));
     switch_out();
 }
 
@@ -476,6 +495,27 @@ pub fn catch_up() {
     if with(|e| e.sched.behind()) {
         switch_out();
     }
+}
+
+/// Lets every event before `t` happen before the running rank goes on
+/// (its clock stays where it is).
+pub fn sleep_until(t: f64) {
+    with(|e| {
+        let r = e.sched.current();
+        e.sched.push(t, Event::Resume(r));
+    });
+    switch_out();
+}
+
+/// Lets every event queued up to the running rank's time happen first
+/// (the ranks a rendezvous released there), then runs it on.
+pub fn let_others_first() {
+    with(|e| {
+        let r = e.sched.current();
+        let t = e.sched.rank(r).clock;
+        e.sched.push(t, Event::Resume(r));
+    });
+    switch_out();
 }
 
 /// Yields the running rank until the next event, or until one of the

@@ -24,6 +24,17 @@
 //! one's envelope, while a rendezvous's data does not hold later
 //! messages back.
 //!
+//! A rendezvous between ranks of this process whose receive names its
+//! source is matched when the later side posts, as the replay of the
+//! trace matches it, not when its envelope arrives: no other message can
+//! take that receive first (an earlier one of the channel still on its
+//! way, or an earlier posted receive that fits, keeps the envelope's
+//! way). Its times are the same either way; what changes is when its
+//! data is handed to the model, which under a contention model decides
+//! which of the transfers ready at one time takes a resource first.
+//! The callers post in virtual-time order ([`crate::engine::catch_up`]),
+//! so the model sees the transfers in the replay's order.
+//!
 //! This layer sits on the scheduler ([`crate::sched`]) and owns the
 //! requests (collectives' too, [`Work::Coll`]) and the messages. What
 //! goes to a rank of another process waits in its outbox
@@ -52,6 +63,8 @@ pub struct Parcel {
     pub from: c_int,
     pub tag: c_int,
     pub data: Vec<u8>,
+    /// Its size: the data's, or a collective step's (which carries none).
+    pub bytes: u64,
     /// When the sender's CPU was free (the data ready to move).
     pub free: Ns,
     /// When the eager data arrived (`None` for a rendezvous).
@@ -61,6 +74,13 @@ pub struct Parcel {
     /// Sent with `MPI_Ssend`: complete once matched.
     pub synchronous: bool,
 }
+
+/// The context bit of an algorithmic collective's step messages: set on
+/// the communicator index of their parcels and receives (never on an
+/// application's), so that they match only each other, as MPI keeps a
+/// collective's messages apart from point-to-point ones on the same
+/// communicator, while they take the same channels, model and event order.
+pub const STEPS: u32 = 1 << 31;
 
 /// What this layer owes a rank of another process.
 #[derive(Serialize, Deserialize)]
@@ -176,7 +196,11 @@ pub struct Request {
 /// Point-to-point state of all ranks.
 pub struct P2p {
     reqs: Slab<Request>,
-    inflight: Slab<Parcel>,
+    /// Messages on their way (`None`: matched before its envelope
+    /// arrived, [`P2p::early`]; its event still comes), and each
+    /// receiver's, in the order they were sent.
+    inflight: Slab<Option<Parcel>>,
+    flying: Vec<VecDeque<usize>>,
     unexpected: Vec<VecDeque<Parcel>>,
     posted: Vec<VecDeque<usize>>,
     /// Each channel's latest envelope (sender, receiver, the sender's
@@ -191,9 +215,29 @@ pub struct P2p {
     stamps: u64,
 }
 
+/// A message to post: its data (none for a collective's step), size,
+/// destination (world rank), communicator (with [`STEPS`] for a step),
+/// the sender's rank there, tag and mode.
+struct Letter {
+    data: Vec<u8>,
+    bytes: u64,
+    dst: u32,
+    comm: u32,
+    from: c_int,
+    tag: c_int,
+    mode: Mode,
+}
+
 /// Whether a message fits a receive.
 fn fits(m: &Parcel, s: &RecvSpec, any_source: c_int, any_tag: c_int) -> bool {
     m.comm == s.comm && (s.from == any_source || s.from == m.from) && (s.tag == any_tag || s.tag == m.tag)
+}
+
+/// Takes `id` out of `queue` (near its front, where it usually is).
+fn forget(queue: &mut VecDeque<usize>, id: usize) {
+    if let Some(i) = queue.iter().position(|&q| q == id) {
+        queue.remove(i);
+    }
 }
 
 /// `MPI_ANY_SOURCE` and `MPI_ANY_TAG`.
@@ -210,6 +254,7 @@ impl P2p {
         P2p {
             reqs: Slab::new(),
             inflight: Slab::new(),
+            flying: (0..n).map(|_| VecDeque::new()).collect(),
             unexpected: (0..n).map(|_| VecDeque::new()).collect(),
             posted: (0..n).map(|_| VecDeque::new()).collect(),
             channels: rule::Channels::default(),
@@ -307,7 +352,9 @@ impl P2p {
             let owner = r.owner;
             let rank = s.rank_mut(owner);
             rank.need = rank.need.saturating_sub(1);
+            rank.resume_at = rank.resume_at.max(at);
             if rank.need == 0 {
+                let at = rank.resume_at;
                 s.wake(owner, at);
             }
         }
@@ -328,38 +375,93 @@ impl P2p {
         tag: c_int,
         mode: Mode,
     ) -> usize {
+        let bytes = data.len() as u64;
+        let stats = &mut s.me().stats;
+        stats.sent += 1;
+        stats.sent_bytes += bytes;
+        let letter = Letter {
+            data,
+            bytes,
+            dst,
+            comm,
+            from,
+            tag,
+            mode,
+        };
+        self.post(s, t, comms, letter)
+    }
+
+    /// The running rank sends `bytes` of an algorithmic collective's step
+    /// to world rank `dst` (rank `from` in communicator `comm`): a
+    /// standard send with no data, in the steps' context ([`STEPS`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_send(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        comms: &Registry,
+        bytes: u64,
+        dst: u32,
+        comm: u32,
+        from: c_int,
+    ) -> usize {
+        let letter = Letter {
+            data: Vec::new(),
+            bytes,
+            dst,
+            comm: comm | STEPS,
+            from,
+            tag: 0,
+            mode: Mode::Standard,
+        };
+        self.post(s, t, comms, letter)
+    }
+
+    /// Posts `l` from the running rank: the kernel's rule times it, and
+    /// it goes to its receiver (an event here, a record to another
+    /// process).
+    fn post(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, l: Letter) -> usize {
+        let (bytes, dst, comm, mode) = (l.bytes, l.dst, l.comm, l.mode);
         let src = s.current();
         let clock = s.rank(src).clock;
-        let msg = t.msg(src, dst, data.len() as u64);
+        let msg = t.msg(src, dst, bytes);
         let posted = rule::post(t.model(), &msg, mode, clock, &mut unstretched);
         let free = posted.free;
         // The kernel's channel order: the envelope reaches the receiver's
-        // matching after those sent before it on the channel.
-        let envelope = self.channels.send((src, dst, comm), &posted, t.lookahead());
+        // matching after those sent before it on the channel (a
+        // collective's steps and the application's messages on one
+        // communicator share it, as in the replay).
+        let envelope = self
+            .channels
+            .send((src, dst, comm & !STEPS), &posted, t.lookahead());
         let (at, arrived) = (envelope.at, envelope.arrival);
-        let stats = &mut s.rank_mut(src).stats;
-        stats.sent += 1;
-        stats.sent_bytes += data.len() as u64;
         let req = self.request(s, Work::Send, arrived.is_some());
         self.reqs[req].at = free;
-        self.reqs[req].status = (dst as c_int, tag, data.len());
+        self.reqs[req].status = (dst as c_int, l.tag, bytes as usize);
         let sync = arrived.is_none().then_some(req);
         let m = Parcel {
             src,
             dst,
             comm,
-            from,
-            tag,
-            data,
+            from: l.from,
+            tag: l.tag,
+            data: l.data,
+            bytes,
             free,
             arrived,
             sync,
             synchronous: mode == Mode::Synchronous,
         };
         if comms.blocks.local(dst) {
-            self.inbound(s, m, at);
+            match self.early_receive(&m) {
+                Some(r) => {
+                    forget(&mut self.posted[dst as usize], r);
+                    self.deliver(s, t, comms, m, r);
+                }
+                None => self.inbound(s, m, at),
+            }
         } else {
-            let gid = comms.comms[comm as usize].gid;
+            let gid = comms.comms[(comm & !STEPS) as usize].gid;
             let owner = comms.blocks.owner(dst);
             self.owe(owner, Remote::Message { message: m, gid, at });
         }
@@ -369,16 +471,79 @@ impl P2p {
     /// Message `m` will arrive at its receiver, a rank of this process,
     /// at `at`.
     pub fn inbound(&mut self, s: &mut Sched, m: Parcel, at: Ns) {
-        let id = self.inflight.insert(m);
+        let dst = m.dst as usize;
+        let id = self.inflight.insert(Some(m));
+        self.flying[dst].push_back(id);
         s.push(at, Event::Deliver(id as u32));
+    }
+
+    /// The receive a rendezvous `m` from a rank of this process takes at
+    /// its post, as the replay matches it (when the later side posts):
+    /// the receiver's first posted receive that fits it names its source
+    /// (so no other sender's message can take it first) and no earlier
+    /// message of its channel is on its way (which would take it first).
+    /// A wildcard receive waits for the envelope, which takes the first
+    /// arrival in virtual time.
+    fn early_receive(&self, m: &Parcel) -> Option<usize> {
+        if m.arrived.is_some() {
+            return None;
+        }
+        let (any_source, any_tag) = wildcards();
+        let dst = m.dst as usize;
+        let first = self.posted[dst]
+            .iter()
+            .copied()
+            .find(|&r| match &self.reqs[r].work {
+                Work::Recv(spec, _) => fits(m, spec, any_source, any_tag),
+                _ => false,
+            })?;
+        let Work::Recv(spec, _) = &self.reqs[first].work else {
+            return None;
+        };
+        let earlier = self.flying[dst]
+            .iter()
+            .filter_map(|&id| self.inflight[id].as_ref())
+            .any(|q| fits(q, spec, any_source, any_tag));
+        (spec.from != any_source && !earlier).then_some(first)
+    }
+
+    /// The message on its way that receive `spec`, just posted by rank
+    /// `me`, takes at once, as the
+    /// replay matches it when the later side posts: a rendezvous from a
+    /// rank of this process, the first of its channel on its way that
+    /// fits, which no earlier posted receive fits. A wildcard receive
+    /// waits for arrivals, which come in virtual-time order.
+    fn early(&mut self, comms: &Registry, me: usize, spec: &RecvSpec) -> Option<Parcel> {
+        let (any_source, any_tag) = wildcards();
+        if spec.from == any_source {
+            return None;
+        }
+        let (i, m) = self.flying[me]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &id)| Some((i, self.inflight[id].as_ref()?)))
+            .find(|(_, m)| fits(m, spec, any_source, any_tag))?;
+        let taken = self.posted[me].iter().any(|&r| match &self.reqs[r].work {
+            Work::Recv(other, _) => fits(m, other, any_source, any_tag),
+            _ => false,
+        });
+        if m.arrived.is_some() || taken || !comms.blocks.local(m.src) {
+            return None;
+        }
+        let id = self.flying[me].remove(i)?;
+        self.inflight[id].take()
     }
 
     /// Message `id` arrives at its receiver: the first posted receive that
     /// fits takes it, else it waits in the unexpected queue.
     pub fn arrive(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, id: u32) {
-        let m = self.inflight.remove(id as usize);
+        // A message matched at its post has nothing left to arrive.
+        let Some(m) = self.inflight.remove(id as usize) else {
+            return;
+        };
         let (any_source, any_tag) = wildcards();
         let dst = m.dst as usize;
+        forget(&mut self.flying[dst], id as usize);
         let found = self.posted[dst].iter().position(|&r| match &self.reqs[r].work {
             Work::Recv(spec, _) => fits(&m, spec, any_source, any_tag),
             _ => false,
@@ -412,9 +577,34 @@ impl P2p {
                 let m = self.unexpected[me].remove(i).expect("found above");
                 self.deliver(s, t, comms, m, req);
             }
-            None => self.posted[me].push_back(req),
+            None => match self.early(comms, me, &spec) {
+                Some(m) => self.deliver(s, t, comms, m, req),
+                None => self.posted[me].push_back(req),
+            },
         }
         req
+    }
+
+    /// The running rank posts the receive of an algorithmic collective's
+    /// step from rank `from` of communicator `comm`, in the steps'
+    /// context ([`STEPS`]); returns the request.
+    pub fn step_recv(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        comms: &Registry,
+        comm: u32,
+        from: c_int,
+    ) -> usize {
+        let spec = RecvSpec {
+            buf: std::ptr::null_mut(),
+            count: 0,
+            dtype: pnmpi_mpi_sys::constants::BYTE(),
+            comm: comm | STEPS,
+            from,
+            tag: 0,
+        };
+        self.recv(s, t, comms, spec)
     }
 
     /// Message `m` is matched with receive `req`: the receive completes
@@ -422,7 +612,7 @@ impl P2p {
     /// arrived.
     fn deliver(&mut self, s: &mut Sched, t: &mut Timing, comms: &Registry, m: Parcel, req: usize) {
         let posted = self.reqs[req].posted;
-        let msg = t.msg(m.src, m.dst, m.data.len() as u64);
+        let msg = t.msg(m.src, m.dst, m.bytes);
         let mode = if m.synchronous {
             Mode::Synchronous
         } else {
@@ -440,7 +630,7 @@ impl P2p {
         }
         let done = k.recv_done;
         let r = &mut self.reqs[req];
-        r.status = (m.from, m.tag, m.data.len());
+        r.status = (m.from, m.tag, m.bytes as usize);
         // The wait starts counting once the sender posted.
         r.posted = posted.max(m.free);
         if let Work::Recv(_, slot) = &mut r.work {
@@ -462,6 +652,6 @@ impl P2p {
         self.unexpected[s.current() as usize]
             .iter()
             .find(|m| fits(m, spec, any_source, any_tag))
-            .map(|m| (m.from, m.tag, m.data.len()))
+            .map(|m| (m.from, m.tag, m.bytes as usize))
     }
 }

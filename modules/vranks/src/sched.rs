@@ -49,6 +49,10 @@ pub struct Rank {
     pub phase: Phase,
     /// Requests still to complete before a blocked rank resumes.
     pub need: u32,
+    /// The latest completion among those it waits for so far: it resumes
+    /// then, once the last one completed (as the replay's wait does),
+    /// whatever order they completed in.
+    pub resume_at: Ns,
     /// Its clock at `MPI_Finalize` (the report's run time).
     pub end: Option<Ns>,
     pub initialized: bool,
@@ -137,6 +141,7 @@ impl Sched {
                 cpu_mark: 0,
                 phase: Phase::New,
                 need: 0,
+                resume_at: 0.0,
                 end: None,
                 initialized: false,
                 finalized: false,
@@ -251,10 +256,12 @@ impl Sched {
         }
     }
 
-    /// The running rank waits for `need` of its requests.
-    pub fn block(&mut self, need: u32) {
+    /// The running rank waits for `need` of its requests, resuming no
+    /// earlier than `after`.
+    pub fn block(&mut self, need: u32, after: Ns) {
         let r = self.me();
         r.need = need;
+        r.resume_at = r.clock.max(after);
         r.phase = Phase::Blocked;
     }
 

@@ -176,22 +176,6 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
             ),
         );
     }
-    let algorithmic = pnmpi_trace::routine::Coll::ALL.iter().any(|&c| {
-        matches!(
-            machine.collective(c),
-            pnmpi_sim::machine::CollChoice::Algorithmic(_)
-        )
-    });
-    if lookahead <= 0.0 && algorithmic && me == 0 {
-        say::unranked(
-            "vranks",
-            Level::Warning,
-            format_args!(
-                "model {}: the messages of an algorithmic collective contend among themselves only, not with the point-to-point messages in flight (pnmpi sim replay puts them on one network); make the collectives analytic for the replay's times",
-                config.model
-            ),
-        );
-    }
     let dist = (procs > 1 && !one_engine).then(|| Dist::new(world, lookahead));
     let here = if one_engine && me > 0 {
         0
@@ -252,7 +236,7 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         }
     }
     let wall = std::time::Instant::now();
-    let timing = Timing::new((model, config.model.clone()), machine, node_of, config.cpu_factor);
+    let timing = Timing::new(model, machine, node_of, config.cpu_factor);
     let engine = Engine::new(
         n,
         blocks,

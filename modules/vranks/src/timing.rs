@@ -12,8 +12,6 @@ use pnmpi_sim::units::Ns;
 /// The machine, the mapping, the model and the CPU factor.
 pub struct Timing {
     model: Box<dyn Model>,
-    /// The model's name, to build it again for an algorithmic collective.
-    model_name: String,
     machine: Machine,
     node_of: Vec<u32>,
     /// How the CPU time measured here is charged (factor, clock reads).
@@ -24,17 +22,11 @@ pub struct Timing {
 }
 
 impl Timing {
-    /// `model` (named `model_name`) on `machine`, ranks on `node_of`.
-    pub fn new(
-        model: (Box<dyn Model>, String),
-        machine: Machine,
-        node_of: Vec<u32>,
-        cpu_factor: f64,
-    ) -> Timing {
-        let lookahead = model.0.lookahead();
+    /// `model` on `machine`, ranks on `node_of`.
+    pub fn new(model: Box<dyn Model>, machine: Machine, node_of: Vec<u32>, cpu_factor: f64) -> Timing {
+        let lookahead = model.lookahead();
         Timing {
-            model: model.0,
-            model_name: model.1,
+            model,
             machine,
             node_of,
             charge: CpuCharge {
@@ -48,11 +40,6 @@ impl Timing {
     /// The model, to time a message or a collective.
     pub fn model(&mut self) -> &mut dyn Model {
         &mut *self.model
-    }
-
-    /// The model's name.
-    pub fn model_name(&self) -> &str {
-        &self.model_name
     }
 
     /// The machine.

@@ -1,9 +1,10 @@
 //! A collective that the machine file makes algorithmic, timed by
 //! replaying its algorithm's messages among its members with `pnmpi
 //! sim`'s own engine and model, as `pnmpi sim replay` expands it: what
-//! vtime (one process per rank) and libvranks (virtual ranks) both do
-//! with their members' entry times, so that the two and the replay time
-//! such a collective alike.
+//! vtime (one process per rank, whose processes cannot see each other's
+//! messages in flight) does with its members' entry times, so that it
+//! and the replay time such a collective alike. Virtual ranks run the
+//! same steps as their own point-to-point messages instead.
 
 use crate::input::{Actor, Measured, Op, OpKind, OpSource, NO_SITE};
 use crate::kernel::coll::Member;

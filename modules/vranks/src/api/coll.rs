@@ -5,17 +5,17 @@
 
 #![allow(non_snake_case)]
 
-use super::complete::wait_id;
+use super::complete::{wait_id, wait_steps};
 use super::results::{at, nth};
 use super::traced as trace;
 use super::{comm_of, ok, rank_size, CallInProgress};
-use crate::coll::{Entry, Gift, Op};
+use crate::coll::{Entry, Gift, Joined, Op};
 use crate::dtype::{layout, pack, raw};
-use crate::engine::with;
+use crate::engine::{self, with};
 use crate::handles::Kind;
 use crate::p2p::Out;
 use pnmpi_mpi_sys::{constants as c, ffi};
-use pnmpi_sim::kernel::coll::Member;
+use pnmpi_sim::kernel::coll::{Member, Step};
 use pnmpi_trace::counts::PeerBytesOf;
 use pnmpi_trace::routine::Coll;
 use std::ffi::{c_int, c_void};
@@ -71,6 +71,7 @@ pub fn go(
     out: Out,
     req: Option<*mut ffi::MPI_Request>,
 ) -> c_int {
+    let constructor = op == Op::Constructor;
     let entry = Entry {
         comm,
         op,
@@ -80,7 +81,18 @@ pub fn go(
         out,
         blocking: req.is_none(),
     };
-    let id = with(|e| e.join(entry));
+    // The model sees the calls in virtual-time order.
+    engine::catch_up();
+    let Joined { req: id, steps } = with(|e| e.join(entry));
+    if constructor {
+        // The members this one released, in their order first, as the
+        // replay runs the ranks a call leaves at one time (a constructor
+        // is no rendezvous there).
+        engine::let_others_first();
+    }
+    if !steps.is_empty() {
+        run_steps(comm, &steps);
+    }
     match req {
         // SAFETY: the application's request handle.
         Some(r) => unsafe {
@@ -91,6 +103,29 @@ pub fn go(
         None => unsafe { wait_id(routine, id, c::STATUS_IGNORE()) },
     }
     ok()
+}
+
+/// Runs the running rank's steps of an algorithmic collective on `comm`:
+/// posts each round's sends and receives (their sizes, no data) and
+/// waits for them at the round's `WaitAll`, as the replay of the trace
+/// runs them, so that its messages take the model and the event order
+/// with every other message in flight. The rank ends the collective at
+/// its last round's end; the results come from the members' joined
+/// contributions.
+fn run_steps(comm: usize, steps: &[Step]) {
+    let (me, _) = rank_size(comm);
+    let mut round = Vec::new();
+    for &step in steps {
+        engine::catch_up();
+        match with(|e| e.post_step(comm, me, step)) {
+            Some(id) => round.push(id),
+            None => {
+                wait_steps(&round);
+                round.clear();
+            }
+        }
+    }
+    wait_steps(&round);
 }
 
 fn in_place(p: *const c_void) -> bool {

@@ -9,6 +9,7 @@ use super::{fatal, set_status, CallInProgress};
 use crate::engine::{self, with};
 use crate::handles::{self, Kind};
 use crate::p2p::Work;
+use crate::sched::Rank;
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::c_int;
 
@@ -55,12 +56,7 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
             _ => r.posted,
         };
         let rank = e.sched_mut().rank_mut(r.owner);
-        let before = rank.clock;
-        let after = before.max(r.at);
-        let wait = (partner - before).clamp(0.0, after - before);
-        rank.stats.wait += wait;
-        rank.stats.comm += after - before - wait;
-        rank.clock = after;
+        charge(rank, r.at, partner);
         if matches!(r.work, Work::Recv(..)) {
             rank.stats.received += 1;
         }
@@ -109,6 +105,34 @@ pub unsafe fn finish(routine: &str, id: usize, persistent: Option<usize>, st: *m
     }
 }
 
+/// Moves `rank`'s clock to `at`, a completion, if later: the part after
+/// the partner posted (`partner`) counts as communication, the part
+/// before as waiting.
+fn charge(rank: &mut Rank, at: f64, partner: f64) {
+    let before = rank.clock;
+    let after = before.max(at);
+    let wait = (partner - before).clamp(0.0, after - before);
+    rank.stats.wait += wait;
+    rank.stats.comm += after - before - wait;
+    rank.clock = after;
+}
+
+/// Waits for the requests of one round of an algorithmic collective's
+/// steps (those posted since its last `WaitAll`) and retires them: the
+/// running rank's clock moves to their latest completion, as the
+/// replay's `WaitAll` moves it. They carry no data and no status, and
+/// the trace records the collective, not its steps.
+pub fn wait_steps(ids: &[usize]) {
+    let active: Vec<Option<Active>> = ids.iter().map(|&id| Some((id, None))).collect();
+    wait_for(&active, ids.len());
+    with(|e| {
+        for &id in ids {
+            let r = e.p2p_mut().remove(id);
+            charge(e.sched_mut().rank_mut(r.owner), r.at, r.posted);
+        }
+    });
+}
+
 /// Records a finished request in a traced run: for the `Wait` and `Test`
 /// families, as a completion of the application's handle `id` (with the
 /// source and tag of a receive); for the blocking calls built on a
@@ -140,7 +164,7 @@ pub unsafe fn wait(routine: &str, h: *mut ffi::MPI_Request, st: *mut ffi::MPI_St
     };
     if !done(id, false) {
         with(|e| e.p2p_mut().get_mut(id).expect("a live request").waited = true);
-        engine::block(1);
+        engine::block(1, f64::NEG_INFINITY);
     }
     // SAFETY: as above.
     unsafe {
@@ -172,8 +196,32 @@ unsafe fn active(routine: &str, n: c_int, hs: *mut ffi::MPI_Request) -> Vec<Opti
 }
 
 /// Waits until `need` of `ids` are complete (counting those already
-/// complete), then clears the waiting marks.
+/// complete), then clears the waiting marks. A wait for some of them
+/// then lets the simulation reach the earliest completion known: a
+/// request can be known complete long before its time (a rendezvous
+/// matched when its receive was posted), and another may complete
+/// earlier, by events still to come.
 fn wait_for(ids: &[Option<Active>], need: usize) {
+    wait_known(ids, need);
+    if need < ids.iter().flatten().count() {
+        let (first, now) = with(|e| {
+            let first = ids
+                .iter()
+                .flatten()
+                .filter_map(|x| e.p2p().get(x.0))
+                .filter(|q| q.done)
+                .map(|q| q.at)
+                .fold(f64::INFINITY, f64::min);
+            (first, e.sched().now())
+        });
+        if first.is_finite() && first > now {
+            engine::sleep_until(first);
+        }
+    }
+}
+
+/// [`wait_for`] up to the completions known.
+fn wait_known(ids: &[Option<Active>], need: usize) {
     let pending: Vec<usize> = ids
         .iter()
         .flatten()
@@ -185,12 +233,26 @@ fn wait_for(ids: &[Option<Active>], need: usize) {
         return;
     }
     let more = need - complete;
+    // A wait for all resumes after the latest completion, those already
+    // complete included.
+    let after = if need == ids.iter().flatten().count() {
+        with(|e| {
+            ids.iter()
+                .flatten()
+                .filter_map(|x| e.p2p().get(x.0))
+                .filter(|q| q.done)
+                .map(|q| q.at)
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+    } else {
+        f64::NEG_INFINITY
+    };
     with(|e| {
         for &id in &pending {
             e.p2p_mut().get_mut(id).expect("a live request").waited = true;
         }
     });
-    engine::block(more as u32);
+    engine::block(more as u32, after);
     with(|e| {
         for &id in &pending {
             if let Some(r) = e.p2p_mut().get_mut(id) {

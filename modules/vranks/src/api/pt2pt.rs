@@ -46,6 +46,8 @@ pub unsafe fn post_send(
     }
     // SAFETY: the caller's send buffer.
     let data = unsafe { crate::dtype::pack(buf, count, dt) };
+    // The model sees the messages in virtual-time order.
+    engine::catch_up();
     Some(with(|e| {
         let w = e.comms().world_of(comm, dest as u32, e.current());
         e.send(data, w, comm as u32, me as c_int, tag, mode)
@@ -73,6 +75,8 @@ pub fn post_recv(
             &format!("invalid source rank {source} (the communicator has {size} ranks)"),
         );
     }
+    // A receive may match a rendezvous at once, which takes the network.
+    engine::catch_up();
     Some(with(|e| {
         e.recv(RecvSpec {
             buf,
