@@ -6,7 +6,7 @@
 //! the collectives, the spread over processes, the tracer) and is the
 //! only place that holds several of them at once.
 
-use crate::coll::{Below, Colls, Entry, Joined};
+use crate::coll::{Below, Colls, Entry, Joined, Op};
 use crate::comm::{Blocks, Registry};
 use crate::dist::{Between, Dist};
 use crate::globals::Globals;
@@ -258,6 +258,18 @@ impl Engine {
     /// The running rank is about to block in `MPI_Probe` for `spec`.
     pub fn await_probe(&mut self, spec: RecvSpec) {
         self.p2p.await_probe(&self.sched, spec);
+    }
+
+    /// Whether collective `op` (`blocking` or not) runs as its
+    /// algorithm's point-to-point steps on this machine (the machine
+    /// file's choice, for a blocking call only).
+    pub fn runs_steps(&self, op: &Op, blocking: bool) -> bool {
+        match *op {
+            Op::Data(coll) | Op::Reduce { coll, .. } => {
+                pnmpi_sim::kernel::coll::algorithm(self.timing.machine(), coll, blocking).is_some()
+            }
+            Op::Constructor => false,
+        }
     }
 
     /// The running rank joins its next collective; returns the request

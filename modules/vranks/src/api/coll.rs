@@ -81,8 +81,14 @@ pub fn go(
         out,
         blocking: req.is_none(),
     };
-    // The model sees the calls in virtual-time order.
-    engine::catch_up();
+    // The model sees the calls in virtual-time order: an algorithmic
+    // collective's steps, which take the model with every other message,
+    // and a constructor's members, which it releases in order. A closed
+    // form is charged once every member has entered, whatever order they
+    // entered in: its members need not catch up (a switch each).
+    if constructor || with(|e| e.runs_steps(&entry.op, entry.blocking)) {
+        engine::catch_up();
+    }
     let Joined { req: id, steps } = with(|e| e.join(entry));
     if constructor {
         // The members this one released, in their order first, as the
