@@ -27,6 +27,7 @@ use crate::sched::Sched;
 use crate::timing::Timing;
 use pnmpi_mpi_sys::ffi;
 use pnmpi_sim::kernel::coll::{algorithm, steps, Member, Shape, Step};
+use pnmpi_sim::machine::Machine;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::routine::Coll;
 use serde::{Deserialize, Serialize};
@@ -65,6 +66,24 @@ pub enum Op {
     },
     /// `MPI_Comm_dup`, `_split`, `_create`: a new communicator per member.
     Constructor,
+}
+
+impl Op {
+    /// The timed collective this call is (none for a constructor).
+    fn coll(&self) -> Option<Coll> {
+        match *self {
+            Op::Data(coll) | Op::Reduce { coll, .. } => Some(coll),
+            Op::Constructor => None,
+        }
+    }
+
+    /// The algorithm whose point-to-point steps this call (`blocking` or
+    /// not) runs on `machine`, and its collective; `None` for the closed
+    /// form and for a constructor.
+    pub fn algorithm<'m>(&self, machine: &'m Machine, blocking: bool) -> Option<(Coll, &'m str)> {
+        let coll = self.coll()?;
+        Some((coll, algorithm(machine, coll, blocking)?))
+    }
 }
 
 /// One collective call.
@@ -232,17 +251,15 @@ impl Colls {
         b.sched.rank_mut(w).stats.collectives += 1;
         let req = b.p2p.request(b.sched, Work::Coll { call: id, me, out }, false);
         let mut steps = Vec::new();
-        if let Op::Data(coll) | Op::Reduce { coll, .. } = op {
-            if let Some(name) = algorithm(b.timing.machine(), coll, blocking) {
-                let shape = Shape {
-                    coll,
-                    size,
-                    me,
-                    root,
-                    bytes: part.bytes,
-                };
-                self::steps(name, &shape, part.counts.as_deref(), &mut steps);
-            }
+        if let Some((coll, name)) = op.algorithm(b.timing.machine(), blocking) {
+            let shape = Shape {
+                coll,
+                size,
+                me,
+                root,
+                bytes: part.bytes,
+            };
+            self::steps(name, &shape, part.counts.as_deref(), &mut steps);
         }
         let c = &mut self.calls[id];
         c.gifts[me as usize] = gift;
@@ -411,12 +428,9 @@ impl Colls {
         // algorithmic call whose members timed themselves by their steps
         // (their clocks stay at their last step's end), complete each
         // member where it entered, the results now ready.
-        let closed_form = match c.op {
-            Op::Data(coll) | Op::Reduce { coll, .. } => algorithm(b.timing.machine(), coll, c.blocking)
-                .is_none()
-                .then_some(coll),
-            Op::Constructor => None,
-        };
+        let closed_form =
+            c.op.coll()
+                .filter(|_| c.op.algorithm(b.timing.machine(), c.blocking).is_none());
         let reqs: Vec<usize> = c.reqs.iter().flatten().copied().collect();
         match closed_form {
             Some(coll) => {

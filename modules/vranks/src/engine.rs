@@ -264,12 +264,7 @@ impl Engine {
     /// algorithm's point-to-point steps on this machine (the machine
     /// file's choice, for a blocking call only).
     pub fn runs_steps(&self, op: &Op, blocking: bool) -> bool {
-        match *op {
-            Op::Data(coll) | Op::Reduce { coll, .. } => {
-                pnmpi_sim::kernel::coll::algorithm(self.timing.machine(), coll, blocking).is_some()
-            }
-            Op::Constructor => false,
-        }
+        op.algorithm(self.timing.machine(), blocking).is_some()
     }
 
     /// The running rank joins its next collective; returns the request

@@ -204,20 +204,24 @@ unsafe fn active(routine: &str, n: c_int, hs: *mut ffi::MPI_Request) -> Vec<Opti
 fn wait_for(ids: &[Option<Active>], need: usize) {
     wait_known(ids, need);
     if need < ids.iter().flatten().count() {
-        let (first, now) = with(|e| {
-            let first = ids
-                .iter()
-                .flatten()
-                .filter_map(|x| e.p2p().get(x.0))
-                .filter(|q| q.done)
-                .map(|q| q.at)
-                .fold(f64::INFINITY, f64::min);
-            (first, e.sched().now())
-        });
-        if first.is_finite() && first > now {
+        let first = known_completions(ids, f64::INFINITY, f64::min);
+        if first.is_finite() && first > with(|e| e.sched().now()) {
             engine::sleep_until(first);
         }
     }
+}
+
+/// `fold` (from `init`) over the completion times of those of `ids`
+/// known complete.
+fn known_completions(ids: &[Option<Active>], init: f64, fold: fn(f64, f64) -> f64) -> f64 {
+    with(|e| {
+        ids.iter()
+            .flatten()
+            .filter_map(|x| e.p2p().get(x.0))
+            .filter(|q| q.done)
+            .map(|q| q.at)
+            .fold(init, fold)
+    })
 }
 
 /// [`wait_for`] up to the completions known.
@@ -236,14 +240,7 @@ fn wait_known(ids: &[Option<Active>], need: usize) {
     // A wait for all resumes after the latest completion, those already
     // complete included.
     let after = if need == ids.iter().flatten().count() {
-        with(|e| {
-            ids.iter()
-                .flatten()
-                .filter_map(|x| e.p2p().get(x.0))
-                .filter(|q| q.done)
-                .map(|q| q.at)
-                .fold(f64::NEG_INFINITY, f64::max)
-        })
+        known_completions(ids, f64::NEG_INFINITY, f64::max)
     } else {
         f64::NEG_INFINITY
     };
