@@ -53,6 +53,7 @@ pub mod llnl;
 pub mod native;
 pub mod next;
 pub mod raw;
+pub mod rma_codes;
 pub mod say;
 pub mod services;
 pub mod sizes;

@@ -5,12 +5,9 @@
 //! stays a rank of the window, which the merge makes a world rank.
 
 use crate::extract::Scratch;
-use pnmpi_mpi_sys::constants as mpi;
-use pnmpi_mpi_sys::ffi::MPI_Op;
-use pnmpi_mpi_sys::Handle;
+pub(crate) use pnmpi_sdk::rma_codes::{assert_bits, lock_code, op_code};
 use pnmpi_trace::rank::{RawEvent, RawNewWin};
-use pnmpi_trace::rma::{WinKind, LOCK_EXCLUSIVE, LOCK_SHARED, OP_USER};
-use std::ffi::c_int;
+use pnmpi_trace::rma::WinKind;
 
 /// What a one-sided wrapper read of its call, besides the lists that
 /// stay in the scratch space (a new window's or a group's members,
@@ -62,36 +59,6 @@ impl RmaArgs {
             group: self.group.then_some(&scr.members[..]),
             ..RawEvent::plain(id, t0, t1)
         }
-    }
-}
-
-/// The trace's code of operation `op`: its index among the predefined
-/// operations, else [`OP_USER`].
-pub fn op_code(op: MPI_Op) -> i64 {
-    mpi::predefined_ops()
-        .iter()
-        .position(|o| o.bits() == op.bits())
-        .map_or(OP_USER, |i| i as i64)
-}
-
-/// The trace's bits of the assertion `assert`.
-pub fn assert_bits(assert: c_int) -> i64 {
-    mpi::modes()
-        .iter()
-        .enumerate()
-        .filter(|&(_, &m)| assert & m != 0)
-        .map(|(i, _)| 1 << i)
-        .sum()
-}
-
-/// The trace's code of lock type `lock` (0 for a value MPI does not define).
-pub fn lock_code(lock: c_int) -> i64 {
-    if lock == mpi::LOCK_EXCLUSIVE() {
-        LOCK_EXCLUSIVE
-    } else if lock == mpi::LOCK_SHARED() {
-        LOCK_SHARED
-    } else {
-        0
     }
 }
 

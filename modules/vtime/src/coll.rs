@@ -78,9 +78,18 @@ pub fn blocking(
 
 /// A blocking collective `coll` of no data on `comm`, made by `real`,
 /// that each member enters once `before` moved its clock (a fence, once
-/// the rank's one-sided operations are done).
-pub fn blocking_after(comm: Comm, coll: Coll, before: impl FnOnce(), real: impl FnOnce() -> c_int) -> c_int {
-    timed(comm, coll, None, before, || Member::of(0), real)
+/// the rank's one-sided operations are done), inside a wrapper's own
+/// [`state::call`] (`timed` its flag): a window's creation and free
+/// synchronize its group besides their own work, and their start stays
+/// the application's.
+pub fn blocking_after_within(
+    timed: bool,
+    comm: Comm,
+    coll: Coll,
+    before: impl FnOnce(),
+    real: impl FnOnce() -> c_int,
+) -> c_int {
+    timed_within(timed, comm, coll, None, before, || Member::of(0), real)
 }
 
 /// [`blocking`], the clock moved by `before` at the call's entry.
@@ -92,7 +101,20 @@ fn timed(
     part: impl FnOnce() -> Member,
     real: impl FnOnce() -> c_int,
 ) -> c_int {
-    state::call(|timed| {
+    state::call(|timed| timed_within(timed, comm, coll, root, before, part, real))
+}
+
+/// [`timed`]'s body, in a call already entered.
+fn timed_within(
+    timed: bool,
+    comm: Comm,
+    coll: Coll,
+    root: Option<c_int>,
+    before: impl FnOnce(),
+    part: impl FnOnce() -> Member,
+    real: impl FnOnce() -> c_int,
+) -> c_int {
+    {
         let Some(shadow) = timed.then(|| shadow_of(comm)).flatten() else {
             return real();
         };
@@ -130,7 +152,7 @@ fn timed(
             ),
         }
         rc
-    })
+    }
 }
 
 /// Every member's entry and part, in communicator order: an

@@ -673,7 +673,9 @@ macro_rules! win_creates {
                 let out = last!($($a),*);
                 if timed && rc == constants::SUCCESS() && !out.is_null() {
                     // SAFETY: the call succeeded, so it wrote the window.
-                    rma::created(unsafe { *out }.bits(), $c);
+                    let win = unsafe { *out }.bits();
+                    rma::created(win, $c);
+                    rma::synchronize(win);
                 }
                 rc
             })
@@ -712,6 +714,9 @@ macro_rules! win_frees {
             state::call(|timed| {
                 // SAFETY: the application's window.
                 let old = if $w.is_null() { None } else { Some(unsafe { *$w }.bits()) };
+                if let (true, Some(old)) = (timed, old) {
+                    rma::synchronize(old);
+                }
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
                 let rc = unsafe { raw::$x($w) };
                 if let (true, Some(old)) = (timed && rc == constants::SUCCESS(), old) {

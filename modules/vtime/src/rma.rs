@@ -187,15 +187,47 @@ fn settled(win: u64, target: Option<c_int>) {
 /// `MPI_Win_fence` on `win`, made by `real`: the rank's operations done,
 /// then a barrier of the window's group.
 pub fn fence(win: u64, real: impl FnOnce() -> c_int) -> c_int {
+    state::call(|timed| fence_within(timed, win, real))
+}
+
+/// [`fence`] in a call already entered (`timed` its flag).
+fn fence_within(timed: bool, win: u64, real: impl FnOnce() -> c_int) -> c_int {
     let Some(comm) = with(|w| w.get(&win).map(|w| Comm::from_bits(w.comm))) else {
-        return state::untimed(real);
+        return real();
     };
-    crate::coll::blocking_after(
+    crate::coll::blocking_after_within(
+        timed,
         comm,
         pnmpi_trace::routine::Coll::Barrier,
         || settled(win, None),
         real,
     )
+}
+
+/// Window `win`'s creation (once made) or its free (before it is
+/// freed), inside the timed call's wrapper: the kernel's rule synchronizes the window's group there, as
+/// a fence does (MPI libraries gather the members' window addresses at
+/// creation and meet at the free), timed as one on the window's
+/// duplicate, made by a barrier there. A window vtime does not know is
+/// left alone.
+pub fn synchronize(win: u64) {
+    let Some(comm) = with(|w| w.get(&win).map(|w| Comm::from_bits(w.comm))) else {
+        return;
+    };
+    let mut failed = None;
+    fence_within(true, win, || match native::barrier(comm) {
+        Ok(()) => constants::SUCCESS(),
+        Err(e) => {
+            failed = Some(e);
+            constants::ERR_OTHER()
+        }
+    });
+    if let Some(e) = failed {
+        pnmpi_sdk::say::warn(
+            "vtime",
+            format_args!("cannot synchronize a window's group at its creation or free ({e}): not timed"),
+        );
+    }
 }
 
 /// Which group an epoch call names.

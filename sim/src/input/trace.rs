@@ -611,12 +611,15 @@ impl<S: EventSource> TraceOps<S> {
     /// The op of one-sided call `self.ev`, of `role` (`req`: the request
     /// a request form created). A call on a window the trace does not
     /// describe, or with no target, is local work; so are the calls that
-    /// time nothing here (creation and free, `MPI_Win_sync`, a lock that
+    /// time nothing here (`MPI_Win_sync`, a lock that
     /// waits for no holder: it is taken with the first operation it
     /// covers). Stream `si`'s lock calls take their handovers in turn.
     fn rma_op(&mut self, si: usize, role: RmaRole, req: Option<ReqId>) -> OpKind {
         let ev = &self.ev;
-        let win = ev.get(V::Win).and_then(|w| u32::try_from(w).ok());
+        let win = match role {
+            RmaRole::Create(_) => ev.newwin.map(|w| w.id),
+            _ => ev.get(V::Win).and_then(|w| u32::try_from(w).ok()),
+        };
         let Some(win) = win.filter(|&w| (w as usize) < self.src.wins().len()) else {
             if !matches!(role, RmaRole::Create(_)) {
                 self.skip("one-sided calls on windows the trace does not describe");
@@ -642,7 +645,9 @@ impl<S: EventSource> TraceOps<S> {
                     req,
                 }
             }
-            RmaRole::Fence => RmaAct::Fence,
+            // A window's creation and free synchronize its group as a
+            // fence does (docs/sim.md, "One-sided communication").
+            RmaRole::Fence | RmaRole::Create(_) | RmaRole::Free => RmaAct::Fence,
             RmaRole::Flush { .. } => match target {
                 Some(t) => RmaAct::Flush(Some(t)),
                 None => return OpKind::Local,
@@ -667,7 +672,7 @@ impl<S: EventSource> TraceOps<S> {
             RmaRole::Start => RmaAct::Start(group()),
             RmaRole::Complete => RmaAct::Complete,
             RmaRole::Wait => RmaAct::Wait,
-            RmaRole::Create(_) | RmaRole::Free | RmaRole::Sync => return OpKind::Local,
+            RmaRole::Sync => return OpKind::Local,
         };
         OpKind::Rma { win, act }
     }
