@@ -237,8 +237,8 @@ fn agree(prog: &str, model: &str, ways: &[(&str, Vec<f64>)]) {
 /// ring, an accumulate, a get, an `MPI_Rput` and a compare-and-swap
 /// under `MPI_Win_lock_all` with flushes) end every rank
 /// alike under vtime and in the replay of the trace taken above vtime:
-/// both time them by the kernel's one-sided rule (virtual ranks do not
-/// run one-sided programs).
+/// both time them by the kernel's one-sided rule (virtual ranks: the
+/// tests below).
 #[test]
 fn one_sided_epochs_end_alike_under_vtime_and_in_the_replay() {
     let exe = program("rma_epochs", Link::Pnmpi);
@@ -276,6 +276,124 @@ fn one_sided_epochs_end_alike_under_vtime_and_in_the_replay() {
             vtime.iter().all(|&e| e > puts),
             "{model}: the epochs took no time: {vtime:?}"
         );
+    }
+}
+
+/// One node of 4 cores (a shared-memory window spans it under vtime's
+/// real node and the target's alike), with the machine above's network
+/// and LogGP parameters.
+fn one_node() -> String {
+    MACHINE.replace("nodes = 3\n", "nodes = 1\ncores_per_node = 4\n")
+}
+
+/// `rma_modes.c`'s lines (each part's clock, the end and its checks) by
+/// rank and name, as times.
+fn parts(run: &Run) -> std::collections::BTreeMap<(String, String), f64> {
+    let lines = run.lines("rma_modes: rank ");
+    assert!(
+        lines.iter().any(|l| l.contains("end_s")),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    lines
+        .iter()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            assert!(!l.ends_with(" ok 0"), "a check failed: {l}");
+            let (name, t) = if w[3] == "part" {
+                (w[4], w[6])
+            } else {
+                ("end", w[4])
+            };
+            ((w[2].to_string(), name.to_string()), t.parse().expect("a time"))
+        })
+        .collect()
+}
+
+/// Virtual ranks run one-sided programs, all window kinds and epoch
+/// kinds (`rma_modes.c`: a fence halo of puts into `MPI_Win_allocate`d
+/// memory, a post/start/complete/wait ring over a static buffer, an
+/// exclusive-lock counter of `MPI_Fetch_and_op` on a static long, and a
+/// shared-memory window's loads and gets), and every part ends alike, on
+/// every rank, under vtime, as virtual ranks in one process and in the
+/// replay of both traces. Spread over two processes, a window over ranks
+/// of both is refused with the reason.
+#[test]
+fn one_sided_programs_end_alike_under_vtime_virtual_ranks_and_the_replay() {
+    let machine = one_node();
+    for model in ["simple", "loggp"] {
+        let mut vt = Case::new();
+        vt.write("m.toml", &machine);
+        vt.conf(&format!(
+            "module {}\nargument outdir tr\nmodule {}\n{}",
+            target_dir().join("libtracer.so").display(),
+            target_dir().join("libvtime.so").display(),
+            vtime_args(model)
+        ));
+        vt.env("PNMPI_TRACE_CLOCK", "vtime");
+        let vtime = vt.mpirun(4, &program("rma_modes", Link::Pnmpi), &[]);
+        vtime.assert_ok();
+        let (vr, one) = under_vranks(&machine, model, 1, 4, "rma_modes", &[], true);
+        one.assert_ok();
+        let (a, b) = (parts(&vtime), parts(&one));
+        assert_eq!(a.len(), 4 * 5, "{}", vtime.stdout);
+        for (key, t) in &a {
+            let u = b
+                .get(key)
+                .unwrap_or_else(|| panic!("{model}: virtual ranks printed no {key:?}"));
+            assert!(
+                (t - u).abs() <= 1e-9,
+                "{model}: {key:?} at {t} s under vtime, {u} s as virtual ranks"
+            );
+        }
+        let ends: Vec<f64> = (0..4).map(|r| a[&(r.to_string(), "end".to_string())]).collect();
+        for (way, case) in [("vtime's", &vt), ("virtual ranks'", &vr)] {
+            let replay = replayed_ends(case, model);
+            for (r, (x, y)) in ends.iter().zip(&replay).enumerate() {
+                assert!(
+                    (x - y).abs() <= 1e-9,
+                    "{model}: rank {r} ends at {x} s, at {y} s in the replay of {way} trace"
+                );
+            }
+        }
+        // The halo's 10 puts of 64 KiB a rank took their time.
+        assert!(a[&("3".into(), "halo".into())] > 10.0 * 65536e-9, "{a:?}");
+    }
+    let (_, two) = under_vranks(&machine, "simple", 2, 4, "rma_modes", &[], false);
+    assert!(!two.success(), "a window across processes ran:\n{}", two.stdout);
+    assert!(
+        two.stderr.contains("MPI_Win_allocate") && two.stderr.contains("spans processes"),
+        "{}",
+        two.stderr
+    );
+}
+
+/// `rma_epochs.c` (its counter's locks taken by every rank, the target
+/// too, so that the order the run grants them in moves the ends) as
+/// virtual ranks: the data arrives as sent, and the replay of their trace
+/// ends every rank where they did.
+#[test]
+fn one_sided_epochs_as_virtual_ranks_end_where_the_replay_of_their_trace_does() {
+    for model in ["simple", "loggp"] {
+        let machine = MACHINE.replace("nodes = 3", "nodes = 4");
+        let (case, run) = under_vranks(&machine, model, 1, 4, "rma_epochs", &[], true);
+        run.assert_ok();
+        let checked = run.lines("rma_epochs: rank ");
+        assert!(
+            checked.len() == 4 && checked.iter().all(|l| l.ends_with(" ok 1")),
+            "{}",
+            run.stdout
+        );
+        let ran = ends(&run, "rma_epochs", 4);
+        let replay = replayed_ends(&case, model);
+        for (r, (a, b)) in ran.iter().zip(&replay).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-9,
+                "{model}: rank {r} ends at {a} s as virtual ranks, at {b} s in the replay"
+            );
+        }
+        exclusive_holders_come_one_after_another(&case, model);
     }
 }
 

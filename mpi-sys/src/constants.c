@@ -47,6 +47,17 @@ const int pnmpi_sys_modes[] = {
 };
 const int pnmpi_sys_LOCK_EXCLUSIVE = MPI_LOCK_EXCLUSIVE;
 const int pnmpi_sys_LOCK_SHARED = MPI_LOCK_SHARED;
+const MPI_Win pnmpi_sys_WIN_NULL = MPI_WIN_NULL;
+const MPI_Group pnmpi_sys_GROUP_EMPTY = MPI_GROUP_EMPTY;
+/* A window's attributes, their keys and values (the two MPIs differ). */
+const int pnmpi_sys_win_keys[] = {
+    MPI_WIN_BASE, MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL,
+};
+const int pnmpi_sys_win_flavors[] = {
+    MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED, MPI_WIN_FLAVOR_DYNAMIC,
+};
+const int pnmpi_sys_WIN_UNIFIED = MPI_WIN_UNIFIED;
+const int pnmpi_sys_ERR_RMA_SYNC = MPI_ERR_RMA_SYNC;
 
 /* The MPI-1 combiners MPI-3 removed: Open MPI keeps their values under
  * other names unless built for MPI-1 compatibility; MPICH keeps them. */

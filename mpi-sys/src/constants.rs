@@ -96,11 +96,22 @@ constants! {
     LOCK_EXCLUSIVE / pnmpi_sys_LOCK_EXCLUSIVE: i32;
     /// `MPI_LOCK_SHARED`
     LOCK_SHARED / pnmpi_sys_LOCK_SHARED: i32;
+    /// `MPI_WIN_NULL`
+    WIN_NULL / pnmpi_sys_WIN_NULL: ffi::MPI_Win;
+    /// `MPI_GROUP_EMPTY`
+    GROUP_EMPTY / pnmpi_sys_GROUP_EMPTY: ffi::MPI_Group;
+    /// `MPI_WIN_UNIFIED`: the memory model of a window whose public and
+    /// private copies are one.
+    WIN_UNIFIED / pnmpi_sys_WIN_UNIFIED: i32;
+    /// `MPI_ERR_RMA_SYNC`
+    ERR_RMA_SYNC / pnmpi_sys_ERR_RMA_SYNC: i32;
 }
 
 extern "C" {
     static pnmpi_sys_ops: [ffi::MPI_Op; 14];
     static pnmpi_sys_modes: [i32; 5];
+    static pnmpi_sys_win_keys: [i32; 5];
+    static pnmpi_sys_win_flavors: [i32; 4];
 }
 
 /// The predefined operations, in the order of `pnmpi_trace::rma::OP_NAMES`
@@ -118,4 +129,18 @@ pub fn predefined_ops() -> &'static [ffi::MPI_Op; 14] {
 pub fn modes() -> &'static [i32; 5] {
     // SAFETY: an immutable C array initialised at load time.
     unsafe { &pnmpi_sys_modes }
+}
+
+/// A window's predefined attribute keys: `MPI_WIN_BASE`, `_SIZE`,
+/// `_DISP_UNIT`, `_CREATE_FLAVOR`, `_MODEL`.
+pub fn win_keys() -> &'static [i32; 5] {
+    // SAFETY: an immutable C array initialised at load time.
+    unsafe { &pnmpi_sys_win_keys }
+}
+
+/// The window flavors `MPI_WIN_FLAVOR_CREATE`, `_ALLOCATE`, `_SHARED`,
+/// `_DYNAMIC` (the order of `pnmpi_trace::rma::WinKind`).
+pub fn win_flavors() -> &'static [i32; 4] {
+    // SAFETY: an immutable C array initialised at load time.
+    unsafe { &pnmpi_sys_win_flavors }
 }

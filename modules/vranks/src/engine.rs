@@ -15,9 +15,14 @@ use crate::sched::{self, Event, MainFn, Refused, Sched};
 use crate::stack::Pool;
 use crate::timing::Timing;
 use crate::trace::Trace;
+use crate::windows::Windows;
 use pnmpi_sdk::say::{self, Level};
 use pnmpi_sim::kernel::coll::Step;
+use pnmpi_sim::kernel::p2p::{received, unstretched};
+use pnmpi_sim::kernel::rma::{self, Issued};
+use pnmpi_sim::units::Ns;
 use pnmpi_trace::rank::RawRecord;
+use pnmpi_trace::rma::DataOp;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
@@ -32,6 +37,8 @@ pub struct Engine {
     dist: Option<Dist>,
     /// The trace being written, when the configuration loads the tracer.
     trace: Option<Trace>,
+    /// The one-sided windows.
+    windows: Windows,
 }
 
 static ENGINE: AtomicPtr<Engine> = AtomicPtr::new(std::ptr::null_mut());
@@ -147,6 +154,7 @@ impl Engine {
             colls: Colls::default(),
             dist,
             trace,
+            windows: Windows::default(),
         }
     }
 
@@ -179,6 +187,87 @@ impl Engine {
     /// The target's timing.
     pub fn timing(&self) -> &Timing {
         &self.timing
+    }
+
+    /// The one-sided windows.
+    pub fn windows(&self) -> &Windows {
+        &self.windows
+    }
+
+    /// The one-sided windows, to change.
+    pub fn windows_mut(&mut self) -> &mut Windows {
+        &mut self.windows
+    }
+
+    /// Runs `f` on world rank `r`'s memory at `span` (its own copy of
+    /// the privatized globals where the span touches them): a one-sided
+    /// operation's target data.
+    pub fn in_memory_of<R>(&mut self, r: u32, span: (usize, usize), f: impl FnOnce() -> R) -> R {
+        self.sched.in_memory_of(r, span, f)
+    }
+
+    /// The running rank, window rank `me` of window `w`, issues `op` of
+    /// `bytes` (and `rbytes` back) to world rank `target`, by the
+    /// kernel's one-sided rule: its clock moves to when it is free, and
+    /// its epoch learns when the operation is done.
+    pub fn rma_issue(
+        &mut self,
+        w: usize,
+        me: u32,
+        target: u32,
+        op: DataOp,
+        bytes: u64,
+        rbytes: u64,
+    ) -> Issued {
+        let origin = self.sched.current();
+        let (there, back) = rma::sizes(op, bytes, rbytes);
+        let m = self.timing.msg(origin, target, there);
+        let rank = self.sched.rank_mut(origin);
+        let at = rank.clock;
+        let issued = rma::issue(self.timing.model(), &m, back, at, &mut unstretched);
+        rank.stats.comm += issued.free - at;
+        rank.clock = issued.free;
+        if let Some(win) = self.windows.get_mut(w) {
+            win.epochs[me as usize].pending.add(target, issued.done);
+        }
+        issued
+    }
+
+    /// The running rank, window rank `me` of window `w`, waits for its
+    /// operations to world rank `target` (`None`: to every target) to
+    /// be done: a flush, an unlock, the close of an epoch.
+    pub fn rma_settle(&mut self, w: usize, me: u32, target: Option<u32>) {
+        let Some(win) = self.windows.get_mut(w) else {
+            return;
+        };
+        let done = win.epochs[me as usize].pending.settle(target);
+        self.until(done);
+    }
+
+    /// The running rank, granted the lock of world rank `target` that a
+    /// holder before it released at `released` (`-inf`: nobody did),
+    /// receives the target's grant, an empty message handed over by the
+    /// kernel's rule ([`rma::handoff`]), as a receive posted at its
+    /// call's start `posted`.
+    pub fn rma_granted(&mut self, target: u32, released: Ns, posted: Ns) {
+        if !released.is_finite() {
+            return;
+        }
+        let me = self.sched.current();
+        let m = self.timing.msg(target, me, 0);
+        let arrival = rma::handoff(self.timing.model(), &m, released);
+        let done = received(self.timing.model(), &m, arrival, posted, &mut unstretched);
+        self.until(done);
+    }
+
+    /// Moves the running rank's clock to `t` if later: its call waits
+    /// for the network.
+    fn until(&mut self, t: Ns) {
+        let rank = self.sched.me();
+        if t > rank.clock {
+            rank.stats.comm += t - rank.clock;
+            rank.clock = t;
+        }
     }
 
     /// The communicators and groups.

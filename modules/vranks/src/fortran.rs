@@ -13,7 +13,7 @@
 //! binding calls inside another routine's (`PMPI_Comm_size` inside
 //! `mpi_gatherv`) go to the virtual ranks too, since the handles they
 //! get are virtual. The handle conversions the bindings make
-//! (`PMPI_Comm_f2c`, `..._c2f`, and the group and request ones) are this
+//! (`PMPI_Comm_f2c`, `..._c2f`, and the group, request and window ones) are this
 //! layer's: a virtual object's Fortran handle is [`FORTRAN_TAG`] plus
 //! its index, above every handle Open MPI's Fortran tables hand out;
 //! other handles convert natively. Under MPICH, whose Fortran handles
@@ -31,12 +31,13 @@ const FORTRAN_TAG: c_int = 0x4000_0000;
 
 /// The native conversions, by [`Kind`] (`f2c`, `c2f`), if the MPI library
 /// defines them as functions (Open MPI; MPICH has macros).
-static NATIVE: [[AtomicUsize; 2]; 3] = [const { [const { AtomicUsize::new(0) }; 2] }; 3];
+static NATIVE: [[AtomicUsize; 2]; 4] = [const { [const { AtomicUsize::new(0) }; 2] }; 4];
 
-const KINDS: [(Kind, &str); 3] = [
+const KINDS: [(Kind, &str); 4] = [
     (Kind::Comm, "Comm"),
     (Kind::Group, "Group"),
     (Kind::Request, "Request"),
+    (Kind::Win, "Win"),
 ];
 
 fn slot(kind: Kind) -> usize {
@@ -146,4 +147,5 @@ conversions! {
     Comm: MPI_Comm_f2c, MPI_Comm_c2f, ffi::MPI_Comm;
     Group: MPI_Group_f2c, MPI_Group_c2f, ffi::MPI_Group;
     Request: MPI_Request_f2c, MPI_Request_c2f, ffi::MPI_Request;
+    Win: MPI_Win_f2c, MPI_Win_c2f, ffi::MPI_Win;
 }

@@ -107,6 +107,28 @@ impl Globals {
         self.live = Some(rank);
     }
 
+    /// Whether any byte of `[lo, hi)` is privatized.
+    pub fn overlaps(&self, lo: usize, hi: usize) -> bool {
+        self.ranges.iter().any(|&(a, len)| a < hi && lo < a + len)
+    }
+
+    /// Runs `f` with `rank`'s globals live, then makes the live rank's
+    /// live again: what another rank reads or writes in a privatized
+    /// range is `rank`'s copy (a window over a C static). Ranges none of
+    /// `[lo, hi)` touches are read and written as they are.
+    pub fn as_rank<R>(&mut self, rank: u32, (lo, hi): (usize, usize), f: impl FnOnce() -> R) -> R {
+        let live = self.live;
+        if live == Some(rank) || !self.overlaps(lo, hi) {
+            return f();
+        }
+        self.switch_to(rank);
+        let r = f();
+        if let Some(back) = live {
+            self.switch_to(back);
+        }
+        r
+    }
+
     /// Drops the copy of a rank that finished.
     pub fn forget(&mut self, rank: u32) {
         self.copies[rank as usize] = None;

@@ -14,6 +14,7 @@ pub enum Kind {
     Comm = 1,
     Group = 2,
     Request = 3,
+    Win = 4,
 }
 
 /// The tag of `kind` in a handle of `width` bytes.

@@ -25,7 +25,8 @@
 //! - [`start`], which reaches `main` and runs it all.
 //!
 //! Leaves any layer may use: [`timing`] (the target and its model),
-//! [`cart`] (Cartesian maps), [`handles`], [`dtype`], [`globals`],
+//! [`cart`] (Cartesian maps), [`windows`] (one-sided windows, their
+//! epochs and locks), [`handles`], [`dtype`], [`globals`],
 //! [`stack`], [`overflow`] and [`options`].
 //!
 //! The design, its measured costs and its limits: docs/vranks.md.
@@ -49,3 +50,4 @@ mod stack;
 mod start;
 mod timing;
 mod trace;
+mod windows;

@@ -193,6 +193,13 @@ impl Sched {
         self.current
     }
 
+    /// Runs `f` on rank `r`'s memory at `span` (`[lo, hi)` addresses):
+    /// its own copy of the privatized globals, where the span touches
+    /// them ([`Globals::as_rank`]).
+    pub fn in_memory_of<R>(&mut self, r: u32, span: (usize, usize), f: impl FnOnce() -> R) -> R {
+        self.globals.as_rank(r, span, f)
+    }
+
     /// The time of the event being processed.
     pub fn now(&self) -> Ns {
         self.now

@@ -5,7 +5,7 @@
 
 #![allow(non_snake_case)]
 
-use super::complete::{wait_id, wait_steps};
+use super::complete::{wait_id, wait_unseen};
 use super::results::{at, nth};
 use super::traced as trace;
 use super::{comm_of, ok, rank_size, CallInProgress};
@@ -126,12 +126,12 @@ fn run_steps(comm: usize, steps: &[Step]) {
         match with(|e| e.post_step(comm, me, step)) {
             Some(id) => round.push(id),
             None => {
-                wait_steps(&round);
+                wait_unseen(&round);
                 round.clear();
             }
         }
     }
-    wait_steps(&round);
+    wait_unseen(&round);
 }
 
 fn in_place(p: *const c_void) -> bool {
@@ -143,6 +143,13 @@ fn in_place(p: *const c_void) -> bool {
 unsafe fn barrier(routine: &str, comm: ffi::MPI_Comm, req: Option<*mut ffi::MPI_Request>) -> c_int {
     trace::collective(comm, None, None, None);
     let comm = comm_of(routine, comm);
+    barrier_on(routine, comm, req)
+}
+
+/// A barrier of virtual communicator `comm` (blocking, or its request
+/// into `req`), not recorded: [`barrier`]'s, and a one-sided window's
+/// fence, creation and free on the window's own communicator.
+pub fn barrier_on(routine: &str, comm: usize, req: Option<*mut ffi::MPI_Request>) -> c_int {
     let (_, size) = rank_size(comm);
     let part = part(Coll::Barrier, false, 0, 0, size, None);
     go(

@@ -235,6 +235,29 @@ pub unsafe extern "C" fn MPI_Comm_split(
     construct("MPI_Comm_split", comm, Gift::Split(color, key), out)
 }
 
+/// Splits `comm` by node, as a shared-memory split does (every split
+/// type but `MPI_UNDEFINED`): the ranks of one node of the target
+/// machine share one new communicator, ordered by `key`.
+///
+/// # Safety
+/// MPI's contract for this routine.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_split_type(
+    comm: ffi::MPI_Comm,
+    split_type: c_int,
+    key: c_int,
+    _info: ffi::MPI_Info,
+    out: *mut ffi::MPI_Comm,
+) -> c_int {
+    let _call = CallInProgress::enter("MPI_Comm_split_type");
+    let color = if split_type == c::UNDEFINED() {
+        c::UNDEFINED()
+    } else {
+        with(|e| e.timing().node(e.current())) as c_int
+    };
+    construct("MPI_Comm_split_type", comm, Gift::Split(color, key), out)
+}
+
 /// The world ranks of group handle `g`.
 fn group_of(routine: &str, g: ffi::MPI_Group) -> Vec<u32> {
     match handles::index(Kind::Group, g).and_then(|i| with(|e| e.comms().groups.get(i).cloned())) {

@@ -117,12 +117,13 @@ fn charge(rank: &mut Rank, at: f64, partner: f64) {
     rank.clock = after;
 }
 
-/// Waits for the requests of one round of an algorithmic collective's
-/// steps (those posted since its last `WaitAll`) and retires them: the
-/// running rank's clock moves to their latest completion, as the
-/// replay's `WaitAll` moves it. They carry no data and no status, and
-/// the trace records the collective, not its steps.
-pub fn wait_steps(ids: &[usize]) {
+/// Waits for requests the application never sees and retires them: one
+/// round of an algorithmic collective's steps (those posted since its
+/// last `WaitAll`), or a one-sided epoch's notifications. The running
+/// rank's clock moves to their latest completion, as the replay's
+/// `WaitAll` moves it. They carry no data and no status, and the trace
+/// records the call that made them, not them.
+pub fn wait_unseen(ids: &[usize]) {
     let active: Vec<Option<Active>> = ids.iter().map(|&id| Some((id, None))).collect();
     wait_for(&active, ids.len());
     with(|e| {

@@ -9,6 +9,7 @@ pub mod complete;
 pub mod persistent;
 pub mod pt2pt;
 mod results;
+pub mod rma;
 pub mod traced;
 pub mod unsupported;
 

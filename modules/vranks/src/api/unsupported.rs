@@ -29,12 +29,9 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    // One-sided communication.
-    MPI_Win_create MPI_Win_allocate MPI_Win_allocate_shared MPI_Win_create_dynamic MPI_Win_free
-    MPI_Win_fence MPI_Win_lock MPI_Win_unlock MPI_Win_lock_all MPI_Win_unlock_all MPI_Win_post
-    MPI_Win_start MPI_Win_complete MPI_Win_wait MPI_Win_flush MPI_Win_flush_all MPI_Win_sync
-    MPI_Put MPI_Get MPI_Accumulate MPI_Get_accumulate MPI_Fetch_and_op MPI_Compare_and_swap
-    MPI_Rput MPI_Rget MPI_Raccumulate MPI_Rget_accumulate
+    // One-sided routines on a window not provided.
+    MPI_Win_set_attr MPI_Win_delete_attr MPI_Win_get_errhandler MPI_Win_call_errhandler
+    MPI_Win_get_info MPI_Win_set_info MPI_Win_set_name MPI_Win_get_name
     // I/O.
     MPI_File_open MPI_File_delete
     // Process management and intercommunicators.
@@ -43,7 +40,7 @@ unsupported! {
     MPI_Unpublish_name MPI_Lookup_name MPI_Intercomm_create MPI_Intercomm_merge
     MPI_Comm_remote_size MPI_Comm_remote_group
     // Communicator routines not provided.
-    MPI_Comm_idup MPI_Comm_dup_with_info MPI_Comm_split_type MPI_Comm_create_group
+    MPI_Comm_idup MPI_Comm_dup_with_info MPI_Comm_create_group
     MPI_Comm_set_attr MPI_Comm_delete_attr MPI_Attr_put MPI_Attr_get MPI_Attr_delete
     MPI_Comm_get_errhandler MPI_Comm_call_errhandler MPI_Comm_set_info MPI_Comm_get_info
     MPI_Comm_set_name MPI_Comm_get_name MPI_Errhandler_set MPI_Errhandler_get

@@ -1,0 +1,472 @@
+//! One-sided windows of the virtual ranks: what each window is (its
+//! members, each one's memory, its own communicator for fences and
+//! notifications), each member's epochs on it, and each target's lock.
+//! Pure bookkeeping; the API layer (`api::rma`) moves the data and asks
+//! the kernel's one-sided rule (`pnmpi_sim::kernel::rma`) for the times,
+//! as the replay and vtime do.
+//!
+//! A window is made by the `k`-th creation call of its members on one
+//! communicator: the first member to call makes it, the others join it
+//! ([`Windows::join`]), and the creation's synchronization (a barrier
+//! of the window's communicator) lets every member see all the others'
+//! memory before its call returns.
+//!
+//! A lock is granted in the order the ranks ask for it, in virtual time
+//! (the API layer lets the simulation catch up before asking): a
+//! compatible request is granted at once, an incompatible one waits in
+//! line until the holders release it. When it is granted, the lock's
+//! clocks say what the kernel's hand-over waits for, as the replay reads
+//! the holders' order from its trace and vtime from its shadow window
+//! ([`Lock::released_for`]).
+
+use pnmpi_mpi_sys::ffi::MPI_Aint;
+use pnmpi_sim::kernel::rma::Pending;
+use pnmpi_sim::units::Ns;
+use pnmpi_trace::rma::WinKind;
+use slab::Slab;
+use std::collections::{HashMap, VecDeque};
+use std::ffi::{c_int, c_void};
+
+/// A member's memory in a window: `size` bytes at `base`, addressed in
+/// units of `disp_unit`; a dynamic window's member has its attached
+/// regions instead (addressed by absolute address).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Region {
+    pub base: usize,
+    pub size: usize,
+    pub disp_unit: usize,
+}
+
+/// Memory a window owns (`MPI_Win_allocate`, `_allocate_shared`), in
+/// 16-byte units so that any MPI datatype is aligned in it.
+pub type Owned = Box<[u128]>;
+
+/// A fresh, zeroed block of at least `bytes` (one unit for 0 bytes, so
+/// that the base is a real address).
+pub fn allocate(bytes: usize) -> Owned {
+    vec![0u128; bytes.div_ceil(16).max(1)].into_boxed_slice()
+}
+
+/// The attributes MPI predefines on a window, one member's:
+/// `MPI_Win_get_attr` hands out pointers to them, so they live (boxed)
+/// as long as the window does.
+#[derive(Debug)]
+pub struct Attributes {
+    pub base: *mut c_void,
+    pub size: MPI_Aint,
+    pub disp_unit: c_int,
+    pub flavor: c_int,
+    pub model: c_int,
+}
+
+/// One member's epochs on a window.
+#[derive(Debug, Default)]
+pub struct Epochs {
+    /// Its operations no call has completed yet, by target (world rank).
+    pub pending: Pending,
+    /// The origins of its last `MPI_Win_post` (window ranks).
+    pub posted: Vec<u32>,
+    /// The targets of its last `MPI_Win_start` (window ranks).
+    pub started: Vec<u32>,
+    /// The locks it holds, by target (window rank): whether exclusive.
+    pub held: HashMap<u32, bool>,
+}
+
+/// A target's lock.
+#[derive(Debug)]
+pub struct Lock {
+    /// The holders (world ranks) and whether each holds it exclusively.
+    holders: Vec<(u32, bool)>,
+    /// Those who asked while it was held incompatibly, in order.
+    waiting: VecDeque<(u32, bool)>,
+    /// When its last exclusive holder released it, and the latest of
+    /// its shared holders (`-inf`: none yet).
+    exclusive_release: Ns,
+    shared_release: Ns,
+}
+
+impl Default for Lock {
+    fn default() -> Lock {
+        Lock {
+            holders: Vec::new(),
+            waiting: VecDeque::new(),
+            exclusive_release: f64::NEG_INFINITY,
+            shared_release: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Lock {
+    /// Whether a request of this kind can be granted beside the holders.
+    fn fits(&self, exclusive: bool) -> bool {
+        if exclusive {
+            self.holders.is_empty()
+        } else {
+            self.holders.iter().all(|&(_, x)| !x)
+        }
+    }
+
+    /// `origin` asks for the lock: granted at once (`true`) if it fits
+    /// beside the holders and nobody waits before it, else it waits in
+    /// line (`false`) until [`Lock::release`] grants it.
+    pub fn ask(&mut self, origin: u32, exclusive: bool) -> bool {
+        if self.waiting.is_empty() && self.fits(exclusive) {
+            self.holders.push((origin, exclusive));
+            true
+        } else {
+            self.waiting.push_back((origin, exclusive));
+            false
+        }
+    }
+
+    /// The release a holder granted now waits for, by the kernel's rule:
+    /// an exclusive lock for every holder before it, a shared lock for
+    /// the last exclusive one (`-inf`: nobody hands it over).
+    pub fn released_for(&self, exclusive: bool) -> Ns {
+        if exclusive {
+            self.exclusive_release.max(self.shared_release)
+        } else {
+            self.exclusive_release
+        }
+    }
+
+    /// `origin` releases the lock at `at`: returns those it is granted
+    /// to now (world ranks), in line order, while they fit.
+    pub fn release(&mut self, origin: u32, at: Ns) -> Vec<u32> {
+        if let Some(i) = self.holders.iter().position(|&(o, _)| o == origin) {
+            let (_, exclusive) = self.holders.remove(i);
+            let clock = if exclusive {
+                &mut self.exclusive_release
+            } else {
+                &mut self.shared_release
+            };
+            *clock = clock.max(at);
+        }
+        let mut granted = Vec::new();
+        while let Some(&(o, x)) = self.waiting.front() {
+            if !self.fits(x) {
+                break;
+            }
+            self.waiting.pop_front();
+            self.holders.push((o, x));
+            granted.push(o);
+        }
+        granted
+    }
+}
+
+/// A window.
+pub struct Window {
+    pub kind: WinKind,
+    /// Its own communicator (a private duplicate of the one it was made
+    /// over: its fences' barriers and its notifications).
+    pub comm: usize,
+    /// Its members as world ranks, in window rank order.
+    pub members: Vec<u32>,
+    /// Each member's memory (a dynamic window's: its attached regions).
+    pub regions: Vec<Vec<Region>>,
+    /// Memory the window owns, freed with it.
+    pub owned: Vec<Owned>,
+    /// Each member's epochs.
+    pub epochs: Vec<Epochs>,
+    /// Each target's lock.
+    pub locks: Vec<Lock>,
+    /// Each member's predefined attributes, once asked for.
+    pub attrs: Vec<Option<Box<Attributes>>>,
+    /// Members that made or joined it, and that freed it.
+    pub joined: u32,
+    pub freed: u32,
+}
+
+impl Window {
+    /// World rank `w`'s rank in the window.
+    pub fn rank_of(&self, w: u32) -> Option<u32> {
+        self.members.iter().position(|&m| m == w).map(|i| i as u32)
+    }
+
+    /// The address of `bytes` at displacement `disp` of window rank
+    /// `target`'s memory (a dynamic window's displacement is an
+    /// address), or why it lies outside.
+    pub fn address(&self, target: u32, disp: i64, bytes: usize) -> Result<usize, String> {
+        let regions = &self.regions[target as usize];
+        let dynamic = self.kind == WinKind::Dynamic;
+        let inside = |r: &Region| -> Option<usize> {
+            let off = if dynamic {
+                (disp as i128) - r.base as i128
+            } else {
+                (disp as i128) * r.disp_unit as i128
+            };
+            (off >= 0 && off as u128 + bytes as u128 <= r.size as u128).then(|| r.base + off as usize)
+        };
+        regions.iter().find_map(inside).ok_or_else(|| {
+            let what = if dynamic {
+                format!("address {disp:#x}")
+            } else {
+                format!("displacement {disp}")
+            };
+            format!(
+                "{bytes} bytes at {what} lie outside window rank {target}'s memory ({})",
+                describe(regions, dynamic)
+            )
+        })
+    }
+}
+
+/// A member's memory, for an error message.
+fn describe(regions: &[Region], dynamic: bool) -> String {
+    if regions.is_empty() {
+        return if dynamic {
+            "nothing attached".into()
+        } else {
+            "0 bytes".into()
+        };
+    }
+    regions
+        .iter()
+        .map(|r| {
+            if dynamic {
+                format!("{} bytes at {:#x}", r.size, r.base)
+            } else {
+                format!("{} bytes in units of {}", r.size, r.disp_unit)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Allocates a shared window's one block and places each member's part
+/// in it, in rank order.
+fn place_shared(w: &mut Window) {
+    let total = w.regions.iter().flatten().map(|r| r.size).sum();
+    let block = allocate(total);
+    let mut at = block.as_ptr() as usize;
+    for r in w.regions.iter_mut().flatten() {
+        r.base = at;
+        at += r.size;
+    }
+    w.owned.push(block);
+}
+
+/// Every window of this process's ranks.
+#[derive(Default)]
+pub struct Windows {
+    wins: Slab<Window>,
+    /// How many windows each rank made on each communicator (world rank,
+    /// communicator index).
+    made: HashMap<(u32, usize), u32>,
+    /// Windows some members have not joined yet: by communicator and
+    /// number.
+    making: HashMap<(usize, u32), usize>,
+}
+
+/// What [`Windows::join`] found.
+pub struct Joined {
+    /// The window's index (its handle's).
+    pub win: usize,
+    /// Its number among its communicator's windows (the same for every
+    /// member), when this member made it (it must give it its own
+    /// communicator, [`Windows::set_comm`]).
+    pub made: Option<u32>,
+}
+
+impl Windows {
+    /// Window `w`, if live.
+    pub fn get(&self, w: usize) -> Option<&Window> {
+        self.wins.get(w)
+    }
+
+    /// Window `w`, to change, if live.
+    pub fn get_mut(&mut self, w: usize) -> Option<&mut Window> {
+        self.wins.get_mut(w)
+    }
+
+    /// World rank `me`, whose rank in communicator `parent` (of
+    /// `members`, world ranks in order) is `rank`, makes its next window
+    /// of `kind` there with `region` (memory the window allocated for it:
+    /// `owned`): the window it makes or joins. A shared window's memory
+    /// is one block, each member's part after the one before, allocated
+    /// once the last member gave its size.
+    #[allow(clippy::too_many_arguments)]
+    pub fn join(
+        &mut self,
+        parent: usize,
+        members: &[u32],
+        me: u32,
+        rank: u32,
+        kind: WinKind,
+        region: Option<Region>,
+        owned: Option<Owned>,
+    ) -> Joined {
+        let k = self.made.entry((me, parent)).or_insert(0);
+        let number = *k;
+        *k += 1;
+        let (win, made) = match self.making.get(&(parent, number)) {
+            Some(&w) => (w, None),
+            None => {
+                let n = members.len();
+                let w = self.wins.insert(Window {
+                    kind,
+                    comm: 0,
+                    members: members.to_vec(),
+                    regions: vec![Vec::new(); n],
+                    owned: Vec::new(),
+                    epochs: (0..n).map(|_| Epochs::default()).collect(),
+                    locks: (0..n).map(|_| Lock::default()).collect(),
+                    attrs: (0..n).map(|_| None).collect(),
+                    joined: 0,
+                    freed: 0,
+                });
+                self.making.insert((parent, number), w);
+                (w, Some(number))
+            }
+        };
+        let w = &mut self.wins[win];
+        if let Some(r) = region {
+            w.regions[rank as usize].push(r);
+        }
+        w.owned.extend(owned);
+        w.joined += 1;
+        if w.joined as usize == w.members.len() {
+            self.making.remove(&(parent, number));
+            if w.kind == WinKind::AllocateShared {
+                place_shared(w);
+            }
+        }
+        Joined { win, made }
+    }
+
+    /// Gives window `w` its own communicator.
+    pub fn set_comm(&mut self, w: usize, comm: usize) {
+        self.wins[w].comm = comm;
+    }
+
+    /// One member freed window `w`; the last one removes it (and its
+    /// memory) and returns it.
+    pub fn free(&mut self, w: usize) -> Option<Window> {
+        let win = &mut self.wins[w];
+        win.freed += 1;
+        (win.freed as usize == win.members.len()).then(|| self.wins.remove(w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exclusive_lock_waits_for_every_holder_and_is_granted_in_line_order() {
+        let mut l = Lock::default();
+        assert!(l.ask(1, false) && l.ask(2, false), "shared holders share it");
+        assert_eq!(
+            l.released_for(false),
+            f64::NEG_INFINITY,
+            "nobody handed it over yet"
+        );
+        assert!(
+            !l.ask(3, true),
+            "an exclusive request waits for the shared holders"
+        );
+        assert!(!l.ask(4, false), "a shared request waits behind it, in line");
+        assert_eq!(l.release(1, 10.0), Vec::<u32>::new(), "rank 2 still holds it");
+        assert_eq!(l.release(2, 7.0), vec![3]);
+        assert_eq!(l.released_for(true), 10.0, "the latest shared release");
+        assert_eq!(l.release(3, 20.0), vec![4]);
+        assert_eq!(
+            l.released_for(false),
+            20.0,
+            "a shared holder waits for the exclusive one"
+        );
+    }
+
+    fn window(kind: WinKind, regions: Vec<Vec<Region>>) -> Window {
+        let n = regions.len();
+        Window {
+            kind,
+            comm: 0,
+            members: (0..n as u32).collect(),
+            regions,
+            owned: Vec::new(),
+            epochs: (0..n).map(|_| Epochs::default()).collect(),
+            locks: (0..n).map(|_| Lock::default()).collect(),
+            attrs: (0..n).map(|_| None).collect(),
+            joined: n as u32,
+            freed: 0,
+        }
+    }
+
+    #[test]
+    fn an_access_is_addressed_in_the_targets_units_and_kept_inside_its_memory() {
+        let r = |base, size, disp_unit| Region {
+            base,
+            size,
+            disp_unit,
+        };
+        let w = window(
+            WinKind::Create,
+            vec![vec![r(0x1000, 64, 8)], vec![r(0x2000, 16, 1)]],
+        );
+        assert_eq!(w.address(0, 2, 8), Ok(0x1010));
+        assert_eq!(w.address(0, 7, 8), Ok(0x1038), "the last element");
+        let err = w.address(0, 7, 16).unwrap_err();
+        assert!(err.contains("64 bytes in units of 8"), "{err}");
+        assert!(w.address(1, -1, 1).is_err(), "a negative displacement");
+        let d = window(WinKind::Dynamic, vec![vec![r(0x5000, 32, 1), r(0x9000, 8, 1)]]);
+        assert_eq!(
+            d.address(0, 0x9000, 8),
+            Ok(0x9000),
+            "an attached region, by address"
+        );
+        assert!(d.address(0, 0x5010, 32).unwrap_err().contains("address 0x5010"));
+    }
+
+    #[test]
+    fn members_join_the_window_their_communicator_made_in_turn() {
+        let mut ws = Windows::default();
+        let region = |b| {
+            Some(Region {
+                base: b,
+                size: 8,
+                disp_unit: 1,
+            })
+        };
+        let a = ws.join(0, &[0, 1], 0, 0, WinKind::Create, region(0x10), None);
+        assert_eq!(a.made, Some(0));
+        // Rank 0 makes a second window before rank 1 joins the first.
+        let b = ws.join(0, &[0, 1], 0, 0, WinKind::Create, region(0x20), None);
+        assert_eq!(b.made, Some(1));
+        let a1 = ws.join(0, &[0, 1], 1, 1, WinKind::Create, region(0x30), None);
+        assert_eq!(
+            (a1.win, a1.made),
+            (a.win, None),
+            "rank 1's first is rank 0's first"
+        );
+        assert_eq!(ws.get(a.win).unwrap().regions[1][0].base, 0x30);
+        assert!(ws.free(a.win).is_none(), "one member left");
+        assert!(ws.free(a.win).is_some());
+    }
+
+    #[test]
+    fn a_shared_windows_parts_follow_each_other_in_one_block() {
+        let mut ws = Windows::default();
+        let part = |size| {
+            Some(Region {
+                base: 0,
+                size,
+                disp_unit: 8,
+            })
+        };
+        let a = ws.join(3, &[4, 5, 6], 5, 1, WinKind::AllocateShared, part(24), None);
+        ws.join(3, &[4, 5, 6], 4, 0, WinKind::AllocateShared, part(16), None);
+        assert_eq!(
+            ws.get(a.win).unwrap().regions[0][0].base,
+            0,
+            "placed once all gave their size"
+        );
+        ws.join(3, &[4, 5, 6], 6, 2, WinKind::AllocateShared, part(0), None);
+        let w = ws.get(a.win).unwrap();
+        let base = |r: usize| w.regions[r][0].base;
+        assert_ne!(base(0), 0);
+        assert_eq!((base(1) - base(0), base(2) - base(1)), (16, 24), "in rank order");
+        assert_eq!(w.owned.len(), 1, "one block");
+    }
+}
