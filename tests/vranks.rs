@@ -171,7 +171,7 @@ fn an_unsupported_routine_stops_the_run_naming_it() {
     assert!(!run.success(), "{}", run.stdout);
     assert!(
         run.stderr
-            .contains("MPI_Win_create: not supported with virtual ranks"),
+            .contains("MPI_File_open: not supported with virtual ranks"),
         "{}",
         run.stderr
     );
@@ -574,7 +574,7 @@ fn a_traced_run_with_compute_and_many_routines_merges_and_replays() {
 
 #[test]
 fn a_traced_run_that_stops_leaves_partial_rank_files_that_merge() {
-    // vunsupported stops at MPI_Win_create after a barrier: what each rank
+    // vunsupported stops at MPI_File_open after a barrier: what each rank
     // recorded is written to its .part file, which the merge reads as
     // unfinished. In one process: across processes, the first to stop
     // aborts the others, which may be killed before they write (MPICH

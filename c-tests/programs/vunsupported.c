@@ -1,5 +1,5 @@
-/* Calls a routine that virtual ranks do not provide (one-sided
- * communication), after a barrier: the run must stop naming it.
+/* Calls a routine that virtual ranks do not provide (MPI I/O), after a
+ * barrier: the run must stop naming it.
  *
  * prints: vunsupported: before   (then nothing)
  */
@@ -9,15 +9,15 @@
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, data = 0;
+    int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         printf("vunsupported: before\n");
         fflush(stdout);
     }
-    MPI_Win win;
-    MPI_Win_create(&data, sizeof data, sizeof data, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_File fh;
+    MPI_File_open(MPI_COMM_WORLD, "vunsupported.dat", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     printf("vunsupported: after\n");
     MPI_Finalize();
     return 0;
