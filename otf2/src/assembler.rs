@@ -74,6 +74,9 @@ pub(crate) struct Assembler {
     /// Live requests: OTF2 id to (pnmpi index, position of the call that
     /// waits for its completion's fields).
     reqs: FxHashMap<u64, (u32, Option<u64>)>,
+    /// One-sided operations not completed yet: OTF2 matching id to the
+    /// target (a world rank), which the flush completing one names.
+    pub(crate) rma_targets: FxHashMap<u64, i64>,
     /// Set when the end of the location's events was read.
     pub(crate) ended: bool,
     error: Option<String>,
@@ -95,6 +98,7 @@ impl Assembler {
             depth: 0,
             next_req: 0,
             reqs: FxHashMap::default(),
+            rma_targets: FxHashMap::default(),
             ended: false,
             error: None,
             unusable: FxHashMap::default(),

@@ -11,9 +11,11 @@
 //! - `RmaGroupSync` the group of `MPI_Win_post` and `MPI_Win_start`;
 //! - `RmaRequestLock` the lock's type and target.
 //!
-//! Operation completions (`RmaOpComplete*`, `RmaOpTest`) and lock grants
-//! (`RmaAcquireLock`) add nothing: the call that holds them is the epoch's
-//! closing call. OTF2 records neither a window's kind nor its
+//! An operation's completion (`RmaOpComplete*`) inside `MPI_Win_flush`
+//! (`_local`, `_all`) names the window the flush works on, and a one-target
+//! flush's target (the completed operation's); elsewhere completions,
+//! tests (`RmaOpTest`) and lock grants (`RmaAcquireLock`) add nothing: the
+//! call that holds them is the epoch's closing call. OTF2 records neither a window's kind nor its
 //! displacement unit, an operation's reduction nor an epoch's assertions:
 //! a window is `create` unless its name ends with its kind in parentheses,
 //! as the export names it (`window 0 (allocate)`), and the displacement
@@ -124,9 +126,9 @@ impl Assembler {
         }
     }
 
-    /// A data operation to rank `remote` of window `win`: `sent` bytes to
-    /// it and `fetched` from it.
-    fn rma_data(&mut self, win: u32, remote: u32, sent: u64, fetched: u64) {
+    /// A data operation `op` (its matching id) to rank `remote` of window
+    /// `win`: `sent` bytes to it and `fetched` from it.
+    fn rma_data(&mut self, win: u32, remote: u32, (sent, fetched): (u64, u64), op: u64) {
         let Some((role, _, members)) = self.rma_call(win) else {
             return;
         };
@@ -134,6 +136,7 @@ impl Assembler {
             self.lose("one-sided operations to ranks outside their window");
             return;
         };
+        self.rma_targets.insert(op, target);
         let Some(ev) = self.current() else { return };
         ev.set(V::Peer, Some(target));
         match role {
@@ -143,6 +146,29 @@ impl Assembler {
                 ev.set(V::Bytes, Some(sent as i64));
                 ev.set(V::Rbytes, Some(fetched as i64));
             }
+        }
+    }
+
+    /// Operation `op` of window `win` completed: inside a flush, the
+    /// window the flush works on (and a one-target flush's target).
+    fn rma_completed(&mut self, win: u32, op: u64) {
+        let target = self.rma_targets.remove(&op);
+        let shared = self.shared();
+        let role = self
+            .current()
+            .and_then(|ev| shared.rma.get(ev.routine as usize).copied().flatten());
+        match role {
+            Some(RmaRole::Flush { .. }) => {
+                if self.rma_call(win).is_some() {
+                    if let (Some(ev), Some(t)) = (self.current(), target) {
+                        ev.set(V::Peer, Some(t));
+                    }
+                }
+            }
+            Some(RmaRole::FlushAll { .. }) => {
+                self.rma_call(win);
+            }
+            _ => {}
         }
     }
 
@@ -283,9 +309,9 @@ unsafe extern "C" fn put(
     win: u32,
     remote: u32,
     bytes: u64,
-    _id: u64,
+    id: u64,
 ) -> Code {
-    on_events(user, |a| a.rma_data(win, remote, bytes, 0))
+    on_events(user, |a| a.rma_data(win, remote, (bytes, 0), id))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -298,9 +324,9 @@ unsafe extern "C" fn get(
     win: u32,
     remote: u32,
     bytes: u64,
-    _id: u64,
+    id: u64,
 ) -> Code {
-    on_events(user, |a| a.rma_data(win, remote, 0, bytes))
+    on_events(user, |a| a.rma_data(win, remote, (0, bytes), id))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -315,13 +341,13 @@ unsafe extern "C" fn atomic(
     _ty: ffi::OTF2_RmaAtomicType,
     sent: u64,
     fetched: u64,
-    _id: u64,
+    id: u64,
 ) -> Code {
-    on_events(user, |a| a.rma_data(win, remote, sent, fetched))
+    on_events(user, |a| a.rma_data(win, remote, (sent, fetched), id))
 }
 
-/// An operation's completion or test: the call holding it says it all.
-unsafe extern "C" fn op_done(
+/// A test of an operation: the call holding it says it all.
+unsafe extern "C" fn op_test(
     _l: Loc,
     _t: u64,
     _p: u64,
@@ -331,6 +357,19 @@ unsafe extern "C" fn op_done(
     _id: u64,
 ) -> Code {
     ffi::OTF2_CALLBACK_SUCCESS as Code
+}
+
+/// An operation's completion ([`Assembler::rma_completed`]).
+unsafe extern "C" fn op_done(
+    _l: Loc,
+    _t: u64,
+    _p: u64,
+    user: *mut c_void,
+    _a: Attrs,
+    win: u32,
+    id: u64,
+) -> Code {
+    on_events(user, |a| a.rma_completed(win, id))
 }
 
 /// Installs the `RmaWin` definition callback in `c` (a live set).
@@ -358,7 +397,7 @@ pub(crate) fn register_events(c: *mut ffi::OTF2_EvtReaderCallbacks) {
         ffi::OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(c, Some(atomic));
         ffi::OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(c, Some(op_done));
         ffi::OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(c, Some(op_done));
-        ffi::OTF2_EvtReaderCallbacks_SetRmaOpTestCallback(c, Some(op_done));
+        ffi::OTF2_EvtReaderCallbacks_SetRmaOpTestCallback(c, Some(op_test));
         ffi::OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(c, Some(op_done));
     }
 }

@@ -621,7 +621,9 @@ impl<S: EventSource> TraceOps<S> {
             _ => ev.get(V::Win).and_then(|w| u32::try_from(w).ok()),
         };
         let Some(win) = win.filter(|&w| (w as usize) < self.src.wins().len()) else {
-            if !matches!(role, RmaRole::Create(_)) {
+            // A creation names the window it made; a sync is local work
+            // on any window.
+            if !matches!(role, RmaRole::Create(_) | RmaRole::Sync) {
                 self.skip("one-sided calls on windows the trace does not describe");
             }
             return OpKind::Local;
