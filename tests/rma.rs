@@ -470,3 +470,49 @@ fn the_profiler_counts_one_sided_origin_bytes_as_mpip_does() {
         "{sent:?}"
     );
 }
+
+/// Each rank's end in the JSON report of `pnmpi sim replay input` on a
+/// machine of 4 nodes whose links move 1 GB/s.
+fn replayed_ends(case: &Case, input: &Path) -> Vec<f64> {
+    replayed(case, input, "1GB/s");
+    let text = std::fs::read_to_string(case.dir().join("r.json")).expect("replay JSON");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let mut ends: Vec<(u64, f64)> = v["ranks"]
+        .as_array()
+        .expect("ranks")
+        .iter()
+        .map(|r| (r["rank"].as_u64().unwrap(), r["end_s"].as_f64().unwrap()))
+        .collect();
+    ends.sort_by_key(|&(r, _)| r);
+    ends.into_iter().map(|(_, e)| e).collect()
+}
+
+/// An OTF2 archive of a one-sided program (`rma_modes.c`: fences, PSCW,
+/// exclusive locks, a shared-memory window with flushes), exported and
+/// read back as Score-P's records, replays as its trace does: every
+/// rank's end to the nanosecond, the windows, epochs, locks and flushes
+/// all found in the archive.
+#[test]
+fn an_otf2_archive_of_one_sided_calls_replays_as_its_trace() {
+    let (case, trace) = traced("rma_modes", RANKS as usize, &[]);
+    let pnt = case.dir().join("trace.pnt");
+    let (t, p) = (trace.display().to_string(), pnt.display().to_string());
+    succeeded(pnmpi_cli(&["trace", "merge", &t, "-o", &p], case.dir()));
+    let dir = case.dir().join("otf2");
+    let d = dir.display().to_string();
+    succeeded(pnmpi_cli(
+        &["trace", "export", "--format", "otf2", &p, "-o", &d],
+        case.dir(),
+    ));
+    let from_trace = replayed_ends(&case, &pnt);
+    let (_, warnings) = replayed(&case, &dir.join("traces.otf2"), "1GB/s");
+    assert!(!warnings.contains("local work"), "{warnings}");
+    let from_otf2 = replayed_ends(&case, &dir.join("traces.otf2"));
+    assert_eq!(from_trace.len(), RANKS as usize);
+    for (r, (a, b)) in from_trace.iter().zip(&from_otf2).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-9,
+            "rank {r}: {a} s from the trace, {b} s from its OTF2 archive"
+        );
+    }
+}
