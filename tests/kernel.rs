@@ -314,8 +314,10 @@ fn parts(run: &Run) -> std::collections::BTreeMap<(String, String), f64> {
 /// Virtual ranks run one-sided programs, all window kinds and epoch
 /// kinds (`rma_modes.c`: a fence halo of puts into `MPI_Win_allocate`d
 /// memory, a post/start/complete/wait ring over a static buffer, an
-/// exclusive-lock counter of `MPI_Fetch_and_op` on a static long, and a
-/// shared-memory window's loads and gets), and every part ends alike, on
+/// exclusive-lock counter of `MPI_Fetch_and_op` on a static long, a
+/// shared-memory window's loads and gets, and puts and an accumulate at
+/// the addresses of a dynamic window's attached memory), and every part
+/// ends alike, on
 /// every rank, under vtime, as virtual ranks in one process and in the
 /// replay of both traces. Spread over two processes, a window over ranks
 /// of both is refused with the reason.
@@ -337,7 +339,7 @@ fn one_sided_programs_end_alike_under_vtime_virtual_ranks_and_the_replay() {
         let (vr, one) = under_vranks(&machine, model, 1, 4, "rma_modes", &[], true);
         one.assert_ok();
         let (a, b) = (parts(&vtime), parts(&one));
-        assert_eq!(a.len(), 4 * 5, "{}", vtime.stdout);
+        assert_eq!(a.len(), 4 * 6, "{}", vtime.stdout);
         for (key, t) in &a {
             let u = b
                 .get(key)

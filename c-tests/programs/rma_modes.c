@@ -16,7 +16,11 @@
  *    node's ranks (MPI_Comm_split_type), under MPI_Win_lock_all: each rank
  *    stores into its own segment, then (after MPI_Win_sync and a barrier)
  *    loads its right neighbour's through MPI_Win_shared_query's pointer,
- *    gets one long of it with MPI_Get and flushes.
+ *    gets one long of it with MPI_Get and flushes;
+ * 5. dynamic: an MPI_Win_create_dynamic window; each rank attaches a
+ *    buffer, all-gathers the addresses (MPI_Get_address), and in a fence
+ *    epoch puts 1 KiB at its right neighbour's address and accumulates
+ *    into its left neighbour's first long; then detaches.
  *
  * usage: rma_modes
  * prints: rma_modes: rank R part P t T   (MPI_Wtime after each part's
@@ -137,6 +141,28 @@ int main(int argc, char **argv)
     MPI_Win_free(&swin);
     MPI_Comm_free(&node);
     part(rank, "shared");
+
+    /* 5. dynamic */
+    static long dyn[1 + 1024 / sizeof(long)];
+    static long dout[1024 / sizeof(long)];
+    MPI_Win dwin;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dwin);
+    MPI_Win_attach(dwin, dyn, sizeof dyn);
+    MPI_Aint mine_at, at[64];
+    MPI_Get_address(dyn, &mine_at);
+    MPI_Allgather(&mine_at, 1, MPI_AINT, at, 1, MPI_AINT, MPI_COMM_WORLD);
+    for (int i = 0; i < (int)(sizeof dout / sizeof(long)); i++)
+        dout[i] = 100 * rank + i;
+    long add = rank + 1;
+    MPI_Win_fence(0, dwin);
+    MPI_Put(dout, sizeof dout / sizeof(long), MPI_LONG, right, at[right] + (MPI_Aint)sizeof(long),
+            sizeof dout / sizeof(long), MPI_LONG, dwin);
+    MPI_Accumulate(&add, 1, MPI_LONG, left, at[left], 1, MPI_LONG, MPI_SUM, dwin);
+    MPI_Win_fence(0, dwin);
+    ok &= dyn[0] == right + 1 && dyn[1] == 100 * left && dyn[128] == 100 * left + 127;
+    MPI_Win_detach(dwin, dyn);
+    MPI_Win_free(&dwin);
+    part(rank, "dynamic");
 
     printf("rma_modes: rank %d end_s %.9f ok %d\n", rank, MPI_Wtime(), ok);
     MPI_Finalize();
