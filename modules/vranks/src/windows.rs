@@ -179,11 +179,6 @@ pub struct Window {
 }
 
 impl Window {
-    /// World rank `w`'s rank in the window.
-    pub fn rank_of(&self, w: u32) -> Option<u32> {
-        self.members.iter().position(|&m| m == w).map(|i| i as u32)
-    }
-
     /// The address of `bytes` at displacement `disp` of window rank
     /// `target`'s memory (a dynamic window's displacement is an
     /// address), or why it lies outside.
@@ -280,34 +275,40 @@ impl Windows {
         self.wins.get_mut(w)
     }
 
-    /// World rank `me`, whose rank in communicator `parent` (of
-    /// `members`, world ranks in order) is `rank`, makes its next window
-    /// of `kind` there with `region` (memory the window allocated for it:
-    /// `owned`): the window it makes or joins. A shared window's memory
-    /// is one block, each member's part after the one before, allocated
-    /// once the last member gave its size.
-    #[allow(clippy::too_many_arguments)]
+    /// The window world rank `me`'s next creation on communicator
+    /// `parent` joins, if another member made it already.
+    pub fn joins(&self, parent: usize, me: u32) -> Option<usize> {
+        let number = self.made.get(&(me, parent)).copied().unwrap_or(0);
+        self.making.get(&(parent, number)).copied()
+    }
+
+    /// World rank `me`, whose rank in communicator `parent` is `rank`,
+    /// makes its next window of `kind` there with `region` (memory the
+    /// window allocated for it: `owned`): the window it makes (of
+    /// `members`, world ranks in order, given when [`Windows::joins`]
+    /// finds none) or joins. A shared window's memory is one block, each
+    /// member's part after the one before, allocated once the last member
+    /// gave its size.
     pub fn join(
         &mut self,
         parent: usize,
-        members: &[u32],
+        members: Option<&[u32]>,
         me: u32,
         rank: u32,
-        kind: WinKind,
-        region: Option<Region>,
-        owned: Option<Owned>,
+        (kind, region, owned): (WinKind, Option<Region>, Option<Owned>),
     ) -> Joined {
         let k = self.made.entry((me, parent)).or_insert(0);
         let number = *k;
         *k += 1;
-        let (win, made) = match self.making.get(&(parent, number)) {
-            Some(&w) => (w, None),
-            None => {
+        let (win, made) = match (self.making.get(&(parent, number)), members) {
+            (Some(&w), _) => (w, None),
+            (None, members) => {
+                let members = members.expect("the maker lists the group").to_vec();
                 let n = members.len();
                 let w = self.wins.insert(Window {
                     kind,
                     comm: 0,
-                    members: members.to_vec(),
+                    members,
                     regions: vec![Vec::new(); n],
                     owned: Vec::new(),
                     epochs: (0..n).map(|_| Epochs::default()).collect(),
@@ -429,12 +430,14 @@ mod tests {
                 disp_unit: 1,
             })
         };
-        let a = ws.join(0, &[0, 1], 0, 0, WinKind::Create, region(0x10), None);
+        let a = ws.join(0, Some(&[0, 1]), 0, 0, (WinKind::Create, region(0x10), None));
         assert_eq!(a.made, Some(0));
         // Rank 0 makes a second window before rank 1 joins the first.
-        let b = ws.join(0, &[0, 1], 0, 0, WinKind::Create, region(0x20), None);
+        assert_eq!(ws.joins(0, 0), None, "rank 0's next is new");
+        let b = ws.join(0, Some(&[0, 1]), 0, 0, (WinKind::Create, region(0x20), None));
         assert_eq!(b.made, Some(1));
-        let a1 = ws.join(0, &[0, 1], 1, 1, WinKind::Create, region(0x30), None);
+        assert_eq!(ws.joins(0, 1), Some(a.win), "rank 1's first is made");
+        let a1 = ws.join(0, None, 1, 1, (WinKind::Create, region(0x30), None));
         assert_eq!(
             (a1.win, a1.made),
             (a.win, None),
@@ -455,14 +458,20 @@ mod tests {
                 disp_unit: 8,
             })
         };
-        let a = ws.join(3, &[4, 5, 6], 5, 1, WinKind::AllocateShared, part(24), None);
-        ws.join(3, &[4, 5, 6], 4, 0, WinKind::AllocateShared, part(16), None);
+        let a = ws.join(
+            3,
+            Some(&[4, 5, 6]),
+            5,
+            1,
+            (WinKind::AllocateShared, part(24), None),
+        );
+        ws.join(3, None, 4, 0, (WinKind::AllocateShared, part(16), None));
         assert_eq!(
             ws.get(a.win).unwrap().regions[0][0].base,
             0,
             "placed once all gave their size"
         );
-        ws.join(3, &[4, 5, 6], 6, 2, WinKind::AllocateShared, part(0), None);
+        ws.join(3, None, 6, 2, (WinKind::AllocateShared, part(0), None));
         let w = ws.get(a.win).unwrap();
         let base = |r: usize| w.regions[r][0].base;
         assert_ne!(base(0), 0);

@@ -70,7 +70,8 @@ fn win_of(routine: &str, h: ffi::MPI_Win) -> usize {
 fn me_in(w: usize) -> (u32, u32) {
     with(|e| {
         let win = e.windows().get(w).expect("a live window");
-        let me = win.rank_of(e.current()).expect("a member");
+        // The window's ranks are its communicator's (a map, not a search).
+        let me = e.comms().rank_of(win.comm, e.current()).expect("a member");
         (me, win.members.len() as u32)
     })
 }
@@ -83,14 +84,17 @@ fn comm_of_win(w: usize) -> usize {
 /// The world rank of window rank `r` of `w`, or stops: a rank outside
 /// the window.
 fn world_of(routine: &str, w: usize, r: c_int) -> u32 {
-    let members = with(|e| e.windows().get(w).map(|w| w.members.clone()).unwrap_or_default());
-    match usize::try_from(r).ok().and_then(|i| members.get(i)) {
-        Some(&m) => m,
-        None => fatal(
+    let (world, n) = with(|e| {
+        let members = &e.windows().get(w).expect("a live window").members;
+        let world = usize::try_from(r).ok().and_then(|i| members.get(i)).copied();
+        (world, members.len())
+    });
+    world.unwrap_or_else(|| {
+        fatal(
             routine,
-            &format!("invalid target rank {r} (the window has {} ranks)", members.len()),
-        ),
-    }
+            &format!("invalid target rank {r} (the window has {n} ranks)"),
+        )
+    })
 }
 
 /// Makes the running rank's next window of `kind` over `comm` (its
@@ -140,27 +144,26 @@ unsafe fn create(
         WinKind::Dynamic => None,
     };
     let made = with(|e| {
-        let me = e.current();
-        let members = e.members(parent);
-        let spread = members.iter().any(|&m| !e.comms().blocks.local(m));
-        if spread {
+        if !e.comms().comms[parent].remote.is_empty() {
             return Err(());
         }
+        let me = e.current();
         let rank = e.comms().rank_of(parent, me).unwrap_or(0);
+        // Only the member that makes the window lists its group.
+        let group = || e.members(parent);
+        let joined = e.windows().joins(parent, me).is_none().then(group);
         let joined = e
             .windows_mut()
-            .join(parent, &members, me, rank, kind, region, owned);
+            .join(parent, joined.as_deref(), me, rank, (kind, region, owned));
         if let Some(number) = joined.made {
+            let members = e.windows().get(joined.win).expect("just made").members.clone();
             let gid = child_gid(e.comms().comms[parent].gid, 1 << 31 | number, 0);
-            let own = e
-                .comms_mut()
-                .add(members.clone(), gid)
-                .expect("the maker is a member");
+            let own = e.comms_mut().add(members, gid).expect("the maker is a member");
             e.windows_mut().set_comm(joined.win, own);
         }
-        Ok((joined.win, members))
+        Ok(joined.win)
     });
-    let Ok((w, members)) = made else {
+    let Ok(w) = made else {
         fatal(
             routine,
             "a window whose group spans processes is not supported with virtual ranks spread over several: run them in one process (see docs/vranks.md)",
@@ -176,16 +179,19 @@ unsafe fn create(
         // SAFETY: the application's `void *` out-pointer for the base.
         unsafe { *baseptr.cast::<*mut c_void>() = at as *mut c_void };
     }
-    note(|rec| {
-        rec.comm = Some(comm.bits());
-        rec.bytes = Some(size as i64);
-        rec.newwin = Some(NewWin {
-            handle: h.bits(),
-            kind,
-            disp_unit: unit as i64,
-            members: members.iter().map(|&m| i64::from(m)).collect(),
+    if trace::on() {
+        let members = with(|e| e.windows().get(w).map(|w| w.members.clone()).unwrap_or_default());
+        note(|rec| {
+            rec.comm = Some(comm.bits());
+            rec.bytes = Some(size as i64);
+            rec.newwin = Some(NewWin {
+                handle: h.bits(),
+                kind,
+                disp_unit: unit as i64,
+                members: members.iter().map(|&m| i64::from(m)).collect(),
+            });
         });
-    });
+    }
     ok()
 }
 
@@ -837,8 +843,10 @@ fn window_ranks(routine: &str, w: usize, group: ffi::MPI_Group) -> (Vec<u32>, Ve
             None => fatal(routine, "invalid group (not one of this run's, or freed)"),
         };
     let ranks = with(|e| {
-        let win = e.windows().get(w).expect("a live window");
-        list.iter().map(|&m| win.rank_of(m)).collect::<Option<Vec<u32>>>()
+        let comm = e.windows().get(w).expect("a live window").comm;
+        list.iter()
+            .map(|&m| e.comms().rank_of(comm, m))
+            .collect::<Option<Vec<u32>>>()
     });
     match ranks {
         Some(r) => (r, list),
