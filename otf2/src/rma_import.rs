@@ -158,11 +158,9 @@ impl Assembler {
             .current()
             .and_then(|ev| shared.rma.get(ev.routine as usize).copied().flatten());
         match role {
-            Some(RmaRole::Flush { .. }) => {
-                if self.rma_call(win).is_some() {
-                    if let (Some(ev), Some(t)) = (self.current(), target) {
-                        ev.set(V::Peer, Some(t));
-                    }
+            Some(RmaRole::Flush { .. }) if self.rma_call(win).is_some() => {
+                if let (Some(ev), Some(t)) = (self.current(), target) {
+                    ev.set(V::Peer, Some(t));
                 }
             }
             Some(RmaRole::FlushAll { .. }) => {
