@@ -373,6 +373,8 @@ fn the_otf2_export_writes_one_sided_records_as_score_p_does() {
     assert_eq!(count("RMA_ATOMIC"), ranks * 12);
     // Each completes at its epoch's closing call.
     assert_eq!(count("RMA_OP_COMPLETE_BLOCKING"), ranks * 27);
+    // The Rput's request, completed by its MPI_Wait.
+    assert_eq!(count("RMA_OP_COMPLETE_NON_BLOCKING"), ranks);
     assert_eq!(
         (count("RMA_WIN_CREATE"), count("RMA_WIN_DESTROY")),
         (ranks * 4, ranks * 4)
@@ -488,31 +490,39 @@ fn replayed_ends(case: &Case, input: &Path) -> Vec<f64> {
 }
 
 /// An OTF2 archive of a one-sided program (`rma_modes.c`: fences, PSCW,
-/// exclusive locks, a shared-memory window with flushes), exported and
+/// exclusive locks, a shared-memory window with flushes, a dynamic
+/// window; `rma_halo.c`, also an `MPI_Rput` waited for), exported and
 /// read back as Score-P's records, replays as its trace does: every
-/// rank's end to the nanosecond, the windows, epochs, locks and flushes
-/// all found in the archive.
+/// rank's end to the nanosecond, the windows, epochs, locks, flushes and
+/// request forms' requests all found in the archive.
 #[test]
 fn an_otf2_archive_of_one_sided_calls_replays_as_its_trace() {
-    let (case, trace) = traced("rma_modes", RANKS as usize, &[]);
+    for prog in ["rma_modes", "rma_halo"] {
+        archive_replays_as_its_trace(prog);
+    }
+}
+
+/// [`an_otf2_archive_of_one_sided_calls_replays_as_its_trace`] of `prog`.
+fn archive_replays_as_its_trace(prog: &str) {
+    let (case, trace) = traced(prog, RANKS as usize, &[]);
     let pnt = case.dir().join("trace.pnt");
     let (t, p) = (trace.display().to_string(), pnt.display().to_string());
     succeeded(pnmpi_cli(&["trace", "merge", &t, "-o", &p], case.dir()));
     let dir = case.dir().join("otf2");
     let d = dir.display().to_string();
-    succeeded(pnmpi_cli(
-        &["trace", "export", "--format", "otf2", &p, "-o", &d],
-        case.dir(),
-    ));
+    let out = pnmpi_cli(&["trace", "export", "--format", "otf2", &p, "-o", &d], case.dir());
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    succeeded(out);
+    assert!(!said.contains("not in OTF2"), "{prog}: {said}");
     let from_trace = replayed_ends(&case, &pnt);
     let (_, warnings) = replayed(&case, &dir.join("traces.otf2"), "1GB/s");
-    assert!(!warnings.contains("local work"), "{warnings}");
+    assert!(!warnings.contains("local work"), "{prog}: {warnings}");
     let from_otf2 = replayed_ends(&case, &dir.join("traces.otf2"));
     assert_eq!(from_trace.len(), RANKS as usize);
     for (r, (a, b)) in from_trace.iter().zip(&from_otf2).enumerate() {
         assert!(
             (a - b).abs() <= 1e-9,
-            "rank {r}: {a} s from the trace, {b} s from its OTF2 archive"
+            "{prog} rank {r}: {a} s from the trace, {b} s from its OTF2 archive"
         );
     }
 }

@@ -28,6 +28,9 @@ pub(crate) struct Shared {
     pub(crate) parents: FxHashMap<u32, u32>,
     /// Each routine's one-sided role, by routine index.
     pub(crate) rma: Vec<Option<RmaRole>>,
+    /// Whether each routine is a request form of a data operation
+    /// (`MPI_Rput` ...), by routine index.
+    pub(crate) request_forms: Vec<bool>,
     /// Window reference to the trace's window and its members.
     pub(crate) wins: WinMap,
     /// The communicator id of each window of the trace's table.
@@ -207,7 +210,7 @@ impl Assembler {
 
     /// A request created by the open call; `waits`: its fields come with
     /// its completion.
-    fn create(&mut self, req: u64, waits: bool) {
+    pub(crate) fn create(&mut self, req: u64, waits: bool) {
         let (stream_req, at) = (self.next_req, self.open);
         let shared = self.shared.clone();
         let Some(ev) = self.current() else { return };
@@ -234,9 +237,14 @@ impl Assembler {
         self.reqs.insert(req, (stream_req, wait_at));
     }
 
+    /// Whether OTF2 request `req` is live (created, not completed).
+    pub(crate) fn has_request(&self, req: u64) -> bool {
+        self.reqs.contains_key(&req)
+    }
+
     /// The completion of OTF2 request `req` by the open call; returns the
     /// call waiting for its fields, if any.
-    fn finish(&mut self, req: u64) -> Option<u64> {
+    pub(crate) fn finish(&mut self, req: u64) -> Option<u64> {
         let stream = self.stream;
         let Some((index, wait_at)) = self.reqs.remove(&req) else {
             self.lose("completions of requests never created");

@@ -143,7 +143,7 @@ impl Events<'_> {
         };
         let mut at_end: Vec<Record> = Vec::new();
         let mut at_start: Vec<Record> = Vec::new();
-        if let Some(lost) = self.rma.records(si, ev, &mut at_start, &mut at_end) {
+        if let Some(lost) = self.rma.records((si, req(0)), ev, &mut at_start, &mut at_end) {
             self.lose(lost);
         }
         for rec in at_start {
@@ -239,7 +239,10 @@ impl Events<'_> {
                         }
                         // Freeing a persistent request: nothing to record.
                         Some(Pending::Persistent(..)) => {}
-                        None => self.lose("completions of requests the trace did not see created"),
+                        None => match self.rma.completed(r) {
+                            Some(rec) => at_end.push(rec),
+                            None => self.lose("completions of requests the trace did not see created"),
+                        },
                     }
                     self.pending.remove(&r);
                 }

@@ -163,6 +163,10 @@ impl Otf2Trace {
             comms: comm_map,
             parents: defs.comms.iter().map(|c| (c.id, c.parent)).collect(),
             rma: routines.iter().map(|n| RmaRole::of(n)).collect(),
+            request_forms: routines
+                .iter()
+                .map(|n| matches!(RmaRole::of(n), Some(RmaRole::Data(_))) && n.starts_with("MPI_R"))
+                .collect(),
             wins: win_map,
             win_comms: wins.iter().map(|w| w.comm).collect(),
             groups: crate::rma_import::rank_groups(&defs),

@@ -14,7 +14,7 @@ use crate::writer::{Record, UNDEFINED_U32};
 use pnmpi_trace::fields::V;
 use pnmpi_trace::rma::{DataOp, RmaRole, Win, WinKind, LOCK_SHARED};
 use pnmpi_trace::rma_stats::moved;
-use pnmpi_trace::trace::Event;
+use pnmpi_trace::trace::{Event, ReqRef};
 use rustc_hash::FxHashMap;
 
 /// Both synchronization levels: the calls order processes and memory.
@@ -32,6 +32,9 @@ pub(crate) struct RmaExport {
     pending: FxHashMap<(u32, i64), Vec<(i64, u64)>>,
     /// Operations issued per stream (the low half of matching ids).
     issued: FxHashMap<u32, u32>,
+    /// The request forms' requests (`MPI_Rput` ...) not completed yet:
+    /// their operation's window and matching id.
+    requests: FxHashMap<ReqRef, (u32, u64)>,
     /// The group of each (stream, window)'s open access epoch
     /// (`MPI_Win_start`), for its `MPI_Win_complete`, and of its exposure
     /// epoch (`MPI_Win_post`), for its `MPI_Win_wait`: OTF2 group ids.
@@ -52,6 +55,7 @@ impl RmaExport {
             wins: wins.to_vec(),
             pending: FxHashMap::default(),
             issued: FxHashMap::default(),
+            requests: FxHashMap::default(),
             epochs: FxHashMap::default(),
             groups: Vec::new(),
             group_ids: FxHashMap::default(),
@@ -91,12 +95,21 @@ impl RmaExport {
         });
     }
 
+    /// The record of request `r`'s completion, if a request form
+    /// (`MPI_Rput` ...) created it: Score-P's `RmaOpCompleteNonBlocking`
+    /// of its operation, in the call that completes it.
+    pub(crate) fn completed(&mut self, r: ReqRef) -> Option<Record> {
+        let (win, id) = self.requests.remove(&r)?;
+        Some(Record::RmaOpCompleteNonBlocking(win, id))
+    }
+
     /// The records of event `ev` of stream `si`, if it is one-sided: those
     /// after its `Enter` into `at_start`, those before its `Leave` into
-    /// `at_end`. Returns what could not be written, if anything.
+    /// `at_end` (`req`: the first request the call created). Returns what
+    /// could not be written, if anything.
     pub(crate) fn records(
         &mut self,
-        si: u32,
+        (si, req): (u32, ReqRef),
         ev: &Event,
         at_start: &mut Vec<Record>,
         at_end: &mut Vec<Record>,
@@ -168,6 +181,9 @@ impl RmaExport {
                     ),
                 });
                 self.pending.entry((si, win)).or_default().push((t, id));
+                if ev.created() > 0 {
+                    self.requests.insert(req, (w, id));
+                }
             }
             RmaRole::Fence => {
                 at_start.push(Record::RmaCollBegin);

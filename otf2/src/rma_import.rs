@@ -11,7 +11,10 @@
 //! - `RmaGroupSync` the group of `MPI_Win_post` and `MPI_Win_start`;
 //! - `RmaRequestLock` the lock's type and target.
 //!
-//! An operation's completion (`RmaOpComplete*`) inside `MPI_Win_flush`
+//! A request form's operation (`MPI_Rput` ...) creates the call's
+//! request, and its local completion (`RmaOpCompleteNonBlocking`)
+//! completes it in the call that holds it (`MPI_Wait` ...). An
+//! operation's completion (`RmaOpComplete*`) inside `MPI_Win_flush`
 //! (`_local`, `_all`) names the window the flush works on, and a one-target
 //! flush's target (the completed operation's); elsewhere completions,
 //! tests (`RmaOpTest`) and lock grants (`RmaAcquireLock`) add nothing: the
@@ -30,6 +33,10 @@ use pnmpi_trace::rma::{DataOp, RmaRole, Win, WinKind, LOCK_EXCLUSIVE, LOCK_SHARE
 use pnmpi_trace::trace::WinCreated;
 use rustc_hash::FxHashMap;
 use std::os::raw::c_void;
+
+/// The bit that keeps a request form's request (its operation's
+/// matching id) apart from OTF2's request ids in a location's requests.
+const RMA_REQUEST: u64 = 1 << 63;
 
 /// The name the export gives window `id` of kind `kind`, which
 /// [`windows`] reads back.
@@ -137,6 +144,9 @@ impl Assembler {
             return;
         };
         self.rma_targets.insert(op, target);
+        if self.request_form() {
+            self.create(op | RMA_REQUEST, false);
+        }
         let Some(ev) = self.current() else { return };
         ev.set(V::Peer, Some(target));
         match role {
@@ -146,6 +156,27 @@ impl Assembler {
                 ev.set(V::Bytes, Some(sent as i64));
                 ev.set(V::Rbytes, Some(fetched as i64));
             }
+        }
+    }
+
+    /// Whether the open call is a request form of a data operation
+    /// (`MPI_Rput` ...): its operation's matching id names its request.
+    fn request_form(&mut self) -> bool {
+        let shared = self.shared();
+        self.current().is_some_and(|ev| {
+            shared
+                .request_forms
+                .get(ev.routine as usize)
+                .copied()
+                .unwrap_or(false)
+        })
+    }
+
+    /// A request form's operation `op` completed locally: its request
+    /// completes in the open call (`MPI_Wait` ...).
+    fn rma_completed_locally(&mut self, op: u64) {
+        if self.has_request(op | RMA_REQUEST) {
+            self.finish(op | RMA_REQUEST);
         }
     }
 
@@ -357,6 +388,20 @@ unsafe extern "C" fn op_test(
     ffi::OTF2_CALLBACK_SUCCESS as Code
 }
 
+/// An operation's local completion, in the call that completes its
+/// request ([`Assembler::rma_completed_locally`]).
+unsafe extern "C" fn op_done_locally(
+    _l: Loc,
+    _t: u64,
+    _p: u64,
+    user: *mut c_void,
+    _a: Attrs,
+    _win: u32,
+    id: u64,
+) -> Code {
+    on_events(user, |a| a.rma_completed_locally(id))
+}
+
 /// An operation's completion ([`Assembler::rma_completed`]).
 unsafe extern "C" fn op_done(
     _l: Loc,
@@ -394,7 +439,7 @@ pub(crate) fn register_events(c: *mut ffi::OTF2_EvtReaderCallbacks) {
         ffi::OTF2_EvtReaderCallbacks_SetRmaGetCallback(c, Some(get));
         ffi::OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(c, Some(atomic));
         ffi::OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(c, Some(op_done));
-        ffi::OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(c, Some(op_done));
+        ffi::OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(c, Some(op_done_locally));
         ffi::OTF2_EvtReaderCallbacks_SetRmaOpTestCallback(c, Some(op_test));
         ffi::OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(c, Some(op_done));
     }

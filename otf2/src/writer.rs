@@ -108,6 +108,9 @@ pub enum Record {
     /// The completion of the operation of a matching id, at a blocking
     /// synchronization: window, matching id.
     RmaOpCompleteBlocking(u32, u64),
+    /// The local completion of a request form's operation (`MPI_Rput`
+    /// ...), in the call that completes its request: window, matching id.
+    RmaOpCompleteNonBlocking(u32, u64),
 }
 
 /// The event writer of one location.
@@ -562,6 +565,9 @@ impl EventWriter<'_> {
                 }
                 Record::RmaOpCompleteBlocking(win, id) => {
                     ffi::OTF2_EvtWriter_RmaOpCompleteBlocking(w, none, time, win, id)
+                }
+                Record::RmaOpCompleteNonBlocking(win, id) => {
+                    ffi::OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, none, time, win, id)
                 }
             }
         };
