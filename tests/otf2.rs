@@ -243,6 +243,29 @@ fn archives_written_by_python_otf2_replay_to_the_nanosecond() {
         "{text}"
     );
     assert_eq!((replay(&nonblocking, &machine, "simple") * 1e9).round(), 6508.0);
+    // One-sided, as Score-P records it: every gap between calls is 100 ns
+    // of compute but rank 0's two 90 ns ones, and the window's creation,
+    // fences and free are barriers (1000 ns after the last enters). From
+    // the end of MPI_Init: the creation ends at 1100, the first fence at
+    // 2200; rank 0's put of 1000 B at 2300 is done at 2300 + 2000 + 1000
+    // (its acknowledgement) = 5300; its Rput of 500 B at 2390 is at the
+    // target at 3890, when its MPI_Wait (entered at 2480) returns; the
+    // closing fence waits for the put, 5300, and ends at 6300; the free
+    // at 6400 ends at 7400; MPI_Finalize starts 100 ns later.
+    let rma = case.dir().join("rma/traces.otf2");
+    assert_eq!((replay(&rma, &machine, "simple") * 1e9).round(), 7500.0);
+    // The Rput's request, completed by RmaOpCompleteNonBlocking in the
+    // MPI_Wait: the wait lasts from 2480 to 3890.
+    let out = Command::new(target_dir().join("pnmpi"))
+        .args(["sim", "replay"])
+        .arg(&rma)
+        .arg("-m")
+        .arg(&machine)
+        .output()
+        .unwrap();
+    let text = ok(&out, "replay");
+    let wait = text.lines().find(|l| l.starts_with("MPI_Wait ")).unwrap_or_default();
+    assert!(wait.contains(" 1.410 us"), "{text}");
 }
 
 #[test]

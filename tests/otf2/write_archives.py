@@ -5,14 +5,15 @@ tests/otf2.rs: known compute intervals and messages whose replay under the
 
     /usr/bin/python3 write_archives.py OUT_DIR
 
-writes OUT_DIR/blocking/traces.otf2 and OUT_DIR/nonblocking/traces.otf2.
-Times are ns (a 1 GHz timer)."""
+writes OUT_DIR/blocking/traces.otf2, OUT_DIR/nonblocking/traces.otf2 and
+OUT_DIR/rma/traces.otf2 (one-sided calls as Score-P records them). Times
+are ns (a 1 GHz timer)."""
 
 import os
 import sys
 
 import otf2
-from otf2.enums import CollectiveOp, GroupType, Paradigm, RegionRole, Undefined
+from otf2.enums import CollectiveOp, GroupType, Paradigm, RegionRole, RmaSyncLevel, Undefined
 
 P2P = RegionRole.POINT2POINT
 
@@ -36,7 +37,7 @@ def archive(path, ranks, script):
                 regions[name] = defs.region(name, region_role=role, paradigm=paradigm)
             return regions[name]
 
-        script(writers, world, region)
+        script(writers, world, region, defs)
 
 
 def call(w, region, start, end, inside=()):
@@ -47,7 +48,7 @@ def call(w, region, start, end, inside=()):
     w.leave(end, region)
 
 
-def blocking(writers, world, region):
+def blocking(writers, world, region, _defs):
     """Rank 0 sends 1000 B to rank 1 after 1000 ns, computes 500 ns (in a
     non-MPI region), receives 2000 B; rank 1 computes 2000 ns, receives,
     computes 300 ns, sends 2000 B back."""
@@ -66,7 +67,7 @@ def blocking(writers, world, region):
     call(w1, fin, 2600, 2700)
 
 
-def nonblocking(writers, world, region):
+def nonblocking(writers, world, region, _defs):
     """Both ranks post an Irecv and an Isend at once (rank 0 sends 4000 B,
     rank 1 3000 B), compute (5000 ns and 1000 ns), Waitall, then an
     8-byte Allreduce; rank 0 then computes 500 ns in a non-MPI region with
@@ -102,9 +103,44 @@ def nonblocking(writers, world, region):
         call(w, fin, end, end + 100)
 
 
+def rma(writers, world, region, defs):
+    """Score-P's records of a fence epoch: both ranks create a window over
+    MPI_COMM_WORLD, fence, rank 0 puts 1000 B into rank 1's window and
+    then 500 B with MPI_Rput (waited for), both fence again and free it.
+    The calls' own durations are the tracer's, not the replay's."""
+    w0, w1 = writers
+    win = defs.rma_win("window", world)
+    init, fin = region("MPI_Init"), region("MPI_Finalize")
+    create, free = region("MPI_Win_create", RegionRole.COLL_ALL2ALL), region("MPI_Win_free", RegionRole.COLL_ALL2ALL)
+    fence = region("MPI_Win_fence", RegionRole.BARRIER)
+    put, rput = region("MPI_Put", RegionRole.RMA), region("MPI_Rput", RegionRole.RMA)
+    wait = region("MPI_Wait", P2P)
+    sync = RmaSyncLevel.PROCESS | RmaSyncLevel.MEMORY
+    none = Undefined.UINT32.value
+
+    def collective(w, op, t0, t1, inside=()):
+        return [lambda: w.rma_collective_begin(t0), *inside,
+                lambda: w.rma_collective_end(t1, op, sync, win, none, 0, 0)]
+
+    for rank, w in [(0, w0), (1, w1)]:
+        call(w, init, 0, 100)
+        call(w, create, 200, 300, collective(w, CollectiveOp.CREATE_HANDLE, 200, 300, [lambda w=w: w.rma_win_create(300, win)]))
+        call(w, fence, 400, 500, collective(w, CollectiveOp.BARRIER, 400, 500))
+        t = 500
+        if rank == 0:
+            call(w, put, 600, 610, [lambda: w.rma_put(600, win, 1, 1000, 7)])
+            call(w, rput, 700, 710, [lambda: w.rma_put(700, win, 1, 500, 8)])
+            call(w, wait, 800, 900, [lambda: w.rma_op_complete_non_blocking(900, win, 8)])
+            t = 900
+        done = [lambda w=w: w.rma_op_complete_blocking(t + 150, win, 7), lambda w=w: w.rma_op_complete_blocking(t + 150, win, 8)]
+        call(w, fence, t + 100, t + 200, collective(w, CollectiveOp.BARRIER, t + 100, t + 200, done if rank == 0 else []))
+        call(w, free, t + 300, t + 400, collective(w, CollectiveOp.DESTROY_HANDLE, t + 300, t + 400, [lambda w=w, e=t + 400: w.rma_win_destroy(e, win)]))
+        call(w, fin, t + 500, t + 600)
+
+
 def main():
     out = sys.argv[1]
-    for name, script in [("blocking", blocking), ("nonblocking", nonblocking)]:
+    for name, script in [("blocking", blocking), ("nonblocking", nonblocking), ("rma", rma)]:
         archive(os.path.join(out, name), 2, script)
 
 
