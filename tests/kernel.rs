@@ -253,22 +253,7 @@ fn one_sided_epochs_end_alike_under_vtime_and_in_the_replay() {
         ));
         case.env("PNMPI_TRACE_CLOCK", "vtime");
         let run = case.mpirun(4, &exe, &[]);
-        run.assert_ok();
-        let checked = run.lines("rma_epochs: rank ");
-        assert!(
-            checked.len() == 4 && checked.iter().all(|l| l.ends_with(" ok 1")),
-            "{}",
-            run.stdout
-        );
-        let vtime = ends(&run, "rma_epochs", 4);
-        let replay = replayed_ends(&case, model);
-        eprintln!("rma_epochs {model}: vtime {vtime:?}, replay {replay:?}");
-        for (r, (a, b)) in vtime.iter().zip(&replay).enumerate() {
-            assert!(
-                (a - b).abs() <= 1e-9,
-                "{model}: rank {r} ends at {a} s under vtime, at {b} s in the replay"
-            );
-        }
+        let vtime = epochs_end_as_replayed(&case, &run, model, "under vtime");
         exclusive_holders_come_one_after_another(&case, model);
         // The last rank's puts alone: 3 epochs of 64 KiB at 1 GB/s.
         let puts = 3.0 * 65536.0e-9;
@@ -380,23 +365,33 @@ fn one_sided_epochs_as_virtual_ranks_end_where_the_replay_of_their_trace_does() 
     for model in ["simple", "loggp"] {
         let machine = MACHINE.replace("nodes = 3", "nodes = 4");
         let (case, run) = under_vranks(&machine, model, 1, 4, "rma_epochs", &[], true);
-        run.assert_ok();
-        let checked = run.lines("rma_epochs: rank ");
-        assert!(
-            checked.len() == 4 && checked.iter().all(|l| l.ends_with(" ok 1")),
-            "{}",
-            run.stdout
-        );
-        let ran = ends(&run, "rma_epochs", 4);
-        let replay = replayed_ends(&case, model);
-        for (r, (a, b)) in ran.iter().zip(&replay).enumerate() {
-            assert!(
-                (a - b).abs() <= 1e-9,
-                "{model}: rank {r} ends at {a} s as virtual ranks, at {b} s in the replay"
-            );
-        }
+        epochs_end_as_replayed(&case, &run, model, "as virtual ranks");
         exclusive_holders_come_one_after_another(&case, model);
     }
+}
+
+/// `rma_epochs.c`'s run in `case` (`way`: vtime or virtual ranks, traced
+/// into `tr` on the virtual clock): every rank's data arrived as sent,
+/// and the replay of its trace under `model` ends every rank where the
+/// run did; returns the ends.
+fn epochs_end_as_replayed(case: &Case, run: &Run, model: &str, way: &str) -> Vec<f64> {
+    run.assert_ok();
+    let checked = run.lines("rma_epochs: rank ");
+    assert!(
+        checked.len() == 4 && checked.iter().all(|l| l.ends_with(" ok 1")),
+        "{}",
+        run.stdout
+    );
+    let ran = ends(run, "rma_epochs", 4);
+    let replay = replayed_ends(case, model);
+    eprintln!("rma_epochs {model}: {way} {ran:?}, replay {replay:?}");
+    for (r, (a, b)) in ran.iter().zip(&replay).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-9,
+            "{model}: rank {r} ends at {a} s {way}, at {b} s in the replay"
+        );
+    }
+    ran
 }
 
 /// The counter's exclusive epochs in the trace taken on vtime's clock

@@ -264,7 +264,10 @@ fn archives_written_by_python_otf2_replay_to_the_nanosecond() {
         .output()
         .unwrap();
     let text = ok(&out, "replay");
-    let wait = text.lines().find(|l| l.starts_with("MPI_Wait ")).unwrap_or_default();
+    let wait = text
+        .lines()
+        .find(|l| l.starts_with("MPI_Wait "))
+        .unwrap_or_default();
     assert!(wait.contains(" 1.410 us"), "{text}");
 }
 

@@ -73,7 +73,7 @@ pub fn blocking(
     part: impl FnOnce() -> Member,
     real: impl FnOnce() -> c_int,
 ) -> c_int {
-    timed(comm, coll, root, || {}, part, real)
+    state::call(|timed| timed_within(timed, comm, coll, root, || {}, part, real))
 }
 
 /// A blocking collective `coll` of no data on `comm`, made by `real`,
@@ -92,19 +92,8 @@ pub fn blocking_after_within(
     timed_within(timed, comm, coll, None, before, || Member::of(0), real)
 }
 
-/// [`blocking`], the clock moved by `before` at the call's entry.
-fn timed(
-    comm: Comm,
-    coll: Coll,
-    root: Option<c_int>,
-    before: impl FnOnce(),
-    part: impl FnOnce() -> Member,
-    real: impl FnOnce() -> c_int,
-) -> c_int {
-    state::call(|timed| timed_within(timed, comm, coll, root, before, part, real))
-}
-
-/// [`timed`]'s body, in a call already entered.
+/// [`blocking`] in a call already entered (`timed` its flag), the clock
+/// moved by `before` at the call's entry.
 fn timed_within(
     timed: bool,
     comm: Comm,

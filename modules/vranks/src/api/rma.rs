@@ -48,6 +48,7 @@ use pnmpi_sdk::rma_codes::{assert_bits, lock_code, op_code};
 use pnmpi_trace::rank::NewWin;
 use pnmpi_trace::rma::{DataOp, WinKind};
 use std::ffi::{c_int, c_void};
+use std::ptr::null_mut;
 
 type Dt = ffi::MPI_Datatype;
 
@@ -104,16 +105,11 @@ fn world_of(routine: &str, w: usize, r: c_int) -> u32 {
 ///
 /// # Safety
 /// `win` (and `baseptr`, if not null) are the application's out-pointers.
-#[allow(clippy::too_many_arguments)]
 unsafe fn create(
     routine: &str,
-    kind: WinKind,
-    comm: ffi::MPI_Comm,
-    base: *mut c_void,
-    size: ffi::MPI_Aint,
-    disp_unit: c_int,
-    baseptr: *mut c_void,
-    win: *mut ffi::MPI_Win,
+    (kind, comm): (WinKind, ffi::MPI_Comm),
+    (base, size, disp_unit): (*mut c_void, ffi::MPI_Aint, c_int),
+    (baseptr, win): (*mut c_void, *mut ffi::MPI_Win),
 ) -> c_int {
     let parent = comm_of(routine, comm);
     if size < 0 {
@@ -211,70 +207,45 @@ pub unsafe extern "C" fn MPI_Win_create(
     unsafe {
         create(
             "MPI_Win_create",
-            WinKind::Create,
-            comm,
-            base,
-            size,
-            disp_unit,
-            std::ptr::null_mut(),
-            win,
+            (WinKind::Create, comm),
+            (base, size, disp_unit),
+            (null_mut(), win),
         )
     }
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Win_allocate(
-    size: ffi::MPI_Aint,
-    disp_unit: c_int,
-    _info: ffi::MPI_Info,
-    comm: ffi::MPI_Comm,
-    baseptr: *mut c_void,
-    win: *mut ffi::MPI_Win,
-) -> c_int {
-    let _call = CallInProgress::enter("MPI_Win_allocate");
-    // SAFETY: the application's arguments.
-    unsafe {
-        create(
-            "MPI_Win_allocate",
-            WinKind::Allocate,
-            comm,
-            std::ptr::null_mut(),
-            size,
-            disp_unit,
-            baseptr,
-            win,
-        )
-    }
+/// Defines a window creation that allocates its memory
+/// (`MPI_Win_allocate`, `_allocate_shared`).
+macro_rules! allocating {
+    ($name:ident, $kind:ident) => {
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            size: ffi::MPI_Aint,
+            disp_unit: c_int,
+            _info: ffi::MPI_Info,
+            comm: ffi::MPI_Comm,
+            baseptr: *mut c_void,
+            win: *mut ffi::MPI_Win,
+        ) -> c_int {
+            let _call = CallInProgress::enter(stringify!($name));
+            let memory = (null_mut(), size, disp_unit);
+            // SAFETY: the application's arguments.
+            unsafe {
+                create(
+                    stringify!($name),
+                    (WinKind::$kind, comm),
+                    memory,
+                    (baseptr, win),
+                )
+            }
+        }
+    };
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Win_allocate_shared(
-    size: ffi::MPI_Aint,
-    disp_unit: c_int,
-    _info: ffi::MPI_Info,
-    comm: ffi::MPI_Comm,
-    baseptr: *mut c_void,
-    win: *mut ffi::MPI_Win,
-) -> c_int {
-    let _call = CallInProgress::enter("MPI_Win_allocate_shared");
-    // SAFETY: the application's arguments.
-    unsafe {
-        create(
-            "MPI_Win_allocate_shared",
-            WinKind::AllocateShared,
-            comm,
-            std::ptr::null_mut(),
-            size,
-            disp_unit,
-            baseptr,
-            win,
-        )
-    }
-}
+allocating!(MPI_Win_allocate, Allocate);
+allocating!(MPI_Win_allocate_shared, AllocateShared);
 
 /// # Safety
 /// MPI's contract for this routine.
@@ -289,13 +260,9 @@ pub unsafe extern "C" fn MPI_Win_create_dynamic(
     unsafe {
         create(
             "MPI_Win_create_dynamic",
-            WinKind::Dynamic,
-            comm,
-            std::ptr::null_mut(),
-            0,
-            1,
-            std::ptr::null_mut(),
-            win,
+            (WinKind::Dynamic, comm),
+            (null_mut(), 0, 1),
+            (null_mut(), win),
         )
     }
 }
@@ -1154,32 +1121,24 @@ fn flush(routine: &'static str, win: ffi::MPI_Win, target: Option<c_int>) -> c_i
     ok()
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Win_flush(target: c_int, win: ffi::MPI_Win) -> c_int {
-    flush("MPI_Win_flush", win, Some(target))
+/// Defines the flushes of one target (`(target, win)`) and of all
+/// (`(win)`).
+macro_rules! flushes {
+    ($($name:ident ($($t:ident)?);)*) => {$(
+        /// # Safety
+        /// MPI's contract for this routine.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($t: c_int,)? win: ffi::MPI_Win) -> c_int {
+            flush(stringify!($name), win, None$(.or(Some($t)))?)
+        }
+    )*};
 }
 
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Win_flush_local(target: c_int, win: ffi::MPI_Win) -> c_int {
-    flush("MPI_Win_flush_local", win, Some(target))
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Win_flush_all(win: ffi::MPI_Win) -> c_int {
-    flush("MPI_Win_flush_all", win, None)
-}
-
-/// # Safety
-/// MPI's contract for this routine.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Win_flush_local_all(win: ffi::MPI_Win) -> c_int {
-    flush("MPI_Win_flush_local_all", win, None)
+flushes! {
+    MPI_Win_flush(target);
+    MPI_Win_flush_local(target);
+    MPI_Win_flush_all();
+    MPI_Win_flush_local_all();
 }
 
 /// # Safety
