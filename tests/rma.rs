@@ -526,3 +526,62 @@ fn archive_replays_as_its_trace(prog: &str) {
         );
     }
 }
+
+/// Rank 0's fence ends, s, in the replay of `trace` on `machine` under
+/// `model` (its `--timeline`: one process a rank).
+fn fence_ends(case: &Case, trace: &Path, model: &str) -> Vec<f64> {
+    let t = trace.display().to_string();
+    let args = [
+        "sim",
+        "replay",
+        &t,
+        "-m",
+        "ft.toml",
+        "--model",
+        model,
+        "--timeline",
+        "t.json",
+    ];
+    succeeded(pnmpi_cli(&args, case.dir()));
+    let text = std::fs::read_to_string(case.dir().join("t.json")).expect("timeline");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let events = v["traceEvents"].as_array().expect("events");
+    events
+        .iter()
+        .filter(|e| e["name"] == "MPI_Win_fence" && e["ph"] == "X" && e["pid"] == 0)
+        .map(|e| (e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap()) * 1e-6)
+        .collect()
+}
+
+/// One-sided data shares the links it crosses as messages do, under
+/// `cm02` (`rma_share.c` on a 2-level fat tree of 1 GB/s links): three
+/// puts of 1 MiB into rank 0 at once share its link, so their fence epoch
+/// lasts about 2 MiB of link time longer than under `simple` (private
+/// links), while one put alone lasts as long under both.
+#[test]
+fn one_sided_data_shares_links_under_cm02() {
+    let (case, trace) = traced("rma_share", RANKS as usize, &[]);
+    case.write(
+        "ft.toml",
+        "[machine]\nnodes = 4\ncores_per_node = 1\n[network]\nlatency = \"0us\"\nbandwidth = \"1GB/s\"\n\
+         [network.topology]\nshape = \"fat_tree\"\ntopology = \"2;2,2;1,1;1,1\"\nbandwidth = \"1GB/s\"\n\
+         latency = \"1us\"\nsharing = \"splitduplex\"\n[collectives]\nmode = \"algorithmic\"\n",
+    );
+    let (shared, private) = (
+        fence_ends(&case, &trace, "cm02"),
+        fence_ends(&case, &trace, "simple"),
+    );
+    assert_eq!((shared.len(), private.len()), (4, 4), "{shared:?} {private:?}");
+    let epoch = |f: &[f64], i: usize| f[i] - f[i - 1];
+    let link = 1048576e-9; // 1 MiB at 1 GB/s
+    let (a_shared, a_private) = (epoch(&shared, 1), epoch(&private, 1));
+    let (b_shared, b_private) = (epoch(&shared, 3), epoch(&private, 3));
+    assert!(
+        a_shared - a_private >= 1.5 * link,
+        "three puts sharing rank 0's link: {a_shared} s under cm02, {a_private} s under simple"
+    );
+    assert!(
+        (b_shared - b_private).abs() <= 0.02 * b_private,
+        "one put alone: {b_shared} s under cm02, {b_private} s under simple"
+    );
+}

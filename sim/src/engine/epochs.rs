@@ -1,7 +1,9 @@
 //! An actor's one-sided epochs: per window, its operations no call has
-//! completed yet, and the groups of its last post and start
+//! completed yet (done at a known time, or moving as flows), and the
+//! groups of its last post and start
 //! (`one_sided` times the calls that fill and close them).
 
+use crate::input::ReqId;
 use crate::kernel::rma::Pending;
 use rustc_hash::FxHashMap;
 
@@ -17,6 +19,9 @@ pub struct Epochs {
 pub struct Epoch {
     /// Per target, when its operations are done.
     pub pending: Pending,
+    /// Operations whose data still moves as flows over shared links:
+    /// their target and the request their end completes.
+    pub flowing: Vec<(u32, ReqId)>,
     /// The targets of the last `MPI_Win_start`.
     pub started: Box<[u32]>,
     /// The origins of the last `MPI_Win_post`.

@@ -62,6 +62,19 @@ impl Engine<'_, '_> {
                 let send_open = mode != p2p::Mode::Synchronous;
                 self.rendezvous_landed(&send, &recv, mode, ready, x, send_open);
             }
+            Transit::Rma(op) => {
+                self.transits.open.remove(&n);
+                if op.returning {
+                    if let Some(d) = op.done {
+                        self.complete(d, t, f64::NEG_INFINITY);
+                    }
+                    if let Some(r) = op.local {
+                        self.complete(r, t, f64::NEG_INFINITY);
+                    }
+                } else {
+                    self.rma_arrived(op, t);
+                }
+            }
         }
     }
 

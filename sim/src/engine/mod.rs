@@ -148,6 +148,9 @@ struct ActorState {
     coll_seq: CollSeq,
     /// Its one-sided epochs, if it made any one-sided call.
     rma: Option<Box<epochs::Epochs>>,
+    /// The rest of a closing one-sided call waiting for its operations'
+    /// flows: its window and what it does once they end.
+    then: Option<Box<(u32, one_sided::Rest)>>,
     /// Its current op, read into and run in place (a source reuses what
     /// it holds, a wait's completion list, instead of allocating per op),
     /// beside the rest of its state, which every event reads too: at a
@@ -504,6 +507,11 @@ impl<'m, 'o> Engine<'m, 'o> {
         loop {
             if self.actors[a].blocked > 0 || self.actors[a].done {
                 return Ok(());
+            }
+            if let Some(rest) = self.actors[a].then.take() {
+                let (win, rest) = *rest;
+                self.rest(a, win, rest, &*src);
+                continue;
             }
             match self.actors[a].steps.as_mut().map(|s| s.queue.pop_front()) {
                 Some(Some(step)) => {

@@ -22,14 +22,33 @@
 //!   `MPI_Win_unlock` sends, once its operations are done, without CPU
 //!   time of its own.
 //!
+//! Under a model whose links messages share (`cm02`), an operation's
+//! data and what comes back move as flows, as messages do: its done time
+//! is known when they end, and a closing call waits for them (it blocks,
+//! then does the rest: a fence's barrier, a complete's notifications, an
+//! unlock's grants).
+//!
 //! What is not timed: a lock no holder hands over costs nothing (it is
 //! taken with its operations), and a target's reduction costs nothing
 //! (docs/sim.md, "One-sided communication").
 
 use super::epochs::Epoch;
+use super::transit::{RmaTransit, Transit};
 use super::*;
+use crate::input::ops::Handover;
 use crate::input::{fence_comm, pscw_comm, RmaAct};
+use crate::kernel::p2p::Carried;
 use crate::kernel::rma;
+
+/// What a closing call does once its operations are done.
+pub(super) enum Rest {
+    /// `MPI_Win_fence`'s barrier of the window's group.
+    Barrier,
+    /// `MPI_Win_complete`'s notifications to these targets.
+    Notify(Box<[u32]>),
+    /// `MPI_Win_unlock`'s grants to the holders after it.
+    Grants(Box<[Handover]>),
+}
 
 /// Tag of `MPI_Win_post`'s messages, on the window's [`pscw_comm`].
 const POST_TAG: i64 = -1001;
@@ -69,33 +88,43 @@ impl Engine<'_, '_> {
                 let m = self.msg(rank, target, there);
                 let at = self.actors[a].clock;
                 let noise = &mut self.noise;
-                let issued = rma::issue(&mut *self.model, &m, back, at, &mut |start, work| {
+                let (free, carried) = rma::started(&mut *self.model, &m, at, &mut |start, work| {
                     stretch(noise, a, start, work)
                 });
-                self.actors[a].clock = issued.free;
-                self.epoch(a, win).pending.add(target, issued.done);
+                self.actors[a].clock = free;
                 if let Some(r) = req {
-                    self.open_req(r, Some((issued.local, f64::NEG_INFINITY)));
+                    self.open_req(r, None);
+                }
+                let mut op = RmaTransit {
+                    origin: a,
+                    win,
+                    there: m,
+                    back,
+                    done: None,
+                    local: req,
+                    returning: false,
+                };
+                match carried {
+                    Carried::Known(x) => self.rma_arrived(op, x.end),
+                    Carried::Flow(flow, _) => {
+                        op.done = Some(self.flowing(a, win, target));
+                        self.transits.start(flow, Transit::Rma(op));
+                    }
                 }
             }
             RmaAct::Flush(target) => {
-                let t = self.epoch(a, win).pending.settle(*target);
-                self.until(a, t);
+                self.settle_epoch(a, win, *target);
             }
             RmaAct::Lock(waits) => {
                 self.notified(a, waits.iter().map(|h| h.target), win, GRANT_TAG);
             }
             RmaAct::Unlock { target, grants } => {
-                let t = self.epoch(a, win).pending.settle(*target);
-                self.until(a, t);
-                for h in grants.iter() {
-                    self.grant(a, h.peer, h.target, win);
-                }
+                self.settle_epoch(a, win, *target);
+                self.then(a, win, Rest::Grants(grants.clone()), src);
             }
             RmaAct::Fence => {
-                let t = self.epoch(a, win).pending.settle(None);
-                self.until(a, t);
-                self.collective(a, src, (Coll::Barrier, fence_comm(win), 0, None), None, None);
+                self.settle_epoch(a, win, None);
+                self.then(a, win, Rest::Barrier, src);
             }
             RmaAct::Post(origins) => {
                 self.epoch(a, win).posted = origins.clone();
@@ -108,20 +137,116 @@ impl Engine<'_, '_> {
                 self.notified(a, targets.iter().copied(), win, POST_TAG);
             }
             RmaAct::Complete => {
-                let e = self.epoch(a, win);
-                let targets = std::mem::take(&mut e.started);
-                let t = targets
-                    .iter()
-                    .map(|&t| e.pending.settle(Some(t)))
-                    .fold(f64::NEG_INFINITY, f64::max);
-                self.until(a, t);
+                let targets = std::mem::take(&mut self.epoch(a, win).started);
                 for &t in targets.iter() {
-                    self.notify(a, t, win, DONE_TAG);
+                    self.settle_epoch(a, win, Some(t));
                 }
+                self.then(a, win, Rest::Notify(targets), src);
             }
             RmaAct::Wait => {
                 let origins = std::mem::take(&mut self.epoch(a, win).posted);
                 self.notified(a, origins.iter().copied(), win, DONE_TAG);
+            }
+        }
+    }
+
+    /// Operation `op`'s data arrived at its target at `arrived`: what
+    /// comes back moves (an empty acknowledgement, or the fetched data),
+    /// and its end is the operation's done time, known now (a closed
+    /// form: the epoch learns it) or when its flow ends. A put's or an
+    /// accumulate's request completes now, a fetching operation's when
+    /// its data is back.
+    pub(super) fn rma_arrived(&mut self, op: RmaTransit, arrived: Ns) {
+        let target = op.there.dst;
+        let back = rma::returned(&mut *self.model, &op.there, op.back, arrived);
+        let mut local = op.local;
+        if op.back == 0 {
+            if let Some(r) = local.take() {
+                self.complete(r, arrived, f64::NEG_INFINITY);
+            }
+        }
+        match back {
+            Carried::Known(x) => {
+                if let Some(r) = local {
+                    self.complete(r, x.end, f64::NEG_INFINITY);
+                }
+                match op.done {
+                    Some(d) => self.complete(d, x.end, f64::NEG_INFINITY),
+                    None => self.epoch(op.origin, op.win).pending.add(target, x.end),
+                }
+            }
+            Carried::Flow(flow, _) => {
+                let done = op.done.unwrap_or_else(|| self.flowing(op.origin, op.win, target));
+                let leg = RmaTransit {
+                    done: Some(done),
+                    local,
+                    returning: true,
+                    ..op
+                };
+                self.transits.start(flow, Transit::Rma(leg));
+            }
+        }
+    }
+
+    /// A request of actor `a` that an operation to `target` on window
+    /// `win` moving as a flow completes when it is done: its epoch waits
+    /// for it.
+    fn flowing(&mut self, a: usize, win: u32, target: u32) -> ReqId {
+        let r = self.temp_req(a);
+        self.open_req(r, None);
+        self.epoch(a, win).flowing.push((target, r));
+        r
+    }
+
+    /// Actor `a`'s call waits for its operations on window `win` to
+    /// `target` (`None`: to every target): until the latest known done
+    /// time, and for those moving as flows until they end (the call
+    /// blocks).
+    fn settle_epoch(&mut self, a: usize, win: u32, target: Option<u32>) {
+        let e = self.epoch(a, win);
+        let t = e.pending.settle(target);
+        let moving: Vec<ReqId> = if e.flowing.is_empty() {
+            Vec::new()
+        } else {
+            let (now, later) = std::mem::take(&mut e.flowing)
+                .into_iter()
+                .partition(|&(t, _)| target.is_none_or(|x| x == t));
+            e.flowing = later;
+            now.into_iter().map(|(_, r)| r).collect()
+        };
+        self.until(a, t);
+        for r in moving {
+            self.wait_for(a, r);
+        }
+    }
+
+    /// What actor `a`'s closing call on window `win` does once its
+    /// operations are done: now, or once the flows it waits for end
+    /// (the call resumes then, [`Engine::advance`]).
+    fn then(&mut self, a: usize, win: u32, rest: Rest, src: &dyn OpSource) {
+        if self.actors[a].blocked > 0 {
+            self.actors[a].then = Some(Box::new((win, rest)));
+            return;
+        }
+        self.rest(a, win, rest, src);
+    }
+
+    /// The rest of a closing call on window `win`: a fence's barrier,
+    /// a complete's notifications, an unlock's grants.
+    pub(super) fn rest(&mut self, a: usize, win: u32, rest: Rest, src: &dyn OpSource) {
+        match rest {
+            Rest::Barrier => {
+                self.collective(a, src, (Coll::Barrier, fence_comm(win), 0, None), None, None);
+            }
+            Rest::Notify(targets) => {
+                for &t in targets.iter() {
+                    self.notify(a, t, win, DONE_TAG);
+                }
+            }
+            Rest::Grants(grants) => {
+                for h in grants.iter() {
+                    self.grant(a, h.peer, h.target, win);
+                }
             }
         }
     }

@@ -1,11 +1,14 @@
 //! Messages whose data moves as flows over shared links (a model with
 //! [`Model::flows`](crate::model::Model::flows)): the engine cannot know
 //! when such data lands when it starts, since flows that start later slow
-//! it down. Each flow is a transit, which knows what its end completes
-//! (`landing.rs` steps the flows and lands them).
+//! it down, nor when a one-sided operation moving so is done. Each flow
+//! is a transit, which knows what its end completes (`landing.rs` steps
+//! the flows and lands them).
 
 use super::matching::{PendingRecv, PendingSend};
+use crate::input::ReqId;
 use crate::kernel::p2p;
+use crate::model::Msg;
 use crate::network::flows::FlowId;
 use crate::units::Ns;
 use rustc_hash::FxHashMap;
@@ -28,6 +31,25 @@ pub(super) enum Transit {
         mode: p2p::Mode,
         ready: Ns,
     },
+    /// A one-sided operation's leg.
+    Rma(RmaTransit),
+}
+
+/// A one-sided operation moving as a flow, issued by actor `origin` on
+/// window `win` to world rank `target`: its data there (`back` bytes to
+/// come back once it arrived), or what comes back. Its end completes
+/// `done` (once a leg moves as a flow; before, the epoch learns the done
+/// time) and, for a request form, `local` at its local completion.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RmaTransit {
+    pub(super) origin: usize,
+    pub(super) win: u32,
+    pub(super) there: Msg,
+    pub(super) back: u64,
+    pub(super) done: Option<ReqId>,
+    pub(super) local: Option<ReqId>,
+    /// Whether this flow is what comes back (else the data there).
+    pub(super) returning: bool,
 }
 
 /// The transits in flight, by flow and by number.

@@ -32,6 +32,7 @@
 //! the last exclusive one), by an empty message from the target that the
 //! new holder receives as any message; the holders' order is the run's.
 
+use super::p2p::{self, Carried};
 use crate::model::{Model, Msg};
 use crate::units::Ns;
 use pnmpi_trace::rma::DataOp;
@@ -76,19 +77,52 @@ pub fn issue(
     at: Ns,
     cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
 ) -> Issued {
-    let reply = Msg {
+    let free = freed(model, there, at, cpu);
+    let arrived = model.transfer(there, free).end;
+    let done = model.transfer(&reply(there, back), arrived).end;
+    let local = if back == 0 { arrived } else { done };
+    Issued { free, done, local }
+}
+
+/// When the origin's CPU is free after issuing an operation that sends
+/// `there` at `at` (its overhead on `cpu`).
+fn freed(model: &mut dyn Model, there: &Msg, at: Ns, cpu: &mut dyn FnMut(Ns, Ns) -> Ns) -> Ns {
+    let free = model.send_overhead(there, at);
+    cpu(at, free - at)
+}
+
+/// What comes back to the origin of `there`: `back` bytes (none: the
+/// acknowledgement).
+fn reply(there: &Msg, back: u64) -> Msg {
+    Msg {
         src: there.dst,
         dst: there.src,
         src_node: there.dst_node,
         dst_node: there.src_node,
         bytes: back,
-    };
-    let free = model.send_overhead(there, at);
-    let free = cpu(at, free - at);
-    let arrived = model.transfer(there, free).end;
-    let done = model.transfer(&reply, arrived).end;
-    let local = if back == 0 { arrived } else { done };
-    Issued { free, done, local }
+    }
+}
+
+/// [`issue`] on a model whose data may move as flows over shared links
+/// ([`p2p::carry`]): when the origin's CPU is free, and how `there` moves
+/// to the target. Once it arrived, [`returned`] moves what comes back; the
+/// operation is done when that has arrived, locally complete at the
+/// first arrival for a put or an accumulate and at the second for a
+/// fetching operation, as [`issue`] times them.
+pub fn started(
+    model: &mut dyn Model,
+    there: &Msg,
+    at: Ns,
+    cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
+) -> (Ns, Carried) {
+    let free = freed(model, there, at, cpu);
+    (free, p2p::carry(model, there, free))
+}
+
+/// How the `back` bytes of operation `there` move to the origin once its
+/// data arrived at `arrived` (see [`started`]).
+pub fn returned(model: &mut dyn Model, there: &Msg, back: u64, arrived: Ns) -> Carried {
+    p2p::carry(model, &reply(there, back), arrived)
 }
 
 /// When the lock's grant, `grant` (an empty message from the target to
@@ -194,6 +228,26 @@ mod tests {
         assert_eq!(cas.done, 1016.0 + 1008.0);
         let both = op(&mut *m, DataOp::GetAccumulate, 1000, 1000, 0.0);
         assert_eq!(both.done, 4000.0, "the payload both ways");
+    }
+
+    #[test]
+    fn an_operation_in_two_legs_is_timed_as_issued_at_once_on_private_links() {
+        for (kind, bytes, rbytes) in [
+            (DataOp::Put, 4000, 0),
+            (DataOp::Get, 4000, 0),
+            (DataOp::FetchAndOp, 8, 8),
+        ] {
+            let mut m = model();
+            let (there, back) = sizes(kind, bytes, rbytes);
+            let whole = issue(&mut *m, &msg(there), back, 5.0, &mut unstretched);
+            let (free, first) = started(&mut *m, &msg(there), 5.0, &mut unstretched);
+            let arrived = first.known().expect("a closed form").end;
+            let done = returned(&mut *m, &msg(there), back, arrived)
+                .known()
+                .expect("a closed form")
+                .end;
+            assert_eq!((free, done), (whole.free, whole.done), "{kind:?}");
+        }
     }
 
     #[test]
