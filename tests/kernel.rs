@@ -305,7 +305,8 @@ fn parts(run: &Run) -> std::collections::BTreeMap<(String, String), f64> {
 /// ends alike, on
 /// every rank, under vtime, as virtual ranks in one process and in the
 /// replay of both traces. Spread over two processes, a window over ranks
-/// of both is refused with the reason.
+/// of both is refused with the reason; on a target of 4 nodes, vtime says
+/// that the real node's shared-memory communicator spans them.
 #[test]
 fn one_sided_programs_end_alike_under_vtime_virtual_ranks_and_the_replay() {
     let machine = one_node();
@@ -321,6 +322,11 @@ fn one_sided_programs_end_alike_under_vtime_virtual_ranks_and_the_replay() {
         vt.env("PNMPI_TRACE_CLOCK", "vtime");
         let vtime = vt.mpirun(4, &program("rma_modes", Link::Pnmpi), &[]);
         vtime.assert_ok();
+        assert!(
+            !vtime.stderr.contains("MPI_Comm_split_type gave"),
+            "{}",
+            vtime.stderr
+        );
         let (vr, one) = under_vranks(&machine, model, 1, 4, "rma_modes", &[], true);
         one.assert_ok();
         let (a, b) = (parts(&vtime), parts(&one));
@@ -347,6 +353,14 @@ fn one_sided_programs_end_alike_under_vtime_virtual_ranks_and_the_replay() {
         // The halo's 10 puts of 64 KiB a rank took their time.
         assert!(a[&("3".into(), "halo".into())] > 10.0 * 65536e-9, "{a:?}");
     }
+    // On 4 nodes of one core, the real node's shared-memory communicator
+    // spans 4 target nodes: vtime says so (virtual ranks split by the
+    // target's nodes).
+    let spread = MACHINE.replace("nodes = 3", "nodes = 4");
+    let (_, vtime) = under_vtime(&spread, "simple", 4, "rma_modes", &[]);
+    vtime.assert_ok();
+    let said = "MPI_Comm_split_type gave the real node's 4 ranks, which the target machine places on 4 nodes";
+    assert_eq!(vtime.stderr.matches(said).count(), 1, "{}", vtime.stderr);
     let (_, two) = under_vranks(&machine, "simple", 2, 4, "rma_modes", &[], false);
     assert!(!two.success(), "a window across processes ran:\n{}", two.stdout);
     assert!(

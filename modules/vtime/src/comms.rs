@@ -102,6 +102,33 @@ pub fn created(comm: Comm) {
     });
 }
 
+/// `comm`, made by `MPI_Comm_split_type`, holds the ranks of one real
+/// node: where the target machine places them on several nodes, its
+/// first rank says so once, since a program that shares memory among
+/// them (a shared-memory window) is timed as the target's network
+/// between those nodes, and virtual ranks split by the target's nodes
+/// instead (docs/vtime.md).
+pub fn split_by_node(comm: Comm) {
+    let Some(Some((spread, size, first))) = state::with(|st| {
+        st.comms.get(&comm.bits()).map(|c| {
+            let mut nodes = c.nodes.clone();
+            nodes.sort_unstable();
+            nodes.dedup();
+            (nodes.len(), c.nodes.len(), c.me == 0)
+        })
+    }) else {
+        return;
+    };
+    if spread > 1 && first {
+        pnmpi_sdk::say::warn(
+            "vtime",
+            format_args!(
+                "MPI_Comm_split_type gave the real node's {size} ranks, which the target machine places on {spread} nodes: what they share (a shared-memory window) is timed as the target's network between those nodes"
+            ),
+        );
+    }
+}
+
 /// The application frees `comm` (its handle before the call): frees the
 /// shadow too.
 pub fn freed(comm: Comm) {

@@ -628,7 +628,7 @@ macro_rules! request {
 
 /// A routine whose last argument receives a new communicator.
 macro_rules! creates {
-    ($mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty) => {
+    ($mpi:ident, $x:ident, ($($a:ident : $t:ty),*) -> $r:ty $(, then $then:path)?) => {
         export!($mpi, ($($a: $t),*) -> $r, {
             state::call(|timed| {
                 // SAFETY: the call's own arguments, unchanged, to the next layer.
@@ -636,7 +636,9 @@ macro_rules! creates {
                 let out = last!($($a),*);
                 if timed && rc == constants::SUCCESS() && !out.is_null() {
                     // SAFETY: the call succeeded, so it wrote the communicator.
-                    comms::created(unsafe { *out });
+                    let made = unsafe { *out };
+                    comms::created(made);
+                    $($then(made);)?
                 }
                 rc
             })
@@ -1211,7 +1213,7 @@ macro_rules! routine {
     (@ MPI_Comm_dup, $($t:tt)*) => { creates!(MPI_Comm_dup, $($t)*); };
     (@ MPI_Comm_dup_with_info, $($t:tt)*) => { creates!(MPI_Comm_dup_with_info, $($t)*); };
     (@ MPI_Comm_split, $($t:tt)*) => { creates!(MPI_Comm_split, $($t)*); };
-    (@ MPI_Comm_split_type, $($t:tt)*) => { creates!(MPI_Comm_split_type, $($t)*); };
+    (@ MPI_Comm_split_type, $($t:tt)*) => { creates!(MPI_Comm_split_type, $($t)*, then comms::split_by_node); };
     (@ MPI_Comm_create, $($t:tt)*) => { creates!(MPI_Comm_create, $($t)*); };
     (@ MPI_Comm_create_group, $($t:tt)*) => { creates!(MPI_Comm_create_group, $($t)*); };
     (@ MPI_Cart_create, $($t:tt)*) => { creates!(MPI_Cart_create, $($t)*); };
