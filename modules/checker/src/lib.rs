@@ -53,6 +53,7 @@
 pub mod graph;
 pub mod layout;
 pub mod origin;
+pub mod race;
 pub mod sig;
 pub mod windows;
 
@@ -111,6 +112,8 @@ mod report;
 mod requests;
 #[cfg(not(test))]
 mod rma;
+#[cfg(not(test))]
+mod rma_race;
 #[cfg(not(test))]
 mod rma_sync;
 #[cfg(not(test))]

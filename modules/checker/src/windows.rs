@@ -7,6 +7,7 @@
 //! completed, with what their completion checks.
 
 use crate::origin::Origin;
+use crate::race::{self, Access, Epoch};
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -25,6 +26,10 @@ pub struct Issued {
     /// the origin buffer's bytes `sum` names: a write of the application
     /// there in between is then told from MPI's.
     pub scratch: Option<Vec<u8>>,
+    /// The origin buffer's bytes `[start, end)` (a get's, or an atomic
+    /// operation's result buffer: written), which no other call may use
+    /// before completion when either writes them.
+    pub span: Option<(usize, usize, bool)>,
 }
 
 /// A window.
@@ -33,6 +38,8 @@ pub struct WinInfo {
     pub shadow: u64,
     /// The call that created it.
     pub origin: Origin,
+    /// This rank's rank in the window.
+    pub rank: i32,
     /// Each rank's window size in bytes and displacement unit, by rank of
     /// the window (a size of -1 for a dynamic window: its memory is
     /// attached later).
@@ -62,6 +69,28 @@ pub struct WinInfo {
     /// Its ranks' fences and free went out of step (reported then): its
     /// later fences and its free are not made, which would hang.
     pub broken: bool,
+    /// The fences so far: the number of the current fence epoch.
+    pub fences: u64,
+    /// A lock (or lock of all) taken after a fence, before the next, and
+    /// whether an operation followed it: the fence epoch then holds it.
+    pub lock_after_fence: Option<(Origin, bool)>,
+    /// Each lock of `locks`: when it opened (this rank's synchronizing
+    /// calls, `gate::syncs`) and whether it is shared; `lock_all`'s.
+    pub lock_epochs: Vec<(i32, u64, bool)>,
+    pub lock_all_opened: u64,
+    /// The synchronizing calls at creation (or the last exchange of
+    /// passive-target accesses).
+    pub mark: u64,
+    /// This rank's accesses since the last exchange (`race`).
+    pub accesses: Vec<Access>,
+    /// A copy of this rank's window memory at the last fence (or the
+    /// creation), and the synchronizing calls then: a store of the
+    /// program's own is told from MPI's writes at the next one.
+    pub snapshot: Option<(Vec<u8>, u64)>,
+    /// A copy of this rank's window memory when it locked its own rank
+    /// (or all), and the synchronizing calls then: its stores until the
+    /// unlock are found by comparing.
+    pub own_lock: Option<(Vec<u8>, u64, bool)>,
 }
 
 impl WinInfo {
@@ -70,6 +99,7 @@ impl WinInfo {
         WinInfo {
             shadow,
             origin,
+            rank: 0,
             extents,
             memory,
             fenced: false,
@@ -81,7 +111,106 @@ impl WinInfo {
             posted: None,
             issued: Vec::new(),
             broken: false,
+            fences: 0,
+            lock_after_fence: None,
+            lock_epochs: Vec::new(),
+            lock_all_opened: 0,
+            mark: 0,
+            accesses: Vec::new(),
+            snapshot: None,
+            own_lock: None,
         }
+    }
+
+    /// The epoch an operation to `target` is in now (`now`: this rank's
+    /// synchronizing calls): a lock of it or of all, else a fence's;
+    /// `None` in an epoch of `MPI_Win_start` (not compared).
+    pub fn epoch_to(&self, target: i32) -> Option<Epoch> {
+        if let Some(&(_, opened, shared)) = self.lock_epochs.iter().find(|l| l.0 == target) {
+            return Some(Epoch::Passive {
+                shared,
+                opened,
+                closed: None,
+            });
+        }
+        if self.lock_all {
+            return Some(Epoch::Passive {
+                shared: true,
+                opened: self.lock_all_opened,
+                closed: None,
+            });
+        }
+        (self.fenced && self.started.is_none()).then_some(Epoch::Fence(self.fences))
+    }
+
+    /// The epoch of this rank's own use of its window memory now: the
+    /// fence's, else a passive-target moment of its own (`now`).
+    pub fn local_epoch(&self, now: u64) -> Option<Epoch> {
+        if self.started.is_some() || self.posted.is_some() {
+            return None;
+        }
+        Some(if self.fenced {
+            Epoch::Fence(self.fences)
+        } else {
+            Epoch::Passive {
+                shared: true,
+                opened: now,
+                closed: Some(now),
+            }
+        })
+    }
+
+    /// Notes an access of this rank's (`race::note`).
+    pub fn note(&mut self, a: Access) {
+        race::note(&mut self.accesses, a);
+    }
+
+    /// Closes the passive-target epochs of `target` (all: `None`) at
+    /// `now`: their accesses are done.
+    pub fn close_passive(&mut self, target: Option<i32>, now: u64) {
+        for a in &mut self.accesses {
+            if let Epoch::Passive { closed: c @ None, .. } = &mut a.epoch {
+                if target.is_none_or(|t| t == a.target) {
+                    *c = Some(now);
+                }
+            }
+        }
+    }
+
+    /// Notes this rank's stores into its window memory between `then`
+    /// (a copy taken when its passive-target epoch opened at `opened`,
+    /// shared or not) and `now` (the memory, at `closed`): the changed
+    /// bytes, of which the exchange takes out those MPI wrote.
+    pub fn stores(&mut self, then: &[u8], now: &[u8], (opened, closed, shared): (u64, u64, bool)) {
+        for range in race::changed(then, now) {
+            self.note(Access {
+                target: self.rank,
+                range,
+                kind: race::Kind::Write,
+                local: true,
+                epoch: Epoch::Passive {
+                    shared,
+                    opened,
+                    closed: Some(closed),
+                },
+                routine: usize::MAX,
+                ra: 0,
+                sum: None,
+            });
+        }
+    }
+
+    /// The bytes `[start, end)` of this rank's window memory that
+    /// `span` covers, as offsets; `None` outside it.
+    pub fn offsets(&self, span: (usize, usize)) -> Option<(i64, i64)> {
+        let (base, size) = self.memory;
+        let end = base.checked_add(usize::try_from(size).ok()?)?;
+        if size <= 0 || span.1 <= base || end <= span.0 {
+            return None;
+        }
+        let s = span.0.max(base) - base;
+        let e = span.1.min(end) - base;
+        Some((s as i64, e as i64))
     }
 
     /// Whether an access epoch to `target` is open: a fence, a lock of
@@ -121,6 +250,8 @@ impl WinInfo {
 
     /// A fence, with `MPI_MODE_NOSUCCEED` or not, at `ra`.
     pub fn fence(&mut self, nosucceed: bool, ra: usize) {
+        self.fences += 1;
+        self.lock_after_fence = None;
         self.fenced = !nosucceed;
         self.fence_ops = false;
         self.fence_ra = ra;
@@ -133,6 +264,9 @@ impl WinInfo {
         let other = self.lock_all || self.started.is_some() || self.locks.contains(&target);
         if self.fenced && !other {
             self.fence_ops = true;
+        }
+        if let Some((_, ops)) = &mut self.lock_after_fence {
+            *ops = true;
         }
     }
 
@@ -281,6 +415,7 @@ mod tests {
                 target,
                 sum: None,
                 scratch: None,
+                span: None,
             });
         }
         assert_eq!(w.complete(Some(1)).len(), 2);
