@@ -175,7 +175,7 @@ fn issued(
     });
     if let Some(w) = windows::lock().get_mut(&win.bits()) {
         w.operation(target);
-        if let (Some(range), Some(epoch)) = (range, w.epoch_to(target)) {
+        if let (Some(range), Some(epoch)) = (range, w.epoch_to(target, crate::gate::syncs())) {
             w.note(Access {
                 target,
                 range,
@@ -196,7 +196,7 @@ fn issued(
         });
     }
     if let Some((s, e, writes)) = span {
-        crate::rma_race::used(origin, (s, e), writes);
+        crate::rma_race::used(origin, (s, e), writes, true);
     }
 }
 

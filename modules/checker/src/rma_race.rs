@@ -64,15 +64,16 @@ pub fn buffer(here: &Here, (start, end): (usize, usize), writes: bool) {
             ),
         );
     }
-    used(Origin::of(here), (start, end), writes);
+    used(Origin::of(here), (start, end), writes, false);
 }
 
 /// Notes a call's use of the bytes `[start, end)`, where they lie in
-/// this rank's memory of a window.
-pub fn used(origin: Origin, span: (usize, usize), writes: bool) {
+/// this rank's memory of a window: the buffer of a one-sided operation
+/// when `pending`, in use until its completion.
+pub fn used(origin: Origin, span: (usize, usize), writes: bool, pending: bool) {
     let now = crate::gate::syncs();
     for w in windows::lock().values_mut() {
-        let (Some(range), Some(epoch)) = (w.offsets(span), w.local_epoch(now)) else {
+        let (Some(range), Some(epoch)) = (w.offsets(span), w.local_epoch(now, pending)) else {
             continue;
         };
         let target = w.rank;
@@ -365,9 +366,22 @@ pub fn at_free(here: &Here, w: &mut WinInfo) {
     compare(here, w, w.rank, all, None);
 }
 
-/// At this rank's unlock of its own rank (or of all): its stores into
-/// its window memory since the lock noted (`WinInfo::stores`).
+/// At a lock of this rank's (of a rank or all, `shared` or not): its
+/// window memory copied, unless a lock of its is open already.
+pub fn own_lock(w: &mut WinInfo, shared: bool) {
+    if w.own_lock.is_none() {
+        w.own_lock = copy(w).map(|c| (c, crate::gate::syncs(), shared));
+    }
+}
+
+/// At an unlock of this rank's that closes the last of its locks of the
+/// window: its stores into its window memory since the first noted
+/// (`WinInfo::stores`): a rank's store is placed in time only between a
+/// lock of its and the unlock.
 pub fn own_unlock(w: &mut WinInfo) {
+    if w.lock_all || !w.locks.is_empty() {
+        return;
+    }
     let Some((then, opened, shared)) = w.own_lock.take() else {
         return;
     };

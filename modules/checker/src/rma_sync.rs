@@ -486,10 +486,8 @@ pnmpi_sdk::wrap! {
         };
         let opened = |w: &mut WinInfo| {
             w.locks.push(rank);
-            w.lock_epochs.push((rank, crate::gate::syncs(), shared));
-            if rank == w.rank {
-                w.own_lock = crate::rma_race::copy(w).map(|c| (c, crate::gate::syncs(), shared));
-            }
+            w.lock_epochs.push((rank, shared));
+            crate::rma_race::own_lock(w, shared);
             if w.fenced && w.lock_after_fence.is_none() {
                 w.lock_after_fence = Some((origin, false));
             }
@@ -500,7 +498,7 @@ pnmpi_sdk::wrap! {
     /// Checks that the target is locked; completes its operations.
     fn MPI_Win_unlock(rank, win) {
         let here = Here::new(routine::MPI_Win_unlock);
-        let shared = windows::lock().get(&win.bits()).is_some_and(|w| w.lock_epochs.iter().any(|l| l.0 == rank && l.2));
+        let shared = windows::lock().get(&win.bits()).is_some_and(|w| w.lock_epochs.iter().any(|l| l.0 == rank && l.1));
         if let Some(rc) = if shared { gate_passive(&here) } else { gate(&here) } {
             return rc;
         }
@@ -514,9 +512,7 @@ pnmpi_sdk::wrap! {
             w.locks.retain(|&t| t != rank);
             w.lock_epochs.retain(|l| l.0 != rank);
             w.close_passive(Some(rank), crate::gate::syncs());
-            if rank == w.rank {
-                crate::rma_race::own_unlock(w);
-            }
+            crate::rma_race::own_unlock(w);
         };
         synchronize(&here, win, checks, || next!(), Some(Some(rank)), closed)
     }
@@ -542,8 +538,7 @@ pnmpi_sdk::wrap! {
         };
         let opened = |w: &mut WinInfo| {
             w.lock_all = true;
-            w.lock_all_opened = crate::gate::syncs();
-            w.own_lock = crate::rma_race::copy(w).map(|c| (c, crate::gate::syncs(), true));
+            crate::rma_race::own_lock(w, true);
             if w.fenced && w.lock_after_fence.is_none() {
                 w.lock_after_fence = Some((origin, false));
             }
@@ -577,7 +572,8 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate_passive(&here) {
             return rc;
         }
-        synchronize(&here, win, |w| target(rank, MPI_Comm::from_bits(w.shadow)), || next!(), Some(Some(rank)), |_| {})
+        let done = move |w: &mut WinInfo| w.close_passive(Some(rank), crate::gate::syncs());
+        synchronize(&here, win, |w| target(rank, MPI_Comm::from_bits(w.shadow)), || next!(), Some(Some(rank)), done)
     }
 
     /// Completes the target's operations at the origin.
@@ -595,7 +591,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate_passive(&here) {
             return rc;
         }
-        synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |_| {})
+        synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |w| w.close_passive(None, crate::gate::syncs()))
     }
 
     /// Completes every operation at the origin.

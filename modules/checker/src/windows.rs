@@ -74,10 +74,8 @@ pub struct WinInfo {
     /// A lock (or lock of all) taken after a fence, before the next, and
     /// whether an operation followed it: the fence epoch then holds it.
     pub lock_after_fence: Option<(Origin, bool)>,
-    /// Each lock of `locks`: when it opened (this rank's synchronizing
-    /// calls, `gate::syncs`) and whether it is shared; `lock_all`'s.
-    pub lock_epochs: Vec<(i32, u64, bool)>,
-    pub lock_all_opened: u64,
+    /// Each lock of `locks`, and whether it is shared.
+    pub lock_epochs: Vec<(i32, bool)>,
     /// The synchronizing calls at creation (or the last exchange of
     /// passive-target accesses).
     pub mark: u64,
@@ -114,7 +112,6 @@ impl WinInfo {
             fences: 0,
             lock_after_fence: None,
             lock_epochs: Vec::new(),
-            lock_all_opened: 0,
             mark: 0,
             accesses: Vec::new(),
             snapshot: None,
@@ -122,30 +119,27 @@ impl WinInfo {
         }
     }
 
-    /// The epoch an operation to `target` is in now (`now`: this rank's
-    /// synchronizing calls): a lock of it or of all, else a fence's;
-    /// `None` in an epoch of `MPI_Win_start` (not compared).
-    pub fn epoch_to(&self, target: i32) -> Option<Epoch> {
-        if let Some(&(_, opened, shared)) = self.lock_epochs.iter().find(|l| l.0 == target) {
+    /// The epoch an operation to `target` issued now (`now`: this
+    /// rank's synchronizing calls, `gate::syncs`) is in: a lock of it or
+    /// of all, which its completion closes, else a fence's; `None` in an
+    /// epoch of `MPI_Win_start` (not compared).
+    pub fn epoch_to(&self, target: i32, now: u64) -> Option<Epoch> {
+        let lock = self.lock_epochs.iter().find(|l| l.0 == target);
+        if lock.is_some() || self.lock_all {
             return Some(Epoch::Passive {
-                shared,
-                opened,
-                closed: None,
-            });
-        }
-        if self.lock_all {
-            return Some(Epoch::Passive {
-                shared: true,
-                opened: self.lock_all_opened,
+                shared: lock.is_none_or(|l| l.1),
+                opened: now,
                 closed: None,
             });
         }
         (self.fenced && self.started.is_none()).then_some(Epoch::Fence(self.fences))
     }
 
-    /// The epoch of this rank's own use of its window memory now: the
-    /// fence's, else a passive-target moment of its own (`now`).
-    pub fn local_epoch(&self, now: u64) -> Option<Epoch> {
+    /// The epoch of this rank's own use of its window memory now (`now`
+    /// as for [`WinInfo::epoch_to`]): the fence's, else a passive-target
+    /// one of its own, closed now unless it is the buffer of a one-sided
+    /// operation (`pending`), which its completion closes.
+    pub fn local_epoch(&self, now: u64, pending: bool) -> Option<Epoch> {
         if self.started.is_some() || self.posted.is_some() {
             return None;
         }
@@ -155,7 +149,7 @@ impl WinInfo {
             Epoch::Passive {
                 shared: true,
                 opened: now,
-                closed: Some(now),
+                closed: (!pending).then_some(now),
             }
         })
     }
@@ -165,12 +159,13 @@ impl WinInfo {
         race::note(&mut self.accesses, a);
     }
 
-    /// Closes the passive-target epochs of `target` (all: `None`) at
-    /// `now`: their accesses are done.
+    /// Completes the passive-target accesses to `target` (all: `None`)
+    /// at `now` (an unlock, a flush), and the pending operations' uses of
+    /// this rank's window memory as their buffers.
     pub fn close_passive(&mut self, target: Option<i32>, now: u64) {
         for a in &mut self.accesses {
             if let Epoch::Passive { closed: c @ None, .. } = &mut a.epoch {
-                if target.is_none_or(|t| t == a.target) {
+                if a.local || target.is_none_or(|t| t == a.target) {
                     *c = Some(now);
                 }
             }
@@ -180,8 +175,13 @@ impl WinInfo {
     /// Notes this rank's stores into its window memory between `then`
     /// (a copy taken when its passive-target epoch opened at `opened`,
     /// shared or not) and `now` (the memory, at `closed`): the changed
-    /// bytes, of which the exchange takes out those MPI wrote.
+    /// bytes, of which the exchange takes out those MPI wrote. Only when
+    /// no synchronizing call came between: a store's moment is not
+    /// known, and a call in the epoch may order it with another rank.
     pub fn stores(&mut self, then: &[u8], now: &[u8], (opened, closed, shared): (u64, u64, bool)) {
+        if opened != closed {
+            return;
+        }
         for range in race::changed(then, now) {
             self.note(Access {
                 target: self.rank,
