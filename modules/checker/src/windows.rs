@@ -71,9 +71,12 @@ pub struct WinInfo {
     pub broken: bool,
     /// The fences so far: the number of the current fence epoch.
     pub fences: u64,
-    /// A lock (or lock of all) taken after a fence, before the next, and
-    /// whether an operation followed it: the fence epoch then holds it.
+    /// A lock (or lock of all) taken right after a fence (no other
+    /// synchronizing call between), before the next, and whether an
+    /// operation followed it: the fence epoch then holds it.
     pub lock_after_fence: Option<(Origin, bool)>,
+    /// This rank's synchronizing calls when the last fence returned.
+    pub fence_syncs: u64,
     /// Each lock of `locks`, and whether it is shared.
     pub lock_epochs: Vec<(i32, bool)>,
     /// The synchronizing calls at creation (or the last exchange of
@@ -111,6 +114,7 @@ impl WinInfo {
             broken: false,
             fences: 0,
             lock_after_fence: None,
+            fence_syncs: 0,
             lock_epochs: Vec::new(),
             mark: 0,
             accesses: Vec::new(),
