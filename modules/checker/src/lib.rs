@@ -37,7 +37,9 @@
 //!   outside an epoch or outside the target's window, origin and target
 //!   signatures, origin buffers written before completion, fences and
 //!   frees compared across ranks, locks inside fence epochs, windows
-//!   freed with operations pending;
+//!   freed with operations pending; a pending operation's buffer used by
+//!   another call, and conflicting accesses of one target in one epoch
+//!   (`race`, `rma_race`);
 //! - datatype layouts against C's (`layout`), operations against the
 //!   types they reduce (`ops`), an exit without `MPI_Finalize`;
 //! - MPI's rules on threads (`threads`): calls above the granted thread

@@ -11,10 +11,10 @@
 //! Two accesses are in one epoch when both are in the same fence epoch
 //! (the window's fences counted alike on every rank), or both in
 //! passive-target epochs of shared locks (`MPI_LOCK_SHARED`,
-//! `MPI_Win_lock_all`) that nothing orders: an order needs a
+//! `MPI_Win_lock_all`) and nothing orders them: an order needs a
 //! synchronizing call (any MPI call but a one-sided operation, a shared
-//! lock, an unlock of one, a flush) of the first rank after its epoch
-//! closed and of the second before its epoch opened. A rank's operation
+//! lock, an unlock of one, a flush) of the first rank after its access
+//! completed (a flush, an unlock) and of the second before its access. A rank's operation
 //! on its own window is compared by its buffer only: MBI counts a rank's
 //! put to itself from its window memory, beside another rank's get of
 //! the same bytes, as correct.
@@ -34,8 +34,9 @@ pub enum Kind {
 pub enum Epoch {
     /// In the fence epoch of this number (the window's fences, counted).
     Fence(u64),
-    /// In a passive-target epoch, opened at this count of the rank's
-    /// synchronizing calls and closed at that one (`None` while open).
+    /// In a passive-target epoch: made at this count of the rank's
+    /// synchronizing calls (`gate::syncs`) and completed at that one
+    /// (`None` until then).
     Passive {
         shared: bool,
         opened: u64,
@@ -97,8 +98,8 @@ pub fn note(list: &mut Vec<Access>, a: Access) {
 }
 
 /// An access as sent to the other ranks: the origin's window rank, the
-/// counts of synchronizing calls before its epoch opened and after it
-/// closed, and its site's name.
+/// counts of its synchronizing calls since the last exchange before the
+/// access and after its completion, and its site's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     pub origin: i32,

@@ -402,6 +402,75 @@ mod tests {
     }
 
     #[test]
+    fn accesses_are_noted_in_their_epoch_and_completed() {
+        let mut w = window();
+        w.memory = (1000, 40);
+        w.rank = 1;
+        assert_eq!(w.epoch_to(0, 3), None, "no epoch");
+        w.fence(false, 0);
+        assert_eq!(w.epoch_to(0, 3), Some(Epoch::Fence(1)));
+        assert_eq!(w.local_epoch(3, false), Some(Epoch::Fence(1)));
+        w.fence(true, 0);
+        w.lock_epochs.push((0, false));
+        let open = Epoch::Passive {
+            shared: false,
+            opened: 5,
+            closed: None,
+        };
+        assert_eq!(w.epoch_to(0, 5), Some(open));
+        let access = |target, local, epoch| Access {
+            target,
+            range: (0, 4),
+            kind: race::Kind::Write,
+            local,
+            epoch,
+            routine: 0,
+            ra: target as usize,
+            sum: None,
+        };
+        w.note(access(0, false, open));
+        w.note(access(1, true, w.local_epoch(6, true).unwrap()));
+        w.note(access(
+            2,
+            false,
+            Epoch::Passive {
+                shared: true,
+                opened: 6,
+                closed: None,
+            },
+        ));
+        w.close_passive(Some(0), 9);
+        let closed: Vec<_> = w
+            .accesses
+            .iter()
+            .map(|a| match a.epoch {
+                Epoch::Passive { closed, .. } => closed,
+                Epoch::Fence(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            closed,
+            [Some(9), Some(9), None],
+            "the target's and this rank's buffers"
+        );
+        assert_eq!(w.offsets((990, 1004)), Some((0, 4)));
+        assert_eq!(w.offsets((1036, 1100)), Some((36, 40)));
+        assert_eq!(w.offsets((1040, 1100)), None);
+    }
+
+    #[test]
+    fn stores_are_noted_only_without_a_call_between() {
+        let mut w = window();
+        let (then, mut now) = ([0u8; 16], [0u8; 16]);
+        now[4] = 1;
+        w.stores(&then, &now, (2, 3, true));
+        assert!(w.accesses.is_empty(), "a call came between");
+        w.stores(&then, &now, (3, 3, true));
+        assert_eq!(w.accesses.len(), 1);
+        assert_eq!((w.accesses[0].range, w.accesses[0].routine), ((4, 5), usize::MAX));
+    }
+
+    #[test]
     fn the_budget_bounds_the_bytes_checked() {
         assert!(reserve(BUDGET));
         assert!(!reserve(1));
