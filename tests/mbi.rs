@@ -19,13 +19,10 @@
 //! none left hanging, F1 at least 0.9.
 
 use crate::common;
+use common::corpus::{self, Outcome};
 use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-/// Runs at a time: the machine's two cores.
-const PARALLEL: usize = 2;
 /// Seconds a run may take before it counts as hanging: the programs run
 /// in well under a second natively; the checker's deadlock report comes
 /// after two to three `deadlock_timeout`s.
@@ -103,76 +100,6 @@ fn programs(root: &Path) -> Vec<Program> {
     out
 }
 
-/// What happened to one program.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Outcome {
-    /// The checker wrote a report.
-    Reported,
-    /// It ran to its end with no report (its exit status).
-    Silent(Option<i32>),
-    /// Killed at the time limit with no report.
-    Hung,
-    /// It does not build here.
-    Unbuilt,
-}
-
-/// Builds `p` in `dir`; the executable, or `None`.
-fn build(p: &Program, dir: &Path) -> Option<PathBuf> {
-    let exe = dir.join("a.out");
-    let target = target_dir();
-    let out = std::process::Command::new(mpicc())
-        .args(["-g", "-O0", "-o"])
-        .arg(&exe)
-        .arg(&p.path)
-        .arg(format!("-L{}", target.display()))
-        .args(["-Wl,--no-as-needed", "-lpnmpi"])
-        .arg(format!("-Wl,-rpath,{}", target.display()))
-        .output()
-        .ok()?;
-    out.status.success().then_some(exe)
-}
-
-/// Runs one program under the checker.
-fn outcome(p: &Program) -> Outcome {
-    let mut case = Case::new();
-    let Some(exe) = build(p, case.dir()) else {
-        return Outcome::Unbuilt;
-    };
-    let out = case.dir().join("checker-out");
-    case.conf(&format!(
-        "module {}\nargument deadlock_timeout 1\nargument output {}\n",
-        target_dir().join("libchecker.so").display(),
-        out.display()
-    ));
-    let mut cmd = launcher_within(p.ranks, LIMIT);
-    cmd.arg(&exe);
-    let run = case.finish(cmd);
-    let reported = std::fs::read_dir(&out).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            std::fs::read_to_string(e.path())
-                .ok()
-                .and_then(|t| serde_json::from_str::<Vec<serde_json::Value>>(&t).ok())
-                .is_some_and(|list| list.iter().any(|r| r["severity"] != "note"))
-        })
-    });
-    if reported {
-        Outcome::Reported
-    } else if matches!(run.code, Some(124) | Some(137) | None) {
-        Outcome::Hung
-    } else {
-        Outcome::Silent(run.code)
-    }
-}
-
-/// `n / (n + m)`, 1 when both are 0.
-fn ratio(n: u32, m: u32) -> f64 {
-    if n + m == 0 {
-        1.0
-    } else {
-        f64::from(n) / f64::from(n + m)
-    }
-}
-
 #[test]
 fn mbi_one_sided_programs_are_scored_per_class() {
     let Some(root) = std::env::var_os("PNMPI_MBI").map(PathBuf::from) else {
@@ -181,37 +108,19 @@ fn mbi_one_sided_programs_are_scored_per_class() {
     };
     let all = programs(&root);
     assert!(!all.is_empty(), "no one-sided programs in {}", root.display());
-    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
-    let next = Mutex::new(0..all.len());
-    std::thread::scope(|s| {
-        for _ in 0..PARALLEL {
-            s.spawn(|| loop {
-                let Some(i) = next.lock().unwrap().next() else {
-                    break;
-                };
-                let o = outcome(&all[i]);
-                results.lock().unwrap().push((i, o));
-            });
-        }
+    let results = corpus::each(all.len(), |i| {
+        let p = &all[i];
+        corpus::outcome(&p.path, &[], &[], p.ranks, LIMIT, "argument deadlock_timeout 1\n")
     });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|r| r.0);
     // Per class: (reported, silent, hung, unbuilt); correct programs
     // reported, per family.
     let mut table: BTreeMap<&str, [u32; 4]> = BTreeMap::new();
     let mut false_by_family: BTreeMap<&str, u32> = BTreeMap::new();
     let mut family_of: BTreeMap<&str, &str> = BTreeMap::new();
     let mut failures = Vec::new();
-    for &(i, o) in &results {
-        let p = &all[i];
+    for (p, &o) in all.iter().zip(&results) {
         let row = table.entry(p.class.as_str()).or_default();
-        let slot = match o {
-            Outcome::Reported => 0,
-            Outcome::Silent(_) => 1,
-            Outcome::Hung => 2,
-            Outcome::Unbuilt => 3,
-        };
-        row[slot] += 1;
+        row[o.column()] += 1;
         if p.class != "OK" {
             family_of.insert(p.class.as_str(), p.family.as_str());
         }
@@ -249,19 +158,15 @@ fn mbi_one_sided_programs_are_scored_per_class() {
                 .and_then(|f| false_by_family.get(f))
                 .copied()
                 .unwrap_or(0);
-            (ratio(r[0], r[1] + r[2]), ratio(r[0], family_fp))
+            let (recall, precision, _) = corpus::scores(r[0], r[1] + r[2], family_fp);
+            (recall, precision)
         };
         println!(
             "{class:<20} {built:>5} {:>8} {:>6} {:>4} {:>7} {recall:>7.2} {precision:>9.2}",
             r[0], r[1], r[2], r[3]
         );
     }
-    let (recall, precision) = (ratio(tp, fn_), ratio(tp, fp));
-    let f1 = if recall + precision == 0.0 {
-        0.0
-    } else {
-        2.0 * recall * precision / (recall + precision)
-    };
+    let (recall, precision, f1) = corpus::scores(tp, fn_, fp);
     println!(
         "all one-sided: recall {recall:.3}, precision {precision:.3}, F1 {f1:.3} ({tp} of {} erroneous found, {fp} correct reported)",
         tp + fn_

@@ -124,11 +124,8 @@ impl Record {
     /// Whether the two accesses conflict (see the module's header).
     pub fn conflicts(&self, o: &Record) -> bool {
         let (a, b) = (&self.access, &o.access);
-        let writes = match (a.kind, b.kind) {
-            (Kind::Read, Kind::Read) | (Kind::Atomic, Kind::Atomic) => false,
-            (Kind::Read, Kind::Atomic) | (Kind::Atomic, Kind::Read) => false,
-            _ => true,
-        };
+        // A write on either side, but an atomic operation with another.
+        let writes = a.kind == Kind::Write || b.kind == Kind::Write;
         writes
             && a.target == b.target
             && self.origin != o.origin

@@ -128,11 +128,13 @@ fn checked_sum(target: c_int, b: Buffer) -> Option<(usize, usize, u64)> {
 
 /// What an operation does: to its target's bytes, and to its origin
 /// buffer (`buf`, written when `writes`: a get's, an atomic operation's
-/// result buffer).
+/// result buffer); a put's target data (count, datatype), whose bytes
+/// are then compared with the origin buffer's checksum.
 struct Op {
     kind: Kind,
     buf: Option<Buffer>,
     writes: bool,
+    put: Option<(c_int, MPI_Datatype)>,
 }
 
 impl Op {
@@ -141,6 +143,7 @@ impl Op {
             kind,
             buf: Some(buf),
             writes,
+            put: None,
         }
     }
 }
@@ -149,8 +152,7 @@ impl Op {
 /// the target's window), for the synchronization that completes it and
 /// for the comparison of accesses across ranks (`rma_race`): its origin
 /// buffer, and where it lies in this rank's window memory, its use
-/// there. `data` is the put's target datatype (count, type), whose
-/// bytes are then compared with the origin buffer's checksum.
+/// there.
 fn issued(
     here: &Here,
     win: MPI_Win,
@@ -159,7 +161,6 @@ fn issued(
     op: Op,
     sum: Option<(usize, usize, u64)>,
     scratch: Option<Vec<u8>>,
-    data: Option<(c_int, MPI_Datatype)>,
 ) {
     if target == mpi::PROC_NULL() {
         return;
@@ -169,7 +170,7 @@ fn issued(
         .buf
         .and_then(|b| args::span(b.0, b.1, b.2))
         .map(|(s, e)| (s, e, op.writes));
-    let put_sum = sum.zip(data).and_then(|((_, len, sum), (n, dt))| {
+    let put_sum = sum.zip(op.put).and_then(|((_, len, sum), (n, dt))| {
         let (_, tlen) = types::contiguous_span(1, n, dt)?;
         (tlen == len).then_some(sum)
     });
@@ -218,7 +219,7 @@ fn run(
     };
     let rc = call();
     if rc == mpi::SUCCESS() {
-        issued(here, win, target, range, op, sum, None, None);
+        issued(here, win, target, range, op, sum, None);
     }
     rc
 }
@@ -237,7 +238,8 @@ pnmpi_sdk::wrap! {
         let sum = checked_sum(target, (o, n, dt));
         let rc = next!();
         if rc == mpi::SUCCESS() {
-            issued(&here, win, target, range, Op::new(Kind::Write, (o, n, dt), false), sum, None, Some((tn, tdt)));
+            let op = Op { put: Some((tn, tdt)), ..Op::new(Kind::Write, (o, n, dt), false) };
+            issued(&here, win, target, range, op, sum, None);
         }
         rc
     }
@@ -257,7 +259,7 @@ pnmpi_sdk::wrap! {
         let Some((start, len, _)) = sum else {
             let rc = next!();
             if rc == mpi::SUCCESS() {
-                issued(&here, win, target, range, Op::new(Kind::Read, (o, n, dt), true), None, None, None);
+                issued(&here, win, target, range, Op::new(Kind::Read, (o, n, dt), true), None, None);
             }
             return rc;
         };
@@ -270,7 +272,7 @@ pnmpi_sdk::wrap! {
         // scratch buffer, which lives until the completion copies it.
         let rc = unsafe { x::XMPI_Get(into.cast(), n, dt, target, disp, tn, tdt, win) };
         if rc == mpi::SUCCESS() {
-            issued(&here, win, target, range, Op::new(Kind::Read, (o, n, dt), true), sum, Some(scratch), None);
+            issued(&here, win, target, range, Op::new(Kind::Read, (o, n, dt), true), sum, Some(scratch));
         }
         rc
     }
