@@ -361,7 +361,10 @@ mod tests {
         );
         let other_target = rec(2, 0, (0, 40), Kind::Write, false, Epoch::Fence(1));
         assert!(!put.conflicts(&other_target));
-        let (mut same, mut again) = (put.clone(), rec(2, 1, (0, 40), Kind::Write, false, Epoch::Fence(1)));
+        let (mut same, mut again) = (
+            put.clone(),
+            rec(2, 1, (0, 40), Kind::Write, false, Epoch::Fence(1)),
+        );
         same.access.sum = Some(7);
         again.access.sum = Some(7);
         assert!(!same.conflicts(&again), "the same data put twice");

@@ -213,11 +213,13 @@ fn describe(r: &Record) -> String {
     }
 }
 
-/// A target's checks of every rank's records `all`: its own stores (the
-/// bytes `copies` show changed, that no MPI call wrote, and a put's
-/// bytes whose checksum is not its data's), then each pair of
-/// conflicting accesses of its memory, reported at `here`.
-fn compare(here: &Here, w: &WinInfo, me: i32, all: Vec<Record>, stores: Option<(&[u8], &[u8], Epoch)>) {
+/// A target's (`me`) checks of every rank's records `all` on the window
+/// `created` made: its own stores (the bytes that `stores`, the copies
+/// of its memory at the fences that opened and closed the epoch, show
+/// changed and no MPI call wrote, and a put's bytes whose checksum is
+/// not its data's), then each pair of conflicting accesses of its
+/// memory, reported at `here`.
+fn compare(here: &Here, created: Origin, me: i32, all: Vec<Record>, stores: Option<(&[u8], &[u8], Epoch)>) {
     let all: Vec<Record> = all.into_iter().filter(|r| r.access.target == me).collect();
     if all.is_empty() {
         return;
@@ -291,7 +293,7 @@ fn compare(here: &Here, w: &WinInfo, me: i32, all: Vec<Record>, stores: Option<(
             &here.site(),
             format!(
                 "potential data race on the window created by {}: {} and {} in the same epoch, which nothing orders",
-                named(w.origin),
+                named(created),
                 describe(&mine[i]),
                 describe(&mine[j])
             ),
@@ -303,7 +305,7 @@ fn compare(here: &Here, w: &WinInfo, me: i32, all: Vec<Record>, stores: Option<(
 /// closed exchanged and compared, the memory copied for the next.
 pub fn at_fence(here: &Here, win: ffi::MPI_Win) {
     let now = crate::gate::syncs();
-    let (shadow, me, closed, then, copy_now, mine) = {
+    let (shadow, created, me, closed, then, copy_now, mine) = {
         let mut wins = windows::lock();
         let Some(w) = wins.get_mut(&win.bits()) else {
             return;
@@ -319,11 +321,12 @@ pub fn at_fence(here: &Here, win: ffi::MPI_Win) {
         let then = w.snapshot.take();
         let copy_now = copy(w);
         if w.fenced {
-            w.snapshot = copy_now.clone().map(|c| (c, now));
+            w.snapshot.clone_from(&copy_now);
         }
         let mine = records(w.rank, fence, 0, now);
         (
             MPI_Comm::from_bits(w.shadow),
+            w.origin,
             w.rank,
             current.saturating_sub(1),
             then,
@@ -332,20 +335,11 @@ pub fn at_fence(here: &Here, win: ffi::MPI_Win) {
         )
     };
     let all = exchange(shadow, &mine);
-    let wins = windows::lock();
-    let Some(w) = wins.get(&win.bits()) else {
-        return;
-    };
     let stores = match (&then, &copy_now) {
-        (Some((a, _)), Some(b)) if a.len() == b.len() => {
-            Some((a.as_slice(), b.as_slice(), Epoch::Fence(closed)))
-        }
+        (Some(a), Some(b)) if a.len() == b.len() => Some((a.as_slice(), b.as_slice(), Epoch::Fence(closed))),
         _ => None,
     };
-    // Reports write files and may abort: not under the windows' lock.
-    let w = shallow(w);
-    drop(wins);
-    compare(here, &w, me, all, stores);
+    compare(here, created, me, all, stores);
 }
 
 /// At `MPI_Win_free` of the window `w` (taken out of the list; before
@@ -363,7 +357,7 @@ pub fn at_free(here: &Here, w: &mut WinInfo) {
         .collect();
     let mine = records(w.rank, accesses, w.mark, now);
     let all = exchange(MPI_Comm::from_bits(w.shadow), &mine);
-    compare(here, w, w.rank, all, None);
+    compare(here, w.origin, w.rank, all, None);
 }
 
 /// At a lock of this rank's (of a rank or all, `shared` or not): its
@@ -388,11 +382,4 @@ pub fn own_unlock(w: &mut WinInfo) {
     if let Some(now) = copy(w).filter(|c| c.len() == then.len()) {
         w.stores(&then, &now, (opened, crate::gate::syncs(), shared));
     }
-}
-
-/// What [`compare`] needs of a window, copied out of the list.
-fn shallow(w: &WinInfo) -> WinInfo {
-    let mut c = WinInfo::new(w.shadow, w.origin, Vec::new(), w.memory);
-    c.rank = w.rank;
-    c
 }

@@ -79,15 +79,15 @@ pub struct WinInfo {
     pub fence_syncs: u64,
     /// Each lock of `locks`, and whether it is shared.
     pub lock_epochs: Vec<(i32, bool)>,
-    /// The synchronizing calls at creation (or the last exchange of
-    /// passive-target accesses).
+    /// This rank's synchronizing calls at the window's creation: the
+    /// passive-target accesses, exchanged at its free, count theirs from
+    /// here.
     pub mark: u64,
     /// This rank's accesses since the last exchange (`race`).
     pub accesses: Vec<Access>,
-    /// A copy of this rank's window memory at the last fence (or the
-    /// creation), and the synchronizing calls then: a store of the
-    /// program's own is told from MPI's writes at the next one.
-    pub snapshot: Option<(Vec<u8>, u64)>,
+    /// A copy of this rank's window memory at the last fence: a store
+    /// of the program's own is told from MPI's writes at the next one.
+    pub snapshot: Option<Vec<u8>>,
     /// A copy of this rank's window memory when it locked its own rank
     /// (or all), and the synchronizing calls then: its stores until the
     /// unlock are found by comparing.
