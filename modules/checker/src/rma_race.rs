@@ -43,23 +43,24 @@ pub fn buffer(here: &Here, (start, end): (usize, usize), writes: bool) {
     let pending = {
         let wins = windows::lock();
         wins.values()
-            .flat_map(|w| w.issued.iter())
-            .find(|op| {
+            .flat_map(|w| w.issued.iter().map(move |op| (w.origin, op)))
+            .find(|(_, op)| {
                 op.span
                     .is_some_and(|(s, e, w)| (writes || w) && s < end && start < e)
             })
-            .map(|op| (op.origin, op.span.is_some_and(|s| s.2)))
+            .map(|(win, op)| (win, op.origin, op.span.is_some_and(|s| s.2)))
     };
-    if let Some((origin, theirs)) = pending {
+    if let Some((win, origin, theirs)) = pending {
         report::report(
             Class::Rma,
             "buffer-pending",
             here.call(),
             &here.site(),
             format!(
-                "potential data race: this call {} a buffer that {}, not yet completed by a synchronization, {}",
+                "potential data race: this call {} a buffer that {} on the window created by {}, not yet completed by a synchronization, {}",
                 if writes { "writes" } else { "reads" },
                 named(origin),
+                named(win),
                 if theirs { "writes" } else { "reads" }
             ),
         );
@@ -292,7 +293,7 @@ fn compare(here: &Here, created: Origin, me: i32, all: Vec<Record>, stores: Opti
             here.call(),
             &here.site(),
             format!(
-                "potential data race on the window created by {}: {} and {} in the same epoch, which nothing orders",
+                "potential data race on the window created by {}: {}, and {}, in the same epoch, which nothing orders",
                 named(created),
                 describe(&mine[i]),
                 describe(&mine[j])
