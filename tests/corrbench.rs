@@ -21,13 +21,11 @@
 //! reported, none left hanging.
 
 use crate::common;
+use common::corpus::{self, Outcome};
 use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-/// Runs at a time: the machine's two cores.
-const PARALLEL: usize = 2;
 /// Seconds a run may take before it counts as hanging: the checker's
 /// deadlock report comes after two to three `deadlock_timeout`s, but
 /// MPICH's `large_type_sendrec.c` (correct) sends a 4 GiB message, which
@@ -75,89 +73,30 @@ fn programs(root: &Path) -> Vec<Program> {
     out
 }
 
-/// What happened to one program.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Outcome {
-    /// The checker wrote a report.
-    Reported,
-    /// It ran to its end with no report.
-    Silent,
-    /// Killed at the time limit with no report.
-    Hung,
-    /// It does not build here (another MPI's extension, a missing header).
-    Unbuilt,
-}
-
-/// Builds `p` in `dir`; the executable, or `None`.
-fn build(p: &Program, dir: &Path) -> Option<PathBuf> {
-    let exe = dir.join("a.out");
-    let correct = p
+/// Runs one program under the checker, built with CorrBench's own
+/// definitions and headers.
+fn outcome(p: &Program) -> Outcome {
+    let Some(correct) = p
         .path
         .ancestors()
         .find(|a| a.ends_with("0-level"))
-        .map(|b| b.join("correct/include"))?;
-    let target = target_dir();
-    let out = std::process::Command::new(mpicc())
-        .args(["-g", "-O0", "-DNUM_THREADS=2", "-DBUFFER_LENGTH_INT=10", "-o"])
-        .arg(&exe)
-        .arg(&p.path)
-        .arg(format!("-I{}", correct.display()))
-        .arg(format!("-L{}", target.display()))
-        .args(["-Wl,--no-as-needed", "-lpnmpi"])
-        .arg(format!("-Wl,-rpath,{}", target.display()))
-        .args(["-lm", "-lpthread"])
-        .output()
-        .ok()?;
-    out.status.success().then_some(exe)
-}
-
-/// Runs one program under the checker.
-fn outcome(p: &Program) -> Outcome {
-    let mut case = Case::new();
-    let Some(exe) = build(p, case.dir()) else {
+        .map(|b| b.join("correct/include"))
+    else {
         return Outcome::Unbuilt;
     };
-    let out = case.dir().join("checker-out");
-    case.conf(&format!(
-        "module {}\nargument deadlock_timeout 1\nargument sends synchronous\nargument output {}\n",
-        target_dir().join("libchecker.so").display(),
-        out.display()
-    ));
-    let mut cmd = launcher_within(2, LIMIT);
-    cmd.arg(&exe);
-    let run = case.finish(cmd);
-    let reported = std::fs::read_dir(&out).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            std::fs::read_to_string(e.path())
-                .ok()
-                .and_then(|t| serde_json::from_str::<Vec<serde_json::Value>>(&t).ok())
-                .is_some_and(|list| list.iter().any(|r| r["severity"] != "note"))
-        })
-    });
-    if reported {
-        Outcome::Reported
-    } else if matches!(run.code, Some(124) | Some(137) | None) {
-        Outcome::Hung
-    } else {
-        Outcome::Silent
-    }
-}
-
-/// Recall, precision and F1 over (true positives, false negatives, false
-/// positives).
-fn scores(tp: u32, fn_: u32, fp: u32) -> (f64, f64, f64) {
-    let r = if tp + fn_ == 0 {
-        1.0
-    } else {
-        f64::from(tp) / f64::from(tp + fn_)
-    };
-    let p = if tp + fp == 0 {
-        1.0
-    } else {
-        f64::from(tp) / f64::from(tp + fp)
-    };
-    let f = if r + p == 0.0 { 0.0 } else { 2.0 * r * p / (r + p) };
-    (r, p, f)
+    let flags = [
+        "-DNUM_THREADS=2".to_string(),
+        "-DBUFFER_LENGTH_INT=10".to_string(),
+        format!("-I{}", correct.display()),
+    ];
+    corpus::outcome(
+        &p.path,
+        &flags,
+        &["-lm", "-lpthread"],
+        2,
+        LIMIT,
+        "argument deadlock_timeout 1\nargument sends synchronous\n",
+    )
 }
 
 #[test]
@@ -168,33 +107,18 @@ fn corrbench_is_scored_per_class() {
     };
     let all = programs(&root);
     assert!(!all.is_empty(), "no programs under {}", root.display());
-    let results: Mutex<Vec<(usize, Outcome)>> = Mutex::new(Vec::new());
-    let next = Mutex::new(0..all.len());
-    std::thread::scope(|s| {
-        for _ in 0..PARALLEL {
-            s.spawn(|| loop {
-                let Some(i) = next.lock().unwrap().next() else {
-                    break;
-                };
-                let o = outcome(&all[i]);
-                results.lock().unwrap().push((i, o));
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|r| r.0);
+    let results = corpus::each(all.len(), |i| outcome(&all[i]));
     // Per class: (reported, silent, hung, unbuilt).
     let mut table: BTreeMap<&str, [u32; 4]> = BTreeMap::new();
     let mut failures = Vec::new();
-    for &(i, o) in &results {
-        let p = &all[i];
+    for (p, &o) in all.iter().zip(&results) {
         let row = table.entry(p.class.as_str()).or_default();
-        row[o as usize] += 1;
+        row[o.column()] += 1;
         let name = p.path.strip_prefix(&root).unwrap_or(&p.path).display();
         match (p.class == "correct", o) {
             (true, Outcome::Reported) => failures.push(format!("correct program reported: {name}")),
             (_, Outcome::Hung) => failures.push(format!("hung: {name}")),
-            (false, Outcome::Silent) => println!("missed: {name}"),
+            (false, Outcome::Silent(_)) => println!("missed: {name}"),
             (_, Outcome::Unbuilt) => println!("not built: {name}"),
             _ => {}
         }
@@ -217,19 +141,19 @@ fn corrbench_is_scored_per_class() {
                 tp_local += r[0];
                 fn_local += r[1] + r[2];
             }
-            (scores(r[0], r[1] + r[2], 0).0, 1.0)
+            (corpus::scores(r[0], r[1] + r[2], 0).0, 1.0)
         };
         println!(
             "{class:<28} {built:>5} {:>8} {:>6} {:>4} {:>7} {recall:>7.2} {precision:>9.2}",
             r[0], r[1], r[2], r[3]
         );
     }
-    let (r, p, f) = scores(tp, fn_, fp);
+    let (r, p, f) = corpus::scores(tp, fn_, fp);
     println!(
         "all erroneous: recall {r:.3}, precision {p:.3}, F1 {f:.3} ({tp} of {} found, {fp} correct reported)",
         tp + fn_
     );
-    let (r, p, f) = scores(tp_local, fn_local, fp);
+    let (r, p, f) = corpus::scores(tp_local, fn_local, fp);
     println!(
         "without rma:   recall {r:.3}, precision {p:.3}, F1 {f:.3} ({tp_local} of {} found)",
         tp_local + fn_local

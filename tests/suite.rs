@@ -31,6 +31,7 @@ mod launcher;
 mod layers;
 mod llnl_modules;
 mod llnl_services;
+mod mbi;
 mod mpi4py;
 mod otf2;
 mod package;

@@ -3,6 +3,7 @@
 //! `mpirun`.
 
 pub mod calls;
+pub mod corpus;
 pub mod dtypes;
 
 use std::collections::HashMap;

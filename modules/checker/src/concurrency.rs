@@ -22,13 +22,18 @@ use std::ffi::{c_int, c_void};
 /// avoided by luck (MPI may read or write a pending operation's buffer at
 /// any time until it completes).
 pub fn check(here: &Here, buf: *const c_void, count: c_int, dt: MPI_Datatype, writes: bool) {
-    // Most calls find no request active: no span computed for them.
-    if registry::lock().requests.is_empty() {
+    // Most calls find no request active and no window: no span computed
+    // for them.
+    let windows = !crate::windows::lock().is_empty();
+    if !windows && registry::lock().requests.is_empty() {
         return;
     }
     let Some((start, end)) = args::span(buf, count, dt) else {
         return;
     };
+    if windows {
+        crate::rma_race::buffer(here, (start, end), writes);
+    }
     let reg = registry::lock();
     let other = reg.requests.values().find(|o| {
         o.active

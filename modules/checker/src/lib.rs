@@ -37,7 +37,9 @@
 //!   outside an epoch or outside the target's window, origin and target
 //!   signatures, origin buffers written before completion, fences and
 //!   frees compared across ranks, locks inside fence epochs, windows
-//!   freed with operations pending;
+//!   freed with operations pending; a pending operation's buffer used by
+//!   another call, and conflicting accesses of one target in one epoch
+//!   (`race`, `rma_race`);
 //! - datatype layouts against C's (`layout`), operations against the
 //!   types they reduce (`ops`), an exit without `MPI_Finalize`;
 //! - MPI's rules on threads (`threads`): calls above the granted thread
@@ -53,6 +55,7 @@
 pub mod graph;
 pub mod layout;
 pub mod origin;
+pub mod race;
 pub mod sig;
 pub mod windows;
 
@@ -111,6 +114,8 @@ mod report;
 mod requests;
 #[cfg(not(test))]
 mod rma;
+#[cfg(not(test))]
+mod rma_race;
 #[cfg(not(test))]
 mod rma_sync;
 #[cfg(not(test))]

@@ -8,10 +8,11 @@
 //! buffer of the checker's, given to the application's at completion),
 //! so that a write of that buffer in between is reported (`rma_sync`).
 
-use crate::args::{self, Buffer, Checked};
+use crate::args::{self, Buffer, Checked, Refusal};
 use crate::consts::Err;
-use crate::gate::gate;
+use crate::gate::gate_passive as gate;
 use crate::origin::Origin;
+use crate::race::{Access, Kind};
 use crate::rma_sync::{known, rma_error};
 use crate::site::Here;
 use crate::types;
@@ -31,7 +32,8 @@ fn data(b: Buffer) -> Checked {
 
 /// The checks of an access of `target`'s window `win` at `disp`, of
 /// `count` elements of `dt` there, from the origin buffers `origin`
-/// (sent, or fetched into), whose signatures must be the target's.
+/// (sent, or fetched into), whose signatures must be the target's; the
+/// bytes of the target's window it spans, when known.
 fn access(
     win: MPI_Win,
     origin: &[Buffer],
@@ -39,7 +41,7 @@ fn access(
     disp: MPI_Aint,
     count: c_int,
     dt: MPI_Datatype,
-) -> Checked {
+) -> Result<Option<(i64, i64)>, Refusal> {
     let shadow = known(win)?;
     for &b in origin {
         data(b)?;
@@ -47,12 +49,12 @@ fn access(
     args::count(count)?;
     args::datatype(dt)?;
     if target == mpi::PROC_NULL() {
-        return Ok(());
+        return Ok(None);
     }
     args::rank(target, shadow, false)?;
     let wins = windows::lock();
     let Some(w) = wins.get(&win.bits()) else {
-        return Ok(());
+        return Ok(None);
     };
     if !w.may_access(target) {
         return Err(rma_error(
@@ -75,6 +77,12 @@ fn access(
     } else {
         (i64::from(count) - 1) * extent + true_extent
     };
+    let unit = w.extents.get(target as usize).map_or(1, |e| e.1);
+    let range = disp
+        .checked_mul(unit)
+        .and_then(|s| s.checked_add(lb))
+        .and_then(|s| Some((s, s.checked_add(bytes)?)))
+        .filter(|_| count > 0);
     if count > 0 {
         if let Some(size) = w.outside(target, disp, lb, bytes) {
             let unit = w.extents[target as usize].1;
@@ -100,7 +108,7 @@ fn access(
             ));
         }
     }
-    Ok(())
+    Ok(range)
 }
 
 /// The checksum of an origin buffer `b` of an operation to `target`:
@@ -118,12 +126,39 @@ fn checked_sum(target: c_int, b: Buffer) -> Option<(usize, usize, u64)> {
     Some((start, len, unsafe { crate::requests::checksum(start, len) }))
 }
 
-/// Notes an operation issued on `win` to `target`, for the
-/// synchronization that completes it.
+/// What an operation does: to its target's bytes, and to its origin
+/// buffer (`buf`, written when `writes`: a get's, an atomic operation's
+/// result buffer); a put's target data (count, datatype), whose bytes
+/// are then compared with the origin buffer's checksum.
+struct Op {
+    kind: Kind,
+    buf: Option<Buffer>,
+    writes: bool,
+    put: Option<(c_int, MPI_Datatype)>,
+}
+
+impl Op {
+    fn new(kind: Kind, buf: Buffer, writes: bool) -> Op {
+        Op {
+            kind,
+            buf: Some(buf),
+            writes,
+            put: None,
+        }
+    }
+}
+
+/// Notes an operation issued on `win` to `target` (`range`: its bytes of
+/// the target's window), for the synchronization that completes it and
+/// for the comparison of accesses across ranks (`rma_race`): its origin
+/// buffer, and where it lies in this rank's window memory, its use
+/// there.
 fn issued(
     here: &Here,
     win: MPI_Win,
     target: c_int,
+    range: Option<(i64, i64)>,
+    op: Op,
     sum: Option<(usize, usize, u64)>,
     scratch: Option<Vec<u8>>,
 ) {
@@ -131,34 +166,60 @@ fn issued(
         return;
     }
     let origin = Origin::of(here);
+    let span = op
+        .buf
+        .and_then(|b| args::span(b.0, b.1, b.2))
+        .map(|(s, e)| (s, e, op.writes));
+    let put_sum = sum.zip(op.put).and_then(|((_, len, sum), (n, dt))| {
+        let (_, tlen) = types::contiguous_span(1, n, dt)?;
+        (tlen == len).then_some(sum)
+    });
     if let Some(w) = windows::lock().get_mut(&win.bits()) {
         w.operation(target);
+        if let (Some(range), Some(epoch)) = (range, w.epoch_to(target, crate::gate::syncs())) {
+            w.note(Access {
+                target,
+                range,
+                kind: op.kind,
+                local: false,
+                epoch,
+                routine: origin.routine,
+                ra: origin.ra,
+                sum: put_sum,
+            });
+        }
         w.issued.push(Issued {
             origin,
             target,
             sum,
             scratch,
+            span,
         });
+    }
+    if let Some((s, e, writes)) = span {
+        crate::rma_race::used(origin, (s, e), writes, true);
     }
 }
 
 /// Runs the checks of a one-sided call, then `call`; on success notes it
-/// issued to `target` with `sum` (the origin buffer's checksum, if it is
-/// one MPI reads).
+/// issued to `target` (see [`issued`]) with `sum` (the origin buffer's
+/// checksum, if it is one MPI reads).
 fn run(
     here: &Here,
     win: MPI_Win,
     target: c_int,
+    op: Op,
     sum: Option<(usize, usize, u64)>,
-    checks: Checked,
+    checks: Result<Option<(i64, i64)>, Refusal>,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    if let Err(r) = checks {
-        return r.report(here);
-    }
+    let range = match checks {
+        Err(r) => return r.report(here),
+        Ok(range) => range,
+    };
     let rc = call();
     if rc == mpi::SUCCESS() {
-        issued(here, win, target, sum, None);
+        issued(here, win, target, range, op, sum, None);
     }
     rc
 }
@@ -170,9 +231,17 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        let checks = access(win, &[(o, n, dt)], target, disp, tn, tdt);
-        let sum = checks.is_ok().then(|| checked_sum(target, (o, n, dt))).flatten();
-        run(&here, win, target, sum, checks, || next!())
+        let range = match access(win, &[(o, n, dt)], target, disp, tn, tdt) {
+            Err(r) => return r.report(&here),
+            Ok(range) => range,
+        };
+        let sum = checked_sum(target, (o, n, dt));
+        let rc = next!();
+        if rc == mpi::SUCCESS() {
+            let op = Op { put: Some((tn, tdt)), ..Op::new(Kind::Write, (o, n, dt), false) };
+            issued(&here, win, target, range, op, sum, None);
+        }
+        rc
     }
 
     /// Checks the access; MPI writes a contiguous origin buffer's data to
@@ -182,12 +251,17 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        if let Err(r) = access(win, &[(o, n, dt)], target, disp, tn, tdt) {
-            return r.report(&here);
-        }
+        let range = match access(win, &[(o, n, dt)], target, disp, tn, tdt) {
+            Err(r) => return r.report(&here),
+            Ok(range) => range,
+        };
         let sum = checked_sum(target, (o, n, dt));
         let Some((start, len, _)) = sum else {
-            return next!();
+            let rc = next!();
+            if rc == mpi::SUCCESS() {
+                issued(&here, win, target, range, Op::new(Kind::Read, (o, n, dt), true), None, None);
+            }
+            return rc;
         };
         // SAFETY: the application's buffer, `len` readable bytes at `start`.
         let mut scratch = unsafe { std::slice::from_raw_parts(start as *const u8, len) }.to_vec();
@@ -198,7 +272,7 @@ pnmpi_sdk::wrap! {
         // scratch buffer, which lives until the completion copies it.
         let rc = unsafe { x::XMPI_Get(into.cast(), n, dt, target, disp, tn, tdt, win) };
         if rc == mpi::SUCCESS() {
-            issued(&here, win, target, sum, Some(scratch));
+            issued(&here, win, target, range, Op::new(Kind::Read, (o, n, dt), true), sum, Some(scratch));
         }
         rc
     }
@@ -209,9 +283,9 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        let checks = access(win, &[(o, n, dt)], target, disp, tn, tdt).and_then(|()| args::op(op));
+        let checks = access(win, &[(o, n, dt)], target, disp, tn, tdt).and_then(|range| args::op(op).map(|()| range));
         let sum = checks.is_ok().then(|| checked_sum(target, (o, n, dt))).flatten();
-        run(&here, win, target, sum, checks, || next!())
+        run(&here, win, target, Op::new(Kind::Atomic, (o, n, dt), false), sum, checks, || next!())
     }
 
     /// Checks the access (the result buffer's signature is the target's).
@@ -221,8 +295,8 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let origin: &[Buffer] = if op_is_no_op(op) { &[(r, rn, rdt)] } else { &[(o, n, dt), (r, rn, rdt)] };
-        let checks = access(win, origin, target, disp, tn, tdt).and_then(|()| args::op(op));
-        run(&here, win, target, None, checks, || next!())
+        let checks = access(win, origin, target, disp, tn, tdt).and_then(|range| args::op(op).map(|()| range));
+        run(&here, win, target, Op::new(Kind::Atomic, (r, rn, rdt), true), None, checks, || next!())
     }
 
     /// Checks the access of one element.
@@ -232,8 +306,8 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let origin: &[Buffer] = if op_is_no_op(op) { &[(r, 1, dt)] } else { &[(o, 1, dt), (r, 1, dt)] };
-        let checks = access(win, origin, target, disp, 1, dt).and_then(|()| args::op(op));
-        run(&here, win, target, None, checks, || next!())
+        let checks = access(win, origin, target, disp, 1, dt).and_then(|range| args::op(op).map(|()| range));
+        run(&here, win, target, Op::new(Kind::Atomic, (r, 1, dt), true), None, checks, || next!())
     }
 
     /// Checks the access of one element.
@@ -243,7 +317,7 @@ pnmpi_sdk::wrap! {
             return rc;
         }
         let checks = access(win, &[(o, 1, dt), (c, 1, dt), (r, 1, dt)], target, disp, 1, dt);
-        run(&here, win, target, None, checks, || next!())
+        run(&here, win, target, Op::new(Kind::Atomic, (r, 1, dt), true), None, checks, || next!())
     }
 
     /// Checks the access (completed by its request, not noted).
@@ -276,7 +350,7 @@ pnmpi_sdk::wrap! {
         if let Some(rc) = gate(&here) {
             return rc;
         }
-        if let Err(r) = access(win, &[(o, n, dt)], target, disp, tn, tdt).and_then(|()| args::op(op)) {
+        if let Err(r) = access(win, &[(o, n, dt)], target, disp, tn, tdt).and_then(|_| args::op(op)) {
             return r.report(&here);
         }
         next!()

@@ -12,7 +12,7 @@ use crate::args::{self, refuse, Checked, Refusal};
 use crate::collective;
 use crate::consts::Err;
 use crate::desc::Desc;
-use crate::gate::gate;
+use crate::gate::{gate, gate_passive};
 use crate::origin::Origin;
 use crate::report::{self, Class};
 use crate::site::{self, Here};
@@ -180,7 +180,14 @@ fn create(
         }
     }
     let extents = all.chunks(2).map(|w| (w[0], w[1])).collect();
-    let info = WinInfo::new(shadow, Origin::of(here), extents, (base(), size));
+    let mut info = WinInfo::new(shadow, Origin::of(here), extents, (base(), size));
+    if shadow != 0 {
+        let mut me = 0;
+        // SAFETY: a local out-parameter.
+        unsafe { ffi::PMPI_Comm_rank(MPI_Comm::from_bits(shadow), &mut me) };
+        info.rank = me;
+    }
+    info.mark = crate::gate::syncs();
     // SAFETY: MPI just wrote the new window's handle.
     windows::lock().insert(unsafe { *win }.bits(), info);
     rc
@@ -374,6 +381,7 @@ pnmpi_sdk::wrap! {
             return next!();
         };
         stale_memory(&here, &info);
+        crate::rma_race::at_free(&here, &mut info);
         let open = info.open_epochs(site::name);
         if !open.is_empty() {
             report::report(
@@ -432,17 +440,42 @@ pnmpi_sdk::wrap! {
             ));
             assert &= !mpi::modes()[3];
         }
+        // A lock taken right after the last fence, with operations, ends
+        // here: inside the fence epoch (MPI: a fence starts one when RMA
+        // calls follow it before the next fence). One after another
+        // synchronizing call, as MPICH's mixedsync.c takes after a
+        // barrier, is not reported.
+        let locked = windows::lock().get(&win.bits()).and_then(|w| match w.lock_after_fence {
+            Some((site, true)) if w.fenced => Some(site),
+            _ => None,
+        });
+        if let Some(lock) = locked {
+            report::report(Class::Rma, "lock-in-fence-epoch", here.call(), &here.site(), format!(
+                "the passive-target epoch of {} (with its operations) lies inside the active-target epoch of the fence before it, which this fence closes",
+                named(lock)
+            ));
+        }
         // SAFETY: MPI's fence, with the application's window.
         let fence = || unsafe { pnmpi_sdk::raw::XMPI_Win_fence(assert, win) };
-        synchronize(&here, win, |_| Ok(()), fence, Some(None), |w| w.fence(has(assert, 4), ra))
+        let rc = synchronize(&here, win, |_| Ok(()), fence, Some(None), |w| w.fence(has(assert, 4), ra));
+        if rc == mpi::SUCCESS() {
+            crate::rma_race::at_fence(&here, win);
+            if let Some(w) = windows::lock().get_mut(&win.bits()) {
+                w.fence_syncs = crate::gate::syncs();
+            }
+        }
+        rc
     }
 
     /// Checks the target and that no fence epoch is open.
     fn MPI_Win_lock(lock_type, rank, assert, win) {
         let here = Here::new(routine::MPI_Win_lock);
-        if let Some(rc) = gate(&here) {
+        // A shared lock orders this rank with no other (`race`).
+        let shared = lock_type == mpi::LOCK_SHARED();
+        if let Some(rc) = if shared { gate_passive(&here) } else { gate(&here) } {
             return rc;
         }
+        let origin = Origin::of(&here);
         let checks = |w: &WinInfo| {
             target(rank, MPI_Comm::from_bits(w.shadow))?;
             if w.in_fence_epoch() {
@@ -456,13 +489,22 @@ pnmpi_sdk::wrap! {
             }
             Ok(())
         };
-        synchronize(&here, win, checks, || next!(), None, |w| w.locks.push(rank))
+        let opened = |w: &mut WinInfo| {
+            w.locks.push(rank);
+            w.lock_epochs.push((rank, shared));
+            crate::rma_race::own_lock(w, shared);
+            if w.fenced && w.lock_after_fence.is_none() && w.fence_syncs == crate::gate::syncs() {
+                w.lock_after_fence = Some((origin, false));
+            }
+        };
+        synchronize(&here, win, checks, || next!(), None, opened)
     }
 
     /// Checks that the target is locked; completes its operations.
     fn MPI_Win_unlock(rank, win) {
         let here = Here::new(routine::MPI_Win_unlock);
-        if let Some(rc) = gate(&here) {
+        let shared = windows::lock().get(&win.bits()).is_some_and(|w| w.lock_epochs.iter().any(|l| l.0 == rank && l.1));
+        if let Some(rc) = if shared { gate_passive(&here) } else { gate(&here) } {
             return rc;
         }
         let checks = |w: &WinInfo| {
@@ -471,15 +513,22 @@ pnmpi_sdk::wrap! {
             }
             Err(rma_error(Err::RmaSync, "not-locked", format!("rank {rank} of the window is not locked (MPI_Win_lock)")))
         };
-        synchronize(&here, win, checks, || next!(), Some(Some(rank)), |w| w.locks.retain(|&t| t != rank))
+        let closed = |w: &mut WinInfo| {
+            w.locks.retain(|&t| t != rank);
+            w.lock_epochs.retain(|l| l.0 != rank);
+            w.close_passive(Some(rank), crate::gate::syncs());
+            crate::rma_race::own_unlock(w);
+        };
+        synchronize(&here, win, checks, || next!(), Some(Some(rank)), closed)
     }
 
     /// Checks that no fence epoch is open.
     fn MPI_Win_lock_all(assert, win) {
         let here = Here::new(routine::MPI_Win_lock_all);
-        if let Some(rc) = gate(&here) {
+        if let Some(rc) = gate_passive(&here) {
             return rc;
         }
+        let origin = Origin::of(&here);
         let checks = |w: &WinInfo| {
             if w.in_fence_epoch() {
                 return Err(rma_error(Err::RmaSync, "lock-in-fence-epoch", format!(
@@ -487,15 +536,25 @@ pnmpi_sdk::wrap! {
                     site::name(w.fence_ra)
                 )));
             }
+            if w.lock_all || !w.locks.is_empty() {
+                return Err(rma_error(Err::RmaSync, "lock-held", "the window is locked already (MPI_Win_lock_all, or MPI_Win_lock of a rank)".into()));
+            }
             Ok(())
         };
-        synchronize(&here, win, checks, || next!(), None, |w| w.lock_all = true)
+        let opened = |w: &mut WinInfo| {
+            w.lock_all = true;
+            crate::rma_race::own_lock(w, true);
+            if w.fenced && w.lock_after_fence.is_none() && w.fence_syncs == crate::gate::syncs() {
+                w.lock_after_fence = Some((origin, false));
+            }
+        };
+        synchronize(&here, win, checks, || next!(), None, opened)
     }
 
     /// Completes every operation.
     fn MPI_Win_unlock_all(win) {
         let here = Here::new(routine::MPI_Win_unlock_all);
-        if let Some(rc) = gate(&here) {
+        if let Some(rc) = gate_passive(&here) {
             return rc;
         }
         let checks = |w: &WinInfo| {
@@ -504,22 +563,28 @@ pnmpi_sdk::wrap! {
             }
             Err(rma_error(Err::RmaSync, "not-locked", "the window is not locked (MPI_Win_lock_all)".into()))
         };
-        synchronize(&here, win, checks, || next!(), Some(None), |w| w.lock_all = false)
+        let closed = |w: &mut WinInfo| {
+            w.lock_all = false;
+            w.close_passive(None, crate::gate::syncs());
+            crate::rma_race::own_unlock(w);
+        };
+        synchronize(&here, win, checks, || next!(), Some(None), closed)
     }
 
     /// Completes the target's operations.
     fn MPI_Win_flush(rank, win) {
         let here = Here::new(routine::MPI_Win_flush);
-        if let Some(rc) = gate(&here) {
+        if let Some(rc) = gate_passive(&here) {
             return rc;
         }
-        synchronize(&here, win, |w| target(rank, MPI_Comm::from_bits(w.shadow)), || next!(), Some(Some(rank)), |_| {})
+        let done = move |w: &mut WinInfo| w.close_passive(Some(rank), crate::gate::syncs());
+        synchronize(&here, win, |w| target(rank, MPI_Comm::from_bits(w.shadow)), || next!(), Some(Some(rank)), done)
     }
 
     /// Completes the target's operations at the origin.
     fn MPI_Win_flush_local(rank, win) {
         let here = Here::new(routine::MPI_Win_flush_local);
-        if let Some(rc) = gate(&here) {
+        if let Some(rc) = gate_passive(&here) {
             return rc;
         }
         synchronize(&here, win, |w| target(rank, MPI_Comm::from_bits(w.shadow)), || next!(), Some(Some(rank)), |_| {})
@@ -528,16 +593,16 @@ pnmpi_sdk::wrap! {
     /// Completes every operation.
     fn MPI_Win_flush_all(win) {
         let here = Here::new(routine::MPI_Win_flush_all);
-        if let Some(rc) = gate(&here) {
+        if let Some(rc) = gate_passive(&here) {
             return rc;
         }
-        synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |_| {})
+        synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |w| w.close_passive(None, crate::gate::syncs()))
     }
 
     /// Completes every operation at the origin.
     fn MPI_Win_flush_local_all(win) {
         let here = Here::new(routine::MPI_Win_flush_local_all);
-        if let Some(rc) = gate(&here) {
+        if let Some(rc) = gate_passive(&here) {
             return rc;
         }
         synchronize(&here, win, |_| Ok(()), || next!(), Some(None), |_| {})

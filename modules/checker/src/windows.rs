@@ -7,6 +7,7 @@
 //! completed, with what their completion checks.
 
 use crate::origin::Origin;
+use crate::race::{self, Access, Epoch};
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -25,6 +26,10 @@ pub struct Issued {
     /// the origin buffer's bytes `sum` names: a write of the application
     /// there in between is then told from MPI's.
     pub scratch: Option<Vec<u8>>,
+    /// The origin buffer's bytes `[start, end)` (a get's, or an atomic
+    /// operation's result buffer: written), which no other call may use
+    /// before completion when either writes them.
+    pub span: Option<(usize, usize, bool)>,
 }
 
 /// A window.
@@ -33,6 +38,8 @@ pub struct WinInfo {
     pub shadow: u64,
     /// The call that created it.
     pub origin: Origin,
+    /// This rank's rank in the window.
+    pub rank: i32,
     /// Each rank's window size in bytes and displacement unit, by rank of
     /// the window (a size of -1 for a dynamic window: its memory is
     /// attached later).
@@ -62,6 +69,29 @@ pub struct WinInfo {
     /// Its ranks' fences and free went out of step (reported then): its
     /// later fences and its free are not made, which would hang.
     pub broken: bool,
+    /// The fences so far: the number of the current fence epoch.
+    pub fences: u64,
+    /// A lock (or lock of all) taken right after a fence (no other
+    /// synchronizing call between), before the next, and whether an
+    /// operation followed it: the fence epoch then holds it.
+    pub lock_after_fence: Option<(Origin, bool)>,
+    /// This rank's synchronizing calls when the last fence returned.
+    pub fence_syncs: u64,
+    /// Each lock of `locks`, and whether it is shared.
+    pub lock_epochs: Vec<(i32, bool)>,
+    /// This rank's synchronizing calls at the window's creation: the
+    /// passive-target accesses, exchanged at its free, count theirs from
+    /// here.
+    pub mark: u64,
+    /// This rank's accesses since the last exchange (`race`).
+    pub accesses: Vec<Access>,
+    /// A copy of this rank's window memory at the last fence: a store
+    /// of the program's own is told from MPI's writes at the next one.
+    pub snapshot: Option<Vec<u8>>,
+    /// A copy of this rank's window memory when it locked its own rank
+    /// (or all), and the synchronizing calls then: its stores until the
+    /// unlock are found by comparing.
+    pub own_lock: Option<(Vec<u8>, u64, bool)>,
 }
 
 impl WinInfo {
@@ -70,6 +100,7 @@ impl WinInfo {
         WinInfo {
             shadow,
             origin,
+            rank: 0,
             extents,
             memory,
             fenced: false,
@@ -81,7 +112,109 @@ impl WinInfo {
             posted: None,
             issued: Vec::new(),
             broken: false,
+            fences: 0,
+            lock_after_fence: None,
+            fence_syncs: 0,
+            lock_epochs: Vec::new(),
+            mark: 0,
+            accesses: Vec::new(),
+            snapshot: None,
+            own_lock: None,
         }
+    }
+
+    /// The epoch an operation to `target` issued now (`now`: this
+    /// rank's synchronizing calls, `gate::syncs`) is in: a lock of it or
+    /// of all, which its completion closes, else a fence's; `None` in an
+    /// epoch of `MPI_Win_start` (not compared).
+    pub fn epoch_to(&self, target: i32, now: u64) -> Option<Epoch> {
+        let lock = self.lock_epochs.iter().find(|l| l.0 == target);
+        if lock.is_some() || self.lock_all {
+            return Some(Epoch::Passive {
+                shared: lock.is_none_or(|l| l.1),
+                opened: now,
+                closed: None,
+            });
+        }
+        (self.fenced && self.started.is_none()).then_some(Epoch::Fence(self.fences))
+    }
+
+    /// The epoch of this rank's own use of its window memory now (`now`
+    /// as for [`WinInfo::epoch_to`]): the fence's, else a passive-target
+    /// one of its own, closed now unless it is the buffer of a one-sided
+    /// operation (`pending`), which its completion closes.
+    pub fn local_epoch(&self, now: u64, pending: bool) -> Option<Epoch> {
+        if self.started.is_some() || self.posted.is_some() {
+            return None;
+        }
+        Some(if self.fenced {
+            Epoch::Fence(self.fences)
+        } else {
+            Epoch::Passive {
+                shared: true,
+                opened: now,
+                closed: (!pending).then_some(now),
+            }
+        })
+    }
+
+    /// Notes an access of this rank's (`race::note`).
+    pub fn note(&mut self, a: Access) {
+        race::note(&mut self.accesses, a);
+    }
+
+    /// Completes the passive-target accesses to `target` (all: `None`)
+    /// at `now` (an unlock, a flush), and the pending operations' uses of
+    /// this rank's window memory as their buffers.
+    pub fn close_passive(&mut self, target: Option<i32>, now: u64) {
+        for a in &mut self.accesses {
+            if let Epoch::Passive { closed: c @ None, .. } = &mut a.epoch {
+                if a.local || target.is_none_or(|t| t == a.target) {
+                    *c = Some(now);
+                }
+            }
+        }
+    }
+
+    /// Notes this rank's stores into its window memory between `then`
+    /// (a copy taken when its passive-target epoch opened at `opened`,
+    /// shared or not) and `now` (the memory, at `closed`): the changed
+    /// bytes, of which the exchange takes out those MPI wrote. Only when
+    /// no synchronizing call came between: a store's moment is not
+    /// known, and a call in the epoch may order it with another rank.
+    pub fn stores(&mut self, then: &[u8], now: &[u8], (opened, closed, shared): (u64, u64, bool)) {
+        if opened != closed {
+            return;
+        }
+        for range in race::changed(then, now) {
+            self.note(Access {
+                target: self.rank,
+                range,
+                kind: race::Kind::Write,
+                local: true,
+                epoch: Epoch::Passive {
+                    shared,
+                    opened,
+                    closed: Some(closed),
+                },
+                routine: usize::MAX,
+                ra: 0,
+                sum: None,
+            });
+        }
+    }
+
+    /// The bytes `[start, end)` of this rank's window memory that
+    /// `span` covers, as offsets; `None` outside it.
+    pub fn offsets(&self, span: (usize, usize)) -> Option<(i64, i64)> {
+        let (base, size) = self.memory;
+        let end = base.checked_add(usize::try_from(size).ok()?)?;
+        if size <= 0 || span.1 <= base || end <= span.0 {
+            return None;
+        }
+        let s = span.0.max(base) - base;
+        let e = span.1.min(end) - base;
+        Some((s as i64, e as i64))
     }
 
     /// Whether an access epoch to `target` is open: a fence, a lock of
@@ -121,6 +254,8 @@ impl WinInfo {
 
     /// A fence, with `MPI_MODE_NOSUCCEED` or not, at `ra`.
     pub fn fence(&mut self, nosucceed: bool, ra: usize) {
+        self.fences += 1;
+        self.lock_after_fence = None;
         self.fenced = !nosucceed;
         self.fence_ops = false;
         self.fence_ra = ra;
@@ -133,6 +268,9 @@ impl WinInfo {
         let other = self.lock_all || self.started.is_some() || self.locks.contains(&target);
         if self.fenced && !other {
             self.fence_ops = true;
+        }
+        if let Some((_, ops)) = &mut self.lock_after_fence {
+            *ops = true;
         }
     }
 
@@ -264,6 +402,75 @@ mod tests {
     }
 
     #[test]
+    fn accesses_are_noted_in_their_epoch_and_completed() {
+        let mut w = window();
+        w.memory = (1000, 40);
+        w.rank = 1;
+        assert_eq!(w.epoch_to(0, 3), None, "no epoch");
+        w.fence(false, 0);
+        assert_eq!(w.epoch_to(0, 3), Some(Epoch::Fence(1)));
+        assert_eq!(w.local_epoch(3, false), Some(Epoch::Fence(1)));
+        w.fence(true, 0);
+        w.lock_epochs.push((0, false));
+        let open = Epoch::Passive {
+            shared: false,
+            opened: 5,
+            closed: None,
+        };
+        assert_eq!(w.epoch_to(0, 5), Some(open));
+        let access = |target, local, epoch| Access {
+            target,
+            range: (0, 4),
+            kind: race::Kind::Write,
+            local,
+            epoch,
+            routine: 0,
+            ra: target as usize,
+            sum: None,
+        };
+        w.note(access(0, false, open));
+        w.note(access(1, true, w.local_epoch(6, true).unwrap()));
+        w.note(access(
+            2,
+            false,
+            Epoch::Passive {
+                shared: true,
+                opened: 6,
+                closed: None,
+            },
+        ));
+        w.close_passive(Some(0), 9);
+        let closed: Vec<_> = w
+            .accesses
+            .iter()
+            .map(|a| match a.epoch {
+                Epoch::Passive { closed, .. } => closed,
+                Epoch::Fence(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            closed,
+            [Some(9), Some(9), None],
+            "the target's and this rank's buffers"
+        );
+        assert_eq!(w.offsets((990, 1004)), Some((0, 4)));
+        assert_eq!(w.offsets((1036, 1100)), Some((36, 40)));
+        assert_eq!(w.offsets((1040, 1100)), None);
+    }
+
+    #[test]
+    fn stores_are_noted_only_without_a_call_between() {
+        let mut w = window();
+        let (then, mut now) = ([0u8; 16], [0u8; 16]);
+        now[4] = 1;
+        w.stores(&then, &now, (2, 3, true));
+        assert!(w.accesses.is_empty(), "a call came between");
+        w.stores(&then, &now, (3, 3, true));
+        assert_eq!(w.accesses.len(), 1);
+        assert_eq!((w.accesses[0].range, w.accesses[0].routine), ((4, 5), usize::MAX));
+    }
+
+    #[test]
     fn the_budget_bounds_the_bytes_checked() {
         assert!(reserve(BUDGET));
         assert!(!reserve(1));
@@ -281,6 +488,7 @@ mod tests {
                 target,
                 sum: None,
                 scratch: None,
+                span: None,
             });
         }
         assert_eq!(w.complete(Some(1)).len(), 2);
