@@ -17,6 +17,7 @@ pub mod dragonfly;
 pub mod fat_tree;
 pub mod flows;
 mod graph;
+pub mod load;
 pub mod maxmin;
 pub mod mesh;
 pub mod spec;
