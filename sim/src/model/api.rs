@@ -5,6 +5,7 @@
 
 use crate::algorithms::Shape;
 use crate::network::flows::{FlowId, Flows};
+use crate::network::load::LinkLoad;
 use crate::units::Ns;
 
 /// A message between two tasks, as a model sees it.
@@ -95,6 +96,14 @@ pub trait Model: Send {
     /// simulator that cannot step them (one process per rank sees only its
     /// own messages) refuses such a model.
     fn flows(&mut self) -> Option<&mut Flows> {
+        None
+    }
+
+    /// For a model whose messages share links: what each link carried
+    /// so far (bytes, busy time, time lost to sharing), indexed by link,
+    /// for a report of where the network hurts. `None`, the default: the
+    /// model has no links.
+    fn link_loads(&self) -> Option<Vec<LinkLoad>> {
         None
     }
 

@@ -24,4 +24,4 @@ pub mod spec;
 pub mod torus;
 pub mod tree;
 
-pub use graph::{Graph, Link, LinkId, Sharing};
+pub use graph::{Graph, Link, LinkId, Private, Sharing};
