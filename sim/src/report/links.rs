@@ -67,8 +67,9 @@ pub struct LinksReport {
     pub links: usize,
     /// Of which carried a byte.
     pub used: usize,
-    /// The busiest links, by busy time (to the ns) then bytes, at most
-    /// the number asked for.
+    /// The busiest links, by utilisation (what they carried against what
+    /// their bandwidth could carry in the run: on links of one bandwidth,
+    /// bytes) then busy time, at most the number asked for.
     pub busiest: Vec<LinkLine>,
     /// Every link that carried a byte, in the network's order.
     pub all: Vec<LinkLine>,
@@ -105,13 +106,10 @@ impl LinksReport {
             })
             .collect();
         let mut busiest = all.clone();
-        // Busy times to the ns (SimGrid's precision), so that links busy
-        // alike by rounding order by bytes.
-        let busy_ns = |l: &LinkLine| (l.busy_s * 1e9).round() as u64;
         busiest.sort_by(|a, b| {
-            busy_ns(b)
-                .cmp(&busy_ns(a))
-                .then(b.bytes.total_cmp(&a.bytes))
+            b.utilisation_pct
+                .total_cmp(&a.utilisation_pct)
+                .then(b.busy_s.total_cmp(&a.busy_s))
                 .then_with(|| a.name.cmp(&b.name))
         });
         busiest.truncate(top);
@@ -186,18 +184,20 @@ mod tests {
             load("a", 2e5, 2e5, 0.0),
             load("idle", 0.0, 0.0, 0.0),
             load("b", 5e5, 8e5, 1e5),
+            load("d", 2e5, 9e5, 0.0),
             load("c", 4e5, 2e5, 0.0),
         ];
         let r = LinksReport::new(&loads, 1e6, 2);
-        assert_eq!((r.links, r.used), (4, 3));
+        assert_eq!((r.links, r.used), (5, 4));
         let names: Vec<&str> = r.busiest.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["b", "c"], "busy time first, then bytes");
+        assert_eq!(names, ["b", "c"], "utilisation first");
+        let r = LinksReport::new(&loads, 1e6, 4);
+        let names: Vec<&str> = r.busiest.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["b", "c", "d", "a"], "then busy time");
         let b = &r.busiest[0];
         assert_eq!((b.busy_pct, b.utilisation_pct), (80.0, 50.0));
         assert_eq!((b.busy_s, b.slowed_s), (8e-4, 1e-4));
-        assert_eq!(
-            r.all.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(),
-            ["a", "b", "c"]
-        );
+        let all: Vec<&str> = r.all.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(all, ["a", "b", "d", "c"], "the network's order");
     }
 }

@@ -208,7 +208,7 @@ impl fmt::Display for super::links::LinksReport {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         writeln!(
             f,
-            "\nbusiest links ({} of {} that carried bytes, {} in the network; by busy time)",
+            "\nbusiest links ({} of {} that carried bytes, {} in the network; by utilisation)",
             self.busiest.len(),
             self.used,
             self.links
