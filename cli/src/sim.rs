@@ -209,6 +209,14 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     }
     let machine = Machine::load(&a.machine)?;
     let mut model = model::build(a.model(&machine), &machine)?;
+    if a.links.is_some() && !model.count_link_loads() {
+        anyhow::bail!(
+            "--links: the {} model shares no link on {}: give a model whose messages share links \
+             (cm02) and a machine with a [network.topology] or a SimGrid platform",
+            model.name(),
+            machine.name
+        );
+    }
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let bar = ProgressBar::new_spinner();
     if let Ok(style) = ProgressStyle::with_template("{spinner} replaying: {msg} [{elapsed}]") {
@@ -298,12 +306,7 @@ fn links_report(
     top: usize,
 ) -> Result<pnmpi_sim::report::links::LinksReport> {
     let Some(loads) = model.link_loads() else {
-        anyhow::bail!(
-            "--links: the {} model shares no link on {}: give a model whose messages share links \
-             (cm02) and a machine with a [network.topology] or a SimGrid platform",
-            model.name(),
-            machine.name
-        );
+        anyhow::bail!("--links: the {} model counted no link", model.name());
     };
     let mut report = pnmpi_sim::report::links::LinksReport::new(&loads, out.runtime, top);
     let private = machine.with_private_links();

@@ -99,10 +99,17 @@ pub trait Model: Send {
         None
     }
 
-    /// For a model whose messages share links: what each link carried
-    /// so far (bytes, busy time, time lost to sharing), indexed by link,
-    /// for a report of where the network hurts. `None`, the default: the
-    /// model has no links.
+    /// For a model whose messages share links: counts what each link
+    /// carries from now on (asked before a replay, for a report of where
+    /// the network hurts; a replay without one pays nothing). `false`,
+    /// the default: the model has no links.
+    fn count_link_loads(&mut self) -> bool {
+        false
+    }
+
+    /// What each link carried since [`count_link_loads`](Self::count_link_loads)
+    /// (bytes, busy time, time lost to sharing), indexed by link; `None`
+    /// without links or counting.
     fn link_loads(&self) -> Option<Vec<LinkLoad>> {
         None
     }

@@ -78,8 +78,12 @@ impl Model for Cm02 {
         self.flows.as_mut()
     }
 
+    fn count_link_loads(&mut self) -> bool {
+        self.flows.as_mut().map(Flows::count_loads).is_some()
+    }
+
     fn link_loads(&self) -> Option<Vec<LinkLoad>> {
-        self.flows.as_ref().map(Flows::loads)
+        self.flows.as_ref()?.loads()
     }
 
     fn collective(&mut self, c: &CollCall<'_>, ready: Ns) -> Ns {

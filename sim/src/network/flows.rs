@@ -71,8 +71,8 @@ struct Flow {
 impl Flow {
     /// Charges the link that held it back with what it lost from its
     /// last update to `t`, at its rate then.
-    fn account(&self, load: &mut Loads, t: Ns) {
-        if self.active {
+    fn account(&self, load: Option<&mut Loads>, t: Ns) {
+        if let (true, Some(load)) = (self.active, load) {
             load.slow(self.bottleneck, t - self.updated, self.rate, self.bound);
         }
     }
@@ -106,17 +106,18 @@ pub struct Flows {
     route: Vec<LinkId>,
     /// The variables a solve recomputed.
     solved: Vec<VarId>,
-    /// What each link carried so far.
-    load: Loads,
+    /// What each link carried so far, once asked to count it
+    /// ([`count_loads`](Self::count_loads)): a replay without a links
+    /// report pays nothing for it.
+    load: Option<Loads>,
 }
 
 impl Flows {
     /// No flow yet on `graph`.
     pub fn new(graph: Arc<dyn Graph>) -> Flows {
         let solver = MaxMin::new(graph.links());
-        let load = Loads::new(graph.links().len());
         Flows {
-            load,
+            load: None,
             graph,
             solver,
             flows: Vec::new(),
@@ -161,7 +162,9 @@ impl Flows {
             (1.0, least)
         };
         let at = at.max(self.now);
-        self.load.carry(&self.route, bytes);
+        if let Some(load) = &mut self.load {
+            load.carry(&self.route, bytes);
+        }
         let var = self.solver.create(&self.route);
         let v = var as usize;
         if self.of_var.len() <= v {
@@ -196,8 +199,18 @@ impl Flows {
 
     /// Every link's figures so far (what the flows ended and in flight
     /// carried): [`super::load`].
-    pub fn loads(&self) -> Vec<LinkLoad> {
-        self.load.figures(self.graph.as_ref(), self.now)
+    /// `None` unless counted from the start.
+    pub fn loads(&self) -> Option<Vec<LinkLoad>> {
+        let load = self.load.as_ref()?;
+        Some(load.figures(self.graph.as_ref(), self.now))
+    }
+
+    /// Counts what each link carries from now on (before the first flow,
+    /// for a whole run's figures).
+    pub fn count_loads(&mut self) {
+        if self.load.is_none() {
+            self.load = Some(Loads::new(self.graph.links().len()));
+        }
     }
 
     /// Flows started and not ended.
@@ -243,7 +256,9 @@ impl Flows {
                 continue;
             };
             self.solver.enable(f.var, f.penalty, f.bound);
-            self.load.enter(self.solver.route(f.var), t);
+            if let Some(load) = &mut self.load {
+                load.enter(self.solver.route(f.var), t);
+            }
             f.active = true;
             f.updated = t;
         }
@@ -257,8 +272,10 @@ impl Flows {
                 continue;
             }
             if let Some(f) = self.flows[id as usize].take() {
-                f.account(&mut self.load, t);
-                self.load.leave(self.solver.route(f.var), t);
+                f.account(self.load.as_mut(), t);
+                if let Some(load) = &mut self.load {
+                    load.leave(self.solver.route(f.var), t);
+                }
                 self.solver.remove(f.var);
             }
             self.free.push(id);
@@ -278,7 +295,7 @@ impl Flows {
             let Some(f) = self.flows[id as usize].as_mut() else {
                 continue;
             };
-            f.account(&mut self.load, now);
+            f.account(self.load.as_mut(), now);
             f.remaining = (f.remaining - f.rate * (now - f.updated) / NS).max(0.0);
             f.updated = now;
             f.rate = self.solver.rate(var);
@@ -388,9 +405,11 @@ mod tests {
     #[test]
     fn a_flow_alone_loads_its_links_for_its_transfer_and_loses_nothing() {
         let mut f = star(3);
+        assert!(f.loads().is_none(), "not counted unless asked");
+        f.count_loads();
         f.start(0, 1, 1e6, 100.0).unwrap();
         ends(&mut f);
-        let l = f.loads();
+        let l = f.loads().expect("counted");
         // Moving from 5.1 us to 105.1 us on links 0 and 1; link 2 idle.
         for i in [0, 1] {
             assert_eq!(l[i].bytes, 1e6);
@@ -407,10 +426,11 @@ mod tests {
         // 5 GB/s from 5 us to 205 us, each at half its rate alone: each
         // loses 100 us there; b then moves alone until 305 us.
         let mut f = star(3);
+        f.count_loads();
         f.start(0, 2, 1e6, 0.0).unwrap();
         f.start(1, 2, 2e6, 0.0).unwrap();
         ends(&mut f);
-        let l = f.loads();
+        let l = f.loads().expect("counted");
         let close = |a: f64, b: f64| (a - b).abs() < 1e-3;
         assert_eq!((l[0].bytes, l[1].bytes, l[2].bytes), (1e6, 2e6, 3e6));
         assert!(close(l[2].busy, 300_000.0), "{l:?}");
