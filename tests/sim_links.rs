@@ -177,3 +177,64 @@ fn messages_that_share_no_link_are_not_slowed() {
         "{said}"
     );
 }
+
+#[test]
+fn compare_names_each_machines_busiest_link() {
+    // The same traffic on the tapered tree and on the full one (4
+    // uplinks a leaf): the uplinks are the busiest only when tapered, and
+    // flows lose more to sharing there.
+    let case = Case::new();
+    case.write("m.toml", MACHINE);
+    case.write(
+        "full.toml",
+        &MACHINE
+            .replace("2;4,4;1,2;1,1", "2;4,4;1,4;1,1")
+            .replace("tapered fat tree", "full fat tree"),
+    );
+    trace(&case, &|r| vec![((r + 4) % 16, ACROSS), (r ^ 1, WITHIN)]);
+    let out = pnmpi_cli(
+        &[
+            "sim",
+            "compare",
+            "index.txt",
+            "-m",
+            "m.toml",
+            "-m",
+            "full.toml",
+            "--models",
+            "cm02,simple",
+            "--links",
+            "--json",
+            "c.json",
+        ],
+        case.dir(),
+    );
+    let text = succeeded(out);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(case.dir().join("c.json")).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    let row = |machine: &str, model: &str| {
+        rows.iter()
+            .find(|r| r["machine"] == machine && r["model"] == model)
+            .unwrap_or_else(|| panic!("no {machine} {model}:\n{text}"))
+    };
+    assert!(
+        row("tapered fat tree", "simple").get("links").is_none(),
+        "simple shares no link"
+    );
+    let (tapered, full) = (
+        &row("tapered fat tree", "cm02")["links"],
+        &row("full fat tree", "cm02")["links"],
+    );
+    let busiest = |l: &Value| l["busiest"].as_str().unwrap().to_owned();
+    assert!(host_link(&busiest(tapered)).is_none(), "{text}");
+    assert!(host_link(&busiest(full)).is_some(), "{text}");
+    assert!(
+        tapered["slowed_s"].as_f64().unwrap() > full["slowed_s"].as_f64().unwrap(),
+        "{text}"
+    );
+    assert!(
+        text.contains(&busiest(tapered)) && text.contains("busiest link"),
+        "{text}"
+    );
+}

@@ -90,6 +90,10 @@ struct CompareArgs {
     /// For SimGrid traces: flops per ns of the traced machine.
     #[arg(long, default_value_t = 1.0, value_name = "F")]
     flops_per_ns: f64,
+    /// Name each run's busiest link and the time flows lost to sharing
+    /// (models whose messages share links, as cm02 on a [network.topology]).
+    #[arg(long)]
+    links: bool,
 }
 
 #[derive(Args)]
@@ -468,7 +472,7 @@ fn compare_cmd(a: &CompareArgs) -> Result<()> {
             .collect(),
     };
     let bar = ProgressBar::new_spinner();
-    let c = compare(&a.trace, &cases, &a.models, a.flops_per_ns, &|what| {
+    let c = compare(&a.trace, &cases, &a.models, a.flops_per_ns, a.links, &|what| {
         bar.set_message(what.to_owned())
     })?;
     bar.finish_and_clear();
