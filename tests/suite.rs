@@ -45,6 +45,7 @@ mod selection;
 mod services;
 mod sim_calibrate;
 mod sim_goal;
+mod sim_links;
 mod sim_noise;
 mod sim_parallel;
 mod sim_simgrid;

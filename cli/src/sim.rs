@@ -90,6 +90,10 @@ struct CompareArgs {
     /// For SimGrid traces: flops per ns of the traced machine.
     #[arg(long, default_value_t = 1.0, value_name = "F")]
     flops_per_ns: f64,
+    /// Name each run's busiest link and the time flows lost to sharing
+    /// (models whose messages share links, as cm02 on a [network.topology]).
+    #[arg(long)]
+    links: bool,
 }
 
 #[derive(Args)]
@@ -141,6 +145,16 @@ struct ReplayArgs {
     /// Seed of the noise placement.
     #[arg(long, default_value_t = 1)]
     noise_seed: u64,
+    /// Report the shared links (a model whose messages share links, as
+    /// cm02 on a [network.topology] or a SimGrid platform): per link the
+    /// bytes, busy time, time lost to sharing and utilisation, the N
+    /// busiest by name (10 if N is not given), and the slowdown against
+    /// the same replay on private links, which runs after the first.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    links: Option<usize>,
+    /// Draw the busiest links' busy time and utilisation as an SVG bar chart.
+    #[arg(long, value_name = "FILE", requires = "links")]
+    links_svg: Option<PathBuf>,
 }
 
 /// Runs a `pnmpi sim` subcommand.
@@ -199,6 +213,14 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     }
     let machine = Machine::load(&a.machine)?;
     let mut model = model::build(a.model(&machine), &machine)?;
+    if a.links.is_some() && !model.count_link_loads() {
+        anyhow::bail!(
+            "--links: the {} model shares no link on {}: give a model whose messages share links \
+             (cm02) and a machine with a [network.topology] or a SimGrid platform",
+            model.name(),
+            machine.name
+        );
+    }
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let bar = ProgressBar::new_spinner();
     if let Ok(style) = ProgressStyle::with_template("{spinner} replaying: {msg} [{elapsed}]") {
@@ -216,13 +238,7 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         }
         None => None,
     };
-    let mut noise = if a.noise.is_empty() {
-        None
-    } else {
-        let sources = crate::jitter::load_traces(&a.noise, a.noise_format.as_deref())?;
-        let mode = crate::jitter::parse_mode(&a.noise_mode, a.noise_window.as_deref())?;
-        Some(ReplayNoise::new(sources, src.actors().len(), mode, a.noise_seed))
-    };
+    let mut noise = a.noise(src.actors().len())?;
     let mut receives = a.receives.then(|| Receives::new(src.actors()));
     let mut both;
     let observer: Option<&mut dyn Observer> = match (timeline.as_mut(), receives.as_mut()) {
@@ -248,9 +264,16 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let mut report = report_of(a, &out, &machine, model.as_ref(), src.as_ref(), wall);
-    report.peak_memory_bytes = crate::output::peak_rss_bytes();
     report.receives = receives.map(Receives::finish);
+    if let Some(top) = a.links {
+        report.links = Some(links_report(a, &out, &machine, model.as_ref(), top)?);
+    }
+    report.peak_memory_bytes = crate::output::peak_rss_bytes();
     print!("{report}");
+    if let (Some(p), Some(l)) = (&a.links_svg, &report.links) {
+        let title = format!("{}: busiest links on {}", a.trace.display(), machine.name);
+        write_atomic(p, &l.svg(&title)?)?;
+    }
     if let Some(t) = timeline {
         let (path, flows) = t.finish().context("cannot finish the timeline")?;
         println!(
@@ -262,6 +285,52 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
         crate::output::write_json_atomic(p, &report)?;
     }
     Ok(())
+}
+
+impl ReplayArgs {
+    /// The OS noise `--noise` asks for, for `actors` actors (a new one
+    /// per replay: it is consumed as the replay runs).
+    fn noise(&self, actors: usize) -> Result<Option<ReplayNoise>> {
+        if self.noise.is_empty() {
+            return Ok(None);
+        }
+        let sources = crate::jitter::load_traces(&self.noise, self.noise_format.as_deref())?;
+        let mode = crate::jitter::parse_mode(&self.noise_mode, self.noise_window.as_deref())?;
+        Ok(Some(ReplayNoise::new(sources, actors, mode, self.noise_seed)))
+    }
+}
+
+/// `--links`: the links' load of the replay `out` of `model` on `machine`,
+/// the `top` busiest named, and the same replay on private links beside it.
+fn links_report(
+    a: &ReplayArgs,
+    out: &pnmpi_sim::engine::Outcome,
+    machine: &Machine,
+    model: &dyn model::Model,
+    top: usize,
+) -> Result<pnmpi_sim::report::links::LinksReport> {
+    let Some(loads) = model.link_loads() else {
+        anyhow::bail!("--links: the {} model counted no link", model.name());
+    };
+    let mut report = pnmpi_sim::report::links::LinksReport::new(&loads, out.runtime, top);
+    let private = machine.with_private_links();
+    let mut alone = model::build(model.name(), &private)?;
+    let mut src = input::open(&a.trace, a.flops_per_ns)?;
+    let mut noise = a.noise(src.actors().len())?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_message("replaying on private links");
+    let on_private = replay(
+        src.as_mut(),
+        &private,
+        alone.as_mut(),
+        Options {
+            noise: noise.as_mut().map(|n| n as &mut dyn pnmpi_sim::engine::Noise),
+            ..Options::default()
+        },
+    )?;
+    bar.finish_and_clear();
+    report.against_private(out, &on_private);
+    Ok(report)
 }
 
 /// The report of a replay of `a`'s trace (with the traced figures under
@@ -315,6 +384,7 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
         (a.receives, "--receives"),
         (a.compare, "--compare"),
         (!a.noise.is_empty(), "--noise"),
+        (a.links.is_some(), "--links"),
     ] {
         if given {
             anyhow::bail!("{what} is not available in a parallel replay yet: run `pnmpi sim replay` without mpirun for it");
@@ -402,7 +472,7 @@ fn compare_cmd(a: &CompareArgs) -> Result<()> {
             .collect(),
     };
     let bar = ProgressBar::new_spinner();
-    let c = compare(&a.trace, &cases, &a.models, a.flops_per_ns, &|what| {
+    let c = compare(&a.trace, &cases, &a.models, a.flops_per_ns, a.links, &|what| {
         bar.set_message(what.to_owned())
     })?;
     bar.finish_and_clear();

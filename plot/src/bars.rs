@@ -35,9 +35,13 @@ impl BarChart {
         let (y0, y1) = span(&values, false);
         let n = self.groups.len().max(1) as f64;
         let k = self.bars.len().max(1) as f64;
+        // Long group labels (a report's link names) widen the chart, so
+        // that each stays inside its group's width.
+        let longest = self.groups.iter().map(|g| g.chars().count()).max().unwrap_or(0);
+        let width = (n * (longest as f64 * 8.0 + 20.0) + 120.0).max(900.0) as u32;
         let mut svg = String::new();
         {
-            let root = SVGBackend::with_string(&mut svg, (900, 500)).into_drawing_area();
+            let root = SVGBackend::with_string(&mut svg, (width, 500)).into_drawing_area();
             root.fill(&WHITE).map_err(|e| err(&e))?;
             let mut chart = ChartBuilder::on(&root)
                 .caption(&self.title, ("sans-serif", 20))

@@ -44,6 +44,34 @@ pub struct Row {
     pub wait_s: f64,
     /// Messages' wait for network resources, s.
     pub resource_wait_s: f64,
+    /// With `--links`, under a model whose messages share links: the
+    /// busiest link and what sharing the links cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<RowLinks>,
+}
+
+/// A row's links, with `--links` ([`crate::report::links`]).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RowLinks {
+    /// The busiest link's name (by utilisation, then busy time).
+    pub busiest: String,
+    /// Its utilisation over the run, %.
+    pub utilisation_pct: f64,
+    /// Time flows lost to sharing, summed over every link, s.
+    pub slowed_s: f64,
+}
+
+impl RowLinks {
+    /// From what each link carried over a run of `runtime` ns.
+    fn new(loads: &[crate::network::load::LinkLoad], runtime: f64) -> Option<RowLinks> {
+        let r = crate::report::links::LinksReport::new(loads, runtime, 1);
+        let top = r.busiest.first()?;
+        Some(RowLinks {
+            busiest: top.name.clone(),
+            utilisation_pct: top.utilisation_pct,
+            slowed_s: r.all.iter().map(|l| l.slowed_s).sum(),
+        })
+    }
 }
 
 /// The table and the traced runtime.
@@ -114,12 +142,14 @@ pub fn vary(base: &Machine, key: &str, values: &[String]) -> Result<Vec<Case>, M
         .collect()
 }
 
-/// Replays `trace` on every case under every model.
+/// Replays `trace` on every case under every model; with `links`, a
+/// model whose messages share links also names each run's busiest link.
 pub fn compare(
     trace: &Path,
     cases: &[Case],
     models: &[String],
     flops_per_ns: f64,
+    links: bool,
     progress: &dyn Fn(&str),
 ) -> Result<Comparison, SimError> {
     let mut rows = Vec::new();
@@ -128,6 +158,7 @@ pub fn compare(
         for name in models {
             progress(&format!("{} under {name}", case.label));
             let mut m = model::build(name, &case.machine)?;
+            let counted = links && m.count_link_loads();
             let mut src = input::open(trace, flops_per_ns)?;
             let out = replay(src.as_mut(), &case.machine, m.as_mut(), Options::default())?;
             if measured.is_none() {
@@ -148,6 +179,10 @@ pub fn compare(
                 comm_s: sum(|a| a.comm),
                 wait_s: sum(|a| a.wait),
                 resource_wait_s: out.stats.resource_wait / 1e9,
+                links: counted
+                    .then(|| m.link_loads())
+                    .flatten()
+                    .and_then(|l| RowLinks::new(&l, out.runtime)),
             });
         }
     }
@@ -170,13 +205,24 @@ impl Row {
 }
 
 impl Comparison {
-    /// The table as CSV.
+    /// Whether some row has its links (`--links`).
+    fn has_links(&self) -> bool {
+        self.rows.iter().any(|r| r.links.is_some())
+    }
+
+    /// The table as CSV (with `--links`, three more columns).
     pub fn csv(&self) -> String {
+        let links = self.has_links();
         let mut s =
-            String::from("machine,model,runtime_s,error_pct,comparison,comm_s,wait_s,resource_wait_s\n");
+            String::from("machine,model,runtime_s,error_pct,comparison,comm_s,wait_s,resource_wait_s");
+        s.push_str(if links {
+            ",busiest_link,busiest_link_utilisation_pct,links_slowed_s\n"
+        } else {
+            "\n"
+        });
         for r in &self.rows {
             s.push_str(&format!(
-                "\"{}\",{},{},{},{},{},{},{}\n",
+                "\"{}\",{},{},{},{},{},{},{}",
                 r.machine.replace('"', "'"),
                 r.model,
                 r.runtime_s,
@@ -186,6 +232,12 @@ impl Comparison {
                 r.wait_s,
                 r.resource_wait_s
             ));
+            if links {
+                s.push_str(&r.links.as_ref().map_or(",,,".into(), |l| {
+                    format!(",\"{}\",{},{}", l.busiest, l.utilisation_pct, l.slowed_s)
+                }));
+            }
+            s.push('\n');
         }
         s
     }
@@ -307,6 +359,23 @@ impl std::fmt::Display for Comparison {
                 f,
                 "traced run: {m:.6} s (end of MPI_Init to start of MPI_Finalize)"
             )?;
+        }
+        if self.has_links() {
+            writeln!(
+                f,
+                "\n{:<w$}  {:<8} {:<32} {:>7} {:>14}",
+                "machine", "model", "busiest link", "util %", "slowed (s)"
+            )?;
+            for r in &self.rows {
+                if let Some(l) = &r.links {
+                    writeln!(
+                        f,
+                        "{:<w$}  {:<8} {:<32} {:>7.1} {:>14.6}",
+                        r.machine, r.model, l.busiest, l.utilisation_pct, l.slowed_s
+                    )?;
+                }
+            }
+            writeln!(f, "(slowed: the time flows lost to sharing, over every link)")?;
         }
         Ok(())
     }

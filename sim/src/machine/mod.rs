@@ -127,6 +127,18 @@ impl Machine {
         self.network.topology.as_ref().and_then(|t| t.graph())
     }
 
+    /// This machine with every link of its topology private (a fat pipe:
+    /// no flow slows another), routes and latencies kept: the same replay
+    /// on it shows what sharing the links cost.
+    pub fn with_private_links(&self) -> Machine {
+        let mut m = self.clone();
+        if let Some(t) = &mut m.network.topology {
+            t.make_private();
+        }
+        m.name = format!("{} (private links)", self.name);
+        m
+    }
+
     /// The least latency of any message, within or across nodes, at any
     /// size, ns: a lower bound of every message's time under the models
     /// that charge the latency (a parallel replay's lookahead).

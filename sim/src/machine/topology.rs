@@ -491,6 +491,14 @@ impl Topology {
         self.graph.as_ref().map(|g| g.0.clone())
     }
 
+    /// Makes every link private ([`crate::network::Private`]): the run
+    /// against which a report measures what sharing cost.
+    pub fn make_private(&mut self) {
+        if let Some(g) = &mut self.graph {
+            g.0 = Arc::new(crate::network::Private::new(g.0.clone()));
+        }
+    }
+
     /// Links a message crosses from node `a` to node `b` (0 within a node).
     pub fn hops(&self, a: u32, b: u32) -> u32 {
         if a == b {

@@ -5,6 +5,7 @@
 
 use crate::algorithms::Shape;
 use crate::network::flows::{FlowId, Flows};
+use crate::network::load::LinkLoad;
 use crate::units::Ns;
 
 /// A message between two tasks, as a model sees it.
@@ -95,6 +96,21 @@ pub trait Model: Send {
     /// simulator that cannot step them (one process per rank sees only its
     /// own messages) refuses such a model.
     fn flows(&mut self) -> Option<&mut Flows> {
+        None
+    }
+
+    /// For a model whose messages share links: counts what each link
+    /// carries from now on (asked before a replay, for a report of where
+    /// the network hurts; a replay without one pays nothing). `false`,
+    /// the default: the model has no links.
+    fn count_link_loads(&mut self) -> bool {
+        false
+    }
+
+    /// What each link carried since [`count_link_loads`](Self::count_link_loads)
+    /// (bytes, busy time, time lost to sharing), indexed by link; `None`
+    /// without links or counting.
+    fn link_loads(&self) -> Option<Vec<LinkLoad>> {
         None
     }
 

@@ -28,6 +28,7 @@ use super::api::{CollCall, Model, Msg, Transfer};
 use super::closed_form::collective_steps;
 use crate::machine::{Machine, MachineError};
 use crate::network::flows::{FlowId, Flows};
+use crate::network::load::LinkLoad;
 use crate::units::Ns;
 
 /// The CM02 model: the machine for closed forms, the flows in flight on
@@ -75,6 +76,14 @@ impl Model for Cm02 {
 
     fn flows(&mut self) -> Option<&mut Flows> {
         self.flows.as_mut()
+    }
+
+    fn count_link_loads(&mut self) -> bool {
+        self.flows.as_mut().map(Flows::count_loads).is_some()
+    }
+
+    fn link_loads(&self) -> Option<Vec<LinkLoad>> {
+        self.flows.as_ref()?.loads()
     }
 
     fn collective(&mut self, c: &CollCall<'_>, ready: Ns) -> Ns {

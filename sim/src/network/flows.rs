@@ -20,7 +20,8 @@
 //! flow it interacts with changes.
 
 use super::graph::{Graph, LinkId};
-use super::maxmin::{MaxMin, VarId};
+use super::load::{LinkLoad, Loads};
+use super::maxmin::{MaxMin, VarId, NO_LINK};
 use crate::units::Ns;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -63,6 +64,18 @@ struct Flow {
     version: u64,
     /// The key of its live end-queue entry ([`NO_END`]: none).
     end: u64,
+    /// The link that set its rate (the solver's bottleneck).
+    bottleneck: LinkId,
+}
+
+impl Flow {
+    /// Charges the link that held it back with what it lost from its
+    /// last update to `t`, at its rate then.
+    fn account(&self, load: Option<&mut Loads>, t: Ns) {
+        if let (true, Some(load)) = (self.active, load) {
+            load.slow(self.bottleneck, t - self.updated, self.rate, self.bound);
+        }
+    }
 }
 
 /// A flow's `end` while it has no live entry (at no rate yet).
@@ -93,6 +106,10 @@ pub struct Flows {
     route: Vec<LinkId>,
     /// The variables a solve recomputed.
     solved: Vec<VarId>,
+    /// What each link carried so far, once asked to count it
+    /// ([`count_loads`](Self::count_loads)): a replay without a links
+    /// report pays nothing for it.
+    load: Option<Loads>,
 }
 
 impl Flows {
@@ -100,6 +117,7 @@ impl Flows {
     pub fn new(graph: Arc<dyn Graph>) -> Flows {
         let solver = MaxMin::new(graph.links());
         Flows {
+            load: None,
             graph,
             solver,
             flows: Vec::new(),
@@ -144,6 +162,9 @@ impl Flows {
             (1.0, least)
         };
         let at = at.max(self.now);
+        if let Some(load) = &mut self.load {
+            load.carry(&self.route, bytes);
+        }
         let var = self.solver.create(&self.route);
         let v = var as usize;
         if self.of_var.len() <= v {
@@ -159,6 +180,7 @@ impl Flows {
             active: false,
             version: 0,
             end: NO_END,
+            bottleneck: NO_LINK,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -173,6 +195,22 @@ impl Flows {
         self.of_var[v] = id;
         self.entering.push(Reverse((key(at + latency), id)));
         Some(id)
+    }
+
+    /// Every link's figures so far (what the flows ended and in flight
+    /// carried): [`super::load`].
+    /// `None` unless counted from the start.
+    pub fn loads(&self) -> Option<Vec<LinkLoad>> {
+        let load = self.load.as_ref()?;
+        Some(load.figures(self.graph.as_ref(), self.now))
+    }
+
+    /// Counts what each link carries from now on (before the first flow,
+    /// for a whole run's figures).
+    pub fn count_loads(&mut self) {
+        if self.load.is_none() {
+            self.load = Some(Loads::new(self.graph.links().len()));
+        }
     }
 
     /// Flows started and not ended.
@@ -218,6 +256,9 @@ impl Flows {
                 continue;
             };
             self.solver.enable(f.var, f.penalty, f.bound);
+            if let Some(load) = &mut self.load {
+                load.enter(self.solver.route(f.var), t);
+            }
             f.active = true;
             f.updated = t;
         }
@@ -231,6 +272,10 @@ impl Flows {
                 continue;
             }
             if let Some(f) = self.flows[id as usize].take() {
+                f.account(self.load.as_mut(), t);
+                if let Some(load) = &mut self.load {
+                    load.leave(self.solver.route(f.var), t);
+                }
                 self.solver.remove(f.var);
             }
             self.free.push(id);
@@ -250,9 +295,11 @@ impl Flows {
             let Some(f) = self.flows[id as usize].as_mut() else {
                 continue;
             };
+            f.account(self.load.as_mut(), now);
             f.remaining = (f.remaining - f.rate * (now - f.updated) / NS).max(0.0);
             f.updated = now;
             f.rate = self.solver.rate(var);
+            f.bottleneck = self.solver.bottleneck(var);
             let end = if f.rate > 0.0 {
                 key(now + f.remaining / f.rate * NS)
             } else {
@@ -353,6 +400,47 @@ mod tests {
         assert!((got[0].1 - 205_000.0).abs() < 1e-6, "{got:?}");
         assert_eq!(got[1].0, b);
         assert!((got[1].1 - 305_000.0).abs() < 1e-6, "{got:?}");
+    }
+
+    #[test]
+    fn a_flow_alone_loads_its_links_for_its_transfer_and_loses_nothing() {
+        let mut f = star(3);
+        assert!(f.loads().is_none(), "not counted unless asked");
+        f.count_loads();
+        f.start(0, 1, 1e6, 100.0).unwrap();
+        ends(&mut f);
+        let l = f.loads().expect("counted");
+        // Moving from 5.1 us to 105.1 us on links 0 and 1; link 2 idle.
+        for i in [0, 1] {
+            assert_eq!(l[i].bytes, 1e6);
+            assert!((l[i].busy - 100_000.0).abs() < 1e-6, "{l:?}");
+            assert_eq!(l[i].slowed, 0.0);
+        }
+        assert_eq!((l[2].bytes, l[2].busy, l[2].slowed), (0.0, 0.0, 0.0));
+        assert_eq!((l[0].name.as_str(), l[0].bandwidth), ("link-0", 1e10));
+    }
+
+    #[test]
+    fn two_flows_sharing_a_link_charge_it_with_the_time_they_lost() {
+        // As above: a (1 MB) and b (2 MB) into host 2 share link 2 at
+        // 5 GB/s from 5 us to 205 us, each at half its rate alone: each
+        // loses 100 us there; b then moves alone until 305 us.
+        let mut f = star(3);
+        f.count_loads();
+        f.start(0, 2, 1e6, 0.0).unwrap();
+        f.start(1, 2, 2e6, 0.0).unwrap();
+        ends(&mut f);
+        let l = f.loads().expect("counted");
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-3;
+        assert_eq!((l[0].bytes, l[1].bytes, l[2].bytes), (1e6, 2e6, 3e6));
+        assert!(close(l[2].busy, 300_000.0), "{l:?}");
+        assert!(close(l[2].slowed, 200_000.0), "{l:?}");
+        // The senders' links were never the bottleneck.
+        assert!(
+            close(l[0].busy, 200_000.0) && close(l[1].busy, 300_000.0),
+            "{l:?}"
+        );
+        assert_eq!((l[0].slowed, l[1].slowed), (0.0, 0.0));
     }
 
     #[test]

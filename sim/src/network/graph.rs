@@ -4,6 +4,7 @@
 //! crosses, in order.
 
 use crate::units::Ns;
+use std::sync::Arc;
 
 /// Index of a link in [`Graph::links`].
 pub type LinkId = u32;
@@ -53,5 +54,42 @@ pub trait Graph: Send + Sync {
         self.route(src, dst, &mut route);
         let links = self.links();
         route.iter().map(|&l| links[l as usize].latency).sum()
+    }
+}
+
+/// A graph's links made private: the same routes, names, bandwidths and
+/// latencies, every link a fat pipe, so that no flow slows another. The
+/// same run on it is what sharing is measured against.
+pub struct Private {
+    inner: Arc<dyn Graph>,
+    links: Vec<Link>,
+}
+
+impl Private {
+    /// `inner` with every link private.
+    pub fn new(inner: Arc<dyn Graph>) -> Private {
+        let links = inner
+            .links()
+            .iter()
+            .map(|l| Link {
+                sharing: Sharing::Fatpipe,
+                ..*l
+            })
+            .collect();
+        Private { inner, links }
+    }
+}
+
+impl Graph for Private {
+    fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkId>) {
+        self.inner.route(src, dst, out);
+    }
+
+    fn name(&self, link: LinkId) -> String {
+        self.inner.name(link)
     }
 }

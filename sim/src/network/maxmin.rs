@@ -59,7 +59,13 @@ struct Var {
     rate: f64,
     active: bool,
     visited: u32,
+    /// The link at whose level the last solve fixed it ([`NO_LINK`]:
+    /// none yet), which a report charges with its loss to sharing.
+    bottleneck: LinkId,
 }
+
+/// "No link" for [`MaxMin::bottleneck`].
+pub const NO_LINK: LinkId = LinkId::MAX;
 
 /// The flows sharing a network's links, and their max-min rates.
 pub struct MaxMin {
@@ -151,6 +157,7 @@ impl MaxMin {
             rate: 0.0,
             active: false,
             visited: self.round.wrapping_sub(1),
+            bottleneck: NO_LINK,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -228,6 +235,19 @@ impl MaxMin {
     /// Flow `v`'s rate, bytes per second, as of the last solve.
     pub fn rate(&self, v: VarId) -> f64 {
         self.vars[v as usize].rate
+    }
+
+    /// The link that set flow `v`'s rate in the last solve that fixed it
+    /// at a link's level (the first of its links to saturate as the
+    /// levels rose), [`NO_LINK`] before any: what slows it, when its rate
+    /// is below its bound.
+    pub fn bottleneck(&self, v: VarId) -> LinkId {
+        self.vars[v as usize].bottleneck
+    }
+
+    /// Flow `v`'s route.
+    pub fn route(&self, v: VarId) -> &[LinkId] {
+        &self.vars[v as usize].links
     }
 
     /// Marks link `l` modified, and, if it was not, the links of the active
@@ -351,6 +371,7 @@ impl MaxMin {
                     let vi = v as usize;
                     if self.var_fixed[vi] != epoch && !self.gathered[vi] {
                         self.gathered[vi] = true;
+                        self.vars[vi].bottleneck = l;
                         saturated.push(v);
                     }
                 }

@@ -17,10 +17,11 @@ pub mod dragonfly;
 pub mod fat_tree;
 pub mod flows;
 mod graph;
+pub mod load;
 pub mod maxmin;
 pub mod mesh;
 pub mod spec;
 pub mod torus;
 pub mod tree;
 
-pub use graph::{Graph, Link, LinkId, Sharing};
+pub use graph::{Graph, Link, LinkId, Private, Sharing};

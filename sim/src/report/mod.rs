@@ -5,6 +5,7 @@
 //! the prediction with the error in %, as PSINS's tables 1 and 2. As
 //! text, as JSON, and as a Perfetto timeline ([`timeline`]).
 
+pub mod links;
 pub mod receives;
 mod text;
 pub mod timeline;
@@ -165,6 +166,9 @@ pub struct Report {
     /// Every message's completion at its receiver, with `--receives`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receives: Option<Vec<receives::Received>>,
+    /// The shared links' load and what sharing cost, with `--links`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<links::LinksReport>,
 }
 
 fn buckets(h: &Log2Histogram) -> Vec<Bucket> {
@@ -280,6 +284,7 @@ impl Report {
             protocol: out.protocol,
             warnings: cx.warnings,
             receives: None,
+            links: None,
         }
     }
 }

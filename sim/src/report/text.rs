@@ -191,8 +191,76 @@ impl fmt::Display for Report {
                 secs(p.finish_s)
             )?;
         }
+        if let Some(l) = &self.links {
+            write!(f, "{l}")?;
+        }
         for w in &self.warnings {
             writeln!(f, "warning: {w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Ranks the links section names, the most slowed first.
+const SLOWED_RANKS: usize = 5;
+
+impl fmt::Display for super::links::LinksReport {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        writeln!(
+            f,
+            "\nbusiest links ({} of {} that carried bytes, {} in the network; by utilisation)",
+            self.busiest.len(),
+            self.used,
+            self.links
+        )?;
+        let w = self
+            .busiest
+            .iter()
+            .map(|l| l.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        writeln!(
+            f,
+            "  {:<w$} {:>10} {:>12} {:>7} {:>7} {:>12}",
+            "link", "bytes", "busy", "busy %", "util %", "slowed"
+        )?;
+        for l in &self.busiest {
+            writeln!(
+                f,
+                "  {:<w$} {:>10} {:>12} {:>7.1} {:>7.1} {:>12}",
+                l.name,
+                size(l.bytes),
+                secs(l.busy_s),
+                l.busy_pct,
+                l.utilisation_pct,
+                secs(l.slowed_s)
+            )?;
+        }
+        writeln!(
+            f,
+            "  (slowed: the time the flows whose rate the link set lost to sharing it)"
+        )?;
+        if let Some(s) = &self.slowdown {
+            writeln!(
+                f,
+                "sharing against private links: runtime {} against {}: x{:.4}",
+                secs(s.shared_runtime_s),
+                secs(s.private_runtime_s),
+                s.ratio
+            )?;
+            let mut ranks: Vec<&super::links::RankSlowdown> = s.ranks.iter().collect();
+            ranks.sort_by(|a, b| b.ratio.total_cmp(&a.ratio).then(a.rank.cmp(&b.rank)));
+            for r in ranks.iter().take(SLOWED_RANKS) {
+                writeln!(
+                    f,
+                    "  rank {:>6}: ends at {} against {}: x{:.4}",
+                    r.rank,
+                    secs(r.shared_end_s),
+                    secs(r.private_end_s),
+                    r.ratio
+                )?;
+            }
         }
         Ok(())
     }
