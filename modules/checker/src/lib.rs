@@ -68,6 +68,8 @@ mod blocked;
 #[cfg(not(test))]
 mod buftype;
 #[cfg(not(test))]
+mod checksum;
+#[cfg(not(test))]
 mod coll;
 #[cfg(not(test))]
 mod coll_neighbor;

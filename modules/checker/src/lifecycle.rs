@@ -78,16 +78,12 @@ fn watch_exit(here: &Here) {
 fn leaks(here: &Here) {
     let reg = registry::lock();
     let mut found: Vec<(Class, &'static str, String)> = Vec::new();
-    let named = |routine: usize, ra: usize| format!("{} at {}", ROUTINE_NAMES[routine], site::name(ra));
     for info in reg.comms.values() {
         if let Some(o) = info.origin {
             found.push((
                 Class::Leak,
                 "comm",
-                format!(
-                    "the communicator created by {} is never freed",
-                    named(o.routine, o.ra)
-                ),
+                format!("the communicator created by {} is never freed", site::named(o)),
             ));
         }
     }
@@ -95,17 +91,14 @@ fn leaks(here: &Here) {
         found.push((
             Class::Leak,
             "group",
-            format!("the group created by {} is never freed", named(o.routine, o.ra)),
+            format!("the group created by {} is never freed", site::named(*o)),
         ));
     }
     for t in reg.types.values().filter(|t| t.origin.routine != 0) {
         found.push((
             Class::Leak,
             "datatype",
-            format!(
-                "the datatype created by {} is never freed",
-                named(t.origin.routine, t.origin.ra)
-            ),
+            format!("the datatype created by {} is never freed", site::named(t.origin)),
         ));
     }
     for o in reg.ops.values() {
@@ -114,12 +107,12 @@ fn leaks(here: &Here) {
             "op",
             format!(
                 "the operation created by {} is never freed",
-                named(o.origin.routine, o.origin.ra)
+                site::named(o.origin)
             ),
         ));
     }
     for r in reg.requests.values() {
-        let by = named(r.origin.routine, r.origin.ra);
+        let by = site::named(r.origin);
         if r.active {
             found.push((
                 Class::Nonblocking,
@@ -138,7 +131,7 @@ fn leaks(here: &Here) {
     // A window whose ranks went out of step was reported then, and is
     // left unfreed on purpose.
     for w in crate::windows::lock().values().filter(|w| !w.broken) {
-        let by = named(w.origin.routine, w.origin.ra);
+        let by = site::named(w.origin);
         let open = w.open_epochs(crate::site::name);
         if !open.is_empty() {
             found.push((

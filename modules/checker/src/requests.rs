@@ -6,6 +6,7 @@
 //! (see `lifecycle`), requests never completed.
 
 use crate::args;
+use crate::checksum::checksum;
 use crate::gate::gate;
 use crate::origin::Origin;
 use crate::p2p::{self, give, to_world};
@@ -20,26 +21,6 @@ use pnmpi_sdk::raw::{self as x, routine};
 use pnmpi_sdk::sys::ffi::{MPI_Comm, MPI_Datatype, MPI_Request, MPI_Status};
 use pnmpi_sdk::sys::Handle;
 use std::ffi::{c_int, c_void};
-
-/// A 64-bit checksum of `len` bytes at `start` (FNV-1a over 8-byte words).
-///
-/// # Safety
-/// `start..start + len` is readable memory.
-pub unsafe fn checksum(start: usize, len: usize) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let words = len / 8;
-    for i in 0..words {
-        // SAFETY: inside the caller's readable range; unaligned reads allowed.
-        let w = unsafe { std::ptr::read_unaligned((start + 8 * i) as *const u64) };
-        h = (h ^ w).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    for i in 8 * words..len {
-        // SAFETY: as above.
-        let b = unsafe { *((start + i) as *const u8) };
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
 
 /// The checksum record of a send of `count` elements of `dt` at `buf`.
 fn sum_of(buf: *const c_void, count: c_int, dt: MPI_Datatype) -> Option<(usize, usize, u64)> {

@@ -123,7 +123,7 @@ fn checked_sum(target: c_int, b: Buffer) -> Option<(usize, usize, u64)> {
         return None;
     }
     // SAFETY: the application's origin buffer, which MPI reads too.
-    Some((start, len, unsafe { crate::requests::checksum(start, len) }))
+    Some((start, len, unsafe { crate::checksum::checksum(start, len) }))
 }
 
 /// What an operation does: to its target's bytes, and to its origin

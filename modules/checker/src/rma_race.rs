@@ -17,8 +17,7 @@
 use crate::args;
 use crate::race::{self, Access, Epoch, Kind, Record};
 use crate::report::{self, Class};
-use crate::rma_sync::named;
-use crate::site::{self, Here};
+use crate::site::{self, named, Here};
 use crate::windows::{self, WinInfo};
 use pnmpi_mpi_sys::ROUTINE_NAMES;
 use pnmpi_sdk::constants as mpi;
@@ -262,7 +261,7 @@ fn compare(here: &Here, created: Origin, me: i32, all: Vec<Record>, stores: Opti
             let bytes = now.get(s.max(0) as usize..e.max(0) as usize);
             // SAFETY: a slice of the copy, readable.
             let differs = bytes
-                .is_some_and(|b| unsafe { crate::requests::checksum(b.as_ptr() as usize, b.len()) } != sum);
+                .is_some_and(|b| unsafe { crate::checksum::checksum(b.as_ptr() as usize, b.len()) } != sum);
             if alone && differs {
                 found.push((s, e));
             }

@@ -15,7 +15,7 @@ use crate::desc::Desc;
 use crate::gate::{gate, gate_passive};
 use crate::origin::Origin;
 use crate::report::{self, Class};
-use crate::site::{self, Here};
+use crate::site::{self, named, Here};
 use crate::windows::{self, Issued, WinInfo};
 use pnmpi_mpi_sys::ROUTINE_NAMES;
 use pnmpi_sdk::constants as mpi;
@@ -29,11 +29,6 @@ pub fn rma_error(err: Err, check: &'static str, what: String) -> Refusal {
     let mut r = refuse(err, check, what);
     r.class = Class::Rma;
     r
-}
-
-/// `routine at site`, for reports that name another call.
-pub fn named(origin: Origin) -> String {
-    format!("{} at {}", ROUTINE_NAMES[origin.routine], site::name(origin.ra))
 }
 
 /// The window is one the application created and has not freed; its
@@ -229,7 +224,7 @@ pub fn completed(here: &Here, ops: Vec<Issued>) {
         windows::release(len);
         // SAFETY: the application's origin buffer, which it keeps until
         // the synchronization that completes the operation.
-        if unsafe { crate::requests::checksum(start, len) } != sum {
+        if unsafe { crate::checksum::checksum(start, len) } != sum {
             report::report(
                 Class::Rma,
                 "buffer-modified",

@@ -3,6 +3,7 @@
 //! entry ([`Here::new`]); the site is located only when it is needed (a
 //! report, or an object whose creation a leak report will name).
 
+use crate::origin::Origin;
 use crate::report::{self, Class};
 use crate::threads::{self, CallInProgress, Entry};
 use parking_lot::Mutex;
@@ -232,4 +233,9 @@ fn stack_bounds() -> Option<(usize, usize)> {
         libc::pthread_attr_destroy(&mut attr);
         (rc == 0).then(|| (addr as usize, addr as usize + size))
     }
+}
+
+/// `routine at site`, for reports that name another call.
+pub fn named(origin: Origin) -> String {
+    format!("{} at {}", ROUTINE_NAMES[origin.routine], name(origin.ra))
 }

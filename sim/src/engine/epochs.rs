@@ -3,6 +3,7 @@
 //! groups of its last post and start
 //! (`one_sided` times the calls that fill and close them).
 
+use crate::input::ops::Handover;
 use crate::input::ReqId;
 use crate::kernel::rma::Pending;
 use rustc_hash::FxHashMap;
@@ -33,4 +34,15 @@ impl Epochs {
     pub fn window(&mut self, win: u32) -> &mut Epoch {
         self.wins.entry(win).or_default()
     }
+}
+
+/// What a closing call does once its operations are done (at once, or
+/// once the flows it waits for end).
+pub enum Rest {
+    /// `MPI_Win_fence`'s barrier of the window's group.
+    Barrier,
+    /// `MPI_Win_complete`'s notifications to these targets.
+    Notify(Box<[u32]>),
+    /// `MPI_Win_unlock`'s grants to the holders after it.
+    Grants(Box<[Handover]>),
 }

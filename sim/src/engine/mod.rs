@@ -150,7 +150,7 @@ struct ActorState {
     rma: Option<Box<epochs::Epochs>>,
     /// The rest of a closing one-sided call waiting for its operations'
     /// flows: its window and what it does once they end.
-    then: Option<Box<(u32, one_sided::Rest)>>,
+    then: Option<Box<(u32, epochs::Rest)>>,
     /// Its current op, read into and run in place (a source reuses what
     /// it holds, a wait's completion list, instead of allocating per op),
     /// beside the rest of its state, which every event reads too: at a

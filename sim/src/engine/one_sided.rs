@@ -32,23 +32,12 @@
 //! taken with its operations), and a target's reduction costs nothing
 //! (docs/sim.md, "One-sided communication").
 
-use super::epochs::Epoch;
+use super::epochs::{Epoch, Rest};
 use super::transit::{RmaTransit, Transit};
 use super::*;
-use crate::input::ops::Handover;
 use crate::input::{fence_comm, pscw_comm, RmaAct};
 use crate::kernel::p2p::Carried;
 use crate::kernel::rma;
-
-/// What a closing call does once its operations are done.
-pub(super) enum Rest {
-    /// `MPI_Win_fence`'s barrier of the window's group.
-    Barrier,
-    /// `MPI_Win_complete`'s notifications to these targets.
-    Notify(Box<[u32]>),
-    /// `MPI_Win_unlock`'s grants to the holders after it.
-    Grants(Box<[Handover]>),
-}
 
 /// Tag of `MPI_Win_post`'s messages, on the window's [`pscw_comm`].
 const POST_TAG: i64 = -1001;

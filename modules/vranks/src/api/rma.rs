@@ -547,7 +547,7 @@ unsafe fn operate(
         e.windows()
             .get(w)
             .expect("a live window")
-            .address(target as u32, disp as i64, span)
+            .address(target as u32, aint(disp), span)
     });
     let at = at.unwrap_or_else(|what| fatal(routine, &what));
     // The model sees the operations in virtual-time order.
@@ -594,6 +594,13 @@ unsafe fn packed_or_none(buf: *const c_void, count: c_int, dt: Dt) -> Vec<u8> {
     }
     // SAFETY: the caller's buffer.
     unsafe { pack(buf, count, dt) }
+}
+
+/// An `MPI_Aint` as an `i64` (it is `isize` under Open MPI, `i64` under
+/// MPICH).
+#[allow(clippy::unnecessary_cast)]
+fn aint(a: ffi::MPI_Aint) -> i64 {
+    a as i64
 }
 
 /// Bytes of `count` elements of `dt`, as the trace counts them.
