@@ -251,28 +251,47 @@ pub fn decode(bytes: &[u8]) -> Vec<Record> {
         .collect()
 }
 
-/// The pairs of conflicting records among `records`, by index, at most
-/// `max`, each pair of sites once.
+/// The pairs of conflicting records among `records`, by index (the one
+/// that starts first, then the lower, first), at most `max`, each pair of
+/// sites once. Only records of
+/// two origins can conflict, so each pair of origins is swept by byte
+/// range on its own: a rank's many accesses to the same bytes in one long
+/// epoch (a counter under `MPI_Win_lock_all`) cost no comparison among
+/// themselves.
 pub fn conflicts(records: &[Record], max: usize) -> Vec<(usize, usize)> {
-    let mut order: Vec<usize> = (0..records.len()).collect();
-    order.sort_by_key(|&i| records[i].access.range.0);
-    let mut out = Vec::new();
+    let mut by_origin: std::collections::BTreeMap<i32, Vec<usize>> = Default::default();
+    for (i, r) in records.iter().enumerate() {
+        by_origin.entry(r.origin).or_default().push(i);
+    }
+    let groups: Vec<Vec<usize>> = by_origin.into_values().collect();
+    let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (k, &i) in order.iter().enumerate() {
-        for &j in &order[k + 1..] {
-            if records[j].access.range.0 >= records[i].access.range.1 {
-                break;
-            }
-            let (a, b) = (&records[i], &records[j]);
-            if a.conflicts(b) && seen.insert((a.origin, a.access.ra, b.origin, b.access.ra)) {
-                out.push((i, j));
-                if out.len() >= max {
-                    return out;
+    for (g, first) in groups.iter().enumerate() {
+        for second in &groups[g + 1..] {
+            let mut order: Vec<usize> = first.iter().chain(second).copied().collect();
+            order.sort_by_key(|&i| (records[i].access.range.0, i));
+            for (k, &i) in order.iter().enumerate() {
+                for &j in &order[k + 1..] {
+                    if records[j].access.range.0 >= records[i].access.range.1 {
+                        break;
+                    }
+                    let (a, b) = (&records[i], &records[j]);
+                    if a.origin != b.origin
+                        && a.conflicts(b)
+                        && seen.insert((a.origin, a.access.ra, b.origin, b.access.ra))
+                    {
+                        found.push((i, j));
+                    }
                 }
             }
         }
     }
-    out
+    // The first `max` in the order one sweep of all records gives: by
+    // the first record's start, then the second's.
+    let key = |i: usize| (records[i].access.range.0, i);
+    found.sort_by_key(|&(i, j)| (key(i), key(j)));
+    found.truncate(max);
+    found
 }
 
 /// The byte runs `[start, end)` where `now` differs from `then`, runs
