@@ -107,6 +107,22 @@ pub struct RecvSpec {
     pub tag: c_int,
 }
 
+impl RecvSpec {
+    /// A receive of a message with no data, from rank `from` of
+    /// communicator `comm` with `tag`: an algorithmic collective's step, a
+    /// one-sided epoch's notification.
+    pub fn empty(comm: u32, from: c_int, tag: c_int) -> RecvSpec {
+        RecvSpec {
+            buf: std::ptr::null_mut(),
+            count: 0,
+            dtype: pnmpi_mpi_sys::constants::BYTE(),
+            comm,
+            from,
+            tag,
+        }
+    }
+}
+
 /// Where a collective member's result goes (the member's own buffers,
 /// written in its context when its request completes).
 #[derive(Clone, Copy, Default)]
@@ -596,15 +612,7 @@ impl P2p {
         comm: u32,
         from: c_int,
     ) -> usize {
-        let spec = RecvSpec {
-            buf: std::ptr::null_mut(),
-            count: 0,
-            dtype: pnmpi_mpi_sys::constants::BYTE(),
-            comm: comm | STEPS,
-            from,
-            tag: 0,
-        };
-        self.recv(s, t, comms, spec)
+        self.recv(s, t, comms, RecvSpec::empty(comm | STEPS, from, 0))
     }
 
     /// Message `m` is matched with receive `req`: the receive completes

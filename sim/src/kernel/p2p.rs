@@ -209,10 +209,17 @@ pub fn post(
     post: Ns,
     cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
 ) -> Posted {
-    let free = model.send_overhead(m, post);
-    let free = cpu(post, free - post);
+    let free = freed(model, m, post, cpu);
     let eager = eager(model, m, mode).then(|| carry(model, m, free));
     Posted { post, free, eager }
+}
+
+/// When the sender of `m`, posting it at `post`, is free again: the
+/// model's send overhead, run on `cpu` (a message's, and a one-sided
+/// operation's, [`super::rma`]).
+pub fn freed(model: &mut dyn Model, m: &Msg, post: Ns, cpu: &mut dyn FnMut(Ns, Ns) -> Ns) -> Ns {
+    let free = model.send_overhead(m, post);
+    cpu(post, free - post)
 }
 
 /// Send `m` in `mode`, whose sender was free at `free` (and whose eager

@@ -77,18 +77,11 @@ pub fn issue(
     at: Ns,
     cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
 ) -> Issued {
-    let free = freed(model, there, at, cpu);
+    let free = p2p::freed(model, there, at, cpu);
     let arrived = model.transfer(there, free).end;
     let done = model.transfer(&reply(there, back), arrived).end;
     let local = if back == 0 { arrived } else { done };
     Issued { free, done, local }
-}
-
-/// When the origin's CPU is free after issuing an operation that sends
-/// `there` at `at` (its overhead on `cpu`).
-fn freed(model: &mut dyn Model, there: &Msg, at: Ns, cpu: &mut dyn FnMut(Ns, Ns) -> Ns) -> Ns {
-    let free = model.send_overhead(there, at);
-    cpu(at, free - at)
 }
 
 /// What comes back to the origin of `there`: `back` bytes (none: the
@@ -115,7 +108,7 @@ pub fn started(
     at: Ns,
     cpu: &mut dyn FnMut(Ns, Ns) -> Ns,
 ) -> (Ns, Carried) {
-    let free = freed(model, there, at, cpu);
+    let free = p2p::freed(model, there, at, cpu);
     (free, p2p::carry(model, there, free))
 }
 

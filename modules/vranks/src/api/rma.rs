@@ -77,7 +77,7 @@ fn me_in(w: usize) -> (u32, u32) {
     })
 }
 
-/// Window `w`'s communicator, its members and kind.
+/// Window `w`'s own communicator (its fences' and notifications').
 fn comm_of_win(w: usize) -> usize {
     with(|e| e.windows().get(w).expect("a live window").comm)
 }
@@ -851,18 +851,7 @@ fn notified(w: usize, from: &[u32], tag: c_int) {
     engine::catch_up();
     let ids: Vec<usize> = from
         .iter()
-        .map(|&f| {
-            with(|e| {
-                e.recv(RecvSpec {
-                    buf: std::ptr::null_mut(),
-                    count: 0,
-                    dtype: c::BYTE(),
-                    comm: comm as u32,
-                    from: f as c_int,
-                    tag,
-                })
-            })
-        })
+        .map(|&f| with(|e| e.recv(RecvSpec::empty(comm as u32, f as c_int, tag))))
         .collect();
     wait_unseen(&ids);
 }
@@ -959,19 +948,10 @@ pub unsafe extern "C" fn MPI_Win_test(win: ffi::MPI_Win, flag: *mut c_int) -> c_
     let (me, _) = me_in(w);
     let comm = comm_of_win(w);
     let all = with(|e| {
-        let origins = e.windows().get(w).expect("a live window").epochs[me as usize]
-            .posted
-            .clone();
+        let origins = &e.windows().get(w).expect("a live window").epochs[me as usize].posted;
         origins.iter().all(|&o| {
-            let spec = RecvSpec {
-                buf: std::ptr::null_mut(),
-                count: 0,
-                dtype: c::BYTE(),
-                comm: comm as u32,
-                from: o as c_int,
-                tag: DONE_TAG,
-            };
-            e.probe(&spec).is_some()
+            e.probe(&RecvSpec::empty(comm as u32, o as c_int, DONE_TAG))
+                .is_some()
         })
     });
     if all {
