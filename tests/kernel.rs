@@ -650,6 +650,70 @@ fn contention_models_run_under_virtual_ranks_as_in_the_replay() {
     }
 }
 
+/// The tapered fat tree of the SimGrid cross-check (16 hosts, 2 levels,
+/// 4 hosts a leaf and 2 uplinks a leaf: 2:1; links of 10 GB/s and 2.5
+/// us, split-duplex) under `cm02`: messages are flows sharing its links.
+const TAPERED: &str = "[machine]\nnodes = 16\ncores_per_node = 1\n\
+    [network]\nlatency = \"0us\"\nbandwidth = \"10GB/s\"\neager_threshold = \"65535B\"\nenvelope = \"16B\"\n\
+    [network.intra]\nlatency = \"0us\"\nbandwidth = \"20GB/s\"\n\
+    [network.topology]\nshape = \"fat_tree\"\ntopology = \"2;4,4;1,2;1,1\"\n\
+    bandwidth = \"10GB/s\"\nlatency = \"2.5us\"\nsharing = \"splitduplex\"\n\
+    [collectives]\nmode = \"algorithmic\"\n";
+
+/// `mpirun -np 2 pnmpi sim replay tr` in `case` with `model`: each
+/// rank's end, s, and what the command wrote to stderr.
+fn parallel_replayed_ends(case: &Case, model: &str) -> (Vec<f64>, String) {
+    let out = launcher(2)
+        .arg(target_dir().join("pnmpi"))
+        .args([
+            "sim", "replay", "tr", "-m", "m.toml", "--model", model, "--json", "p.json",
+        ])
+        .current_dir(case.dir())
+        .output()
+        .expect("mpirun runs");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let text = std::fs::read_to_string(case.dir().join("p.json")).expect("replay JSON");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let ranks = v["ranks"].as_array().expect("ranks");
+    let mut ends = vec![f64::NAN; ranks.len()];
+    for r in ranks {
+        ends[r["rank"].as_u64().expect("rank") as usize] = r["end_s"].as_f64().expect("end_s");
+    }
+    (ends, err)
+}
+
+#[test]
+fn shared_links_give_one_answer_as_virtual_ranks_and_in_every_replay() {
+    // All-to-all traffic and a stencil on a tapered fat tree, its links
+    // shared by the flows in flight: virtual ranks in 1 and 2 processes
+    // (one engine, process 0, runs them: a flow started anywhere changes
+    // every rate at once), the serial replay of their trace and the
+    // replay under `mpirun -np 2` (one engine too) end every rank at the
+    // same nanosecond; and sharing the links moves the ends.
+    for (prog, args) in [("a2a", &["2"][..]), ("stencil", &["64", "20", "5"][..])] {
+        let (end, simple) = engine_ways(TAPERED, "cm02", 16, prog, args);
+        assert!(
+            end > simple,
+            "{prog}: sharing the links did not slow it ({end} s, {simple} s under simple)"
+        );
+        let (case, run) = under_vranks(TAPERED, "cm02", 1, 16, prog, args, true);
+        run.assert_ok();
+        let (parallel, err) = parallel_replayed_ends(&case, "cm02");
+        assert!(
+            err.contains("process 0 replays every rank"),
+            "no note that one engine replays the ranks:\n{err}"
+        );
+        let ways = [
+            ("vranks in 1 process", reported_ends(&case, &run)),
+            ("the replay under mpirun -np 2", parallel),
+            ("vranks in 1 process, again", reported_ends(&case, &run)),
+            ("replay of the trace", replayed_ends(&case, "cm02")),
+        ];
+        agree(prog, "cm02", &ways);
+    }
+}
+
 #[test]
 fn algorithmic_collectives_share_the_network_with_messages_in_flight() {
     // The even ranks' allreduce (algorithmic) runs while the odd ranks

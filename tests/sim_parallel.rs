@@ -158,22 +158,37 @@ fn a_folder_whose_communicators_span_processes_asks_for_a_merge() {
 }
 
 #[test]
-fn what_a_parallel_replay_cannot_do_exactly_is_refused() {
+fn a_model_without_windows_replays_in_one_engine_and_what_cannot_run_is_refused() {
     let case = Case::new();
     let dir = case.dir();
     case.write("m.toml", MACHINE);
     synth(dir, "halo2d", 4, 2, &[], "h.pnt");
+    // A model whose state spans ranks cannot be cut into windows: process
+    // 0 replays every rank, and the answer is the serial one.
     let out = parallel(
         2,
-        &["sim", "replay", "h.pnt", "-m", "m.toml", "--model", "bus"],
+        &[
+            "sim", "replay", "h.pnt", "-m", "m.toml", "--model", "bus", "--json", "p.json",
+        ],
         dir,
     );
-    assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
     assert!(
-        err.contains("bus model cannot replay in parallel") && err.contains("without mpirun"),
+        err.contains("model bus cannot spread the ranks over 2 processes")
+            && err.contains("process 0 replays every rank"),
         "{err}"
     );
+    succeeded(pnmpi_cli(
+        &[
+            "sim", "replay", "h.pnt", "-m", "m.toml", "--model", "bus", "--json", "s.json",
+        ],
+        dir,
+    ));
+    let json = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect("JSON")).expect("JSON")
+    };
+    assert_eq!(json("p.json")["ranks"], json("s.json")["ranks"]);
     let out = parallel(
         2,
         &["sim", "replay", "h.pnt", "-m", "m.toml", "--timeline", "t.json"],

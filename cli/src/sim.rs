@@ -211,6 +211,11 @@ fn replay_cmd(a: &ReplayArgs) -> Result<()> {
     if pnmpi_sim_mpi::launcher_size() > 1 {
         return parallel_replay_cmd(a);
     }
+    serial_replay(a)
+}
+
+/// The replay in this one process: every rank, one engine.
+fn serial_replay(a: &ReplayArgs) -> Result<()> {
     let machine = Machine::load(&a.machine)?;
     let mut model = model::build(a.model(&machine), &machine)?;
     if a.links.is_some() && !model.count_link_loads() {
@@ -379,6 +384,11 @@ fn progress_line(events: u64, simulated_ns: f64, started: std::time::Instant) ->
 /// with its exit code, since the other processes would wait for it in
 /// their next collective.
 fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
+    let machine = Machine::load(&a.machine)?;
+    let mut model = model::build(a.model(&machine), &machine)?;
+    if pnmpi_sim::engine::parallel_lookahead(model.as_ref()).is_err() {
+        return one_engine_replay(a, model.name());
+    }
     for (given, what) in [
         (a.timeline.is_some(), "--timeline"),
         (a.receives, "--receives"),
@@ -390,9 +400,6 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
             anyhow::bail!("{what} is not available in a parallel replay yet: run `pnmpi sim replay` without mpirun for it");
         }
     }
-    let machine = Machine::load(&a.machine)?;
-    let mut model = model::build(a.model(&machine), &machine)?;
-    pnmpi_sim::engine::parallel_lookahead(model.as_ref())?;
     let mut src = input::open(&a.trace, a.flops_per_ns)?;
     let mut mpi = pnmpi_sim_mpi::Mpi::init()?;
     if let Err(e) = parallel_job(a, &mut mpi, &machine, model.as_mut(), src.as_mut()) {
@@ -403,6 +410,26 @@ fn parallel_replay_cmd(a: &ReplayArgs) -> Result<()> {
         );
         mpi.abort(exit_code(&e));
     }
+    Ok(())
+}
+
+/// `mpirun -np K pnmpi sim replay ...` under a model that cannot be cut
+/// into time windows (its state spans ranks, as contention's and shared
+/// links' do, or it bounds no message's time from below): process
+/// 0 replays every rank, one engine that sees every message, as virtual
+/// ranks run such a model; the others wait for it. The answer is the
+/// serial replay's.
+fn one_engine_replay(a: &ReplayArgs, model: &str) -> Result<()> {
+    let mut mpi = pnmpi_sim_mpi::Mpi::init()?;
+    if mpi.me() == 0 {
+        let note = pnmpi_sim::engine::one_engine_note(model, mpi.procs(), "replays every rank");
+        eprintln!("pnmpi sim: note: {note}");
+        if let Err(e) = serial_replay(a) {
+            eprintln!("pnmpi sim: error: {e:#}");
+            mpi.abort(exit_code(&e));
+        }
+    }
+    mpi.max(0);
     Ok(())
 }
 

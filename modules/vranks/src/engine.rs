@@ -184,6 +184,11 @@ impl Engine {
         self.sched.current()
     }
 
+    /// Whether the model moves messages as flows over shared links.
+    pub fn shares_links(&mut self) -> bool {
+        self.timing.model().flows().is_some()
+    }
+
     /// The target's timing.
     pub fn timing(&self) -> &Timing {
         &self.timing
@@ -655,6 +660,7 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
                     e.p2p.arrive(s, t, c, m);
                 }),
                 Event::Resume(r) => resume(r),
+                Event::Flows => with(|e| e.p2p.step_flows(&mut e.sched, &mut e.timing)),
             }
             if progress
                 && with(|e| e.sched.counts().0).is_multiple_of(65536)

@@ -44,12 +44,14 @@ use crate::comm::Registry;
 use crate::sched::{Event, Sched};
 use crate::timing::Timing;
 pub use pnmpi_sim::kernel::p2p::Mode;
-use pnmpi_sim::kernel::p2p::{self as rule, unstretched};
+use pnmpi_sim::kernel::p2p::{self as rule, unstretched, Carried};
 use pnmpi_sim::units::Ns;
 use serde::{Deserialize, Serialize};
 use slab::Slab;
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
+
+mod flows;
 
 /// A message (a parcel: its envelope, data and timing) in flight or waiting to be received (or crossing to
 /// another process).
@@ -67,12 +69,24 @@ pub struct Parcel {
     pub bytes: u64,
     /// When the sender's CPU was free (the data ready to move).
     pub free: Ns,
-    /// When the eager data arrived (`None` for a rendezvous).
+    /// When the eager data arrived (`None` for a rendezvous, and for
+    /// eager data still moving as a flow).
     pub arrived: Option<Ns>,
+    /// The number of the flow that moves its eager data, under a model
+    /// whose messages share links (`flows`).
+    pub moving: Option<u64>,
     /// A rendezvous's send request, completed when its data has arrived.
     pub sync: Option<usize>,
     /// Sent with `MPI_Ssend`: complete once matched.
     pub synchronous: bool,
+}
+
+impl Parcel {
+    /// Whether its data moved, or moves, eagerly: its send completed at
+    /// its post.
+    fn eager(&self) -> bool {
+        self.arrived.is_some() || self.moving.is_some()
+    }
 }
 
 /// The context bit of an algorithmic collective's step messages: set on
@@ -229,6 +243,8 @@ pub struct P2p {
     out: Vec<(u64, u32, Remote)>,
     /// The next stamp ([`P2p::stamp`]).
     stamps: u64,
+    /// Data moving as flows over shared links.
+    flowing: flows::Flowing,
 }
 
 /// A message to post: its data (none for a collective's step), size,
@@ -277,6 +293,7 @@ impl P2p {
             probes: HashMap::new(),
             out: Vec::new(),
             stamps: 0,
+            flowing: flows::Flowing::default(),
         }
     }
 
@@ -451,10 +468,15 @@ impl P2p {
             .channels
             .send((src, dst, comm & !STEPS), &posted, t.lookahead());
         let (at, arrived) = (envelope.at, envelope.arrival);
-        let req = self.request(s, Work::Send, arrived.is_some());
+        let moving = match posted.eager {
+            Some(Carried::Flow(flow, _)) => Some(self.eager_flow(s, t, flow)),
+            _ => None,
+        };
+        let eager = arrived.is_some() || moving.is_some();
+        let req = self.request(s, Work::Send, eager);
         self.reqs[req].at = free;
         self.reqs[req].status = (dst as c_int, l.tag, bytes as usize);
-        let sync = arrived.is_none().then_some(req);
+        let sync = (!eager).then_some(req);
         let m = Parcel {
             src,
             dst,
@@ -465,6 +487,7 @@ impl P2p {
             bytes,
             free,
             arrived,
+            moving,
             sync,
             synchronous: mode == Mode::Synchronous,
         };
@@ -501,7 +524,7 @@ impl P2p {
     /// A wildcard receive waits for the envelope, which takes the first
     /// arrival in virtual time.
     fn early_receive(&self, m: &Parcel) -> Option<usize> {
-        if m.arrived.is_some() {
+        if m.eager() {
             return None;
         }
         let (any_source, any_tag) = wildcards();
@@ -543,7 +566,7 @@ impl P2p {
             Work::Recv(other, _) => fits(m, other, any_source, any_tag),
             _ => false,
         });
-        if m.arrived.is_some() || taken || !comms.blocks.local(m.src) {
+        if m.eager() || taken || !comms.blocks.local(m.src) {
             return None;
         }
         let id = self.flying[me].remove(i)?;
@@ -626,25 +649,36 @@ impl P2p {
         } else {
             Mode::Standard
         };
-        let k = rule::matched(t.model(), &msg, mode, m.free, m.arrived, posted, &mut unstretched);
-        if let Some(sync) = m.sync {
-            if comms.blocks.local(m.src) {
-                self.complete(s, sync, k.send_done);
-            } else {
-                let owner = comms.blocks.owner(m.src);
-                let at = k.send_done;
-                self.owe(owner, Remote::Matched { req: sync as u64, at });
-            }
-        }
-        let done = k.recv_done;
+        let (moving, free, sync) = (m.moving, m.free, m.sync);
+        let flows = t.model().flows().is_some();
         let r = &mut self.reqs[req];
         r.status = (m.from, m.tag, m.bytes as usize);
         // The wait starts counting once the sender posted.
         r.posted = posted.max(m.free);
+        let arrived = m.arrived;
         if let Work::Recv(_, slot) = &mut r.work {
             *slot = Some(m);
         }
-        self.complete(s, req, done);
+        if let Some(n) = moving {
+            self.eager_flow_matched(s, t, n, msg, req, posted);
+            return;
+        }
+        if flows && arrived.is_none() {
+            // One engine runs every rank under such a model (`flows`).
+            self.rendezvous_flow(s, t, msg, mode, free, sync, req, posted);
+            return;
+        }
+        let k = rule::matched(t.model(), &msg, mode, free, arrived, posted, &mut unstretched);
+        if let Some(sync) = sync {
+            if comms.blocks.local(msg.src) {
+                self.complete(s, sync, k.send_done);
+            } else {
+                let owner = comms.blocks.owner(msg.src);
+                let at = k.send_done;
+                self.owe(owner, Remote::Matched { req: sync as u64, at });
+            }
+        }
+        self.complete(s, req, k.recv_done);
     }
 
     /// The running rank is about to block in `MPI_Probe` for a message

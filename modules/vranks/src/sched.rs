@@ -73,11 +73,15 @@ pub struct Rank {
 }
 
 /// An event: rank `Resume` at a time, or an event of the layers above
-/// (`Deliver`, by their own id: a message arriving at its receiver).
+/// (`Deliver`, by their own id: a message arriving at its receiver;
+/// `Flows`: the model's flows over shared links start paying their
+/// latency or end, which goes before every other event at its time, as
+/// the replay steps them).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum Event {
     Resume(u32),
     Deliver(u32),
+    Flows,
 }
 
 /// How far a rank that polls in vain moves on when every other event at
@@ -231,6 +235,12 @@ impl Sched {
         self.heap.push(Reverse((key(t.max(self.now)), self.seq, ev)));
     }
 
+    /// Queues the model's flows' next event at `t`, before every other
+    /// event at that time.
+    pub fn push_flows(&mut self, t: Ns) {
+        self.heap.push(Reverse((key(t.max(self.now)), 0, Event::Flows)));
+    }
+
     /// The time of the next event, if any.
     pub fn next_time(&self) -> Option<Ns> {
         self.heap.peek().map(|Reverse((k, _, _))| f64::from_bits(*k))
@@ -294,7 +304,13 @@ impl Sched {
     pub fn behind(&mut self) -> bool {
         let r = self.current;
         let t = self.ranks[r as usize].clock;
-        if t > self.now && self.next_time().is_some_and(|n| n < t) {
+        // The flows' event at the rank's own time goes first too: what a
+        // flow's end completes there may come before the rank's call.
+        let first = self.heap.peek().is_some_and(|Reverse((k, _, ev))| {
+            let n = f64::from_bits(*k);
+            n < t || (n == t && *ev == Event::Flows)
+        });
+        if t > self.now && first {
             self.push(t, Event::Resume(r));
             true
         } else {

@@ -147,14 +147,8 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
     let node_of = machine
         .place(n)
         .unwrap_or_else(|e| refuse(&format!("machine {e}")));
-    let mut model =
+    let model =
         pnmpi_sim::model::build(&config.model, &machine).unwrap_or_else(|e| refuse(&format!("machine {e}")));
-    if let Some(why) = pnmpi_sim::model::unshared(
-        model.as_mut(),
-        "virtual ranks time each message when it is sent, without the flows in flight",
-    ) {
-        refuse(&why);
-    }
     let lookahead = model.lookahead();
     // A model with no lookahead (state that spans ranks, as contention's,
     // or a least latency of 0) cannot be cut into windows: one engine
@@ -169,11 +163,7 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
         say::unranked(
             "vranks",
             Level::Note,
-            format_args!(
-                "model {} cannot spread the ranks over {procs} processes (its state spans ranks, or its least latency between ranks is 0, so no time window bounds what one process causes in another): process 0 runs all {n} ranks, one engine that sees every message; processes 1 to {} only wait",
-                config.model,
-                procs - 1
-            ),
+            pnmpi_sim::engine::one_engine_note(&config.model, procs, &format!("runs all {n} ranks")),
         );
     }
     let dist = (procs > 1 && !one_engine).then(|| Dist::new(world, lookahead));

@@ -277,6 +277,22 @@ pub fn replay(
     e.finish()
 }
 
+/// What a run of `procs` processes says when `model` cannot be cut into
+/// time windows and process 0 `runs` every rank (virtual ranks, and the
+/// replay under `mpirun`): one engine sees every message, the other
+/// processes wait.
+pub fn one_engine_note(model: &str, procs: u32, runs: &str) -> String {
+    let others = match procs {
+        2 => "process 1 only waits".to_string(),
+        _ => format!("processes 1 to {} only wait", procs - 1),
+    };
+    format!(
+        "model {model} cannot spread the ranks over {procs} processes (its state spans ranks, or its least latency \
+         between ranks is 0, so no time window bounds what one process causes in another): process 0 {runs}, one \
+         engine that sees every message; {others}"
+    )
+}
+
 /// The lookahead `model` gives a parallel replay, or why it cannot replay
 /// in parallel with the serial answer: checked before a job starts, so
 /// that every process refuses alike.

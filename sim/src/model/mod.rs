@@ -85,12 +85,14 @@ pub const MODELS: &[(&str, &str, Build)] = &[
 /// Why a simulator that times each message when it is sent, and never
 /// steps the flows of a model whose messages share links, cannot run
 /// `model`, `because` of what it is: `None` when it can (every model
-/// without flows). `pnmpi sim replay` of a trace steps them.
+/// without flows). `pnmpi sim replay` of a trace and virtual ranks step
+/// them.
 pub fn unshared(model: &mut dyn Model, because: &str) -> Option<String> {
     model.flows().is_some().then(|| {
         format!(
             "the {} model shares the network's links among the messages of every rank, and {because}: \
-             trace the run and replay the trace with `pnmpi sim replay`, or give another model",
+             run the ranks as virtual ranks (`pnmpi run --vranks N`) or trace the run and replay the trace with \
+             `pnmpi sim replay`, whose engines step the flows, or give another model",
             model.name()
         )
     })

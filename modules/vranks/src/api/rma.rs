@@ -118,6 +118,12 @@ unsafe fn create(
     if disp_unit <= 0 && kind != WinKind::Dynamic {
         fatal(routine, &format!("invalid displacement unit {disp_unit}"));
     }
+    if with(|e| e.shares_links()) {
+        fatal(
+            routine,
+            "one-sided operations do not run as virtual ranks under a model whose messages share links: trace the run and replay the trace with `pnmpi sim replay`, whose engine moves them as flows, or give another model",
+        );
+    }
     let (size, unit) = (size as usize, disp_unit.max(1) as usize);
     let owned = matches!(kind, WinKind::Allocate).then(|| allocate(size));
     let region = match kind {

@@ -1,0 +1,216 @@
+//! Messages whose data moves as flows over shared links (a model with
+//! [`Model::flows`](pnmpi_sim::model::Model::flows), as `cm02` on a
+//! `[network.topology]`): when such data lands is not known when it
+//! starts, since flows that start later slow it down. The engine steps
+//! the model's flows in virtual-time order with the ranks' events (an
+//! [`Event::Flows`](crate::sched::Event::Flows) at the flows' next event, before every other event at
+//! its time), as the replay of the trace steps them, and each flow's end
+//! completes what it carried: an eager message's receive once matched, a
+//! rendezvous's send and receive. The times are the kernel's rules
+//! ([`rule::received`], [`rule::send_done`]) at the flow's end, as in the
+//! replay.
+//!
+//! Such a model has no lookahead (a flow started anywhere changes the
+//! rates of flows everywhere at once), so one engine runs every rank
+//! (`start.rs`).
+
+use super::P2p;
+use crate::sched::Sched;
+use crate::timing::Timing;
+use pnmpi_sim::kernel::p2p::{self as rule, unstretched, Carried, Mode};
+use pnmpi_sim::model::Msg;
+use pnmpi_sim::network::flows::FlowId;
+use pnmpi_sim::units::Ns;
+use std::collections::HashMap;
+
+/// What a flow's end completes.
+enum Transit {
+    /// An eager message's data: its receive (request, message, when it
+    /// was posted) once matched.
+    Eager(Option<(usize, Msg, Ns)>),
+    /// A matched rendezvous's data, ready at `ready`: its send (`None`
+    /// for a synchronous send, done when matched) and its receive.
+    Rendezvous {
+        send: Option<usize>,
+        recv: usize,
+        msg: Msg,
+        mode: Mode,
+        ready: Ns,
+        recv_posted: Ns,
+    },
+}
+
+/// The flows in flight and what each carries.
+#[derive(Default)]
+pub(super) struct Flowing {
+    of_flow: HashMap<FlowId, u64>,
+    open: HashMap<u64, Transit>,
+    /// Eager data that landed before its receive matched it.
+    landed: HashMap<u64, Ns>,
+    next: u64,
+    /// The time of the earliest [`Event::Flows`](crate::sched::Event::Flows) queued.
+    queued: Option<Ns>,
+    ended: Vec<FlowId>,
+}
+
+impl Flowing {
+    fn start(&mut self, flow: FlowId, t: Transit) -> u64 {
+        let n = self.next;
+        self.next += 1;
+        self.of_flow.insert(flow, n);
+        self.open.insert(n, t);
+        n
+    }
+}
+
+impl P2p {
+    /// An eager message's data started moving as `flow`: its number, for
+    /// the receive that matches it.
+    pub(super) fn eager_flow(&mut self, s: &mut Sched, t: &mut Timing, flow: FlowId) -> u64 {
+        let n = self.flowing.start(flow, Transit::Eager(None));
+        self.queue_flows(s, t);
+        n
+    }
+
+    /// Receive `req`, posted at `posted`, matched the eager message `msg`
+    /// whose data moves as flow number `n`: it completes when the data
+    /// has landed.
+    pub(super) fn eager_flow_matched(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        n: u64,
+        msg: Msg,
+        req: usize,
+        posted: Ns,
+    ) {
+        match self.flowing.landed.remove(&n) {
+            Some(at) => {
+                let done = rule::received(t.model(), &msg, at, posted, &mut unstretched);
+                self.complete(s, req, done);
+            }
+            None => {
+                if let Some(Transit::Eager(recv)) = self.flowing.open.get_mut(&n) {
+                    *recv = Some((req, msg, posted));
+                }
+            }
+        }
+    }
+
+    /// A rendezvous of `msg` in `mode`, its sender free at `free` and its
+    /// send request `send`, is matched with receive `req` posted at
+    /// `posted`, under a model whose messages share links: its data moves
+    /// from when both are ready, as a flow if it crosses a link.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rendezvous_flow(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        msg: Msg,
+        mode: Mode,
+        free: Ns,
+        send: Option<usize>,
+        req: usize,
+        posted: Ns,
+    ) {
+        // The replay matches a rendezvous when the later side posts, at
+        // `ready`; a wildcard receive here matches at the envelope's
+        // arrival, which may come later.
+        let ready = t.model().rendezvous_ready(&msg, free, posted);
+        match rule::carry(t.model(), &msg, ready.max(s.now())) {
+            Carried::Known(x) => {
+                if let Some(q) = send {
+                    self.complete(s, q, rule::send_done(mode, false, ready, x.end));
+                }
+                let done = rule::received(t.model(), &msg, x.end, posted, &mut unstretched);
+                self.complete(s, req, done);
+            }
+            Carried::Flow(flow, _) => {
+                let send = match (send, mode) {
+                    (Some(q), Mode::Synchronous) => {
+                        self.complete(s, q, rule::send_done(mode, false, ready, ready));
+                        None
+                    }
+                    (send, _) => send,
+                };
+                let transit = Transit::Rendezvous {
+                    send,
+                    recv: req,
+                    msg,
+                    mode,
+                    ready,
+                    recv_posted: posted,
+                };
+                self.flowing.start(flow, transit);
+                self.queue_flows(s, t);
+            }
+        }
+    }
+
+    /// The [`Event::Flows`](crate::sched::Event::Flows) at the current time: steps the model's flows
+    /// through their events up to now, completing what the flows that
+    /// ended carried, then queues the next.
+    pub fn step_flows(&mut self, s: &mut Sched, t: &mut Timing) {
+        let now = s.now();
+        if self.flowing.queued == Some(now) {
+            self.flowing.queued = None;
+        }
+        let mut ended = std::mem::take(&mut self.flowing.ended);
+        while let Some(flows) = t.model().flows() {
+            if flows.next_event().is_none_or(|f| f > now) {
+                break;
+            }
+            ended.clear();
+            let Some(at) = flows.step(&mut ended) else {
+                break;
+            };
+            for flow in &ended {
+                if let Some(n) = self.flowing.of_flow.remove(flow) {
+                    self.land(s, t, n, at);
+                }
+            }
+        }
+        self.flowing.ended = ended;
+        self.queue_flows(s, t);
+    }
+
+    /// Flow number `n`'s data landed at `at`.
+    fn land(&mut self, s: &mut Sched, t: &mut Timing, n: u64, at: Ns) {
+        match self.flowing.open.remove(&n) {
+            Some(Transit::Eager(Some((req, msg, posted)))) => {
+                let done = rule::received(t.model(), &msg, at, posted, &mut unstretched);
+                self.complete(s, req, done);
+            }
+            Some(Transit::Eager(None)) => {
+                self.flowing.landed.insert(n, at);
+            }
+            Some(Transit::Rendezvous {
+                send,
+                recv,
+                msg,
+                mode,
+                ready,
+                recv_posted,
+            }) => {
+                if let Some(q) = send {
+                    self.complete(s, q, rule::send_done(mode, false, ready, at));
+                }
+                let done = rule::received(t.model(), &msg, at, recv_posted, &mut unstretched);
+                self.complete(s, recv, done);
+            }
+            None => {}
+        }
+    }
+
+    /// Queues an [`Event::Flows`](crate::sched::Event::Flows) at the flows' next event, unless one is
+    /// queued no later.
+    fn queue_flows(&mut self, s: &mut Sched, t: &mut Timing) {
+        let Some(next) = t.model().flows().and_then(|f| f.next_event()) else {
+            return;
+        };
+        if self.flowing.queued.is_none_or(|q| next < q) {
+            s.push_flows(next);
+            self.flowing.queued = Some(next);
+        }
+    }
+}
