@@ -712,6 +712,17 @@ fn shared_links_give_one_answer_as_virtual_ranks_and_in_every_replay() {
         ];
         agree(prog, "cm02", &ways);
     }
+    // A rank that waited in a communicator constructor (which needs every
+    // member, its clock kept where it entered) posts behind the flows'
+    // present: said, since its data cannot start in the past.
+    let (_, run) = under_vranks(TAPERED, "cm02", 1, 12, "vfeatures", &[], false);
+    run.assert_ok();
+    assert!(
+        run.stderr.contains("after the shared links' flows moved on to")
+            && run.stderr.contains("may end later than the replay of its trace"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -472,6 +472,9 @@ impl P2p {
             Some(Carried::Flow(flow, _)) => Some(self.eager_flow(s, t, flow)),
             _ => None,
         };
+        if moving.is_some() || (posted.eager.is_none() && t.model().flows().is_some()) {
+            self.behind_the_network(s, clock);
+        }
         let eager = arrived.is_some() || moving.is_some();
         let req = self.request(s, Work::Send, eager);
         self.reqs[req].at = free;

@@ -50,6 +50,9 @@ pub(super) struct Flowing {
     next: u64,
     /// The time of the earliest [`Event::Flows`](crate::sched::Event::Flows) queued.
     queued: Option<Ns>,
+    /// Whether a message was posted behind the network's present (said
+    /// once: [`P2p::behind_the_network`]).
+    late: bool,
     ended: Vec<FlowId>,
 }
 
@@ -64,6 +67,30 @@ impl Flowing {
 }
 
 impl P2p {
+    /// Says, once, that the running rank posts a message at `clock`
+    /// after the network has moved on to the engine's present: it waited
+    /// in a communicator constructor, which needs every member while its
+    /// clock stays where it entered, and the replay of the trace does not
+    /// wait there. Flows cannot start in the past, so its data moves from
+    /// the present, and the run may end later than the replay of its
+    /// trace.
+    pub(super) fn behind_the_network(&mut self, s: &Sched, clock: Ns) {
+        if self.flowing.late || clock >= s.now() {
+            return;
+        }
+        self.flowing.late = true;
+        pnmpi_sdk::say::unranked(
+            "vranks",
+            pnmpi_sdk::say::Level::Warning,
+            format_args!(
+                "rank {} posts a message at {:.3} us, after the shared links' flows moved on to {:.3} us (it waited in a communicator constructor for the other members, which the replay of its trace does not): its data moves from then, so this run may end later than the replay of its trace",
+                s.current(),
+                clock / 1e3,
+                s.now() / 1e3
+            ),
+        );
+    }
+
     /// An eager message's data started moving as `flow`: its number, for
     /// the receive that matches it.
     pub(super) fn eager_flow(&mut self, s: &mut Sched, t: &mut Timing, flow: FlowId) -> u64 {
