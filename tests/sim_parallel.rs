@@ -227,7 +227,7 @@ fn an_error_of_one_process_ends_the_job_with_its_exit_code() {
     // A flipped byte in the last chunk, which only one process reads.
     synth(dir, "halo2d", 4, 50, &[], "h.pnt");
     let mut data = std::fs::read(dir.join("h.pnt")).unwrap();
-    let n = data.len();
+    let n = stream_chunks_end(&data);
     data[n - 5] ^= 0x55;
     std::fs::write(dir.join("bad.pnt"), &data).unwrap();
     let out = run("bad.pnt");

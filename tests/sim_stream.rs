@@ -63,7 +63,7 @@ fn corrupt_traces_bad_machines_and_deadlocks_are_clear_errors() {
         .success());
     // A flipped byte in the last chunk: the CRC names the file and offset.
     let mut data = std::fs::read(dir.join("t.pnt")).unwrap();
-    let n = data.len();
+    let n = stream_chunks_end(&data);
     data[n - 5] ^= 0x55;
     std::fs::write(dir.join("bad.pnt"), &data).unwrap();
     let r = pnmpi_cli(&["sim", "replay", "bad.pnt", "-m", "m.toml"], dir);

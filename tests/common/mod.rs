@@ -797,3 +797,12 @@ pub fn virtual_run_time(run: &Run) -> f64 {
     let rest = &run.stderr[at + "virtual run time ".len()..];
     rest.split_whitespace().next().unwrap().parse().unwrap()
 }
+
+/// Where the stream chunks of merged trace `data` end: its index chunk's
+/// offset, which its last 16 bytes give (a byte just before it is in the
+/// last stream's last chunk).
+pub fn stream_chunks_end(data: &[u8]) -> usize {
+    let n = data.len();
+    assert_eq!(&data[n - 8..], b"pntindex", "a merged trace ends with its index");
+    u64::from_le_bytes(data[n - 16..n - 8].try_into().expect("8 bytes")) as usize
+}

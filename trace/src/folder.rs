@@ -484,7 +484,7 @@ pub fn save_merged(dir: &Path, path: &Path, progress: &dyn Fn(u64)) -> Result<Sa
         Ok(Saved {
             world_size: f.world_size,
             events,
-            bytes: w.written(),
+            bytes: w.finish().map_err(io)?,
             warnings,
         })
     })

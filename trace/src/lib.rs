@@ -31,6 +31,7 @@ mod history;
 mod live_requests;
 pub mod merge;
 pub mod messages;
+mod pnt_index;
 pub mod rank;
 pub mod rank_reader;
 pub mod rank_writer;

@@ -19,6 +19,7 @@
 use crate::container::FileKind;
 use crate::error::{Error, Malformed, Result};
 use crate::frame::{check_crc, crc_mismatch, next_frame, open_prologue, truncation, ChunkAt, Frame, Step};
+use crate::pnt_index::{self, Footer};
 use crate::read_ahead::ReadAhead;
 use crate::rma::{parse_wins, Win, CHUNK_WINS};
 use crate::sites::{parse_merged_sites, Site, CHUNK_MERGED_SITES};
@@ -107,6 +108,10 @@ pub struct MergedReader {
     first: usize,
     /// Every chunk of `streams`, by stream then file order.
     chunks: Vec<ChunkAt>,
+    /// The file's index and the chunks of the kept streams in it, until
+    /// their places are read (when a stream is first read): a file with
+    /// an index (`pnt_index`) is opened without walking its chunks.
+    footer: Option<(Footer, std::ops::Range<u64>)>,
     window: ReadAhead,
     /// The bytes of a stream's piece (see [`BUDGET`]).
     piece: usize,
@@ -146,6 +151,7 @@ impl MergedReader {
             streams: Vec::new(),
             first: 0,
             chunks: Vec::new(),
+            footer: None,
             window: ReadAhead::default(),
             piece: MAX_PIECE,
             len: o.len,
@@ -153,7 +159,13 @@ impl MergedReader {
             truncated: None,
         };
         let mut found = Vec::new();
-        t.index(&mut o.reader, o.len, &mut found)?;
+        let footer = pnt_index::footer(&t.file, t.len).map_err(|e| Error::io(&t.name, e))?;
+        if let Some(f) = footer {
+            t.index(&mut o.reader, o.len, &mut found, true)?;
+            t.indexed(f)?;
+            return Ok(t);
+        }
+        t.index(&mut o.reader, o.len, &mut found, false)?;
         // By stream, each stream's chunks in file order (the sort is stable).
         found.sort_by_key(|&(stream, _)| stream);
         let mut at = 0;
@@ -169,10 +181,46 @@ impl MergedReader {
         Ok(t)
     }
 
+    /// Takes the streams from the file's index `f`, whose chunks' places
+    /// are read when a stream is first read.
+    fn indexed(&mut self, f: Footer) -> Result<()> {
+        let heads = f.heads(&self.file).map_err(|e| Error::io(&self.name, e))?;
+        let mut last = 0;
+        for (i, &(_, _, first)) in heads.iter().enumerate() {
+            if first < last || u64::from(first) > f.chunks {
+                return Err(Malformed::new(
+                    self.len,
+                    format!("its index is damaged (stream {i}'s first chunk {first}): merge the trace again"),
+                )
+                .in_file(&self.name));
+            }
+            last = first;
+        }
+        self.heads = heads
+            .into_iter()
+            .map(|(rank, thread, first_chunk)| Head {
+                rank,
+                thread,
+                first_chunk,
+            })
+            .collect();
+        self.events = f.events;
+        self.footer = Some((f, 0..f.chunks));
+        self.piece = (BUDGET / self.heads.len().max(1)).clamp(MIN_PIECE, MAX_PIECE);
+        Ok(())
+    }
+
     /// Walks the chunk frames, reading the small tables and each stream
     /// chunk's head only; the stream chunks go to `found`, with their
-    /// stream, in file order.
-    fn index(&mut self, r: &mut BufReader<File>, len: u64, found: &mut Vec<(u32, ChunkAt)>) -> Result<()> {
+    /// stream, in file order. With `tables_only`, it stops at the first
+    /// stream chunk.
+    fn index(
+        &mut self,
+        r: &mut BufReader<File>,
+        len: u64,
+        found: &mut Vec<(u32, ChunkAt)>,
+        tables_only: bool,
+    ) -> Result<()> {
         let name = self.name.clone();
         let io = |e| Error::io(&name, e);
         loop {
@@ -183,6 +231,13 @@ impl MergedReader {
             };
             let (payload, size) = (at.payload, at.len());
             match ty {
+                // An index the file's end does not lead to (damaged, or
+                // not the last chunk) is checked, then walked past.
+                pnt_index::CHUNK_INDEX => {
+                    let mut data = vec![0u8; size];
+                    r.read_exact(&mut data).map_err(io)?;
+                    check_crc(&data, at.crc, at.frame, ty, &name)?;
+                }
                 CHUNK_COMMS | CHUNK_CLOCKS | CHUNK_MERGED_SITES | CHUNK_WINS => {
                     let mut data = vec![0u8; size];
                     r.read_exact(&mut data).map_err(io)?;
@@ -196,6 +251,7 @@ impl MergedReader {
                     }
                     .map_err(|e| e.in_file(&name))?;
                 }
+                CHUNK_STREAM if tables_only => return Ok(()),
                 CHUNK_STREAM => {
                     let mut data = vec![0u8; size.min(64)];
                     r.read_exact(&mut data).map_err(io)?;
@@ -264,13 +320,16 @@ impl MergedReader {
         let n = self.first + self.heads.len();
         let (start, end) = (range.start.clamp(self.first, n), range.end.clamp(self.first, n));
         let (start, end) = (start - self.first, end.max(start) - self.first);
-        let chunk_at = |i: usize| {
-            self.heads
-                .get(i)
-                .map_or(self.chunks.len(), |s| s.first_chunk as usize)
+        let total = match &self.footer {
+            Some((_, r)) => (r.end - r.start) as usize,
+            None => self.chunks.len(),
         };
+        let chunk_at = |i: usize| self.heads.get(i).map_or(total, |s| s.first_chunk as usize);
         let (c0, c1) = (chunk_at(start), chunk_at(end));
-        self.chunks = self.chunks[c0..c1].to_vec();
+        match &mut self.footer {
+            Some((_, r)) => *r = r.start + c0 as u64..r.start + c1 as u64,
+            None => self.chunks = self.chunks[c0..c1].to_vec(),
+        }
         let mut kept: Vec<Head> = self.heads.drain(start..end).collect();
         for s in &mut kept {
             s.first_chunk -= c0 as u32;
@@ -299,6 +358,11 @@ impl MergedReader {
                 .in_file(&self.name)
             })?;
         if self.streams.len() < self.heads.len() {
+            if let Some((f, range)) = self.footer.take() {
+                self.chunks = f
+                    .places(&self.file, range)
+                    .map_err(|e| Error::io(&self.name, e))?;
+            }
             self.streams.resize_with(self.heads.len(), StreamState::default);
         }
         Ok(k)
@@ -454,6 +518,20 @@ impl MergedReader {
         let s = &mut self.streams[i];
         let mut c = Cursor::new(&s.buf, at.payload);
         let head = StreamHead::parse(&mut c, at.len() - s.buf.len()).map_err(|e| e.in_file(&self.name))?;
+        let own = &self.heads[i];
+        if (head.index as usize, head.rank, head.thread) != (self.first + i, own.rank, own.thread) {
+            return Err(Malformed::new(
+                at.payload,
+                format!(
+                    "the chunk here belongs to stream {} (rank {}), not to stream {} (rank {}): the file's index is damaged; merge the trace again",
+                    head.index,
+                    head.rank,
+                    self.first + i,
+                    own.rank
+                ),
+            )
+            .in_file(&self.name));
+        }
         s.pos = (s.buf.len() - c.remaining()) as u32;
         s.left = u32::try_from(head.count)
             .map_err(|_| Malformed::new(at.payload, "chunk event count beyond 4 GiB").in_file(&self.name))?;
@@ -491,6 +569,69 @@ mod tests {
             }
             assert_eq!(got, s.events, "stream {i}");
         }
+    }
+
+    /// Where the index chunk of merged trace `data` starts (the stream
+    /// chunks end there).
+    fn index_at(data: &[u8]) -> usize {
+        let n = data.len();
+        assert_eq!(&data[n - 8..], b"pntindex", "the file ends with its index");
+        u64::from_le_bytes(data[n - 16..n - 8].try_into().unwrap()) as usize
+    }
+
+    /// A file without its index (an older one) is read by the walk,
+    /// alike; a damaged index is refused or leads to the damaged chunk,
+    /// never to another stream's events.
+    #[test]
+    fn the_index_and_the_walk_read_alike_and_a_damaged_index_is_refused() {
+        let (t, dir, p) = mixed_file();
+        let data = std::fs::read(&p).unwrap();
+        let at = index_at(&data);
+        let bare = dir.path().join("bare.pnt");
+        std::fs::write(&bare, &data[..at]).unwrap();
+        let mut ev = Event::default();
+        for path in [&p, &bare] {
+            let mut r = MergedReader::open(path).unwrap();
+            assert_eq!(r.footer.is_some(), path == &p);
+            assert_eq!(
+                r.event_count(),
+                t.streams.iter().map(|s| s.events.len() as u64).sum::<u64>()
+            );
+            for (i, s) in t.streams.iter().enumerate() {
+                let mut got = Vec::new();
+                while r.next_into(i, &mut ev).unwrap() {
+                    got.push(ev.clone());
+                }
+                assert!(got == s.events, "stream {i} of {}", path.display());
+            }
+        }
+        // Stream 1's first chunk place swapped for stream 2's: its head
+        // says whose it is.
+        let f = pnt_index::footer(&std::fs::File::open(&p).unwrap(), data.len() as u64)
+            .unwrap()
+            .unwrap();
+        let heads = f.heads(&std::fs::File::open(&p).unwrap()).unwrap();
+        let places = f.heads_at as usize + 12 * heads.len();
+        let (one, two) = (heads[1].2 as usize, heads[2].2 as usize);
+        let mut swapped = data.clone();
+        let place = |i: usize| places + 16 * i..places + 16 * (i + 1);
+        swapped[place(one)].copy_from_slice(&data[place(two)]);
+        let bad = dir.path().join("swapped.pnt");
+        std::fs::write(&bad, &swapped).unwrap();
+        let mut r = MergedReader::open(&bad).unwrap();
+        let e = r.next(1).unwrap_err().to_string();
+        assert!(
+            e.contains("belongs to stream 2") && e.contains("index is damaged"),
+            "{e}"
+        );
+        // Heads out of order: refused at the open.
+        let mut disordered = data.clone();
+        let first = f.heads_at as usize + 12 * 3 + 8;
+        disordered[first..first + 4].copy_from_slice(&0u32.to_le_bytes());
+        let bad = dir.path().join("disordered.pnt");
+        std::fs::write(&bad, &disordered).unwrap();
+        let e = MergedReader::open(&bad).err().unwrap().to_string();
+        assert!(e.contains("index is damaged") && e.contains("stream 3"), "{e}");
     }
 
     /// Streams of small events and of events larger than a piece (long
@@ -564,10 +705,14 @@ mod tests {
         let (t, _dir, p) = mixed_file();
         for (start, end) in [(0, 2), (1, 3), (3, 4), (2, 2)] {
             let mut r = MergedReader::open(&p).unwrap();
-            let all_chunks = r.chunks.len();
+            let all_chunks = r.footer.as_ref().map(|(f, _)| f.chunks as usize).unwrap();
+            assert!(r.chunks.is_empty(), "the index's places wait for a read");
             r.keep(start..end);
             assert_eq!(r.streams().count(), end - start);
-            assert!(r.chunks.len() < all_chunks);
+            if end > start {
+                r.restart(start).unwrap();
+                assert!(r.chunks.len() < all_chunks);
+            }
             let mut ev = Event::default();
             for i in start..end {
                 let mut got = Vec::new();
@@ -587,6 +732,7 @@ mod tests {
     fn small_pieces_in_any_order_give_the_same_events() {
         let (t, _dir, p) = mixed_file();
         let mut r = MergedReader::open(&p).unwrap();
+        r.restart(0).unwrap();
         assert!(r.chunks_of(0).len() > 1, "stream 0 spans chunks");
         r.piece = MIN_PIECE;
         let mut got: Vec<Vec<Event>> = vec![Vec::new(); t.streams.len()];
@@ -624,8 +770,8 @@ mod tests {
     fn a_damaged_chunk_is_reported_before_any_of_its_events() {
         let (_, _dir, p) = mixed_file();
         let mut data = std::fs::read(&p).unwrap();
-        // A byte near the end of the file: the last stream's last chunk.
-        let n = data.len();
+        // A byte of the last stream's last chunk, just before the index.
+        let n = index_at(&data);
         data[n - 10] ^= 0x55;
         std::fs::write(&p, &data).unwrap();
         let mut r = MergedReader::open(&p).unwrap();
@@ -648,7 +794,7 @@ mod tests {
         let e = r.truncated.as_ref().unwrap().to_string();
         assert!(e.contains("cut.pnt") && e.contains("truncated chunk"), "{e}");
         // A flipped byte in the last stream chunk: its CRC fails when read.
-        let n = data.len();
+        let n = index_at(&data);
         data[n - 2] ^= 0xff;
         let bad = dir.path().join("bad.pnt");
         std::fs::write(&bad, &data).unwrap();

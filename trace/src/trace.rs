@@ -199,7 +199,7 @@ impl Trace {
         for (index, stream) in self.streams.iter().enumerate() {
             w.stream(index as u32, stream.rank, stream.thread, &stream.events, progress)?;
         }
-        Ok(w.written())
+        w.finish()
     }
 
     /// Writes the trace to `path` through a temporary file and a rename, so
@@ -343,6 +343,8 @@ pub struct MergedWriter<'w, W: Write> {
     written: u64,
     payload: Vec<u8>,
     chunk: Vec<u8>,
+    /// The places of the stream chunks, written last ([`Self::finish`]).
+    index: crate::pnt_index::IndexWriter,
 }
 
 impl<'w, W: Write> MergedWriter<'w, W> {
@@ -370,6 +372,7 @@ impl<'w, W: Write> MergedWriter<'w, W> {
             written: 0,
             payload: Vec::new(),
             chunk: container::prologue(FileKind::Merged, &h),
+            index: Default::default(),
         };
         container::push_chunk(&mut w.chunk, CHUNK_COMMS, &comms_payload(comms));
         container::push_chunk(&mut w.chunk, CHUNK_CLOCKS, &clocks_payload(clocks));
@@ -423,8 +426,16 @@ impl<'w, W: Write> MergedWriter<'w, W> {
             ] {
                 varint::push(&mut head, v);
             }
-            self.chunk
-                .extend_from_slice(&container::frame(CHUNK_STREAM, &[&head, &body]));
+            let frame = container::frame(CHUNK_STREAM, &[&head, &body]);
+            let crc = frame[frame.len() - 4..].try_into().map_or(0, u32::from_le_bytes);
+            let at = crate::frame::ChunkAt {
+                frame: self.written,
+                payload: self.written + frame.len() as u64,
+                len: (head.len() + body.len()) as u32,
+                crc,
+            };
+            self.index.chunk(index, rank, thread, at, n);
+            self.chunk.extend_from_slice(&frame);
             self.chunk.extend_from_slice(&head);
             self.chunk.extend_from_slice(&body);
             self.payload = body;
@@ -436,9 +447,12 @@ impl<'w, W: Write> MergedWriter<'w, W> {
         Ok(())
     }
 
-    /// Bytes written so far.
-    pub fn written(&self) -> u64 {
-        self.written
+    /// Writes the index of the stream chunks (`pnt_index`), which
+    /// ends the file; returns the bytes written in all.
+    pub fn finish(mut self) -> std::io::Result<u64> {
+        self.chunk = self.index.finish(self.written);
+        self.flush_chunk()?;
+        Ok(self.written)
     }
 }
 

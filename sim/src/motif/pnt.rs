@@ -100,5 +100,5 @@ pub fn write(p: &Params, out: &mut impl Write, progress: &dyn Fn(u32)) -> std::i
         w.stream(r, r, 0, events(p, r), &|_| {})?;
         progress(r + 1);
     }
-    Ok(w.written())
+    w.finish()
 }
