@@ -45,7 +45,7 @@ pub fn gather_and_write(comm: Comm, mine: RankProfile, config: &Config) -> Resul
     let report = Report::new(config, &ranks);
     let text_path = config.output.clone();
     write_atomically(&text_path, &report.text())?;
-    let json = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot encode the report: {e}"))?;
+    let json = serde_json::to_string(&report).map_err(|e| format!("cannot encode the report: {e}"))?;
     write_atomically(&text_path.with_extension("json"), &(json + "\n"))?;
     write_atomically(&text_path.with_extension("svg"), &report.svg())?;
     Ok(Some(text_path))
