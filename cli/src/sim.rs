@@ -429,7 +429,7 @@ fn one_engine_replay(a: &ReplayArgs, model: &str) -> Result<()> {
             mpi.abort(exit_code(&e));
         }
     }
-    mpi.max(0);
+    mpi.wait_quietly();
     Ok(())
 }
 

@@ -79,6 +79,31 @@ impl Mpi {
         std::process::exit(i32::from(code))
     }
 
+    /// Waits until every process has called this, testing a barrier
+    /// every millisecond in between: a process with nothing to do while
+    /// another works (a replay one engine runs) leaves its core to it,
+    /// where a blocking collective, or MPICH's `MPI_Finalize`, would spin.
+    pub fn wait_quietly(&mut self) {
+        let mut req = c::REQUEST_NULL();
+        // SAFETY: MPI is initialised; `req` is a live request handle.
+        check(
+            unsafe { ffi::PMPI_Ibarrier(c::COMM_WORLD(), &mut req) },
+            "MPI_Ibarrier",
+        );
+        loop {
+            let mut done = 0;
+            // SAFETY: `req` is the barrier's request; the status is ignored.
+            check(
+                unsafe { ffi::PMPI_Test(&mut req, &mut done, c::STATUS_IGNORE()) },
+                "MPI_Test",
+            );
+            if done != 0 {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// The largest of every process's `v`, at all.
     pub fn max(&mut self, v: u64) -> u64 {
         let mut out = 0u64;
