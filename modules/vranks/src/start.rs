@@ -179,6 +179,9 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
     if here == 0 {
         // A process left without ranks (the tracer's folder agreed on
         // above, a collective of every process).
+        // It waits for the others without spinning (MPICH's
+        // MPI_Finalize would take a core from the engine for the run).
+        pnmpi_sim_mpi::Mpi::attach().wait_quietly();
         // SAFETY: the native MPI ends once; no rank ran here.
         unsafe { ffi::PMPI_Finalize() };
         return 0;
@@ -261,6 +264,9 @@ unsafe extern "C" fn vranks_main(argc: c_int, argv: *mut *mut c_char, envp: *mut
                 format_args!("trace written to {dir}; merge it with: pnmpi trace merge {dir} -o trace.pnt"),
             );
         }
+    }
+    if procs > 1 {
+        pnmpi_sim_mpi::Mpi::attach().wait_quietly();
     }
     // SAFETY: the native MPI ends once, after every rank.
     unsafe { ffi::PMPI_Finalize() };
