@@ -691,13 +691,19 @@ fn shared_links_give_one_answer_as_virtual_ranks_and_in_every_replay() {
     // every rate at once), the serial replay of their trace and the
     // replay under `mpirun -np 2` (one engine too) end every rank at the
     // same nanosecond; and sharing the links moves the ends.
-    for (prog, args) in [("a2a", &["2"][..]), ("stencil", &["64", "20", "5"][..])] {
-        let (end, simple) = engine_ways(TAPERED, "cm02", 16, prog, args);
+    // One-sided programs too: their operations' legs move as flows.
+    for (n, prog, args) in [
+        (16, "a2a", &["2"][..]),
+        (16, "stencil", &["64", "20", "5"][..]),
+        (4, "rma_modes", &[][..]),
+        (4, "rma_share", &[][..]),
+    ] {
+        let (end, simple) = engine_ways(TAPERED, "cm02", n, prog, args);
         assert!(
             end > simple,
             "{prog}: sharing the links did not slow it ({end} s, {simple} s under simple)"
         );
-        let (case, run) = under_vranks(TAPERED, "cm02", 1, 16, prog, args, true);
+        let (case, run) = under_vranks(TAPERED, "cm02", 1, n, prog, args, true);
         run.assert_ok();
         let (parallel, err) = parallel_replayed_ends(&case, "cm02");
         assert!(

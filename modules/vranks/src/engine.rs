@@ -26,6 +26,15 @@ use pnmpi_trace::rma::DataOp;
 use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
+/// How an issued one-sided operation completes.
+pub enum Rma {
+    /// By the kernel's closed form.
+    Known(Issued),
+    /// As flows over shared links: its local completion's request, when
+    /// asked for.
+    Moving { local: Option<usize> },
+}
+
 /// The whole simulation of this process's ranks.
 pub struct Engine {
     sched: Sched,
@@ -214,28 +223,50 @@ impl Engine {
     /// The running rank, window rank `me` of window `w`, issues `op` of
     /// `bytes` (and `rbytes` back) to world rank `target`, by the
     /// kernel's one-sided rule: its clock moves to when it is free, and
-    /// its epoch learns when the operation is done.
+    /// its epoch learns when the operation is done. Under a model whose
+    /// messages share links its legs move as flows: the epoch then learns
+    /// a request that the last leg's end completes, and with `local` (a
+    /// request form) the operation's local completion is a request too,
+    /// returned.
     pub fn rma_issue(
         &mut self,
-        w: usize,
-        me: u32,
-        target: u32,
+        (w, me, target): (usize, u32, u32),
         op: DataOp,
-        bytes: u64,
-        rbytes: u64,
-    ) -> Issued {
+        (bytes, rbytes): (u64, u64),
+        local: bool,
+    ) -> Rma {
         let origin = self.sched.current();
         let (there, back) = rma::sizes(op, bytes, rbytes);
         let m = self.timing.msg(origin, target, there);
+        let at = self.sched.rank(origin).clock;
+        if self.shares_links() {
+            let (done, local) = self
+                .p2p
+                .rma_flows(&mut self.sched, &mut self.timing, m, back, local);
+            if let Some(win) = self.windows.get_mut(w) {
+                win.epochs[me as usize].flowing.push((target, done));
+            }
+            let free = self.sched.rank(origin).clock;
+            self.sched.rank_mut(origin).stats.comm += free - at;
+            return Rma::Moving { local };
+        }
         let rank = self.sched.rank_mut(origin);
-        let at = rank.clock;
         let issued = rma::issue(self.timing.model(), &m, back, at, &mut unstretched);
         rank.stats.comm += issued.free - at;
         rank.clock = issued.free;
         if let Some(win) = self.windows.get_mut(w) {
             win.epochs[me as usize].pending.add(target, issued.done);
         }
-        issued
+        Rma::Known(issued)
+    }
+
+    /// The requests of the running rank's operations on window `w` (as
+    /// window rank `me`) to `target` (`None`: every target) still moving
+    /// as flows, for its closing call to wait for.
+    pub fn rma_flowing(&mut self, w: usize, me: u32, target: Option<u32>) -> Vec<usize> {
+        self.windows
+            .get_mut(w)
+            .map_or_else(Vec::new, |win| win.epochs[me as usize].take_flowing(target))
     }
 
     /// The running rank, window rank `me` of window `w`, waits for its

@@ -70,6 +70,22 @@ pub struct Epochs {
     pub started: Vec<u32>,
     /// The locks it holds, by target (window rank): whether exclusive.
     pub held: HashMap<u32, bool>,
+    /// Its operations whose data moves as flows over shared links (their
+    /// done time not known yet): target (world rank) and the request
+    /// their last flow's end completes.
+    pub flowing: Vec<(u32, usize)>,
+}
+
+impl Epochs {
+    /// The requests of its flowing operations to `target` (`None`: to
+    /// every target), which the closing call waits for.
+    pub fn take_flowing(&mut self, target: Option<u32>) -> Vec<usize> {
+        let (taken, kept) = std::mem::take(&mut self.flowing)
+            .into_iter()
+            .partition(|&(t, _)| target.is_none_or(|want| want == t));
+        self.flowing = kept;
+        taken.into_iter().map(|(_, q)| q).collect()
+    }
 }
 
 /// A target's lock.

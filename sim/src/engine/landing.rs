@@ -23,10 +23,15 @@ impl Engine<'_, '_> {
             self.transits.ended = ended;
             return;
         };
-        for &flow in &ended {
-            if let Some(n) = self.transits.of_flow.remove(&flow) {
-                self.land(n, t);
-            }
+        // Every ended flow's transit first: landing one may start a flow
+        // (a one-sided operation's way back) that takes the id of another
+        // that ended in this step.
+        let landed: Vec<u64> = ended
+            .iter()
+            .filter_map(|f| self.transits.of_flow.remove(f))
+            .collect();
+        for n in landed {
+            self.land(n, t);
         }
         self.transits.ended = ended;
     }

@@ -39,7 +39,7 @@ use super::traced::{self as trace, note};
 use super::{comm_of, fatal, ok, CallInProgress};
 use crate::comm::child_gid;
 use crate::dtype::{layout, pack, put_raw, raw, reduce, unpack};
-use crate::engine::{self, with};
+use crate::engine::{self, with, Rma};
 use crate::handles::{self, Kind};
 use crate::p2p::{Mode, RecvSpec, Work};
 use crate::windows::{allocate, Attributes, Region};
@@ -117,12 +117,6 @@ unsafe fn create(
     }
     if disp_unit <= 0 && kind != WinKind::Dynamic {
         fatal(routine, &format!("invalid displacement unit {disp_unit}"));
-    }
-    if with(|e| e.shares_links()) {
-        fatal(
-            routine,
-            "one-sided operations do not run as virtual ranks under a model whose messages share links: trace the run and replay the trace with `pnmpi sim replay`, whose engine moves them as flows, or give another model",
-        );
     }
     let (size, unit) = (size as usize, disp_unit.max(1) as usize);
     let owned = matches!(kind, WinKind::Allocate).then(|| allocate(size));
@@ -318,7 +312,7 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut ffi::MPI_Win) -> c_int {
     let (me, _) = me_in(w);
     let comm = comm_of_win(w);
     note(|rec| rec.win = Some(h.bits()));
-    with(|e| e.rma_settle(w, me, None));
+    settle(w, me, None);
     barrier_on("MPI_Win_free", comm, None);
     with(|e| {
         e.comms_mut().release(comm);
@@ -572,14 +566,18 @@ unsafe fn operate(
         }
     }
     let (me, _) = me_in(w);
-    let issued = with(|e| e.rma_issue(w, me, world, op, bytes.max(0) as u64, rbytes.max(0) as u64));
+    let sizes = (bytes.max(0) as u64, rbytes.max(0) as u64);
+    let issued = with(|e| e.rma_issue((w, me, world), op, sizes, req.is_some()));
     if let Some(r) = req {
-        let id = with(|e| {
-            let id = e.request(Work::Send, true);
-            if let Some(q) = e.p2p_mut().get_mut(id) {
-                q.at = issued.local;
+        let id = with(|e| match issued {
+            Rma::Known(issued) => {
+                let id = e.request(Work::Send, true);
+                if let Some(q) = e.p2p_mut().get_mut(id) {
+                    q.at = issued.local;
+                }
+                id
             }
-            id
+            Rma::Moving { local } => local.expect("asked for"),
         });
         let h = super::handle(Kind::Request, id);
         // SAFETY: the application's request handle.
@@ -809,7 +807,7 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: ffi::MPI_Win) -> c_in
         rec.assert = Some(assert_bits(assert));
     });
     let (me, _) = me_in(w);
-    with(|e| e.rma_settle(w, me, None));
+    settle(w, me, None);
     barrier_on("MPI_Win_fence", comm_of_win(w), None);
     ok()
 }
@@ -909,6 +907,7 @@ pub unsafe extern "C" fn MPI_Win_complete(win: ffi::MPI_Win) -> c_int {
     let w = win_of("MPI_Win_complete", win);
     note(|rec| rec.win = Some(win.bits()));
     let (me, _) = me_in(w);
+    wait_flowing(w, me, None);
     let targets = with(|e| {
         let win = e.windows_mut().get_mut(w).expect("a live window");
         let targets = std::mem::take(&mut win.epochs[me as usize].started);
@@ -997,6 +996,8 @@ fn take_lock(w: usize, target: u32, exclusive: bool) {
 /// once its operations there are done, and hands it to those in line.
 fn release_lock(routine: &str, w: usize, target: u32) {
     let (me, _) = me_in(w);
+    let world = with(|e| e.windows().get(w).map(|win| win.members[target as usize]));
+    wait_flowing(w, me, world);
     let released = with(|e| {
         let origin = e.current();
         let win = e.windows_mut().get_mut(w).expect("a live window");
@@ -1090,7 +1091,7 @@ pub unsafe extern "C" fn MPI_Win_unlock_all(win: ffi::MPI_Win) -> c_int {
     note(|rec| rec.win = Some(win.bits()));
     engine::catch_up();
     let (me, n) = me_in(w);
-    with(|e| e.rma_settle(w, me, None));
+    settle(w, me, None);
     for t in 0..n {
         release_lock("MPI_Win_unlock_all", w, t);
     }
@@ -1110,8 +1111,24 @@ fn flush(routine: &'static str, win: ffi::MPI_Win, target: Option<c_int>) -> c_i
     }
     let world = target.map(|t| world_of(routine, w, t));
     let (me, _) = me_in(w);
-    with(|e| e.rma_settle(w, me, world));
+    settle(w, me, world);
     ok()
+}
+
+/// The running rank, window rank `me` of `w`, waits for its operations
+/// to world rank `target` (`None`: every target) to be done.
+fn settle(w: usize, me: u32, target: Option<u32>) {
+    wait_flowing(w, me, target);
+    with(|e| e.rma_settle(w, me, target));
+}
+
+/// Waits for the operations of [`settle`] that move as flows over shared
+/// links: their requests complete when their last flow ends.
+fn wait_flowing(w: usize, me: u32, target: Option<u32>) {
+    let ids = with(|e| e.rma_flowing(w, me, target));
+    if !ids.is_empty() {
+        wait_unseen(&ids);
+    }
 }
 
 /// Defines the flushes of one target (`(target, win)`) and of all

@@ -14,10 +14,11 @@
 //! rates of flows everywhere at once), so one engine runs every rank
 //! (`start.rs`).
 
-use super::P2p;
+use super::{P2p, Work};
 use crate::sched::Sched;
 use crate::timing::Timing;
 use pnmpi_sim::kernel::p2p::{self as rule, unstretched, Carried, Mode};
+use pnmpi_sim::kernel::rma;
 use pnmpi_sim::model::Msg;
 use pnmpi_sim::network::flows::FlowId;
 use pnmpi_sim::units::Ns;
@@ -37,6 +38,17 @@ enum Transit {
         mode: Mode,
         ready: Ns,
         recv_posted: Ns,
+    },
+    /// A one-sided operation's data there (`back` bytes to come back once
+    /// it arrived), or what comes back: its end completes `done` and, a
+    /// request form's, `local` (a put's or accumulate's once its data is
+    /// there, a fetching one's once its result is back).
+    Rma {
+        there: Msg,
+        back: u64,
+        done: usize,
+        local: Option<usize>,
+        returning: bool,
     },
 }
 
@@ -179,7 +191,9 @@ impl P2p {
     /// ended carried, then queues the next.
     pub fn step_flows(&mut self, s: &mut Sched, t: &mut Timing) {
         let now = s.now();
-        if self.flowing.queued == Some(now) {
+        // The queued event is this one (queued at its time, or at the
+        // present if its time had passed).
+        if self.flowing.queued.is_some_and(|q| q <= now) {
             self.flowing.queued = None;
         }
         let mut ended = std::mem::take(&mut self.flowing.ended);
@@ -191,10 +205,14 @@ impl P2p {
             let Some(at) = flows.step(&mut ended) else {
                 break;
             };
-            for flow in &ended {
-                if let Some(n) = self.flowing.of_flow.remove(flow) {
-                    self.land(s, t, n, at);
-                }
+            // Every ended flow's transit first: landing one may start a
+            // flow that takes the id of another that ended in this step.
+            let landed: Vec<u64> = ended
+                .iter()
+                .filter_map(|f| self.flowing.of_flow.remove(f))
+                .collect();
+            for n in landed {
+                self.land(s, t, n, at);
             }
         }
         self.flowing.ended = ended;
@@ -225,7 +243,105 @@ impl P2p {
                 let done = rule::received(t.model(), &msg, at, recv_posted, &mut unstretched);
                 self.complete(s, recv, done);
             }
+            Some(Transit::Rma {
+                there,
+                back,
+                done,
+                local,
+                returning,
+            }) => {
+                if returning {
+                    self.rma_done(s, done, local, at);
+                } else {
+                    if back == 0 {
+                        if let Some(q) = local {
+                            self.complete(s, q, at);
+                        }
+                    }
+                    self.rma_back(s, t, there, back, (done, local), at);
+                }
+            }
             None => {}
+        }
+    }
+
+    /// The running rank issues a one-sided operation `there` bringing
+    /// `back` bytes back, under a model whose messages share links: the
+    /// kernel's legs ([`rma::started`], [`rma::returned`]) as flows or
+    /// closed forms. Its clock moves to when its CPU is free. Returns the
+    /// request the operation's end completes and, with `local`, that of
+    /// its local completion.
+    pub(crate) fn rma_flows(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        there: Msg,
+        back: u64,
+        local: bool,
+    ) -> (usize, Option<usize>) {
+        let done = self.request(s, Work::Send, false);
+        let local = local.then(|| self.request(s, Work::Send, false));
+        let origin = s.current();
+        let at = s.rank(origin).clock;
+        let (free, first) = rma::started(t.model(), &there, at, &mut unstretched);
+        s.rank_mut(origin).clock = free;
+        match first {
+            Carried::Known(x) => {
+                if let (Some(q), 0) = (local, back) {
+                    self.complete(s, q, x.end);
+                }
+                self.rma_back(s, t, there, back, (done, local), x.end);
+            }
+            Carried::Flow(flow, _) => {
+                let transit = Transit::Rma {
+                    there,
+                    back,
+                    done,
+                    local,
+                    returning: false,
+                };
+                self.flowing.start(flow, transit);
+                self.queue_flows(s, t);
+            }
+        }
+        (done, local)
+    }
+
+    /// Operation `there`'s data arrived at `arrived`: its `back` bytes
+    /// come back, by flow or closed form, to complete `done` (and a
+    /// fetching operation's `local`).
+    fn rma_back(
+        &mut self,
+        s: &mut Sched,
+        t: &mut Timing,
+        there: Msg,
+        back: u64,
+        reqs: (usize, Option<usize>),
+        arrived: Ns,
+    ) {
+        let (done, local) = reqs;
+        let local = local.filter(|_| back > 0);
+        match rma::returned(t.model(), &there, back, arrived) {
+            Carried::Known(x) => self.rma_done(s, done, local, x.end),
+            Carried::Flow(flow, _) => {
+                let transit = Transit::Rma {
+                    there,
+                    back,
+                    done,
+                    local,
+                    returning: true,
+                };
+                self.flowing.start(flow, transit);
+                self.queue_flows(s, t);
+            }
+        }
+    }
+
+    /// A one-sided operation is done at `at`.
+    fn rma_done(&mut self, s: &mut Sched, done: usize, local: Option<usize>, at: Ns) {
+        self.complete(s, done, at);
+        if let Some(q) = local {
+            self.complete(s, q, at);
         }
     }
 
@@ -235,6 +351,7 @@ impl P2p {
         let Some(next) = t.model().flows().and_then(|f| f.next_event()) else {
             return;
         };
+        let next = next.max(s.now());
         if self.flowing.queued.is_none_or(|q| next < q) {
             s.push_flows(next);
             self.flowing.queued = Some(next);
