@@ -23,6 +23,7 @@ use super::graph::{Graph, LinkId};
 use super::load::{LinkLoad, Loads};
 use super::maxmin::{MaxMin, VarId, NO_LINK};
 use crate::units::Ns;
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
@@ -78,6 +79,38 @@ impl Flow {
     }
 }
 
+/// The routes of the pairs of hosts met so far, by pair: most programs
+/// send between few pairs again and again (a stencil's neighbours), and a
+/// route walked through a fat tree costs more than a lookup. Pairs past
+/// [`ROUTE_PAIRS`] are walked each time, so that an all-to-all among a
+/// million hosts does not keep every route.
+#[derive(Default)]
+struct RouteCache {
+    /// Start and length in `links`, by (source, destination).
+    at: FxHashMap<(u32, u32), (u32, u32)>,
+    links: Vec<LinkId>,
+}
+
+/// The most pairs whose routes are kept (about 100 MiB with their links).
+const ROUTE_PAIRS: usize = 1 << 22;
+
+impl RouteCache {
+    /// The route from `src` to `dst` on `graph`, into `out`.
+    fn route(&mut self, graph: &dyn Graph, src: u32, dst: u32, out: &mut Vec<LinkId>) {
+        out.clear();
+        if let Some(&(start, len)) = self.at.get(&(src, dst)) {
+            out.extend_from_slice(&self.links[start as usize..(start + len) as usize]);
+            return;
+        }
+        graph.route(src, dst, out);
+        if self.at.len() < ROUTE_PAIRS {
+            self.at
+                .insert((src, dst), (self.links.len() as u32, out.len() as u32));
+            self.links.extend_from_slice(out);
+        }
+    }
+}
+
 /// A flow's `end` while it has no live entry (at no rate yet).
 const NO_END: u64 = u64::MAX;
 
@@ -104,6 +137,8 @@ pub struct Flows {
     now: Ns,
     /// A route being looked up.
     route: Vec<LinkId>,
+    /// Routes looked up before.
+    routes: RouteCache,
     /// The variables a solve recomputed.
     solved: Vec<VarId>,
     /// What each link carried so far, once asked to count it
@@ -128,6 +163,7 @@ impl Flows {
             stamp: 0,
             now: 0.0,
             route: Vec::new(),
+            routes: RouteCache::default(),
             solved: Vec::new(),
         }
     }
@@ -139,8 +175,7 @@ impl Flows {
     /// the rates the flows in flight had are solved up to `at`, which is
     /// the present from then on.
     pub fn start(&mut self, src: u32, dst: u32, bytes: f64, at: Ns) -> Option<FlowId> {
-        self.route.clear();
-        self.graph.route(src, dst, &mut self.route);
+        self.routes.route(&*self.graph, src, dst, &mut self.route);
         if self.route.is_empty() {
             return None;
         }

@@ -149,17 +149,22 @@ impl MaxMin {
     /// from its links until [`enable`](Self::enable)d, but marks every one
     /// of them modified (SimGrid creates its variable then).
     pub fn create(&mut self, route: &[LinkId]) -> VarId {
+        let freed = self.free.pop();
+        // A freed variable's list of links is reused: no allocation a flow.
+        let mut links = freed.map(|id| std::mem::take(&mut self.vars[id as usize].links)).unwrap_or_default();
+        links.clear();
+        links.extend_from_slice(route);
         let var = Var {
             penalty: 0.0,
             share: 0.0,
             bound: f64::INFINITY,
-            links: route.to_vec(),
+            links,
             rate: 0.0,
             active: false,
             visited: self.round.wrapping_sub(1),
             bottleneck: NO_LINK,
         };
-        let id = match self.free.pop() {
+        let id = match freed {
             Some(id) => {
                 self.vars[id as usize] = var;
                 id
@@ -221,13 +226,16 @@ impl MaxMin {
                 self.mark(first);
             }
         }
-        let links = std::mem::take(&mut self.vars[v as usize].links);
+        let mut links = std::mem::take(&mut self.vars[v as usize].links);
         for &l in &links {
             let vars = &mut self.cnsts[l as usize].vars;
             if let Some(i) = vars.iter().position(|&x| x == v) {
                 vars.swap_remove(i);
             }
         }
+        // Kept, empty, for the next flow made in this variable.
+        links.clear();
+        self.vars[v as usize].links = links;
         self.vars[v as usize].active = false;
         self.free.push(v);
     }
