@@ -52,6 +52,7 @@ use std::collections::{HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 
 mod flows;
+mod transits;
 
 /// A message (a parcel: its envelope, data and timing) in flight or waiting to be received (or crossing to
 /// another process).
@@ -244,7 +245,7 @@ pub struct P2p {
     /// The next stamp ([`P2p::stamp`]).
     stamps: u64,
     /// Data moving as flows over shared links.
-    flowing: flows::Flowing,
+    flowing: transits::Flowing,
 }
 
 /// A message to post: its data (none for a collective's step), size,
@@ -293,7 +294,7 @@ impl P2p {
             probes: HashMap::new(),
             out: Vec::new(),
             stamps: 0,
-            flowing: flows::Flowing::default(),
+            flowing: transits::Flowing::default(),
         }
     }
 

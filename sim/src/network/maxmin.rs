@@ -151,7 +151,9 @@ impl MaxMin {
     pub fn create(&mut self, route: &[LinkId]) -> VarId {
         let freed = self.free.pop();
         // A freed variable's list of links is reused: no allocation a flow.
-        let mut links = freed.map(|id| std::mem::take(&mut self.vars[id as usize].links)).unwrap_or_default();
+        let mut links = freed
+            .map(|id| std::mem::take(&mut self.vars[id as usize].links))
+            .unwrap_or_default();
         links.clear();
         links.extend_from_slice(route);
         let var = Var {

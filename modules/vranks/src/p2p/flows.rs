@@ -14,69 +14,12 @@
 //! rates of flows everywhere at once), so one engine runs every rank
 //! (`start.rs`).
 
-use super::{P2p, Work};
-use crate::sched::Sched;
-use crate::timing::Timing;
-use pnmpi_sim::kernel::p2p::{self as rule, unstretched, Carried, Mode};
+use super::transits::Transit;
+use super::*;
+use pnmpi_sim::kernel::p2p::Carried;
 use pnmpi_sim::kernel::rma;
 use pnmpi_sim::model::Msg;
 use pnmpi_sim::network::flows::FlowId;
-use pnmpi_sim::units::Ns;
-use std::collections::HashMap;
-
-/// What a flow's end completes.
-enum Transit {
-    /// An eager message's data: its receive (request, message, when it
-    /// was posted) once matched.
-    Eager(Option<(usize, Msg, Ns)>),
-    /// A matched rendezvous's data, ready at `ready`: its send (`None`
-    /// for a synchronous send, done when matched) and its receive.
-    Rendezvous {
-        send: Option<usize>,
-        recv: usize,
-        msg: Msg,
-        mode: Mode,
-        ready: Ns,
-        recv_posted: Ns,
-    },
-    /// A one-sided operation's data there (`back` bytes to come back once
-    /// it arrived), or what comes back: its end completes `done` and, a
-    /// request form's, `local` (a put's or accumulate's once its data is
-    /// there, a fetching one's once its result is back).
-    Rma {
-        there: Msg,
-        back: u64,
-        done: usize,
-        local: Option<usize>,
-        returning: bool,
-    },
-}
-
-/// The flows in flight and what each carries.
-#[derive(Default)]
-pub(super) struct Flowing {
-    of_flow: HashMap<FlowId, u64>,
-    open: HashMap<u64, Transit>,
-    /// Eager data that landed before its receive matched it.
-    landed: HashMap<u64, Ns>,
-    next: u64,
-    /// The time of the earliest [`Event::Flows`](crate::sched::Event::Flows) queued.
-    queued: Option<Ns>,
-    /// Whether a message was posted behind the network's present (said
-    /// once: [`P2p::behind_the_network`]).
-    late: bool,
-    ended: Vec<FlowId>,
-}
-
-impl Flowing {
-    fn start(&mut self, flow: FlowId, t: Transit) -> u64 {
-        let n = self.next;
-        self.next += 1;
-        self.of_flow.insert(flow, n);
-        self.open.insert(n, t);
-        n
-    }
-}
 
 impl P2p {
     /// Says, once, that the running rank posts a message at `clock`
@@ -106,9 +49,7 @@ impl P2p {
     /// An eager message's data started moving as `flow`: its number, for
     /// the receive that matches it.
     pub(super) fn eager_flow(&mut self, s: &mut Sched, t: &mut Timing, flow: FlowId) -> u64 {
-        let n = self.flowing.start(flow, Transit::Eager(None));
-        self.queue_flows(s, t);
-        n
+        self.start_flow(s, t, flow, Transit::Eager(None))
     }
 
     /// Receive `req`, posted at `posted`, matched the eager message `msg`
@@ -180,8 +121,7 @@ impl P2p {
                     ready,
                     recv_posted: posted,
                 };
-                self.flowing.start(flow, transit);
-                self.queue_flows(s, t);
+                self.start_flow(s, t, flow, transit);
             }
         }
     }
@@ -293,15 +233,7 @@ impl P2p {
                 self.rma_back(s, t, there, back, (done, local), x.end);
             }
             Carried::Flow(flow, _) => {
-                let transit = Transit::Rma {
-                    there,
-                    back,
-                    done,
-                    local,
-                    returning: false,
-                };
-                self.flowing.start(flow, transit);
-                self.queue_flows(s, t);
+                self.start_flow(s, t, flow, Transit::rma(there, back, (done, local), false));
             }
         }
         (done, local)
@@ -324,15 +256,7 @@ impl P2p {
         match rma::returned(t.model(), &there, back, arrived) {
             Carried::Known(x) => self.rma_done(s, done, local, x.end),
             Carried::Flow(flow, _) => {
-                let transit = Transit::Rma {
-                    there,
-                    back,
-                    done,
-                    local,
-                    returning: true,
-                };
-                self.flowing.start(flow, transit);
-                self.queue_flows(s, t);
+                self.start_flow(s, t, flow, Transit::rma(there, back, (done, local), true));
             }
         }
     }
@@ -343,6 +267,14 @@ impl P2p {
         if let Some(q) = local {
             self.complete(s, q, at);
         }
+    }
+
+    /// `flow` carries `transit`: its number; the flows' next event is
+    /// queued.
+    fn start_flow(&mut self, s: &mut Sched, t: &mut Timing, flow: FlowId, transit: Transit) -> u64 {
+        let n = self.flowing.start(flow, transit);
+        self.queue_flows(s, t);
+        n
     }
 
     /// Queues an [`Event::Flows`](crate::sched::Event::Flows) at the flows' next event, unless one is
