@@ -31,6 +31,7 @@
 
 use super::graph::{Link, LinkId, Sharing};
 use levels::Levels;
+use smallvec::SmallVec;
 
 mod levels;
 
@@ -40,28 +41,51 @@ pub type VarId = u32;
 /// SimGrid's `maxmin/precision`.
 const PRECISION: f64 = 1e-5;
 
-/// A link: its bandwidth and the flows crossing it.
+/// A link: its bandwidth, the flows crossing it, and what a marking and a
+/// solve keep of it. Everything a flow's visit reads or writes sits in
+/// one cache line: at scale the solver is bound by memory, not
+/// arithmetic, and every visit of a link in separate arrays cost a miss
+/// each.
+#[repr(align(64))]
 struct Cnst {
     capacity: f64,
+    /// Scratch of a solve: what remains of it and its usage by the flows
+    /// not fixed yet.
+    remaining: f64,
+    usage: f64,
+    /// Its place among a filling's unsaturated links ([`OUT`]: none).
+    light_at: u32,
     fatpipe: bool,
+    /// Modified since the last solve.
+    modified: bool,
     vars: Vec<VarId>,
 }
 
-/// A flow: its penalty, bound, route and rate, whether it is active (its
-/// latency paid: in its links' lists), and the solve round in which the
-/// marking of modified links last followed it.
+/// Route lengths kept beside their flow: a fat tree of 3 levels crosses
+/// at most 6 links, so most flows' links sit in the flow's own record.
+type Route = SmallVec<[LinkId; 6]>;
+
+/// A flow: its route first (what a marking reads), its marks, then its
+/// penalty, bound and rate. Whether it is active (its latency paid: in
+/// its links' lists), the solve round in which the marking of modified
+/// links last followed it, and a solve's scratch.
 struct Var {
-    penalty: f64,
-    /// `1 / penalty`: its weight in a link's usage.
-    share: f64,
-    bound: f64,
-    links: Vec<LinkId>,
-    rate: f64,
-    active: bool,
+    links: Route,
     visited: u32,
+    /// The solve epoch in which it was gathered, and fixed.
+    seen: u32,
+    fixed: u32,
     /// The link at whose level the last solve fixed it ([`NO_LINK`]:
     /// none yet), which a report charges with its loss to sharing.
     bottleneck: LinkId,
+    /// `1 / penalty`: its weight in a link's usage.
+    share: f64,
+    penalty: f64,
+    bound: f64,
+    rate: f64,
+    active: bool,
+    /// Among a round's saturated flows.
+    gathered: bool,
 }
 
 /// "No link" for [`MaxMin::bottleneck`].
@@ -72,24 +96,14 @@ pub struct MaxMin {
     cnsts: Vec<Cnst>,
     vars: Vec<Var>,
     free: Vec<VarId>,
-    /// Links modified since the last solve, in the order marked, and
-    /// whether each link is among them.
+    /// Links modified since the last solve, in the order marked.
     modified: Vec<LinkId>,
-    is_modified: Vec<bool>,
     /// The solve round, which [`Var::visited`] compares with.
     round: u32,
     /// Links whose flows a marking still has to follow.
     to_follow: Vec<LinkId>,
-    /// Scratch of a solve, per link and per flow: whether a flow is
-    /// gathered (epoch), what remains of a link and its usage, whether a
-    /// flow is fixed, whether it is among a round's saturated flows, a
-    /// link's place among the unsaturated ones.
-    var_seen: Vec<u32>,
-    var_fixed: Vec<u32>,
-    gathered: Vec<bool>,
-    remaining: Vec<f64>,
-    usage: Vec<f64>,
-    light_at: Vec<u32>,
+    /// The solve epoch, which [`Var::seen`] and [`Var::fixed`] compare
+    /// with.
     epoch: u32,
     /// Scratch of a filling: the unsaturated links, in SimGrid's order
     /// (a saturated one swapped out for the last), the links at a
@@ -120,22 +134,19 @@ impl MaxMin {
                 .iter()
                 .map(|l| Cnst {
                     capacity: l.bandwidth,
+                    remaining: 0.0,
+                    usage: 0.0,
+                    light_at: OUT,
                     fatpipe: l.sharing == Sharing::Fatpipe,
+                    modified: false,
                     vars: Vec::new(),
                 })
                 .collect(),
             vars: Vec::new(),
             free: Vec::new(),
             modified: Vec::new(),
-            is_modified: vec![false; n],
             round: 1,
             to_follow: Vec::new(),
-            var_seen: Vec::new(),
-            var_fixed: Vec::new(),
-            gathered: Vec::new(),
-            remaining: vec![0.0; n],
-            usage: vec![0.0; n],
-            light_at: vec![OUT; n],
             epoch: 0,
             light: Vec::new(),
             at_level: Vec::new(),
@@ -157,14 +168,17 @@ impl MaxMin {
         links.clear();
         links.extend_from_slice(route);
         let var = Var {
-            penalty: 0.0,
-            share: 0.0,
-            bound: f64::INFINITY,
             links,
+            visited: self.round.wrapping_sub(1),
+            seen: 0,
+            fixed: 0,
+            bottleneck: NO_LINK,
+            share: 0.0,
+            penalty: 0.0,
+            bound: f64::INFINITY,
             rate: 0.0,
             active: false,
-            visited: self.round.wrapping_sub(1),
-            bottleneck: NO_LINK,
+            gathered: false,
         };
         let id = match freed {
             Some(id) => {
@@ -173,9 +187,6 @@ impl MaxMin {
             }
             None => {
                 self.vars.push(var);
-                self.var_seen.push(0);
-                self.var_fixed.push(0);
-                self.gathered.push(false);
                 (self.vars.len() - 1) as VarId
             }
         };
@@ -209,7 +220,7 @@ impl MaxMin {
         let id = self.create(&[]);
         let x = &mut self.vars[id as usize];
         (x.penalty, x.share, x.bound, x.active) = (penalty, 1.0 / penalty, bound, true);
-        x.links = route.to_vec();
+        x.links = Route::from_slice(route);
         // As SimGrid adds an active variable's links one by one.
         for &l in route {
             self.cnsts[l as usize].vars.push(id);
@@ -263,22 +274,24 @@ impl MaxMin {
     /// Marks link `l` modified, and, if it was not, the links of the active
     /// flows crossing it, transitively (SimGrid's rule: the module doc).
     fn mark(&mut self, l: LinkId) {
-        if self.is_modified[l as usize] {
+        let (cnsts, vars) = (&mut self.cnsts, &mut self.vars);
+        if cnsts[l as usize].modified {
             return;
         }
-        self.is_modified[l as usize] = true;
+        cnsts[l as usize].modified = true;
         self.modified.push(l);
         self.to_follow.push(l);
         while let Some(c) = self.to_follow.pop() {
-            for i in 0..self.cnsts[c as usize].vars.len() {
-                let v = self.cnsts[c as usize].vars[i] as usize;
-                if self.vars[v].visited == self.round {
+            for i in 0..cnsts[c as usize].vars.len() {
+                let x = &mut vars[cnsts[c as usize].vars[i] as usize];
+                if x.visited == self.round {
                     continue;
                 }
-                self.vars[v].visited = self.round;
-                for &k in &self.vars[v].links {
-                    if k != c && !self.is_modified[k as usize] {
-                        self.is_modified[k as usize] = true;
+                x.visited = self.round;
+                for &k in &x.links {
+                    let kc = &mut cnsts[k as usize];
+                    if k != c && !kc.modified {
+                        kc.modified = true;
                         self.modified.push(k);
                         self.to_follow.push(k);
                     }
@@ -302,16 +315,40 @@ impl MaxMin {
         self.epoch += 1;
         let links = std::mem::take(&mut self.modified);
         let mut vars = std::mem::take(&mut self.solved);
+        let mut light = std::mem::take(&mut self.light);
+        light.clear();
+        // One pass over the modified links gathers their flows and starts
+        // the filling: each link's remainder is its capacity and, no flow
+        // being fixed yet, its usage is that of all its flows.
         for &l in &links {
-            self.is_modified[l as usize] = false;
-            for &v in &self.cnsts[l as usize].vars {
-                if self.var_seen[v as usize] != self.epoch {
-                    self.var_seen[v as usize] = self.epoch;
+            let c = &mut self.cnsts[l as usize];
+            c.modified = false;
+            c.remaining = c.capacity;
+            c.light_at = OUT;
+            let mut usage = if c.fatpipe { 0.0 } else { -0.0 };
+            for &v in &c.vars {
+                let x = &mut self.vars[v as usize];
+                if x.seen != self.epoch {
+                    x.seen = self.epoch;
                     vars.push(v);
                 }
+                usage = if c.fatpipe {
+                    f64::max(usage, x.share)
+                } else {
+                    usage + x.share
+                };
+            }
+            if c.capacity <= c.capacity * PRECISION {
+                continue;
+            }
+            c.usage = usage;
+            if usage > 0.0 {
+                c.light_at = light.len() as u32;
+                light.push(l);
             }
         }
-        self.fill(&links, &vars, next_level);
+        self.light = light;
+        self.fill(&vars, next_level);
         self.modified = links;
         self.modified.clear();
         self.round = self.round.wrapping_add(1);
@@ -333,8 +370,9 @@ impl MaxMin {
         let open = c
             .vars
             .iter()
-            .filter(|&&v| self.var_fixed[v as usize] != self.epoch)
-            .map(|&v| self.vars[v as usize].share);
+            .map(|&v| &self.vars[v as usize])
+            .filter(|x| x.fixed != self.epoch)
+            .map(|x| x.share);
         if c.fatpipe {
             open.fold(0.0, f64::max)
         } else {
@@ -344,33 +382,18 @@ impl MaxMin {
 
     /// Progressive filling of one component, with SimGrid's rules: each
     /// round, `next_level` gives the least level of the unsaturated links
-    /// and those at it (in their order among the unsaturated links, as
-    /// SimGrid's scan meets them), whose open flows are fixed there.
-    fn fill(&mut self, links: &[LinkId], vars: &[VarId], next_level: NextLevel) {
+    /// (`self.light`, set up by the solve) and those at it (in their order
+    /// among the unsaturated links, as SimGrid's scan meets them), whose
+    /// open flows are fixed there.
+    fn fill(&mut self, vars: &[VarId], next_level: NextLevel) {
         let epoch = self.epoch;
-        let mut light = std::mem::take(&mut self.light);
         let mut at = std::mem::take(&mut self.at_level);
         let mut saturated = std::mem::take(&mut self.saturated);
-        light.clear();
-        for &l in links {
-            let li = l as usize;
-            let capacity = self.cnsts[li].capacity;
-            self.remaining[li] = capacity;
-            self.light_at[li] = OUT;
-            if capacity <= capacity * PRECISION {
-                continue;
-            }
-            let usage = self.fresh_usage(li);
-            self.usage[li] = usage;
-            if usage > 0.0 {
-                self.light_at[li] = light.len() as u32;
-                light.push(l);
-            }
-        }
-        let (remaining, usage) = (&self.remaining, &self.usage);
-        self.levels
-            .start(&light, |l| remaining[l as usize] / usage[l as usize]);
-        self.light = light;
+        let cnsts = &self.cnsts;
+        self.levels.start(&self.light, |l| {
+            let c = &cnsts[l as usize];
+            c.remaining / c.usage
+        });
         let mut level = f64::INFINITY;
         while !self.light.is_empty() {
             // The links that saturate first, and their open flows.
@@ -378,16 +401,16 @@ impl MaxMin {
             saturated.clear();
             for &l in &at {
                 for &v in &self.cnsts[l as usize].vars {
-                    let vi = v as usize;
-                    if self.var_fixed[vi] != epoch && !self.gathered[vi] {
-                        self.gathered[vi] = true;
-                        self.vars[vi].bottleneck = l;
+                    let x = &mut self.vars[v as usize];
+                    if x.fixed != epoch && !x.gathered {
+                        x.gathered = true;
+                        x.bottleneck = l;
                         saturated.push(v);
                     }
                 }
             }
             for &v in &saturated {
-                self.gathered[v as usize] = false;
+                self.vars[v as usize].gathered = false;
             }
             // A flow whose bound comes first is fixed at it, with those
             // of the same bound, before anything else.
@@ -410,7 +433,7 @@ impl MaxMin {
             }
             // The links taken at this level and still unsaturated.
             for &l in &at {
-                if self.light_at[l as usize] != OUT {
+                if self.cnsts[l as usize].light_at != OUT {
                     self.levels.push(l, self.level(l));
                 }
             }
@@ -418,8 +441,8 @@ impl MaxMin {
         // A flow left open when rounding saturated its links: at the last
         // level (SimGrid would leave it at 0, stalled).
         for &v in vars {
-            if self.var_fixed[v as usize] != epoch {
-                let x = &mut self.vars[v as usize];
+            let x = &mut self.vars[v as usize];
+            if x.fixed != epoch {
                 x.rate = if level.is_finite() {
                     (level / x.penalty).min(x.bound)
                 } else {
@@ -434,50 +457,54 @@ impl MaxMin {
     /// Unsaturated link `l`'s level: where it saturates if every open
     /// flow crossing it rises together.
     fn level(&self, l: LinkId) -> f64 {
-        self.remaining[l as usize] / self.usage[l as usize]
+        let c = &self.cnsts[l as usize];
+        c.remaining / c.usage
     }
 
     /// The least level of the unsaturated links and into `at` those at
     /// it, in their order among the unsaturated links.
     fn next_level(&mut self, at: &mut Vec<LinkId>) -> f64 {
-        let (light_at, remaining, usage) = (&self.light_at, &self.remaining, &self.usage);
+        let cnsts = &self.cnsts;
         let level_of = |l: LinkId| {
-            let li = l as usize;
-            (light_at[li] != OUT).then(|| remaining[li] / usage[li])
+            let c = &cnsts[l as usize];
+            (c.light_at != OUT).then(|| c.remaining / c.usage)
         };
         let level = self.levels.next(level_of, at).unwrap_or(f64::INFINITY);
-        at.sort_unstable_by_key(|&l| self.light_at[l as usize]);
+        at.sort_unstable_by_key(|&l| self.cnsts[l as usize].light_at);
         level
     }
 
     /// Fixes flow `v` at `rate` and takes it out of its links.
     fn fix(&mut self, v: VarId, rate: f64) {
         let vi = v as usize;
-        self.var_fixed[vi] = self.epoch;
-        self.vars[vi].rate = rate;
-        let share = self.vars[vi].share;
+        let x = &mut self.vars[vi];
+        x.fixed = self.epoch;
+        x.rate = rate;
+        let share = x.share;
         for i in 0..self.vars[vi].links.len() {
             let l = self.vars[vi].links[i];
             let li = l as usize;
-            let capacity = self.cnsts[li].capacity;
             if self.cnsts[li].fatpipe {
-                self.usage[li] = self.fresh_usage(li);
-            } else {
-                update(&mut self.remaining[li], rate, capacity * PRECISION);
-                update(&mut self.usage[li], share, PRECISION);
+                self.cnsts[li].usage = self.fresh_usage(li);
             }
-            let at = self.light_at[li];
+            let c = &mut self.cnsts[li];
+            if !c.fatpipe {
+                update(&mut c.remaining, rate, c.capacity * PRECISION);
+                update(&mut c.usage, share, PRECISION);
+            }
+            let at = c.light_at;
             if at == OUT {
                 continue;
             }
-            if self.usage[li] <= PRECISION || self.remaining[li] <= capacity * PRECISION {
+            if c.usage <= PRECISION || c.remaining <= c.capacity * PRECISION {
+                c.light_at = OUT;
                 self.light.swap_remove(at as usize);
                 if let Some(&moved) = self.light.get(at as usize) {
-                    self.light_at[moved as usize] = at;
+                    self.cnsts[moved as usize].light_at = at;
                 }
-                self.light_at[li] = OUT;
             } else {
-                self.levels.changed(l, self.level(l));
+                let level = c.remaining / c.usage;
+                self.levels.changed(l, level);
             }
         }
     }
