@@ -23,9 +23,9 @@ use super::graph::{Graph, LinkId};
 use super::load::{LinkLoad, Loads};
 use super::maxmin::{MaxMin, VarId, NO_LINK};
 use crate::units::Ns;
+use dary_heap::QuaternaryHeap;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 /// A flow's number, reused once it has ended.
@@ -79,35 +79,59 @@ impl Flow {
     }
 }
 
-/// The routes of the pairs of hosts met so far, by pair: most programs
-/// send between few pairs again and again (a stencil's neighbours), and a
-/// route walked through a fat tree costs more than a lookup. Pairs past
-/// [`ROUTE_PAIRS`] are walked each time, so that an all-to-all among a
-/// million hosts does not keep every route.
+/// The routes of the pairs of hosts met so far, by pair, with their
+/// latency and least bandwidth: most programs send between few pairs
+/// again and again (a stencil's neighbours), and a route walked through
+/// a fat tree, then its links read one by one, costs more than a lookup.
+/// Pairs past [`ROUTE_PAIRS`] are walked each time, so that an all-to-all
+/// among a million hosts does not keep every route.
 #[derive(Default)]
 struct RouteCache {
-    /// Start and length in `links`, by (source, destination).
-    at: FxHashMap<(u32, u32), (u32, u32)>,
+    /// By (source, destination).
+    at: FxHashMap<(u32, u32), Known>,
     links: Vec<LinkId>,
+}
+
+/// A route kept: its start and length in [`RouteCache::links`], its
+/// latency (ns) and its least bandwidth.
+#[derive(Clone, Copy)]
+struct Known {
+    start: u32,
+    len: u32,
+    latency: Ns,
+    least: f64,
 }
 
 /// The most pairs whose routes are kept (about 100 MiB with their links).
 const ROUTE_PAIRS: usize = 1 << 22;
 
 impl RouteCache {
-    /// The route from `src` to `dst` on `graph`, into `out`.
-    fn route(&mut self, graph: &dyn Graph, src: u32, dst: u32, out: &mut Vec<LinkId>) {
+    /// The route from `src` to `dst` on `graph`, into `out`, and its
+    /// latency and least bandwidth.
+    fn route(&mut self, graph: &dyn Graph, src: u32, dst: u32, out: &mut Vec<LinkId>) -> (Ns, f64) {
         out.clear();
-        if let Some(&(start, len)) = self.at.get(&(src, dst)) {
-            out.extend_from_slice(&self.links[start as usize..(start + len) as usize]);
-            return;
+        if let Some(k) = self.at.get(&(src, dst)) {
+            out.extend_from_slice(&self.links[k.start as usize..(k.start + k.len) as usize]);
+            return (k.latency, k.least);
         }
         graph.route(src, dst, out);
+        let links = graph.links();
+        let latency: Ns = out.iter().map(|&l| links[l as usize].latency).sum();
+        let least = out
+            .iter()
+            .map(|&l| links[l as usize].bandwidth)
+            .fold(f64::INFINITY, f64::min);
         if self.at.len() < ROUTE_PAIRS {
-            self.at
-                .insert((src, dst), (self.links.len() as u32, out.len() as u32));
+            let k = Known {
+                start: self.links.len() as u32,
+                len: out.len() as u32,
+                latency,
+                least,
+            };
+            self.at.insert((src, dst), k);
             self.links.extend_from_slice(out);
         }
+        (latency, least)
     }
 }
 
@@ -128,9 +152,9 @@ pub struct Flows {
     /// The flow of each solver variable.
     of_var: Vec<FlowId>,
     /// When each flow's latency is paid.
-    entering: BinaryHeap<Reverse<(u64, FlowId)>>,
+    entering: QuaternaryHeap<Reverse<(u64, FlowId)>>,
     /// Each flow's end at its current rate, with its version.
-    ending: BinaryHeap<Reverse<(u64, FlowId, u64)>>,
+    ending: QuaternaryHeap<Reverse<(u64, FlowId, u64)>>,
     /// The last stamp given.
     stamp: u64,
     /// The time of the last step.
@@ -158,8 +182,8 @@ impl Flows {
             flows: Vec::new(),
             free: Vec::new(),
             of_var: Vec::new(),
-            entering: BinaryHeap::new(),
-            ending: BinaryHeap::new(),
+            entering: QuaternaryHeap::new(),
+            ending: QuaternaryHeap::new(),
             stamp: 0,
             now: 0.0,
             route: Vec::new(),
@@ -175,7 +199,7 @@ impl Flows {
     /// the rates the flows in flight had are solved up to `at`, which is
     /// the present from then on.
     pub fn start(&mut self, src: u32, dst: u32, bytes: f64, at: Ns) -> Option<FlowId> {
-        self.routes.route(&*self.graph, src, dst, &mut self.route);
+        let (latency, least) = self.routes.route(&*self.graph, src, dst, &mut self.route);
         if self.route.is_empty() {
             return None;
         }
@@ -183,13 +207,6 @@ impl Flows {
             self.rates();
             self.now = at;
         }
-        let links = self.graph.links();
-        let latency: Ns = self.route.iter().map(|&l| links[l as usize].latency).sum();
-        let least = self
-            .route
-            .iter()
-            .map(|&l| links[l as usize].bandwidth)
-            .fold(f64::INFINITY, f64::min);
         let seconds = latency / NS;
         let (penalty, bound) = if seconds > 0.0 {
             (seconds, least.min(TCP_GAMMA / (2.0 * seconds)))
