@@ -25,6 +25,7 @@ use super::maxmin::{MaxMin, VarId, NO_LINK};
 use crate::units::Ns;
 use dary_heap::QuaternaryHeap;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::sync::Arc;
 
@@ -89,20 +90,17 @@ impl Flow {
 struct RouteCache {
     /// By (source, destination).
     at: FxHashMap<(u32, u32), Known>,
-    links: Vec<LinkId>,
 }
 
-/// A route kept: its start and length in [`RouteCache::links`], its
-/// latency (ns) and its least bandwidth.
-#[derive(Clone, Copy)]
+/// A route kept: its latency (ns), its least bandwidth and its links,
+/// inline up to a 3-level fat tree's 6, so that a lookup reads one entry.
 struct Known {
-    start: u32,
-    len: u32,
     latency: Ns,
     least: f64,
+    links: SmallVec<[LinkId; 6]>,
 }
 
-/// The most pairs whose routes are kept (about 100 MiB with their links).
+/// The most pairs whose routes are kept (about 250 MiB at the most).
 const ROUTE_PAIRS: usize = 1 << 22;
 
 impl RouteCache {
@@ -111,7 +109,7 @@ impl RouteCache {
     fn route(&mut self, graph: &dyn Graph, src: u32, dst: u32, out: &mut Vec<LinkId>) -> (Ns, f64) {
         out.clear();
         if let Some(k) = self.at.get(&(src, dst)) {
-            out.extend_from_slice(&self.links[k.start as usize..(k.start + k.len) as usize]);
+            out.extend_from_slice(&k.links);
             return (k.latency, k.least);
         }
         graph.route(src, dst, out);
@@ -122,14 +120,15 @@ impl RouteCache {
             .map(|&l| links[l as usize].bandwidth)
             .fold(f64::INFINITY, f64::min);
         if self.at.len() < ROUTE_PAIRS {
-            let k = Known {
-                start: self.links.len() as u32,
-                len: out.len() as u32,
-                latency,
-                least,
-            };
-            self.at.insert((src, dst), k);
-            self.links.extend_from_slice(out);
+            let links = SmallVec::from_slice(out);
+            self.at.insert(
+                (src, dst),
+                Known {
+                    latency,
+                    least,
+                    links,
+                },
+            );
         }
         (latency, least)
     }
