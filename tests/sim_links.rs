@@ -97,8 +97,38 @@ fn the_uplinks_of_a_tapered_fat_tree_are_the_busiest_and_sharing_them_slows_the_
         assert!(host_link(name).is_none(), "{name} among the busiest:\n{text}");
         assert!(text.contains(name), "{name} not in the text:\n{text}");
     }
+    // By level: the hosts' links (16 each way) and the leaves' uplinks
+    // (8 each way), these the busiest of the two, drawn by level.
+    let levels = l["levels"].as_array().unwrap();
+    let tier = |i: usize, key: &str| levels[i][key].clone();
+    assert_eq!(levels.len(), 2, "{l}");
+    assert_eq!(
+        (tier(0, "level"), tier(1, "level")),
+        ("level 1".into(), "level 2".into())
+    );
+    assert_eq!((tier(0, "links"), tier(0, "used")), (32.into(), 32.into()));
+    assert_eq!((tier(1, "links"), tier(1, "used")), (16.into(), 16.into()));
+    let (max1, max2) = (
+        tier(0, "max_utilisation_pct").as_f64().unwrap(),
+        tier(1, "max_utilisation_pct").as_f64().unwrap(),
+    );
+    assert!(
+        max2 > max1,
+        "the uplinks are the busier level: {max2} against {max1}"
+    );
+    assert_eq!(
+        tier(1, "busiest")[0],
+        busiest[0],
+        "the network's busiest is level 2's"
+    );
+    assert!(
+        text.contains("links by level") && text.contains("level 2"),
+        "{text}"
+    );
     let svg = std::fs::read_to_string(case.dir().join("links.svg")).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains(busiest[0]["name"].as_str().unwrap()));
+    assert!(
+        svg.starts_with("<svg") && svg.contains("level 1 (32 links)") && svg.contains("level 2 (16 links)")
+    );
 
     // Bytes: a host's link carries what it sends up and what it receives
     // down; every message across leaves crosses one uplink up and one
@@ -122,6 +152,7 @@ fn the_uplinks_of_a_tapered_fat_tree_are_the_busiest_and_sharing_them_slows_the_
         }
     }
     assert_eq!((up, down), (16.0 * wire(ACROSS), 16.0 * wire(ACROSS)));
+    assert_eq!(tier(1, "bytes").as_f64().unwrap(), up + down);
     assert_eq!(all.len(), 48, "16 hosts' and 8 uplinks' links, each way");
 
     // Two messages share each uplink: the run and every rank end later
@@ -135,6 +166,16 @@ fn the_uplinks_of_a_tapered_fat_tree_are_the_busiest_and_sharing_them_slows_the_
     }
     let slowed: f64 = busiest.iter().map(|b| b["slowed_s"].as_f64().unwrap()).sum();
     assert!(slowed > 0.0, "{l}");
+    // The trace records no call site: the slowdown by site is by routine,
+    // all of it in the ranks' one wait.
+    let sites = s["sites"].as_array().unwrap();
+    assert_eq!(sites.len(), 1, "{s}");
+    assert_eq!(
+        (&sites[0]["site"], sites[0]["calls"].as_u64()),
+        (&"(no site)".into(), Some(16))
+    );
+    assert!(sites[0]["routine"].as_str().unwrap().contains("aitall"), "{s}");
+    assert!(sites[0]["extra_s"].as_f64().unwrap() > 0.0, "{s}");
 }
 
 #[test]
@@ -237,4 +278,47 @@ fn compare_names_each_machines_busiest_link() {
         text.contains(&busiest(tapered)) && text.contains("busiest link"),
         "{text}"
     );
+}
+
+#[test]
+fn a_traced_program_names_the_call_sites_sharing_slowed() {
+    // a2a.c's all-to-all and exchanges with the ranks 4 and 8 away cross
+    // the tapered tree's uplinks: the slowdown by call site names its
+    // lines, the routine called there, and every rank's calls.
+    let (case, trace) = traced("a2a", 16, &["2"]);
+    case.write(
+        "m.toml",
+        &format!("{MACHINE}[collectives]\nmode = \"algorithmic\"\n"),
+    );
+    let t = trace.display().to_string();
+    let args = [
+        "sim", "replay", &t, "-m", "m.toml", "--links", "50", "--json", "o.json",
+    ];
+    let text = succeeded(pnmpi_cli(&args, case.dir()));
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(case.dir().join("o.json")).unwrap()).unwrap();
+    let sites = json["links"]["slowdown"]["sites"].as_array().unwrap().clone();
+    let line_of = |call: &str| {
+        let src = std::fs::read_to_string(repo().join("c-tests/programs/a2a.c")).unwrap();
+        src.lines().position(|l| l.contains(call)).unwrap() + 1
+    };
+    for (routine, call) in [
+        ("MPI_Alltoall", "MPI_Alltoall("),
+        ("MPI_Sendrecv", "MPI_Sendrecv("),
+    ] {
+        let place = format!("a2a.c:{}", line_of(call));
+        let site = sites
+            .iter()
+            .find(|s| s["routine"] == routine && s["site"].as_str().unwrap().contains(&place))
+            .unwrap_or_else(|| panic!("no {routine} at {place} among {sites:?}\n{text}"));
+        // Two iterations, 16 ranks; the exchanges twice an iteration.
+        let per = if routine == "MPI_Sendrecv" { 4 } else { 2 };
+        assert_eq!(site["calls"].as_u64(), Some(16 * per), "{site}");
+        let (shared, private) = (
+            site["shared_s"].as_f64().unwrap(),
+            site["private_s"].as_f64().unwrap(),
+        );
+        assert!(shared > private && private > 0.0, "{site}");
+        assert!(text.contains(&place), "{text}");
+    }
 }

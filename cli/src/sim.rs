@@ -10,7 +10,8 @@ use pnmpi_sim::engine::parallel::Exchange;
 use pnmpi_sim::engine::Observer;
 use pnmpi_sim::engine::{replay, Options};
 use pnmpi_sim::machine::Machine;
-use pnmpi_sim::report::receives::{Both, Receives};
+use pnmpi_sim::report::receives::{Observers, Receives};
+use pnmpi_sim::report::sites::{slowdown as site_slowdown, SiteTimes};
 use pnmpi_sim::report::timeline::Timeline;
 use pnmpi_sim::report::{Context as ReportContext, Report};
 use pnmpi_sim::{input, model, SimError};
@@ -148,11 +149,12 @@ struct ReplayArgs {
     /// Report the shared links (a model whose messages share links, as
     /// cm02 on a [network.topology] or a SimGrid platform): per link the
     /// bytes, busy time, time lost to sharing and utilisation, the N
-    /// busiest by name (10 if N is not given), and the slowdown against
-    /// the same replay on private links, which runs after the first.
+    /// busiest by name (10 if N is not given) over the network and in
+    /// each level, and the slowdown against the same replay on private
+    /// links, which runs after the first: per rank and per call site.
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     links: Option<usize>,
-    /// Draw the busiest links' busy time and utilisation as an SVG bar chart.
+    /// Draw the link load by level (mean and busiest utilisation, busy time) as an SVG bar chart.
     #[arg(long, value_name = "FILE", requires = "links")]
     links_svg: Option<PathBuf>,
 }
@@ -226,7 +228,12 @@ fn serial_replay(a: &ReplayArgs) -> Result<()> {
             machine.name
         );
     }
-    let mut src = input::open(&a.trace, a.flops_per_ns)?;
+    // The links report names the call sites that sharing slowed.
+    let (mut src, site_names) = if a.links.is_some() {
+        input::open_with_sites(&a.trace, a.flops_per_ns)?
+    } else {
+        (input::open(&a.trace, a.flops_per_ns)?, Vec::new())
+    };
     let bar = ProgressBar::new_spinner();
     if let Ok(style) = ProgressStyle::with_template("{spinner} replaying: {msg} [{elapsed}]") {
         bar.set_style(style);
@@ -245,16 +252,18 @@ fn serial_replay(a: &ReplayArgs) -> Result<()> {
     };
     let mut noise = a.noise(src.actors().len())?;
     let mut receives = a.receives.then(|| Receives::new(src.actors()));
-    let mut both;
-    let observer: Option<&mut dyn Observer> = match (timeline.as_mut(), receives.as_mut()) {
-        (Some(t), Some(r)) => {
-            both = Both(t, r);
-            Some(&mut both)
-        }
-        (Some(t), None) => Some(t),
-        (None, Some(r)) => Some(r),
-        (None, None) => None,
-    };
+    let mut sites = a.links.map(|_| SiteTimes::default());
+    let mut observers = Observers(Vec::new());
+    if let Some(t) = timeline.as_mut() {
+        observers.0.push(t);
+    }
+    if let Some(r) = receives.as_mut() {
+        observers.0.push(r);
+    }
+    if let Some(s) = sites.as_mut() {
+        observers.0.push(s);
+    }
+    let observed = !observers.0.is_empty();
     let start = std::time::Instant::now();
     let out = replay(
         src.as_mut(),
@@ -262,21 +271,28 @@ fn serial_replay(a: &ReplayArgs) -> Result<()> {
         model.as_mut(),
         Options {
             noise: noise.as_mut().map(|n| n as &mut dyn pnmpi_sim::engine::Noise),
-            observer,
+            observer: observed.then_some(&mut observers as &mut dyn Observer),
             progress: Some(&progress),
         },
     )?;
     let wall = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
+    drop(observers);
     let mut report = report_of(a, &out, &machine, model.as_ref(), src.as_ref(), wall);
     report.receives = receives.map(Receives::finish);
-    if let Some(top) = a.links {
-        report.links = Some(links_report(a, &out, &machine, model.as_ref(), top)?);
+    if let (Some(top), Some(sites)) = (a.links, &sites) {
+        let shared = Shared {
+            out: &out,
+            sites,
+            site_names: &site_names,
+            routines: src.routines(),
+        };
+        report.links = Some(links_report(a, &shared, &machine, model.as_ref(), top)?);
     }
     report.peak_memory_bytes = crate::output::peak_rss_bytes();
     print!("{report}");
     if let (Some(p), Some(l)) = (&a.links_svg, &report.links) {
-        let title = format!("{}: busiest links on {}", a.trace.display(), machine.name);
+        let title = format!("{}: link load by level on {}", a.trace.display(), machine.name);
         write_atomic(p, &l.svg(&title)?)?;
     }
     if let Some(t) = timeline {
@@ -305,11 +321,22 @@ impl ReplayArgs {
     }
 }
 
-/// `--links`: the links' load of the replay `out` of `model` on `machine`,
-/// the `top` busiest named, and the same replay on private links beside it.
+/// The replay on the shared links, as `--links` compares it.
+struct Shared<'a> {
+    out: &'a pnmpi_sim::engine::Outcome,
+    /// Its time per call site.
+    sites: &'a SiteTimes,
+    /// The trace's site table, and its routines.
+    site_names: &'a [String],
+    routines: &'a [String],
+}
+
+/// `--links`: the links' load of the replay `shared` of `model` on
+/// `machine`, the `top` busiest named, and the same replay on private
+/// links beside it, per rank and per call site.
 fn links_report(
     a: &ReplayArgs,
-    out: &pnmpi_sim::engine::Outcome,
+    shared: &Shared,
     machine: &Machine,
     model: &dyn model::Model,
     top: usize,
@@ -317,11 +344,12 @@ fn links_report(
     let Some(loads) = model.link_loads() else {
         anyhow::bail!("--links: the {} model counted no link", model.name());
     };
-    let mut report = pnmpi_sim::report::links::LinksReport::new(&loads, out.runtime, top);
+    let mut report = pnmpi_sim::report::links::LinksReport::new(&loads, shared.out.runtime, top);
     let private = machine.with_private_links();
     let mut alone = model::build(model.name(), &private)?;
-    let mut src = input::open(&a.trace, a.flops_per_ns)?;
+    let (mut src, _) = input::open_with_sites(&a.trace, a.flops_per_ns)?;
     let mut noise = a.noise(src.actors().len())?;
+    let mut sites = SiteTimes::default();
     let bar = ProgressBar::new_spinner();
     bar.set_message("replaying on private links");
     let on_private = replay(
@@ -330,11 +358,13 @@ fn links_report(
         alone.as_mut(),
         Options {
             noise: noise.as_mut().map(|n| n as &mut dyn pnmpi_sim::engine::Noise),
+            observer: Some(&mut sites),
             ..Options::default()
         },
     )?;
     bar.finish_and_clear();
-    report.against_private(out, &on_private);
+    let by_site = site_slowdown(shared.sites, &sites, shared.site_names, shared.routines, top);
+    report.against_private(shared.out, &on_private, by_site);
     Ok(report)
 }
 

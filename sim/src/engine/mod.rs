@@ -68,12 +68,27 @@ pub trait Noise {
 
 /// Watches the replay as it goes (the timeline writer).
 pub trait Observer {
-    /// A call of `actor` ran from `start` to `end`, `wait` of it waiting.
-    fn call(&mut self, actor: usize, routine: u32, start: Ns, end: Ns, wait: Ns);
+    /// A call of `actor` ran ([`CallSpan`]).
+    fn call(&mut self, actor: usize, call: &CallSpan);
     /// A message left `src` at `sent` and completed at `dst` at
     /// `received`, after waiting `resource_wait` of it for network
     /// resources (contention models) before its transfer.
     fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64, resource_wait: Ns);
+}
+
+/// One MPI call as the replay timed it, for an [`Observer`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallSpan {
+    /// Its routine, an index into the source's routines.
+    pub routine: u32,
+    /// Its call site, an index into the trace's site table
+    /// ([`crate::input::NO_SITE`] where the source keeps none).
+    pub site: u32,
+    /// When it began and ended, ns.
+    pub start: Ns,
+    pub end: Ns,
+    /// How much of it was waiting, ns.
+    pub wait: Ns,
 }
 
 /// What a replay can be told besides the trace, machine and model.
@@ -99,11 +114,12 @@ pub struct Outcome {
     pub protocol: Option<parallel::ProtocolCost>,
 }
 
-/// The MPI call an actor is in: its routine ([`NO_CALL`] when in none)
-/// and start, 16 bytes where an `Option` took 24.
+/// The MPI call an actor is in: its routine ([`NO_CALL`] when in none),
+/// call site and start, 16 bytes where an `Option` took 24.
 #[derive(Clone, Copy)]
 struct Call {
     routine: u32,
+    site: u32,
     start: Ns,
 }
 
@@ -114,6 +130,7 @@ impl Default for Call {
     fn default() -> Call {
         Call {
             routine: NO_CALL,
+            site: crate::input::NO_SITE,
             start: 0.0,
         }
     }
@@ -609,10 +626,11 @@ impl<'m, 'o> Engine<'m, 'o> {
         self.stats.actors[a].end = st.clock;
     }
 
-    fn open_call(&mut self, a: usize, routine: u32) {
+    fn open_call(&mut self, a: usize, op: &Op) {
         let st = &mut self.actors[a];
         st.call = Call {
-            routine,
+            routine: op.routine,
+            site: op.site,
             start: st.clock,
         };
         st.late = f64::NEG_INFINITY;
@@ -659,7 +677,14 @@ impl<'m, 'o> Engine<'m, 'o> {
         r.0 += ps(dur);
         r.1 += ps(wait);
         if let Some(o) = self.observer.as_deref_mut() {
-            o.call(a, call.routine, call.start, st.clock, wait);
+            let span = CallSpan {
+                routine: call.routine,
+                site: call.site,
+                start: call.start,
+                end: st.clock,
+                wait,
+            };
+            o.call(a, &span);
         }
     }
 
@@ -689,7 +714,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 bytes,
                 req,
             } => {
-                self.open_call(a, op.routine);
+                self.open_call(a, op);
                 let r = req.unwrap_or_else(|| self.temp_req(a));
                 let mode = self.modes[op.routine as usize];
                 self.post_send(a, r, self.msg(rank, to, bytes), tag, comm, mode);
@@ -704,7 +729,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 bytes: _,
                 req,
             } => {
-                self.open_call(a, op.routine);
+                self.open_call(a, op);
                 let r = req.unwrap_or_else(|| self.temp_req(a));
                 match from {
                     Some(from) => self.post_recv(a, r, from, tag, comm, self.actors[a].clock),
@@ -727,7 +752,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 rbytes: _,
                 comm,
             } => {
-                self.open_call(a, op.routine);
+                self.open_call(a, op);
                 let rr = self.temp_req(a);
                 let sr = self.temp_req(a);
                 self.post_recv(a, rr, from, rtag, comm, self.actors[a].clock);
@@ -736,7 +761,7 @@ impl<'m, 'o> Engine<'m, 'o> {
                 self.wait_for(a, sr);
             }
             OpKind::Wait(done) => {
-                self.open_call(a, op.routine);
+                self.open_call(a, op);
                 for c in done {
                     let req = c.req;
                     self.resolve_deferred(a, req, c.status());
@@ -751,11 +776,11 @@ impl<'m, 'o> Engine<'m, 'o> {
                 req,
                 counts,
             } => {
-                self.open_call(a, op.routine);
+                self.open_call(a, op);
                 self.collective(a, src, (*c, *comm, *bytes, *root), *req, counts.as_deref());
             }
             OpKind::Rma { win, act } => {
-                self.open_call(a, op.routine);
+                self.open_call(a, op);
                 self.one_sided(a, *win, act, src);
             }
         }

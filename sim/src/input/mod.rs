@@ -25,6 +25,27 @@ pub use ops::{
 /// name). `flops_per_ns` converts SimGrid's
 /// `compute` actions.
 pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSource>, crate::SimError> {
+    Ok(opened(path, flops_per_ns, false)?.0)
+}
+
+/// [`open`], keeping each op's call site ([`Op::site`]), and the trace's
+/// site table as its sites print (file:line and function): for the
+/// reports by call site. A SimGrid trace records none.
+pub fn open_with_sites(
+    path: &std::path::Path,
+    flops_per_ns: f64,
+) -> Result<(Box<dyn OpSource>, Vec<String>), crate::SimError> {
+    opened(path, flops_per_ns, true)
+}
+
+/// [`open`], with the site table if `sites` (else the merged reader skips
+/// decoding sites: the engine does not use them, and not decoding them
+/// spares the reader a value per event and its history a field).
+fn opened(
+    path: &std::path::Path,
+    flops_per_ns: f64,
+    sites: bool,
+) -> Result<(Box<dyn OpSource>, Vec<String>), crate::SimError> {
     use crate::SimError;
     use pnmpi_otf2::Opened;
     /// Its streams' ops; `again` another reader of the same trace, for
@@ -54,15 +75,33 @@ pub fn open(path: &std::path::Path, flops_per_ns: f64) -> Result<Box<dyn OpSourc
             }
         };
     }
-    match opened()? {
-        Some(Opened::Otf2(r)) => ops(r, again!(Otf2)),
-        Some(Opened::Folder(r)) => ops(r, again!(Folder)),
-        Some(Opened::Merged(mut r)) => {
-            // The engine does not use call sites: not decoding them spares
-            // the reader a value per event and its history a field.
-            r.skip_sites();
-            ops(r, again!(Merged))
+    /// The site table of `t`, if `sites`.
+    fn table<R: pnmpi_trace::source::StreamedTrace>(t: &R, sites: bool) -> Vec<String> {
+        if sites {
+            t.sites().iter().map(ToString::to_string).collect()
+        } else {
+            Vec::new()
         }
-        None => Ok(Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?)),
+    }
+    match opened()? {
+        Some(Opened::Otf2(r)) => {
+            let t = table(&r, sites);
+            Ok((ops(r, again!(Otf2))?, t))
+        }
+        Some(Opened::Folder(r)) => {
+            let t = table(&r, sites);
+            Ok((ops(r, again!(Folder))?, t))
+        }
+        Some(Opened::Merged(mut r)) => {
+            if !sites {
+                r.skip_sites();
+            }
+            let t = table(&r, sites);
+            Ok((ops(r, again!(Merged))?, t))
+        }
+        None => Ok((
+            Box::new(simgrid::SimgridOps::open(path, flops_per_ns)?),
+            Vec::new(),
+        )),
     }
 }

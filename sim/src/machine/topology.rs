@@ -661,6 +661,56 @@ mod tests {
     }
 
     #[test]
+    fn every_link_names_its_tier_in_the_words_of_its_shape() {
+        let links = "bandwidth = \"10GB/s\"\nlatency = \"2.5us\"";
+        let levels = |nodes: u32, table: &str, a: u32, b: u32| {
+            // xSim's shapes take a hop latency, SimGrid's their links'.
+            let links = if table.contains("hop_latency") { "" } else { links };
+            let m = machine(nodes, &format!("{links}\n{table}")).expect(table);
+            let g = m.graph().expect("a graph");
+            let mut route = Vec::new();
+            g.route(a, b, &mut route);
+            route.iter().map(|&l| g.level(l)).collect::<Vec<String>>()
+        };
+        assert_eq!(
+            levels(16, "shape = \"fat_tree\"\ntopology = \"2;4,4;1,4;1,1\"", 0, 15),
+            ["level 1", "level 2", "level 2", "level 1"]
+        );
+        let df = levels(16, "shape = \"dragonfly\"\ntopology = \"2,1;2,1;2,1;2\"", 0, 15);
+        assert_eq!(
+            (df.first().map(String::as_str), df.last().map(String::as_str)),
+            (Some("local"), Some("local"))
+        );
+        for tier in ["green", "black", "blue"] {
+            assert!(
+                df.iter().any(|l| l == tier),
+                "0 -> 15 crosses a {tier} link: {df:?}"
+            );
+        }
+        assert_eq!(
+            levels(8, "shape = \"torus\"\ntopology = \"2,2,2\"", 0, 7),
+            ["dimension 1", "dimension 2", "dimension 3"]
+        );
+        assert_eq!(
+            levels(4, "shape = \"mesh\"\ndims = [2, 2]\nhop_latency = \"10ns\"", 3, 0),
+            ["dimension 1", "dimension 2"]
+        );
+        assert_eq!(
+            levels(7, "shape = \"tree\"\narity = 2\nhop_latency = \"10ns\"", 3, 0),
+            ["depth 2", "depth 1"]
+        );
+        assert_eq!(
+            levels(
+                4,
+                "shape = \"cluster\"\n[network.topology.backbone]\nbandwidth = \"1GB/s\"",
+                1,
+                2
+            ),
+            ["host", "backbone", "host"]
+        );
+    }
+
+    #[test]
     fn simgrid_shapes_take_their_parameter_strings() {
         let links = "bandwidth = \"10GB/s\"\nlatency = \"2.5us\"";
         let m = machine(16, &format!("shape = \"fat_tree\"\ntopology = \"2;4,4;1,4;1,1\"\n{links}\n[network.topology.levels.2]\nbandwidth = \"20GB/s\"")).expect("valid");

@@ -120,6 +120,23 @@ impl Graph for Star {
         }
     }
 
+    fn level(&self, link: LinkId) -> String {
+        match &self.names {
+            Names::Listed(_) => "link".into(),
+            Names::Cluster { private, limiter, .. } => {
+                let per = private.width() + u32::from(*limiter);
+                if Some(link) == self.backbone {
+                    "backbone"
+                } else if *limiter && link.is_multiple_of(per) {
+                    "limiter"
+                } else {
+                    "host"
+                }
+                .into()
+            }
+        }
+    }
+
     fn name(&self, link: LinkId) -> String {
         match &self.names {
             Names::Listed(names) => names[link as usize].clone(),

@@ -291,6 +291,13 @@ impl Graph for Dragonfly {
         self.limit_host(dst, out);
     }
 
+    fn level(&self, link: LinkId) -> String {
+        if self.limiters.is_some_and(|f| link >= f) {
+            return "limiter".into();
+        }
+        LEVELS[self.first_id.iter().rposition(|&f| f <= link).unwrap_or(0)].into()
+    }
+
     fn name(&self, link: LinkId) -> String {
         let p = &self.p;
         if let Some(k) = self.limiters.and_then(|f| link.checked_sub(f)) {

@@ -283,6 +283,14 @@ impl Graph for FatTree {
         self.limiter(to_node, out);
     }
 
+    fn level(&self, link: LinkId) -> String {
+        if self.limiters.is_some_and(|f| link >= f) {
+            return "limiter".into();
+        }
+        let l = self.first_id.iter().rposition(|&f| f <= link).unwrap_or(0);
+        format!("level {}", l + 1)
+    }
+
     fn name(&self, link: LinkId) -> String {
         if let Some(k) = self.limiters.and_then(|f| link.checked_sub(f)) {
             let k = u64::from(k);

@@ -47,6 +47,15 @@ pub trait Graph: Send + Sync {
         format!("link-{link}")
     }
 
+    /// The tier of the network the link belongs to, in the words of the
+    /// shape's parameters (a fat tree's `level 2`, a dragonfly's `blue`,
+    /// a torus's `dimension 1`, a cluster's `backbone`, any shape's
+    /// `limiter`), so that a designer sees which tier is loaded: the
+    /// links report groups its links by it.
+    fn level(&self, _link: LinkId) -> String {
+        "link".into()
+    }
+
     /// The latency of the route from `src` to `dst`, ns: the sum of its
     /// links' (SimGrid's route latency).
     fn latency(&self, src: u32, dst: u32) -> Ns {
@@ -91,5 +100,9 @@ impl Graph for Private {
 
     fn name(&self, link: LinkId) -> String {
         self.inner.name(link)
+    }
+
+    fn level(&self, link: LinkId) -> String {
+        self.inner.level(link)
     }
 }

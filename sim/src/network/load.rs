@@ -29,6 +29,8 @@ use serde::Serialize;
 pub struct LinkLoad {
     /// The link's name, as SimGrid names it on the same platform.
     pub name: String,
+    /// The tier it belongs to ([`Graph::level`]).
+    pub level: String,
     /// Its bandwidth, bytes/s.
     pub bandwidth: f64,
     /// Bytes that crossed it.
@@ -109,6 +111,7 @@ impl Loads {
             .enumerate()
             .map(|(i, link)| LinkLoad {
                 name: graph.name(i as LinkId),
+                level: graph.level(i as LinkId),
                 bandwidth: link.bandwidth,
                 bytes: self.bytes[i],
                 busy: self.busy[i]
@@ -168,6 +171,7 @@ mod tests {
         assert_eq!((f[0].bytes, f[1].bytes), (100.0, 150.0));
         assert_eq!((f[0].busy, f[1].busy), (30.0, 50.0));
         assert_eq!((f[0].name.as_str(), f[1].bandwidth), ("l0", 1e9));
+        assert_eq!(f[1].level, "link", "a shape that names no tier");
     }
 
     #[test]

@@ -72,6 +72,11 @@ impl Graph for Mesh {
         }
     }
 
+    fn level(&self, link: LinkId) -> String {
+        let slot = self.owner[(link / self.spec.width()) as usize];
+        format!("dimension {}", slot % self.dims.len() as u32 + 1)
+    }
+
     fn name(&self, link: LinkId) -> String {
         let (index, part) = (link / self.spec.width(), link % self.spec.width());
         let n = self.dims.len() as u32;

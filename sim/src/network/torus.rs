@@ -119,6 +119,14 @@ impl Graph for Torus {
         }
     }
 
+    fn level(&self, link: LinkId) -> String {
+        if self.limiters.is_some_and(|l| link >= l) {
+            return "limiter".into();
+        }
+        let slot = link / self.spec.width();
+        format!("dimension {}", slot % self.dims.len() as u32 + 1)
+    }
+
     fn name(&self, link: LinkId) -> String {
         if let Some(host) = self.limiters.and_then(|l| link.checked_sub(l)) {
             return format!("{}_link_{host}_limiter", self.zone);

@@ -68,6 +68,11 @@ impl Graph for Tree {
         out.extend(down.into_iter().rev());
     }
 
+    /// A link's depth: 1 for the root's children's links.
+    fn level(&self, link: LinkId) -> String {
+        format!("depth {}", self.depth(link / self.spec.width() + 1))
+    }
+
     fn name(&self, link: LinkId) -> String {
         let v = link / self.spec.width() + 1;
         directed(

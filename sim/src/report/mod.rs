@@ -7,6 +7,7 @@
 
 pub mod links;
 pub mod receives;
+pub mod sites;
 mod text;
 pub mod timeline;
 

@@ -3,7 +3,7 @@
 //! rank, so that the order in which a rank's receives complete can be
 //! read and compared with what vtime or virtual ranks gave the program.
 
-use crate::engine::Observer;
+use crate::engine::{CallSpan, Observer};
 use crate::input::Actor;
 use crate::units::Ns;
 use serde::Serialize;
@@ -53,7 +53,7 @@ impl Receives {
 }
 
 impl Observer for Receives {
-    fn call(&mut self, _: usize, _: u32, _: Ns, _: Ns, _: Ns) {}
+    fn call(&mut self, _: usize, _: &CallSpan) {}
 
     fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64, _: Ns) {
         let rank = |a: usize| self.ranks.get(a).copied().unwrap_or(0);
@@ -67,17 +67,20 @@ impl Observer for Receives {
     }
 }
 
-/// Two observers at once (a timeline and the receives).
-pub struct Both<'a>(pub &'a mut dyn Observer, pub &'a mut dyn Observer);
+/// Several observers at once (a timeline, the receives, the time per
+/// call site), each told of every call and message in turn.
+pub struct Observers<'a>(pub Vec<&'a mut dyn Observer>);
 
-impl Observer for Both<'_> {
-    fn call(&mut self, actor: usize, routine: u32, start: Ns, end: Ns, wait: Ns) {
-        self.0.call(actor, routine, start, end, wait);
-        self.1.call(actor, routine, start, end, wait);
+impl Observer for Observers<'_> {
+    fn call(&mut self, actor: usize, call: &CallSpan) {
+        for o in &mut self.0 {
+            o.call(actor, call);
+        }
     }
 
     fn message(&mut self, src: usize, dst: usize, sent: Ns, received: Ns, bytes: u64, resource_wait: Ns) {
-        self.0.message(src, dst, sent, received, bytes, resource_wait);
-        self.1.message(src, dst, sent, received, bytes, resource_wait);
+        for o in &mut self.0 {
+            o.message(src, dst, sent, received, bytes, resource_wait);
+        }
     }
 }

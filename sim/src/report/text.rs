@@ -241,6 +241,37 @@ impl fmt::Display for super::links::LinksReport {
             f,
             "  (slowed: the time the flows whose rate the link set lost to sharing it)"
         )?;
+        writeln!(f, "links by level")?;
+        let lw = self
+            .levels
+            .iter()
+            .map(|l| l.level.len())
+            .max()
+            .unwrap_or(5)
+            .max(5);
+        writeln!(
+            f,
+            "  {:<lw$} {:>13} {:>10} {:>7} {:>7} {:>7} {:>12}  busiest",
+            "level", "used / links", "bytes", "util %", "max %", "busy %", "slowed"
+        )?;
+        for l in &self.levels {
+            writeln!(
+                f,
+                "  {:<lw$} {:>13} {:>10} {:>7.1} {:>7.1} {:>7.1} {:>12}  {}",
+                l.level,
+                format!("{} / {}", l.used, l.links),
+                size(l.bytes),
+                l.mean_utilisation_pct,
+                l.max_utilisation_pct,
+                l.mean_busy_pct,
+                secs(l.slowed_s),
+                l.busiest.first().map_or("-", |b| b.name.as_str())
+            )?;
+        }
+        writeln!(
+            f,
+            "  (util % and busy % averaged over the level's links, idle ones included; max %: its busiest link's)"
+        )?;
         if let Some(s) = &self.slowdown {
             writeln!(
                 f,
@@ -259,6 +290,21 @@ impl fmt::Display for super::links::LinksReport {
                     secs(r.shared_end_s),
                     secs(r.private_end_s),
                     r.ratio
+                )?;
+            }
+            if !s.sites.is_empty() {
+                writeln!(f, "call sites that sharing slowed (MPI time over every rank)")?;
+            }
+            for c in &s.sites {
+                writeln!(
+                    f,
+                    "  {} {}: {} calls, {} against {}: +{}",
+                    c.site,
+                    c.routine,
+                    c.calls,
+                    secs(c.shared_s),
+                    secs(c.private_s),
+                    secs(c.extra_s)
                 )?;
             }
         }

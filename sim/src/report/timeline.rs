@@ -4,7 +4,7 @@
 //! its receive. Written as the replay goes, to a temporary file renamed
 //! at the end, so memory stays flat and no half-written file is left.
 
-use crate::engine::Observer;
+use crate::engine::{CallSpan, Observer};
 use crate::input::Actor;
 use crate::units::Ns;
 use serde::Serialize;
@@ -150,18 +150,18 @@ impl Timeline {
 }
 
 impl Observer for Timeline {
-    fn call(&mut self, actor: usize, routine: u32, start: Ns, end: Ns, wait: Ns) {
+    fn call(&mut self, actor: usize, c: &CallSpan) {
         let a = self.actors[actor];
-        let name = self.routines.get(routine as usize).cloned().unwrap_or_default();
+        let name = self.routines.get(c.routine as usize).cloned().unwrap_or_default();
         self.put(&Slice {
             name: &name,
             cat: "mpi",
             ph: "X",
             pid: a.rank,
             tid: a.thread,
-            ts: us(start),
-            dur: us(end - start),
-            args: SliceArgs { wait_us: us(wait) },
+            ts: us(c.start),
+            dur: us(c.end - c.start),
+            args: SliceArgs { wait_us: us(c.wait) },
         });
     }
 

@@ -39,7 +39,7 @@ pub fn run(machine: &str, model_name: &str, ranks: &[&str]) -> Result<Outcome, S
 pub struct Messages(pub Vec<(usize, usize, f64, f64, u64, f64)>);
 
 impl pnmpi_sim::engine::Observer for Messages {
-    fn call(&mut self, _: usize, _: u32, _: f64, _: f64, _: f64) {}
+    fn call(&mut self, _: usize, _: &pnmpi_sim::engine::CallSpan) {}
     fn message(&mut self, src: usize, dst: usize, sent: f64, received: f64, bytes: u64, wait: f64) {
         self.0.push((src, dst, sent, received, bytes, wait));
     }
