@@ -30,8 +30,8 @@ pub fn replay(path: &Path, machine: &Path, model: &str, json: Option<&Path>) -> 
     let machine = Machine::load(machine)?;
     let params = pnmpi_sim::model::LogGopsParams::of(&machine)?;
     let started = std::time::Instant::now();
-    let file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut schedule = goal::parse::parse_from(file, &path.display().to_string())?;
+    std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut schedule = goal::parse_file(path)?;
     let parsed = started.elapsed().as_secs_f64();
     let start = std::time::Instant::now();
     let mut model = goal::LogGops::new(params, schedule.ranks(), schedule.cpus, schedule.nics);

@@ -92,6 +92,25 @@ impl Edges {
     }
 }
 
+impl Edges {
+    /// Appends `other`'s rows, read as the ops from `offset` on: the rows
+    /// up to `offset` are completed empty, and `other`'s dependents
+    /// shifted by it.
+    pub fn append(&mut self, other: &Edges, offset: u32) {
+        if other.rows == 0 {
+            return;
+        }
+        while (self.rows as u32) < offset {
+            self.push_len(self.to.len() as u32, 0);
+        }
+        for i in 0..other.rows as u32 {
+            let row = other.of(i);
+            self.push_len(self.to.len() as u32, row.len() as u32);
+            self.to.extend(row.iter().map(|&to| to + offset));
+        }
+    }
+}
+
 /// [`Edges`] built a rank block at a time: a dependency joins two ops of
 /// one block, so a block's pairs are placed in rows when it closes, and
 /// only one block's pairs are ever held (all of a schedule's, at 8 bytes

@@ -13,11 +13,13 @@ mod labels;
 mod lex;
 pub mod loggops;
 pub mod parse;
+mod split;
 mod stmt;
 
 pub use engine::{run, DagModel, Outcome};
 pub use loggops::LogGops;
 pub use parse::{is_goal, parse, Schedule};
+pub use split::parse_file;
 
 #[cfg(test)]
 mod tests;

@@ -125,12 +125,32 @@ pub fn parse(text: &str, file: &str) -> Result<Schedule, SimError> {
 /// whole); `file` names it in errors. Rank blocks come in rank order, as
 /// LogGOPSim's `txt2bin` wants them.
 pub fn parse_from(input: impl std::io::Read, file: &str) -> Result<Schedule, SimError> {
-    let err = |line: usize, what: String| SimError::Input {
+    let part = read_part(input, file, Builder::default())?;
+    part.b
+        .finish()
+        .map_err(|what| input_error(file, part.lines.line, what))
+}
+
+/// An error of `file` at `line`.
+pub(super) fn input_error(file: &str, line: usize, what: String) -> SimError {
+    SimError::Input {
         file: file.to_string(),
         line,
         what,
-    };
-    let mut b = Builder::default();
+    }
+}
+
+/// A part of a schedule's text read: what it built, and where the lexer
+/// stood at its end (the lines read, inside a comment or not).
+pub(super) struct Part {
+    pub b: Builder,
+    pub lines: Lines,
+}
+
+/// Reads `input`'s lines into `b` ([`parse_from`], which reads a whole
+/// schedule; [`super::split`] reads two parts at once).
+pub(super) fn read_part(input: impl std::io::Read, file: &str, mut b: Builder) -> Result<Part, SimError> {
+    let err = |line: usize, what: String| input_error(file, line, what);
     let mut lines = Lines::new();
     let mut chunks = Chunks::new(input);
     while let Some(text) = chunks
@@ -158,23 +178,55 @@ pub fn parse_from(input: impl std::io::Read, file: &str) -> Result<Schedule, Sim
             }
         }
     }
-    b.finish().map_err(|what| err(lines.line, what))
+    Ok(Part { b, lines })
 }
 
 /// The schedule being read: the flat arrays, and the open rank block's
 /// labels and dependencies (as (awaited, waiting) op indices).
 #[derive(Default)]
-struct Builder {
-    s: Schedule,
-    ranks: Option<u32>,
+pub(super) struct Builder {
+    pub s: Schedule,
+    pub ranks: Option<u32>,
     /// The rank whose block is open.
-    open: Option<u32>,
+    pub open: Option<u32>,
     /// The next rank block expected.
-    next: u32,
+    pub next: u32,
     labels: Labels,
     /// The rows of `requires`, and of `irequires`.
-    ends: Rows,
-    starts: Rows,
+    pub ends: Rows,
+    pub starts: Rows,
+    /// The ops before `s.ops`'s first: a part read from the middle of a
+    /// schedule moves its ops to `sealed` a few blocks at a time
+    /// ([`Builder::sealing`]).
+    pub base: u32,
+    /// Ops moved out of `s.ops`, in order, each at least [`SEAL_OPS`].
+    pub sealed: Vec<Vec<Op>>,
+    seal: bool,
+}
+
+/// Ops a sealing builder moves out at once: 16 MiB, what joining its part
+/// to the one before holds twice.
+const SEAL_OPS: usize = 1 << 20;
+
+impl Builder {
+    /// A builder for the blocks from rank `next`'s on of a schedule of
+    /// `ranks`, whose ops are moved out, [`SEAL_OPS`] at a time at a
+    /// block's close, into `sealed`: joined to the part before, they are
+    /// copied a seal at a time, never all of them beside their copy.
+    pub fn sealing(ranks: u32, next: u32) -> Builder {
+        Builder {
+            ranks: Some(ranks),
+            next,
+            seal: true,
+            ..Builder::default()
+        }
+    }
+
+    /// The ops read so far.
+    #[inline]
+    fn count(&self) -> usize {
+        self.base as usize + self.s.ops.len()
+    }
 }
 
 /// A word as text, for an error.
@@ -333,13 +385,17 @@ impl Builder {
                     return Err(format!("`rank {r}` needs `{{` on its line"));
                 }
                 self.open = Some(r);
-                self.s.first.push(self.s.ops.len() as u32);
+                self.s.first.push(self.count() as u32);
             }
             b"}" => {
                 self.open.take().ok_or("`}` with no rank block open")?;
                 self.next += 1;
                 self.labels.clear();
                 self.close_rows();
+                if self.seal && self.s.ops.len() >= SEAL_OPS {
+                    self.base += self.s.ops.len() as u32;
+                    self.sealed.push(std::mem::take(&mut self.s.ops));
+                }
             }
             _ => {
                 let Some(rank) = self.open else {
@@ -368,7 +424,7 @@ impl Builder {
                 };
                 let (waiting, awaited) = (find(waiting)?, find(awaited)?);
                 add_wait(
-                    &mut self.s.ops[waiting as usize].waits,
+                    &mut self.s.ops[(waiting - self.base) as usize].waits,
                     &mut self.s.many_waits,
                     waiting,
                 );
@@ -402,7 +458,7 @@ impl Builder {
             Some(t) => u32::try_from(t).map_err(|_| "a tag beyond 32 bits".to_string())?,
         };
         // Below 2^31: the engine marks messages with the top bit.
-        let index = u32::try_from(self.s.ops.len())
+        let index = u32::try_from(self.count())
             .ok()
             .filter(|&i| i < 1 << 31)
             .ok_or("more than 2^31 ops")?;
@@ -429,7 +485,9 @@ impl Builder {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<Schedule, String> {
+    /// The schedule read, checked whole (a part read from the middle is
+    /// joined to the one before first: [`super::split`]).
+    pub fn finish(mut self) -> Result<Schedule, String> {
         if let Some(r) = self.open {
             return Err(format!("rank {r}'s block has no closing `}}`"));
         }
@@ -448,8 +506,8 @@ impl Builder {
     }
 
     /// Completes the dependency rows up to the last op read.
-    fn close_rows(&mut self) {
-        let ops = self.s.ops.len() as u32;
+    pub fn close_rows(&mut self) {
+        let ops = self.count() as u32;
         self.ends.close(ops);
         self.starts.close(ops);
     }
