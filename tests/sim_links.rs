@@ -278,6 +278,16 @@ fn compare_names_each_machines_busiest_link() {
         text.contains(&busiest(tapered)) && text.contains("busiest link"),
         "{text}"
     );
+    // The difference, level by level: the tapered tree loses the most at
+    // its uplinks, the full tree at its hosts' links (a host's two sends).
+    let level = |l: &Value| l["slowed_level"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (level(tapered), level(full)),
+        ("level 2".into(), "level 1".into()),
+        "{text}"
+    );
+    assert!(tapered["slowed_level_s"].as_f64().unwrap() <= tapered["slowed_s"].as_f64().unwrap());
+    assert!(text.contains("most slowed"), "{text}");
 }
 
 #[test]

@@ -59,6 +59,11 @@ pub struct RowLinks {
     pub utilisation_pct: f64,
     /// Time flows lost to sharing, summed over every link, s.
     pub slowed_s: f64,
+    /// The level whose links held flows back the most (of the network's
+    /// tiers: [`crate::network::Graph::level`]), and the time lost there,
+    /// s: what two machines' differences come down to, level by level.
+    pub slowed_level: String,
+    pub slowed_level_s: f64,
 }
 
 impl RowLinks {
@@ -66,10 +71,17 @@ impl RowLinks {
     fn new(loads: &[crate::network::load::LinkLoad], runtime: f64) -> Option<RowLinks> {
         let r = crate::report::links::LinksReport::new(loads, runtime, 1);
         let top = r.busiest.first()?;
+        let level = r.levels.iter().max_by(|a, b| {
+            a.slowed_s
+                .total_cmp(&b.slowed_s)
+                .then_with(|| b.level.cmp(&a.level))
+        })?;
         Some(RowLinks {
             busiest: top.name.clone(),
             utilisation_pct: top.utilisation_pct,
             slowed_s: r.all.iter().map(|l| l.slowed_s).sum(),
+            slowed_level: level.level.clone(),
+            slowed_level_s: level.slowed_s,
         })
     }
 }
@@ -210,13 +222,13 @@ impl Comparison {
         self.rows.iter().any(|r| r.links.is_some())
     }
 
-    /// The table as CSV (with `--links`, three more columns).
+    /// The table as CSV (with `--links`, five more columns).
     pub fn csv(&self) -> String {
         let links = self.has_links();
         let mut s =
             String::from("machine,model,runtime_s,error_pct,comparison,comm_s,wait_s,resource_wait_s");
         s.push_str(if links {
-            ",busiest_link,busiest_link_utilisation_pct,links_slowed_s\n"
+            ",busiest_link,busiest_link_utilisation_pct,links_slowed_s,most_slowed_level,level_slowed_s\n"
         } else {
             "\n"
         });
@@ -233,8 +245,11 @@ impl Comparison {
                 r.resource_wait_s
             ));
             if links {
-                s.push_str(&r.links.as_ref().map_or(",,,".into(), |l| {
-                    format!(",\"{}\",{},{}", l.busiest, l.utilisation_pct, l.slowed_s)
+                s.push_str(&r.links.as_ref().map_or(",,,,,".into(), |l| {
+                    format!(
+                        ",\"{}\",{},{},\"{}\",{}",
+                        l.busiest, l.utilisation_pct, l.slowed_s, l.slowed_level, l.slowed_level_s
+                    )
                 }));
             }
             s.push('\n');
@@ -363,19 +378,28 @@ impl std::fmt::Display for Comparison {
         if self.has_links() {
             writeln!(
                 f,
-                "\n{:<w$}  {:<8} {:<32} {:>7} {:>14}",
-                "machine", "model", "busiest link", "util %", "slowed (s)"
+                "\n{:<w$}  {:<8} {:<32} {:>7} {:>14}  {:<12} {:>14}",
+                "machine", "model", "busiest link", "util %", "slowed (s)", "most slowed", "there (s)"
             )?;
             for r in &self.rows {
                 if let Some(l) = &r.links {
                     writeln!(
                         f,
-                        "{:<w$}  {:<8} {:<32} {:>7.1} {:>14.6}",
-                        r.machine, r.model, l.busiest, l.utilisation_pct, l.slowed_s
+                        "{:<w$}  {:<8} {:<32} {:>7.1} {:>14.6}  {:<12} {:>14.6}",
+                        r.machine,
+                        r.model,
+                        l.busiest,
+                        l.utilisation_pct,
+                        l.slowed_s,
+                        l.slowed_level,
+                        l.slowed_level_s
                     )?;
                 }
             }
-            writeln!(f, "(slowed: the time flows lost to sharing, over every link)")?;
+            writeln!(
+                f,
+                "(slowed: the time flows lost to sharing, over every link; most slowed: the level whose links lost the most)"
+            )?;
         }
         Ok(())
     }
