@@ -343,13 +343,7 @@ impl Comparison {
 
 impl std::fmt::Display for Comparison {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        let w = self
-            .rows
-            .iter()
-            .map(|r| r.machine.len())
-            .max()
-            .unwrap_or(7)
-            .max(7);
+        let w = crate::report::column_width(self.rows.iter().map(|r| r.machine.as_str()), 7);
         writeln!(
             f,
             "{:<w$}  {:<8} {:>14} {:>21} {:>12} {:>12} {:>14}",

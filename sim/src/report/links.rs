@@ -269,16 +269,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_busiest_come_first_idle_links_are_left_out_and_figures_are_of_the_run() {
-        // A run of 1 ms: 1 GB/s carries 1 MB in it.
-        let loads = [
+    /// Five links over a run of 1 ms (1 GB/s carries 1 MB in it), one
+    /// idle.
+    fn five() -> [LinkLoad; 5] {
+        [
             load("a", 2e5, 2e5, 0.0),
             load("idle", 0.0, 0.0, 0.0),
             load("b", 5e5, 8e5, 1e5),
             load("d", 2e5, 9e5, 0.0),
             load("c", 4e5, 2e5, 0.0),
-        ];
+        ]
+    }
+
+    #[test]
+    fn the_busiest_come_first_idle_links_are_left_out_and_figures_are_of_the_run() {
+        let loads = five();
         let r = LinksReport::new(&loads, 1e6, 2);
         assert_eq!((r.links, r.used), (5, 4));
         let names: Vec<&str> = r.busiest.iter().map(|l| l.name.as_str()).collect();
@@ -296,13 +301,7 @@ mod tests {
     #[test]
     fn each_tier_sums_its_links_idle_ones_included_and_names_its_busiest() {
         // "a" and "b" are up; "idle", "d" and "c" down.
-        let loads = [
-            load("a", 2e5, 2e5, 0.0),
-            load("idle", 0.0, 0.0, 0.0),
-            load("b", 5e5, 8e5, 1e5),
-            load("d", 2e5, 9e5, 0.0),
-            load("c", 4e5, 2e5, 0.0),
-        ];
+        let loads = five();
         let r = LinksReport::new(&loads, 1e6, 1);
         let names: Vec<&str> = r.levels.iter().map(|l| l.level.as_str()).collect();
         assert_eq!(names, ["up", "down"], "in the order of their first link");

@@ -17,6 +17,12 @@ use crate::input::{Actor, Measured};
 use crate::units::Ns;
 use serde::Serialize;
 
+/// The width of a text column of `cells`, at least `least` (its
+/// header's).
+pub(crate) fn column_width<'a>(cells: impl Iterator<Item = &'a str>, least: usize) -> usize {
+    cells.map(str::len).max().unwrap_or(least).max(least)
+}
+
 /// Seconds from ns.
 fn s(ns: Ns) -> f64 {
     ns / 1e9

@@ -213,13 +213,7 @@ impl fmt::Display for super::links::LinksReport {
             self.used,
             self.links
         )?;
-        let w = self
-            .busiest
-            .iter()
-            .map(|l| l.name.len())
-            .max()
-            .unwrap_or(4)
-            .max(4);
+        let w = super::column_width(self.busiest.iter().map(|l| l.name.as_str()), 4);
         writeln!(
             f,
             "  {:<w$} {:>10} {:>12} {:>7} {:>7} {:>12}",
@@ -242,13 +236,7 @@ impl fmt::Display for super::links::LinksReport {
             "  (slowed: the time the flows whose rate the link set lost to sharing it)"
         )?;
         writeln!(f, "links by level")?;
-        let lw = self
-            .levels
-            .iter()
-            .map(|l| l.level.len())
-            .max()
-            .unwrap_or(5)
-            .max(5);
+        let lw = super::column_width(self.levels.iter().map(|l| l.level.as_str()), 5);
         writeln!(
             f,
             "  {:<lw$} {:>13} {:>10} {:>7} {:>7} {:>7} {:>12}  busiest",
