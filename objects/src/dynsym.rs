@@ -103,32 +103,34 @@ impl<'a> DynSymbols<'a> {
     /// undefined here). Reads only the two fields it needs: the loader
     /// layer calls it for every relocation of a module.
     pub fn import_name(&self, index: usize) -> Option<&'a [u8]> {
-        let wide = self.ctx.container.is_big();
-        let (size, shndx_at) = if wide { (24, 6) } else { (16, 14) };
-        let at = index.checked_mul(size)?;
-        let entry = self.symbols.get(at..at + size)?;
-        let le = self.ctx.le.is_little();
-        let (name, shndx) = if le {
-            (
-                u32::from_le_bytes(entry[..4].try_into().ok()?),
-                u16::from_le_bytes(entry[shndx_at..shndx_at + 2].try_into().ok()?),
-            )
-        } else {
-            (
-                u32::from_be_bytes(entry[..4].try_into().ok()?),
-                u16::from_be_bytes(entry[shndx_at..shndx_at + 2].try_into().ok()?),
-            )
-        };
+        let (name, shndx) = self.name_and_section(index)?;
         if usize::from(shndx) != SHN_UNDEF as usize {
             return None;
         }
         self.strings.get(name as usize..)
     }
 
-    /// Is `sym` named `name`?
-    fn named(&self, sym: &Sym, name: &[u8]) -> bool {
-        let at = self.strings.get(sym.st_name..).unwrap_or_default();
-        at.starts_with(name) && at.get(name.len()) == Some(&0)
+    /// Symbol `index`'s name offset and section index, read by hand (a
+    /// whole `Sym` through `scroll` costs several times more, and lookups
+    /// test a symbol or two for each of some 450 routines a module).
+    fn name_and_section(&self, index: usize) -> Option<(u32, u16)> {
+        let wide = self.ctx.container.is_big();
+        let (size, shndx_at) = if wide { (24, 6) } else { (16, 14) };
+        let at = index.checked_mul(size)?;
+        let entry = self.symbols.get(at..at + size)?;
+        let name: [u8; 4] = entry[..4].try_into().ok()?;
+        let shndx: [u8; 2] = entry[shndx_at..shndx_at + 2].try_into().ok()?;
+        Some(if self.ctx.le.is_little() {
+            (u32::from_le_bytes(name), u16::from_le_bytes(shndx))
+        } else {
+            (u32::from_be_bytes(name), u16::from_be_bytes(shndx))
+        })
+    }
+
+    /// Is the string at `offset` of the string table `name`?
+    fn named(&self, offset: u32, name: &[u8]) -> bool {
+        let at = self.strings.get(offset as usize..).unwrap_or_default();
+        at.len() > name.len() && at[name.len()] == 0 && at[..name.len()] == *name
     }
 
     /// The value of the symbol `name` the object defines; `gnu` is
@@ -141,8 +143,11 @@ impl<'a> DynSymbols<'a> {
     /// The symbol `name` the object defines, with its size and type.
     pub fn lookup_symbol(&self, name: &[u8], gnu: u32) -> Option<Sym> {
         let defined = |index: usize| {
-            let sym = self.get(index)?;
-            (sym.st_shndx != SHN_UNDEF as usize && self.named(&sym, name)).then_some(sym)
+            let (at, shndx) = self.name_and_section(index)?;
+            if usize::from(shndx) == SHN_UNDEF as usize || !self.named(at, name) {
+                return None;
+            }
+            self.get(index)
         };
         let word = |table: &[u8], i: usize| word(table, i, self.ctx).ok();
         match self.hash {
