@@ -48,6 +48,27 @@ impl fmt::Display for Fixed {
     }
 }
 
+impl Fixed {
+    /// Hands `f` the text `{}` writes, without `core::fmt` on the fast
+    /// path (a report's cells are padded and pushed by hand).
+    pub fn with_text<R>(self, f: impl FnOnce(&str) -> R) -> R {
+        let Fixed(x, digits) = self;
+        let mut buf = [0u8; 40];
+        match fast(x.abs(), digits, &mut buf) {
+            Some(mut from) => {
+                if x.is_sign_negative() {
+                    from -= 1;
+                    buf[from] = b'-';
+                }
+                // SAFETY: `fast` wrote ASCII digits and a point from
+                // `from` on, and the sign above is ASCII too.
+                f(unsafe { std::str::from_utf8_unchecked(&buf[from..]) })
+            }
+            None => f(&self.to_string()),
+        }
+    }
+}
+
 /// `10^k` for the digits the fast path takes.
 const POW10: [u64; MAX_DIGITS + 1] = {
     let mut p = [1u64; MAX_DIGITS + 1];
@@ -105,6 +126,11 @@ mod tests {
     use super::*;
 
     fn same(x: f64, digits: usize) {
+        assert_eq!(
+            Fixed(x, digits).with_text(str::to_string),
+            format!("{x:.digits$}"),
+            "{x:e} with {digits} digits, as text"
+        );
         assert_eq!(
             format!("{}", Fixed(x, digits)),
             format!("{x:.digits$}"),

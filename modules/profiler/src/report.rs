@@ -8,7 +8,7 @@
 
 use crate::config::{Bins, Config};
 use crate::profile::{RankProfile, Routine, Site, Stats};
-use crate::row::Row;
+use crate::row::{push_left, push_right, Row};
 use crate::svg::{self, Panel};
 use pnmpi_sdk::fixed::Fixed;
 use pnmpi_sdk::{native, Comm};
@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 const ACCURACY_PERCENT: f64 = 0.01;
 /// Rows of mpiP's "top twenty" sections.
 const TOP: usize = 20;
+/// A histogram row's bar, 50 marks at most.
+const BAR: &str = "##################################################";
 
 /// Gathers every rank's profile to rank 0 of `comm`, which writes the
 /// report. Returns where it was written (rank 0) or `None` (other ranks).
@@ -665,15 +667,28 @@ impl<'a> Report<'a> {
                 svg::trim(&Fixed(d.bins.range * scale, 6).to_string()),
             );
             let max = d.counts.iter().map(|&(_, n)| n).max().unwrap_or(0);
+            // `  [{low:>12}, {high:>12}) {unit:<5} {n:>10} |{bar}`, pushed.
             for &(bin, n) in &d.counts {
-                let low = Fixed(bin as f64 * d.bins.resolution * scale, 3);
-                let high = if bin >= d.bins.bins {
-                    "inf".to_string()
+                t.push_str("  [");
+                push_right(t, Fixed(bin as f64 * d.bins.resolution * scale, 3), 12);
+                t.push_str(", ");
+                if bin >= d.bins.bins {
+                    push_right(t, "inf", 12);
                 } else {
-                    Fixed((bin + 1) as f64 * d.bins.resolution * scale, 3).to_string()
-                };
-                let bar = "#".repeat(((n as f64 / max as f64) * 50.0).ceil() as usize);
-                let _ = writeln!(t, "  [{low:>12}, {high:>12}) {unit:<5} {n:>10} |{bar}");
+                    push_right(t, Fixed((bin + 1) as f64 * d.bins.resolution * scale, 3), 12);
+                }
+                t.push_str(") ");
+                push_left(t, unit, 5);
+                t.push(' ');
+                push_right(t, n, 10);
+                t.push_str(" |");
+                let mut bar = ((n as f64 / max as f64) * 50.0).ceil() as usize;
+                while bar > 0 {
+                    let k = bar.min(BAR.len());
+                    t.push_str(&BAR[..k]);
+                    bar -= k;
+                }
+                t.push('\n');
             }
             let _ = writeln!(t);
         }

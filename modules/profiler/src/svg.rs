@@ -88,17 +88,26 @@ fn draw(svg: &mut String, panel: &Panel, y0: f64) {
         // to thousands of short gaps.
         let h = plot_h * (count as f64).ln_1p() / (max as f64).ln_1p();
         let color = if bin == panel.bins { "#d62728" } else { "#1f77b4" };
-        let _ = write!(
-            svg,
-            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{color}"><title>"#,
-            Fixed(LEFT + bar * bin as f64, 2),
-            Fixed(base - h, 2),
-            Fixed((bar * 0.9).max(0.5), 2),
-            Fixed(h, 2),
-        );
+        // `<rect x=".." y=".." width=".." height=".." fill="..">` and its
+        // title, pushed piece by piece (a bar is most of the picture).
+        let attributes = [
+            (r#"<rect x=""#, LEFT + bar * bin as f64),
+            (r#"" y=""#, base - h),
+            (r#"" width=""#, (bar * 0.9).max(0.5)),
+            (r#"" height=""#, h),
+        ];
+        for (name, value) in attributes {
+            svg.push_str(name);
+            Fixed(value, 2).with_text(|text| svg.push_str(text));
+        }
+        svg.push_str(r#"" fill=""#);
+        svg.push_str(color);
+        svg.push_str(r#""><title>"#);
         // Numbers and a unit: nothing to escape.
         push_label(svg, panel, bin);
-        let _ = writeln!(svg, ": {count}</title></rect>");
+        svg.push_str(": ");
+        svg.push_str(itoa::Buffer::new().format(count));
+        svg.push_str("</title></rect>\n");
     }
     let _ = writeln!(
         svg,
@@ -158,10 +167,7 @@ fn push_label(svg: &mut String, panel: &Panel, bin: usize) {
 
 /// Pushes `number` as [`trim`] shortens it.
 fn push_trimmed(svg: &mut String, number: Fixed) {
-    let from = svg.len();
-    let _ = write!(svg, "{number}");
-    let kept = trim(&svg[from..]).len();
-    svg.truncate(from + kept);
+    number.with_text(|text| svg.push_str(trim(text)));
 }
 
 /// A fixed-point number without trailing zeros: `12.5000` as `12.5`.
