@@ -69,6 +69,18 @@ impl Fixed {
     }
 }
 
+/// `00` to `99`, two ASCII digits each.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
 /// `10^k` for the digits the fast path takes.
 const POW10: [u64; MAX_DIGITS + 1] = {
     let mut p = [1u64; MAX_DIGITS + 1];
@@ -94,29 +106,49 @@ fn fast(a: f64, digits: usize, buf: &mut [u8; 40]) -> Option<usize> {
     if scaled >= (1u64 << 53) as f64 {
         return None;
     }
-    let below = scaled.floor();
+    // Below 2^53 and not negative, the conversion truncates: the floor.
+    let below = scaled as u64;
+    let fraction = scaled - below as f64;
     let ulp = f64::EPSILON * scaled.max(1.0);
-    if (scaled - below - 0.5).abs() <= 2.0 * ulp {
+    if (fraction - 0.5).abs() <= 2.0 * ulp {
         return None;
     }
-    // The rounded product's digits, last first, the point after the
-    // `digits` last ones and at least one digit before it (below 2^53:
-    // 16 digits, a point and a sign fit).
-    let mut v = scaled.round() as u64;
+    // Not within an ulp of a half: `round` rounds to the nearer integer.
+    let mut v = below + u64::from(fraction > 0.5);
+    // The rounded product's digits, two at a time, last first, the point
+    // after the `digits` last ones and at least one digit before it
+    // (below 2^53: 16 digits, a point and a sign fit).
     let mut at = buf.len();
-    let mut written = 0;
-    loop {
-        if written == digits && digits > 0 {
-            at -= 1;
-            buf[at] = b'.';
-        }
+    let mut left = digits;
+    while left >= 2 {
+        let pair = (v % 100) as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        v /= 100;
+        left -= 2;
+    }
+    if left == 1 {
         at -= 1;
         buf[at] = b'0' + (v % 10) as u8;
         v /= 10;
-        written += 1;
-        if written > digits && v == 0 {
-            break;
-        }
+    }
+    if digits > 0 {
+        at -= 1;
+        buf[at] = b'.';
+    }
+    while v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        v /= 100;
+    }
+    if v >= 10 {
+        let pair = v as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + v as u8;
     }
     Some(at)
 }

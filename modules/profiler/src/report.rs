@@ -47,10 +47,29 @@ pub fn gather_and_write(comm: Comm, mine: RankProfile, config: &Config) -> Resul
     let report = Report::new(config, &ranks);
     let text_path = config.output.clone();
     write_atomically(&text_path, &report.text())?;
-    let json = serde_json::to_string(&report).map_err(|e| format!("cannot encode the report: {e}"))?;
-    write_atomically(&text_path.with_extension("json"), &(json + "\n"))?;
+    let json = report_json(&report, &all).map_err(|e| format!("cannot encode the report: {e}"))?;
+    write_atomically(&text_path.with_extension("json"), &json)?;
     write_atomically(&text_path.with_extension("svg"), &report.svg())?;
     Ok(Some(text_path))
+}
+
+/// The report as compact JSON and a newline, `per_rank` last: rank 0's
+/// profile encoded, every other rank's pasted as that rank encoded it
+/// (`gathered`), not decoded and encoded again.
+fn report_json(report: &Report, gathered: &[Vec<u8>]) -> Result<String, String> {
+    let mut json = serde_json::to_string(report).map_err(|e| e.to_string())?;
+    // The object's closing brace, reopened for its last field.
+    json.pop();
+    json.push_str(r#","per_rank":["#);
+    if let Some(first) = report.per_rank.first() {
+        json.push_str(&serde_json::to_string(first).map_err(|e| e.to_string())?);
+    }
+    for bytes in gathered.iter().skip(1) {
+        json.push(',');
+        json.push_str(std::str::from_utf8(bytes).map_err(|e| e.to_string())?);
+    }
+    json.push_str("]}\n");
+    Ok(json)
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
@@ -171,6 +190,8 @@ struct Report<'a> {
     callsites: Vec<CallSite>,
     callsites_dropped: u64,
     distributions: Vec<Distribution>,
+    /// Written by [`report_json`], after the other fields.
+    #[serde(skip)]
     per_rank: &'a [RankProfile],
 }
 
