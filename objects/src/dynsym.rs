@@ -127,6 +127,65 @@ impl<'a> DynSymbols<'a> {
         })
     }
 
+    /// Calls `f(index, hash)` for each symbol of the GNU hash table, in
+    /// index order, `hash` its `gnu_hash` but the lowest bit (which ends a
+    /// chain); `false` without a GNU hash table. Going once through the
+    /// chains, whose words are the symbols' hashes, finds the routines a
+    /// module defines without hashing or probing for each routine.
+    pub fn for_each_hashed(&self, mut f: impl FnMut(usize, u32)) -> bool {
+        let Hash::Gnu {
+            table,
+            buckets,
+            first,
+            bloom_words,
+            ..
+        } = self.hash
+        else {
+            return false;
+        };
+        let bits = if self.ctx.container.is_big() { 64 } else { 32 };
+        let bucket_at = 4 + bloom_words * bits / 32;
+        let chain_at = bucket_at + buckets;
+        // The last chain starts at the largest bucket's index and ends at
+        // the first word with the low bit set.
+        let last = (0..buckets)
+            .filter_map(|b| word(table, bucket_at + b, self.ctx).ok())
+            .filter(|&start| start != 0)
+            .max();
+        let Some(last) = last.filter(|&last| last >= first) else {
+            // Every bucket empty: no symbol is hashed.
+            return true;
+        };
+        let mut index = first;
+        while let Ok(h) = word(table, chain_at + index - first, self.ctx) {
+            f(index, h as u32 & !1);
+            if index >= last && h & 1 != 0 {
+                break;
+            }
+            index += 1;
+        }
+        true
+    }
+
+    /// The value of symbol `index` if it is defined here and named `name`.
+    pub fn defined_value(&self, index: usize, name: &[u8]) -> Option<u64> {
+        let (at, shndx) = self.name_and_section(index)?;
+        if usize::from(shndx) == SHN_UNDEF as usize || !self.named(at, name) {
+            return None;
+        }
+        let wide = self.ctx.container.is_big();
+        let (size, value_at, value_len) = if wide { (24, 8, 8) } else { (16, 4, 4) };
+        let entry = self.symbols.get(index * size..index * size + size)?;
+        let bytes = &entry[value_at..value_at + value_len];
+        let little = self.ctx.le.is_little();
+        Some(match (wide, little) {
+            (true, true) => u64::from_le_bytes(bytes.try_into().ok()?),
+            (true, false) => u64::from_be_bytes(bytes.try_into().ok()?),
+            (false, true) => u64::from(u32::from_le_bytes(bytes.try_into().ok()?)),
+            (false, false) => u64::from(u32::from_be_bytes(bytes.try_into().ok()?)),
+        })
+    }
+
     /// Is the string at `offset` of the string table `name`?
     fn named(&self, offset: u32, name: &[u8]) -> bool {
         let at = self.strings.get(offset as usize..).unwrap_or_default();
