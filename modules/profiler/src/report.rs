@@ -56,23 +56,23 @@ pub fn gather_and_write(comm: Comm, mine: RankProfile, config: &Config) -> Resul
 /// The report as compact JSON and a newline, `per_rank` last: rank 0's
 /// profile encoded, every other rank's pasted as that rank encoded it
 /// (`gathered`), not decoded and encoded again.
-fn report_json(report: &Report, gathered: &[Vec<u8>]) -> Result<String, String> {
-    let mut json = serde_json::to_string(report).map_err(|e| e.to_string())?;
+fn report_json(report: &Report, gathered: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+    let mut json = serde_json::to_vec(report).map_err(|e| e.to_string())?;
     // The object's closing brace, reopened for its last field.
     json.pop();
-    json.push_str(r#","per_rank":["#);
+    json.extend_from_slice(br#","per_rank":["#);
     if let Some(first) = report.per_rank.first() {
-        json.push_str(&serde_json::to_string(first).map_err(|e| e.to_string())?);
+        serde_json::to_writer(&mut json, first).map_err(|e| e.to_string())?;
     }
     for bytes in gathered.iter().skip(1) {
-        json.push(',');
-        json.push_str(std::str::from_utf8(bytes).map_err(|e| e.to_string())?);
+        json.push(b',');
+        json.extend_from_slice(bytes);
     }
-    json.push_str("]}\n");
+    json.extend_from_slice(b"]}\n");
     Ok(json)
 }
 
-fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> Result<(), String> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

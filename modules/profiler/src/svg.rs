@@ -172,9 +172,17 @@ fn push_trimmed(svg: &mut String, number: Fixed) {
 
 /// A fixed-point number without trailing zeros: `12.5000` as `12.5`.
 pub fn trim(number: &str) -> &str {
-    if number.contains('.') {
-        number.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        number
+    let bytes = number.as_bytes();
+    if !bytes.contains(&b'.') {
+        return number;
     }
+    let mut end = bytes.len();
+    while end > 0 && bytes[end - 1] == b'0' {
+        end -= 1;
+    }
+    if end > 0 && bytes[end - 1] == b'.' {
+        end -= 1;
+    }
+    // Only ASCII was cut: `end` is a character boundary.
+    &number[..end]
 }
