@@ -49,8 +49,8 @@ type Slice = addr2line::gimli::EndianSlice<'static, addr2line::gimli::RunTimeEnd
 /// One object's debug information, read as `addr2line::Loader` reads it
 /// when that is all it would do, else by the `Loader` itself.
 enum Debug {
-    Fast(Fast),
-    Full(addr2line::Loader),
+    Fast(Box<Fast>),
+    Full(Box<addr2line::Loader>),
 }
 
 /// An object whose DWARF is in its own file, uncompressed and with no
@@ -145,8 +145,10 @@ type Named = (Option<String>, Option<String>, Option<u32>);
 impl Debug {
     fn open(path: &Path) -> Option<Debug> {
         match Fast::open(path) {
-            Some(fast) => Some(Debug::Fast(fast)),
-            None => addr2line::Loader::new(path).ok().map(Debug::Full),
+            Some(fast) => Some(Debug::Fast(Box::new(fast))),
+            None => addr2line::Loader::new(path)
+                .ok()
+                .map(|l| Debug::Full(Box::new(l))),
         }
     }
 
@@ -176,7 +178,7 @@ impl Debug {
             }
             let full = addr2line::Loader::new(&fast.path);
             match full {
-                Ok(loader) => *self = Debug::Full(loader),
+                Ok(loader) => *self = Debug::Full(Box::new(loader)),
                 Err(_) => return (None, None, None),
             }
         }
