@@ -110,10 +110,17 @@ fn read_config() -> Result<Config, Error> {
 fn setup(dispatcher: ByRoutine) -> Result<(), Error> {
     let started = std::time::Instant::now();
     let config = read_config()?;
-    let dirs = loader::search_dirs(
-        std::env::var("PNMPI_LIB_PATH").ok().as_deref(),
-        install_module_dir(),
-    );
+    // Only a bare module name is searched for; finding the install's own
+    // folder (`dladdr`, a scan of libpnmpi's symbols) is left to runs
+    // that need it.
+    let dirs = if config.modules.iter().any(|m| !m.name.contains('/')) {
+        loader::search_dirs(
+            std::env::var("PNMPI_LIB_PATH").ok().as_deref(),
+            install_module_dir(),
+        )
+    } else {
+        Vec::new()
+    };
     let modules = loader::load(&config, &dirs)?;
     let rank = launcher_rank().unwrap_or(0);
     for m in modules.iter().filter(|m| m.wraps.is_empty()) {

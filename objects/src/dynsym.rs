@@ -103,32 +103,93 @@ impl<'a> DynSymbols<'a> {
     /// undefined here). Reads only the two fields it needs: the loader
     /// layer calls it for every relocation of a module.
     pub fn import_name(&self, index: usize) -> Option<&'a [u8]> {
-        let wide = self.ctx.container.is_big();
-        let (size, shndx_at) = if wide { (24, 6) } else { (16, 14) };
-        let at = index.checked_mul(size)?;
-        let entry = self.symbols.get(at..at + size)?;
-        let le = self.ctx.le.is_little();
-        let (name, shndx) = if le {
-            (
-                u32::from_le_bytes(entry[..4].try_into().ok()?),
-                u16::from_le_bytes(entry[shndx_at..shndx_at + 2].try_into().ok()?),
-            )
-        } else {
-            (
-                u32::from_be_bytes(entry[..4].try_into().ok()?),
-                u16::from_be_bytes(entry[shndx_at..shndx_at + 2].try_into().ok()?),
-            )
-        };
+        let (name, shndx) = self.name_and_section(index)?;
         if usize::from(shndx) != SHN_UNDEF as usize {
             return None;
         }
         self.strings.get(name as usize..)
     }
 
-    /// Is `sym` named `name`?
-    fn named(&self, sym: &Sym, name: &[u8]) -> bool {
-        let at = self.strings.get(sym.st_name..).unwrap_or_default();
-        at.starts_with(name) && at.get(name.len()) == Some(&0)
+    /// Symbol `index`'s name offset and section index, read by hand (a
+    /// whole `Sym` through `scroll` costs several times more, and lookups
+    /// test a symbol or two for each of some 450 routines a module).
+    fn name_and_section(&self, index: usize) -> Option<(u32, u16)> {
+        let wide = self.ctx.container.is_big();
+        let (size, shndx_at) = if wide { (24, 6) } else { (16, 14) };
+        let at = index.checked_mul(size)?;
+        let entry = self.symbols.get(at..at + size)?;
+        let name: [u8; 4] = entry[..4].try_into().ok()?;
+        let shndx: [u8; 2] = entry[shndx_at..shndx_at + 2].try_into().ok()?;
+        Some(if self.ctx.le.is_little() {
+            (u32::from_le_bytes(name), u16::from_le_bytes(shndx))
+        } else {
+            (u32::from_be_bytes(name), u16::from_be_bytes(shndx))
+        })
+    }
+
+    /// Calls `f(index, hash)` for each symbol of the GNU hash table, in
+    /// index order, `hash` its `gnu_hash` but the lowest bit (which ends a
+    /// chain); `false` without a GNU hash table. Going once through the
+    /// chains, whose words are the symbols' hashes, finds the routines a
+    /// module defines without hashing or probing for each routine.
+    pub fn for_each_hashed(&self, mut f: impl FnMut(usize, u32)) -> bool {
+        let Hash::Gnu {
+            table,
+            buckets,
+            first,
+            bloom_words,
+            ..
+        } = self.hash
+        else {
+            return false;
+        };
+        let bits = if self.ctx.container.is_big() { 64 } else { 32 };
+        let bucket_at = 4 + bloom_words * bits / 32;
+        let chain_at = bucket_at + buckets;
+        // The last chain starts at the largest bucket's index and ends at
+        // the first word with the low bit set.
+        let last = (0..buckets)
+            .filter_map(|b| word(table, bucket_at + b, self.ctx).ok())
+            .filter(|&start| start != 0)
+            .max();
+        let Some(last) = last.filter(|&last| last >= first) else {
+            // Every bucket empty: no symbol is hashed.
+            return true;
+        };
+        let mut index = first;
+        while let Ok(h) = word(table, chain_at + index - first, self.ctx) {
+            f(index, h as u32 & !1);
+            if index >= last && h & 1 != 0 {
+                break;
+            }
+            index += 1;
+        }
+        true
+    }
+
+    /// The value of symbol `index` if it is defined here and named `name`.
+    pub fn defined_value(&self, index: usize, name: &[u8]) -> Option<u64> {
+        let (at, shndx) = self.name_and_section(index)?;
+        if usize::from(shndx) == SHN_UNDEF as usize || !self.named(at, name) {
+            return None;
+        }
+        let wide = self.ctx.container.is_big();
+        let (size, value_at, value_len) = if wide { (24, 8, 8) } else { (16, 4, 4) };
+        let entry = self.symbols.get(index * size..index * size + size)?;
+        let bytes = &entry[value_at..value_at + value_len];
+        let little = self.ctx.le.is_little();
+        Some(match (wide, little) {
+            (true, true) => u64::from_le_bytes(bytes.try_into().ok()?),
+            (true, false) => u64::from_be_bytes(bytes.try_into().ok()?),
+            (false, true) => u64::from(u32::from_le_bytes(bytes.try_into().ok()?)),
+            (false, false) => u64::from(u32::from_be_bytes(bytes.try_into().ok()?)),
+        })
+    }
+
+    /// Is the string at `offset` of the string table `name`?
+    fn named(&self, offset: u32, name: &[u8]) -> bool {
+        let at = self.strings.get(offset as usize..).unwrap_or_default();
+        at.len() > name.len() && at[name.len()] == 0 && at[..name.len()] == *name
     }
 
     /// The value of the symbol `name` the object defines; `gnu` is
@@ -141,8 +202,11 @@ impl<'a> DynSymbols<'a> {
     /// The symbol `name` the object defines, with its size and type.
     pub fn lookup_symbol(&self, name: &[u8], gnu: u32) -> Option<Sym> {
         let defined = |index: usize| {
-            let sym = self.get(index)?;
-            (sym.st_shndx != SHN_UNDEF as usize && self.named(&sym, name)).then_some(sym)
+            let (at, shndx) = self.name_and_section(index)?;
+            if usize::from(shndx) == SHN_UNDEF as usize || !self.named(at, name) {
+                return None;
+            }
+            self.get(index)
         };
         let word = |table: &[u8], i: usize| word(table, i, self.ctx).ok();
         match self.hash {

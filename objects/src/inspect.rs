@@ -120,6 +120,58 @@ static ROUTINE_HASHES: [u32; ROUTINE_COUNT] = {
     hashes
 };
 
+/// Slots of [`FULL_IDS`], as for [`ROUTINE_IDS`].
+const FULL_SLOTS: usize = ID_SLOTS;
+
+/// Routine ids by [`ROUTINE_HASHES`] but the lowest bit (as a GNU hash
+/// chain holds them), `id + 1` in an open addressing table probed
+/// linearly; names sharing a hash are told apart byte for byte.
+static FULL_IDS: [u16; FULL_SLOTS] = {
+    let mut slots = [0u16; FULL_SLOTS];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        let mut at = (ROUTINE_HASHES[id] & !1) as usize % FULL_SLOTS;
+        while slots[at] != 0 {
+            at = (at + 1) % FULL_SLOTS;
+        }
+        slots[at] = id as u16 + 1;
+        id += 1;
+    }
+    slots
+};
+
+/// `(routine id, value)` of every `MPI_X` wrapper `symbols` defines, by
+/// id: one pass over its GNU hash chains (each symbol's hash probed in
+/// [`FULL_IDS`]), else a lookup of each routine's name.
+fn wrappers_of(symbols: &DynSymbols) -> Vec<(usize, u64)> {
+    let mut values: Vec<Option<u64>> = vec![None; ROUTINE_COUNT];
+    let hashed = symbols.for_each_hashed(|index, hash| {
+        let mut at = hash as usize % FULL_SLOTS;
+        while let Some(id) = usize::from(FULL_IDS[at]).checked_sub(1) {
+            if ROUTINE_HASHES[id] & !1 == hash && values[id].is_none() {
+                if let Some(value) = symbols.defined_value(index, ROUTINE_NAMES[id].as_bytes()) {
+                    values[id] = Some(value);
+                    return;
+                }
+            }
+            at = (at + 1) % FULL_SLOTS;
+        }
+    });
+    if !hashed {
+        return ROUTINE_NAMES
+            .iter()
+            .zip(ROUTINE_HASHES.iter())
+            .enumerate()
+            .filter_map(|(id, (name, &hash))| Some((id, symbols.lookup(name.as_bytes(), hash)?)))
+            .collect();
+    }
+    values
+        .into_iter()
+        .enumerate()
+        .filter_map(|(id, value)| Some((id, value?)))
+        .collect()
+}
+
 /// The routine whose name without `MPI_` begins `rest` and ends at its
 /// first NUL (`rest` runs on through the string table).
 fn routine_id(rest: &[u8]) -> Option<usize> {
@@ -228,12 +280,7 @@ pub fn read(layout: Layout, image: &Image, wrappers: bool) -> Result<FileInfo, S
         (after(table(t.rel)?, t.rel_relative * 2 * word), false),
     ];
     let wraps = if wrappers {
-        ROUTINE_NAMES
-            .iter()
-            .zip(ROUTINE_HASHES.iter())
-            .enumerate()
-            .filter_map(|(id, (name, &hash))| Some((id, symbols.lookup(name.as_bytes(), hash)?)))
-            .collect()
+        wrappers_of(&symbols)
     } else {
         Vec::new()
     };

@@ -21,12 +21,25 @@ impl fmt::Display for Fixed {
         let Fixed(x, digits) = *self;
         let mut buf = [0u8; 40];
         match fast(x.abs(), digits, &mut buf) {
-            // `fast` writes ASCII digits and a point only.
-            Some(len) => f.pad_integral(
-                !x.is_sign_negative(),
-                "",
-                std::str::from_utf8(&buf[..len]).unwrap_or(""),
-            ),
+            Some(from) => {
+                // A plain `{}` (the reports' cells, pasted as they are)
+                // needs no padding: one write, sign included.
+                let plain = f.width().is_none() && !f.sign_plus() && !f.sign_aware_zero_pad();
+                let from = if plain && x.is_sign_negative() {
+                    buf[from - 1] = b'-';
+                    from - 1
+                } else {
+                    from
+                };
+                // SAFETY: `fast` wrote ASCII digits and a point from
+                // `from` on, and the sign above is ASCII too.
+                let text = unsafe { std::str::from_utf8_unchecked(&buf[from..]) };
+                if plain {
+                    f.write_str(text)
+                } else {
+                    f.pad_integral(!x.is_sign_negative(), "", text)
+                }
+            }
             None if x.is_finite() => {
                 f.pad_integral(!x.is_sign_negative(), "", &format!("{:.*}", digits, x.abs()))
             }
@@ -35,56 +48,109 @@ impl fmt::Display for Fixed {
     }
 }
 
-/// Writes `a` (finite, not negative) with `digits` decimals into `buf`
-/// and returns the length, when the rounding of the scaled product is
-/// certain: `a * 10^digits` is computed within half an ulp, so unless it
-/// lies within an ulp of a half the exact value rounds the same way.
-/// Otherwise (a tie or nearly, a huge value, many digits) `None`, and
-/// `core::fmt` decides.
+impl Fixed {
+    /// Hands `f` the text `{}` writes, without `core::fmt` on the fast
+    /// path (a report's cells are padded and pushed by hand).
+    pub fn with_text<R>(self, f: impl FnOnce(&str) -> R) -> R {
+        let Fixed(x, digits) = self;
+        let mut buf = [0u8; 40];
+        match fast(x.abs(), digits, &mut buf) {
+            Some(mut from) => {
+                if x.is_sign_negative() {
+                    from -= 1;
+                    buf[from] = b'-';
+                }
+                // SAFETY: `fast` wrote ASCII digits and a point from
+                // `from` on, and the sign above is ASCII too.
+                f(unsafe { std::str::from_utf8_unchecked(&buf[from..]) })
+            }
+            None => f(&self.to_string()),
+        }
+    }
+}
+
+/// `00` to `99`, two ASCII digits each.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
+/// `10^k` for the digits the fast path takes.
+const POW10: [u64; MAX_DIGITS + 1] = {
+    let mut p = [1u64; MAX_DIGITS + 1];
+    let mut k = 1;
+    while k <= MAX_DIGITS {
+        p[k] = p[k - 1] * 10;
+        k += 1;
+    }
+    p
+};
+
+/// Writes `a` (finite, not negative) with `digits` decimals at the end of
+/// `buf` and returns where it starts (at least 1: room for a sign), when
+/// the rounding of the scaled product is certain: `a * 10^digits` is
+/// computed within half an ulp, so unless it lies within an ulp of a half
+/// the exact value rounds the same way. Otherwise (a tie or nearly, a
+/// huge value, many digits) `None`, and `core::fmt` decides.
 fn fast(a: f64, digits: usize, buf: &mut [u8; 40]) -> Option<usize> {
     if !a.is_finite() || digits > MAX_DIGITS {
         return None;
     }
-    let scale = 10u64.pow(digits as u32);
-    let scaled = a * scale as f64;
+    let scaled = a * POW10[digits] as f64;
     if scaled >= (1u64 << 53) as f64 {
         return None;
     }
-    let below = scaled.floor();
+    // Below 2^53 and not negative, the conversion truncates: the floor.
+    let below = scaled as u64;
+    let fraction = scaled - below as f64;
     let ulp = f64::EPSILON * scaled.max(1.0);
-    if (scaled - below - 0.5).abs() <= 2.0 * ulp {
+    if (fraction - 0.5).abs() <= 2.0 * ulp {
         return None;
     }
-    let r = scaled.round() as u64;
-    let (int, frac) = (r / scale, r % scale);
-    let mut len = 0;
-    let mut push = |c: u8| {
-        buf[len] = c;
-        len += 1;
-    };
-    let mut int_digits = [0u8; 20];
-    let mut n = 0;
-    let mut v = int;
-    loop {
-        int_digits[n] = b'0' + (v % 10) as u8;
-        n += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+    // Not within an ulp of a half: `round` rounds to the nearer integer.
+    let mut v = below + u64::from(fraction > 0.5);
+    // The rounded product's digits, two at a time, last first, the point
+    // after the `digits` last ones and at least one digit before it
+    // (below 2^53: 16 digits, a point and a sign fit).
+    let mut at = buf.len();
+    let mut left = digits;
+    while left >= 2 {
+        let pair = (v % 100) as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        v /= 100;
+        left -= 2;
     }
-    for &c in int_digits[..n].iter().rev() {
-        push(c);
+    if left == 1 {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
     }
     if digits > 0 {
-        push(b'.');
-        let mut div = scale / 10;
-        while div > 0 {
-            push(b'0' + (frac / div % 10) as u8);
-            div /= 10;
-        }
+        at -= 1;
+        buf[at] = b'.';
     }
-    Some(len)
+    while v >= 100 {
+        let pair = (v % 100) as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        v /= 100;
+    }
+    if v >= 10 {
+        let pair = v as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + v as u8;
+    }
+    Some(at)
 }
 
 #[cfg(test)]
@@ -92,6 +158,11 @@ mod tests {
     use super::*;
 
     fn same(x: f64, digits: usize) {
+        assert_eq!(
+            Fixed(x, digits).with_text(str::to_string),
+            format!("{x:.digits$}"),
+            "{x:e} with {digits} digits, as text"
+        );
         assert_eq!(
             format!("{}", Fixed(x, digits)),
             format!("{x:.digits$}"),

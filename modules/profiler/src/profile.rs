@@ -274,10 +274,12 @@ pub fn collect(rank: i32, clock: &Clock, end: Stamp, me: Option<&Block>) -> Rank
         }
     }
     let (comp_s, comm_s) = me.map_or((0.0, 0.0), |b| {
-        (
-            clock.seconds(b.comp.total.get()),
-            clock.seconds(communication(b, &routines_of(b)).total),
-        )
+        // This thread's block is one of `blocks`: its sums are in `owns`.
+        let comm = match blocks.iter().position(|&other| std::ptr::eq(other, b)) {
+            Some(at) => communication(b, &owns[at]),
+            None => communication(b, &routines_of(b)),
+        };
+        (clock.seconds(b.comp.total.get()), clock.seconds(comm.total))
     });
     let config = crate::config::get();
     let distributions = config

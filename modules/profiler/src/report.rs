@@ -8,7 +8,7 @@
 
 use crate::config::{Bins, Config};
 use crate::profile::{RankProfile, Routine, Site, Stats};
-use crate::row::Row;
+use crate::row::{push_left, push_right, Row};
 use crate::svg::{self, Panel};
 use pnmpi_sdk::fixed::Fixed;
 use pnmpi_sdk::{native, Comm};
@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 const ACCURACY_PERCENT: f64 = 0.01;
 /// Rows of mpiP's "top twenty" sections.
 const TOP: usize = 20;
+/// A histogram row's bar, 50 marks at most.
+const BAR: &str = "##################################################";
 
 /// Gathers every rank's profile to rank 0 of `comm`, which writes the
 /// report. Returns where it was written (rank 0) or `None` (other ranks).
@@ -45,13 +47,32 @@ pub fn gather_and_write(comm: Comm, mine: RankProfile, config: &Config) -> Resul
     let report = Report::new(config, &ranks);
     let text_path = config.output.clone();
     write_atomically(&text_path, &report.text())?;
-    let json = serde_json::to_string(&report).map_err(|e| format!("cannot encode the report: {e}"))?;
-    write_atomically(&text_path.with_extension("json"), &(json + "\n"))?;
+    let json = report_json(&report, &all).map_err(|e| format!("cannot encode the report: {e}"))?;
+    write_atomically(&text_path.with_extension("json"), &json)?;
     write_atomically(&text_path.with_extension("svg"), &report.svg())?;
     Ok(Some(text_path))
 }
 
-fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+/// The report as compact JSON and a newline, `per_rank` last: rank 0's
+/// profile encoded, every other rank's pasted as that rank encoded it
+/// (`gathered`), not decoded and encoded again.
+fn report_json(report: &Report, gathered: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+    let mut json = serde_json::to_vec(report).map_err(|e| e.to_string())?;
+    // The object's closing brace, reopened for its last field.
+    json.pop();
+    json.extend_from_slice(br#","per_rank":["#);
+    if let Some(first) = report.per_rank.first() {
+        serde_json::to_writer(&mut json, first).map_err(|e| e.to_string())?;
+    }
+    for bytes in gathered.iter().skip(1) {
+        json.push(b',');
+        json.extend_from_slice(bytes);
+    }
+    json.extend_from_slice(b"]}\n");
+    Ok(json)
+}
+
+fn write_atomically(path: &Path, text: impl AsRef<[u8]>) -> Result<(), String> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -169,6 +190,8 @@ struct Report<'a> {
     callsites: Vec<CallSite>,
     callsites_dropped: u64,
     distributions: Vec<Distribution>,
+    /// Written by [`report_json`], after the other fields.
+    #[serde(skip)]
     per_rank: &'a [RankProfile],
 }
 
@@ -665,15 +688,28 @@ impl<'a> Report<'a> {
                 svg::trim(&Fixed(d.bins.range * scale, 6).to_string()),
             );
             let max = d.counts.iter().map(|&(_, n)| n).max().unwrap_or(0);
+            // `  [{low:>12}, {high:>12}) {unit:<5} {n:>10} |{bar}`, pushed.
             for &(bin, n) in &d.counts {
-                let low = Fixed(bin as f64 * d.bins.resolution * scale, 3);
-                let high = if bin >= d.bins.bins {
-                    "inf".to_string()
+                t.push_str("  [");
+                push_right(t, Fixed(bin as f64 * d.bins.resolution * scale, 3), 12);
+                t.push_str(", ");
+                if bin >= d.bins.bins {
+                    push_right(t, "inf", 12);
                 } else {
-                    Fixed((bin + 1) as f64 * d.bins.resolution * scale, 3).to_string()
-                };
-                let bar = "#".repeat(((n as f64 / max as f64) * 50.0).ceil() as usize);
-                let _ = writeln!(t, "  [{low:>12}, {high:>12}) {unit:<5} {n:>10} |{bar}");
+                    push_right(t, Fixed((bin + 1) as f64 * d.bins.resolution * scale, 3), 12);
+                }
+                t.push_str(") ");
+                push_left(t, unit, 5);
+                t.push(' ');
+                push_right(t, n, 10);
+                t.push_str(" |");
+                let mut bar = ((n as f64 / max as f64) * 50.0).ceil() as usize;
+                while bar > 0 {
+                    let k = bar.min(BAR.len());
+                    t.push_str(&BAR[..k]);
+                    bar -= k;
+                }
+                t.push('\n');
             }
             let _ = writeln!(t);
         }
@@ -711,11 +747,19 @@ fn unit_of(d: &Distribution) -> (f64, &'static str) {
     }
 }
 
+/// A section's title between rules, 75 columns wide, pushed as it is
+/// (no `format!`: the report has a dozen).
 fn section(t: &mut String, title: &str) {
-    let rule = "-".repeat(75);
-    let head = format!("@--- {title} ");
-    let pad = 75usize.saturating_sub(head.len());
-    let _ = writeln!(t, "{rule}\n{head}{}\n{rule}", "-".repeat(pad));
+    const RULE: &str = "---------------------------------------------------------------------------";
+    t.push_str(RULE);
+    t.push_str("\n@--- ");
+    t.push_str(title);
+    t.push(' ');
+    let head = "@--- ".len() + title.len() + 1;
+    t.push_str(&RULE[..RULE.len().saturating_sub(head)]);
+    t.push('\n');
+    t.push_str(RULE);
+    t.push('\n');
 }
 
 /// The rows of a primitive table, the longest total time first.

@@ -1,11 +1,79 @@
 //! Table rows of the text report, written cell by cell into the report's
-//! `String`: each value is written as it is, then padded to its width with
-//! one copy of spaces, where `core::fmt`'s `{:<w}` and `{:>w}` pad a cell
-//! one `write_char` at a time. The text is the same as theirs.
+//! `String`: each value's text is padded to its width with one copy of
+//! spaces and pushed, without `core::fmt` (its `{:<w}` and `{:>w}` pad a
+//! cell one `write_char` at a time, and each `write!` walks its format
+//! string). The text is the same as theirs.
 
-use std::fmt::{Display, Write as _};
+use pnmpi_sdk::fixed::Fixed;
 
 const SPACES: &str = "                                                                ";
+
+/// A value of a cell: hands its text (what `{}` writes) to a closure.
+pub trait Cell {
+    fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R;
+}
+
+impl Cell for Fixed {
+    fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        Fixed::with_text(*self, f)
+    }
+}
+
+impl Cell for str {
+    fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        f(self)
+    }
+}
+
+impl Cell for String {
+    fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        f(self)
+    }
+}
+
+impl<T: Cell + ?Sized> Cell for &T {
+    fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        (**self).with_text(f)
+    }
+}
+
+/// Integers through `itoa`, which writes what `{}` writes.
+macro_rules! integer_cells {
+    ($($t:ty),*) => {
+        $(impl Cell for $t {
+            fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+                f(itoa::Buffer::new().format(*self))
+            }
+        })*
+    };
+}
+
+integer_cells!(i32, u32, u64, usize);
+
+/// The characters `{:w}` counts in `text`.
+fn width_of(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
+}
+
+/// `{:>width}` of `value`, pushed.
+pub fn push_right(t: &mut String, value: impl Cell, width: usize) {
+    value.with_text(|text| {
+        push_spaces(t, width.saturating_sub(width_of(text)));
+        t.push_str(text);
+    });
+}
+
+/// `{:<width}` of `value`, pushed.
+pub fn push_left(t: &mut String, value: impl Cell, width: usize) {
+    value.with_text(|text| {
+        t.push_str(text);
+        push_spaces(t, width.saturating_sub(width_of(text)));
+    });
+}
 
 /// One row being written: cells are separated by one space.
 pub struct Row<'a> {
@@ -18,39 +86,25 @@ impl<'a> Row<'a> {
         Row { t, cells: 0 }
     }
 
-    /// Writes `value` as the next cell; returns where it starts and how
-    /// many spaces it lacks to fill `width`.
-    fn cell(&mut self, value: impl Display, width: usize) -> (usize, usize) {
+    /// Separates the next cell from the last.
+    fn next(&mut self) {
         if self.cells > 0 {
             self.t.push(' ');
         }
         self.cells += 1;
-        let from = self.t.len();
-        let _ = write!(self.t, "{value}");
-        let written = &self.t[from..];
-        let chars = if written.is_ascii() {
-            written.len()
-        } else {
-            written.chars().count()
-        };
-        (from, width.saturating_sub(chars))
     }
 
     /// `{:<width}`.
-    pub fn left(mut self, value: impl Display, width: usize) -> Self {
-        let (_, pad) = self.cell(value, width);
-        push_spaces(self.t, pad);
+    pub fn left(mut self, value: impl Cell, width: usize) -> Self {
+        self.next();
+        push_left(self.t, value, width);
         self
     }
 
     /// `{:>width}`.
-    pub fn right(mut self, value: impl Display, width: usize) -> Self {
-        let (from, mut pad) = self.cell(value, width);
-        while pad > 0 {
-            let k = pad.min(SPACES.len());
-            self.t.insert_str(from, &SPACES[..k]);
-            pad -= k;
-        }
+    pub fn right(mut self, value: impl Cell, width: usize) -> Self {
+        self.next();
+        push_right(self.t, value, width);
         self
     }
 
@@ -66,7 +120,8 @@ impl<'a> Row<'a> {
     }
 }
 
-fn push_spaces(t: &mut String, mut n: usize) {
+/// `n` spaces, pushed.
+pub fn push_spaces(t: &mut String, mut n: usize) {
     while n > 0 {
         let k = n.min(SPACES.len());
         t.push_str(&SPACES[..k]);

@@ -3,6 +3,7 @@
 //! more build time than it saves here).
 
 use pnmpi_sdk::fixed::Fixed;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// One distribution to draw.
@@ -26,10 +27,17 @@ const RIGHT: f64 = 20.0;
 const TOP: f64 = 36.0;
 const BOTTOM: f64 = 44.0;
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// `text` with `&`, `<` and `>` escaped; borrowed when it has none (the
+/// axis labels never do).
+fn escape(text: &str) -> Cow<'_, str> {
+    if !text.contains(['&', '<', '>']) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;"),
+    )
 }
 
 /// The picture of all `panels`, stacked.
@@ -80,15 +88,26 @@ fn draw(svg: &mut String, panel: &Panel, y0: f64) {
         // to thousands of short gaps.
         let h = plot_h * (count as f64).ln_1p() / (max as f64).ln_1p();
         let color = if bin == panel.bins { "#d62728" } else { "#1f77b4" };
-        let _ = writeln!(
-            svg,
-            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{color}"><title>{}: {count}</title></rect>"#,
-            Fixed(LEFT + bar * bin as f64, 2),
-            Fixed(base - h, 2),
-            Fixed((bar * 0.9).max(0.5), 2),
-            Fixed(h, 2),
-            escape(&label(panel, bin))
-        );
+        // `<rect x=".." y=".." width=".." height=".." fill="..">` and its
+        // title, pushed piece by piece (a bar is most of the picture).
+        let attributes = [
+            (r#"<rect x=""#, LEFT + bar * bin as f64),
+            (r#"" y=""#, base - h),
+            (r#"" width=""#, (bar * 0.9).max(0.5)),
+            (r#"" height=""#, h),
+        ];
+        for (name, value) in attributes {
+            svg.push_str(name);
+            Fixed(value, 2).with_text(|text| svg.push_str(text));
+        }
+        svg.push_str(r#"" fill=""#);
+        svg.push_str(color);
+        svg.push_str(r#""><title>"#);
+        // Numbers and a unit: nothing to escape.
+        push_label(svg, panel, bin);
+        svg.push_str(": ");
+        svg.push_str(itoa::Buffer::new().format(count));
+        svg.push_str("</title></rect>\n");
     }
     let _ = writeln!(
         svg,
@@ -132,22 +151,38 @@ fn draw(svg: &mut String, panel: &Panel, y0: f64) {
     );
 }
 
-/// `[a, b) unit` of a bin.
-fn label(panel: &Panel, bin: usize) -> String {
-    let low = trim(&Fixed(bin as f64 * panel.width, 4).to_string()).to_string();
+/// Pushes `[a, b) unit` of a bin, its numbers written in place.
+fn push_label(svg: &mut String, panel: &Panel, bin: usize) {
+    svg.push('[');
+    push_trimmed(svg, Fixed(bin as f64 * panel.width, 4));
+    svg.push_str(", ");
     if bin >= panel.bins {
-        format!("[{low}, inf) {}", panel.unit)
+        svg.push_str("inf");
     } else {
-        let high = trim(&Fixed((bin + 1) as f64 * panel.width, 4).to_string()).to_string();
-        format!("[{low}, {high}) {}", panel.unit)
+        push_trimmed(svg, Fixed((bin + 1) as f64 * panel.width, 4));
     }
+    svg.push_str(") ");
+    svg.push_str(panel.unit);
+}
+
+/// Pushes `number` as [`trim`] shortens it.
+fn push_trimmed(svg: &mut String, number: Fixed) {
+    number.with_text(|text| svg.push_str(trim(text)));
 }
 
 /// A fixed-point number without trailing zeros: `12.5000` as `12.5`.
 pub fn trim(number: &str) -> &str {
-    if number.contains('.') {
-        number.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        number
+    let bytes = number.as_bytes();
+    if !bytes.contains(&b'.') {
+        return number;
     }
+    let mut end = bytes.len();
+    while end > 0 && bytes[end - 1] == b'0' {
+        end -= 1;
+    }
+    if end > 0 && bytes[end - 1] == b'.' {
+        end -= 1;
+    }
+    // Only ASCII was cut: `end` is a character boundary.
+    &number[..end]
 }

@@ -209,9 +209,11 @@ pub fn loaded_bases(prefixes: &[&str]) -> Vec<usize> {
             let (prefixes, bases) = &mut *data.cast::<(&[&str], Vec<usize>)>();
             let name = (*info).dlpi_name;
             if !name.is_null() {
-                let path = CStr::from_ptr(name).to_string_lossy();
-                let file = path.rsplit('/').next().unwrap_or_default();
-                if prefixes.iter().any(|p| file.starts_with(p)) {
+                // Bytes, not text: the prefixes are ASCII, and checking
+                // every loaded path's UTF-8 cost more than the match.
+                let path = CStr::from_ptr(name).to_bytes();
+                let file = path.rsplit(|&b| b == b'/').next().unwrap_or_default();
+                if prefixes.iter().any(|p| file.starts_with(p.as_bytes())) {
                     bases.push((*info).dlpi_addr as usize);
                 }
             }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void, CStr, OsStr};
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where a call site is.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,7 +40,169 @@ impl std::fmt::Display for Location {
 /// Resolves sites, reading each object's debug information once.
 #[derive(Default)]
 pub struct Resolver {
-    loaders: HashMap<PathBuf, Option<addr2line::Loader>>,
+    loaders: HashMap<PathBuf, Option<Debug>>,
+}
+
+/// The DWARF reader of [`Fast`]: the mapped file's bytes.
+type Slice = addr2line::gimli::EndianSlice<'static, addr2line::gimli::RunTimeEndian>;
+
+/// One object's debug information, read as `addr2line::Loader` reads it
+/// when that is all it would do, else by the `Loader` itself.
+enum Debug {
+    Fast(Box<Fast>),
+    Full(Box<addr2line::Loader>),
+}
+
+/// An object whose DWARF is in its own file, uncompressed and with no
+/// relocations: its sections found in one pass over its section headers
+/// (the `Loader` looks each of some 25 DWARF sections up by name, a
+/// pass over the headers each, which was half the cost of naming a
+/// program's sites), and its symbol map built only if a site needs it.
+struct Fast {
+    // Dropped before `_map`, which they borrow.
+    ctx: addr2line::Context<Slice>,
+    object: object::File<'static>,
+    symbols: std::cell::OnceCell<object::SymbolMap<object::SymbolMapName<'static>>>,
+    path: PathBuf,
+    _map: memmap2::Mmap,
+}
+
+impl Fast {
+    /// The object at `path` read the fast way, or `None` where the
+    /// `Loader` does more: split DWARF in a `.dwp` beside it, compressed
+    /// or relocated sections.
+    fn open(path: &Path) -> Option<Fast> {
+        use object::{Object, ObjectSection};
+        let file = std::fs::File::open(path).ok()?;
+        // SAFETY: the file is mapped read-only and kept mapped as long as
+        // everything that borrows it (`_map` is dropped last); an object
+        // of the running process is not rewritten under it.
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        // SAFETY: the bytes stay mapped, at the same address, until `_map`
+        // is dropped, after `ctx`, `object` and `symbols`.
+        let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(map.as_ptr(), map.len()) };
+        let object = object::File::parse(bytes).ok()?;
+        if object.kind() == object::ObjectKind::Relocatable || dwp_beside(path) {
+            return None;
+        }
+        let endian = if object.is_little_endian() {
+            addr2line::gimli::RunTimeEndian::Little
+        } else {
+            addr2line::gimli::RunTimeEndian::Big
+        };
+        let mut sections: Vec<(&[u8], &'static [u8])> = Vec::new();
+        for section in object.sections() {
+            let Ok(name) = section.name_bytes() else {
+                continue;
+            };
+            if name.starts_with(b".zdebug_") {
+                return None;
+            }
+            if name.starts_with(b".debug_") {
+                match section.uncompressed_data().ok()? {
+                    std::borrow::Cow::Borrowed(data) => sections.push((name, data)),
+                    std::borrow::Cow::Owned(_) => return None,
+                }
+            }
+        }
+        let found = |name: &str| {
+            sections
+                .iter()
+                .find(|(n, _)| *n == name.as_bytes())
+                .map_or(&[][..], |&(_, data)| data)
+        };
+        let mut dwarf = addr2line::gimli::Dwarf::load(|id| {
+            Ok::<_, addr2line::gimli::Error>(Slice::new(found(id.name()), endian))
+        })
+        .ok()?;
+        dwarf.populate_abbreviations_cache(addr2line::gimli::AbbreviationsCacheStrategy::Duplicates);
+        let ctx = addr2line::Context::from_dwarf(dwarf).ok()?;
+        Some(Fast {
+            ctx,
+            object,
+            symbols: std::cell::OnceCell::new(),
+            path: path.to_path_buf(),
+            _map: map,
+        })
+    }
+}
+
+/// Whether split DWARF sits beside `path` as a package (`x.dwp`, `x.so.dwp`),
+/// which the `Loader` reads.
+fn dwp_beside(path: &Path) -> bool {
+    let mut dwp = path.as_os_str().to_owned();
+    dwp.push(".dwp");
+    let mut other = path.to_path_buf();
+    other.set_extension("dwp");
+    Path::new(&dwp).exists() || other.exists()
+}
+
+/// A site's function, file and line: the innermost frame's (where the
+/// call is written, inlined or not), the function from the symbol
+/// holding it if the frame names none.
+type Named = (Option<String>, Option<String>, Option<u32>);
+
+impl Debug {
+    fn open(path: &Path) -> Option<Debug> {
+        match Fast::open(path) {
+            Some(fast) => Some(Debug::Fast(Box::new(fast))),
+            None => addr2line::Loader::new(path)
+                .ok()
+                .map(|l| Debug::Full(Box::new(l))),
+        }
+    }
+
+    fn name(&mut self, probe: u64) -> Named {
+        if let Debug::Fast(fast) = self {
+            // Split DWARF (a unit's `.dwo`) is the Loader's to read.
+            match fast.ctx.find_frames(probe) {
+                addr2line::LookupResult::Output(frames) => {
+                    let (mut function, mut file, mut line) = (None, None, None);
+                    if let Some(Ok(Some(frame))) = frames.ok().as_mut().map(|f| f.next()) {
+                        function = frame
+                            .function
+                            .and_then(|f| f.demangle().ok().map(|n| n.into_owned()));
+                        file = frame.location.as_ref().and_then(|l| l.file).map(str::to_string);
+                        line = frame.location.as_ref().and_then(|l| l.line);
+                    }
+                    if function.is_none() {
+                        use object::Object;
+                        let symbols = fast.symbols.get_or_init(|| fast.object.symbol_map());
+                        function = symbols
+                            .containing(probe)
+                            .map(|s| addr2line::demangle_auto(s.name().into(), None).into_owned());
+                    }
+                    return (function, file, line);
+                }
+                addr2line::LookupResult::Load { .. } => {}
+            }
+            let full = addr2line::Loader::new(&fast.path);
+            match full {
+                Ok(loader) => *self = Debug::Full(Box::new(loader)),
+                Err(_) => return (None, None, None),
+            }
+        }
+        let Debug::Full(loader) = self else {
+            return (None, None, None);
+        };
+        let (mut function, mut file, mut line) = (None, None, None);
+        // The first frame is the innermost: where the call is
+        // written, inlined or not.
+        let mut frames = loader.find_frames(probe).ok();
+        if let Some(Ok(Some(frame))) = frames.as_mut().map(|f| f.next()) {
+            function = frame
+                .function
+                .and_then(|f| f.demangle().ok().map(|n| n.into_owned()));
+            file = frame.location.as_ref().and_then(|l| l.file).map(str::to_string);
+            line = frame.location.as_ref().and_then(|l| l.line);
+        }
+        if function.is_none() {
+            function = loader
+                .find_symbol(probe)
+                .map(|n| addr2line::demangle_auto(n.into(), None).into_owned());
+        }
+        (function, file, line)
+    }
 }
 
 impl Resolver {
@@ -49,29 +211,14 @@ impl Resolver {
     pub fn resolve(&mut self, ra: usize) -> Location {
         let pc = ra.saturating_sub(1);
         let (object, bias) = object_of(pc).unwrap_or_default();
-        let (mut function, mut file, mut line) = (None, None, None);
-        let loader = self
+        let debug = self
             .loaders
             .entry(object.clone())
-            .or_insert_with(|| addr2line::Loader::new(&object).ok());
-        if let Some(loader) = loader {
-            let probe = (pc - bias) as u64;
-            // The first frame is the innermost: where the call is
-            // written, inlined or not.
-            let mut frames = loader.find_frames(probe).ok();
-            if let Some(Ok(Some(frame))) = frames.as_mut().map(|f| f.next()) {
-                function = frame
-                    .function
-                    .and_then(|f| f.demangle().ok().map(|n| n.into_owned()));
-                file = frame.location.as_ref().and_then(|l| l.file).map(str::to_string);
-                line = frame.location.as_ref().and_then(|l| l.line);
-            }
-            if function.is_none() {
-                function = loader
-                    .find_symbol(probe)
-                    .map(|n| addr2line::demangle_auto(n.into(), None).into_owned());
-            }
-        }
+            .or_insert_with(|| Debug::open(&object));
+        let (function, file, line) = match debug {
+            Some(debug) => debug.name((pc - bias) as u64),
+            None => (None, None, None),
+        };
         Location {
             function,
             file,
