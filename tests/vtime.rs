@@ -719,7 +719,7 @@ fn a_trace_taken_on_vtimes_clock_replays_to_vtimes_prediction() {
             })
             .fold(0.0, f64::max);
         eprintln!(
-            "stencil, 16 ranks, {model}: vtime {vtime:.9} s (rank 0 computes {compute:.6} s), the tracer's MPI_Init until {init_end:.9} s, \
+            "stencil, 16 ranks, {model}: vtime {vtime:.9} s (a rank computes at most {compute:.6} s), the tracer's MPI_Init until {init_end:.9} s, \
              then the replay of its trace {predicted:.9} s (the trace's own timeline {timeline:.9} s)"
         );
         assert!(
