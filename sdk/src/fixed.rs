@@ -31,9 +31,7 @@ impl fmt::Display for Fixed {
                 } else {
                     from
                 };
-                // SAFETY: `fast` wrote ASCII digits and a point from
-                // `from` on, and the sign above is ASCII too.
-                let text = unsafe { std::str::from_utf8_unchecked(&buf[from..]) };
+                let text = ascii(&buf[from..]);
                 if plain {
                     f.write_str(text)
                 } else {
@@ -60,9 +58,7 @@ impl Fixed {
                     from -= 1;
                     buf[from] = b'-';
                 }
-                // SAFETY: `fast` wrote ASCII digits and a point from
-                // `from` on, and the sign above is ASCII too.
-                f(unsafe { std::str::from_utf8_unchecked(&buf[from..]) })
+                f(ascii(&buf[from..]))
             }
             None => f(&self.to_string()),
         }
@@ -91,6 +87,12 @@ const POW10: [u64; MAX_DIGITS + 1] = {
     }
     p
 };
+
+/// The digits, point and sign that [`fast`] and its caller wrote, as
+/// text: ASCII, so never the fallback.
+fn ascii(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or("?")
+}
 
 /// Writes `a` (finite, not negative) with `digits` decimals at the end of
 /// `buf` and returns where it starts (at least 1: room for a sign), when
