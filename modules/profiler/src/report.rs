@@ -46,10 +46,10 @@ pub fn gather_and_write(comm: Comm, mine: RankProfile, config: &Config) -> Resul
     }
     let report = Report::new(config, &ranks);
     let text_path = config.output.clone();
-    write_atomically(&text_path, &report.text())?;
+    write_atomically(&text_path, report.text())?;
     let json = report_json(&report, &all).map_err(|e| format!("cannot encode the report: {e}"))?;
     write_atomically(&text_path.with_extension("json"), &json)?;
-    write_atomically(&text_path.with_extension("svg"), &report.svg())?;
+    write_atomically(&text_path.with_extension("svg"), report.svg())?;
     Ok(Some(text_path))
 }
 
