@@ -157,14 +157,10 @@ impl Debug {
             // Split DWARF (a unit's `.dwo`) is the Loader's to read.
             match fast.ctx.find_frames(probe) {
                 addr2line::LookupResult::Output(frames) => {
-                    let (mut function, mut file, mut line) = (None, None, None);
-                    if let Some(Ok(Some(frame))) = frames.ok().as_mut().map(|f| f.next()) {
-                        function = frame
-                            .function
-                            .and_then(|f| f.demangle().ok().map(|n| n.into_owned()));
-                        file = frame.location.as_ref().and_then(|l| l.file).map(str::to_string);
-                        line = frame.location.as_ref().and_then(|l| l.line);
-                    }
+                    let (mut function, file, line) = match frames.ok().as_mut().map(|f| f.next()) {
+                        Some(Ok(Some(frame))) => place(frame),
+                        _ => (None, None, None),
+                    };
                     if function.is_none() {
                         use object::Object;
                         let symbols = fast.symbols.get_or_init(|| fast.object.symbol_map());
@@ -185,17 +181,11 @@ impl Debug {
         let Debug::Full(loader) = self else {
             return (None, None, None);
         };
-        let (mut function, mut file, mut line) = (None, None, None);
-        // The first frame is the innermost: where the call is
-        // written, inlined or not.
         let mut frames = loader.find_frames(probe).ok();
-        if let Some(Ok(Some(frame))) = frames.as_mut().map(|f| f.next()) {
-            function = frame
-                .function
-                .and_then(|f| f.demangle().ok().map(|n| n.into_owned()));
-            file = frame.location.as_ref().and_then(|l| l.file).map(str::to_string);
-            line = frame.location.as_ref().and_then(|l| l.line);
-        }
+        let (mut function, file, line) = match frames.as_mut().map(|f| f.next()) {
+            Some(Ok(Some(frame))) => place(frame),
+            _ => (None, None, None),
+        };
         if function.is_none() {
             function = loader
                 .find_symbol(probe)
@@ -203,6 +193,17 @@ impl Debug {
         }
         (function, file, line)
     }
+}
+
+/// The function, file and line of a lookup's first frame: the innermost,
+/// where the call is written, inlined or not.
+fn place<R: addr2line::gimli::Reader>(frame: addr2line::Frame<'_, R>) -> Named {
+    let function = frame
+        .function
+        .and_then(|f| f.demangle().ok().map(|n| n.into_owned()));
+    let file = frame.location.as_ref().and_then(|l| l.file).map(str::to_string);
+    let line = frame.location.as_ref().and_then(|l| l.line);
+    (function, file, line)
 }
 
 impl Resolver {
