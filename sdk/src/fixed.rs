@@ -18,26 +18,15 @@ const MAX_DIGITS: usize = 9;
 
 impl fmt::Display for Fixed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A plain `{}` (the reports' cells, pasted as they are) needs no
+        // padding: one write, sign included.
+        if f.width().is_none() && !f.sign_plus() && !f.sign_aware_zero_pad() {
+            return self.with_text(|text| f.write_str(text));
+        }
         let Fixed(x, digits) = *self;
         let mut buf = [0u8; 40];
         match fast(x.abs(), digits, &mut buf) {
-            Some(from) => {
-                // A plain `{}` (the reports' cells, pasted as they are)
-                // needs no padding: one write, sign included.
-                let plain = f.width().is_none() && !f.sign_plus() && !f.sign_aware_zero_pad();
-                let from = if plain && x.is_sign_negative() {
-                    buf[from - 1] = b'-';
-                    from - 1
-                } else {
-                    from
-                };
-                let text = ascii(&buf[from..]);
-                if plain {
-                    f.write_str(text)
-                } else {
-                    f.pad_integral(!x.is_sign_negative(), "", text)
-                }
-            }
+            Some(from) => f.pad_integral(!x.is_sign_negative(), "", ascii(&buf[from..])),
             None if x.is_finite() => {
                 f.pad_integral(!x.is_sign_negative(), "", &format!("{:.*}", digits, x.abs()))
             }
@@ -60,7 +49,8 @@ impl Fixed {
                 }
                 f(ascii(&buf[from..]))
             }
-            None => f(&self.to_string()),
+            // What `{:.N}` writes, sign and all (`inf`, `NaN` too).
+            None => f(&format!("{x:.digits$}")),
         }
     }
 }
