@@ -184,22 +184,23 @@ impl LinksReport {
     /// ns, naming the `top` busiest links.
     pub fn new(loads: &[LinkLoad], runtime: Ns, top: usize) -> LinksReport {
         let lines: Vec<LinkLine> = loads.iter().map(|l| LinkLine::new(l, runtime)).collect();
-        let all: Vec<LinkLine> = lines.iter().filter(|l| l.bytes > 0.0).cloned().collect();
-        let mut levels: Vec<(String, Vec<&LinkLine>)> = Vec::new();
+        let mut tiers: Vec<(String, Vec<&LinkLine>)> = Vec::new();
         for l in &lines {
-            match levels.iter_mut().find(|(name, _)| *name == l.level) {
+            match tiers.iter_mut().find(|(name, _)| *name == l.level) {
                 Some((_, of)) => of.push(l),
-                None => levels.push((l.level.clone(), vec![l])),
+                None => tiers.push((l.level.clone(), vec![l])),
             }
         }
+        let levels = tiers
+            .into_iter()
+            .map(|(level, of)| LevelLine::new(level, &of, top))
+            .collect();
+        let all: Vec<LinkLine> = lines.into_iter().filter(|l| l.bytes > 0.0).collect();
         LinksReport {
             links: loads.len(),
             used: all.len(),
             busiest: busiest(all.iter(), top),
-            levels: levels
-                .into_iter()
-                .map(|(level, of)| LevelLine::new(level, &of, top))
-                .collect(),
+            levels,
             all,
             slowdown: None,
         }
