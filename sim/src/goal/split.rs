@@ -44,9 +44,13 @@ pub fn parse_file(path: &Path) -> Result<Schedule, SimError> {
     let mut rest = open()?;
     rest.seek(SeekFrom::Start(at))
         .map_err(|e| input_error(&name, 0, format!("cannot read it: {e}")))?;
+    // The first part reads the handle the split was found with, from the
+    // start.
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| input_error(&name, 0, format!("cannot read it: {e}")))?;
     let (first, second) = std::thread::scope(|s| {
         let second = s.spawn(|| read_part(rest, &name, Builder::sealing(ranks, rank)));
-        let first = open().and_then(|f| read_part(f.take(at), &name, Builder::default()));
+        let first = read_part(file.take(at), &name, Builder::default());
         (first, second.join())
     });
     let first = first?;
