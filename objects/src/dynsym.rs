@@ -169,10 +169,7 @@ impl<'a> DynSymbols<'a> {
 
     /// The value of symbol `index` if it is defined here and named `name`.
     pub fn defined_value(&self, index: usize, name: &[u8]) -> Option<u64> {
-        let (at, shndx) = self.name_and_section(index)?;
-        if usize::from(shndx) == SHN_UNDEF as usize || !self.named(at, name) {
-            return None;
-        }
+        self.defines(index, name)?;
         let wide = self.ctx.container.is_big();
         let (size, value_at, value_len) = if wide { (24, 8, 8) } else { (16, 4, 4) };
         let entry = self.symbols.get(index * size..index * size + size)?;
@@ -184,6 +181,12 @@ impl<'a> DynSymbols<'a> {
             (false, true) => u64::from(u32::from_le_bytes(bytes.try_into().ok()?)),
             (false, false) => u64::from(u32::from_be_bytes(bytes.try_into().ok()?)),
         })
+    }
+
+    /// `Some` if symbol `index` is defined here and named `name`.
+    fn defines(&self, index: usize, name: &[u8]) -> Option<()> {
+        let (at, shndx) = self.name_and_section(index)?;
+        (usize::from(shndx) != SHN_UNDEF as usize && self.named(at, name)).then_some(())
     }
 
     /// Is the string at `offset` of the string table `name`?
@@ -202,10 +205,7 @@ impl<'a> DynSymbols<'a> {
     /// The symbol `name` the object defines, with its size and type.
     pub fn lookup_symbol(&self, name: &[u8], gnu: u32) -> Option<Sym> {
         let defined = |index: usize| {
-            let (at, shndx) = self.name_and_section(index)?;
-            if usize::from(shndx) == SHN_UNDEF as usize || !self.named(at, name) {
-                return None;
-            }
+            self.defines(index, name)?;
             self.get(index)
         };
         let word = |table: &[u8], i: usize| word(table, i, self.ctx).ok();
