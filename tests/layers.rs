@@ -91,8 +91,18 @@ const SIM_ORDER: [&str; 12] = [
 const SIM_LEAVES: [&str; 2] = ["motif", "calibrate"];
 
 /// The modules of virtual ranks any layer may use, which use no layer.
-const VRANKS_LEAVES: [&str; 10] = [
-    "timing", "comm", "cart", "handles", "dtype", "globals", "stack", "overflow", "options", "windows",
+const VRANKS_LEAVES: [&str; 11] = [
+    "timing",
+    "comm",
+    "cart",
+    "handles",
+    "dtype",
+    "globals",
+    "stack",
+    "overflow",
+    "options",
+    "windows",
+    "one_sided",
 ];
 
 fn root() -> &'static Path {

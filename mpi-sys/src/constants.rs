@@ -109,6 +109,7 @@ constants! {
 
 extern "C" {
     static pnmpi_sys_ops: [ffi::MPI_Op; 14];
+    static pnmpi_sys_types: [ffi::MPI_Datatype; 47];
     static pnmpi_sys_modes: [i32; 5];
     static pnmpi_sys_win_keys: [i32; 5];
     static pnmpi_sys_win_flavors: [i32; 4];
@@ -121,6 +122,15 @@ pub fn predefined_ops() -> &'static [ffi::MPI_Op; 14] {
     // SAFETY: an immutable C array initialised at load time, of the
     // length constants.c asserts.
     unsafe { &pnmpi_sys_ops }
+}
+
+/// The predefined datatypes an accumulate may combine (`MPI_CHAR` ...
+/// `MPI_2INTEGER`, `constants.c`'s order): a type's index names it
+/// across processes, whose handles differ.
+pub fn predefined_types() -> &'static [ffi::MPI_Datatype; 47] {
+    // SAFETY: an immutable C array initialised at load time, of the
+    // length constants.c asserts.
+    unsafe { &pnmpi_sys_types }
 }
 
 /// The one-sided assertions `MPI_MODE_NOCHECK`, `_NOSTORE`, `_NOPUT`,

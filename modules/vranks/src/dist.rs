@@ -29,7 +29,10 @@
 //! matched a later message.
 
 use crate::coll::{Below, Colls, Join};
+use crate::dtype::{layout, unpack};
+use crate::one_sided::{self, Op};
 use crate::p2p::Remote;
+use crate::windows::Windows;
 use pnmpi_sim::engine::parallel::Exchange;
 use pnmpi_sim::kernel::window::Offer;
 use pnmpi_sim::units::Ns;
@@ -42,6 +45,8 @@ pub enum Record {
     P2p(Remote),
     /// Members of the sending process joined a collective.
     Join(Join),
+    /// One-sided communication with ranks of the receiving process.
+    Rma(one_sided::Record),
 }
 
 /// What comes between two windows.
@@ -110,28 +115,36 @@ impl Dist {
         &mut self,
         p2p: Vec<(u64, u32, Remote)>,
         shares: Vec<(u64, u32, Join)>,
+        rma: Vec<(u64, u32, one_sided::Record)>,
     ) -> Result<(), String> {
         let mut all: Vec<(u64, u32, Record)> = p2p
             .into_iter()
             .map(|(s, q, r)| (s, q, Record::P2p(r)))
             .chain(shares.into_iter().map(|(s, q, j)| (s, q, Record::Join(j))))
+            .chain(rma.into_iter().map(|(s, q, r)| (s, q, Record::Rma(r))))
             .collect();
         all.sort_by_key(|&(stamp, _, _)| stamp);
         for (_, q, record) in all {
-            let buf = std::mem::take(&mut self.out[q as usize]);
-            self.out[q as usize] =
-                postcard::to_extend(&record, buf).map_err(|e| format!("cannot encode a record: {e}"))?;
+            self.owe(q, record)?;
         }
         Ok(())
     }
 
+    /// Queues `record` for process `to`, after what is queued.
+    fn owe(&mut self, to: u32, record: Record) -> Result<(), String> {
+        let buf = std::mem::take(&mut self.out[to as usize]);
+        self.out[to as usize] =
+            postcard::to_extend(&record, buf).map_err(|e| format!("cannot encode a record: {e}"))?;
+        Ok(())
+    }
+
     /// Between two windows, with this process's next event at `next`:
-    /// the records to apply, if any process holds some, else the next
-    /// window's end.
-    pub fn between(&mut self, next: Option<Ns>) -> Between {
+    /// the records to apply, if any process holds some (or asks for an
+    /// exchange: `exchange`), else the next window's end.
+    pub fn between(&mut self, next: Option<Ns>, exchange: bool) -> Between {
         let agreed = self.ex.agree(Offer {
             next,
-            owes: self.out.iter().any(|o| !o.is_empty()),
+            owes: exchange || self.out.iter().any(|o| !o.is_empty()),
             broken: false,
         });
         if agreed.owed {
@@ -148,7 +161,12 @@ impl Dist {
     }
 
     /// Applies what the other processes sent (`got`), in their order.
-    pub fn apply(&mut self, mut got: &[u8], colls: &mut Colls, mut b: Below) -> Result<(), String> {
+    pub fn apply(
+        &mut self,
+        mut got: &[u8],
+        (colls, windows): (&mut Colls, &mut Windows),
+        mut b: Below,
+    ) -> Result<(), String> {
         while !got.is_empty() {
             let (record, rest) = postcard::take_from_bytes::<Record>(got)
                 .map_err(|e| format!("cannot decode a record: {e}"))?;
@@ -168,10 +186,69 @@ impl Dist {
                     let comm = comm_by_gid(b.comms, comm)?;
                     colls.joined_elsewhere(b.again(), comm, seq, share)?;
                 }
+                Record::Rma(one_sided::Record::Op(op)) => {
+                    let origin = op.origin;
+                    if let Some((token, data)) = operate(&op, windows, b.again())? {
+                        let back = one_sided::Record::Fetched { token, data };
+                        self.owe(b.comms.blocks.owner(origin), Record::Rma(back))?;
+                    }
+                }
+                Record::Rma(one_sided::Record::Fetched { token, data }) => {
+                    let f = windows
+                        .fetched(token)
+                        .ok_or_else(|| format!("fetched data for operation {token}, unknown here"))?;
+                    let l = layout(f.dt);
+                    let span = (
+                        f.buf,
+                        f.buf + l.lb.max(0) as usize + l.extent * f.count.max(0) as usize,
+                    );
+                    // SAFETY: the origin's result buffer, of `count`
+                    // elements of `dt`, in its own memory.
+                    let fits = b.sched.in_memory_of(f.rank, span, || unsafe {
+                        unpack(&data, f.buf as *mut std::ffi::c_void, f.count, f.dt)
+                    });
+                    if fits.is_err() {
+                        return Err(format!(
+                            "rank {}: the result buffer is smaller than the data fetched",
+                            f.rank
+                        ));
+                    }
+                    b.p2p.complete(b.sched, f.done.0, f.done.1);
+                    if let Some((q, at)) = f.local {
+                        b.p2p.complete(b.sched, q, at);
+                    }
+                }
+                Record::Rma(one_sided::Record::Lock(e)) => windows.lock_event_from(e),
             }
         }
         Ok(())
     }
+}
+
+/// Applies operation `op` to its target, a rank here: what it fetched,
+/// with its token, to send back.
+fn operate(op: &Op, windows: &mut Windows, b: Below) -> Result<Option<(u64, Vec<u8>)>, String> {
+    let what = |w: &str| {
+        format!(
+            "rank {}'s {:?} to window rank {}: {w}",
+            op.origin,
+            op.data_op(),
+            op.target
+        )
+    };
+    let w = windows
+        .by_gid(op.win)
+        .ok_or_else(|| what("the window is unknown here"))?;
+    let win = windows.get(w).expect("a live window");
+    let span = op.shape.span().map_err(|e| what(&e))?;
+    let at = win.address(op.target, op.disp, span).map_err(|e| what(&e))?;
+    let world = win.members[op.target as usize];
+    // SAFETY: the runs lie inside the target's window memory (checked
+    // above), in the target's own globals.
+    let fetched = b.sched.in_memory_of(world, (at, at + span), || unsafe {
+        one_sided::apply(op.data_op(), op.acc, &op.sent, at as *mut u8, &op.shape)
+    });
+    Ok(op.token.map(|t| (t, fetched)))
 }
 
 /// The communicator another process calls `gid`.

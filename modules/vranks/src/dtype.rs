@@ -5,6 +5,7 @@
 //! the rank's own copy. Reductions work on the data as it lies in memory
 //! (`PMPI_Reduce_local`), so their contributions are copied by extent.
 
+use pnmpi_mpi_sys::combiner::{combiner, Combiner};
 use pnmpi_mpi_sys::{constants as c, ffi};
 use std::ffi::{c_int, c_void};
 
@@ -168,4 +169,109 @@ pub fn reduce(input: &[u8], inout: &mut [u8], count: c_int, dt: ffi::MPI_Datatyp
             op,
         )
     };
+}
+
+/// The byte runs that `count` elements of `dt` occupy from a buffer, in
+/// the type map's order: `(offset, length)`, adjacent bytes merged. A
+/// contiguous type is one run; another type's map is read off
+/// `PMPI_Pack` of an image whose every byte holds a byte of its own
+/// offset, one pass per byte the offsets need.
+pub fn runs(count: c_int, dt: ffi::MPI_Datatype) -> Vec<(i64, u64)> {
+    let l = layout(dt);
+    let n = count.max(0) as usize;
+    let bytes = l.size * n;
+    if bytes == 0 {
+        return Vec::new();
+    }
+    if l.contiguous {
+        return vec![(0, bytes as u64)];
+    }
+    let (mut tlb, mut text): (ffi::MPI_Aint, ffi::MPI_Aint) = (0, 0);
+    // SAFETY: out-pointers to locals.
+    unsafe { ffi::PMPI_Type_get_true_extent(dt, &mut tlb, &mut text) };
+    #[allow(clippy::unnecessary_cast)]
+    let (tlb, text) = (tlb as isize, text.max(0) as usize);
+    let span = (n - 1) * l.extent + text;
+    let mut image = vec![0u8; span];
+    let mut offsets = vec![0u64; bytes];
+    let mut shift = 0;
+    while shift == 0 || (span - 1) >> shift > 0 {
+        for (i, b) in image.iter_mut().enumerate() {
+            *b = (i >> shift) as u8;
+        }
+        // SAFETY: the image spans every byte of the `count` elements,
+        // from the type's true lower bound.
+        let packed = unsafe { pack(image.as_ptr().wrapping_offset(-tlb).cast(), count, dt) };
+        for (o, &p) in offsets.iter_mut().zip(&packed) {
+            *o |= u64::from(p) << shift;
+        }
+        shift += 8;
+    }
+    let mut out: Vec<(i64, u64)> = Vec::new();
+    for o in offsets {
+        let at = o as i64 + tlb as i64;
+        match out.last_mut() {
+            Some((start, len)) if *start + *len as i64 == at => *len += 1,
+            _ => out.push((at, 1)),
+        }
+    }
+    out
+}
+
+/// `dt`'s combiner, if MPI answers.
+fn combiner_of(dt: ffi::MPI_Datatype) -> Option<(Combiner, c_int, c_int, c_int)> {
+    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
+    // SAFETY: out-pointers to locals; MPI checks the handle.
+    let rc = unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
+    (rc == c::SUCCESS()).then_some(())?;
+    Some((combiner(comb)?, ni, na, nd))
+}
+
+/// The predefined type `dt` is built of (`dt` itself when predefined),
+/// which an accumulate combines; `None` when MPI cannot say. The first
+/// type of each constructor's contents is followed (MPI requires one
+/// basic type throughout an accumulate's types).
+pub fn basic(dt: ffi::MPI_Datatype) -> Option<ffi::MPI_Datatype> {
+    let mut at = dt;
+    let mut made: Vec<ffi::MPI_Datatype> = Vec::new();
+    let mut found = None;
+    for _ in 0..64 {
+        let Some((combiner, ni, na, nd)) = combiner_of(at) else {
+            break;
+        };
+        if combiner == Combiner::Named {
+            found = Some(at);
+            break;
+        }
+        if nd < 1 {
+            break;
+        }
+        let mut ints = vec![0 as c_int; ni.max(0) as usize];
+        let mut addrs = vec![0 as ffi::MPI_Aint; na.max(0) as usize];
+        let mut types = vec![c::DATATYPE_NULL(); nd as usize];
+        // SAFETY: arrays of the lengths the envelope gave.
+        let rc = unsafe {
+            ffi::PMPI_Type_get_contents(
+                at,
+                ni,
+                na,
+                nd,
+                ints.as_mut_ptr(),
+                addrs.as_mut_ptr(),
+                types.as_mut_ptr(),
+            )
+        };
+        if rc != c::SUCCESS() {
+            break;
+        }
+        at = types[0];
+        made.extend(types);
+    }
+    for mut t in made {
+        if combiner_of(t).is_some_and(|(k, ..)| k != Combiner::Named) {
+            // SAFETY: a derived type MPI_Type_get_contents handed out, freed once.
+            unsafe { ffi::PMPI_Type_free(&mut t) };
+        }
+    }
+    found
 }

@@ -168,14 +168,14 @@ impl Engine {
     }
 
     /// The layers below the collectives, lent together.
-    fn below(&mut self) -> (Below<'_>, &mut Colls) {
+    fn below(&mut self) -> (Below<'_>, &mut Colls, &mut Windows) {
         let b = Below {
             sched: &mut self.sched,
             timing: &mut self.timing,
             comms: &mut self.comms,
             p2p: &mut self.p2p,
         };
-        (b, &mut self.colls)
+        (b, &mut self.colls, &mut self.windows)
     }
 
     /// The scheduler: the ranks and their clocks.
@@ -395,7 +395,7 @@ impl Engine {
     /// The running rank joins its next collective; returns the request
     /// and the steps it runs first (see [`Colls::join`]).
     pub fn join(&mut self, entry: Entry) -> Joined {
-        let (b, colls) = self.below();
+        let (b, colls, _) = self.below();
         match colls.join(b, entry) {
             Ok(joined) => joined,
             Err(what) => self.fatal("collective", &what),
@@ -503,7 +503,11 @@ impl Engine {
     /// Hands the records the layers owe other processes to the spread.
     fn post_records(&mut self) {
         let Some(d) = self.dist.as_mut() else { return };
-        let posted = d.post(self.p2p.take_remote(), self.colls.take_shares());
+        let posted = d.post(
+            self.p2p.take_remote(),
+            self.colls.take_shares(),
+            self.windows.take_remote(),
+        );
         if let Err(what) = posted {
             self.fatal("pnmpi vranks", &what);
         }
@@ -513,21 +517,53 @@ impl Engine {
     /// window. Returns its end, or `None` when no process has anything
     /// left to do.
     fn next_window(&mut self) -> Option<f64> {
+        // The earliest clock of a rank granted a lock behind the present:
+        // the next window starts no later.
+        let mut behind: Option<f64> = None;
         loop {
             self.post_records();
-            let next = self.sched.next_time();
-            match self.dist.as_mut()?.between(next) {
+            let next = [self.sched.next_time(), behind, self.windows.earliest_event()]
+                .into_iter()
+                .flatten()
+                .min_by(f64::total_cmp);
+            // Lock events of windows across processes that are due wait
+            // for an exchange, after which every process has them all.
+            let upto = self.dist.as_ref()?.end();
+            let due = self.windows.due(true, upto);
+            match self.dist.as_mut()?.between(next, due) {
                 Between::Window(end) => return end,
                 Between::Records(got) => {
                     let mut d = self.dist.take()?;
-                    let (b, colls) = self.below();
-                    let applied = d.apply(&got, colls, b);
+                    let (b, colls, windows) = self.below();
+                    let applied = d.apply(&got, (colls, windows), b);
                     self.dist = Some(d);
                     if let Err(what) = applied {
                         self.fatal("pnmpi vranks", &what);
                     }
+                    // Every lock event of the window just run has come
+                    // with the first exchange: the locks are granted in
+                    // virtual-time order, in every process alike.
+                    let blocks = self.comms.blocks;
+                    for (r, at) in self.windows.resolve(true, upto, |r| blocks.local(r)) {
+                        self.sched.wake(r, at);
+                        behind = Some(behind.map_or(at, |b| b.min(at)));
+                    }
                 }
             }
+        }
+    }
+
+    /// Grants the locks of windows within this process asked for or
+    /// released earlier than both the next event and `end` (the time
+    /// window's): no rank here can ask before them any more.
+    fn grant_locks(&mut self, end: Ns) {
+        if !self.windows.locks_asked() {
+            return;
+        }
+        let upto = self.sched.next_time().unwrap_or(f64::INFINITY).min(end);
+        let blocks = self.comms.blocks;
+        for (r, at) in self.windows.resolve(false, upto, |r| blocks.local(r)) {
+            self.sched.wake(r, at);
         }
     }
 
@@ -616,9 +652,15 @@ pub fn block(need: u32, after: f64) {
 /// woke, counting the wait. If nothing ever wakes it, the run ends with
 /// it in the deadlock report.
 pub fn block_until_woken() {
+    suspend_until_woken();
+    with(|e| e.sched.woken());
+}
+
+/// Blocks the running rank until an event wakes it, its clock left
+/// where it is (the caller moves it to what woke it).
+pub fn suspend_until_woken() {
     with(|e| e.sched.block_until_woken());
     switch_out();
-    with(|e| e.sched.woken());
 }
 
 /// Lets the simulation catch up with the running rank's clock, so that
@@ -684,7 +726,10 @@ pub fn run(engine: Engine, progress: bool) -> c_int {
         } else {
             f64::INFINITY
         };
-        while let Some((_, ev)) = with(|e| e.sched.pop_before(end)) {
+        while let Some((_, ev)) = with(|e| {
+            e.grant_locks(end);
+            e.sched.pop_before(end)
+        }) {
             match ev {
                 Event::Deliver(m) => with(|e| {
                     let (s, t, c) = (&mut e.sched, &mut e.timing, &e.comms);

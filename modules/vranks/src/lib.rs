@@ -26,7 +26,8 @@
 //!
 //! Leaves any layer may use: [`timing`] (the target and its model),
 //! [`cart`] (Cartesian maps), [`windows`] (one-sided windows, their
-//! epochs and locks), [`handles`], [`dtype`], [`globals`],
+//! epochs and locks), [`one_sided`] (what an operation does at its
+//! target, and what crosses processes for it), [`handles`], [`dtype`], [`globals`],
 //! [`stack`], [`overflow`] and [`options`].
 //!
 //! The design, its measured costs and its limits: docs/vranks.md.
@@ -41,6 +42,7 @@ mod engine;
 mod fortran;
 mod globals;
 mod handles;
+mod one_sided;
 mod options;
 mod overflow;
 mod p2p;

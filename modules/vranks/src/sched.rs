@@ -290,11 +290,17 @@ impl Sched {
     /// The running rank was woken: its clock moves to now, counting the
     /// wait.
     pub fn woken(&mut self) {
-        let now = self.now;
+        self.woken_at(self.now);
+    }
+
+    /// The running rank was woken by what happened at `t` (a lock granted
+    /// between time windows, behind the present): its clock moves there,
+    /// counting the wait.
+    pub fn woken_at(&mut self, t: Ns) {
         let rank = self.me();
-        if now > rank.clock {
-            rank.stats.wait += now - rank.clock;
-            rank.clock = now;
+        if t > rank.clock {
+            rank.stats.wait += t - rank.clock;
+            rank.clock = t;
         }
     }
 

@@ -19,7 +19,8 @@
 //! the holders' order from its trace and vtime from its shadow window
 //! ([`Lock::released_for`]).
 
-use pnmpi_mpi_sys::ffi::MPI_Aint;
+use crate::one_sided::{LockEvent, Record};
+use pnmpi_mpi_sys::ffi::{MPI_Aint, MPI_Datatype};
 use pnmpi_sim::kernel::rma::Pending;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::rma::WinKind;
@@ -147,8 +148,9 @@ impl Lock {
     }
 
     /// `origin` releases the lock at `at`: returns those it is granted
-    /// to now (world ranks), in line order, while they fit.
-    pub fn release(&mut self, origin: u32, at: Ns) -> Vec<u32> {
+    /// to now (world ranks, and whether exclusively), in line order,
+    /// while they fit.
+    pub fn release(&mut self, origin: u32, at: Ns) -> Vec<(u32, bool)> {
         if let Some(i) = self.holders.iter().position(|&(o, _)| o == origin) {
             let (_, exclusive) = self.holders.remove(i);
             let clock = if exclusive {
@@ -165,7 +167,7 @@ impl Lock {
             }
             self.waiting.pop_front();
             self.holders.push((o, x));
-            granted.push(o);
+            granted.push((o, x));
         }
         granted
     }
@@ -189,7 +191,10 @@ pub struct Window {
     pub locks: Vec<Lock>,
     /// Each member's predefined attributes, once asked for.
     pub attrs: Vec<Option<Box<Attributes>>>,
-    /// Members that made or joined it, and that freed it.
+    /// Whether its ranks run in several processes; its members in this
+    /// process; those that made or joined it, and that freed it.
+    pub spread: bool,
+    pub local: u32,
     pub joined: u32,
     pub freed: u32,
 }
@@ -258,10 +263,43 @@ fn place_shared(w: &mut Window) {
     w.owned.push(block);
 }
 
+/// A fetching operation to another process's rank, until its data comes
+/// back: where it goes (`count` elements of `dt` at `buf`, rank `rank`'s
+/// memory), and the requests its arrival completes, with their times.
+pub struct Fetch {
+    pub rank: u32,
+    pub buf: usize,
+    pub count: c_int,
+    pub dt: MPI_Datatype,
+    pub done: (usize, Ns),
+    pub local: Option<(usize, Ns)>,
+}
+
+/// A lock granted to a rank here by the events of several processes:
+/// when (the event that granted it), and the release its hand-over waits
+/// for ([`Lock::released_for`] then).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grant {
+    pub at: Ns,
+    pub released: Ns,
+}
+
 /// Every window of this process's ranks.
 #[derive(Default)]
 pub struct Windows {
     wins: Slab<Window>,
+    /// Windows by their communicator's global id.
+    by_gid: HashMap<u64, usize>,
+    /// What this process owes others: stamp, process, record.
+    out: Vec<(u64, u32, Record)>,
+    /// Fetches waiting for their data, by token; the next token.
+    fetches: HashMap<u64, Fetch>,
+    tokens: u64,
+    /// Lock events not applied yet, and the next event's number.
+    events: Vec<LockEvent>,
+    seq: u64,
+    /// Locks granted to ranks here, by window, origin and target.
+    granted: HashMap<(usize, u32, u32), Grant>,
     /// How many windows each rank made on each communicator (world rank,
     /// communicator index).
     made: HashMap<(u32, usize), u32>,
@@ -308,7 +346,7 @@ impl Windows {
     pub fn join(
         &mut self,
         parent: usize,
-        members: Option<&[u32]>,
+        members: Option<(&[u32], u32)>,
         me: u32,
         rank: u32,
         (kind, region, owned): (WinKind, Option<Region>, Option<Owned>),
@@ -319,7 +357,9 @@ impl Windows {
         let (win, made) = match (self.making.get(&(parent, number)), members) {
             (Some(&w), _) => (w, None),
             (None, members) => {
-                let members = members.expect("the maker lists the group").to_vec();
+                let (members, local) = members.expect("the maker lists the group");
+                let spread = (local as usize) < members.len();
+                let members = members.to_vec();
                 let n = members.len();
                 let w = self.wins.insert(Window {
                     kind,
@@ -330,6 +370,8 @@ impl Windows {
                     epochs: (0..n).map(|_| Epochs::default()).collect(),
                     locks: (0..n).map(|_| Lock::default()).collect(),
                     attrs: (0..n).map(|_| None).collect(),
+                    spread,
+                    local,
                     joined: 0,
                     freed: 0,
                 });
@@ -343,7 +385,7 @@ impl Windows {
         }
         w.owned.extend(owned);
         w.joined += 1;
-        if w.joined as usize == w.members.len() {
+        if w.joined == w.local {
             self.making.remove(&(parent, number));
             if w.kind == WinKind::AllocateShared {
                 place_shared(w);
@@ -352,17 +394,155 @@ impl Windows {
         Joined { win, made }
     }
 
-    /// Gives window `w` its own communicator.
-    pub fn set_comm(&mut self, w: usize, comm: usize) {
+    /// Gives window `w` its own communicator, known to every process as
+    /// `gid`.
+    pub fn set_comm(&mut self, w: usize, comm: usize, gid: u64) {
         self.wins[w].comm = comm;
+        self.by_gid.insert(gid, w);
     }
 
-    /// One member freed window `w`; the last one removes it (and its
+    /// The window whose communicator every process calls `gid`.
+    pub fn by_gid(&self, gid: u64) -> Option<usize> {
+        self.by_gid.get(&gid).copied()
+    }
+
+    /// One member freed window `w`; the last one here removes it (and its
     /// memory) and returns it.
     pub fn free(&mut self, w: usize) -> Option<Window> {
         let win = &mut self.wins[w];
         win.freed += 1;
-        (win.freed as usize == win.members.len()).then(|| self.wins.remove(w))
+        if win.freed < win.local {
+            return None;
+        }
+        self.by_gid.retain(|_, &mut i| i != w);
+        Some(self.wins.remove(w))
+    }
+
+    /// Owes process `to` `record`, ordered by `stamp` among what every
+    /// layer owes.
+    pub fn owe(&mut self, stamp: u64, to: u32, record: Record) {
+        self.out.push((stamp, to, record));
+    }
+
+    /// What this process owes others since last asked.
+    pub fn take_remote(&mut self) -> Vec<(u64, u32, Record)> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Keeps `f` until its data comes back: returns its token.
+    pub fn fetching(&mut self, f: Fetch) -> u64 {
+        self.tokens += 1;
+        self.fetches.insert(self.tokens, f);
+        self.tokens
+    }
+
+    /// The fetch of `token`, its data come back.
+    pub fn fetched(&mut self, token: u64) -> Option<Fetch> {
+        self.fetches.remove(&token)
+    }
+
+    /// A lock event of a rank here on window `gid`, at `at`: numbered,
+    /// kept to apply, and returned to send to the window's other
+    /// processes.
+    pub fn lock_event(
+        &mut self,
+        gid: u64,
+        at: Ns,
+        (origin, target): (u32, u32),
+        ask: Option<bool>,
+    ) -> LockEvent {
+        self.seq += 1;
+        let e = LockEvent {
+            win: gid,
+            at,
+            origin,
+            seq: self.seq,
+            target,
+            ask,
+        };
+        self.events.push(e);
+        e
+    }
+
+    /// Another process's lock event, to apply.
+    pub fn lock_event_from(&mut self, e: LockEvent) {
+        self.events.push(e);
+    }
+
+    /// Whether lock events wait to be applied.
+    pub fn locks_asked(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Whether event `e` is one of [`Windows::resolve`]'s (`spread`,
+    /// `upto`); one of a window freed meanwhile is, to be dropped.
+    fn is_due(&self, e: &LockEvent, spread: bool, upto: Ns) -> bool {
+        e.at < upto
+            && self
+                .by_gid
+                .get(&e.win)
+                .is_none_or(|&w| self.wins[w].spread == spread)
+    }
+
+    /// The earliest lock event not applied yet: the simulation must
+    /// reach it, though no rank's event comes then.
+    pub fn earliest_event(&self) -> Option<Ns> {
+        self.events.iter().map(|e| e.at).min_by(f64::total_cmp)
+    }
+
+    /// Whether [`Windows::resolve`] would apply any event.
+    pub fn due(&self, spread: bool, upto: Ns) -> bool {
+        self.events.iter().any(|e| self.is_due(e, spread, upto))
+    }
+
+    /// Applies the lock events earlier than `upto` of the windows whose
+    /// ranks run in several processes (`spread`) or of the others to each
+    /// window's copy of its locks, in virtual-time order (ties by origin,
+    /// then by the origin's order), as every process of a window does
+    /// with the same events: returns the ranks granted a lock for which
+    /// `here` holds (and keeps their [`Grant`]s).
+    pub fn resolve(&mut self, spread: bool, upto: Ns, here: impl Fn(u32) -> bool) -> Vec<(u32, Ns)> {
+        let (mut events, kept): (Vec<LockEvent>, Vec<LockEvent>) = std::mem::take(&mut self.events)
+            .into_iter()
+            .partition(|e| self.is_due(e, spread, upto));
+        self.events = kept;
+        events.sort_by(|a, b| {
+            a.at.total_cmp(&b.at)
+                .then(a.origin.cmp(&b.origin))
+                .then(a.seq.cmp(&b.seq))
+        });
+        let mut woken = Vec::new();
+        for e in events {
+            let Some(&w) = self.by_gid.get(&e.win) else {
+                continue;
+            };
+            let lock = &mut self.wins[w].locks[e.target as usize];
+            let granted = match e.ask {
+                Some(x) => {
+                    if lock.ask(e.origin, x) {
+                        vec![(e.origin, x)]
+                    } else {
+                        Vec::new()
+                    }
+                }
+                None => lock.release(e.origin, e.at),
+            };
+            for (o, x) in granted {
+                if here(o) {
+                    let released = lock.released_for(x);
+                    self.granted
+                        .insert((w, o, e.target), Grant { at: e.at, released });
+                    woken.push((o, e.at));
+                }
+            }
+        }
+        woken
+    }
+
+    /// The grant of window `w`'s target `target` to `origin`, once
+    /// [`Windows::resolve`] made it.
+    pub fn take_grant(&mut self, w: usize, origin: u32, target: u32) -> Option<Grant> {
+        self.granted.remove(&(w, origin, target))
     }
 }
 
@@ -384,10 +564,10 @@ mod tests {
             "an exclusive request waits for the shared holders"
         );
         assert!(!l.ask(4, false), "a shared request waits behind it, in line");
-        assert_eq!(l.release(1, 10.0), Vec::<u32>::new(), "rank 2 still holds it");
-        assert_eq!(l.release(2, 7.0), vec![3]);
+        assert_eq!(l.release(1, 10.0), Vec::new(), "rank 2 still holds it");
+        assert_eq!(l.release(2, 7.0), vec![(3, true)]);
         assert_eq!(l.released_for(true), 10.0, "the latest shared release");
-        assert_eq!(l.release(3, 20.0), vec![4]);
+        assert_eq!(l.release(3, 20.0), vec![(4, false)]);
         assert_eq!(
             l.released_for(false),
             20.0,
@@ -406,6 +586,8 @@ mod tests {
             epochs: (0..n).map(|_| Epochs::default()).collect(),
             locks: (0..n).map(|_| Lock::default()).collect(),
             attrs: (0..n).map(|_| None).collect(),
+            spread: false,
+            local: n as u32,
             joined: n as u32,
             freed: 0,
         }
@@ -446,11 +628,11 @@ mod tests {
                 disp_unit: 1,
             })
         };
-        let a = ws.join(0, Some(&[0, 1]), 0, 0, (WinKind::Create, region(0x10), None));
+        let a = ws.join(0, Some((&[0, 1], 2)), 0, 0, (WinKind::Create, region(0x10), None));
         assert_eq!(a.made, Some(0));
         // Rank 0 makes a second window before rank 1 joins the first.
         assert_eq!(ws.joins(0, 0), None, "rank 0's next is new");
-        let b = ws.join(0, Some(&[0, 1]), 0, 0, (WinKind::Create, region(0x20), None));
+        let b = ws.join(0, Some((&[0, 1], 2)), 0, 0, (WinKind::Create, region(0x20), None));
         assert_eq!(b.made, Some(1));
         assert_eq!(ws.joins(0, 1), Some(a.win), "rank 1's first is made");
         let a1 = ws.join(0, None, 1, 1, (WinKind::Create, region(0x30), None));
@@ -476,7 +658,7 @@ mod tests {
         };
         let a = ws.join(
             3,
-            Some(&[4, 5, 6]),
+            Some((&[4, 5, 6], 3)),
             5,
             1,
             (WinKind::AllocateShared, part(24), None),

@@ -38,13 +38,15 @@ use super::complete::wait_unseen;
 use super::traced::{self as trace, note};
 use super::{comm_of, fatal, ok, CallInProgress};
 use crate::comm::child_gid;
-use crate::dtype::{layout, pack, put_raw, raw, reduce, unpack};
+use crate::dtype::{pack, unpack};
 use crate::engine::{self, with, Rma};
 use crate::handles::{self, Kind};
+use crate::one_sided::{self, reduction_code, Sent, Shape};
 use crate::p2p::{Mode, RecvSpec, Work};
-use crate::windows::{allocate, Attributes, Region};
+use crate::windows::{allocate, Attributes, Fetch, Region};
 use pnmpi_mpi_sys::{constants as c, ffi, Handle};
 use pnmpi_sdk::rma_codes::{assert_bits, lock_code, op_code};
+use pnmpi_sim::kernel::rma::Issued;
 use pnmpi_trace::rank::NewWin;
 use pnmpi_trace::rma::{DataOp, WinKind};
 use std::ffi::{c_int, c_void};
@@ -140,29 +142,40 @@ unsafe fn create(
         WinKind::Dynamic => None,
     };
     let made = with(|e| {
-        if !e.comms().comms[parent].remote.is_empty() {
+        let spread = !e.comms().comms[parent].remote.is_empty();
+        if spread && kind == WinKind::AllocateShared {
             return Err(());
         }
         let me = e.current();
         let rank = e.comms().rank_of(parent, me).unwrap_or(0);
-        // Only the member that makes the window lists its group.
-        let group = || e.members(parent);
+        // Only the member that makes the window lists its group, and
+        // counts its members here.
+        let group = || {
+            let members = e.members(parent);
+            let blocks = e.comms().blocks;
+            let here = members.iter().filter(|&&m| blocks.local(m)).count() as u32;
+            (members, here)
+        };
         let joined = e.windows().joins(parent, me).is_none().then(group);
-        let joined = e
-            .windows_mut()
-            .join(parent, joined.as_deref(), me, rank, (kind, region, owned));
+        let joined = e.windows_mut().join(
+            parent,
+            joined.as_ref().map(|(m, here)| (&m[..], *here)),
+            me,
+            rank,
+            (kind, region, owned),
+        );
         if let Some(number) = joined.made {
             let members = e.windows().get(joined.win).expect("just made").members.clone();
             let gid = child_gid(e.comms().comms[parent].gid, 1 << 31 | number, 0);
             let own = e.comms_mut().add(members, gid).expect("the maker is a member");
-            e.windows_mut().set_comm(joined.win, own);
+            e.windows_mut().set_comm(joined.win, own, gid);
         }
         Ok(joined.win)
     });
     let Ok(w) = made else {
         fatal(
             routine,
-            "a window whose group spans processes is not supported with virtual ranks spread over several: run them in one process (see docs/vranks.md)",
+            "a shared-memory window over ranks of several processes: the machine file puts ranks of one node into two processes' blocks of virtual ranks; choose a process count whose blocks hold whole nodes (see docs/vranks.md)",
         )
     };
     let h: ffi::MPI_Win = super::handle(Kind::Win, w);
@@ -433,75 +446,12 @@ struct Origin {
     result: Option<(*mut c_void, c_int, Dt)>,
 }
 
-/// Applies operation `op` (with reduction `acc`) to `count` elements of
-/// `dt` at `at`, the target's memory: returns what it fetched.
-///
-/// # Safety
-/// `at` holds `count` elements of `dt` (the window's bounds checked).
-unsafe fn apply(
-    op: DataOp,
-    acc: Option<ffi::MPI_Op>,
-    o: &Origin,
-    at: *mut c_void,
-    count: c_int,
-    dt: Dt,
-) -> Vec<u8> {
-    let fetched = match op {
-        DataOp::Put | DataOp::Accumulate => Vec::new(),
-        // SAFETY: the caller's target memory.
-        _ => unsafe { pack(at, count, dt) },
-    };
-    match op {
-        DataOp::Get => {}
-        DataOp::Put => {
-            // SAFETY: as above; the data is the origin's, of the same
-            // type signature.
-            let _ = unsafe { unpack(&o.data, at, count, dt) };
-        }
-        DataOp::CompareAndSwap => {
-            if fetched == o.compare {
-                // SAFETY: as above.
-                let _ = unsafe { unpack(&o.data, at, count, dt) };
-            }
-        }
-        DataOp::Accumulate | DataOp::GetAccumulate | DataOp::FetchAndOp => {
-            let op = acc.unwrap_or(c::SUM());
-            let ops = c::predefined_ops();
-            if op.bits() == ops[13].bits() {
-                // MPI_NO_OP: a fetch only.
-            } else if op.bits() == ops[12].bits() {
-                // MPI_REPLACE: a put.
-                // SAFETY: as above.
-                let _ = unsafe { unpack(&o.data, at, count, dt) };
-            } else {
-                // The origin data laid out as the target's, then reduced
-                // into the target's memory, its gaps kept.
-                // SAFETY: as above: the target spans `count` extents.
-                let mut target = unsafe { raw(at, count, dt) };
-                let mut origin = target.clone();
-                let lb = layout(dt).lb;
-                // SAFETY: `origin` spans the target's extents, moved so
-                // that its lower bound is the vector's start.
-                let _ = unsafe {
-                    unpack(
-                        &o.data,
-                        origin.as_mut_ptr().wrapping_offset(-lb).cast(),
-                        count,
-                        dt,
-                    )
-                };
-                reduce(&origin, &mut target, count, dt, op);
-                // SAFETY: as above.
-                unsafe { put_raw(&target, at, dt) };
-            }
-        }
-    }
-    fetched
-}
-
 /// A data operation of the running rank on window `win`: `op` of the
 /// origin's `o` to window rank `target` at displacement `disp`, `count`
-/// elements of `dt` there; the request forms give `req`.
+/// elements of `dt` there; the request forms give `req`. A target of
+/// this process is operated on at once; one of another process is sent
+/// the operation, and what a fetching one fetches comes back before the
+/// epoch's closing call (or the request) completes.
 ///
 /// # Safety
 /// The buffers in `o` are the application's, valid for their types.
@@ -541,50 +491,136 @@ unsafe fn operate(
         return ok();
     }
     let world = world_of(routine, w, target);
-    let l = layout(dt);
-    let span = l.lb.max(0) as usize + l.extent * count.max(0) as usize;
-    let at = with(|e| {
-        e.windows()
-            .get(w)
-            .expect("a live window")
-            .address(target as u32, aint(disp), span)
+    let reduction = acc.map(|a| {
+        reduction_code(a)
+            .unwrap_or_else(|| fatal(routine, "a one-sided accumulate takes a predefined operation"))
     });
-    let at = at.unwrap_or_else(|what| fatal(routine, &what));
-    // The model sees the operations in virtual-time order.
-    engine::catch_up();
-    let fetched = with(|e| {
-        // SAFETY: `at` holds `count` elements of `dt` inside the target's
-        // window memory (checked above), in the target's own globals.
-        e.in_memory_of(world, (at, at + span), || unsafe {
-            apply(op, acc, &o, at as *mut c_void, count, dt)
-        })
-    });
-    if let Some((buf, n, rdt)) = o.result {
-        // SAFETY: the application's result buffer, of `n` elements of `rdt`.
-        if unsafe { unpack(&fetched, buf, n, rdt) }.is_err() {
-            fatal(routine, "the result buffer is smaller than the data fetched");
-        }
-    }
+    let combining = matches!(
+        op,
+        DataOp::Accumulate | DataOp::GetAccumulate | DataOp::FetchAndOp
+    );
+    let shape = Shape::of(count, dt, combining).unwrap_or_else(|what| fatal(routine, &what));
+    let sent = Sent {
+        data: o.data,
+        compare: o.compare,
+    };
     let (me, _) = me_in(w);
     let sizes = (bytes.max(0) as u64, rbytes.max(0) as u64);
-    let issued = with(|e| e.rma_issue((w, me, world), op, sizes, req.is_some()));
-    if let Some(r) = req {
-        let id = with(|e| match issued {
-            Rma::Known(issued) => {
-                let id = e.request(Work::Send, true);
-                if let Some(q) = e.p2p_mut().get_mut(id) {
-                    q.at = issued.local;
-                }
-                id
-            }
-            Rma::Moving { local } => local.expect("asked for"),
+    // The model sees the operations in virtual-time order.
+    engine::catch_up();
+    let here = with(|e| e.comms().blocks.local(world));
+    let request = if here {
+        let span = shape.span().unwrap_or_else(|what| fatal(routine, &what));
+        let at = with(|e| {
+            e.windows()
+                .get(w)
+                .expect("a live window")
+                .address(target as u32, aint(disp), span)
         });
+        let at = at.unwrap_or_else(|what| fatal(routine, &what));
+        let fetched = with(|e| {
+            // SAFETY: the runs lie inside the target's window memory
+            // (checked above), in the target's own globals.
+            e.in_memory_of(world, (at, at + span), || unsafe {
+                one_sided::apply(op, reduction, &sent, at as *mut u8, &shape)
+            })
+        });
+        if let Some((buf, n, rdt)) = o.result {
+            // SAFETY: the application's result buffer, of `n` elements of `rdt`.
+            if unsafe { unpack(&fetched, buf, n, rdt) }.is_err() {
+                fatal(routine, "the result buffer is smaller than the data fetched");
+            }
+        }
+        let issued = with(|e| e.rma_issue((w, me, world), op, sizes, req.is_some()));
+        req.map(|_| {
+            with(|e| match issued {
+                Rma::Known(issued) => {
+                    let id = e.request(Work::Send, true);
+                    if let Some(q) = e.p2p_mut().get_mut(id) {
+                        q.at = issued.local;
+                    }
+                    id
+                }
+                Rma::Moving { local } => local.expect("asked for"),
+            })
+        })
+    } else {
+        let issued = match with(|e| e.rma_issue((w, me, world), op, sizes, req.is_some())) {
+            Rma::Known(issued) => issued,
+            // Shared links put every rank in one process.
+            Rma::Moving { .. } => unreachable!("flows over shared links within one process"),
+        };
+        send_away(
+            w,
+            (me, world, target as u32),
+            (op, reduction, shape, sent),
+            (aint(disp), o.result),
+            (issued, req.is_some()),
+        )
+    };
+    if let (Some(r), Some(id)) = (req, request) {
         let h = super::handle(Kind::Request, id);
         // SAFETY: the application's request handle.
         unsafe { *r = h };
         trace::request(h);
     }
     ok()
+}
+
+/// Sends an operation of the running rank (window rank `me` of `w`) to
+/// window rank `target` (world rank `world`) of another process; a
+/// fetching one's data is awaited by the epoch's closing call, and by a
+/// request form's request (returned): both complete when it comes back,
+/// at the times the kernel gave (`issued`).
+fn send_away(
+    w: usize,
+    (me, world, target): (u32, u32, u32),
+    (op, acc, shape, sent): (DataOp, Option<u8>, Shape, Sent),
+    (disp, result): (i64, Option<(*mut c_void, c_int, Dt)>),
+    (issued, with_request): (Issued, bool),
+) -> Option<usize> {
+    with(|e| {
+        let origin = e.current();
+        let mut request = None;
+        let token = result.map(|(buf, count, dt)| {
+            let done = e.request(Work::Send, false);
+            let local = with_request.then(|| e.request(Work::Send, false));
+            request = local;
+            let win = e.windows_mut().get_mut(w).expect("a live window");
+            win.epochs[me as usize].flowing.push((world, done));
+            e.windows_mut().fetching(Fetch {
+                rank: origin,
+                buf: buf as usize,
+                count,
+                dt,
+                done: (done, issued.done),
+                local: local.map(|q| (q, issued.local)),
+            })
+        });
+        if with_request && result.is_none() {
+            let id = e.request(Work::Send, true);
+            if let Some(q) = e.p2p_mut().get_mut(id) {
+                q.at = issued.local;
+            }
+            request = Some(id);
+        }
+        let gid = e.comms().comms[e.windows().get(w).expect("a live window").comm].gid;
+        let record = one_sided::Record::Op(one_sided::Op {
+            win: gid,
+            origin,
+            target,
+            disp,
+            op: one_sided::op_code(op),
+            acc,
+            shape,
+            sent,
+            token,
+        });
+        let stamp = e.p2p_mut().stamp();
+        let to = e.comms().blocks.owner(world);
+        e.windows_mut().owe(stamp, to, record);
+        request
+    })
 }
 
 /// The packed origin data of a fetching operation, none for a null
@@ -969,47 +1005,70 @@ pub unsafe extern "C" fn MPI_Win_test(win: ffi::MPI_Win, flag: *mut c_int) -> c_
     ok()
 }
 
-/// The running rank takes the lock of window rank `target` of `w`
-/// (`exclusive` or shared): granted in turn, then the target's grant
-/// received if a holder before it released it.
-fn take_lock(w: usize, target: u32, exclusive: bool) {
-    let posted = with(|e| e.sched().rank(e.current()).clock);
-    let (me, _) = me_in(w);
-    let granted = with(|e| {
-        let origin = e.current();
-        let win = e.windows_mut().get_mut(w).expect("a live window");
-        win.epochs[me as usize].held.insert(target, exclusive);
-        win.locks[target as usize].ask(origin, exclusive)
-    });
-    if !granted {
-        engine::block_until_woken();
-    }
+/// The running rank's lock event on window `w`, at its clock: kept here
+/// and, when the window's ranks run in several processes, sent to the
+/// window's other processes.
+fn lock_event(w: usize, target: u32, ask: Option<bool>) {
     with(|e| {
-        let win = e.windows().get(w).expect("a live window");
-        let released = win.locks[target as usize].released_for(exclusive);
-        let world = win.members[target as usize];
-        e.rma_granted(world, released, posted);
+        let origin = e.current();
+        let at = e.sched().rank(origin).clock;
+        let comm = &e.comms().comms[e.windows().get(w).expect("a live window").comm];
+        let (gid, remote) = (comm.gid, comm.remote.clone());
+        let event = e.windows_mut().lock_event(gid, at, (origin, target), ask);
+        for p in remote {
+            let stamp = e.p2p_mut().stamp();
+            e.windows_mut().owe(stamp, p, one_sided::Record::Lock(event));
+        }
     });
 }
 
+/// The running rank takes the locks of window rank `targets` of `w`
+/// (`exclusive` or shared), asked for at once: each granted in turn (in
+/// the order of virtual time, ties in rank order: once virtual time has
+/// passed the request, or on a window across processes between time
+/// windows, from every process's requests and releases), then the
+/// target's grant received, one after another, if a holder before it
+/// released it.
+fn take_locks(w: usize, targets: &[u32], exclusive: bool) {
+    let (me, _) = me_in(w);
+    with(|e| {
+        let win = e.windows_mut().get_mut(w).expect("a live window");
+        for &t in targets {
+            win.epochs[me as usize].held.insert(t, exclusive);
+        }
+    });
+    for &t in targets {
+        lock_event(w, t, Some(exclusive));
+    }
+    let origin = engine::me();
+    for &t in targets {
+        let grant = loop {
+            if let Some(g) = with(|e| e.windows_mut().take_grant(w, origin, t)) {
+                break g;
+            }
+            engine::suspend_until_woken();
+        };
+        with(|e| {
+            let posted = e.sched().rank(origin).clock;
+            e.sched_mut().woken_at(grant.at);
+            let world = e.windows().get(w).expect("a live window").members[t as usize];
+            e.rma_granted(world, grant.released, posted);
+        });
+    }
+}
+
 /// The running rank releases its lock of window rank `target` of `w`,
-/// once its operations there are done, and hands it to those in line.
+/// once its operations there are done: those in line are granted it when
+/// the release is applied ([`take_locks`]).
 fn release_lock(routine: &str, w: usize, target: u32) {
     let (me, _) = me_in(w);
     let world = with(|e| e.windows().get(w).map(|win| win.members[target as usize]));
     wait_flowing(w, me, world);
     let released = with(|e| {
-        let origin = e.current();
         let win = e.windows_mut().get_mut(w).expect("a live window");
         win.epochs[me as usize].held.remove(&target)?;
         let world = win.members[target as usize];
         e.rma_settle(w, me, Some(world));
-        let now = e.sched().rank(origin).clock;
-        let win = e.windows_mut().get_mut(w).expect("a live window");
-        let next = win.locks[target as usize].release(origin, now);
-        for n in next {
-            e.sched_mut().wake(n, now);
-        }
         Some(())
     });
     if released.is_none() {
@@ -1018,6 +1077,7 @@ fn release_lock(routine: &str, w: usize, target: u32) {
             &format!("window rank {target} is not locked by this rank"),
         );
     }
+    lock_event(w, target, None);
 }
 
 /// # Safety
@@ -1041,7 +1101,7 @@ pub unsafe extern "C" fn MPI_Win_lock(kind: c_int, target: c_int, assert: c_int,
         fatal("MPI_Win_lock", &format!("invalid lock type {kind}"));
     }
     engine::catch_up();
-    take_lock(w, target as u32, exclusive);
+    take_locks(w, &[target as u32], exclusive);
     ok()
 }
 
@@ -1076,9 +1136,7 @@ pub unsafe extern "C" fn MPI_Win_lock_all(assert: c_int, win: ffi::MPI_Win) -> c
     });
     engine::catch_up();
     let (_, n) = me_in(w);
-    for t in 0..n {
-        take_lock(w, t, false);
-    }
+    take_locks(w, &(0..n).collect::<Vec<u32>>(), false);
     ok()
 }
 
