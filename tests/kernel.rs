@@ -877,3 +877,41 @@ fn small_messages_overtake_a_rendezvous_alike_in_every_mode() {
     let sized: Vec<(u64, f64)> = want.iter().map(|&(i, t)| (OVERTAKE[i], t)).collect();
     assert_eq!(got, sized, "{v}");
 }
+
+/// `rma_types.c` (a put and a request-form get through a strided target
+/// datatype, a fetching accumulate, `MPI_MAXLOC` of `MPI_DOUBLE_INT`
+/// pairs) finds its data as the native MPI delivers it, run natively, as
+/// virtual ranks in one process and spread over two, where its target
+/// datatypes cross as byte runs and its basic types as indexes; both
+/// runs end every rank at the same nanosecond, and the replay of the
+/// spread run's trace there too.
+#[test]
+fn one_sided_datatypes_cross_processes_as_the_native_mpi_delivers_them() {
+    let checked = |run: &Run, way: &str| {
+        run.assert_ok();
+        let lines = run.lines("rma_types: rank ");
+        assert!(
+            lines.len() == 4 && lines.iter().all(|l| l.ends_with(" ok 1")),
+            "{way}:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    };
+    let native = Case::new().mpirun(4, &program("rma_types", Link::Native), &[]);
+    checked(&native, "natively");
+    let machine = two_nodes();
+    for model in ["simple", "loggp"] {
+        let (_, one) = under_vranks(&machine, model, 1, 4, "rma_types", &[], false);
+        let (case, two) = under_vranks(&machine, model, 2, 4, "rma_types", &[], true);
+        checked(&one, "in one process");
+        checked(&two, "spread over two processes");
+        let spread = ends(&two, "rma_types", 4);
+        assert_eq!(ends(&one, "rma_types", 4), spread, "{model}");
+        for (r, (x, y)) in spread.iter().zip(&replayed_ends(&case, model)).enumerate() {
+            assert!(
+                (x - y).abs() <= 1e-9,
+                "{model}: rank {r} ends at {x} s spread, at {y} s in the replay"
+            );
+        }
+    }
+}
