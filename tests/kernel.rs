@@ -882,9 +882,9 @@ fn small_messages_overtake_a_rendezvous_alike_in_every_mode() {
 /// datatype, a fetching accumulate, `MPI_MAXLOC` of `MPI_DOUBLE_INT`
 /// pairs) finds its data as the native MPI delivers it, run natively, as
 /// virtual ranks in one process and spread over two, where its target
-/// datatypes cross as byte runs and its basic types as indexes; both
-/// runs end every rank at the same nanosecond, and the replay of the
-/// spread run's trace there too.
+/// datatypes cross as byte runs and its basic types as indexes, and
+/// under vtime; all three end every rank at the same nanosecond, and the
+/// replay of the spread run's trace there too.
 #[test]
 fn one_sided_datatypes_cross_processes_as_the_native_mpi_delivers_them() {
     let checked = |run: &Run, way: &str| {
@@ -905,8 +905,11 @@ fn one_sided_datatypes_cross_processes_as_the_native_mpi_delivers_them() {
         let (case, two) = under_vranks(&machine, model, 2, 4, "rma_types", &[], true);
         checked(&one, "in one process");
         checked(&two, "spread over two processes");
+        let (_, vtime) = under_vtime(&machine, model, 4, "rma_types", &[]);
+        checked(&vtime, "under vtime");
         let spread = ends(&two, "rma_types", 4);
-        assert_eq!(ends(&one, "rma_types", 4), spread, "{model}");
+        assert_eq!(ends(&one, "rma_types", 4), spread, "{model}: one process and two");
+        assert_eq!(ends(&vtime, "rma_types", 4), spread, "{model}: vtime and two processes");
         for (r, (x, y)) in spread.iter().zip(&replayed_ends(&case, model)).enumerate() {
             assert!(
                 (x - y).abs() <= 1e-9,
