@@ -307,7 +307,7 @@ fn parts(run: &Run) -> std::collections::BTreeMap<(String, String), f64> {
 /// replay of both traces. Spread over two processes, the shared-memory
 /// window of the one node's ranks, which then lie in both, is refused
 /// with the reason; on a target of 4 nodes, vtime says that the real
-/// node's shared-memory communicator spans them.
+/// node's shared-memory communicator spans them, and splits it.
 #[test]
 fn one_sided_programs_end_alike_under_vtime_virtual_ranks_and_the_replay() {
     let machine = one_node();
@@ -355,8 +355,7 @@ fn one_sided_programs_end_alike_under_vtime_virtual_ranks_and_the_replay() {
         assert!(a[&("3".into(), "halo".into())] > 10.0 * 65536e-9, "{a:?}");
     }
     // On 4 nodes of one core, the real node's shared-memory communicator
-    // spans 4 target nodes: vtime says so (virtual ranks split by the
-    // target's nodes).
+    // spans 4 target nodes: vtime says so, and splits it by them.
     let spread = MACHINE.replace("nodes = 3", "nodes = 4");
     let (_, vtime) = under_vtime(&spread, "simple", 4, "rma_modes", &[]);
     vtime.assert_ok();
@@ -388,25 +387,34 @@ fn two_nodes() -> String {
 /// `rma_modes.c` (the shared-memory window within each node) and every
 /// end of `rma_epochs.c` (whose every rank locks the counter) comes at
 /// the same nanosecond as in one process, the data as sent; the replay of
-/// the spread run's trace ends every rank there too.
+/// the spread run's trace ends every rank there too, and so does vtime
+/// every part of `rma_modes.c` (its node communicator split by the
+/// target's nodes, as virtual ranks split theirs).
 #[test]
 fn one_sided_programs_spread_over_two_processes_end_as_in_one() {
     let machine = two_nodes();
     for model in ["simple", "loggp"] {
         let (_, one) = under_vranks(&machine, model, 1, 4, "rma_modes", &[], false);
         let (case, two) = under_vranks(&machine, model, 2, 4, "rma_modes", &[], true);
+        let (_, vtime) = under_vtime(&machine, model, 4, "rma_modes", &[]);
         one.assert_ok();
         two.assert_ok();
-        let (a, b) = (parts(&one), parts(&two));
+        vtime.assert_ok();
+        let split = "which the target machine places on 2 nodes: each rank gets its target node's ranks";
+        assert_eq!(vtime.stderr.matches(split).count(), 1, "{}", vtime.stderr);
+        let a = parts(&one);
         assert_eq!(a.len(), 4 * 6, "{}", one.stdout);
-        for (key, t) in &a {
-            let u = b
-                .get(key)
-                .unwrap_or_else(|| panic!("{model}: two processes printed no {key:?}:\n{}", two.stdout));
-            assert!(
-                (t - u).abs() <= 1e-9,
-                "{model}: {key:?} at {t} s in one process, {u} s in two"
-            );
+        for (way, run) in [("two processes", &two), ("vtime", &vtime)] {
+            let b = parts(run);
+            for (key, t) in &a {
+                let u = b
+                    .get(key)
+                    .unwrap_or_else(|| panic!("{model}: {way} printed no {key:?}:\n{}", run.stdout));
+                assert!(
+                    (t - u).abs() <= 1e-9,
+                    "{model}: {key:?} at {t} s in one process, {u} s under {way}"
+                );
+            }
         }
         let last: Vec<f64> = (0..4).map(|r| a[&(r.to_string(), "end".to_string())]).collect();
         for (r, (x, y)) in last.iter().zip(&replayed_ends(&case, model)).enumerate() {
@@ -909,7 +917,11 @@ fn one_sided_datatypes_cross_processes_as_the_native_mpi_delivers_them() {
         checked(&vtime, "under vtime");
         let spread = ends(&two, "rma_types", 4);
         assert_eq!(ends(&one, "rma_types", 4), spread, "{model}: one process and two");
-        assert_eq!(ends(&vtime, "rma_types", 4), spread, "{model}: vtime and two processes");
+        assert_eq!(
+            ends(&vtime, "rma_types", 4),
+            spread,
+            "{model}: vtime and two processes"
+        );
         for (r, (x, y)) in spread.iter().zip(&replayed_ends(&case, model)).enumerate() {
             assert!(
                 (x - y).abs() <= 1e-9,

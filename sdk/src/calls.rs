@@ -27,7 +27,16 @@ pub fn comm_dup(comm: Comm) -> Result<Comm, MpiError> {
     Ok(dup)
 }
 
-/// `MPI_Comm_free` of a communicator from [`comm_dup`].
+/// `MPI_Comm_split`: the members of `comm` that give the same `color`,
+/// ordered by `key`. Release it with [`comm_free`].
+pub fn comm_split(comm: Comm, color: i32, key: i32) -> Result<Comm, MpiError> {
+    let mut part = constants::COMM_NULL();
+    // SAFETY: `part` is a local out-parameter of the type MPI writes.
+    check(unsafe { layer::MPI_Comm_split(comm, color, key, &mut part) })?;
+    Ok(part)
+}
+
+/// `MPI_Comm_free` of a communicator from [`comm_dup`] or [`comm_split`].
 pub fn comm_free(comm: Comm) -> Result<(), MpiError> {
     let mut comm = comm;
     // SAFETY: `comm` is a local copy that MPI sets to MPI_COMM_NULL.

@@ -102,31 +102,48 @@ pub fn created(comm: Comm) {
     });
 }
 
-/// `comm`, made by `MPI_Comm_split_type`, holds the ranks of one real
-/// node: where the target machine places them on several nodes, its
-/// first rank says so once, since a program that shares memory among
-/// them (a shared-memory window) is timed as the target's network
-/// between those nodes, and virtual ranks split by the target's nodes
-/// instead (docs/vtime.md).
-pub fn split_by_node(comm: Comm) {
-    let Some(Some((spread, size, first))) = state::with(|st| {
+/// `*comm`, made by `MPI_Comm_split_type`, holds the ranks of one real
+/// node: where the target machine places them on several nodes, each
+/// rank gets its target node's ranks instead (split from it, through the
+/// modules below, and the real node's freed), as the program would on
+/// the target, and as virtual ranks give it; its first rank says so once.
+pub fn split_by_node(comm: &mut Comm) {
+    let Some(Some((spread, size, me, node))) = state::with(|st| {
         st.comms.get(&comm.bits()).map(|c| {
             let mut nodes = c.nodes.clone();
             nodes.sort_unstable();
             nodes.dedup();
-            (nodes.len(), c.nodes.len(), c.me == 0)
+            let node = c.nodes.get(c.me as usize).copied().unwrap_or(0);
+            (nodes.len(), c.nodes.len(), c.me, node)
         })
     }) else {
         return;
     };
-    if spread > 1 && first {
+    if spread < 2 {
+        return;
+    }
+    let part = match pnmpi_sdk::next::comm_split(*comm, node as c_int, me as c_int) {
+        Ok(p) => p,
+        Err(e) => {
+            pnmpi_sdk::say::warn(
+                "vtime",
+                format_args!("MPI_Comm_split_type: cannot split the real node's ranks by the target's nodes ({e}): they stay together"),
+            );
+            return;
+        }
+    };
+    if me == 0 {
         pnmpi_sdk::say::warn(
             "vtime",
             format_args!(
-                "MPI_Comm_split_type gave the real node's {size} ranks, which the target machine places on {spread} nodes: what they share (a shared-memory window) is timed as the target's network between those nodes"
+                "MPI_Comm_split_type gave the real node's {size} ranks, which the target machine places on {spread} nodes: each rank gets its target node's ranks, as on the target"
             ),
         );
     }
+    freed(*comm);
+    let _ = pnmpi_sdk::next::comm_free(*comm);
+    created(part);
+    *comm = part;
 }
 
 /// The application frees `comm` (its handle before the call): frees the

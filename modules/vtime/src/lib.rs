@@ -638,7 +638,8 @@ macro_rules! creates {
                     // SAFETY: the call succeeded, so it wrote the communicator.
                     let made = unsafe { *out };
                     comms::created(made);
-                    $($then(made);)?
+                    // SAFETY: as above: the application's out-pointer.
+                    $($then(unsafe { &mut *out });)?
                 }
                 rc
             })
