@@ -26,6 +26,12 @@ const DATA_OPS: [DataOp; 6] = [
     DataOp::CompareAndSwap,
 ];
 
+/// The indexes of `MPI_SUM`, `MPI_REPLACE` (a put) and `MPI_NO_OP` (a
+/// fetch only) among the predefined operations.
+const SUM: u8 = 2;
+const REPLACE: u8 = 12;
+const NO_OP: u8 = 13;
+
 /// `op`'s code in a [`Record`].
 pub fn op_code(op: DataOp) -> u8 {
     DATA_OPS
@@ -151,8 +157,13 @@ fn combine(origin: &[u8], target: &mut Vec<u8>, basic: ffi::MPI_Datatype, op: ff
 /// # Safety
 /// Every run of `shape` from `at` lies in the target's window memory.
 pub unsafe fn apply(op: DataOp, acc: Option<u8>, sent: &Sent, at: *mut u8, shape: &Shape) -> Vec<u8> {
+    let reads = op != DataOp::Put && !(op == DataOp::Accumulate && acc == Some(REPLACE));
     // SAFETY: the caller's target memory.
-    let before = unsafe { gather(at, shape) };
+    let before = if reads {
+        unsafe { gather(at, shape) }
+    } else {
+        Vec::new()
+    };
     match op {
         DataOp::Get => {}
         // SAFETY: as above.
@@ -165,12 +176,10 @@ pub unsafe fn apply(op: DataOp, acc: Option<u8>, sent: &Sent, at: *mut u8, shape
         }
         DataOp::Accumulate | DataOp::GetAccumulate | DataOp::FetchAndOp => {
             let ops = c::predefined_ops();
-            match acc.unwrap_or(2) {
-                // MPI_NO_OP: a fetch only.
-                13 => {}
-                // MPI_REPLACE: a put.
+            match acc.unwrap_or(SUM) {
+                NO_OP => {}
                 // SAFETY: as above.
-                12 => unsafe { scatter(&sent.data, at, shape) },
+                REPLACE => unsafe { scatter(&sent.data, at, shape) },
                 i => {
                     let basic = shape
                         .basic
@@ -240,4 +249,63 @@ pub enum Record {
     Fetched { token: u64, data: Vec<u8> },
     /// A lock event, for every process of the window.
     Lock(LockEvent),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(runs: &[(i64, u64)]) -> Shape {
+        Shape {
+            runs: runs.to_vec(),
+            basic: None,
+        }
+    }
+
+    #[test]
+    fn a_put_and_a_get_move_the_runs_in_order_and_leave_the_gaps() {
+        let mut target = [0u8; 12];
+        let strided = shape(&[(1, 2), (6, 3), (10, 1)]);
+        let sent = Sent {
+            data: vec![1, 2, 3, 4, 5, 6],
+            compare: Vec::new(),
+        };
+        // SAFETY: every run lies inside `target`.
+        let fetched = unsafe { apply(DataOp::Put, None, &sent, target.as_mut_ptr(), &strided) };
+        assert!(fetched.is_empty(), "a put fetches nothing");
+        assert_eq!(target, [0, 1, 2, 0, 0, 0, 3, 4, 5, 0, 6, 0]);
+        // SAFETY: as above.
+        let got = unsafe { apply(DataOp::Get, None, &Sent::default(), target.as_mut_ptr(), &strided) };
+        assert_eq!(
+            got,
+            [1, 2, 3, 4, 5, 6],
+            "a get reads the runs in the type's order"
+        );
+    }
+
+    #[test]
+    fn a_compare_and_swap_writes_only_when_the_target_held_the_compare_value() {
+        let mut target = [7u8; 4];
+        let whole = shape(&[(0, 4)]);
+        let swap = |compare: Vec<u8>, target: &mut [u8; 4]| {
+            let sent = Sent {
+                data: vec![9; 4],
+                compare,
+            };
+            // SAFETY: the run lies inside `target`.
+            unsafe { apply(DataOp::CompareAndSwap, None, &sent, target.as_mut_ptr(), &whole) }
+        };
+        assert_eq!(swap(vec![1; 4], &mut target), [7; 4], "fetches what was there");
+        assert_eq!(target, [7; 4], "no match: unchanged");
+        swap(vec![7; 4], &mut target);
+        assert_eq!(target, [9; 4]);
+    }
+
+    #[test]
+    fn a_shape_spans_to_its_last_byte_and_refuses_to_reach_below_its_displacement() {
+        assert_eq!(shape(&[(4, 4), (0, 2)]).span(), Ok(8));
+        assert_eq!(shape(&[]).span(), Ok(0));
+        assert!(shape(&[(-8, 8)]).span().unwrap_err().contains("below"));
+        assert_eq!(DATA_OPS[op_code(DataOp::FetchAndOp) as usize], DataOp::FetchAndOp);
+    }
 }

@@ -25,7 +25,8 @@ use pnmpi_sim::kernel::rma::Pending;
 use pnmpi_sim::units::Ns;
 use pnmpi_trace::rma::WinKind;
 use slab::Slab;
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::ffi::{c_int, c_void};
 
 /// A member's memory in a window: `size` bytes at `base`, addressed in
@@ -284,6 +285,40 @@ pub struct Grant {
     pub released: Ns,
 }
 
+/// A lock event waiting to be applied, ordered as they are applied: by
+/// virtual time (times are never negative, so their bits order them),
+/// then origin, then the origin's order.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Queued {
+    key: (u64, u32, u64),
+    event: Event,
+}
+
+/// [`LockEvent`] with the order-free parts only, for [`Queued`].
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Event {
+    win: u64,
+    target: u32,
+    ask: Option<bool>,
+}
+
+impl Queued {
+    fn of(e: LockEvent) -> Queued {
+        Queued {
+            key: (e.at.to_bits(), e.origin, e.seq),
+            event: Event {
+                win: e.win,
+                target: e.target,
+                ask: e.ask,
+            },
+        }
+    }
+
+    fn at(&self) -> Ns {
+        f64::from_bits(self.key.0)
+    }
+}
+
 /// Every window of this process's ranks.
 #[derive(Default)]
 pub struct Windows {
@@ -295,8 +330,10 @@ pub struct Windows {
     /// Fetches waiting for their data, by token; the next token.
     fetches: HashMap<u64, Fetch>,
     tokens: u64,
-    /// Lock events not applied yet, and the next event's number.
-    events: Vec<LockEvent>,
+    /// Lock events not applied yet, of windows within this process and
+    /// of windows across processes, earliest first; the next event's
+    /// number.
+    events: [BinaryHeap<Reverse<Queued>>; 2],
     seq: u64,
     /// Locks granted to ranks here, by window, origin and target.
     granted: HashMap<(usize, u32, u32), Grant>,
@@ -460,39 +497,36 @@ impl Windows {
             target,
             ask,
         };
-        self.events.push(e);
+        let spread = self.by_gid.get(&gid).is_some_and(|&w| self.wins[w].spread);
+        self.events[usize::from(spread)].push(Reverse(Queued::of(e)));
         e
     }
 
-    /// Another process's lock event, to apply.
+    /// Another process's lock event (of a window across processes), to
+    /// apply.
     pub fn lock_event_from(&mut self, e: LockEvent) {
-        self.events.push(e);
+        self.events[1].push(Reverse(Queued::of(e)));
     }
 
-    /// Whether lock events wait to be applied.
+    /// Whether lock events of windows within this process wait.
     pub fn locks_asked(&self) -> bool {
-        !self.events.is_empty()
-    }
-
-    /// Whether event `e` is one of [`Windows::resolve`]'s (`spread`,
-    /// `upto`); one of a window freed meanwhile is, to be dropped.
-    fn is_due(&self, e: &LockEvent, spread: bool, upto: Ns) -> bool {
-        e.at < upto
-            && self
-                .by_gid
-                .get(&e.win)
-                .is_none_or(|&w| self.wins[w].spread == spread)
+        !self.events[0].is_empty()
     }
 
     /// The earliest lock event not applied yet: the simulation must
     /// reach it, though no rank's event comes then.
     pub fn earliest_event(&self) -> Option<Ns> {
-        self.events.iter().map(|e| e.at).min_by(f64::total_cmp)
+        self.events
+            .iter()
+            .filter_map(|h| h.peek().map(|Reverse(q)| q.at()))
+            .min_by(f64::total_cmp)
     }
 
     /// Whether [`Windows::resolve`] would apply any event.
     pub fn due(&self, spread: bool, upto: Ns) -> bool {
-        self.events.iter().any(|e| self.is_due(e, spread, upto))
+        self.events[usize::from(spread)]
+            .peek()
+            .is_some_and(|Reverse(q)| q.at() < upto)
     }
 
     /// Applies the lock events earlier than `upto` of the windows whose
@@ -500,39 +534,34 @@ impl Windows {
     /// window's copy of its locks, in virtual-time order (ties by origin,
     /// then by the origin's order), as every process of a window does
     /// with the same events: returns the ranks granted a lock for which
-    /// `here` holds (and keeps their [`Grant`]s).
+    /// `here` holds (and keeps their [`Grant`]s). An event of a window
+    /// freed meanwhile is dropped.
     pub fn resolve(&mut self, spread: bool, upto: Ns, here: impl Fn(u32) -> bool) -> Vec<(u32, Ns)> {
-        let (mut events, kept): (Vec<LockEvent>, Vec<LockEvent>) = std::mem::take(&mut self.events)
-            .into_iter()
-            .partition(|e| self.is_due(e, spread, upto));
-        self.events = kept;
-        events.sort_by(|a, b| {
-            a.at.total_cmp(&b.at)
-                .then(a.origin.cmp(&b.origin))
-                .then(a.seq.cmp(&b.seq))
-        });
         let mut woken = Vec::new();
-        for e in events {
+        while self.due(spread, upto) {
+            let Some(Reverse(q)) = self.events[usize::from(spread)].pop() else {
+                break;
+            };
+            let (at, origin, e) = (q.at(), q.key.1, q.event);
             let Some(&w) = self.by_gid.get(&e.win) else {
                 continue;
             };
             let lock = &mut self.wins[w].locks[e.target as usize];
             let granted = match e.ask {
                 Some(x) => {
-                    if lock.ask(e.origin, x) {
-                        vec![(e.origin, x)]
+                    if lock.ask(origin, x) {
+                        vec![(origin, x)]
                     } else {
                         Vec::new()
                     }
                 }
-                None => lock.release(e.origin, e.at),
+                None => lock.release(origin, at),
             };
             for (o, x) in granted {
                 if here(o) {
                     let released = lock.released_for(x);
-                    self.granted
-                        .insert((w, o, e.target), Grant { at: e.at, released });
-                    woken.push((o, e.at));
+                    self.granted.insert((w, o, e.target), Grant { at, released });
+                    woken.push((o, at));
                 }
             }
         }
@@ -573,6 +602,81 @@ mod tests {
             20.0,
             "a shared holder waits for the exclusive one"
         );
+    }
+
+    /// Windows 0 (within this process, gid 10) and 1 (across processes,
+    /// gid 11), of world ranks 0 to 3.
+    fn two_windows() -> Windows {
+        let mut ws = Windows::default();
+        for (parent, local, gid) in [(0, 4, 10), (1, 2, 11)] {
+            let j = ws.join(
+                parent,
+                Some((&[0, 1, 2, 3], local)),
+                0,
+                0,
+                (WinKind::Create, None, None),
+            );
+            ws.set_comm(j.win, parent, gid);
+        }
+        ws
+    }
+
+    #[test]
+    fn locks_are_granted_in_virtual_time_then_rank_order_whoever_asked_first() {
+        let mut ws = two_windows();
+        // Rank 3 asks first (in this process's order), ranks 1 and 2 at
+        // the same time: rank 1 is granted it, the others wait in line.
+        ws.lock_event(10, 5.0, (3, 0), Some(true));
+        ws.lock_event(10, 5.0, (1, 0), Some(true));
+        ws.lock_event(10, 4.0, (2, 0), Some(true));
+        assert_eq!(ws.earliest_event(), Some(4.0));
+        assert_eq!(
+            ws.resolve(false, 4.5, |_| true),
+            vec![(2, 4.0)],
+            "only the due one"
+        );
+        assert_eq!(ws.resolve(false, 6.0, |_| true), Vec::new(), "rank 2 holds it");
+        ws.lock_event(10, 9.0, (2, 0), None);
+        assert_eq!(ws.resolve(false, f64::INFINITY, |_| true), vec![(1, 9.0)]);
+        let g = ws.take_grant(0, 1, 0).expect("granted");
+        assert_eq!((g.at, g.released), (9.0, 9.0), "handed over by rank 2's release");
+        assert!(ws.take_grant(0, 3, 0).is_none(), "rank 3 still waits");
+    }
+
+    #[test]
+    fn locks_across_processes_wait_for_their_own_resolution_and_grant_only_ranks_here() {
+        let mut ws = two_windows();
+        // Another process's rank 2 asked before rank 0 here.
+        ws.lock_event_from(LockEvent {
+            win: 11,
+            at: 1.0,
+            origin: 2,
+            seq: 1,
+            target: 1,
+            ask: Some(true),
+        });
+        ws.lock_event(11, 2.0, (0, 1), Some(true));
+        assert!(!ws.locks_asked(), "none of a window within this process");
+        assert!(ws.due(true, 3.0) && !ws.due(true, 1.0));
+        assert_eq!(
+            ws.resolve(true, 3.0, |r| r < 2),
+            Vec::new(),
+            "rank 2 is granted it, elsewhere"
+        );
+        ws.lock_event_from(LockEvent {
+            win: 11,
+            at: 7.0,
+            origin: 2,
+            seq: 2,
+            target: 1,
+            ask: None,
+        });
+        assert_eq!(ws.resolve(true, 8.0, |r| r < 2), vec![(0, 7.0)]);
+        // A freed window's events are dropped.
+        ws.lock_event(10, 1.0, (0, 0), Some(false));
+        while ws.free(0).is_none() {}
+        assert_eq!(ws.resolve(false, 2.0, |_| true), Vec::new());
+        assert!(!ws.locks_asked());
     }
 
     fn window(kind: WinKind, regions: Vec<Vec<Region>>) -> Window {
