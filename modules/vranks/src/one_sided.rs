@@ -158,8 +158,8 @@ fn combine(origin: &[u8], target: &mut Vec<u8>, basic: ffi::MPI_Datatype, op: ff
 /// Every run of `shape` from `at` lies in the target's window memory.
 pub unsafe fn apply(op: DataOp, acc: Option<u8>, sent: &Sent, at: *mut u8, shape: &Shape) -> Vec<u8> {
     let reads = op != DataOp::Put && !(op == DataOp::Accumulate && acc == Some(REPLACE));
-    // SAFETY: the caller's target memory.
     let before = if reads {
+        // SAFETY: the caller's target memory.
         unsafe { gather(at, shape) }
     } else {
         Vec::new()
