@@ -109,7 +109,7 @@ constants! {
 
 extern "C" {
     static pnmpi_sys_ops: [ffi::MPI_Op; 14];
-    static pnmpi_sys_types: [ffi::MPI_Datatype; 47];
+    static pnmpi_sys_types: [ffi::MPI_Datatype; 46];
     static pnmpi_sys_modes: [i32; 5];
     static pnmpi_sys_win_keys: [i32; 5];
     static pnmpi_sys_win_flavors: [i32; 4];
@@ -124,10 +124,10 @@ pub fn predefined_ops() -> &'static [ffi::MPI_Op; 14] {
     unsafe { &pnmpi_sys_ops }
 }
 
-/// The predefined datatypes an accumulate may combine (`MPI_CHAR` ...
-/// `MPI_2INTEGER`, `constants.c`'s order): a type's index names it
-/// across processes, whose handles differ.
-pub fn predefined_types() -> &'static [ffi::MPI_Datatype; 47] {
+/// The predefined datatypes (`MPI_CHAR` ... `MPI_2DOUBLE_PRECISION`,
+/// `constants.c`'s order): a type's index names it across ranks and
+/// processes, whose handles differ.
+pub fn predefined_types() -> &'static [ffi::MPI_Datatype; 46] {
     // SAFETY: an immutable C array initialised at load time, of the
     // length constants.c asserts.
     unsafe { &pnmpi_sys_types }

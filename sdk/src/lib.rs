@@ -46,6 +46,7 @@
 
 pub mod callsite;
 pub mod clock;
+pub mod contents;
 pub mod counter;
 pub mod fixed;
 pub mod hooks;

@@ -12,8 +12,6 @@ extern "C" {
     static pnmpi_checker_group_empty: MPI_Group;
     static pnmpi_checker_byte: MPI_Datatype;
     static pnmpi_checker_packed: MPI_Datatype;
-    static pnmpi_checker_types: [MPI_Datatype; 46];
-    static pnmpi_checker_type_count: c_int;
     static pnmpi_checker_type_kinds: [u8; 46];
 }
 
@@ -77,19 +75,18 @@ pub fn untyped() -> [MPI_Datatype; 2] {
     unsafe { [pnmpi_checker_byte, pnmpi_checker_packed] }
 }
 
-/// The predefined datatypes; a type's index is its name in a signature.
+/// The predefined datatypes (pnmpi-mpi-sys's); a type's index is its
+/// name in a signature.
 pub fn predefined_types() -> &'static [MPI_Datatype] {
-    // SAFETY: an immutable C array initialised at load time, of the
-    // length consts.c states.
-    unsafe { &pnmpi_checker_types[..pnmpi_checker_type_count as usize] }
+    pnmpi_sdk::sys::constants::predefined_types()
 }
 
 /// What each of [`predefined_types`] holds, one letter each (see
 /// consts.c): what `types native` compares.
 pub fn type_kinds() -> &'static [u8] {
     // SAFETY: an immutable C array initialised at load time, as long as
-    // pnmpi_checker_types (a static assertion in consts.c).
-    unsafe { &pnmpi_checker_type_kinds[..pnmpi_checker_type_count as usize] }
+    // the predefined types (both arrays' types say so).
+    unsafe { &pnmpi_checker_type_kinds }
 }
 
 extern "C" {

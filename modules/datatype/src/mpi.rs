@@ -5,6 +5,7 @@
 use crate::consts;
 use crate::contents::{self, Combiner, Contents};
 use crate::flatten::{Error, Shape, Types};
+use pnmpi_mpi_sys::combiner::Envelope;
 use pnmpi_sdk::constants;
 use pnmpi_sdk::sys::ffi::{self, MPI_Aint, MPI_Datatype};
 use pnmpi_sdk::sys::Handle;
@@ -44,18 +45,14 @@ fn check(routine: &'static str, rc: c_int) -> Result<(), Error> {
     }
 }
 
-/// `dt`'s combiner and the lengths of its contents.
-fn envelope(dt: MPI_Datatype) -> Result<(Option<Combiner>, c_int, c_int, c_int, c_int), Error> {
-    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
-    // SAFETY: local out-parameters; MPI checks the handle.
-    let rc = unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
-    check("MPI_Type_get_envelope", rc)?;
-    Ok((pnmpi_mpi_sys::combiner::combiner(comb), ni, na, nd, comb))
+/// `dt`'s envelope.
+fn envelope(dt: MPI_Datatype) -> Result<Envelope, Error> {
+    pnmpi_mpi_sys::combiner::envelope(dt).map_err(|rc| Error::Mpi("MPI_Type_get_envelope", rc))
 }
 
 /// Whether `dt` is a named (predefined) type, never freed.
 fn is_named(dt: MPI_Datatype) -> bool {
-    matches!(envelope(dt), Ok((Some(Combiner::Named), ..)))
+    envelope(dt).is_ok_and(|e| e.combiner == Some(Combiner::Named))
 }
 
 impl Types for Mpi {
@@ -63,9 +60,10 @@ impl Types for Mpi {
     type Basic = MPI_Datatype;
 
     fn shape(&self, t: &Rc<Owned>) -> Result<Shape<Rc<Owned>>, Error> {
-        let (combiner, ni, na, nd, value) = envelope(t.dt)?;
-        let combiner =
-            combiner.ok_or_else(|| Error::Unsupported(format!("the combiner numbered {value}")))?;
+        let e = envelope(t.dt)?;
+        let combiner = e
+            .combiner
+            .ok_or_else(|| Error::Unsupported(format!("the combiner numbered {}", e.value)))?;
         if combiner == Combiner::Named {
             let pair = consts::pairs().iter().find(|p| p.pair.bits() == t.dt.bits());
             return Ok(match pair {
@@ -73,28 +71,12 @@ impl Types for Mpi {
                 None => Shape::Basic,
             });
         }
-        let mut ints = vec![0 as c_int; ni.max(0) as usize];
-        let mut addrs = vec![0 as MPI_Aint; na.max(0) as usize];
-        let mut types = vec![constants::DATATYPE_NULL(); nd.max(0) as usize];
-        // SAFETY: arrays of the lengths the envelope gave.
-        let rc = unsafe {
-            ffi::PMPI_Type_get_contents(
-                t.dt,
-                ni,
-                na,
-                nd,
-                ints.as_mut_ptr(),
-                addrs.as_mut_ptr(),
-                types.as_mut_ptr(),
-            )
-        };
-        check("MPI_Type_get_contents", rc)?;
+        let (ints, addrs, types) =
+            pnmpi_sdk::contents::of(t.dt, e.counts).map_err(|rc| Error::Mpi("MPI_Type_get_contents", rc))?;
         let contents = Contents {
             combiner,
             ints,
-            // MPI_Aint is `isize` under Open MPI, `i64` under MPICH.
-            #[allow(clippy::unnecessary_cast)]
-            addrs: addrs.into_iter().map(|a| a as i64).collect(),
+            addrs,
             types: types
                 .into_iter()
                 .map(|dt| {

@@ -5,8 +5,9 @@
 //! the rank's own copy. Reductions work on the data as it lies in memory
 //! (`PMPI_Reduce_local`), so their contributions are copied by extent.
 
-use pnmpi_mpi_sys::combiner::{combiner, Combiner};
+use pnmpi_mpi_sys::combiner::{envelope, Combiner};
 use pnmpi_mpi_sys::{constants as c, ffi};
+use pnmpi_sdk::contents;
 use std::ffi::{c_int, c_void};
 
 /// A datatype's packed size, memory span and whether it is contiguous.
@@ -218,13 +219,9 @@ pub fn runs(count: c_int, dt: ffi::MPI_Datatype) -> Vec<(i64, u64)> {
     out
 }
 
-/// `dt`'s combiner, if MPI answers.
-fn combiner_of(dt: ffi::MPI_Datatype) -> Option<(Combiner, c_int, c_int, c_int)> {
-    let (mut ni, mut na, mut nd, mut comb): (c_int, c_int, c_int, c_int) = (0, 0, 0, 0);
-    // SAFETY: out-pointers to locals; MPI checks the handle.
-    let rc = unsafe { ffi::PMPI_Type_get_envelope(dt, &mut ni, &mut na, &mut nd, &mut comb) };
-    (rc == c::SUCCESS()).then_some(())?;
-    Some((combiner(comb)?, ni, na, nd))
+/// Whether MPI names `dt` a predefined type (`None`: MPI cannot say).
+fn named(dt: ffi::MPI_Datatype) -> Option<bool> {
+    Some(envelope(dt).ok()?.combiner? == Combiner::Named)
 }
 
 /// The predefined type `dt` is built of (`dt` itself when predefined),
@@ -236,39 +233,20 @@ pub fn basic(dt: ffi::MPI_Datatype) -> Option<ffi::MPI_Datatype> {
     let mut made: Vec<ffi::MPI_Datatype> = Vec::new();
     let mut found = None;
     for _ in 0..64 {
-        let Some((combiner, ni, na, nd)) = combiner_of(at) else {
-            break;
-        };
-        if combiner == Combiner::Named {
+        let Ok(e) = envelope(at) else { break };
+        if e.combiner == Some(Combiner::Named) {
             found = Some(at);
             break;
         }
-        if nd < 1 {
+        let Ok((_, _, types)) = contents::of(at, e.counts) else {
             break;
-        }
-        let mut ints = vec![0 as c_int; ni.max(0) as usize];
-        let mut addrs = vec![0 as ffi::MPI_Aint; na.max(0) as usize];
-        let mut types = vec![c::DATATYPE_NULL(); nd as usize];
-        // SAFETY: arrays of the lengths the envelope gave.
-        let rc = unsafe {
-            ffi::PMPI_Type_get_contents(
-                at,
-                ni,
-                na,
-                nd,
-                ints.as_mut_ptr(),
-                addrs.as_mut_ptr(),
-                types.as_mut_ptr(),
-            )
         };
-        if rc != c::SUCCESS() {
-            break;
-        }
-        at = types[0];
+        let Some(&first) = types.first() else { break };
+        at = first;
         made.extend(types);
     }
     for mut t in made {
-        if combiner_of(t).is_some_and(|(k, ..)| k != Combiner::Named) {
+        if named(t) == Some(false) {
             // SAFETY: a derived type MPI_Type_get_contents handed out, freed once.
             unsafe { ffi::PMPI_Type_free(&mut t) };
         }
