@@ -72,7 +72,7 @@ impl Types for Mpi {
             });
         }
         let (ints, addrs, types) =
-            pnmpi_sdk::contents::of(t.dt, e.counts).map_err(|rc| Error::Mpi("MPI_Type_get_contents", rc))?;
+            pnmpi_sdk::contents::raw(t.dt, e.counts).map_err(|rc| Error::Mpi("MPI_Type_get_contents", rc))?;
         let contents = Contents {
             combiner,
             ints,

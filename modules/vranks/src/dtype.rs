@@ -7,7 +7,7 @@
 
 use pnmpi_mpi_sys::combiner::{envelope, Combiner};
 use pnmpi_mpi_sys::{constants as c, ffi};
-use pnmpi_sdk::contents;
+use pnmpi_sdk::contents::Contents;
 use std::ffi::{c_int, c_void};
 
 /// A datatype's packed size, memory span and whether it is contiguous.
@@ -17,8 +17,10 @@ pub struct Layout {
     pub size: usize,
     /// Bytes between elements (`MPI_Type_get_extent`).
     pub extent: usize,
-    /// Offset of the first byte (`true_lb`).
+    /// Offset of the first byte (`true_lb`), and the bytes from it to the
+    /// last (`true_extent`).
     pub lb: isize,
+    pub true_extent: usize,
     /// The data of `n` elements is `n * size` bytes from the buffer.
     pub contiguous: bool,
 }
@@ -46,6 +48,7 @@ pub fn layout(dt: ffi::MPI_Datatype) -> Layout {
         // MPI_Aint is `isize` under Open MPI, `i64` under MPICH.
         #[allow(clippy::unnecessary_cast)]
         lb: tlb as isize,
+        true_extent: text.max(0) as usize,
         contiguous: tlb == 0 && text as usize == size && extent as usize == size,
     }
 }
@@ -187,12 +190,8 @@ pub fn runs(count: c_int, dt: ffi::MPI_Datatype) -> Vec<(i64, u64)> {
     if l.contiguous {
         return vec![(0, bytes as u64)];
     }
-    let (mut tlb, mut text): (ffi::MPI_Aint, ffi::MPI_Aint) = (0, 0);
-    // SAFETY: out-pointers to locals.
-    unsafe { ffi::PMPI_Type_get_true_extent(dt, &mut tlb, &mut text) };
-    #[allow(clippy::unnecessary_cast)]
-    let (tlb, text) = (tlb as isize, text.max(0) as usize);
-    let span = (n - 1) * l.extent + text;
+    let tlb = l.lb;
+    let span = (n - 1) * l.extent + l.true_extent;
     let mut image = vec![0u8; span];
     let mut offsets = vec![0u64; bytes];
     let mut shift = 0;
@@ -219,37 +218,21 @@ pub fn runs(count: c_int, dt: ffi::MPI_Datatype) -> Vec<(i64, u64)> {
     out
 }
 
-/// Whether MPI names `dt` a predefined type (`None`: MPI cannot say).
-fn named(dt: ffi::MPI_Datatype) -> Option<bool> {
-    Some(envelope(dt).ok()?.combiner? == Combiner::Named)
-}
-
 /// The predefined type `dt` is built of (`dt` itself when predefined),
 /// which an accumulate combines; `None` when MPI cannot say. The first
 /// type of each constructor's contents is followed (MPI requires one
-/// basic type throughout an accumulate's types).
+/// basic type throughout an accumulate's types); the contents walked are
+/// kept until then, their derived types freed with them.
 pub fn basic(dt: ffi::MPI_Datatype) -> Option<ffi::MPI_Datatype> {
+    let mut walked = Vec::new();
     let mut at = dt;
-    let mut made: Vec<ffi::MPI_Datatype> = Vec::new();
-    let mut found = None;
     for _ in 0..64 {
-        let Ok(e) = envelope(at) else { break };
-        if e.combiner == Some(Combiner::Named) {
-            found = Some(at);
-            break;
+        if envelope(at).ok()?.combiner? == Combiner::Named {
+            return Some(at);
         }
-        let Ok((_, _, types)) = contents::of(at, e.counts) else {
-            break;
-        };
-        let Some(&first) = types.first() else { break };
-        at = first;
-        made.extend(types);
+        let c = Contents::of(at)?;
+        at = *c.types.first()?;
+        walked.push(c);
     }
-    for mut t in made {
-        if named(t) == Some(false) {
-            // SAFETY: a derived type MPI_Type_get_contents handed out, freed once.
-            unsafe { ffi::PMPI_Type_free(&mut t) };
-        }
-    }
-    found
+    None
 }

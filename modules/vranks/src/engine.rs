@@ -362,6 +362,16 @@ impl Engine {
         self.p2p.request(&self.sched, work, done)
     }
 
+    /// A new request of the running rank, complete at `at` (a one-sided
+    /// request form's local completion, known when it is issued).
+    pub fn request_done_at(&mut self, at: Ns) -> usize {
+        let id = self.request(Work::Send, true);
+        if let Some(q) = self.p2p.get_mut(id) {
+            q.at = at;
+        }
+        id
+    }
+
     /// The running rank sends `data` to world rank `dst` (rank `from` in
     /// communicator `comm`); returns the request.
     pub fn send(&mut self, data: Vec<u8>, dst: u32, comm: u32, from: c_int, tag: c_int, mode: Mode) -> usize {

@@ -192,15 +192,19 @@ pub struct Window {
     pub locks: Vec<Lock>,
     /// Each member's predefined attributes, once asked for.
     pub attrs: Vec<Option<Box<Attributes>>>,
-    /// Whether its ranks run in several processes; its members in this
-    /// process; those that made or joined it, and that freed it.
-    pub spread: bool,
+    /// Its members in this process; those that made or joined it, and
+    /// that freed it.
     pub local: u32,
     pub joined: u32,
     pub freed: u32,
 }
 
 impl Window {
+    /// Whether its ranks run in several processes.
+    pub fn spread(&self) -> bool {
+        (self.local as usize) < self.members.len()
+    }
+
     /// The address of `bytes` at displacement `disp` of window rank
     /// `target`'s memory (a dynamic window's displacement is an
     /// address), or why it lies outside.
@@ -287,35 +291,33 @@ pub struct Grant {
 
 /// A lock event waiting to be applied, ordered as they are applied: by
 /// virtual time (times are never negative, so their bits order them),
-/// then origin, then the origin's order.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Queued {
-    key: (u64, u32, u64),
-    event: Event,
-}
-
-/// [`LockEvent`] with the order-free parts only, for [`Queued`].
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Event {
-    win: u64,
-    target: u32,
-    ask: Option<bool>,
-}
+/// then origin, then the origin's order (which makes every key unique).
+#[derive(Debug)]
+struct Queued(LockEvent);
 
 impl Queued {
-    fn of(e: LockEvent) -> Queued {
-        Queued {
-            key: (e.at.to_bits(), e.origin, e.seq),
-            event: Event {
-                win: e.win,
-                target: e.target,
-                ask: e.ask,
-            },
-        }
+    fn key(&self) -> (u64, u32, u64) {
+        (self.0.at.to_bits(), self.0.origin, self.0.seq)
     }
+}
 
-    fn at(&self) -> Ns {
-        f64::from_bits(self.key.0)
+impl PartialEq for Queued {
+    fn eq(&self, other: &Queued) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Queued) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Queued) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
     }
 }
 
@@ -395,7 +397,6 @@ impl Windows {
             (Some(&w), _) => (w, None),
             (None, members) => {
                 let (members, local) = members.expect("the maker lists the group");
-                let spread = (local as usize) < members.len();
                 let members = members.to_vec();
                 let n = members.len();
                 let w = self.wins.insert(Window {
@@ -407,7 +408,6 @@ impl Windows {
                     epochs: (0..n).map(|_| Epochs::default()).collect(),
                     locks: (0..n).map(|_| Lock::default()).collect(),
                     attrs: (0..n).map(|_| None).collect(),
-                    spread,
                     local,
                     joined: 0,
                     freed: 0,
@@ -497,15 +497,15 @@ impl Windows {
             target,
             ask,
         };
-        let spread = self.by_gid.get(&gid).is_some_and(|&w| self.wins[w].spread);
-        self.events[usize::from(spread)].push(Reverse(Queued::of(e)));
+        let spread = self.by_gid.get(&gid).is_some_and(|&w| self.wins[w].spread());
+        self.events[usize::from(spread)].push(Reverse(Queued(e)));
         e
     }
 
     /// Another process's lock event (of a window across processes), to
     /// apply.
     pub fn lock_event_from(&mut self, e: LockEvent) {
-        self.events[1].push(Reverse(Queued::of(e)));
+        self.events[1].push(Reverse(Queued(e)));
     }
 
     /// Whether lock events of windows within this process wait.
@@ -518,7 +518,7 @@ impl Windows {
     pub fn earliest_event(&self) -> Option<Ns> {
         self.events
             .iter()
-            .filter_map(|h| h.peek().map(|Reverse(q)| q.at()))
+            .filter_map(|h| h.peek().map(|Reverse(q)| q.0.at))
             .min_by(f64::total_cmp)
     }
 
@@ -526,7 +526,7 @@ impl Windows {
     pub fn due(&self, spread: bool, upto: Ns) -> bool {
         self.events[usize::from(spread)]
             .peek()
-            .is_some_and(|Reverse(q)| q.at() < upto)
+            .is_some_and(|Reverse(q)| q.0.at < upto)
     }
 
     /// Applies the lock events earlier than `upto` of the windows whose
@@ -539,10 +539,10 @@ impl Windows {
     pub fn resolve(&mut self, spread: bool, upto: Ns, here: impl Fn(u32) -> bool) -> Vec<(u32, Ns)> {
         let mut woken = Vec::new();
         while self.due(spread, upto) {
-            let Some(Reverse(q)) = self.events[usize::from(spread)].pop() else {
+            let Some(Reverse(Queued(e))) = self.events[usize::from(spread)].pop() else {
                 break;
             };
-            let (at, origin, e) = (q.at(), q.key.1, q.event);
+            let (at, origin) = (e.at, e.origin);
             let Some(&w) = self.by_gid.get(&e.win) else {
                 continue;
             };
@@ -690,7 +690,6 @@ mod tests {
             epochs: (0..n).map(|_| Epochs::default()).collect(),
             locks: (0..n).map(|_| Lock::default()).collect(),
             attrs: (0..n).map(|_| None).collect(),
-            spread: false,
             local: n as u32,
             joined: n as u32,
             freed: 0,

@@ -534,13 +534,7 @@ unsafe fn operate(
         let issued = with(|e| e.rma_issue((w, me, world), op, sizes, req.is_some()));
         req.map(|_| {
             with(|e| match issued {
-                Rma::Known(issued) => {
-                    let id = e.request(Work::Send, true);
-                    if let Some(q) = e.p2p_mut().get_mut(id) {
-                        q.at = issued.local;
-                    }
-                    id
-                }
+                Rma::Known(issued) => e.request_done_at(issued.local),
                 Rma::Moving { local } => local.expect("asked for"),
             })
         })
@@ -581,29 +575,24 @@ fn send_away(
 ) -> Option<usize> {
     with(|e| {
         let origin = e.current();
-        let mut request = None;
-        let token = result.map(|(buf, count, dt)| {
-            let done = e.request(Work::Send, false);
-            let local = with_request.then(|| e.request(Work::Send, false));
-            request = local;
-            let win = e.windows_mut().get_mut(w).expect("a live window");
-            win.epochs[me as usize].flowing.push((world, done));
-            e.windows_mut().fetching(Fetch {
-                rank: origin,
-                buf: buf as usize,
-                count,
-                dt,
-                done: (done, issued.done),
-                local: local.map(|q| (q, issued.local)),
-            })
-        });
-        if with_request && result.is_none() {
-            let id = e.request(Work::Send, true);
-            if let Some(q) = e.p2p_mut().get_mut(id) {
-                q.at = issued.local;
+        let (token, request) = match result {
+            Some((buf, count, dt)) => {
+                let done = e.request(Work::Send, false);
+                let local = with_request.then(|| e.request(Work::Send, false));
+                let win = e.windows_mut().get_mut(w).expect("a live window");
+                win.epochs[me as usize].flowing.push((world, done));
+                let token = e.windows_mut().fetching(Fetch {
+                    rank: origin,
+                    buf: buf as usize,
+                    count,
+                    dt,
+                    done: (done, issued.done),
+                    local: local.map(|q| (q, issued.local)),
+                });
+                (Some(token), local)
             }
-            request = Some(id);
-        }
+            None => (None, with_request.then(|| e.request_done_at(issued.local))),
+        };
         let gid = e.comms().comms[e.windows().get(w).expect("a live window").comm].gid;
         let record = one_sided::Record::Op(one_sided::Op {
             win: gid,
