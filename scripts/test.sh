@@ -40,15 +40,18 @@ step() {
 mpi_free=(pnmpi-analyze pnmpi-jitter pnmpi-otf2 pnmpi-plot pnmpi-sim pnmpi-trace)
 
 # tests MPI [cargo test options]: cargo test on the workspace, every
-# binary run (--no-fail-fast); each test's result line is counted. Three
-# tests at a time on two cores: a test waits for mpirun's start and its
-# ranks' messages, and with two at a time the root suite kept 1.44 of the
-# 2 cores busy (Open MPI, 456 s); with three, 1.71 (377 s; four: 371 s).
+# binary run (--no-fail-fast); each test's result line is counted.
+# Tests at a time, on two cores: Open MPI's ranks and launches wait, and
+# its root suite took 414 s two at a time, 342 s three at a time (1.44 and
+# 1.71 cores busy); MPICH's ranks spin while they wait (yielding only
+# every 16 idle polls), so a third test only slows the others: its root
+# suite took 327 s two at a time, 397 s three at a time.
+declare -A test_threads=([mpich]=2 [openmpi]=3)
 tests() {
     local mpi=$1 start=$SECONDS log="$logs/$1.log"
     shift
     echo "== $mpi: tests" >&2
-    cargo test --release --workspace --locked --no-fail-fast "$@" -- --test-threads=3 2>&1 | tee "$log"
+    cargo test --release --workspace --locked --no-fail-fast "$@" -- --test-threads="${test_threads[$mpi]}" 2>&1 | tee "$log"
     local status=${PIPESTATUS[0]}
     local ok bad
     ok=$(grep -cE '^test .* \.\.\. ok$' "$log")
