@@ -43,9 +43,10 @@ mpi_free=(pnmpi-analyze pnmpi-jitter pnmpi-otf2 pnmpi-plot pnmpi-sim pnmpi-trace
 # binary run (--no-fail-fast); each test's result line is counted.
 # Tests at a time, on two cores: Open MPI's ranks and launches wait, and
 # its root suite took 414 s two at a time, 342 s three at a time (1.44 and
-# 1.71 cores busy); MPICH's ranks spin while they wait (yielding only
-# every 16 idle polls), so a third test only slows the others: its root
-# suite took 327 s two at a time, 397 s three at a time.
+# 1.71 cores busy; 368 s and 388 s in whole runs of this script); MPICH's
+# ranks spin while they wait (yielding only every 16 idle polls), and a
+# third test did not help: its root suite took 327 s and 375 s two at a
+# time, 397 s three at a time.
 declare -A test_threads=([mpich]=2 [openmpi]=3)
 tests() {
     local mpi=$1 start=$SECONDS log="$logs/$1.log"
