@@ -590,6 +590,9 @@ fn wait_states_are_named_by_call_site() {
     let _cores = cores();
     let (case, trace) = traced("waits", 2, &["sender", "20"]);
     let calls = dump(&trace, case.dir());
+    // Rank 0's compute before its send: the path holds it, however late
+    // a loaded machine let rank 0 leave the receive before it.
+    let spin = assert_spin(&calls[0], "MPI_Send", 0, 20e6);
     let expected = nth(&calls[0], "MPI_Send", 0).start - nth(&calls[1], "MPI_Recv", 0).start;
     let src = repo().join("c-tests/programs/waits.c").display().to_string();
     let at = |tag: &str| format!("{src}:{}", marked_line("c-tests/programs/waits.c", tag));
@@ -624,8 +627,8 @@ fn wait_states_are_named_by_call_site() {
         .unwrap_or_else(|| panic!("{}", report["path"]));
     let burst = path["time_s"].as_f64().unwrap();
     assert!(
-        burst * 1e9 >= 0.95 * expected,
-        "{expected} ns: {}",
+        burst * 1e9 >= 0.95 * spin,
+        "{spin} ns of compute: {}",
         report["path"]
     );
     // The site's compute, halved, gains half the burst before it (all of

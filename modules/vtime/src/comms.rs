@@ -102,6 +102,22 @@ pub fn created(comm: Comm) {
     });
 }
 
+/// Before MPI starts, under Open MPI: asks its shared-memory segments to
+/// take POSIX names of their own (`OMPI_MCA_shmem=posix`), unless the user
+/// chose a component. [`split_by_node`] leaves several node communicators
+/// on one real node, and Open MPI 4.1's one-sided component names a
+/// window's backing file by node, job and communicator id alone; two
+/// target nodes' communicators on one real node get the same id, so two
+/// windows made at once over them share the file, and one side's unlink
+/// fails the other's `MPI_Win_allocate` (seen natively, with
+/// `MPI_Comm_split` into halves). POSIX segments are named uniquely.
+pub fn unique_shared_segments() {
+    const SHMEM: &str = "OMPI_MCA_shmem";
+    if pnmpi_mpi_sys::FLAVOR == "openmpi" && std::env::var_os(SHMEM).is_none() {
+        std::env::set_var(SHMEM, "posix");
+    }
+}
+
 /// `*comm`, made by `MPI_Comm_split_type`, holds the ranks of one real
 /// node: where the target machine places them on several nodes, each
 /// rank gets its target node's ranks instead (split from it, through the

@@ -48,7 +48,14 @@ pnmpi_sdk::wraps_clock!();
 
 pnmpi_sdk::module! {
     name: "vtime",
-    init: config::load,
+    init: before_mpi_starts,
+}
+
+/// The `PNMPI_Init` hook: names Open MPI's shared segments uniquely, then
+/// reads the configuration (or stops the run).
+fn before_mpi_starts() {
+    comms::unique_shared_segments();
+    config::load();
 }
 
 pnmpi_sdk::wrap! {
