@@ -1,5 +1,5 @@
-//! The root crate's integration tests, as one test binary: each file of
-//! `tests/` is a module of it. One binary compiles the harness
+//! The workspace's integration tests (package `pnmpi-suite`), as one test
+//! binary: each file of `tests/` is a module of it. One binary compiles the harness
 //! (`common`) once and links once, where a binary per file built it 43
 //! times, and the harness builds each C program and module once for all
 //! the files that use it. Run one file's tests with its module name as
@@ -61,10 +61,10 @@ mod vtime;
 
 /// Cargo builds only a suite's modules (`autotests = false`): a file in
 /// `tests/` that its crate's `tests/suite.rs` does not declare would
-/// never run. This crate's, pnmpi-sim's and pnmpi-trace's.
+/// never run. This package's, pnmpi-sim's and pnmpi-trace's.
 #[test]
 fn every_test_file_is_a_module() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = common::repo();
     let mut missing = Vec::new();
     for crate_dir in [".", "sim", "trace"] {
         let dir = root.join(crate_dir).join("tests");

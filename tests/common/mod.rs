@@ -11,11 +11,58 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// The MPI libpnmpi was generated for: "openmpi" or "mpich".
-pub const FLAVOR: &str = pnmpi_mpi_sys::FLAVOR;
+/// The MPI the workspace in [`target_dir`] was built for: "openmpi" or
+/// "mpich", as its build report says. Read when the tests run, not when
+/// the suite is built, so one build of the suite serves both MPIs.
+pub const FLAVOR: Flavor = Flavor;
 
-/// The routines libpnmpi intercepts.
-pub const ROUTINE_NAMES: &[&str] = &pnmpi_mpi_sys::ROUTINE_NAMES;
+/// See [`FLAVOR`]: a `str` that reads the build report once.
+#[derive(Clone, Copy)]
+pub struct Flavor;
+
+impl std::ops::Deref for Flavor {
+    type Target = str;
+    fn deref(&self) -> &str {
+        static NAME: OnceLock<String> = OnceLock::new();
+        NAME.get_or_init(|| {
+            let report = target_dir().join("pnmpi-build-report.txt");
+            let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
+                panic!(
+                    "{}: {e}: run `cargo build --release --workspace` first",
+                    report.display()
+                )
+            });
+            text.lines()
+                .find_map(|l| l.strip_prefix("MPI:")?.split_whitespace().next())
+                .unwrap_or_else(|| panic!("{}: no `MPI:` line", report.display()))
+                .to_string()
+        })
+    }
+}
+
+impl std::fmt::Display for Flavor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl std::fmt::Debug for Flavor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", &**self)
+    }
+}
+
+impl PartialEq<&str> for Flavor {
+    fn eq(&self, other: &&str) -> bool {
+        &**self == *other
+    }
+}
+
+impl PartialEq<Flavor> for &str {
+    fn eq(&self, other: &Flavor) -> bool {
+        *self == &**other
+    }
+}
 
 /// The cargo profile folder holding libpnmpi.so, the modules and `pnmpi`.
 pub fn target_dir() -> PathBuf {
@@ -36,8 +83,12 @@ pub fn libpnmpi() -> PathBuf {
     lib
 }
 
+/// The workspace's root folder (this package is its `tests/`).
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
 }
 
 pub fn mpicc() -> String {
