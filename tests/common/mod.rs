@@ -95,11 +95,25 @@ pub fn mpicc() -> String {
     std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into())
 }
 
+/// Where this run of the suite builds its C programs: a folder named
+/// after the process. A static is never dropped, so the folder outlives
+/// the run; each run first removes those of runs that ended.
 fn build_dir() -> &'static Path {
+    const PREFIX: &str = "pnmpi-test-build-";
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
+        let tmp = std::env::temp_dir();
+        for entry in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(PREFIX)?.split('-').next()?.parse::<u32>().ok());
+            if pid.is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
         tempfile::Builder::new()
-            .prefix("pnmpi-test-build")
+            .prefix(&format!("{PREFIX}{}-", std::process::id()))
             .tempdir()
             .expect("tempdir")
     })
