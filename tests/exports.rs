@@ -24,12 +24,7 @@ fn defined(path: &std::path::Path, prefix: &str) -> BTreeSet<String> {
 
 /// The native library, as recorded in the build report.
 fn native_library() -> PathBuf {
-    let report = std::fs::read_to_string(target_dir().join("pnmpi-build-report.txt")).unwrap();
-    let line = report
-        .lines()
-        .find_map(|l| l.strip_prefix("library:"))
-        .expect("report names the library");
-    PathBuf::from(line.trim())
+    PathBuf::from(build_report_field("library:"))
 }
 
 /// The `MPI_` names of the routines the MPI under test both declares and
@@ -101,7 +96,7 @@ fn every_declared_and_exported_routine_has_a_stub_and_an_entry_point() {
 
 #[test]
 fn build_report_explains_what_was_skipped() {
-    let report = std::fs::read_to_string(target_dir().join("pnmpi-build-report.txt")).unwrap();
+    let report = build_report();
     assert!(
         report.contains(&format!("generated:  {} routines", routine_names().len())),
         "{report}"

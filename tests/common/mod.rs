@@ -23,21 +23,35 @@ pub struct Flavor;
 impl std::ops::Deref for Flavor {
     type Target = str;
     fn deref(&self) -> &str {
-        static NAME: OnceLock<String> = OnceLock::new();
-        NAME.get_or_init(|| {
-            let report = target_dir().join("pnmpi-build-report.txt");
-            let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
-                panic!(
-                    "{}: {e}: run `cargo build --release --workspace` first",
-                    report.display()
-                )
-            });
-            text.lines()
-                .find_map(|l| l.strip_prefix("MPI:")?.split_whitespace().next())
-                .unwrap_or_else(|| panic!("{}: no `MPI:` line", report.display()))
-                .to_string()
-        })
+        build_report_field("MPI:")
+            .split_whitespace()
+            .next()
+            .expect("the build report's `MPI:` line names the MPI")
     }
+}
+
+/// The build report the workspace in [`target_dir`] wrote
+/// (`pnmpi-build-report.txt`), read once.
+pub fn build_report() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let report = target_dir().join("pnmpi-build-report.txt");
+        std::fs::read_to_string(&report).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}: run `cargo build --release --workspace` first",
+                report.display()
+            )
+        })
+    })
+}
+
+/// The rest of the build report's line that starts with `key`, trimmed.
+pub fn build_report_field(key: &str) -> &'static str {
+    build_report()
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .unwrap_or_else(|| panic!("the build report has no `{key}` line:\n{}", build_report()))
+        .trim()
 }
 
 impl std::fmt::Display for Flavor {
