@@ -28,6 +28,15 @@
 //!   (`MPI_Type_commit(MPI_DATATYPE_NULL)`, `MPI_Comm_free` of
 //!   `MPI_COMM_NULL`, ...), and `test_util_pkl5`'s `testGatherIntra` and
 //!   `testScatterIntra` (roots -1 and the communicator's size).
+//!
+//! Left out for time: `TestDatatypePickle`'s constructor tests (all but
+//! `testNamed`). They build `TestDatatypeCreate`'s datatypes again and
+//! round-trip each through pickle, which decodes it with
+//! `MPI_Type_get_envelope` and `MPI_Type_get_contents` and rebuilds it with
+//! the same constructors: the routines and arguments `TestDatatypeCreate`
+//! already makes, about ten times over. That is 14 s of the 35 s a native
+//! run takes under MPICH, where the whole of `test_datatype` then takes
+//! 4.6 s instead of 18 s.
 
 use crate::common;
 use common::*;
@@ -213,11 +222,14 @@ fn the_suite_passes_under_record_with_the_checker_and_under_its_replay() {
     // one.
     assert_eq!(thread_level(&case, &mpi4py, &checked), ["multiple", "multiple"]);
     let exclude = ["util_sync", "exceptions"];
-    let on_purpose = [
+    let skip = [
+        // Erroneous on purpose.
         "test_util_pkl5.*.testGatherIntra",
         "test_util_pkl5.*.testScatterIntra",
+        // TestDatatypeCreate's calls again, through pickle.
+        "test_datatype.TestDatatypePickle.test[!N]*",
     ];
-    let recorded = suite(&case, &mpi4py, &checked, &exclude, &on_purpose);
+    let recorded = suite(&case, &mpi4py, &checked, &exclude, &skip);
     let reports: Vec<&str> = recorded
         .ranks
         .iter()
@@ -234,7 +246,7 @@ fn the_suite_passes_under_record_with_the_checker_and_under_its_replay() {
     assert!(!out.exists(), "{} exists", out.display());
     let n = calls(&recorded, "recorded");
     assert!(n > 10_000, "only {n} calls recorded");
-    let replayed = suite(&case, &mpi4py, &replay("replay"), &exclude, &on_purpose);
+    let replayed = suite(&case, &mpi4py, &replay("replay"), &exclude, &skip);
     assert_eq!(passed(&replayed), tests);
     assert_eq!(calls(&replayed, "replayed"), n);
     println!("mpi4py ({FLAVOR}): {tests} tests under record and the checker, then replayed; {n} calls");
