@@ -46,7 +46,9 @@ mpi_free=(pnmpi-analyze pnmpi-jitter pnmpi-otf2 pnmpi-plot pnmpi-sim pnmpi-trace
 # parallel replay's memory (the same program at 16 virtual ranks, and the
 # parallel replay's bit-for-bit tests, run under both), and the checks of
 # the docs and of the source's layers. About 135 s of the suite's test
-# time, a sixth of the second MPI's suite.
+# time, a sixth of the second MPI's suite. (`--skip` matches a substring
+# in every test binary: `jitter::` also skips the command's unit test of
+# its jitter arguments, which calls no MPI either.)
 first_mpi_only=(analyze:: guide:: jitter:: layers:: otf2:: sim_goal:: sim_links:: sim_noise:: sim_simgrid::
     sim_stream:: sim_synth:: sim_parallel::memory_per_process_follows_its_own_ranks
     vranks_nas::kernels_at_256_virtual_ranks_print_what_16_processes_print)
