@@ -12,10 +12,31 @@
 #   usage: scripts/test.sh [openmpi|mpich ...]   (default: mpich openmpi)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh --tests || exit 1
+mpis=("$@")
+((${#mpis[@]})) || mpis=(mpich openmpi)
 
 logs=$(mktemp -d -t pnmpi-test-XXXXXX)
 trap 'rm -rf "$logs"' EXIT
+# The packages the first build needs, then the rest (the other MPI, the
+# compilers and tools the tests run, mpi4py's builds) beside that build:
+# on a fresh machine their downloads and unpacking take a minute or two
+# that the build's compilers would otherwise wait for. The tests wait for
+# them.
+scripts/deps.sh "${mpis[0]}" || exit 1
+scripts/deps.sh --tests >"$logs/deps.log" 2>&1 &
+deps=$!
+# wait_for_deps: the packages installed beside the build, or the script
+# stops with their output.
+wait_for_deps() {
+    ((deps)) || return 0
+    if ! wait "$deps"; then
+        cat "$logs/deps.log" >&2
+        echo "test: installing the test suite's packages failed (above)" >&2
+        exit 1
+    fi
+    cat "$logs/deps.log" >&2
+    deps=0
+}
 passed=0
 failed=()
 timings=()
@@ -95,9 +116,16 @@ tests() {
 
 step "style: cargo fmt --check" cargo fmt --all -- --check
 
-mpis=("$@")
-((${#mpis[@]})) || mpis=(mpich openmpi)
 once=()
+# The test targets: the first MPI's run has every crate's unit and doc
+# tests; the second's only the integration tests (`--test '*'`: the
+# suite, run under both, and the crates' own). The unit tests of the
+# crates that call MPI test their pure logic (configuration, tables,
+# the checker's graphs, the virtual ranks' scheduler), whichever MPI
+# the crate was built for, and building them again took about 80 s of
+# CPU.
+targets=(--tests)
+test_targets=()
 for mpi in "${mpis[@]}"; do
     # shellcheck source=scripts/mpi-env.sh
     . scripts/mpi-env.sh "$mpi" || exit 1
@@ -109,7 +137,7 @@ for mpi in "${mpis[@]}"; do
     # test` compile each crate that calls MPI a second time (172 s against
     # 121 s and 90 s, MPICH, the crates that call MPI only).
     step "$mpi: build ($MPICC, $CARGO_TARGET_DIR)" \
-        cargo build --release --workspace "${once[@]}" --lib --bins --tests --examples --locked
+        cargo build --release --workspace "${once[@]}" --lib --bins "${targets[@]}" --examples --locked
     # The benchmark smoke tests layer the compact empty module; built here,
     # its build scripts' dependencies serve the no_std lint below too.
     step "$mpi: build (compact empty module)" cargo build --profile compact -p pnmpi-module-empty --locked
@@ -122,8 +150,11 @@ for mpi in "${mpis[@]}"; do
         RUSTDOCFLAGS="-D warnings" step "$mpi: cargo doc of the library crates" \
             cargo doc --release --no-deps -p pnmpi-sdk -p pnmpi-trace -p pnmpi-sim --locked
     fi
-    tests "$mpi" "${once[@]}"
+    wait_for_deps
+    tests "$mpi" "${once[@]}" "${test_targets[@]}"
     for crate in "${mpi_free[@]}"; do once+=(--exclude "$crate"); done
+    targets=(--test '*')
+    test_targets=(--test '*')
 done
 
 echo >&2
