@@ -103,17 +103,8 @@ fn processes(n: usize, name: &str, lang: Lang) -> Run {
 /// reference the 16- and 256-virtual-rank runs and the Fortran kernels
 /// are compared with (EP's three times, each other kernel's twice).
 fn c_processes_16(name: &str) -> Arc<Run> {
-    type Runs = Mutex<HashMap<String, Arc<OnceLock<Arc<Run>>>>>;
-    static RUNS: OnceLock<Runs> = OnceLock::new();
-    let cell = RUNS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(name.into())
-        .or_default()
-        .clone();
-    cell.get_or_init(|| Arc::new(processes(16, name, Lang::C)))
-        .clone()
+    static RUNS: Memo<Arc<Run>> = Memo::new();
+    RUNS.get(name.into(), || Arc::new(processes(16, name, Lang::C)))
 }
 
 /// `n` virtual ranks of the kernel in [`VRANK_PROCESSES`] processes, on

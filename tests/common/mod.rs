@@ -163,20 +163,36 @@ fn run_compiler_of(compiler: &str, args: &[String], what: &str) {
     );
 }
 
-/// Builds each artifact once per test process, whichever test asks first.
-/// The map lock is only held to find the artifact's own cell, so that one
-/// build may ask for another (a program needs libchaincheck).
+/// Values made once per test process by key, whichever test asks first
+/// (builds, reference runs that several tests compare with). The map lock
+/// is only held to find the key's own cell, so that making one value may
+/// ask for another (a program needs libchaincheck), and tests asking for
+/// different keys do not wait for each other.
+pub struct Memo<T>(OnceLock<Mutex<HashMap<String, Arc<OnceLock<T>>>>>);
+
+impl<T: Clone> Memo<T> {
+    pub const fn new() -> Memo<T> {
+        Memo(OnceLock::new())
+    }
+
+    /// The value of `key`, made by `make` if no test made it yet.
+    pub fn get(&self, key: String, make: impl FnOnce() -> T) -> T {
+        let cell = {
+            let mut cells = self
+                .0
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            cells.entry(key).or_default().clone()
+        };
+        cell.get_or_init(make).clone()
+    }
+}
+
+/// Builds each artifact once per test process ([`Memo`]).
 fn cached(key: String, build: impl FnOnce() -> PathBuf) -> PathBuf {
-    type Cells = Mutex<HashMap<String, Arc<OnceLock<PathBuf>>>>;
-    static CACHE: OnceLock<Cells> = OnceLock::new();
-    let cell = {
-        let mut cells = CACHE
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        cells.entry(key).or_default().clone()
-    };
-    cell.get_or_init(build).clone()
+    static BUILT: Memo<PathBuf> = Memo::new();
+    BUILT.get(key, build)
 }
 
 fn c_tests() -> PathBuf {
