@@ -85,8 +85,11 @@ impl Table {
         // The hops of the routine being built, by stack: (start, end) in
         // `hops`, from the routine's first hop.
         let mut spans = vec![(0usize, 0usize); stacks.len()];
-        let mut hops = Vec::new();
-        let mut first_below = Vec::new();
+        // Every wrapper is one hop, and each routine with hops one row of
+        // levels: reserved once, not grown routine by routine.
+        let wrappers: usize = stacks.iter().flat_map(|s| &s.members).map(|m| m.1.len()).sum();
+        let mut hops = Vec::with_capacity(wrappers);
+        let mut first_below = Vec::with_capacity(wrappers.min(ROUTINE_COUNT) * levels);
         let mut routines = Box::new([RoutineStacks::default(); ROUTINE_COUNT]);
         for (id, routine) in routines.iter_mut().enumerate() {
             let hops_at = hops.len();
@@ -170,12 +173,12 @@ impl Table {
 /// Makes `table` the live one and sets the bit vector to match. Tables
 /// live for the whole run (see the module doc).
 pub fn publish(table: &'static Table) {
-    let wrapped: Vec<bool> = (0..ROUTINE_COUNT).map(|id| table.depth(id) > 0).collect();
+    let mut wrapped = [0u64; WORDS];
+    for (id, stack) in table.stacks.iter().enumerate() {
+        wrapped[id / 64] |= u64::from(stack.depth > 0) << (id % 64);
+    }
     TABLE.store(std::ptr::from_ref(table).cast_mut(), Ordering::Release);
-    for (w, word) in WRAPPED.iter().enumerate() {
-        let bits = (0..64)
-            .filter(|b| wrapped.get(w * 64 + b).copied().unwrap_or(false))
-            .fold(0u64, |acc, b| acc | (1 << b));
+    for (word, bits) in WRAPPED.iter().zip(wrapped) {
         word.store(bits, Ordering::Release);
     }
 }

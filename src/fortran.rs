@@ -24,7 +24,8 @@
 
 use crate::entry::{self, ByRoutine};
 use crate::error::Error;
-use pnmpi_mpi_sys::{FORTRAN_BINDINGS, ROUTINE_NAMES};
+use pnmpi_mpi_sys::{FORTRAN_BINDINGS, ROUTINE_COUNT, ROUTINE_NAMES};
+use pnmpi_objects::dynsym::gnu_hash;
 use pnmpi_objects::foreign::{self, Foreign};
 use pnmpi_objects::got;
 use std::fmt::Write as _;
@@ -134,31 +135,164 @@ impl Bound {
     }
 }
 
-/// The names under which a binding library may define routine `mpi`'s
-/// own binding (`MPI_Comm_size`: `ompi_comm_size_f`, `mpi_comm_size_`,
-/// `MPI_COMM_SIZE`, `mpi_comm_size_f08_`, ...). Joined from byte slices,
-/// not formatted: this runs for every helper before `main`.
-fn binding_names(mpi: &str) -> Vec<Vec<u8>> {
-    let lower = mpi["MPI_".len()..].to_ascii_lowercase();
-    let lower = lower.as_bytes();
-    let mut names = vec![
-        [b"ompi_", lower, b"_f"].concat(),
-        mpi.to_ascii_uppercase().into_bytes(),
-    ];
-    for prefix in [&b"mpi_"[..], b"pmpi_", b"pmpir_"] {
-        for suffix in [
-            &b"_"[..],
-            b"__",
-            b"_f08_",
-            b"_f08ts_",
-            b"_f08_large_",
-            b"_f08ts_large_",
-        ] {
-            names.push([prefix, lower, suffix].concat());
+/// Bytes of the longest name [`binding_name`] spells.
+const NAME_BYTES: usize = 64;
+
+/// Names under which a binding library may define one routine's own
+/// binding, in [`binding_name`]'s order.
+const FORMS: usize = 20;
+
+/// Fortran symbol prefixes, and suffixes after the lower-case name.
+const PREFIXES: [&[u8]; 3] = [b"mpi_", b"pmpi_", b"pmpir_"];
+const SUFFIXES: [&[u8]; 6] = [
+    b"_",
+    b"__",
+    b"_f08_",
+    b"_f08ts_",
+    b"_f08_large_",
+    b"_f08ts_large_",
+];
+
+/// One binding name, spelled when libpnmpi is compiled, and its GNU hash.
+struct BindingName {
+    bytes: [u8; NAME_BYTES],
+    len: usize,
+    hash: u32,
+}
+
+impl BindingName {
+    fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// `head`, routine `mpi`'s name (`upper`: all of it in upper case; else
+/// without `MPI_`, in lower case), then `tail`.
+const fn spell(head: &[u8], mpi: &str, upper: bool, tail: &[u8]) -> BindingName {
+    let mpi = mpi.as_bytes();
+    let mut bytes = [0; NAME_BYTES];
+    let mut len = 0;
+    let mut i = 0;
+    while i < head.len() {
+        bytes[len] = head[i];
+        len += 1;
+        i += 1;
+    }
+    i = if upper { 0 } else { "MPI_".len() };
+    while i < mpi.len() {
+        bytes[len] = if upper {
+            mpi[i].to_ascii_uppercase()
+        } else {
+            mpi[i].to_ascii_lowercase()
+        };
+        len += 1;
+        i += 1;
+    }
+    i = 0;
+    while i < tail.len() {
+        bytes[len] = tail[i];
+        len += 1;
+        i += 1;
+    }
+    let hash = gnu_hash(bytes.split_at(len).0);
+    BindingName { bytes, len, hash }
+}
+
+/// Form `form` of the names under which a binding library may define
+/// routine `mpi`'s own binding (`MPI_Comm_size`: `ompi_comm_size_f`,
+/// `MPI_COMM_SIZE`, `mpi_comm_size_`, `mpi_comm_size_f08_`, ...).
+const fn binding_name(mpi: &str, form: usize) -> BindingName {
+    match form {
+        0 => spell(b"ompi_", mpi, false, b"_f"),
+        1 => spell(b"", mpi, true, b""),
+        _ => {
+            let k = form - 2;
+            spell(
+                PREFIXES[k / SUFFIXES.len()],
+                mpi,
+                false,
+                SUFFIXES[k % SUFFIXES.len()],
+            )
         }
     }
-    names
 }
+
+/// Every helper's binding names, spelled and hashed when libpnmpi is
+/// compiled: this runs for every helper before `main`.
+static BINDING_NAMES: [[BindingName; FORMS]; HELPERS.len()] = {
+    let mut names = [const { [const { spell(b"", "", false, b"") }; FORMS] }; HELPERS.len()];
+    let mut k = 0;
+    while k < HELPERS.len() {
+        let mut form = 0;
+        while form < FORMS {
+            names[k][form] = binding_name(HELPERS[k], form);
+            form += 1;
+        }
+        k += 1;
+    }
+    names
+};
+
+/// The routine id of `name`, when libpnmpi is compiled.
+const fn id_of(name: &str) -> usize {
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        if str_eq(ROUTINE_NAMES[id], name) {
+            return id;
+        }
+        id += 1;
+    }
+    panic!("a helper is no routine of mpi.h")
+}
+
+/// `a == b`, in a constant.
+const fn str_eq(a: &str, b: &str) -> bool {
+    bytes_eq(a.as_bytes(), b.as_bytes())
+}
+
+/// `a == b`, in a constant.
+const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `ends` at the end of `name`, in a constant.
+const fn ends_with(name: &str, ends: &str) -> bool {
+    let (a, b) = (name.as_bytes(), ends.as_bytes());
+    a.len() >= b.len() && bytes_eq(a.split_at(a.len() - b.len()).1, b)
+}
+
+/// [`HELPERS`]' routine ids.
+static HELPER_IDS: [usize; HELPERS.len()] = {
+    let mut ids = [0; HELPERS.len()];
+    let mut k = 0;
+    while k < HELPERS.len() {
+        ids[k] = id_of(HELPERS[k]);
+        k += 1;
+    }
+    ids
+};
+
+/// The handle conversions (`MPI_X_f2c`, `MPI_X_c2f`), which the bindings
+/// call as functions of the C library, never as a routine: by id.
+static CONVERSIONS: [bool; ROUTINE_COUNT] = {
+    let mut is = [false; ROUTINE_COUNT];
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        is[id] = ends_with(ROUTINE_NAMES[id], "_f2c") || ends_with(ROUTINE_NAMES[id], "_c2f");
+        id += 1;
+    }
+    is
+};
 
 /// Where the `PMPI_X` slot of `lib` goes, or None to leave it native.
 fn target(
@@ -167,14 +301,14 @@ fn target(
     application: ByRoutine,
     filtered: &mut usize,
 ) -> Result<Option<usize>, String> {
-    let name = ROUTINE_NAMES[id];
-    if name.ends_with("_f2c") || name.ends_with("_c2f") {
+    if CONVERSIONS[id] {
         return Ok(None);
     }
     let chain = application(id) as usize;
-    let Some(k) = HELPERS.iter().position(|&h| h == name) else {
+    let Some(k) = HELPER_IDS.iter().position(|&h| h == id) else {
         return Ok(Some(chain));
     };
+    let name = ROUTINE_NAMES[id];
     if !cfg!(target_arch = "x86_64") {
         return Ok(Some(chain));
     }
@@ -188,7 +322,11 @@ fn target(
         .position(|r| r.load(Ordering::Relaxed) == 0)
         .unwrap_or(0)
         / 2;
-    for (i, (start, end)) in lib.functions(&binding_names(name)).into_iter().enumerate() {
+    for (i, (start, end)) in lib
+        .functions(BINDING_NAMES[k].iter().map(|n| (n.bytes(), n.hash)))
+        .into_iter()
+        .enumerate()
+    {
         let at = used + i;
         if at == RANGES {
             return Err(format!("{name} has more than {RANGES} binding functions"));
@@ -229,4 +367,43 @@ pub fn bind(application: ByRoutine) -> Result<Bound, Error> {
     bound.unknown.sort();
     bound.unknown.dedup();
     Ok(bound)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_helpers_binding_names_are_spelled_and_hashed_when_compiled() {
+        let k = HELPERS.iter().position(|&h| h == "MPI_Comm_size").unwrap();
+        let names: Vec<String> = BINDING_NAMES[k]
+            .iter()
+            .map(|n| String::from_utf8_lossy(n.bytes()).into_owned())
+            .collect();
+        let mut expected = vec!["ompi_comm_size_f".to_string(), "MPI_COMM_SIZE".to_string()];
+        for prefix in ["mpi_", "pmpi_", "pmpir_"] {
+            for suffix in ["_", "__", "_f08_", "_f08ts_", "_f08_large_", "_f08ts_large_"] {
+                expected.push(format!("{prefix}comm_size{suffix}"));
+            }
+        }
+        assert_eq!(names, expected);
+        for n in BINDING_NAMES.iter().flatten() {
+            assert_eq!(n.hash, gnu_hash(n.bytes()));
+        }
+    }
+
+    #[test]
+    fn helpers_and_handle_conversions_are_known_by_id() {
+        for (k, &id) in HELPER_IDS.iter().enumerate() {
+            assert_eq!(ROUTINE_NAMES[id], HELPERS[k]);
+        }
+        for (id, name) in ROUTINE_NAMES.iter().enumerate() {
+            assert_eq!(
+                CONVERSIONS[id],
+                name.ends_with("_f2c") || name.ends_with("_c2f"),
+                "{name}"
+            );
+        }
+        assert!(CONVERSIONS.iter().any(|&c| c));
+    }
 }

@@ -56,6 +56,33 @@ fn last_loaded(count: usize) -> Vec<(PathBuf, usize)> {
     names.split_off(skip)
 }
 
+/// Path and load base of each loaded object whose file name starts with
+/// one of `prefixes`: matched as bytes while the loader lists them, so
+/// that only the matches are copied (a process of the MPI has some 50
+/// objects loaded).
+pub fn loaded_named(prefixes: &[&str]) -> Vec<(PathBuf, usize)> {
+    unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
+        // SAFETY: the loader passes a valid `info` whose name, if not null,
+        // is a C string; `data` is the pair below.
+        unsafe {
+            let (prefixes, found) = &mut *data.cast::<(&[&str], Vec<(PathBuf, usize)>)>();
+            let name = (*info).dlpi_name;
+            if !name.is_null() {
+                let path = CStr::from_ptr(name).to_bytes();
+                let file = memchr::memrchr(b'/', path).map_or(path, |slash| &path[slash + 1..]);
+                if prefixes.iter().any(|p| file.starts_with(p.as_bytes())) {
+                    found.push((PathBuf::from(OsStr::from_bytes(path)), (*info).dlpi_addr as usize));
+                }
+            }
+        }
+        0
+    }
+    let mut found: (&[&str], Vec<(PathBuf, usize)>) = (prefixes, Vec::new());
+    // SAFETY: the callback only reads `info` and pushes to `found`.
+    unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut found).cast()) };
+    found.1
+}
+
 /// Paths and load bases of every object of the process, in load order.
 pub fn loaded_objects() -> Vec<(PathBuf, usize)> {
     unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {

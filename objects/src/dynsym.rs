@@ -156,13 +156,20 @@ impl<'a> DynSymbols<'a> {
             // Every bucket empty: no symbol is hashed.
             return true;
         };
-        let mut index = first;
-        while let Ok(h) = word(table, chain_at + index - first, self.ctx) {
-            f(index, h as u32 & !1);
+        // The chain's words read in one pass, their byte order settled once.
+        let chain = table.get(chain_at * 4..).unwrap_or_default();
+        let little = self.ctx.le.is_little();
+        for (index, w) in (first..).zip(chain.chunks_exact(4)) {
+            let w = w.try_into().unwrap_or_default();
+            let h = if little {
+                u32::from_le_bytes(w)
+            } else {
+                u32::from_be_bytes(w)
+            };
+            f(index, h & !1);
             if index >= last && h & 1 != 0 {
                 break;
             }
-            index += 1;
         }
         true
     }

@@ -3,8 +3,8 @@
 //! `PMPI_X` directly (Open MPI's `libmpi_mpifh`, MPICH's `mpi_f08` part of
 //! `libmpichfort`) and so would skip every module (see `fortran`).
 
-use crate::deps::loaded_objects;
-use crate::dynsym::{gnu_hash, DynSymbols};
+use crate::deps::loaded_named;
+use crate::dynsym::DynSymbols;
 use crate::image::Image;
 use crate::inspect::{self, FileInfo};
 use crate::layout;
@@ -25,9 +25,10 @@ impl Foreign {
         self.base.wrapping_add(vaddr as usize)
     }
 
-    /// `[start, end)` in memory of each function among `names` that the
-    /// library defines (aliases of one function give one range).
-    pub fn functions(&self, names: &[Vec<u8>]) -> Vec<(usize, usize)> {
+    /// `[start, end)` in memory of each function among `names` (each with
+    /// its `gnu_hash`) that the library defines (aliases of one function
+    /// give one range).
+    pub fn functions<'n>(&self, names: impl Iterator<Item = (&'n [u8], u32)>) -> Vec<(usize, usize)> {
         let layout = &self.file.layout;
         // SAFETY: `base` is where the loader placed this library (its
         // `dl_iterate_phdr` entry); a library the process linked at start
@@ -37,8 +38,7 @@ impl Foreign {
             return Vec::new();
         };
         let mut ranges: Vec<(usize, usize)> = names
-            .iter()
-            .filter_map(|n| symbols.lookup_symbol(n, gnu_hash(n)))
+            .filter_map(|(name, hash)| symbols.lookup_symbol(name, hash))
             .filter(|s| s.st_type() == STT_FUNC && s.st_size > 0)
             .map(|s| (self.address(s.st_value), self.address(s.st_value + s.st_size)))
             .collect();
@@ -52,11 +52,7 @@ impl Foreign {
 /// with its dynamic linking tables read.
 pub fn loaded(prefixes: &[&str]) -> Result<Vec<Foreign>, String> {
     let mut found = Vec::new();
-    for (path, base) in loaded_objects() {
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if !prefixes.iter().any(|p| name.starts_with(p)) {
-            continue;
-        }
+    for (path, base) in loaded_named(prefixes) {
         let fail = |e: String| format!("{}: {e}", path.display());
         let layout = layout::read(&path).map_err(fail)?;
         let segments = layout.segments.clone();

@@ -76,14 +76,47 @@ impl RoutineSet {
 /// Slots of [`ROUTINE_IDS`]: a power of two, over four times the routines.
 const ID_SLOTS: usize = (4 * ROUTINE_COUNT).next_power_of_two();
 
-/// `gnu_hash` of each routine's name without the `MPI_` prefix, by
+/// Bytes of a name [`suffix_hash`] takes at a time.
+const WORD: usize = 8;
+
+/// Mixes one little-endian word of a name (its last one padded with
+/// zeros) into `hash`, as FxHash does.
+const fn mix(hash: u64, word: u64) -> u64 {
+    (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+}
+
+/// Folds a [`mix`]ed hash to the 32 bits the tables keep.
+const fn fold(hash: u64) -> u32 {
+    (hash ^ hash >> 32) as u32
+}
+
+/// The hash [`routine_id`] computes of a name's suffix, a word at a time
+/// (a name holds no NUL, so its zero padding is not part of another's):
+/// for the tables built when libpnmpi is compiled.
+const fn suffix_hash(name: &[u8]) -> u32 {
+    let mut hash = 0;
+    let mut at = 0;
+    while at < name.len() {
+        let mut word = 0u64;
+        let mut i = 0;
+        while i < WORD && at + i < name.len() {
+            word |= (name[at + i] as u64) << (8 * i);
+            i += 1;
+        }
+        hash = mix(hash, word);
+        at += WORD;
+    }
+    fold(hash)
+}
+
+/// [`suffix_hash`] of each routine's name without the `MPI_` prefix, by
 /// routine id: one lookup in [`ROUTINE_IDS`] serves `PMPI_X` and
 /// `XMPI_X`, hashed in the same pass that finds the name's end.
 static SUFFIX_HASHES: [u32; ROUTINE_COUNT] = {
     let mut hashes = [0; ROUTINE_COUNT];
     let mut id = 0;
     while id < ROUTINE_COUNT {
-        hashes[id] = gnu_hash(ROUTINE_NAMES[id].as_bytes().split_at("MPI_".len()).1);
+        hashes[id] = suffix_hash(ROUTINE_NAMES[id].as_bytes().split_at("MPI_".len()).1);
         id += 1;
     }
     hashes
@@ -173,14 +206,43 @@ fn wrappers_of(symbols: &DynSymbols) -> Vec<(usize, u64)> {
 }
 
 /// The routine whose name without `MPI_` begins `rest` and ends at its
-/// first NUL (`rest` runs on through the string table).
+/// first NUL (`rest` runs on through the string table). Inlined into the
+/// pass over a module's relocations, which calls it for each of some 800
+/// names.
+#[inline(always)]
 fn routine_id(rest: &[u8]) -> Option<usize> {
-    let mut hash = 5381u32;
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut hash = 0;
     let mut len = 0;
-    for &c in rest.iter().take_while(|&&c| c != 0) {
-        hash = hash.wrapping_mul(33).wrapping_add(u32::from(c));
-        len += 1;
+    loop {
+        // The next word, zero-padded past the slice's end (a name read to
+        // the end of its table ends there).
+        let word = match rest.get(len..len + WORD) {
+            Some(w) => u64::from_le_bytes(w.try_into().unwrap_or_default()),
+            None => {
+                let mut w = [0; WORD];
+                let tail = rest.get(len..).unwrap_or_default();
+                w[..tail.len()].copy_from_slice(tail);
+                u64::from_le_bytes(w)
+            }
+        };
+        // The lowest byte this marks is the word's first zero (higher
+        // marks may be false).
+        let zeros = word.wrapping_sub(ONES) & !word & HIGHS;
+        if zeros == 0 {
+            hash = mix(hash, word);
+            len += WORD;
+            continue;
+        }
+        let bytes = zeros.trailing_zeros() as usize / 8;
+        if bytes > 0 {
+            hash = mix(hash, word & (u64::MAX >> (64 - 8 * bytes)));
+        }
+        len += bytes;
+        break;
     }
+    let hash = fold(hash);
     let mut at = hash as usize % ID_SLOTS;
     let id = loop {
         let id = usize::from(ROUTINE_IDS[at]).checked_sub(1)?;
@@ -371,6 +433,11 @@ mod tests {
         assert_eq!(routine_id(b"Send"), Some(send));
         assert_eq!(routine_id(b"Sendx\0"), None);
         assert_eq!(routine_id(b"Sen\0"), None);
+        // A whole word, then its NUL or the slice's end.
+        let dup = ROUTINE_NAMES.iter().position(|&n| n == "MPI_Comm_dup").unwrap();
+        assert_eq!(routine_id(b"Comm_dup\0Send\0"), Some(dup));
+        assert_eq!(routine_id(b"Comm_dup"), Some(dup));
+        assert_eq!(routine_id(b"Comm_du\0"), None);
     }
 
     #[test]

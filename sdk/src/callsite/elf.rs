@@ -212,7 +212,7 @@ pub fn loaded_bases(prefixes: &[&str]) -> Vec<usize> {
                 // Bytes, not text: the prefixes are ASCII, and checking
                 // every loaded path's UTF-8 cost more than the match.
                 let path = CStr::from_ptr(name).to_bytes();
-                let file = path.rsplit(|&b| b == b'/').next().unwrap_or_default();
+                let file = memchr::memrchr(b'/', path).map_or(path, |slash| &path[slash + 1..]);
                 if prefixes.iter().any(|p| file.starts_with(p.as_bytes())) {
                     bases.push((*info).dlpi_addr as usize);
                 }
