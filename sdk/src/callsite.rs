@@ -35,6 +35,7 @@ mod resolve;
 mod walk;
 
 pub use crate::counter::Counter;
+use crate::zeroed::{Slab, Zeroable};
 pub use elf::{loaded_bases, object_base};
 pub use resolve::{object_of, resolve, Location, Resolver};
 use walk::{walk, Route};
@@ -168,18 +169,38 @@ pub struct Site<T> {
 /// (no allocation on the hot path). A call placed at a site is counted
 /// there only; its routine's statistics are the sum of its sites'.
 pub struct Table<T> {
-    slots: Box<[Site<T>]>,
+    slots: Slab<Site<T>>,
     /// Calls whose site found no slot, or that no walk could place (their
     /// routine counts them instead).
     pub dropped: Counter,
 }
+
+impl<T: Zeroable> Table<T> {
+    /// [`Table::new`] for statistics whose default is all-zero bytes: the
+    /// slots in zeroed pages, never cleared by hand.
+    pub fn zeroed(capacity: usize) -> Table<T> {
+        debug_assert!(capacity.is_power_of_two());
+        Table {
+            slots: Slab::zeroed(capacity),
+            dropped: Counter::default(),
+        }
+    }
+}
+
+// SAFETY: every field of `Routes` (and of its `Way`s) is a `Counter`,
+// whose zero bytes are its default 0: routes not learned yet; no Drop.
+unsafe impl Zeroable for Routes {}
+
+// SAFETY: a site of zero bytes is a free slot (`ra` 0) with default
+// statistics, `Site::default()`; its fields need no Drop.
+unsafe impl<T: Zeroable> Zeroable for Site<T> {}
 
 impl<T: Default> Table<T> {
     /// A table of `capacity` slots (a power of two).
     pub fn new(capacity: usize) -> Table<T> {
         debug_assert!(capacity.is_power_of_two());
         Table {
-            slots: (0..capacity).map(|_| Site::default()).collect(),
+            slots: Slab::new(capacity),
             dropped: Counter::default(),
         }
     }

@@ -60,6 +60,7 @@ pub mod services;
 pub mod sizes;
 pub mod threads;
 mod wrap;
+pub mod zeroed;
 
 /// The native MPI's types, routine table and constants, re-exported so
 /// that modules and the macros of this crate use the same build of them.

@@ -21,7 +21,7 @@
 
 use pnmpi_mpi_sys::ROUTINE_COUNT;
 use pnmpi_sdk::callsite::{Resolver, Routes, Table};
-use pnmpi_sdk::per_routine;
+use pnmpi_sdk::zeroed::{Zeroable, Zeroed};
 use pnmpi_trace::rank::SiteCode;
 use pnmpi_trace::sites::Site;
 use std::cell::Cell;
@@ -66,16 +66,22 @@ impl Routine {
 /// the table of (routine, return address) slots, each holding its site's
 /// id, encoded, once given ([`SiteCode::NONE`] before).
 pub struct Sites {
-    routines: Box<[Routine; ROUTINE_COUNT]>,
+    routines: Zeroed<[Routine; ROUTINE_COUNT]>,
     table: Table<Cell<SiteCode>>,
 }
 
+// SAFETY: a routine of zero bytes is its default: routes not learned
+// (`Routes` is zeroable), no last sites (0) and their codes
+// `SiteCode::NONE` (zero words); no Drop.
+unsafe impl Zeroable for Routine {}
+
 impl Sites {
-    /// No sites yet (allocated once per thread, never on a call's path).
+    /// No sites yet (allocated once per thread, in zeroed pages, never
+    /// on a call's path).
     pub fn new() -> Sites {
         Sites {
-            routines: per_routine(|_| Routine::default()),
-            table: Table::new(SLOTS),
+            routines: Zeroed::new(),
+            table: Table::zeroed(SLOTS),
         }
     }
 
