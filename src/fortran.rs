@@ -24,7 +24,7 @@
 
 use crate::entry::{self, ByRoutine};
 use crate::error::Error;
-use pnmpi_mpi_sys::{FORTRAN_BINDINGS, ROUTINE_COUNT, ROUTINE_NAMES};
+use pnmpi_mpi_sys::{routine_named, same_bytes, FORTRAN_BINDINGS, ROUTINE_COUNT, ROUTINE_NAMES};
 use pnmpi_objects::dynsym::gnu_hash;
 use pnmpi_objects::foreign::{self, Foreign};
 use pnmpi_objects::got;
@@ -233,42 +233,10 @@ static BINDING_NAMES: [[BindingName; FORMS]; HELPERS.len()] = {
     names
 };
 
-/// The routine id of `name`, when libpnmpi is compiled.
-const fn id_of(name: &str) -> usize {
-    let mut id = 0;
-    while id < ROUTINE_COUNT {
-        if str_eq(ROUTINE_NAMES[id], name) {
-            return id;
-        }
-        id += 1;
-    }
-    panic!("a helper is no routine of mpi.h")
-}
-
-/// `a == b`, in a constant.
-const fn str_eq(a: &str, b: &str) -> bool {
-    bytes_eq(a.as_bytes(), b.as_bytes())
-}
-
-/// `a == b`, in a constant.
-const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// `ends` at the end of `name`, in a constant.
 const fn ends_with(name: &str, ends: &str) -> bool {
     let (a, b) = (name.as_bytes(), ends.as_bytes());
-    a.len() >= b.len() && bytes_eq(a.split_at(a.len() - b.len()).1, b)
+    a.len() >= b.len() && same_bytes(a.split_at(a.len() - b.len()).1, b)
 }
 
 /// [`HELPERS`]' routine ids.
@@ -276,7 +244,10 @@ static HELPER_IDS: [usize; HELPERS.len()] = {
     let mut ids = [0; HELPERS.len()];
     let mut k = 0;
     while k < HELPERS.len() {
-        ids[k] = id_of(HELPERS[k]);
+        ids[k] = match routine_named(HELPERS[k]) {
+            Some(id) => id,
+            None => panic!("a helper is no routine of mpi.h"),
+        };
         k += 1;
     }
     ids

@@ -30,6 +30,35 @@ pub mod abort;
 pub mod combiner;
 pub mod constants;
 
+/// `a == b` for byte strings in a constant (`==` on slices is not
+/// `const`): routine names matched when a crate is compiled.
+pub const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The id of the routine named `name` (`MPI_Send`) in [`ROUTINE_NAMES`],
+/// or none: for tables built when a crate is compiled.
+pub const fn routine_named(name: &str) -> Option<usize> {
+    let mut id = 0;
+    while id < ROUTINE_COUNT {
+        if same_bytes(ROUTINE_NAMES[id].as_bytes(), name.as_bytes()) {
+            return Some(id);
+        }
+        id += 1;
+    }
+    None
+}
+
 /// The build report: what was generated, what was skipped and why.
 pub const BUILD_REPORT: &str = include_str!(concat!(env!("OUT_DIR"), "/pnmpi-build-report.txt"));
 
@@ -66,5 +95,19 @@ impl Handle for core::ffi::c_int {
     }
     fn from_bits(bits: u64) -> Self {
         bits as u32 as core::ffi::c_int
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routines_are_found_by_name_when_compiled() {
+        const SEND: Option<usize> = routine_named("MPI_Send");
+        assert_eq!(SEND.map(|id| ROUTINE_NAMES[id]), Some("MPI_Send"));
+        assert_eq!(routine_named("MPI_Sen"), None);
+        assert_eq!(routine_named("MPI_Sendx"), None);
+        assert!(same_bytes(b"MPI_", b"MPI_") && !same_bytes(b"MPI_", b"MPI") && !same_bytes(b"ab", b"ac"));
     }
 }

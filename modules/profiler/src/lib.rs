@@ -73,7 +73,7 @@ macro_rules! profile {
         #[no_mangle]
         pub unsafe extern "C" fn $mpi($($a: $t),*) -> $r {
             const WAITS: bool = state::waits(stringify!($mpi));
-            const FREES_TYPE: bool = state::same(stringify!($mpi).as_bytes(), b"MPI_Type_free");
+            const FREES_TYPE: bool = pnmpi_mpi_sys::same_bytes(stringify!($mpi).as_bytes(), b"MPI_Type_free");
             let bytes = |sizes: &SizeCache| bytes::moved!($mpi; sizes; $($a),*);
             let call = state::Call::enter::<WAITS>($id, bytes);
             // SAFETY: this call's own arguments, unchanged, to the next

@@ -23,7 +23,7 @@
 
 use crate::clock::{self, Clock};
 use crate::config::{Bins, Config};
-use pnmpi_mpi_sys::ROUTINE_COUNT;
+use pnmpi_mpi_sys::{same_bytes, ROUTINE_COUNT};
 use pnmpi_sdk::callsite::{self, Counter, Routes, Table};
 use pnmpi_sdk::per_routine;
 use pnmpi_sdk::sizes::SizeCache;
@@ -410,31 +410,16 @@ pub const fn waits(routine: &str) -> bool {
     let mut i = 0;
     while i < WAITING.len() {
         let w = WAITING[i].as_bytes();
-        if same(name, w)
+        if same_bytes(name, w)
             || (name.len() == w.len() + 2
-                && same(name.split_at(w.len()).0, w)
-                && same(name.split_at(w.len()).1, b"_c"))
+                && same_bytes(name.split_at(w.len()).0, w)
+                && same_bytes(name.split_at(w.len()).1, b"_c"))
         {
             return true;
         }
         i += 1;
     }
     false
-}
-
-/// Byte-string equality in a `const fn`.
-pub const fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// One MPI call in progress, from its wrapper's entry to its return.
