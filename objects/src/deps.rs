@@ -56,53 +56,51 @@ fn last_loaded(count: usize) -> Vec<(PathBuf, usize)> {
     names.split_off(skip)
 }
 
+/// Calls `f(path, load base)` for each loaded object, in load order, as
+/// the loader lists them (the program's own path is empty).
+fn for_each_loaded<F: FnMut(&[u8], usize)>(mut f: F) {
+    unsafe extern "C" fn each<F: FnMut(&[u8], usize)>(
+        info: *mut libc::dl_phdr_info,
+        _: usize,
+        data: *mut c_void,
+    ) -> c_int {
+        // SAFETY: the loader passes a valid `info` whose name, if not null,
+        // is a C string; `data` is the closure below, of type `F`.
+        unsafe {
+            let name = (*info).dlpi_name;
+            let path = if name.is_null() {
+                &[][..]
+            } else {
+                CStr::from_ptr(name).to_bytes()
+            };
+            (*data.cast::<F>())(path, (*info).dlpi_addr as usize);
+        }
+        0
+    }
+    // SAFETY: the callback only reads `info` and calls `f`, which outlives
+    // the iteration.
+    unsafe { libc::dl_iterate_phdr(Some(each::<F>), (&raw mut f).cast()) };
+}
+
 /// Path and load base of each loaded object whose file name starts with
 /// one of `prefixes`: matched as bytes while the loader lists them, so
 /// that only the matches are copied (a process of the MPI has some 50
 /// objects loaded).
 pub fn loaded_named(prefixes: &[&str]) -> Vec<(PathBuf, usize)> {
-    unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
-        // SAFETY: the loader passes a valid `info` whose name, if not null,
-        // is a C string; `data` is the pair below.
-        unsafe {
-            let (prefixes, found) = &mut *data.cast::<(&[&str], Vec<(PathBuf, usize)>)>();
-            let name = (*info).dlpi_name;
-            if !name.is_null() {
-                let path = CStr::from_ptr(name).to_bytes();
-                let file = memchr::memrchr(b'/', path).map_or(path, |slash| &path[slash + 1..]);
-                if prefixes.iter().any(|p| file.starts_with(p.as_bytes())) {
-                    found.push((PathBuf::from(OsStr::from_bytes(path)), (*info).dlpi_addr as usize));
-                }
-            }
+    let mut found = Vec::new();
+    for_each_loaded(|path, base| {
+        let file = memchr::memrchr(b'/', path).map_or(path, |slash| &path[slash + 1..]);
+        if prefixes.iter().any(|p| file.starts_with(p.as_bytes())) {
+            found.push((PathBuf::from(OsStr::from_bytes(path)), base));
         }
-        0
-    }
-    let mut found: (&[&str], Vec<(PathBuf, usize)>) = (prefixes, Vec::new());
-    // SAFETY: the callback only reads `info` and pushes to `found`.
-    unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut found).cast()) };
-    found.1
+    });
+    found
 }
 
 /// Paths and load bases of every object of the process, in load order.
 pub fn loaded_objects() -> Vec<(PathBuf, usize)> {
-    unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _: usize, data: *mut c_void) -> c_int {
-        // SAFETY: the loader passes a valid `info` whose name, if not null,
-        // is a C string; `data` is the vector below.
-        unsafe {
-            let name = (*info).dlpi_name;
-            let names = &mut *data.cast::<Vec<(PathBuf, usize)>>();
-            let path = if name.is_null() {
-                PathBuf::new()
-            } else {
-                PathBuf::from(OsStr::from_bytes(CStr::from_ptr(name).to_bytes()))
-            };
-            names.push((path, (*info).dlpi_addr as usize));
-        }
-        0
-    }
-    let mut names: Vec<(PathBuf, usize)> = Vec::new();
-    // SAFETY: the callback only reads `info` and pushes to `names`.
-    unsafe { libc::dl_iterate_phdr(Some(collect), (&raw mut names).cast()) };
+    let mut names = Vec::new();
+    for_each_loaded(|path, base| names.push((PathBuf::from(OsStr::from_bytes(path)), base)));
     names
 }
 
