@@ -46,15 +46,16 @@ const SAME_TIME: Ns = 1.0;
 /// End-queue entries per flow in flight past which the stale ones go.
 const STALE_PER_FLOW: usize = 4;
 
-/// A flow in flight.
+/// A flow in flight, in one cache line: a large solve updates every flow
+/// it reaches, each at a cache miss. Its penalty and bound are the
+/// solver's ([`MaxMin::create`]).
+#[repr(align(64))]
 struct Flow {
     /// Bytes left as of `updated`.
     remaining: f64,
     /// Bytes per second from `updated` on (0 while its latency is paid).
     rate: f64,
     updated: Ns,
-    penalty: f64,
-    bound: f64,
     /// Its solver variable, created with the flow.
     var: VarId,
     /// Its latency is paid: it shares its links.
@@ -70,12 +71,18 @@ struct Flow {
     bottleneck: LinkId,
 }
 
+const _: () = assert!(
+    std::mem::size_of::<Option<Flow>>() == 64,
+    "a flow is one cache line"
+);
+
 impl Flow {
     /// Charges the link that held it back with what it lost from its
-    /// last update to `t`, at its rate then.
-    fn account(&self, load: Option<&mut Loads>, t: Ns) {
+    /// last update to `t`, at its rate then, against its bound.
+    fn account(&self, load: Option<&mut Loads>, t: Ns, solver: &MaxMin) {
         if let (true, Some(load)) = (self.active, load) {
-            load.slow(self.bottleneck, t - self.updated, self.rate, self.bound);
+            let bound = solver.bound(self.var);
+            load.slow(self.bottleneck, t - self.updated, self.rate, bound);
         }
     }
 }
@@ -216,7 +223,7 @@ impl Flows {
         if let Some(load) = &mut self.load {
             load.carry(&self.route, bytes);
         }
-        let var = self.solver.create(&self.route);
+        let var = self.solver.create(&self.route, penalty, bound);
         let v = var as usize;
         if self.of_var.len() <= v {
             self.of_var.resize(v + 1, 0);
@@ -225,8 +232,6 @@ impl Flows {
             remaining: bytes,
             rate: 0.0,
             updated: at,
-            penalty,
-            bound,
             var,
             active: false,
             version: 0,
@@ -306,7 +311,7 @@ impl Flows {
             let Some(f) = self.flows[id as usize].as_mut() else {
                 continue;
             };
-            self.solver.enable(f.var, f.penalty, f.bound);
+            self.solver.enable(f.var);
             if let Some(load) = &mut self.load {
                 load.enter(self.solver.route(f.var), t);
             }
@@ -323,7 +328,7 @@ impl Flows {
                 continue;
             }
             if let Some(f) = self.flows[id as usize].take() {
-                f.account(self.load.as_mut(), t);
+                f.account(self.load.as_mut(), t, &self.solver);
                 if let Some(load) = &mut self.load {
                     load.leave(self.solver.route(f.var), t);
                 }
@@ -346,7 +351,7 @@ impl Flows {
             let Some(f) = self.flows[id as usize].as_mut() else {
                 continue;
             };
-            f.account(self.load.as_mut(), now);
+            f.account(self.load.as_mut(), now, &self.solver);
             f.remaining = (f.remaining - f.rate * (now - f.updated) / NS).max(0.0);
             f.updated = now;
             f.rate = self.solver.rate(var);

@@ -65,28 +65,55 @@ struct Cnst {
 /// at most 6 links, so most flows' links sit in the flow's own record.
 type Route = SmallVec<[LinkId; 6]>;
 
-/// A flow: its route first (what a marking reads), its marks, then its
-/// penalty, bound and rate. Whether it is active (its latency paid: in
-/// its links' lists), the solve round in which the marking of modified
-/// links last followed it, and a solve's scratch.
+/// A flow, as a marking and a solve read it: its route first (what a
+/// marking reads), the solve round in which the marking of modified links
+/// last followed it, a solve's scratch, whether it is active (its latency
+/// paid: in its links' lists), its penalty and bound. All in one cache
+/// line, as a link's record is: at scale a solve visits a flow at a cache
+/// miss, and the record used to straddle two lines three times in four.
+/// What a solve writes for the caller sits apart ([`Solved`]).
+#[repr(align(64))]
 struct Var {
     links: Route,
     visited: u32,
     /// The solve epoch in which it was gathered, and fixed.
     seen: u32,
     fixed: u32,
-    /// The link at whose level the last solve fixed it ([`NO_LINK`]:
-    /// none yet), which a report charges with its loss to sharing.
-    bottleneck: LinkId,
-    /// `1 / penalty`: its weight in a link's usage.
-    share: f64,
-    penalty: f64,
-    bound: f64,
-    rate: f64,
     active: bool,
     /// Among a round's saturated flows.
     gathered: bool,
+    penalty: f64,
+    bound: f64,
 }
+
+const _: () = assert!(
+    std::mem::size_of::<Var>() == 64,
+    "a flow's record is one cache line"
+);
+
+impl Var {
+    /// `1 / penalty`: its weight in a link's usage. Divided afresh rather
+    /// than kept, to keep the record in one line: the same quotient, bit
+    /// for bit, each time.
+    fn share(&self) -> f64 {
+        1.0 / self.penalty
+    }
+}
+
+/// What the last solve that reached a flow gave it: its rate and the
+/// link at whose level it was fixed ([`NO_LINK`]: none yet), which a
+/// report charges with its loss to sharing.
+#[derive(Clone, Copy)]
+struct Solved {
+    rate: f64,
+    bottleneck: LinkId,
+}
+
+/// A flow's [`Solved`] before any solve.
+const UNSOLVED: Solved = Solved {
+    rate: 0.0,
+    bottleneck: NO_LINK,
+};
 
 /// "No link" for [`MaxMin::bottleneck`].
 pub const NO_LINK: LinkId = LinkId::MAX;
@@ -95,6 +122,8 @@ pub const NO_LINK: LinkId = LinkId::MAX;
 pub struct MaxMin {
     cnsts: Vec<Cnst>,
     vars: Vec<Var>,
+    /// Each flow's rate and bottleneck, by variable.
+    out: Vec<Solved>,
     free: Vec<VarId>,
     /// Links modified since the last solve, in the order marked.
     modified: Vec<LinkId>,
@@ -143,6 +172,7 @@ impl MaxMin {
                 })
                 .collect(),
             vars: Vec::new(),
+            out: Vec::new(),
             free: Vec::new(),
             modified: Vec::new(),
             round: 1,
@@ -159,7 +189,9 @@ impl MaxMin {
     /// A flow over `route` still paying its latency: it takes nothing
     /// from its links until [`enable`](Self::enable)d, but marks every one
     /// of them modified (SimGrid creates its variable then).
-    pub fn create(&mut self, route: &[LinkId]) -> VarId {
+    /// Its sharing penalty `penalty` (> 0) and bound `bound` (bytes per
+    /// second, `f64::INFINITY`: none) are kept for then.
+    pub fn create(&mut self, route: &[LinkId], penalty: f64, bound: f64) -> VarId {
         let freed = self.free.pop();
         // A freed variable's list of links is reused: no allocation a flow.
         let mut links = freed
@@ -172,21 +204,20 @@ impl MaxMin {
             visited: self.round.wrapping_sub(1),
             seen: 0,
             fixed: 0,
-            bottleneck: NO_LINK,
-            share: 0.0,
-            penalty: 0.0,
-            bound: f64::INFINITY,
-            rate: 0.0,
             active: false,
             gathered: false,
+            penalty,
+            bound,
         };
         let id = match freed {
             Some(id) => {
                 self.vars[id as usize] = var;
+                self.out[id as usize] = UNSOLVED;
                 id
             }
             None => {
                 self.vars.push(var);
+                self.out.push(UNSOLVED);
                 (self.vars.len() - 1) as VarId
             }
         };
@@ -196,15 +227,15 @@ impl MaxMin {
         id
     }
 
-    /// Flow `v`'s latency is paid: it shares its links from now on with
-    /// sharing penalty `penalty` (> 0) and at most `bound` bytes per
-    /// second (`f64::INFINITY`: none); marks its route's first link.
-    pub fn enable(&mut self, v: VarId, penalty: f64, bound: f64) {
+    /// Flow `v`'s latency is paid: it shares its links from now on, at
+    /// the penalty and bound it was created with; marks its route's first
+    /// link.
+    pub fn enable(&mut self, v: VarId) {
         let x = &mut self.vars[v as usize];
         if x.active {
             return;
         }
-        (x.penalty, x.share, x.bound, x.active) = (penalty, 1.0 / penalty, bound, true);
+        x.active = true;
         for &l in &x.links {
             self.cnsts[l as usize].vars.push(v);
         }
@@ -217,9 +248,9 @@ impl MaxMin {
     /// bytes per second, over `route`, active at once (a route of no
     /// latency). Its rate is known after the next [`solve`](Self::solve).
     pub fn add(&mut self, penalty: f64, bound: f64, route: &[LinkId]) -> VarId {
-        let id = self.create(&[]);
+        let id = self.create(&[], penalty, bound);
         let x = &mut self.vars[id as usize];
-        (x.penalty, x.share, x.bound, x.active) = (penalty, 1.0 / penalty, bound, true);
+        x.active = true;
         x.links = Route::from_slice(route);
         // As SimGrid adds an active variable's links one by one.
         for &l in route {
@@ -255,7 +286,7 @@ impl MaxMin {
 
     /// Flow `v`'s rate, bytes per second, as of the last solve.
     pub fn rate(&self, v: VarId) -> f64 {
-        self.vars[v as usize].rate
+        self.out[v as usize].rate
     }
 
     /// The link that set flow `v`'s rate in the last solve that fixed it
@@ -263,7 +294,12 @@ impl MaxMin {
     /// levels rose), [`NO_LINK`] before any: what slows it, when its rate
     /// is below its bound.
     pub fn bottleneck(&self, v: VarId) -> LinkId {
-        self.vars[v as usize].bottleneck
+        self.out[v as usize].bottleneck
+    }
+
+    /// Flow `v`'s bound, bytes per second.
+    pub fn bound(&self, v: VarId) -> f64 {
+        self.vars[v as usize].bound
     }
 
     /// Flow `v`'s route.
@@ -333,9 +369,9 @@ impl MaxMin {
                     vars.push(v);
                 }
                 usage = if c.fatpipe {
-                    f64::max(usage, x.share)
+                    f64::max(usage, x.share())
                 } else {
-                    usage + x.share
+                    usage + x.share()
                 };
             }
             if c.capacity <= c.capacity * PRECISION {
@@ -372,7 +408,7 @@ impl MaxMin {
             .iter()
             .map(|&v| &self.vars[v as usize])
             .filter(|x| x.fixed != self.epoch)
-            .map(|x| x.share);
+            .map(Var::share);
         if c.fatpipe {
             open.fold(0.0, f64::max)
         } else {
@@ -404,7 +440,7 @@ impl MaxMin {
                     let x = &mut self.vars[v as usize];
                     if x.fixed != epoch && !x.gathered {
                         x.gathered = true;
-                        x.bottleneck = l;
+                        self.out[v as usize].bottleneck = l;
                         saturated.push(v);
                     }
                 }
@@ -441,9 +477,9 @@ impl MaxMin {
         // A flow left open when rounding saturated its links: at the last
         // level (SimGrid would leave it at 0, stalled).
         for &v in vars {
-            let x = &mut self.vars[v as usize];
+            let x = &self.vars[v as usize];
             if x.fixed != epoch {
-                x.rate = if level.is_finite() {
+                self.out[v as usize].rate = if level.is_finite() {
                     (level / x.penalty).min(x.bound)
                 } else {
                     x.bound
@@ -479,8 +515,8 @@ impl MaxMin {
         let vi = v as usize;
         let x = &mut self.vars[vi];
         x.fixed = self.epoch;
-        x.rate = rate;
-        let share = x.share;
+        self.out[vi].rate = rate;
+        let share = x.share();
         for i in 0..self.vars[vi].links.len() {
             let l = self.vars[vi].links[i];
             let li = l as usize;

@@ -214,16 +214,16 @@ fn a_flow_becoming_active_on_a_link_marked_already_leaves_its_other_links_as_sim
     let f1 = m.add(1.0, f64::INFINITY, &[2]);
     let f2 = m.add(1.0, f64::INFINITY, &[0]);
     m.solve();
-    let g1 = m.create(&[0, 1]);
-    let g2 = m.create(&[1, 2]);
+    let g1 = m.create(&[0, 1], 1.0, f64::INFINITY);
+    let g2 = m.create(&[1, 2], 1.0, f64::INFINITY);
     m.solve();
     assert_eq!(
         (m.rate(f1), m.rate(f2)),
         (10.0, 10.0),
         "flows in their latency take nothing"
     );
-    m.enable(g1, 1.0, f64::INFINITY);
-    m.enable(g2, 1.0, f64::INFINITY);
+    m.enable(g1);
+    m.enable(g2);
     m.solve();
     assert_eq!((m.rate(f2), m.rate(g1), m.rate(g2)), (5.0, 5.0, 5.0));
     assert_eq!(m.rate(f1), 10.0, "c was not marked: f1 kept its rate");
@@ -264,22 +264,22 @@ fn the_level_heap_fills_as_a_full_scan_does_bit_for_bit_ties_included() {
                 1 if live.iter().any(|&(_, active)| !active) => {
                     let waiting: Vec<usize> = (0..live.len()).filter(|&i| !live[i].1).collect();
                     let i = waiting[rng.usize(..waiting.len())];
-                    let penalty = 1e-6 * (1 + rng.u8(..3)) as f64;
-                    let bound = if rng.u8(..4) == 0 {
-                        1e9 * (1 + rng.u8(..4)) as f64
-                    } else {
-                        f64::INFINITY
-                    };
-                    heap.enable(live[i].0, penalty, bound);
-                    scan.enable(live[i].0, penalty, bound);
+                    heap.enable(live[i].0);
+                    scan.enable(live[i].0);
                     live[i].1 = true;
                 }
                 _ => {
                     let route: Vec<LinkId> = (0..1 + rng.usize(..6)).map(|_| rng.u32(..n as u32)).collect();
                     let mut route = route;
                     route.dedup();
-                    let v = heap.create(&route);
-                    assert_eq!(scan.create(&route), v);
+                    let penalty = 1e-6 * (1 + rng.u8(..3)) as f64;
+                    let bound = if rng.u8(..4) == 0 {
+                        1e9 * (1 + rng.u8(..4)) as f64
+                    } else {
+                        f64::INFINITY
+                    };
+                    let v = heap.create(&route, penalty, bound);
+                    assert_eq!(scan.create(&route, penalty, bound), v);
                     live.push((v, false));
                 }
             }
