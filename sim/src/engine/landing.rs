@@ -26,10 +26,7 @@ impl Engine<'_, '_> {
         // Every ended flow's transit first: landing one may start a flow
         // (a one-sided operation's way back) that takes the id of another
         // that ended in this step.
-        let landed: Vec<u64> = ended
-            .iter()
-            .filter_map(|f| self.transits.of_flow.remove(f))
-            .collect();
+        let landed: Vec<u64> = ended.iter().filter_map(|&f| self.transits.ended(f)).collect();
         for n in landed {
             self.land(n, t);
         }

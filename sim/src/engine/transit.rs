@@ -52,11 +52,15 @@ pub(super) struct RmaTransit {
     pub(super) returning: bool,
 }
 
+/// "No transit" in [`Transits`]' table by flow.
+const NO_TRANSIT: u64 = u64::MAX;
+
 /// The transits in flight, by flow and by number.
 #[derive(Default)]
 pub(super) struct Transits {
-    /// The transit of each flow in flight.
-    pub(super) of_flow: FxHashMap<FlowId, u64>,
+    /// The transit of each flow in flight, by flow ([`NO_TRANSIT`]: none):
+    /// flow numbers are dense, reused once a flow ends.
+    of_flow: Vec<u64>,
     /// The transits by number.
     pub(super) open: FxHashMap<u64, Transit>,
     next: u64,
@@ -69,8 +73,18 @@ impl Transits {
     pub(super) fn start(&mut self, flow: FlowId, t: Transit) -> u64 {
         let n = self.next;
         self.next += 1;
-        self.of_flow.insert(flow, n);
+        let f = flow as usize;
+        if self.of_flow.len() <= f {
+            self.of_flow.resize(f + 1, NO_TRANSIT);
+        }
+        self.of_flow[f] = n;
         self.open.insert(n, t);
         n
+    }
+
+    /// The transit flow `flow` carried, which has ended.
+    pub(super) fn ended(&mut self, flow: FlowId) -> Option<u64> {
+        let n = std::mem::replace(self.of_flow.get_mut(flow as usize)?, NO_TRANSIT);
+        (n != NO_TRANSIT).then_some(n)
     }
 }
